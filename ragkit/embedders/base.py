@@ -1,0 +1,84 @@
+"""The Embedder contract: one abstract method, the rest derived (after simonw/llm).
+
+Embedders return L2-normalized float32 vectors and count the tokens they embedded so indexing
+and query costs can be reported (``usage``). ``embed_query`` may differ from ``embed_documents``
+(instruction prefixes, Cohere's ``input_type``).
+"""
+
+from __future__ import annotations
+
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass
+class EmbeddingUsage:
+    """Running totals of what an embedder did. ``cost`` is in USD (0 for local models)."""
+
+    tokens: int = 0
+    texts: int = 0
+    calls: int = 0
+    cost: float = 0.0
+
+    def add(self, tokens: int, texts: int, cost: float = 0.0) -> None:
+        self.tokens += tokens
+        self.texts += texts
+        self.calls += 1
+        self.cost += cost
+
+    def snapshot(self) -> "EmbeddingUsage":
+        return EmbeddingUsage(self.tokens, self.texts, self.calls, self.cost)
+
+    def since(self, before: "EmbeddingUsage") -> "EmbeddingUsage":
+        return EmbeddingUsage(
+            self.tokens - before.tokens, self.texts - before.texts,
+            self.calls - before.calls, self.cost - before.cost,
+        )
+
+
+class Embedder(ABC):
+    """Turns texts into normalized float32 vectors."""
+
+    #: stable identifier of the model and its settings; part of the embedding-cache key
+    model_id: str = ""
+    #: price per million input tokens in USD (from configs/models.yaml; 0 for local models)
+    price_per_million: float = 0.0
+
+    def __init__(self) -> None:
+        self.usage = EmbeddingUsage()
+        self._usage_lock = threading.Lock()
+
+    @property
+    @abstractmethod
+    def dimension(self) -> int: ...
+
+    @abstractmethod
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        """Embed document texts; returns an array of shape (len(texts), dimension)."""
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens this model sees for ``text`` (default: a whitespace estimate)."""
+        return max(1, len(text.split())) if text else 0
+
+    def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        return self.embed_batch(list(texts))
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed_documents([text])[0]
+
+    def _record(self, tokens: int, texts: int) -> None:
+        with self._usage_lock:
+            self.usage.add(tokens, texts, tokens * self.price_per_million / 1e6)
+
+
+def normalize_rows(arr: np.ndarray) -> np.ndarray:
+    arr = np.asarray(arr, dtype=np.float32)
+    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    norms[norms == 0] = 1.0
+    return np.ascontiguousarray(arr / norms)
