@@ -111,11 +111,39 @@ embedders: Registry[type] = Registry(
     {
         "sentence-transformers": "ragkit.embedders.sentence_transformers",
         "hashing": "ragkit.testing.hashing",
+        "onnx": "ragkit.embedders.onnx",
+        "cohere": "ragkit.embedders.cohere",
+        "openai": "ragkit.embedders.openai",
     },
 )
 stores: Registry[type] = Registry(
     "store",
-    {"memory": "ragkit.stores.memory", "faiss": "ragkit.stores.faiss"},
+    {
+        "memory": "ragkit.stores.memory",
+        "faiss": "ragkit.stores.faiss",
+        "chroma": "ragkit.stores.chroma",
+        "duckdb": "ragkit.stores.duckdb",
+        "sqlite": "ragkit.stores.sqlite",
+        "pgvector": "ragkit.stores.pgvector",
+    },
 )
-retrievers: Registry[type] = Registry("retriever", {"dense": "ragkit.retrieval.dense"})
-providers: Registry[type] = Registry("provider", {})
+retrievers: Registry[type] = Registry(
+    "retriever",
+    {
+        "dense": "ragkit.retrieval.dense",
+        "bm25": "ragkit.retrieval.bm25",
+        "hybrid": "ragkit.retrieval.hybrid",
+    },
+)
+providers: Registry[type] = Registry(
+    "provider",
+    {
+        "local": "ragkit.providers.local",
+        "openai": "ragkit.providers.openai",
+        "ollama": "ragkit.providers.openai",
+        "anthropic": "ragkit.providers.anthropic",
+        "cohere": "ragkit.providers.cohere",
+        "fallback": "ragkit.providers.fallback",
+        "scripted": "ragkit.testing.scripted",
+    },
+)
