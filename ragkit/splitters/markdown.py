@@ -1,0 +1,118 @@
+"""Heading-aware Markdown splitting.
+
+The document is cut into sections at ATX headings (``#`` to ``######``; a ``#`` line inside a
+fenced code block is not a heading). Each section, heading line included, is split with the
+recursive algorithm, so no chunk spans two sections and every chunk's metadata carries the
+heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
+(``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
+headings (underlined with ``===``/``---``) are not recognised.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from ragkit.registry import splitters
+from ragkit.splitters.base import Span, make_chunks
+from ragkit.splitters.recursive import LengthFunction, RecursiveSplitter
+from ragkit.types import Chunk, Document
+
+_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+
+
+@dataclass(frozen=True)
+class Section:
+    """``[start, end)`` of the document text under the heading path ``headings``."""
+
+    start: int
+    end: int
+    headings: tuple[str, ...]
+
+
+def _lines(text: str) -> Iterator[tuple[int, str]]:
+    """(offset, line without its newline) for every line of ``text``."""
+    pos = 0
+    for line in text.splitlines(keepends=True):
+        yield pos, line.rstrip("\r\n")
+        pos += len(line)
+
+
+def _headings(text: str) -> Iterator[tuple[int, int, str]]:
+    """(offset, level, title) of every ATX heading outside fenced code blocks."""
+    fence: str | None = None  # the opening fence's characters while inside a code block
+    for offset, line in _lines(text):
+        fence_match = _FENCE.match(line)
+        if fence is not None:
+            marker = fence_match.group(1) if fence_match else ""
+            if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not fence_match.group(2).strip():
+                fence = None
+            continue
+        if fence_match and not (fence_match.group(1)[0] == "`" and "`" in fence_match.group(2)):
+            fence = fence_match.group(1)
+            continue
+        heading = _HEADING.match(line)
+        if heading:
+            yield offset, len(heading.group(1)), (heading.group(2) or "").strip()
+
+
+def sections(text: str) -> list[Section]:
+    """Cut ``text`` into sections at headings; each carries its path from the root heading."""
+    result: list[Section] = []
+    stack: list[tuple[int, str]] = []  # (level, title) from the root down
+    start, path = 0, ()
+    for offset, level, title in _headings(text):
+        if offset > start:
+            result.append(Section(start, offset, path))
+        stack = [h for h in stack if h[0] < level] + [(level, title)]
+        start, path = offset, tuple(t for _, t in stack)
+    if start < len(text) or not result:
+        result.append(Section(start, len(text), path))
+    return result
+
+
+@splitters.register("markdown")
+class MarkdownSplitter:
+    """Split Markdown by heading sections, then each section recursively (same options)."""
+
+    def __init__(
+        self,
+        *,
+        chunk_size: int = 200,
+        chunk_overlap: int = 30,
+        unit: Literal["tokens", "chars"] = "tokens",
+        length_function: LengthFunction | None = None,
+        separators: Sequence[str] | None = None,
+    ) -> None:
+        self.recursive = RecursiveSplitter(
+            chunk_size=chunk_size, chunk_overlap=chunk_overlap, unit=unit,
+            length_function=length_function, separators=separators,
+        )
+
+    @property
+    def chunk_size(self) -> int:
+        return self.recursive.chunk_size
+
+    @property
+    def unit(self) -> str:
+        return self.recursive.unit
+
+    def __repr__(self) -> str:
+        r = self.recursive
+        return f"MarkdownSplitter(chunk_size={r.chunk_size}, chunk_overlap={r.chunk_overlap}, unit={r.unit!r})"
+
+    def split(self, doc: Document) -> list[Chunk]:
+        """Chunks of ``doc`` that never span two sections, with ``headings``/``heading`` metadata."""
+        return make_chunks(doc, self._spans(doc.text))
+
+    def _spans(self, text: str) -> Iterator[tuple[Span, dict[str, Any]]]:
+        for section in sections(text):
+            heading = " > ".join(section.headings)
+            for span in self.recursive.split_spans(text, section.start, section.end):
+                yield span, {"headings": list(section.headings), "heading": heading}
+
+
+__all__ = ["MarkdownSplitter", "Section", "sections"]
