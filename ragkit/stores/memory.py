@@ -1,0 +1,209 @@
+"""``memory``: exact inner-product search over a NumPy matrix.
+
+The reference store: every filter operator, exact results, no dependencies. With a ``path`` it
+saves ``vectors.<gen>.npy`` and ``rows.<gen>.json`` (ids + metadata) there on ``persist()``
+and reopens them on construction; without one it lives and dies with the process.
+``close()`` does not save: call ``persist()`` first. Deletion moves the last row into the hole,
+so it costs O(deleted rows), not O(store size).
+
+Readers run concurrently; ``add``/``delete``/``persist`` take an exclusive lock.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit.errors import ConfigError, StoreError
+from ragkit.registry import stores
+from ragkit.stores import _persist
+from ragkit.stores.base import Capabilities, check_query, check_vectors
+from ragkit.stores.filters import ALL_OPS, Filter, check_supported, matches
+from ragkit.types import SearchHit
+
+log = logging.getLogger(__name__)
+
+
+def top_k(scores: np.ndarray, k: int) -> np.ndarray:
+    """Positions of the ``k`` largest scores, best first (ties keep the lower position first)."""
+    if k >= scores.shape[0]:
+        return np.argsort(-scores, kind="stable")
+    part = np.argpartition(-scores, k - 1)[:k]
+    return part[np.lexsort((part, -scores[part]))]
+
+
+def check_batch(ids: Sequence[str], metadata: Sequence[Mapping[str, Any]], store: str) -> list[str]:
+    """Shared ``add`` checks: one metadata dict per id, ids are non-empty strings."""
+    id_list = list(ids)
+    if len(metadata) != len(id_list):
+        raise StoreError(f"{store}: got {len(id_list)} ids but {len(metadata)} metadata dicts; pass one per id")
+    for i in id_list:
+        if not isinstance(i, str) or not i:
+            raise StoreError(f"{store}: ids must be non-empty strings (got {i!r})")
+    return id_list
+
+
+def last_wins(ids: list[str]) -> list[int] | None:
+    """Positions to keep when a batch repeats an id (the last occurrence wins); None if no repeats."""
+    last = {i: n for n, i in enumerate(ids)}
+    if len(last) == len(ids):
+        return None
+    return sorted(last.values())
+
+
+@stores.register("memory")
+class MemoryStore:
+    """Exact search over an in-process matrix; optionally saved to ``path``."""
+
+    name = "memory"
+
+    def __init__(self, *, dimension: int, path: Path | str | None = None, **options: Any) -> None:
+        if options:
+            raise ConfigError(
+                f"unknown option(s) for the memory store: {', '.join(sorted(options))}; "
+                "it accepts only 'dimension' and 'path'"
+            )
+        if not isinstance(dimension, int) or dimension < 1:
+            raise ConfigError(f"memory store: dimension must be a positive integer (got {dimension!r})")
+        self.dimension = dimension
+        self.path = Path(path) if path is not None else None
+        self.capabilities = Capabilities(
+            filter_ops=ALL_OPS, max_batch=None, persistent=self.path is not None, approximate=False
+        )
+        self._lock = _persist.RWLock()
+        self._vecs = np.empty((0, dimension), dtype=np.float32)
+        self._n = 0
+        self._ids: list[str] = []
+        self._meta: list[dict[str, Any]] = []
+        self._pos: dict[str, int] = {}
+        self._closed = False
+        manifest = _persist.read_manifest(self.path, store=self.name, dimension=dimension)
+        if manifest is not None and self.path is not None:
+            self._load(self.path, manifest)
+
+    # -- writes ----------------------------------------------------------------------------
+    def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:
+        id_list = check_batch(ids, metadata, self.name)
+        arr = check_vectors(vectors, self.dimension, len(id_list), self.name)
+        metas = [dict(m) for m in metadata]
+        keep = last_wins(id_list)
+        if keep is not None:
+            id_list, arr, metas = [id_list[j] for j in keep], arr[keep], [metas[j] for j in keep]
+        if not id_list:
+            return
+        with self._lock.write():
+            self._check_open()
+            pos = np.fromiter((self._pos.get(i, -1) for i in id_list), dtype=np.int64, count=len(id_list))
+            old = pos >= 0
+            if old.any():
+                self._vecs[pos[old]] = arr[old]
+                for j in np.flatnonzero(old):
+                    self._meta[pos[j]] = metas[j]
+            new = np.flatnonzero(~old)
+            if new.size:
+                self._append([id_list[j] for j in new], arr[new], [metas[j] for j in new])
+
+    def _append(self, ids: list[str], arr: np.ndarray, metas: list[dict[str, Any]]) -> None:
+        need = self._n + len(ids)
+        if need > self._vecs.shape[0]:
+            grown = np.empty((max(need, 2 * self._vecs.shape[0], 64), self.dimension), dtype=np.float32)
+            grown[: self._n] = self._vecs[: self._n]
+            self._vecs = grown
+        self._vecs[self._n:need] = arr
+        for off, i in enumerate(ids):
+            self._pos[i] = self._n + off
+        self._ids.extend(ids)
+        self._meta.extend(metas)
+        self._n = need
+
+    def delete(self, ids: Sequence[str]) -> None:
+        with self._lock.write():
+            self._check_open()
+            doomed = sorted({self._pos[i] for i in ids if i in self._pos}, reverse=True)
+            for p in doomed:  # descending, so the row moved into a hole is never a doomed one
+                last = self._n - 1
+                del self._pos[self._ids[p]]
+                if p != last:
+                    self._vecs[p] = self._vecs[last]
+                    self._ids[p], self._meta[p] = self._ids[last], self._meta[last]
+                    self._pos[self._ids[p]] = p
+                self._ids.pop()
+                self._meta.pop()
+                self._n = last
+
+    # -- reads -----------------------------------------------------------------------------
+    def search(self, vector: np.ndarray, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
+        q = check_query(vector, self.dimension, k, self.name)
+        norm = check_supported(filter, self.capabilities.filter_ops, self.name)
+        with self._lock.read():
+            self._check_open()
+            if norm:
+                rows = np.array([j for j in range(self._n) if matches(self._meta[j], norm)], dtype=np.int64)
+                scores = self._vecs[rows] @ q if rows.size else np.empty(0, dtype=np.float32)
+            else:
+                rows = np.arange(self._n)
+                scores = self._vecs[: self._n] @ q
+            if not scores.size:
+                return []
+            order = top_k(scores, k)
+            best = rows[order]
+            return [
+                SearchHit(id=self._ids[r], score=float(scores[o]), metadata=dict(self._meta[r]))
+                for r, o in zip(best, order)
+            ]
+
+    def ids(self) -> set[str]:
+        with self._lock.read():
+            self._check_open()
+            return set(self._ids)
+
+    def count(self) -> int:
+        with self._lock.read():
+            self._check_open()
+            return self._n
+
+    # -- lifecycle -------------------------------------------------------------------------
+    def persist(self) -> None:
+        if self.path is None:
+            log.debug("memory store without a path: nothing to persist")
+            return
+        with self._lock.write():
+            self._check_open()
+            rows = {"ids": self._ids, "metadata": self._meta}
+            _persist.save_generation(
+                self.path, store=self.name, dimension=self.dimension,
+                writers={
+                    "vectors": (".npy", _persist.npy_writer(self._vecs[: self._n])),
+                    "rows": (".json", _persist.json_writer(rows, store=self.name)),
+                },
+            )
+            log.debug("memory store: saved %d rows to %s", self._n, self.path)
+
+    def close(self) -> None:
+        with self._lock.write():
+            self._closed = True
+            self._vecs = np.empty((0, self.dimension), dtype=np.float32)
+            self._ids, self._meta, self._pos, self._n = [], [], {}, 0
+
+    def _load(self, path: Path, manifest: Mapping[str, Any]) -> None:
+        vecs = _persist.load_npy(path, manifest, "vectors").astype(np.float32, copy=False)
+        rows = _persist.load_json(path, manifest, "rows")
+        if vecs.shape != (len(rows["ids"]), self.dimension) or len(rows["metadata"]) != len(rows["ids"]):
+            raise StoreError(f"memory store at {path} is inconsistent (vectors {vecs.shape}, "
+                             f"{len(rows['ids'])} ids); delete {path} and re-index")
+        self._vecs = np.ascontiguousarray(vecs)
+        self._ids = list(rows["ids"])
+        self._meta = list(rows["metadata"])
+        self._pos = {i: n for n, i in enumerate(self._ids)}
+        self._n = len(self._ids)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("memory store is closed; create a new store object to use it again")
+
+    def __repr__(self) -> str:
+        return f"MemoryStore(dimension={self.dimension}, path={self.path!s}, count={self._n})"
