@@ -1,0 +1,227 @@
+"""The loader contract and the checks every loader shares.
+
+A loader turns one file into :class:`~ragkit.types.Document` objects. Its one abstract method is
+``load(path, *, source=...)``; ``source`` is the path relative to the indexed root (posix style)
+and ends up in every document's metadata together with ``mime`` and, where they apply,
+``title``, ``page`` (1-based, PDFs) and ``row`` (0-based, JSONL/CSV).
+
+Loaders raise :class:`~ragkit.errors.LoaderError` before yielding anything when a file cannot be
+read, so a caller never has to discard half a file; the pipeline records the error and goes on.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import logging
+import os
+import stat
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any, ClassVar
+
+from ragkit.errors import ConfigError, LoaderError
+from ragkit.types import Document
+
+log = logging.getLogger(__name__)
+
+#: extension (lower case, with the dot) -> loader registry name
+DEFAULT_LOADERS: dict[str, str] = {
+    ".txt": "text",
+    ".text": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".pdf": "pdf",
+    ".html": "html",
+    ".htm": "html",
+    ".docx": "docx",
+    ".jsonl": "jsonl",
+    ".csv": "csv",
+}
+
+#: bytes inspected for NUL characters when deciding whether a file is binary
+BINARY_SNIFF_BYTES = 8192
+
+_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+
+class Loader(ABC):
+    """Base class of every loader.
+
+    Subclasses set ``name`` (their registry name), ``mime`` and ``option_defaults`` (the options
+    they accept, with defaults). Unknown options are a :class:`ConfigError` at construction.
+    """
+
+    name: ClassVar[str] = "loader"
+    mime: ClassVar[str] = "application/octet-stream"
+    option_defaults: ClassVar[Mapping[str, Any]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.option_defaults))
+        if unknown:
+            allowed = ", ".join(sorted(self.option_defaults)) or "none (it takes no options)"
+            raise ConfigError(
+                f"unknown option {unknown[0]!r} for loader '{self.name}'; allowed options: {allowed}"
+            )
+        self.options: dict[str, Any] = {**self.option_defaults, **options}
+
+    @abstractmethod
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        """Read ``path`` into documents whose metadata carries ``source`` and ``mime``."""
+
+    def _metadata(self, source: str, **extra: Any) -> dict[str, Any]:
+        meta: dict[str, Any] = {"source": source, "mime": self.mime}
+        meta.update({k: v for k, v in extra.items() if v is not None})
+        return meta
+
+    def __repr__(self) -> str:
+        opts = ", ".join(f"{k}={v!r}" for k, v in self.options.items())
+        return f"{type(self).__name__}({opts})"
+
+
+def check_file(path: Path, *, max_bytes: int) -> None:
+    """Raise :class:`LoaderError` unless ``path`` is a readable, non-empty regular file of at most
+    ``max_bytes`` bytes."""
+    where = str(path)
+    if path.is_symlink() and not path.exists():
+        target = os.readlink(path)
+        raise LoaderError(
+            f"{where}: broken symlink (points to {target!r}, which does not exist); "
+            "fix or remove the link",
+            path=where,
+            reason="broken symlink",
+        )
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise LoaderError(f"{where}: file not found", path=where, reason="file not found") from None
+    except PermissionError:
+        raise _permission_error(where) from None
+    if not stat.S_ISREG(st.st_mode):
+        raise LoaderError(
+            f"{where}: not a regular file (a directory, device or pipe); only regular files are loaded",
+            path=where,
+            reason="not a regular file",
+        )
+    if not os.access(path, os.R_OK):
+        raise _permission_error(where)
+    try:
+        with open(path, "rb"):
+            pass
+    except PermissionError:
+        raise _permission_error(where) from None
+    if st.st_size == 0:
+        raise LoaderError(f"{where}: empty file (0 bytes)", path=where, reason="empty file")
+    if st.st_size > max_bytes:
+        raise LoaderError(
+            f"{where}: file too large ({_size(st.st_size)}, limit {_size(max_bytes)}); "
+            "raise sources.max_file_size_mb in the pipeline YAML to index it",
+            path=where,
+            reason="file too large",
+        )
+
+
+def read_text(path: Path) -> str:
+    """Read a text file: UTF-8 (a BOM is stripped) or UTF-16 with a BOM; newlines become ``\\n``.
+
+    Raises :class:`LoaderError` for binary content, undecodable bytes or a file without text.
+    """
+    where = str(path)
+    data = _read_bytes(path)
+    if data.startswith(_UTF16_BOMS):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise _decode_error(where, exc, "UTF-16") from None
+    else:
+        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
+            raise LoaderError(
+                f"{where}: binary file (NUL bytes in the first {BINARY_SNIFF_BYTES} bytes), not text; "
+                "exclude it from the sources or map its extension to a suitable loader",
+                path=where,
+                reason="binary file",
+            )
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError as exc:
+            raise _decode_error(where, exc, "UTF-8") from None
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.strip():
+        raise LoaderError(
+            f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file"
+        )
+    return text
+
+
+def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> str | None:
+    """The registry name of the loader for ``path``, or ``None`` when there is none.
+
+    ``overrides`` maps extensions (``".log"`` or ``"log"``) to loader names and wins over the
+    defaults. Unknown extensions go to ``"unstructured"`` when that package is installed.
+    """
+    ext = path.suffix.lower()
+    for key, name in (overrides or {}).items():
+        norm = key.lower() if key.startswith(".") else f".{key.lower()}"
+        if norm == ext:
+            return name
+    if ext in DEFAULT_LOADERS:
+        return DEFAULT_LOADERS[ext]
+    if unstructured_available():
+        return "unstructured"
+    return None
+
+
+def unstructured_available() -> bool:
+    """Whether the optional ``unstructured`` package is installed (without importing it)."""
+    try:
+        return importlib.util.find_spec("unstructured") is not None
+    except (ImportError, ValueError):
+        return False
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except PermissionError:
+        raise _permission_error(str(path)) from None
+    except IsADirectoryError:
+        raise LoaderError(
+            f"{path}: not a regular file (a directory)", path=str(path), reason="not a regular file"
+        ) from None
+    except OSError as exc:
+        raise LoaderError(
+            f"{path}: cannot read file ({exc.strerror or exc})", path=str(path), reason="read error"
+        ) from None
+
+
+def _decode_error(where: str, exc: UnicodeDecodeError, encoding: str) -> LoaderError:
+    bad = exc.object[exc.start : exc.start + 1].hex()
+    return LoaderError(
+        f"{where}: not valid {encoding} text (undecodable byte 0x{bad} at byte offset {exc.start}); "
+        "convert the file to UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)",
+        path=where,
+        reason="undecodable text",
+    )
+
+
+def _permission_error(where: str) -> LoaderError:
+    return LoaderError(
+        f"{where}: permission denied; make the file readable (chmod +r) or exclude it",
+        path=where,
+        reason="permission denied",
+    )
+
+
+def _size(n: int) -> str:
+    return f"{n / (1024 * 1024):.1f} MB" if n >= 1024 * 1024 else f"{n:,} bytes"
+
+
+__all__ = [
+    "BINARY_SNIFF_BYTES",
+    "DEFAULT_LOADERS",
+    "Loader",
+    "check_file",
+    "loader_name_for",
+    "read_text",
+    "unstructured_available",
+]

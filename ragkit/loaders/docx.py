@@ -1,0 +1,84 @@
+"""Word ``.docx`` files via python-docx: paragraphs and table rows in document order."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragkit.errors import LoaderError, MissingDependencyError
+from ragkit.loaders.base import Loader
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+log = logging.getLogger(__name__)
+
+_TITLE_STYLES = ("Title", "Heading 1")
+
+
+@loaders.register("docx")
+class DocxLoader(Loader):
+    """Reads a ``.docx``: each paragraph (headings included) is a paragraph of the text, each
+    table row a ``" | "``-joined line. ``title`` from the core properties, else the first
+    Title/Heading 1 paragraph, else the file stem."""
+
+    name = "docx"
+    mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        document = _open(path)
+        blocks: list[str] = []
+        first_heading: str | None = None
+        for item in document.iter_inner_content():
+            if hasattr(item, "rows"):
+                blocks.extend(_table_lines(item))
+                continue
+            text = item.text.strip()
+            if not text:
+                continue
+            style = item.style.name if item.style is not None else ""
+            if first_heading is None and style in _TITLE_STYLES:
+                first_heading = text
+            blocks.append(text)
+        if not blocks:
+            raise LoaderError(
+                f"{path}: the Word document contains no text", path=str(path), reason="empty file"
+            )
+        title = (document.core_properties.title or "").strip() or first_heading or path.stem
+        text = "\n\n".join(blocks)
+        return iter([Document(text=text, metadata=self._metadata(source, title=title))])
+
+
+def _open(path: Path) -> Any:
+    try:
+        import docx
+    except ImportError:  # pragma: no cover - python-docx is a core dependency
+        raise MissingDependencyError("python-docx", "docx", "reading .docx files") from None
+    try:
+        return docx.Document(str(path))
+    except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
+        reason = str(exc) or type(exc).__name__
+        raise LoaderError(
+            f"{path}: not a readable .docx file ({reason}); re-save it from Word/LibreOffice "
+            "(old binary .doc files are not supported)",
+            path=str(path),
+            reason=f"corrupt docx: {reason}",
+        ) from exc
+
+
+def _table_lines(table: Any) -> list[str]:
+    lines = []
+    for row in table.rows:
+        cells: list[str] = []
+        seen: set[int] = set()
+        for cell in row.cells:  # merged cells repeat the same underlying element
+            if id(cell._tc) in seen:
+                continue
+            seen.add(id(cell._tc))
+            text = " ".join(cell.text.split())
+            if text:
+                cells.append(text)
+        if cells:
+            lines.append(" | ".join(cells))
+    return lines

@@ -1,0 +1,87 @@
+"""HTML files via BeautifulSoup: visible text with paragraph breaks kept as blank lines."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragkit.errors import LoaderError, MissingDependencyError
+from ragkit.loaders.base import Loader, read_text
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+DROP_TAGS = ("script", "style", "nav", "head", "noscript", "template", "svg", "iframe")
+BLOCK_TAGS = (
+    "p", "div", "section", "article", "main", "header", "footer", "aside", "h1", "h2", "h3",
+    "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "blockquote", "pre",
+    "figure", "figcaption", "form", "fieldset", "address", "hr", "body",
+)  # fmt: skip
+_PARA = "\ue000"  # private-use sentinels survive get_text() and never occur in real text
+_LINE = "\ue001"
+_CELL = "\ue002"
+_SPACES = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+
+
+@loaders.register("html")
+class HtmlLoader(Loader):
+    """Reads an HTML page; ``title`` from ``<title>`` (else the first ``<h1>``, else the stem)."""
+
+    name = "html"
+    mime = "text/html"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        soup = _parse(read_text(path))
+        title = _title(soup) or path.stem
+        text = html_to_text(soup)
+        if not text:
+            raise LoaderError(
+                f"{path}: no visible text in the HTML (only markup or scripts)",
+                path=str(path),
+                reason="empty file",
+            )
+        return iter([Document(text=text, metadata=self._metadata(source, title=title))])
+
+
+def _parse(markup: str) -> Any:
+    try:
+        from bs4 import BeautifulSoup
+    except ImportError:  # pragma: no cover - bs4 is a core dependency
+        raise MissingDependencyError("beautifulsoup4", "html", "reading HTML files") from None
+    return BeautifulSoup(markup, "html.parser")
+
+
+def _title(soup: Any) -> str | None:
+    for tag in (soup.title, soup.find("h1")):
+        if tag is not None:
+            text = _SPACES.sub(" ", tag.get_text()).strip()
+            if text:
+                return text
+    return None
+
+
+def html_to_text(soup: Any) -> str:
+    """Visible text of ``soup``: blocks become paragraphs separated by blank lines, ``<br>`` a
+    line break, table cells ``" | "``-separated; other whitespace collapses to single spaces."""
+    for tag in soup.find_all(DROP_TAGS):
+        tag.decompose()
+    for tag in soup.find_all(BLOCK_TAGS):
+        tag.insert_before(_PARA)
+        tag.insert_after(_PARA)
+    for tag in soup.find_all("br"):
+        tag.replace_with(_LINE)
+    for tag in soup.find_all(["td", "th"]):
+        tag.insert_after(_CELL)
+    raw = soup.get_text()
+    paragraphs = []
+    for block in raw.split(_PARA):
+        lines = []
+        for line in block.split(_LINE):
+            cells = [_SPACES.sub(" ", c).strip() for c in line.split(_CELL)]
+            joined = " | ".join(c for c in cells if c)
+            if joined:
+                lines.append(joined)
+        if lines:
+            paragraphs.append("\n".join(lines))
+    return "\n\n".join(paragraphs)

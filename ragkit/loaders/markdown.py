@@ -1,0 +1,62 @@
+"""Markdown files: one document per file, YAML front matter stripped, title extracted."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ragkit.errors import LoaderError
+from ragkit.loaders.base import Loader, read_text
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+log = logging.getLogger(__name__)
+
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
+_H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+
+
+@loaders.register("markdown")
+class MarkdownLoader(Loader):
+    """Reads a Markdown file. ``title`` comes from front matter ``title:`` or the first ``# ``
+    heading (else the file stem); the front matter block is removed from the text."""
+
+    name = "markdown"
+    mime = "text/markdown"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        text = read_text(path)
+        front, body = split_front_matter(text, where=str(path))
+        if not body.strip():
+            raise LoaderError(
+                f"{path}: empty file (only YAML front matter, no text)",
+                path=str(path),
+                reason="empty file",
+            )
+        title = front.get("title") if isinstance(front.get("title"), str) else None
+        if not title:
+            match = _H1.search(body)
+            title = match.group(1).strip() if match else path.stem
+        return iter([Document(text=body, metadata=self._metadata(source, title=title))])
+
+
+def split_front_matter(text: str, *, where: str = "") -> tuple[dict[str, object], str]:
+    """Return ``(front_matter, body)``; front matter that is not a YAML mapping is ignored
+    (with a warning) but still removed from the body."""
+    match = _FRONT_MATTER.match(text)
+    if not match:
+        return {}, text
+    body = text[match.end() :].lstrip("\n")
+    import yaml  # light, but only needed for files with front matter
+
+    try:
+        data = yaml.safe_load(match.group(1))
+    except yaml.YAMLError as exc:
+        log.warning("%s: ignoring invalid YAML front matter: %s", where, exc)
+        return {}, body
+    if not isinstance(data, dict):
+        log.warning("%s: ignoring front matter that is not a mapping", where)
+        return {}, body
+    return data, body
