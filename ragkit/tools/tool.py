@@ -1,0 +1,294 @@
+"""``Tool`` and the ``@tool`` decorator: a typed Python function the model can call.
+
+The JSON schema comes from the signature (type hints, defaults) and the Google-style docstring.
+Arguments are validated before the call; a bad argument, an exception or a timeout becomes a
+``ToolResult`` with ``is_error=True`` whose text the model can read and act on — invoking a tool
+never raises because of what the tool or the model did.
+
+Injected parameters (a retriever, a user id) are hidden from the model. Declare them with
+``@tool(inject=["retriever"])`` or an ``Injected[Retriever]`` annotation; supply their values
+with ``tool.bind(retriever=r)`` or ``Agent(..., context={"retriever": r})`` / ``run(context=)``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import inspect
+import json
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, TypeVar, overload
+
+from ragkit.errors import ToolError
+from ragkit.providers.base import ToolSpec
+from ragkit.tools import schema as _schema
+from ragkit.types import Citation
+from ragkit.usage import UsageStats
+
+log = logging.getLogger(__name__)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+@dataclass
+class ToolOutput:
+    """A tool's rich return value: text for the model plus usage, citations and raw data.
+
+    The agent sends ``content`` to the model, folds ``usage`` into ``AgentUsage.by_tool[name]``
+    (and the embedding totals) and appends ``citations`` to ``AgentResult.citations``.
+    """
+
+    content: str
+    usage: UsageStats | None = None
+    citations: list[Citation] = field(default_factory=list)
+    data: Any = None
+
+
+@dataclass
+class ToolResult:
+    """The outcome of one invocation. ``error_kind``: validation | exception | timeout | injection."""
+
+    name: str
+    content: str
+    is_error: bool = False
+    error_kind: str | None = None
+    output: ToolOutput | None = None
+    duration: float = 0.0
+
+    @property
+    def usage(self) -> UsageStats | None:
+        return self.output.usage if self.output else None
+
+    @property
+    def citations(self) -> list[Citation]:
+        return self.output.citations if self.output else []
+
+
+class Tool:
+    """A callable exposed to a model. Build with ``@tool`` or ``Tool(fn, ...)``."""
+
+    def __init__(
+        self,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        inject: Iterable[str] = (),
+        timeout: float | None = None,
+    ) -> None:
+        if not callable(fn):
+            raise ToolError(f"Tool needs a function, got {fn!r}")
+        if timeout is not None and timeout <= 0:
+            raise ToolError(f"tool timeout must be positive seconds or None (got {timeout})")
+        self.fn = fn
+        self.name = name or fn.__name__
+        if not self.name.replace("_", "a").replace("-", "a").isalnum() or len(self.name) > 64:
+            raise ToolError(f"tool name {self.name!r} must be 1-64 letters, digits, '_' or '-'; pass name=")
+        doc_description, param_docs = _schema.parse_docstring(inspect.getdoc(fn))
+        self.description = description or doc_description or self.name.replace("_", " ")
+        params, hints, self.injected = _schema.signature_params(fn, set(inject))
+        self._param_names = [p.name for p in params]
+        self._model = _schema.build_model(self.name, params, hints, param_docs)
+        self.parameters: dict[str, Any] = _schema.json_schema(self._model)
+        self.timeout = timeout
+        self.is_async = inspect.iscoroutinefunction(fn)
+        self._bound: dict[str, Any] = {}
+        self.__doc__ = fn.__doc__
+        self.__name__ = self.name
+        self.__wrapped__ = fn
+
+    def __repr__(self) -> str:
+        return f"Tool({self.name!r}, params={self._param_names}, injected={sorted(self.injected)})"
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        """Call the underlying function directly (bound injected values fill the gaps)."""
+        return self.fn(*args, **{**self._bound, **kwargs})
+
+    def to_spec(self) -> ToolSpec:
+        return ToolSpec(name=self.name, description=self.description, parameters=self.parameters)
+
+    def bind(self, **values: Any) -> Tool:
+        """A copy with injected parameters filled in: ``search.bind(retriever=r)``."""
+        unknown = set(values) - self.injected
+        if unknown:
+            raise ToolError(
+                f"tool '{self.name}': cannot bind {sorted(unknown)}; only injected parameters can be bound "
+                f"({sorted(self.injected) or 'none'}); declare them with inject=[...] or Injected[...]"
+            )
+        clone = object.__new__(Tool)
+        clone.__dict__.update(self.__dict__)
+        clone._bound = {**self._bound, **values}
+        return clone
+
+    def validate(self, arguments: dict[str, Any]) -> dict[str, Any]:
+        """Validated keyword arguments, or ``ToolArgumentError`` with a message meant for the model."""
+        from pydantic import ValidationError
+
+        if not isinstance(arguments, dict):
+            raise ToolArgumentError(f"invalid arguments for tool '{self.name}': expected a JSON object, got {type(arguments).__name__}")
+        try:
+            obj = self._model.model_validate(arguments)  # type: ignore[attr-defined]
+        except ValidationError as exc:
+            raise ToolArgumentError(_schema.format_validation_error(self.name, exc, self.parameters, arguments)) from None
+        return {name: getattr(obj, f"p{i}") for i, name in enumerate(self._param_names)}
+
+    def _prepare(self, arguments: dict[str, Any], context: dict[str, Any] | None) -> dict[str, Any]:
+        kwargs = self.validate(arguments)
+        supplied = {**(context or {}), **self._bound}
+        missing = sorted(n for n in self.injected if n not in supplied and not self._has_default(n))
+        if missing:
+            raise _InjectionError(
+                f"tool '{self.name}' needs injected argument(s) {missing} that were not provided; "
+                f"pass them with tool.bind({missing[0]}=...) or Agent(context={{'{missing[0]}': ...}})"
+            )
+        kwargs.update({n: supplied[n] for n in self.injected if n in supplied})
+        return kwargs
+
+    def _has_default(self, name: str) -> bool:
+        return inspect.signature(self.fn).parameters[name].default is not inspect.Parameter.empty
+
+    def invoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
+               timeout: float | None = None) -> ToolResult:
+        """Validate, call and convert; never raises for tool or argument failures."""
+        start = time.perf_counter()
+        limit = self.timeout if self.timeout is not None else timeout
+        try:
+            kwargs = self._prepare(arguments, context)
+            if self.is_async:
+                value = run_in_thread(lambda: asyncio.run(self.fn(**kwargs)), limit)
+            elif limit is not None:
+                value = run_in_thread(lambda: self.fn(**kwargs), limit)
+            else:
+                value = self.fn(**kwargs)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an observation
+            return self._failure(exc, limit, start)
+        return self._success(value, start)
+
+    async def ainvoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
+                      timeout: float | None = None) -> ToolResult:
+        """Async twin of ``invoke``: async tools are awaited, sync ones run in a daemon thread."""
+        start = time.perf_counter()
+        limit = self.timeout if self.timeout is not None else timeout
+        try:
+            kwargs = self._prepare(arguments, context)
+            if self.is_async:
+                value = await asyncio.wait_for(self.fn(**kwargs), limit)
+            else:
+                value = await asyncio.wait_for(_thread_future(lambda: self.fn(**kwargs)), limit)
+        except Exception as exc:  # noqa: BLE001
+            return self._failure(exc, limit, start)
+        return self._success(value, start)
+
+    def _success(self, value: Any, start: float) -> ToolResult:
+        output = value if isinstance(value, ToolOutput) else None
+        content = output.content if output else to_text(value)
+        return ToolResult(self.name, content, output=output, duration=time.perf_counter() - start)
+
+    def _failure(self, exc: BaseException, limit: float | None, start: float) -> ToolResult:
+        duration = time.perf_counter() - start
+        if isinstance(exc, (TimeoutError, asyncio.TimeoutError)):
+            text, kind = f"error: tool '{self.name}' timed out after {limit:g} s; try a simpler request or another tool", "timeout"
+        elif isinstance(exc, _InjectionError):
+            text, kind = f"error: {exc}", "injection"
+        elif isinstance(exc, ToolArgumentError):
+            text, kind = f"error: {exc}", "validation"
+        else:
+            log.warning("tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
+            text, kind = f"error: tool '{self.name}' raised {type(exc).__name__}: {exc}", "exception"
+        return ToolResult(self.name, text, is_error=True, error_kind=kind, duration=duration)
+
+
+class ToolArgumentError(ToolError):
+    """The model's arguments do not match the tool's schema (the message is meant for the model)."""
+
+
+class _InjectionError(ToolError):
+    pass
+
+
+@overload
+def tool(fn: F, /) -> Tool: ...
+
+
+@overload
+def tool(*, name: str | None = None, description: str | None = None, inject: Iterable[str] = (),
+         timeout: float | None = None) -> Callable[[F], Tool]: ...
+
+
+def tool(fn: Any = None, /, *, name: str | None = None, description: str | None = None,
+         inject: Iterable[str] = (), timeout: float | None = None) -> Any:
+    """Turn a typed function into a ``Tool``; use bare (``@tool``) or with options."""
+    if fn is not None:
+        return Tool(fn, name=name, description=description, inject=inject, timeout=timeout)
+    return lambda f: Tool(f, name=name, description=description, inject=inject, timeout=timeout)
+
+
+def as_tool(obj: Tool | Callable[..., Any]) -> Tool:
+    """A Tool as is; a plain function wrapped with default options."""
+    return obj if isinstance(obj, Tool) else Tool(obj)
+
+
+def to_text(value: Any) -> str:
+    """What the model sees for a tool's return value."""
+    if value is None:
+        return "(no output)"
+    if isinstance(value, str):
+        return value
+    if hasattr(value, "model_dump_json"):
+        return str(value.model_dump_json())
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        value = dataclasses.asdict(value)
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str)
+    except (TypeError, ValueError):
+        return str(value)
+
+
+def run_in_thread(fn: Callable[[], Any], timeout: float | None) -> Any:
+    """Run ``fn`` in a daemon thread; raise ``TimeoutError`` if it takes longer than ``timeout``.
+
+    A timed-out thread cannot be killed; being a daemon it never blocks interpreter exit.
+    """
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def target() -> None:
+        try:
+            box["value"] = fn()
+        except BaseException as exc:  # noqa: BLE001 - re-raised in the caller
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=target, daemon=True, name="ragkit-tool").start()
+    if not done.wait(timeout):
+        raise TimeoutError(f"did not finish within {timeout} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _thread_future(fn: Callable[[], Any]) -> asyncio.Future[Any]:
+    """An awaitable for ``fn`` run in a daemon thread (unlike to_thread, never joined at exit)."""
+    loop = asyncio.get_running_loop()
+    fut: asyncio.Future[Any] = loop.create_future()
+
+    def deliver(ok: bool, value: Any) -> None:
+        if not fut.done():
+            fut.set_result(value) if ok else fut.set_exception(value)
+
+    def target() -> None:
+        try:
+            result = (True, fn())
+        except BaseException as exc:  # noqa: BLE001
+            result = (False, exc)
+        try:
+            loop.call_soon_threadsafe(deliver, *result)
+        except RuntimeError:  # the loop closed after a timeout
+            pass
+
+    threading.Thread(target=target, daemon=True, name="ragkit-tool").start()
+    return fut
