@@ -1,0 +1,248 @@
+"""The index's catalog, a DuckDB file next to the vector store.
+
+It records what the store is supposed to hold: every source with its content hash and status
+(indexed or skipped, with the reason), every chunk with its deterministic id, offsets and text
+hash, every run with timings, counts and embedding usage, and an embedding cache keyed by
+(model id, chunk text hash). Hashes cover content only, never mtime or size.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit.errors import IndexLockedError, RagkitError
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key VARCHAR PRIMARY KEY, value VARCHAR);
+CREATE TABLE IF NOT EXISTS sources(
+    source VARCHAR, root VARCHAR, content_hash VARCHAR, size BIGINT, status VARCHAR,
+    reason VARCHAR, loader VARCHAR, chunks INTEGER, updated_at TIMESTAMP);
+CREATE TABLE IF NOT EXISTS chunks(
+    id VARCHAR, source VARCHAR, ordinal INTEGER, part VARCHAR, start_offset INTEGER,
+    end_offset INTEGER, text_hash VARCHAR, tokens INTEGER);
+CREATE TABLE IF NOT EXISTS runs(
+    id INTEGER, started_at TIMESTAMP, finished_at TIMESTAMP, status VARCHAR, stats VARCHAR,
+    embedding_tokens BIGINT, embedding_cost DOUBLE, seconds DOUBLE);
+CREATE TABLE IF NOT EXISTS embeddings(
+    model VARCHAR, text_hash VARCHAR, vector BLOB, PRIMARY KEY (model, text_hash));
+"""
+_ROWS_PER_INSERT = 400
+
+
+@dataclass(frozen=True)
+class SourceRow:
+    source: str
+    root: str
+    content_hash: str | None
+    size: int
+    status: str  # "indexed" | "skipped"
+    reason: str | None
+    loader: str | None
+    chunks: int
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    id: str
+    source: str
+    ordinal: int
+    part: str
+    start: int
+    end: int
+    text_hash: str
+    tokens: int
+
+
+class Catalog:
+    """Open (and create) the catalog at ``path``. ``read_only`` for status and search."""
+
+    def __init__(self, path: Path, *, read_only: bool = False) -> None:
+        import duckdb
+
+        self.path = Path(path)
+        if read_only and not self.path.exists():
+            raise RagkitError(f"no index catalog at {self.path}; run `ragkit index PATH` first")
+        try:
+            self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.IOException as exc:
+            if "lock" in str(exc).lower():
+                raise IndexLockedError(
+                    f"the index catalog {self.path} is in use by another ragkit process "
+                    "(an index run?); try again when it finishes"
+                ) from None
+            raise RagkitError(f"cannot open index catalog {self.path}: {exc}") from None
+        if not read_only:
+            self.con.execute(SCHEMA)
+
+    def close(self) -> None:
+        self.con.close()
+
+    # ------------------------------------------------------------------ meta
+    def get_meta(self, key: str) -> str | None:
+        row = self.con.execute("SELECT value FROM meta WHERE key = ?", [key]).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.con.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", [key, value])
+
+    # ------------------------------------------------------------------ sources and chunks
+    def sources(self) -> dict[str, SourceRow]:
+        rows = self.con.execute(
+            "SELECT source, root, content_hash, size, status, reason, loader, chunks FROM sources"
+        ).fetchall()
+        return {r[0]: SourceRow(*r) for r in rows}
+
+    def chunk_ids(self, sources: Iterable[str] | None = None) -> dict[str, list[str]]:
+        """source -> its chunk ids (all sources when ``sources`` is None)."""
+        if sources is None:
+            rows = self.con.execute("SELECT source, id FROM chunks ORDER BY source, ordinal").fetchall()
+        else:
+            wanted = list(sources)
+            if not wanted:
+                return {}
+            rows = self.con.execute(
+                "SELECT source, id FROM chunks WHERE source IN (SELECT unnest(?)) ORDER BY source, ordinal",
+                [wanted],
+            ).fetchall()
+        out: dict[str, list[str]] = {}
+        for src, cid in rows:
+            out.setdefault(src, []).append(cid)
+        return out
+
+    def all_chunk_ids(self) -> set[str]:
+        return {r[0] for r in self.con.execute("SELECT id FROM chunks").fetchall()}
+
+    def write_sources(self, rows: Sequence[SourceRow], chunks: Sequence[ChunkRow]) -> None:
+        """Replace the given sources and their chunks (call inside a transaction)."""
+        names = [r.source for r in rows]
+        if not names:
+            return
+        self.con.execute("DELETE FROM chunks WHERE source IN (SELECT unnest(?))", [names])
+        self.con.execute("DELETE FROM sources WHERE source IN (SELECT unnest(?))", [names])
+        now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+        _insert(self.con, "sources", [(*_src_tuple(r), now) for r in rows])
+        _insert(self.con, "chunks", [(c.id, c.source, c.ordinal, c.part, c.start, c.end, c.text_hash, c.tokens) for c in chunks])
+
+    def remove_sources(self, names: Sequence[str]) -> None:
+        if names:
+            self.con.execute("DELETE FROM chunks WHERE source IN (SELECT unnest(?))", [list(names)])
+            self.con.execute("DELETE FROM sources WHERE source IN (SELECT unnest(?))", [list(names)])
+
+    def mark_dirty(self, names: Sequence[str]) -> None:
+        """Forget the content hash so the next run re-processes these sources."""
+        if names:
+            self.con.execute(
+                "UPDATE sources SET content_hash = NULL WHERE source IN (SELECT unnest(?))", [list(names)]
+            )
+
+    def sources_of_chunks(self, ids: Iterable[str]) -> set[str]:
+        wanted = list(ids)
+        if not wanted:
+            return set()
+        rows = self.con.execute(
+            "SELECT DISTINCT source FROM chunks WHERE id IN (SELECT unnest(?))", [wanted]
+        ).fetchall()
+        return {r[0] for r in rows}
+
+    # ------------------------------------------------------------------ transactions
+    def begin(self) -> None:
+        self.con.execute("BEGIN TRANSACTION")
+
+    def commit(self) -> None:
+        self.con.execute("COMMIT")
+
+    def rollback(self) -> None:
+        self.con.execute("ROLLBACK")
+
+    # ------------------------------------------------------------------ embedding cache
+    def cached_embeddings(self, model: str, hashes: Sequence[str], dimension: int) -> dict[str, np.ndarray]:
+        if not hashes:
+            return {}
+        rows = self.con.execute(
+            "SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+            [model, list(set(hashes))],
+        ).fetchall()
+        out = {}
+        for h, blob in rows:
+            vec = np.frombuffer(blob, dtype=np.float32)
+            if vec.shape[0] == dimension:
+                out[h] = vec
+        return out
+
+    def put_embeddings(self, model: str, items: dict[str, np.ndarray]) -> None:
+        rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()]
+        _insert(self.con, "embeddings", rows, verb="INSERT OR IGNORE")
+
+    # ------------------------------------------------------------------ runs
+    def start_run(self) -> int:
+        row = self.con.execute("SELECT coalesce(max(id), 0) + 1 FROM runs").fetchone()
+        run_id = int(row[0]) if row else 1
+        now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+        self.con.execute(
+            "INSERT INTO runs VALUES (?, ?, NULL, 'running', NULL, 0, 0, 0)", [run_id, now]
+        )
+        return run_id
+
+    def finish_run(self, run_id: int, *, status: str, stats: dict[str, Any], tokens: int, cost: float, seconds: float) -> None:
+        now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
+        self.con.execute(
+            "UPDATE runs SET finished_at = ?, status = ?, stats = ?, embedding_tokens = ?, "
+            "embedding_cost = ?, seconds = ? WHERE id = ?",
+            [now, status, json.dumps(stats), tokens, cost, seconds, run_id],
+        )
+
+    def runs(self, limit: int = 10) -> list[dict[str, Any]]:
+        cur = self.con.execute(
+            "SELECT id, started_at, finished_at, status, stats, embedding_tokens, embedding_cost, seconds "
+            "FROM runs ORDER BY id DESC LIMIT ?", [limit],
+        )
+        cols = [d[0] for d in cur.description]
+        out = []
+        for row in cur.fetchall():
+            rec = dict(zip(cols, row))
+            rec["stats"] = json.loads(rec["stats"]) if rec["stats"] else {}
+            for k in ("started_at", "finished_at"):
+                rec[k] = rec[k].isoformat() if rec[k] else None
+            out.append(rec)
+        return out
+
+    def totals(self) -> dict[str, Any]:
+        src = self.con.execute(
+            "SELECT count(*) FILTER (WHERE status = 'indexed'), count(*) FILTER (WHERE status = 'skipped') FROM sources"
+        ).fetchone()
+        chunks = self.con.execute("SELECT count(*), coalesce(sum(tokens), 0) FROM chunks").fetchone()
+        emb = self.con.execute("SELECT coalesce(sum(embedding_tokens), 0), coalesce(sum(embedding_cost), 0) FROM runs").fetchone()
+        assert src and chunks and emb
+        return {
+            "sources": int(src[0]), "skipped": int(src[1]), "chunks": int(chunks[0]),
+            "chunk_tokens": int(chunks[1]), "embedding_tokens_all_runs": int(emb[0]),
+            "embedding_cost_all_runs": float(emb[1]),
+        }
+
+    def skipped(self) -> list[tuple[str, str]]:
+        rows = self.con.execute(
+            "SELECT source, reason FROM sources WHERE status = 'skipped' ORDER BY source"
+        ).fetchall()
+        return [(r[0], r[1] or "") for r in rows]
+
+
+def _src_tuple(r: SourceRow) -> tuple[Any, ...]:
+    return (r.source, r.root, r.content_hash, r.size, r.status, r.reason, r.loader, r.chunks)
+
+
+def _insert(con: Any, table: str, rows: Sequence[tuple[Any, ...]], *, verb: str = "INSERT") -> None:
+    """Multi-row INSERTs: far faster than executemany in DuckDB."""
+    if not rows:
+        return
+    width = len(rows[0])
+    ph = "(" + ", ".join("?" * width) + ")"
+    for i in range(0, len(rows), _ROWS_PER_INSERT):
+        part = rows[i : i + _ROWS_PER_INSERT]
+        con.execute(f"{verb} INTO {table} VALUES " + ", ".join([ph] * len(part)), [x for r in part for x in r])

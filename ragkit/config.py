@@ -1,0 +1,259 @@
+"""Pipeline YAML -> typed, validated specs.
+
+Every ``type:`` is a registry name; components keep their own options next to ``type`` (flat
+YAML). Validation happens before anything runs, and every error names the file, the key path
+(``splitter.chunk_size``), the bad value and the allowed values or a did-you-mean.
+``${VAR}`` and ``${VAR:-default}`` are interpolated from the environment in every string.
+"""
+
+from __future__ import annotations
+
+import inspect
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ragkit import registry
+from ragkit.errors import ConfigError, RegistryError
+from ragkit.registry import Registry, did_you_mean
+
+_ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ComponentSpec(BaseModel):
+    """``{type: name, **options}``; options are checked against the component's signature."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+    type: str
+
+    @property
+    def options(self) -> dict[str, Any]:
+        return dict(self.model_extra or {})
+
+
+class SourcesSpec(_Strict):
+    paths: list[str] = Field(default_factory=list)
+    include: list[str] = Field(default_factory=lambda: ["**/*"])
+    exclude: list[str] = Field(default_factory=list)
+    respect_gitignore: bool = True
+    max_file_size_mb: float = Field(default=50.0, gt=0)
+    follow_symlinks: bool = True
+
+
+class SplitterSpec(ComponentSpec):
+    type: str = "recursive"
+    chunk_size: int = Field(default=200, ge=1)
+    chunk_overlap: int = Field(default=30, ge=0)
+    unit: Literal["tokens", "chars"] = "tokens"
+
+
+class EmbedderSpec(ComponentSpec):
+    type: str = "sentence-transformers"
+
+
+class StoreSpec(ComponentSpec):
+    type: str = "faiss"
+
+
+class RetrieverSpec(ComponentSpec):
+    type: str = "dense"
+    top_k: int = Field(default=5, ge=1)
+
+
+class PipelineSpec(_Strict):
+    version: Literal[1] = 1
+    name: str = "default"
+    index: str = ".ragkit/index"
+    sources: SourcesSpec = Field(default_factory=SourcesSpec)
+    loaders: dict[str, str | ComponentSpec] = Field(default_factory=dict)
+    splitter: SplitterSpec = Field(default_factory=SplitterSpec)
+    embedder: EmbedderSpec = Field(default_factory=EmbedderSpec)
+    store: StoreSpec = Field(default_factory=StoreSpec)
+    retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
+    #: where the spec came from (for error messages); not part of the YAML
+    origin: str = Field(default="<defaults>", exclude=True)
+
+    def loader_overrides(self) -> dict[str, ComponentSpec]:
+        out: dict[str, ComponentSpec] = {}
+        for ext, val in self.loaders.items():
+            out[ext if ext.startswith(".") else f".{ext}"] = (
+                ComponentSpec(type=val) if isinstance(val, str) else val
+            )
+        return out
+
+    def to_yaml_dict(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude={"origin"})
+
+
+# --------------------------------------------------------------------------- interpolation
+
+
+def interpolate(value: Any, *, path: str = "", origin: str = "") -> Any:
+    """Replace ``${VAR}`` / ``${VAR:-default}`` in every string of a YAML tree."""
+    if isinstance(value, str):
+        def sub(m: re.Match[str]) -> str:
+            name, has_default, default = m.group(1), m.group(2), m.group(3)
+            if name in os.environ:
+                return os.environ[name]
+            if has_default is not None:
+                return default or ""
+            raise ConfigError(
+                f"{origin}: {path or '<root>'}: environment variable ${{{name}}} is not set; "
+                f"set it (export {name}=...) or give a default with ${{{name}:-value}}"
+            )
+        return _ENV.sub(sub, value)
+    if isinstance(value, Mapping):
+        return {k: interpolate(v, path=_join(path, str(k)), origin=origin) for k, v in value.items()}
+    if isinstance(value, list):
+        return [interpolate(v, path=f"{path}[{i}]", origin=origin) for i, v in enumerate(value)]
+    return value
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+# --------------------------------------------------------------------------- loading
+
+
+def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> PipelineSpec:
+    """Read, interpolate and validate a pipeline file (or the built-in defaults when None)."""
+    import yaml
+
+    data: Any = {}
+    origin = "<defaults>"
+    if path is not None:
+        p = Path(path)
+        origin = str(p)
+        if not p.is_file():
+            raise ConfigError(f"pipeline file not found: {p}; pass an existing YAML file with --pipeline")
+        try:
+            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        except yaml.YAMLError as exc:
+            raise ConfigError(f"{p}: invalid YAML: {exc}") from None
+        if not isinstance(data, dict):
+            raise ConfigError(f"{p}: a pipeline file must be a mapping of keys (got {type(data).__name__})")
+    data = interpolate(data, origin=origin)
+    for key, val in (overrides or {}).items():
+        data[key] = val
+    return parse_pipeline(data, origin=origin)
+
+
+def parse_pipeline(data: Mapping[str, Any], *, origin: str = "<dict>") -> PipelineSpec:
+    try:
+        spec = PipelineSpec.model_validate({**data, "origin": origin})
+    except ValidationError as exc:
+        raise ConfigError(_format_validation(exc, origin)) from None
+    check_components(spec)
+    return spec
+
+
+def _format_validation(exc: ValidationError, origin: str) -> str:
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"] if not str(p).startswith("function-"))
+        loc = re.sub(r"\.(str|ComponentSpec)$", "", loc)
+        if err["type"] == "extra_forbidden":
+            parent = loc.rsplit(".", 1)[0] if "." in loc else ""
+            lines.append(f"{loc}: unknown key{_allowed_keys(parent, loc.rsplit('.', 1)[-1])}")
+            continue
+        got = err.get("input")
+        extra = ""
+        if err["type"] == "literal_error":
+            extra = f" ({err.get('ctx', {}).get('expected', '')})"
+        lines.append(f"{loc}: {err['msg']}{extra} (got {got!r})")
+    head = f"{origin}: invalid pipeline"
+    return head + (":\n  " + "\n  ".join(lines) if len(lines) > 1 else f": {lines[0]}")
+
+
+def _allowed_keys(parent: str, key: str) -> str:
+    model: type[BaseModel] = PipelineSpec
+    for part in [p for p in parent.split(".") if p]:
+        field = model.model_fields.get(part)
+        ann = getattr(field, "annotation", None)
+        if not (isinstance(ann, type) and issubclass(ann, BaseModel)):
+            return ""
+        model = ann
+    names = [n for n in model.model_fields if n != "origin"]
+    return did_you_mean(key, names)
+
+
+# --------------------------------------------------------------------------- components
+
+_SECTIONS: dict[str, tuple[Registry[type], str]] = {
+    "splitter": (registry.splitters, "splitter"),
+    "embedder": (registry.embedders, "embedder"),
+    "store": (registry.stores, "store"),
+    "retriever": (registry.retrievers, "retriever"),
+}
+#: options the pipeline consumes itself, not passed to component constructors
+PIPELINE_OPTIONS = {"retriever": {"top_k"}}
+
+
+def check_components(spec: PipelineSpec) -> None:
+    """Resolve every ``type:`` and check each option against the component's signature.
+
+    Importing the component's module is cheap (heavy libraries load on first use)."""
+    for section, (reg, kind) in _SECTIONS.items():
+        comp: ComponentSpec = getattr(spec, section)
+        cls = resolve(reg, comp.type, f"{section}.type", spec.origin)
+        opts = component_options(spec, section)
+        check_options(cls, opts, section=section, kind=kind, name=comp.type, origin=spec.origin)
+    for ext, comp in spec.loader_overrides().items():
+        cls = resolve(registry.loaders, comp.type, f"loaders.{ext}", spec.origin)
+        check_options(cls, comp.options, section=f"loaders.{ext}", kind="loader", name=comp.type, origin=spec.origin)
+
+
+def resolve(reg: Registry[type], name: str, key: str, origin: str) -> type:
+    try:
+        return reg.get(name)
+    except RegistryError as exc:
+        raise ConfigError(f"{origin}: {key}: {exc}") from None
+    except ImportError as exc:
+        raise ConfigError(f"{origin}: {key}: '{name}' cannot be loaded: {exc}") from None
+
+
+def component_options(spec: PipelineSpec, section: str) -> dict[str, Any]:
+    comp: ComponentSpec = getattr(spec, section)
+    fields = {k: getattr(comp, k) for k in type(comp).model_fields if k != "type"}
+    skip = PIPELINE_OPTIONS.get(section, set())
+    opts = {k: v for k, v in fields.items() if k not in skip}
+    opts.update(comp.options)
+    return opts
+
+
+def check_options(cls: type, opts: Mapping[str, Any], *, section: str, kind: str, name: str, origin: str) -> None:
+    try:
+        sig = inspect.signature(cls)
+    except (TypeError, ValueError):
+        return
+    params = sig.parameters
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
+        return
+    allowed = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL]
+    for key in opts:
+        if key not in params:
+            raise ConfigError(
+                f"{origin}: {section}.{key}: unknown option for {kind} '{name}'{did_you_mean(key, allowed)}"
+            )
+
+
+def build_component(reg: Registry[type], spec: PipelineSpec, section: str, **runtime: Any) -> Any:
+    """Instantiate the component of ``section`` with its options plus runtime arguments."""
+    comp: ComponentSpec = getattr(spec, section)
+    cls = resolve(reg, comp.type, f"{section}.type", spec.origin)
+    opts = {**component_options(spec, section), **runtime}
+    try:
+        return cls(**opts)
+    except ConfigError as exc:
+        raise ConfigError(f"{spec.origin}: {section}: {exc}") from None
+    except TypeError as exc:
+        raise ConfigError(f"{spec.origin}: {section}: invalid options for '{comp.type}': {exc}") from None

@@ -1,0 +1,159 @@
+"""Local sentence-transformers embedder (default: all-MiniLM-L6-v2, loaded offline).
+
+The model loads on the first embed call, so an unchanged re-index never imports torch. Token
+counting uses the model's fast tokenizer directly (no torch). ``backend: onnx`` or ``onnx-int8``
+delegates to :mod:`ragkit.embedders.onnx` (ONNX Runtime, exported from the same local model).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+
+from ragkit.embedders.base import Embedder, normalize_rows
+from ragkit.embedders.models import load_tokenizer, resolve_model_dir
+from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
+from ragkit.registry import embedders
+
+log = logging.getLogger(__name__)
+Backend = Literal["torch", "onnx", "onnx-int8"]
+
+
+@embedders.register("sentence-transformers")
+class SentenceTransformerEmbedder(Embedder):
+    def __init__(
+        self,
+        *,
+        model: str = "all-MiniLM-L6-v2",
+        batch_size: int = 64,
+        device: str = "cpu",
+        backend: Backend = "torch",
+        max_seq_length: int | None = None,
+        query_prefix: str = "",
+        document_prefix: str = "",
+    ) -> None:
+        super().__init__()
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be at least 1 (got {batch_size})")
+        if backend not in ("torch", "onnx", "onnx-int8"):
+            raise ConfigError(f"backend must be one of torch, onnx, onnx-int8 (got {backend!r})")
+        self.model_name = model
+        self.batch_size = batch_size
+        self.device = device
+        self.backend = backend
+        self.query_prefix = query_prefix
+        self.document_prefix = document_prefix
+        self._max_seq_length = max_seq_length
+        self._dir = resolve_model_dir(model)  # fails fast, before anything runs
+        self._model: Any = None
+        self._tokenizer: Any = None
+        self._dim: int | None = None
+        self._lock = threading.Lock()
+        suffix = "" if backend == "torch" else f"+{backend}"
+        self.model_id = f"{model.split('/')[-1]}{suffix}"
+
+    # ------------------------------------------------------------------ lazy resources
+    @property
+    def max_seq_length(self) -> int:
+        if self._max_seq_length is None:
+            self._max_seq_length = _read_max_seq_length(self._dir)
+        return self._max_seq_length
+
+    @property
+    def tokenizer(self) -> Any:
+        if self._tokenizer is None:
+            self._tokenizer = load_tokenizer(self._dir)
+        return self._tokenizer
+
+    def _load(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                self._model = self._load_backend()
+        return self._model
+
+    def _load_backend(self) -> Any:
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+        if self.backend != "torch":
+            from ragkit.embedders.onnx import OnnxEmbedder
+
+            return OnnxEmbedder(
+                model=str(self._dir), quantize="int8" if self.backend == "onnx-int8" else "none",
+                batch_size=self.batch_size, max_length=self.max_seq_length,
+            )
+        try:
+            from sentence_transformers import SentenceTransformer
+        except ImportError as exc:
+            raise MissingDependencyError("sentence-transformers", "local", "local embeddings") from exc
+        log.info("loading embedding model %s from %s", self.model_name, self._dir)
+        try:
+            m = SentenceTransformer(str(self._dir), device=self.device, local_files_only=True)
+        except Exception as exc:
+            raise EmbeddingError(f"could not load embedding model from {self._dir}: {exc}") from exc
+        m.max_seq_length = self.max_seq_length
+        return m
+
+    @property
+    def dimension(self) -> int:
+        if self._dim is None:
+            self._dim = _read_dimension(self._dir) or int(self._dimension_from_model())
+        return self._dim
+
+    def _dimension_from_model(self) -> int:
+        m = self._load()
+        if self.backend != "torch":
+            return m.dimension
+        return int(m.get_sentence_embedding_dimension())
+
+    # ------------------------------------------------------------------ contract
+    def count_tokens(self, text: str) -> int:
+        return len(self.tokenizer.encode(text, add_special_tokens=False).ids)
+
+    def count_tokens_batch(self, texts: Sequence[str]) -> list[int]:
+        encs = self.tokenizer.encode_batch(list(texts), add_special_tokens=False)
+        return [len(e.ids) for e in encs]
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return self._encode([self.document_prefix + t for t in texts])
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._encode([self.query_prefix + text])[0]
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        model = self._load()
+        limit = self.max_seq_length - 2  # [CLS] and [SEP]
+        tokens = sum(min(n, limit) for n in self.count_tokens_batch(texts))
+        if self.backend != "torch":
+            vecs = model.embed_batch(texts)
+        else:
+            vecs = model.encode(
+                texts, batch_size=self.batch_size, normalize_embeddings=True,
+                convert_to_numpy=True, show_progress_bar=False,
+            )
+        self._record(tokens, len(texts))
+        return normalize_rows(vecs)
+
+
+def _read_json(path: Any) -> dict[str, Any]:
+    import json
+
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def _read_max_seq_length(model_dir: Any) -> int:
+    cfg = _read_json(model_dir / "sentence_bert_config.json")
+    return int(cfg.get("max_seq_length", 256))
+
+
+def _read_dimension(model_dir: Any) -> int | None:
+    pooling = _read_json(model_dir / "1_Pooling" / "config.json")
+    dim = pooling.get("word_embedding_dimension")
+    return int(dim) if dim else None

@@ -1,0 +1,1 @@
+"""Internals of the indexing pipeline (see ragkit.pipeline)."""

@@ -1,0 +1,165 @@
+"""Turn a source (a file or a group of in-memory documents) into chunks ready to embed.
+
+Runs in the pipeline's producer thread; it reads the catalog only through the snapshot it is
+given, never the database itself.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ragkit import registry
+from ragkit.catalog import SourceRow
+from ragkit.config import PipelineSpec, check_options
+from ragkit.errors import ConfigError, LoaderError
+from ragkit.sources import SourceFile
+from ragkit.types import Chunk, Document
+
+log = logging.getLogger(__name__)
+DOCUMENTS_ROOT = "<documents>"
+
+
+@dataclass(frozen=True)
+class Unit:
+    source: str
+    root: str
+    path: Path | None = None
+    docs: tuple[Document, ...] | None = None
+
+    @classmethod
+    def from_file(cls, f: SourceFile) -> Unit:
+        return cls(source=f.source, root=f.root.key, path=f.path)
+
+
+@dataclass
+class Prepared:
+    source: str
+    root: str
+    content_hash: str | None = None
+    size: int = 0
+    loader: str | None = None
+    chunks: list[Chunk] = field(default_factory=list)
+    tokens: list[int] = field(default_factory=list)
+    error: str | None = None
+    unchanged: bool = False
+
+
+def document_units(docs: Iterable[Document]) -> Iterator[Unit]:
+    groups: dict[str, list[Document]] = {}
+    for i, d in enumerate(docs):
+        if not isinstance(d, Document):
+            raise ConfigError(f"index_documents expects ragkit.types.Document objects (item {i} is {type(d).__name__})")
+        src = d.source or f"document-{i}"
+        if not d.source:
+            d = Document(d.text, {**d.metadata, "source": src})
+        groups.setdefault(src, []).append(d)
+    for src, group in groups.items():
+        yield Unit(source=src, root=DOCUMENTS_ROOT, docs=tuple(group))
+
+
+class Preparer:
+    def __init__(self, kb: Any, spec: PipelineSpec, known: Mapping[str, SourceRow]) -> None:
+        self.kb = kb
+        self.spec = spec
+        self.known = known
+        self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
+        self.overrides = spec.loader_overrides()
+        self._loaders: dict[str, Any] = {}
+
+    def prepare(self, unit: Unit) -> Prepared:
+        p = Prepared(source=unit.source, root=unit.root)
+        try:
+            docs = self._documents(unit, p)
+            if p.unchanged:
+                return p
+            self._split(docs, p)
+        except LoaderError as exc:
+            p.error = exc.reason or str(exc)
+            p.chunks, p.tokens = [], []
+            log.warning("skipped %s: %s", unit.source, p.error)
+        return p
+
+    # ------------------------------------------------------------------ steps
+    def _documents(self, unit: Unit, p: Prepared) -> list[Document]:
+        if unit.docs is not None:
+            p.content_hash = _docs_hash(unit.docs)
+            p.size = sum(len(d.text) for d in unit.docs)
+            p.loader = "documents"
+            p.unchanged = self._is_unchanged(unit.source, p.content_hash)
+            return list(unit.docs)
+        from ragkit.loaders.base import check_file, loader_name_for
+
+        assert unit.path is not None
+        check_file(unit.path, max_bytes=self.max_bytes)
+        data = _read_bytes(unit.path)
+        p.content_hash = hashlib.sha256(data).hexdigest()
+        p.size = len(data)
+        p.unchanged = self._is_unchanged(unit.source, p.content_hash)
+        if p.unchanged:
+            return []
+        name = loader_name_for(unit.path, {k: v.type for k, v in self.overrides.items()})
+        if name is None:
+            ext = unit.path.suffix or unit.path.name
+            raise LoaderError(
+                f"no loader for '{ext}' files; install ragkit[unstructured] or map the extension under "
+                "loaders: in the pipeline", path=unit.source,
+            )
+        p.loader = name
+        docs = list(self._loader(name, unit.path.suffix.lower()).load(unit.path, source=unit.source))
+        if not docs or not any(d.text.strip() for d in docs):
+            raise LoaderError(f"{unit.source}: no text found", path=unit.source, reason="no text found")
+        return docs
+
+    def _split(self, docs: list[Document], p: Prepared) -> None:
+        splitter = self.kb.splitter
+        for d in docs:
+            if not d.text.strip():
+                continue
+            p.chunks.extend(splitter.split(d))
+        if not p.chunks:
+            raise LoaderError(f"{p.source}: no text found", path=p.source, reason="no text found")
+        emb = self.kb.embedder
+        counter = getattr(emb, "count_tokens_batch", None)
+        texts = [c.text for c in p.chunks]
+        p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
+
+    def _is_unchanged(self, source: str, content_hash: str) -> bool:
+        row = self.known.get(source)
+        return row is not None and row.status == "indexed" and row.content_hash == content_hash
+
+    def _loader(self, name: str, ext: str) -> Any:
+        key = f"{name}:{ext}"
+        if key not in self._loaders:
+            spec = self.overrides.get(ext)
+            opts = spec.options if spec is not None and spec.type == name else {}
+            cls = registry.loaders.get(name)
+            check_options(cls, opts, section=f"loaders.{ext}", kind="loader", name=name, origin=self.spec.origin)
+            self._loaders[key] = cls(**opts)
+        return self._loaders[key]
+
+
+def _read_bytes(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except PermissionError:
+        raise LoaderError(f"{path}: permission denied; make the file readable (chmod +r)", path=str(path),
+                          reason="permission denied (make the file readable)") from None
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read: {exc.strerror}", path=str(path), reason=f"cannot read: {exc.strerror}") from None
+
+
+def _docs_hash(docs: Iterable[Document]) -> str:
+    h = hashlib.sha256()
+    for d in docs:
+        meta = {k: v for k, v in d.metadata.items() if k not in ("mtime", "size")}
+        h.update(json.dumps(meta, sort_keys=True, default=str).encode())
+        h.update(b"\x00")
+        h.update(d.text.encode("utf-8", "surrogatepass"))
+        h.update(b"\x01")
+    return h.hexdigest()

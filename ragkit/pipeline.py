@@ -1,0 +1,337 @@
+"""IndexingPipeline: load -> split -> embed -> upsert, incremental and crash-safe.
+
+Flow of a run:
+
+1. Take the index's write lock (a second concurrent run stops with a clear message).
+2. Reconcile store and catalog: ids in the store that the catalog does not know are deleted
+   (a run killed after a store write); catalog chunks missing from the store mark their source
+   dirty so this run redoes it. After this, the catalog describes the store exactly.
+3. A producer thread walks the sources, hashes their content (content only: touching a file
+   changes nothing) and loads + splits the new and changed ones; a bounded queue hands them to
+   the consumer, which overlaps embedding with loading.
+4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks; per
+   batch it embeds only the texts the embedding cache lacks (one large call, so the embedder can
+   sort by length), commits the cache, updates the store (delete old ids, add new ones),
+   persists it, then commits the catalog rows. A kill at any point leaves a state that step 2
+   repairs.
+5. Sources that disappeared are removed from the store, then from the catalog.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit import ids as _ids
+from ragkit.catalog import Catalog, ChunkRow, SourceRow
+from ragkit.config import PipelineSpec
+from ragkit.errors import ConfigError, IndexLockedError, LoaderError, RagkitError
+from ragkit.indexing.prepare import Prepared, Preparer, Unit, document_units
+from ragkit.indexing.report import IndexReport
+from ragkit.knowledge import PIPELINE_FILE, KnowledgeBase
+from ragkit.sources import Root, discover, make_roots
+
+log = logging.getLogger(__name__)
+_DONE = object()
+Progress = Callable[[str, int], None]
+
+
+class IndexingPipeline:
+    def __init__(
+        self,
+        spec: PipelineSpec,
+        *,
+        index_dir: str | Path | None = None,
+        strict: bool = False,
+        flush_chunks: int = 4096,
+        progress: Progress | None = None,
+    ) -> None:
+        if flush_chunks < 1:
+            raise ConfigError(f"flush_chunks must be at least 1 (got {flush_chunks})")
+        self.kb = KnowledgeBase(spec, index_dir)
+        self.spec = spec
+        self.strict = strict
+        self.flush_chunks = flush_chunks
+        self.progress = progress or (lambda event, n: None)
+
+    @property
+    def index_dir(self) -> Path:
+        return self.kb.index_dir
+
+    # ------------------------------------------------------------------ public entry points
+    def index_paths(self, paths: Sequence[str | Path]) -> IndexReport:
+        paths = list(paths) or list(self.spec.sources.paths)
+        if not paths:
+            raise ConfigError("nothing to index: pass PATH arguments or list sources.paths in the pipeline")
+        roots = make_roots(paths)
+        files = discover(roots, self.spec.sources, skip_dirs=[self.index_dir])
+        units = (Unit.from_file(f) for f in files)
+        return self._run(units, prune_roots=roots)
+
+    def index_documents(self, docs: Iterable[Any], *, prune: bool = False) -> IndexReport:
+        """Index in-memory ``Document``s, grouped by their ``source`` metadata."""
+        return self._run(document_units(docs), prune_roots=[Root(Path("<documents>"))] if prune else [])
+
+    # ------------------------------------------------------------------ the run
+    def _run(self, units: Iterator[Unit], *, prune_roots: Sequence[Root]) -> IndexReport:
+        from filelock import FileLock, Timeout
+
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        lock = FileLock(str(self.index_dir / "index.lock"))
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            raise IndexLockedError(
+                f"another `ragkit index` is already running on {self.index_dir} (lock file "
+                f"{self.index_dir / 'index.lock'}); wait for it to finish, then run again"
+            ) from None
+        try:
+            catalog = Catalog(self.index_dir / "catalog.duckdb")
+            try:
+                return _Run(self, catalog, prune_roots).execute(units)
+            finally:
+                catalog.close()
+                self.kb.close()
+        finally:
+            lock.release()
+
+
+class _Run:
+    """One indexing run; holds the per-run state so the pipeline object stays reusable."""
+
+    def __init__(self, pipe: IndexingPipeline, catalog: Catalog, prune_roots: Sequence[Root]) -> None:
+        self.pipe, self.kb, self.catalog = pipe, pipe.kb, catalog
+        self.prune_roots = prune_roots
+        self.report = IndexReport(index_dir=str(pipe.index_dir))
+        self.known = catalog.sources()
+        self.seen: set[str] = set()
+        self.batch: list[Prepared] = []
+        self.batch_chunks = 0
+
+    def execute(self, units: Iterator[Unit]) -> IndexReport:
+        t0 = time.perf_counter()
+        self._check_index_identity()
+        self.report.run_id = self.catalog.start_run()
+        usage0 = self.kb.embedder.usage.snapshot()
+        status = "failed"
+        try:
+            self._reconcile()
+            for prepared in self._prepared(units):
+                self._consume(prepared)
+            self._flush()
+            self._prune()
+            status = "ok"
+        finally:
+            used = self.kb.embedder.usage.since(usage0)
+            self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
+            self.report.seconds = time.perf_counter() - t0
+            self.report.chunks_total = len(self.catalog.all_chunk_ids())
+            self.catalog.finish_run(
+                self.report.run_id, status=status, stats=self.report.to_dict(),
+                tokens=used.tokens, cost=used.cost, seconds=self.report.seconds,
+            )
+        return self.report
+
+    # ------------------------------------------------------------------ identity and repair
+    def _check_index_identity(self) -> None:
+        emb = self.kb.embedder
+        model = self.catalog.get_meta("embedder")
+        if model is not None and model != emb.model_id and self.known:
+            raise ConfigError(
+                f"the index at {self.kb.index_dir} was built with embedder '{model}', but this pipeline "
+                f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
+                "--index directory, or delete this one to rebuild it"
+            )
+        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter", "embedder"})
+        if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
+            log.info("loader/splitter/embedder settings changed: every source will be re-split")
+            self.catalog.mark_dirty(list(self.known))
+            self.known = self.catalog.sources()
+        self.catalog.set_meta("embedder", emb.model_id)
+        self.catalog.set_meta("fingerprint", fingerprint)
+        self.kb.index_dir.joinpath(PIPELINE_FILE).write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+
+    def _reconcile(self) -> None:
+        store = self.kb.store
+        in_store = store.ids()
+        in_catalog = self.catalog.all_chunk_ids()
+        orphans = in_store - in_catalog
+        missing = in_catalog - in_store
+        if orphans:
+            log.warning("removing %d chunks left in the store by an interrupted run", len(orphans))
+            store.delete(sorted(orphans))
+            store.persist()
+        if missing:
+            dirty = self.catalog.sources_of_chunks(missing)
+            log.warning("%d sources were left incomplete by an interrupted run; redoing them", len(dirty))
+            self.catalog.mark_dirty(sorted(dirty))
+            self.known = self.catalog.sources()
+
+    # ------------------------------------------------------------------ producer
+    def _prepared(self, units: Iterator[Unit]) -> Iterator[Prepared]:
+        """Run loading and splitting in a thread, overlapping with embedding in this one."""
+        preparer = Preparer(self.kb, self.pipe.spec, self.known)
+        q: queue.Queue[Any] = queue.Queue(maxsize=256)
+        stop = threading.Event()
+
+        def produce() -> None:
+            try:
+                for unit in units:
+                    if stop.is_set():
+                        return
+                    q.put(preparer.prepare(unit))
+                q.put(_DONE)
+            except BaseException as exc:  # handed to the consumer
+                q.put(exc)
+
+        worker = threading.Thread(target=produce, name="ragkit-prepare", daemon=True)
+        worker.start()
+        try:
+            while True:
+                item = q.get()
+                if item is _DONE:
+                    return
+                if isinstance(item, BaseException):
+                    raise item
+                yield item
+        finally:
+            stop.set()
+            while worker.is_alive():
+                try:
+                    q.get_nowait()
+                except queue.Empty:
+                    worker.join(0.05)
+
+    # ------------------------------------------------------------------ consumer
+    def _consume(self, p: Prepared) -> None:
+        self.seen.add(p.source)
+        self.pipe.progress("file", 1)
+        if p.unchanged:
+            self.report.unchanged += 1
+            return
+        if p.error is not None:
+            self.report.skipped.append((p.source, p.error))
+            if self.pipe.strict:
+                self._flush()
+                raise LoaderError(f"{p.source}: {p.error} (--strict stops at the first unreadable file)", path=p.source)
+        self.batch.append(p)
+        self.batch_chunks += len(p.chunks)
+        if self.batch_chunks >= self.pipe.flush_chunks:
+            self._flush()
+
+    def _flush(self) -> None:
+        if not self.batch:
+            return
+        batch, self.batch, self.batch_chunks = self.batch, [], 0
+        old = self.catalog.chunk_ids([p.source for p in batch])
+        new_chunks = [c for p in batch for c in p.chunks]
+        old_ids = {cid for ids in old.values() for cid in ids}
+        new_ids = {c.id for c in new_chunks}
+        to_add = [c for c in new_chunks if c.id not in old_ids]
+        vectors = self._vectors(to_add)
+        store = self.kb.store
+        stale = sorted(old_ids - new_ids)
+        if stale:
+            store.delete(stale)
+        if to_add:
+            store.add([c.id for c in to_add], vectors, [_store_metadata(c) for c in to_add])
+        store.persist()
+        self._commit_batch(batch, old)
+        self.report.chunks_added += len(to_add)
+        self.report.chunks_removed += len(stale)
+        self.pipe.progress("chunks", len(new_chunks))
+
+    def _vectors(self, chunks: Sequence[Any]) -> np.ndarray:
+        emb = self.kb.embedder
+        dim = emb.dimension
+        if not chunks:
+            return np.zeros((0, dim), dtype=np.float32)
+        hashes = [_ids.text_hash(c.text) for c in chunks]
+        cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
+        todo: dict[str, str] = {}
+        for h, c in zip(hashes, chunks):
+            if h not in cached:
+                todo.setdefault(h, c.text)
+        self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
+        if todo:
+            vecs = emb.embed_documents(list(todo.values()))
+            fresh = dict(zip(todo.keys(), vecs))
+            self.catalog.put_embeddings(emb.model_id, fresh)  # committed before the store changes
+            cached.update(fresh)
+            self.report.texts_embedded += len(todo)
+        return np.stack([cached[h] for h in hashes]).astype(np.float32)
+
+    def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]]) -> None:
+        rows, chunk_rows = [], []
+        for p in batch:
+            status = "skipped" if p.error is not None else "indexed"
+            rows.append(SourceRow(p.source, p.root, p.content_hash, p.size, status, p.error, p.loader, len(p.chunks)))
+            chunk_rows.extend(
+                ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
+                         c.start, c.end, _ids.text_hash(c.text), n)
+                for i, (c, n) in enumerate(zip(p.chunks, p.tokens))
+            )
+            if p.error is None:
+                (self.report.updated if p.source in self.known else self.report.added).append(p.source)
+        self.catalog.begin()
+        try:
+            self.catalog.write_sources(rows, chunk_rows)
+            self.catalog.commit()
+        except BaseException:
+            self.catalog.rollback()
+            raise
+
+    def _prune(self) -> None:
+        keys = {r.key for r in self.pipe_roots()}
+        only = {(r.key, r.only) for r in self.pipe_roots() if r.only is not None}
+        gone = []
+        for name, row in self.known.items():
+            if name in self.seen or row.root not in keys:
+                continue
+            if only and any(root == row.root for root, _ in only) and (row.root, name) not in only:
+                continue
+            gone.append(name)
+        if not gone:
+            return
+        ids = [cid for lst in self.catalog.chunk_ids(gone).values() for cid in lst]
+        if ids:
+            self.kb.store.delete(ids)
+            self.kb.store.persist()
+        self.catalog.begin()
+        self.catalog.remove_sources(gone)
+        self.catalog.commit()
+        self.report.removed.extend(sorted(gone))
+        self.report.chunks_removed += len(ids)
+
+    def pipe_roots(self) -> Sequence[Root]:
+        return self.prune_roots
+
+
+def _store_metadata(chunk: Any) -> dict[str, Any]:
+    meta = {k: v for k, v in chunk.metadata.items() if _jsonable(v)}
+    meta.update(text=chunk.text, start=chunk.start, end=chunk.end)
+    return meta
+
+
+def _jsonable(v: Any) -> bool:
+    if v is None or isinstance(v, (str, int, float, bool)):
+        return v is not None
+    return isinstance(v, (list, tuple)) and all(isinstance(x, (str, int, float)) for x in v)
+
+
+def _spec_yaml(spec: PipelineSpec) -> str:
+    import yaml
+
+    return "# resolved pipeline this index was built with (written by ragkit index)\n" + yaml.safe_dump(
+        spec.to_yaml_dict(), sort_keys=False
+    )
+
+
+__all__ = ["IndexReport", "IndexingPipeline", "RagkitError"]

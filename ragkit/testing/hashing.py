@@ -1,0 +1,52 @@
+"""HashingEmbedder: a deterministic, dependency-free fake embedder for tests and examples.
+
+Feature hashing of lowercased word unigrams and bigrams into ``dimension`` signed buckets, then
+L2 normalization. Texts sharing words get similar vectors, so retrieval tests behave sensibly
+without loading a model.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Sequence
+
+import numpy as np
+
+from ragkit.embedders.base import Embedder, normalize_rows
+from ragkit.errors import ConfigError
+from ragkit.registry import embedders
+
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+@embedders.register("hashing")
+class HashingEmbedder(Embedder):
+    def __init__(self, *, dimension: int = 256, model: str = "hashing", price_per_million: float = 0.0) -> None:
+        super().__init__()
+        if dimension < 2:
+            raise ConfigError(f"dimension must be at least 2 (got {dimension})")
+        self._dimension = dimension
+        self.model_id = f"{model}-{dimension}"
+        self.price_per_million = price_per_million
+        self.calls: list[int] = []  # batch sizes seen, for tests
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def count_tokens(self, text: str) -> int:
+        return len(_WORD.findall(text))
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        for i, text in enumerate(texts):
+            words = [w.lower() for w in _WORD.findall(text)]
+            for feat in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+                h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
+                out[i, h % self._dimension] += 1.0 if (h >> 63) & 1 else -1.0
+            if not words:
+                out[i, 0] = 1.0
+        self.calls.append(len(texts))
+        self._record(sum(self.count_tokens(t) for t in texts), len(texts))
+        return normalize_rows(out)
