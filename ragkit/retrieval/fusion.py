@@ -1,0 +1,109 @@
+"""Rank fusion: combine several ranked lists of ``SearchHit`` into one. Pure functions.
+
+- ``reciprocal_rank_fusion``: score(d) = sum_i w_i / (k + rank_i(d)), rank starting at 1
+  (Cormack et al. 2009); only ranks matter, so it needs no score calibration.
+- ``convex_combination``: score(d) = sum_i w_i * norm_i(score_i(d)), where each list's scores are
+  normalized ("minmax" to [0, 1] or "zscore"); a document missing from a list gets that list's
+  minimum normalized value (0 for min-max), i.e. it is treated as the worst retrieved candidate.
+
+The fused hit keeps the metadata of the first list that had the id. Ties are broken by the
+best (lowest) rank the document had in any list, then by id, so results are deterministic.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from ragkit.errors import ConfigError
+from ragkit.types import Metadata, SearchHit
+
+NORMALIZATIONS = ("minmax", "zscore")
+
+
+def _weights(n: int, weights: Sequence[float] | None) -> list[float]:
+    if weights is None:
+        return [1.0] * n
+    ws = [float(w) for w in weights]
+    if len(ws) != n:
+        raise ConfigError(f"fusion needs one weight per result list (got {len(ws)} weights for {n} lists)")
+    if any(w < 0 or math.isnan(w) for w in ws):
+        raise ConfigError(f"fusion weights must be non-negative numbers (got {ws})")
+    return ws
+
+
+def _collect(result_lists: Sequence[Sequence[SearchHit]]) -> tuple[dict[str, Metadata], dict[str, int]]:
+    meta: dict[str, Metadata] = {}
+    best_rank: dict[str, int] = {}
+    for hits in result_lists:
+        for rank, hit in enumerate(hits, start=1):
+            meta.setdefault(hit.id, hit.metadata)
+            best_rank[hit.id] = min(best_rank.get(hit.id, rank), rank)
+    return meta, best_rank
+
+
+def _ranked(scores: dict[str, float], meta: dict[str, Metadata], best_rank: dict[str, int]) -> list[SearchHit]:
+    order = sorted(scores, key=lambda d: (-scores[d], best_rank[d], d))
+    return [SearchHit(id=d, score=scores[d], metadata=meta[d]) for d in order]
+
+
+def reciprocal_rank_fusion(
+    result_lists: Sequence[Sequence[SearchHit]],
+    *,
+    k: float = 60,
+    weights: Sequence[float] | None = None,
+) -> list[SearchHit]:
+    """Weighted reciprocal rank fusion. A duplicate id within one list counts at its first rank."""
+    if k < 0:
+        raise ConfigError(f"the RRF constant k must be non-negative (got {k})")
+    ws = _weights(len(result_lists), weights)
+    meta, best_rank = _collect(result_lists)
+    scores: dict[str, float] = {}
+    for w, hits in zip(ws, result_lists):
+        seen: set[str] = set()
+        for rank, hit in enumerate(hits, start=1):
+            if hit.id in seen:
+                continue
+            seen.add(hit.id)
+            scores[hit.id] = scores.get(hit.id, 0.0) + w / (k + rank)
+    return _ranked(scores, meta, best_rank)
+
+
+def normalize_scores(scores: Sequence[float], method: str) -> list[float]:
+    """Min-max to [0, 1] (all equal -> 1.0) or z-score (all equal -> 0.0)."""
+    if method not in NORMALIZATIONS:
+        raise ConfigError(f"unknown score normalization {method!r}; allowed: {', '.join(NORMALIZATIONS)}")
+    if not scores:
+        return []
+    if method == "minmax":
+        lo, hi = min(scores), max(scores)
+        return [1.0 if hi == lo else (s - lo) / (hi - lo) for s in scores]
+    mean = sum(scores) / len(scores)
+    std = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
+    return [0.0 if std == 0 else (s - mean) / std for s in scores]
+
+
+def convex_combination(
+    result_lists: Sequence[Sequence[SearchHit]],
+    *,
+    weights: Sequence[float],
+    normalization: str = "minmax",
+) -> list[SearchHit]:
+    """Weighted sum of per-list normalized scores; see the module docstring for missing ids."""
+    ws = _weights(len(result_lists), weights)
+    meta, best_rank = _collect(result_lists)
+    normalized: list[dict[str, float]] = []
+    for hits in result_lists:
+        first: dict[str, float] = {}
+        for hit in hits:
+            first.setdefault(hit.id, float(hit.score))
+        normalized.append(dict(zip(first, normalize_scores(list(first.values()), normalization))))
+    floors = [min(norm.values()) if norm else 0.0 for norm in normalized]
+    scores = {
+        doc: sum(w * norm.get(doc, floor) for w, norm, floor in zip(ws, normalized, floors) if norm)
+        for doc in meta
+    }
+    return _ranked(scores, meta, best_rank)
+
+
+__all__ = ["NORMALIZATIONS", "convex_combination", "normalize_scores", "reciprocal_rank_fusion"]
