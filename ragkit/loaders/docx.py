@@ -20,7 +20,7 @@ _TITLE_STYLES = ("Title", "Heading 1")
 @loaders.register("docx")
 class DocxLoader(Loader):
     """Reads a ``.docx``: each paragraph (headings included) is a paragraph of the text, each
-    table row a ``" | "``-joined line. ``title`` from the core properties, else the first
+    table one paragraph with a ``" | "``-joined line per row. ``title`` from the core properties, else the first
     Title/Heading 1 paragraph, else the file stem."""
 
     name = "docx"
@@ -32,7 +32,9 @@ class DocxLoader(Loader):
         first_heading: str | None = None
         for item in document.iter_inner_content():
             if hasattr(item, "rows"):
-                blocks.extend(_table_lines(item))
+                rows = _table_lines(item)
+                if rows:
+                    blocks.append("\n".join(rows))
                 continue
             text = item.text.strip()
             if not text:

@@ -15,7 +15,7 @@ from ragkit.types import Document
 DROP_TAGS = ("script", "style", "nav", "head", "noscript", "template", "svg", "iframe")
 BLOCK_TAGS = (
     "p", "div", "section", "article", "main", "header", "footer", "aside", "h1", "h2", "h3",
-    "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "tr", "blockquote", "pre",
+    "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "blockquote", "pre",
     "figure", "figcaption", "form", "fieldset", "address", "hr", "body",
 )  # fmt: skip
 _PARA = "\ue000"  # private-use sentinels survive get_text() and never occur in real text
@@ -63,7 +63,7 @@ def _title(soup: Any) -> str | None:
 
 def html_to_text(soup: Any) -> str:
     """Visible text of ``soup``: blocks become paragraphs separated by blank lines, ``<br>`` a
-    line break, table cells ``" | "``-separated; other whitespace collapses to single spaces."""
+    line break, a table row one line of ``" | "``-separated cells; other whitespace collapses to single spaces."""
     for tag in soup.find_all(DROP_TAGS):
         tag.decompose()
     for tag in soup.find_all(BLOCK_TAGS):
@@ -71,6 +71,8 @@ def html_to_text(soup: Any) -> str:
         tag.insert_after(_PARA)
     for tag in soup.find_all("br"):
         tag.replace_with(_LINE)
+    for tag in soup.find_all("tr"):
+        tag.insert_after(_LINE)
     for tag in soup.find_all(["td", "th"]):
         tag.insert_after(_CELL)
     raw = soup.get_text()
