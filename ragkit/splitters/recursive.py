@@ -73,6 +73,25 @@ def _validate(chunk_size: int, chunk_overlap: int, unit: str, length_function: o
         raise ConfigError(f"length_function must be callable (got {length_function!r})")
 
 
+def _extend(spans: list[Span], new: list[Span]) -> None:
+    """Append ``new`` spans, dropping any that adds no text beyond the previous chunk's end
+    (a leftover made only of overlap)."""
+    for span in new:
+        if not spans or span.end > spans[-1].end:
+            spans.append(span)
+
+
+def _fold_blank(text: str, bounds: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Join whitespace-only pieces to a neighbour, so pieces stay contiguous and never blank."""
+    folded: list[tuple[int, int]] = []
+    for start, end in bounds:
+        if folded and (text[start:end].isspace() or text[folded[-1][0]:folded[-1][1]].isspace()):
+            folded[-1] = (folded[-1][0], end)
+        else:
+            folded.append((start, end))
+    return folded
+
+
 def _check_separators(separators: Sequence[str] | None) -> tuple[str, ...]:
     if separators is None:
         return DEFAULT_SEPARATORS
@@ -171,7 +190,7 @@ class RecursiveSplitter:
                 pos = match.end()
         if pos < end:
             bounds.append((pos, end))
-        return bounds
+        return _fold_blank(text, bounds)
 
     def _merge(self, text: str, atoms: list[_Piece | Span]) -> list[Span]:
         """Greedily pack pieces into chunks, with overlap on piece boundaries; spans pass through."""
@@ -180,17 +199,18 @@ class RecursiveSplitter:
         total = 0
         for atom in atoms:
             if not isinstance(atom, _Piece):  # already cut at the character level
-                spans += self._emit(text, window)
+                _extend(spans, self._emit(text, window))
                 window, total = [], 0
-                spans.append(atom)
+                _extend(spans, [atom])
                 continue
             if window and total + atom.length > self.chunk_size:
-                spans += self._emit(text, window)
-                while window and (total > self.chunk_overlap or total + atom.length > self.chunk_size):
+                _extend(spans, self._emit(text, window))
+                while window and (total > self.chunk_overlap or total + atom.length > self.chunk_size
+                                  or (spans and window[0].start <= spans[-1].start)):
                     total -= window.pop(0).length
             window.append(atom)
             total += atom.length
-        spans += self._emit(text, window)
+        _extend(spans, self._emit(text, window))
         return spans
 
     def _emit(self, text: str, group: list[_Piece]) -> list[Span]:
@@ -218,6 +238,7 @@ class RecursiveSplitter:
 
     def _cut_characters(self, text: str, start: int, end: int) -> list[Span]:
         """Cut ``[start, end)`` into windows that fit, each overlapping the previous one."""
+        start, end = strip_span(text, start, end)
         spans: list[Span] = []
         pos, last_cut = start, start
         while pos < end:
@@ -225,12 +246,17 @@ class RecursiveSplitter:
             if cut <= last_cut:  # the overlap left no room for new text: drop it
                 pos = last_cut
                 continue
-            spans.append(Span(pos, cut))
+            span = strip_span(text, pos, cut)
             if cut >= end:
-                break
+                return spans + [span] if span.start < span.end else spans
             last_cut = cut
-            pos = self._overlap_start(text, pos, cut)
-        return [s for s in (strip_span(text, *span) for span in spans) if s.start < s.end]
+            if span.start >= span.end:  # a blank window: go on after it, nothing to overlap
+                pos = cut
+                continue
+            spans.append(span)
+            # the next window starts inside this one's text, never at or before its start
+            pos = max(self._overlap_start(text, pos, cut), span.start + 1)
+        return spans
 
     def _longest_fit(self, text: str, pos: int, end: int) -> int:
         """The largest ``cut`` in ``(pos, end]`` with ``measure(text[pos:cut]) <= chunk_size``."""
