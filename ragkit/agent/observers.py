@@ -1,0 +1,111 @@
+"""Observers: callbacks on what an agent run does. Subclass ``Observer`` and override any hook.
+
+An observer that raises is logged and ignored: observing never changes or breaks a run. Hooks
+may be called from worker threads (parallel tool calls, ``batch``), so keep them thread-safe.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
+
+from ragkit.providers.base import Message, Response, ToolCall, ToolSpec
+
+if TYPE_CHECKING:
+    from ragkit.agent.result import AgentResult
+    from ragkit.tools.tool import ToolResult
+
+log = logging.getLogger(__name__)
+
+HOOKS = (
+    "on_agent_start", "on_agent_end", "on_iteration_start", "on_iteration_end",
+    "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_end", "on_tool_error", "on_cache_hit",
+)
+
+
+class Observer:
+    """No-op base: every hook receives the ``run_id`` first."""
+
+    def on_agent_start(self, run_id: str, messages: Sequence[Message]) -> None: ...
+
+    def on_agent_end(self, run_id: str, result: AgentResult) -> None: ...
+
+    def on_iteration_start(self, run_id: str, iteration: int) -> None: ...
+
+    def on_iteration_end(self, run_id: str, iteration: int) -> None: ...
+
+    def on_llm_start(self, run_id: str, iteration: int, messages: Sequence[Message],
+                     tools: Sequence[ToolSpec]) -> None: ...
+
+    def on_llm_end(self, run_id: str, iteration: int, response: Response, duration: float) -> None: ...
+
+    def on_tool_start(self, run_id: str, call: ToolCall) -> None: ...
+
+    def on_tool_end(self, run_id: str, call: ToolCall, result: ToolResult) -> None: ...
+
+    def on_tool_error(self, run_id: str, call: ToolCall, result: ToolResult) -> None: ...
+
+    def on_cache_hit(self, run_id: str, key: str, response: Response) -> None: ...
+
+
+class LoggingObserver(Observer):
+    """Logs each step at INFO (tool errors at WARNING) on the ``ragkit.agent`` logger."""
+
+    def __init__(self, *, logger: logging.Logger | None = None) -> None:
+        self.log = logger or logging.getLogger("ragkit.agent")
+
+    def on_llm_end(self, run_id: str, iteration: int, response: Response, duration: float) -> None:
+        self.log.info("[%s] iteration %d: model answered in %.2fs (%d in / %d out tokens, %d tool calls)",
+                      run_id, iteration, duration, response.usage.input_tokens,
+                      response.usage.output_tokens, len(response.tool_calls))
+
+    def on_tool_end(self, run_id: str, call: ToolCall, result: ToolResult) -> None:
+        self.log.info("[%s] tool %s(%s) -> %d chars in %.2fs", run_id, call.name, call.arguments,
+                      len(result.content), result.duration)
+
+    def on_tool_error(self, run_id: str, call: ToolCall, result: ToolResult) -> None:
+        self.log.warning("[%s] tool %s failed: %s", run_id, call.name, result.content)
+
+    def on_cache_hit(self, run_id: str, key: str, response: Response) -> None:
+        self.log.info("[%s] response cache hit %s", run_id, key[:12])
+
+
+class RecordingObserver(Observer):
+    """Records ``(hook, run_id, args)`` tuples in ``events``; handy in tests and notebooks."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[str, str, tuple[Any, ...]]] = []
+        self._lock = threading.Lock()
+
+    def names(self) -> list[str]:
+        return [e[0] for e in self.events]
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in HOOKS:
+            def record(run_id: str, *args: Any) -> None:
+                with self._lock:
+                    self.events.append((name, run_id, args))
+            return record
+        return object.__getattribute__(self, name)
+
+
+class ObserverSet:
+    """Calls one hook on every observer, logging and swallowing what they raise."""
+
+    def __init__(self, observers: Sequence[Observer] = ()) -> None:
+        self.observers = list(observers)
+
+    def emit(self, hook: str, *args: Any) -> None:
+        for obs in self.observers:
+            method = getattr(obs, hook, None)
+            if method is None:
+                continue
+            try:
+                method(*args)
+            except Exception:  # noqa: BLE001 - an observer must never break a run
+                log.exception("observer %s.%s raised; ignoring it", type(obs).__name__, hook)
+
+
+__all__ = ["HOOKS", "LoggingObserver", "Observer", "ObserverSet", "RecordingObserver"]

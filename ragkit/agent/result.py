@@ -1,0 +1,101 @@
+"""``AgentResult``: the answer of one run with its tool calls, citations, usage and trace."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from ragkit.agent.trace import AgentTrace
+from ragkit.providers.base import Message, ToolCall
+from ragkit.types import Citation
+from ragkit.usage import AgentUsage
+
+STOP_REASONS = ("stop", "max_iterations", "length")
+
+
+@dataclass
+class ToolCallRecord:
+    """One tool call the model made and what it got back."""
+
+    id: str
+    name: str
+    arguments: dict[str, Any]
+    output: str
+    is_error: bool = False
+    error_kind: str | None = None
+    iteration: int = 0
+    duration: float = 0.0
+
+
+@dataclass
+class AgentResult:
+    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached) or "length"."""
+
+    content: str
+    tool_calls: list[ToolCallRecord] = field(default_factory=list)
+    iterations: int = 0
+    trace: AgentTrace = field(default_factory=AgentTrace)
+    usage: AgentUsage = field(default_factory=AgentUsage)
+    stop_reason: str = "stop"
+    messages: list[Message] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+
+    def __str__(self) -> str:
+        return self.content
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "content": self.content,
+            "stop_reason": self.stop_reason,
+            "iterations": self.iterations,
+            "tool_calls": [asdict(c) for c in self.tool_calls],
+            "citations": [c.to_dict() for c in self.citations],
+            "usage": self.usage.to_dict(),
+            "trace": self.trace.to_dict(),
+            "messages": [m.to_dict() for m in self.messages],
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AgentResult:
+        return cls(
+            content=data["content"],
+            stop_reason=data.get("stop_reason", "stop"),
+            iterations=data.get("iterations", 0),
+            tool_calls=[ToolCallRecord(**c) for c in data.get("tool_calls", [])],
+            citations=[Citation(**c) for c in data.get("citations", [])],
+            usage=AgentUsage.from_dict(data.get("usage", {})),
+            trace=AgentTrace.from_dict(data.get("trace", {})),
+            messages=[message_from_dict(m) for m in data.get("messages", [])],
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> AgentResult:
+        return cls.from_dict(json.loads(text))
+
+
+def message_from_dict(data: dict[str, Any]) -> Message:
+    calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
+    return Message(role=data["role"], content=data.get("content", ""), tool_calls=calls,
+                   tool_call_id=data.get("tool_call_id"), name=data.get("name"))
+
+
+
+
+
+@dataclass(frozen=True)
+class AgentEvent:
+    """What ``Agent.stream`` yields: ``text`` deltas, ``tool_start``/``tool_end`` around each tool
+    call, and finally one ``result`` carrying the ``AgentResult``."""
+
+    type: str  # "text" | "tool_start" | "tool_end" | "result"
+    iteration: int = 0
+    text: str = ""
+    tool_call: ToolCall | None = None
+    tool_output: str | None = None
+    is_error: bool = False
+    result: AgentResult | None = None
+__all__ = ["AgentEvent", "AgentResult", "ToolCallRecord", "message_from_dict"]

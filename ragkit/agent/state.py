@@ -1,0 +1,186 @@
+"""The bookkeeping of one agent run, shared by the sync and async loops.
+
+``RunState`` holds the messages, trace, usage, tool-call records and citations of a run and
+turns provider responses and tool results into all of them, so ``loop.py`` only decides *when*
+to call the model and the tools.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.agent.config import AgentConfig
+from ragkit.agent.observers import ObserverSet
+from ragkit.agent.result import AgentResult, ToolCallRecord
+from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
+from ragkit.cache import cache_key
+from ragkit.errors import AgentError, RagkitError
+from ragkit.providers.base import Message, Provider, Response, ToolCall, ToolSpec
+from ragkit.registry import did_you_mean
+from ragkit.tools.registry import ToolRegistry
+from ragkit.tools.tool import ToolResult
+from ragkit.types import Citation
+from ragkit.usage import AgentUsage
+
+Prompt = str | Sequence[Message]
+
+
+@dataclass
+class ToolRun:
+    """One executed call: the request, its result and when it started (seconds into the run)."""
+
+    call: ToolCall
+    result: ToolResult
+    start: float
+
+
+class RunState:
+    def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry,
+                 observers: ObserverSet, prompt: Prompt, context: dict[str, Any], use_memory: bool) -> None:
+        self.provider, self.config, self.tools, self.obs = provider, config, tools, observers
+        self.context = context
+        self.run_id = uuid.uuid4().hex[:12]
+        self.trace = AgentTrace(run_id=self.run_id)
+        self.usage = AgentUsage()
+        self.records: list[ToolCallRecord] = []
+        self.citations: list[Citation] = []
+        self.iteration = 0
+        self.memory = config.memory if use_memory else None
+        self.messages, self._new_from = self._initial_messages(prompt)
+        self.specs: list[ToolSpec] = tools.specs()
+        self.params = config.provider_params()
+
+    def _initial_messages(self, prompt: Prompt) -> tuple[list[Message], int]:
+        new = [Message(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
+        if not new:
+            raise AgentError("run() needs a prompt: a non-empty string or a list of Messages")
+        history = self.memory.messages() if self.memory else []
+        has_system = any(m.role == "system" for m in [*history, *new])
+        system = [Message(role="system", content=self.config.system_prompt)] \
+            if self.config.system_prompt and not has_system else []
+        messages = [*system, *history, *new]
+        return messages, len(system) + len(history)
+
+    # --- model calls -------------------------------------------------------------------------
+
+    def cache_key(self) -> str:
+        system = "\n".join(m.content for m in self.messages if m.role == "system")
+        return cache_key(
+            provider=self.provider.name, model=self.provider.model, system_prompt=system,
+            messages=[m for m in self.messages if m.role != "system"], tools=self.specs,
+            temperature=self.config.temperature,
+            params={k: v for k, v in self.params.items() if k != "temperature"},
+        )
+
+    def cache_lookup(self) -> Response | None:
+        """A cached response for the current messages (recorded as a hit), or None."""
+        cache = self.config.cache
+        if cache is None:
+            return None
+        start = self.trace.elapsed()
+        key = self.cache_key()
+        response = cache.get(key)
+        if response is None:
+            return None
+        model = response.model or self.provider.model
+        self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
+                           output_tokens=response.usage.output_tokens, cached=True)
+        self.trace.add(CacheHitStep(self.iteration, start, self.trace.elapsed() - start, key, model,
+                                    response.usage.input_tokens, response.usage.output_tokens))
+        self.obs.emit("on_cache_hit", self.run_id, key, response)
+        return response
+
+    def cache_store(self, response: Response) -> None:
+        if self.config.cache is not None and response.stop_reason != "length":
+            self.config.cache.set(self.cache_key(), response)
+
+    def llm_started(self) -> float:
+        self.obs.emit("on_llm_start", self.run_id, self.iteration, list(self.messages), self.specs)
+        return self.trace.elapsed()
+
+    def llm_finished(self, response: Response, start: float, *, streamed: bool = False) -> None:
+        duration = self.trace.elapsed() - start
+        model = response.model or self.provider.model
+        cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
+                                  output_tokens=response.usage.output_tokens)
+        self.trace.add(LLMCallStep(
+            self.iteration, start, duration, self.provider.name, model,
+            response.usage.input_tokens, response.usage.output_tokens, cost,
+            [c.name for c in response.tool_calls], response.stop_reason, streamed,
+        ))
+        self.obs.emit("on_llm_end", self.run_id, self.iteration, response, duration)
+
+    def llm_failed(self, exc: BaseException, start: float) -> Exception:
+        """Record a provider failure; returns the exception to raise."""
+        message = f"provider '{self.provider.name}' failed in iteration {self.iteration}: {type(exc).__name__}: {exc}"
+        self.trace.add(ErrorStep(self.iteration, start, message, "provider", self.trace.elapsed() - start))
+        if isinstance(exc, RagkitError):
+            return exc
+        error = AgentError(message + "; check the provider's configuration and logs")
+        error.__cause__ = exc
+        return error
+
+    # --- tool calls --------------------------------------------------------------------------
+
+    def precheck(self, call: ToolCall) -> ToolResult | None:
+        """An error result for a call that cannot run (bad JSON, unknown tool), else None."""
+        if call.parse_error:
+            return ToolResult(call.name, (
+                f"error: the arguments for tool '{call.name}' are not valid JSON ({call.parse_error}); "
+                "call it again with a JSON object that matches its schema"
+            ), is_error=True, error_kind="arguments")
+        if call.name not in self.tools:
+            available = ", ".join(self.tools.names()) or "(none)"
+            return ToolResult(call.name, (
+                f"error: unknown tool '{call.name}'{did_you_mean(call.name, self.tools.names())}; "
+                f"available tools: {available}"
+            ), is_error=True, error_kind="unknown_tool")
+        return None
+
+    def tool_started(self, call: ToolCall) -> float:
+        self.obs.emit("on_tool_start", self.run_id, call)
+        return self.trace.elapsed()
+
+    def tools_finished(self, runs: Sequence[ToolRun]) -> None:
+        """Fold results (in call order) into messages, trace, usage, records and citations."""
+        for run in runs:
+            call, result = run.call, run.result
+            self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name))
+            self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
+                                        dict(call.arguments), result.content, result.is_error, result.error_kind))
+            self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
+                                               result.is_error, result.error_kind, self.iteration, result.duration))
+            if call.name in self.tools:
+                self.usage.add_tool(call.name, result.usage, error=result.is_error)
+            for citation in result.citations:
+                if citation not in self.citations:
+                    self.citations.append(citation)
+            if result.is_error:
+                self.trace.add(ErrorStep(self.iteration, run.start, result.content, result.error_kind or "tool"))
+                self.obs.emit("on_tool_error", self.run_id, call, result)
+            else:
+                self.obs.emit("on_tool_end", self.run_id, call, result)
+
+    # --- the end -----------------------------------------------------------------------------
+
+    def finish(self, response: Response | None) -> AgentResult:
+        if response is None:
+            n = self.config.max_iterations
+            content = (f"Stopped after {n} iterations without a final answer (max_iterations={n}). "
+                       "Raise AgentConfig.max_iterations or ask a simpler question.")
+            stop = "max_iterations"
+        else:
+            content = response.content
+            stop = "length" if response.stop_reason == "length" else "stop"
+        if self.memory is not None:
+            self.memory.add(*self.messages[self._new_from:])
+        self.trace.finish()
+        result = AgentResult(
+            content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,
+            usage=self.usage, stop_reason=stop, messages=list(self.messages), citations=self.citations,
+        )
+        self.obs.emit("on_agent_end", self.run_id, result)
+        return result

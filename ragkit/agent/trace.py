@@ -1,0 +1,120 @@
+"""``AgentTrace``: what happened in a run, as typed steps with timings; serializes to JSON.
+
+Steps: ``llm_call`` (a model call), ``tool_call`` (one tool invocation), ``cache_hit`` (a model
+call answered from the response cache) and ``error`` (something that went wrong but did not stop
+the run, or the exception that did). ``start`` is seconds since the run began.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Union
+
+
+@dataclass
+class LLMCallStep:
+    iteration: int
+    start: float
+    duration: float
+    provider: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cost: float = 0.0
+    tool_calls: list[str] = field(default_factory=list)
+    stop_reason: str = ""
+    streamed: bool = False
+    type: ClassVar[str] = "llm_call"
+
+
+@dataclass
+class ToolCallStep:
+    iteration: int
+    start: float
+    duration: float
+    name: str
+    call_id: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    output: str = ""
+    is_error: bool = False
+    error_kind: str | None = None
+    type: ClassVar[str] = "tool_call"
+
+
+@dataclass
+class CacheHitStep:
+    iteration: int
+    start: float
+    duration: float
+    key: str
+    model: str
+    input_tokens: int = 0
+    output_tokens: int = 0
+    type: ClassVar[str] = "cache_hit"
+
+
+@dataclass
+class ErrorStep:
+    iteration: int
+    start: float
+    message: str
+    kind: str = "error"
+    duration: float = 0.0
+    type: ClassVar[str] = "error"
+
+
+TraceStep = Union[LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep]
+_STEP_TYPES: dict[str, type] = {c.type: c for c in (LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep)}
+
+
+def step_to_dict(step: TraceStep) -> dict[str, Any]:
+    return {"type": step.type, **asdict(step)}
+
+
+def step_from_dict(data: dict[str, Any]) -> TraceStep:
+    data = dict(data)
+    kind = data.pop("type")
+    return _STEP_TYPES[kind](**data)
+
+
+@dataclass
+class AgentTrace:
+    """The ordered steps of one run plus its total duration (seconds)."""
+
+    run_id: str = ""
+    steps: list[TraceStep] = field(default_factory=list)
+    duration: float = 0.0
+    _t0: float = field(default_factory=time.perf_counter, repr=False, compare=False)
+
+    def elapsed(self) -> float:
+        return time.perf_counter() - self._t0
+
+    def add(self, step: TraceStep) -> TraceStep:
+        self.steps.append(step)
+        return step
+
+    def of_type(self, kind: str) -> list[TraceStep]:
+        return [s for s in self.steps if s.type == kind]
+
+    def finish(self) -> None:
+        self.duration = self.elapsed()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "duration": self.duration, "steps": [step_to_dict(s) for s in self.steps]}
+
+    def to_json(self, **kwargs: Any) -> str:
+        return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> AgentTrace:
+        return cls(run_id=data.get("run_id", ""), duration=data.get("duration", 0.0),
+                   steps=[step_from_dict(s) for s in data.get("steps", [])])
+
+    @classmethod
+    def from_json(cls, text: str) -> AgentTrace:
+        return cls.from_dict(json.loads(text))
+
+
+__all__ = ["AgentTrace", "CacheHitStep", "ErrorStep", "LLMCallStep", "ToolCallStep", "TraceStep"]
