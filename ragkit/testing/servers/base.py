@@ -178,7 +178,9 @@ class FakeServer:
             return self
         self._httpd = ThreadingHTTPServer((self.host, self._requested_port), _make_handler(self))
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name=type(self).__name__, daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name=type(self).__name__, daemon=True
+        )
         self._thread.start()
         log.debug("%s listening on %s", type(self).__name__, self.url)
         return self
