@@ -1,0 +1,171 @@
+"""PDF and DOCX loaders on generated files, including encrypted, corrupt and text-less PDFs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragkit.errors import LoaderError
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+
+def load(name: str, path: Path) -> list[Document]:
+    return list(loaders.get(name)().load(path, source=path.name))
+
+
+def make_pdf(path: Path, pages: list[str], *, title: str | None = None) -> Path:
+    """A PDF with one page per entry; an empty string makes a page with a drawing but no text."""
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    if title:
+        pdf.set_title(title)
+    for text in pages:
+        pdf.add_page()
+        pdf.set_font("Helvetica", size=12)
+        if text:
+            pdf.multi_cell(0, 8, text)
+        else:
+            pdf.rect(20, 20, 50, 30)
+    pdf.output(str(path))
+    return path
+
+
+def encrypt(src: Path, dst: Path, *, user_password: str) -> Path:
+    from pypdf import PdfReader, PdfWriter
+
+    writer = PdfWriter(clone_from=PdfReader(src))
+    writer.encrypt(user_password=user_password, owner_password="owner-pw", algorithm="RC4-128")
+    with open(dst, "wb") as fh:
+        writer.write(fh)
+    return dst
+
+
+# ---------------------------------------------------------------- pdf
+
+
+def test_pdf_one_document_per_page_with_text(tmp_path: Path) -> None:
+    path = make_pdf(
+        tmp_path / "manual.pdf",
+        ["Radio channel 67 is for work.", "", "The boat carries six people."],
+        title="Field Manual",
+    )
+    docs = load("pdf", path)
+    assert [d.metadata["page"] for d in docs] == [1, 3]  # the drawing-only page 2 is skipped
+    assert "channel 67" in docs[0].text and "six people" in docs[1].text
+    assert docs[0].metadata == {
+        "source": "manual.pdf", "mime": "application/pdf", "title": "Field Manual", "page": 1,
+    }  # fmt: skip
+
+
+def test_pdf_title_falls_back_to_the_file_stem(tmp_path: Path) -> None:
+    [doc] = load("pdf", make_pdf(tmp_path / "untitled-notes.pdf", ["Some text."]))
+    assert doc.metadata["title"] == "untitled-notes"
+
+
+def test_encrypted_pdf_with_a_password(tmp_path: Path) -> None:
+    plain = make_pdf(tmp_path / "plain.pdf", ["Top secret tide data."])
+    path = encrypt(plain, tmp_path / "locked.pdf", user_password="s3cret")
+    with pytest.raises(LoaderError) as info:
+        load("pdf", path)
+    err = info.value
+    assert str(path) in str(err) and err.path == str(path)
+    assert err.reason == "encrypted PDF"
+    assert "qpdf --decrypt" in str(err)
+
+
+def test_encrypted_pdf_with_empty_user_password_is_read(tmp_path: Path) -> None:
+    plain = make_pdf(tmp_path / "plain.pdf", ["Readable after all."])
+    path = encrypt(plain, tmp_path / "owner-only.pdf", user_password="")
+    [doc] = load("pdf", path)
+    assert "Readable after all." in doc.text
+
+
+def test_corrupt_pdf_gives_pypdfs_reason(tmp_path: Path) -> None:
+    path = tmp_path / "garbage.pdf"
+    path.write_bytes(b"this is not a pdf at all \x00\x01\x02" * 20)
+    with pytest.raises(LoaderError) as info:
+        load("pdf", path)
+    err = info.value
+    assert str(path) in str(err) and err.path == str(path)
+    assert (err.reason or "").startswith("corrupt PDF: ") and len(err.reason or "") > len("corrupt PDF: ")
+
+
+def test_truncated_pdf_is_corrupt(tmp_path: Path) -> None:
+    good = make_pdf(tmp_path / "good.pdf", ["Some text on a page."])
+    path = tmp_path / "truncated.pdf"
+    path.write_bytes(good.read_bytes()[:200])
+    with pytest.raises(LoaderError) as info:
+        load("pdf", path)
+    assert (info.value.reason or "").startswith("corrupt PDF")
+
+
+def test_pdf_without_text_suggests_ocr(tmp_path: Path) -> None:
+    path = make_pdf(tmp_path / "scan.pdf", ["", ""])
+    with pytest.raises(LoaderError) as info:
+        load("pdf", path)
+    err = info.value
+    assert str(path) in str(err) and err.reason == "no extractable text"
+    assert "OCR" in str(err) and "2 page(s)" in str(err)
+
+
+# ---------------------------------------------------------------- docx
+
+
+def make_docx(path: Path, *, core_title: str = "") -> Path:
+    import docx
+
+    document = docx.Document()
+    document.core_properties.title = core_title
+    document.add_paragraph("Intro before any heading.")
+    document.add_paragraph("Seabird Census", style="Heading 1")
+    document.add_paragraph("Puffins counted in June.")
+    document.add_paragraph("")
+    table = document.add_table(rows=2, cols=2)
+    for r, row in enumerate([("Species", "Pairs"), ("Puffin", "2340")]):
+        for c, value in enumerate(row):
+            table.cell(r, c).text = value
+    merged = document.add_table(rows=1, cols=3)
+    merged.cell(0, 0).merge(merged.cell(0, 1)).text = "Spans two"
+    merged.cell(0, 2).text = "Third"
+    document.add_paragraph("Closing line.")
+    document.save(str(path))
+    return path
+
+
+def test_docx_paragraphs_headings_and_tables_in_order(tmp_path: Path) -> None:
+    [doc] = load("docx", make_docx(tmp_path / "census.docx"))
+    assert doc.text == (
+        "Intro before any heading.\n\nSeabird Census\n\nPuffins counted in June.\n\n"
+        "Species | Pairs\nPuffin | 2340\n\nSpans two | Third\n\nClosing line."
+    )
+    assert doc.metadata == {
+        "source": "census.docx",
+        "mime": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+        "title": "Seabird Census",
+    }
+
+
+def test_docx_title_from_core_properties(tmp_path: Path) -> None:
+    [doc] = load("docx", make_docx(tmp_path / "r.docx", core_title="Annual Report"))
+    assert doc.metadata["title"] == "Annual Report"
+
+
+def test_corrupt_docx(tmp_path: Path) -> None:
+    path = tmp_path / "broken.docx"
+    path.write_bytes(b"PK\x03\x04 not really a zip file")
+    with pytest.raises(LoaderError) as info:
+        load("docx", path)
+    err = info.value
+    assert str(path) in str(err) and (err.reason or "").startswith("corrupt docx")
+
+
+def test_docx_without_text(tmp_path: Path) -> None:
+    import docx
+
+    path = tmp_path / "blank.docx"
+    docx.Document().save(str(path))
+    with pytest.raises(LoaderError) as info:
+        load("docx", path)
+    assert info.value.reason == "empty file" and str(path) in str(info.value)
