@@ -6,6 +6,10 @@ recursive algorithm, so no chunk spans two sections and every chunk's metadata c
 heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
 (``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
 headings (underlined with ``===``/``---``) are not recognised.
+
+Only Markdown is cut at headings: a document whose ``mime`` says it is something else (a ``#``
+line in plain text or code is a comment, not a heading) is split by the recursive algorithm
+alone, without heading metadata. A document without ``mime`` is taken to be Markdown.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from ragkit.types import Chunk, Document
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
+MARKDOWN_MIMES = frozenset({"text/markdown", "text/x-markdown"})
 
 
 @dataclass(frozen=True)
@@ -57,6 +62,12 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
         heading = _HEADING.match(line)
         if heading:
             yield offset, len(heading.group(1)), (heading.group(2) or "").strip()
+
+
+def is_markdown(doc: Document) -> bool:
+    """True unless the document's ``mime`` names another format."""
+    mime = doc.metadata.get("mime")
+    return not mime or str(mime).split(";")[0].strip().lower() in MARKDOWN_MIMES
 
 
 def sections(text: str) -> list[Section]:
@@ -106,6 +117,8 @@ class MarkdownSplitter:
 
     def split(self, doc: Document) -> list[Chunk]:
         """Chunks of ``doc`` that never span two sections, with ``headings``/``heading`` metadata."""
+        if not is_markdown(doc):
+            return self.recursive.split(doc)
         return make_chunks(doc, self._spans(doc.text))
 
     def _spans(self, text: str) -> Iterator[tuple[Span, dict[str, Any]]]:
@@ -115,4 +128,4 @@ class MarkdownSplitter:
                 yield span, {"headings": list(section.headings), "heading": heading}
 
 
-__all__ = ["MarkdownSplitter", "Section", "sections"]
+__all__ = ["MARKDOWN_MIMES", "MarkdownSplitter", "Section", "is_markdown", "sections"]

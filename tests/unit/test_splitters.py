@@ -317,6 +317,15 @@ def test_markdown_crlf_and_indented_headings() -> None:
     check_invariants(text, chunks, 100, len)
 
 
+def test_markdown_splitter_leaves_other_formats_to_the_recursive_algorithm() -> None:
+    text = "# a shell comment\necho hi\n# another comment\necho bye"
+    splitter = MarkdownSplitter(chunk_size=100, chunk_overlap=0, unit="chars")
+    plain = splitter.split(doc(text, mime="text/x-shellscript"))
+    assert [c.text for c in plain] == [text] and "heading" not in plain[0].metadata
+    md = splitter.split(doc(text, mime="text/markdown; charset=utf-8"))
+    assert [c.metadata["heading"] for c in md] == ["a shell comment", "another comment"]
+
+
 def test_markdown_unclosed_fence_hides_the_rest() -> None:
     text = "# A\n\n```\n# not heading\n\n## nor this"
     assert [s.headings for s in sections(text)] == [("A",)]
