@@ -68,6 +68,11 @@ class RetrieverSpec(ComponentSpec):
     top_k: int = Field(default=5, ge=1)
 
 
+class IndexingSpec(_Strict):
+    #: chunks per embed/store/commit batch; a crash loses at most one batch of work
+    flush_chunks: int = Field(default=4096, ge=1)
+
+
 class PipelineSpec(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -78,6 +83,7 @@ class PipelineSpec(_Strict):
     embedder: EmbedderSpec = Field(default_factory=EmbedderSpec)
     store: StoreSpec = Field(default_factory=StoreSpec)
     retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
+    indexing: IndexingSpec = Field(default_factory=IndexingSpec)
     #: where the spec came from (for error messages); not part of the YAML
     origin: str = Field(default="<defaults>", exclude=True)
 

@@ -50,9 +50,10 @@ class IndexingPipeline:
         *,
         index_dir: str | Path | None = None,
         strict: bool = False,
-        flush_chunks: int = 4096,
+        flush_chunks: int | None = None,
         progress: Progress | None = None,
     ) -> None:
+        flush_chunks = flush_chunks if flush_chunks is not None else spec.indexing.flush_chunks
         if flush_chunks < 1:
             raise ConfigError(f"flush_chunks must be at least 1 (got {flush_chunks})")
         self.kb = KnowledgeBase(spec, index_dir)
@@ -71,7 +72,8 @@ class IndexingPipeline:
         if not paths:
             raise ConfigError("nothing to index: pass PATH arguments or list sources.paths in the pipeline")
         roots = make_roots(paths)
-        files = discover(roots, self.spec.sources, skip_dirs=[self.index_dir])
+        files = list(discover(roots, self.spec.sources, skip_dirs=[self.index_dir]))
+        self.progress("total", len(files))
         units = (Unit.from_file(f) for f in files)
         return self._run(units, prune_roots=roots)
 
@@ -114,6 +116,7 @@ class _Run:
         self.seen: set[str] = set()
         self.batch: list[Prepared] = []
         self.batch_chunks = 0
+        self.missing: set[str] = set()
 
     def execute(self, units: Iterator[Unit]) -> IndexReport:
         t0 = time.perf_counter()
@@ -168,6 +171,7 @@ class _Run:
             log.warning("removing %d chunks left in the store by an interrupted run", len(orphans))
             store.delete(sorted(orphans))
             store.persist()
+        self.missing = missing
         if missing:
             dirty = self.catalog.sources_of_chunks(missing)
             log.warning("%d sources were left incomplete by an interrupted run; redoing them", len(dirty))
@@ -234,7 +238,8 @@ class _Run:
         new_chunks = [c for p in batch for c in p.chunks]
         old_ids = {cid for ids in old.values() for cid in ids}
         new_ids = {c.id for c in new_chunks}
-        to_add = [c for c in new_chunks if c.id not in old_ids]
+        # ids the catalog already had are in the store (after reconcile), except the missing ones
+        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
         vectors = self._vectors(to_add)
         store = self.kb.store
         stale = sorted(old_ids - new_ids)

@@ -80,7 +80,7 @@ class Preparer:
                 return p
             self._split(docs, p)
         except LoaderError as exc:
-            p.error = exc.reason or str(exc)
+            p.error = _reason(exc, unit)
             p.chunks, p.tokens = [], []
             log.warning("skipped %s: %s", unit.source, p.error)
         return p
@@ -142,6 +142,15 @@ class Preparer:
             check_options(cls, opts, section=f"loaders.{ext}", kind="loader", name=name, origin=self.spec.origin)
             self._loaders[key] = cls(**opts)
         return self._loaders[key]
+
+
+def _reason(exc: LoaderError, unit: Unit) -> str:
+    """The error's full message (it carries the fix) without the leading path."""
+    msg = str(exc)
+    for prefix in (exc.path, str(unit.path) if unit.path else None, unit.source):
+        if prefix and msg.startswith(f"{prefix}: "):
+            return msg[len(prefix) + 2 :]
+    return msg or (exc.reason or "unreadable")
 
 
 def _read_bytes(path: Path) -> bytes:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import time
 from collections.abc import Sequence
 
 import numpy as np
@@ -22,8 +23,12 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 @embedders.register("hashing")
 class HashingEmbedder(Embedder):
-    def __init__(self, *, dimension: int = 256, model: str = "hashing", price_per_million: float = 0.0) -> None:
+    def __init__(
+        self, *, dimension: int = 256, model: str = "hashing", price_per_million: float = 0.0, delay: float = 0.0
+    ) -> None:
+        """``delay`` seconds of sleep per embed call simulate a slow model (crash tests)."""
         super().__init__()
+        self.delay = delay
         if dimension < 2:
             raise ConfigError(f"dimension must be at least 2 (got {dimension})")
         self._dimension = dimension
@@ -39,6 +44,8 @@ class HashingEmbedder(Embedder):
         return len(_WORD.findall(text))
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if self.delay:
+            time.sleep(self.delay)
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for i, text in enumerate(texts):
             words = [w.lower() for w in _WORD.findall(text)]

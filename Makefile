@@ -1,0 +1,43 @@
+# Two commands do all the set-up on a fresh machine:
+#   make demo   - create .venv, install, index data/ and answer a question, fully offline
+#   make test   - create .venv, install everything the tests need, run the whole test suite
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+PIP    := $(BIN)/python -m pip install --quiet --disable-pip-version-check
+# torch first, pinned: on CPU-only machines 2.13.0 resolves to a CPU wheel, while an unpinned
+# install (pulled in by sentence-transformers) downloads a multi-gigabyte CUDA build.
+TORCH  := torch==2.13.0
+export HF_HUB_OFFLINE := 1
+export TOKENIZERS_PARALLELISM := false
+
+.PHONY: demo test test-fast bench lint clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.demo-installed: $(BIN)/python pyproject.toml constraints.txt
+	$(PIP) $(TORCH)
+	$(PIP) -c constraints.txt -e '.[local,faiss]'
+	touch $@
+
+$(VENV)/.test-installed: $(VENV)/.demo-installed
+	$(PIP) -c constraints.txt -e '.[test]'
+	touch $@
+
+demo: $(VENV)/.demo-installed
+	$(BIN)/ragkit index data/ --pipeline pipelines/default.yaml
+	$(BIN)/ragkit search "Who established the observatory on Skerrow Island?" -k 3
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest
+
+test-fast: $(VENV)/.test-installed
+	$(BIN)/python -m pytest -m "not slow"
+
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check ragkit tests
+
+clean:
+	rm -rf $(VENV) .ragkit .pytest_cache

@@ -1,0 +1,123 @@
+"""`ragkit index` and `ragkit status`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import click
+
+from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@pipeline_option
+@index_option
+@click.option("--strict", is_flag=True, help="Fail the run at the first file that cannot be read.")
+@json_option
+def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, strict: bool, as_json: bool) -> None:
+    """Build or update the index from files and folders.
+
+    Incremental: unchanged files are skipped by content hash, changed files replace exactly their
+    own chunks, deleted files leave the index. Files that cannot be read are skipped and listed
+    with the reason (use --strict to fail instead).
+
+    \b
+    Examples:
+      ragkit index data/
+      ragkit index docs/ notes/ --pipeline pipelines/default.yaml --index .ragkit/docs
+      ragkit index data/ --json | jq .chunks_added
+    """
+    from ragkit.knowledge import resolve_spec
+    from ragkit.pipeline import IndexingPipeline
+
+    spec, idx = resolve_spec(pipeline, index_dir)
+    with _Progress(disable=as_json or not sys.stderr.isatty()) as progress:
+        pipe = IndexingPipeline(spec, index_dir=idx, strict=strict, progress=progress)
+        report = pipe.index_paths(list(paths))
+    if as_json:
+        echo_json(report.to_dict())
+        return
+    for line in report.summary_lines():
+        click.echo(line)
+
+
+class _Progress:
+    """tqdm bars on stderr: files processed, chunks embedded and stored."""
+
+    def __init__(self, *, disable: bool) -> None:
+        self.disable = disable
+        self.bars: dict[str, Any] = {}
+
+    def __enter__(self) -> _Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+    def __call__(self, event: str, n: int) -> None:
+        if self.disable:
+            return
+        from tqdm import tqdm
+
+        if event == "total":
+            self.bars["file"] = tqdm(total=n, desc="files", unit="file", file=sys.stderr, position=0)
+            return
+        if event not in self.bars:
+            unit = "file" if event == "file" else "chunk"
+            self.bars[event] = tqdm(desc=f"{event}s", unit=unit, file=sys.stderr, position=len(self.bars))
+        self.bars[event].update(n)
+
+
+@click.command()
+@pipeline_option
+@index_option
+@click.option("--verify", is_flag=True, help="Check the vector store against the catalog and report drift.")
+@json_option
+def status(pipeline: str | None, index_dir: str | None, verify: bool, as_json: bool) -> None:
+    """Show what is in the index: counts, size, last run, skipped files.
+
+    With --verify, compare the chunk ids in the vector store with the catalog; exits with
+    status 1 when they drift (run `ragkit index` again to repair).
+    """
+    from ragkit.status import index_status
+
+    info = index_status(pipeline=pipeline, index=index_dir, verify=verify)
+    if as_json:
+        echo_json(info)
+    else:
+        _print_status(info)
+    if verify and not info["verify"]["ok"]:
+        sys.exit(1)
+
+
+def _print_status(info: dict[str, Any]) -> None:
+    t = info["totals"]
+    click.echo(f"index: {info['index_dir']}  ({info['size_bytes'] / 1e6:.1f} MB on disk)")
+    click.echo(f"pipeline: store {info['store']}, embedder {info['embedder']}")
+    click.echo(f"sources: {t['sources']} indexed, {t['skipped']} skipped; chunks: {t['chunks']} ({t['chunk_tokens']:,} tokens)")
+    last = info.get("last_run")
+    if last:
+        s = last["stats"]
+        click.echo(
+            f"last run: #{last['id']} {last['status']} at {last['finished_at'] or last['started_at']} "
+            f"({len(s.get('added', []))} added, {len(s.get('updated', []))} updated, "
+            f"{len(s.get('removed', []))} removed, {last['embedding_tokens']:,} embedding tokens, {last['seconds']:.1f} s)"
+        )
+    for src, reason in info["skipped"]:
+        click.echo(f"  skipped {src}: {reason}")
+    if "verify" in info:
+        v = info["verify"]
+        if v["ok"]:
+            click.echo(f"verify: ok ({v['store_count']} chunks in the store match the catalog)")
+        else:
+            click.echo(
+                f"verify: DRIFT: {len(v['missing_from_store'])} catalog chunks missing from the store, "
+                f"{len(v['orphans_in_store'])} store chunks unknown to the catalog; run `ragkit index` to repair"
+            )
+
+
+__all__ = ["index", "status", "Path"]

@@ -1,0 +1,61 @@
+"""The `ragkit` command. Thin: parses options, calls the library, prints.
+
+This is the only place that turns RagkitError into messages and exit codes. Command modules
+import heavy libraries inside their functions, so `ragkit --help` stays fast.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from ragkit.cli import index_cmd, pipeline_cmd, search_cmd
+
+
+class RagkitGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        from ragkit.errors import RagkitError
+
+        try:
+            return super().invoke(ctx)
+        except RagkitError as exc:
+            click.secho(f"error: {exc}", fg="red", err=True)
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            click.echo("interrupted", err=True)
+            ctx.exit(130)
+        return None
+
+
+@click.group(cls=RagkitGroup, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.option("-v", "--verbose", count=True, help="More log output (-vv for debug).")
+@click.option("-q", "--quiet", is_flag=True, help="Only errors.")
+@click.version_option(package_name="ragkit")
+def cli(verbose: int, quiet: bool) -> None:
+    """ragkit: turn a folder of documents into a searchable knowledge base.
+
+    \b
+    Quick start:
+      ragkit index data/                 # build or update the index in .ragkit/index
+      ragkit search "when was it built"  # semantic search over it
+      ragkit status                      # what is in the index
+    Every command takes --help. Pipelines are YAML files (see pipelines/default.yaml).
+    """
+    level = logging.ERROR if quiet else (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+
+
+cli.add_command(index_cmd.index)
+cli.add_command(index_cmd.status)
+cli.add_command(search_cmd.search)
+cli.add_command(pipeline_cmd.pipeline)
+
+
+def main() -> None:
+    cli(prog_name="ragkit")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,46 @@
+"""`ragkit search`."""
+
+from __future__ import annotations
+
+import textwrap
+
+import click
+
+from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
+
+
+@click.command()
+@click.argument("query")
+@click.option("-k", "--top-k", "k", type=click.IntRange(min=1), default=None, help="Number of results (default: the pipeline's retriever.top_k, 5).")
+@click.option("--source", "source_glob", default=None, help="Only search sources matching this glob, e.g. 'docs/*.md'.")
+@click.option("--retriever", default=None, help="Override the pipeline's retriever (dense, bm25, hybrid).")
+@pipeline_option
+@index_option
+@json_option
+def search(query: str, k: int | None, source_glob: str | None, retriever: str | None,
+           pipeline: str | None, index_dir: str | None, as_json: bool) -> None:
+    """Semantic search over the index; prints score, source, page and the matching text.
+
+    \b
+    Examples:
+      ragkit search "who founded the observatory"
+      ragkit search "opening hours" -k 3 --source '*.md' --json
+    """
+    from ragkit.knowledge import KnowledgeBase
+
+    flt = {"source": {"$glob": source_glob}} if source_glob else None
+    with KnowledgeBase.open(pipeline=pipeline, index=index_dir) as kb:
+        hits = kb.search(query, k=k, filter=flt, kind=retriever)
+    if as_json:
+        echo_json([{"rank": i, "id": h.id, "score": h.score, **h.metadata} for i, h in enumerate(hits, 1)])
+        return
+    if not hits:
+        click.echo("no results")
+    for i, h in enumerate(hits, 1):
+        m = h.metadata
+        where = m.get("source", "?") + (f"  p.{m['page']}" if m.get("page") is not None else "")
+        if m.get("heading"):
+            where += f"  § {m['heading']}"
+        click.echo(click.style(f"{i}. {h.score:.3f}  ", bold=True) + click.style(where, fg="cyan"))
+        text = " ".join(str(m.get("text", "")).split())
+        click.echo(textwrap.indent(textwrap.fill(textwrap.shorten(text, 600, placeholder=" …"), 96), "   "))
