@@ -75,11 +75,11 @@ def is_injected(annotation: Any) -> bool:
 
 def signature_params(fn: Callable[..., Any], inject: set[str]) -> tuple[list[inspect.Parameter], dict[str, Any], set[str]]:
     """(visible parameters, their resolved annotations, names of injected parameters)."""
+    sig = inspect.signature(fn)
     try:
         hints = get_type_hints(fn, include_extras=True)
-    except Exception as exc:  # unresolvable forward references
-        raise ToolError(f"tool {fn.__name__!r}: cannot resolve its type hints ({exc}); import the types at module level") from exc
-    sig = inspect.signature(fn)
+    except Exception:  # an unresolvable forward reference; fine on injected parameters only
+        hints = _resolve_each(fn, sig, inject)
     visible: list[inspect.Parameter] = []
     injected: set[str] = set()
     unknown = inject - set(sig.parameters)
@@ -91,13 +91,36 @@ def signature_params(fn: Callable[..., Any], inject: set[str]) -> tuple[list[ins
     for p in sig.parameters.values():
         if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
             continue
-        if p.name in inject or is_injected(hints.get(p.name)):
+        if p.name in inject or is_injected(hints.get(p.name)) or hints.get(p.name) is INJECTED:
             injected.add(p.name)
             continue
         if p.kind is p.POSITIONAL_ONLY:
             raise ToolError(f"tool {fn.__name__!r}: positional-only parameter {p.name!r} is not supported; drop the '/'")
         visible.append(p)
     return visible, hints, injected
+
+
+def _resolve_each(fn: Callable[..., Any], sig: inspect.Signature, inject: set[str]) -> dict[str, Any]:
+    """Resolve annotations one by one so an injected parameter's type may stay unimportable
+    (e.g. imported under TYPE_CHECKING); a visible parameter's must resolve."""
+    hints: dict[str, Any] = {}
+    namespace = getattr(fn, "__globals__", {})
+    for name, p in sig.parameters.items():
+        ann = p.annotation
+        if isinstance(ann, str):
+            try:
+                ann = eval(ann, dict(namespace), {})  # noqa: S307 - the function's own annotation
+            except Exception as exc:
+                if name in inject or ann.replace(" ", "").startswith("Injected["):
+                    hints[name] = INJECTED
+                    continue
+                raise ToolError(
+                    f"tool {getattr(fn, '__name__', fn)!r}: cannot resolve the type of parameter {name!r} "
+                    f"({exc}); import the type at module level or mark the parameter Injected"
+                ) from exc
+        if ann is not inspect.Parameter.empty:
+            hints[name] = ann
+    return hints
 
 
 def build_model(name: str, params: list[inspect.Parameter], hints: dict[str, Any], docs: dict[str, str]) -> type:
