@@ -185,14 +185,19 @@ def _param_text(spec: ToolSpec) -> str:
 
 
 def choose_tool(question: str, tools: Sequence[ToolSpec]) -> ToolSpec:
-    """The tool whose name, description and parameters share most words with the question."""
+    """The tool whose name, description and parameters share most words with the question;
+    ties go to a search-like tool (a ``query``/``question`` parameter), then to the first."""
     wanted = set(terms(question))
 
     def overlap(spec: ToolSpec) -> int:
         text = f"{spec.name.replace('_', ' ').replace('-', ' ')} {spec.description} {_param_text(spec)}"
         return len(wanted & set(terms(text)))
 
-    return max(tools, key=lambda spec: (overlap(spec), -tools.index(spec)))
+    def generic(spec: ToolSpec) -> bool:  # on a tie, a search tool is the natural home of a question
+        names = [spec.name, *spec.parameters.get("properties", {})]
+        return any(_looks_like_search(n) or n in ("query", "question") for n in names)
+
+    return max(tools, key=lambda spec: (overlap(spec), generic(spec), -tools.index(spec)))
 
 
 def _is_string(schema: dict[str, Any]) -> bool:
