@@ -15,6 +15,7 @@ from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
     arguments_json,
+    fit_to_signature,
     http_status_info,
     make_tool_call,
 )
@@ -176,14 +177,22 @@ class OpenAIProvider(RemoteProvider[Any, Any]):
         request.update(self.merged_params(params))
         return request
 
+    def _create(self, request: dict[str, Any]) -> Any:
+        create = self.client.chat.completions.create
+        return create(**fit_to_signature(create, request))
+
+    def _acreate(self, request: dict[str, Any]) -> Any:
+        create = self.aclient.chat.completions.create
+        return create(**fit_to_signature(create, request))
+
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
         request = self._request(messages, tools, params)
-        completion = self._call(lambda: self.client.chat.completions.create(**request), "chat completion")
+        completion = self._call(lambda: self._create(request), "chat completion")
         return from_completion(completion, self.model)
 
     async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
         request = self._request(messages, tools, params)
-        completion = await self._acall(lambda: self.aclient.chat.completions.create(**request), "chat completion")
+        completion = await self._acall(lambda: self._acreate(request), "chat completion")
         return from_completion(completion, self.model)
 
     def _stream_request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]) -> dict[str, Any]:
@@ -193,11 +202,11 @@ class OpenAIProvider(RemoteProvider[Any, Any]):
 
     def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
         request = self._stream_request(messages, tools, params)
-        return self._drive_stream(lambda: self.client.chat.completions.create(**request), OpenAIStream(self.model))
+        return self._drive_stream(lambda: self._create(request), OpenAIStream(self.model))
 
     def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
         request = self._stream_request(messages, tools, params)
-        return self._adrive_stream(lambda: self.aclient.chat.completions.create(**request), OpenAIStream(self.model))
+        return self._adrive_stream(lambda: self._acreate(request), OpenAIStream(self.model))
 
 
 @providers.register("ollama")

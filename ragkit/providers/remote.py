@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib.util
+import inspect
 import json
 import logging
 import os
@@ -58,6 +59,25 @@ def arguments_json(call: ToolCall) -> str:
     if call.parse_error and call.raw_arguments is not None:
         return call.raw_arguments
     return json.dumps(call.arguments)
+
+
+def fit_to_signature(method: Callable[..., Any], request: dict[str, Any]) -> dict[str, Any]:
+    """Keep the keyword arguments ``method`` accepts; send the rest in ``extra_body``.
+
+    SDK versions differ in which sampling parameters they name (e.g. the anthropic SDK 2.x has
+    no ``temperature`` argument); the API still accepts them in the JSON body.
+    """
+    try:
+        accepted = inspect.signature(method).parameters
+    except (TypeError, ValueError):
+        return request
+    if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in accepted.values()):
+        return request
+    kwargs = {k: v for k, v in request.items() if k in accepted}
+    extra = {k: v for k, v in request.items() if k not in accepted}
+    if extra:
+        kwargs["extra_body"] = {**(kwargs.get("extra_body") or {}), **extra}
+    return kwargs
 
 
 class StreamAccumulator:
@@ -242,6 +262,7 @@ __all__ = [
     "RemoteProvider",
     "StreamAccumulator",
     "arguments_json",
+    "fit_to_signature",
     "http_status_info",
     "make_tool_call",
     "parse_tool_arguments",

@@ -1,0 +1,216 @@
+"""The Anthropic Messages API provider, through the ``anthropic`` SDK.
+
+System prompts go to the top-level ``system`` field; tool calls are ``tool_use`` content blocks
+and tool results are ``tool_result`` blocks inside a user message (consecutive results, and any
+user text that directly follows them, are merged into one user message, as the API requires
+alternating roles). Streaming uses the raw event stream (not the SDK's helper, which would raise
+on malformed tool JSON): ``input_json_delta`` fragments are joined per content block.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator, Sequence
+from typing import Any
+
+from ragkit.providers.base import Message, Response, StreamEvent, ToolSpec, Usage
+from ragkit.providers.remote import (
+    RemoteProvider,
+    StreamAccumulator,
+    fit_to_signature,
+    http_status_info,
+    make_tool_call,
+)
+from ragkit.registry import providers
+from ragkit.retry import ErrorInfo
+
+DEFAULT_MAX_TOKENS = 1024
+_STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
+
+
+def _blocks(content: Any) -> list[dict[str, Any]]:
+    if isinstance(content, list):
+        return content
+    return [{"type": "text", "text": content}] if content else []
+
+
+def _append(wire: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]]) -> None:
+    """Append a message, merging it into the previous one when the role repeats."""
+    if wire and wire[-1]["role"] == role:
+        wire[-1]["content"] = _blocks(wire[-1]["content"]) + blocks
+    else:
+        wire.append({"role": role, "content": blocks})
+
+
+def to_wire(messages: Sequence[Message]) -> tuple[str | None, list[dict[str, Any]]]:
+    """ragkit messages -> (system prompt, Messages API messages)."""
+    system = [m.content for m in messages if m.role == "system" and m.content]
+    wire: list[dict[str, Any]] = []
+    for m in messages:
+        if m.role == "system":
+            continue
+        if m.role == "tool":
+            block = {"type": "tool_result", "tool_use_id": m.tool_call_id or "", "content": m.content}
+            _append(wire, "user", [block])
+        elif m.role == "assistant":
+            blocks = _blocks(m.content) + [
+                {"type": "tool_use", "id": c.id, "name": c.name, "input": c.arguments} for c in m.tool_calls
+            ]
+            _append(wire, "assistant", blocks or [{"type": "text", "text": ""}])
+        else:
+            _append(wire, "user", _blocks(m.content) or [{"type": "text", "text": ""}])
+    for message in wire:  # plain single-text messages stay plain strings
+        content = message["content"]
+        if len(content) == 1 and content[0]["type"] == "text":
+            message["content"] = content[0]["text"]
+    return ("\n\n".join(system) if system else None), wire
+
+
+def to_wire_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | None:
+    if not tools:
+        return None
+    return [{"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools]
+
+
+def _input_tokens(usage: Any) -> int:
+    total = 0
+    for attr in ("input_tokens", "cache_creation_input_tokens", "cache_read_input_tokens"):
+        total += int(getattr(usage, attr, 0) or 0)
+    return total
+
+
+def from_message(message: Any, model: str) -> Response:
+    text = "".join(b.text for b in message.content if b.type == "text")
+    calls = tuple(make_tool_call(b.id, b.name, b.input) for b in message.content if b.type == "tool_use")
+    usage = Usage(_input_tokens(message.usage), int(message.usage.output_tokens or 0))
+    stop = "tool_calls" if calls else _STOP.get(message.stop_reason or "end_turn", message.stop_reason)
+    return Response(content=text, tool_calls=calls, usage=usage, model=message.model or model, stop_reason=stop)
+
+
+class AnthropicStream(StreamAccumulator):
+    """Accumulates raw Messages stream events."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.tools: dict[int, dict[str, Any]] = {}
+        self.stop: str | None = None
+        self.input_tokens = 0
+        self.output_tokens = 0
+
+    def feed(self, event: Any) -> str:
+        kind = event.type
+        if kind == "message_start":
+            self.model = event.message.model or self.model
+            self.input_tokens = _input_tokens(event.message.usage)
+            self.output_tokens = int(event.message.usage.output_tokens or 0)
+        elif kind == "content_block_start" and event.content_block.type == "tool_use":
+            block = event.content_block
+            self.tools[event.index] = {"id": block.id, "name": block.name, "parts": []}
+        elif kind == "content_block_delta":
+            delta = event.delta
+            if delta.type == "text_delta":
+                self.text.append(delta.text)
+                return str(delta.text)
+            if delta.type == "input_json_delta" and event.index in self.tools:
+                self.tools[event.index]["parts"].append(delta.partial_json)
+        elif kind == "message_delta":
+            self.stop = event.delta.stop_reason or self.stop
+            if event.usage is not None:
+                self.output_tokens = int(event.usage.output_tokens or 0)
+                if getattr(event.usage, "input_tokens", None):
+                    self.input_tokens = _input_tokens(event.usage)
+        return ""
+
+    def result(self) -> Response:
+        calls = tuple(
+            make_tool_call(t["id"], t["name"], "".join(t["parts"])) for _, t in sorted(self.tools.items())
+        )
+        stop = "tool_calls" if calls else _STOP.get(self.stop or "end_turn", self.stop or "stop")
+        return Response(content="".join(self.text), tool_calls=calls, model=self.model, stop_reason=stop,
+                        usage=Usage(self.input_tokens, self.output_tokens))
+
+
+@providers.register("anthropic")
+class AnthropicProvider(RemoteProvider[Any, Any]):
+    """``AnthropicProvider(model="claude-3-5-haiku-latest")``; ``max_tokens`` defaults to 1024."""
+
+    name = "anthropic"
+    default_model = "claude-3-5-haiku-latest"
+    env_vars = ("ANTHROPIC_API_KEY",)
+    sdk_package = "anthropic"
+    sdk_module = "anthropic"
+    extra = "anthropic"
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "timeout": self.timeout, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return kwargs
+
+    def _make_client(self) -> Any:
+        import anthropic
+
+        return anthropic.Anthropic(**self._client_kwargs())
+
+    def _make_async_client(self) -> Any:
+        import anthropic
+
+        return anthropic.AsyncAnthropic(**self._client_kwargs())
+
+    def classify(self, exc: BaseException) -> ErrorInfo | None:
+        import anthropic
+
+        if isinstance(exc, anthropic.APITimeoutError):
+            return ErrorInfo(True, None, f"request timed out after {self.timeout:g}s")
+        if isinstance(exc, anthropic.APIConnectionError):
+            cause = exc.__cause__ or exc
+            return ErrorInfo(True, None, f"cannot connect to {self.base_url or 'api.anthropic.com'}: {cause}")
+        if isinstance(exc, anthropic.APIStatusError):
+            return http_status_info(exc.status_code, exc.body, exc.message, exc.response.headers)
+        if isinstance(exc, anthropic.APIError):
+            return ErrorInfo(False, None, exc.message)
+        return None
+
+    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]) -> dict[str, Any]:
+        system, wire = to_wire(messages)
+        request: dict[str, Any] = {"model": self.model, "messages": wire, "max_tokens": DEFAULT_MAX_TOKENS}
+        if system:
+            request["system"] = system
+        wire_tools = to_wire_tools(tools)
+        if wire_tools:
+            request["tools"] = wire_tools
+        merged = self.merged_params(params)
+        if "stop" in merged:
+            stop = merged.pop("stop")
+            merged["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        request.update(merged)
+        return request
+
+    def _create(self, request: dict[str, Any]) -> Any:
+        create = self.client.messages.create
+        return create(**fit_to_signature(create, request))
+
+    def _acreate(self, request: dict[str, Any]) -> Any:
+        create = self.aclient.messages.create
+        return create(**fit_to_signature(create, request))
+
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+        request = self._request(messages, tools, params)
+        message = self._call(lambda: self._create(request), "message")
+        return from_message(message, self.model)
+
+    async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+        request = self._request(messages, tools, params)
+        message = await self._acall(lambda: self._acreate(request), "message")
+        return from_message(message, self.model)
+
+    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+        request = {**self._request(messages, tools, params), "stream": True}
+        return self._drive_stream(lambda: self._create(request), AnthropicStream(self.model))
+
+    def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
+        request = {**self._request(messages, tools, params), "stream": True}
+        return self._adrive_stream(lambda: self._acreate(request), AnthropicStream(self.model))
+
+
+__all__ = ["AnthropicProvider", "AnthropicStream", "from_message", "to_wire", "to_wire_tools"]
