@@ -43,28 +43,42 @@ ZIP_DATE = (2023, 3, 1, 9, 0, 0)
 REPORT_TITLE = "Skerrow Observatory Annual Report 2022"
 REPORT: list[tuple[str, str]] = [
     ("Heading 1", "Director's summary"),
-    ("Normal", "2022 was the observatory's first full year without pandemic restrictions. Forty-one "
-     "visiting researchers from nine countries stayed on the island, and the summer field course "
-     "of the School of Ocean Sciences returned after a two-year break."),
-    ("Normal", "The highlight of the year was the opening of the new boathouse at Gull Haven on "
-     "9 September 2022. It replaces the winch house that was damaged in the storm of 1953 and "
-     "never fully repaired, and it has a slipway long enough for the station's rigid inflatable."),
+    (
+        "Normal",
+        "2022 was the observatory's first full year without pandemic restrictions. Forty-one "
+        "visiting researchers from nine countries stayed on the island, and the summer field course "
+        "of the School of Ocean Sciences returned after a two-year break.",
+    ),
+    (
+        "Normal",
+        "The highlight of the year was the opening of the new boathouse at Gull Haven on "
+        "9 September 2022. It replaces the winch house that was damaged in the storm of 1953 and "
+        "never fully repaired, and it has a slipway long enough for the station's rigid inflatable.",
+    ),
     ("Heading 1", "Finances"),
-    ("Normal", "Total expenditure for the year was 1.42 million pounds. The University of Port "
-     "Aldous provided 61 percent of the budget, research grants 30 percent, and the Calder "
-     "Maritime Trust and visitor income the remaining 9 percent. The largest single cost was the "
-     "boathouse, at 386,000 pounds."),
+    (
+        "Normal",
+        "Total expenditure for the year was 1.42 million pounds. The University of Port "
+        "Aldous provided 61 percent of the budget, research grants 30 percent, and the Calder "
+        "Maritime Trust and visitor income the remaining 9 percent. The largest single cost was the "
+        "boathouse, at 386,000 pounds.",
+    ),
     ("Heading 1", "People"),
-    ("Normal", "At the end of 2022 the observatory employed eleven permanent staff and six "
-     "seasonal field assistants. Dr. Priya Lindqvist joined as data manager in March, and the "
-     "long-serving boatman Hamish Grieve retired in October after thirty-one years on the island."),
+    (
+        "Normal",
+        "At the end of 2022 the observatory employed eleven permanent staff and six "
+        "seasonal field assistants. Dr. Priya Lindqvist joined as data manager in March, and the "
+        "long-serving boatman Hamish Grieve retired in October after thirty-one years on the island.",
+    ),
     ("Heading 1", "Research output"),
-    ("Normal", "Staff and visitors published 27 peer-reviewed papers using Skerrow data in 2022. "
-     "The most cited was a study of storm surges in the Calder Sound over 130 years, which "
-     "combined the modern radar record with the digitised float gauge charts."),
+    (
+        "Normal",
+        "Staff and visitors published 27 peer-reviewed papers using Skerrow data in 2022. "
+        "The most cited was a study of storm surges in the Calder Sound over 130 years, which "
+        "combined the modern radar record with the digitised float gauge charts.",
+    ),
     ("Heading 1", "Data availability"),
-    ("Normal", "The table below gives the share of the year for which each instrument delivered "
-     "valid data."),
+    ("Normal", "The table below gives the share of the year for which each instrument delivered valid data."),
 ]
 AVAILABILITY = [
     ("Instrument", "Availability", "Main gap"),
@@ -76,45 +90,57 @@ AVAILABILITY = [
 
 MANUAL_TITLE = "Skerrow Field Safety Manual"
 MANUAL_PAGES: list[tuple[str, list[str]]] = [
-    ("1. Arrival and shore safety", [
-        "Every new arrival completes the safety induction with the station manager within two "
-        "hours of landing, before going beyond the Long Hut garden wall.",
-        "The two-person rule: nobody works alone on the shore below the mean high water mark. "
-        "The second person stays within sight and carries a handheld radio.",
-        "Lifejackets are worn on the jetty, on the slipway and on any boat. Hard hats are worn in "
-        "the powder store and below the north cliffs.",
-        "The safest time to visit the gauge well at Gull Haven is the hour either side of low "
-        "water. Never enter the well itself.",
-    ]),
-    ("2. Radio procedures", [
-        "The station's radio callsign is Skerrow Base. The radio room is in the Long Hut hall.",
-        "VHF channel 16 is reserved for distress and calling. Routine traffic between the station "
-        "and the field parties uses the working channel, VHF channel 67.",
-        "The station checks in with the Port Aldous coastguard every day at 08:00 and 20:00. If "
-        "two scheduled checks are missed, the coastguard will send a vessel to investigate.",
-        "Field parties report by radio to Skerrow Base every two hours while away from the Long "
-        "Hut, giving their position and the number of people in the party.",
-    ]),
-    ("3. Boat operations", [
-        "The station boat is Tern, a 5.8-metre rigid inflatable with a 60-horsepower outboard "
-        "engine. She may carry no more than six people, including the coxswain.",
-        "Tern is not launched when the wind is above force 5 on the Beaufort scale or the waves "
-        "are higher than 1.5 metres. The coxswain's decision not to launch is final.",
-        "Only staff holding a powerboat level 2 certificate may take the helm. A second crew "
-        "member always stays with the boat while others are ashore on the skerries.",
-        "After each trip the engine is flushed with fresh water and the fuel level is written in "
-        "the boat log kept in the boathouse.",
-    ]),
-    ("4. Emergencies", [
-        "In a medical emergency call the coastguard on VHF channel 16 or by satellite telephone. "
-        "The satellite telephone is kept in the red grab bag by the radio.",
-        "The rescue helicopter lands on the flat plateau north of the summit cairn of Beacon "
-        "Knoll, marked by white-painted stones in the shape of a letter H.",
-        "The defibrillator hangs in the Long Hut kitchen, next to the main first-aid kit. A second "
-        "first-aid kit is kept in the Wren Hut and a third in the boathouse.",
-        "If the island must be evacuated, everyone gathers at the muster point in front of the "
-        "Long Hut door and the station manager counts heads against the sign-out board.",
-    ]),
+    (
+        "1. Arrival and shore safety",
+        [
+            "Every new arrival completes the safety induction with the station manager within two "
+            "hours of landing, before going beyond the Long Hut garden wall.",
+            "The two-person rule: nobody works alone on the shore below the mean high water mark. "
+            "The second person stays within sight and carries a handheld radio.",
+            "Lifejackets are worn on the jetty, on the slipway and on any boat. Hard hats are worn in "
+            "the powder store and below the north cliffs.",
+            "The safest time to visit the gauge well at Gull Haven is the hour either side of low "
+            "water. Never enter the well itself.",
+        ],
+    ),
+    (
+        "2. Radio procedures",
+        [
+            "The station's radio callsign is Skerrow Base. The radio room is in the Long Hut hall.",
+            "VHF channel 16 is reserved for distress and calling. Routine traffic between the station "
+            "and the field parties uses the working channel, VHF channel 67.",
+            "The station checks in with the Port Aldous coastguard every day at 08:00 and 20:00. If "
+            "two scheduled checks are missed, the coastguard will send a vessel to investigate.",
+            "Field parties report by radio to Skerrow Base every two hours while away from the Long "
+            "Hut, giving their position and the number of people in the party.",
+        ],
+    ),
+    (
+        "3. Boat operations",
+        [
+            "The station boat is Tern, a 5.8-metre rigid inflatable with a 60-horsepower outboard "
+            "engine. She may carry no more than six people, including the coxswain.",
+            "Tern is not launched when the wind is above force 5 on the Beaufort scale or the waves "
+            "are higher than 1.5 metres. The coxswain's decision not to launch is final.",
+            "Only staff holding a powerboat level 2 certificate may take the helm. A second crew "
+            "member always stays with the boat while others are ashore on the skerries.",
+            "After each trip the engine is flushed with fresh water and the fuel level is written in "
+            "the boat log kept in the boathouse.",
+        ],
+    ),
+    (
+        "4. Emergencies",
+        [
+            "In a medical emergency call the coastguard on VHF channel 16 or by satellite telephone. "
+            "The satellite telephone is kept in the red grab bag by the radio.",
+            "The rescue helicopter lands on the flat plateau north of the summit cairn of Beacon "
+            "Knoll, marked by white-painted stones in the shape of a letter H.",
+            "The defibrillator hangs in the Long Hut kitchen, next to the main first-aid kit. A second "
+            "first-aid kit is kept in the Wren Hut and a third in the boathouse.",
+            "If the island must be evacuated, everyone gathers at the muster point in front of the "
+            "Long Hut door and the station manager counts heads against the sign-out board.",
+        ],
+    ),
 ]
 
 
@@ -135,7 +161,7 @@ def build_docx(path: Path) -> None:
     table.style = "Table Grid"
     for row in AVAILABILITY:
         cells = table.add_row().cells
-        for cell, value in zip(cells, row):
+        for cell, value in zip(cells, row, strict=True):
             cell.text = value
     document.add_paragraph("Data availability was computed over 365 days of 2022.")
     buffer = io.BytesIO()

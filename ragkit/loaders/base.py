@@ -86,8 +86,7 @@ def check_file(path: Path, *, max_bytes: int) -> None:
     if path.is_symlink() and not path.exists():
         target = os.readlink(path)
         raise LoaderError(
-            f"{where}: broken symlink (points to {target!r}, which does not exist); "
-            "fix or remove the link",
+            f"{where}: broken symlink (points to {target!r}, which does not exist); fix or remove the link",
             path=where,
             reason="broken symlink",
         )
@@ -147,9 +146,7 @@ def read_text(path: Path) -> str:
             raise _decode_error(where, exc, "UTF-8") from None
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     if not text.strip():
-        raise LoaderError(
-            f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file"
-        )
+        raise LoaderError(f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file")
     return text
 
 

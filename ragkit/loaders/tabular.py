@@ -140,7 +140,7 @@ def _json_records(path: Path, text: str) -> list[tuple[int, Mapping[str, Any]]]:
         if not isinstance(value, dict):
             raise LoaderError(
                 f"{path}: line {lineno} is a JSON {type(value).__name__}, not an object; "
-                "each line must be one JSON object like {\"text\": \"...\"}",
+                'each line must be one JSON object like {"text": "..."}',
                 path=str(path),
                 reason=f"not a JSON object on line {lineno}",
             )

@@ -78,6 +78,7 @@ class UnstructuredLoader(Loader):
 
 def _partition(path: Path) -> list[Any]:
     partition = _import_partition()
+    guard_nlp_downloads()
     where = str(path)
     try:
         return list(partition(filename=where))
@@ -120,7 +121,6 @@ def _import_partition() -> Any:
         raise MissingDependencyError("unstructured", "unstructured", "reading this file type")
     from unstructured.partition.auto import partition
 
-    guard_nlp_downloads()
     return partition
 
 

@@ -318,7 +318,9 @@ def test_jsonl_line_that_is_not_an_object(tmp_path: Path) -> None:
 
 
 def test_csv_rows_become_documents(tmp_path: Path) -> None:
-    path = write(tmp_path, "facts.csv", "id,text,author\n1,Puffins nest here.,Ana\n2,,Ben\n3,\"Seals, pups.\",Cy\n")
+    path = write(
+        tmp_path, "facts.csv", 'id,text,author\n1,Puffins nest here.,Ana\n2,,Ben\n3,"Seals, pups.",Cy\n'
+    )
     docs = load("csv", path, id_field="id", metadata_fields=["author"])
     assert [d.text for d in docs] == ["Puffins nest here.", "Seals, pups."]
     assert docs[1].metadata == {
@@ -338,3 +340,19 @@ def test_csv_custom_delimiter_and_text_field(tmp_path: Path) -> None:
     path = write(tmp_path, "semi.csv", "body;n\nhello;1\n")
     [doc] = load("csv", path, text_field="body", delimiter=";")
     assert doc.text == "hello" and doc.metadata["row"] == 0
+
+
+def test_importing_every_loader_module_stays_light() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "import ragkit.loaders.base, ragkit.loaders.text, ragkit.loaders.markdown, ragkit.loaders.pdf\n"
+        "import ragkit.loaders.html, ragkit.loaders.docx, ragkit.loaders.tabular\n"
+        "import ragkit.loaders.unstructured\n"
+        "heavy = ('pypdf', 'bs4', 'docx', 'unstructured', 'spacy', 'yaml', 'torch')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
