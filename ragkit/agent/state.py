@@ -62,7 +62,9 @@ class RunState:
         system = [Message(role="system", content=self.config.system_prompt)] \
             if self.config.system_prompt and not has_system else []
         messages = [*system, *history, *new]
-        return messages, len(system) + len(history)
+        if self.memory is not None:  # the window bounds what is sent, not only what is kept
+            messages = self.memory.trim(messages)
+        return messages, max(0, len(messages) - len(new))
 
     # --- model calls -------------------------------------------------------------------------
 
