@@ -1,0 +1,176 @@
+"""BM25Index: incremental upserts and deletes, exact filters, persistence, validation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ragkit.errors import StoreError
+from ragkit.registry import retrievers
+from ragkit.retrieval.base import Retriever
+from ragkit.retrieval.bm25 import FILE_NAME, BM25Index, BM25Retriever
+
+from .helpers import CORPUS as DOCS
+
+pytest.importorskip("bm25s")
+
+
+
+def build(path: Path | None = None, **kwargs: object) -> BM25Index:
+    index = BM25Index(path=path, **kwargs)  # type: ignore[arg-type]
+    index.add(list(DOCS), [t for t, _ in DOCS.values()], [m for _, m in DOCS.values()])
+    return index
+
+
+def test_search_ranks_by_bm25_and_returns_text() -> None:
+    hits = build().search("fox", k=10)
+    assert [h.id for h in hits] == ["a2", "a1"]  # a2 says "fox" twice (after stemming "foxes")
+    assert hits[0].score >= hits[1].score > 0
+    assert hits[0].text and hits[0].source == "animals/fox.md"
+
+
+def test_stemming_matches_inflections() -> None:
+    assert {h.id for h in build(stemmer="english").search("foxes", k=10)} == {"a1", "a2"}
+    assert {h.id for h in build(stemmer=None).search("foxes", k=10)} == {"a2"}
+
+
+def test_documents_without_query_terms_are_not_returned() -> None:
+    index = build()
+    assert [h.id for h in index.search("bread", k=10)] == ["c1"]
+    assert index.search("zeppelin", k=10) == []
+    assert index.search("the of and", k=10) == []  # only stopwords
+
+
+def test_upsert_replaces_text_and_metadata() -> None:
+    index = build()
+    index.add(["c1"], ["A fox recipe"], [{"source": "food/fox.txt", "page": 9}])
+    assert index.count() == 5
+    assert index.search("bread", k=5) == []
+    hit = next(h for h in index.search("fox", k=5) if h.id == "c1")
+    assert hit.metadata["source"] == "food/fox.txt"
+
+
+def test_delete_removes_from_results_and_counts() -> None:
+    index = build()
+    index.search("fox", k=5)  # build the matrices, then change the corpus
+    index.delete(["a1", "missing-id"])
+    assert index.count() == 4
+    assert index.ids() == {"a2", "b1", "b2", "c1"}
+    assert [h.id for h in index.search("fox", k=5)] == ["a2"]
+    index.delete(list(index.ids()))
+    assert index.count() == 0 and index.search("fox", k=5) == []
+
+
+def test_statistics_follow_updates() -> None:
+    """A rebuilt index scores exactly like one built from scratch on the same corpus."""
+    incremental = build()
+    incremental.search("python", k=5)
+    incremental.delete(["a1"])
+    incremental.add(["d1"], ["python python tutorial"], [{"source": "code/tut.md"}])
+    scratch = BM25Index()
+    rows = {k: v for k, v in DOCS.items() if k != "a1"}
+    scratch.add(list(rows), [t for t, _ in rows.values()], [m for _, m in rows.values()])
+    scratch.add(["d1"], ["python python tutorial"], [{"source": "code/tut.md"}])
+    got = [(h.id, round(h.score, 5)) for h in incremental.search("python tutorial", k=5)]
+    assert got == [(h.id, round(h.score, 5)) for h in scratch.search("python tutorial", k=5)]
+    assert got[0][0] == "d1"
+
+
+@pytest.mark.parametrize(
+    ("flt", "expected"),
+    [
+        ({"source": "code/python.md"}, {"b1"}),
+        ({"source": {"$glob": "animals/*"}}, {"b2"}),
+        ({"source": {"$in": ["animals/snake.md", "food/bake.txt"]}}, {"b2"}),
+        ({"page": {"$gte": 2}}, set()),
+        ({"missing_field": 1}, set()),
+    ],
+)
+def test_filters_are_evaluated_exactly(flt: dict[str, object], expected: set[str]) -> None:
+    assert {h.id for h in build().search("python", k=10, filter=flt)} == expected
+
+
+def test_filtered_search_returns_top_k_among_matching_documents() -> None:
+    index = BM25Index()
+    ids = [f"d{i:03d}" for i in range(60)]
+    # the 50 "big" docs mention the term three times and outrank the 10 "small" ones
+    texts = ["alpha alpha alpha" if i < 50 else "alpha beta gamma delta" for i in range(60)]
+    index.add(ids, texts, [{"group": "big" if i < 50 else "small"} for i in range(60)])
+    hits = index.search("alpha", k=5, filter={"group": "small"})
+    assert len(hits) == 5 and all(h.metadata["group"] == "small" for h in hits)
+
+
+def test_unknown_filter_operator_is_an_error() -> None:
+    with pytest.raises(StoreError, match=r"unknown filter operator '\$regex'"):
+        build().search("fox", filter={"source": {"$regex": ".*"}})
+
+
+def test_persist_and_reopen(tmp_path: Path) -> None:
+    index = build(tmp_path / "bm25")
+    index.delete(["c1"])
+    index.persist()
+    assert (tmp_path / "bm25" / FILE_NAME).is_file()
+    assert [p.name for p in (tmp_path / "bm25").iterdir()] == [FILE_NAME]  # no temp files left
+    reopened = BM25Index(path=tmp_path / "bm25")
+    assert reopened.ids() == {"a1", "a2", "b1", "b2"}
+    before = [(h.id, h.score, h.metadata) for h in index.search("python fox", k=5)]
+    assert [(h.id, h.score, h.metadata) for h in reopened.search("python fox", k=5)] == before
+
+
+def test_reopen_with_other_tokenizer_settings_retokenizes(tmp_path: Path) -> None:
+    build(tmp_path, stemmer=None).persist()
+    stemmed = BM25Index(path=tmp_path, stemmer="english")
+    assert {h.id for h in stemmed.search("foxes", k=5)} == {"a1", "a2"}
+
+
+def test_corrupt_file_is_reported_with_the_line(tmp_path: Path) -> None:
+    build(tmp_path).persist()
+    file = tmp_path / FILE_NAME
+    file.write_text(file.read_text().replace('{"id": "b1"', '{"id" "b1"', 1))
+    with pytest.raises(StoreError, match=rf"{FILE_NAME}:\d+: corrupt row"):
+        BM25Index(path=tmp_path)
+
+
+def test_unknown_format_is_reported(tmp_path: Path) -> None:
+    (tmp_path / FILE_NAME).write_text(json.dumps({"format": "other", "version": 9}) + "\n")
+    with pytest.raises(StoreError, match="unsupported BM25 index format"):
+        BM25Index(path=tmp_path)
+
+
+def test_in_memory_persist_is_a_no_op() -> None:
+    build().persist()
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"method": "okapi"}, "unknown BM25 method 'okapi'"),
+        ({"k1": 0}, "k1 must be positive"),
+        ({"b": 1.5}, "b must be between 0 and 1"),
+        ({"stemmer": "klingon"}, "unknown stemmer language 'klingon'"),
+    ],
+)
+def test_constructor_validation(kwargs: dict[str, object], message: str) -> None:
+    with pytest.raises(StoreError, match=message):
+        BM25Index(**kwargs)  # type: ignore[arg-type]
+
+
+def test_add_validation() -> None:
+    index = BM25Index()
+    with pytest.raises(StoreError, match="needs as many texts"):
+        index.add(["a", "b"], ["only one"], [{}, {}])
+    with pytest.raises(StoreError, match="not JSON-serializable"):
+        index.add(["a"], ["text"], [{"when": object()}])
+    with pytest.raises(StoreError, match="ids must be non-empty strings"):
+        index.add([""], ["text"], [{}])
+    with pytest.raises(StoreError, match="k must be at least 1"):
+        index.search("x", k=0)
+
+
+def test_retriever_is_registered_and_passes_filters() -> None:
+    assert retrievers.get("bm25") is BM25Retriever
+    retriever = BM25Retriever(index=build())
+    assert isinstance(retriever, Retriever)
+    assert [h.id for h in retriever.retrieve("python", k=3, filter={"source": {"$glob": "code/*"}})] == ["b1"]
