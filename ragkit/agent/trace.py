@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Union
+from typing import Any, ClassVar
 
 
 @dataclass
@@ -65,7 +65,7 @@ class ErrorStep:
     type: ClassVar[str] = "error"
 
 
-TraceStep = Union[LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep]
+TraceStep = LLMCallStep | ToolCallStep | CacheHitStep | ErrorStep
 _STEP_TYPES: dict[str, type] = {c.type: c for c in (LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep)}
 
 

@@ -16,13 +16,13 @@ import itertools
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from ragkit.errors import ProviderError
 from ragkit.providers.base import BaseProvider, Message, Response, ToolCall, ToolSpec, Usage
 from ragkit.registry import providers
 
-ScriptItem = Union[Response, str, Callable[[Sequence[Message], Sequence[ToolSpec]], Union[Response, str]]]
+ScriptItem = Response | str | Callable[[Sequence[Message], Sequence[ToolSpec]], Response | str]
 _ids = itertools.count(1)
 
 

@@ -8,7 +8,15 @@ import logging
 import pytest
 
 from ragkit import pricing
-from ragkit.agent import Agent, AgentConfig, AgentResult, AgentTrace, ConversationMemory, Observer, RecordingObserver
+from ragkit.agent import (
+    Agent,
+    AgentConfig,
+    AgentResult,
+    AgentTrace,
+    ConversationMemory,
+    Observer,
+    RecordingObserver,
+)
 from ragkit.cache import InMemoryCache
 from ragkit.providers.base import Response, Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

@@ -75,7 +75,7 @@ def test_schema_for_each_supported_type(annotation: object, expected: dict) -> N
 
 def test_optional_is_nullable_and_not_required() -> None:
     @tool
-    def f(q: str, tag: Optional[str] = None) -> str:  # noqa: UP007 - Optional is what we test
+    def f(q: str, tag: Optional[str] = None) -> str:  # noqa: UP045 - Optional is what we test
         return q
 
     assert f.parameters["properties"]["tag"] == {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
