@@ -217,12 +217,11 @@ class OllamaProvider(OpenAIProvider):
     default_model = "llama3.2"
     env_vars = ("OLLAMA_API_KEY",)
     requires_key = False
+    placeholder_key = "ollama"
     default_base_url = "http://localhost:11434/v1"
 
     def __init__(self, *, base_url: str | None = None, **kwargs: Any) -> None:
         super().__init__(base_url=base_url or self.default_base_url, **kwargs)
-        if self.api_key == "unused":
-            self.api_key = "ollama"
 
 
 __all__ = ["OllamaProvider", "OpenAIProvider", "OpenAIStream", "from_completion", "to_wire_messages", "to_wire_tools"]

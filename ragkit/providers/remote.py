@@ -100,6 +100,7 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
     sdk_module = ""
     extra = ""
     requires_key = True
+    placeholder_key = "unused"  # sent when requires_key is False and no key is configured
 
     def __init__(
         self,
@@ -149,7 +150,7 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
             if value:
                 return value
         if not self.requires_key:
-            return "unused"
+            return self.placeholder_key
         var = self.env_vars[0]
         others = f" (or {', '.join(self.env_vars[1:])})" if len(self.env_vars) > 1 else ""
         raise ProviderError(

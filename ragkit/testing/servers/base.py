@@ -74,6 +74,11 @@ class Disconnect:
 
 
 @dataclass(frozen=True)
+class Hang:
+    """Never answer (until the server stops): the client's read timeout fires."""
+
+
+@dataclass(frozen=True)
 class JSONReply:
     """Anything else: a raw status, JSON body and headers, sent as is."""
 
@@ -82,7 +87,7 @@ class JSONReply:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-Reply = TextReply | ToolCallReply | ErrorReply | Disconnect | JSONReply
+Reply = TextReply | ToolCallReply | ErrorReply | Disconnect | Hang | JSONReply
 
 
 # ---------------------------------------------------------------- wire-level answers
@@ -105,7 +110,7 @@ class SSE:
     headers: dict[str, str] = field(default_factory=dict)
 
 
-HTTPAnswer = JSONReply | SSE | Disconnect
+HTTPAnswer = JSONReply | SSE | Disconnect | Hang
 
 
 # ---------------------------------------------------------------- helpers for subclasses
@@ -170,12 +175,14 @@ class FakeServer:
         self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
         self._queues: dict[str, deque[Reply]] = {}
+        self._stopping = threading.Event()
         self.requests: list[RecordedRequest] = []
 
     # -- lifecycle
     def start(self) -> FakeServer:
         if self._httpd is not None:
             return self
+        self._stopping.clear()
         self._httpd = ThreadingHTTPServer((self.host, self._requested_port), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
@@ -188,6 +195,7 @@ class FakeServer:
     def stop(self) -> None:
         if self._httpd is None:
             return
+        self._stopping.set()  # releases handlers parked on a Hang reply
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread is not None:
@@ -250,7 +258,7 @@ class FakeServer:
 
     def answer(self, request: RecordedRequest) -> HTTPAnswer:
         reply = self._next_reply(request.path)
-        if isinstance(reply, Disconnect | JSONReply):
+        if isinstance(reply, Disconnect | Hang | JSONReply):
             return reply
         if isinstance(reply, ErrorReply):
             headers = dict(reply.headers)
@@ -293,7 +301,9 @@ def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
             self._write(answer)
 
         def _write(self, answer: HTTPAnswer) -> None:
-            if isinstance(answer, Disconnect):
+            if isinstance(answer, Hang):
+                server._stopping.wait(timeout=60)
+            if isinstance(answer, Disconnect | Hang):
                 self.close_connection = True
                 return
             if isinstance(answer, SSE):

@@ -10,7 +10,7 @@ from ragkit.providers.base import StreamEvent
 from ragkit.providers.cohere import CohereProvider
 from ragkit.registry import providers
 from ragkit.retry import RetryPolicy
-from ragkit.testing.servers import Disconnect, FakeCohereServer, ToolCall, ToolCallReply
+from ragkit.testing.servers import Disconnect, FakeCohereServer, Hang, ToolCall, ToolCallReply
 
 pytestmark = pytest.mark.network_local
 
@@ -156,3 +156,10 @@ def test_async_twins(server, policy, sleeps, question, weather_tool) -> None:
     assert len(sleeps) == 2 and sleeps[1] == 2.0
     done = events[-1].response
     assert done is not None and done.tool_calls[0].arguments == {"city": "Quito"}
+
+
+def test_timeout_is_classified_and_retried(server, policy, sleeps, question) -> None:
+    server.enqueue(Hang())
+    server.enqueue_text("ok")
+    assert make(server, policy, timeout=0.05).complete(question).content == "ok"
+    assert len(sleeps) == 1
