@@ -112,3 +112,14 @@ def test_matches_pytrec_eval_on_seeded_random_runs() -> None:
     for qid in qrels:
         for their_name, our_name in pairs:
             assert ours.per_query[qid][our_name] == pytest.approx(theirs[qid][their_name], abs=1e-9), (qid, our_name)
+
+
+def test_exponential_gain_ndcg() -> None:
+    dcg = (2**2 - 1) / math.log2(2) + 0 + (2**3 - 1) / math.log2(4)  # b, x, a
+    ideal = 7 / math.log2(2) + 3 / math.log2(3) + 3 / math.log2(4)  # a, b, e
+    result = evaluate({"q": {d: 5.0 - i for i, d in enumerate(RANKING)}}, {"q": GRADED}, metrics=["ndcg_exp@3"])
+    assert result.mean["ndcg_exp@3"] == pytest.approx(dcg / ideal)
+    binary = {"a": 1, "b": 1}
+    assert ndcg_at_k(["x", "a"], binary, k=5, gain="exponential") == pytest.approx(ndcg_at_k(["x", "a"], binary, k=5))
+    with pytest.raises(ConfigError, match="unknown nDCG gain 'cubic'"):
+        ndcg_at_k(["a"], binary, k=1, gain="cubic")
