@@ -77,8 +77,9 @@ def _json_rows(path: Path, required: tuple[str, ...]) -> Iterator[dict[str, Any]
         except json.JSONDecodeError as exc:
             raise DatasetError(f"{path}:{number}: invalid JSON ({exc.msg})", path=str(path)) from exc
         if not isinstance(row, dict):
-            raise DatasetError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}",
-                               path=str(path))
+            raise DatasetError(
+                f"{path}:{number}: expected a JSON object, got {type(row).__name__}", path=str(path)
+            )
         for key in required:
             if key not in row:
                 raise DatasetError(f"{path}:{number}: missing the field {key!r}", path=str(path))
@@ -91,7 +92,9 @@ def read_corpus(path: Path) -> dict[str, BeirDocument]:
     for row in _json_rows(path, ("_id", "text")):
         meta = row.get("metadata") or {}
         corpus[row["_id"]] = BeirDocument(
-            id=row["_id"], title=str(row.get("title") or ""), text=str(row["text"] or ""),
+            id=row["_id"],
+            title=str(row.get("title") or ""),
+            text=str(row["text"] or ""),
             metadata=dict(meta) if isinstance(meta, dict) else {},
         )
     return corpus
@@ -119,8 +122,9 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
         except ValueError as exc:
             if index == 0:
                 continue  # header line, e.g. "query-id corpus-id score"
-            raise DatasetError(f"{path}:{number}: the score {score!r} is not a number",
-                               path=str(path)) from exc
+            raise DatasetError(
+                f"{path}:{number}: the score {score!r} is not a number", path=str(path)
+            ) from exc
         qrels.setdefault(qid, {})[did] = rel
     return qrels
 
@@ -135,13 +139,15 @@ def load_beir(directory: str | Path, *, split: str = "test") -> BeirDataset:
         splits = sorted(p.stem for p in (root / "qrels").glob("*.tsv")) if (root / "qrels").is_dir() else []
         raise DatasetError(
             f"qrels file not found: {qrels_path}; available splits: {', '.join(splits) or 'none'}",
-            path=str(qrels_path), reason="missing",
+            path=str(qrels_path),
+            reason="missing",
         )
     corpus = read_corpus(root / "corpus.jsonl")
     queries = read_queries(root / "queries.jsonl")
     qrels = read_qrels(qrels_path)
     unknown = [qid for qid in qrels if qid not in queries]
     if unknown:
-        log.warning("%s: %d judged queries are not in queries.jsonl (e.g. %s)",
-                    qrels_path, len(unknown), unknown[0])
+        log.warning(
+            "%s: %d judged queries are not in queries.jsonl (e.g. %s)", qrels_path, len(unknown), unknown[0]
+        )
     return BeirDataset(name=root.name, corpus=corpus, queries=queries, qrels=qrels, split=split)

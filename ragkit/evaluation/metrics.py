@@ -113,6 +113,8 @@ def map_at_k(ranking: Sequence[str], qrels: Mapping[str, int], *, k: int) -> flo
 
 
 MetricFn = Callable[..., float]
+
+
 def ndcg_exp_at_k(ranking: Sequence[str], qrels: Mapping[str, int], *, k: int) -> float:
     """nDCG@k with the exponential gain 2**rel - 1 (see the module docstring)."""
     return ndcg_at_k(ranking, qrels, k=k, gain="exponential")

@@ -28,8 +28,13 @@ log = logging.getLogger(__name__)
 _VERSIONED = ("ragkit", "numpy", "bm25s", "sentence-transformers", "torch", "duckdb")
 # the issue's five metrics, plus nDCG with exponential gain (how the msmarco-5k README's figures are computed)
 EVAL_METRICS: tuple[str, ...] = (*DEFAULT_METRICS, "ndcg_exp@10")
-_STANDARD_COLUMNS = {"ndcg@10": "ndcg_10", "recall@10": "recall_10", "recall@100": "recall_100",
-                     "mrr@10": "mrr_10", "map@100": "map_100"}
+_STANDARD_COLUMNS = {
+    "ndcg@10": "ndcg_10",
+    "recall@10": "recall_10",
+    "recall@100": "recall_100",
+    "mrr@10": "mrr_10",
+    "map@100": "map_100",
+}
 
 
 @dataclass(frozen=True)
@@ -53,13 +58,17 @@ class RetrieverResult:
 
     def to_dict(self, *, per_query: bool = True) -> dict[str, Any]:
         out: dict[str, Any] = {
-            "retriever": self.name, "metrics": self.mean,
+            "retriever": self.name,
+            "metrics": self.mean,
             "latency_ms": {"p50": self.latency_p50_ms, "p95": self.latency_p95_ms},
-            "total_seconds": self.total_seconds, "num_queries": len(self.per_query),
+            "total_seconds": self.total_seconds,
+            "num_queries": len(self.per_query),
         }
         if per_query:
-            out["per_query"] = {qid: {"metrics": m, "ranked_ids": self.ranked_ids.get(qid, [])[:10]}
-                                for qid, m in self.per_query.items()}
+            out["per_query"] = {
+                qid: {"metrics": m, "ranked_ids": self.ranked_ids.get(qid, [])[:10]}
+                for qid, m in self.per_query.items()
+            }
         return out
 
 
@@ -75,8 +84,11 @@ class EvalReport:
 
     def to_dict(self, *, per_query: bool = True) -> dict[str, Any]:
         return {
-            "created": self.created, "k": self.k, "metrics": list(self.metrics),
-            "num_queries": self.num_queries, "skipped_queries": self.skipped_queries,
+            "created": self.created,
+            "k": self.k,
+            "metrics": list(self.metrics),
+            "num_queries": self.num_queries,
+            "skipped_queries": self.skipped_queries,
             "versions": self.versions,
             "results": [r.to_dict(per_query=per_query) for r in self.results.values()],
         }
@@ -91,17 +103,24 @@ class EvalReport:
         head = ["retriever", *self.metrics, "p50 ms", "p95 ms"]
         lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
         for r in self.results.values():
-            cells = [r.name, *(f"{r.mean[m]:.4f}" for m in self.metrics),
-                     f"{r.latency_p50_ms:.1f}", f"{r.latency_p95_ms:.1f}"]
+            cells = [
+                r.name,
+                *(f"{r.mean[m]:.4f}" for m in self.metrics),
+                f"{r.latency_p50_ms:.1f}",
+                f"{r.latency_p95_ms:.1f}",
+            ]
             lines.append("| " + " | ".join(cells) + " |")
         lines.append("")
-        lines.append(f"{self.num_queries} judged queries, top {self.k} retrieved; metrics as trec_eval "
-                     "defines them (nDCG gain = graded relevance, ideal DCG from all judged documents); "
-                     "ndcg_exp uses the gain 2^rel - 1.")
+        lines.append(
+            f"{self.num_queries} judged queries, top {self.k} retrieved; metrics as trec_eval "
+            "defines them (nDCG gain = graded relevance, ideal DCG from all judged documents); "
+            "ndcg_exp uses the gain 2^rel - 1."
+        )
         return "\n".join(lines)
 
-    def append_to_duckdb(self, path: str | Path, *, dataset: str,
-                         params: Mapping[str, Any] | None = None) -> int:
+    def append_to_duckdb(
+        self, path: str | Path, *, dataset: str, params: Mapping[str, Any] | None = None
+    ) -> int:
         """Append one row per retriever to the ``eval_results`` table; returns the rows written.
 
         ``params`` maps a retriever name to its parameters (or holds shared parameters under
@@ -118,9 +137,18 @@ class EvalReport:
                 std = [r.mean.get(m) for m in _STANDARD_COLUMNS]
                 con.execute(
                     "INSERT INTO eval_results VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    [self.created, dataset, r.name, json.dumps(row_params, default=str),
-                     json.dumps(r.mean), *std, len(r.per_query), r.latency_p50_ms, r.latency_p95_ms,
-                     json.dumps(self.versions)],
+                    [
+                        self.created,
+                        dataset,
+                        r.name,
+                        json.dumps(row_params, default=str),
+                        json.dumps(r.mean),
+                        *std,
+                        len(r.per_query),
+                        r.latency_p50_ms,
+                        r.latency_p95_ms,
+                        json.dumps(self.versions),
+                    ],
                 )
         finally:
             con.close()
@@ -147,8 +175,9 @@ def package_versions(names: Sequence[str] = _VERSIONED) -> dict[str, str]:
     return out
 
 
-def _run_one(name: str, retriever: Retriever, queries: Mapping[str, str], k: int,
-             progress: bool) -> tuple[dict[str, dict[str, float]], dict[str, list[str]], list[float], float]:
+def _run_one(
+    name: str, retriever: Retriever, queries: Mapping[str, str], k: int, progress: bool
+) -> tuple[dict[str, dict[str, float]], dict[str, list[str]], list[float], float]:
     from tqdm import tqdm
 
     first = next(iter(queries.values()))
@@ -163,8 +192,10 @@ def _run_one(name: str, retriever: Retriever, queries: Mapping[str, str], k: int
         latencies.append((time.perf_counter() - t0) * 1000.0)
         ids = [h.id for h in hits]
         if len(set(ids)) != len(ids) or len(ids) > k:
-            raise ConfigError(f"retriever {name!r} returned duplicate ids or more than k={k} hits "
-                              f"for query {qid!r}; this is a bug in the retriever")
+            raise ConfigError(
+                f"retriever {name!r} returned duplicate ids or more than k={k} hits "
+                f"for query {qid!r}; this is a bug in the retriever"
+            )
         ranked[qid] = ids
         # Scores for trec_eval ordering: strictly decreasing by rank, so the retriever's order wins.
         run[qid] = {doc: float(len(ids) - i) for i, doc in enumerate(ids)}
@@ -186,16 +217,28 @@ def run_retrieval_eval(
         raise ConfigError("run_retrieval_eval needs at least one retriever")
     judged = {qid: text for qid, text in queries.items() if qrels.get(qid)}
     if not judged:
-        raise ConfigError(f"none of the {len(queries)} queries has relevance judgments; check the qrels split")
+        raise ConfigError(
+            f"none of the {len(queries)} queries has relevance judgments; check the qrels split"
+        )
     results: dict[str, RetrieverResult] = {}
     for name, retriever in retrievers.items():
         run, ranked, latencies, total = _run_one(name, retriever, judged, k, progress)
         scored = evaluate(run, {qid: qrels[qid] for qid in judged}, metrics=metrics)
-        results[name] = RetrieverResult(name=name, mean=scored.mean, per_query=scored.per_query,
-                                        ranked_ids=ranked, latencies_ms=latencies, total_seconds=total)
+        results[name] = RetrieverResult(
+            name=name,
+            mean=scored.mean,
+            per_query=scored.per_query,
+            ranked_ids=ranked,
+            latencies_ms=latencies,
+            total_seconds=total,
+        )
         log.info("eval %s: %s", name, {m: round(v, 4) for m, v in scored.mean.items()})
     return EvalReport(
-        results=results, metrics=tuple(metrics), k=k, num_queries=len(judged),
-        skipped_queries=len(queries) - len(judged), versions=package_versions(),
+        results=results,
+        metrics=tuple(metrics),
+        k=k,
+        num_queries=len(judged),
+        skipped_queries=len(queries) - len(judged),
+        versions=package_versions(),
         created=datetime.now(timezone.utc).replace(tzinfo=None).isoformat(timespec="seconds"),
     )

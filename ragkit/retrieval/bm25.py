@@ -89,8 +89,11 @@ class _Analyzer:
         if not texts:
             return []
         out = self._bm25s.tokenize(
-            list(texts), stopwords=self.stopwords or [], stemmer=self._stem,
-            return_ids=False, show_progress=False,
+            list(texts),
+            stopwords=self.stopwords or [],
+            stemmer=self._stem,
+            return_ids=False,
+            show_progress=False,
         )
         return [list(tokens) for tokens in out]
 
@@ -143,11 +146,11 @@ class BM25Index:
                 f"bm25: add() needs as many texts and metadata as ids "
                 f"(got {len(ids)} ids, {len(texts)} texts, {len(metas)} metadata)"
             )
-        for doc_id, meta in zip(ids, metas):
+        for doc_id, meta in zip(ids, metas, strict=True):
             _check_row(doc_id, meta)
         tokens = self._analyzer.tokenize([str(t) for t in texts])
         with self._lock:
-            for doc_id, text, toks, meta in zip(ids, texts, tokens, metas):
+            for doc_id, text, toks, meta in zip(ids, texts, tokens, metas, strict=True):
                 self._docs[doc_id] = _Doc(str(text), tuple(toks), dict(meta))
             if ids:
                 self._engine = None
@@ -263,14 +266,20 @@ class BM25Index:
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise StoreError(f"{file}:{number}: corrupt row ({exc.msg}); delete the file and re-index") from exc
+                raise StoreError(
+                    f"{file}:{number}: corrupt row ({exc.msg}); delete the file and re-index"
+                ) from exc
         if same_tokens:
             tokens = [row["tokens"] for row in rows]
         else:
-            log.info("bm25: tokenizer settings changed (%s -> %s); re-tokenizing %d documents",
-                     {k: stored.get(k) for k in self._analyzer.config}, self._analyzer.config, len(rows))
+            log.info(
+                "bm25: tokenizer settings changed (%s -> %s); re-tokenizing %d documents",
+                {k: stored.get(k) for k in self._analyzer.config},
+                self._analyzer.config,
+                len(rows),
+            )
             tokens = self._analyzer.tokenize([row["text"] for row in rows])
-        for row, toks in zip(rows, tokens):
+        for row, toks in zip(rows, tokens, strict=True):
             self._docs[row["id"]] = _Doc(row["text"], tuple(toks), dict(row.get("metadata") or {}))
 
 

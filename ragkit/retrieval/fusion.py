@@ -42,7 +42,9 @@ def _collect(result_lists: Sequence[Sequence[SearchHit]]) -> tuple[dict[str, Met
     return meta, best_rank
 
 
-def _ranked(scores: dict[str, float], meta: dict[str, Metadata], best_rank: dict[str, int]) -> list[SearchHit]:
+def _ranked(
+    scores: dict[str, float], meta: dict[str, Metadata], best_rank: dict[str, int]
+) -> list[SearchHit]:
     order = sorted(scores, key=lambda d: (-scores[d], best_rank[d], d))
     return [SearchHit(id=d, score=scores[d], metadata=meta[d]) for d in order]
 
@@ -59,7 +61,7 @@ def reciprocal_rank_fusion(
     ws = _weights(len(result_lists), weights)
     meta, best_rank = _collect(result_lists)
     scores: dict[str, float] = {}
-    for w, hits in zip(ws, result_lists):
+    for w, hits in zip(ws, result_lists, strict=True):
         seen: set[str] = set()
         for rank, hit in enumerate(hits, start=1):
             if hit.id in seen:
@@ -97,10 +99,14 @@ def convex_combination(
         first: dict[str, float] = {}
         for hit in hits:
             first.setdefault(hit.id, float(hit.score))
-        normalized.append(dict(zip(first, normalize_scores(list(first.values()), normalization))))
+        normalized.append(
+            dict(zip(first, normalize_scores(list(first.values()), normalization), strict=True))
+        )
     floors = [min(norm.values()) if norm else 0.0 for norm in normalized]
     scores = {
-        doc: sum(w * norm.get(doc, floor) for w, norm, floor in zip(ws, normalized, floors) if norm)
+        doc: sum(
+            w * norm.get(doc, floor) for w, norm, floor in zip(ws, normalized, floors, strict=True) if norm
+        )
         for doc in meta
     }
     return _ranked(scores, meta, best_rank)

@@ -50,8 +50,12 @@ class HybridRetriever:
 
     @property
     def params(self) -> dict[str, object]:
-        return {"fusion": self.fusion, "rrf_k": self.rrf_k, "weight": self.weight,
-                "candidates": self.candidates}
+        return {
+            "fusion": self.fusion,
+            "rrf_k": self.rrf_k,
+            "weight": self.weight,
+            "candidates": self.candidates,
+        }
 
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
         check_k(k)

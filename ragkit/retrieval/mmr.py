@@ -100,6 +100,9 @@ class MMRRetriever:
             return []
         vectors = self.embedder.embed_documents([h.text for h in hits])
         return mmr_rerank(
-            hits, query_vector=self.embedder.embed_query(query), hit_vectors=vectors,
-            k=k, lambda_mult=self.lambda_mult,
+            hits,
+            query_vector=self.embedder.embed_query(query),
+            hit_vectors=vectors,
+            k=k,
+            lambda_mult=self.lambda_mult,
         )

@@ -32,13 +32,17 @@ class Reranker(Protocol):
     def rerank(self, query: str, hits: Sequence[SearchHit], top_n: int | None = None) -> list[SearchHit]: ...
 
 
-def _rescored(hits: Sequence[SearchHit], scored: Sequence[tuple[int, float]], top_n: int | None) -> list[SearchHit]:
+def _rescored(
+    hits: Sequence[SearchHit], scored: Sequence[tuple[int, float]], top_n: int | None
+) -> list[SearchHit]:
     """Hits in the given (index, score) order, cut at ``top_n``; ties keep the first-stage order."""
     order = sorted(scored, key=lambda pair: (-pair[1], pair[0]))
     if top_n is not None:
         order = order[: check_k(top_n, name="top_n")]
     return [
-        SearchHit(id=hits[i].id, score=float(s), metadata={**hits[i].metadata, "retrieval_score": hits[i].score})
+        SearchHit(
+            id=hits[i].id, score=float(s), metadata={**hits[i].metadata, "retrieval_score": hits[i].score}
+        )
         for i, s in order
     ]
 
@@ -46,8 +50,9 @@ def _rescored(hits: Sequence[SearchHit], scored: Sequence[tuple[int, float]], to
 class CrossEncoderReranker:
     """Rerank with a local sentence-transformers cross-encoder (e.g. ms-marco-MiniLM-L-6-v2)."""
 
-    def __init__(self, *, model: str | Path, batch_size: int = 32, device: str = "cpu",
-                 max_length: int | None = None) -> None:
+    def __init__(
+        self, *, model: str | Path, batch_size: int = 32, device: str = "cpu", max_length: int | None = None
+    ) -> None:
         path = Path(model).expanduser()
         if not (path / "config.json").is_file():
             what = "does not exist" if not path.exists() else "has no config.json"
@@ -72,10 +77,13 @@ class CrossEncoderReranker:
             try:
                 from sentence_transformers import CrossEncoder
             except ImportError as exc:
-                raise MissingDependencyError("sentence-transformers", "local", "cross-encoder reranking") from exc
+                raise MissingDependencyError(
+                    "sentence-transformers", "local", "cross-encoder reranking"
+                ) from exc
             try:
-                self._model = CrossEncoder(str(self.path), device=self.device, local_files_only=True,
-                                           max_length=self.max_length)
+                self._model = CrossEncoder(
+                    str(self.path), device=self.device, local_files_only=True, max_length=self.max_length
+                )
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"could not load the cross-encoder at {str(self.path)!r}: {exc}") from exc
         return self._model
@@ -84,16 +92,29 @@ class CrossEncoderReranker:
         if not hits:
             return []
         model = self._load()
-        scores = model.predict([(query, h.text) for h in hits], batch_size=self.batch_size,
-                               show_progress_bar=False, convert_to_numpy=True)
-        return _rescored(hits, [(i, float(s)) for i, s in enumerate(scores.reshape(len(hits), -1)[:, 0])], top_n)
+        scores = model.predict(
+            [(query, h.text) for h in hits],
+            batch_size=self.batch_size,
+            show_progress_bar=False,
+            convert_to_numpy=True,
+        )
+        return _rescored(
+            hits, [(i, float(s)) for i, s in enumerate(scores.reshape(len(hits), -1)[:, 0])], top_n
+        )
 
 
 class CohereReranker:
     """Rerank with the Cohere API (v2). The key comes from ``api_key``, CO_API_KEY or COHERE_API_KEY."""
 
-    def __init__(self, *, model: str = "rerank-english-v3.0", api_key: str | None = None,
-                 base_url: str | None = None, timeout: float = 30.0, max_retries: int = 2) -> None:
+    def __init__(
+        self,
+        *,
+        model: str = "rerank-english-v3.0",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        timeout: float = 30.0,
+        max_retries: int = 2,
+    ) -> None:
         key = api_key or next((os.environ[v] for v in API_KEY_VARIABLES if os.environ.get(v)), None)
         if not key:
             raise ConfigError(
@@ -113,8 +134,9 @@ class CohereReranker:
                 import cohere
             except ImportError as exc:
                 raise MissingDependencyError("cohere", "cohere", "Cohere reranking") from exc
-            self._client = cohere.ClientV2(api_key=self._key, base_url=self.base_url,
-                                           timeout=self.timeout, max_retries=self.max_retries)
+            self._client = cohere.ClientV2(
+                api_key=self._key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
+            )
         return self._client
 
     def rerank(self, query: str, hits: Sequence[SearchHit], top_n: int | None = None) -> list[SearchHit]:
@@ -132,8 +154,9 @@ class CohereReranker:
                 f"{self.model!r}, the API key and base_url={self.base_url!r}"
             ) from exc
         except Exception as exc:  # httpx transport errors and the like
-            raise ProviderError(f"Cohere rerank request failed ({type(exc).__name__}: {exc}); "
-                                f"base_url={self.base_url!r}") from exc
+            raise ProviderError(
+                f"Cohere rerank request failed ({type(exc).__name__}: {exc}); base_url={self.base_url!r}"
+            ) from exc
         scored = []
         for result in response.results:
             if not 0 <= result.index < len(hits):

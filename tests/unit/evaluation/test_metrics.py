@@ -100,26 +100,43 @@ def test_metric_names_parse() -> None:
 def test_matches_pytrec_eval_on_seeded_random_runs() -> None:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     rnd = random.Random(7)
-    qrels = {f"q{i}": {f"d{j}": rnd.choice([0, 1, 2, 3]) for j in rnd.sample(range(80), 25)} for i in range(40)}
+    qrels = {
+        f"q{i}": {f"d{j}": rnd.choice([0, 1, 2, 3]) for j in rnd.sample(range(80), 25)} for i in range(40)
+    }
     # integer scores in a small range make many ties, exercising trec_eval's tie-breaking
     run = {q: {f"d{j}": float(rnd.randint(0, 6)) for j in rnd.sample(range(80), 50)} for q in qrels}
     theirs = pytrec_eval.RelevanceEvaluator(
         qrels, {"ndcg_cut.10", "recall.10", "recall.100", "recip_rank", "map_cut.100", "map_cut.10"}
     ).evaluate(run)
-    ours = evaluate(run, qrels, metrics=["ndcg@10", "recall@10", "recall@100", "mrr@1000", "map@100", "map@10"])
-    pairs = [("ndcg_cut_10", "ndcg@10"), ("recall_10", "recall@10"), ("recall_100", "recall@100"),
-             ("recip_rank", "mrr@1000"), ("map_cut_100", "map@100"), ("map_cut_10", "map@10")]
+    ours = evaluate(
+        run, qrels, metrics=["ndcg@10", "recall@10", "recall@100", "mrr@1000", "map@100", "map@10"]
+    )
+    pairs = [
+        ("ndcg_cut_10", "ndcg@10"),
+        ("recall_10", "recall@10"),
+        ("recall_100", "recall@100"),
+        ("recip_rank", "mrr@1000"),
+        ("map_cut_100", "map@100"),
+        ("map_cut_10", "map@10"),
+    ]
     for qid in qrels:
         for their_name, our_name in pairs:
-            assert ours.per_query[qid][our_name] == pytest.approx(theirs[qid][their_name], abs=1e-9), (qid, our_name)
+            assert ours.per_query[qid][our_name] == pytest.approx(theirs[qid][their_name], abs=1e-9), (
+                qid,
+                our_name,
+            )
 
 
 def test_exponential_gain_ndcg() -> None:
     dcg = (2**2 - 1) / math.log2(2) + 0 + (2**3 - 1) / math.log2(4)  # b, x, a
     ideal = 7 / math.log2(2) + 3 / math.log2(3) + 3 / math.log2(4)  # a, b, e
-    result = evaluate({"q": {d: 5.0 - i for i, d in enumerate(RANKING)}}, {"q": GRADED}, metrics=["ndcg_exp@3"])
+    result = evaluate(
+        {"q": {d: 5.0 - i for i, d in enumerate(RANKING)}}, {"q": GRADED}, metrics=["ndcg_exp@3"]
+    )
     assert result.mean["ndcg_exp@3"] == pytest.approx(dcg / ideal)
     binary = {"a": 1, "b": 1}
-    assert ndcg_at_k(["x", "a"], binary, k=5, gain="exponential") == pytest.approx(ndcg_at_k(["x", "a"], binary, k=5))
+    assert ndcg_at_k(["x", "a"], binary, k=5, gain="exponential") == pytest.approx(
+        ndcg_at_k(["x", "a"], binary, k=5)
+    )
     with pytest.raises(ConfigError, match="unknown nDCG gain 'cubic'"):
         ndcg_at_k(["a"], binary, k=1, gain="cubic")

@@ -23,7 +23,9 @@ def test_bm25_reproduces_the_reference_figure(msmarco_dir: Path) -> None:
         index.add(ids, [ds.corpus[i].full_text for i in ids])
     report = run_retrieval_eval(
         {"bm25": BM25Retriever(index=plain), "bm25-stemmed": BM25Retriever(index=stemmed)},
-        ds.queries, ds.qrels, k=100,
+        ds.queries,
+        ds.qrels,
+        k=100,
     )
     plain_m = report.results["bm25"].mean
     assert report.num_queries == 43

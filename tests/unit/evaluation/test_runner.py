@@ -67,7 +67,9 @@ def test_markdown_json_and_duckdb(tmp_path: Path) -> None:
     assert report.append_to_duckdb(db, dataset="tiny", params={"worse": {"fusion": "rrf"}}) == 2
     report.append_to_duckdb(db, dataset="tiny")
     con = duckdb.connect(str(db))
-    rows = con.execute("SELECT retriever, ndcg_10, params, versions FROM eval_results ORDER BY retriever").fetchall()
+    rows = con.execute(
+        "SELECT retriever, ndcg_10, params, versions FROM eval_results ORDER BY retriever"
+    ).fetchall()
     con.close()
     assert len(rows) == 4
     assert rows[0][0] == "perfect" and rows[0][1] == pytest.approx(1.0)

@@ -7,7 +7,10 @@ from ragkit.types import SearchHit
 
 CORPUS = {
     "a1": ("The quick brown fox jumps over the lazy dog", {"source": "animals/fox.md", "page": 1}),
-    "a2": ("Foxes are small omnivorous mammals; a fox hunts at night", {"source": "animals/fox.md", "page": 2}),
+    "a2": (
+        "Foxes are small omnivorous mammals; a fox hunts at night",
+        {"source": "animals/fox.md", "page": 2},
+    ),
     "b1": ("Python is a programming language with dynamic typing", {"source": "code/python.md", "page": 1}),
     "b2": ("The python snake is not venomous", {"source": "animals/snake.md", "page": 1}),
     "c1": ("Recipes for bread and cake", {"source": "food/bake.txt", "page": 3}),
@@ -28,8 +31,10 @@ class RecordingRetriever:
 
 
 def corpus_hits(*ids: str) -> list[SearchHit]:
-    return [SearchHit(id=i, score=1.0 - n / 10, metadata={**CORPUS[i][1], "text": CORPUS[i][0]})
-            for n, i in enumerate(ids)]
+    return [
+        SearchHit(id=i, score=1.0 - n / 10, metadata={**CORPUS[i][1], "text": CORPUS[i][0]})
+        for n, i in enumerate(ids)
+    ]
 
 
 def dense_retriever():  # type: ignore[no-untyped-def]
@@ -41,8 +46,7 @@ def dense_retriever():  # type: ignore[no-untyped-def]
     embedder = HashingEmbedder(dimension=64)
     store = MemoryStore(dimension=64)
     texts = [t for t, _ in CORPUS.values()]
-    store.add(list(CORPUS), embedder.embed_documents(texts),
-              [{**m, "text": t} for t, m in CORPUS.values()])
+    store.add(list(CORPUS), embedder.embed_documents(texts), [{**m, "text": t} for t, m in CORPUS.values()])
     return DenseRetriever(embedder=embedder, store=store)
 
 

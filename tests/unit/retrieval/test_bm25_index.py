@@ -17,7 +17,6 @@ from .helpers import CORPUS as DOCS
 pytest.importorskip("bm25s")
 
 
-
 def build(path: Path | None = None, **kwargs: object) -> BM25Index:
     index = BM25Index(path=path, **kwargs)  # type: ignore[arg-type]
     index.add(list(DOCS), [t for t, _ in DOCS.values()], [m for _, m in DOCS.values()])

@@ -94,7 +94,10 @@ def test_empty_lists() -> None:
         (lambda: reciprocal_rank_fusion([DENSE], weights=[1, 2]), "one weight per result list"),
         (lambda: reciprocal_rank_fusion([DENSE], k=-1), "must be non-negative"),
         (lambda: convex_combination([DENSE], weights=[-1]), "non-negative"),
-        (lambda: convex_combination([DENSE], weights=[1], normalization="l2"), "unknown score normalization 'l2'"),
+        (
+            lambda: convex_combination([DENSE], weights=[1], normalization="l2"),
+            "unknown score normalization 'l2'",
+        ),
     ],
 )
 def test_invalid_arguments(call: object, message: str) -> None:

@@ -13,7 +13,9 @@ from ragkit.retrieval.hybrid import HybridRetriever
 from .helpers import RecordingRetriever, bm25_retriever, corpus_hits, dense_retriever
 
 
-def make(fusion: str = "rrf", **kwargs: object) -> tuple[HybridRetriever, RecordingRetriever, RecordingRetriever]:
+def make(
+    fusion: str = "rrf", **kwargs: object
+) -> tuple[HybridRetriever, RecordingRetriever, RecordingRetriever]:
     dense = RecordingRetriever(corpus_hits("a1", "b1", "c1"))
     lexical = RecordingRetriever(corpus_hits("c1", "a2", "a1"))
     return HybridRetriever(dense=dense, lexical=lexical, fusion=fusion, **kwargs), dense, lexical  # type: ignore[arg-type]

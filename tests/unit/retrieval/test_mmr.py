@@ -49,9 +49,14 @@ def test_mmr_rerank_keeps_hits_and_scores() -> None:
 
 
 def test_retriever_diversifies_duplicate_passages_and_passes_filter() -> None:
-    texts = {"d1": "the fox jumps over the dog", "d2": "the fox jumps over the dog", "d3": "a python language"}
-    base = RecordingRetriever([SearchHit(id=i, score=1.0, metadata={"text": t, "lang": "en"})
-                               for i, t in texts.items()])
+    texts = {
+        "d1": "the fox jumps over the dog",
+        "d2": "the fox jumps over the dog",
+        "d3": "a python language",
+    }
+    base = RecordingRetriever(
+        [SearchHit(id=i, score=1.0, metadata={"text": t, "lang": "en"}) for i, t in texts.items()]
+    )
     mmr = MMRRetriever(base=base, embedder=HashingEmbedder(dimension=128), lambda_mult=0.5, candidates=10)
     hits = mmr.retrieve("fox jumps", k=2, filter={"lang": "en"})
     assert [h.id for h in hits] == ["d1", "d3"]

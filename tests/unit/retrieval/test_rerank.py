@@ -61,7 +61,9 @@ def test_empty_hits_need_no_request() -> None:
 
 
 def test_cross_encoder_missing_model_explains_how_to_provide_one(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"does not exist; ragkit loads rerankers from a local directory only"):
+    with pytest.raises(
+        ConfigError, match=r"does not exist; ragkit loads rerankers from a local directory only"
+    ):
         CrossEncoderReranker(model=tmp_path / "no-such-model")
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match=r"has no config.json.*CrossEncoder\('cross-encoder/ms-marco"):
@@ -73,13 +75,35 @@ def _tiny_cross_encoder(directory: Path) -> Path:
     torch = pytest.importorskip("torch")
     transformers = pytest.importorskip("transformers")
     torch.manual_seed(0)
-    words = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", "the", "cat", "sat", "on", "mat", "dogs",
-             "and", "cats", "nothing", "relevant", "here"]
+    words = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "mat",
+        "dogs",
+        "and",
+        "cats",
+        "nothing",
+        "relevant",
+        "here",
+    ]
     directory.mkdir()
     (directory / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
-    config = transformers.BertConfig(vocab_size=len(words), hidden_size=16, num_hidden_layers=1,
-                                     num_attention_heads=2, intermediate_size=32, num_labels=1,
-                                     max_position_embeddings=64)
+    config = transformers.BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        num_labels=1,
+        max_position_embeddings=64,
+    )
     transformers.BertForSequenceClassification(config).save_pretrained(directory)
     transformers.BertTokenizerFast(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
     return directory
