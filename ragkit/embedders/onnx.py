@@ -1,0 +1,232 @@
+"""ONNX Runtime embedder for sentence-transformers models (BERT-like encoder + mean pooling).
+
+The ONNX graph is exported once from the locally installed model and cached (see
+:mod:`ragkit.embedders.onnx_export`); ``quantize: int8`` adds dynamic per-channel int8 weights,
+which ONNX Runtime runs with VNNI / AVX-512 instructions where the CPU has them. Inference
+tokenizes with the model's fast tokenizer, sorts the texts by token length so each batch pads
+little, runs the session, mean-pools over the attention mask and L2-normalizes in NumPy.
+
+Neither onnxruntime nor torch is imported until the first embed call; torch is needed only for
+the one-time export.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import logging
+import os
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+
+from ragkit.embedders.base import Embedder
+from ragkit.embedders.models import load_tokenizer, resolve_model_dir
+from ragkit.embedders.onnx_export import ExportedModel, ExportSettings, default_cache_dir, ensure_exported
+from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
+from ragkit.registry import embedders
+
+log = logging.getLogger(__name__)
+Quantize = Literal["none", "int8"]
+_SUPPORTED_MODULES = (
+    "sentence_transformers.models.Transformer",
+    "sentence_transformers.models.Pooling",
+    "sentence_transformers.models.Normalize",
+)
+
+
+@embedders.register("onnx")
+class OnnxEmbedder(Embedder):
+    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``."""
+
+    def __init__(
+        self,
+        *,
+        model: str = "all-MiniLM-L6-v2",
+        quantize: Quantize = "none",
+        batch_size: int = 64,
+        max_length: int | None = None,
+        cache_dir: str | os.PathLike[str] | None = None,
+        threads: int | None = None,
+    ) -> None:
+        super().__init__()
+        if quantize not in ("none", "int8"):
+            raise ConfigError(f"quantize must be 'none' or 'int8' (got {quantize!r})")
+        if batch_size < 1:
+            raise ConfigError(f"batch_size must be at least 1 (got {batch_size})")
+        if threads is not None and threads < 1:
+            raise ConfigError(f"threads must be at least 1, or omitted for all cores (got {threads})")
+        if importlib.util.find_spec("onnxruntime") is None:
+            raise MissingDependencyError("onnxruntime", "onnx")
+        self.model_name = model
+        self.quantize = quantize
+        self.batch_size = batch_size
+        self.threads = threads or _available_cores()
+        self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+        self._dir = resolve_model_dir(model)
+        self._dim, limit = _check_model_dir(self._dir)
+        self.max_length = _check_max_length(max_length, self._dir, limit)
+        self._name = Path(model).name if Path(model).expanduser().is_dir() else model.split("/")[-1]
+        if self._name == "model":  # the packaged model's directory
+            self._name = self._dir.parent.name
+        self.model_id = f"{self._name}+onnx" + ("-int8" if quantize == "int8" else "")
+        self._lock = threading.Lock()
+        self._session: Any = None
+        self._input_names: tuple[str, ...] = ()
+        self._tokenizer: Any = None
+        self._counter: Any = None
+
+    # ------------------------------------------------------------------ contract
+    @property
+    def dimension(self) -> int:
+        return self._dim
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` without [CLS]/[SEP] and without truncation."""
+        if self._counter is None:
+            self._counter = load_tokenizer(self._dir)
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self._dim), dtype=np.float32)
+        if not texts:
+            return out
+        session, tokenizer = self._load()
+        encodings = tokenizer.encode_batch(texts)
+        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+        order = np.argsort(lengths, kind="stable")  # length-sorted batches pad little
+        for start in range(0, len(texts), self.batch_size):
+            idx = order[start : start + self.batch_size]
+            feeds, mask = self._feeds([encodings[i] for i in idx], int(lengths[idx].max()))
+            hidden = session.run(["last_hidden_state"], feeds)[0]
+            out[idx] = _mean_pool_normalize(hidden, mask)
+        specials = 2  # [CLS] and [SEP] (or <s> and </s>)
+        self._record(int(np.maximum(lengths - specials, 0).sum()), len(texts))
+        return out
+
+    # ------------------------------------------------------------------ internals
+    def _feeds(self, encodings: list[Any], width: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
+        ids = np.zeros((len(encodings), width), dtype=np.int64)
+        mask = np.zeros_like(ids)
+        for row, enc in enumerate(encodings):
+            n = len(enc.ids)
+            ids[row, :n] = enc.ids
+            mask[row, :n] = 1
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._input_names:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        return feeds, mask
+
+    def _load(self) -> tuple[Any, Any]:
+        with self._lock:
+            if self._session is None:
+                exported = ensure_exported(
+                    self._dir, cache_dir=self.cache_dir, settings=ExportSettings(quantize=self.quantize),
+                    name=self._name,
+                )
+                self._session = self._open(exported)
+                self._input_names = exported.input_names
+                self._tokenizer = _truncating_tokenizer(self._dir, self.max_length)
+        return self._session, self._tokenizer
+
+    def _open(self, exported: ExportedModel) -> Any:
+        try:
+            import onnxruntime as ort
+        except ImportError as exc:  # pragma: no cover - checked in __init__
+            raise MissingDependencyError("onnxruntime", "onnx") from exc
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = self.threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        try:
+            session = ort.InferenceSession(str(exported.path), options, providers=["CPUExecutionProvider"])
+        except Exception as exc:
+            raise EmbeddingError(
+                f"could not load the cached ONNX model {exported.path}: {exc}; delete that directory "
+                "to re-export it"
+            ) from exc
+        log.info("ONNX %s session for %s (%d threads)", exported.settings.variant, self._name, self.threads)
+        return session
+
+
+def _mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    weights = mask[..., None].astype(np.float32)
+    summed = (hidden * weights).sum(axis=1)
+    pooled = summed / np.maximum(weights.sum(axis=1), 1e-9)
+    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+    return pooled / np.maximum(norms, 1e-12)
+
+
+def _truncating_tokenizer(model_dir: Path, max_length: int) -> Any:
+    tokenizer = load_tokenizer(model_dir)
+    tokenizer.enable_truncation(max_length=max_length)
+    return tokenizer
+
+
+def _available_cores() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError) as exc:
+        raise EmbeddingError(f"could not read {path}: {exc}") from exc
+    return data if isinstance(data, dict) else {}
+
+
+def _check_model_dir(model_dir: Path) -> tuple[int, int]:
+    """Validate the sentence-transformers layout; return (dimension, max position embeddings)."""
+    config = _read_json(model_dir / "config.json")
+    if not config or not (model_dir / "tokenizer.json").is_file():
+        raise EmbeddingError(
+            f"{model_dir} is not a usable model directory (it needs config.json and tokenizer.json); "
+            "save the model with SentenceTransformer.save() and point `model` at that directory"
+        )
+    modules = _read_json_list(model_dir / "modules.json")
+    unsupported = [m.get("type") for m in modules if m.get("type") not in _SUPPORTED_MODULES]
+    if unsupported:
+        raise EmbeddingError(
+            f"the onnx embedder supports Transformer + mean Pooling (+ Normalize) models; {model_dir} also "
+            f"has {unsupported}; use the sentence-transformers embedder with backend: torch"
+        )
+    pooling_dir = next((m.get("path", "") for m in modules if m.get("type", "").endswith("Pooling")), "")
+    pooling = _read_json(model_dir / pooling_dir / "config.json") if pooling_dir else {}
+    modes = [k for k, v in pooling.items() if k.startswith("pooling_mode") and v]
+    if pooling and modes != ["pooling_mode_mean_tokens"]:
+        raise EmbeddingError(
+            f"the onnx embedder implements mean pooling only, {model_dir} uses {modes}; use the "
+            "sentence-transformers embedder with backend: torch"
+        )
+    dim = int(pooling.get("word_embedding_dimension") or config.get("hidden_size") or 0)
+    if dim < 1:
+        raise EmbeddingError(f"cannot tell the embedding dimension of {model_dir} (no hidden_size in config.json)")
+    return dim, int(config.get("max_position_embeddings", 512))
+
+
+def _read_json_list(path: Path) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return []
+    return [m for m in data if isinstance(m, dict)] if isinstance(data, list) else []
+
+
+def _check_max_length(max_length: int | None, model_dir: Path, limit: int) -> int:
+    if max_length is None:
+        max_length = int(_read_json(model_dir / "sentence_bert_config.json").get("max_seq_length", limit))
+    if not 2 < max_length <= limit:
+        raise ConfigError(
+            f"max_length must be between 3 and the model's {limit} position embeddings (got {max_length})"
+        )
+    return max_length
