@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
 
-from ragkit.errors import StoreError
+from ragkit.errors import MissingDependencyError, StoreError
 from ragkit.registry import retrievers
 from ragkit.retrieval.base import Retriever
 from ragkit.retrieval.bm25 import FILE_NAME, BM25Index, BM25Retriever
@@ -173,3 +174,12 @@ def test_retriever_is_registered_and_passes_filters() -> None:
     retriever = BM25Retriever(index=build())
     assert isinstance(retriever, Retriever)
     assert [h.id for h in retriever.retrieve("python", k=3, filter={"source": {"$glob": "code/*"}})] == ["b1"]
+
+
+@pytest.mark.parametrize(("module", "package"), [("bm25s", "bm25s"), ("Stemmer", "PyStemmer")])
+def test_missing_optional_packages_name_the_extra(
+    monkeypatch: pytest.MonkeyPatch, module: str, package: str
+) -> None:
+    monkeypatch.setitem(sys.modules, module, None)  # makes `import module` raise ImportError
+    with pytest.raises(MissingDependencyError, match=rf"'{package}'.*pip install 'ragkit\[bm25\]'"):
+        BM25Index(stemmer="english")
