@@ -2,9 +2,8 @@
 
 ``bm25s`` builds immutable sparse matrices, so this index keeps the corpus itself (ids, texts,
 tokens, metadata), applies upserts and deletes to it, and rebuilds the ``bm25s`` matrices lazily
-on the first search after a change (0.1-0.5 s for the 5,000 msmarco-5k passages on
-2 CPU cores, depending on load). Tokens are kept,
-so a rebuild never re-tokenizes.
+on the first search after a change (0.1-0.5 s for the 5,000 msmarco-5k passages on 2 CPU
+cores, depending on load). Tokens are kept, so a rebuild never re-tokenizes.
 
 Filters use the shared filter language (``ragkit.stores.filters``) and are evaluated exactly on
 the stored metadata: a filtered search returns the top k among the matching documents.
