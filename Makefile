@@ -28,7 +28,7 @@ $(VENV)/.test-installed: $(VENV)/.demo-installed
 
 demo: $(VENV)/.demo-installed
 	$(BIN)/ragkit index data/ --pipeline pipelines/default.yaml
-	$(BIN)/ragkit search "Who established the observatory on Skerrow Island?" -k 3
+	$(BIN)/ragkit search "Who has been the director of the observatory since 2016?" -k 3
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest

@@ -1,0 +1,98 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.errors import ConfigError
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    p = tmp_path / "pipe.yaml"
+    p.write_text(text, encoding="utf-8")
+    return p
+
+
+def error_of(tmp_path: Path, text: str) -> str:
+    with pytest.raises(ConfigError) as info:
+        load_pipeline(write(tmp_path, text))
+    return str(info.value)
+
+
+def test_default_pipeline_file_is_valid_and_matches_defaults(repo_root: Path) -> None:
+    spec = load_pipeline(repo_root / "pipelines" / "default.yaml")
+    assert spec.embedder.type == "sentence-transformers" and spec.store.type == "faiss"
+    assert spec.splitter.unit == "tokens"
+    assert isinstance(load_pipeline(None), PipelineSpec)
+
+
+def test_unknown_key_names_file_key_path_and_suggestion(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "splitter:\n  type: recursive\n  chunk_sise: 100\n")
+    assert "pipe.yaml" in msg
+    assert "splitter.chunk_sise" in msg and "did you mean 'chunk_size'" in msg
+
+
+def test_unknown_top_level_key(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "embeder:\n  type: hashing\n")
+    assert "embeder" in msg and "did you mean 'embedder'" in msg
+
+
+def test_wrong_type_names_key_path_and_value(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "splitter:\n  chunk_size: lots\n")
+    assert "splitter.chunk_size" in msg and "'lots'" in msg
+
+
+def test_out_of_range_value(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "splitter:\n  chunk_size: 0\n")
+    assert "splitter.chunk_size" in msg and "0" in msg
+
+
+def test_bad_literal_lists_allowed_values(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "splitter:\n  unit: words\n")
+    assert "splitter.unit" in msg and "'tokens'" in msg and "'chars'" in msg
+
+
+def test_unknown_type_gets_did_you_mean(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "store:\n  type: fiass\n")
+    assert "store.type" in msg and "did you mean 'faiss'" in msg
+
+
+def test_unknown_type_lists_allowed_when_nothing_is_close(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "embedder:\n  type: zzzz\n")
+    assert "embedder.type" in msg and "sentence-transformers" in msg
+
+
+def test_unknown_component_option(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "embedder:\n  type: hashing\n  dimensoin: 8\n")
+    assert "embedder.dimensoin" in msg and "did you mean 'dimension'" in msg
+
+
+def test_unknown_loader_type(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "loaders:\n  .log: txt\n")
+    assert "loaders..log" in msg or "loaders.log" in msg
+    assert "did you mean 'text'" in msg
+
+
+def test_env_interpolation_with_default_and_value(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RK_TEST_INDEX", raising=False)
+    p = write(tmp_path, "index: ${RK_TEST_INDEX:-/tmp/fallback}\nname: ${RK_NAME:-x}\n")
+    assert load_pipeline(p).index == "/tmp/fallback"
+    monkeypatch.setenv("RK_TEST_INDEX", "/data/idx")
+    assert load_pipeline(p).index == "/data/idx"
+
+
+def test_missing_env_variable_names_variable_and_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RK_NOPE", raising=False)
+    msg = error_of(tmp_path, "store:\n  type: faiss\n  index: ${RK_NOPE}\n")
+    assert "RK_NOPE" in msg and "store.index" in msg
+
+
+def test_invalid_yaml_and_non_mapping(tmp_path: Path) -> None:
+    assert "invalid YAML" in error_of(tmp_path, "splitter: [unclosed\n")
+    assert "mapping" in error_of(tmp_path, "- a\n- b\n")
+
+
+def test_missing_file() -> None:
+    with pytest.raises(ConfigError, match="not found"):
+        load_pipeline("/nonexistent/pipe.yaml")
