@@ -68,6 +68,16 @@ class RetrieverSpec(ComponentSpec):
     top_k: int = Field(default=5, ge=1)
 
 
+class LexicalSpec(_Strict):
+    """The BM25 index kept beside the vectors. ``enabled: null`` = on when the retriever needs it."""
+
+    enabled: bool | None = None
+    k1: float = Field(default=1.5, gt=0)
+    b: float = Field(default=0.75, ge=0, le=1)
+    stemmer: str | None = "english"
+    stopwords: str | None = "en"
+
+
 class IndexingSpec(_Strict):
     #: chunks per embed/store/commit batch; a crash loses at most one batch of work
     flush_chunks: int = Field(default=4096, ge=1)
@@ -83,6 +93,7 @@ class PipelineSpec(_Strict):
     embedder: EmbedderSpec = Field(default_factory=EmbedderSpec)
     store: StoreSpec = Field(default_factory=StoreSpec)
     retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
+    lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
     #: where the spec came from (for error messages); not part of the YAML
     origin: str = Field(default="<defaults>", exclude=True)
@@ -94,6 +105,12 @@ class PipelineSpec(_Strict):
                 ComponentSpec(type=val) if isinstance(val, str) else val
             )
         return out
+
+    @property
+    def uses_lexical(self) -> bool:
+        if self.lexical.enabled is not None:
+            return self.lexical.enabled
+        return self.retriever.type in ("bm25", "hybrid")
 
     def to_yaml_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"origin"})

@@ -47,6 +47,7 @@ class KnowledgeBase:
         self.spec = spec
         self.index_dir = Path(index_dir if index_dir is not None else spec.index)
         self._store: VectorStore | None = None
+        self._lexical: Any = None
 
     @classmethod
     def open(cls, *, pipeline: str | Path | None = None, index: str | Path | None = None) -> KnowledgeBase:
@@ -79,8 +80,25 @@ class KnowledgeBase:
         return self._store
 
     @property
-    def store_opened(self) -> bool:
-        return self._store is not None
+    def lexical(self) -> Any:
+        """The BM25 index (``ragkit.retrieval.bm25.BM25Index``) kept in step with the store."""
+        if self._lexical is None:
+            if not self.spec.uses_lexical:
+                raise ConfigError(
+                    f"the index at {self.index_dir} has no lexical (BM25) index; set `retriever: {{type: hybrid}}` "
+                    "or `lexical: {enabled: true}` in the pipeline and run `ragkit index` again"
+                )
+            from ragkit.retrieval.bm25 import BM25Index
+
+            lx = self.spec.lexical
+            self._lexical = BM25Index(
+                path=self.index_dir / "bm25", k1=lx.k1, b=lx.b, stemmer=lx.stemmer, stopwords=lx.stopwords
+            )
+        return self._lexical
+
+    def sinks(self) -> list[Any]:
+        """Everything the pipeline keeps in step with the catalog: the store, and BM25 if used."""
+        return [self.store, self.lexical] if self.spec.uses_lexical else [self.store]
 
     def retriever(self, kind: str | None = None) -> Any:
         """The retriever named in the pipeline (or ``kind``: dense, bm25, hybrid)."""
@@ -101,6 +119,9 @@ class KnowledgeBase:
         if self._store is not None:
             self._store.close()
             self._store = None
+        if self._lexical is not None:
+            self._lexical.close()
+            self._lexical = None
 
     def __enter__(self) -> KnowledgeBase:
         return self

@@ -162,15 +162,16 @@ class _Run:
         self.kb.index_dir.joinpath(PIPELINE_FILE).write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
 
     def _reconcile(self) -> None:
-        store = self.kb.store
-        in_store = store.ids()
         in_catalog = self.catalog.all_chunk_ids()
-        orphans = in_store - in_catalog
-        missing = in_catalog - in_store
-        if orphans:
-            log.warning("removing %d chunks left in the store by an interrupted run", len(orphans))
-            store.delete(sorted(orphans))
-            store.persist()
+        missing: set[str] = set()
+        for sink in self.kb.sinks():
+            held = sink.ids()
+            orphans = held - in_catalog
+            missing |= in_catalog - held
+            if orphans:
+                log.warning("removing %d chunks left by an interrupted run", len(orphans))
+                sink.delete(sorted(orphans))
+                sink.persist()
         self.missing = missing
         if missing:
             dirty = self.catalog.sources_of_chunks(missing)
@@ -241,13 +242,18 @@ class _Run:
         # ids the catalog already had are in the store (after reconcile), except the missing ones
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
         vectors = self._vectors(to_add)
-        store = self.kb.store
         stale = sorted(old_ids - new_ids)
-        if stale:
-            store.delete(stale)
-        if to_add:
-            store.add([c.id for c in to_add], vectors, [_store_metadata(c) for c in to_add])
-        store.persist()
+        add_ids = [c.id for c in to_add]
+        metas = [_store_metadata(c) for c in to_add]
+        for sink in self.kb.sinks():
+            if stale:
+                sink.delete(stale)
+            if to_add:
+                if sink is self.kb.store:
+                    sink.add(add_ids, vectors, metas)
+                else:
+                    sink.add(add_ids, [c.text for c in to_add], [_lexical_metadata(m) for m in metas])
+            sink.persist()
         self._commit_batch(batch, old)
         self.report.chunks_added += len(to_add)
         self.report.chunks_removed += len(stale)
@@ -307,8 +313,9 @@ class _Run:
             return
         ids = [cid for lst in self.catalog.chunk_ids(gone).values() for cid in lst]
         if ids:
-            self.kb.store.delete(ids)
-            self.kb.store.persist()
+            for sink in self.kb.sinks():
+                sink.delete(ids)
+                sink.persist()
         self.catalog.begin()
         self.catalog.remove_sources(gone)
         self.catalog.commit()
@@ -323,6 +330,10 @@ def _store_metadata(chunk: Any) -> dict[str, Any]:
     meta = {k: v for k, v in chunk.metadata.items() if _jsonable(v)}
     meta.update(text=chunk.text, start=chunk.start, end=chunk.end)
     return meta
+
+
+def _lexical_metadata(meta: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in meta.items() if k != "text"}
 
 
 def _jsonable(v: Any) -> bool:

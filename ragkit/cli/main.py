@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from ragkit.cli import index_cmd, pipeline_cmd, search_cmd
+from ragkit.cli import eval_cmd, index_cmd, pipeline_cmd, search_cmd
 
 
 class RagkitGroup(click.Group):
@@ -51,6 +51,7 @@ cli.add_command(index_cmd.index)
 cli.add_command(index_cmd.status)
 cli.add_command(search_cmd.search)
 cli.add_command(pipeline_cmd.pipeline)
+cli.add_command(eval_cmd.eval_)
 
 
 def main() -> None:

@@ -14,10 +14,19 @@ if TYPE_CHECKING:
 def build_retriever(kb: KnowledgeBase, name: str) -> Any:
     if name not in retrievers:
         raise ConfigError(f"unknown retriever '{name}'{did_you_mean(name, retrievers.names())}")
-    if name == "dense":
-        from ragkit.retrieval.dense import DenseRetriever
+    from ragkit.retrieval.dense import DenseRetriever
 
-        return DenseRetriever(embedder=kb.embedder, store=kb.store)
+    dense = DenseRetriever(embedder=kb.embedder, store=kb.store)
+    if name == "dense":
+        return dense
+    from ragkit.retrieval.bm25 import BM25Retriever
+
+    lexical = BM25Retriever(index=kb.lexical)
+    if name == "bm25":
+        return lexical
     opts = dict(kb.spec.retriever.options) if kb.spec.retriever.type == name else {}
     cls = retrievers.get(name)
-    return cls(**opts)
+    try:
+        return cls(dense=dense, lexical=lexical, **opts)
+    except TypeError as exc:
+        raise ConfigError(f"{kb.spec.origin}: retriever: invalid options for '{name}': {exc}") from None

@@ -1,0 +1,90 @@
+"""Evaluate pipelines' retrievers on a BEIR dataset: index the corpus through the real
+pipeline (incremental, so a second eval re-embeds nothing), then score each retriever."""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.evaluation.beir import BeirDataset, load_beir
+from ragkit.evaluation.runner import EvalReport, run_retrieval_eval
+from ragkit.knowledge import KnowledgeBase
+from ragkit.pipeline import IndexingPipeline
+from ragkit.stores.filters import Filter
+from ragkit.types import Document, SearchHit
+
+log = logging.getLogger(__name__)
+
+
+class DocumentRetriever:
+    """Maps chunk hits to their source document (best chunk wins), as BEIR scores documents."""
+
+    def __init__(self, base: Any, *, overfetch: int = 2) -> None:
+        self.base = base
+        self.overfetch = overfetch
+
+    def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
+        out: dict[str, SearchHit] = {}
+        for hit in self.base.retrieve(query, k=k * self.overfetch, filter=filter):
+            src = hit.source or hit.id
+            if src not in out:
+                out[src] = SearchHit(id=src, score=hit.score, metadata=hit.metadata)
+            if len(out) == k:
+                break
+        return list(out.values())
+
+
+def eval_spec(spec: PipelineSpec, retrievers: Sequence[str]) -> PipelineSpec:
+    """Keep a BM25 index when any requested retriever needs one."""
+    if any(r in ("bm25", "hybrid") for r in retrievers) and not spec.uses_lexical:
+        data = spec.model_dump(exclude={"origin"})
+        data["lexical"]["enabled"] = True
+        return PipelineSpec.model_validate({**data, "origin": spec.origin})
+    return spec
+
+
+def index_for(spec: PipelineSpec, dataset: BeirDataset, index_root: Path) -> Path:
+    key = spec.model_dump_json(include={"splitter", "embedder", "store", "lexical", "loaders"})
+    digest = hashlib.sha256(key.encode()).hexdigest()[:10]
+    return index_root / f"{dataset.name}-{spec.name}-{digest}"
+
+
+def build_eval_index(spec: PipelineSpec, dataset: BeirDataset, index_dir: Path) -> None:
+    docs = (Document(d.full_text, {"source": d.id, "title": d.title}) for d in dataset.corpus.values())
+    report = IndexingPipeline(spec, index_dir=index_dir).index_documents(docs)
+    log.info("eval index %s: %d added, %d unchanged, %d texts embedded in %.1f s", index_dir,
+             len(report.added), report.unchanged, report.texts_embedded, report.seconds)
+
+
+def evaluate_pipelines(
+    dataset_dir: str | Path,
+    *,
+    pipelines: Sequence[str | None] = (None,),
+    retrievers: Sequence[str] = ("dense",),
+    split: str = "test",
+    k: int = 100,
+    index_root: str | Path = ".ragkit/eval",
+    progress: bool = False,
+) -> tuple[EvalReport, BeirDataset]:
+    dataset = load_beir(dataset_dir, split=split)
+    named: dict[str, Any] = {}
+    kbs: list[KnowledgeBase] = []
+    try:
+        for pfile in pipelines:
+            spec = eval_spec(load_pipeline(pfile), retrievers)
+            index_dir = index_for(spec, dataset, Path(index_root))
+            build_eval_index(spec, dataset, index_dir)
+            kb = KnowledgeBase(spec, index_dir)
+            kbs.append(kb)
+            label = "" if len(pipelines) == 1 else f"{Path(pfile).stem if pfile else 'defaults'}:"
+            for r in retrievers:
+                named[f"{label}{r}"] = DocumentRetriever(kb.retriever(r))
+        report = run_retrieval_eval(named, dataset.queries, dataset.qrels, k=k, progress=progress)
+    finally:
+        for kb in kbs:
+            kb.close()
+    return report, dataset
