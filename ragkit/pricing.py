@@ -22,6 +22,7 @@ log = logging.getLogger(__name__)
 
 ENV_VAR = "RAGKIT_MODELS_FILE"
 DEFAULT_FILE = Path(__file__).resolve().parents[1] / "configs" / "models.yaml"
+PACKAGED_FILE = Path(__file__).resolve().parent / "_data" / "models.yaml"  # a copy shipped in wheels
 _KINDS = ("llm", "embedding", "rerank")
 _NUMBER_KEYS = ("input", "output", "embedding", "per_1k_searches")
 _ALLOWED_KEYS = {*_NUMBER_KEYS, "provider", "kind", "context_window", "aliases", "notes"}
@@ -50,7 +51,11 @@ _warned: set[str] = set()
 def models_file() -> Path:
     """The file in effect: ``$RAGKIT_MODELS_FILE`` if set, else ``configs/models.yaml``."""
     env = os.environ.get(ENV_VAR)
-    return Path(env).expanduser() if env else DEFAULT_FILE
+    if env:
+        return Path(env).expanduser()
+    if not DEFAULT_FILE.exists() and PACKAGED_FILE.exists():  # installed wheel without the repo
+        return PACKAGED_FILE
+    return DEFAULT_FILE
 
 
 def load_models(path: Path | None = None) -> dict[str, ModelInfo]:
