@@ -269,68 +269,72 @@ class FakeServer:
 
 
 def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        protocol_version = "HTTP/1.0"
+    return type("Handler", (_Handler,), {"fake": server})
 
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
-            log.debug("%s: " + format, type(server).__name__, *args)
 
-        def do_GET(self) -> None:  # noqa: N802 - stdlib naming
-            self._handle()
+class _Handler(BaseHTTPRequestHandler):
+    """Records each request, asks the fake server for an answer, and writes it."""
 
-        def do_POST(self) -> None:  # noqa: N802
-            self._handle()
+    protocol_version = "HTTP/1.0"
+    fake: FakeServer
 
-        def _handle(self) -> None:
-            length = int(self.headers.get("Content-Length") or 0)
-            raw = self.rfile.read(length) if length else b""
-            try:
-                body = json.loads(raw) if raw else None
-            except json.JSONDecodeError:
-                body = None
-            path = self.path.split("?", 1)[0]
-            headers = {k.lower(): v for k, v in self.headers.items()}
-            request = RecordedRequest(self.command, path, headers, body, raw)
-            with server._lock:
-                server.requests.append(request)
-            try:
-                answer = server.answer(request)
-            except Exception as exc:  # a bug in the fake must show up as a 500, not a hang
-                log.exception("fake server failed")
-                answer = JSONReply(server.error_body(500, f"fake server bug: {exc!r}"), 500)
-            self._write(answer)
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        log.debug("%s: " + format, type(self.fake).__name__, *args)
 
-        def _write(self, answer: HTTPAnswer) -> None:
-            if isinstance(answer, Hang):
-                server._stopping.wait(timeout=60)
-            if isinstance(answer, Disconnect | Hang):
-                self.close_connection = True
-                return
-            if isinstance(answer, SSE):
-                self._write_sse(answer)
-                return
-            payload = json.dumps(answer.body).encode()
-            self.send_response(answer.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(payload)))
-            for name, value in answer.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(payload)
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        self._handle()
 
-        def _write_sse(self, answer: SSE) -> None:
-            self.send_response(200)
-            self.send_header("Content-Type", "text/event-stream")
-            self.send_header("Cache-Control", "no-cache")
-            for name, value in answer.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            for chunk in _encode_events(answer.events):
-                self.wfile.write(chunk)
-                self.wfile.flush()
+    def do_POST(self) -> None:  # noqa: N802
+        self._handle()
+
+    def _handle(self) -> None:
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            body = None
+        path = self.path.split("?", 1)[0]
+        headers = {k.lower(): v for k, v in self.headers.items()}
+        request = RecordedRequest(self.command, path, headers, body, raw)
+        with self.fake._lock:
+            self.fake.requests.append(request)
+        try:
+            answer = self.fake.answer(request)
+        except Exception as exc:  # a bug in the fake must show up as a 500, not a hang
+            log.exception("fake server failed")
+            answer = JSONReply(self.fake.error_body(500, f"fake server bug: {exc!r}"), 500)
+        self._write(answer)
+
+    def _write(self, answer: HTTPAnswer) -> None:
+        if isinstance(answer, Hang):
+            self.fake._stopping.wait(timeout=60)
+        if isinstance(answer, Disconnect | Hang):
             self.close_connection = True
+            return
+        if isinstance(answer, SSE):
+            self._write_sse(answer)
+            return
+        payload = json.dumps(answer.body).encode()
+        self.send_response(answer.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for name, value in answer.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(payload)
 
-    return Handler
+    def _write_sse(self, answer: SSE) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        for name, value in answer.headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        for chunk in _encode_events(answer.events):
+            self.wfile.write(chunk)
+            self.wfile.flush()
+        self.close_connection = True
 
 
 def _encode_events(events: Iterable[tuple[str | None, Any]]) -> Iterator[bytes]:
