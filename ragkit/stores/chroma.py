@@ -195,15 +195,15 @@ class ChromaStore:
                 part = keep[start:start + size]
                 part_ids = [str(ids[n]) for n in part]
                 metas = self._replacing([encode_metadata(metadata[n]) for n in part], part_ids)
-                self._call("upsert", lambda: self._collection.upsert(
-                    ids=part_ids, embeddings=x[part], metadatas=metas))
+                self._call("upsert", lambda ids_=part_ids, x_=x[part], m_=metas: self._collection.upsert(
+                    ids=ids_, embeddings=x_, metadatas=m_))
 
     def _replacing(self, metas: list[dict[str, Any] | None], ids: list[str]) -> list[dict[str, Any] | None]:
         """Chroma's upsert merges metadata; setting the old keys to None makes it a replacement."""
         old = self._call("get", lambda: self._collection.get(ids=ids, include=["metadatas"]))
-        previous = dict(zip(old["ids"], old["metadatas"] or []))
+        previous = dict(zip(old["ids"], old["metadatas"] or [], strict=True))
         out: list[dict[str, Any] | None] = []
-        for i, meta in zip(ids, metas):
+        for i, meta in zip(ids, metas, strict=True):
             stale = set(previous.get(i) or {}) - set(meta or {})
             out.append({**dict.fromkeys(stale), **(meta or {})} or None)
         return out
@@ -221,7 +221,7 @@ class ChromaStore:
             query_embeddings=q.reshape(1, -1), n_results=n, where=where, include=["metadatas", "distances"]))
         ids, dists, metas = res["ids"][0], res["distances"][0], res["metadatas"][0]
         hits = [SearchHit(id=i, score=1.0 - float(d), metadata=decode_metadata(m))
-                for i, d, m in zip(ids, dists, metas)]
+                for i, d, m in zip(ids, dists, metas, strict=True)]
         return sorted(hits, key=lambda h: -h.score)
 
     def delete(self, ids: Sequence[str]) -> None:

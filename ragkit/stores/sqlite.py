@@ -206,7 +206,7 @@ class SQLiteStore:
         if len(metadata) != len(ids):
             raise StoreError(f"sqlite: got {len(ids)} ids but {len(metadata)} metadata dicts")
         rows: list[tuple[Any, ...]] = []
-        for i, vec, meta in zip(ids, x, metadata):
+        for i, vec, meta in zip(ids, x, metadata, strict=True):
             try:
                 text = json.dumps(dict(meta), ensure_ascii=False, allow_nan=False)
             except (TypeError, ValueError) as exc:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from ragkit.errors import ConfigError, StoreError
