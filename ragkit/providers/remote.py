@@ -178,6 +178,14 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
             self._aclients[loop] = client
         return client
 
+    def close(self) -> None:
+        """Close the synchronous SDK client's connections (a new one is made on next use)."""
+        client, self._client = self._client, None
+        closer = getattr(client, "close", None)
+        if callable(closer):
+            closer()
+        self._aclients.clear()
+
     def _make_client(self) -> C:
         raise NotImplementedError
 

@@ -236,3 +236,10 @@ def test_timeout_then_success(server, policy, sleeps, question) -> None:
     # long enough for the loopback answer even on a loaded machine; the Hang costs this much
     assert make(server, policy, timeout=0.5).complete(question).content == "ok"
     assert len(sleeps) == 1
+
+
+def test_close_then_reuse(server, policy, question) -> None:
+    provider = make(server, policy)
+    provider.complete(question)
+    provider.close()
+    assert provider.complete(question).content.startswith("echo:")
