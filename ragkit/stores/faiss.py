@@ -153,7 +153,7 @@ class FaissStore:
         start, n = len(self._ids), len(ids)
         self._ids.extend(ids)
         self._meta.extend(metas)
-        self._labels.update(zip(ids, range(start, start + n)))
+        self._labels.update(zip(ids, range(start, start + n), strict=True))
         self._alive = np.concatenate([self._alive, np.ones(n, dtype=bool)])
         self._n_live += n
         self._live_sel = None
@@ -235,7 +235,7 @@ class FaissStore:
                 labels, scores = self._search_exact(q, want, allowed)
             return [
                 SearchHit(id=str(self._ids[lab]), score=float(s), metadata=dict(self._meta[lab] or {}))
-                for lab, s in zip(labels.tolist(), scores.tolist())
+                for lab, s in zip(labels.tolist(), scores.tolist(), strict=True)
             ]
 
     def _search_index(self, q: np.ndarray, k: int, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:

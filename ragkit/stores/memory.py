@@ -153,7 +153,7 @@ class MemoryStore:
             best = rows[order]
             return [
                 SearchHit(id=self._ids[r], score=float(scores[o]), metadata=dict(self._meta[r]))
-                for r, o in zip(best, order)
+                for r, o in zip(best, order, strict=True)
             ]
 
     def ids(self) -> set[str]:

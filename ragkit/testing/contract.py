@@ -136,7 +136,7 @@ class VectorStoreContract:
         assert all(isinstance(h, SearchHit) and isinstance(h.id, str) for h in hits)
         scores = [h.score for h in hits]
         assert all(isinstance(s, float) for s in scores), f"scores must be floats: {scores}"
-        assert all(a >= b - 1e-6 for a, b in zip(scores, scores[1:])), f"scores not sorted: {scores}"
+        assert all(a >= b - 1e-6 for a, b in zip(scores, scores[1:], strict=False)), f"scores not sorted: {scores}"
 
     def check_scores(self, hits: Sequence[SearchHit], rows: Rows, query: np.ndarray) -> None:
         """Every reported score is the true cosine of that row (within ``score_atol``)."""
@@ -163,7 +163,7 @@ class VectorStoreContract:
                 found += len({h.id for h in hits} & {e[0] for e in expected})
                 relevant += len(expected)
                 continue
-            for rank, (hit, (exp_id, exp_score)) in enumerate(zip(hits, expected)):
+            for rank, (hit, (exp_id, exp_score)) in enumerate(zip(hits, expected, strict=True)):
                 same = hit.id == exp_id or abs(hit.score - exp_score) <= self.score_atol
                 assert same, f"rank {rank}: got {hit.id} ({hit.score}), expected {exp_id} ({exp_score})"
         if self.approximate and relevant:
@@ -343,7 +343,7 @@ class VectorStoreContract:
         try:
             assert s2.count() == 280
             assert s2.ids() == set(ids[20:])
-            for q, old in zip(queries, before):
+            for q, old in zip(queries, before, strict=True):
                 new = s2.search(q, k=10)
                 assert [h.id for h in new] == [h.id for h in old]
                 assert [h.metadata for h in new] == [h.metadata for h in old]
