@@ -59,9 +59,7 @@ class RetryPolicy:
     max_delay: float = 30.0
     retry_after_cap: float = 60.0
     sleep: Callable[[float], None] = field(default=time.sleep, repr=False, compare=False)
-    async_sleep: Callable[[float], Awaitable[None]] = field(
-        default=asyncio.sleep, repr=False, compare=False
-    )
+    async_sleep: Callable[[float], Awaitable[None]] = field(default=asyncio.sleep, repr=False, compare=False)
     random: Callable[[], float] = field(default=random.random, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -164,7 +162,11 @@ def _fix_for_status(status: int | None) -> str:
 
 
 def _next_step(
-    exc: BaseException, classify: Classifier, policy: RetryPolicy, attempt: int, what: str,
+    exc: BaseException,
+    classify: Classifier,
+    policy: RetryPolicy,
+    attempt: int,
+    what: str,
     error_cls: type[RagkitError],
 ) -> float:
     """Return the delay before the next attempt, or raise the final error."""
@@ -245,7 +247,10 @@ def retrying(
         @functools.wraps(func)
         def wrapper(*args: Any, **kwargs: Any) -> T:
             return call_with_retry(
-                lambda: func(*args, **kwargs), classify=classify, policy=policy, what=label,
+                lambda: func(*args, **kwargs),
+                classify=classify,
+                policy=policy,
+                what=label,
                 error_cls=error_cls,
             )
 

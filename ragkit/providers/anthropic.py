@@ -83,7 +83,9 @@ def from_message(message: Any, model: str) -> Response:
     calls = tuple(make_tool_call(b.id, b.name, b.input) for b in message.content if b.type == "tool_use")
     usage = Usage(_input_tokens(message.usage), int(message.usage.output_tokens or 0))
     stop = "tool_calls" if calls else _STOP.get(message.stop_reason or "end_turn", message.stop_reason)
-    return Response(content=text, tool_calls=calls, usage=usage, model=message.model or model, stop_reason=stop)
+    return Response(
+        content=text, tool_calls=calls, usage=usage, model=message.model or model, stop_reason=stop
+    )
 
 
 class AnthropicStream(StreamAccumulator):
@@ -126,8 +128,13 @@ class AnthropicStream(StreamAccumulator):
             make_tool_call(t["id"], t["name"], "".join(t["parts"])) for _, t in sorted(self.tools.items())
         )
         stop = "tool_calls" if calls else _STOP.get(self.stop or "end_turn", self.stop or "stop")
-        return Response(content="".join(self.text), tool_calls=calls, model=self.model, stop_reason=stop,
-                        usage=Usage(self.input_tokens, self.output_tokens))
+        return Response(
+            content="".join(self.text),
+            tool_calls=calls,
+            model=self.model,
+            stop_reason=stop,
+            usage=Usage(self.input_tokens, self.output_tokens),
+        )
 
 
 @providers.register("anthropic")
@@ -171,7 +178,9 @@ class AnthropicProvider(RemoteProvider[Any, Any]):
             return ErrorInfo(False, None, exc.message)
         return None
 
-    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]) -> dict[str, Any]:
+    def _request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
         system, wire = to_wire(messages)
         request: dict[str, Any] = {"model": self.model, "messages": wire, "max_tokens": DEFAULT_MAX_TOKENS}
         if system:
@@ -194,21 +203,29 @@ class AnthropicProvider(RemoteProvider[Any, Any]):
         create = self.aclient.messages.create
         return create(**fit_to_signature(create, request))
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         request = self._request(messages, tools, params)
         message = self._call(lambda: self._create(request), "message")
         return from_message(message, self.model)
 
-    async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    async def acomplete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         request = self._request(messages, tools, params)
         message = await self._acall(lambda: self._acreate(request), "message")
         return from_message(message, self.model)
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Iterator[StreamEvent]:
         request = {**self._request(messages, tools, params), "stream": True}
         return self._drive_stream(lambda: self._create(request), AnthropicStream(self.model))
 
-    def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
+    def astream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> AsyncIterator[StreamEvent]:
         request = {**self._request(messages, tools, params), "stream": True}
         return self._adrive_stream(lambda: self._acreate(request), AnthropicStream(self.model))
 

@@ -51,7 +51,10 @@ def to_wire_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | No
     if not tools:
         return None
     return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
         for t in tools
     ]
 
@@ -76,13 +79,19 @@ def from_chat(resp: Any, model: str) -> Response:
     message = resp.message
     text = "".join(getattr(item, "text", "") or "" for item in (message.content or []) if item.type == "text")
     calls = tuple(
-        make_tool_call(c.id, c.function.name or "", c.function.arguments) for c in (message.tool_calls or [])
+        make_tool_call(c.id, c.function.name or "", c.function.arguments)
+        for c in (message.tool_calls or [])
         if c.function is not None
     )
     if not text and calls:
         text = message.tool_plan or ""
-    return Response(content=text, tool_calls=calls, usage=_usage(resp.usage), model=model,
-                    stop_reason=_finish(resp.finish_reason, bool(calls)))
+    return Response(
+        content=text,
+        tool_calls=calls,
+        usage=_usage(resp.usage),
+        model=model,
+        stop_reason=_finish(resp.finish_reason, bool(calls)),
+    )
 
 
 class CohereStream(StreamAccumulator):
@@ -111,7 +120,8 @@ class CohereStream(StreamAccumulator):
             call = message.tool_calls
             function = call.function
             self.calls[event.index or 0] = {
-                "id": call.id, "name": (function.name if function else "") or "",
+                "id": call.id,
+                "name": (function.name if function else "") or "",
                 "args": [(function.arguments if function else "") or ""],
             }
         elif kind == "tool-call-delta" and message is not None and message.tool_calls is not None:
@@ -127,10 +137,16 @@ class CohereStream(StreamAccumulator):
 
     def result(self) -> Response:
         calls = tuple(
-            make_tool_call(c["id"] or f"call_{i}", c["name"], "".join(c["args"])) for i, c in sorted(self.calls.items())
+            make_tool_call(c["id"] or f"call_{i}", c["name"], "".join(c["args"]))
+            for i, c in sorted(self.calls.items())
         )
-        return Response(content="".join(self.text), tool_calls=calls, usage=self.usage, model=self.model,
-                        stop_reason=_finish(self.finish, bool(calls)))
+        return Response(
+            content="".join(self.text),
+            tool_calls=calls,
+            usage=self.usage,
+            model=self.model,
+            stop_reason=_finish(self.finish, bool(calls)),
+        )
 
 
 @providers.register("cohere")
@@ -172,7 +188,9 @@ class CohereProvider(RemoteProvider[Any, Any]):
             return ErrorInfo(True, None, f"cannot connect to {self.base_url or 'api.cohere.com'}: {exc}")
         return None
 
-    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]) -> dict[str, Any]:
+    def _request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
         wire_tools = to_wire_tools(tools)
         if wire_tools:
@@ -191,17 +209,23 @@ class CohereProvider(RemoteProvider[Any, Any]):
             kwargs["request_options"] = {"additional_body_parameters": extra}
         return kwargs
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         request = self._request(messages, tools, params)
         resp = self._call(lambda: self.client.chat(**self._fit(self.client.chat, request)), "chat")
         return from_chat(resp, self.model)
 
-    async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    async def acomplete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         request = self._request(messages, tools, params)
         resp = await self._acall(lambda: self.aclient.chat(**self._fit(self.aclient.chat, request)), "chat")
         return from_chat(resp, self.model)
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Iterator[StreamEvent]:
         request = self._request(messages, tools, params)
 
         def opener() -> Any:
@@ -209,7 +233,9 @@ class CohereProvider(RemoteProvider[Any, Any]):
 
         return self._drive_stream(opener, CohereStream(self.model))
 
-    def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
+    def astream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> AsyncIterator[StreamEvent]:
         request = self._request(messages, tools, params)
 
         async def opener() -> Any:

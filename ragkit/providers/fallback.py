@@ -52,7 +52,9 @@ class FallbackProvider(BaseProvider):
 
     def __init__(self, *, providers: Sequence[Provider | Mapping[str, Any]]) -> None:
         if not providers:
-            raise ProviderError("fallback needs at least one provider (got an empty list); pass providers=[...]")
+            raise ProviderError(
+                "fallback needs at least one provider (got an empty list); pass providers=[...]"
+            )
         self.providers: list[Provider] = [_build(spec, i) for i, spec in enumerate(providers)]
         self.last_used: Provider | None = None
         self.last_errors: list[tuple[str, ProviderError]] = []
@@ -87,7 +89,9 @@ class FallbackProvider(BaseProvider):
         )
 
     # ------------------------------------------------------------ the four calls
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         self._start()
         for index, provider in enumerate(self.providers):
             try:
@@ -99,7 +103,9 @@ class FallbackProvider(BaseProvider):
             return response
         raise self._all_failed()
 
-    async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    async def acomplete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         self._start()
         for index, provider in enumerate(self.providers):
             try:
@@ -111,7 +117,9 @@ class FallbackProvider(BaseProvider):
             return response
         raise self._all_failed()
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Iterator[StreamEvent]:
         self._start()
         for index, provider in enumerate(self.providers):
             events = iter(provider.stream(messages, tools, **params))
@@ -127,7 +135,9 @@ class FallbackProvider(BaseProvider):
             return
         raise self._all_failed()
 
-    async def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
+    async def astream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> AsyncIterator[StreamEvent]:
         self._start()
         for index, provider in enumerate(self.providers):
             events = provider.astream(messages, tools, **params).__aiter__()

@@ -46,7 +46,10 @@ def to_wire_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | No
     if not tools:
         return None
     return [
-        {"type": "function", "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}
+        {
+            "type": "function",
+            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
+        }
         for t in tools
     ]
 
@@ -60,7 +63,9 @@ def normalize_finish(reason: str | None, has_tool_calls: bool) -> str:
 def _usage(usage: Any) -> Usage:
     if usage is None:
         return Usage()
-    return Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
+    return Usage(
+        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+    )
 
 
 def from_completion(completion: Any, model: str) -> Response:
@@ -70,7 +75,8 @@ def from_completion(completion: Any, model: str) -> Response:
     choice = completion.choices[0]
     message = choice.message
     calls = tuple(
-        make_tool_call(c.id, c.function.name, c.function.arguments) for c in (message.tool_calls or [])
+        make_tool_call(c.id, c.function.name, c.function.arguments)
+        for c in (message.tool_calls or [])
         if getattr(c, "function", None) is not None
     )
     return Response(
@@ -123,7 +129,10 @@ class OpenAIStream(StreamAccumulator):
             for index, slot in sorted(self.calls.items())
         )
         return Response(
-            content="".join(self.text), tool_calls=calls, usage=self.usage, model=self.model,
+            content="".join(self.text),
+            tool_calls=calls,
+            usage=self.usage,
+            model=self.model,
             stop_reason=normalize_finish(self.finish, bool(calls)),
         )
 
@@ -169,7 +178,9 @@ class OpenAIProvider(RemoteProvider[Any, Any]):
             return ErrorInfo(False, None, exc.message)
         return None
 
-    def _request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]) -> dict[str, Any]:
+    def _request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
         wire_tools = to_wire_tools(tools)
         if wire_tools:
@@ -185,26 +196,36 @@ class OpenAIProvider(RemoteProvider[Any, Any]):
         create = self.aclient.chat.completions.create
         return create(**fit_to_signature(create, request))
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         request = self._request(messages, tools, params)
         completion = self._call(lambda: self._create(request), "chat completion")
         return from_completion(completion, self.model)
 
-    async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    async def acomplete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         request = self._request(messages, tools, params)
         completion = await self._acall(lambda: self._acreate(request), "chat completion")
         return from_completion(completion, self.model)
 
-    def _stream_request(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]) -> dict[str, Any]:
+    def _stream_request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
         request = self._request(messages, tools, params)
         request.update(stream=True, stream_options={"include_usage": True})
         return request
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Iterator[StreamEvent]:
         request = self._stream_request(messages, tools, params)
         return self._drive_stream(lambda: self._create(request), OpenAIStream(self.model))
 
-    def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
+    def astream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> AsyncIterator[StreamEvent]:
         request = self._stream_request(messages, tools, params)
         return self._adrive_stream(lambda: self._acreate(request), OpenAIStream(self.model))
 
@@ -224,4 +245,11 @@ class OllamaProvider(OpenAIProvider):
         super().__init__(base_url=base_url or self.default_base_url, **kwargs)
 
 
-__all__ = ["OllamaProvider", "OpenAIProvider", "OpenAIStream", "from_completion", "to_wire_messages", "to_wire_tools"]
+__all__ = [
+    "OllamaProvider",
+    "OpenAIProvider",
+    "OpenAIStream",
+    "from_completion",
+    "to_wire_messages",
+    "to_wire_tools",
+]

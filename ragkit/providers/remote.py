@@ -51,7 +51,9 @@ def make_tool_call(call_id: str, name: str, raw: Any) -> ToolCall:
     arguments, raw_arguments, error = parse_tool_arguments(raw)
     if error:
         log.warning("tool call %s (%s): %s; raw arguments: %r", call_id, name, error, raw_arguments)
-    return ToolCall(id=call_id, name=name, arguments=arguments, raw_arguments=raw_arguments, parse_error=error)
+    return ToolCall(
+        id=call_id, name=name, arguments=arguments, raw_arguments=raw_arguments, parse_error=error
+    )
 
 
 def arguments_json(call: ToolCall) -> str:
@@ -132,7 +134,9 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
         # ``retry`` (e.g. with an injected sleep) wins; otherwise max_retries sets the attempts
         self.retry_policy = retry if retry is not None else RetryPolicy.from_max_retries(max_retries)
         self.default_params: dict[str, Any] = {
-            k: v for k, v in {"temperature": temperature, "max_tokens": max_tokens, **params}.items() if v is not None
+            k: v
+            for k, v in {"temperature": temperature, "max_tokens": max_tokens, **params}.items()
+            if v is not None
         }
         self._client: C | None = None
         self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, A] = weakref.WeakKeyDictionary()
@@ -204,10 +208,14 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
         return call_with_retry(fn, classify=self.classify, policy=self.retry_policy, what=self._what(action))
 
     async def _acall(self, fn: Callable[[], Awaitable[T]], action: str) -> T:
-        return await acall_with_retry(fn, classify=self.classify, policy=self.retry_policy, what=self._what(action))
+        return await acall_with_retry(
+            fn, classify=self.classify, policy=self.retry_policy, what=self._what(action)
+        )
 
     # ------------------------------------------------------------ streaming drivers
-    def _drive_stream(self, opener: Callable[[], Iterable[Any]], acc: StreamAccumulator) -> Iterator[StreamEvent]:
+    def _drive_stream(
+        self, opener: Callable[[], Iterable[Any]], acc: StreamAccumulator
+    ) -> Iterator[StreamEvent]:
         """Open (with retries, up to the first event), then relay deltas; errors mid-stream are not retried."""
 
         def open_and_peek() -> tuple[Any, Iterator[Any]]:

@@ -31,8 +31,14 @@ from ragkit.testing.servers.base import (
 MESSAGES_PATH = "/v1/messages"
 
 _STOP = {"stop": "end_turn", "length": "max_tokens"}
-_ERROR_TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
-                404: "not_found_error", 429: "rate_limit_error", 529: "overloaded_error"}
+_ERROR_TYPES = {
+    400: "invalid_request_error",
+    401: "authentication_error",
+    403: "permission_error",
+    404: "not_found_error",
+    429: "rate_limit_error",
+    529: "overloaded_error",
+}
 
 
 class FakeAnthropicServer(FakeServer):
@@ -63,38 +69,72 @@ class FakeAnthropicServer(FakeServer):
         blocks, stop, output = _blocks(reply, self._counter)
         if body.get("stream"):
             return SSE(_stream(mid, model, reply, blocks, stop, prompt, output))
-        return JSONReply({
-            "id": mid, "type": "message", "role": "assistant", "model": model, "content": blocks,
-            "stop_reason": stop, "stop_sequence": None,
-            "usage": {"input_tokens": prompt, "output_tokens": output},
-        })
+        return JSONReply(
+            {
+                "id": mid,
+                "type": "message",
+                "role": "assistant",
+                "model": model,
+                "content": blocks,
+                "stop_reason": stop,
+                "stop_sequence": None,
+                "usage": {"input_tokens": prompt, "output_tokens": output},
+            }
+        )
 
 
 def _blocks(reply: TextReply | ToolCallReply, n: int) -> tuple[list[dict[str, Any]], str, int]:
     if isinstance(reply, TextReply):
-        return [{"type": "text", "text": reply.text}], _STOP.get(reply.finish, "end_turn"), count_tokens(reply.text)
+        return (
+            [{"type": "text", "text": reply.text}],
+            _STOP.get(reply.finish, "end_turn"),
+            count_tokens(reply.text),
+        )
     blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
     for i, call in enumerate(reply.calls):
-        blocks.append({"type": "tool_use", "id": call.id or f"toolu_{n}_{i}", "name": call.name,
-                       "input": call.arguments})
+        blocks.append(
+            {
+                "type": "tool_use",
+                "id": call.id or f"toolu_{n}_{i}",
+                "name": call.name,
+                "input": call.arguments,
+            }
+        )
     output = count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in reply.calls)
     return blocks, "tool_use", output
 
 
 def _stream(
-    mid: str, model: str, reply: TextReply | ToolCallReply, blocks: list[dict[str, Any]], stop: str,
-    prompt: int, output: int,
+    mid: str,
+    model: str,
+    reply: TextReply | ToolCallReply,
+    blocks: list[dict[str, Any]],
+    stop: str,
+    prompt: int,
+    output: int,
 ) -> list[tuple[str | None, Any]]:
-    start = {"id": mid, "type": "message", "role": "assistant", "model": model, "content": [],
-             "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": prompt, "output_tokens": 1}}
-    events: list[tuple[str | None, Any]] = [("message_start", {"type": "message_start", "message": start}),
-                                            ("ping", {"type": "ping"})]
+    start = {
+        "id": mid,
+        "type": "message",
+        "role": "assistant",
+        "model": model,
+        "content": [],
+        "stop_reason": None,
+        "stop_sequence": None,
+        "usage": {"input_tokens": prompt, "output_tokens": 1},
+    }
+    events: list[tuple[str | None, Any]] = [
+        ("message_start", {"type": "message_start", "message": start}),
+        ("ping", {"type": "ping"}),
+    ]
     calls = iter(reply.calls) if isinstance(reply, ToolCallReply) else iter(())
     for index, block in enumerate(blocks):
         if block["type"] == "text":
             events.append(_ev("content_block_start", index=index, content_block={"type": "text", "text": ""}))
             for piece in word_chunks(block["text"]):
-                events.append(_ev("content_block_delta", index=index, delta={"type": "text_delta", "text": piece}))
+                events.append(
+                    _ev("content_block_delta", index=index, delta={"type": "text_delta", "text": piece})
+                )
         else:
             call = next(calls)
             head = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
@@ -103,8 +143,13 @@ def _stream(
                 delta = {"type": "input_json_delta", "partial_json": piece}
                 events.append(_ev("content_block_delta", index=index, delta=delta))
         events.append(_ev("content_block_stop", index=index))
-    events.append(_ev("message_delta", delta={"stop_reason": stop, "stop_sequence": None},
-                      usage={"output_tokens": output}))
+    events.append(
+        _ev(
+            "message_delta",
+            delta={"stop_reason": stop, "stop_sequence": None},
+            usage={"output_tokens": output},
+        )
+    )
     events.append(_ev("message_stop"))
     return events
 

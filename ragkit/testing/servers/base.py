@@ -186,7 +186,10 @@ class FakeServer:
         self._httpd = ThreadingHTTPServer((self.host, self._requested_port), _make_handler(self))
         self._httpd.daemon_threads = True
         self._thread = threading.Thread(
-            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name=type(self).__name__, daemon=True
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name=type(self).__name__,
+            daemon=True,
         )
         self._thread.start()
         log.debug("%s listening on %s", type(self).__name__, self.url)
@@ -206,7 +209,9 @@ class FakeServer:
     def __enter__(self) -> FakeServer:
         return self.start()
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, et: type[BaseException] | None, e: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.stop()
 
     @property
@@ -233,7 +238,12 @@ class FakeServer:
         self.enqueue(ToolCallReply((ToolCall(name, arguments),), text=text))
 
     def enqueue_error(
-        self, status: int, message: str = "scripted error", *, retry_after: str | None = None, path: str | None = None
+        self,
+        status: int,
+        message: str = "scripted error",
+        *,
+        retry_after: str | None = None,
+        path: str | None = None,
     ) -> None:
         self.enqueue(ErrorReply(status, message, retry_after), path=path)
 

@@ -76,8 +76,10 @@ class FakeCohereServer(FakeServer):
         cid = f"chat-{self._counter}"
         prompt = messages_tokens(body.get("messages", []))
         message, finish, output = _message(reply, self._counter)
-        usage = {"billed_units": {"input_tokens": prompt, "output_tokens": output},
-                 "tokens": {"input_tokens": prompt + 7, "output_tokens": output}}
+        usage = {
+            "billed_units": {"input_tokens": prompt, "output_tokens": output},
+            "tokens": {"input_tokens": prompt + 7, "output_tokens": output},
+        }
         if body.get("stream"):
             return SSE(_stream(cid, reply, message, finish, usage))
         return JSONReply({"id": cid, "finish_reason": finish, "message": message, "usage": usage})
@@ -97,14 +99,23 @@ class FakeCohereServer(FakeServer):
                 embeddings["float"] = [v.tolist() for v in vectors]
             elif kind in ("int8", "uint8"):
                 offset = 0 if kind == "int8" else 128
-                embeddings[kind] = [(np.clip(np.round(v * 127), -128, 127) + offset).astype(int).tolist() for v in vectors]
+                embeddings[kind] = [
+                    (np.clip(np.round(v * 127), -128, 127) + offset).astype(int).tolist() for v in vectors
+                ]
             else:
-                return JSONReply(self.error_body(400, f"embedding type {kind!r} is not supported by the fake"), 400)
+                return JSONReply(
+                    self.error_body(400, f"embedding type {kind!r} is not supported by the fake"), 400
+                )
         tokens = sum(count_tokens(t) for t in texts)
-        return JSONReply({
-            "id": "embed-1", "response_type": "embeddings_by_type", "embeddings": embeddings, "texts": texts,
-            "meta": {"api_version": {"version": "2"}, "billed_units": {"input_tokens": tokens}},
-        })
+        return JSONReply(
+            {
+                "id": "embed-1",
+                "response_type": "embeddings_by_type",
+                "embeddings": embeddings,
+                "texts": texts,
+                "meta": {"api_version": {"version": "2"}, "billed_units": {"input_tokens": tokens}},
+            }
+        )
 
     # ------------------------------------------------------------ rerank
     def _rerank(self, body: dict[str, Any]) -> HTTPAnswer:
@@ -115,10 +126,13 @@ class FakeCohereServer(FakeServer):
         )
         top_n = body.get("top_n") or len(scored)
         results = [{"index": i, "relevance_score": s} for s, i in scored[: int(top_n)]]
-        return JSONReply({
-            "id": "rerank-1", "results": results,
-            "meta": {"api_version": {"version": "2"}, "billed_units": {"search_units": 1}},
-        })
+        return JSONReply(
+            {
+                "id": "rerank-1",
+                "results": results,
+                "meta": {"api_version": {"version": "2"}, "billed_units": {"search_units": 1}},
+            }
+        )
 
 
 def _texts(body: dict[str, Any]) -> list[str]:
@@ -131,8 +145,14 @@ def _message(reply: TextReply | ToolCallReply, n: int) -> tuple[dict[str, Any], 
     if isinstance(reply, TextReply):
         message = {"role": "assistant", "content": [{"type": "text", "text": reply.text}]}
         return message, _FINISH.get(reply.finish, "COMPLETE"), count_tokens(reply.text)
-    calls = [{"id": c.id or f"call_{n}_{i}", "type": "function",
-              "function": {"name": c.name, "arguments": c.arguments_json()}} for i, c in enumerate(reply.calls)]
+    calls = [
+        {
+            "id": c.id or f"call_{n}_{i}",
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments_json()},
+        }
+        for i, c in enumerate(reply.calls)
+    ]
     message = {"role": "assistant", "tool_plan": reply.text, "tool_calls": calls}
     output = count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in reply.calls)
     return message, "TOOL_CALL", output
@@ -144,7 +164,9 @@ def _stream(
     start = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
     events = [_ev("message-start", id=cid, delta={"message": start})]
     if isinstance(reply, TextReply):
-        events.append(_ev("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}}))
+        events.append(
+            _ev("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}})
+        )
         for piece in word_chunks(reply.text):
             events.append(_ev("content-delta", index=0, delta={"message": {"content": {"text": piece}}}))
         events.append(_ev("content-end", index=0))
@@ -152,7 +174,11 @@ def _stream(
         for piece in word_chunks(reply.text) if reply.text else []:
             events.append(_ev("tool-plan-delta", delta={"message": {"tool_plan": piece}}))
         for i, call in enumerate(message["tool_calls"]):
-            head = {"id": call["id"], "type": "function", "function": {"name": call["function"]["name"], "arguments": ""}}
+            head = {
+                "id": call["id"],
+                "type": "function",
+                "function": {"name": call["function"]["name"], "arguments": ""},
+            }
             events.append(_ev("tool-call-start", index=i, delta={"message": {"tool_calls": head}}))
             for piece in chunk_text(call["function"]["arguments"]):
                 delta = {"message": {"tool_calls": {"function": {"arguments": piece}}}}

@@ -46,7 +46,13 @@ class FakeOpenAIServer(FakeServer):
         self._counter = 0
 
     def error_body(self, status: int, message: str) -> Any:
-        kind = "rate_limit_exceeded" if status == 429 else "server_error" if status >= 500 else "invalid_request_error"
+        kind = (
+            "rate_limit_exceeded"
+            if status == 429
+            else "server_error"
+            if status >= 500
+            else "invalid_request_error"
+        )
         return {"error": {"message": message, "type": kind, "param": None, "code": kind}}
 
     def route(self, request: RecordedRequest, reply: Reply | None) -> HTTPAnswer:
@@ -70,14 +76,16 @@ class FakeOpenAIServer(FakeServer):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return SSE(_stream_events(cid, model, reply, prompt, include_usage))
         message, finish, completion = _message(reply, self._counter)
-        return JSONReply({
-            "id": cid,
-            "object": "chat.completion",
-            "created": 1700000000,
-            "model": model,
-            "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
-            "usage": _usage(prompt, completion),
-        })
+        return JSONReply(
+            {
+                "id": cid,
+                "object": "chat.completion",
+                "created": 1700000000,
+                "model": model,
+                "choices": [{"index": 0, "message": message, "finish_reason": finish, "logprobs": None}],
+                "usage": _usage(prompt, completion),
+            }
+        )
 
     # ------------------------------------------------------------ embeddings
     def _embeddings(self, body: dict[str, Any]) -> HTTPAnswer:
@@ -90,12 +98,14 @@ class FakeOpenAIServer(FakeServer):
             embedding: Any = base64.b64encode(vector.tobytes()).decode() if as_base64 else vector.tolist()
             data.append({"object": "embedding", "index": index, "embedding": embedding})
         tokens = sum(count_tokens(t) for t in texts)
-        return JSONReply({
-            "object": "list",
-            "data": data,
-            "model": str(body.get("model", "fake-embedding")),
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
-        })
+        return JSONReply(
+            {
+                "object": "list",
+                "data": data,
+                "model": str(body.get("model", "fake-embedding")),
+                "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+            }
+        )
 
 
 def _usage(prompt: int, completion: int) -> dict[str, int]:
@@ -110,7 +120,11 @@ def _message(reply: TextReply | ToolCallReply, n: int) -> tuple[dict[str, Any], 
     if isinstance(reply, TextReply):
         return {"role": "assistant", "content": reply.text}, reply.finish, count_tokens(reply.text)
     calls = [
-        {"id": _call_id(c.id, n, i), "type": "function", "function": {"name": c.name, "arguments": c.arguments_json()}}
+        {
+            "id": _call_id(c.id, n, i),
+            "type": "function",
+            "function": {"name": c.name, "arguments": c.arguments_json()},
+        }
         for i, c in enumerate(reply.calls)
     ]
     completion = count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in reply.calls)
@@ -122,8 +136,13 @@ def _stream_events(
 ) -> list[tuple[str | None, Any]]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> tuple[None, dict[str, Any]]:
         choice = {"index": 0, "delta": delta, "finish_reason": finish, "logprobs": None}
-        return None, {"id": cid, "object": "chat.completion.chunk", "created": 1700000000, "model": model,
-                      "choices": [choice]}
+        return None, {
+            "id": cid,
+            "object": "chat.completion.chunk",
+            "created": 1700000000,
+            "model": model,
+            "choices": [choice],
+        }
 
     n = int(cid.rsplit("-", 1)[1])
     events = [chunk({"role": "assistant", "content": ""})]
@@ -132,15 +151,30 @@ def _stream_events(
     _, finish, completion = _message(reply, n)
     if isinstance(reply, ToolCallReply):
         for i, call in enumerate(reply.calls):
-            start = {"index": i, "id": _call_id(call.id, n, i), "type": "function",
-                     "function": {"name": call.name, "arguments": ""}}
+            start = {
+                "index": i,
+                "id": _call_id(call.id, n, i),
+                "type": "function",
+                "function": {"name": call.name, "arguments": ""},
+            }
             events.append(chunk({"tool_calls": [start]}))
             for piece in chunk_text(call.arguments_json()):
                 events.append(chunk({"tool_calls": [{"index": i, "function": {"arguments": piece}}]}))
     events.append(chunk({}, finish))
     if include_usage:
-        events.append((None, {"id": cid, "object": "chat.completion.chunk", "created": 1700000000, "model": model,
-                              "choices": [], "usage": _usage(prompt, completion)}))
+        events.append(
+            (
+                None,
+                {
+                    "id": cid,
+                    "object": "chat.completion.chunk",
+                    "created": 1700000000,
+                    "model": model,
+                    "choices": [],
+                    "usage": _usage(prompt, completion),
+                },
+            )
+        )
     events.append((None, "[DONE]"))
     return events
 

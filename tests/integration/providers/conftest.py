@@ -8,8 +8,16 @@ import pytest
 from ragkit.providers.base import Message, ToolSpec
 from ragkit.retry import RetryPolicy
 
-KEY_VARS = ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "CO_API_KEY", "COHERE_API_KEY", "OLLAMA_API_KEY",
-            "OPENAI_BASE_URL", "ANTHROPIC_BASE_URL", "CO_API_URL")
+KEY_VARS = (
+    "OPENAI_API_KEY",
+    "ANTHROPIC_API_KEY",
+    "CO_API_KEY",
+    "COHERE_API_KEY",
+    "OLLAMA_API_KEY",
+    "OPENAI_BASE_URL",
+    "ANTHROPIC_BASE_URL",
+    "CO_API_URL",
+)
 
 WEATHER = ToolSpec(
     name="get_weather",
@@ -39,8 +47,9 @@ def sleeps() -> Sleeps:
 @pytest.fixture
 def policy(sleeps: Sleeps) -> Iterator[RetryPolicy]:
     rng = random.Random(1234)
-    yield RetryPolicy(max_attempts=3, base_delay=0.5, sleep=sleeps.append, async_sleep=sleeps.async_sleep,
-                      random=rng.random)
+    yield RetryPolicy(
+        max_attempts=3, base_delay=0.5, sleep=sleeps.append, async_sleep=sleeps.async_sleep, random=rng.random
+    )
 
 
 @pytest.fixture

@@ -68,11 +68,19 @@ def test_cohere_embed_input_type_and_billed_tokens() -> None:
 
     with FakeCohereServer(dimension=12) as server:
         client = cohere.ClientV2(api_key="k", base_url=server.url, max_retries=0)
-        docs = client.embed(model="embed-english-v3.0", texts=["one two three", "four"],
-                            input_type="search_document", embedding_types=["float", "int8"])
-        client.embed(model="embed-english-v3.0", texts=["one"], input_type="search_query",
-                     embedding_types=["float"])
-        assert [r.body["input_type"] for r in server.requests_to("/v2/embed")] == ["search_document", "search_query"]
+        docs = client.embed(
+            model="embed-english-v3.0",
+            texts=["one two three", "four"],
+            input_type="search_document",
+            embedding_types=["float", "int8"],
+        )
+        client.embed(
+            model="embed-english-v3.0", texts=["one"], input_type="search_query", embedding_types=["float"]
+        )
+        assert [r.body["input_type"] for r in server.requests_to("/v2/embed")] == [
+            "search_document",
+            "search_query",
+        ]
         with pytest.raises(cohere.BadRequestError):
             client.embed(model="m", texts=["x"], input_type="nonsense", embedding_types=["float"])
     assert len(docs.embeddings.float_) == 2 and len(docs.embeddings.float_[0]) == 12
@@ -86,9 +94,12 @@ def test_cohere_rerank_by_word_overlap() -> None:
 
     with FakeCohereServer() as server:
         client = cohere.ClientV2(api_key="k", base_url=server.url, max_retries=0)
-        out = client.rerank(model="rerank-v3.5", query="capital of france",
-                            documents=["Berlin is in Germany", "Paris is the capital of France", "capital letters"],
-                            top_n=2)
+        out = client.rerank(
+            model="rerank-v3.5",
+            query="capital of france",
+            documents=["Berlin is in Germany", "Paris is the capital of France", "capital letters"],
+            top_n=2,
+        )
     assert [(r.index, round(r.relevance_score, 3)) for r in out.results] == [(1, 1.0), (2, 0.333)]
 
 
@@ -97,12 +108,18 @@ def test_raw_json_reply_and_request_log() -> None:
 
     with FakeOpenAIServer() as server:
         server.enqueue(JSONReply({"hello": "world"}, status=418, headers={"X-Test": "1"}))
-        resp = httpx.post(f"{server.url}/chat/completions", json={"model": "m"}, headers={"Authorization": "Bearer z"})
+        resp = httpx.post(
+            f"{server.url}/chat/completions", json={"model": "m"}, headers={"Authorization": "Bearer z"}
+        )
         assert resp.status_code == 418 and resp.json() == {"hello": "world"} and resp.headers["x-test"] == "1"
         unknown = httpx.post(f"{server.url}/nope", json={})
         assert unknown.status_code == 404
     first = server.requests[0]
-    assert first.method == "POST" and first.body == {"model": "m"} and first.headers["authorization"] == "Bearer z"
+    assert (
+        first.method == "POST"
+        and first.body == {"model": "m"}
+        and first.headers["authorization"] == "Bearer z"
+    )
 
 
 def test_port_is_unavailable_when_stopped() -> None:
@@ -117,6 +134,11 @@ def test_importing_providers_and_servers_imports_no_sdk() -> None:
         "ragkit.providers.cohere, ragkit.providers.fallback, ragkit.testing.servers; "
         "print(sorted(m for m in ('openai', 'anthropic', 'cohere') if m in sys.modules))"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
-                         cwd=Path(__file__).resolve().parents[3])
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[3],
+    )
     assert out.stdout.strip() == "[]"

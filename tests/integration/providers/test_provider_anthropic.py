@@ -22,7 +22,9 @@ def server() -> Any:
 
 
 def make(server: FakeAnthropicServer, policy: RetryPolicy, **kwargs: Any) -> AnthropicProvider:
-    return AnthropicProvider(model="claude-test", api_key="ak-test", base_url=server.url, retry=policy, **kwargs)
+    return AnthropicProvider(
+        model="claude-test", api_key="ak-test", base_url=server.url, retry=policy, **kwargs
+    )
 
 
 def collect(events: Any) -> tuple[str, StreamEvent]:
@@ -57,22 +59,39 @@ def test_max_tokens_and_stop_normalized(server, policy, question) -> None:
 
 
 def test_tool_use_and_merged_tool_results(server, policy, weather_tool, tool_round_trip) -> None:
-    server.enqueue(ToolCallReply((ToolCall("get_weather", {"city": "Oslo"}, id="toolu_1"),), text="Checking."))
+    server.enqueue(
+        ToolCallReply((ToolCall("get_weather", {"city": "Oslo"}, id="toolu_1"),), text="Checking.")
+    )
     resp = make(server, policy).complete(tool_round_trip, tools=[weather_tool])
     assert resp.content == "Checking." and resp.stop_reason == "tool_calls"
-    assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [("toolu_1", "get_weather", {"city": "Oslo"})]
+    assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [
+        ("toolu_1", "get_weather", {"city": "Oslo"})
+    ]
     body = server.requests[-1].body
-    assert body["tools"] == [{"name": "get_weather", "description": weather_tool.description,
-                              "input_schema": weather_tool.parameters}]
+    assert body["tools"] == [
+        {
+            "name": "get_weather",
+            "description": weather_tool.description,
+            "input_schema": weather_tool.parameters,
+        }
+    ]
     user, assistant, results = body["messages"]
     assert user["role"] == "user"
-    assert assistant == {"role": "assistant", "content": [
-        {"type": "text", "text": "Let me check."},
-        {"type": "tool_use", "id": "call_a", "name": "get_weather", "input": {"city": "Paris"}},
-        {"type": "tool_use", "id": "call_b", "name": "get_weather", "input": {"city": "Rome"}}]}
-    assert results == {"role": "user", "content": [
-        {"type": "tool_result", "tool_use_id": "call_a", "content": "sunny, 21C"},
-        {"type": "tool_result", "tool_use_id": "call_b", "content": "rainy, 15C"}]}
+    assert assistant == {
+        "role": "assistant",
+        "content": [
+            {"type": "text", "text": "Let me check."},
+            {"type": "tool_use", "id": "call_a", "name": "get_weather", "input": {"city": "Paris"}},
+            {"type": "tool_use", "id": "call_b", "name": "get_weather", "input": {"city": "Rome"}},
+        ],
+    }
+    assert results == {
+        "role": "user",
+        "content": [
+            {"type": "tool_result", "tool_use_id": "call_a", "content": "sunny, 21C"},
+            {"type": "tool_result", "tool_use_id": "call_b", "content": "rainy, 15C"},
+        ],
+    }
 
 
 def test_user_text_after_tool_results_joins_the_same_user_message(tool_round_trip) -> None:
@@ -85,7 +104,11 @@ def test_user_text_after_tool_results_joins_the_same_user_message(tool_round_tri
 def test_malformed_tool_input_never_raises(server, policy, question, weather_tool) -> None:
     server.enqueue_tool_call("get_weather", '{"city": ')
     call = make(server, policy).complete(question, tools=[weather_tool]).tool_calls[0]
-    assert call.arguments == {} and call.raw_arguments == '{"city": ' and "invalid JSON" in (call.parse_error or "")
+    assert (
+        call.arguments == {}
+        and call.raw_arguments == '{"city": '
+        and "invalid JSON" in (call.parse_error or "")
+    )
 
 
 def test_streaming_text_and_usage(server, policy, question) -> None:
@@ -98,8 +121,15 @@ def test_streaming_text_and_usage(server, policy, question) -> None:
 
 
 def test_streaming_tool_use_with_input_json_deltas(server, policy, question, weather_tool) -> None:
-    server.enqueue(ToolCallReply((ToolCall("get_weather", {"city": "Paris", "units": "metric"}),
-                                  ToolCall("get_weather", '{"city": "Ro')), text="Let me look."))
+    server.enqueue(
+        ToolCallReply(
+            (
+                ToolCall("get_weather", {"city": "Paris", "units": "metric"}),
+                ToolCall("get_weather", '{"city": "Ro'),
+            ),
+            text="Let me look.",
+        )
+    )
     text, done = collect(make(server, policy).stream(question, tools=[weather_tool]))
     assert text == "Let me look."
     resp = done.response

@@ -22,7 +22,9 @@ def server() -> Any:
 
 
 def make(server: FakeCohereServer, policy: RetryPolicy, **kwargs: Any) -> CohereProvider:
-    return CohereProvider(model="command-test", api_key="co-test", base_url=server.url, retry=policy, **kwargs)
+    return CohereProvider(
+        model="command-test", api_key="co-test", base_url=server.url, retry=policy, **kwargs
+    )
 
 
 def collect(events: Any) -> tuple[str, StreamEvent]:
@@ -53,10 +55,14 @@ def test_max_tokens_finish(server, policy, question) -> None:
 
 
 def test_tool_calls_and_tool_results_wire_format(server, policy, weather_tool, tool_round_trip) -> None:
-    server.enqueue(ToolCallReply((ToolCall("get_weather", {"city": "Bern"}, id="tc1"),), text="I will look it up."))
+    server.enqueue(
+        ToolCallReply((ToolCall("get_weather", {"city": "Bern"}, id="tc1"),), text="I will look it up.")
+    )
     resp = make(server, policy).complete(tool_round_trip, tools=[weather_tool])
     assert resp.stop_reason == "tool_calls" and resp.content == "I will look it up."
-    assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [("tc1", "get_weather", {"city": "Bern"})]
+    assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [
+        ("tc1", "get_weather", {"city": "Bern"})
+    ]
     body = server.requests[-1].body
     assert body["tools"][0]["function"]["name"] == "get_weather"
     assistant, tool_a, tool_b = body["messages"][2:]
@@ -81,8 +87,12 @@ def test_streaming_text(server, policy, question) -> None:
 
 
 def test_streaming_tool_calls(server, policy, question, weather_tool) -> None:
-    server.enqueue(ToolCallReply((ToolCall("get_weather", {"city": "Kyoto", "days": 3}),
-                                  ToolCall("get_weather", '{"city"')), text="Checking both."))
+    server.enqueue(
+        ToolCallReply(
+            (ToolCall("get_weather", {"city": "Kyoto", "days": 3}), ToolCall("get_weather", '{"city"')),
+            text="Checking both.",
+        )
+    )
     text, done = collect(make(server, policy).stream(question, tools=[weather_tool]))
     assert text == "Checking both."
     resp = done.response

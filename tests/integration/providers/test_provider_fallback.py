@@ -21,7 +21,9 @@ pytestmark = pytest.mark.network_local
 
 def dead_openai(policy: RetryPolicy) -> OpenAIProvider:
     """An OpenAI provider pointed at a closed port on loopback."""
-    return OpenAIProvider(model="gpt-dead", api_key="k", base_url=f"http://127.0.0.1:{free_port()}/v1", retry=policy)
+    return OpenAIProvider(
+        model="gpt-dead", api_key="k", base_url=f"http://127.0.0.1:{free_port()}/v1", retry=policy
+    )
 
 
 @pytest.fixture
@@ -60,11 +62,18 @@ def test_first_provider_answers_when_healthy(anthropic_server, policy, question)
 
 
 def test_specs_from_yaml_style_mappings(anthropic_server, question) -> None:
-    fallback = FallbackProvider(providers=[
-        {"type": "openai", "model": "gpt-dead", "api_key": "k", "base_url": f"http://127.0.0.1:{free_port()}/v1",
-         "max_retries": 0},
-        {"type": "anthropic", "api_key": "k", "base_url": anthropic_server.url, "max_retries": 0},
-    ])
+    fallback = FallbackProvider(
+        providers=[
+            {
+                "type": "openai",
+                "model": "gpt-dead",
+                "api_key": "k",
+                "base_url": f"http://127.0.0.1:{free_port()}/v1",
+                "max_retries": 0,
+            },
+            {"type": "anthropic", "api_key": "k", "base_url": anthropic_server.url, "max_retries": 0},
+        ]
+    )
     assert fallback.complete(question).content.startswith("echo:")
     assert isinstance(fallback.last_used, AnthropicProvider)
 
@@ -93,11 +102,15 @@ class BreaksMidStream(BaseProvider):
     name = "breaks"
     model = "m"
 
-    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+    def stream(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Iterator[StreamEvent]:
         yield StreamEvent("text", text="partial ")
         raise ProviderError("connection lost mid-stream")
 
-    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+    def complete(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
+    ) -> Response:
         raise ProviderError("down")
 
 

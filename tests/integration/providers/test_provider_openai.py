@@ -59,19 +59,38 @@ def test_length_stop_reason(server, policy, question) -> None:
 
 
 def test_tool_call_and_tool_results_wire_format(server, policy, weather_tool, tool_round_trip) -> None:
-    server.enqueue(ToolCallReply((ToolCall("get_weather", {"city": "Paris"}, id="c1"),
-                                  ToolCall("get_weather", {"city": "Rome"}, id="c2"))))
+    server.enqueue(
+        ToolCallReply(
+            (
+                ToolCall("get_weather", {"city": "Paris"}, id="c1"),
+                ToolCall("get_weather", {"city": "Rome"}, id="c2"),
+            )
+        )
+    )
     resp = make(server, policy).complete(tool_round_trip, tools=[weather_tool])
     assert resp.stop_reason == "tool_calls"
     assert [(c.id, c.name, c.arguments) for c in resp.tool_calls] == [
-        ("c1", "get_weather", {"city": "Paris"}), ("c2", "get_weather", {"city": "Rome"})]
+        ("c1", "get_weather", {"city": "Paris"}),
+        ("c2", "get_weather", {"city": "Rome"}),
+    ]
     assert all(c.parse_error is None for c in resp.tool_calls)
     body = server.requests[-1].body
-    assert body["tools"] == [{"type": "function", "function": {
-        "name": "get_weather", "description": weather_tool.description, "parameters": weather_tool.parameters}}]
+    assert body["tools"] == [
+        {
+            "type": "function",
+            "function": {
+                "name": "get_weather",
+                "description": weather_tool.description,
+                "parameters": weather_tool.parameters,
+            },
+        }
+    ]
     assistant, tool_a, tool_b = body["messages"][2:]
-    assert assistant["tool_calls"][0] == {"id": "call_a", "type": "function",
-                                          "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'}}
+    assert assistant["tool_calls"][0] == {
+        "id": "call_a",
+        "type": "function",
+        "function": {"name": "get_weather", "arguments": '{"city": "Paris"}'},
+    }
     assert tool_a == {"role": "tool", "tool_call_id": "call_a", "content": "sunny, 21C"}
     assert tool_b["tool_call_id"] == "call_b"
 
@@ -95,8 +114,12 @@ def test_streaming_text(server, policy, question) -> None:
 
 
 def test_streaming_tool_calls_accumulated_by_index(server, policy, question, weather_tool) -> None:
-    server.enqueue(ToolCallReply((ToolCall("get_weather", {"city": "Paris, the capital"}),
-                                  ToolCall("get_weather", '{"city": ')), text="Checking"))
+    server.enqueue(
+        ToolCallReply(
+            (ToolCall("get_weather", {"city": "Paris, the capital"}), ToolCall("get_weather", '{"city": ')),
+            text="Checking",
+        )
+    )
     text, done = collect(make(server, policy).stream(question, tools=[weather_tool]))
     assert text == "Checking"
     resp = done.response
@@ -113,8 +136,10 @@ def test_429_with_retry_after_then_success(server, policy, sleeps, question) -> 
     assert make(server, policy).complete(question).content == "ok"
     assert sleeps == [7.0]
     assert len(server.requests) == 2
-    assert "x-stainless-retry-count" not in server.requests[1].headers or \
-        server.requests[1].headers["x-stainless-retry-count"] == "0"  # the SDK did not retry itself
+    assert (
+        "x-stainless-retry-count" not in server.requests[1].headers
+        or server.requests[1].headers["x-stainless-retry-count"] == "0"
+    )  # the SDK did not retry itself
 
 
 def test_500_then_success_waits_a_jittered_backoff(server, policy, sleeps, question) -> None:
@@ -181,7 +206,9 @@ def test_ollama_preset_against_the_fake(server, policy, question) -> None:
     assert server.requests[-1].body["model"] == "qwen2.5"
 
 
-@pytest.mark.parametrize("kwargs", [{"timeout": 0}, {"temperature": 3.0}, {"max_tokens": 0}, {"max_retries": -1}])
+@pytest.mark.parametrize(
+    "kwargs", [{"timeout": 0}, {"temperature": 3.0}, {"max_tokens": 0}, {"max_retries": -1}]
+)
 def test_invalid_settings_fail_at_construction(kwargs: dict[str, Any]) -> None:
     with pytest.raises(ProviderError):
         OpenAIProvider(api_key="k", **kwargs)
@@ -225,7 +252,9 @@ def test_message_translation_of_user_only_history() -> None:
 def test_timeout_is_retried_then_reported(server, policy, sleeps, question) -> None:
     server.enqueue(Hang(), Hang(), Hang())
     provider = make(server, policy, timeout=0.05)
-    with pytest.raises(ProviderError, match=r"after 3 attempts \(no HTTP response: request timed out after 0.05s\)"):
+    with pytest.raises(
+        ProviderError, match=r"after 3 attempts \(no HTTP response: request timed out after 0.05s\)"
+    ):
         provider.complete(question)
     assert len(sleeps) == 2
 
