@@ -149,6 +149,23 @@ class CohereStream(StreamAccumulator):
         )
 
 
+def classify_cohere_error(
+    exc: BaseException, *, timeout: float | None = None, endpoint: str | None = None
+) -> ErrorInfo | None:
+    """Classify a ``cohere`` SDK exception for :mod:`ragkit.retry` (also used by the cohere embedder)."""
+    import httpx
+    from cohere.core.api_error import ApiError
+
+    if isinstance(exc, ApiError) and exc.status_code is not None:
+        return http_status_info(exc.status_code, exc.body, str(exc.body), exc.headers)
+    if isinstance(exc, httpx.TimeoutException):
+        after = f" after {timeout:g}s" if timeout else ""
+        return ErrorInfo(True, None, f"request timed out{after}")
+    if isinstance(exc, httpx.TransportError):
+        return ErrorInfo(True, None, f"cannot connect to {endpoint or 'api.cohere.com'}: {exc}")
+    return None
+
+
 @providers.register("cohere")
 class CohereProvider(RemoteProvider[Any, Any]):
     """``CohereProvider(model="command-r-plus-08-2024")``."""
@@ -177,16 +194,7 @@ class CohereProvider(RemoteProvider[Any, Any]):
         return cohere.AsyncClientV2(**self._client_kwargs())
 
     def classify(self, exc: BaseException) -> ErrorInfo | None:
-        import httpx
-        from cohere.core.api_error import ApiError
-
-        if isinstance(exc, ApiError) and exc.status_code is not None:
-            return http_status_info(exc.status_code, exc.body, str(exc.body), exc.headers)
-        if isinstance(exc, httpx.TimeoutException):
-            return ErrorInfo(True, None, f"request timed out after {self.timeout:g}s")
-        if isinstance(exc, httpx.TransportError):
-            return ErrorInfo(True, None, f"cannot connect to {self.base_url or 'api.cohere.com'}: {exc}")
-        return None
+        return classify_cohere_error(exc, timeout=self.timeout, endpoint=self.base_url)
 
     def _request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
@@ -244,4 +252,11 @@ class CohereProvider(RemoteProvider[Any, Any]):
         return self._adrive_stream(opener, CohereStream(self.model))
 
 
-__all__ = ["CohereProvider", "CohereStream", "from_chat", "to_wire_messages", "to_wire_tools"]
+__all__ = [
+    "classify_cohere_error",
+    "CohereProvider",
+    "CohereStream",
+    "from_chat",
+    "to_wire_messages",
+    "to_wire_tools",
+]

@@ -137,6 +137,25 @@ class OpenAIStream(StreamAccumulator):
         )
 
 
+def classify_openai_error(
+    exc: BaseException, *, timeout: float | None = None, endpoint: str | None = None
+) -> ErrorInfo | None:
+    """Classify an ``openai`` SDK exception for :mod:`ragkit.retry` (also used by the openai embedder)."""
+    import openai
+
+    if isinstance(exc, openai.APITimeoutError):
+        after = f" after {timeout:g}s" if timeout else ""
+        return ErrorInfo(True, None, f"request timed out{after}")
+    if isinstance(exc, openai.APIConnectionError):
+        cause = exc.__cause__ or exc
+        return ErrorInfo(True, None, f"cannot connect to {endpoint or 'api.openai.com'}: {cause}")
+    if isinstance(exc, openai.APIStatusError):
+        return http_status_info(exc.status_code, exc.body, exc.message, exc.response.headers)
+    if isinstance(exc, openai.APIError):  # e.g. an error event inside a stream
+        return ErrorInfo(False, None, exc.message)
+    return None
+
+
 @providers.register("openai")
 class OpenAIProvider(RemoteProvider[Any, Any]):
     """``OpenAIProvider(model="gpt-4o-mini")``; ``base_url`` for any OpenAI-compatible server."""
@@ -165,18 +184,7 @@ class OpenAIProvider(RemoteProvider[Any, Any]):
         return openai.AsyncOpenAI(**self._client_kwargs())
 
     def classify(self, exc: BaseException) -> ErrorInfo | None:
-        import openai
-
-        if isinstance(exc, openai.APITimeoutError):
-            return ErrorInfo(True, None, f"request timed out after {self.timeout:g}s")
-        if isinstance(exc, openai.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return ErrorInfo(True, None, f"cannot connect to {self.base_url or 'api.openai.com'}: {cause}")
-        if isinstance(exc, openai.APIStatusError):
-            return http_status_info(exc.status_code, exc.body, exc.message, exc.response.headers)
-        if isinstance(exc, openai.APIError):  # e.g. an error event inside a stream
-            return ErrorInfo(False, None, exc.message)
-        return None
+        return classify_openai_error(exc, timeout=self.timeout, endpoint=self.base_url)
 
     def _request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
@@ -246,6 +254,7 @@ class OllamaProvider(OpenAIProvider):
 
 
 __all__ = [
+    "classify_openai_error",
     "OllamaProvider",
     "OpenAIProvider",
     "OpenAIStream",
