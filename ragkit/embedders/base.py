@@ -60,6 +60,9 @@ class Embedder(ABC):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Embed document texts; returns an array of shape (len(texts), dimension)."""
 
+    def load(self) -> None:
+        """Load heavy resources now (a model) instead of on the first embed call."""
+
     def count_tokens(self, text: str) -> int:
         """Tokens this model sees for ``text`` (default: a whitespace estimate)."""
         return max(1, len(text.split())) if text else 0

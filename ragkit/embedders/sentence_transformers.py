@@ -70,6 +70,9 @@ class SentenceTransformerEmbedder(Embedder):
             self._tokenizer = load_tokenizer(self._dir)
         return self._tokenizer
 
+    def load(self) -> None:
+        self._load()
+
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:
@@ -91,6 +94,7 @@ class SentenceTransformerEmbedder(Embedder):
         except ImportError as exc:
             raise MissingDependencyError("sentence-transformers", "local", "local embeddings") from exc
         log.info("loading embedding model %s from %s", self.model_name, self._dir)
+        _quiet_transformers()
         try:
             m = SentenceTransformer(str(self._dir), device=self.device, local_files_only=True)
         except Exception as exc:
@@ -137,6 +141,16 @@ class SentenceTransformerEmbedder(Embedder):
             )
         self._record(tokens, len(texts))
         return normalize_rows(vecs)
+
+
+def _quiet_transformers() -> None:
+    """No 'Loading weights' progress bars from transformers on the user's terminal."""
+    try:
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+    except Exception:  # pragma: no cover - older/newer transformers
+        pass
 
 
 def _read_json(path: Any) -> dict[str, Any]:

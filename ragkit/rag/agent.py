@@ -1,0 +1,135 @@
+"""RAGAgent: question answering over a knowledge base, inside the general agent loop.
+
+``ask`` runs the agent with ``search_knowledge_base`` as its tool and returns an ``AgentResult``
+whose ``citations`` map every [n] in the answer to source, page and character span; markers that
+do not resolve are removed, so an answer's citations always resolve. The embedding tokens and
+cost of the queries appear in the result's usage, attributed to the tool; ``index_report`` holds
+what indexing cost when the agent built or updated the index itself.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
+from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.indexing.report import IndexReport
+from ragkit.knowledge import KnowledgeBase
+from ragkit.rag.prompts import SYSTEM_PROMPT
+from ragkit.rag.tool import CitationBook, make_search_tool
+from ragkit.types import Citation, Document
+
+log = logging.getLogger(__name__)
+_MARKER = re.compile(r"\[(\d+)\]")
+
+
+def make_provider(name: str = "local", **options: Any) -> Any:
+    from ragkit.registry import providers
+
+    opts = {k: v for k, v in options.items() if v is not None}
+    return providers.get(name)(**opts)
+
+
+class RAGAgent:
+    def __init__(self, kb: KnowledgeBase, *, provider: Any = "local", model: str | None = None,
+                 top_k: int | None = None, system_prompt: str = SYSTEM_PROMPT,
+                 config: AgentConfig | None = None, observers: Sequence[Any] = (),
+                 memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
+                 **provider_options: Any) -> None:
+        self.kb = kb
+        self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
+        self.index_report = index_report
+        cfg = config or AgentConfig()
+        self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
+        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
+        self.agent = Agent(self.provider, tools=[self.tool], config=self.config, observers=observers)
+
+    # ------------------------------------------------------------------ constructors
+    @classmethod
+    def from_index(cls, index_dir: str | Path, **kw: Any) -> RAGAgent:
+        return cls(KnowledgeBase.open(index=index_dir), **kw)
+
+    @classmethod
+    def from_pipeline(cls, pipeline: str | Path, *, index: str | Path | None = None, **kw: Any) -> RAGAgent:
+        return cls(KnowledgeBase.open(pipeline=pipeline, index=index), **kw)
+
+    @classmethod
+    def from_directory(cls, path: str | Path, **kw: Any) -> RAGAgent:
+        return cls.from_files([path], **kw)
+
+    @classmethod
+    def from_files(cls, paths: Iterable[str | Path], *, pipeline: str | Path | PipelineSpec | None = None,
+                   index: str | Path | None = None, **kw: Any) -> RAGAgent:
+        """Index ``paths`` through the pipeline (incremental: asking twice re-embeds nothing)."""
+        from ragkit.pipeline import IndexingPipeline
+
+        spec = pipeline if isinstance(pipeline, PipelineSpec) else load_pipeline(pipeline)
+        report = IndexingPipeline(spec, index_dir=index).index_paths(list(paths))
+        return cls(KnowledgeBase(spec, index), index_report=report, **kw)
+
+    @classmethod
+    def from_documents(cls, docs: Iterable[Document], *, pipeline: str | Path | PipelineSpec | None = None,
+                       index: str | Path | None = None, **kw: Any) -> RAGAgent:
+        from ragkit.pipeline import IndexingPipeline
+
+        spec = pipeline if isinstance(pipeline, PipelineSpec) else load_pipeline(pipeline)
+        report = IndexingPipeline(spec, index_dir=index).index_documents(docs)
+        return cls(KnowledgeBase(spec, index), index_report=report, **kw)
+
+    # ------------------------------------------------------------------ asking
+    def warm_up(self) -> None:
+        """Load the embedding model now, so the first search is not slowed (or timed out) by it."""
+        self.kb.embedder.load()
+
+    def ask(self, question: str) -> AgentResult:
+        self.warm_up()
+        book = CitationBook()
+        result = self.agent.run(question, context={"book": book})
+        return resolve_citations(result, book)
+
+    def stream(self, question: str) -> Iterator[AgentEvent]:
+        """Text deltas and tool events; the final ``result`` event carries resolved citations.
+
+        Streamed text is the model's raw text; the final result's content has any marker that
+        does not resolve removed."""
+        self.warm_up()
+        book = CitationBook()
+        for event in self.agent.stream(question, context={"book": book}):
+            if event.type == "result" and event.result is not None:
+                event = replace(event, result=resolve_citations(event.result, book))
+            yield event
+
+    def reset(self) -> None:
+        self.agent.reset()
+
+    def close(self) -> None:
+        self.kb.close()
+
+    def __enter__(self) -> RAGAgent:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:
+    """Keep the citations the answer uses, in marker order; drop markers that do not resolve."""
+    used: list[Citation] = []
+
+    def check(m: re.Match[str]) -> str:
+        c = book.get(int(m.group(1)))
+        if c is None:
+            log.warning("the answer cites [%s], which no search returned; marker removed", m.group(1))
+            return ""
+        if c not in used:
+            used.append(c)
+        return m.group(0)
+
+    content = _MARKER.sub(check, result.content)
+    content = re.sub(r"[ \t]+([.,;:])", r"\1", content).strip() if content != result.content else content
+    return replace(result, content=content, citations=used)

@@ -1,0 +1,93 @@
+"""``search_knowledge_base``: the retrieval tool the RAG agent calls.
+
+It returns numbered passages (source path, page, heading, score, text) as the model-facing text,
+structured ``Citation``s for the agent to keep, and the embedding usage of the query so the
+agent's usage shows what retrieval cost. Numbers are unique within one ``ask``: a ``CitationBook``
+(injected per run, invisible to the model) gives each distinct chunk one number, so two searches
+never reuse a number and every [n] in the answer resolves.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from typing import Any
+
+from ragkit.rag.prompts import NO_RESULTS, PASSAGES_HEADER
+from ragkit.tools import Tool, ToolOutput, tool
+from ragkit.types import Citation, SearchHit
+from ragkit.usage import UsageStats
+
+_FAKE_HEADER = re.compile(r"^(\s*)\[(\d+)\]", re.MULTILINE)
+MAX_TOP_K = 20
+
+
+class CitationBook:
+    """Numbers the passages of one question: the same chunk always gets the same number."""
+
+    def __init__(self) -> None:
+        self._by_chunk: dict[str, Citation] = {}
+        self._lock = threading.Lock()
+
+    def number(self, hit: SearchHit) -> Citation:
+        with self._lock:
+            if hit.id not in self._by_chunk:
+                m = hit.metadata
+                self._by_chunk[hit.id] = Citation(
+                    number=len(self._by_chunk) + 1, source=hit.source, chunk_id=hit.id,
+                    page=m.get("page"), start=m.get("start"), end=m.get("end"),
+                    heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
+                )
+            return self._by_chunk[hit.id]
+
+    def get(self, number: int) -> Citation | None:
+        return next((c for c in self._by_chunk.values() if c.number == number), None)
+
+    def all(self) -> list[Citation]:
+        return sorted(self._by_chunk.values(), key=lambda c: c.number)
+
+
+def format_passage(c: Citation) -> str:
+    head = [f"source: {c.source}"]
+    if c.page is not None:
+        head.append(f"page: {c.page}")
+    if c.heading:
+        head.append(f"heading: {c.heading}")
+    head.append(f"score: {c.score:.3f}")
+    # a line inside the text that looks like a passage header must not open a fake passage
+    text = _FAKE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", c.text.strip())
+    return f"[{c.number}] " + " | ".join(head) + "\n" + text
+
+
+def make_search_tool(kb: Any, *, default_top_k: int = 5) -> Tool:
+    """Bind ``search_knowledge_base`` to an opened ``KnowledgeBase``."""
+    lock = threading.Lock()  # keeps the per-call embedding usage exact under parallel calls
+    pricing_name = getattr(kb.embedder, "pricing_name", kb.embedder.model_id)
+
+    @tool(inject=["book"])
+    def search_knowledge_base(query: str, top_k: int = default_top_k, source: str | None = None,
+                              book: CitationBook | None = None) -> ToolOutput:
+        """Search the knowledge base (the user's documents) for passages relevant to a query.
+
+        Args:
+            query: What to look for, in natural language (a question or key words).
+            top_k: How many passages to return, 1 to 20.
+            source: Optional glob limiting the search to matching source paths, e.g. "*.pdf".
+        """
+        if not query.strip():
+            raise ValueError("query must not be empty; pass the words to search for")
+        k = max(1, min(int(top_k), MAX_TOP_K))
+        flt = {"source": {"$glob": source}} if source else None
+        with lock:
+            before = kb.embedder.usage.snapshot()
+            hits = kb.search(query, k=k, filter=flt)
+            used = kb.embedder.usage.since(before)
+        usage = UsageStats(embedding_tokens=used.tokens, cost=used.cost, embedding_model=pricing_name)
+        book = book if book is not None else CitationBook()
+        cites = [book.number(h) for h in hits]
+        if not cites:
+            return ToolOutput(content=NO_RESULTS, usage=usage, citations=[], data=[])
+        content = PASSAGES_HEADER + "\n\n" + "\n\n".join(format_passage(c) for c in cites)
+        return ToolOutput(content=content, usage=usage, citations=cites, data=[h.to_dict() for h in hits])
+
+    return search_knowledge_base
