@@ -19,8 +19,9 @@ from ragkit.registry import did_you_mean
 
 SERVERS = ("chroma", "postgres")
 BACKEND_KEYS = frozenset({"store", "options", "sweep", "server", "max_queries", "timeout_s"})
-PROFILE_KEYS = frozenset({"dataset", "backends", "overrides", "batch_size", "warmup", "concurrency",
-                          "filtered_queries", "k"})
+PROFILE_KEYS = frozenset(
+    {"dataset", "backends", "overrides", "batch_size", "warmup", "concurrency", "filtered_queries", "k"}
+)
 DEFAULT_CONFIG = Path("configs/bench.yaml")
 
 
@@ -55,7 +56,10 @@ class Profile:
 
 
 def load_profile(
-    path: Path | str | None, profile: str, *, backends: list[str] | None = None,
+    path: Path | str | None,
+    profile: str,
+    *,
+    backends: list[str] | None = None,
     dataset_overrides: Mapping[str, Any] | None = None,
 ) -> Profile:
     """Read the YAML, pick ``profile``, keep only ``backends`` (names) when given."""
@@ -85,10 +89,14 @@ def load_profile(
     dataset = dict(prof.get("dataset") or {})
     dataset.update({k: v for k, v in (dataset_overrides or {}).items() if v is not None})
     return Profile(
-        name=profile, dataset=dataset, backends=built,
-        batch_size=int(prof.get("batch_size", 5000)), warmup=int(prof.get("warmup", 50)),
+        name=profile,
+        dataset=dataset,
+        backends=built,
+        batch_size=int(prof.get("batch_size", 5000)),
+        warmup=int(prof.get("warmup", 50)),
         concurrency=tuple(int(c) for c in prof.get("concurrency", (1, 2, 4))),
-        filtered_queries=int(prof.get("filtered_queries", 200)), k=int(prof.get("k", 10)),
+        filtered_queries=int(prof.get("filtered_queries", 200)),
+        k=int(prof.get("k", 10)),
     )
 
 
@@ -118,9 +126,14 @@ def _backend(name: str, raw: Any, where: str) -> Backend:
     if server is not None and server not in SERVERS:
         raise ConfigError(f"{where}.server: '{server}' is not one of {', '.join(SERVERS)}")
     return Backend(
-        name=name, store=str(raw["store"]), options=dict(raw.get("options") or {}),
-        sweep_param=sweep.get("param"), sweep_values=tuple(sweep.get("values") or ()),
-        server=server, max_queries=raw.get("max_queries"), timeout_s=float(raw.get("timeout_s", 1800)),
+        name=name,
+        store=str(raw["store"]),
+        options=dict(raw.get("options") or {}),
+        sweep_param=sweep.get("param"),
+        sweep_values=tuple(sweep.get("values") or ()),
+        server=server,
+        max_queries=raw.get("max_queries"),
+        timeout_s=float(raw.get("timeout_s", 1800)),
     )
 
 

@@ -81,8 +81,10 @@ class Dataset:
     @classmethod
     def load(cls, folder: Path, *, name: str = "", mmap: bool = False) -> Dataset:
         mode = "r" if mmap else None
-        arrays = {k: np.load(folder / f"{k}.npy", mmap_mode=mode)
-                  for k in ("vectors", "queries", "category", "label", "gt")}
+        arrays = {
+            k: np.load(folder / f"{k}.npy", mmap_mode=mode)
+            for k in ("vectors", "queries", "category", "label", "gt")
+        }
         fgt = {k: np.load(folder / f"fgt_{k}.npy") for k in FILTERS if (folder / f"fgt_{k}.npy").exists()}
         return cls(name=name, filtered_gt=fgt, **arrays)
 
@@ -98,7 +100,13 @@ def _metadata(rng: np.random.Generator, n: int) -> tuple[np.ndarray, np.ndarray]
 
 
 def synthetic(
-    *, n: int, dimension: int, queries: int, clusters: int = 100, spread: float = 1.0, seed: int = 0,
+    *,
+    n: int,
+    dimension: int,
+    queries: int,
+    clusters: int = 100,
+    spread: float = 1.0,
+    seed: int = 0,
 ) -> Dataset:
     """Seeded Gaussian blobs on the unit sphere; queries come from the same blobs, not the data."""
     if n < 1 or dimension < 1 or queries < 1 or clusters < 1:
@@ -117,11 +125,19 @@ def synthetic(
         noise = rng.standard_normal((stop - start, dimension), dtype=np.float32)
         x[start:stop] = _normalize(centers[owner] + noise * (spread / np.sqrt(dimension)))
     category, label = _metadata(rng, n)
-    params = {"kind": "synthetic", "n": n, "dimension": dimension, "queries": queries,
-              "clusters": clusters, "spread": spread, "seed": seed}
+    params = {
+        "kind": "synthetic",
+        "n": n,
+        "dimension": dimension,
+        "queries": queries,
+        "clusters": clusters,
+        "spread": spread,
+        "seed": seed,
+    }
     name = f"synthetic-{n}x{dimension}-c{clusters}-s{seed}"
-    return _finish(Dataset(name=name, vectors=x[:n], queries=x[n:], category=category,
-                           label=label, params=params))
+    return _finish(
+        Dataset(name=name, vectors=x[:n], queries=x[n:], category=category, label=label, params=params)
+    )
 
 
 def from_npy(path: Path | str, *, queries: int, n: int | None = None, seed: int = 0) -> Dataset:
@@ -139,11 +155,24 @@ def from_npy(path: Path | str, *, queries: int, n: int | None = None, seed: int 
         d_rows = d_rows[:n]
     vecs = _normalize(np.asarray(arr[np.sort(d_rows)], dtype=np.float32))
     category, label = _metadata(rng, vecs.shape[0])
-    params = {"kind": "npy", "path": str(p), "n": int(vecs.shape[0]), "dimension": int(arr.shape[1]),
-              "queries": queries, "seed": seed}
-    return _finish(Dataset(name=f"npy-{p.stem}-{vecs.shape[0]}", vectors=vecs,
-                           queries=_normalize(np.asarray(arr[q_rows], dtype=np.float32)),
-                           category=category, label=label, params=params))
+    params = {
+        "kind": "npy",
+        "path": str(p),
+        "n": int(vecs.shape[0]),
+        "dimension": int(arr.shape[1]),
+        "queries": queries,
+        "seed": seed,
+    }
+    return _finish(
+        Dataset(
+            name=f"npy-{p.stem}-{vecs.shape[0]}",
+            vectors=vecs,
+            queries=_normalize(np.asarray(arr[q_rows], dtype=np.float32)),
+            category=category,
+            label=label,
+            params=params,
+        )
+    )
 
 
 def _finish(ds: Dataset) -> Dataset:
@@ -155,7 +184,12 @@ def _finish(ds: Dataset) -> Dataset:
 
 
 def ground_truth(
-    vectors: np.ndarray, queries: np.ndarray, *, k: int, mask: np.ndarray | None = None, batch: int = 256,
+    vectors: np.ndarray,
+    queries: np.ndarray,
+    *,
+    k: int,
+    mask: np.ndarray | None = None,
+    batch: int = 256,
 ) -> np.ndarray:
     """Exact top-``k`` row numbers per query by inner product, best first; ``-1`` pads short rows.
 
@@ -167,12 +201,12 @@ def ground_truth(
     kk = min(k, rows.shape[0])
     out = np.full((queries.shape[0], k), -1, dtype=np.int64)
     for start in range(0, queries.shape[0], batch):
-        scores = np.asarray(queries[start:start + batch], dtype=np.float32) @ cand.T
+        scores = np.asarray(queries[start : start + batch], dtype=np.float32) @ cand.T
         if kk < rows.shape[0]:
             part = np.argpartition(-scores, kk - 1, axis=1)[:, :kk]
         else:
             part = np.broadcast_to(np.arange(rows.shape[0]), (scores.shape[0], rows.shape[0]))
         part_scores = np.take_along_axis(scores, part, axis=1)
         order = np.lexsort((part, -part_scores), axis=1)
-        out[start:start + scores.shape[0], :kk] = rows[np.take_along_axis(part, order, axis=1)]
+        out[start : start + scores.shape[0], :kk] = rows[np.take_along_axis(part, order, axis=1)]
     return out

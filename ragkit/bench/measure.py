@@ -37,8 +37,9 @@ def _bar(total: int, desc: str, progress: bool) -> Any:
     return tqdm(total=total, desc=desc, unit="q", file=sys.stderr, disable=not progress, leave=False)
 
 
-def _serial(store: Any, queries: np.ndarray, k: int, flt: dict[str, Any] | None,
-            bar: Any) -> tuple[list[list[str]], list[float]]:
+def _serial(
+    store: Any, queries: np.ndarray, k: int, flt: dict[str, Any] | None, bar: Any
+) -> tuple[list[list[str]], list[float]]:
     ids: list[list[str]] = []
     times: list[float] = []
     for q in queries:
@@ -85,11 +86,14 @@ def measure_queries(store: Any, ds: Dataset, plan: QueryPlan, *, label: str) -> 
         bar.update(n_q)
     bar.close()
     out: dict[str, Any] = {
-        "queries": n_q, "k": plan.k,
+        "queries": n_q,
+        "k": plan.k,
         f"recall@{plan.k}": mean_recall(rows_k, ds.gt, plan.k),
         f"recall@{GT_K}": mean_recall(rows_100, ds.gt, GT_K),
-        "latency": latency_summary(times_k), f"latency_k{GT_K}": latency_summary(times_100),
-        "qps": qps, "best_qps": max(qps.values()) if qps else None,
+        "latency": latency_summary(times_k),
+        f"latency_k{GT_K}": latency_summary(times_100),
+        "qps": qps,
+        "best_qps": max(qps.values()) if qps else None,
         "short_results": short,
     }
     out["filtered"] = _filtered(store, ds, plan, sanity, label)
@@ -110,11 +114,17 @@ def _filtered(store: Any, ds: Dataset, plan: QueryPlan, sanity: Sanity, label: s
         except Exception as exc:  # noqa: BLE001 - an unsupported filter is reported, not fatal
             out[name] = {"error": f"{type(exc).__name__}: {exc}", "filter": flt}
             continue
-        rows = [sanity.check(r, k=plan.k, n=ds.n, where=f"{name} query {i}", allowed=mask)
-                for i, r in enumerate(ids)]
-        out[name] = {"filter": flt, "selectivity": float(mask.mean()), "queries": n_f,
-                     f"recall@{plan.k}": mean_recall(rows, ds.filtered_gt[name], plan.k),
-                     "latency": latency_summary(times)}
+        rows = [
+            sanity.check(r, k=plan.k, n=ds.n, where=f"{name} query {i}", allowed=mask)
+            for i, r in enumerate(ids)
+        ]
+        out[name] = {
+            "filter": flt,
+            "selectivity": float(mask.mean()),
+            "queries": n_f,
+            f"recall@{plan.k}": mean_recall(rows, ds.filtered_gt[name], plan.k),
+            "latency": latency_summary(times),
+        }
     bar.close()
     recalls = [v[f"recall@{plan.k}"] for v in out.values() if "error" not in v]
     out["mean_recall"] = float(np.mean(recalls)) if recalls else None

@@ -34,7 +34,12 @@ def latency_summary(seconds: Iterable[float]) -> dict[str, float]:
     """p50/p95/p99/mean in milliseconds."""
     ms = np.asarray(list(seconds), dtype=np.float64) * 1000.0
     if not ms.size:
-        return {"p50_ms": float("nan"), "p95_ms": float("nan"), "p99_ms": float("nan"), "mean_ms": float("nan")}
+        return {
+            "p50_ms": float("nan"),
+            "p95_ms": float("nan"),
+            "p99_ms": float("nan"),
+            "mean_ms": float("nan"),
+        }
     p50, p95, p99 = np.percentile(ms, [50, 95, 99])
     return {"p50_ms": float(p50), "p95_ms": float(p95), "p99_ms": float(p99), "mean_ms": float(ms.mean())}
 
@@ -56,8 +61,9 @@ class Sanity:
         if len(self.examples) < MAX_PROBLEMS:
             self.examples.append(example)
 
-    def check(self, ids: Sequence[str], *, k: int, n: int, where: str,
-              allowed: np.ndarray | None = None) -> list[int]:
+    def check(
+        self, ids: Sequence[str], *, k: int, n: int, where: str, allowed: np.ndarray | None = None
+    ) -> list[int]:
         """Check one result list; return its row numbers (unknown ids dropped).
 
         Problems: more than ``k`` hits, a duplicate id, an id that is not in the dataset, a hit
@@ -81,8 +87,12 @@ class Sanity:
         return rows
 
     def to_dict(self) -> dict[str, Any]:
-        return {"valid": self.valid, "checked": self.checked, "problems": dict(self.counts),
-                "examples": list(self.examples)}
+        return {
+            "valid": self.valid,
+            "checked": self.checked,
+            "problems": dict(self.counts),
+            "examples": list(self.examples),
+        }
 
 
 def parse_id(hit_id: str, n: int) -> int | None:

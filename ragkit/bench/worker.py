@@ -71,12 +71,18 @@ def build(backend: Backend, ds: Dataset, options: dict[str, Any], job: dict[str,
     store = open_store(backend, options, dimension=ds.dimension, path=path)
     open_s = time.perf_counter() - t0
     batch = int(job["batch_size"])
-    bar = tqdm(total=ds.n, desc=f"{backend.name}: insert", unit="vec", file=sys.stderr,
-               disable=not job.get("progress", False), leave=False)
+    bar = tqdm(
+        total=ds.n,
+        desc=f"{backend.name}: insert",
+        unit="vec",
+        file=sys.stderr,
+        disable=not job.get("progress", False),
+        leave=False,
+    )
     t0 = time.perf_counter()
     for start in range(0, ds.n, batch):
         rows = range(start, min(ds.n, start + batch))
-        store.add(ds.ids(rows), ds.vectors[start:rows.stop], ds.metadata(rows))
+        store.add(ds.ids(rows), ds.vectors[start : rows.stop], ds.metadata(rows))
         bar.update(len(rows))
     insert_s = time.perf_counter() - t0
     bar.close()
@@ -88,12 +94,19 @@ def build(backend: Backend, ds: Dataset, options: dict[str, Any], job: dict[str,
     store.close()
     peak = peak_rss_mb()
     return {
-        "open_s": open_s, "insert_s": insert_s, "persist_s": persist_s,
-        "build_s": open_s + insert_s + persist_s, "vectors_per_s": ds.n / insert_s if insert_s else None,
-        "count": count, "count_ok": count == ds.n,
+        "open_s": open_s,
+        "insert_s": insert_s,
+        "persist_s": persist_s,
+        "build_s": open_s + insert_s + persist_s,
+        "vectors_per_s": ds.n / insert_s if insert_s else None,
+        "count": count,
+        "count_ok": count == ds.n,
         "disk_bytes": du_bytes(path) + max(0, _server_disk(backend, job, options) - disk_before),
-        "rss_before_mb": rss_before, "peak_rss_mb": peak, "build_mem_mb": max(0.0, peak - peak_before),
-        "server_mem_mb": _server_mem_mb(job.get("server") or {}), "describe": describe,
+        "rss_before_mb": rss_before,
+        "peak_rss_mb": peak,
+        "build_mem_mb": max(0.0, peak - peak_before),
+        "server_mem_mb": _server_mem_mb(job.get("server") or {}),
+        "describe": describe,
     }
 
 
@@ -104,8 +117,10 @@ def _server_disk(backend: Backend, job: dict[str, Any], options: dict[str, Any])
         import psycopg
 
         with psycopg.connect(server["dsn"]) as conn:
-            row = conn.execute("SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
-                               "WHERE c.relname = %s", [options["table"]]).fetchone()
+            row = conn.execute(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c WHERE c.relname = %s",
+                [options["table"]],
+            ).fetchone()
             return int(row[0]) if row else 0
     if backend.server == "chroma" and server.get("data_dir"):
         return du_bytes(Path(server["data_dir"]))
@@ -134,9 +149,14 @@ def run_job(job: dict[str, Any]) -> dict[str, Any]:
     options = {**backend.options, **server_options(backend, job.get("server") or {}, table)}
     result: dict[str, Any] = {"backend": backend.name, "store": backend.store, "options": backend.options}
     result["build"] = build(backend, ds, options, job)
-    plan = QueryPlan(k=int(job["k"]), warmup=int(job["warmup"]), concurrency=tuple(job["concurrency"]),
-                     max_queries=backend.max_queries, filtered_queries=int(job["filtered_queries"]),
-                     progress=bool(job.get("progress", False)))
+    plan = QueryPlan(
+        k=int(job["k"]),
+        warmup=int(job["warmup"]),
+        concurrency=tuple(job["concurrency"]),
+        max_queries=backend.max_queries,
+        filtered_queries=int(job["filtered_queries"]),
+        progress=bool(job.get("progress", False)),
+    )
     result["settings"] = []
     for setting in backend.settings():
         opts = options
@@ -158,14 +178,20 @@ def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     job_path = Path(args[0])
     job = json.loads(job_path.read_text())
-    logging.basicConfig(level=job.get("log_level", logging.WARNING), stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=job.get("log_level", logging.WARNING),
+        stream=sys.stderr,
+        format="%(levelname)s %(name)s: %(message)s",
+    )
     try:
         result = run_job(job)
     except Exception as exc:  # noqa: BLE001 - reported as the backend's error, never hidden
         log.exception("backend %s failed", job["backend"]["name"])
-        result = {"backend": job["backend"]["name"], "store": job["backend"]["store"],
-                  "error": f"{type(exc).__name__}: {exc}"}
+        result = {
+            "backend": job["backend"]["name"],
+            "store": job["backend"]["store"],
+            "error": f"{type(exc).__name__}: {exc}",
+        }
     Path(job["result_path"]).write_text(json.dumps(result, default=str))
     return 0
 

@@ -12,25 +12,63 @@ from ragkit.cli.options import echo_json, json_option
 
 
 @click.command()
-@click.option("--config", "config", type=click.Path(dir_okay=False), default="configs/bench.yaml",
-              show_default=True, help="Bench matrix: named backends and profiles.")
-@click.option("--profile", default="default", show_default=True,
-              help="Profile in the config: default (100k x 384, servers) or quick (2k x 32, < 1 min).")
-@click.option("--backends", default=None, help="Comma-separated backend names from the config (default: the profile's).")
-@click.option("--n", "n", type=click.IntRange(min=1), default=None, help="Override the number of data vectors.")
-@click.option("--dim", "dim", type=click.IntRange(min=1), default=None, help="Override the dimension (synthetic).")
+@click.option(
+    "--config",
+    "config",
+    type=click.Path(dir_okay=False),
+    default="configs/bench.yaml",
+    show_default=True,
+    help="Bench matrix: named backends and profiles.",
+)
+@click.option(
+    "--profile",
+    default="default",
+    show_default=True,
+    help="Profile in the config: default (100k x 384, servers) or quick (2k x 32, < 1 min).",
+)
+@click.option(
+    "--backends", default=None, help="Comma-separated backend names from the config (default: the profile's)."
+)
+@click.option(
+    "--n", "n", type=click.IntRange(min=1), default=None, help="Override the number of data vectors."
+)
+@click.option(
+    "--dim", "dim", type=click.IntRange(min=1), default=None, help="Override the dimension (synthetic)."
+)
 @click.option("--queries", type=click.IntRange(min=1), default=None, help="Override the number of queries.")
-@click.option("--output", type=click.Path(dir_okay=False), default=None, help="Also write the run record as JSON here.")
-@click.option("--plot", "plot_path", type=click.Path(dir_okay=False), default=None,
-              help="Write a PNG: recall@10 vs QPS per backend, and build times.")
-@click.option("--results", "results_path", type=click.Path(dir_okay=False),
-              default=".ragkit/bench/results.duckdb", show_default=True,
-              help="DuckDB file every run is appended to (with versions and machine info).")
+@click.option(
+    "--output", type=click.Path(dir_okay=False), default=None, help="Also write the run record as JSON here."
+)
+@click.option(
+    "--plot",
+    "plot_path",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Write a PNG: recall@10 vs QPS per backend, and build times.",
+)
+@click.option(
+    "--results",
+    "results_path",
+    type=click.Path(dir_okay=False),
+    default=".ragkit/bench/results.duckdb",
+    show_default=True,
+    help="DuckDB file every run is appended to (with versions and machine info).",
+)
 @click.option("--compare", is_flag=True, help="Show the latest stored runs side by side instead of running.")
 @json_option
-def bench(config: str, profile: str, backends: str | None, n: int | None, dim: int | None,
-          queries: int | None, output: str | None, plot_path: str | None, results_path: str,
-          compare: bool, as_json: bool) -> None:
+def bench(
+    config: str,
+    profile: str,
+    backends: str | None,
+    n: int | None,
+    dim: int | None,
+    queries: int | None,
+    output: str | None,
+    plot_path: str | None,
+    results_path: str,
+    compare: bool,
+    as_json: bool,
+) -> None:
     """Benchmark vector stores: recall, latency, QPS, build time, disk and memory.
 
     Every backend gets the same seeded vectors and held-apart queries; recall is measured
@@ -56,8 +94,9 @@ def bench(config: str, profile: str, backends: str | None, n: int | None, dim: i
     from ragkit.bench.runner import run_profile
 
     names = [b.strip() for b in backends.split(",") if b.strip()] if backends else None
-    prof = load_profile(config, profile, backends=names,
-                        dataset_overrides={"n": n, "dimension": dim, "queries": queries})
+    prof = load_profile(
+        config, profile, backends=names, dataset_overrides={"n": n, "dimension": dim, "queries": queries}
+    )
     record = run_profile(prof, progress=sys.stderr.isatty() and not as_json)
     stored = results.append(record, results_path)
     if output:
@@ -71,7 +110,9 @@ def bench(config: str, profile: str, backends: str | None, n: int | None, dim: i
     click.echo(report.markdown(report.rows(record)))
     click.echo("")
     click.echo(report.caption(record))
-    click.echo(f"{stored} result rows appended to {results_path}" + (f"; plot: {plot_path}" if plot_path else ""))
+    click.echo(
+        f"{stored} result rows appended to {results_path}" + (f"; plot: {plot_path}" if plot_path else "")
+    )
     failed = [b["backend"] for b in record["backends"] if "error" in b]
     if failed:
         click.secho(f"failed backends: {', '.join(failed)} (see the status column)", fg="red", err=True)
@@ -85,10 +126,17 @@ def _compare(results_path: str, as_json: bool) -> None:
         echo_json(table)
         return
     cols: list[tuple[str, str, str]] = [
-        ("dataset", "dataset", "s"), ("backend", "backend", "s"), ("params", "params", "s"),
-        ("run_id", "run", "s"), ("recall_10", "recall@10", ".3f"), ("p50_ms", "p50 ms", ".2f"),
-        ("p99_ms", "p99 ms", ".2f"), ("best_qps", "best QPS", ",.0f"), ("build_s", "build s", ".1f"),
-        ("disk_mb", "disk MB", ".1f"), ("status", "status", "s"),
+        ("dataset", "dataset", "s"),
+        ("backend", "backend", "s"),
+        ("params", "params", "s"),
+        ("run_id", "run", "s"),
+        ("recall_10", "recall@10", ".3f"),
+        ("p50_ms", "p50 ms", ".2f"),
+        ("p99_ms", "p99 ms", ".2f"),
+        ("best_qps", "best QPS", ",.0f"),
+        ("build_s", "build s", ".1f"),
+        ("disk_mb", "disk MB", ".1f"),
+        ("status", "status", "s"),
     ]
     click.echo(report.markdown(table, cols))
 

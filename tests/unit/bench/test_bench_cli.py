@@ -19,7 +19,9 @@ def test_quick_profile_through_the_cli(tmp_path: Path, repo_root: Path) -> None:
     config = str(repo_root / "configs" / "bench.yaml")
     results, plot, output = tmp_path / "r.duckdb", tmp_path / "plot.png", tmp_path / "run.json"
     args = ["--config", config, "--profile", "quick", "--backends", BACKENDS, "--results", str(results)]
-    res = CliRunner().invoke(bench, [*args, "--plot", str(plot), "--output", str(output)], catch_exceptions=False)
+    res = CliRunner().invoke(
+        bench, [*args, "--plot", str(plot), "--output", str(output)], catch_exceptions=False
+    )
     assert res.exit_code == 0, res.output
     assert "| backend | params | recall@10 |" in res.output
     for name in BACKENDS.split(","):
@@ -35,8 +37,23 @@ def test_quick_profile_through_the_cli(tmp_path: Path, repo_root: Path) -> None:
         n_rows = con.execute("SELECT count(*) FROM results WHERE valid").fetchone()
     assert n_rows is not None and n_rows[0] >= len(BACKENDS.split(","))
 
-    res = CliRunner().invoke(bench, [*args[:2], "--backends", "memory", "--profile", "quick", "--n", "300",
-                                     "--queries", "20", "--results", str(results), "--json"])
+    res = CliRunner().invoke(
+        bench,
+        [
+            *args[:2],
+            "--backends",
+            "memory",
+            "--profile",
+            "quick",
+            "--n",
+            "300",
+            "--queries",
+            "20",
+            "--results",
+            str(results),
+            "--json",
+        ],
+    )
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["dataset"]["n"] == 300
 
@@ -54,6 +71,8 @@ def test_compare_without_results_names_the_fix(tmp_path: Path) -> None:
 def test_unknown_backend_is_a_config_error_with_a_suggestion(repo_root: Path) -> None:
     from ragkit.errors import ConfigError
 
-    res = CliRunner().invoke(bench, ["--config", str(repo_root / "configs/bench.yaml"), "--backends", "fiass-flat"])
+    res = CliRunner().invoke(
+        bench, ["--config", str(repo_root / "configs/bench.yaml"), "--backends", "fiass-flat"]
+    )
     assert isinstance(res.exception, ConfigError)
     assert "did you mean 'faiss-flat'" in str(res.exception)

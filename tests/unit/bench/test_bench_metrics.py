@@ -46,7 +46,9 @@ class DuplicatingStore:
     def __init__(self, inner: MemoryStore) -> None:
         self.inner = inner
 
-    def search(self, vector: np.ndarray, k: int = 10, filter: Mapping[str, Any] | None = None) -> list[SearchHit]:
+    def search(
+        self, vector: np.ndarray, k: int = 10, filter: Mapping[str, Any] | None = None
+    ) -> list[SearchHit]:
         hits = self.inner.search(vector, k=k, filter=filter)
         return hits[:1] + hits[:-1] if len(hits) > 1 else hits
 
@@ -73,8 +75,16 @@ def test_a_store_returning_duplicate_ids_is_marked_invalid_in_the_report() -> No
     ds, store = _loaded()
     out = measure_queries(DuplicatingStore(store), ds, PLAN, label="broken")
     assert not out["sanity"]["valid"] and out["sanity"]["problems"]["duplicate_ids"] > 0
-    record = {"backends": [{"backend": "broken", "store": "fake", "build": {"build_s": 1.0, "count_ok": True},
-                            "settings": [{"setting": {}, **out}]}]}
+    record = {
+        "backends": [
+            {
+                "backend": "broken",
+                "store": "fake",
+                "build": {"build_s": 1.0, "count_ok": True},
+                "settings": [{"setting": {}, **out}],
+            }
+        ]
+    }
     table = rows(record)
     assert table[0]["status"].startswith("INVALID (duplicate_ids") and not table[0]["valid"]
     assert "INVALID" in markdown(table)
