@@ -13,6 +13,9 @@ Sources:
   backend sees the same data.
 * :func:`from_npy` — real embeddings from a ``.npy`` matrix (e.g. an embedded corpus); a seeded
   random ``queries`` rows are held out of the data and used as queries.
+* :func:`from_corpus` — a BEIR-style ``corpus.jsonl`` (e.g. ``../shared/datasets/msmarco-5k``)
+  embedded once with a ragkit embedder and cached as ``.npy`` in the user cache dir
+  (``$XDG_CACHE_HOME/ragkit/bench``); then as :func:`from_npy` (held-out passages are the queries).
 """
 
 from __future__ import annotations
@@ -173,6 +176,49 @@ def from_npy(path: Path | str, *, queries: int, n: int | None = None, seed: int 
             params=params,
         )
     )
+
+
+def cache_dir() -> Path:
+    """``$RAGKIT_CACHE_DIR/bench``, else ``$XDG_CACHE_HOME/ragkit/bench``, else ``~/.cache/ragkit/bench``."""
+    import os
+
+    root = os.environ.get("RAGKIT_CACHE_DIR")
+    if root:
+        return Path(root).expanduser() / "bench"
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg).expanduser() if xdg else Path.home() / ".cache") / "ragkit" / "bench"
+
+
+def embed_corpus(
+    path: Path | str, *, embedder: str = "sentence-transformers", options: Mapping[str, Any] | None = None
+) -> Path:
+    """Embed every ``text`` (title + text) of a corpus.jsonl once; return the cached ``.npy`` path."""
+    import hashlib
+    import json
+
+    p = Path(path)
+    corpus = p / "corpus.jsonl" if p.is_dir() else p
+    if not corpus.is_file():
+        raise ConfigError(f"corpus {corpus} not found; give a corpus.jsonl or a BEIR dataset folder")
+    key = hashlib.sha256(
+        f"{corpus.resolve()}|{corpus.stat().st_size}|{embedder}|{sorted((options or {}).items())}".encode()
+    )
+    out = cache_dir() / f"{corpus.parent.name}-{key.hexdigest()[:12]}.npy"
+    if out.exists():
+        return out
+    from ragkit.registry import embedders
+
+    texts = []
+    with corpus.open(encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                texts.append(" ".join(t for t in (row.get("title", ""), row.get("text", "")) if t))
+    log.info("embedding %d passages of %s with %s (cached as %s)", len(texts), corpus, embedder, out)
+    vectors = embedders.get(embedder)(**dict(options or {})).embed_documents(texts)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    np.save(out, np.asarray(vectors, dtype=np.float32))
+    return out
 
 
 def _finish(ds: Dataset) -> Dataset:

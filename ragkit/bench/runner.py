@@ -30,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.bench.config import Backend, Profile
-from ragkit.bench.datasets import Dataset, from_npy, synthetic
+from ragkit.bench.datasets import Dataset, embed_corpus, from_npy, synthetic
 
 log = logging.getLogger(__name__)
 
@@ -68,9 +68,16 @@ def make_dataset(spec: dict[str, Any]) -> Dataset:
         return from_npy(
             spec["path"], queries=int(spec["queries"]), n=spec.get("n"), seed=int(spec.get("seed", 0))
         )
+    if kind == "corpus":
+        npy = embed_corpus(
+            spec["path"],
+            embedder=spec.get("embedder", "sentence-transformers"),
+            options=spec.get("embedder_options"),
+        )
+        return from_npy(npy, queries=int(spec["queries"]), n=spec.get("n"), seed=int(spec.get("seed", 0)))
     from ragkit.errors import ConfigError
 
-    raise ConfigError(f"unknown bench dataset kind '{kind}'; use synthetic or npy")
+    raise ConfigError(f"unknown bench dataset kind '{kind}'; use synthetic, npy or corpus")
 
 
 def versions() -> dict[str, str | None]:
@@ -196,6 +203,7 @@ def run_profile(profile: Profile, *, progress: bool = False, workdir: Path | Non
             bar.set_postfix_str(backend.name)
             record["backends"].append(_run_backend(backend, profile, root, srv, run_id, progress=progress))
     record["seconds"] = time.perf_counter() - t0
+    record["machine"]["load_avg_end"] = list(os.getloadavg())
     return record
 
 

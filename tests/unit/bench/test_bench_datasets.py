@@ -57,3 +57,31 @@ def test_dataset_round_trips_through_npy(tmp_path) -> None:  # type: ignore[no-u
 def test_bad_sizes_are_config_errors() -> None:
     with pytest.raises(ConfigError, match="at least 1"):
         synthetic(n=0, dimension=8, queries=1)
+
+
+def test_corpus_is_embedded_once_cached_and_held_out_rows_become_queries(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from ragkit.bench.datasets import embed_corpus
+    from ragkit.bench.runner import make_dataset
+
+    monkeypatch.setenv("RAGKIT_CACHE_DIR", str(tmp_path / "cache"))
+    corpus = tmp_path / "ds" / "corpus.jsonl"
+    corpus.parent.mkdir()
+    words = ["alpha", "beta", "gamma", "delta", "omega", "sigma"]
+    corpus.write_text(
+        "".join(
+            f'{{"_id": "{i}", "title": "t{i}", "text": "{words[i % 6]} {words[(i * 7) % 6]} {i}"}}\n'
+            for i in range(80)
+        )
+    )
+    spec = {
+        "kind": "corpus",
+        "path": str(corpus.parent),
+        "queries": 10,
+        "embedder": "hashing",
+        "embedder_options": {"dimension": 32},
+    }
+    ds = make_dataset(spec)
+    cached = embed_corpus(corpus.parent, embedder="hashing", options={"dimension": 32})
+    assert cached.parent == tmp_path / "cache" / "bench" and cached.exists()
+    assert ds.n == 70 and ds.queries.shape == (10, 32) and ds.gt.shape == (10, 100)
+    assert (ds.gt[:, 70:] == -1).all()  # only 70 data rows exist
