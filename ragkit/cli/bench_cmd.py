@@ -24,7 +24,8 @@ from ragkit.cli.options import echo_json, json_option
     "--profile",
     default="default",
     show_default=True,
-    help="Profile in the config: default (100k x 384, servers) or quick (2k x 32, < 1 min).",
+    help="Profile in the config: default (100k x 384, servers), quick (2k x 32, < 1 min) "
+    "or msmarco (real all-MiniLM-L6-v2 embeddings of msmarco-5k, cached after the first run).",
 )
 @click.option(
     "--backends", default=None, help="Comma-separated backend names from the config (default: the profile's)."
@@ -83,6 +84,7 @@ def bench(
       ragkit bench --plot docs/bench-recall-qps.png        # 100k x 384, all backends
       ragkit bench --backends faiss-hnsw,pgvector --n 20000 --queries 200
       ragkit bench --profile quick --json --output run.json
+      ragkit bench --profile msmarco                       # real embeddings (embedded once)
       ragkit bench --compare                               # latest stored runs side by side
     """
     from ragkit.bench import report, results
