@@ -136,7 +136,6 @@ def plot(record: dict[str, Any], path: Path | str) -> Path:
     for r in table:
         by_backend.setdefault(r["backend"], []).append(r)
     for name, pts in by_backend.items():
-        pts = sorted(pts, key=lambda r: r["recall_10"])
         ax1.plot([p["recall_10"] for p in pts], [p["best_qps"] for p in pts], marker="o", label=name)
         for p in pts:
             if p["params"] != "-":
@@ -160,8 +159,10 @@ def plot(record: dict[str, Any], path: Path | str) -> Path:
     ax2.invert_yaxis()
     ax2.set_title("build time")
     d = record["dataset"]
+    m = record["machine"]
     fig.suptitle(
-        f"ragkit bench: {d['n']:,} x {d['dimension']} ({d['kind']}), {record['machine']['cores']} cores",
+        f"ragkit bench: {d['n']:,} x {d['dimension']} ({d['kind']}), {m['cores']} cores, "
+        f"load avg {m['load_avg'][0]:.1f} at start; lines follow each backend's query-parameter sweep",
         fontsize=11,
     )
     fig.tight_layout()
