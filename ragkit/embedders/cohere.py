@@ -1,0 +1,138 @@
+"""The Cohere embedder: the Embed API v2 through the ``cohere`` SDK (``ClientV2.embed``).
+
+Chunks are sent with ``input_type="search_document"`` and queries with ``"search_query"``, as
+Cohere's retrieval models expect. Up to 96 texts go in one request (the API's limit). The tokens
+are the API's ``meta.billed_units.input_tokens``, priced from ``configs/models.yaml``
+(embed-english-v3.0: $0.10 per million). The key comes from ``CO_API_KEY`` (the SDK's own
+variable) or ``COHERE_API_KEY``; ``base_url`` points the client at another host (a proxy, a
+private deployment, or ragkit's ``FakeCohereServer`` in tests).
+
+Pipeline YAML::
+
+    embedder:
+      type: cohere
+      model: embed-english-v3.0     # 1024 dimensions; embed-v4.0 also accepts dimension: 256/512/1024
+      batch_size: 96
+
+Chunk sizes in ``unit: tokens`` are measured with a conservative estimate
+(:func:`ragkit.embedders.remote.estimate_tokens`), since Cohere's tokenizer is not available
+offline; v3 models read at most 512 tokens per text and truncate the rest (``truncate:``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from ragkit.embedders.remote import Kind, RemoteEmbedder
+from ragkit.errors import ConfigError
+from ragkit.registry import embedders
+from ragkit.retry import ErrorInfo, RetryPolicy
+
+#: native output size of the models Cohere documents
+KNOWN_DIMENSIONS: dict[str, int] = {
+    "embed-english-v3.0": 1024,
+    "embed-multilingual-v3.0": 1024,
+    "embed-english-light-v3.0": 384,
+    "embed-multilingual-light-v3.0": 384,
+    "embed-v4.0": 1536,
+}
+#: models that accept ``output_dimension`` (Matryoshka), and the sizes they accept
+OUTPUT_DIMENSIONS: dict[str, tuple[int, ...]] = {"embed-v4.0": (256, 512, 1024, 1536)}
+_INPUT_TYPE: dict[str, str] = {"document": "search_document", "query": "search_query"}
+
+
+@embedders.register("cohere")
+class CohereEmbedder(RemoteEmbedder):
+    """``CohereEmbedder(model="embed-english-v3.0")``; ``api_key`` defaults to ``$CO_API_KEY``."""
+
+    name = "cohere"
+    env_vars = ("CO_API_KEY", "COHERE_API_KEY")
+    key_hint = " in the embedder options (api_key: ...)"
+    sdk_module = "cohere"
+    sdk_package = "cohere"
+    extra = "cohere"
+    max_batch_size = 96
+
+    def __init__(
+        self,
+        *,
+        model: str = "embed-english-v3.0",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        batch_size: int = 96,
+        dimension: int | None = None,
+        truncate: Literal["NONE", "START", "END"] | None = None,
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        retry: RetryPolicy | None = None,
+        price_per_million: float | None = None,
+        concurrency: int = 1,
+    ) -> None:
+        if truncate is not None and truncate not in ("NONE", "START", "END"):
+            raise ConfigError(f"truncate must be one of NONE, START, END (got {truncate!r})")
+        self.truncate = truncate
+        super().__init__(
+            model=model, api_key=api_key, base_url=base_url, batch_size=batch_size, dimension=dimension,
+            timeout=timeout, max_retries=max_retries, retry=retry, price_per_million=price_per_million,
+            concurrency=concurrency,
+        )
+        self._http: Any = None
+
+    def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
+        native = KNOWN_DIMENSIONS.get(self.model.lower())
+        if native is None:
+            if dimension is None:
+                raise self._unknown_dimension(KNOWN_DIMENSIONS)
+            return dimension, None  # trust the user; the first response is checked against it
+        if dimension is None or dimension == native:
+            return native, None
+        allowed = OUTPUT_DIMENSIONS.get(self.model.lower(), ())
+        if dimension in allowed:
+            return dimension, dimension
+        shorter = ", ".join(f"{m} ({', '.join(map(str, d))})" for m, d in OUTPUT_DIMENSIONS.items())
+        choice = f"one of {', '.join(map(str, allowed))}" if allowed else f"{native} (or remove dimension)"
+        raise ConfigError(
+            f"model '{self.model}' returns {native}-dimensional vectors (got dimension={dimension}); "
+            f"set dimension to {choice}; models that can shorten their vectors: {shorter}"
+        )
+
+    def _make_client(self) -> Any:
+        import cohere
+        import httpx
+
+        self._http = httpx.Client(timeout=self.timeout)
+        kwargs: dict[str, Any] = {
+            "api_key": self.api_key, "timeout": self.timeout, "max_retries": 0, "httpx_client": self._http,
+        }
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return cohere.ClientV2(**kwargs)
+
+    def _close_client(self, client: Any) -> None:
+        http, self._http = self._http, None
+        if http is not None:
+            http.close()
+
+    def classify(self, exc: BaseException) -> ErrorInfo | None:
+        from ragkit.providers.cohere import classify_cohere_error
+
+        return classify_cohere_error(exc, timeout=self.timeout, endpoint=self.base_url)
+
+    def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
+        kwargs: dict[str, Any] = {
+            "model": self.model, "texts": texts, "input_type": _INPUT_TYPE[kind], "embedding_types": ["float"],
+        }
+        if self.request_dimension:
+            kwargs["output_dimension"] = self.request_dimension
+        if self.truncate:
+            kwargs["truncate"] = self.truncate
+        resp = client.embed(**kwargs)
+        vectors = getattr(resp.embeddings, "float_", None)
+        if vectors is None:
+            vectors = getattr(resp.embeddings, "float", None)
+        billed = getattr(resp.meta, "billed_units", None) if resp.meta is not None else None
+        tokens = getattr(billed, "input_tokens", None) if billed is not None else None
+        return vectors if vectors is not None else [], int(tokens) if tokens else None
+
+
+__all__ = ["KNOWN_DIMENSIONS", "CohereEmbedder"]

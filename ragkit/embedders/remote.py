@@ -1,0 +1,297 @@
+"""What the remote (SDK-backed) embedders share: keys, batching, retries, usage, dimension checks.
+
+A subclass names its SDK, the environment variables holding its key, the models whose vector
+length it knows, and implements two hooks: ``_make_client()`` and ``_request(client, texts,
+kind)`` (one API call for one batch; ``kind`` is ``"document"`` or ``"query"``) returning the raw
+vectors and the tokens the API billed (``None`` when it said nothing). This base then
+
+- resolves the API key at construction (a missing key is an ``EmbeddingError`` naming the
+  variable), checks the SDK is installed, and fixes ``dimension`` before anything runs: the store
+  needs it before the first embed, so an unknown model without ``dimension:`` is a ``ConfigError``;
+- splits the input into batches under the API's limits (texts per request and an estimated token
+  budget) and, with ``concurrency > 1``, sends them in parallel, keeping the input order;
+- runs every request through :mod:`ragkit.retry` (429 and 5xx are retried; ``retry=RetryPolicy(...)``
+  injects the policy, e.g. a fake sleep in tests), turning the final failure into an
+  ``EmbeddingError`` with the HTTP status and the fix;
+- records usage per request: the tokens the API reports, priced from ``configs/models.yaml``
+  (:mod:`ragkit.pricing`), or :func:`estimate_tokens` where the API reports none;
+- L2-normalizes the vectors and checks their length against ``dimension``.
+
+Token counts before embedding (the splitter's ``unit: tokens``) use :func:`estimate_tokens`: the
+remote tokenizers are not available offline, so chunk sizes for remote models are measured with a
+deliberately conservative estimate (it over-counts English by about a third), which keeps chunks
+under the model's input limit.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import logging
+import math
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, ClassVar, Literal
+
+import numpy as np
+
+from ragkit.embedders.base import Embedder, normalize_rows
+from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
+from ragkit.retry import ErrorInfo, RetryPolicy, call_with_retry
+
+log = logging.getLogger(__name__)
+Kind = Literal["document", "query"]
+
+
+def estimate_tokens(text: str) -> int:
+    """A conservative token estimate for models whose tokenizer is not at hand.
+
+    One token per 3 ASCII characters (BPE tokenizers average about 4 for English prose), one per
+    non-ASCII character (CJK scripts are about one token per character), and never fewer than the
+    number of whitespace-separated words.
+    """
+    if not text:
+        return 0
+    ascii_chars = len(text.encode("ascii", "ignore"))
+    estimate = math.ceil(ascii_chars / 3) + (len(text) - ascii_chars)
+    return max(1, estimate, len(text.split()))
+
+
+def plan_batches(
+    texts: Sequence[str], *, max_items: int, max_tokens: int | None, count: Callable[[str], int]
+) -> list[tuple[int, int]]:
+    """``[start, end)`` ranges of ``texts``: at most ``max_items`` texts and (when a text alone
+    does not already exceed it) at most ``max_tokens`` estimated tokens per range."""
+    ranges: list[tuple[int, int]] = []
+    start, budget = 0, 0
+    for i, text in enumerate(texts):
+        tokens = count(text) if max_tokens else 0
+        full = i - start >= max_items or (max_tokens is not None and i > start and budget + tokens > max_tokens)
+        if full:
+            ranges.append((start, i))
+            start, budget = i, 0
+        budget += tokens
+    if start < len(texts):
+        ranges.append((start, len(texts)))
+    return ranges
+
+
+def resolve_api_key(api_key: str | None, env_vars: Sequence[str], name: str, hint: str = "") -> str:
+    """``api_key`` if given, else the first set variable of ``env_vars``; else an EmbeddingError."""
+    if api_key:
+        return api_key
+    for var in env_vars:
+        value = os.environ.get(var)
+        if value:
+            return value
+    var = env_vars[0]
+    others = f" (or {', '.join(env_vars[1:])})" if len(env_vars) > 1 else ""
+    raise EmbeddingError(
+        f"no API key for the '{name}' embedder: the environment variable {var}{others} is not set; "
+        f"set it with `export {var}=...` or pass api_key{hint}"
+    )
+
+
+class RemoteEmbedder(Embedder):
+    """Base of the SDK-backed embedders; see the module docstring for what it does."""
+
+    name: ClassVar[str] = "remote"
+    env_vars: ClassVar[tuple[str, ...]] = ()
+    key_hint: ClassVar[str] = ""  # appended to "pass api_key" in the missing-key error
+    sdk_module: ClassVar[str] = ""
+    sdk_package: ClassVar[str] = ""
+    extra: ClassVar[str] = ""
+    max_batch_size: ClassVar[int] = 96  # the API's limit of texts per request
+
+    def __init__(
+        self,
+        *,
+        model: str,
+        api_key: str | None,
+        base_url: str | None,
+        batch_size: int,
+        dimension: int | None,
+        timeout: float,
+        max_retries: int,
+        retry: RetryPolicy | None,
+        price_per_million: float | None,
+        concurrency: int,
+        max_batch_tokens: int | None = None,
+    ) -> None:
+        super().__init__()
+        if not model:
+            raise ConfigError(f"the '{self.name}' embedder needs a model name; pass model='...'")
+        if not 1 <= batch_size <= self.max_batch_size:
+            raise ConfigError(
+                f"batch_size must be between 1 and {self.max_batch_size} (the {self.name} API's limit of "
+                f"texts per request) (got {batch_size})"
+            )
+        if dimension is not None and dimension < 1:
+            raise ConfigError(f"dimension must be at least 1 (got {dimension})")
+        if timeout <= 0:
+            raise ConfigError(f"timeout must be > 0 seconds (got {timeout})")
+        if max_retries < 0:
+            raise ConfigError(f"max_retries must be >= 0 (got {max_retries}); use 0 to disable retries")
+        if concurrency < 1:
+            raise ConfigError(f"concurrency must be at least 1 (got {concurrency})")
+        if price_per_million is not None and price_per_million < 0:
+            raise ConfigError(f"price_per_million must be >= 0 USD (got {price_per_million})")
+        if self.sdk_module and importlib.util.find_spec(self.sdk_module) is None:
+            raise MissingDependencyError(self.sdk_package, self.extra, f"the '{self.name}' embedder")
+        self.model = model
+        self.api_key = resolve_api_key(api_key, self.env_vars, self.name, self.key_hint)
+        self.base_url = base_url or None
+        self.batch_size = batch_size
+        self.max_batch_tokens = max_batch_tokens
+        self.timeout = float(timeout)
+        self.concurrency = concurrency
+        self.retry_policy = retry if retry is not None else RetryPolicy.from_max_retries(max_retries)
+        self._dim, self.request_dimension = self._resolve_dimension(dimension)
+        self.price_per_million = price_per_million if price_per_million is not None else self._registry_price()
+        suffix = f"@{self.request_dimension}" if self.request_dimension else ""
+        self.model_id = f"{self.name}/{model}{suffix}"
+        self._client: Any = None
+        self._client_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        where = f", base_url={self.base_url!r}" if self.base_url else ""
+        return f"{type(self).__name__}(model={self.model!r}, dimension={self._dim}{where})"
+
+    # ------------------------------------------------------------ subclass hooks
+    def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
+        """``(vector length, value to send as the API's dimension parameter or None)``."""
+        raise NotImplementedError
+
+    def _make_client(self) -> Any:
+        raise NotImplementedError
+
+    def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
+        """One API call: (vectors as an array-like of rows, billed tokens or None)."""
+        raise NotImplementedError
+
+    def classify(self, exc: BaseException) -> ErrorInfo | None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ configuration helpers
+    @property
+    def pricing_name(self) -> str:
+        """The name :mod:`ragkit.pricing` knows the model by (the rag tool prices usage with it)."""
+        return self.model
+
+    def _registry_price(self) -> float:
+        from ragkit import pricing
+
+        info = pricing.model_info(self.model)
+        if info is None:
+            log.warning(
+                "embedding model %r is not in the model registry %s: its cost is counted as 0; add it "
+                "there or set price_per_million", self.model, pricing.models_file(),
+            )
+            return 0.0
+        return info.embedding or info.input
+
+    def _unknown_dimension(self, known: dict[str, int]) -> ConfigError:
+        examples = ", ".join(f"{k} {v}" for k, v in list(known.items())[:4])
+        return ConfigError(
+            f"the '{self.name}' embedder does not know the vector length of model '{self.model}', and the "
+            f"vector store needs it before the first embedding; set `dimension:` in the embedder options "
+            f"to the model's output size (known models: {examples})"
+        )
+
+    @property
+    def dimension(self) -> int:
+        return self._dim
+
+    def count_tokens(self, text: str) -> int:
+        """An estimate (:func:`estimate_tokens`): the remote tokenizer is not available offline."""
+        return estimate_tokens(text)
+
+    # ------------------------------------------------------------ client
+    @property
+    def client(self) -> Any:
+        with self._client_lock:
+            if self._client is None:
+                self._client = self._make_client()
+            return self._client
+
+    def load(self) -> None:
+        """Create the SDK client now (no request is sent)."""
+        _ = self.client
+
+    def close(self) -> None:
+        with self._client_lock:
+            client, self._client = self._client, None
+        if client is not None:
+            self._close_client(client)
+
+    def _close_client(self, client: Any) -> None:
+        closer = getattr(client, "close", None)
+        if callable(closer):
+            closer()
+
+    # ------------------------------------------------------------ embedding
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return self._embed(list(texts), "document")
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self._embed([text], "query")[0]
+
+    def _embed(self, texts: list[str], kind: Kind) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self._dim), dtype=np.float32)
+        ranges = plan_batches(
+            texts, max_items=self.batch_size, max_tokens=self.max_batch_tokens, count=estimate_tokens
+        )
+        parts: list[np.ndarray]
+        if self.concurrency > 1 and len(ranges) > 1:
+            with ThreadPoolExecutor(min(self.concurrency, len(ranges)), thread_name_prefix="ragkit-embed") as ex:
+                parts = list(ex.map(lambda r: self._embed_one(texts[r[0] : r[1]], kind), ranges))
+        else:
+            parts = [self._embed_one(texts[a:b], kind) for a, b in ranges]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts)
+
+    def _embed_one(self, texts: list[str], kind: Kind) -> np.ndarray:
+        client = self.client
+        raw, tokens = call_with_retry(
+            lambda: self._request(client, texts, kind),
+            classify=self.classify,
+            policy=self.retry_policy,
+            what=f"{self.name} embed (model {self.model!r})",
+            error_cls=EmbeddingError,
+        )
+        vectors = self._check_shape(raw, len(texts))
+        if not tokens:  # the API said nothing (or 0 for non-empty text): estimate
+            tokens = sum(estimate_tokens(t) for t in texts)
+        self._record(int(tokens), len(texts))
+        return normalize_rows(vectors)
+
+    def _check_shape(self, raw: Any, n: int) -> np.ndarray:
+        try:
+            vectors = np.asarray(raw, dtype=np.float32)
+        except (TypeError, ValueError) as exc:
+            raise EmbeddingError(
+                f"the {self.name} API returned embeddings of uneven or non-numeric shape for model "
+                f"'{self.model}' ({exc}); check that base_url points at an embeddings endpoint"
+            ) from exc
+        if vectors.ndim != 2 or vectors.shape[0] != n:
+            raise EmbeddingError(
+                f"the {self.name} API returned {vectors.shape[0] if vectors.ndim else 0} embeddings for {n} "
+                f"texts (model '{self.model}'); check that base_url points at an embeddings endpoint"
+            )
+        if vectors.shape[1] != self._dim:
+            raise EmbeddingError(
+                f"the {self.name} API returned {vectors.shape[1]}-dimensional vectors for model "
+                f"'{self.model}', but the embedder is configured for dimension {self._dim}; set "
+                f"`dimension: {vectors.shape[1]}` in the embedder options (and rebuild the index)"
+            )
+        return vectors
+
+
+def prefix_marker(prefix: str) -> str:
+    """A short, stable tag of an instruction prefix for ``model_id`` (the embedding-cache key)."""
+    return hashlib.sha256(prefix.encode()).hexdigest()[:8]
+
+
+__all__ = ["Kind", "RemoteEmbedder", "estimate_tokens", "plan_batches", "prefix_marker", "resolve_api_key"]
