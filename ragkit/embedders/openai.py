@@ -1,0 +1,158 @@
+"""The OpenAI-compatible embedder: ``POST /embeddings`` through the ``openai`` SDK.
+
+With ``base_url`` the same code serves OpenAI, Ollama (``http://localhost:11434/v1``), vLLM,
+llama.cpp's server and any OpenAI-compatible endpoint. The key comes from ``OPENAI_API_KEY``; a
+local server ignores it, so any value does (``api_key: ollama``). Up to ``batch_size`` texts
+(OpenAI's limit: 2048) and about 240k estimated tokens go in one request (OpenAI's limit: 300k).
+The tokens are the API's ``usage.prompt_tokens``, priced from ``configs/models.yaml``
+(text-embedding-3-small: $0.02 per million; Ollama models: 0).
+
+Pipeline YAML::
+
+    embedder:
+      type: openai
+      model: text-embedding-3-small   # 1536 dimensions; `dimension: 512` asks the API for shorter ones
+    # or a local Ollama model:
+    embedder:
+      type: openai
+      base_url: ${OLLAMA_BASE_URL:-http://localhost:11434/v1}
+      api_key: ollama
+      model: nomic-embed-text          # 768 dimensions
+      query_prefix: "search_query: "   # nomic-embed-text expects task prefixes
+      document_prefix: "search_document: "
+
+For models this module does not know, set ``dimension:``. Chunk sizes in ``unit: tokens`` are
+measured with a conservative estimate (:func:`ragkit.embedders.remote.estimate_tokens`).
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Literal
+
+import numpy as np
+
+from ragkit.embedders.remote import Kind, RemoteEmbedder, prefix_marker
+from ragkit.errors import ConfigError
+from ragkit.registry import embedders
+from ragkit.retry import ErrorInfo, RetryPolicy
+
+#: native output size of well-known models (OpenAI's, and common Ollama embedding models)
+KNOWN_DIMENSIONS: dict[str, int] = {
+    "text-embedding-3-small": 1536,
+    "text-embedding-3-large": 3072,
+    "text-embedding-ada-002": 1536,
+    "nomic-embed-text": 768,
+    "mxbai-embed-large": 1024,
+    "all-minilm": 384,
+    "bge-m3": 1024,
+}
+#: models that accept the ``dimensions`` request parameter (any size up to the native one)
+SHORTENABLE = frozenset({"text-embedding-3-small", "text-embedding-3-large"})
+MAX_INPUTS = 2048
+MAX_BATCH_TOKENS = 240_000  # estimated; OpenAI rejects requests over 300k tokens
+
+
+def _base_name(model: str) -> str:
+    """``nomic-embed-text:latest`` -> ``nomic-embed-text`` (Ollama tags)."""
+    return model.lower().split(":", 1)[0]
+
+
+@embedders.register("openai")
+class OpenAIEmbedder(RemoteEmbedder):
+    """``OpenAIEmbedder(model="text-embedding-3-small")``; ``api_key`` defaults to ``$OPENAI_API_KEY``."""
+
+    name = "openai"
+    env_vars = ("OPENAI_API_KEY",)
+    key_hint = " in the embedder options (for a local server such as Ollama any value works: api_key: ollama)"
+    sdk_module = "openai"
+    sdk_package = "openai"
+    extra = "openai"
+    max_batch_size = MAX_INPUTS
+
+    def __init__(
+        self,
+        *,
+        model: str = "text-embedding-3-small",
+        api_key: str | None = None,
+        base_url: str | None = None,
+        batch_size: int = 512,
+        dimension: int | None = None,
+        query_prefix: str = "",
+        document_prefix: str = "",
+        encoding_format: Literal["base64", "float"] = "base64",
+        timeout: float = 60.0,
+        max_retries: int = 3,
+        retry: RetryPolicy | None = None,
+        price_per_million: float | None = None,
+        concurrency: int = 1,
+    ) -> None:
+        if encoding_format not in ("base64", "float"):
+            raise ConfigError(f"encoding_format must be 'base64' or 'float' (got {encoding_format!r})")
+        self.encoding_format = encoding_format
+        self.query_prefix = query_prefix
+        self.document_prefix = document_prefix
+        super().__init__(
+            model=model, api_key=api_key, base_url=base_url, batch_size=batch_size, dimension=dimension,
+            timeout=timeout, max_retries=max_retries, retry=retry, price_per_million=price_per_million,
+            concurrency=concurrency, max_batch_tokens=MAX_BATCH_TOKENS,
+        )
+        if document_prefix:  # vectors of prefixed text differ: keep them apart in the embedding cache
+            self.model_id += f"+doc:{prefix_marker(document_prefix)}"
+
+    def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
+        base = _base_name(self.model)
+        native = KNOWN_DIMENSIONS.get(base)
+        if native is None:
+            if dimension is None:
+                raise self._unknown_dimension(KNOWN_DIMENSIONS)
+            return dimension, None  # not sent: many compatible servers reject `dimensions`
+        if dimension is None or dimension == native:
+            return native, None
+        if base in SHORTENABLE and dimension < native:
+            return dimension, dimension
+        fix = (
+            f"a value up to {native}" if base in SHORTENABLE
+            else f"{native} (or remove dimension); only {', '.join(sorted(SHORTENABLE))} can shorten their vectors"
+        )
+        raise ConfigError(
+            f"model '{self.model}' returns {native}-dimensional vectors (got dimension={dimension}); set dimension to {fix}"
+        )
+
+    def _make_client(self) -> Any:
+        import openai
+
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "timeout": self.timeout, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return openai.OpenAI(**kwargs)
+
+    def classify(self, exc: BaseException) -> ErrorInfo | None:
+        from ragkit.providers.openai import classify_openai_error
+
+        return classify_openai_error(exc, timeout=self.timeout, endpoint=self.base_url)
+
+    def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
+        prefix = self.query_prefix if kind == "query" else self.document_prefix
+        kwargs: dict[str, Any] = {
+            "model": self.model, "input": [prefix + t for t in texts], "encoding_format": self.encoding_format,
+        }
+        if self.request_dimension:
+            kwargs["dimensions"] = self.request_dimension
+        resp = client.embeddings.create(**kwargs)
+        rows = sorted(resp.data, key=lambda d: d.index)
+        vectors = [_decode(d.embedding) for d in rows]
+        usage = getattr(resp, "usage", None)
+        tokens = getattr(usage, "prompt_tokens", None) if usage is not None else None
+        return vectors, int(tokens) if tokens else None
+
+
+def _decode(embedding: Any) -> np.ndarray:
+    """A base64 string of little-endian float32 (what we ask for), or a float list (servers that
+    ignore ``encoding_format``)."""
+    if isinstance(embedding, str):
+        return np.frombuffer(base64.b64decode(embedding), dtype="<f4")
+    return np.asarray(embedding, dtype=np.float32)
+
+
+__all__ = ["KNOWN_DIMENSIONS", "OpenAIEmbedder"]
