@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from ragkit.cli import eval_cmd, index_cmd, pipeline_cmd, search_cmd
+from ragkit.cli import ask_cmd, eval_cmd, index_cmd, pipeline_cmd, search_cmd
 
 
 class RagkitGroup(click.Group):
@@ -40,16 +40,22 @@ def cli(verbose: int, quiet: bool) -> None:
     Quick start:
       ragkit index data/                 # build or update the index in .ragkit/index
       ragkit search "when was it built"  # semantic search over it
+      ragkit ask "who founded it?"       # an answer with cited sources (offline by default)
+      ragkit chat                        # a conversation over the documents
       ragkit status                      # what is in the index
     Every command takes --help. Pipelines are YAML files (see pipelines/default.yaml).
     """
     level = logging.ERROR if quiet else (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    for noisy in ("bm25s", "httpx", "sentence_transformers", "transformers", "chromadb"):
+        logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
 
 
 cli.add_command(index_cmd.index)
 cli.add_command(index_cmd.status)
 cli.add_command(search_cmd.search)
+cli.add_command(ask_cmd.ask)
+cli.add_command(ask_cmd.chat)
 cli.add_command(pipeline_cmd.pipeline)
 cli.add_command(eval_cmd.eval_)
 

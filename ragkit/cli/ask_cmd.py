@@ -1,0 +1,188 @@
+"""`ragkit ask` and `ragkit chat`: questions over the index, answered with cited sources."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
+
+PROVIDERS = ["local", "openai", "ollama", "anthropic", "cohere"]
+
+
+def provider_options(f: Any) -> Any:
+    f = click.option("--base-url", default=None, help="Endpoint for OpenAI-compatible servers (vLLM, llama.cpp, a proxy).")(f)
+    f = click.option("--model", "-m", default=None, help="Model name for the provider (default: the provider's).")(f)
+    f = click.option("--provider", type=click.Choice(PROVIDERS), default="local", show_default=True,
+                     help="LLM provider. `local` is offline and extractive; the others read API keys "
+                          "from OPENAI_API_KEY / ANTHROPIC_API_KEY / CO_API_KEY.")(f)
+    f = click.option("--top-k", "-k", type=click.IntRange(1, 20), default=None, help="Passages per search (default: the pipeline's).")(f)
+    return f
+
+
+def build_agent(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
+                base_url: str | None, top_k: int | None, memory: Any = None) -> Any:
+    from ragkit.knowledge import KnowledgeBase
+    from ragkit.rag.agent import RAGAgent
+
+    opts: dict[str, Any] = {"base_url": base_url} if base_url else {}
+    return RAGAgent(KnowledgeBase.open(pipeline=pipeline, index=index_dir), provider=provider,
+                    model=model, top_k=top_k, memory=memory, **opts)
+
+
+@click.command()
+@click.argument("question")
+@pipeline_option
+@index_option
+@provider_options
+@click.option("--stream", is_flag=True, help="Print the answer as it is generated.")
+@click.option("--show-sources", is_flag=True, help="Also print the cited passages' text.")
+@click.option("--trace", "show_trace", is_flag=True, help="Print the agent's steps (model calls, tool calls, timings).")
+@json_option
+def ask(question: str, pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
+        base_url: str | None, top_k: int | None, stream: bool, show_sources: bool, show_trace: bool, as_json: bool) -> None:
+    """Answer QUESTION from the indexed documents, citing sources as [n].
+
+    Prints the answer, the numbered sources (path, page), and a usage line with the LLM and
+    embedding tokens and the total cost. With the default `local` provider everything runs offline.
+
+    \b
+    Examples:
+      ragkit ask "When does the ferry sail?"
+      ragkit ask "Summarise the 2022 budget" --provider openai --model gpt-4o-mini --show-sources
+      ragkit ask "..." --provider openai --base-url http://localhost:8000/v1 --stream
+      ragkit ask "..." --json | jq .citations
+    """
+    with build_agent(pipeline, index_dir, provider, model, base_url, top_k) as agent:
+        if stream and not as_json:
+            result = _stream_answer(agent, question)
+        else:
+            result = agent.ask(question)
+            if not as_json:
+                click.echo(result.content)
+    if as_json:
+        echo_json(result.to_dict())
+        return
+    print_sources(result, show_text=show_sources)
+    if show_trace:
+        print_trace(result)
+    click.secho(result.usage.summary_line(), dim=True)
+
+
+def _stream_answer(agent: Any, question: str) -> Any:
+    result = None
+    for event in agent.stream(question):
+        if event.type == "text":
+            click.echo(event.text, nl=False)
+        elif event.type == "result":
+            result = event.result
+    click.echo()
+    return result
+
+
+def print_sources(result: Any, *, show_text: bool = False) -> None:
+    if not result.citations:
+        return
+    click.echo("\nSources:")
+    for c in result.citations:
+        where = c.source + (f", page {c.page}" if c.page is not None else "")
+        if c.heading:
+            where += f" — {c.heading}"
+        click.echo(f"  [{c.number}] {where}")
+        if show_text:
+            import textwrap
+
+            click.echo(textwrap.indent(textwrap.fill(" ".join(c.text.split()), 92), "      "))
+
+
+def print_trace(result: Any) -> None:
+    click.echo("\nTrace:")
+    for step in result.trace.to_dict().get("steps", []):
+        kind = step["type"]
+        if kind == "llm_call":
+            detail = f"{step['provider']}:{step['model']} {step['input_tokens']} in / {step['output_tokens']} out"
+            if step.get("tool_calls"):
+                detail += f" -> {', '.join(step['tool_calls'])}"
+        elif kind == "tool_call":
+            detail = f"{step['name']}({', '.join(f'{k}={v!r}' for k, v in step['arguments'].items())})"
+            detail += " ERROR" if step.get("is_error") else ""
+        else:
+            detail = step.get("message") or step.get("model") or ""
+        click.echo(f"  #{step['iteration']} {kind:9} {detail}  {float(step.get('duration') or 0) * 1000:.0f} ms")
+
+
+CHAT_HELP = """commands: /sources  the sources of the last answer
+          /usage    tokens and cost of this session
+          /trace    the steps of the last answer
+          /reset    forget the conversation
+          /help     this text
+          /exit     leave (Ctrl-D too)"""
+
+
+@click.command()
+@pipeline_option
+@index_option
+@provider_options
+@click.option("--history", "history_turns", type=click.IntRange(1, 100), default=10, show_default=True,
+              help="Conversation messages kept in memory.")
+def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
+         base_url: str | None, top_k: int | None, history_turns: int) -> None:
+    """Interactive questions over the index, with conversation memory and streaming.
+
+    Works piped too: `printf 'question one\\n/usage\\n' | ragkit chat`.
+    Type /help for the commands.
+    """
+    from ragkit.agent import ConversationMemory
+    from ragkit.usage import AgentUsage
+
+    interactive = sys.stdin.isatty()
+    total = AgentUsage()
+    last = None
+    with build_agent(pipeline, index_dir, provider, model, base_url, top_k,
+                     memory=ConversationMemory(max_messages=history_turns * 4)) as agent:
+        if interactive:
+            click.echo("ragkit chat: ask about your documents. /help for commands, /exit to leave.")
+        while True:
+            try:
+                line = click.prompt("you", prompt_suffix="> ") if interactive else sys.stdin.readline()
+            except (EOFError, click.Abort):
+                break
+            if not interactive and line == "":
+                break
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith("/"):
+                if _command(line, agent, last, total):
+                    break
+                continue
+            click.echo("ragkit> ", nl=False)
+            last = _stream_answer(agent, line)
+            if last is not None:
+                total.merge(last.usage)
+                print_sources(last)
+
+
+def _command(line: str, agent: Any, last: Any, total: Any) -> bool:
+    cmd = line.split()[0].lower()
+    if cmd in ("/exit", "/quit"):
+        return True
+    if cmd == "/help":
+        click.echo(CHAT_HELP)
+    elif cmd == "/reset":
+        agent.reset()
+        click.echo("conversation forgotten")
+    elif cmd == "/usage":
+        click.echo(total.summary_line())
+    elif cmd in ("/sources", "/trace"):
+        if last is None:
+            click.echo("no answer yet")
+        elif cmd == "/sources":
+            print_sources(last, show_text=True)
+        else:
+            print_trace(last)
+    else:
+        click.echo(f"unknown command {cmd}; /help lists them")
+    return False
