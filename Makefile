@@ -29,6 +29,7 @@ $(VENV)/.test-installed: $(VENV)/.demo-installed
 demo: $(VENV)/.demo-installed
 	$(BIN)/ragkit index data/ --pipeline pipelines/default.yaml
 	$(BIN)/ragkit search "Who has been the director of the observatory since 2016?" -k 3
+	$(BIN)/ragkit ask "Which VHF channel do field parties use for routine radio traffic?"
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest
