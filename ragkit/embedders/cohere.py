@@ -72,8 +72,15 @@ class CohereEmbedder(RemoteEmbedder):
             raise ConfigError(f"truncate must be one of NONE, START, END (got {truncate!r})")
         self.truncate = truncate
         super().__init__(
-            model=model, api_key=api_key, base_url=base_url, batch_size=batch_size, dimension=dimension,
-            timeout=timeout, max_retries=max_retries, retry=retry, price_per_million=price_per_million,
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            batch_size=batch_size,
+            dimension=dimension,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry=retry,
+            price_per_million=price_per_million,
             concurrency=concurrency,
         )
         self._http: Any = None
@@ -102,7 +109,10 @@ class CohereEmbedder(RemoteEmbedder):
 
         self._http = httpx.Client(timeout=self.timeout)
         kwargs: dict[str, Any] = {
-            "api_key": self.api_key, "timeout": self.timeout, "max_retries": 0, "httpx_client": self._http,
+            "api_key": self.api_key,
+            "timeout": self.timeout,
+            "max_retries": 0,
+            "httpx_client": self._http,
         }
         if self.base_url:
             kwargs["base_url"] = self.base_url
@@ -120,7 +130,10 @@ class CohereEmbedder(RemoteEmbedder):
 
     def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
         kwargs: dict[str, Any] = {
-            "model": self.model, "texts": texts, "input_type": _INPUT_TYPE[kind], "embedding_types": ["float"],
+            "model": self.model,
+            "texts": texts,
+            "input_type": _INPUT_TYPE[kind],
+            "embedding_types": ["float"],
         }
         if self.request_dimension:
             kwargs["output_dimension"] = self.request_dimension

@@ -93,9 +93,17 @@ class OpenAIEmbedder(RemoteEmbedder):
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         super().__init__(
-            model=model, api_key=api_key, base_url=base_url, batch_size=batch_size, dimension=dimension,
-            timeout=timeout, max_retries=max_retries, retry=retry, price_per_million=price_per_million,
-            concurrency=concurrency, max_batch_tokens=MAX_BATCH_TOKENS,
+            model=model,
+            api_key=api_key,
+            base_url=base_url,
+            batch_size=batch_size,
+            dimension=dimension,
+            timeout=timeout,
+            max_retries=max_retries,
+            retry=retry,
+            price_per_million=price_per_million,
+            concurrency=concurrency,
+            max_batch_tokens=MAX_BATCH_TOKENS,
         )
         if document_prefix:  # vectors of prefixed text differ: keep them apart in the embedding cache
             self.model_id += f"+doc:{prefix_marker(document_prefix)}"
@@ -112,7 +120,8 @@ class OpenAIEmbedder(RemoteEmbedder):
         if base in SHORTENABLE and dimension < native:
             return dimension, dimension
         fix = (
-            f"a value up to {native}" if base in SHORTENABLE
+            f"a value up to {native}"
+            if base in SHORTENABLE
             else f"{native} (or remove dimension); only {', '.join(sorted(SHORTENABLE))} can shorten their vectors"
         )
         raise ConfigError(
@@ -135,7 +144,9 @@ class OpenAIEmbedder(RemoteEmbedder):
     def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
         prefix = self.query_prefix if kind == "query" else self.document_prefix
         kwargs: dict[str, Any] = {
-            "model": self.model, "input": [prefix + t for t in texts], "encoding_format": self.encoding_format,
+            "model": self.model,
+            "input": [prefix + t for t in texts],
+            "encoding_format": self.encoding_format,
         }
         if self.request_dimension:
             kwargs["dimensions"] = self.request_dimension

@@ -68,7 +68,9 @@ def plan_batches(
     start, budget = 0, 0
     for i, text in enumerate(texts):
         tokens = count(text) if max_tokens else 0
-        full = i - start >= max_items or (max_tokens is not None and i > start and budget + tokens > max_tokens)
+        full = i - start >= max_items or (
+            max_tokens is not None and i > start and budget + tokens > max_tokens
+        )
         if full:
             ranges.append((start, i))
             start, budget = i, 0
@@ -136,6 +138,10 @@ class RemoteEmbedder(Embedder):
             raise ConfigError(f"max_retries must be >= 0 (got {max_retries}); use 0 to disable retries")
         if concurrency < 1:
             raise ConfigError(f"concurrency must be at least 1 (got {concurrency})")
+        if retry is not None and not isinstance(retry, RetryPolicy):
+            raise ConfigError(
+                f"retry must be a ragkit.retry.RetryPolicy (got {type(retry).__name__}); in YAML set max_retries"
+            )
         if price_per_million is not None and price_per_million < 0:
             raise ConfigError(f"price_per_million must be >= 0 USD (got {price_per_million})")
         if self.sdk_module and importlib.util.find_spec(self.sdk_module) is None:
@@ -149,7 +155,9 @@ class RemoteEmbedder(Embedder):
         self.concurrency = concurrency
         self.retry_policy = retry if retry is not None else RetryPolicy.from_max_retries(max_retries)
         self._dim, self.request_dimension = self._resolve_dimension(dimension)
-        self.price_per_million = price_per_million if price_per_million is not None else self._registry_price()
+        self.price_per_million = (
+            price_per_million if price_per_million is not None else self._registry_price()
+        )
         suffix = f"@{self.request_dimension}" if self.request_dimension else ""
         self.model_id = f"{self.name}/{model}{suffix}"
         self._client: Any = None
@@ -187,7 +195,9 @@ class RemoteEmbedder(Embedder):
         if info is None:
             log.warning(
                 "embedding model %r is not in the model registry %s: its cost is counted as 0; add it "
-                "there or set price_per_million", self.model, pricing.models_file(),
+                "there or set price_per_million",
+                self.model,
+                pricing.models_file(),
             )
             return 0.0
         return info.embedding or info.input
@@ -246,7 +256,9 @@ class RemoteEmbedder(Embedder):
         )
         parts: list[np.ndarray]
         if self.concurrency > 1 and len(ranges) > 1:
-            with ThreadPoolExecutor(min(self.concurrency, len(ranges)), thread_name_prefix="ragkit-embed") as ex:
+            with ThreadPoolExecutor(
+                min(self.concurrency, len(ranges)), thread_name_prefix="ragkit-embed"
+            ) as ex:
                 parts = list(ex.map(lambda r: self._embed_one(texts[r[0] : r[1]], kind), ranges))
         else:
             parts = [self._embed_one(texts[a:b], kind) for a, b in ranges]

@@ -67,7 +67,9 @@ def index_then_ask(tmp_path: Path, embedder: dict[str, Any], price: float) -> tu
     assert usage.embedding_tokens > 0
     assert usage.embedding_cost == pytest.approx(usage.embedding_tokens * price / 1e6)
     tool = usage.by_tool["search_knowledge_base"]
-    assert tool.embedding_tokens == usage.embedding_tokens and tool.cost == pytest.approx(usage.embedding_cost)
+    assert tool.embedding_tokens == usage.embedding_tokens and tool.cost == pytest.approx(
+        usage.embedding_cost
+    )
     assert "Tuesday" in result.content
     assert any(c.source == "ferry.txt" for c in result.citations)
     return report, result
@@ -76,8 +78,12 @@ def index_then_ask(tmp_path: Path, embedder: dict[str, Any], price: float) -> tu
 def test_cohere_embedder_index_and_ask(tmp_path: Path, cohere_server: FakeCohereServer) -> None:
     price = pricing.model_info("embed-english-v3.0").embedding  # type: ignore[union-attr]
     assert price == pytest.approx(0.10)
-    embedder = {"type": "cohere", "base_url": cohere_server.url, "api_key": "test",
-                "dimension": cohere_server.dimension}
+    embedder = {
+        "type": "cohere",
+        "base_url": cohere_server.url,
+        "api_key": "test",
+        "dimension": cohere_server.dimension,
+    }
     report, result = index_then_ask(tmp_path, embedder, price)
 
     reqs = cohere_server.requests_to("/v2/embed")
@@ -91,8 +97,12 @@ def test_cohere_embedder_index_and_ask(tmp_path: Path, cohere_server: FakeCohere
 def test_openai_embedder_index_and_ask(tmp_path: Path, openai_server: FakeOpenAIServer) -> None:
     price = pricing.model_info("text-embedding-3-small").embedding  # type: ignore[union-attr]
     assert price == pytest.approx(0.02)
-    embedder = {"type": "openai", "base_url": openai_server.url, "api_key": "test",
-                "dimension": openai_server.dimension}
+    embedder = {
+        "type": "openai",
+        "base_url": openai_server.url,
+        "api_key": "test",
+        "dimension": openai_server.dimension,
+    }
     index_then_ask(tmp_path, embedder, price)
     reqs = openai_server.requests_to("/v1/embeddings")
     assert {r.body["dimensions"] for r in reqs} == {openai_server.dimension}

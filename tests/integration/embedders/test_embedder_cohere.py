@@ -76,8 +76,11 @@ def test_estimate_when_api_reports_no_tokens(cohere_server, policy) -> None:
     from ragkit.testing.servers import JSONReply
 
     body = {
-        "id": "e", "response_type": "embeddings_by_type", "texts": ["a b c"],
-        "embeddings": {"float": [hashed_vector("a b c", COHERE_DIM).tolist()]}, "meta": {},
+        "id": "e",
+        "response_type": "embeddings_by_type",
+        "texts": ["a b c"],
+        "embeddings": {"float": [hashed_vector("a b c", COHERE_DIM).tolist()]},
+        "meta": {},
     }
     cohere_server.enqueue(JSONReply(body), path=EMBED)
     e = make(cohere_server, policy)
@@ -151,8 +154,14 @@ def test_v4_output_dimension_is_sent(cohere_server, policy) -> None:
 
 @pytest.mark.parametrize(
     ("opts", "pattern"),
-    [({"batch_size": 97}, "between 1 and 96"), ({"batch_size": 0}, "between 1 and 96"),
-     ({"timeout": 0}, "timeout"), ({"max_retries": -1}, "max_retries"), ({"truncate": "MIDDLE"}, "truncate")],
+    [
+        ({"batch_size": 97}, "between 1 and 96"),
+        ({"batch_size": 0}, "between 1 and 96"),
+        ({"timeout": 0}, "timeout"),
+        ({"max_retries": -1}, "max_retries"),
+        ({"truncate": "MIDDLE"}, "truncate"),
+        ({"retry": {"max_attempts": 2}}, "retry must be a ragkit.retry.RetryPolicy"),
+    ],
 )
 def test_invalid_options(opts: dict[str, Any], pattern: str) -> None:
     with pytest.raises(ConfigError, match=pattern):

@@ -80,11 +80,26 @@ def test_estimate_when_usage_is_missing(openai_server, policy) -> None:
 
 
 def test_local_server_model_with_prefixes(openai_server, policy) -> None:
-    e = make(openai_server, policy, model="nomic-embed-text:latest", dimension=None, api_key="ollama",
-             query_prefix="search_query: ", document_prefix="search_document: ")
+    e = make(
+        openai_server,
+        policy,
+        model="nomic-embed-text:latest",
+        dimension=None,
+        api_key="ollama",
+        query_prefix="search_query: ",
+        document_prefix="search_document: ",
+    )
     assert e.dimension == 768 and e.price_per_million == 0.0
-    openai_server.enqueue(JSONReply({"object": "list", "model": "m", "data": [
-        {"object": "embedding", "index": 0, "embedding": hashed_vector("x", 768).tolist()}]}), path=EMBED)
+    openai_server.enqueue(
+        JSONReply(
+            {
+                "object": "list",
+                "model": "m",
+                "data": [{"object": "embedding", "index": 0, "embedding": hashed_vector("x", 768).tolist()}],
+            }
+        ),
+        path=EMBED,
+    )
     e.embed_documents(["doc"])
     e2 = make(openai_server, policy, model="custom-embedder", api_key="ollama", query_prefix="q: ")
     e2.embed_query("find")
@@ -144,8 +159,12 @@ def test_dimension_rules(openai_server, policy) -> None:
 
 @pytest.mark.parametrize(
     ("opts", "pattern"),
-    [({"batch_size": 2049}, "between 1 and 2048"), ({"encoding_format": "int8"}, "encoding_format"),
-     ({"concurrency": 0}, "concurrency"), ({"price_per_million": -1}, "price_per_million")],
+    [
+        ({"batch_size": 2049}, "between 1 and 2048"),
+        ({"encoding_format": "int8"}, "encoding_format"),
+        ({"concurrency": 0}, "concurrency"),
+        ({"price_per_million": -1}, "price_per_million"),
+    ],
 )
 def test_invalid_options(opts: dict[str, Any], pattern: str) -> None:
     with pytest.raises(ConfigError, match=pattern):
@@ -160,8 +179,17 @@ def test_price_override(openai_server, policy) -> None:
 
 def test_plan_batches_respects_token_budget() -> None:
     texts = ["x" * 30, "x" * 30, "x" * 30, "x" * 300, "y"]  # 10, 10, 10, 100, 1 estimated tokens
-    assert plan_batches(texts, max_items=10, max_tokens=25, count=estimate_tokens) == [(0, 2), (2, 3), (3, 4), (4, 5)]
-    assert plan_batches(texts, max_items=2, max_tokens=None, count=estimate_tokens) == [(0, 2), (2, 4), (4, 5)]
+    assert plan_batches(texts, max_items=10, max_tokens=25, count=estimate_tokens) == [
+        (0, 2),
+        (2, 3),
+        (3, 4),
+        (4, 5),
+    ]
+    assert plan_batches(texts, max_items=2, max_tokens=None, count=estimate_tokens) == [
+        (0, 2),
+        (2, 4),
+        (4, 5),
+    ]
     assert plan_batches([], max_items=2, max_tokens=5, count=estimate_tokens) == []
 
 
