@@ -1,0 +1,188 @@
+"""Embedding throughput and fidelity of ragkit's local backends, side by side in one run.
+
+    python benchmarks/embed_backends.py [--limit N] [--rounds R] [--json out.json]
+
+On ``../shared/datasets/msmarco-5k/corpus.jsonl`` (relative to the repo root) it times
+
+- sentence-transformers fp32 (PyTorch): one ``encode`` call over all texts, batch_size 64
+  (sentence-transformers sorts the whole input by length);
+- ragkit's ONNX Runtime embedder, fp32 and int8 (one ``embed_batch`` call, batch_size 64,
+  length-sorted);
+
+after a warm-up of each (which also exports and caches the ONNX models). With ``--rounds`` > 1
+the backends run interleaved and the medians are reported; ratios are computed within a round
+so that a noisy machine affects all backends alike. Cosines compare each backend's vectors with
+the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions and CPU flags.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import platform
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib import metadata
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "msmarco-5k" / "corpus.jsonl"
+BATCH_SIZE = 64
+log = logging.getLogger("embed_backends")
+Encode = Callable[[list[str]], np.ndarray]
+
+
+@dataclass
+class Result:
+    name: str
+    rates: list[float] = field(default_factory=list)  # passages per second, one per round
+    ratios: list[float] = field(default_factory=list)  # rate / PyTorch rate of the same round
+    cos_mean: float = float("nan")
+    cos_min: float = float("nan")
+
+
+def load_texts(path: Path, limit: int | None) -> list[str]:
+    texts: list[str] = []
+    with path.open(encoding="utf-8", newline="\n") as fh:  # split on \n only (the corpus has U+0085)
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                texts.append(f"{row['title']} {row['text']}".strip() if row.get("title") else row["text"])
+            if limit is not None and len(texts) >= limit:
+                break
+    return texts
+
+
+def backends(model_dir: str) -> dict[str, Encode]:
+    """Name -> encode function; models load here (not timed)."""
+    from sentence_transformers import SentenceTransformer
+
+    from ragkit.embedders.onnx import OnnxEmbedder
+
+    st = SentenceTransformer(model_dir, device="cpu")
+
+    def torch_encode(texts: list[str]) -> np.ndarray:
+        return st.encode(texts, batch_size=BATCH_SIZE, normalize_embeddings=True, show_progress_bar=False)
+
+    onnx_fp32 = OnnxEmbedder(model=model_dir, quantize="none", batch_size=BATCH_SIZE)
+    onnx_int8 = OnnxEmbedder(model=model_dir, quantize="int8", batch_size=BATCH_SIZE)
+    return {
+        "sentence-transformers fp32 (PyTorch)": torch_encode,
+        "ragkit onnx fp32": onnx_fp32.embed_batch,
+        "ragkit onnx int8": onnx_int8.embed_batch,
+    }
+
+
+def measure(encoders: dict[str, Encode], texts: list[str], rounds: int) -> list[Result]:
+    for name, encode in encoders.items():  # warm-up (and one-time ONNX export)
+        started = time.perf_counter()
+        encode(texts[: 2 * BATCH_SIZE])
+        log.info("warm-up %-38s %.1f s", name, time.perf_counter() - started)
+    results = {name: Result(name) for name in encoders}
+    reference: np.ndarray | None = None
+    for r in range(rounds):
+        base_rate = 0.0
+        for i, (name, encode) in enumerate(encoders.items()):
+            started = time.perf_counter()
+            vectors = np.asarray(encode(texts), dtype=np.float32)
+            rate = len(texts) / (time.perf_counter() - started)
+            base_rate = rate if i == 0 else base_rate
+            res = results[name]
+            res.rates.append(rate)
+            res.ratios.append(rate / base_rate)
+            if reference is None:
+                reference = vectors
+            if r == 0:
+                cos = np.einsum("ij,ij->i", vectors, reference)
+                res.cos_mean, res.cos_min = float(cos.mean()), float(cos.min())
+            log.info("round %d %-38s %7.1f passages/s", r + 1, name, rate)
+    return list(results.values())
+
+
+def environment() -> dict[str, str]:
+    env = {"python": platform.python_version(), "machine": platform.machine()}
+    for pkg in ("torch", "transformers", "sentence-transformers", "onnxruntime", "onnx", "tokenizers", "numpy"):
+        try:
+            env[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            env[pkg] = "not installed"
+    env["cores"] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
+    env.update(cpu_info())
+    if hasattr(os, "getloadavg"):
+        env["load average (1 min) at end"] = f"{os.getloadavg()[0]:.2f}"
+    return env
+
+
+def cpu_info() -> dict[str, str]:
+    try:
+        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return {"cpu": platform.processor() or "unknown"}
+    model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("model name")), "?")
+    flags_line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
+    flags = set(flags_line.split(":", 1)[-1].split())
+    wanted = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_int8")
+    return {"cpu": model, "cpu flags": " ".join(f for f in wanted if f in flags) or "none of interest"}
+
+
+def report(results: list[Result], n_texts: int, rounds: int, env: dict[str, str]) -> str:
+    lines = [
+        f"Embedding {n_texts} msmarco passages with all-MiniLM-L6-v2, batch size {BATCH_SIZE}, "
+        f"{rounds} round(s) (medians):",
+        "",
+        "| backend | passages/s | ratio to PyTorch fp32 | mean cosine to PyTorch | min cosine |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        ratio = statistics.median(r.ratios)
+        ratios = "" if len(r.ratios) < 2 else " (" + ", ".join(f"{x:.2f}" for x in r.ratios) + ")"
+        lines.append(
+            f"| {r.name} | {statistics.median(r.rates):.1f} | {ratio:.2f}×{ratios} | "
+            f"{r.cos_mean:.5f} | {r.cos_min:.5f} |"
+        )
+    lines += ["", "| environment | |", "|---|---|"]
+    lines += [f"| {k} | {v} |" for k, v in env.items()]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
+    parser.add_argument("--limit", type=int, default=None, help="embed only the first N passages")
+    parser.add_argument("--rounds", type=int, default=1, help="interleaved timed rounds (medians)")
+    parser.add_argument("--json", type=Path, default=None, help="also write the results as JSON here")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    for noisy in ("onnx_model", "fusion_base", "onnx_model_bert", "root", "sentence_transformers"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+    logging.getLogger().setLevel(logging.WARNING)  # ORT's quantizer logs per tensor on the root logger
+    log.setLevel(logging.INFO)
+    logging.getLogger("ragkit").setLevel(logging.INFO)
+    if not args.corpus.is_file():
+        log.warning("corpus not found at %s; nothing to benchmark (pass --corpus PATH)", args.corpus)
+        return 0
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    from ragkit.embedders.models import resolve_model_dir
+
+    texts = load_texts(args.corpus, args.limit)
+    model_dir = str(resolve_model_dir("all-MiniLM-L6-v2"))
+    results = measure(backends(model_dir), texts, max(1, args.rounds))
+    env = environment()
+    sys.stdout.write(report(results, len(texts), max(1, args.rounds), env))
+    if args.json:
+        payload = {"texts": len(texts), "batch_size": BATCH_SIZE, "environment": env,
+                   "results": [r.__dict__ for r in results]}
+        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
