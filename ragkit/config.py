@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
@@ -97,6 +97,8 @@ class PipelineSpec(_Strict):
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
     #: where the spec came from (for error messages); not part of the YAML
     origin: str = Field(default="<defaults>", exclude=True)
+    #: the YAML as written, before ${VAR} interpolation (so secrets are never saved resolved)
+    _raw: dict[str, Any] | None = PrivateAttr(default=None)
 
     def loader_overrides(self) -> dict[str, ComponentSpec]:
         out: dict[str, ComponentSpec] = {}
@@ -114,6 +116,13 @@ class PipelineSpec(_Strict):
 
     def to_yaml_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"origin"})
+
+    def to_saved_dict(self) -> dict[str, Any]:
+        """What an index keeps: the YAML as written (``${VAR}`` references intact) when known,
+        else the resolved spec with secret-looking values removed."""
+        if self._raw is not None:
+            return dict(self._raw)
+        return _redact(self.to_yaml_dict())
 
 
 # --------------------------------------------------------------------------- interpolation
@@ -164,10 +173,27 @@ def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any
             raise ConfigError(f"{p}: invalid YAML: {exc}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{p}: a pipeline file must be a mapping of keys (got {type(data).__name__})")
+    raw = dict(data)
     data = interpolate(data, origin=origin)
     for key, val in (overrides or {}).items():
         data[key] = val
-    return parse_pipeline(data, origin=origin)
+        raw[key] = val
+    spec = parse_pipeline(data, origin=origin)
+    spec._raw = raw
+    return spec
+
+
+_SECRET_KEYS = ("api_key", "password", "token", "secret")
+
+
+def _redact(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: (None if any(s in str(k).lower() for s in _SECRET_KEYS) and v else _redact(v)) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_redact(v) for v in value]
+    if isinstance(value, str):
+        return re.sub(r"(://[^:/@\s]+:)[^@\s]+@", r"\1***@", value)  # passwords in DSNs
+    return value
 
 
 def parse_pipeline(data: Mapping[str, Any], *, origin: str = "<dict>") -> PipelineSpec:

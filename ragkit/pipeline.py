@@ -152,7 +152,8 @@ class _Run:
                 f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
                 "--index directory, or delete this one to rebuild it"
             )
-        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter", "embedder"})
+        # what decides the chunks and their vectors (not keys, URLs or timeouts)
+        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter"}) + "|" + emb.model_id
         if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
             log.info("loader/splitter/embedder settings changed: every source will be re-split")
             self.catalog.mark_dirty(list(self.known))
@@ -346,7 +347,7 @@ def _spec_yaml(spec: PipelineSpec) -> str:
     import yaml
 
     return "# resolved pipeline this index was built with (written by ragkit index)\n" + yaml.safe_dump(
-        spec.to_yaml_dict(), sort_keys=False
+        spec.to_saved_dict(), sort_keys=False
     )
 
 

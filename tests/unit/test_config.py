@@ -96,3 +96,14 @@ def test_invalid_yaml_and_non_mapping(tmp_path: Path) -> None:
 def test_missing_file() -> None:
     with pytest.raises(ConfigError, match="not found"):
         load_pipeline("/nonexistent/pipe.yaml")
+
+
+def test_saved_pipeline_keeps_env_references_not_secrets(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragkit.config import parse_pipeline
+
+    monkeypatch.setenv("RK_SECRET", "sk-very-secret")
+    p = write(tmp_path, "embedder:\n  type: hashing\n  model: ${RK_SECRET}\n")
+    saved = load_pipeline(p).to_saved_dict()
+    assert saved["embedder"]["model"] == "${RK_SECRET}"
+    resolved = parse_pipeline({"store": {"type": "pgvector", "dsn": "postgresql://u:pw@h/db"}})
+    assert "pw@" not in str(resolved.to_saved_dict()) and "u:***@" in resolved.to_saved_dict()["store"]["dsn"]
