@@ -9,12 +9,12 @@ Options (pipeline YAML ``store:`` keys)::
       ef_construction: 200      #   hnsw: candidate list while inserting
       nlist: auto               #   ivf_*: inverted lists; auto = ~4*sqrt(n), <= n/39
       train_min: 1000           #   ivf_*: live rows needed before training (exact search below)
-      pq_m: auto                #   ivf_pq: sub-quantizers; auto = largest divisor of d <= d/4
+      pq_m: auto                #   ivf_pq: sub-quantizers; auto = largest divisor of d <= d/8
       pq_nbits: 8               #   ivf_pq: bits per sub-quantizer code
     search:                     # query-time knobs; may change between runs
       ef_search: 64             #   hnsw (raised to k when k is larger)
       nprobe: 16                #   ivf_*: lists visited per query
-      refine: 4                 #   ivf_pq: re-rank k*refine candidates with the exact vectors
+      refine: 10                #   ivf_pq: re-rank k*refine candidates with the exact vectors
 
 Unknown keys raise ``ConfigError`` naming the key and the allowed ones. Scores are inner
 products (cosine on the embedders' normalized vectors).

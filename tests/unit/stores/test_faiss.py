@@ -112,7 +112,7 @@ def test_option_validation(kwargs: dict, needle: str) -> None:
 
 def test_auto_values_are_accepted() -> None:
     s = FaissStore(dimension=DIM, index="ivf_pq", build={"nlist": "auto", "pq_m": None})
-    assert s.options.build["pq_m"] == 4  # largest divisor of 16 that is <= 16/4
+    assert s.options.build["pq_m"] == 2  # largest divisor of 16 that is <= 16/8
     assert s.capabilities.approximate and not FaissStore(dimension=DIM, index="flat").capabilities.approximate
 
 
