@@ -37,11 +37,14 @@ How it works:
 * ``persist()`` writes ``index.<gen>.faiss`` (``faiss.write_index``), ``rows.<gen>.json`` (ids and
   metadata by label) and, for IVF, ``vectors.<gen>.npy``, then switches ``manifest.json``
   atomically (see ``ragkit.stores._persist``).
+* Searches run concurrently (also while ``persist`` writes); ``add`` and ``delete`` take an
+  exclusive lock.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -89,6 +92,7 @@ class FaissStore:
             approximate=index != "flat",
         )
         self._lock = _persist.RWLock()
+        self._persist_lock = threading.Lock()
         self._closed = False
         self._reset([], [])
         self._index: Any = None
@@ -294,7 +298,7 @@ class FaissStore:
         if self.path is None:
             log.debug("faiss store without a path: nothing to persist")
             return
-        with self._lock.write():
+        with self._persist_lock, self._lock.read():  # searches go on while saving
             self._check_open()
             writers: dict[str, tuple[str, _persist.Writer]] = {
                 "rows": (".json", _persist.json_writer({"ids": self._ids, "metadata": self._meta}, store=self.name)),

@@ -6,12 +6,13 @@ and reopens them on construction; without one it lives and dies with the process
 ``close()`` does not save: call ``persist()`` first. Deletion moves the last row into the hole,
 so it costs O(deleted rows), not O(store size).
 
-Readers run concurrently; ``add``/``delete``/``persist`` take an exclusive lock.
+Readers run concurrently (also with ``persist``); ``add`` and ``delete`` take an exclusive lock.
 """
 
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -75,6 +76,7 @@ class MemoryStore:
             filter_ops=ALL_OPS, max_batch=None, persistent=self.path is not None, approximate=False
         )
         self._lock = _persist.RWLock()
+        self._persist_lock = threading.Lock()
         self._vecs = np.empty((0, dimension), dtype=np.float32)
         self._n = 0
         self._ids: list[str] = []
@@ -171,7 +173,7 @@ class MemoryStore:
         if self.path is None:
             log.debug("memory store without a path: nothing to persist")
             return
-        with self._lock.write():
+        with self._persist_lock, self._lock.read():  # searches go on while saving
             self._check_open()
             rows = {"ids": self._ids, "metadata": self._meta}
             _persist.save_generation(
