@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import json
 import logging
-import resource
 import sys
 import time
 from pathlib import Path
@@ -33,8 +32,33 @@ def rss_mb() -> float:
     return float(psutil.Process().memory_info().rss) / 2**20
 
 
-def peak_rss_mb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0  # KB on Linux
+class PeakRss:
+    """Samples this process's RSS every ``interval`` s in a thread; ``peak_mb`` is the maximum.
+
+    ``ru_maxrss`` cannot be used: Linux carries the parent's high-water mark across fork+exec,
+    so a worker would report the runner's peak (which holds the dataset and the ground truth).
+    """
+
+    def __init__(self, interval: float = 0.02) -> None:
+        import threading
+
+        self.interval = interval
+        self.peak_mb = rss_mb()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="peak-rss", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            self.peak_mb = max(self.peak_mb, rss_mb())
+
+    def __enter__(self) -> PeakRss:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.peak_mb = max(self.peak_mb, rss_mb())
 
 
 def du_bytes(path: Path) -> int:
@@ -62,37 +86,29 @@ def open_store(backend: Backend, options: dict[str, Any], *, dimension: int, pat
 
 def build(backend: Backend, ds: Dataset, options: dict[str, Any], job: dict[str, Any]) -> dict[str, Any]:
     """Insert every row in batches and persist; returns timings, sizes and memory."""
-    from tqdm import tqdm
-
     path = Path(job["store_dir"])
-    rss_before, peak_before = rss_mb(), peak_rss_mb()
+    rss_before = rss_mb()
     disk_before = _server_disk(backend, job, options)
-    t0 = time.perf_counter()
-    store = open_store(backend, options, dimension=ds.dimension, path=path)
-    open_s = time.perf_counter() - t0
-    batch = int(job["batch_size"])
-    bar = tqdm(
-        total=ds.n,
-        desc=f"{backend.name}: insert",
-        unit="vec",
-        file=sys.stderr,
-        disable=not job.get("progress", False),
-        leave=False,
-    )
-    t0 = time.perf_counter()
-    for start in range(0, ds.n, batch):
-        rows = range(start, min(ds.n, start + batch))
-        store.add(ds.ids(rows), ds.vectors[start : rows.stop], ds.metadata(rows))
-        bar.update(len(rows))
-    insert_s = time.perf_counter() - t0
-    bar.close()
-    t0 = time.perf_counter()
-    store.persist()
-    persist_s = time.perf_counter() - t0
-    count = store.count()
-    describe = store.describe() if hasattr(store, "describe") else None
-    store.close()
-    peak = peak_rss_mb()
+    with PeakRss() as mem:
+        t0 = time.perf_counter()
+        store = open_store(backend, options, dimension=ds.dimension, path=path)
+        open_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        _insert(
+            store,
+            ds,
+            int(job["batch_size"]),
+            desc=f"{backend.name}: insert",
+            progress=job.get("progress", False),
+        )
+        insert_s = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        store.persist()
+        persist_s = time.perf_counter() - t0
+        count = store.count()
+        describe = store.describe() if hasattr(store, "describe") else None
+        rss_built = rss_mb()
+        store.close()
     return {
         "open_s": open_s,
         "insert_s": insert_s,
@@ -103,11 +119,22 @@ def build(backend: Backend, ds: Dataset, options: dict[str, Any], job: dict[str,
         "count_ok": count == ds.n,
         "disk_bytes": du_bytes(path) + max(0, _server_disk(backend, job, options) - disk_before),
         "rss_before_mb": rss_before,
-        "peak_rss_mb": peak,
-        "build_mem_mb": max(0.0, peak - peak_before),
+        "rss_built_mb": rss_built,
+        "peak_rss_mb": mem.peak_mb,
+        "build_mem_mb": max(0.0, mem.peak_mb - rss_before),
         "server_mem_mb": _server_mem_mb(job.get("server") or {}),
         "describe": describe,
     }
+
+
+def _insert(store: Any, ds: Dataset, batch: int, *, desc: str, progress: bool) -> None:
+    from tqdm import tqdm
+
+    with tqdm(total=ds.n, desc=desc, unit="vec", file=sys.stderr, disable=not progress, leave=False) as bar:
+        for start in range(0, ds.n, batch):
+            rows = range(start, min(ds.n, start + batch))
+            store.add(ds.ids(rows), ds.vectors[start : rows.stop], ds.metadata(rows))
+            bar.update(len(rows))
 
 
 def _server_disk(backend: Backend, job: dict[str, Any], options: dict[str, Any]) -> int:
