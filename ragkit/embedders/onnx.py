@@ -69,10 +69,10 @@ class OnnxEmbedder(Embedder):
         self._dir = resolve_model_dir(model)
         self._dim, limit = _check_model_dir(self._dir)
         self.max_length = _check_max_length(max_length, self._dir, limit)
-        self._name = Path(model).name if Path(model).expanduser().is_dir() else model.split("/")[-1]
-        if self._name == "model":  # the packaged model's directory
-            self._name = self._dir.parent.name
-        self.model_id = f"{self._name}+onnx" + ("-int8" if quantize == "int8" else "")
+        # the cache entry is named after the resolved directory, so a name and its path share one export
+        self._name = self._dir.parent.name if self._dir.name == "model" else self._dir.name
+        label = self._name if Path(model).expanduser().is_dir() else model.split("/")[-1]
+        self.model_id = f"{label}+onnx" + ("-int8" if quantize == "int8" else "")
         self._lock = threading.Lock()
         self._session: Any = None
         self._input_names: tuple[str, ...] = ()

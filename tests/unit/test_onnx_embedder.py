@@ -119,9 +119,10 @@ def test_second_construction_reuses_the_cached_export(
 
     monkeypatch.setattr(onnx_export, "export_fp32", no_export)
     monkeypatch.setattr(onnx_export, "quantize_int8", no_export)
-    for quantize in ("none", "int8"):
-        vec = OnnxEmbedder(cache_dir=onnx_cache, quantize=quantize).embed_query("hello")  # type: ignore[arg-type]
-        assert vec.shape == (384,)
+    for model in ("all-MiniLM-L6-v2", str(MODEL_DIR)):  # a name and its directory share one export
+        for quantize in ("none", "int8"):
+            emb = OnnxEmbedder(model=model, cache_dir=onnx_cache, quantize=quantize)  # type: ignore[arg-type]
+            assert emb.embed_query("hello").shape == (384,)
     entries = sorted(p.name.split("-")[-2] for p in onnx_cache.iterdir() if (p / "export.json").is_file())
     assert entries == ["fp32", "int8"]
     assert not [p for p in onnx_cache.iterdir() if p.name.startswith(".") and p.is_dir()]  # no temp dirs left
