@@ -18,6 +18,7 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -25,6 +26,7 @@ import os
 import shutil
 import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -229,19 +231,35 @@ def quantize_int8(src: Path, out: Path, *, model_dir: Path, settings: ExportSett
     except ImportError as exc:
         raise MissingDependencyError("onnxruntime", "onnx") from exc
     source = src
-    if settings.optimize:
-        source = out.with_name("optimized.onnx")
-        optimize_bert(src, source, model_dir=model_dir)
     try:
-        quantize_dynamic(
-            str(source), str(out), weight_type=QuantType.QInt8, per_channel=settings.per_channel,
-            reduce_range=settings.reduce_range, extra_options={"DefaultTensorType": 1},  # FLOAT
-        )
+        with _quiet_loggers():
+            if settings.optimize:
+                source = out.with_name("optimized.onnx")
+                optimize_bert(src, source, model_dir=model_dir)
+            quantize_dynamic(
+                str(source), str(out), weight_type=QuantType.QInt8, per_channel=settings.per_channel,
+                reduce_range=settings.reduce_range, extra_options={"DefaultTensorType": 1},  # FLOAT
+            )
     except Exception as exc:
         raise EmbeddingError(f"int8 quantization of {src} failed: {exc}; use quantize: none") from exc
     finally:
         if source != src:
             source.unlink(missing_ok=True)
+
+
+@contextlib.contextmanager
+def _quiet_loggers() -> Iterator[None]:
+    """ORT's optimizer and quantizer log every fused node and tensor at INFO (some on the root logger)."""
+    names = ("", "onnx_model", "onnx_model_bert", "fusion_base", "fusion_utils")
+    loggers = [logging.getLogger(n) for n in names]
+    levels = [lg.level for lg in loggers]
+    for lg in loggers:
+        lg.setLevel(max(lg.getEffectiveLevel(), logging.ERROR))
+    try:
+        yield
+    finally:
+        for lg, level in zip(loggers, levels, strict=True):
+            lg.setLevel(level)
 
 
 def optimize_bert(src: Path, out: Path, *, model_dir: Path) -> None:
