@@ -194,21 +194,29 @@ def markdown_table(headers: Sequence[str], rows: Iterable[Sequence[Any]]) -> str
 
 def versions(python: str | None = None, packages: Sequence[str] = ()) -> dict[str, str]:
     """Installed versions of ``packages`` in this interpreter, or in ``python`` (another venv)."""
-    if python is None or Path(python).resolve() == Path(sys.executable).resolve():
+    if python is None:  # (venv interpreters are symlinks to one binary: never compare resolved paths)
         out = {"python": platform.python_version()}
         for pkg in packages:
-            try:
-                out[pkg] = metadata.version(pkg)
-            except metadata.PackageNotFoundError:
-                out[pkg] = "not installed"
+            out[pkg] = _version(pkg)
         return out
     code = (
         "import json, platform, sys\nfrom importlib import metadata\nout={'python': platform.python_version()}\n"
-        "for p in sys.argv[1:]:\n    try: out[p]=metadata.version(p)\n"
-        "    except metadata.PackageNotFoundError: out[p]='not installed'\nprint(json.dumps(out))"
+        "for p in sys.argv[1:]:\n    for name in (p, p.replace('-', '_')):\n        try:\n"
+        "            out[p] = metadata.version(name); break\n"
+        "        except metadata.PackageNotFoundError: out[p] = 'not installed'\nprint(json.dumps(out))"
     )
     res = subprocess.run([python, "-c", code, *packages], capture_output=True, text=True, check=False)
     return last_json(res.stdout) or {"python": "unavailable"}
+
+
+def _version(pkg: str) -> str:
+    """Installed version; tries the ``a_b`` spelling too (Python 3.11 does not normalize ``a-b``)."""
+    for name in (pkg, pkg.replace("-", "_")):
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            continue
+    return "not installed"
 
 
 def machine_facts() -> dict[str, str]:

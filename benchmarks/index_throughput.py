@@ -33,8 +33,21 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (  # noqa: E402 - the benchmarks folder is not a package
-    DEFAULT_CORPUS, PEERS_DIR, REPO, Measured, check_ok, machine_facts, markdown_table, median,
-    missing_corpus_message, print_facts, ratio, read_corpus, run_measured, versions, write_jsonl,
+    DEFAULT_CORPUS,
+    PEERS_DIR,
+    REPO,
+    Measured,
+    check_ok,
+    machine_facts,
+    markdown_table,
+    median,
+    missing_corpus_message,
+    print_facts,
+    ratio,
+    read_corpus,
+    run_measured,
+    versions,
+    write_jsonl,
     write_txt_files,
 )
 
