@@ -19,7 +19,7 @@ $(BIN)/python:
 
 $(VENV)/.demo-installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) $(TORCH)
-	$(PIP) -c constraints.txt -e '.[local,faiss]'
+	$(PIP) -c constraints.txt -e '.[local,faiss,bm25]'
 	touch $@
 
 $(VENV)/.test-installed: $(VENV)/.demo-installed
