@@ -57,7 +57,7 @@ from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
 from ragkit.stores.base import Capabilities, check_query, check_vectors
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported, matches
-from ragkit.stores.memory import check_batch, last_wins, top_k
+from ragkit.stores.memory import FilterCache, check_batch, last_wins, top_k
 from ragkit.types import SearchHit
 
 log = logging.getLogger(__name__)
@@ -93,6 +93,7 @@ class FaissStore:
         )
         self._lock = _persist.RWLock()
         self._persist_lock = threading.Lock()
+        self._filters = FilterCache()
         self._closed = False
         self._reset([], [])
         self._index: Any = None
@@ -113,6 +114,8 @@ class FaissStore:
         self._labels = {i: n for n, i in enumerate(ids) if i is not None}
         self._n_live = len(self._labels)
         self._live_sel: tuple[Any, np.ndarray] | None = None
+        if hasattr(self, "_filters"):
+            self._filters.clear()
         if self.options.is_ivf and not hasattr(self, "_raw"):
             self._raw = np.empty((0, self.dimension), dtype=np.float32)
 
@@ -129,6 +132,7 @@ class FaissStore:
             self._meta[lab] = None
         self._n_live -= len(labels)
         self._live_sel = None
+        self._filters.clear()
 
     def _all_vectors(self) -> np.ndarray:
         """(labels, d) vectors by label, tombstones included; a view, valid until the next write."""
@@ -161,6 +165,7 @@ class FaissStore:
         self._alive = np.concatenate([self._alive, np.ones(n, dtype=bool)])
         self._n_live += n
         self._live_sel = None
+        self._filters.clear()
         if self.options.is_ivf:
             self._raw = _grow(self._raw, start + n)
             self._raw[start:start + n] = arr
@@ -219,10 +224,9 @@ class FaissStore:
                 return []
             allowed = None
             if norm:
-                allowed = np.array(
+                allowed = self._filters.get(norm, lambda: np.array(
                     [lab for lab, m in enumerate(self._meta) if m is not None and matches(m, norm)],
-                    dtype=np.int64,
-                )
+                    dtype=np.int64))
                 if not allowed.size:
                     return []
             n_match = self._n_live if allowed is None else int(allowed.size)

@@ -11,9 +11,11 @@ Readers run concurrently (also with ``persist``); ``add`` and ``delete`` take an
 
 from __future__ import annotations
 
+import json
 import logging
 import threading
-from collections.abc import Mapping, Sequence
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,38 @@ def last_wins(ids: list[str]) -> list[int] | None:
     return sorted(last.values())
 
 
+class FilterCache:
+    """Row sets of recently used filters, valid until the next write (LRU of ``size`` entries).
+
+    Filters are evaluated in Python, O(rows) per distinct filter; an agent session or a benchmark
+    repeats the same few filters, which then cost a dictionary lookup.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self._size = size
+        self._items: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, norm: Mapping[str, Any], compute: Callable[[], np.ndarray]) -> np.ndarray:
+        key = json.dumps(norm, sort_keys=True, default=repr)
+        with self._lock:
+            found = self._items.get(key)
+            if found is not None:
+                self._items.move_to_end(key)
+                return found
+        value = compute()
+        value.setflags(write=False)
+        with self._lock:
+            self._items[key] = value
+            if len(self._items) > self._size:
+                self._items.popitem(last=False)
+        return value
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
 @stores.register("memory")
 class MemoryStore:
     """Exact search over an in-process matrix; optionally saved to ``path``."""
@@ -77,6 +111,7 @@ class MemoryStore:
         )
         self._lock = _persist.RWLock()
         self._persist_lock = threading.Lock()
+        self._filters = FilterCache()
         self._vecs = np.empty((0, dimension), dtype=np.float32)
         self._n = 0
         self._ids: list[str] = []
@@ -99,6 +134,7 @@ class MemoryStore:
             return
         with self._lock.write():
             self._check_open()
+            self._filters.clear()
             pos = np.fromiter((self._pos.get(i, -1) for i in id_list), dtype=np.int64, count=len(id_list))
             old = pos >= 0
             if old.any():
@@ -125,6 +161,7 @@ class MemoryStore:
     def delete(self, ids: Sequence[str]) -> None:
         with self._lock.write():
             self._check_open()
+            self._filters.clear()
             doomed = sorted({self._pos[i] for i in ids if i in self._pos}, reverse=True)
             for p in doomed:  # descending, so the row moved into a hole is never a doomed one
                 last = self._n - 1
@@ -144,7 +181,8 @@ class MemoryStore:
         with self._lock.read():
             self._check_open()
             if norm:
-                rows = np.array([j for j in range(self._n) if matches(self._meta[j], norm)], dtype=np.int64)
+                rows = self._filters.get(norm, lambda: np.array(
+                    [j for j in range(self._n) if matches(self._meta[j], norm)], dtype=np.int64))
                 scores = self._vecs[rows] @ q if rows.size else np.empty(0, dtype=np.float32)
             else:
                 rows = np.arange(self._n)

@@ -291,6 +291,25 @@ class VectorStoreContract:
         queries = make_queries(10, self.dimension, seed=11)
         self.check_against_brute_force(store, rows, queries, k=10, flt=flt)
 
+    def test_filter_sees_writes(self, store: VectorStore) -> None:
+        if "$eq" not in store.capabilities.filter_ops:
+            pytest.skip("store does not support $eq")
+        ids, x, meta = self.fill(store, 100)
+        flt = {"source": "doc3.md"}
+        q = make_queries(1, self.dimension, 3)[0]
+        before = {h.id for h in store.search(q, k=100, filter=flt)}
+        store.add(["fresh"], x[:1], [{"source": "doc3.md"}])
+        expected = before | {"fresh"}
+        assert {h.id for h in store.search(q, k=100, filter=flt)} == expected
+        moved = sorted(before)[0]
+        store.add([moved], x[ids.index(moved)][None, :], [{"source": "elsewhere.md"}])
+        expected.discard(moved)
+        assert {h.id for h in store.search(q, k=100, filter=flt)} == expected
+        gone = sorted(before)[1]
+        store.delete([gone])
+        expected.discard(gone)
+        assert {h.id for h in store.search(q, k=100, filter=flt)} == expected
+
     @pytest.mark.parametrize("op", sorted(ALL_OPS))
     def test_unsupported_filter_op_raises(self, store: VectorStore, op: str) -> None:
         if op in store.capabilities.filter_ops:
