@@ -2,18 +2,23 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-pytest.importorskip("faiss")
+faiss = pytest.importorskip("faiss")
 
-import faiss  # noqa: E402
-
+from ragkit.errors import ConfigError, MissingDependencyError, StoreError  # noqa: E402
+from ragkit.registry import stores  # noqa: E402
+from ragkit.stores import _persist  # noqa: E402
+from ragkit.stores import faiss as faiss_store  # noqa: E402
 from ragkit.stores.base import VectorStore  # noqa: E402
 from ragkit.stores.faiss import FaissStore  # noqa: E402
-from ragkit.testing.contract import VectorStoreContract  # noqa: E402
+from ragkit.stores.memory import MemoryStore  # noqa: E402
+from ragkit.testing.contract import VectorStoreContract, brute_force, make_queries, make_rows  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -52,15 +57,6 @@ class TestFaissIVFPQ(VectorStoreContract):
 
 
 # -- FAISS-specific behaviour -------------------------------------------------------------
-import subprocess  # noqa: E402
-import sys  # noqa: E402
-
-from ragkit.errors import ConfigError, MissingDependencyError, StoreError  # noqa: E402
-from ragkit.registry import stores  # noqa: E402
-from ragkit.stores import _persist  # noqa: E402
-from ragkit.stores import faiss as faiss_store  # noqa: E402
-from ragkit.stores.memory import MemoryStore  # noqa: E402
-from ragkit.testing.contract import brute_force, make_queries, make_rows  # noqa: E402
 
 DIM = 16
 
