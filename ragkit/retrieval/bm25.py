@@ -54,6 +54,8 @@ def _import_bm25s() -> Any:
         import bm25s
     except ImportError as exc:
         raise MissingDependencyError("bm25s", "bm25", "BM25 retrieval") from exc
+    # bm25s sets its own logger to DEBUG on import; let the application's logging decide
+    logging.getLogger("bm25s").setLevel(logging.NOTSET)
     return bm25s
 
 
