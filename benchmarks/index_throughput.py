@@ -136,10 +136,14 @@ def warm_up(args: argparse.Namespace, pipeline: Path, work: Path) -> None:
 
 def one_round(args: argparse.Namespace, pipeline: Path, mode: str, src: Path, work: Path, r: int) -> dict[str, Measured]:
     index = work / f"index-{mode}-{r}"
-    out = {"raw": raw_encode(args, mode, src)}
-    out["first"] = ragkit_index(pipeline, src, index, "ragkit index")
-    out["rerun"] = ragkit_index(pipeline, src, index, "ragkit index (unchanged re-run)")
-    for key, m in out.items():
+    runs = {
+        "raw": lambda: raw_encode(args, mode, src),
+        "first": lambda: ragkit_index(pipeline, src, index, "ragkit index"),
+        "rerun": lambda: ragkit_index(pipeline, src, index, "ragkit index (unchanged re-run)"),
+    }
+    out: dict[str, Measured] = {}
+    for key, run in runs.items():
+        out[key] = m = run()
         print(f"  round {r + 1} {mode:5s} {key:5s}: {m.wall:8.2f} s wall, {m.peak_rss_mb:7.0f} MiB peak, "
               f"in-process {m.report.get('seconds', float('nan')):.2f} s", flush=True)
     return out
