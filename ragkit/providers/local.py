@@ -9,7 +9,7 @@
   own, its cells labelled by the header row: "Ticket: Adult; Price: £6.50"). Each sentence is scored
   by the IDF-weighted share of the question's content words it contains (stopwords removed, light
   suffix stemming; numbers and capitalised names weigh more), with part credit for words found in
-  the passage's heading or elsewhere in the passage; a number in the question (a year, say) scopes
+  the passage's title or heading or elsewhere in the passage; a number in the question (a year, say) scopes
   it and counts wherever in the passage it appears. The score is then weighed by:
   - *answer type*: a who/when/how-many question ("which year", "what share", "how long") wants a
     person, a date or a quantity; a sentence with none that is new (not in the question) counts half;
@@ -336,14 +336,14 @@ class _Unit:
     sentence: str
     number: int
     own: frozenset[str]
-    context: frozenset[str]  # terms of the passage's heading
+    context: frozenset[str]  # terms of the passage's title and heading (when the tool gives them)
     scope: frozenset[str]  # every term of the passage
 
 
 def _units(passages: Sequence[Passage]) -> list[_Unit]:
     units = []
     for rank, p in enumerate(passages):
-        heading = frozenset(terms(p.meta.get("heading", "")))
+        heading = frozenset(terms(f"{p.meta.get('title', '')} {p.meta.get('heading', '')}"))
         scope = frozenset(terms(p.text)) | heading
         for pos, sentence in enumerate(split_sentences(p.text)):
             units.append(_Unit(rank, pos, sentence, p.number, frozenset(terms(sentence)), heading, scope))
