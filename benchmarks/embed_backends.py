@@ -10,8 +10,9 @@ On ``../shared/datasets/msmarco-5k/corpus.jsonl`` (relative to the repo root) it
   length-sorted);
 
 after a warm-up of each (which also exports and caches the ONNX models). With ``--rounds`` > 1
-the backends run interleaved and the medians are reported; ratios are computed within a round
-so that a noisy machine affects all backends alike. Cosines compare each backend's vectors with
+the rounds repeat and the medians are reported; ratios are computed within a round. On a busy
+machine use ``--window N``: the backends take turns on windows of N texts (each window is one
+call, length-sorted inside), so load that comes and goes affects all backends alike. Cosines compare each backend's vectors with
 the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions and CPU flags.
 """
 
@@ -80,29 +81,32 @@ def backends(model_dir: str) -> dict[str, Encode]:
     }
 
 
-def measure(encoders: dict[str, Encode], texts: list[str], rounds: int) -> list[Result]:
+def measure(encoders: dict[str, Encode], texts: list[str], rounds: int, window: int) -> list[Result]:
+    """Time each backend; with ``window`` > 0 the backends take turns on windows of that many texts."""
     for name, encode in encoders.items():  # warm-up (and one-time ONNX export)
         started = time.perf_counter()
         encode(texts[: 2 * BATCH_SIZE])
         log.info("warm-up %-38s %.1f s", name, time.perf_counter() - started)
     results = {name: Result(name) for name in encoders}
-    reference: np.ndarray | None = None
+    step = window if window > 0 else len(texts)
+    windows = [texts[i : i + step] for i in range(0, len(texts), step)]
     for r in range(rounds):
-        base_rate = 0.0
-        for i, (name, encode) in enumerate(encoders.items()):
-            started = time.perf_counter()
-            vectors = np.asarray(encode(texts), dtype=np.float32)
-            rate = len(texts) / (time.perf_counter() - started)
-            base_rate = rate if i == 0 else base_rate
-            res = results[name]
-            res.rates.append(rate)
-            res.ratios.append(rate / base_rate)
-            if reference is None:
-                reference = vectors
+        seconds = dict.fromkeys(encoders, 0.0)
+        parts: dict[str, list[np.ndarray]] = {name: [] for name in encoders}
+        for chunk in windows:
+            for name, encode in encoders.items():
+                started = time.perf_counter()
+                parts[name].append(np.asarray(encode(chunk), dtype=np.float32))
+                seconds[name] += time.perf_counter() - started
+        reference = np.vstack(next(iter(parts.values())))
+        base = next(iter(seconds.values()))
+        for name, res in results.items():
+            res.rates.append(len(texts) / seconds[name])
+            res.ratios.append(base / seconds[name])
             if r == 0:
-                cos = np.einsum("ij,ij->i", vectors, reference)
+                cos = np.einsum("ij,ij->i", np.vstack(parts[name]), reference)
                 res.cos_mean, res.cos_min = float(cos.mean()), float(cos.min())
-            log.info("round %d %-38s %7.1f passages/s", r + 1, name, rate)
+            log.info("round %d %-38s %7.1f passages/s", r + 1, name, res.rates[-1])
     return list(results.values())
 
 
@@ -132,9 +136,10 @@ def cpu_info() -> dict[str, str]:
     return {"cpu": model, "cpu flags": " ".join(f for f in wanted if f in flags) or "none of interest"}
 
 
-def report(results: list[Result], n_texts: int, rounds: int, env: dict[str, str]) -> str:
+def report(results: list[Result], n_texts: int, rounds: int, window: int, env: dict[str, str]) -> str:
+    calls = f"windows of {window} texts, backends taking turns" if window else "one call per backend"
     lines = [
-        f"Embedding {n_texts} msmarco passages with all-MiniLM-L6-v2, batch size {BATCH_SIZE}, "
+        f"Embedding {n_texts} msmarco passages with all-MiniLM-L6-v2, batch size {BATCH_SIZE}, {calls}, "
         f"{rounds} round(s) (medians):",
         "",
         "| backend | passages/s | ratio to PyTorch fp32 | mean cosine to PyTorch | min cosine |",
@@ -157,6 +162,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     parser.add_argument("--limit", type=int, default=None, help="embed only the first N passages")
     parser.add_argument("--rounds", type=int, default=1, help="interleaved timed rounds (medians)")
+    parser.add_argument(
+        "--window", type=int, default=0,
+        help="backends take turns on windows of N texts (robust ratios on a busy machine); 0 = one call each",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the results as JSON here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -174,11 +183,11 @@ def main(argv: list[str] | None = None) -> int:
 
     texts = load_texts(args.corpus, args.limit)
     model_dir = str(resolve_model_dir("all-MiniLM-L6-v2"))
-    results = measure(backends(model_dir), texts, max(1, args.rounds))
+    results = measure(backends(model_dir), texts, max(1, args.rounds), max(0, args.window))
     env = environment()
-    sys.stdout.write(report(results, len(texts), max(1, args.rounds), env))
+    sys.stdout.write(report(results, len(texts), max(1, args.rounds), max(0, args.window), env))
     if args.json:
-        payload = {"texts": len(texts), "batch_size": BATCH_SIZE, "environment": env,
+        payload = {"texts": len(texts), "batch_size": BATCH_SIZE, "window": args.window, "rounds": args.rounds, "environment": env,
                    "results": [r.__dict__ for r in results]}
         args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
     return 0
