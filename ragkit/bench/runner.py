@@ -84,12 +84,36 @@ def versions() -> dict[str, str | None]:
     from importlib import metadata
 
     out: dict[str, str | None] = {"python": platform.python_version()}
+    out.update(_source_tree())
     for pkg in PACKAGES:
         try:
             out[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
             out[pkg] = None
     return out
+
+
+def _source_tree() -> dict[str, str | None]:
+    """The git commit of the ragkit source being measured, and whether ``ragkit/`` has local edits."""
+    root = Path(__file__).resolve().parents[2]
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(root), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(root), "status", "--porcelain", "--", "ragkit"],
+            capture_output=True,
+            text=True,
+            timeout=10,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return {"ragkit_git": None}
+    return {"ragkit_git": head + ("+local-edits" if dirty else "")}
 
 
 def machine() -> dict[str, Any]:

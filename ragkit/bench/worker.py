@@ -164,9 +164,15 @@ def _server_mem_mb(server: dict[str, Any]) -> float | None:
     try:
         root = psutil.Process(int(pid))
         procs = [root, *root.children(recursive=True)]
-        return sum(float(p.memory_full_info().pss) for p in procs) / 2**20
-    except (psutil.Error, AttributeError):
+    except psutil.Error:
         return None
+    total = 0.0
+    for proc in procs:  # a backend process may exit while we look: skip it
+        try:
+            total += float(proc.memory_full_info().pss)
+        except (psutil.Error, AttributeError):
+            continue
+    return total / 2**20
 
 
 def run_job(job: dict[str, Any]) -> dict[str, Any]:
