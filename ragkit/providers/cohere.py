@@ -177,12 +177,6 @@ class CohereProvider(RemoteProvider[Any, Any]):
     sdk_module = "cohere"
     extra = "cohere"
 
-    def _client_kwargs(self) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"api_key": self.api_key, "timeout": self.timeout, "max_retries": 0}
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
-        return kwargs
-
     def _make_client(self) -> Any:
         import cohere
 

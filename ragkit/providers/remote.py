@@ -190,6 +190,13 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
             closer()
         self._aclients.clear()
 
+    def _client_kwargs(self) -> dict[str, Any]:
+        """SDK client arguments; the SDK's own retries are off (``ragkit.retry`` is the one mechanism)."""
+        kwargs: dict[str, Any] = {"api_key": self.api_key, "timeout": self.timeout, "max_retries": 0}
+        if self.base_url:
+            kwargs["base_url"] = self.base_url
+        return kwargs
+
     def _make_client(self) -> C:
         raise NotImplementedError
 
