@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from ragkit.cli import ask_cmd, eval_cmd, index_cmd, pipeline_cmd, search_cmd
+from ragkit.cli import ask_cmd, bench_cmd, eval_cmd, index_cmd, pipeline_cmd, search_cmd
 
 
 class RagkitGroup(click.Group):
@@ -58,6 +58,7 @@ cli.add_command(ask_cmd.ask)
 cli.add_command(ask_cmd.chat)
 cli.add_command(pipeline_cmd.pipeline)
 cli.add_command(eval_cmd.eval_)
+cli.add_command(bench_cmd.bench)
 
 
 def main() -> None:
