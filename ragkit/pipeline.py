@@ -40,6 +40,8 @@ from ragkit.sources import Root, discover, make_roots
 
 log = logging.getLogger(__name__)
 _DONE = object()
+#: stores whose whole state is files in the index directory
+LOCAL_STORES = frozenset({"memory", "faiss", "duckdb", "sqlite"})
 Progress = Callable[[str, int], None]
 
 
@@ -125,12 +127,15 @@ class _Run:
         usage0 = self.kb.embedder.usage.snapshot()
         status = "failed"
         try:
-            self._reconcile()
+            if self._sinks_state() is None or self._sinks_state() != self.catalog.get_meta("sinks_state"):
+                self._reconcile()
             for prepared in self._prepared(units):
                 self._consume(prepared)
             self._flush()
             self._prune()
             status = "ok"
+            state = self._sinks_state()
+            self.catalog.set_meta("sinks_state", state or "")
         finally:
             used = self.kb.embedder.usage.since(usage0)
             self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
@@ -161,6 +166,25 @@ class _Run:
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
         self.kb.index_dir.joinpath(PIPELINE_FILE).write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+
+    def _sinks_state(self) -> str | None:
+        """A cheap fingerprint of the local sinks' files (names, sizes, inodes, mtimes), or None
+        when the store lives elsewhere (a server) and must always be reconciled.
+
+        A run that ended cleanly records it; when the next run finds the files exactly as left, no
+        write happened in between, so reconcile (which opens the store) can be skipped and an
+        unchanged re-run does not even load the vector index."""
+        if self.pipe.spec.store.type not in LOCAL_STORES:
+            return None
+        parts = []
+        for sub in ("store", "bm25"):
+            root = self.kb.index_dir / sub
+            if not root.exists():
+                continue
+            for f in sorted(root.rglob("*")):
+                st = f.stat()
+                parts.append(f"{f.relative_to(self.kb.index_dir)}:{st.st_size}:{st.st_ino}:{st.st_mtime_ns}")
+        return _ids.text_hash("\n".join(parts)) if parts else None
 
     def _reconcile(self) -> None:
         in_catalog = self.catalog.all_chunk_ids()

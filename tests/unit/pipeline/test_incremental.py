@@ -197,3 +197,22 @@ def chunk_map(spec) -> dict[str, list[str]]:
     finally:
         cat.close()
 
+
+
+def test_clean_rerun_skips_reconcile_until_the_store_files_change(spec, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import numpy as np
+
+    from ragkit import pipeline as pipeline_mod
+
+    run(spec, tree)
+    calls: list[int] = []
+    original = pipeline_mod._Run._reconcile
+    monkeypatch.setattr(pipeline_mod._Run, "_reconcile", lambda self: (calls.append(1), original(self))[1])
+    run(spec, tree)
+    assert calls == []  # files exactly as the last clean run left them: the store is not even opened
+    with KnowledgeBase(spec) as kb:  # someone writes to the store behind the catalog's back
+        kb.store.add(["stray"], np.ones((1, 64), dtype=np.float32) / 8.0, [{"source": "x", "text": "x"}])
+        kb.store.persist()
+    run(spec, tree)
+    assert calls == [1]
+    assert "stray" not in store_ids(spec)
