@@ -292,13 +292,13 @@ class _Run:
         hashes = [_ids.text_hash(c.text) for c in chunks]
         cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
         todo: dict[str, str] = {}
-        for h, c in zip(hashes, chunks):
+        for h, c in zip(hashes, chunks, strict=True):
             if h not in cached:
                 todo.setdefault(h, c.text)
         self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
         if todo:
             vecs = emb.embed_documents(list(todo.values()))
-            fresh = dict(zip(todo.keys(), vecs))
+            fresh = dict(zip(todo.keys(), vecs, strict=True))
             self.catalog.put_embeddings(emb.model_id, fresh)  # committed before the store changes
             cached.update(fresh)
             self.report.texts_embedded += len(todo)
@@ -312,7 +312,7 @@ class _Run:
             chunk_rows.extend(
                 ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
                          c.start, c.end, _ids.text_hash(c.text), n)
-                for i, (c, n) in enumerate(zip(p.chunks, p.tokens))
+                for i, (c, n) in enumerate(zip(p.chunks, p.tokens, strict=True))
             )
             if p.error is None:
                 (self.report.updated if p.source in self.known else self.report.added).append(p.source)

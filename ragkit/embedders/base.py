@@ -30,10 +30,10 @@ class EmbeddingUsage:
         self.calls += 1
         self.cost += cost
 
-    def snapshot(self) -> "EmbeddingUsage":
+    def snapshot(self) -> EmbeddingUsage:
         return EmbeddingUsage(self.tokens, self.texts, self.calls, self.cost)
 
-    def since(self, before: "EmbeddingUsage") -> "EmbeddingUsage":
+    def since(self, before: EmbeddingUsage) -> EmbeddingUsage:
         return EmbeddingUsage(
             self.tokens - before.tokens, self.texts - before.texts,
             self.calls - before.calls, self.cost - before.cost,
@@ -60,7 +60,7 @@ class Embedder(ABC):
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
         """Embed document texts; returns an array of shape (len(texts), dimension)."""
 
-    def load(self) -> None:
+    def load(self) -> None:  # noqa: B027 - optional hook, a no-op for embedders with nothing to load
         """Load heavy resources now (a model) instead of on the first embed call."""
 
     def count_tokens(self, text: str) -> int:

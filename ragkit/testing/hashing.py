@@ -11,6 +11,7 @@ import hashlib
 import re
 import time
 from collections.abc import Sequence
+from itertools import pairwise
 
 import numpy as np
 
@@ -58,7 +59,7 @@ class HashingEmbedder(Embedder):
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
         for i, text in enumerate(texts):
             words = [w.lower() for w in _WORD.findall(text)]
-            for feat in words + [f"{a} {b}" for a, b in zip(words, words[1:])]:
+            for feat in words + [f"{a} {b}" for a, b in pairwise(words)]:
                 h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
                 out[i, h % self._dimension] += 1.0 if (h >> 63) & 1 else -1.0
             if not words:

@@ -6,15 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
-
 from click.testing import CliRunner
 
 from ragkit import pricing
 from ragkit.cli.main import cli
 from ragkit.knowledge import KnowledgeBase
 from ragkit.pipeline import IndexingPipeline
-from ragkit.rag.agent import RAGAgent
 from ragkit.providers.base import Response, Usage
+from ragkit.rag.agent import RAGAgent
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.testing.servers.openai import FakeOpenAIServer
 
