@@ -32,7 +32,7 @@ import numpy as np
 from ragkit import ids as _ids
 from ragkit.catalog import Catalog, ChunkRow, SourceRow
 from ragkit.config import PipelineSpec
-from ragkit.errors import ConfigError, IndexLockedError, LoaderError, RagkitError
+from ragkit.errors import ConfigError, IndexLockedError, LoaderError
 from ragkit.indexing.prepare import Prepared, Preparer, Unit, document_units
 from ragkit.indexing.report import IndexReport
 from ragkit.knowledge import PIPELINE_FILE, KnowledgeBase
@@ -127,7 +127,8 @@ class _Run:
         usage0 = self.kb.embedder.usage.snapshot()
         status = "failed"
         try:
-            if self._sinks_state() is None or self._sinks_state() != self.catalog.get_meta("sinks_state"):
+            before = self._sinks_state()
+            if before is None or before != self.catalog.get_meta("sinks_state"):
                 self._reconcile()
             for prepared in self._prepared(units):
                 self._consume(prepared)
@@ -325,8 +326,8 @@ class _Run:
             raise
 
     def _prune(self) -> None:
-        keys = {r.key for r in self.pipe_roots()}
-        only = {(r.key, r.only) for r in self.pipe_roots() if r.only is not None}
+        keys = {r.key for r in self.prune_roots}
+        only = {(r.key, r.only) for r in self.prune_roots if r.only is not None}
         gone = []
         for name, row in self.known.items():
             if name in self.seen or row.root not in keys:
@@ -346,9 +347,6 @@ class _Run:
         self.catalog.commit()
         self.report.removed.extend(sorted(gone))
         self.report.chunks_removed += len(ids)
-
-    def pipe_roots(self) -> Sequence[Root]:
-        return self.prune_roots
 
 
 def _store_metadata(chunk: Any) -> dict[str, Any]:
@@ -375,4 +373,4 @@ def _spec_yaml(spec: PipelineSpec) -> str:
     )
 
 
-__all__ = ["IndexReport", "IndexingPipeline", "RagkitError"]
+__all__ = ["IndexReport", "IndexingPipeline"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 from typing import Any
 
 import click
@@ -120,4 +119,4 @@ def _print_status(info: dict[str, Any]) -> None:
             )
 
 
-__all__ = ["index", "status", "Path"]
+__all__ = ["index", "status"]

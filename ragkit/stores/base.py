@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -80,5 +79,3 @@ def check_query(vector: np.ndarray, dimension: int, k: int, store: str) -> np.nd
         )
     return q
 
-
-StorePath = Path
