@@ -46,6 +46,12 @@ class SourcesSpec(_Strict):
     respect_gitignore: bool = True
     max_file_size_mb: float = Field(default=50.0, gt=0)
     follow_symlinks: bool = True
+    #: asset extensions (images, SVG, CSS, ...) indexed anyway: those mapped under ``loaders:``
+    _asset_opt_ins: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def asset_opt_ins(self) -> frozenset[str]:
+        return self._asset_opt_ins
 
 
 class SplitterSpec(ComponentSpec):
@@ -99,6 +105,10 @@ class PipelineSpec(_Strict):
     origin: str = Field(default="<defaults>", exclude=True)
     #: the YAML as written, before ${VAR} interpolation (so secrets are never saved resolved)
     _raw: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        # an extension mapped to a loader is indexed even when it is an asset type (opt-in)
+        self.sources._asset_opt_ins = frozenset(self.loader_overrides())
 
     def loader_overrides(self) -> dict[str, ComponentSpec]:
         out: dict[str, ComponentSpec] = {}

@@ -1,0 +1,169 @@
+"""Issue 11: a new user's first hour on real folders (defects 3, 4, 5, 7 and part of 12)."""
+
+from __future__ import annotations
+
+import base64
+import logging
+from pathlib import Path
+
+import pytest
+
+from ragkit.config import parse_pipeline
+from ragkit.errors import LoaderError
+from ragkit.knowledge import KnowledgeBase
+from ragkit.loaders.assets import is_asset
+from ragkit.loaders.base import strip_encoded_data
+from ragkit.pipeline import IndexingPipeline
+from ragkit.registry import loaders
+
+from .pipeline.helpers import make_spec
+
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+#: a drawio-style SVG: a label, path data and an embedded base64 image
+SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" content="{blob}"><path d="{path}"/>'
+    "<text>Request flow</text><image href=\"data:image/png;base64,{blob}\"/></svg>"
+).format(
+    blob=base64.b64encode(bytes(range(256)) * 3).decode(),
+    path=" ".join(f"M{i} {i * 2} L{i + 5} {i * 3} C1.5 2.5 3 4 5 6" for i in range(30)),
+)
+
+
+def site(root: Path) -> Path:
+    """A documentation site: two pages and the assets around them."""
+    (root / "img").mkdir(parents=True)
+    (root / "static").mkdir()
+    (root / "index.md").write_text("# Welcome\n\nThe gateway forwards requests to the billing service.\n")
+    (root / "guide.md").write_text("# Guide\n\nRotate the API keys every ninety days.\n")
+    for i in range(3):
+        (root / "img" / f"shot{i}.png").write_bytes(PNG)
+    (root / "img" / "flow.svg").write_text(SVG)
+    (root / "static" / "site.css").write_text("body { margin: 0 }\n")
+    (root / "static" / "app.js").write_text("console.log('hi')\n")
+    (root / "static" / "font.woff2").write_bytes(b"wOF2\x00\x01" * 50)
+    (root / "static" / "bundle.zip").write_bytes(b"PK\x03\x04" + b"\x00" * 60)
+    return root
+
+
+# ---------------------------------------------------------------- defect 3: assets
+
+
+def test_assets_are_skipped_with_one_summary_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    docs = site(tmp_path / "site")
+    spec = make_spec(tmp_path / "index")
+    with caplog.at_level(logging.WARNING):
+        report = IndexingPipeline(spec).index_paths([docs])
+    assert sorted(report.added) == ["guide.md", "index.md"]
+    assert report.skipped == []  # no per-file entries for assets
+    summaries = [r.getMessage() for r in caplog.records if "asset" in r.getMessage()]
+    assert len(summaries) == 1, summaries
+    [line] = summaries
+    assert "\n" not in line
+    assert line.startswith("skipped 8 asset files (.png 3, ")
+    for part in (".svg 1", ".css 1", ".js 1", ".woff2 1", ".zip 1", "loaders:"):
+        assert part in line
+    assert not any("skipped img/" in r.getMessage() for r in caplog.records)
+
+
+def test_an_asset_extension_can_be_opted_in_under_loaders(tmp_path: Path) -> None:
+    docs = site(tmp_path / "site")
+    spec = make_spec(tmp_path / "index", loaders={".css": "text", "svg": "text"})
+    report = IndexingPipeline(spec).index_paths([docs])
+    assert sorted(report.added) == ["guide.md", "img/flow.svg", "index.md", "static/site.css"]
+    with KnowledgeBase(spec) as kb:
+        svg_text = " ".join(h.text for h in kb.search("request flow", k=20) if h.source == "img/flow.svg")
+    # even opted in, the SVG's base64 blobs and path data never reach the embedder
+    assert "Request flow" in svg_text
+    assert "AAECAwQF" not in svg_text and "L5 0 C1.5" not in svg_text
+
+
+def test_a_named_asset_file_is_skipped_too(tmp_path: Path) -> None:
+    docs = site(tmp_path / "site")
+    report = IndexingPipeline(make_spec(tmp_path / "index")).index_paths([docs / "img" / "flow.svg", docs / "guide.md"])
+    assert report.added == ["guide.md"] and report.skipped == []
+
+
+def test_is_asset() -> None:
+    assert is_asset("a/b/logo.PNG") and is_asset("x.svg") and is_asset("app.min.js") and is_asset("f.woff2")
+    assert not is_asset("notes.md") and not is_asset("report.pdf") and not is_asset("Makefile")
+    assert not is_asset("x.svg", opted_in=["svg"]) and not is_asset("x.svg", opted_in=[".SVG"])
+
+
+def test_encoded_data_is_stripped_but_text_and_numbers_stay() -> None:
+    blob = base64.b64encode(bytes(range(256))).decode()
+    text = (
+        f"Intro ![diagram](data:image/png;base64,{blob}) after.\n"
+        f"raw {blob} end\n"
+        "path M10 20 L30 40 L50 60 C1 2 3 4 5 6 L1 1 L2 2 L3 3 L4 4 L5 5 L6 6 L7 7 L8 8 L9 9 Z done\n"
+        "Table: 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140 rows.\n"
+        "See https://example.com/docs/v2/install-guide.html and commit 3f9a2c1d."
+    )
+    out = strip_encoded_data(text)
+    assert blob[:40] not in out and "L30 40" not in out
+    for kept in ("Intro ![diagram]() after.", "raw  end", "path ", " done", "10, 20, 30, 40", "140 rows",
+                 "https://example.com/docs/v2/install-guide.html", "3f9a2c1d"):
+        assert kept in out, kept
+
+
+# ---------------------------------------------------------------- defect 4: AES-encrypted PDFs
+
+
+def aes_pdf(tmp_path: Path, text: str) -> Path:
+    fpdf = pytest.importorskip("fpdf")
+    from pypdf import PdfReader, PdfWriter
+
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    pdf.multi_cell(0, 8, text)
+    plain = tmp_path / "plain.pdf"
+    pdf.output(str(plain))
+    writer = PdfWriter(clone_from=PdfReader(plain))
+    writer.encrypt(user_password="", owner_password="owner-pw", algorithm="AES-128")
+    path = tmp_path / "form.pdf"
+    with open(path, "wb") as fh:
+        writer.write(fh)
+    plain.unlink()
+    return path
+
+
+def test_aes_encrypted_pdf_with_empty_password_is_indexed(tmp_path: Path) -> None:
+    path = aes_pdf(tmp_path, "The survey form is due on the first of March.")
+    spec = make_spec(tmp_path / "index")
+    report = IndexingPipeline(spec).index_paths([path])
+    assert report.added == ["form.pdf"] and report.skipped == []
+    with KnowledgeBase(spec) as kb:
+        assert "first of March" in kb.search("when is the survey form due", k=1)[0].text
+
+
+def test_missing_crypto_package_is_reported_as_missing_not_corrupt(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pypdf without ``cryptography`` uses its fallback provider, which raises DependencyError
+    for AES; put that fallback in place to see what a user without the package gets."""
+    import pypdf._encryption as enc
+    from pypdf._crypt_providers import _fallback
+
+    path = aes_pdf(tmp_path, "Inspection dates for the north wing.")
+    for name in ("CryptAES", "aes_cbc_decrypt", "aes_cbc_encrypt", "aes_ecb_decrypt", "aes_ecb_encrypt"):
+        monkeypatch.setattr(enc, name, getattr(_fallback, name))
+    with pytest.raises(LoaderError) as info:
+        list(loaders.get("pdf")().load(path, source="form.pdf"))
+    msg = str(info.value)
+    assert "corrupt" not in msg.lower() and "corrupt" not in (info.value.reason or "")
+    assert info.value.reason == "missing dependency: cryptography"
+    assert "pip install 'cryptography>=3.1'" in msg and str(path) in msg
+
+
+def test_cryptography_is_a_core_dependency(repo_root: Path) -> None:
+    import tomllib
+
+    deps = tomllib.loads((repo_root / "pyproject.toml").read_text())["project"]["dependencies"]
+    assert any(d.startswith("cryptography") for d in deps)
+    assert "cryptography==" in (repo_root / "constraints.txt").read_text()
+
+
+def _spec(**data: object):
+    return parse_pipeline(data, origin="p.yaml")
