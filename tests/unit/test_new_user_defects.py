@@ -167,3 +167,49 @@ def test_cryptography_is_a_core_dependency(repo_root: Path) -> None:
 
 def _spec(**data: object):
     return parse_pipeline(data, origin="p.yaml")
+
+
+# ---------------------------------------------------------------- defect 5: bench outside the repository
+
+
+def test_bench_profiles_load_outside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragkit.bench.config import PACKAGED_CONFIG, config_path, load_profile
+
+    monkeypatch.chdir(tmp_path)
+    assert config_path(None) == PACKAGED_CONFIG
+    prof = load_profile(None, "quick", backends=["memory"])
+    assert prof.dataset["n"] == 2000 and [b.name for b in prof.backends] == ["memory"]
+
+
+def test_a_missing_bench_config_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from ragkit.bench.config import load_profile
+    from ragkit.errors import ConfigError
+
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match=r"bench config mine\.yaml does not exist.*leave --config out"):
+        load_profile("mine.yaml", "quick")
+
+
+@pytest.mark.parametrize("name", ["bench.yaml", "models.yaml"])
+def test_packaged_configs_match_the_repository_copies(repo_root: Path, name: str) -> None:
+    packaged = repo_root / "ragkit" / "_data" / name
+    assert packaged.read_text() == (repo_root / "configs" / name).read_text(), (
+        f"configs/{name} changed: copy it to ragkit/_data/{name} (the copy installed packages use)"
+    )
+
+
+@pytest.mark.slow
+def test_bench_quick_runs_from_a_temporary_directory(tmp_path: Path, repo_root: Path) -> None:
+    import json
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "PYTHONPATH": str(repo_root)}
+    args = ["--profile", "quick", "--backends", "memory", "--n", "300", "--queries", "10", "--json",
+            "--results", str(tmp_path / "r.duckdb")]
+    proc = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "bench", *args], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    record = json.loads(proc.stdout)
+    assert record["dataset"]["n"] == 300 and record["backends"][0]["backend"] == "memory"
