@@ -7,8 +7,9 @@ import logging
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
-from ragkit.config import parse_pipeline
+from ragkit.cli.main import cli
 from ragkit.errors import LoaderError
 from ragkit.knowledge import KnowledgeBase
 from ragkit.loaders.assets import is_asset
@@ -165,10 +166,6 @@ def test_cryptography_is_a_core_dependency(repo_root: Path) -> None:
     assert "cryptography==" in (repo_root / "constraints.txt").read_text()
 
 
-def _spec(**data: object):
-    return parse_pipeline(data, origin="p.yaml")
-
-
 # ---------------------------------------------------------------- defect 5: bench outside the repository
 
 
@@ -213,3 +210,76 @@ def test_bench_quick_runs_from_a_temporary_directory(tmp_path: Path, repo_root: 
     assert proc.returncode == 0, proc.stderr
     record = json.loads(proc.stdout)
     assert record["dataset"]["n"] == 300 and record["backends"][0]["backend"] == "memory"
+
+
+# ---------------------------------------------------------------- defect 7: validate values up front
+
+
+def validate(tmp_path: Path, yaml_text: str):
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml_text)
+    return CliRunner().invoke(cli, ["pipeline", "validate", str(path)]), path
+
+
+def test_validate_rejects_bad_hybrid_settings_naming_file_key_value_and_fix(tmp_path: Path) -> None:
+    res, path = validate(tmp_path, "retriever: {type: hybrid, weight: 1.7, fusion: minmx}\n")
+    assert res.exit_code == 2, res.output
+    msg = res.output
+    assert str(path) in msg
+    assert "retriever.fusion: unknown fusion 'minmx'" in msg and "did you mean 'minmax'?" in msg
+    assert "retriever.weight:" in msg and "between 0 and 1" in msg and "1.7" in msg
+
+
+def test_validate_rejects_overlap_larger_than_chunk(tmp_path: Path) -> None:
+    res, path = validate(tmp_path, "splitter: {type: recursive, chunk_size: 100, chunk_overlap: 200}\n")
+    assert res.exit_code == 2, res.output
+    msg = res.output
+    assert f"{path}: splitter.chunk_overlap:" in msg and "200" in msg and "lower chunk_overlap" in msg
+
+
+def test_validate_rejects_a_value_of_the_wrong_type(tmp_path: Path) -> None:
+    res, _ = validate(tmp_path, "retriever: {type: hybrid, candidates: many}\n")
+    assert res.exit_code == 2 and "retriever.candidates: 'many' is not valid" in res.output
+
+
+def test_shipped_pipelines_still_validate(repo_root: Path, tmp_path: Path) -> None:
+    for path in sorted((repo_root / "pipelines").glob("*.yaml")):
+        res = CliRunner().invoke(cli, ["pipeline", "validate", str(path)])
+        assert res.exit_code == 0, (path, res.output, res.exception)
+
+
+def test_index_refuses_bad_retriever_settings_before_reading_any_file(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nSome text.\n")
+    pipe = tmp_path / "p.yaml"
+    pipe.write_text(
+        f"index: {tmp_path / 'idx'}\nembedder: {{type: hashing, dimension: 16}}\nstore: {{type: memory}}\n"
+        "retriever: {type: hybrid, fusion: minmx}\n"
+    )
+    res = CliRunner().invoke(cli, ["index", str(docs), "--pipeline", str(pipe)])
+    assert res.exit_code == 2 and "did you mean 'minmax'" in res.output
+    assert not (tmp_path / "idx").exists()
+
+
+# ---------------------------------------------------------------- defect 12: CLI hints
+
+
+def test_pipeline_validate_of_a_missing_file_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    res = CliRunner().invoke(cli, ["pipeline", "validate", "nope.yaml"])
+    assert res.exit_code == 2
+    msg = res.output
+    assert "pipeline file not found: nope.yaml" in msg and str(tmp_path / "nope.yaml") in msg
+    assert "--pipeline" not in msg
+
+
+def test_eval_help_names_pipeline_files_that_exist(repo_root: Path) -> None:
+    import re
+
+    res = CliRunner().invoke(cli, ["eval", "--help"])
+    assert res.exit_code == 0
+    named = re.findall(r"pipelines/[\w.-]+\.yaml", res.output)
+    assert named, res.output
+    for rel in named:
+        assert (repo_root / rel).is_file(), rel
