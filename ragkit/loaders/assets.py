@@ -76,7 +76,7 @@ class AssetTally:
         parts = [f"{ext} {n}" for ext, n in ranked[:_SUMMARY_EXTS]]
         if len(ranked) > _SUMMARY_EXTS:
             parts.append("…")
-        example = ranked[0][0]
+        example = ".svg" if ".svg" in self.by_extension else ranked[0][0]
         noun = "file" if self.total == 1 else "files"
         return (
             f"skipped {self.total} asset {noun} ({', '.join(parts)}): images, fonts, SVG, CSS/JS, "

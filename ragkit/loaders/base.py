@@ -48,7 +48,7 @@ _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 #: inline data (``data:image/png;base64,...``), long base64 runs and SVG path data: never text
 _ENCODED_DATA = re.compile(
     r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
-    r"|[A-Za-z0-9+/]{120,}={0,2}"
+    r"|[A-Za-z0-9+/]{200,}={0,2}"
     r"|(?:[MLHVCSQTAZmlhvcsqtaz][\s,]*(?:-?\d*\.?\d+(?:e-?\d+)?[\s,]*){1,7}){12,}"
 )
 
@@ -161,9 +161,9 @@ def read_text(path: Path) -> str:
 
 
 def strip_encoded_data(text: str) -> str:
-    """Remove what only looks like text: data URIs, base64 runs of 120+ characters and SVG path
-    data (``M10 20 L30 40 ...``), so they are never chunked or embedded. Words, numbers, tables
-    and ordinary URLs are kept."""
+    """Remove what only looks like text: data URIs, base64 runs of 200+ characters (longer than
+    any hash) and SVG path data (``M10 20 L30 40 ...``), so they are never chunked or embedded.
+    Words, numbers, tables, hashes and ordinary URLs are kept."""
     return _ENCODED_DATA.sub("", text)
 
 

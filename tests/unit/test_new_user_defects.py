@@ -99,12 +99,13 @@ def test_encoded_data_is_stripped_but_text_and_numbers_stay() -> None:
         f"raw {blob} end\n"
         "path M10 20 L30 40 L50 60 C1 2 3 4 5 6 L1 1 L2 2 L3 3 L4 4 L5 5 L6 6 L7 7 L8 8 L9 9 Z done\n"
         "Table: 10, 20, 30, 40, 50, 60, 70, 80, 90, 100, 110, 120, 130, 140 rows.\n"
-        "See https://example.com/docs/v2/install-guide.html and commit 3f9a2c1d."
+        "See https://example.com/docs/v2/install-guide.html and commit 3f9a2c1d.\n"
+        f"sha512 {'9f' * 64} kept"
     )
     out = strip_encoded_data(text)
     assert blob[:40] not in out and "L30 40" not in out
     for kept in ("Intro ![diagram]() after.", "raw  end", "path ", " done", "10, 20, 30, 40", "140 rows",
-                 "https://example.com/docs/v2/install-guide.html", "3f9a2c1d"):
+                 "https://example.com/docs/v2/install-guide.html", "3f9a2c1d", "9f" * 64):
         assert kept in out, kept
 
 
