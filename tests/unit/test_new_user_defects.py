@@ -112,7 +112,7 @@ def test_encoded_data_is_stripped_but_text_and_numbers_stay() -> None:
 # ---------------------------------------------------------------- defect 4: AES-encrypted PDFs
 
 
-def aes_pdf(tmp_path: Path, text: str) -> Path:
+def aes_pdf(tmp_path: Path, text: str, algorithm: str = "AES-128") -> Path:
     fpdf = pytest.importorskip("fpdf")
     from pypdf import PdfReader, PdfWriter
 
@@ -123,7 +123,7 @@ def aes_pdf(tmp_path: Path, text: str) -> Path:
     plain = tmp_path / "plain.pdf"
     pdf.output(str(plain))
     writer = PdfWriter(clone_from=PdfReader(plain))
-    writer.encrypt(user_password="", owner_password="owner-pw", algorithm="AES-128")
+    writer.encrypt(user_password="", owner_password="owner-pw", algorithm=algorithm)
     path = tmp_path / "form.pdf"
     with open(path, "wb") as fh:
         writer.write(fh)
@@ -131,8 +131,9 @@ def aes_pdf(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_aes_encrypted_pdf_with_empty_password_is_indexed(tmp_path: Path) -> None:
-    path = aes_pdf(tmp_path, "The survey form is due on the first of March.")
+@pytest.mark.parametrize("algorithm", ["AES-128", "AES-256"])
+def test_aes_encrypted_pdf_with_empty_password_is_indexed(tmp_path: Path, algorithm: str) -> None:
+    path = aes_pdf(tmp_path, "The survey form is due on the first of March.", algorithm)
     spec = make_spec(tmp_path / "index")
     report = IndexingPipeline(spec).index_paths([path])
     assert report.added == ["form.pdf"] and report.skipped == []
