@@ -36,7 +36,7 @@ def eval_(dataset: str, pipelines: tuple[str, ...], retrievers: tuple[str, ...],
     \b
     Examples:
       ragkit eval --dataset ../shared/datasets/msmarco-5k -r dense -r bm25 -r hybrid
-      ragkit eval -d DIR -p pipelines/default.yaml -p pipelines/hybrid.yaml --results evals.duckdb
+      ragkit eval -d DIR -p pipelines/default.yaml -p pipelines/fast.yaml --results evals.duckdb
     """
     from ragkit.evaluation.pipeline_eval import evaluate_pipelines
 
