@@ -9,19 +9,18 @@ on malformed tool JSON): ``input_json_delta`` fragments are joined per content b
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, StreamEvent, ToolSpec, Usage
+from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
     fit_to_signature,
-    http_status_info,
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.retry import ErrorInfo
+from ragkit.vendors.anthropic import ANTHROPIC
 
 DEFAULT_MAX_TOKENS = 1024
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
@@ -138,41 +137,14 @@ class AnthropicStream(StreamAccumulator):
 
 
 @providers.register("anthropic")
-class AnthropicProvider(RemoteProvider[Any, Any]):
+class AnthropicProvider(RemoteProvider):
     """``AnthropicProvider(model="claude-3-5-haiku-latest")``; ``max_tokens`` defaults to 1024."""
 
     name = "anthropic"
-    default_model = "claude-3-5-haiku-latest"
-    env_vars = ("ANTHROPIC_API_KEY",)
-    sdk_package = "anthropic"
-    sdk_module = "anthropic"
-    extra = "anthropic"
+    vendor = ANTHROPIC
+    action = "message"
 
-    def _make_client(self) -> Any:
-        import anthropic
-
-        return anthropic.Anthropic(**self._client_kwargs())
-
-    def _make_async_client(self) -> Any:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(**self._client_kwargs())
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        import anthropic
-
-        if isinstance(exc, anthropic.APITimeoutError):
-            return ErrorInfo(True, None, f"request timed out after {self.timeout:g}s")
-        if isinstance(exc, anthropic.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return ErrorInfo(True, None, f"cannot connect to {self.base_url or 'api.anthropic.com'}: {cause}")
-        if isinstance(exc, anthropic.APIStatusError):
-            return http_status_info(exc.status_code, exc.body, exc.message, exc.response.headers)
-        if isinstance(exc, anthropic.APIError):
-            return ErrorInfo(False, None, exc.message)
-        return None
-
-    def _request(
+    def build_request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
     ) -> dict[str, Any]:
         system, wire = to_wire(messages)
@@ -189,39 +161,15 @@ class AnthropicProvider(RemoteProvider[Any, Any]):
         request.update(merged)
         return request
 
-    def _create(self, request: dict[str, Any]) -> Any:
-        create = self.client.messages.create
-        return create(**fit_to_signature(create, request))
+    def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        create = client.messages.create
+        return create(**fit_to_signature(create, {**request, "stream": True} if stream else request))
 
-    def _acreate(self, request: dict[str, Any]) -> Any:
-        create = self.aclient.messages.create
-        return create(**fit_to_signature(create, request))
+    def parse_response(self, raw: Any) -> Response:
+        return from_message(raw, self.model)
 
-    def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        message = self._call(lambda: self._create(request), "message")
-        return from_message(message, self.model)
-
-    async def acomplete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        message = await self._acall(lambda: self._acreate(request), "message")
-        return from_message(message, self.model)
-
-    def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Iterator[StreamEvent]:
-        request = {**self._request(messages, tools, params), "stream": True}
-        return self._drive_stream(lambda: self._create(request), AnthropicStream(self.model))
-
-    def astream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> AsyncIterator[StreamEvent]:
-        request = {**self._request(messages, tools, params), "stream": True}
-        return self._adrive_stream(lambda: self._acreate(request), AnthropicStream(self.model))
+    def new_stream(self) -> AnthropicStream:
+        return AnthropicStream(self.model)
 
 
 __all__ = ["AnthropicProvider", "AnthropicStream", "from_message", "to_wire", "to_wire_tools"]

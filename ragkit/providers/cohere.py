@@ -4,25 +4,24 @@ System prompts are v2 ``system`` messages; tool calls are the assistant's ``tool
 goes in ``tool_plan``) and tool results are ``role="tool"`` messages with ``tool_call_id``.
 Streaming reads the v2 events (content-delta, tool-plan-delta, tool-call-start/delta,
 message-end). Usage is the billed input/output tokens (the raw ``tokens`` when none are billed).
-The key comes from ``CO_API_KEY`` (the SDK's own variable) or ``COHERE_API_KEY``.
+Keys, clients and errors: :mod:`ragkit.vendors.cohere`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, StreamEvent, ToolSpec, Usage
+from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
     arguments_json,
     fit_to_signature,
-    http_status_info,
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.retry import ErrorInfo
+from ragkit.vendors.cohere import COHERE
 
 _FINISH = {"COMPLETE": "stop", "STOP_SEQUENCE": "stop", "TOOL_CALL": "tool_calls", "MAX_TOKENS": "length"}
 _RENAMES = {"stop": "stop_sequences", "top_p": "p", "top_k": "k"}
@@ -149,48 +148,15 @@ class CohereStream(StreamAccumulator):
         )
 
 
-def classify_cohere_error(
-    exc: BaseException, *, timeout: float | None = None, endpoint: str | None = None
-) -> ErrorInfo | None:
-    """Classify a ``cohere`` SDK exception for :mod:`ragkit.retry` (also used by the cohere embedder)."""
-    import httpx
-    from cohere.core.api_error import ApiError
-
-    if isinstance(exc, ApiError) and exc.status_code is not None:
-        return http_status_info(exc.status_code, exc.body, str(exc.body), exc.headers)
-    if isinstance(exc, httpx.TimeoutException):
-        after = f" after {timeout:g}s" if timeout else ""
-        return ErrorInfo(True, None, f"request timed out{after}")
-    if isinstance(exc, httpx.TransportError):
-        return ErrorInfo(True, None, f"cannot connect to {endpoint or 'api.cohere.com'}: {exc}")
-    return None
-
-
 @providers.register("cohere")
-class CohereProvider(RemoteProvider[Any, Any]):
+class CohereProvider(RemoteProvider):
     """``CohereProvider(model="command-r-plus-08-2024")``."""
 
     name = "cohere"
-    default_model = "command-r-plus-08-2024"
-    env_vars = ("CO_API_KEY", "COHERE_API_KEY")
-    sdk_package = "cohere"
-    sdk_module = "cohere"
-    extra = "cohere"
+    vendor = COHERE
+    action = "chat"
 
-    def _make_client(self) -> Any:
-        import cohere
-
-        return cohere.ClientV2(**self._client_kwargs())
-
-    def _make_async_client(self) -> Any:
-        import cohere
-
-        return cohere.AsyncClientV2(**self._client_kwargs())
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        return classify_cohere_error(exc, timeout=self.timeout, endpoint=self.base_url)
-
-    def _request(
+    def build_request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
     ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
@@ -203,54 +169,19 @@ class CohereProvider(RemoteProvider[Any, Any]):
             request[_RENAMES.get(key, key)] = value
         return request
 
-    @staticmethod
-    def _fit(method: Any, request: dict[str, Any]) -> dict[str, Any]:
+    def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        method = client.chat_stream if stream else client.chat
         kwargs = fit_to_signature(method, request)
         extra = kwargs.pop("extra_body", None)
         if extra:  # the cohere SDK's way to send body fields it does not name
             kwargs["request_options"] = {"additional_body_parameters": extra}
-        return kwargs
+        return method(**kwargs)
 
-    def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        resp = self._call(lambda: self.client.chat(**self._fit(self.client.chat, request)), "chat")
-        return from_chat(resp, self.model)
+    def parse_response(self, raw: Any) -> Response:
+        return from_chat(raw, self.model)
 
-    async def acomplete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        resp = await self._acall(lambda: self.aclient.chat(**self._fit(self.aclient.chat, request)), "chat")
-        return from_chat(resp, self.model)
-
-    def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Iterator[StreamEvent]:
-        request = self._request(messages, tools, params)
-
-        def opener() -> Any:
-            return self.client.chat_stream(**self._fit(self.client.chat_stream, request))
-
-        return self._drive_stream(opener, CohereStream(self.model))
-
-    def astream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> AsyncIterator[StreamEvent]:
-        request = self._request(messages, tools, params)
-
-        async def opener() -> Any:
-            return self.aclient.chat_stream(**self._fit(self.aclient.chat_stream, request))
-
-        return self._adrive_stream(opener, CohereStream(self.model))
+    def new_stream(self) -> CohereStream:
+        return CohereStream(self.model)
 
 
-__all__ = [
-    "classify_cohere_error",
-    "CohereProvider",
-    "CohereStream",
-    "from_chat",
-    "to_wire_messages",
-    "to_wire_tools",
-]
+__all__ = ["CohereProvider", "CohereStream", "from_chat", "to_wire_messages", "to_wire_tools"]

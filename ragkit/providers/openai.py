@@ -1,26 +1,25 @@
-"""The OpenAI Chat Completions provider (and the ``ollama`` preset of it).
+"""The OpenAI Chat Completions provider and its presets (``ollama``, ``vllm``, ``llamacpp``, ``gemini``).
 
-Speaks the Chat Completions wire format through the official ``openai`` SDK, so with
-``base_url`` it serves OpenAI, Ollama, vLLM, llama.cpp's server and any OpenAI-compatible
-endpoint. The SDK's own retries are disabled: :mod:`ragkit.retry` is the one mechanism.
+Speaks the Chat Completions wire format, so with ``base_url`` it serves any OpenAI-compatible
+endpoint. Only the wire hooks live here; keys, clients and errors are the vendor layer's
+(:mod:`ragkit.vendors.openai`), retries and streaming are :class:`RemoteProvider`'s.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, StreamEvent, ToolSpec, Usage
+from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
     arguments_json,
     fit_to_signature,
-    http_status_info,
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.retry import ErrorInfo
+from ragkit.vendors.openai import GEMINI, LLAMACPP, OLLAMA, OPENAI, VLLM
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length"}
 
@@ -137,50 +136,15 @@ class OpenAIStream(StreamAccumulator):
         )
 
 
-def classify_openai_error(
-    exc: BaseException, *, timeout: float | None = None, endpoint: str | None = None
-) -> ErrorInfo | None:
-    """Classify an ``openai`` SDK exception for :mod:`ragkit.retry` (also used by the openai embedder)."""
-    import openai
-
-    if isinstance(exc, openai.APITimeoutError):
-        after = f" after {timeout:g}s" if timeout else ""
-        return ErrorInfo(True, None, f"request timed out{after}")
-    if isinstance(exc, openai.APIConnectionError):
-        cause = exc.__cause__ or exc
-        return ErrorInfo(True, None, f"cannot connect to {endpoint or 'api.openai.com'}: {cause}")
-    if isinstance(exc, openai.APIStatusError):
-        return http_status_info(exc.status_code, exc.body, exc.message, exc.response.headers)
-    if isinstance(exc, openai.APIError):  # e.g. an error event inside a stream
-        return ErrorInfo(False, None, exc.message)
-    return None
-
-
 @providers.register("openai")
-class OpenAIProvider(RemoteProvider[Any, Any]):
+class OpenAIProvider(RemoteProvider):
     """``OpenAIProvider(model="gpt-4o-mini")``; ``base_url`` for any OpenAI-compatible server."""
 
     name = "openai"
-    default_model = "gpt-4o-mini"
-    env_vars = ("OPENAI_API_KEY",)
-    sdk_package = "openai"
-    sdk_module = "openai"
-    extra = "openai"
+    vendor = OPENAI
+    action = "chat completion"
 
-    def _make_client(self) -> Any:
-        import openai
-
-        return openai.OpenAI(**self._client_kwargs())
-
-    def _make_async_client(self) -> Any:
-        import openai
-
-        return openai.AsyncOpenAI(**self._client_kwargs())
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        return classify_openai_error(exc, timeout=self.timeout, endpoint=self.base_url)
-
-    def _request(
+    def build_request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
     ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
@@ -190,68 +154,62 @@ class OpenAIProvider(RemoteProvider[Any, Any]):
         request.update(self.merged_params(params))
         return request
 
-    def _create(self, request: dict[str, Any]) -> Any:
-        create = self.client.chat.completions.create
+    def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        if stream:
+            request = {**request, "stream": True, "stream_options": {"include_usage": True}}
+        create = client.chat.completions.create
         return create(**fit_to_signature(create, request))
 
-    def _acreate(self, request: dict[str, Any]) -> Any:
-        create = self.aclient.chat.completions.create
-        return create(**fit_to_signature(create, request))
+    def parse_response(self, raw: Any) -> Response:
+        return from_completion(raw, self.model)
 
-    def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        completion = self._call(lambda: self._create(request), "chat completion")
-        return from_completion(completion, self.model)
+    def new_stream(self) -> OpenAIStream:
+        return OpenAIStream(self.model)
 
-    async def acomplete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        completion = await self._acall(lambda: self._acreate(request), "chat completion")
-        return from_completion(completion, self.model)
 
-    def _stream_request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        request = self._request(messages, tools, params)
-        request.update(stream=True, stream_options={"include_usage": True})
-        return request
-
-    def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Iterator[StreamEvent]:
-        request = self._stream_request(messages, tools, params)
-        return self._drive_stream(lambda: self._create(request), OpenAIStream(self.model))
-
-    def astream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> AsyncIterator[StreamEvent]:
-        request = self._stream_request(messages, tools, params)
-        return self._adrive_stream(lambda: self._acreate(request), OpenAIStream(self.model))
+class _Preset(OpenAIProvider):
+    """A preset of the OpenAI-compatible provider: its own default URL, key variable and model."""
 
 
 @providers.register("ollama")
-class OllamaProvider(OpenAIProvider):
-    """A preset of the OpenAI provider for a local Ollama server (no API key needed)."""
+class OllamaProvider(_Preset):
+    """A local Ollama server (``ollama serve``; no API key needed)."""
 
     name = "ollama"
-    default_model = "llama3.2"
-    env_vars = ("OLLAMA_API_KEY",)
-    requires_key = False
-    placeholder_key = "ollama"
-    default_base_url = "http://localhost:11434/v1"
+    vendor = OLLAMA
 
-    def __init__(self, *, base_url: str | None = None, **kwargs: Any) -> None:
-        super().__init__(base_url=base_url or self.default_base_url, **kwargs)
+
+@providers.register("vllm")
+class VLLMProvider(_Preset):
+    """A vLLM server (``vllm serve MODEL``); pass the served model's name."""
+
+    name = "vllm"
+    vendor = VLLM
+
+
+@providers.register("llamacpp")
+class LlamaCppProvider(_Preset):
+    """llama.cpp's ``llama-server`` (it answers with the model it was started with)."""
+
+    name = "llamacpp"
+    vendor = LLAMACPP
+
+
+@providers.register("gemini")
+class GeminiProvider(_Preset):
+    """Google Gemini through its OpenAI-compatible endpoint."""
+
+    name = "gemini"
+    vendor = GEMINI
 
 
 __all__ = [
-    "classify_openai_error",
+    "GeminiProvider",
+    "LlamaCppProvider",
     "OllamaProvider",
     "OpenAIProvider",
     "OpenAIStream",
+    "VLLMProvider",
     "from_completion",
     "to_wire_messages",
     "to_wire_tools",

@@ -1,0 +1,68 @@
+"""The OpenAI-compatible vendor (``openai`` SDK) and its presets.
+
+One wire format, many endpoints: OpenAI itself and the servers users name, each a preset with
+its default base URL and key variable:
+
+============  ==================================================================  ==================
+preset        default base URL                                                    key variable
+============  ==================================================================  ==================
+openai        https://api.openai.com/v1 (the SDK's default)                       OPENAI_API_KEY
+ollama        http://localhost:11434/v1                                           OLLAMA_API_KEY (optional)
+vllm          http://localhost:8000/v1                                            VLLM_API_KEY (optional)
+llamacpp      http://localhost:8080/v1                                            LLAMACPP_API_KEY (optional)
+gemini        https://generativelanguage.googleapis.com/v1beta/openai/            GEMINI_API_KEY
+============  ==================================================================  ==================
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.retry import ErrorInfo
+from ragkit.vendors.base import Vendor
+
+
+@dataclass(frozen=True)
+class OpenAICompatible(Vendor):
+    def _construct(self, asynchronous: bool, kwargs: dict[str, Any]) -> Any:
+        import openai
+
+        return (openai.AsyncOpenAI if asynchronous else openai.OpenAI)(**kwargs)
+
+    def _classify_sdk(self, exc: BaseException, timeout: float | None, endpoint: str) -> ErrorInfo | None:
+        import openai
+
+        if isinstance(exc, openai.APITimeoutError):
+            return self.timed_out(timeout)
+        if isinstance(exc, openai.APIConnectionError):
+            return self.unreachable(exc, endpoint)
+        if isinstance(exc, openai.APIStatusError):
+            return self.http_status(exc.status_code, exc.body, exc.message, exc.response.headers)
+        if isinstance(exc, openai.APIError):  # e.g. an error event inside a stream
+            return ErrorInfo(False, None, exc.message)
+        return None
+
+
+def _local(name: str, port: int, command: str, default_model: str = "") -> OpenAICompatible:
+    url = f"http://localhost:{port}/v1"
+    return OpenAICompatible(
+        name=name, key_vars=(f"{name.upper()}_API_KEY",), sdk_module="openai", extra="openai", host=url,
+        base_url=url, requires_key=False, placeholder_key=name, default_model=default_model,
+        connect_hint=f"is `{command}` running? pass --base-url (base_url=) if it listens elsewhere",
+    )
+
+
+OPENAI = OpenAICompatible(name="openai", key_vars=("OPENAI_API_KEY",), sdk_module="openai", extra="openai",
+                          host="api.openai.com", default_model="gpt-4o-mini")
+OLLAMA = _local("ollama", 11434, "ollama serve", "llama3.2")
+VLLM = _local("vllm", 8000, "vllm serve MODEL")
+LLAMACPP = _local("llamacpp", 8080, "llama-server -m MODEL.gguf", "local")
+GEMINI = OpenAICompatible(
+    name="gemini", key_vars=("GEMINI_API_KEY",), sdk_module="openai", extra="openai",
+    host="generativelanguage.googleapis.com",
+    base_url="https://generativelanguage.googleapis.com/v1beta/openai/", default_model="gemini-2.0-flash",
+)
+PRESETS: dict[str, OpenAICompatible] = {v.name: v for v in (OPENAI, OLLAMA, VLLM, LLAMACPP, GEMINI)}
+
+__all__ = ["GEMINI", "LLAMACPP", "OLLAMA", "OPENAI", "OpenAICompatible", "PRESETS", "VLLM"]
