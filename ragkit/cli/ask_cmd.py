@@ -13,12 +13,9 @@ PROVIDERS = ["local", "openai", "ollama", "vllm", "llamacpp", "gemini", "anthrop
 
 
 def _key_help() -> str:
-    from ragkit.vendors.anthropic import ANTHROPIC
-    from ragkit.vendors.cohere import COHERE
-    from ragkit.vendors.openai import PRESETS
+    from ragkit.vendors import all_vendors
 
-    vendors = [*PRESETS.values(), ANTHROPIC, COHERE]
-    return "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in vendors)
+    return "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in all_vendors())
 
 
 def provider_options(f: Any) -> Any:

@@ -15,4 +15,22 @@ from __future__ import annotations
 
 from ragkit.vendors.base import Vendor
 
-__all__ = ["Vendor"]
+
+def all_vendors() -> list[Vendor]:
+    """Every vendor and preset ragkit knows (imports no SDK)."""
+    from ragkit.vendors.anthropic import ANTHROPIC
+    from ragkit.vendors.cohere import COHERE
+    from ragkit.vendors.openai import PRESETS
+
+    return [*PRESETS.values(), ANTHROPIC, COHERE]
+
+
+def environment_variables() -> list[str]:
+    """The API-key and base-URL variables any vendor reads (tests clear them)."""
+    names: list[str] = []
+    for vendor in all_vendors():
+        names += [v for v in (*vendor.key_vars, *vendor.url_vars) if v not in names]
+    return names
+
+
+__all__ = ["Vendor", "all_vendors", "environment_variables"]

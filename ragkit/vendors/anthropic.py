@@ -31,6 +31,7 @@ class AnthropicVendor(Vendor):
 
 
 ANTHROPIC = AnthropicVendor(name="anthropic", key_vars=("ANTHROPIC_API_KEY",), sdk_module="anthropic",
-                            extra="anthropic", host="api.anthropic.com", default_model="claude-3-5-haiku-latest")
+                            extra="anthropic", host="api.anthropic.com", default_model="claude-3-5-haiku-latest",
+                            url_vars=("ANTHROPIC_BASE_URL",))
 
 __all__ = ["ANTHROPIC", "AnthropicVendor"]

@@ -24,7 +24,8 @@ class Vendor:
     ``key_vars``: the environment variables holding the API key, the first is named in errors;
     ``requires_key``: False for local servers (``placeholder_key`` is sent instead);
     ``host``: named in connection errors when no ``base_url`` is given;
-    ``connect_hint``: the fix suggested when the server cannot be reached.
+    ``connect_hint``: the fix suggested when the server cannot be reached;
+    ``url_vars``: environment variables the SDK reads a base URL from by itself.
     """
 
     name: str
@@ -37,6 +38,7 @@ class Vendor:
     placeholder_key: str = "unused"
     default_model: str = ""
     connect_hint: str = ""
+    url_vars: tuple[str, ...] = ()  # variables the SDK itself reads a base URL from
 
     # ------------------------------------------------------------ SDK and key
     def require_sdk(self, what: str) -> None:

@@ -31,6 +31,7 @@ class CohereVendor(Vendor):
 
 
 COHERE = CohereVendor(name="cohere", key_vars=("CO_API_KEY", "COHERE_API_KEY"), sdk_module="cohere",
-                      extra="cohere", host="api.cohere.com", default_model="command-r-plus-08-2024")
+                      extra="cohere", host="api.cohere.com", default_model="command-r-plus-08-2024",
+                      url_vars=("CO_API_URL",))
 
 __all__ = ["COHERE", "CohereVendor"]

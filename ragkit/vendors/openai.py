@@ -54,7 +54,7 @@ def _local(name: str, port: int, command: str, default_model: str = "") -> OpenA
 
 
 OPENAI = OpenAICompatible(name="openai", key_vars=("OPENAI_API_KEY",), sdk_module="openai", extra="openai",
-                          host="api.openai.com", default_model="gpt-4o-mini")
+                          host="api.openai.com", default_model="gpt-4o-mini", url_vars=("OPENAI_BASE_URL",))
 OLLAMA = _local("ollama", 11434, "ollama serve", "llama3.2")
 VLLM = _local("vllm", 8000, "vllm serve MODEL")
 LLAMACPP = _local("llamacpp", 8080, "llama-server -m MODEL.gguf", "local")
