@@ -186,8 +186,8 @@ class Attempt:
 class Retry:
     """The decisions of a retried call, free of I/O: iterate for attempts (see :func:`call_with_retry`)."""
 
-    def __init__(self, *, classify: Classifier, policy: RetryPolicy | None, what: str,
-                 error_cls: type[RagkitError]) -> None:
+    def __init__(self, *, classify: Classifier, policy: RetryPolicy | None = None, what: str = "request",
+                 error_cls: type[RagkitError] = ProviderError) -> None:
         self.classify, self.policy, self.what, self.error_cls = classify, policy or RetryPolicy(), what, error_cls
 
     def __iter__(self) -> Iterator[Attempt]:
@@ -206,16 +206,10 @@ class Retry:
         return delay
 
 
-def call_with_retry(
-    fn: Callable[[], T],
-    *,
-    classify: Classifier,
-    policy: RetryPolicy | None = None,
-    what: str = "request",
-    error_cls: type[RagkitError] = ProviderError,
-) -> T:
-    """Run ``fn`` until it succeeds, retrying what ``classify`` calls retryable."""
-    retry = Retry(classify=classify, policy=policy, what=what, error_cls=error_cls)
+def call_with_retry(fn: Callable[[], T], **options: Any) -> T:
+    """Run ``fn`` until it succeeds, retrying what ``classify`` calls retryable. ``options`` are
+    :class:`Retry`'s: ``classify`` (required), ``policy``, ``what``, ``error_cls``."""
+    retry = Retry(**options)
     for attempt in retry:
         with attempt:
             return fn()
@@ -223,16 +217,9 @@ def call_with_retry(
     raise AssertionError("unreachable")  # pragma: no cover - the attempts never run out
 
 
-async def acall_with_retry(
-    fn: Callable[[], Awaitable[T]],
-    *,
-    classify: Classifier,
-    policy: RetryPolicy | None = None,
-    what: str = "request",
-    error_cls: type[RagkitError] = ProviderError,
-) -> T:
+async def acall_with_retry(fn: Callable[[], Awaitable[T]], **options: Any) -> T:
     """The async driver of the same :class:`Retry` decisions; waits with ``policy.async_sleep``."""
-    retry = Retry(classify=classify, policy=policy, what=what, error_cls=error_cls)
+    retry = Retry(**options)
     for attempt in retry:
         with attempt:
             return await fn()

@@ -90,50 +90,30 @@ def from_message(message: Any, model: str) -> Response:
 class AnthropicStream(StreamAccumulator):
     """Accumulates raw Messages stream events."""
 
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.tools: dict[int, dict[str, Any]] = {}
-        self.stop: str | None = None
-        self.input_tokens = 0
-        self.output_tokens = 0
-
     def feed(self, event: Any) -> str:
         kind = event.type
         if kind == "message_start":
             self.model = event.message.model or self.model
-            self.input_tokens = _input_tokens(event.message.usage)
-            self.output_tokens = int(event.message.usage.output_tokens or 0)
+            usage = event.message.usage
+            self.usage = Usage(_input_tokens(usage), int(usage.output_tokens or 0))
         elif kind == "content_block_start" and event.content_block.type == "tool_use":
-            block = event.content_block
-            self.tools[event.index] = {"id": block.id, "name": block.name, "parts": []}
+            self.slot(event.index, event.content_block.id, event.content_block.name)
         elif kind == "content_block_delta":
             delta = event.delta
             if delta.type == "text_delta":
-                self.text.append(delta.text)
-                return str(delta.text)
-            if delta.type == "input_json_delta" and event.index in self.tools:
-                self.tools[event.index]["parts"].append(delta.partial_json)
+                return self.piece(delta.text)
+            if delta.type == "input_json_delta" and event.index in self.calls:
+                self.calls[event.index]["args"].append(delta.partial_json)
         elif kind == "message_delta":
             self.stop = event.delta.stop_reason or self.stop
             if event.usage is not None:
-                self.output_tokens = int(event.usage.output_tokens or 0)
-                if getattr(event.usage, "input_tokens", None):
-                    self.input_tokens = _input_tokens(event.usage)
+                tokens_in = _input_tokens(event.usage) if getattr(event.usage, "input_tokens", None) else None
+                self.usage = Usage(self.usage.input_tokens if tokens_in is None else tokens_in,
+                                   int(event.usage.output_tokens or 0))
         return ""
 
-    def result(self) -> Response:
-        calls = tuple(
-            make_tool_call(t["id"], t["name"], "".join(t["parts"])) for _, t in sorted(self.tools.items())
-        )
-        stop = "tool_calls" if calls else _STOP.get(self.stop or "end_turn", self.stop or "stop")
-        return Response(
-            content="".join(self.text),
-            tool_calls=calls,
-            model=self.model,
-            stop_reason=stop,
-            usage=Usage(self.input_tokens, self.output_tokens),
-        )
+    def stop_reason(self, has_calls: bool) -> str:
+        return "tool_calls" if has_calls else _STOP.get(self.stop or "end_turn", self.stop or "stop")
 
 
 @providers.register("anthropic")
@@ -144,22 +124,19 @@ class AnthropicProvider(RemoteProvider):
     vendor = ANTHROPIC
     action = "message"
 
-    def build_request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
         system, wire = to_wire(messages)
-        request: dict[str, Any] = {"model": self.model, "messages": wire, "max_tokens": DEFAULT_MAX_TOKENS}
-        if system:
-            request["system"] = system
-        wire_tools = to_wire_tools(tools)
-        if wire_tools:
-            request["tools"] = wire_tools
-        merged = self.merged_params(params)
-        if "stop" in merged:
-            stop = merged.pop("stop")
-            merged["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
-        request.update(merged)
-        return request
+        return {"messages": wire, **({"system": system} if system else {})}
+
+    def wire_tools(self, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        return to_wire_tools(tools) or []
+
+    def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        wire = {"max_tokens": DEFAULT_MAX_TOKENS, **params}
+        if "stop" in wire:
+            stop = wire.pop("stop")
+            wire["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        return wire
 
     def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
         create = client.messages.create

@@ -16,8 +16,9 @@ from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
-    arguments_json,
     fit_to_signature,
+    function_calls,
+    function_tools,
     make_tool_call,
 )
 from ragkit.registry import providers
@@ -33,11 +34,7 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if m.role == "tool":
             wire.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content})
         elif m.role == "assistant" and m.tool_calls:
-            calls = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c)}}
-                for c in m.tool_calls
-            ]
-            message: dict[str, Any] = {"role": "assistant", "tool_calls": calls}
+            message: dict[str, Any] = {"role": "assistant", "tool_calls": function_calls(m.tool_calls)}
             if m.content:
                 message["tool_plan"] = m.content
             wire.append(message)
@@ -47,15 +44,7 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def to_wire_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | None:
-    if not tools:
-        return None
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-        }
-        for t in tools
-    ]
+    return function_tools(tools) if tools else None
 
 
 def _usage(usage: Any) -> Usage:
@@ -96,56 +85,29 @@ def from_chat(resp: Any, model: str) -> Response:
 class CohereStream(StreamAccumulator):
     """Accumulates Chat v2 stream events; tool-call argument deltas are joined by index."""
 
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
-        self.finish: Any = None
-        self.usage = Usage()
-
     def feed(self, event: Any) -> str:
         kind = getattr(event, "type", None)
         delta = getattr(event, "delta", None)
         message = getattr(delta, "message", None)
         if kind == "content-delta" and message is not None and message.content is not None:
-            piece = message.content.text or ""
-            self.text.append(piece)
-            return piece
+            return self.piece(message.content.text)
         if kind == "tool-plan-delta" and message is not None:
-            piece = message.tool_plan or ""
-            self.text.append(piece)
-            return piece
-        if kind == "tool-call-start" and message is not None and message.tool_calls is not None:
+            return self.piece(message.tool_plan)
+        if kind in ("tool-call-start", "tool-call-delta") and message is not None and message.tool_calls is not None:
             call = message.tool_calls
             function = call.function
-            self.calls[event.index or 0] = {
-                "id": call.id,
-                "name": (function.name if function else "") or "",
-                "args": [(function.arguments if function else "") or ""],
-            }
-        elif kind == "tool-call-delta" and message is not None and message.tool_calls is not None:
-            function = message.tool_calls.function
+            start = kind == "tool-call-start"
+            slot = self.slot(event.index or 0, (call.id or "") if start else "",
+                             ((function.name if function else "") or "") if start else "")
             if function is not None and function.arguments:
-                self.calls.setdefault(event.index or 0, {"id": "", "name": "", "args": []})["args"].append(
-                    function.arguments
-                )
+                slot["args"].append(function.arguments)
         elif kind == "message-end" and delta is not None:
-            self.finish = delta.finish_reason
+            self.stop = delta.finish_reason
             self.usage = _usage(delta.usage)
         return ""
 
-    def result(self) -> Response:
-        calls = tuple(
-            make_tool_call(c["id"] or f"call_{i}", c["name"], "".join(c["args"]))
-            for i, c in sorted(self.calls.items())
-        )
-        return Response(
-            content="".join(self.text),
-            tool_calls=calls,
-            usage=self.usage,
-            model=self.model,
-            stop_reason=_finish(self.finish, bool(calls)),
-        )
+    def stop_reason(self, has_calls: bool) -> str:
+        return _finish(self.stop, has_calls)
 
 
 @providers.register("cohere")
@@ -156,18 +118,14 @@ class CohereProvider(RemoteProvider):
     vendor = COHERE
     action = "chat"
 
-    def build_request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
-        wire_tools = to_wire_tools(tools)
-        if wire_tools:
-            request["tools"] = wire_tools
-        for key, value in self.merged_params(params).items():
-            if key == "stop" and isinstance(value, str):
-                value = [value]
-            request[_RENAMES.get(key, key)] = value
-        return request
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
+        return {"messages": to_wire_messages(messages)}
+
+    def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        renamed = {_RENAMES.get(k, k): v for k, v in params.items()}
+        if isinstance(renamed.get("stop_sequences"), str):
+            renamed["stop_sequences"] = [renamed["stop_sequences"]]
+        return renamed
 
     def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
         method = client.chat_stream if stream else client.chat

@@ -14,12 +14,13 @@ from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
-    arguments_json,
     fit_to_signature,
+    function_calls,
+    function_tools,
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.vendors.openai import GEMINI, LLAMACPP, OLLAMA, OPENAI, VLLM
+from ragkit.vendors.openai import GEMINI, LLAMACPP, OLLAMA, OPENAI, VLLM, OpenAICompatible
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length"}
 
@@ -31,26 +32,14 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if m.role == "tool":
             wire.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content})
         elif m.role == "assistant" and m.tool_calls:
-            calls = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c)}}
-                for c in m.tool_calls
-            ]
-            wire.append({"role": "assistant", "content": m.content or None, "tool_calls": calls})
+            wire.append({"role": "assistant", "content": m.content or None, "tool_calls": function_calls(m.tool_calls)})
         else:
             wire.append({"role": m.role, "content": m.content})
     return wire
 
 
 def to_wire_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | None:
-    if not tools:
-        return None
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-        }
-        for t in tools
-    ]
+    return function_tools(tools) if tools else None
 
 
 def normalize_finish(reason: str | None, has_tool_calls: bool) -> str:
@@ -90,13 +79,6 @@ def from_completion(completion: Any, model: str) -> Response:
 class OpenAIStream(StreamAccumulator):
     """Accumulates ``chat.completion.chunk`` objects; tool-call deltas are joined by index."""
 
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
-        self.finish: str | None = None
-        self.usage = Usage()
-
     def feed(self, chunk: Any) -> str:
         if getattr(chunk, "model", None):
             self.model = chunk.model
@@ -105,35 +87,17 @@ class OpenAIStream(StreamAccumulator):
         if not chunk.choices:
             return ""
         choice = chunk.choices[0]
-        if choice.finish_reason:
-            self.finish = choice.finish_reason
+        self.stop = choice.finish_reason or self.stop
         delta = choice.delta
         for tc in getattr(delta, "tool_calls", None) or []:
-            slot = self.calls.setdefault(tc.index, {"id": "", "name": "", "args": []})
-            if tc.id:
-                slot["id"] = tc.id
-            if tc.function is not None:
-                if tc.function.name:
-                    slot["name"] += tc.function.name
-                if tc.function.arguments:
-                    slot["args"].append(tc.function.arguments)
-        if delta.content:
-            self.text.append(delta.content)
-            return str(delta.content)
-        return ""
+            function = tc.function
+            slot = self.slot(tc.index, tc.id or "", (function.name if function else "") or "")
+            if function is not None and function.arguments:
+                slot["args"].append(function.arguments)
+        return self.piece(delta.content) if delta.content else ""
 
-    def result(self) -> Response:
-        calls = tuple(
-            make_tool_call(slot["id"] or f"call_{index}", slot["name"], "".join(slot["args"]))
-            for index, slot in sorted(self.calls.items())
-        )
-        return Response(
-            content="".join(self.text),
-            tool_calls=calls,
-            usage=self.usage,
-            model=self.model,
-            stop_reason=normalize_finish(self.finish, bool(calls)),
-        )
+    def stop_reason(self, has_calls: bool) -> str:
+        return normalize_finish(self.stop, has_calls)
 
 
 @providers.register("openai")
@@ -144,15 +108,8 @@ class OpenAIProvider(RemoteProvider):
     vendor = OPENAI
     action = "chat completion"
 
-    def build_request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
-        wire_tools = to_wire_tools(tools)
-        if wire_tools:
-            request["tools"] = wire_tools
-        request.update(self.merged_params(params))
-        return request
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
+        return {"messages": to_wire_messages(messages)}
 
     def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
         if stream:
@@ -167,40 +124,16 @@ class OpenAIProvider(RemoteProvider):
         return OpenAIStream(self.model)
 
 
-class _Preset(OpenAIProvider):
-    """A preset of the OpenAI-compatible provider: its own default URL, key variable and model."""
+def _preset(vendor: OpenAICompatible, class_name: str, doc: str) -> type[OpenAIProvider]:
+    """A preset of the OpenAI-compatible provider: its vendor's default URL, key variable and model."""
+    attrs = {"name": vendor.name, "vendor": vendor, "__doc__": doc, "__module__": __name__, "__qualname__": class_name}
+    return providers.register(vendor.name)(type(class_name, (OpenAIProvider,), attrs))
 
 
-@providers.register("ollama")
-class OllamaProvider(_Preset):
-    """A local Ollama server (``ollama serve``; no API key needed)."""
-
-    name = "ollama"
-    vendor = OLLAMA
-
-
-@providers.register("vllm")
-class VLLMProvider(_Preset):
-    """A vLLM server (``vllm serve MODEL``); pass the served model's name."""
-
-    name = "vllm"
-    vendor = VLLM
-
-
-@providers.register("llamacpp")
-class LlamaCppProvider(_Preset):
-    """llama.cpp's ``llama-server`` (it answers with the model it was started with)."""
-
-    name = "llamacpp"
-    vendor = LLAMACPP
-
-
-@providers.register("gemini")
-class GeminiProvider(_Preset):
-    """Google Gemini through its OpenAI-compatible endpoint."""
-
-    name = "gemini"
-    vendor = GEMINI
+OllamaProvider = _preset(OLLAMA, "OllamaProvider", "A local Ollama server (``ollama serve``; no API key needed).")
+VLLMProvider = _preset(VLLM, "VLLMProvider", "A vLLM server (``vllm serve MODEL``); pass the served model's name.")
+LlamaCppProvider = _preset(LLAMACPP, "LlamaCppProvider", "llama.cpp's ``llama-server`` (answers with its model).")
+GeminiProvider = _preset(GEMINI, "GeminiProvider", "Google Gemini through its OpenAI-compatible endpoint.")
 
 
 __all__ = [

@@ -22,7 +22,7 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from typing import Any, ClassVar, TypeVar
 
 from ragkit.errors import ProviderError
-from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec
+from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
 from ragkit.retry import ErrorInfo, RetryPolicy, acall_with_retry, call_with_retry, translate_error
 from ragkit.vendors.base import Vendor, server_message
 
@@ -83,14 +83,53 @@ def fit_to_signature(method: Callable[..., Any], request: dict[str, Any]) -> dic
     return kwargs
 
 
+def function_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Tools in the ``{"type": "function", "function": {...}}`` shape (OpenAI and Cohere v2)."""
+    return [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                              "parameters": t.parameters}} for t in tools]
+
+
+def function_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """An assistant's tool calls in the same shape, arguments as the JSON text the model sent."""
+    return [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c)}}
+            for c in calls]
+
+
 class StreamAccumulator:
-    """Feeds on a vendor's stream events; ``feed`` returns a text delta (or ""), ``result`` the Response."""
+    """Parses one vendor's stream events into a Response: ``feed`` each event (it returns the text
+    delta, or ""), then ``result``. This base keeps the text, the tool calls (argument fragments
+    joined per index), the usage and the vendor's stop reason; ``stop_reason`` maps the latter."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.stop: Any = None
+        self.usage = Usage()
 
     def feed(self, event: Any) -> str:
         raise NotImplementedError
 
-    def result(self) -> Response:
+    def stop_reason(self, has_calls: bool) -> str:
         raise NotImplementedError
+
+    def piece(self, text: str | None) -> str:
+        """Record a text delta and return it."""
+        self.text.append(text or "")
+        return text or ""
+
+    def slot(self, index: int, call_id: str = "", name: str = "") -> dict[str, Any]:
+        """The tool call at ``index`` (created on first sight): ``id``, ``name`` and ``args`` fragments."""
+        slot = self.calls.setdefault(index, {"id": "", "name": "", "args": []})
+        slot["id"] = call_id or slot["id"]
+        slot["name"] += name
+        return slot
+
+    def result(self) -> Response:
+        calls = tuple(make_tool_call(slot["id"] or f"call_{index}", slot["name"], "".join(slot["args"]))
+                      for index, slot in sorted(self.calls.items()))
+        return Response(content="".join(self.text), tool_calls=calls, usage=self.usage, model=self.model,
+                        stop_reason=self.stop_reason(bool(calls)))
 
 
 class RemoteProvider(BaseProvider):
@@ -143,10 +182,16 @@ class RemoteProvider(BaseProvider):
         return f"{type(self).__name__}(model={self.model!r}{where})"
 
     # ------------------------------------------------------------ vendor hooks
-    def build_request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
+        """The request fields that carry the conversation (``messages``, maybe ``system``)."""
         raise NotImplementedError
+
+    def wire_tools(self, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        return function_tools(tools)
+
+    def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Sampling parameters under the API's names (default: as given)."""
+        return params
 
     def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
         """One SDK call with ``client`` (sync or async); ``stream`` asks for the event stream."""
@@ -161,6 +206,15 @@ class RemoteProvider(BaseProvider):
     # ------------------------------------------------------------ configuration
     def merged_params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
+
+    def build_request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, **self.wire_messages(messages)}
+        if tools:
+            request["tools"] = self.wire_tools(tools)
+        request.update(self.wire_params(self.merged_params(params)))
+        return request
 
     def classify(self, exc: BaseException) -> ErrorInfo | None:
         return self.vendor.classify(exc, timeout=self.timeout, endpoint=self.base_url)
@@ -270,6 +324,8 @@ __all__ = [
     "RemoteProvider",
     "StreamAccumulator",
     "arguments_json",
+    "function_calls",
+    "function_tools",
     "fit_to_signature",
     "make_tool_call",
     "parse_tool_arguments",

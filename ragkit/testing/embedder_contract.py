@@ -22,10 +22,8 @@ option validation, and that importing the module imports no SDK.
 
 from __future__ import annotations
 
-import random
 import subprocess
 import sys
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import numpy as np
@@ -33,13 +31,12 @@ import pytest
 
 from ragkit.errors import ConfigError, EmbeddingError
 from ragkit.retry import RetryPolicy
+from ragkit.testing.remote_fixtures import RemoteFixtures
 from ragkit.testing.servers import FakeServer, count_tokens, free_port, hashed_vector
-from ragkit.vendors import environment_variables
 
 
-class EmbedderContract:
+class EmbedderContract(RemoteFixtures):
     embedder_class: ClassVar[type[Any]]
-    server_class: ClassVar[type[FakeServer]]
     embed_path: ClassVar[str]
     dimension: ClassVar[int]  # the vector size the server answers with
     max_batch_size: ClassVar[int]
@@ -54,25 +51,10 @@ class EmbedderContract:
     def auth(self, request: Any) -> str:
         raise NotImplementedError
 
-    # -- fixtures --------------------------------------------------------------------------------
-    @pytest.fixture(autouse=True)
-    def _no_ambient_keys(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        for var in environment_variables():
-            monkeypatch.delenv(var, raising=False)
-
-    @pytest.fixture
-    def server(self) -> Iterator[Any]:
-        with self.server_class(dimension=self.dimension) as srv:  # type: ignore[call-arg]
-            yield srv
-
-    @pytest.fixture
-    def sleeps(self) -> list[float]:
-        return []
-
-    @pytest.fixture
-    def policy(self, sleeps: list[float]) -> RetryPolicy:
-        rng = random.Random(1234)
-        return RetryPolicy(max_attempts=3, base_delay=0.5, sleep=sleeps.append, random=rng.random)
+    # -- fixtures: RemoteFixtures' (server, sleeps, policy, no ambient keys) ------------------
+    @property
+    def server_options(self) -> dict[str, Any]:  # type: ignore[override]
+        return {"dimension": self.dimension}
 
     def make(self, server: FakeServer | None, policy: RetryPolicy | None = None, **kw: Any) -> Any:
         kw = {**self.options, **kw}

@@ -23,8 +23,6 @@ async path (``acomplete``/``astream``, a new event loop per ``asyncio.run``).
 from __future__ import annotations
 
 import asyncio
-import random
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 import pytest
@@ -32,22 +30,15 @@ import pytest
 from ragkit.errors import ProviderError
 from ragkit.providers.base import Message, StreamEvent, ToolCall, ToolSpec
 from ragkit.retry import RetryPolicy
+from ragkit.testing.remote_fixtures import RemoteFixtures, Sleeps
 from ragkit.testing.servers import Disconnect, FakeServer, Hang, ToolCallReply, count_tokens, free_port
 from ragkit.testing.servers import ToolCall as WireCall
-from ragkit.vendors import environment_variables
 
 WEATHER = ToolSpec(
     name="get_weather",
     description="Current weather in a city.",
     parameters={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
 )
-
-
-class Sleeps(list[float]):
-    """Records requested waits instead of sleeping (sync and async)."""
-
-    async def async_sleep(self, seconds: float) -> None:
-        self.append(seconds)
 
 
 def collect(events: Any) -> tuple[str, StreamEvent]:
@@ -70,9 +61,8 @@ def round_trip() -> list[Message]:
     ]
 
 
-class ProviderContract:
+class ProviderContract(RemoteFixtures):
     provider_class: ClassVar[type[Any]]
-    server_class: ClassVar[type[FakeServer]]
     chat_path: ClassVar[str]
     model: ClassVar[str] = "test-model"
     call_id_prefix: ClassVar[str] = "call_"  # ids the server generates for streamed tool calls
@@ -90,27 +80,7 @@ class ProviderContract:
         """The request of ``complete(round_trip(), tools=[tool])``: tools and the tool round trip."""
         raise NotImplementedError
 
-    # -- fixtures --------------------------------------------------------------------------------
-    @pytest.fixture(autouse=True)
-    def _no_ambient_keys(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        for var in environment_variables():
-            monkeypatch.delenv(var, raising=False)
-
-    @pytest.fixture
-    def server(self) -> Iterator[Any]:
-        with self.server_class() as srv:
-            yield srv
-
-    @pytest.fixture
-    def sleeps(self) -> Sleeps:
-        return Sleeps()
-
-    @pytest.fixture
-    def policy(self, sleeps: Sleeps) -> RetryPolicy:
-        rng = random.Random(1234)
-        return RetryPolicy(max_attempts=3, base_delay=0.5, sleep=sleeps.append, async_sleep=sleeps.async_sleep,
-                           random=rng.random)
-
+    # -- fixtures (and those of RemoteFixtures) ---------------------------------------------
     @pytest.fixture
     def question(self) -> list[Message]:
         return [Message("system", "You are terse."), Message("user", "What is the capital of France?")]

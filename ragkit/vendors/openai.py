@@ -17,49 +17,37 @@ gemini        https://generativelanguage.googleapis.com/v1beta/openai/          
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
-from ragkit.retry import ErrorInfo
-from ragkit.vendors.base import Vendor
+from ragkit.vendors.base import StainlessVendor
 
 
-@dataclass(frozen=True)
-class OpenAICompatible(Vendor):
-    def _construct(self, asynchronous: bool, kwargs: dict[str, Any]) -> Any:
-        import openai
+@dataclass(frozen=True, kw_only=True)
+class OpenAICompatible(StainlessVendor):
+    """An endpoint that speaks the OpenAI wire format, through the ``openai`` SDK."""
 
-        return (openai.AsyncOpenAI if asynchronous else openai.OpenAI)(**kwargs)
-
-    def _classify_sdk(self, exc: BaseException, timeout: float | None, endpoint: str) -> ErrorInfo | None:
-        import openai
-
-        if isinstance(exc, openai.APITimeoutError):
-            return self.timed_out(timeout)
-        if isinstance(exc, openai.APIConnectionError):
-            return self.unreachable(exc, endpoint)
-        if isinstance(exc, openai.APIStatusError):
-            return self.http_status(exc.status_code, exc.body, exc.message, exc.response.headers)
-        if isinstance(exc, openai.APIError):  # e.g. an error event inside a stream
-            return ErrorInfo(False, None, exc.message)
-        return None
+    sdk_module: str = "openai"
+    extra: str = "openai"
+    client_class: str = "OpenAI"
+    async_client_class: str = "AsyncOpenAI"
 
 
-def _local(name: str, port: int, command: str, default_model: str = "") -> OpenAICompatible:
+def _local(name: str, port: int, key_var: str, command: str, default_model: str = "") -> OpenAICompatible:
+    """A local server: the key is optional (the name is sent when none is set)."""
     url = f"http://localhost:{port}/v1"
     return OpenAICompatible(
-        name=name, key_vars=(f"{name.upper()}_API_KEY",), sdk_module="openai", extra="openai", host=url,
+        name=name, key_vars=(key_var,), host=url,
         base_url=url, requires_key=False, placeholder_key=name, default_model=default_model,
         connect_hint=f"is `{command}` running? pass --base-url (base_url=) if it listens elsewhere",
     )
 
 
-OPENAI = OpenAICompatible(name="openai", key_vars=("OPENAI_API_KEY",), sdk_module="openai", extra="openai",
+OPENAI = OpenAICompatible(name="openai", key_vars=("OPENAI_API_KEY",),
                           host="api.openai.com", default_model="gpt-4o-mini", url_vars=("OPENAI_BASE_URL",))
-OLLAMA = _local("ollama", 11434, "ollama serve", "llama3.2")
-VLLM = _local("vllm", 8000, "vllm serve MODEL")
-LLAMACPP = _local("llamacpp", 8080, "llama-server -m MODEL.gguf", "local")
+OLLAMA = _local("ollama", 11434, "OLLAMA_API_KEY", "ollama serve", "llama3.2")
+VLLM = _local("vllm", 8000, "VLLM_API_KEY", "vllm serve MODEL")
+LLAMACPP = _local("llamacpp", 8080, "LLAMACPP_API_KEY", "llama-server -m MODEL.gguf", "local")
 GEMINI = OpenAICompatible(
-    name="gemini", key_vars=("GEMINI_API_KEY",), sdk_module="openai", extra="openai",
+    name="gemini", key_vars=("GEMINI_API_KEY",),
     host="generativelanguage.googleapis.com",
     base_url="https://generativelanguage.googleapis.com/v1beta/openai/", default_model="gemini-2.0-flash",
 )

@@ -7,7 +7,7 @@ import pytest
 
 from ragkit.providers.base import Message
 from ragkit.retry import RetryPolicy
-from ragkit.testing.provider_contract import Sleeps
+from ragkit.testing.remote_fixtures import Sleeps
 from ragkit.vendors import environment_variables
 
 
