@@ -121,6 +121,8 @@ class AnthropicProvider(RemoteProvider):
     """``AnthropicProvider(model="claude-3-5-haiku-latest")``; ``max_tokens`` defaults to 1024."""
 
     name = "anthropic"
+    parse = staticmethod(from_message)
+    stream_class = AnthropicStream
     vendor = ANTHROPIC
     action = "message"
 
@@ -142,11 +144,6 @@ class AnthropicProvider(RemoteProvider):
         create = client.messages.create
         return create(**fit_to_signature(create, {**request, "stream": True} if stream else request))
 
-    def parse_response(self, raw: Any) -> Response:
-        return from_message(raw, self.model)
-
-    def new_stream(self) -> AnthropicStream:
-        return AnthropicStream(self.model)
 
 
 __all__ = ["AnthropicProvider", "AnthropicStream", "from_message", "to_wire", "to_wire_tools"]

@@ -115,6 +115,8 @@ class CohereProvider(RemoteProvider):
     """``CohereProvider(model="command-r-plus-08-2024")``."""
 
     name = "cohere"
+    parse = staticmethod(from_chat)
+    stream_class = CohereStream
     vendor = COHERE
     action = "chat"
 
@@ -135,11 +137,6 @@ class CohereProvider(RemoteProvider):
             kwargs["request_options"] = {"additional_body_parameters": extra}
         return method(**kwargs)
 
-    def parse_response(self, raw: Any) -> Response:
-        return from_chat(raw, self.model)
-
-    def new_stream(self) -> CohereStream:
-        return CohereStream(self.model)
 
 
 __all__ = ["CohereProvider", "CohereStream", "from_chat", "to_wire_messages", "to_wire_tools"]

@@ -105,6 +105,8 @@ class OpenAIProvider(RemoteProvider):
     """``OpenAIProvider(model="gpt-4o-mini")``; ``base_url`` for any OpenAI-compatible server."""
 
     name = "openai"
+    parse = staticmethod(from_completion)
+    stream_class = OpenAIStream
     vendor = OPENAI
     action = "chat completion"
 
@@ -117,11 +119,6 @@ class OpenAIProvider(RemoteProvider):
         create = client.chat.completions.create
         return create(**fit_to_signature(create, request))
 
-    def parse_response(self, raw: Any) -> Response:
-        return from_completion(raw, self.model)
-
-    def new_stream(self) -> OpenAIStream:
-        return OpenAIStream(self.model)
 
 
 def _preset(vendor: OpenAICompatible, class_name: str, doc: str) -> type[OpenAIProvider]:

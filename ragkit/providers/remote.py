@@ -3,7 +3,7 @@
 A vendor module (``openai.py``, ``anthropic.py``, ``cohere.py``) supplies only the hooks: its
 :class:`~ragkit.vendors.Vendor` (keys, clients, error classifier), ``build_request`` (ragkit
 messages -> the API's request), ``send`` (one SDK call; for the async client it returns an
-awaitable or an async iterable), ``parse_response`` and ``new_stream`` (a
+awaitable or an async iterable), ``parse`` and ``stream_class`` (a
 :class:`StreamAccumulator` that parses stream events). This base checks settings at construction,
 merges default and per-call parameters, runs every request through :mod:`ragkit.retry`, and
 drives streams: open with retries up to the first event, then relay text deltas and finish with
@@ -138,6 +138,8 @@ class RemoteProvider(BaseProvider):
     name = "remote"
     vendor: ClassVar[Vendor]
     action = "request"  # what one call is called in errors ("chat completion", "message", ...)
+    parse: ClassVar[Callable[[Any, str], Response]]  # (the SDK's response, model) -> Response
+    stream_class: ClassVar[type[StreamAccumulator]]  # parses the SDK's stream events
 
     def __init__(
         self,
@@ -198,10 +200,10 @@ class RemoteProvider(BaseProvider):
         raise NotImplementedError
 
     def parse_response(self, raw: Any) -> Response:
-        raise NotImplementedError
+        return type(self).parse(raw, self.model)
 
     def new_stream(self) -> StreamAccumulator:
-        raise NotImplementedError
+        return self.stream_class(self.model)
 
     # ------------------------------------------------------------ configuration
     def merged_params(self, params: dict[str, Any]) -> dict[str, Any]:
