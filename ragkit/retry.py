@@ -157,7 +157,7 @@ def _fix_for_status(status: int | None) -> str:
     if status in (401, 403):
         return "check the API key and that it may use this model"
     if status == 404:
-        return "check the model name and the base_url"
+        return "check the model name (--model) and the endpoint (--base-url)"
     if status is not None and 400 <= status < 500:
         return "check the request parameters"
     return "check the endpoint and your network"
