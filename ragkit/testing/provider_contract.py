@@ -260,6 +260,18 @@ class ProviderContract(RemoteFixtures):
         assert done is not None and done.tool_calls[0].arguments == {"city": "Oslo"}
         assert done.usage.input_tokens == 9
 
+    def test_async_path_uses_the_async_client(self, server, policy, question) -> None:
+        provider = self.make(server, policy)
+
+        async def scenario() -> tuple[str, list[StreamEvent], bool]:
+            answer = (await provider.acomplete(question)).content
+            events = [e async for e in provider.astream(question)]
+            return answer, events, asyncio.get_running_loop() in provider._aclients
+
+        answer, events, has_async_client = asyncio.run(scenario())
+        assert answer.startswith("echo:") and events[-1].type == "done" and has_async_client
+        assert provider._client is None  # the sync client (and a thread around it) was never used
+
     def test_async_client_survives_a_new_event_loop(self, server, policy, question) -> None:
         provider = self.make(server, policy)
         for _ in range(2):
