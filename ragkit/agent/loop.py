@@ -96,9 +96,9 @@ Steps = Generator[Action, Any, T]
 # --- the step machine ----------------------------------------------------------------------------
 
 def run_steps(run: Run, streaming: bool) -> Steps[None]:
-    """One whole run; ends by yielding the ``result`` event."""
+    """One whole run (or the rest of a resumed one); ends by yielding the ``result`` event."""
     run.obs.emit("on_agent_start", run.run_id, list(run.messages))
-    for iteration in range(1, run.config.max_iterations + 1):
+    for iteration in range(run.iteration + 1, run.config.max_iterations + 1):
         run.iteration = iteration
         run.obs.emit("on_iteration_start", run.run_id, iteration)
         response = yield from model_step(run, streaming)

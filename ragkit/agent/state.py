@@ -84,20 +84,25 @@ class RunState:
 class Run:
     """A ``RunState`` bound to the live objects of one run; records what happens into the state."""
 
-    def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry,
-                 observers: ObserverSet, prompt: Prompt, context: dict[str, Any], use_memory: bool) -> None:
+    def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry, observers: ObserverSet,
+                 context: dict[str, Any], prompt: Prompt = "", use_memory: bool = True,
+                 state: RunState | None = None) -> None:
+        """A new run of ``prompt``, or (with ``state``) the continuation of a saved one: the machine
+        goes on from ``state.iteration`` with the state's messages."""
         self.provider, self.config, self.tools, self.obs = provider, config, tools, observers
         self.context = context
+        use_memory = state.use_memory if state is not None else use_memory
         self.memory = config.memory if use_memory else None
         self.specs: list[ToolSpec] = tools.specs()
-        run_id = uuid.uuid4().hex[:12]
-        messages, new_from = self._initial_messages(prompt)
-        self.state = RunState(
-            run_id=run_id, provider=provider.name, model=provider.model, tools=tools.names(), messages=messages,
-            new_from=new_from, params=config.provider_params(), use_memory=use_memory,
-            trace=AgentTrace(run_id=run_id),
-        )
-        st = self.state  # shortcuts for the bookkeeping below
+        if state is None:
+            run_id = uuid.uuid4().hex[:12]
+            messages, new_from = self._initial_messages(prompt)
+            state = RunState(
+                run_id=run_id, provider=provider.name, model=provider.model, tools=tools.names(),
+                messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
+                trace=AgentTrace(run_id=run_id),
+            )
+        self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
 

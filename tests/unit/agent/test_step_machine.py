@@ -119,3 +119,25 @@ def test_run_state_is_plain_serializable_data() -> None:
     again = RunState.from_dict(json.loads(text))
     assert again.to_dict() == state.to_dict()
     assert [m.role for m in again.messages] == ["user", "assistant", "tool", "assistant"]
+
+
+def test_a_saved_state_resumes_where_it_stopped() -> None:
+    from ragkit.agent.drivers import drive
+
+    first = ScriptedProvider([tool_call_response(("count_up", {"n": 2}))])
+    run = _run(first)
+    steps = run_steps(run, streaming=False)
+    events = []
+    for event in drive(steps, first):  # stop after the tool results are in
+        events.append(event)
+        if event.type == "tool_end":
+            break
+    saved = json.loads(json.dumps(run.state.to_dict()))
+
+    second = ScriptedProvider(["two"])
+    resumed = Run(provider=second, config=AgentConfig(), tools=ToolRegistry([count_up]), observers=ObserverSet(),
+                  context={}, state=RunState.from_dict(saved))
+    result = [e for e in drive(run_steps(resumed, streaming=False), second) if e.type == "result"][0].result
+    assert result is not None and result.content == "two" and result.iterations == 2
+    assert [m.role for m in result.messages] == ["user", "assistant", "tool", "assistant"]
+    assert result.tool_calls[0].output == "1\n2\n" and second.calls[0].messages[-1].role == "tool"
