@@ -17,10 +17,11 @@ from __future__ import annotations
 import asyncio
 import email.utils
 import functools
+import itertools
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, TypeVar
@@ -41,6 +42,7 @@ class ErrorInfo:
     status: int | None = None  # HTTP status, None for connection errors and timeouts
     message: str = ""  # the server's message (or the connection error's)
     retry_after: float | None = None  # seconds the server asked us to wait
+    hint: str = ""  # the fix to suggest instead of the generic one (e.g. "is `ollama serve` running?")
 
     def describe(self) -> str:
         where = f"HTTP {self.status}" if self.status is not None else "no HTTP response"
@@ -144,7 +146,7 @@ def _give_up(
     else:
         fix = _fix_for_status(info.status)
         head = f"{what} failed"
-    err = error_cls(f"{head} ({info.describe()}); {fix}")
+    err = error_cls(f"{head} ({info.describe()}); {info.hint or fix}")
     err.status_code = info.status  # type: ignore[attr-defined]
     err.attempts = attempts  # type: ignore[attr-defined]
     err.__cause__ = exc
@@ -155,71 +157,74 @@ def _fix_for_status(status: int | None) -> str:
     if status in (401, 403):
         return "check the API key and that it may use this model"
     if status == 404:
-        return "check the model name and the base_url"
+        return "check the model name (--model) and the endpoint (--base-url)"
     if status is not None and 400 <= status < 500:
         return "check the request parameters"
     return "check the endpoint and your network"
 
 
-def _next_step(
-    exc: BaseException,
-    classify: Classifier,
-    policy: RetryPolicy,
-    attempt: int,
-    what: str,
-    error_cls: type[RagkitError],
-) -> float:
-    """Return the delay before the next attempt, or raise the final error."""
-    info = classify(exc)
-    if info is None:
-        raise exc
-    if not info.retryable or attempt + 1 >= policy.max_attempts:
-        raise _give_up(info, attempt + 1, what, error_cls, exc) from exc
-    delay = policy.delay(attempt, info)
-    log.warning(
-        "%s: %s; retry %d of %d in %.2fs", what, info.describe(), attempt + 1, policy.max_attempts - 1, delay
-    )
-    return delay
+class Attempt:
+    """One try of a retried call: a context manager that classifies what the call raised.
+
+    On a retryable failure it swallows the exception and sets ``delay``; on a final one it raises
+    the translated error; an unclassified exception propagates untouched.
+    """
+
+    def __init__(self, retry: Retry, number: int) -> None:
+        self.retry, self.number, self.delay = retry, number, 0.0
+
+    def __enter__(self) -> Attempt:
+        return self
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if exc is None or not isinstance(exc, Exception):
+            return False
+        self.delay = self.retry.after_failure(exc, self.number)
+        return True
 
 
-def call_with_retry(
-    fn: Callable[[], T],
-    *,
-    classify: Classifier,
-    policy: RetryPolicy | None = None,
-    what: str = "request",
-    error_cls: type[RagkitError] = ProviderError,
-) -> T:
-    """Run ``fn`` until it succeeds, retrying what ``classify`` calls retryable."""
-    pol = policy or RetryPolicy()
-    attempt = 0
-    while True:
-        try:
+class Retry:
+    """The decisions of a retried call, free of I/O: iterate for attempts (see :func:`call_with_retry`)."""
+
+    def __init__(self, *, classify: Classifier, policy: RetryPolicy | None = None, what: str = "request",
+                 error_cls: type[RagkitError] = ProviderError) -> None:
+        self.classify, self.policy, self.what, self.error_cls = classify, policy or RetryPolicy(), what, error_cls
+
+    def __iter__(self) -> Iterator[Attempt]:
+        return (Attempt(self, n) for n in itertools.count())
+
+    def after_failure(self, exc: BaseException, attempt: int) -> float:
+        """The delay before the next attempt, or raise the final error."""
+        info = self.classify(exc)
+        if info is None:
+            raise exc
+        if not info.retryable or attempt + 1 >= self.policy.max_attempts:
+            raise _give_up(info, attempt + 1, self.what, self.error_cls, exc) from exc
+        delay = self.policy.delay(attempt, info)
+        log.warning("%s: %s; retry %d of %d in %.2fs", self.what, info.describe(), attempt + 1,
+                    self.policy.max_attempts - 1, delay)
+        return delay
+
+
+def call_with_retry(fn: Callable[[], T], **options: Any) -> T:
+    """Run ``fn`` until it succeeds, retrying what ``classify`` calls retryable. ``options`` are
+    :class:`Retry`'s: ``classify`` (required), ``policy``, ``what``, ``error_cls``."""
+    retry = Retry(**options)
+    for attempt in retry:
+        with attempt:
             return fn()
-        except Exception as exc:  # classified below; unknown exceptions are re-raised
-            delay = _next_step(exc, classify, pol, attempt, what, error_cls)
-        pol.sleep(delay)
-        attempt += 1
+        retry.policy.sleep(attempt.delay)
+    raise AssertionError("unreachable")  # pragma: no cover - the attempts never run out
 
 
-async def acall_with_retry(
-    fn: Callable[[], Awaitable[T]],
-    *,
-    classify: Classifier,
-    policy: RetryPolicy | None = None,
-    what: str = "request",
-    error_cls: type[RagkitError] = ProviderError,
-) -> T:
-    """Async twin of :func:`call_with_retry`; waits with ``policy.async_sleep``."""
-    pol = policy or RetryPolicy()
-    attempt = 0
-    while True:
-        try:
+async def acall_with_retry(fn: Callable[[], Awaitable[T]], **options: Any) -> T:
+    """The async driver of the same :class:`Retry` decisions; waits with ``policy.async_sleep``."""
+    retry = Retry(**options)
+    for attempt in retry:
+        with attempt:
             return await fn()
-        except Exception as exc:
-            delay = _next_step(exc, classify, pol, attempt, what, error_cls)
-        await pol.async_sleep(delay)
-        attempt += 1
+        await retry.policy.async_sleep(attempt.delay)
+    raise AssertionError("unreachable")  # pragma: no cover
 
 
 def translate_error(
@@ -229,7 +234,7 @@ def translate_error(
     info = classify(exc)
     if info is None:
         return exc
-    return _give_up(ErrorInfo(False, info.status, info.message), 1, what, error_cls, exc)
+    return _give_up(ErrorInfo(False, info.status, info.message, hint=info.hint), 1, what, error_cls, exc)
 
 
 def retrying(
@@ -264,6 +269,8 @@ __all__ = [
     "ErrorInfo",
     "RETRYABLE_STATUSES",
     "RetryPolicy",
+    "Attempt",
+    "Retry",
     "acall_with_retry",
     "call_with_retry",
     "info_for_status",

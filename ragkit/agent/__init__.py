@@ -7,6 +7,7 @@ from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
 from ragkit.agent.observers import LoggingObserver, Observer, RecordingObserver
 from ragkit.agent.result import AgentEvent, AgentResult, ToolCallRecord
+from ragkit.agent.state import RunState
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 
 __all__ = [
@@ -22,6 +23,7 @@ __all__ = [
     "LoggingObserver",
     "Observer",
     "RecordingObserver",
+    "RunState",
     "ToolCallRecord",
     "ToolCallStep",
     "estimate_tokens",

@@ -1,10 +1,20 @@
 """``Agent``: a bounded, observable, cost-accounted tool-calling loop over any provider.
 
+The loop is one **step machine** (:func:`run_steps`): a generator that decides everything — the
+next model call, which tools run, when to stop, what to record — and neither blocks nor awaits.
+It *yields* what it needs done: an ``AgentEvent`` to pass on, or an action (``CallModel``,
+``RunTools``, ``Pull``) whose outcome (or exception) is sent back in. A sync and an async driver
+(:mod:`ragkit.agent.drivers`) perform the actions; ``run``/``stream``/``batch`` use the first,
+``arun``/``astream``/``abatch`` the second, streaming and not streaming the same machine.
+
 Each iteration calls the model once (from the response cache when possible, except when
-streaming); if it asks for tools, they run — several at once in parallel, results kept in call
-order — and their results go back to the model. A tool failure is an observation, never a crash.
-The run ends with the model's answer or, after ``max_iterations`` model calls, with a result whose
-``stop_reason`` is ``"max_iterations"``.
+streaming); if it asks for tools they run — several at once in parallel, results kept in call
+order; a generator tool streams ``tool_chunk`` events — and their results go back to the model.
+A tool failure is an observation, never a crash. The run ends with the model's answer or, after
+``max_iterations`` model calls, with ``stop_reason="max_iterations"``.
+
+To add a step (a guardrail, a policy check, a budget): write it as a generator over ``Run`` like
+``model_step``/``tools_step`` and add one ``yield from`` line to ``run_steps``.
 
     agent = Agent(LocalProvider(), tools=[word_count])
     print(agent.run("How many words are in this sentence?").content)
@@ -13,19 +23,158 @@ The run ends with the model's answer or, after ``max_iterations`` model calls, w
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
-from ragkit.agent.state import Prompt, RunState, ToolRun
+from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.errors import AgentError
-from ragkit.providers.base import Provider, Response, ToolCall
+from ragkit.providers.base import Message, Provider, Response, ToolCall, ToolSpec
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult
 
+T = TypeVar("T")
+END: Any = object()  # what a Pull gets back from an exhausted source
+
+
+# --- what the machine asks the drivers to do ---------------------------------------------------
+
+@dataclass(frozen=True)
+class CallModel:
+    """Call the provider. Reply: the ``Response``, or (``stream``) a source of ``StreamEvent``s."""
+
+    messages: list[Message]
+    tools: list[ToolSpec] | None
+    params: dict[str, Any]
+    stream: bool
+
+
+@dataclass(frozen=True)
+class ToolJob:
+    index: int
+    call: ToolCall
+    tool: Tool
+    context: dict[str, Any] = field(repr=False)
+    timeout: float | None
+
+
+@dataclass(frozen=True)
+class RunTools:
+    """Start the jobs, at most ``concurrency`` at once. Reply: a source of ``ToolChunk``/``ToolDone``."""
+
+    jobs: tuple[ToolJob, ...]
+    concurrency: int
+
+
+@dataclass(frozen=True)
+class Pull:
+    """Reply: the next item of ``source`` (a reply of an earlier action), or ``END``."""
+
+    source: Any
+
+
+@dataclass(frozen=True)
+class ToolChunk:
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolDone:
+    index: int
+    result: ToolResult
+
+
+Action = CallModel | RunTools | Pull | AgentEvent
+Steps = Generator[Action, Any, T]
+
+
+# --- the step machine ----------------------------------------------------------------------------
+
+def run_steps(run: Run, streaming: bool) -> Steps[None]:
+    """One whole run (or the rest of a resumed one); ends by yielding the ``result`` event."""
+    run.obs.emit("on_agent_start", run.run_id, list(run.messages))
+    for iteration in range(run.iteration + 1, run.config.max_iterations + 1):
+        run.iteration = iteration
+        run.obs.emit("on_iteration_start", run.run_id, iteration)
+        response = yield from model_step(run, streaming)
+        run.messages.append(response.to_message())
+        if not response.tool_calls:
+            run.obs.emit("on_iteration_end", run.run_id, iteration)
+            yield AgentEvent("result", iteration, result=run.finish(response))
+            return
+        yield from tools_step(run, response.tool_calls)
+        run.obs.emit("on_iteration_end", run.run_id, iteration)
+    yield AgentEvent("result", run.iteration, result=run.finish(None))
+
+
+def model_step(run: Run, streaming: bool) -> Steps[Response]:
+    """One model call: from the cache (not when streaming), else the provider; recorded either way."""
+    if not streaming:
+        cached = run.cache_lookup()
+        if cached is not None:
+            return cached
+    start = run.llm_started()
+    try:
+        reply = yield CallModel(list(run.messages), run.specs or None, dict(run.params), streaming)
+        response = (yield from _read_stream(run, reply)) if streaming else reply
+    except Exception as exc:
+        raise run.llm_failed(exc, start) from exc
+    run.llm_finished(response, start, streamed=streaming)
+    if not streaming:
+        run.cache_store(response)
+    return response
+
+
+def _read_stream(run: Run, source: Any) -> Steps[Response]:
+    response: Response | None = None
+    while (event := (yield Pull(source))) is not END:
+        if event.type == "text" and event.text:
+            yield AgentEvent("text", run.iteration, text=event.text)
+        elif event.type == "done":
+            response = event.response
+    if response is None:
+        raise RuntimeError("the stream ended without a 'done' event")
+    return response
+
+
+def tools_step(run: Run, calls: Sequence[ToolCall]) -> Steps[None]:
+    """Run the calls of one model turn; results go back in call order."""
+    for call in calls:
+        yield AgentEvent("tool_start", run.iteration, tool_call=call)
+    runs: dict[int, ToolRun] = {}
+    starts: dict[int, float] = {}
+    jobs: list[ToolJob] = []
+    for index, call in enumerate(calls):
+        starts[index] = run.tool_started(call)
+        early = run.precheck(call)  # bad JSON, unknown tool: an error result without running
+        if early is not None:
+            runs[index] = ToolRun(call, early, starts[index])
+        else:
+            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout))
+    if jobs:
+        parallel = run.config.max_parallel_tools if run.config.parallel_tool_calls else 1
+        source = yield RunTools(tuple(jobs), parallel)
+        while (item := (yield Pull(source))) is not END:
+            call = calls[item.index]
+            if isinstance(item, ToolChunk):
+                run.tool_chunk(call, item.text)
+                yield AgentEvent("tool_chunk", run.iteration, text=item.text, tool_call=call)
+            else:
+                start = max(starts[item.index], run.trace.elapsed() - item.result.duration)
+                runs[item.index] = ToolRun(call, item.result, start)
+    ordered = [runs[i] for i in range(len(calls))]
+    run.tools_finished(ordered)
+    for done in ordered:
+        yield AgentEvent("tool_end", run.iteration, tool_call=done.call, tool_output=done.result.content,
+                         is_error=done.result.is_error)
+
+
+# --- the public API ------------------------------------------------------------------------------
 
 class Agent:
     """Runs a provider with tools. ``context`` supplies injected tool arguments to every run."""
@@ -59,116 +208,48 @@ class Agent:
         if self.config.memory is not None:
             self.config.memory.clear()
 
+    def _steps(self, prompt: Prompt, context: dict[str, Any] | None, *, streaming: bool,
+               use_memory: bool = True) -> Steps[None]:
+        run = Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
+                  prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory)
+        return run_steps(run, streaming)
+
     # --- sync --------------------------------------------------------------------------------
 
     def run(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> AgentResult:
         """Run to completion; returns the answer with trace, usage and citations."""
-        return _last_result(self._loop(self._state(prompt, context, True), streaming=False))
+        from ragkit.agent.drivers import drive
+
+        return _result(drive(self._steps(prompt, context, streaming=False), self.provider))
 
     def stream(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> Iterator[AgentEvent]:
         """Yield text deltas and tool events as they happen, then one ``result`` event."""
-        yield from self._loop(self._state(prompt, context, True), streaming=True)
+        from ragkit.agent.drivers import drive
+
+        yield from drive(self._steps(prompt, context, streaming=True), self.provider)
 
     def batch(self, prompts: Sequence[Prompt], *, context: dict[str, Any] | None = None,
               max_concurrency: int | None = None) -> list[AgentResult]:
         """Run independent prompts concurrently; each has its own history (memory is not used)."""
+        from ragkit.agent.drivers import drive
+
         workers = max(1, min(len(prompts) or 1, max_concurrency or self.config.batch_concurrency))
 
         def one(p: Prompt) -> AgentResult:
-            return _last_result(self._loop(self._state(p, context, False), streaming=False))
+            return _result(drive(self._steps(p, context, streaming=False, use_memory=False), self.provider))
 
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-batch") as pool:
             return list(pool.map(one, prompts))
 
-    def _state(self, prompt: Prompt, context: dict[str, Any] | None, use_memory: bool) -> RunState:
-        return RunState(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
-                        prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory)
-
-    def _loop(self, st: RunState, *, streaming: bool) -> Iterator[AgentEvent]:
-        st.obs.emit("on_agent_start", st.run_id, list(st.messages))
-        for iteration in range(1, self.config.max_iterations + 1):
-            st.iteration = iteration
-            st.obs.emit("on_iteration_start", st.run_id, iteration)
-            response: Response | None = None
-            if streaming:
-                for event in self._stream_llm(st):
-                    if isinstance(event, Response):
-                        response = event
-                    else:
-                        yield event
-            else:
-                response = self._complete(st)
-            assert response is not None
-            st.messages.append(response.to_message())
-            if not response.tool_calls:
-                st.obs.emit("on_iteration_end", st.run_id, iteration)
-                yield AgentEvent("result", iteration, result=st.finish(response))
-                return
-            for call in response.tool_calls:
-                yield AgentEvent("tool_start", iteration, tool_call=call)
-            runs = self._run_tools(st, response.tool_calls)
-            st.tools_finished(runs)
-            for run in runs:
-                yield AgentEvent("tool_end", iteration, tool_call=run.call, tool_output=run.result.content,
-                                 is_error=run.result.is_error)
-            st.obs.emit("on_iteration_end", st.run_id, iteration)
-        yield AgentEvent("result", st.iteration, result=st.finish(None))
-
-    def _complete(self, st: RunState) -> Response:
-        cached = st.cache_lookup()
-        if cached is not None:
-            return cached
-        start = st.llm_started()
-        try:
-            response = self.provider.complete(st.messages, st.specs or None, **st.params)
-        except Exception as exc:
-            raise st.llm_failed(exc, start) from exc
-        st.llm_finished(response, start)
-        st.cache_store(response)
-        return response
-
-    def _stream_llm(self, st: RunState) -> Iterator[AgentEvent | Response]:
-        start = st.llm_started()
-        response: Response | None = None
-        try:
-            for ev in self.provider.stream(st.messages, st.specs or None, **st.params):
-                if ev.type == "text" and ev.text:
-                    yield AgentEvent("text", st.iteration, text=ev.text)
-                elif ev.type == "done":
-                    response = ev.response
-        except Exception as exc:
-            raise st.llm_failed(exc, start) from exc
-        if response is None:
-            raise st.llm_failed(RuntimeError("the stream ended without a 'done' event"), start)
-        st.llm_finished(response, start, streamed=True)
-        yield response
-
-    def _run_tools(self, st: RunState, calls: Sequence[ToolCall]) -> list[ToolRun]:
-        if len(calls) == 1 or not self.config.parallel_tool_calls:
-            return [self._invoke(st, c) for c in calls]
-        workers = min(len(calls), self.config.max_parallel_tools)
-        with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-tool") as pool:
-            return list(pool.map(lambda c: self._invoke(st, c), calls))
-
-    def _invoke(self, st: RunState, call: ToolCall) -> ToolRun:
-        start = st.tool_started(call)
-        result = st.precheck(call)
-        if result is None:
-            result = self.tools.get(call.name).invoke(call.arguments, context=st.context,
-                                                      timeout=self.config.tool_timeout)
-        return ToolRun(call, result, start)
-
     # --- async -------------------------------------------------------------------------------
 
     async def arun(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> AgentResult:
-        result: AgentResult | None = None
-        async for event in self._aloop(self._state(prompt, context, True), streaming=False):
-            result = event.result or result
-        assert result is not None
-        return result
+        return await _aresult(self._steps(prompt, context, streaming=False), self.provider)
 
     async def astream(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> AsyncIterator[AgentEvent]:
-        async for event in self._aloop(self._state(prompt, context, True), streaming=True):
+        from ragkit.agent.drivers import adrive
+
+        async for event in adrive(self._steps(prompt, context, streaming=True), self.provider):
             yield event
 
     async def abatch(self, prompts: Sequence[Prompt], *, context: dict[str, Any] | None = None,
@@ -178,98 +259,24 @@ class Agent:
 
         async def one(p: Prompt) -> AgentResult:
             async with limit:
-                result: AgentResult | None = None
-                async for event in self._aloop(self._state(p, context, False), streaming=False):
-                    result = event.result or result
-                assert result is not None
-                return result
+                return await _aresult(self._steps(p, context, streaming=False, use_memory=False), self.provider)
 
         return list(await asyncio.gather(*(one(p) for p in prompts)))
 
-    async def _aloop(self, st: RunState, *, streaming: bool) -> AsyncIterator[AgentEvent]:
-        st.obs.emit("on_agent_start", st.run_id, list(st.messages))
-        for iteration in range(1, self.config.max_iterations + 1):
-            st.iteration = iteration
-            st.obs.emit("on_iteration_start", st.run_id, iteration)
-            response: Response | None = None
-            if streaming:
-                async for event in self._astream_llm(st):
-                    if isinstance(event, Response):
-                        response = event
-                    else:
-                        yield event
-            else:
-                response = await self._acomplete(st)
-            assert response is not None
-            st.messages.append(response.to_message())
-            if not response.tool_calls:
-                st.obs.emit("on_iteration_end", st.run_id, iteration)
-                yield AgentEvent("result", iteration, result=st.finish(response))
-                return
-            for call in response.tool_calls:
-                yield AgentEvent("tool_start", iteration, tool_call=call)
-            runs = await self._arun_tools(st, response.tool_calls)
-            st.tools_finished(runs)
-            for run in runs:
-                yield AgentEvent("tool_end", iteration, tool_call=run.call, tool_output=run.result.content,
-                                 is_error=run.result.is_error)
-            st.obs.emit("on_iteration_end", st.run_id, iteration)
-        yield AgentEvent("result", st.iteration, result=st.finish(None))
 
-    async def _acomplete(self, st: RunState) -> Response:
-        cached = st.cache_lookup()
-        if cached is not None:
-            return cached
-        start = st.llm_started()
-        try:
-            response = await self.provider.acomplete(st.messages, st.specs or None, **st.params)
-        except Exception as exc:
-            raise st.llm_failed(exc, start) from exc
-        st.llm_finished(response, start)
-        st.cache_store(response)
-        return response
-
-    async def _astream_llm(self, st: RunState) -> AsyncIterator[AgentEvent | Response]:
-        start = st.llm_started()
-        response: Response | None = None
-        try:
-            async for ev in self.provider.astream(st.messages, st.specs or None, **st.params):
-                if ev.type == "text" and ev.text:
-                    yield AgentEvent("text", st.iteration, text=ev.text)
-                elif ev.type == "done":
-                    response = ev.response
-        except Exception as exc:
-            raise st.llm_failed(exc, start) from exc
-        if response is None:
-            raise st.llm_failed(RuntimeError("the stream ended without a 'done' event"), start)
-        st.llm_finished(response, start, streamed=True)
-        yield response
-
-    async def _arun_tools(self, st: RunState, calls: Sequence[ToolCall]) -> list[ToolRun]:
-        if len(calls) == 1 or not self.config.parallel_tool_calls:
-            return [await self._ainvoke(st, c, None) for c in calls]
-        limit = asyncio.Semaphore(self.config.max_parallel_tools)
-        return list(await asyncio.gather(*(self._ainvoke(st, c, limit) for c in calls)))
-
-    async def _ainvoke(self, st: RunState, call: ToolCall, limit: asyncio.Semaphore | None) -> ToolRun:
-        if limit is not None:
-            async with limit:
-                return await self._ainvoke(st, call, None)
-        start = st.tool_started(call)
-        result: ToolResult | None = st.precheck(call)
-        if result is None:
-            result = await self.tools.get(call.name).ainvoke(call.arguments, context=st.context,
-                                                             timeout=self.config.tool_timeout)
-        return ToolRun(call, result, start)
-
-
-def _last_result(events: Iterator[AgentEvent]) -> AgentResult:
+def _result(events: Iterable[AgentEvent]) -> AgentResult:
     result: AgentResult | None = None
     for event in events:
         result = event.result or result
-    if result is None:  # pragma: no cover - the loop always ends with a result event
+    if result is None:  # pragma: no cover - the machine always ends with a result event
         raise AgentError("the agent loop ended without a result")
     return result
 
 
-__all__ = ["Agent"]
+async def _aresult(steps: Steps[None], provider: Provider) -> AgentResult:
+    from ragkit.agent.drivers import adrive
+
+    return _result([event async for event in adrive(steps, provider)])
+
+
+__all__ = ["END", "Agent", "CallModel", "Pull", "RunTools", "ToolChunk", "ToolDone", "ToolJob", "run_steps"]

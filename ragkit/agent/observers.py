@@ -21,7 +21,7 @@ log = logging.getLogger(__name__)
 
 HOOKS = (
     "on_agent_start", "on_agent_end", "on_iteration_start", "on_iteration_end",
-    "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_end", "on_tool_error", "on_cache_hit",
+    "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_chunk", "on_tool_end", "on_tool_error", "on_cache_hit",
 )
 
 
@@ -42,6 +42,9 @@ class Observer:
     def on_llm_end(self, run_id: str, iteration: int, response: Response, duration: float) -> None: ...
 
     def on_tool_start(self, run_id: str, call: ToolCall) -> None: ...
+
+    def on_tool_chunk(self, run_id: str, call: ToolCall, text: str) -> None:
+        """A piece of output from a streaming (generator) tool, as it is produced."""
 
     def on_tool_end(self, run_id: str, call: ToolCall, result: ToolResult) -> None: ...
 

@@ -1,20 +1,22 @@
-"""The bookkeeping of one agent run, shared by the sync and async loops.
+"""The state of one agent run, and the bookkeeping that updates it.
 
-``RunState`` holds the messages, trace, usage, tool-call records and citations of a run and
-turns provider responses and tool results into all of them, so ``loop.py`` only decides *when*
-to call the model and the tools.
+``RunState`` is the single, explicit state of a run: plain data (messages, iteration, trace, usage,
+tool-call records, citations) plus references to the provider and the tools *by name*, so it can
+be serialized (``to_dict``/``from_dict``) and resumed. ``Run`` binds a state to the live objects
+of one run (the provider, tools, config, observers, injected context, memory) and turns provider
+responses and tool results into the state; the step machine in ``loop.py`` decides *when*.
 """
 
 from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
-from ragkit.agent.result import AgentResult, ToolCallRecord
+from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
@@ -37,21 +39,80 @@ class ToolRun:
     start: float
 
 
+@dataclass
 class RunState:
-    def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry,
-                 observers: ObserverSet, prompt: Prompt, context: dict[str, Any], use_memory: bool) -> None:
+    """Everything a run has decided and recorded so far; plain data, serializable."""
+
+    run_id: str
+    provider: str  # the provider's name (and model), not the object
+    model: str
+    tools: list[str]  # names of the tools offered to the model
+    messages: list[Message]
+    new_from: int = 0  # messages[new_from:] are this run's (added to memory at the end)
+    params: dict[str, Any] = field(default_factory=dict)
+    iteration: int = 0
+    use_memory: bool = True
+    trace: AgentTrace = field(default_factory=AgentTrace)
+    usage: AgentUsage = field(default_factory=AgentUsage)
+    records: list[ToolCallRecord] = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        from dataclasses import asdict
+
+        return {
+            "run_id": self.run_id, "provider": self.provider, "model": self.model, "tools": list(self.tools),
+            "messages": [m.to_dict() for m in self.messages], "new_from": self.new_from,
+            "params": dict(self.params), "iteration": self.iteration, "use_memory": self.use_memory,
+            "trace": self.trace.to_dict(), "usage": self.usage.to_dict(),
+            "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RunState:
+        return cls(
+            run_id=data["run_id"], provider=data["provider"], model=data.get("model", ""),
+            tools=list(data.get("tools", [])), messages=[message_from_dict(m) for m in data["messages"]],
+            new_from=data.get("new_from", 0), params=dict(data.get("params", {})),
+            iteration=data.get("iteration", 0), use_memory=data.get("use_memory", True),
+            trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
+            records=[ToolCallRecord(**r) for r in data.get("records", [])],
+            citations=[Citation(**c) for c in data.get("citations", [])],
+        )
+
+
+class Run:
+    """A ``RunState`` bound to the live objects of one run; records what happens into the state."""
+
+    def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry, observers: ObserverSet,
+                 context: dict[str, Any], prompt: Prompt = "", use_memory: bool = True,
+                 state: RunState | None = None) -> None:
+        """A new run of ``prompt``, or (with ``state``) the continuation of a saved one: the machine
+        goes on from ``state.iteration`` with the state's messages."""
         self.provider, self.config, self.tools, self.obs = provider, config, tools, observers
         self.context = context
-        self.run_id = uuid.uuid4().hex[:12]
-        self.trace = AgentTrace(run_id=self.run_id)
-        self.usage = AgentUsage()
-        self.records: list[ToolCallRecord] = []
-        self.citations: list[Citation] = []
-        self.iteration = 0
+        use_memory = state.use_memory if state is not None else use_memory
         self.memory = config.memory if use_memory else None
-        self.messages, self._new_from = self._initial_messages(prompt)
         self.specs: list[ToolSpec] = tools.specs()
-        self.params = config.provider_params()
+        if state is None:
+            run_id = uuid.uuid4().hex[:12]
+            messages, new_from = self._initial_messages(prompt)
+            state = RunState(
+                run_id=run_id, provider=provider.name, model=provider.model, tools=tools.names(),
+                messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
+                trace=AgentTrace(run_id=run_id),
+            )
+        self.state = st = state  # shortcuts for the bookkeeping below
+        self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
+        self.records, self.citations, self.params = st.records, st.citations, st.params
+
+    @property
+    def iteration(self) -> int:
+        return self.state.iteration
+
+    @iteration.setter
+    def iteration(self, value: int) -> None:
+        self.state.iteration = value
 
     def _initial_messages(self, prompt: Prompt) -> tuple[list[Message], int]:
         new = [Message(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
@@ -146,6 +207,9 @@ class RunState:
         self.obs.emit("on_tool_start", self.run_id, call)
         return self.trace.elapsed()
 
+    def tool_chunk(self, call: ToolCall, text: str) -> None:
+        self.obs.emit("on_tool_chunk", self.run_id, call, text)
+
     def tools_finished(self, runs: Sequence[ToolRun]) -> None:
         """Fold results (in call order) into messages, trace, usage, records and citations."""
         for run in runs:
@@ -178,7 +242,7 @@ class RunState:
             content = response.content
             stop = "length" if response.stop_reason == "length" else "stop"
         if self.memory is not None:
-            self.memory.add(*self.messages[self._new_from:])
+            self.memory.add(*self.messages[self.state.new_from:])
         self.trace.finish()
         result = AgentResult(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,

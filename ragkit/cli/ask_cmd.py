@@ -9,15 +9,21 @@ import click
 
 from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
 
-PROVIDERS = ["local", "openai", "ollama", "anthropic", "cohere"]
+PROVIDERS = ["local", "openai", "ollama", "vllm", "llamacpp", "gemini", "anthropic", "cohere"]
+
+
+def _key_help() -> str:
+    from ragkit.vendors import all_vendors
+
+    return "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in all_vendors())
 
 
 def provider_options(f: Any) -> Any:
-    f = click.option("--base-url", default=None, help="Endpoint for OpenAI-compatible servers (vLLM, llama.cpp, a proxy).")(f)
+    f = click.option("--base-url", default=None, help="Endpoint of the provider's server (default: the provider's own, e.g. http://localhost:11434/v1 for ollama).")(f)
     f = click.option("--model", "-m", default=None, help="Model name for the provider (default: the provider's).")(f)
     f = click.option("--provider", type=click.Choice(PROVIDERS), default="local", show_default=True,
-                     help="LLM provider. `local` is offline and extractive; the others read API keys "
-                          "from OPENAI_API_KEY / ANTHROPIC_API_KEY / CO_API_KEY.")(f)
+                     help="LLM provider. `local` is offline and extractive; the others read their API key "
+                          f"from the environment ({_key_help()}).")(f)
     f = click.option("--top-k", "-k", type=click.IntRange(1, 20), default=None, help="Passages per search (default: the pipeline's).")(f)
     return f
 

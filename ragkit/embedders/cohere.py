@@ -3,8 +3,8 @@
 Chunks are sent with ``input_type="search_document"`` and queries with ``"search_query"``, as
 Cohere's retrieval models expect. Up to 96 texts go in one request (the API's limit). The tokens
 are the API's ``meta.billed_units.input_tokens``, priced from ``configs/models.yaml``
-(embed-english-v3.0: $0.10 per million). The key comes from ``CO_API_KEY`` (the SDK's own
-variable) or ``COHERE_API_KEY``; ``base_url`` points the client at another host (a proxy, a
+(embed-english-v3.0: $0.10 per million). The key comes from the vendor's variables
+(:mod:`ragkit.vendors.cohere`); ``base_url`` points the client at another host (a proxy, a
 private deployment, or ragkit's ``FakeCohereServer`` in tests).
 
 Pipeline YAML::
@@ -26,7 +26,8 @@ from typing import Any, Literal
 from ragkit.embedders.remote import Kind, RemoteEmbedder
 from ragkit.errors import ConfigError
 from ragkit.registry import embedders
-from ragkit.retry import ErrorInfo, RetryPolicy
+from ragkit.retry import RetryPolicy
+from ragkit.vendors.cohere import COHERE
 
 #: native output size of the models Cohere documents
 KNOWN_DIMENSIONS: dict[str, int] = {
@@ -43,14 +44,10 @@ _INPUT_TYPE: dict[str, str] = {"document": "search_document", "query": "search_q
 
 @embedders.register("cohere")
 class CohereEmbedder(RemoteEmbedder):
-    """``CohereEmbedder(model="embed-english-v3.0")``; ``api_key`` defaults to ``$CO_API_KEY``."""
+    """``CohereEmbedder(model="embed-english-v3.0")``; ``api_key`` defaults to the vendor's variables."""
 
     name = "cohere"
-    env_vars = ("CO_API_KEY", "COHERE_API_KEY")
-    key_hint = " in the embedder options (api_key: ...)"
-    sdk_module = "cohere"
-    sdk_package = "cohere"
-    extra = "cohere"
+    vendor = COHERE
     max_batch_size = 96
 
     def __init__(
@@ -104,29 +101,16 @@ class CohereEmbedder(RemoteEmbedder):
         )
 
     def _make_client(self) -> Any:
-        import cohere
         import httpx
 
         self._http = httpx.Client(timeout=self.timeout)
-        kwargs: dict[str, Any] = {
-            "api_key": self.api_key,
-            "timeout": self.timeout,
-            "max_retries": 0,
-            "httpx_client": self._http,
-        }
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
-        return cohere.ClientV2(**kwargs)
+        return self.vendor.client(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
+                                  httpx_client=self._http)
 
     def _close_client(self, client: Any) -> None:
         http, self._http = self._http, None
         if http is not None:
             http.close()
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        from ragkit.providers.cohere import classify_cohere_error
-
-        return classify_cohere_error(exc, timeout=self.timeout, endpoint=self.base_url)
 
     def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
         kwargs: dict[str, Any] = {

@@ -1,8 +1,8 @@
 """The OpenAI-compatible embedder: ``POST /embeddings`` through the ``openai`` SDK.
 
 With ``base_url`` the same code serves OpenAI, Ollama (``http://localhost:11434/v1``), vLLM,
-llama.cpp's server and any OpenAI-compatible endpoint. The key comes from ``OPENAI_API_KEY``; a
-local server ignores it, so any value does (``api_key: ollama``). Up to ``batch_size`` texts
+llama.cpp's server and any OpenAI-compatible endpoint. The key comes from the vendor's variable
+(:mod:`ragkit.vendors.openai`); a local server ignores it, so any value does (``api_key: ollama``). Up to ``batch_size`` texts
 (OpenAI's limit: 2048) and about 240k estimated tokens go in one request (OpenAI's limit: 300k).
 The tokens are the API's ``usage.prompt_tokens``, priced from ``configs/models.yaml``
 (text-embedding-3-small: $0.02 per million; Ollama models: 0).
@@ -35,7 +35,8 @@ import numpy as np
 from ragkit.embedders.remote import Kind, RemoteEmbedder, prefix_marker
 from ragkit.errors import ConfigError
 from ragkit.registry import embedders
-from ragkit.retry import ErrorInfo, RetryPolicy
+from ragkit.retry import RetryPolicy
+from ragkit.vendors.openai import OPENAI
 
 #: native output size of well-known models (OpenAI's, and common Ollama embedding models)
 KNOWN_DIMENSIONS: dict[str, int] = {
@@ -60,14 +61,11 @@ def _base_name(model: str) -> str:
 
 @embedders.register("openai")
 class OpenAIEmbedder(RemoteEmbedder):
-    """``OpenAIEmbedder(model="text-embedding-3-small")``; ``api_key`` defaults to ``$OPENAI_API_KEY``."""
+    """``OpenAIEmbedder(model="text-embedding-3-small")``; ``api_key`` defaults to the vendor's variable."""
 
     name = "openai"
-    env_vars = ("OPENAI_API_KEY",)
-    key_hint = " in the embedder options (for a local server such as Ollama any value works: api_key: ollama)"
-    sdk_module = "openai"
-    sdk_package = "openai"
-    extra = "openai"
+    vendor = OPENAI
+    key_hint = "; for a local server such as Ollama any value works (api_key: ollama)"
     max_batch_size = MAX_INPUTS
 
     def __init__(
@@ -127,19 +125,6 @@ class OpenAIEmbedder(RemoteEmbedder):
         raise ConfigError(
             f"model '{self.model}' returns {native}-dimensional vectors (got dimension={dimension}); set dimension to {fix}"
         )
-
-    def _make_client(self) -> Any:
-        import openai
-
-        kwargs: dict[str, Any] = {"api_key": self.api_key, "timeout": self.timeout, "max_retries": 0}
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
-        return openai.OpenAI(**kwargs)
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        from ragkit.providers.openai import classify_openai_error
-
-        return classify_openai_error(exc, timeout=self.timeout, endpoint=self.base_url)
 
     def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
         prefix = self.query_prefix if kind == "query" else self.document_prefix

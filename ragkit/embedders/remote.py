@@ -1,8 +1,8 @@
 """What the remote (SDK-backed) embedders share: keys, batching, retries, usage, dimension checks.
 
-A subclass names its SDK, the environment variables holding its key, the models whose vector
-length it knows, and implements two hooks: ``_make_client()`` and ``_request(client, texts,
-kind)`` (one API call for one batch; ``kind`` is ``"document"`` or ``"query"``) returning the raw
+A subclass names its vendor (:mod:`ragkit.vendors`: key variables, SDK client, error
+classifier, prices), the models whose vector length it knows, and implements the hook
+``_request(client, texts, kind)`` (one API call for one batch; ``kind`` is ``"document"`` or ``"query"``) returning the raw
 vectors and the tokens the API billed (``None`` when it said nothing). This base then
 
 - resolves the API key at construction (a missing key is an ``EmbeddingError`` naming the
@@ -26,10 +26,8 @@ under the model's input limit.
 from __future__ import annotations
 
 import hashlib
-import importlib.util
 import logging
 import math
-import os
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,8 +36,9 @@ from typing import Any, ClassVar, Literal
 import numpy as np
 
 from ragkit.embedders.base import Embedder, normalize_rows
-from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
+from ragkit.errors import ConfigError, EmbeddingError
 from ragkit.retry import ErrorInfo, RetryPolicy, call_with_retry
+from ragkit.vendors.base import Vendor
 
 log = logging.getLogger(__name__)
 Kind = Literal["document", "query"]
@@ -80,31 +79,12 @@ def plan_batches(
     return ranges
 
 
-def resolve_api_key(api_key: str | None, env_vars: Sequence[str], name: str, hint: str = "") -> str:
-    """``api_key`` if given, else the first set variable of ``env_vars``; else an EmbeddingError."""
-    if api_key:
-        return api_key
-    for var in env_vars:
-        value = os.environ.get(var)
-        if value:
-            return value
-    var = env_vars[0]
-    others = f" (or {', '.join(env_vars[1:])})" if len(env_vars) > 1 else ""
-    raise EmbeddingError(
-        f"no API key for the '{name}' embedder: the environment variable {var}{others} is not set; "
-        f"set it with `export {var}=...` or pass api_key{hint}"
-    )
-
-
 class RemoteEmbedder(Embedder):
     """Base of the SDK-backed embedders; see the module docstring for what it does."""
 
     name: ClassVar[str] = "remote"
-    env_vars: ClassVar[tuple[str, ...]] = ()
-    key_hint: ClassVar[str] = ""  # appended to "pass api_key" in the missing-key error
-    sdk_module: ClassVar[str] = ""
-    sdk_package: ClassVar[str] = ""
-    extra: ClassVar[str] = ""
+    vendor: ClassVar[Vendor]
+    key_hint: ClassVar[str] = ""  # appended to the missing-key error
     max_batch_size: ClassVar[int] = 96  # the API's limit of texts per request
 
     def __init__(
@@ -144,10 +124,10 @@ class RemoteEmbedder(Embedder):
             )
         if price_per_million is not None and price_per_million < 0:
             raise ConfigError(f"price_per_million must be >= 0 USD (got {price_per_million})")
-        if self.sdk_module and importlib.util.find_spec(self.sdk_module) is None:
-            raise MissingDependencyError(self.sdk_package, self.extra, f"the '{self.name}' embedder")
+        self.vendor.require_sdk(f"the '{self.name}' embedder")
         self.model = model
-        self.api_key = resolve_api_key(api_key, self.env_vars, self.name, self.key_hint)
+        self.api_key = self.vendor.api_key(api_key, what=f"the '{self.name}' embedder", error_cls=EmbeddingError,
+                                           hint=self.key_hint)
         self.base_url = base_url or None
         self.batch_size = batch_size
         self.max_batch_tokens = max_batch_tokens
@@ -173,14 +153,14 @@ class RemoteEmbedder(Embedder):
         raise NotImplementedError
 
     def _make_client(self) -> Any:
-        raise NotImplementedError
+        return self.vendor.client(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout)
 
     def _request(self, client: Any, texts: list[str], kind: Kind) -> tuple[Any, int | None]:
         """One API call: (vectors as an array-like of rows, billed tokens or None)."""
         raise NotImplementedError
 
     def classify(self, exc: BaseException) -> ErrorInfo | None:
-        raise NotImplementedError
+        return self.vendor.classify(exc, timeout=self.timeout, endpoint=self.base_url)
 
     # ------------------------------------------------------------ configuration helpers
     @property
@@ -191,7 +171,7 @@ class RemoteEmbedder(Embedder):
     def _registry_price(self) -> float:
         from ragkit import pricing
 
-        info = pricing.model_info(self.model)
+        info = self.vendor.model_info(self.model)
         if info is None:
             log.warning(
                 "embedding model %r is not in the model registry %s: its cost is counted as 0; add it "
@@ -306,4 +286,4 @@ def prefix_marker(prefix: str) -> str:
     return hashlib.sha256(prefix.encode()).hexdigest()[:8]
 
 
-__all__ = ["Kind", "RemoteEmbedder", "estimate_tokens", "plan_batches", "prefix_marker", "resolve_api_key"]
+__all__ = ["Kind", "RemoteEmbedder", "estimate_tokens", "plan_batches", "prefix_marker"]

@@ -9,19 +9,18 @@ on malformed tool JSON): ``input_json_delta`` fragments are joined per content b
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, StreamEvent, ToolSpec, Usage
+from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
     fit_to_signature,
-    http_status_info,
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.retry import ErrorInfo
+from ragkit.vendors.anthropic import ANTHROPIC
 
 DEFAULT_MAX_TOKENS = 1024
 _STOP = {"end_turn": "stop", "stop_sequence": "stop", "tool_use": "tool_calls", "max_tokens": "length"}
@@ -91,137 +90,60 @@ def from_message(message: Any, model: str) -> Response:
 class AnthropicStream(StreamAccumulator):
     """Accumulates raw Messages stream events."""
 
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.tools: dict[int, dict[str, Any]] = {}
-        self.stop: str | None = None
-        self.input_tokens = 0
-        self.output_tokens = 0
-
     def feed(self, event: Any) -> str:
         kind = event.type
         if kind == "message_start":
             self.model = event.message.model or self.model
-            self.input_tokens = _input_tokens(event.message.usage)
-            self.output_tokens = int(event.message.usage.output_tokens or 0)
+            usage = event.message.usage
+            self.usage = Usage(_input_tokens(usage), int(usage.output_tokens or 0))
         elif kind == "content_block_start" and event.content_block.type == "tool_use":
-            block = event.content_block
-            self.tools[event.index] = {"id": block.id, "name": block.name, "parts": []}
+            self.slot(event.index, event.content_block.id, event.content_block.name)
         elif kind == "content_block_delta":
             delta = event.delta
             if delta.type == "text_delta":
-                self.text.append(delta.text)
-                return str(delta.text)
-            if delta.type == "input_json_delta" and event.index in self.tools:
-                self.tools[event.index]["parts"].append(delta.partial_json)
+                return self.piece(delta.text)
+            if delta.type == "input_json_delta" and event.index in self.calls:
+                self.calls[event.index]["args"].append(delta.partial_json)
         elif kind == "message_delta":
             self.stop = event.delta.stop_reason or self.stop
             if event.usage is not None:
-                self.output_tokens = int(event.usage.output_tokens or 0)
-                if getattr(event.usage, "input_tokens", None):
-                    self.input_tokens = _input_tokens(event.usage)
+                tokens_in = _input_tokens(event.usage) if getattr(event.usage, "input_tokens", None) else None
+                self.usage = Usage(self.usage.input_tokens if tokens_in is None else tokens_in,
+                                   int(event.usage.output_tokens or 0))
         return ""
 
-    def result(self) -> Response:
-        calls = tuple(
-            make_tool_call(t["id"], t["name"], "".join(t["parts"])) for _, t in sorted(self.tools.items())
-        )
-        stop = "tool_calls" if calls else _STOP.get(self.stop or "end_turn", self.stop or "stop")
-        return Response(
-            content="".join(self.text),
-            tool_calls=calls,
-            model=self.model,
-            stop_reason=stop,
-            usage=Usage(self.input_tokens, self.output_tokens),
-        )
+    def stop_reason(self, has_calls: bool) -> str:
+        return "tool_calls" if has_calls else _STOP.get(self.stop or "end_turn", self.stop or "stop")
 
 
 @providers.register("anthropic")
-class AnthropicProvider(RemoteProvider[Any, Any]):
+class AnthropicProvider(RemoteProvider):
     """``AnthropicProvider(model="claude-3-5-haiku-latest")``; ``max_tokens`` defaults to 1024."""
 
     name = "anthropic"
-    default_model = "claude-3-5-haiku-latest"
-    env_vars = ("ANTHROPIC_API_KEY",)
-    sdk_package = "anthropic"
-    sdk_module = "anthropic"
-    extra = "anthropic"
+    parse = staticmethod(from_message)
+    stream_class = AnthropicStream
+    vendor = ANTHROPIC
+    action = "message"
 
-    def _make_client(self) -> Any:
-        import anthropic
-
-        return anthropic.Anthropic(**self._client_kwargs())
-
-    def _make_async_client(self) -> Any:
-        import anthropic
-
-        return anthropic.AsyncAnthropic(**self._client_kwargs())
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        import anthropic
-
-        if isinstance(exc, anthropic.APITimeoutError):
-            return ErrorInfo(True, None, f"request timed out after {self.timeout:g}s")
-        if isinstance(exc, anthropic.APIConnectionError):
-            cause = exc.__cause__ or exc
-            return ErrorInfo(True, None, f"cannot connect to {self.base_url or 'api.anthropic.com'}: {cause}")
-        if isinstance(exc, anthropic.APIStatusError):
-            return http_status_info(exc.status_code, exc.body, exc.message, exc.response.headers)
-        if isinstance(exc, anthropic.APIError):
-            return ErrorInfo(False, None, exc.message)
-        return None
-
-    def _request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
         system, wire = to_wire(messages)
-        request: dict[str, Any] = {"model": self.model, "messages": wire, "max_tokens": DEFAULT_MAX_TOKENS}
-        if system:
-            request["system"] = system
-        wire_tools = to_wire_tools(tools)
-        if wire_tools:
-            request["tools"] = wire_tools
-        merged = self.merged_params(params)
-        if "stop" in merged:
-            stop = merged.pop("stop")
-            merged["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
-        request.update(merged)
-        return request
+        return {"messages": wire, **({"system": system} if system else {})}
 
-    def _create(self, request: dict[str, Any]) -> Any:
-        create = self.client.messages.create
-        return create(**fit_to_signature(create, request))
+    def wire_tools(self, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        return to_wire_tools(tools) or []
 
-    def _acreate(self, request: dict[str, Any]) -> Any:
-        create = self.aclient.messages.create
-        return create(**fit_to_signature(create, request))
+    def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        wire = {"max_tokens": DEFAULT_MAX_TOKENS, **params}
+        if "stop" in wire:
+            stop = wire.pop("stop")
+            wire["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+        return wire
 
-    def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        message = self._call(lambda: self._create(request), "message")
-        return from_message(message, self.model)
+    def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        create = client.messages.create
+        return create(**fit_to_signature(create, {**request, "stream": True} if stream else request))
 
-    async def acomplete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        message = await self._acall(lambda: self._acreate(request), "message")
-        return from_message(message, self.model)
-
-    def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Iterator[StreamEvent]:
-        request = {**self._request(messages, tools, params), "stream": True}
-        return self._drive_stream(lambda: self._create(request), AnthropicStream(self.model))
-
-    def astream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> AsyncIterator[StreamEvent]:
-        request = {**self._request(messages, tools, params), "stream": True}
-        return self._adrive_stream(lambda: self._acreate(request), AnthropicStream(self.model))
 
 
 __all__ = ["AnthropicProvider", "AnthropicStream", "from_message", "to_wire", "to_wire_tools"]

@@ -4,25 +4,25 @@ System prompts are v2 ``system`` messages; tool calls are the assistant's ``tool
 goes in ``tool_plan``) and tool results are ``role="tool"`` messages with ``tool_call_id``.
 Streaming reads the v2 events (content-delta, tool-plan-delta, tool-call-start/delta,
 message-end). Usage is the billed input/output tokens (the raw ``tokens`` when none are billed).
-The key comes from ``CO_API_KEY`` (the SDK's own variable) or ``COHERE_API_KEY``.
+Keys, clients and errors: :mod:`ragkit.vendors.cohere`.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, StreamEvent, ToolSpec, Usage
+from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
-    arguments_json,
     fit_to_signature,
-    http_status_info,
+    function_calls,
+    function_tools,
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.retry import ErrorInfo
+from ragkit.vendors.cohere import COHERE
 
 _FINISH = {"COMPLETE": "stop", "STOP_SEQUENCE": "stop", "TOOL_CALL": "tool_calls", "MAX_TOKENS": "length"}
 _RENAMES = {"stop": "stop_sequences", "top_p": "p", "top_k": "k"}
@@ -34,11 +34,7 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if m.role == "tool":
             wire.append({"role": "tool", "tool_call_id": m.tool_call_id or "", "content": m.content})
         elif m.role == "assistant" and m.tool_calls:
-            calls = [
-                {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c)}}
-                for c in m.tool_calls
-            ]
-            message: dict[str, Any] = {"role": "assistant", "tool_calls": calls}
+            message: dict[str, Any] = {"role": "assistant", "tool_calls": function_calls(m.tool_calls)}
             if m.content:
                 message["tool_plan"] = m.content
             wire.append(message)
@@ -48,15 +44,7 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
 
 
 def to_wire_tools(tools: Sequence[ToolSpec] | None) -> list[dict[str, Any]] | None:
-    if not tools:
-        return None
-    return [
-        {
-            "type": "function",
-            "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
-        }
-        for t in tools
-    ]
+    return function_tools(tools) if tools else None
 
 
 def _usage(usage: Any) -> Usage:
@@ -97,160 +85,58 @@ def from_chat(resp: Any, model: str) -> Response:
 class CohereStream(StreamAccumulator):
     """Accumulates Chat v2 stream events; tool-call argument deltas are joined by index."""
 
-    def __init__(self, model: str) -> None:
-        self.model = model
-        self.text: list[str] = []
-        self.calls: dict[int, dict[str, Any]] = {}
-        self.finish: Any = None
-        self.usage = Usage()
-
     def feed(self, event: Any) -> str:
         kind = getattr(event, "type", None)
         delta = getattr(event, "delta", None)
         message = getattr(delta, "message", None)
         if kind == "content-delta" and message is not None and message.content is not None:
-            piece = message.content.text or ""
-            self.text.append(piece)
-            return piece
+            return self.piece(message.content.text)
         if kind == "tool-plan-delta" and message is not None:
-            piece = message.tool_plan or ""
-            self.text.append(piece)
-            return piece
-        if kind == "tool-call-start" and message is not None and message.tool_calls is not None:
+            return self.piece(message.tool_plan)
+        if kind in ("tool-call-start", "tool-call-delta") and message is not None and message.tool_calls is not None:
             call = message.tool_calls
             function = call.function
-            self.calls[event.index or 0] = {
-                "id": call.id,
-                "name": (function.name if function else "") or "",
-                "args": [(function.arguments if function else "") or ""],
-            }
-        elif kind == "tool-call-delta" and message is not None and message.tool_calls is not None:
-            function = message.tool_calls.function
+            start = kind == "tool-call-start"
+            slot = self.slot(event.index or 0, (call.id or "") if start else "",
+                             ((function.name if function else "") or "") if start else "")
             if function is not None and function.arguments:
-                self.calls.setdefault(event.index or 0, {"id": "", "name": "", "args": []})["args"].append(
-                    function.arguments
-                )
+                slot["args"].append(function.arguments)
         elif kind == "message-end" and delta is not None:
-            self.finish = delta.finish_reason
+            self.stop = delta.finish_reason
             self.usage = _usage(delta.usage)
         return ""
 
-    def result(self) -> Response:
-        calls = tuple(
-            make_tool_call(c["id"] or f"call_{i}", c["name"], "".join(c["args"]))
-            for i, c in sorted(self.calls.items())
-        )
-        return Response(
-            content="".join(self.text),
-            tool_calls=calls,
-            usage=self.usage,
-            model=self.model,
-            stop_reason=_finish(self.finish, bool(calls)),
-        )
-
-
-def classify_cohere_error(
-    exc: BaseException, *, timeout: float | None = None, endpoint: str | None = None
-) -> ErrorInfo | None:
-    """Classify a ``cohere`` SDK exception for :mod:`ragkit.retry` (also used by the cohere embedder)."""
-    import httpx
-    from cohere.core.api_error import ApiError
-
-    if isinstance(exc, ApiError) and exc.status_code is not None:
-        return http_status_info(exc.status_code, exc.body, str(exc.body), exc.headers)
-    if isinstance(exc, httpx.TimeoutException):
-        after = f" after {timeout:g}s" if timeout else ""
-        return ErrorInfo(True, None, f"request timed out{after}")
-    if isinstance(exc, httpx.TransportError):
-        return ErrorInfo(True, None, f"cannot connect to {endpoint or 'api.cohere.com'}: {exc}")
-    return None
+    def stop_reason(self, has_calls: bool) -> str:
+        return _finish(self.stop, has_calls)
 
 
 @providers.register("cohere")
-class CohereProvider(RemoteProvider[Any, Any]):
+class CohereProvider(RemoteProvider):
     """``CohereProvider(model="command-r-plus-08-2024")``."""
 
     name = "cohere"
-    default_model = "command-r-plus-08-2024"
-    env_vars = ("CO_API_KEY", "COHERE_API_KEY")
-    sdk_package = "cohere"
-    sdk_module = "cohere"
-    extra = "cohere"
+    parse = staticmethod(from_chat)
+    stream_class = CohereStream
+    vendor = COHERE
+    action = "chat"
 
-    def _make_client(self) -> Any:
-        import cohere
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
+        return {"messages": to_wire_messages(messages)}
 
-        return cohere.ClientV2(**self._client_kwargs())
+    def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        renamed = {_RENAMES.get(k, k): v for k, v in params.items()}
+        if isinstance(renamed.get("stop_sequences"), str):
+            renamed["stop_sequences"] = [renamed["stop_sequences"]]
+        return renamed
 
-    def _make_async_client(self) -> Any:
-        import cohere
-
-        return cohere.AsyncClientV2(**self._client_kwargs())
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        return classify_cohere_error(exc, timeout=self.timeout, endpoint=self.base_url)
-
-    def _request(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
-    ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": to_wire_messages(messages)}
-        wire_tools = to_wire_tools(tools)
-        if wire_tools:
-            request["tools"] = wire_tools
-        for key, value in self.merged_params(params).items():
-            if key == "stop" and isinstance(value, str):
-                value = [value]
-            request[_RENAMES.get(key, key)] = value
-        return request
-
-    @staticmethod
-    def _fit(method: Any, request: dict[str, Any]) -> dict[str, Any]:
+    def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        method = client.chat_stream if stream else client.chat
         kwargs = fit_to_signature(method, request)
         extra = kwargs.pop("extra_body", None)
         if extra:  # the cohere SDK's way to send body fields it does not name
             kwargs["request_options"] = {"additional_body_parameters": extra}
-        return kwargs
-
-    def complete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        resp = self._call(lambda: self.client.chat(**self._fit(self.client.chat, request)), "chat")
-        return from_chat(resp, self.model)
-
-    async def acomplete(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Response:
-        request = self._request(messages, tools, params)
-        resp = await self._acall(lambda: self.aclient.chat(**self._fit(self.aclient.chat, request)), "chat")
-        return from_chat(resp, self.model)
-
-    def stream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> Iterator[StreamEvent]:
-        request = self._request(messages, tools, params)
-
-        def opener() -> Any:
-            return self.client.chat_stream(**self._fit(self.client.chat_stream, request))
-
-        return self._drive_stream(opener, CohereStream(self.model))
-
-    def astream(
-        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
-    ) -> AsyncIterator[StreamEvent]:
-        request = self._request(messages, tools, params)
-
-        async def opener() -> Any:
-            return self.aclient.chat_stream(**self._fit(self.aclient.chat_stream, request))
-
-        return self._adrive_stream(opener, CohereStream(self.model))
+        return method(**kwargs)
 
 
-__all__ = [
-    "classify_cohere_error",
-    "CohereProvider",
-    "CohereStream",
-    "from_chat",
-    "to_wire_messages",
-    "to_wire_tools",
-]
+
+__all__ = ["CohereProvider", "CohereStream", "from_chat", "to_wire_messages", "to_wire_tools"]

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
-from typing import Any
+from typing import Any, TypeVar
 
 from ragkit.errors import ProviderError
 from ragkit.providers.base import BaseProvider, Message, Provider, Response, StreamEvent, ToolSpec
 from ragkit.registry import providers as provider_registry
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 def _build(spec: Provider | Mapping[str, Any], position: int) -> Provider:
@@ -67,9 +68,20 @@ class FallbackProvider(BaseProvider):
     def __repr__(self) -> str:
         return f"FallbackProvider([{', '.join(describe(p) for p in self.providers)}])"
 
-    # ------------------------------------------------------------ bookkeeping
-    def _start(self) -> None:
+    # ------------------------------------------------------------ the decisions (no I/O)
+    def _candidates(self) -> Iterator[_Try]:
+        """One ``_Try`` per provider in order; raises the summary error when all have failed."""
         self.last_errors = []
+        for index, provider in enumerate(self.providers):
+            attempt = _Try(self, provider, index)
+            yield attempt
+            if not attempt.failed:
+                return
+        details = "; ".join(f"{name}: {exc}" for name, exc in self.last_errors)
+        raise ProviderError(
+            f"all {len(self.providers)} providers of the fallback failed ({details}); "
+            "check their endpoints and API keys"
+        )
 
     def _failed(self, provider: Provider, exc: ProviderError, index: int) -> None:
         self.last_errors.append((describe(provider), exc))
@@ -81,78 +93,67 @@ class FallbackProvider(BaseProvider):
         if self.last_errors:
             log.info("answered by %s after %d failed provider(s)", describe(provider), len(self.last_errors))
 
-    def _all_failed(self) -> ProviderError:
-        details = "; ".join(f"{name}: {exc}" for name, exc in self.last_errors)
-        return ProviderError(
-            f"all {len(self.providers)} providers of the fallback failed ({details}); "
-            "check their endpoints and API keys"
-        )
-
-    # ------------------------------------------------------------ the four calls
+    # ------------------------------------------------------------ the four calls (thin drivers)
     def complete(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
     ) -> Response:
-        self._start()
-        for index, provider in enumerate(self.providers):
-            try:
-                response = provider.complete(messages, tools, **params)
-            except ProviderError as exc:
-                self._failed(provider, exc, index)
-                continue
-            self._succeeded(provider)
-            return response
-        raise self._all_failed()
+        for attempt in self._candidates():
+            with attempt:
+                return attempt.won(attempt.provider.complete(messages, tools, **params))
+        raise AssertionError("unreachable")  # pragma: no cover - _candidates raises at the end
 
     async def acomplete(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
     ) -> Response:
-        self._start()
-        for index, provider in enumerate(self.providers):
-            try:
-                response = await provider.acomplete(messages, tools, **params)
-            except ProviderError as exc:
-                self._failed(provider, exc, index)
-                continue
-            self._succeeded(provider)
-            return response
-        raise self._all_failed()
+        for attempt in self._candidates():
+            with attempt:
+                return attempt.won(await attempt.provider.acomplete(messages, tools, **params))
+        raise AssertionError("unreachable")  # pragma: no cover
 
     def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
     ) -> Iterator[StreamEvent]:
-        self._start()
-        for index, provider in enumerate(self.providers):
-            events = iter(provider.stream(messages, tools, **params))
-            try:
-                first = next(events, None)
-            except ProviderError as exc:
-                self._failed(provider, exc, index)
-                continue
-            self._succeeded(provider)
-            if first is not None:
-                yield first
-            yield from events
-            return
-        raise self._all_failed()
+        """Falls back only until the first event: text already shown cannot be taken back."""
+        for attempt in self._candidates():
+            events = iter(attempt.provider.stream(messages, tools, **params))
+            with attempt:
+                first = attempt.won(next(events, None))
+        if first is not None:
+            yield first
+        yield from events
 
     async def astream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
     ) -> AsyncIterator[StreamEvent]:
-        self._start()
-        for index, provider in enumerate(self.providers):
-            events = provider.astream(messages, tools, **params).__aiter__()
-            try:
-                first = await anext(events, None)
-            except ProviderError as exc:
-                self._failed(provider, exc, index)
-                continue
-            self._succeeded(provider)
-            if first is not None:
-                yield first
-            async for event in events:
-                yield event
-            return
-        raise self._all_failed()
+        for attempt in self._candidates():
+            events = attempt.provider.astream(messages, tools, **params).__aiter__()
+            with attempt:
+                first = attempt.won(await anext(events, None))
+        if first is not None:
+            yield first
+        async for event in events:
+            yield event
+
+
+class _Try:
+    """One provider's turn: swallows and records its ProviderError; ``won`` marks success."""
+
+    def __init__(self, owner: FallbackProvider, provider: Provider, index: int) -> None:
+        self.owner, self.provider, self.index, self.failed = owner, provider, index, False
+
+    def won(self, value: T) -> T:
+        self.owner._succeeded(self.provider)
+        return value
+
+    def __enter__(self) -> _Try:
+        return self
+
+    def __exit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        if isinstance(exc, ProviderError):
+            self.failed = True
+            self.owner._failed(self.provider, exc, self.index)
+            return True
+        return False
 
 
 __all__ = ["FallbackProvider"]

@@ -1,31 +1,32 @@
-"""What every remote (SDK-backed) provider shares: API keys, parameters, retries, streaming.
+"""``RemoteProvider``: complete/stream/acomplete/astream written once over vendor hooks.
 
-A subclass supplies the SDK client factories, a classifier of the SDK's exceptions, and the
-translation of messages/responses; this base resolves the API key from the environment at
-construction (a clear error naming the variable when it is missing), merges default and
-per-call parameters, runs every request through :mod:`ragkit.retry`, and drives native streams
-through an accumulator that yields text deltas and finally one ``done`` event.
+A vendor module (``openai.py``, ``anthropic.py``, ``cohere.py``) supplies only the hooks: its
+:class:`~ragkit.vendors.Vendor` (keys, clients, error classifier), ``build_request`` (ragkit
+messages -> the API's request), ``send`` (one SDK call; for the async client it returns an
+awaitable or an async iterable), ``parse`` and ``stream_class`` (a
+:class:`StreamAccumulator` that parses stream events). This base checks settings at construction,
+merges default and per-call parameters, runs every request through :mod:`ragkit.retry`, and
+drives streams: open with retries up to the first event, then relay text deltas and finish with
+one ``done`` event. The async path uses the SDK's async client (no thread per request).
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
+import contextlib
 import inspect
 import json
 import logging
-import os
 import weakref
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator
-from typing import Any, Generic, TypeVar
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
+from typing import Any, ClassVar, TypeVar
 
-from ragkit.errors import MissingDependencyError, ProviderError
-from ragkit.providers.base import BaseProvider, Response, StreamEvent, ToolCall
+from ragkit.errors import ProviderError
+from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
 from ragkit.retry import ErrorInfo, RetryPolicy, acall_with_retry, call_with_retry, translate_error
+from ragkit.vendors.base import Vendor, server_message
 
 log = logging.getLogger(__name__)
-C = TypeVar("C")
-A = TypeVar("A")
 T = TypeVar("T")
 _END = object()
 
@@ -82,27 +83,63 @@ def fit_to_signature(method: Callable[..., Any], request: dict[str, Any]) -> dic
     return kwargs
 
 
+def function_tools(tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+    """Tools in the ``{"type": "function", "function": {...}}`` shape (OpenAI and Cohere v2)."""
+    return [{"type": "function", "function": {"name": t.name, "description": t.description,
+                                              "parameters": t.parameters}} for t in tools]
+
+
+def function_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
+    """An assistant's tool calls in the same shape, arguments as the JSON text the model sent."""
+    return [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c)}}
+            for c in calls]
+
+
 class StreamAccumulator:
-    """Feeds on a vendor's stream events; ``feed`` returns a text delta (or ""), ``result`` the Response."""
+    """Parses one vendor's stream events into a Response: ``feed`` each event (it returns the text
+    delta, or ""), then ``result``. This base keeps the text, the tool calls (argument fragments
+    joined per index), the usage and the vendor's stop reason; ``stop_reason`` maps the latter."""
+
+    def __init__(self, model: str) -> None:
+        self.model = model
+        self.text: list[str] = []
+        self.calls: dict[int, dict[str, Any]] = {}
+        self.stop: Any = None
+        self.usage = Usage()
 
     def feed(self, event: Any) -> str:
         raise NotImplementedError
 
-    def result(self) -> Response:
+    def stop_reason(self, has_calls: bool) -> str:
         raise NotImplementedError
 
+    def piece(self, text: str | None) -> str:
+        """Record a text delta and return it."""
+        self.text.append(text or "")
+        return text or ""
 
-class RemoteProvider(BaseProvider, Generic[C, A]):
-    """Base of the SDK-backed providers. Subclasses set the class attributes and hooks below."""
+    def slot(self, index: int, call_id: str = "", name: str = "") -> dict[str, Any]:
+        """The tool call at ``index`` (created on first sight): ``id``, ``name`` and ``args`` fragments."""
+        slot = self.calls.setdefault(index, {"id": "", "name": "", "args": []})
+        slot["id"] = call_id or slot["id"]
+        slot["name"] += name
+        return slot
+
+    def result(self) -> Response:
+        calls = tuple(make_tool_call(slot["id"] or f"call_{index}", slot["name"], "".join(slot["args"]))
+                      for index, slot in sorted(self.calls.items()))
+        return Response(content="".join(self.text), tool_calls=calls, usage=self.usage, model=self.model,
+                        stop_reason=self.stop_reason(bool(calls)))
+
+
+class RemoteProvider(BaseProvider):
+    """Base of the SDK-backed providers. Subclasses set ``vendor`` and implement the four hooks."""
 
     name = "remote"
-    default_model = ""
-    env_vars: tuple[str, ...] = ()  # the first one is the one named in errors
-    sdk_package = ""
-    sdk_module = ""
-    extra = ""
-    requires_key = True
-    placeholder_key = "unused"  # sent when requires_key is False and no key is configured
+    vendor: ClassVar[Vendor]
+    action = "request"  # what one call is called in errors ("chat completion", "message", ...)
+    parse: ClassVar[Callable[[Any, str], Response]]  # (the SDK's response, model) -> Response
+    stream_class: ClassVar[type[StreamAccumulator]]  # parses the SDK's stream events
 
     def __init__(
         self,
@@ -117,19 +154,20 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
         retry: RetryPolicy | None = None,
         **params: Any,
     ) -> None:
-        if self.sdk_module and importlib.util.find_spec(self.sdk_module) is None:
-            raise MissingDependencyError(self.sdk_package, self.extra, f"the '{self.name}' provider")
-        self.model = model or self.default_model
+        self.vendor.require_sdk(f"the '{self.name}' provider")
+        self.model = model or self.vendor.default_model
         if not self.model:
-            raise ProviderError(f"the '{self.name}' provider needs a model name; pass model='...'")
+            raise ProviderError(
+                f"the '{self.name}' provider needs a model name; pass --model NAME (model='NAME' in Python)"
+            )
         if timeout <= 0:
             raise ProviderError(f"timeout must be > 0 seconds (got {timeout})")
         if temperature is not None and not 0 <= temperature <= 2:
             raise ProviderError(f"temperature must be between 0 and 2 (got {temperature})")
         if max_tokens is not None and max_tokens < 1:
             raise ProviderError(f"max_tokens must be at least 1 (got {max_tokens})")
-        self.api_key = self._resolve_key(api_key)
-        self.base_url = base_url
+        self.api_key = self.vendor.api_key(api_key, what=f"the '{self.name}' provider", error_cls=ProviderError)
+        self.base_url = base_url or self.vendor.base_url
         self.timeout = float(timeout)
         # ``retry`` (e.g. with an injected sleep) wins; otherwise max_retries sets the attempts
         self.retry_policy = retry if retry is not None else RetryPolicy.from_max_retries(max_retries)
@@ -138,48 +176,68 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
             for k, v in {"temperature": temperature, "max_tokens": max_tokens, **params}.items()
             if v is not None
         }
-        self._client: C | None = None
-        self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, A] = weakref.WeakKeyDictionary()
+        self._client: Any = None
+        self._aclients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = weakref.WeakKeyDictionary()
 
     def __repr__(self) -> str:
         where = f", base_url={self.base_url!r}" if self.base_url else ""
         return f"{type(self).__name__}(model={self.model!r}{where})"
 
-    # ------------------------------------------------------------ configuration
-    def _resolve_key(self, api_key: str | None) -> str:
-        if api_key:
-            return api_key
-        for var in self.env_vars:
-            value = os.environ.get(var)
-            if value:
-                return value
-        if not self.requires_key:
-            return self.placeholder_key
-        var = self.env_vars[0]
-        others = f" (or {', '.join(self.env_vars[1:])})" if len(self.env_vars) > 1 else ""
-        raise ProviderError(
-            f"no API key for the '{self.name}' provider: the environment variable {var}{others} is not set; "
-            f"set it with `export {var}=...` or pass api_key='...'"
-        )
+    # ------------------------------------------------------------ vendor hooks
+    def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
+        """The request fields that carry the conversation (``messages``, maybe ``system``)."""
+        raise NotImplementedError
 
+    def wire_tools(self, tools: Sequence[ToolSpec]) -> list[dict[str, Any]]:
+        return function_tools(tools)
+
+    def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
+        """Sampling parameters under the API's names (default: as given)."""
+        return params
+
+    def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:
+        """One SDK call with ``client`` (sync or async); ``stream`` asks for the event stream."""
+        raise NotImplementedError
+
+    def parse_response(self, raw: Any) -> Response:
+        return type(self).parse(raw, self.model)
+
+    def new_stream(self) -> StreamAccumulator:
+        return self.stream_class(self.model)
+
+    # ------------------------------------------------------------ configuration
     def merged_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        merged = {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
-        return merged
+        return {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
+
+    def build_request(
+        self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, **self.wire_messages(messages)}
+        if tools:
+            request["tools"] = self.wire_tools(tools)
+        request.update(self.wire_params(self.merged_params(params)))
+        return request
+
+    def classify(self, exc: BaseException) -> ErrorInfo | None:
+        return self.vendor.classify(exc, timeout=self.timeout, endpoint=self.base_url)
 
     # ------------------------------------------------------------ clients (lazy; async per event loop)
+    def _new_client(self, asynchronous: bool) -> Any:
+        return self.vendor.client(api_key=self.api_key, base_url=self.base_url, timeout=self.timeout,
+                                  asynchronous=asynchronous)
+
     @property
-    def client(self) -> C:
+    def client(self) -> Any:
         if self._client is None:
-            self._client = self._make_client()
+            self._client = self._new_client(False)
         return self._client
 
     @property
-    def aclient(self) -> A:
+    def aclient(self) -> Any:
         loop = asyncio.get_running_loop()
         client = self._aclients.get(loop)
         if client is None:
-            client = self._make_async_client()
-            self._aclients[loop] = client
+            client = self._aclients[loop] = self._new_client(True)
         return client
 
     def close(self) -> None:
@@ -190,104 +248,87 @@ class RemoteProvider(BaseProvider, Generic[C, A]):
             closer()
         self._aclients.clear()
 
-    def _client_kwargs(self) -> dict[str, Any]:
-        """SDK client arguments; the SDK's own retries are off (``ragkit.retry`` is the one mechanism)."""
-        kwargs: dict[str, Any] = {"api_key": self.api_key, "timeout": self.timeout, "max_retries": 0}
-        if self.base_url:
-            kwargs["base_url"] = self.base_url
-        return kwargs
-
-    def _make_client(self) -> C:
-        raise NotImplementedError
-
-    def _make_async_client(self) -> A:
-        raise NotImplementedError
-
-    def classify(self, exc: BaseException) -> ErrorInfo | None:
-        """Map an SDK exception to ErrorInfo; None for anything that is not an API error."""
-        raise NotImplementedError
-
-    # ------------------------------------------------------------ retries
+    # ------------------------------------------------------------ the four calls
     def _what(self, action: str) -> str:
         return f"{self.name} {action} (model {self.model!r})"
 
-    def _call(self, fn: Callable[[], T], action: str) -> T:
-        return call_with_retry(fn, classify=self.classify, policy=self.retry_policy, what=self._what(action))
+    def _retry(self, action: str) -> dict[str, Any]:
+        return {"classify": self.classify, "policy": self.retry_policy, "what": self._what(action)}
 
-    async def _acall(self, fn: Callable[[], Awaitable[T]], action: str) -> T:
-        return await acall_with_retry(
-            fn, classify=self.classify, policy=self.retry_policy, what=self._what(action)
-        )
+    def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+        request = self.build_request(messages, tools, params)
+        return self.parse_response(call_with_retry(lambda: self.send(self.client, request, stream=False),
+                                                   **self._retry(self.action)))
 
-    # ------------------------------------------------------------ streaming drivers
-    def _drive_stream(
-        self, opener: Callable[[], Iterable[Any]], acc: StreamAccumulator
-    ) -> Iterator[StreamEvent]:
-        """Open (with retries, up to the first event), then relay deltas; errors mid-stream are not retried."""
+    async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
+        request = self.build_request(messages, tools, params)
+        return self.parse_response(await acall_with_retry(lambda: _awaited(self.send(self.aclient, request, stream=False)),
+                                                          **self._retry(self.action)))
 
-        def open_and_peek() -> tuple[Any, Iterator[Any]]:
-            iterator = iter(opener())
-            return next(iterator, _END), iterator
-
-        first, iterator = self._call(open_and_peek, "stream")
-        event = first
-        try:
-            while event is not _END:
-                delta = acc.feed(event)
-                if delta:
+    def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
+        """Opens with retries up to the first event; an error mid-stream is not retried."""
+        request, acc = self.build_request(messages, tools, params), self.new_stream()
+        first, rest = call_with_retry(lambda: _peek(self.send(self.client, request, stream=True)), **self._retry("stream"))
+        with self._mid_stream():
+            for event in _chain(first, rest):
+                if delta := acc.feed(event):
                     yield StreamEvent("text", text=delta)
-                event = next(iterator, _END)
-        except Exception as exc:
-            raise translate_error(exc, classify=self.classify, what=self._what("stream")) from exc
         yield StreamEvent("done", response=acc.result())
 
-    async def _adrive_stream(
-        self, opener: Callable[[], Awaitable[Any]], acc: StreamAccumulator
-    ) -> AsyncIterator[StreamEvent]:
-        async def open_and_peek() -> tuple[Any, AsyncIterator[Any]]:
-            iterator = (await opener()).__aiter__()
-            return await anext(iterator, _END), iterator
-
-        first, iterator = await self._acall(open_and_peek, "stream")
-        event = first
-        try:
-            while event is not _END:
-                delta = acc.feed(event)
-                if delta:
+    async def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
+        request, acc = self.build_request(messages, tools, params), self.new_stream()
+        first, rest = await acall_with_retry(lambda: _apeek(self.send(self.aclient, request, stream=True)), **self._retry("stream"))
+        with self._mid_stream():
+            async for event in _achain(first, rest):
+                if delta := acc.feed(event):
                     yield StreamEvent("text", text=delta)
-                event = await anext(iterator, _END)
-        except Exception as exc:
-            raise translate_error(exc, classify=self.classify, what=self._what("stream")) from exc
         yield StreamEvent("done", response=acc.result())
 
+    @contextlib.contextmanager
+    def _mid_stream(self) -> Iterator[None]:
+        try:
+            yield
+        except Exception as exc:
+            error = translate_error(exc, classify=self.classify, what=self._what("stream"))
+            if error is exc:
+                raise
+            raise error from exc
 
-def http_status_info(status: int, body: Any, fallback: str, headers: Any) -> ErrorInfo:
-    """ErrorInfo from an HTTP error, digging the server's own message out of the usual body shapes."""
-    from ragkit.retry import info_for_status
 
-    return info_for_status(status, server_message(body) or fallback, dict(headers or {}))
+async def _awaited(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
 
 
-def server_message(body: Any) -> str:
-    if isinstance(body, dict):
-        error = body.get("error")
-        if isinstance(error, dict) and error.get("message"):
-            return str(error["message"])
-        if isinstance(error, str):
-            return error
-        if body.get("message"):
-            return str(body["message"])
-    if isinstance(body, str):
-        return body
-    return ""
+def _peek(source: Iterable[Any]) -> tuple[Any, Iterator[Any]]:
+    iterator = iter(source)
+    return next(iterator, _END), iterator
+
+
+async def _apeek(source: Any) -> tuple[Any, AsyncIterator[Any]]:
+    iterator = (await _awaited(source)).__aiter__()
+    return await anext(iterator, _END), iterator
+
+
+def _chain(first: Any, rest: Iterator[Any]) -> Iterator[Any]:
+    if first is not _END:
+        yield first
+        yield from rest
+
+
+async def _achain(first: Any, rest: AsyncIterator[Any]) -> AsyncIterator[Any]:
+    if first is not _END:
+        yield first
+        async for event in rest:
+            yield event
 
 
 __all__ = [
     "RemoteProvider",
     "StreamAccumulator",
     "arguments_json",
+    "function_calls",
+    "function_tools",
     "fit_to_signature",
-    "http_status_info",
     "make_tool_call",
     "parse_tool_arguments",
     "server_message",

@@ -13,18 +13,17 @@ metadata as ``retrieval_score``.
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import ConfigError, MissingDependencyError, ProviderError
 from ragkit.retrieval.base import Retriever, check_k
+from ragkit.retry import RetryPolicy, call_with_retry
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
 log = logging.getLogger(__name__)
-API_KEY_VARIABLES = ("CO_API_KEY", "COHERE_API_KEY")
 
 
 @runtime_checkable
@@ -104,7 +103,8 @@ class CrossEncoderReranker:
 
 
 class CohereReranker:
-    """Rerank with the Cohere API (v2). The key comes from ``api_key``, CO_API_KEY or COHERE_API_KEY."""
+    """Rerank with the Cohere API (v2). Key, client and errors come from :mod:`ragkit.vendors.cohere`;
+    retries go through :mod:`ragkit.retry` (the SDK's own are off)."""
 
     def __init__(
         self,
@@ -114,49 +114,34 @@ class CohereReranker:
         base_url: str | None = None,
         timeout: float = 30.0,
         max_retries: int = 2,
+        retry: RetryPolicy | None = None,
     ) -> None:
-        key = api_key or next((os.environ[v] for v in API_KEY_VARIABLES if os.environ.get(v)), None)
-        if not key:
-            raise ConfigError(
-                "the Cohere reranker needs an API key: set the environment variable CO_API_KEY "
-                "(COHERE_API_KEY also works) or pass api_key="
-            )
+        from ragkit.vendors.cohere import COHERE
+
+        self.vendor = COHERE
+        self._key = COHERE.api_key(api_key, what="the Cohere reranker", error_cls=ConfigError)
         self.model = model
         self.base_url = base_url
-        self._key = key
         self.timeout = timeout
-        self.max_retries = max_retries
+        self.retry_policy = retry if retry is not None else RetryPolicy.from_max_retries(max_retries)
         self._client: Any = None
 
     def _get_client(self) -> Any:
         if self._client is None:
-            try:
-                import cohere
-            except ImportError as exc:
-                raise MissingDependencyError("cohere", "cohere", "Cohere reranking") from exc
-            self._client = cohere.ClientV2(
-                api_key=self._key, base_url=self.base_url, timeout=self.timeout, max_retries=self.max_retries
-            )
+            self.vendor.require_sdk("Cohere reranking")
+            self._client = self.vendor.client(api_key=self._key, base_url=self.base_url, timeout=self.timeout)
         return self._client
 
     def rerank(self, query: str, hits: Sequence[SearchHit], top_n: int | None = None) -> list[SearchHit]:
         if not hits:
             return []
         client = self._get_client()
-        import cohere
-
         n = min(check_k(top_n, name="top_n"), len(hits)) if top_n is not None else len(hits)
-        try:
-            response = client.rerank(model=self.model, query=query, documents=[h.text for h in hits], top_n=n)
-        except cohere.core.ApiError as exc:
-            raise ProviderError(
-                f"Cohere rerank failed with HTTP {exc.status_code}: {exc.body}; check the model name "
-                f"{self.model!r}, the API key and base_url={self.base_url!r}"
-            ) from exc
-        except Exception as exc:  # httpx transport errors and the like
-            raise ProviderError(
-                f"Cohere rerank request failed ({type(exc).__name__}: {exc}); base_url={self.base_url!r}"
-            ) from exc
+        response = call_with_retry(
+            lambda: client.rerank(model=self.model, query=query, documents=[h.text for h in hits], top_n=n),
+            classify=lambda exc: self.vendor.classify(exc, timeout=self.timeout, endpoint=self.base_url),
+            policy=self.retry_policy, what=f"cohere rerank (model {self.model!r})",
+        )
         scored = []
         for result in response.results:
             if not 0 <= result.index < len(hits):

@@ -1,8 +1,8 @@
 """Fakes and test helpers shipped with ragkit, for ragkit's tests and for users' own.
 
 ``HashingEmbedder`` (deterministic embeddings, no model), ``ScriptedProvider`` (replays scripted
-model turns), ``VectorStoreContract`` (the conformance suite every vector store passes; needs
-pytest), wire-protocol servers in ``ragkit.testing.servers`` and real database servers in
+model turns), ``VectorStoreContract``, ``ProviderContract`` and ``EmbedderContract`` (the
+conformance suites every vector store, remote provider and remote embedder passes; need pytest), wire-protocol servers in ``ragkit.testing.servers`` and real database servers in
 ``ragkit.testing.servers_db``. Imported lazily, so ``import ragkit.testing`` needs no pytest.
 """
 
@@ -16,6 +16,8 @@ _EXPORTS = {
     "ScriptedProvider": "ragkit.testing.scripted",
     "tool_call_response": "ragkit.testing.scripted",
     "VectorStoreContract": "ragkit.testing.contract",
+    "ProviderContract": "ragkit.testing.provider_contract",
+    "EmbedderContract": "ragkit.testing.embedder_contract",
 }
 __all__ = sorted(_EXPORTS)
 

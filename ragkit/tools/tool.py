@@ -31,6 +31,7 @@ from ragkit.usage import UsageStats
 
 log = logging.getLogger(__name__)
 F = TypeVar("F", bound=Callable[..., Any])
+ChunkSink = Callable[[str], None]  # receives each piece a streaming (generator) tool yields
 
 
 @dataclass
@@ -95,6 +96,7 @@ class Tool:
         self.parameters: dict[str, Any] = _schema.json_schema(self._model)
         self.timeout = timeout
         self.is_async = inspect.iscoroutinefunction(fn)
+        self.streams = inspect.isgeneratorfunction(fn) or inspect.isasyncgenfunction(fn)
         self._bound: dict[str, Any] = {}
         self.__doc__ = fn.__doc__
         self.__name__ = self.name
@@ -151,36 +153,40 @@ class Tool:
         return inspect.signature(self.fn).parameters[name].default is not inspect.Parameter.empty
 
     def invoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
-               timeout: float | None = None) -> ToolResult:
-        """Validate, call and convert; never raises for tool or argument failures."""
+               timeout: float | None = None, on_chunk: ChunkSink | None = None) -> ToolResult:
+        """The sync driver of :meth:`ainvoke` (on its own event loop; in a worker thread when this
+        thread already runs one). Never raises for tool or argument failures."""
+        def run() -> ToolResult:
+            return asyncio.run(self.ainvoke(arguments, context=context, timeout=timeout, on_chunk=on_chunk))
+
+        return run_in_thread(run, None) if _loop_running() else run()
+
+    async def ainvoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
+                      timeout: float | None = None, on_chunk: ChunkSink | None = None) -> ToolResult:
+        """Validate, call and convert. Async tools are awaited, sync ones run in a daemon thread;
+        a generator tool (sync or async) streams: each chunk goes to ``on_chunk`` as it is made and
+        the joined chunks are the result."""
         start = time.perf_counter()
         limit = self.timeout if self.timeout is not None else timeout
         try:
             kwargs = self._prepare(arguments, context)
-            if self.is_async:
-                value = run_in_thread(lambda: asyncio.run(self.fn(**kwargs)), limit)
-            elif limit is not None:
-                value = run_in_thread(lambda: self.fn(**kwargs), limit)
-            else:
-                value = self.fn(**kwargs)
+            value = await asyncio.wait_for(self._produce(kwargs, on_chunk), limit)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an observation
             return self._failure(exc, limit, start)
         return self._success(value, start)
 
-    async def ainvoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
-                      timeout: float | None = None) -> ToolResult:
-        """Async twin of ``invoke``: async tools are awaited, sync ones run in a daemon thread."""
-        start = time.perf_counter()
-        limit = self.timeout if self.timeout is not None else timeout
-        try:
-            kwargs = self._prepare(arguments, context)
-            if self.is_async:
-                value = await asyncio.wait_for(self.fn(**kwargs), limit)
-            else:
-                value = await asyncio.wait_for(_thread_future(lambda: self.fn(**kwargs)), limit)
-        except Exception as exc:  # noqa: BLE001
-            return self._failure(exc, limit, start)
-        return self._success(value, start)
+    async def _produce(self, kwargs: dict[str, Any], on_chunk: ChunkSink | None) -> Any:
+        if self.is_async:
+            return await self.fn(**kwargs)
+        if inspect.isasyncgenfunction(self.fn):
+            return "".join([_chunk(c, on_chunk) async for c in self.fn(**kwargs)])
+        return await _thread_future(lambda: self._call_sync(kwargs, on_chunk))
+
+    def _call_sync(self, kwargs: dict[str, Any], on_chunk: ChunkSink | None) -> Any:
+        value = self.fn(**kwargs)
+        if inspect.isgenerator(value):
+            return "".join(_chunk(c, on_chunk) for c in value)
+        return value
 
     def _success(self, value: Any, start: float) -> ToolResult:
         output = value if isinstance(value, ToolOutput) else None
@@ -245,6 +251,21 @@ def to_text(value: Any) -> str:
         return json.dumps(value, ensure_ascii=False, default=str)
     except (TypeError, ValueError):
         return str(value)
+
+
+def _chunk(value: Any, sink: ChunkSink | None) -> str:
+    text = to_text(value) if value is not None else ""
+    if sink is not None and text:
+        sink(text)
+    return text
+
+
+def _loop_running() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def run_in_thread(fn: Callable[[], Any], timeout: float | None) -> Any:

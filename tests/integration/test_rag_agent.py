@@ -127,3 +127,19 @@ def test_missing_api_key_is_a_clear_error(kb, monkeypatch: pytest.MonkeyPatch) -
     assert res.exit_code != 0 and "OPENAI_API_KEY" in res.stderr
 
 
+
+
+def test_unreachable_local_server_fails_fast_with_a_cli_hint(kb) -> None:
+    from ragkit.testing.servers import free_port
+
+    url = f"http://127.0.0.1:{free_port()}/v1"
+    res = CliRunner().invoke(cli, ["ask", "x", "--index", str(kb.index_dir), "--provider", "ollama", "--base-url", url])
+    assert res.exit_code != 0
+    assert "is `ollama serve` running? pass --base-url" in res.stderr and "max_retries" not in res.stderr
+    assert "attempts" not in res.stderr  # connection refused is not retried
+
+
+def test_missing_api_key_says_which_variable_to_export(kb, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("GEMINI_API_KEY", raising=False)
+    res = CliRunner().invoke(cli, ["ask", "x", "--index", str(kb.index_dir), "--provider", "gemini"])
+    assert res.exit_code != 0 and "export GEMINI_API_KEY=" in res.stderr

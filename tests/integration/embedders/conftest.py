@@ -7,15 +7,15 @@ import pytest
 
 from ragkit.retry import RetryPolicy
 from ragkit.testing.servers import FakeCohereServer, FakeOpenAIServer
+from ragkit.vendors import environment_variables
 
-KEY_VARS = ("OPENAI_API_KEY", "CO_API_KEY", "COHERE_API_KEY", "OPENAI_BASE_URL", "CO_API_URL")
 COHERE_DIM = 1024  # embed-english-v3.0's real size, so the default model needs no dimension option
 OPENAI_DIM = 64
 
 
 @pytest.fixture(autouse=True)
 def _no_ambient_keys(monkeypatch: pytest.MonkeyPatch) -> None:
-    for var in KEY_VARS:
+    for var in environment_variables():
         monkeypatch.delenv(var, raising=False)
 
 

@@ -145,35 +145,32 @@ def test_importing_providers_and_servers_imports_no_sdk() -> None:
 
 
 def test_embedder_style_retry_with_the_shared_classifiers() -> None:
-    """What the remote embedders do: retry.call_with_retry + the providers' SDK classifiers."""
-    import cohere
-    import openai
-
+    """What the remote embedders do: retry.call_with_retry + the vendor layer's classifiers."""
     from ragkit.errors import EmbeddingError
-    from ragkit.providers.cohere import classify_cohere_error
-    from ragkit.providers.openai import classify_openai_error
     from ragkit.retry import RetryPolicy, call_with_retry
+    from ragkit.vendors.cohere import COHERE
+    from ragkit.vendors.openai import OPENAI
 
     waits: list[float] = []
     policy = RetryPolicy(max_attempts=2, sleep=waits.append, random=lambda: 0.5)
     with FakeCohereServer() as co_server, FakeOpenAIServer() as oa_server:
-        co = cohere.ClientV2(api_key="k", base_url=co_server.url, max_retries=0)
+        co = COHERE.client(api_key="k", base_url=co_server.url, timeout=10)
         co_server.enqueue_error(429, "trial key limit", retry_after="2", path=co_server.embed_path)
         out = call_with_retry(
             lambda: co.embed(model="m", texts=["a"], input_type="search_query", embedding_types=["float"]),
-            classify=classify_cohere_error,
+            classify=COHERE.classify,
             policy=policy,
             error_cls=EmbeddingError,
         )
         assert out.meta.billed_units.input_tokens == 1 and waits == [2.0]
 
-        oa = openai.OpenAI(api_key="k", base_url=oa_server.url, max_retries=0)
+        oa = OPENAI.client(api_key="k", base_url=oa_server.url, timeout=10)
         oa_server.enqueue_error(500, "boom", path=oa_server.embeddings_path)
         oa_server.enqueue_error(500, "boom again", path=oa_server.embeddings_path)
         with pytest.raises(EmbeddingError, match=r"after 2 attempts \(HTTP 500: boom again\)"):
             call_with_retry(
                 lambda: oa.embeddings.create(model="m", input=["a"]),
-                classify=classify_openai_error,
+                classify=OPENAI.classify,
                 policy=policy,
                 error_cls=EmbeddingError,
                 what="openai embeddings",

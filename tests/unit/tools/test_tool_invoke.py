@@ -136,3 +136,25 @@ def test_registry_wraps_plain_functions() -> None:
 
     reg = ToolRegistry([shout])
     assert reg.get("shout").description == "Upper-case the text."
+
+
+def test_generator_tools_stream_chunks_and_return_the_joined_text() -> None:
+    @tool
+    def lines(n: int):  # type: ignore[no-untyped-def]
+        """Yield n lines."""
+        for i in range(n):
+            yield f"line {i}\n"
+
+    @tool
+    async def alines(n: int):  # type: ignore[no-untyped-def]
+        """Yield n lines asynchronously."""
+        for i in range(n):
+            yield f"line {i}\n"
+
+    for t in (lines, alines):
+        seen: list[str] = []
+        result = t.invoke({"n": 2}, on_chunk=seen.append)
+        assert result.content == "line 0\nline 1\n" and seen == ["line 0\n", "line 1\n"] and t.streams
+        seen.clear()
+        result = asyncio.run(t.ainvoke({"n": 1}, on_chunk=seen.append))
+        assert result.content == "line 0\n" and seen == ["line 0\n"]

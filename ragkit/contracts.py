@@ -1,0 +1,89 @@
+"""The extension points a plugin author needs, in one import.
+
+    from ragkit.contracts import Embedder, VectorStore, Capabilities, Loader, Splitter, Retriever, Provider
+
+- ``Embedder`` (base class: implement ``embed_batch``, ``dimension``, ``model_id``);
+- ``VectorStore`` (protocol) with its ``Capabilities``; every store passes
+  ``ragkit.testing.VectorStoreContract``;
+- ``Loader`` (base class: ``load(path) -> Iterator[Document]``), ``Splitter`` (protocol:
+  ``split(doc) -> list[Chunk]``), ``Retriever`` (protocol: ``retrieve(query, k, filter)``);
+- ``Provider`` (protocol: ``complete/stream/acomplete/astream``; ``BaseProvider`` derives three of
+  them from ``complete``) with ``Message``, ``ToolCall``, ``ToolSpec``, ``Response``, ``StreamEvent``;
+- ``Tool``/``tool`` and ``AgentEvent`` (what ``Agent.stream`` yields);
+- the data types ``Document``, ``Chunk``, ``SearchHit``, ``Citation``;
+- every error class (one root: ``RagkitError``).
+
+Register an implementation under a name with the registries in :mod:`ragkit.registry` (or an
+entry point) and it can be named in a pipeline YAML. Importing this module loads no model, SDK
+or database driver.
+"""
+
+from __future__ import annotations
+
+from ragkit.agent.result import AgentEvent
+from ragkit.embedders.base import Embedder
+from ragkit.errors import (
+    AgentError,
+    ConfigError,
+    EmbeddingError,
+    IndexLockedError,
+    LoaderError,
+    MissingDependencyError,
+    ProviderError,
+    RagkitError,
+    RegistryError,
+    StoreError,
+    ToolError,
+)
+from ragkit.loaders.base import Loader
+from ragkit.providers.base import (
+    BaseProvider,
+    Message,
+    Provider,
+    Response,
+    StreamEvent,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
+from ragkit.retrieval.base import Retriever
+from ragkit.splitters.base import Splitter
+from ragkit.stores.base import Capabilities, VectorStore
+from ragkit.tools.tool import Tool, ToolOutput, tool
+from ragkit.types import Chunk, Citation, Document, SearchHit
+
+__all__ = [
+    "AgentError",
+    "AgentEvent",
+    "BaseProvider",
+    "Capabilities",
+    "Chunk",
+    "Citation",
+    "ConfigError",
+    "Document",
+    "Embedder",
+    "EmbeddingError",
+    "IndexLockedError",
+    "Loader",
+    "LoaderError",
+    "Message",
+    "MissingDependencyError",
+    "Provider",
+    "ProviderError",
+    "RagkitError",
+    "RegistryError",
+    "Response",
+    "Retriever",
+    "SearchHit",
+    "Splitter",
+    "StoreError",
+    "StreamEvent",
+    "Tool",
+    "ToolCall",
+    "ToolError",
+    "ToolOutput",
+    "ToolSpec",
+    "Usage",
+    "VectorStore",
+    "tool",
+]
