@@ -20,6 +20,7 @@ Flow of a run:
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -33,10 +34,10 @@ from ragkit import ids as _ids
 from ragkit.catalog import Catalog, ChunkRow, SourceRow
 from ragkit.config import PipelineSpec
 from ragkit.errors import ConfigError, IndexLockedError, LoaderError
-from ragkit.indexing.prepare import Prepared, Preparer, Unit, document_units
+from ragkit.indexing.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
 from ragkit.indexing.report import IndexReport
 from ragkit.knowledge import PIPELINE_FILE, KnowledgeBase
-from ragkit.sources import Root, discover, make_roots
+from ragkit.sources import Root, common_base, discover, is_under, make_roots
 
 log = logging.getLogger(__name__)
 _DONE = object()
@@ -74,17 +75,22 @@ class IndexingPipeline:
         if not paths:
             raise ConfigError("nothing to index: pass PATH arguments or list sources.paths in the pipeline")
         roots = make_roots(paths)
-        files = list(discover(roots, self.spec.sources, skip_dirs=[self.index_dir]))
-        self.progress("total", len(files))
-        units = (Unit.from_file(f) for f in files)
-        return self._run(units, prune_roots=roots)
+
+        def units(base: Path) -> Iterator[Unit]:
+            files = list(discover(roots, self.spec.sources, base=base, skip_dirs=[self.index_dir]))
+            self.progress("total", len(files))
+            return (Unit.from_file(f) for f in files)
+
+        return self._run(units, roots=roots)
 
     def index_documents(self, docs: Iterable[Any], *, prune: bool = False) -> IndexReport:
         """Index in-memory ``Document``s, grouped by their ``source`` metadata."""
-        return self._run(document_units(docs), prune_roots=[Root(Path("<documents>"))] if prune else [])
+        return self._run(lambda base: document_units(docs), roots=[], prune_documents=prune)
 
     # ------------------------------------------------------------------ the run
-    def _run(self, units: Iterator[Unit], *, prune_roots: Sequence[Root]) -> IndexReport:
+    def _run(
+        self, units: Callable[[Path], Iterator[Unit]], *, roots: Sequence[Root], prune_documents: bool = False
+    ) -> IndexReport:
         from filelock import FileLock, Timeout
 
         self.index_dir.mkdir(parents=True, exist_ok=True)
@@ -99,7 +105,8 @@ class IndexingPipeline:
         try:
             catalog = Catalog(self.index_dir / "catalog.duckdb")
             try:
-                return _Run(self, catalog, prune_roots).execute(units)
+                run = _Run(self, catalog, roots, prune_documents=prune_documents)
+                return run.execute(units(run.base))
             finally:
                 catalog.close()
                 self.kb.close()
@@ -110,11 +117,14 @@ class IndexingPipeline:
 class _Run:
     """One indexing run; holds the per-run state so the pipeline object stays reusable."""
 
-    def __init__(self, pipe: IndexingPipeline, catalog: Catalog, prune_roots: Sequence[Root]) -> None:
+    def __init__(
+        self, pipe: IndexingPipeline, catalog: Catalog, roots: Sequence[Root], *, prune_documents: bool
+    ) -> None:
         self.pipe, self.kb, self.catalog = pipe, pipe.kb, catalog
-        self.prune_roots = prune_roots
+        self.roots, self.prune_documents = roots, prune_documents
         self.report = IndexReport(index_dir=str(pipe.index_dir))
         self.known = catalog.sources()
+        self.base = self._base()
         self.seen: set[str] = set()
         self.batch: list[Prepared] = []
         self.batch_chunks = 0
@@ -149,6 +159,19 @@ class _Run:
         return self.report
 
     # ------------------------------------------------------------------ identity and repair
+    def _base(self) -> Path:
+        """The directory source names are relative to: fixed by the first run over files."""
+        stored = self.catalog.get_meta("base")
+        if stored is not None:
+            return Path(stored)
+        if not self.roots:
+            return Path("/")  # not used: in-memory documents carry their own names
+        # an index built before the base was recorded named sources relative to their one root
+        legacy = {r.root for r in self.known.values() if r.root != DOCUMENTS_ROOT}
+        base = Path(legacy.pop()) if len(legacy) == 1 else common_base(self.roots)
+        self.catalog.set_meta("base", str(base))
+        return base
+
     def _check_index_identity(self) -> None:
         emb = self.kb.embedder
         model = self.catalog.get_meta("embedder")
@@ -326,15 +349,18 @@ class _Run:
             raise
 
     def _prune(self) -> None:
-        keys = {r.key for r in self.prune_roots}
-        only = {(r.key, r.only) for r in self.prune_roots if r.only is not None}
+        """Remove the sources no longer found under this run's folders (a single-file root
+        removes nothing; a folder root only what lies inside it)."""
+        folders = [r.path for r in self.roots if r.only is None]
         gone = []
         for name, row in self.known.items():
-            if name in self.seen or row.root not in keys:
+            if name in self.seen:
                 continue
-            if only and any(root == row.root for root, _ in only) and (row.root, name) not in only:
-                continue
-            gone.append(name)
+            if row.root == DOCUMENTS_ROOT:
+                if self.prune_documents:
+                    gone.append(name)
+            elif any(is_under(Path(os.path.normpath(self.base / name)), f) for f in folders):
+                gone.append(name)
         if not gone:
             return
         ids = [cid for lst in self.catalog.chunk_ids(gone).values() for cid in lst]
