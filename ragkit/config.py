@@ -112,7 +112,9 @@ class PipelineSpec(_Strict):
     def uses_lexical(self) -> bool:
         if self.lexical.enabled is not None:
             return self.lexical.enabled
-        return self.retriever.type in ("bm25", "hybrid")
+        from ragkit.retrieval.base import retriever_needs
+
+        return "lexical" in retriever_needs({"type": self.retriever.type, **self.retriever.options})
 
     def to_yaml_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"origin"})
@@ -256,9 +258,22 @@ def check_components(spec: PipelineSpec) -> None:
         cls = resolve(reg, comp.type, f"{section}.type", spec.origin)
         opts = component_options(spec, section)
         check_options(cls, opts, section=section, kind=kind, name=comp.type, origin=spec.origin)
+        if section == "retriever" and "base" in opts:
+            check_retriever_spec(opts["base"], key="retriever.base", origin=spec.origin)
     for ext, comp in spec.loader_overrides().items():
         cls = resolve(registry.loaders, comp.type, f"loaders.{ext}", spec.origin)
         check_options(cls, comp.options, section=f"loaders.{ext}", kind="loader", name=comp.type, origin=spec.origin)
+
+
+def check_retriever_spec(conf: Any, *, key: str, origin: str) -> None:
+    """Check a nested retriever spec (the ``base`` a rerank or mmr retriever wraps)."""
+    if not isinstance(conf, Mapping) or not isinstance(conf.get("type"), str):
+        raise ConfigError(f"{origin}: {key}: must be a retriever spec such as {{type: hybrid}} (got {conf!r})")
+    cls = resolve(registry.retrievers, conf["type"], f"{key}.type", origin)
+    opts = {k: v for k, v in conf.items() if k not in ("type", "top_k")}
+    check_options(cls, opts, section=key, kind="retriever", name=conf["type"], origin=origin)
+    if "base" in opts:
+        check_retriever_spec(opts["base"], key=f"{key}.base", origin=origin)
 
 
 def resolve(reg: Registry[type], name: str, key: str, origin: str) -> type:

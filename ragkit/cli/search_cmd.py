@@ -26,7 +26,7 @@ def search(query: str, k: int | None, source_glob: str | None, retriever: str | 
       ragkit search "who founded the observatory"
       ragkit search "opening hours" -k 3 --source '*.md' --json
     """
-    from ragkit.knowledge import KnowledgeBase
+    from ragkit.index.reader import KnowledgeBase
 
     flt = {"source": {"$glob": source_glob}} if source_glob else None
     with KnowledgeBase.open(pipeline=pipeline, index=index_dir) as kb:

@@ -12,8 +12,8 @@ from typing import Any
 from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.evaluation.beir import BeirDataset, load_beir
 from ragkit.evaluation.runner import EvalReport, run_retrieval_eval
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 from ragkit.stores.filters import Filter
 from ragkit.types import Document, SearchHit
 

@@ -18,8 +18,8 @@ from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
 from ragkit.config import PipelineSpec, load_pipeline
-from ragkit.indexing.report import IndexReport
-from ragkit.knowledge import KnowledgeBase
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.report import IndexReport
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import CitationBook, make_search_tool
 from ragkit.types import Citation, Document
@@ -66,7 +66,7 @@ class RAGAgent:
     def from_files(cls, paths: Iterable[str | Path], *, pipeline: str | Path | PipelineSpec | None = None,
                    index: str | Path | None = None, **kw: Any) -> RAGAgent:
         """Index ``paths`` through the pipeline (incremental: asking twice re-embeds nothing)."""
-        from ragkit.pipeline import IndexingPipeline
+        from ragkit.index.writer import IndexingPipeline
 
         spec = pipeline if isinstance(pipeline, PipelineSpec) else load_pipeline(pipeline)
         report = IndexingPipeline(spec, index_dir=index).index_paths(list(paths))
@@ -75,7 +75,7 @@ class RAGAgent:
     @classmethod
     def from_documents(cls, docs: Iterable[Document], *, pipeline: str | Path | PipelineSpec | None = None,
                        index: str | Path | None = None, **kw: Any) -> RAGAgent:
-        from ragkit.pipeline import IndexingPipeline
+        from ragkit.index.writer import IndexingPipeline
 
         spec = pipeline if isinstance(pipeline, PipelineSpec) else load_pipeline(pipeline)
         report = IndexingPipeline(spec, index_dir=index).index_documents(docs)

@@ -120,6 +120,9 @@ def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
 class DuckDBStore:
     """Exact cosine search over a DuckDB table (``type: duckdb``)."""
 
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
     def __init__(self, *, dimension: int, path: Path | None = None, **options: Any) -> None:
         check_options(options, OPTIONS, NAME)
         if dimension < 1:

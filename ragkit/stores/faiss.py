@@ -71,6 +71,9 @@ RETRAIN_GROWTH = 4
 class FaissStore:
     """A FAISS index plus ids and metadata; see the module docstring for the options."""
 
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
     name = "faiss"
 
     def __init__(

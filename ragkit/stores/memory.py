@@ -94,6 +94,9 @@ class FilterCache:
 class MemoryStore:
     """Exact search over an in-process matrix; optionally saved to ``path``."""
 
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
     name = "memory"
 
     def __init__(self, *, dimension: int, path: Path | str | None = None, **options: Any) -> None:

@@ -113,6 +113,9 @@ def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
 class SQLiteStore:
     """Exact cosine search in SQLite + sqlite-vec (``type: sqlite``)."""
 
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
     def __init__(self, *, dimension: int, path: Path | None = None, **options: Any) -> None:
         unknown = sorted(set(options) - OPTIONS)
         if unknown:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 
 from .helpers import make_spec, write_tree
 

@@ -15,10 +15,11 @@ from pathlib import Path
 from typing import Any
 
 from ragkit import registry
-from ragkit.catalog import SourceRow
 from ragkit.config import PipelineSpec, check_options
 from ragkit.errors import ConfigError, LoaderError
-from ragkit.sources import SourceFile
+from ragkit.index.catalog import SourceRow
+from ragkit.index.components import Components
+from ragkit.index.sources import SourceFile
 from ragkit.types import Chunk, Document
 
 log = logging.getLogger(__name__)
@@ -64,8 +65,8 @@ def document_units(docs: Iterable[Document]) -> Iterator[Unit]:
 
 
 class Preparer:
-    def __init__(self, kb: Any, spec: PipelineSpec, known: Mapping[str, SourceRow]) -> None:
-        self.kb = kb
+    def __init__(self, parts: Components, spec: PipelineSpec, known: Mapping[str, SourceRow]) -> None:
+        self.parts = parts
         self.spec = spec
         self.known = known
         self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
@@ -117,14 +118,14 @@ class Preparer:
         return docs
 
     def _split(self, docs: list[Document], p: Prepared) -> None:
-        splitter = self.kb.splitter
+        splitter = self.parts.splitter
         for d in docs:
             if not d.text.strip():
                 continue
             p.chunks.extend(splitter.split(d))
         if not p.chunks:
             raise LoaderError(f"{p.source}: no text found", path=p.source, reason="no text found")
-        emb = self.kb.embedder
+        emb = self.parts.embedder
         counter = getattr(emb, "count_tokens_batch", None)
         texts = [c.text for c in p.chunks]
         p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
