@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,13 +40,15 @@ class RAGAgent:
                  top_k: int | None = None, system_prompt: str = SYSTEM_PROMPT,
                  config: AgentConfig | None = None, observers: Sequence[Any] = (),
                  memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
-                 **provider_options: Any) -> None:
+                 retriever: str | Mapping[str, Any] | None = None, **provider_options: Any) -> None:
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
         cfg = config or AgentConfig()
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
-        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
+        # the pipeline's retriever unless ``retriever`` names another (e.g. "rerank", "mmr", or
+        # {"type": "rerank", "base": {"type": "hybrid"}, "model": DIR})
+        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever)
         self.agent = Agent(self.provider, tools=[self.tool], config=self.config, observers=observers)
 
     # ------------------------------------------------------------------ constructors
