@@ -8,10 +8,11 @@ YAML). Validation happens before anything runs, and every error names the file, 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -304,6 +305,8 @@ def check_options(cls: type, opts: Mapping[str, Any], *, section: str, kind: str
         return
     allowed = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL]
     for key in opts:
+        if key in RUNTIME_ARGUMENTS and kind == "store":
+            raise ConfigError(f"{origin}: {section}.{key}: set by ragkit (from the embedder and the index), not in the pipeline")
         if key not in params:
             raise ConfigError(
                 f"{origin}: {section}.{key}: unknown option for {kind} '{name}'{did_you_mean(key, allowed)}"
@@ -321,3 +324,35 @@ def build_component(reg: Registry[type], spec: PipelineSpec, section: str, **run
         raise ConfigError(f"{spec.origin}: {section}: {exc}") from None
     except TypeError as exc:
         raise ConfigError(f"{spec.origin}: {section}: invalid options for '{comp.type}': {exc}") from None
+
+
+# --------------------------------------------------------------------------- the options convention
+
+#: constructor arguments ragkit passes itself (never options from the YAML)
+RUNTIME_ARGUMENTS = ("dimension", "path")
+_F = Callable[..., None]
+
+
+def keyword_options(kind: str, name: str) -> Callable[[_F], _F]:
+    """Mark a component ``__init__`` whose options are keyword-only arguments (the convention).
+
+    The pipeline check (``check_options``) validates them from the signature before anything
+    runs; a direct call with an unknown option gets the same clear ``ConfigError`` (not a
+    ``TypeError``): ``unknown option 'x' for the faiss store; allowed: index, build, search``."""
+
+    def deco(init: _F) -> _F:
+        params = inspect.signature(init).parameters
+        known = [n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        allowed = ", ".join(n for n in known if n not in RUNTIME_ARGUMENTS) or "none"
+
+        @functools.wraps(init)
+        def checked(self: object, *args: Any, **kwargs: Any) -> None:
+            unknown = [k for k in kwargs if k not in known]
+            if unknown:
+                raise ConfigError(f"unknown option {unknown[0]!r} for the {name} {kind}; allowed: {allowed}")
+            init(self, *args, **kwargs)
+
+        return checked
+
+    return deco
+
