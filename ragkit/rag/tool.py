@@ -9,11 +9,11 @@ never reuse a number and every [n] in the answer resolves.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
+from ragkit.rag.passages import format_passage
 from ragkit.rag.prompts import NO_RESULTS, PASSAGES_HEADER
 from ragkit.tools import Tool, ToolOutput, tool
 from ragkit.types import Citation, SearchHit
@@ -22,7 +22,6 @@ from ragkit.usage import UsageStats
 if TYPE_CHECKING:
     from ragkit.index.reader import KnowledgeBase
 
-_FAKE_HEADER = re.compile(r"^(\s*)\[(\d+)\]", re.MULTILINE)
 MAX_TOP_K = 20
 
 
@@ -49,18 +48,6 @@ class CitationBook:
 
     def all(self) -> list[Citation]:
         return sorted(self._by_chunk.values(), key=lambda c: c.number)
-
-
-def format_passage(c: Citation) -> str:
-    head = [f"source: {c.source}"]
-    if c.page is not None:
-        head.append(f"page: {c.page}")
-    if c.heading:
-        head.append(f"heading: {c.heading}")
-    head.append(f"score: {c.score:.3f}")
-    # a line inside the text that looks like a passage header must not open a fake passage
-    text = _FAKE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", c.text.strip())
-    return f"[{c.number}] " + " | ".join(head) + "\n" + text
 
 
 def make_search_tool(
