@@ -12,7 +12,7 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragkit import registry
 from ragkit.config import PipelineSpec, check_options
@@ -21,6 +21,9 @@ from ragkit.index.catalog import SourceRow
 from ragkit.index.components import Components
 from ragkit.index.sources import SourceFile
 from ragkit.types import Chunk, Document
+
+if TYPE_CHECKING:
+    from ragkit.loaders.base import Loader
 
 log = logging.getLogger(__name__)
 DOCUMENTS_ROOT = "<documents>"
@@ -71,7 +74,7 @@ class Preparer:
         self.known = known
         self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
         self.overrides = spec.loader_overrides()
-        self._loaders: dict[str, Any] = {}
+        self._loaders: dict[str, Loader] = {}
 
     def prepare(self, unit: Unit) -> Prepared:
         p = Prepared(source=unit.source, root=unit.root)
@@ -134,7 +137,7 @@ class Preparer:
         row = self.known.get(source)
         return row is not None and row.status == "indexed" and row.content_hash == content_hash
 
-    def _loader(self, name: str, ext: str) -> Any:
+    def _loader(self, name: str, ext: str) -> Loader:
         key = f"{name}:{ext}"
         if key not in self._loaders:
             spec = self.overrides.get(ext)

@@ -40,7 +40,7 @@ from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, docum
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import IndexSink, SinkRecord
 from ragkit.index.sources import Root, common_base, discover, is_under, make_roots
-from ragkit.types import Chunk
+from ragkit.types import Chunk, Document
 
 log = logging.getLogger(__name__)
 _DONE = object()
@@ -85,7 +85,7 @@ class IndexingPipeline:
 
         return self._run(units, roots=roots)
 
-    def index_documents(self, docs: Iterable[Any], *, prune: bool = False) -> IndexReport:
+    def index_documents(self, docs: Iterable[Document], *, prune: bool = False) -> IndexReport:
         """Index in-memory ``Document``s, grouped by their ``source`` metadata."""
         return self._run(lambda base: document_units(docs), roots=[], prune_documents=prune)
 

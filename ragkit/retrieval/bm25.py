@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ragkit.errors import MissingDependencyError, StoreError
 from ragkit.registry import retrievers
 from ragkit.stores.filters import Filter, matches, normalize
 from ragkit.types import SearchHit
+
+if TYPE_CHECKING:
+    from ragkit.index.sinks import SinkRecord
 
 log = logging.getLogger(__name__)
 
@@ -162,7 +165,7 @@ class BM25Index:
             if ids:
                 self._engine = None
 
-    def upsert(self, records: Sequence[Any]) -> None:
+    def upsert(self, records: Sequence[SinkRecord]) -> None:
         """``IndexSink.upsert``: rows with ``id``, ``text`` and ``metadata`` (vectors unused)."""
         self.add([r.id for r in records], [r.text for r in records], [r.metadata for r in records])
 
