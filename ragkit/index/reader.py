@@ -17,7 +17,7 @@ from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
-from ragkit.index.layout import DEFAULT_INDEX, IndexLayout
+from ragkit.index.layout import IndexLayout, default_index
 from ragkit.index.sinks import IndexSink
 from ragkit.retrieval.base import Retriever
 from ragkit.splitters.base import Splitter
@@ -36,7 +36,7 @@ def resolve_spec(pipeline: str | Path | None, index: str | Path | None) -> tuple
     if pipeline is not None:
         spec = load_pipeline(pipeline)
         return spec, Path(index) if index is not None else Path(spec.index)
-    index_dir = Path(index) if index is not None else DEFAULT_INDEX
+    index_dir = Path(index) if index is not None else default_index()
     saved = IndexLayout(index_dir).pipeline_file
     spec = load_pipeline(saved) if saved.is_file() else load_pipeline(None)
     return spec, index_dir

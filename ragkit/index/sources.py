@@ -19,7 +19,7 @@ from pathlib import Path
 
 from ragkit.config import SourcesSpec
 from ragkit.errors import ConfigError
-from ragkit.loaders.assets import skip_assets
+from ragkit.loaders.assets import AssetTally, skip_assets
 
 
 @dataclass(frozen=True)
@@ -68,11 +68,13 @@ def make_roots(paths: Sequence[str | Path]) -> list[Root]:
 
 
 def discover(
-    roots: Sequence[Root], spec: SourcesSpec, *, base: Path, skip_dirs: Sequence[Path] = ()
+    roots: Sequence[Root], spec: SourcesSpec, *, base: Path, skip_dirs: Sequence[Path] = (),
+    assets: AssetTally | None = None,
 ) -> Iterator[SourceFile]:
     """Every file to index under ``roots``, each once (nested or repeated roots overlap), named
-    relative to ``base``; assets (images, SVG, CSS, ...) are left out in one summary line."""
-    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins)
+    relative to ``base``; assets (images, SVG, CSS, ...) are left out, counted into ``assets``
+    when given, else summarized in one log line."""
+    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins, tally=assets)
 
 
 def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:

@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import StoreError
+from ragkit.errors import StoreDamagedError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +40,7 @@ def read_manifest(path: Path | None, *, store: str, dimension: int) -> dict[str,
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise StoreError(f"{store}: cannot read {path / MANIFEST}: {exc}; delete {path} to start over") from exc
+        raise StoreDamagedError(f"the {store} store at {path} is damaged (cannot read {MANIFEST}: {exc}); {REBUILD_HINT}") from None
     if manifest.get("store") != store:
         raise StoreError(
             f"{path} holds a '{manifest.get('store')}' store, not a '{store}' store; "
@@ -109,6 +109,27 @@ def npy_writer(arr: np.ndarray) -> Writer:
             np.save(fh, arr, allow_pickle=False)
 
     return write
+
+
+#: how the message of a damaged store ends (the fix)
+REBUILD_HINT = (
+    "run `ragkit index` on the index's folders to rebuild the store from the catalog and the "
+    "embedding cache (nothing is re-embedded)"
+)
+
+
+@contextmanager
+def damage_guard(path: Path, *, store: str) -> Iterator[None]:
+    """Turn a missing, truncated or unreadable saved file into ``StoreDamagedError`` naming it."""
+    try:
+        yield
+    except StoreDamagedError:
+        raise
+    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        what = f"{Path(exc.filename).name} is missing" if isinstance(exc, FileNotFoundError) and exc.filename else (
+            f"cannot read its files: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}"
+        )
+        raise StoreDamagedError(f"the {store} store at {path} is damaged ({what}); {REBUILD_HINT}") from None
 
 
 def load_json(path: Path, manifest: Mapping[str, Any], name: str) -> Any:

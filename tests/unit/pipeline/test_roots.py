@@ -62,8 +62,8 @@ def test_a_nested_root_does_not_index_its_files_twice(spec, tmp_path: Path) -> N
     assert (inner.added, inner.updated, inner.removed, inner.unchanged) == ([], [], [], 1)
     assert inner.chunks_total == first.chunks_total
     # a file deleted under the nested root is removed; its sibling outside it stays
-    (tmp_path / "nest" / "sub" / "history.md").unlink()
-    gone = run(spec, tmp_path / "nest" / "sub")
+    (tmp_path / "nest" / "sub" / "history.md").unlink()  # the folder is empty now: --prune removes its file
+    gone = IndexingPipeline(spec).index_paths([tmp_path / "nest" / "sub"], prune=True)
     assert gone.removed == ["sub/history.md"]
     assert sources(spec, "top file") == ["top.md"]
 
