@@ -27,7 +27,7 @@ from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError
 from ragkit.index.layout import IndexLayout
 from ragkit.index.sinks import IndexSink, StoreSink
-from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever, retriever_needs
+from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import VectorStore
 

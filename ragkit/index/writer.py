@@ -252,6 +252,7 @@ class _Run:
         root = self.pipe.index_dir
         parts = []
         for sub in dirs:
+            parts.append(f"sink:{sub.name}")  # a sink added since (a new BM25 index) changes the state
             if not sub.exists():
                 continue
             for f in sorted(sub.rglob("*")):
