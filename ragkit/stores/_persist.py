@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -126,9 +127,14 @@ def damage_guard(path: Path, *, store: str) -> Iterator[None]:
     except StoreDamagedError:
         raise
     except (OSError, ValueError, RuntimeError, KeyError) as exc:
-        what = f"{Path(exc.filename).name} is missing" if isinstance(exc, FileNotFoundError) and exc.filename else (
-            f"cannot read its files: {str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__}"
-        )
+        text = str(exc).strip()
+        unreadable = re.search(r"read error in (\S+?):? ", text)  # FAISS on a truncated file
+        if isinstance(exc, FileNotFoundError) and exc.filename:
+            what = f"{Path(exc.filename).name} is missing"
+        elif unreadable:
+            what = f"{Path(unreadable.group(1)).name} is truncated or corrupt"
+        else:
+            what = f"cannot read its files: {text.splitlines()[0][:200] if text else type(exc).__name__}"
         raise StoreDamagedError(f"the {store} store at {path} is damaged ({what}); {REBUILD_HINT}") from None
 
 
