@@ -133,7 +133,9 @@ def _print_status(info: dict[str, Any]) -> None:
     click.echo(f"index: {info['index_dir']}  ({info['size_bytes'] / 1e6:.1f} MB on disk)")
     click.echo(f"pipeline: store {info['store']}, embedder {info['embedder']}")
     if info.get("running"):
-        click.echo(f"an index run is in progress ({info['running'].lstrip(', ') or 'pid unknown'})")
+        pid = info["running"].get("pid")
+        click.echo(f"an index run is in progress ({f'pid {pid}' if pid else 'pid unknown'}); "
+                   "search works meanwhile, counts are shown when it ends")
     if t is None:
         click.echo(f"catalog: {info.get('catalog', 'unavailable')}")
     else:

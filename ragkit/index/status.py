@@ -13,7 +13,7 @@ from typing import Any
 
 from ragkit.errors import IndexLockedError, StoreDamagedError
 from ragkit.index.catalog import Catalog
-from ragkit.index.lock import describe_holder, is_locked
+from ragkit.index.lock import is_locked, running_pid
 from ragkit.index.reader import KnowledgeBase
 
 
@@ -35,7 +35,7 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         "size_bytes": dir_size(kb.index_dir),
         "store": kb.spec.store.type,
         "embedder": kb.spec.embedder.options.get("model") or kb.spec.embedder.type,
-        "running": describe_holder(kb.layout) if running else None,
+        "running": {"pid": running_pid(kb.layout)} if running else None,
         "totals": None,
         "last_run": None,
         "skipped": [],
