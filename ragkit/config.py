@@ -189,8 +189,14 @@ def _join(path: str, key: str) -> str:
 # --------------------------------------------------------------------------- loading
 
 
-def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> PipelineSpec:
-    """Read, interpolate and validate a pipeline file (or the built-in defaults when None)."""
+def load_pipeline(
+    path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None, saved: bool = False
+) -> PipelineSpec:
+    """Read, interpolate and validate a pipeline file (or the built-in defaults when None).
+
+    ``saved``: the file is an index's ``pipeline.yaml``; one written before the index kept the full
+    pipeline (some sections missing) gets the defaults of that time (``LEGACY_DEFAULTS``), which
+    are what the index was built with."""
     import yaml
 
     data: Any = {}
@@ -207,6 +213,8 @@ def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any
             raise ConfigError(f"{p}: invalid YAML: {exc}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{p}: a pipeline file must be a mapping of keys (got {type(data).__name__})")
+    if saved and not set(PipelineSpec.model_fields) - {"origin"} <= set(data):
+        data = _with_legacy_defaults(data)
     raw = dict(data)
     data = interpolate(data, origin=origin)
     for key, val in (overrides or {}).items():
@@ -218,6 +226,24 @@ def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any
 
 
 _SECRET_KEYS = ("api_key", "password", "token", "secret")
+
+#: the defaults before the one default (issue 11): an index whose saved pipeline.yaml lacks a
+#: section was built with these (store {type: faiss} then meant the FAISS default, HNSW)
+LEGACY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "sources": {"exclude": []},
+    "splitter": {"type": "recursive"},
+    "embedder": {"type": "sentence-transformers"},
+    "store": {"type": "faiss"},
+    "retriever": {"type": "dense"},
+}
+
+
+def _with_legacy_defaults(data: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    for section, defaults in LEGACY_DEFAULTS.items():
+        given = out.get(section)
+        out[section] = {**defaults, **given} if isinstance(given, Mapping) else (given or dict(defaults))
+    return out
 
 
 def _keep_references(full: Any, raw: Any) -> Any:

@@ -38,7 +38,7 @@ def resolve_spec(pipeline: str | Path | None, index: str | Path | None) -> tuple
         return spec, Path(index) if index is not None else Path(spec.index)
     index_dir = Path(index) if index is not None else default_index()
     saved = IndexLayout(index_dir).pipeline_file
-    spec = load_pipeline(saved) if saved.is_file() else load_pipeline(None)
+    spec = load_pipeline(saved, saved=True) if saved.is_file() else load_pipeline(None)
     return spec, index_dir
 
 

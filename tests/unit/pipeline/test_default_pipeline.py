@@ -120,3 +120,19 @@ def test_search_hybrid_on_a_dense_only_index_from_the_cli(tmp_path: Path) -> Non
                               "--json"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     assert json.loads(res.stdout)[0]["source"] == "notes/gamma.txt"
+
+
+def test_an_index_saved_before_the_full_pipeline_keeps_the_settings_it_was_built_with(tmp_path: Path) -> None:
+    from ragkit.index.reader import resolve_spec
+
+    index = tmp_path / "index"
+    index.mkdir()
+    (index / "pipeline.yaml").write_text(  # what an older ragkit saved: the YAML as written
+        "embedder: {type: hashing, dimension: 64}\nsplitter: {unit: chars, chunk_size: 120}\n", encoding="utf-8"
+    )
+    spec, _ = resolve_spec(None, index)
+    assert spec.splitter.type == "recursive" and spec.retriever.type == "dense"  # the defaults of that time
+    assert spec.store.type == "faiss" and spec.store.options == {} and spec.sources.exclude == []
+    assert spec.to_saved_dict()["store"] == {"type": "faiss"}  # rewritten in full by the next run
+    (index / "pipeline.yaml").write_text("{}\n", encoding="utf-8")
+    assert resolve_spec(None, index)[0].retriever.type == "dense"
