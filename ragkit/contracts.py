@@ -33,6 +33,7 @@ from ragkit.errors import (
     ProviderError,
     RagkitError,
     RegistryError,
+    StoreDamagedError,
     StoreError,
     ToolError,
 )
@@ -78,6 +79,7 @@ __all__ = [
     "Retriever",
     "SearchHit",
     "Splitter",
+    "StoreDamagedError",
     "StoreError",
     "StreamEvent",
     "Tool",
