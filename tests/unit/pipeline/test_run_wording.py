@@ -107,3 +107,20 @@ def test_progress_bars_have_units_rate_eta_and_log_lines_go_through_tqdm(monkeyp
     assert re.search(r"embedding: +100%\|.*\| 512/512 \[[0-9:]+<[0-9:]+, +[0-9.?]+ ?chunk/s\]", out), out
     assert "stored" in out and "files" in out
     assert "a warning between bars" in out
+
+
+@pytest.mark.slow
+def test_each_skip_is_printed_once(tmp_path: Path) -> None:
+    import subprocess
+
+    import yaml
+
+    docs = write_tree(tmp_path / "docs", {"a.md": "# A\ntext\n"})
+    (docs / "bad.pdf").write_bytes(b"not a pdf at all")
+    pipe = tmp_path / "p.yaml"
+    pipe.write_text(yaml.safe_dump(make_spec(tmp_path / "index").to_yaml_dict()), encoding="utf-8")
+    out = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "index", str(docs), "-p", str(pipe)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    assert (out.stdout + out.stderr).count("bad.pdf") == 1, (out.stdout, out.stderr)
+    assert "  bad.pdf: corrupt or unreadable PDF" in out.stdout and "pypdf" not in out.stderr
