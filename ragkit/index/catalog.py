@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -176,6 +176,41 @@ class Catalog:
         if names:
             self.con.execute("DELETE FROM chunks WHERE source IN (SELECT unnest(?))", [list(names)])
             self.con.execute("DELETE FROM sources WHERE source IN (SELECT unnest(?))", [list(names)])
+
+    def rename_sources(
+        self, renames: Mapping[str, str], rekey: Callable[[str, dict[str, Any], str], str | None]
+    ) -> list[str]:
+        """Rename sources and their chunks (call inside a transaction). ``rekey(new_source,
+        metadata, text)`` gives a chunk its new id (None when it cannot). A chunk that cannot be
+        re-keyed (no text kept: an older index) keeps its id and sink rows (found under the old
+        name until the file is read again) and its source is marked dirty, so the next run over
+        it re-reads it; those sources are returned."""
+        if not renames:
+            return []
+        olds = list(renames)
+        self.con.execute("CREATE TEMP TABLE IF NOT EXISTS _renames(old VARCHAR, new VARCHAR)")
+        self.con.execute("DELETE FROM _renames")
+        _insert(self.con, "_renames", list(renames.items()))
+        rows = self.con.execute(
+            "SELECT id, source, ordinal, part, start_offset, end_offset, text_hash, tokens, text, meta "
+            "FROM chunks WHERE source IN (SELECT unnest(?))", [olds],
+        ).fetchall()
+        moved, dirty = [], set()
+        for r in rows:
+            new = renames[r[1]]
+            meta = json.loads(r[9]) if r[9] else None
+            cid = rekey(new, meta, r[8]) if meta is not None and r[8] is not None else None
+            if cid is None:
+                dirty.add(new)
+                moved.append((r[0], new, *r[2:10]))
+                continue
+            meta["source"] = new  # type: ignore[index]
+            moved.append((cid, new, *r[2:9], json.dumps(meta)))
+        self.con.execute("DELETE FROM chunks WHERE source IN (SELECT unnest(?))", [olds])
+        _insert(self.con, "chunks", moved)
+        self.con.execute("UPDATE sources SET source = r.new FROM _renames r WHERE sources.source = r.old")
+        self.mark_dirty(sorted(dirty))
+        return sorted(dirty)
 
     def mark_dirty(self, names: Sequence[str]) -> None:
         """Forget the content hash so the next run re-processes these sources."""

@@ -3,9 +3,10 @@
 A source's name is its path relative to the index's *base* directory (posix style), so it is unique
 across roots: the base is fixed when an index is first built from files (the common parent of that
 run's roots: ``ragkit index docs`` names ``docs/a.md`` ``a.md``; ``ragkit index projA projB`` names
-``projA/README.md`` and ``projB/README.md``). A root indexed later outside the base gets names that
-say where it is (``../projB/README.md``), and a root nested in an indexed one finds the same names
-(no file is indexed twice). Include and exclude globs match paths relative to the root and use
+``projA/README.md`` and ``projB/README.md``). A root indexed later outside the base moves the base up
+to the common parent and renames the sources already indexed (``README.md`` becomes
+``projA/README.md`` beside ``projB/README.md``: the names indexing both at once gives), and a root
+nested in an indexed one finds the same names (no file is indexed twice). Include and exclude globs match paths relative to the root and use
 .gitignore syntax (``**/*.md``, ``drafts/``); ``.gitignore`` files under a root
 are respected when ``respect_gitignore`` is on. ``.git`` and the index directory are never indexed.
 """

@@ -44,7 +44,7 @@ from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import IndexSink, SinkRecord
-from ragkit.index.sources import Root, common_base, discover, is_under, make_roots
+from ragkit.index.sources import Root, common_base, discover, is_under, make_roots, source_name
 from ragkit.loaders.assets import AssetTally
 from ragkit.types import Chunk, Document
 
@@ -189,17 +189,50 @@ class _Run:
 
     # ------------------------------------------------------------------ identity and repair
     def _base(self) -> Path:
-        """The directory source names are relative to: fixed by the first run over files."""
+        """The directory source names are relative to: fixed by the first run over files, and
+        moved up when a later run adds a root outside it (see ``_rebase``)."""
         stored = self.catalog.get_meta("base")
-        if stored is not None:
-            return Path(stored)
-        if not self.roots:
+        if stored is None and not self.roots:
             return Path("/")  # not used: in-memory documents carry their own names
-        # an index built before the base was recorded named sources relative to their one root
-        legacy = {r.root for r in self.known.values() if r.root != DOCUMENTS_ROOT}
-        base = Path(legacy.pop()) if len(legacy) == 1 else common_base(self.roots)
-        self.catalog.set_meta("base", str(base))
+        if stored is None:
+            # an index built before the base was recorded named sources relative to their one root
+            legacy = {r.root for r in self.known.values() if r.root != DOCUMENTS_ROOT}
+            base = Path(legacy.pop()) if len(legacy) == 1 else common_base(self.roots)
+            self.catalog.set_meta("base", str(base))
+        else:
+            base = Path(stored)
+        if any(not is_under(r.path, base) for r in self.roots):
+            base = self._rebase(base, common_base([*self.roots, Root(base)]))
         return base
+
+    def _rebase(self, old: Path, new: Path) -> Path:
+        """A root outside the base was added: name every source relative to ``new`` instead
+        (``README.md`` becomes ``projA/README.md`` beside ``projB/README.md``), so names stay
+        unambiguous and are the same as if the roots had been indexed together. Chunks get their
+        new ids in the catalog; reconcile then moves them in every sink from the catalog's texts
+        and the embedding cache (nothing is re-embedded)."""
+        renames = {
+            name: source_name(Path(os.path.normpath(old / name)), new)
+            for name, row in self.known.items() if row.root != DOCUMENTS_ROOT
+        }
+        renames = {a: b for a, b in renames.items() if a != b}
+        self.catalog.begin()
+        try:
+            dirty = self.catalog.rename_sources(renames, _rekey)
+            self.catalog.set_meta("base", str(new))
+            self.catalog.set_meta("sinks_state", "")  # the sinks hold the old ids: reconcile
+            self.catalog.commit()
+        except BaseException:
+            self.catalog.rollback()
+            raise
+        if renames:
+            example = next(iter(renames.items()))
+            log.warning(
+                "a folder outside %s was added: %d source names are now relative to %s (%s -> %s)%s",
+                old, len(renames), new, *example, f"; {len(dirty)} will be re-read" if dirty else "",
+            )
+        self.known = self.catalog.sources()
+        return new
 
     def _check_index_identity(self) -> None:
         emb = self.parts.embedder
@@ -486,6 +519,13 @@ class _Run:
                     f"{what} (an unmounted drive or a moved folder?). Nothing was removed; check the path, or run "
                     "again with --prune to remove them from the index"
                 )
+
+
+def _rekey(source: str, meta: dict[str, Any], text: str) -> str | None:
+    """A renamed chunk's id, from what the catalog keeps (the splitter's part and ordinal)."""
+    if "chunk_index" not in meta:
+        return None
+    return _ids.chunk_id(source, meta.get("page", meta.get("row", "")), meta["chunk_index"], text)
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:
