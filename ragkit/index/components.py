@@ -19,12 +19,12 @@ import shutil
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragkit import registry
 from ragkit.config import PipelineSpec, build_component, component_options, resolve
 from ragkit.embedders.base import Embedder
-from ragkit.errors import ConfigError
+from ragkit.errors import ConfigError, StoreDamagedError
 from ragkit.index.layout import IndexLayout
 from ragkit.index.sinks import IndexSink, StoreSink
 from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ragkit.retrieval.bm25 import BM25Index
 
 RetrieverConf = dict[str, Any]
+T = TypeVar("T")
 log = logging.getLogger(__name__)
 
 
@@ -73,9 +74,15 @@ class Components:
 
             lx = self.spec.lexical
             kept = self.spec.uses_lexical
-            self._lexical = BM25Index(
-                path=self.layout.lexical if kept else None, k1=lx.k1, b=lx.b, stemmer=lx.stemmer, stopwords=lx.stopwords
-            )
+            try:
+                self._lexical = BM25Index(
+                    path=self.layout.lexical if kept else None, k1=lx.k1, b=lx.b, stemmer=lx.stemmer,
+                    stopwords=lx.stopwords,
+                )
+            except (OSError, ValueError) as exc:  # e.g. a file cut in the middle of a character
+                raise StoreDamagedError(
+                    f"the BM25 index at {self.layout.lexical} is damaged ({exc}); {StoreDamagedError.HINT}"
+                ) from None
             if not kept:
                 self._fill_lexical_from_catalog(self._lexical)
         return self._lexical
@@ -127,11 +134,23 @@ class Components:
         if local and self.layout.store.exists():
             shutil.rmtree(self.layout.store)
 
-    def sinks(self) -> list[IndexSink]:
-        """Everything the writer keeps in step with the catalog: the store, and BM25 if kept."""
-        out: list[IndexSink] = [StoreSink(self.store, path=self.layout.store)]
+    def discard_lexical(self) -> None:
+        """Forget the BM25 index and remove its files (a damaged one, rebuilt by the writer)."""
+        self._lexical = None
+        if self.layout.lexical.exists():
+            shutil.rmtree(self.layout.lexical)
+
+    def sinks(self, *, on_damage: Callable[[StoreDamagedError], None] | None = None) -> list[IndexSink]:
+        """Everything the writer keeps in step with the catalog: the store, and BM25 if kept.
+
+        ``on_damage``: a sink whose files are damaged is reported to it, then discarded and opened
+        empty (the writer refills it from the catalog); without it the error is raised."""
+        out: list[IndexSink] = [
+            StoreSink(_open(lambda: self.store, lambda: self.discard_store(self.spec.store.type), on_damage),
+                      path=self.layout.store)
+        ]
         if self.spec.uses_lexical:
-            out.append(self.lexical)
+            out.append(_open(lambda: self.lexical, self.discard_lexical, on_damage))
         return out
 
     def sink_dirs(self) -> list[Path] | None:
@@ -204,6 +223,17 @@ class Components:
             self._lexical.close()
             self._lexical = None
         self._retrievers.clear()
+
+
+def _open(make: Callable[[], T], discard: Callable[[], None], on_damage: Callable[[StoreDamagedError], None] | None) -> T:
+    try:
+        return make()
+    except StoreDamagedError as exc:
+        if on_damage is None:
+            raise
+        on_damage(exc)
+        discard()
+        return make()
 
 
 def _find(conf: Mapping[str, Any], kind: str) -> RetrieverConf | None:

@@ -418,14 +418,12 @@ class _Run:
 
     def _sinks(self) -> list[IndexSink]:
         if not self.sinks:
-            try:
-                self.sinks = self.parts.sinks()
-            except StoreDamagedError as exc:
-                log.warning("%s; rebuilding it from the catalog and the embedding cache", str(exc).split("; ")[0])
-                self.parts.discard_store(self.pipe.spec.store.type)
-                self.sinks = self.parts.sinks()
-                self.report.store_rebuilt = True
+            self.sinks = self.parts.sinks(on_damage=self._damaged)
         return self.sinks
+
+    def _damaged(self, exc: StoreDamagedError) -> None:
+        log.warning("%s; rebuilding it from the catalog and the embedding cache", str(exc).split("; ")[0])
+        self.report.store_rebuilt = True
 
     def _vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
         emb = self.parts.embedder

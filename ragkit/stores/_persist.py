@@ -41,7 +41,7 @@ def read_manifest(path: Path | None, *, store: str, dimension: int) -> dict[str,
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise StoreDamagedError(f"the {store} store at {path} is damaged (cannot read {MANIFEST}: {exc}); {REBUILD_HINT}") from None
+        raise StoreDamagedError(f"the {store} store at {path} is damaged (cannot read {MANIFEST}: {exc}); {StoreDamagedError.HINT}") from None
     if manifest.get("store") != store:
         raise StoreError(
             f"{path} holds a '{manifest.get('store')}' store, not a '{store}' store; "
@@ -112,13 +112,6 @@ def npy_writer(arr: np.ndarray) -> Writer:
     return write
 
 
-#: how the message of a damaged store ends (the fix)
-REBUILD_HINT = (
-    "run `ragkit index` on the index's folders to rebuild the store from the catalog and the "
-    "embedding cache (nothing is re-embedded)"
-)
-
-
 @contextmanager
 def damage_guard(path: Path, *, store: str) -> Iterator[None]:
     """Turn a missing, truncated or unreadable saved file into ``StoreDamagedError`` naming it."""
@@ -135,7 +128,7 @@ def damage_guard(path: Path, *, store: str) -> Iterator[None]:
             what = f"{Path(unreadable.group(1)).name} is truncated or corrupt"
         else:
             what = f"cannot read its files: {text.splitlines()[0][:200] if text else type(exc).__name__}"
-        raise StoreDamagedError(f"the {store} store at {path} is damaged ({what}); {REBUILD_HINT}") from None
+        raise StoreDamagedError(f"the {store} store at {path} is damaged ({what}); {StoreDamagedError.HINT}") from None
 
 
 def load_json(path: Path, manifest: Mapping[str, Any], name: str) -> Any:

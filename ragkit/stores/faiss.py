@@ -336,13 +336,13 @@ class FaissStore:
         if "index" in manifest["files"]:
             self._index = self._faiss.read_index(str(path / manifest["files"]["index"]))
         elif not self.options.is_ivf:
-            raise StoreDamagedError(f"the faiss store at {path} is damaged (no index file); {_persist.REBUILD_HINT}")
+            raise StoreDamagedError(f"the faiss store at {path} is damaged (no index file); {StoreDamagedError.HINT}")
         self._nlist = int(manifest.get("nlist", 0))
         self._trained_on = int(manifest.get("trained_on", 0))
         held = self._raw.shape[0] if self.options.is_ivf else int(self._index.ntotal)
         if held != len(self._ids) or len(self._meta) != len(self._ids):
             raise StoreDamagedError(f"the faiss store at {path} is damaged ({held} vectors, {len(self._ids)} "
-                                    f"labels); {_persist.REBUILD_HINT}")
+                                    f"labels); {StoreDamagedError.HINT}")
 
     def close(self) -> None:
         with self._lock.write():

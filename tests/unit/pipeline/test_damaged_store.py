@@ -67,3 +67,23 @@ def test_a_damaged_store_is_reported_and_rebuilt_without_embedding(
     assert ok.exit_code == 0 and "verify: ok" in ok.output, ok.output
     hits = runner.invoke(cli, ["search", "ferry Tuesdays", "--index", str(index), "--json"], catch_exceptions=False)
     assert json.loads(hits.stdout)[0]["source"] == "notes/gamma.txt"
+
+
+def test_a_damaged_bm25_index_is_reported_and_rebuilt(tmp_path: Path) -> None:
+    docs = write_tree(tmp_path / "docs")
+    index = tmp_path / "index"
+    pipe = tmp_path / "p.yaml"
+    pipe.write_text(yaml.safe_dump(make_spec(index, retriever={"type": "hybrid"}).to_yaml_dict()), encoding="utf-8")
+    runner = CliRunner()
+    assert runner.invoke(cli, ["index", str(docs), "-p", str(pipe)], catch_exceptions=False).exit_code == 0
+    [bm25] = (index / "bm25").glob("*.jsonl")
+    bm25.write_bytes(bm25.read_bytes()[: bm25.stat().st_size // 2])  # cut in the middle of a row
+    found = runner.invoke(cli, ["search", "ferry", "--index", str(index)])
+    assert found.exit_code == 1 and "the BM25 index" in found.output and "is damaged (line" in found.output
+    again = runner.invoke(cli, ["index", str(docs), "--index", str(index), "--json"], catch_exceptions=False)
+    report = json.loads(again.stdout)
+    assert report["texts_embedded"] == 0 and report["store_rebuilt"] is True
+    assert report["chunks_restored"] == report["chunks_total"]
+    hits = runner.invoke(cli, ["search", "ferry Tuesdays", "--retriever", "bm25", "--index", str(index), "--json"],
+                         catch_exceptions=False)
+    assert json.loads(hits.stdout)[0]["source"] == "notes/gamma.txt"
