@@ -42,6 +42,10 @@ def resolve_spec(pipeline: str | Path | None, index: str | Path | None) -> tuple
     return spec, index_dir
 
 
+def _describe(store: Any) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in {"type": store.type, **store.options}.items())
+
+
 class KnowledgeBase:
     def __init__(self, spec: PipelineSpec, index_dir: str | Path | None = None) -> None:
         self.spec = spec
@@ -55,6 +59,17 @@ class KnowledgeBase:
     @classmethod
     def open(cls, *, pipeline: str | Path | None = None, index: str | Path | None = None) -> KnowledgeBase:
         spec, index_dir = resolve_spec(pipeline, index)
+        saved = IndexLayout(index_dir).pipeline_file
+        if pipeline is not None and saved.is_file():
+            built = load_pipeline(saved, saved=True).store
+            if built != spec.store:
+                # the store is what the index was built as; `ragkit index` rebuilds it as the file says
+                log.warning(
+                    "the index at %s was built with store %s; %s asks for %s: searching the store as built "
+                    "(run `ragkit index --pipeline %s` to rebuild it from the embedding cache)",
+                    index_dir, _describe(built), pipeline, _describe(spec.store), pipeline,
+                )
+                spec = spec.model_copy(update={"store": built})
         kb = cls(spec, index_dir)
         if not kb.layout.exists():
             raise RagkitError(

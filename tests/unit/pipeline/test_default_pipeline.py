@@ -136,3 +136,19 @@ def test_an_index_saved_before_the_full_pipeline_keeps_the_settings_it_was_built
     assert spec.to_saved_dict()["store"] == {"type": "faiss"}  # rewritten in full by the next run
     (index / "pipeline.yaml").write_text("{}\n", encoding="utf-8")
     assert resolve_spec(None, index)[0].retriever.type == "dense"
+
+
+def test_search_with_a_pipeline_naming_another_store_reads_the_store_as_built(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    docs = write_tree(tmp_path / "docs")
+    index = tmp_path / "index"
+    IndexingPipeline(make_spec(index, store="faiss")).index_paths([docs])  # FAISS's own default: hnsw
+    flat = tmp_path / "flat.yaml"
+    flat.write_text(yaml.safe_dump({**make_spec(index).to_yaml_dict(), "store": {"type": "faiss", "index": "flat"}}),
+                    encoding="utf-8")
+    with caplog.at_level(logging.WARNING), KnowledgeBase.open(pipeline=flat) as kb:
+        assert kb.search("ferry Tuesdays", k=1)[0].source == "notes/gamma.txt"
+    assert any("searching the store as built" in r.getMessage() for r in caplog.records)
