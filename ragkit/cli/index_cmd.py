@@ -136,9 +136,7 @@ def _print_status(info: dict[str, Any]) -> None:
         pid = info["running"].get("pid")
         click.echo(f"an index run is in progress ({f'pid {pid}' if pid else 'pid unknown'}); "
                    "search works meanwhile, counts are shown when it ends")
-    if t is None:
-        click.echo(f"catalog: {info.get('catalog', 'unavailable')}")
-    else:
+    if t is not None:
         click.echo(f"sources: {t['sources']} indexed, {t['skipped']} skipped; chunks: {t['chunks']} "
                    f"({t['chunk_tokens']:,} tokens)")
     last = info.get("last_run")

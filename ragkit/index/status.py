@@ -46,7 +46,6 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         if not running:
             raise
         kb.close()
-        info["catalog"] = "in use by the index run; counts are shown when it ends"
         if verify:
             info["verify"] = {"ok": False, "busy": True, "damaged": None}
         return info

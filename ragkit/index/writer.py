@@ -440,7 +440,8 @@ class _Run:
         # longest first, so each slice pads little; every slice is committed to the cache (before
         # the store changes) as soon as it is embedded, so an interrupted run loses at most one
         order = sorted(todo, key=lambda h: -len(todo[h]))
-        self.pipe.progress("embed_total", len(order))
+        if order:
+            self.pipe.progress("embed_total", len(order))
         for i in range(0, len(order), EMBED_SLICE):
             part = order[i : i + EMBED_SLICE]
             fresh = dict(zip(part, emb.embed_documents([todo[h] for h in part]), strict=True))
