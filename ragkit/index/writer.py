@@ -516,7 +516,7 @@ class _Run:
                 raise RagkitError(
                     f"refusing to remove {len(lost)} of the {len(names)} sources indexed from {folder}: the folder "
                     f"{what} (an unmounted drive or a moved folder?). Nothing was removed; check the path, or run "
-                    "again with --prune to remove them from the index"
+                    "again with --prune (index_paths(..., prune=True) in Python) to remove them from the index"
                 )
 
 
