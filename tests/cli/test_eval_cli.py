@@ -52,7 +52,9 @@ def test_eval_compares_retrievers_and_writes_outputs(tmp_path: Path, dataset: Pa
             "--index-root", str(tmp_path / "eval-idx"), "--per-query", str(per_query), "--results", str(results), "--json"]
     res = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    report = json.loads(res.stdout)
+    out = json.loads(res.stdout)
+    assert [d["dataset"] for d in out["datasets"]] == ["tiny"]
+    report = out["datasets"][0]
     by_name = {r["retriever"]: r for r in report["results"]}
     assert set(by_name) == {"dense", "bm25", "hybrid"}
     assert report["num_queries"] == 3  # q4 has no judgments
