@@ -11,14 +11,14 @@ from typing import Any
 
 import yaml
 
+from ragkit import registry
 from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.errors import ConfigError
-from ragkit.evaluation.multi import LABEL_SEP
 from ragkit.evaluation.beir import BeirDataset, load_beir
+from ragkit.evaluation.multi import LABEL_SEP
 from ragkit.evaluation.runner import EvalReport, run_retrieval_eval
 from ragkit.knowledge import KnowledgeBase
 from ragkit.pipeline import IndexingPipeline
-from ragkit import registry
 from ragkit.registry import did_you_mean
 from ragkit.stores.filters import Filter
 from ragkit.types import Document, SearchHit
