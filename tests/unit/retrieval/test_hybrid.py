@@ -7,8 +7,9 @@ import pytest
 from ragkit.errors import ConfigError
 from ragkit.registry import retrievers
 from ragkit.retrieval.base import Retriever
-from ragkit.retrieval.fusion import convex_combination, reciprocal_rank_fusion
+from ragkit.retrieval.fusion import boost_matches, convex_combination, reciprocal_rank_fusion
 from ragkit.retrieval.hybrid import HybridRetriever
+from ragkit.types import SearchHit
 
 from .helpers import RecordingRetriever, bm25_retriever, corpus_hits, dense_retriever
 
@@ -58,7 +59,41 @@ def test_candidates_and_filter_are_passed_to_both_retrievers() -> None:
     assert dense.calls[-1][1] == 40  # never fewer candidates than k
 
 
-@pytest.mark.parametrize("fusion", ["rrf", "minmax", "zscore"])
+def test_weighted_rrf() -> None:
+    hybrid, dense, lexical = make("rrf", weight=0.7)
+    want = reciprocal_rank_fusion([dense.hits, lexical.hits], k=60, weights=[1.4, 0.6])
+    assert [h.id for h in hybrid.retrieve("q", k=4)] == [h.id for h in want]
+
+
+def test_adaptive_weights_follow_the_bm25_score_gap() -> None:
+    # lexical scores 1.0, 0.9, 0.8: confidence 1 - 0.9/1.0 = 0.1, lexical share 0.5 * 0.1
+    hybrid, dense, lexical = make("adaptive")
+    want = convex_combination([dense.hits, lexical.hits], weights=[0.95, 0.05], normalization="dbsf")
+    got = hybrid.retrieve("q", k=4)
+    assert [(h.id, h.score) for h in got] == [(h.id, pytest.approx(h.score)) for h in want]
+    # a tied BM25 top means no confidence: the dense order
+    tied = RecordingRetriever([SearchHit(id=h.id, score=2.0, metadata=h.metadata) for h in lexical.hits])
+    flat = HybridRetriever(dense=dense, lexical=tied, fusion="adaptive")  # type: ignore[arg-type]
+    assert [h.id for h in flat.retrieve("q", k=3)] == ["a1", "b1", "c1"]
+
+
+def test_dense_first_boosts_rare_term_matches_only() -> None:
+    lexical = bm25_retriever()
+    dense = RecordingRetriever(corpus_hits("b1", "a1", "b2", "c1"))
+    hybrid = HybridRetriever(dense=dense, lexical=lexical, fusion="dense-first", rare_df=0.2, boost=0.5)
+    # "python" is in 2 of 5 documents (not rare at 0.2), "snake" in 1: b2 is boosted
+    rare = lexical.rare_term_hits("python snake", max_df=0.2, k=100)
+    assert [(h.id, h.score) for h in rare] == [("b2", 1.0)]
+    got = hybrid.retrieve("python snake", k=4)
+    assert [h.id for h in got] == [h.id for h in boost_matches(dense.hits, rare, boost=0.5)]
+    assert got[0].id == "b2"
+    # no rare term in the query: exactly the dense order
+    assert [h.id for h in hybrid.retrieve("python", k=4)] == ["b1", "a1", "b2", "c1"]
+    with pytest.raises(ConfigError, match="rare_term_hits"):
+        HybridRetriever(dense=dense, lexical=RecordingRetriever([]), fusion="dense-first")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("fusion", ["rrf", "minmax", "zscore", "dbsf", "adaptive", "dense-first"])
 def test_real_dense_and_bm25_with_filters(fusion: str) -> None:
     hybrid = HybridRetriever(dense=dense_retriever(), lexical=bm25_retriever(), fusion=fusion)
     hits = hybrid.retrieve("python", k=5, filter={"source": {"$in": ["animals/snake.md", "food/bake.txt"]}})
@@ -74,6 +109,8 @@ def test_real_dense_and_bm25_with_filters(fusion: str) -> None:
         ({"weight": 1.5}, "between 0 and 1"),
         ({"rrf_k": -1}, "rrf_k must be non-negative"),
         ({"candidates": 0}, "candidates must be an integer of at least 1"),
+        ({"rare_df": 0}, "rare_df"),
+        ({"boost": -0.1}, "boost must be non-negative"),
     ],
 )
 def test_validation(kwargs: dict[str, object], message: str) -> None:
