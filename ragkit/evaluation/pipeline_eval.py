@@ -46,7 +46,8 @@ class DocumentRetriever:
 
 def parse_retriever(text: str) -> tuple[str, dict[str, Any]]:
     """``NAME`` or ``NAME:key=value,key=value`` (values read as YAML scalars), e.g.
-    ``hybrid:fusion=rrf,weight=0.7``; the options override the pipeline's for that name."""
+    ``hybrid:fusion=rrf,weight=0.7``. Without options the retriever is configured as the pipeline
+    says; with options, by exactly those (the rest at the retriever's defaults)."""
     name, _, rest = text.partition(":")
     name = name.strip()
     if name not in registry.retrievers:
@@ -68,9 +69,8 @@ def build_named_retriever(kb: KnowledgeBase, text: str) -> Any:
         return kb.retriever(name)
     if name in ("dense", "bm25"):
         raise ConfigError(f"-r {text}: the {name} retriever takes no options")
-    merged = {**(kb.spec.retriever.options if kb.spec.retriever.type == name else {}), **opts}
     try:
-        return registry.retrievers.get(name)(dense=kb.retriever("dense"), lexical=kb.retriever("bm25"), **merged)
+        return registry.retrievers.get(name)(dense=kb.retriever("dense"), lexical=kb.retriever("bm25"), **opts)
     except TypeError as exc:
         raise ConfigError(f"-r {text}: invalid options for '{name}': {exc}") from None
 
