@@ -8,8 +8,15 @@ per dataset: p50 and p95 per retriever, and for each hybrid the check `p50 - den
 (PASS/FAIL), with the machine's load average and the torch thread count. Exit status 1 when a
 check fails.
 
+What made hybrid latency uneven under load (issue 16: 500 ms against 96 ms on a loaded machine):
+(1) `ragkit eval` ran all queries with one retriever, then the next, so each retriever met
+different load; it now interleaves them. (2) The query embedding ran on torch's default two
+intra-op threads: on an oversubscribed 2-core machine every operator waits at a barrier for its
+slowest thread (load average 11: dense p50 426 ms, p95 1,524 ms; with one thread 38 / 55 ms).
+The sentence-transformers embedder now encodes queries on one thread. BM25 itself costs ~1 ms.
+
   python benchmarks/eval_latency.py -d ../shared/datasets/msmarco-5k -d ../shared/datasets/dbpedia-5k-dev
-  python benchmarks/eval_latency.py -d DIR -r hybrid -r hybrid:fusion=rrf --torch-threads 2
+  python benchmarks/eval_latency.py -d DIR -r hybrid -r hybrid:fusion=rrf
 """
 
 from __future__ import annotations
@@ -37,8 +44,6 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                     help="hybrid retrievers to check, `ragkit eval -r` syntax (default: the pipeline's)")
     ap.add_argument("--index-root", default=str(REPO / ".ragkit" / "eval"))
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--torch-threads", type=int, default=None,
-                    help="torch.set_num_threads before measuring (default: torch's own choice)")
     ap.add_argument("--json", dest="json_out", default=None, help="also write the figures to this file")
     return ap.parse_args(argv)
 
@@ -87,8 +92,6 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     import torch
 
-    if args.torch_threads:
-        torch.set_num_threads(args.torch_threads)
     results = [measure(args, d) for d in args.dataset]
     ok = True
     print(f"torch threads {torch.get_num_threads()}, load average {os.getloadavg()[0]:.1f} "
