@@ -17,6 +17,8 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   the documents (names, codes, numbers), in proportion to how many of them they contain. A query
   without rare terms gets exactly the dense ranking, and BM25 is not searched in full: the
   lexical retriever must offer ``rare_term_hits`` (``BM25Retriever`` does). ``weight`` is unused.
+  The default: the only fusion measured at least as good as dense on both shared datasets
+  (msmarco-5k, dbpedia-5k-dev) and better on average (README, "Retrieval quality").
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class HybridRetriever:
         *,
         dense: Retriever,
         lexical: Retriever,
-        fusion: str = "rrf",
+        fusion: str = "dense-first",
         rrf_k: float = 60,
         weight: float = 0.5,
         candidates: int = 100,
@@ -65,17 +67,17 @@ class HybridRetriever:
             raise ConfigError(f"rare_df (a fraction of the documents) must be in (0, 1] (got {rare_df})")
         if boost < 0:
             raise ConfigError(f"boost must be non-negative (got {boost})")
-        if fusion == "dense-first" and not callable(getattr(lexical, "rare_term_hits", None)):
-            raise ConfigError(
-                f"fusion 'dense-first' needs a lexical retriever with rare_term_hits (BM25); "
-                f"got {type(lexical).__name__}"
-            )
         self.dense = dense
         self.lexical = lexical
         self.fusion = fusion
         self.rrf_k = rrf_k
         self.weight = float(weight)
         self.candidates = check_k(candidates, name="candidates")
+        if fusion == "dense-first" and not callable(getattr(lexical, "rare_term_hits", None)):
+            raise ConfigError(
+                f"fusion 'dense-first' (the default) needs a lexical retriever with rare_term_hits "
+                f"(BM25), got {type(lexical).__name__}; choose another fusion: {', '.join(FUSIONS[:-1])}"
+            )
         self.rare_df = float(rare_df)
         self.boost = float(boost)
 

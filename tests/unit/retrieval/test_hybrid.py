@@ -27,6 +27,11 @@ def test_registered_and_conforms() -> None:
     assert isinstance(make()[0], Retriever)
 
 
+def test_default_fusion_is_dense_first() -> None:
+    hybrid = HybridRetriever(dense=dense_retriever(), lexical=bm25_retriever())
+    assert hybrid.params["fusion"] == "dense-first"
+
+
 def test_rrf_default_is_plain_rrf() -> None:
     hybrid, dense, lexical = make()
     got = hybrid.retrieve("q", k=4)
