@@ -121,3 +121,17 @@ def test_real_dense_and_bm25_with_filters(fusion: str) -> None:
 def test_validation(kwargs: dict[str, object], message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         HybridRetriever(dense=RecordingRetriever([]), lexical=RecordingRetriever([]), **kwargs)  # type: ignore[arg-type]
+
+
+def test_rare_term_hits_count_rare_terms_and_respect_filters() -> None:
+    lexical = bm25_retriever()
+    # "fox" (stemmed) is in a1 and a2, "python" in b1 and b2, "bread" in c1 only
+    both = lexical.rare_term_hits("fox bread python", max_df=0.4, k=10)
+    assert {h.id: h.score for h in both} == {"a1": pytest.approx(1 / 3), "a2": pytest.approx(1 / 3),
+                                             "b1": pytest.approx(1 / 3), "b2": pytest.approx(1 / 3),
+                                             "c1": pytest.approx(1 / 3)}
+    assert [h.id for h in lexical.rare_term_hits("fox bread python", max_df=0.2, k=10)] == ["c1"]
+    flt = {"source": {"$glob": "animals/*"}}
+    assert {h.id for h in lexical.rare_term_hits("fox bread python", max_df=0.4, k=10, filter=flt)} == {
+        "a1", "a2", "b2"}
+    assert lexical.rare_term_hits("the and", max_df=1.0, k=10) == []  # stopwords only
