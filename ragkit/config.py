@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
+from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
@@ -46,6 +47,12 @@ class SourcesSpec(_Strict):
     respect_gitignore: bool = True
     max_file_size_mb: float = Field(default=50.0, gt=0)
     follow_symlinks: bool = True
+    #: asset extensions (images, SVG, CSS, ...) indexed anyway: those mapped under ``loaders:``
+    _asset_opt_ins: frozenset[str] = PrivateAttr(default=frozenset())
+
+    @property
+    def asset_opt_ins(self) -> frozenset[str]:
+        return self._asset_opt_ins
 
 
 class SplitterSpec(ComponentSpec):
@@ -100,6 +107,10 @@ class PipelineSpec(_Strict):
     origin: str = Field(default="<defaults>", exclude=True)
     #: the YAML as written, before ${VAR} interpolation (so secrets are never saved resolved)
     _raw: dict[str, Any] | None = PrivateAttr(default=None)
+
+    def model_post_init(self, context: Any, /) -> None:
+        # an extension mapped to a loader is indexed even when it is an asset type (opt-in)
+        self.sources._asset_opt_ins = frozenset(self.loader_overrides())
 
     def loader_overrides(self) -> dict[str, ComponentSpec]:
         out: dict[str, ComponentSpec] = {}
@@ -167,7 +178,8 @@ def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any
         p = Path(path)
         origin = str(p)
         if not p.is_file():
-            raise ConfigError(f"pipeline file not found: {p}; pass an existing YAML file with --pipeline")
+            what = "is a directory, not a YAML file" if p.is_dir() else f"no such file: {p.absolute()}"
+            raise ConfigError(f"pipeline file not found: {p} ({what}); check the path and the file name")
         try:
             data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
         except yaml.YAMLError as exc:
@@ -249,7 +261,8 @@ PIPELINE_OPTIONS = {"retriever": {"top_k"}}
 
 
 def check_components(spec: PipelineSpec) -> None:
-    """Resolve every ``type:`` and check each option against the component's signature.
+    """Resolve every ``type:`` and check each option against the component's signature, and its
+    value against what the component accepts (:mod:`ragkit.option_values`).
 
     Importing the component's module is cheap (heavy libraries load on first use)."""
     for section, (reg, kind) in _SECTIONS.items():
@@ -257,6 +270,9 @@ def check_components(spec: PipelineSpec) -> None:
         cls = resolve(reg, comp.type, f"{section}.type", spec.origin)
         opts = component_options(spec, section)
         check_options(cls, opts, section=section, kind=kind, name=comp.type, origin=spec.origin)
+        check_option_values(
+            cls, opts, section=section, name=comp.type, origin=spec.origin, dry_build=section in DRY_BUILD_SECTIONS
+        )
     for ext, comp in spec.loader_overrides().items():
         cls = resolve(registry.loaders, comp.type, f"loaders.{ext}", spec.origin)
         check_options(cls, comp.options, section=f"loaders.{ext}", kind="loader", name=comp.type, origin=spec.origin)

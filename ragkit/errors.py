@@ -36,6 +36,11 @@ class EmbeddingError(RagkitError):
     """An embedder could not be loaded or failed to embed."""
 
 
+class ModelNotFoundError(EmbeddingError, ConfigError):
+    """The configured model is neither a local directory nor an installed model package: a
+    configuration error (exit 2) whose message gives the pip package or asks for a local path."""
+
+
 class StoreError(RagkitError):
     """A vector store operation failed or was asked for something it cannot do."""
 
@@ -78,6 +83,7 @@ __all__ = [
     "IndexLockedError",
     "LoaderError",
     "MissingDependencyError",
+    "ModelNotFoundError",
     "ProviderError",
     "RagkitError",
     "RegistryError",

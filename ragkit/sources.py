@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ragkit.config import SourcesSpec
 from ragkit.errors import ConfigError
+from ragkit.loaders.assets import skip_assets
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,11 @@ def make_roots(paths: Sequence[str | Path]) -> list[Root]:
 
 
 def discover(roots: Sequence[Root], spec: SourcesSpec, *, skip_dirs: Sequence[Path] = ()) -> Iterator[SourceFile]:
+    """The files to index; assets (images, SVG, CSS, ...) are left out in one summary line."""
+    return skip_assets(_discover(roots, spec, skip_dirs), spec.asset_opt_ins)
+
+
+def _discover(roots: Sequence[Root], spec: SourcesSpec, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:
     import pathspec
 
     include = pathspec.GitIgnoreSpec.from_lines(spec.include)

@@ -1,4 +1,5 @@
-"""``configs/bench.yaml``: named backends and profiles (dataset size, query counts, concurrency).
+"""``configs/bench.yaml`` (a copy ships in the package as ``ragkit/_data/bench.yaml``, used
+outside the repository): named backends and profiles (dataset size, query counts, concurrency).
 
 A *backend* is a store type plus its options, an optional query-parameter sweep (a dotted key into
 the options, e.g. ``search.ef_search``, and its values), an optional server the bench starts
@@ -23,6 +24,22 @@ PROFILE_KEYS = frozenset(
     {"dataset", "backends", "overrides", "batch_size", "warmup", "concurrency", "filtered_queries", "k"}
 )
 DEFAULT_CONFIG = Path("configs/bench.yaml")
+#: the copy shipped in the package; used when there is no ``configs/bench.yaml`` in the current directory
+PACKAGED_CONFIG = Path(__file__).resolve().parents[1] / "_data" / "bench.yaml"
+
+
+def config_path(path: Path | str | None) -> Path:
+    """The bench config in effect: ``path`` when given (it must exist), else ``configs/bench.yaml``
+    in the current directory, else the packaged copy."""
+    if path is not None:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(
+                f"bench config {p} does not exist; pass an existing YAML file with --config, or leave "
+                "--config out to use the built-in profiles (default, quick, msmarco)"
+            )
+        return p
+    return DEFAULT_CONFIG if DEFAULT_CONFIG.is_file() else PACKAGED_CONFIG
 
 
 @dataclass(frozen=True)
@@ -65,9 +82,7 @@ def load_profile(
     """Read the YAML, pick ``profile``, keep only ``backends`` (names) when given."""
     import yaml
 
-    p = Path(path) if path is not None else DEFAULT_CONFIG
-    if not p.is_file():
-        raise ConfigError(f"bench config {p} not found; pass --config configs/bench.yaml")
+    p = config_path(path)
     raw = yaml.safe_load(p.read_text()) or {}
     all_backends = raw.get("backends") or {}
     profiles = raw.get("profiles") or {}

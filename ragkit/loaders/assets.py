@@ -1,0 +1,111 @@
+"""Which files are assets (images, fonts, SVG, CSS, JS, archives, media, binaries), not documents.
+
+Discovery leaves assets out by default: their "text" (base64, SVG path data, minified code) only
+makes junk chunks that cost embedding time and crowd real passages out of results. Each run
+reports them in one summary line instead of one warning per file. Mapping an asset extension to a
+loader under ``loaders:`` in the pipeline opts that extension back in::
+
+    loaders:
+      .svg: unstructured
+"""
+
+from __future__ import annotations
+
+import logging
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Protocol, TypeVar
+
+log = logging.getLogger(__name__)
+
+_KINDS: dict[str, tuple[str, ...]] = {
+    "image": (".png", ".jpg", ".jpeg", ".gif", ".bmp", ".tif", ".tiff", ".webp", ".ico", ".icns",
+              ".heic", ".heif", ".avif", ".psd", ".xcf", ".cr2", ".nef", ".svg", ".svgz",
+              ".eps", ".ai", ".drawio"),
+    "font": (".woff", ".woff2", ".ttf", ".otf", ".eot", ".pfb", ".pfm"),
+    "web asset": (".css", ".scss", ".sass", ".less", ".js", ".mjs", ".cjs", ".map", ".wasm"),
+    "archive": (".zip", ".tar", ".gz", ".tgz", ".bz2", ".xz", ".zst", ".7z", ".rar", ".jar",
+                ".war", ".whl", ".egg", ".deb", ".rpm", ".dmg", ".iso", ".apk"),
+    "media": (".mp3", ".mp4", ".m4a", ".m4v", ".wav", ".flac", ".ogg", ".oga", ".opus", ".aac",
+              ".avi", ".mov", ".mkv", ".webm", ".wmv", ".flv", ".mpg", ".mpeg"),
+    "binary": (".exe", ".dll", ".so", ".dylib", ".bin", ".o", ".a", ".lib", ".obj", ".class",
+               ".pyc", ".pyo", ".pyd", ".db", ".sqlite", ".sqlite3", ".duckdb", ".parquet",
+               ".npy", ".npz", ".pkl", ".pickle", ".onnx", ".pt", ".safetensors", ".faiss"),
+}
+
+#: extension (lower case, with the dot) -> kind of asset; files with these are not indexed by default
+ASSET_EXTENSIONS: dict[str, str] = {ext: kind for kind, exts in _KINDS.items() for ext in exts}
+
+#: how many extensions the summary line names before "…"
+_SUMMARY_EXTS = 6
+
+
+def normalize_extension(ext: str) -> str:
+    """``"SVG"``, ``".svg"`` -> ``".svg"``."""
+    ext = ext.strip().lower()
+    return ext if ext.startswith(".") else f".{ext}"
+
+
+def is_asset(path: str | Path, opted_in: Iterable[str] = ()) -> bool:
+    """Whether ``path`` is an asset that is not indexed (its extension was not opted in)."""
+    ext = Path(path).suffix.lower()
+    if ext not in ASSET_EXTENSIONS:
+        return False
+    return ext not in {normalize_extension(e) for e in opted_in}
+
+
+class AssetTally:
+    """Counts the asset files one discovery pass left out, for a single summary line."""
+
+    def __init__(self) -> None:
+        self.by_extension: Counter[str] = Counter()
+
+    def add(self, path: str | Path) -> None:
+        self.by_extension[Path(path).suffix.lower()] += 1
+
+    @property
+    def total(self) -> int:
+        return sum(self.by_extension.values())
+
+    def summary(self) -> str | None:
+        """``skipped 239 asset files (.png 183, .svg 56); opt in with ...``, or None when none."""
+        if not self.by_extension:
+            return None
+        ranked = sorted(self.by_extension.items(), key=lambda kv: (-kv[1], kv[0]))
+        parts = [f"{ext} {n}" for ext, n in ranked[:_SUMMARY_EXTS]]
+        if len(ranked) > _SUMMARY_EXTS:
+            parts.append("…")
+        example = ".svg" if ".svg" in self.by_extension else ranked[0][0]
+        noun = "file" if self.total == 1 else "files"
+        return (
+            f"skipped {self.total} asset {noun} ({', '.join(parts)}): images, fonts, SVG, CSS/JS, "
+            f"archives and binaries are not indexed by default; opt in per extension under loaders: "
+            f"in the pipeline, e.g. loaders: {{{example}: unstructured}}"
+        )
+
+
+class _HasPath(Protocol):
+    @property
+    def path(self) -> Path: ...
+
+
+F = TypeVar("F", bound=_HasPath)
+
+
+def skip_assets(files: Iterable[F], opted_in: Iterable[str] = ()) -> Iterator[F]:
+    """Pass through the discovered files that are not assets; when the pass is over, log one
+    line summarizing the assets left out (nothing when there were none)."""
+    allowed = frozenset(normalize_extension(e) for e in opted_in)
+    tally = AssetTally()
+    for f in files:
+        if is_asset(f.path, allowed):
+            tally.add(f.path)
+            continue
+        yield f
+    summary = tally.summary()
+    if summary:
+        log.warning("%s", summary)
+
+
+__all__ = ["ASSET_EXTENSIONS", "AssetTally", "is_asset", "normalize_extension", "skip_assets"]
