@@ -142,7 +142,7 @@ class TurnRun:
         self.state.records.save_trace(
             self.id, session_id=self.turn.session_id, model=self.turn.model, status=status,
             duration=time.perf_counter() - self._t0,
-            data={"input": self.question, "options": self.turn.options.__dict__, **data},
+            data={"input": self.question, "options": self.turn.options.__dict__, "worker": os.getpid(), **data},
         )
 
     def close(self) -> None:
