@@ -25,6 +25,15 @@ def _provider_option(values: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
+def _missing(exc: ImportError, what: str) -> Exception:
+    from ragkit.errors import MissingDependencyError
+
+    name = (exc.name or "").split(".")[0]
+    if not name or name == "ragkit":
+        return exc
+    return MissingDependencyError(name, "server", what)
+
+
 def _index_dir(index_dir: str | None, pipeline: str | None) -> str:
     if index_dir is not None:
         return index_dir
@@ -82,9 +91,7 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
         from ragkit.server.settings import ENV, ServerSettings, is_loopback
         from ragkit.sessions.db import Database
     except ImportError as exc:
-        from ragkit.errors import MissingDependencyError
-
-        raise MissingDependencyError(exc.name or "fastapi", "server", "ragkit serve") from exc
+        raise _missing(exc, "ragkit serve") from exc
 
     settings = ServerSettings(
         index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model,
@@ -142,9 +149,7 @@ def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, 
         from ragkit.mcp import build_server
         from ragkit.server.settings import is_loopback
     except ImportError as exc:
-        from ragkit.errors import MissingDependencyError
-
-        raise MissingDependencyError(exc.name or "mcp", "server", "ragkit mcp") from exc
+        raise _missing(exc, "ragkit mcp") from exc
     if transport == "http" and not is_loopback(host):
         raise ConfigError(f"refusing to serve MCP on {host}: it has no authentication; bind 127.0.0.1")
     server = build_server(index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model)

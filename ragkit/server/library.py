@@ -75,17 +75,30 @@ class Library:
             return kb
         return _ScopedKB(kb, filter or {}, kind)
 
-    def documents(self) -> list[dict[str, Any]]:
+    def _sources(self) -> dict[str, Any]:
         from ragkit.catalog import Catalog
 
         catalog = Catalog(self.index_dir / "catalog.duckdb", read_only=True)
         try:
-            rows = catalog.sources()
+            return catalog.sources()
         finally:
             catalog.close()
+
+    def documents(self) -> list[dict[str, Any]]:
+        """Every source in the index (``IndexLockedError`` while a writer holds the catalog)."""
         uploads = str(self.uploads_dir.resolve())
         return [{"source": r.source, "status": r.status, "chunks": r.chunks, "size": r.size, "reason": r.reason,
-                 "uploaded": r.root == uploads} for r in sorted(rows.values(), key=lambda r: r.source)]
+                 "uploaded": r.root == uploads} for r in sorted(self._sources().values(), key=lambda r: r.source)]
+
+    def document_text(self, source: str, max_bytes: int = 2_000_000) -> str:
+        """The text of an indexed source file (decoded as UTF-8), for MCP resources."""
+        row = self._sources().get(source)
+        if row is None:
+            raise ConfigError(f"no document '{source}' in the index at {self.index_dir}")
+        path = Path(row.root) / source
+        if not path.is_file():
+            raise ConfigError(f"the document '{source}' is indexed but its file {path} is gone")
+        return path.read_bytes()[:max_bytes].decode("utf-8", errors="replace")
 
     # ------------------------------------------------------------------ writing
     def ingest(self) -> dict[str, Any]:
