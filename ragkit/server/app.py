@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from importlib import resources
@@ -68,6 +69,8 @@ def create_app(settings: ServerSettings) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        # turns hop to threads for the database and the search tool: more than the default few
+        asyncio.get_running_loop().set_default_executor(ThreadPoolExecutor(64, thread_name_prefix="ragkit-io"))
         state = await asyncio.to_thread(ServerState.open, settings)
         holder["state"] = app.state.ragkit = state
         state.jobs.start()

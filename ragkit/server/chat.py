@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 
 from ragkit.server.errors import ApiError
-from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn, ensure_session
+from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
 from ragkit.server.turns import TurnRun
 from ragkit.sessions.base import new_session_id
 
@@ -33,7 +33,6 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     session_id = body.session_id or new_session_id()
     turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
                       request_id=request.headers.get("idempotency-key"))
-    await ensure_session(request, session_id)
     run = TurnRun(state, turn)
     try:
         await run.start()

@@ -9,7 +9,9 @@ as ``RAGAgent.stream`` does. The provider is built once per process and shared b
 
 from __future__ import annotations
 
+import json
 import logging
+import threading
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -22,6 +24,7 @@ from ragkit.rag.tool import CitationBook
 from ragkit.server.library import Library
 
 log = logging.getLogger(__name__)
+MAX_CACHED_AGENTS = 32
 
 
 @dataclass(frozen=True)
@@ -50,6 +53,8 @@ class Engine:
         if base_url:
             options["base_url"] = base_url
         self.provider = make_provider(provider, model=model, **options)
+        self._agents: dict[tuple[Any, ...], tuple[Agent, str]] = {}
+        self._lock = threading.Lock()
 
     @property
     def model(self) -> str:
@@ -60,6 +65,19 @@ class Engine:
         self.library.kb.embedder.load()
 
     def _agent(self, options: TurnOptions) -> tuple[Agent, str]:
+        """An agent for these options, reused while the index is the same one: agents keep no
+        per-run state (no memory; the citation book is passed per run)."""
+        kb = self.library.kb
+        key = (id(kb), options.top_k, json.dumps(options.filter, sort_keys=True), options.retriever,
+               options.use_knowledge_base)
+        with self._lock:
+            if key not in self._agents:
+                if len(self._agents) >= MAX_CACHED_AGENTS or any(k[0] != id(kb) for k in self._agents):
+                    self._agents.clear()
+                self._agents[key] = self._build(options)
+            return self._agents[key]
+
+    def _build(self, options: TurnOptions) -> tuple[Agent, str]:
         if not options.use_knowledge_base:
             return Agent(self.provider, config=AgentConfig(system_prompt=None)), ""
         kb = self.library.scoped(options.filter, options.retriever)

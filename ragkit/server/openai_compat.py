@@ -8,7 +8,6 @@ chunk, ``delta.citations``), and ``usage`` adds ``embedding_tokens`` and ``cost`
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -85,11 +84,6 @@ def check_model(request: Request, model: str) -> None:
                        "(see GET /v1/models)", param="model", code="model_not_found")
 
 
-async def ensure_session(request: Request, session_id: str | None) -> None:
-    if session_id is not None:
-        await asyncio.to_thread(request.app.state.ragkit.sessions.create, session_id)
-
-
 @router.get("/v1/models")
 async def models(request: Request) -> dict[str, Any]:
     s = request.app.state.ragkit.settings
@@ -102,7 +96,6 @@ async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSO
     check_model(request, body.model)
     turn = build_turn(body.messages, body, model=body.model, session_id=body.session_id,
                       request_id=request.headers.get("idempotency-key"))
-    await ensure_session(request, body.session_id)
     run = TurnRun(request.app.state.ragkit, turn)
     try:
         await run.start()

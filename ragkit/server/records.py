@@ -38,7 +38,7 @@ class Records:
     # ------------------------------------------------------------------ traces
     def save_trace(self, trace_id: str, *, session_id: str | None, model: str, status: str,
                    duration: float, data: dict[str, Any]) -> None:
-        self.db.execute(
+        self.db.write(
             "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
             [trace_id, session_id, time.time(), model, status, duration, json.dumps(data, default=str)],
         )
@@ -60,7 +60,7 @@ class Records:
     # ------------------------------------------------------------------ jobs
     def add_job(self, kind: str, request: dict[str, Any]) -> str:
         job_id = "job_" + uuid.uuid4().hex[:16]
-        self.db.execute("INSERT INTO jobs VALUES (?, ?, 'queued', ?, NULL, NULL, ?, NULL, NULL, NULL)",
+        self.db.write("INSERT INTO jobs VALUES (?, ?, 'queued', ?, NULL, NULL, ?, NULL, NULL, NULL)",
                         [job_id, kind, time.time(), json.dumps(request)])
         return job_id
 
@@ -76,6 +76,8 @@ class Records:
 
     def claim_job(self, holder: str) -> dict[str, Any] | None:
         """Take the oldest queued job (jobs of a dead worker are queued again first)."""
+        if not self.db.execute("SELECT 1 FROM jobs WHERE status IN ('queued', 'running') LIMIT 1"):
+            return None  # the common case: a read, no write lock taken
         with self.db.transaction():
             for job_id, owner in self.db.execute("SELECT id, holder FROM jobs WHERE status = 'running'"):
                 if owner and holder_is_dead(owner):
@@ -88,10 +90,10 @@ class Records:
         return self.job(rows[0][0])
 
     def requeue_job(self, job_id: str) -> None:
-        self.db.execute("UPDATE jobs SET status = 'queued', holder = NULL WHERE id = ?", [job_id])
+        self.db.write("UPDATE jobs SET status = 'queued', holder = NULL WHERE id = ?", [job_id])
 
     def finish_job(self, job_id: str, *, result: dict[str, Any] | None, error: str | None) -> None:
-        self.db.execute("UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? WHERE id = ?",
+        self.db.write("UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? WHERE id = ?",
                         ["failed" if error else "succeeded", time.time(),
                          json.dumps(result) if result is not None else None, error, job_id])
 
@@ -99,7 +101,7 @@ class Records:
     def create_key(self, name: str = "") -> str:
         """A new key; it is returned once and only its hash is stored."""
         key = KEY_PREFIX + secrets.token_urlsafe(32)
-        self.db.execute("INSERT INTO api_keys VALUES (?, ?, ?)", [hash_key(key), name, time.time()])
+        self.db.write("INSERT INTO api_keys VALUES (?, ?, ?)", [hash_key(key), name, time.time()])
         return key
 
     def has_keys(self) -> bool:

@@ -59,32 +59,40 @@ class TurnRun:
 
     # ------------------------------------------------------------------ before the answer
     async def start(self) -> None:
-        """Lock the session and load its history (errors here are plain HTTP errors)."""
-        sid = self.turn.session_id
-        if sid is None:
+        """Create or check the session, lock it, load its history (errors here are plain HTTP
+        errors). One thread hop per attempt: the lock is polled while another turn holds it."""
+        if self.turn.session_id is None:
             return
-        store = self.state.sessions
-        info = await asyncio.to_thread(store.get, sid)
-        if info is not None and info.ended:
-            raise ApiError(409, f"session {sid} has ended; start a new session", code="session_ended",
-                           param="session_id")
         self._holder = f"{socket.gethostname()}:{os.getpid()}:{self.id}"
         deadline = time.monotonic() + self.state.settings.session_lock_wait
-        while not await asyncio.to_thread(store.try_lock, sid, self._holder, self.state.settings.turn_lease):
+        while not await asyncio.to_thread(self._begin):
             if time.monotonic() > deadline:
                 self._holder = None
-                raise ApiError(429, f"session {sid} is busy with another turn; retry when it has finished",
-                               code="session_busy", headers={"Retry-After": "1"})
+                raise ApiError(429, f"session {self.turn.session_id} is busy with another turn; retry when it "
+                               "has finished", code="session_busy", headers={"Retry-After": "1"})
             await asyncio.sleep(0.05)
+
+    def _begin(self) -> bool:
+        sid, store = self.turn.session_id, self.state.sessions
+        assert sid is not None and self._holder is not None
+        info = store.get(sid)
+        if info is None:
+            store.create(sid)
+        elif info.ended:
+            self._holder = None
+            raise ApiError(409, f"session {sid} has ended; start a new session", code="session_ended",
+                           param="session_id")
+        if not store.try_lock(sid, self._holder, self.state.settings.turn_lease):
+            return False
         if self.turn.request_id:
-            prior = await asyncio.to_thread(store.find_request, sid, self.turn.request_id)
-            done = [i for i in prior if i.role == "assistant" and i.status == "complete"]
+            done = [i for i in store.find_request(sid, self.turn.request_id)
+                    if i.role == "assistant" and i.status == "complete"]
             if done:
                 self._replay(done[-1])
-                return
-        items = await asyncio.to_thread(store.get_items, sid)
-        self._history = [{"role": i.role, "content": i.content} for i in items
+                return True
+        self._history = [{"role": i.role, "content": i.content} for i in store.get_items(sid)
                          if i.role in ("user", "assistant") and i.content and i.status != "error"]
+        return True
 
     def _replay(self, item: SessionItem) -> None:
         self.replayed = True
@@ -128,15 +136,17 @@ class TurnRun:
     def _store(self, status: str) -> None:
         a = self.answer
         content = a.content if a is not None and status == "complete" else "".join(self.parts)
-        if self.turn.session_id is not None:
-            rid = self.turn.request_id
-            self.state.sessions.add_items(self.turn.session_id, [
-                SessionItem(role="user", content=self.question, request_id=rid),
-                SessionItem(role="assistant", content=content, agent=AGENT_NAME, status=status, request_id=rid,
-                            citations=a.citations if a else [], usage=a.usage if a else {}, trace_id=self.id),
-            ])
         extra = {"run": a.trace, "citations": a.citations, "usage": a.usage} if a is not None else {}
-        self._save_trace("ok" if status == "complete" else status, {**extra, "output": content})
+        with self.state.db.transaction():  # one write: the turn, its trace, the released lock
+            if self.turn.session_id is not None:
+                rid = self.turn.request_id
+                self.state.sessions.add_items(self.turn.session_id, [
+                    SessionItem(role="user", content=self.question, request_id=rid),
+                    SessionItem(role="assistant", content=content, agent=AGENT_NAME, status=status, request_id=rid,
+                                citations=a.citations if a else [], usage=a.usage if a else {}, trace_id=self.id),
+                ])
+            self._save_trace("ok" if status == "complete" else status, {**extra, "output": content})
+            self._unlock()
 
     def _save_trace(self, status: str, data: dict[str, Any]) -> None:
         self.state.records.save_trace(
@@ -153,6 +163,9 @@ class TurnRun:
                 log.info("turn %s ended before its answer was complete; stored as incomplete", self.id)
                 self._store("incomplete")
         finally:
-            if self._holder is not None and self.turn.session_id is not None:
-                self.state.sessions.unlock(self.turn.session_id, self._holder)
-                self._holder = None
+            self._unlock()
+
+    def _unlock(self) -> None:
+        if self._holder is not None and self.turn.session_id is not None:
+            self.state.sessions.unlock(self.turn.session_id, self._holder)
+            self._holder = None

@@ -42,6 +42,7 @@ class Database:
         self._local = threading.local()
         self._all: list[Any] = []
         self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
 
     @classmethod
     def open(cls, url_or_path: str | Path) -> Database:
@@ -94,14 +95,35 @@ class Database:
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite, so writers queue instead of failing)."""
-        self.con.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
-        try:
-            yield
-        except BaseException:
-            self.con.execute("ROLLBACK")
-            raise
-        self.con.execute("COMMIT")
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite, so writers queue instead of failing).
+
+        Re-entrant: a nested ``transaction()`` joins the outer one. Writers of one process take
+        turns on a lock first, so only writers of different processes meet SQLite's busy wait."""
+        depth = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._local.depth = depth
+            return
+        with self._write_lock:
+            self.con.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+            self._local.depth = 1
+            try:
+                yield
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            else:
+                self.con.execute("COMMIT")
+            finally:
+                self._local.depth = 0
+
+    def write(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """``execute`` for one writing statement, as its own transaction."""
+        with self.transaction():
+            return self.execute(sql, params)
 
     def close(self) -> None:
         with self._lock:

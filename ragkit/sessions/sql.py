@@ -50,7 +50,7 @@ class SQLSessionStore:
                metadata: dict[str, Any] | None = None) -> SessionInfo:
         sid = session_id or new_session_id()
         now = time.time()
-        self.db.execute(
+        self.db.write(
             "INSERT INTO sessions VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT (id) DO NOTHING",
             [sid, title, now, now, json.dumps(metadata or {})],
         )
@@ -70,7 +70,7 @@ class SQLSessionStore:
         return [_info(r) for r in rows]
 
     def end(self, session_id: str) -> SessionInfo:
-        self.db.execute("UPDATE sessions SET ended_at = COALESCE(ended_at, ?) WHERE id = ?", [time.time(), session_id])
+        self.db.write("UPDATE sessions SET ended_at = COALESCE(ended_at, ?) WHERE id = ?", [time.time(), session_id])
         info = self.get(session_id)
         if info is None:
             raise SessionNotFound(f"no session {session_id!r}")
@@ -128,7 +128,7 @@ class SQLSessionStore:
         return _item(rows[0])
 
     def clear(self, session_id: str) -> None:
-        self.db.execute("DELETE FROM session_items WHERE session_id = ?", [session_id])
+        self.db.write("DELETE FROM session_items WHERE session_id = ?", [session_id])
 
     def find_request(self, session_id: str, request_id: str) -> list[SessionItem]:
         rows = self.db.execute(
@@ -154,7 +154,7 @@ class SQLSessionStore:
         return bool(got) and got[0][0] == holder
 
     def unlock(self, session_id: str, holder: str) -> None:
-        self.db.execute("DELETE FROM session_locks WHERE session_id = ? AND holder = ?", [session_id, holder])
+        self.db.write("DELETE FROM session_locks WHERE session_id = ? AND holder = ?", [session_id, holder])
 
     def close(self) -> None:
         self.db.close()
