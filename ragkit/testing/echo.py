@@ -7,7 +7,8 @@ number of requests, and its answer tells which request it belongs to (to detect 
 - tool results present: ``You asked: <question>. <first passage's source> says so [1].`` (the
   marker only when a passage came back), streamed word by word natively (sync and async) with
   ``delay`` seconds before each word;
-- a question containing ``FAIL MID-STREAM`` streams three words, then raises ``ProviderError``.
+- a question containing ``FAIL MID-STREAM`` streams three words, then raises ``ProviderError``
+  (not streamed: the answering call raises it).
 """
 
 from __future__ import annotations
@@ -38,6 +39,12 @@ class EchoProvider(BaseProvider):
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None,
                  **params: Any) -> Response:
+        response = self._respond(messages, tools)
+        if FAIL_TRIGGER in self._question(messages) and not response.tool_calls:
+            raise ProviderError("the echo provider failed, as the question asked")
+        return response
+
+    def _respond(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> Response:
         last = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
         question = messages[last].content if last >= 0 else ""
         results = [m for m in messages[last + 1:] if m.role == "tool"]
@@ -65,7 +72,7 @@ class EchoProvider(BaseProvider):
 
     def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None,
                **params: Any) -> Iterator[StreamEvent]:
-        response = self.complete(messages, tools, **params)
+        response = self._respond(messages, tools)
         for word in self._pieces(response, self._question(messages)):
             time.sleep(self.delay)
             yield StreamEvent("text", text=word)
@@ -73,7 +80,7 @@ class EchoProvider(BaseProvider):
 
     async def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None,
                       **params: Any) -> AsyncIterator[StreamEvent]:
-        response = self.complete(messages, tools, **params)
+        response = self._respond(messages, tools)
         for word in self._pieces(response, self._question(messages)):
             await asyncio.sleep(self.delay)
             yield StreamEvent("text", text=word)

@@ -118,3 +118,27 @@ def test_client_disconnect_mid_stream_stores_an_incomplete_turn(tmp_path: Path) 
         assert [i["status"] for i in items] == ["complete", "incomplete"]
         partial = items[1]["content"]
         assert partial.startswith("You asked:") and not partial.endswith("says so [1].")
+
+
+def test_retries_never_store_a_turn_twice(echo_server) -> None:
+    from ragkit.testing.echo import FAIL_TRIGGER
+
+    sid = httpx.post(echo_server.url + "/sessions", json={}).json()["id"]
+    oa = openai.OpenAI(base_url=echo_server.base_url, api_key="x")  # the SDK's default: 2 retries on 5xx
+    with pytest.raises(openai.APIStatusError) as err:
+        oa.chat.completions.create(model="ragkit", messages=[{"role": "user", "content": FAIL_TRIGGER}],
+                                   extra_body={"session_id": sid})
+    assert err.value.status_code >= 500 and err.value.response.headers["x-should-retry"] == "false"
+    assert "traceback" not in err.value.message.lower()
+    traces = httpx.get(f"{echo_server.url}/traces", params={"session_id": sid}).json()
+    assert [t["status"] for t in traces["data"]] == ["error"]  # run once: the SDK did not retry
+    assert httpx.get(f"{echo_server.url}/sessions/{sid}").json()["items"] == 0  # a failed turn stores nothing
+
+    body = {"model": "ragkit", "session_id": sid, "messages": [{"role": "user", "content": "ferry days?"}]}
+    first = httpx.post(echo_server.base_url + "/chat/completions", json=body, headers={"Idempotency-Key": "k1"},
+                       timeout=60).json()
+    again = httpx.post(echo_server.base_url + "/chat/completions", json=body, headers={"Idempotency-Key": "k1"},
+                       timeout=60).json()
+    assert again["choices"][0]["message"]["content"] == first["choices"][0]["message"]["content"]
+    assert again["choices"][0]["message"]["citations"] == first["choices"][0]["message"]["citations"]
+    assert httpx.get(f"{echo_server.url}/sessions/{sid}").json()["items"] == 2  # stored once
