@@ -69,7 +69,7 @@ async function openSession(id) {
   const session = await getJSON("/sessions/" + encodeURIComponent(id));
   state.session = id;
   localStorage.setItem("ragkit-session", id);
-  $("session-title").textContent = session.title || "Conversation";
+  $("session-title").textContent = session.title || "New conversation";
   $("end-session").disabled = session.ended;
   $("delete-session").disabled = false;
   $("question").disabled = $("send").disabled = session.ended;
@@ -181,9 +181,9 @@ async function ask(question) {
     const session = await sendJSON("/sessions", "POST", {});
     state.session = session.id;
     localStorage.setItem("ragkit-session", session.id);
-    $("session-title").textContent = question;
     $("end-session").disabled = $("delete-session").disabled = false;
   }
+  if (!$("messages").querySelector(".message.user")) $("session-title").textContent = question;
   addMessage("user", question);
   const view = addMessage("assistant", "");
   const response = await api("/v1/chat/completions", {
