@@ -23,6 +23,7 @@ from ragkit.knowledge import KnowledgeBase, resolve_spec
 
 log = logging.getLogger(__name__)
 GENERATION_FILE = "server.generation"
+RETIRE_GRACE_SECONDS = 120.0
 
 
 class Library:
@@ -32,6 +33,7 @@ class Library:
         self.uploads_dir = uploads_dir
         self._kb: KnowledgeBase | None = None
         self._seen: int | None = None
+        self._retired: list[tuple[float, KnowledgeBase]] = []
         self._lock = threading.Lock()
 
     # ------------------------------------------------------------------ reading
@@ -49,10 +51,21 @@ class Library:
             if self._kb is None or generation != self._seen:
                 if self._kb is not None:
                     log.info("the index changed (an ingest job ran): reopening it")
-                    self._kb.close()
+                    self._retire(self._kb)
                 self._kb = KnowledgeBase.open(pipeline=self.pipeline, index=self.index_dir)
                 self._seen = generation
             return self._kb
+
+    def _retire(self, kb: KnowledgeBase) -> None:
+        """Close replaced knowledge bases only after a grace period: a turn may still search one."""
+        now = time.monotonic()
+        keep = []
+        for since, old in self._retired:
+            if now - since > RETIRE_GRACE_SECONDS:
+                old.close()
+            else:
+                keep.append((since, old))
+        self._retired = [*keep, (now, kb)]
 
     def _generation(self) -> int:
         try:
@@ -113,6 +126,9 @@ class Library:
 
     def close(self) -> None:
         with self._lock:
+            for _, old in self._retired:
+                old.close()
+            self._retired = []
             if self._kb is not None:
                 self._kb.close()
                 self._kb = None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import time
+import uuid
 from pathlib import Path
 
 import httpx
@@ -142,3 +143,25 @@ def test_retries_never_store_a_turn_twice(echo_server) -> None:
     assert again["choices"][0]["message"]["content"] == first["choices"][0]["message"]["content"]
     assert again["choices"][0]["message"]["citations"] == first["choices"][0]["message"]["citations"]
     assert httpx.get(f"{echo_server.url}/sessions/{sid}").json()["items"] == 2  # stored once
+
+
+def test_sessions_in_postgres_survive_a_restart(tmp_path: Path, postgres_dsn: str) -> None:
+    from ragkit.sessions.db import Database
+
+    name = "serve" + uuid.uuid4().hex[:8]
+    admin = Database(postgres_dsn)
+    admin.execute(f"CREATE DATABASE {name}")
+    admin.close()
+    base, _, query = postgres_dsn.partition("?")
+    url = base.rsplit("/", 1)[0] + "/" + name + (f"?{query}" if query else "")
+    index = build_index(tmp_path)
+    args = ["--sessions-url", url]
+    with ragkit_server(index, args=args) as server:
+        r = httpx.post(server.url + "/chat", json={"message": QUESTIONS[0]}, timeout=60).json()
+        server.kill9()
+    assert not (index / "state.db").exists()  # nothing went to SQLite
+    with ragkit_server(index, workers=2, args=args) as server:
+        items = httpx.get(f"{server.url}/sessions/{r['session_id']}").json()["messages"]
+        assert [i["content"] for i in items] == [QUESTIONS[0], r["response"]]
+        assert items[1]["citations"] == r["citations"]
+        assert httpx.get(f"{server.url}/traces/{r['trace']['id']}").json()["citations"] == r["citations"]

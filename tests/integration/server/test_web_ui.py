@@ -66,6 +66,11 @@ def test_chat_page_streams_cites_and_keeps_the_session(tmp_path: Path) -> None:
             expect(page.locator("#panel-body .step")).to_have_count(3)
             expect(page.locator("#panel-body")).to_contain_text("search_knowledge_base")
 
+            page.set_input_files("#upload-files", files=[{"name": "tides.txt", "mimeType": "text/plain",
+                                                          "buffer": b"High tide at Alpha Point is at noon."}])
+            page.click("#upload-form button")
+            expect(page.locator("#jobs .job").first).to_contain_text("tides.txt: 1 added", timeout=30_000)
+
             page.reload()
             expect(page.locator("#panel")).to_be_hidden()
             session = page.locator("#sessions li").first
