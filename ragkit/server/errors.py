@@ -16,7 +16,14 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from ragkit.errors import ConfigError, IndexLockedError, MissingDependencyError, RagkitError
+from ragkit.errors import (
+    AgentError,
+    ConfigError,
+    IndexLockedError,
+    MissingDependencyError,
+    ProviderError,
+    RagkitError,
+)
 
 log = logging.getLogger(__name__)
 
@@ -50,9 +57,12 @@ def from_exception(exc: BaseException) -> ApiError:
                         headers={"Retry-After": "2"})
     if isinstance(exc, (ConfigError, MissingDependencyError)):
         return ApiError(400, str(exc), code="invalid_request")
+    if isinstance(exc, (ProviderError, AgentError)):
+        log.warning("the model call failed: %s", exc)
+        return ApiError(502, str(exc), code="upstream_error", type="api_error")
     if isinstance(exc, RagkitError):
         log.warning("request failed: %s", exc)
-        return ApiError(502 if "provider" in str(exc) else 500, str(exc), code=type(exc).__name__)
+        return ApiError(500, str(exc), code=type(exc).__name__)
     log.exception("unexpected error while serving a request")
     return ApiError(500, "internal server error (see the server log)", code="internal_error")
 

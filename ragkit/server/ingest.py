@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from ragkit.errors import ConfigError
 from ragkit.server.errors import ApiError
 from ragkit.server.library import resolve_upload
+from ragkit.server.openai_compat import Filter
 
 router = APIRouter()
 
@@ -28,7 +29,7 @@ class SearchRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     query: str = Field(min_length=1)
     top_k: int | None = Field(None, ge=1, le=50)
-    filter: dict[str, Any] | None = None
+    filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
 
 

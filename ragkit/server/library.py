@@ -149,6 +149,18 @@ class _ScopedKB:
         return self._kb.search(query, k, merged or None, kind=kind or self._kind)
 
 
+def check_filter(value: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Validate a request's metadata filter (pydantic validator: errors become 422 on ``filter``)."""
+    from ragkit.errors import StoreError
+    from ragkit.stores.filters import normalize
+
+    try:
+        normalize(value)
+    except StoreError as exc:
+        raise ValueError(str(exc)) from None
+    return value
+
+
 def resolve_upload(root: Path, name: str) -> Path:
     """The path for an uploaded file named ``name`` inside ``root``; refuses to leave it."""
     clean = name.replace("\\", "/").strip()
@@ -162,4 +174,4 @@ def resolve_upload(root: Path, name: str) -> Path:
     return target
 
 
-__all__ = ["IndexLockedError", "Library", "resolve_upload"]
+__all__ = ["IndexLockedError", "Library", "check_filter", "resolve_upload"]

@@ -11,14 +11,15 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import AsyncIterator
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ragkit.server.engine import Answer, TurnOptions
 from ragkit.server.errors import ApiError
+from ragkit.server.library import check_filter
 from ragkit.server.turns import Turn, TurnRun
 
 log = logging.getLogger(__name__)
@@ -37,9 +38,12 @@ class ChatMessage(BaseModel):
         return self.content or ""
 
 
+Filter = Annotated[dict[str, Any] | None, AfterValidator(check_filter)]
+
+
 class RagOptions(BaseModel):
     top_k: int | None = Field(None, ge=1, le=50)
-    filter: dict[str, Any] | None = None
+    filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
     session_id: str | None = Field(None, min_length=1, max_length=128)
     use_knowledge_base: bool = True

@@ -67,6 +67,10 @@ def test_search_and_rag_options(local_server) -> None:
     assert {c["source"] for c in resp["choices"][0]["message"]["citations"]} <= {"beta.txt"}
     trace = httpx.get(f"{url}/traces/{resp['trace_id']}").json()
     assert trace["options"]["top_k"] == 1 and trace["options"]["filter"] == {"source": "beta.txt"}
+    for path, bad in (("/search", {"query": "x", "filter": {"source": {"$regex": "a"}}}),
+                      ("/v1/chat/completions", {**body, "filter": {"page": {"$in": "1"}}})):
+        r = httpx.post(url + path, json=bad)
+        assert r.status_code == 422 and r.json()["error"]["param"] == "filter", r.text
     no_kb = {**body, "use_knowledge_base": False}
     resp = httpx.post(url + "/v1/chat/completions", json=no_kb, timeout=60).json()
     assert resp["choices"][0]["message"]["citations"] == [] and resp["usage"]["embedding_tokens"] == 0
