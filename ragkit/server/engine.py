@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import threading
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +26,8 @@ from ragkit.server.library import Library
 
 log = logging.getLogger(__name__)
 MAX_CACHED_AGENTS = 32
+_MARKER = re.compile(r"\[(\d+)\]")
+_OPEN_MARKER = re.compile(r"\[\d*")
 
 
 @dataclass(frozen=True)
@@ -96,14 +99,64 @@ class Engine:
         if system_text:
             prompt.insert(0, Message(role="system", content=system_text))
         book = CitationBook()
+        markers = MarkerFilter(lambda n: book.get(n) is not None)
+        sent: list[str] = []
         async for event in agent.astream(prompt, context={"book": book}):
             if event.type == "text" and event.text:
-                yield event.text
+                text = markers.feed(event.text)
             elif event.type == "result" and event.result is not None:
-                yield _answer(resolve_citations(event.result, book))
+                text = markers.flush()
+                if text:
+                    sent.append(text)
+                    yield text
+                # the answer is exactly what was streamed, so streamed and not streamed agree
+                yield _answer(resolve_citations(event.result, book), "".join(sent))
+                continue
+            else:
+                continue
+            if text:
+                sent.append(text)
+                yield text
 
 
-def _answer(result: AgentResult) -> Answer:
+class MarkerFilter:
+    """Drops ``[n]`` markers that do not resolve from a text stream, as ``resolve_citations``
+    does for a whole answer: text from an open ``[`` is held back until the marker is complete."""
+
+    def __init__(self, resolves: Callable[[int], bool]) -> None:
+        self.resolves = resolves
+        self._held = ""
+
+    def feed(self, text: str) -> str:
+        buf, out = self._held + text, []
+        self._held = ""
+        while buf:
+            start = buf.find("[")
+            if start < 0:
+                out.append(buf)
+                break
+            out.append(buf[:start])
+            m = _MARKER.match(buf, start)
+            if m is None:
+                if _OPEN_MARKER.fullmatch(buf, start):  # "[" or "[12" at the end: wait for more
+                    self._held = buf[start:]
+                    break
+                out.append("[")
+                buf = buf[start + 1:]
+                continue
+            if self.resolves(int(m.group(1))):
+                out.append(m.group(0))
+            else:
+                log.warning("the answer cites [%s], which no search returned; marker removed", m.group(1))
+            buf = buf[m.end():]
+        return "".join(out)
+
+    def flush(self) -> str:
+        held, self._held = self._held, ""
+        return held
+
+
+def _answer(result: AgentResult, content: str) -> Answer:
     u = result.usage
     usage = {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
              "total_tokens": u.input_tokens + u.output_tokens, "embedding_tokens": u.embedding_tokens,
@@ -113,5 +166,5 @@ def _answer(result: AgentResult) -> Answer:
     trace = {**result.trace.to_dict(), "usage": u.to_dict(), "stop_reason": result.stop_reason,
              "tool_calls": [{"name": t.name, "arguments": t.arguments, "is_error": t.is_error,
                              "duration": t.duration} for t in result.tool_calls]}
-    return Answer(content=result.content, citations=citations, usage=usage, trace=trace,
+    return Answer(content=content, citations=citations, usage=usage, trace=trace,
                   trace_id=result.trace.run_id, stop_reason=result.stop_reason)

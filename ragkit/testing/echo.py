@@ -7,6 +7,7 @@ number of requests, and its answer tells which request it belongs to (to detect 
 - tool results present: ``You asked: <question>. <first passage's source> says so [1].`` (the
   marker only when a passage came back), streamed word by word natively (sync and async) with
   ``delay`` seconds before each word;
+- a question containing ``CITE MISSING`` gets an extra ``[99]`` that no search returned;
 - a question containing ``FAIL MID-STREAM`` streams three words, then raises ``ProviderError``
   (not streamed: the answering call raises it).
 """
@@ -25,6 +26,7 @@ from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, 
 from ragkit.registry import providers
 
 FAIL_TRIGGER = "FAIL MID-STREAM"
+BAD_MARKER_TRIGGER = "CITE MISSING"
 _SOURCE = re.compile(r"^\[(\d+)\] source: ([^|\n]+)", re.MULTILINE)
 
 
@@ -58,6 +60,8 @@ class EchoProvider(BaseProvider):
         content = f"You asked: {question.strip()}."
         if found:
             content += f" {found.group(2).strip()} says so [{found.group(1)}]."
+        if BAD_MARKER_TRIGGER in question:
+            content += " See also [99]."
         return Response(content=content, usage=Usage(usage.input_tokens, len(content) // 4 + 1), model=self.model)
 
     def _pieces(self, response: Response, question: str) -> Iterator[str]:
@@ -87,4 +91,4 @@ class EchoProvider(BaseProvider):
         yield StreamEvent("done", response=response)
 
 
-__all__ = ["FAIL_TRIGGER", "EchoProvider"]
+__all__ = ["BAD_MARKER_TRIGGER", "FAIL_TRIGGER", "EchoProvider"]

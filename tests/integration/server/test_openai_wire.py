@@ -9,7 +9,7 @@ import httpx
 import openai
 import pytest
 
-from ragkit.testing.echo import FAIL_TRIGGER
+from ragkit.testing.echo import BAD_MARKER_TRIGGER, FAIL_TRIGGER
 
 pytestmark = [pytest.mark.slow, pytest.mark.network_local]
 QUESTION = "When does the ferry sail?"
@@ -139,3 +139,13 @@ def test_errors_use_the_openai_envelope(local_server) -> None:
     assert r.status_code == 404 and set(r.json()["error"]) == {"message", "type", "param", "code"}
     r = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"}, timeout=30)
     assert r.status_code == 422 and "error" in r.json()
+
+
+def test_a_marker_no_search_returned_is_dropped_from_stream_and_answer_alike(echo_server) -> None:
+    oa = client(echo_server)
+    messages = [{"role": "user", "content": f"ferry {BAD_MARKER_TRIGGER}"}]
+    full = oa.chat.completions.create(model="ragkit", messages=messages).choices[0].message
+    streamed = "".join(c.choices[0].delta.content or "" for c in
+                       oa.chat.completions.create(model="ragkit", messages=messages, stream=True) if c.choices)
+    assert streamed == full.content and "[99]" not in full.content and "See also ." in full.content
+    assert [c["n"] for c in full.model_extra["citations"]] == [1]

@@ -71,3 +71,19 @@ def test_echo_provider_calls_the_tool_then_answers_and_can_fail() -> None:
 
     with pytest.raises(ProviderError):
         asyncio.run(stream())
+
+
+@pytest.mark.parametrize("pieces", [["See [1] and [7]."], ["See [", "1] and [", "7", "]."], list("See [1] and [7].")])
+def test_marker_filter_drops_markers_that_do_not_resolve(pieces: list[str]) -> None:
+    from ragkit.server.engine import MarkerFilter
+
+    f = MarkerFilter(lambda n: n == 1)
+    out = "".join(f.feed(p) for p in pieces) + f.flush()
+    assert out == "See [1] and ."
+
+
+def test_marker_filter_keeps_brackets_that_are_not_markers() -> None:
+    from ragkit.server.engine import MarkerFilter
+
+    f = MarkerFilter(lambda n: False)
+    assert f.feed("a [b] [") + f.feed("x] [12") + f.flush() == "a [b] [x] [12"
