@@ -9,13 +9,12 @@ worker was killed is queued again by the next claim.
 from __future__ import annotations
 
 import logging
-import os
-import socket
 import threading
 import uuid
 from typing import Any
 
 from ragkit.errors import IndexLockedError, RagkitError
+from ragkit.sessions.db import lock_holder
 
 log = logging.getLogger(__name__)
 IDLE_POLL = 0.5
@@ -26,7 +25,7 @@ class JobRunner(threading.Thread):
     def __init__(self, records: Any, library: Any) -> None:
         super().__init__(name="ragkit-jobs", daemon=True)
         self.records, self.library = records, library
-        self.holder = f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:8]}"
+        self.holder = lock_holder(uuid.uuid4().hex[:8])
         self.wake = threading.Event()
         self._halt = threading.Event()
 

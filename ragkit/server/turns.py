@@ -14,7 +14,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import socket
 import time
 import uuid
 from collections.abc import AsyncIterator
@@ -24,6 +23,7 @@ from typing import Any
 from ragkit.server.engine import Answer, TurnOptions
 from ragkit.server.errors import ApiError, from_exception
 from ragkit.sessions.base import SessionItem
+from ragkit.sessions.db import lock_holder
 
 log = logging.getLogger(__name__)
 AGENT_NAME = "rag"
@@ -63,7 +63,7 @@ class TurnRun:
         errors). One thread hop per attempt: the lock is polled while another turn holds it."""
         if self.turn.session_id is None:
             return
-        self._holder = f"{socket.gethostname()}:{os.getpid()}:{self.id}"
+        self._holder = lock_holder(self.id)
         deadline = time.monotonic() + self.state.settings.session_lock_wait
         while not await asyncio.to_thread(self._begin):
             if time.monotonic() > deadline:

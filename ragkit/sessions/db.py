@@ -149,9 +149,9 @@ def redact(url: str) -> str:
     return url
 
 
-def lock_holder() -> str:
-    """A name for this process as a lock holder: host, pid and a per-object suffix."""
-    return f"{socket.gethostname()}:{os.getpid()}:{threading.get_ident()}"
+def lock_holder(suffix: str) -> str:
+    """A lock holder's name: host, pid (so ``holder_is_dead`` can check it) and ``suffix``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{suffix}"
 
 
 def holder_is_dead(holder: str) -> bool:
