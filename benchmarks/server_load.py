@@ -72,7 +72,9 @@ def question(i: int) -> str:
     return f"Question {i}: when does the {TOPICS[i % len(TOPICS)]} office open?"
 
 
-async def server_round(base_url: str, url: str, clients: int) -> list[Sample]:
+async def server_round(base_url: str, url: str, clients: int, pid: int | None = None) -> tuple[list[Sample], float]:
+    """One round through the server; returns the samples and the server's CPU seconds spent on
+    the streamed completions alone (sessions are created before, and checked after, that window)."""
     import httpx
     import openai
 
@@ -93,13 +95,15 @@ async def server_round(base_url: str, url: str, clients: int) -> list[Sample]:
                 parts.append(chunk.choices[0].delta.content)
         return Sample(i, ttft, time.perf_counter() - t0, "".join(parts), True)
 
+    cpu0 = server_cpu(pid) if pid else 0.0
     samples = await asyncio.gather(*(one(i) for i in range(clients)))
+    cpu = server_cpu(pid) - cpu0 if pid else 0.0
     await client.close()
     async with httpx.AsyncClient(timeout=120) as http:
         for s, sid in zip(samples, sessions, strict=True):
             items = (await http.get(f"{url}/sessions/{sid}")).json()["messages"]
             s.ok = [i["content"] for i in items] == [question(s.client), s.text] and _own_answer(s)
-    return list(samples)
+    return list(samples), cpu
 
 
 async def inprocess_round(engine: Any, clients: int) -> list[Sample]:
@@ -155,9 +159,9 @@ def run(*, clients: int = 20, workers: int = 2, rounds: int = 3, delay: float = 
             asyncio.run(inprocess_round(engine, min(clients, 4)))
             cpu = {"server": 0.0, "in_process": 0.0}
             for _ in range(rounds):
-                before = server_cpu(server.proc.pid)
-                server_samples += asyncio.run(server_round(server.base_url, server.url, clients))
-                cpu["server"] += server_cpu(server.proc.pid) - before
+                samples, used = asyncio.run(server_round(server.base_url, server.url, clients, server.proc.pid))
+                server_samples += samples
+                cpu["server"] += used
                 before = time.process_time()
                 local_samples += asyncio.run(inprocess_round(engine, clients))
                 cpu["in_process"] += time.process_time() - before
