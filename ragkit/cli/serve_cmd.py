@@ -63,12 +63,14 @@ def _index_dir(index_dir: str | None, pipeline: str | None) -> str:
               help="Allow browser requests from this origin (repeatable). Default: none (CORS closed).")
 @click.option("--max-body-kb", default=1000, show_default=True, type=click.IntRange(1), help="Request body limit.")
 @click.option("--max-upload-mb", default=50, show_default=True, type=click.IntRange(1), help="Upload size limit.")
+@click.option("--session-wait", default=60.0, show_default=True, type=click.FloatRange(0),
+              help="Seconds a turn waits while another turn holds its session, before 429.")
 @click.option("--create-key", is_flag=True, help="Create an API key, print it once (only its hash is stored), exit.")
 @click.option("--key-name", default="", help="A label for the key made by --create-key.")
 def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int, provider: str,
           model: str | None, base_url: str | None, provider_options: tuple[str, ...], served_model: str,
           sessions_url: str | None, cors_origins: tuple[str, ...], max_body_kb: int, max_upload_mb: int,
-          create_key: bool, key_name: str) -> None:
+          session_wait: float, create_key: bool, key_name: str) -> None:
     """Serve the knowledge base: an OpenAI-compatible API, sessions, traces, ingest and a web chat.
 
     \b
@@ -97,7 +99,7 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
         index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model,
         base_url=base_url, provider_options=_provider_option(provider_options), served_model=served_model,
         sessions_url=sessions_url, cors_origins=list(cors_origins), max_body_bytes=max_body_kb * 1024,
-        max_upload_bytes=max_upload_mb * 1024 * 1024,
+        max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait,
     )
     db = Database.open(settings.state_url)
     try:

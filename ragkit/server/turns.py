@@ -51,6 +51,7 @@ class TurnRun:
         self._holder: str | None = None
         self._history: list[dict[str, Any]] = []
         self._done = False
+        self._started = False  # the answer began (so an early end is an incomplete turn)
         self._t0 = time.perf_counter()
 
     @property
@@ -108,6 +109,7 @@ class TurnRun:
             yield self.answer
             return
         t = self.turn
+        self._started = True
         try:
             async for piece in self.state.engine.stream([*self._history, *t.messages], t.options, t.system):
                 if isinstance(piece, Answer):
@@ -158,7 +160,7 @@ class TurnRun:
     def close(self) -> None:
         """Always called when the response ends; stores a turn cut short as ``incomplete``."""
         try:
-            if not self._done:
+            if self._started and not self._done:
                 self._done = True
                 log.info("turn %s ended before its answer was complete; stored as incomplete", self.id)
                 self._store("incomplete")

@@ -165,3 +165,19 @@ def test_sessions_in_postgres_survive_a_restart(tmp_path: Path, postgres_dsn: st
         assert [i["content"] for i in items] == [QUESTIONS[0], r["response"]]
         assert items[1]["citations"] == r["citations"]
         assert httpx.get(f"{server.url}/traces/{r['trace']['id']}").json()["citations"] == r["citations"]
+
+
+def test_a_turn_that_waits_too_long_for_its_session_gets_429(tmp_path: Path) -> None:
+    index = build_index(tmp_path)
+    args = ["--provider-option", "delay=0.2", "--session-wait", "0.5"]
+    with ragkit_server(index, provider="echo", args=args) as server:
+        sid = httpx.post(server.url + "/sessions", json={}).json()["id"]
+        body = {"model": "ragkit", "session_id": sid, "messages": [{"role": "user", "content": "a slow question"}]}
+        with cf.ThreadPoolExecutor(2) as pool:
+            slow = pool.submit(httpx.post, server.base_url + "/chat/completions", json=body, timeout=60)
+            time.sleep(0.5)
+            busy = httpx.post(server.base_url + "/chat/completions", json=body, timeout=60)
+            assert slow.result().status_code == 200
+        assert busy.status_code == 429 and busy.json()["error"]["code"] == "session_busy"
+        assert busy.headers["retry-after"] == "1"
+        assert httpx.get(f"{server.url}/sessions/{sid}").json()["items"] == 2

@@ -48,6 +48,7 @@ def test_session_lifecycle(local_server) -> None:
     assert ended["ended"] and ended["items"] == 2
     r = httpx.post(url + "/chat", json={"message": "more?", "session_id": s["id"]})
     assert r.status_code == 409 and r.json()["error"]["code"] == "session_ended"
+    assert httpx.get(f"{url}/sessions/{s['id']}").json()["items"] == 2  # the refused turn stored nothing
     assert httpx.delete(f"{url}/sessions/{s['id']}").json() == {"id": s["id"], "object": "session.deleted",
                                                                 "deleted": True}
     for r in (httpx.get(f"{url}/sessions/{s['id']}"), httpx.delete(f"{url}/sessions/{s['id']}"),

@@ -84,3 +84,30 @@ def test_chat_page_streams_cites_and_keeps_the_session(tmp_path: Path) -> None:
             browser.close()
     for name in ("ui-1-streaming.png", "ui-2-citation.png", "ui-3-after-reload.png"):
         assert (tmp_path / name).stat().st_size > 10_000
+
+
+def test_chat_page_asks_for_the_api_key(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from playwright.sync_api import expect, sync_playwright
+
+    from ragkit.cli.main import cli
+
+    index = build_index(tmp_path)
+    key = CliRunner().invoke(cli, ["serve", "--index", str(index), "--create-key"]).stdout.split()[0]
+    with ragkit_server(index) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 760})
+            page.goto(server.url)
+            expect(page.locator("#key-dialog")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "ui-4-key-prompt.png"))
+            page.fill("#key-input", key)
+            page.press("#key-input", "Enter")
+            expect(page.locator("#key-dialog")).to_be_hidden()
+            page.fill("#question", "When does the ferry sail?")
+            page.press("#question", "Enter")
+            expect(page.locator(".message.assistant .citation").first).to_be_visible(timeout=30_000)
+            expect(page.locator(".message.assistant .text")).to_contain_text("Tuesdays")
+            assert page.evaluate("localStorage.getItem('ragkit-key')") == key
+        finally:
+            browser.close()
