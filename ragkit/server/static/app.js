@@ -102,6 +102,7 @@ async function deleteSession() {
   $("messages").replaceChildren();
   $("session-title").textContent = "New conversation";
   $("end-session").disabled = $("delete-session").disabled = true;
+  $("question").disabled = $("send").disabled = false;
   await loadSessions();
 }
 

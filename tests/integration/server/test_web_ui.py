@@ -79,6 +79,16 @@ def test_chat_page_streams_cites_and_keeps_the_session(tmp_path: Path) -> None:
             expect(page.locator(".message.user")).to_have_text(QUESTION)
             expect(page.locator(".message.assistant .citation")).to_have_count(1)
             page.screenshot(path=str(tmp_path / "ui-3-after-reload.png"))
+            page.click("#end-session")
+            expect(page.locator("#sessions li").first).to_have_text(f"{QUESTION} (ended)")
+            expect(page.locator("#question")).to_be_disabled()
+            page.click("#delete-session")
+            expect(page.locator("#sessions li")).to_have_count(0)
+            expect(page.locator(".message")).to_have_count(0)
+            expect(page.locator("#question")).to_be_enabled()
+            page.click("#new-session")
+            expect(page.locator("#sessions li")).to_have_count(1)
+            expect(page.locator("#question")).to_be_enabled()
             assert not errors, errors
         finally:
             browser.close()
