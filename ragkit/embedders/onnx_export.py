@@ -36,9 +36,12 @@ from ragkit.errors import EmbeddingError, MissingDependencyError
 log = logging.getLogger(__name__)
 
 #: bump when the exported graph or the quantization recipe changes; old cache entries are ignored
-EXPORT_FORMAT_VERSION = 1
+EXPORT_FORMAT_VERSION = 2
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
+#: the int8 recipe (see the module docstring for the measurements behind it)
+INT8_WEIGHTS = "u8"
+INT8_REDUCE_RANGE = False
 
 
 @dataclass(frozen=True)
@@ -47,13 +50,34 @@ class ExportSettings:
 
     quantize: str = "none"  # "none" | "int8"
     optimize: bool = True  # ORT transformer optimizer before quantizing (int8 only)
+    weights: str = "s8"  # int8 weight type: "s8" (QInt8) | "u8" (QUInt8)
     per_channel: bool = True
     reduce_range: bool = False
+    isa: str = ""  # the ISA class the recipe was chosen for (see ragkit.embedders.isa); int8 only
     opset: int = 17
 
     @property
+    def recipe(self) -> str:
+        """``u8u8`` (u8 activations × u8 weights) or ``s8`` / ``s8-rr`` (× s8 weights, 7-bit with rr)."""
+        if self.quantize == "none":
+            return "fp32"
+        return "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
+
+    @property
     def variant(self) -> str:
-        return "fp32" if self.quantize == "none" else self.quantize
+        """``fp32``, or e.g. ``int8-u8u8-avx2``: names the cache entry and ends the embedder's model id."""
+        if self.quantize == "none":
+            return "fp32"
+        return f"{self.quantize}-{self.recipe}" + (f"-{self.isa}" if self.isa else "")
+
+
+def int8_settings(isa: str | None = None) -> ExportSettings:
+    """The int8 recipe for ``isa`` (default: this processor's ISA class, read once)."""
+    if isa is None:
+        from ragkit.embedders.isa import cpu_isa
+
+        isa = cpu_isa()
+    return ExportSettings(quantize="int8", weights=INT8_WEIGHTS, reduce_range=INT8_REDUCE_RANGE, isa=isa)
 
 
 @dataclass(frozen=True)
@@ -111,13 +135,25 @@ def ensure_exported(
     return _ensure(model_dir, cache_dir, settings, fingerprint, name or model_dir.name)
 
 
+def cached_export(
+    model_dir: Path, *, cache_dir: Path, settings: ExportSettings, name: str | None = None
+) -> ExportedModel | None:
+    """The cached ONNX model for ``settings`` if it was exported before, else None (nothing is built)."""
+    fingerprint = model_fingerprint(model_dir)
+    return _read_entry(_entry_dir(cache_dir, settings, fingerprint, name or model_dir.name), settings)
+
+
+def _entry_dir(cache_dir: Path, settings: ExportSettings, fingerprint: str, name: str) -> Path:
+    return cache_dir / f"{_safe(name)}-{settings.variant}-{cache_key(fingerprint, settings)}"
+
+
 def _ensure(
     model_dir: Path, cache_dir: Path, settings: ExportSettings, fingerprint: str, name: str
 ) -> ExportedModel:
     from filelock import FileLock
 
     key = cache_key(fingerprint, settings)
-    entry = cache_dir / f"{_safe(name)}-{settings.variant}-{key}"
+    entry = _entry_dir(cache_dir, settings, fingerprint, name)
     found = _read_entry(entry, settings)
     if found is not None:
         return found
@@ -237,7 +273,8 @@ def quantize_int8(src: Path, out: Path, *, model_dir: Path, settings: ExportSett
                 source = out.with_name("optimized.onnx")
                 optimize_bert(src, source, model_dir=model_dir)
             quantize_dynamic(
-                str(source), str(out), weight_type=QuantType.QInt8, per_channel=settings.per_channel,
+                str(source), str(out), weight_type=QuantType.QUInt8 if settings.weights == "u8" else QuantType.QInt8,
+                per_channel=settings.per_channel,
                 reduce_range=settings.reduce_range, extra_options={"DefaultTensorType": 1},  # FLOAT
             )
     except Exception as exc:
