@@ -13,7 +13,8 @@ after a warm-up of each (which also exports and caches the ONNX models). With ``
 the rounds repeat and the medians are reported; ratios are computed within a round. On a busy
 machine use ``--window N``: the backends take turns on windows of N texts (each window is one
 call, length-sorted inside), so load that comes and goes affects all backends alike. Cosines compare each backend's vectors with
-the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions and CPU flags.
+the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions, the CPU model,
+its flags (avx2, avx512f, avx512_vnni, avx_vnni, amx) and the ISA class that chose the int8 recipe.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+from ragkit.embedders.isa import cpu_description
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "msmarco-5k" / "corpus.jsonl"
@@ -77,7 +80,7 @@ def backends(model_dir: str) -> dict[str, Encode]:
     return {
         "sentence-transformers fp32 (PyTorch)": torch_encode,
         "ragkit onnx fp32": onnx_fp32.embed_batch,
-        "ragkit onnx int8": onnx_int8.embed_batch,
+        f"ragkit onnx int8 ({onnx_int8.settings.recipe}, for {onnx_int8.settings.isa})": onnx_int8.embed_batch,
     }
 
 
@@ -118,22 +121,10 @@ def environment() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             env[pkg] = "not installed"
     env["cores"] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
-    env.update(cpu_info())
+    env.update(cpu_description())
     if hasattr(os, "getloadavg"):
         env["load average (1 min) at end"] = f"{os.getloadavg()[0]:.2f}"
     return env
-
-
-def cpu_info() -> dict[str, str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {"cpu": platform.processor() or "unknown"}
-    model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("model name")), "?")
-    flags_line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
-    flags = set(flags_line.split(":", 1)[-1].split())
-    wanted = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_int8")
-    return {"cpu": model, "cpu flags": " ".join(f for f in wanted if f in flags) or "none of interest"}
 
 
 def report(results: list[Result], n_texts: int, rounds: int, window: int, env: dict[str, str]) -> str:

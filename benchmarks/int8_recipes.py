@@ -10,7 +10,9 @@
 ``measure`` imports only onnxruntime, tokenizers and NumPy (no torch), so it runs under emulation
 in minutes. It prints, per recipe, the mean and minimum cosine of the int8 vectors to the fp32
 ONNX vectors (which equal PyTorch's within 1e-5) and the ISA the process sees (from cpuid, via
-NumPy, not /proc/cpuinfo: under qemu the two differ). Timings under emulation mean nothing.
+NumPy, not /proc/cpuinfo: under qemu the two differ). Each run saves its vectors, and a later run
+on the other ISA class also prints the cosine of each recipe's vectors across the two classes.
+Timings under emulation mean nothing.
 """
 
 from __future__ import annotations
@@ -70,7 +72,7 @@ def prepare(workdir: Path, n: int) -> None:
     log.info("prepared %s", workdir)
 
 
-def measure(workdir: Path, repeats: int) -> None:
+def measure(workdir: Path, repeats: int, recipes: list[str]) -> None:
     import onnxruntime as ort
 
     from ragkit.embedders.isa import cpu_isa
@@ -81,7 +83,8 @@ def measure(workdir: Path, repeats: int) -> None:
     tok = load_tokenizer(Path(meta["model_dir"]))
     tok.enable_truncation(max_length=256)
     print(f"ISA seen by this process: {cpu_isa()}; onnxruntime {ort.__version__}; {len(sample)} texts")
-    for name in ("fp32", *RECIPES):
+    isa = cpu_isa()
+    for name in recipes or ("fp32", *RECIPES):
         path = next((workdir / "cache").glob("*-fp32-*/model.onnx")) if name == "fp32" else workdir / f"{name}.onnx"
         options = ort.SessionOptions()
         options.intra_op_num_threads = 1
@@ -91,7 +94,13 @@ def measure(workdir: Path, repeats: int) -> None:
             vecs = np.vstack([_embed(session, tok, t, meta["inputs"]) for t in sample])
         seconds = (time.perf_counter() - started) / repeats
         cos = np.einsum("ij,ij->i", vecs, reference)
-        print(f"{name:6s} mean cosine {cos.mean():.5f}  min {cos.min():.5f}  {seconds:.2f} s per pass")
+        line = f"{name:6s} mean cosine to fp32 {cos.mean():.5f}  min {cos.min():.5f}  {seconds:.2f} s per pass"
+        np.save(workdir / f"{name}-{isa}.npy", vecs)
+        for other in sorted(workdir.glob(f"{name}-*.npy")):  # the same recipe on another ISA class
+            if other.stem != f"{name}-{isa}":
+                same = np.einsum("ij,ij->i", vecs, np.load(other))
+                line += f"; min cosine to {other.stem} {same.min():.6f}"
+        print(line)
 
 
 def _embed(session, tok, text: str, inputs: list[str]) -> np.ndarray:  # noqa: ANN001
@@ -111,13 +120,14 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/int8-recipes"))
     parser.add_argument("--texts", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--recipes", nargs="*", default=[], help=f"fp32 and/or {', '.join(RECIPES)} (default: all)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.step == "prepare":
         prepare(args.workdir, args.texts)
     else:
-        measure(args.workdir, args.repeats)
+        measure(args.workdir, args.repeats, args.recipes)
     return 0
 
 

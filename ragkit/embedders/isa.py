@@ -15,7 +15,9 @@ import platform
 from pathlib import Path
 
 #: flags printed by the benchmarks next to their figures
-FLAGS_OF_INTEREST = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_int8")
+FLAGS_OF_INTEREST = (
+    "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_tile", "amx_int8",
+)
 
 
 @functools.cache

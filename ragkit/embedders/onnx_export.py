@@ -14,6 +14,15 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
 - int8: ONNX Runtime's transformer optimizer fuses the graph (Attention, SkipLayerNorm, BiasGelu),
   then ``quantize_dynamic`` quantizes the weights to int8 *per channel*. Per-tensor int8 loses too
   much (mean cosine about 0.957 to fp32 for MiniLM); per channel keeps about 0.994.
+- the int8 recipe depends on the processor's ISA class (:mod:`ragkit.embedders.isa`, read once):
+  activations are u8 and ORT's u8×s8 kernels without VNNI (AVX2) add pairs of products in 16-bit
+  lanes, which saturate with full-range s8 weights (2·255·127 > 32767; mean cosine 0.9896 to fp32
+  on an AVX2-only machine). So ``vnni`` uses full-range s8 weights (``s8``) and ``avx2`` 7-bit
+  weights (``s8-rr``, ``reduce_range``: 2·255·63 fits, exact, same fast kernels). u8 weights
+  (``u8u8``) are exact on both but ran 2.4× slower than ``s8`` on VNNI. Figures:
+  ``benchmarks/int8_recipes.py`` (natively and under ``qemu-x86_64 -cpu Haswell``).
+  :attr:`ExportSettings.variant` names recipe and ISA class (``int8-s8-rr-avx2``); it is part of
+  the cache key and ends the embedder's model id.
 """
 
 from __future__ import annotations
@@ -31,7 +40,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import EmbeddingError, MissingDependencyError
+from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 
 log = logging.getLogger(__name__)
 
@@ -39,9 +48,8 @@ log = logging.getLogger(__name__)
 EXPORT_FORMAT_VERSION = 2
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
-#: the int8 recipe (see the module docstring for the measurements behind it)
-INT8_WEIGHTS = "u8"
-INT8_REDUCE_RANGE = False
+#: ISA class -> int8 recipe (weight type, reduce_range); the module docstring has the measurements
+INT8_RECIPES = {"vnni": ("s8", False), "avx2": ("s8", True), "base": ("s8", True)}
 
 
 @dataclass(frozen=True)
@@ -72,12 +80,18 @@ class ExportSettings:
 
 
 def int8_settings(isa: str | None = None) -> ExportSettings:
-    """The int8 recipe for ``isa`` (default: this processor's ISA class, read once)."""
+    """The int8 recipe for ``isa``; default: ``$RAGKIT_INT8_ISA``, else this processor's ISA class.
+
+    ``RAGKIT_INT8_ISA=avx2`` builds with the AVX2 recipe on a VNNI machine, e.g. for an index that
+    AVX2-only machines extend too (7-bit weights give the same vectors on both)."""
     if isa is None:
         from ragkit.embedders.isa import cpu_isa
 
-        isa = cpu_isa()
-    return ExportSettings(quantize="int8", weights=INT8_WEIGHTS, reduce_range=INT8_REDUCE_RANGE, isa=isa)
+        isa = os.environ.get("RAGKIT_INT8_ISA") or cpu_isa()
+    if isa not in INT8_RECIPES:
+        raise ConfigError(f"unknown int8 ISA class {isa!r} (RAGKIT_INT8_ISA): use one of {', '.join(INT8_RECIPES)}")
+    weights, reduce_range = INT8_RECIPES[isa]
+    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=isa)
 
 
 @dataclass(frozen=True)

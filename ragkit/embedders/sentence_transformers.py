@@ -4,7 +4,7 @@ The model loads on the first embed call, so an unchanged re-index never imports 
 counting uses the model's fast tokenizer directly (no torch). ``backend: onnx`` or ``onnx-int8``
 delegates to :mod:`ragkit.embedders.onnx` (ONNX Runtime, exported from the same local model).
 
-Queries of the ``torch`` backend run through the ONNX fp32 export of the same model when
+Queries of the ``torch`` backend (unless ``query_backend: torch``) run through the ONNX fp32 export of the same model when
 onnxruntime is installed (it gives the same vectors, cosine ≥ 0.99999, and loads in a fraction of
 PyTorch's time), so a cold ``ragkit search`` never imports torch: the export is used when it is
 cached, and built once when it is not and PyTorch is not loaded in the process yet. Documents
@@ -31,6 +31,7 @@ from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Backend = Literal["torch", "onnx", "onnx-int8"]
+QueryBackend = Literal["auto", "torch"]
 
 
 @embedders.register("sentence-transformers")
@@ -45,16 +46,20 @@ class SentenceTransformerEmbedder(Embedder):
         max_seq_length: int | None = None,
         query_prefix: str = "",
         document_prefix: str = "",
+        query_backend: QueryBackend = "auto",
     ) -> None:
         super().__init__()
         if batch_size < 1:
             raise ConfigError(f"batch_size must be at least 1 (got {batch_size})")
         if backend not in ("torch", "onnx", "onnx-int8"):
             raise ConfigError(f"backend must be one of torch, onnx, onnx-int8 (got {backend!r})")
+        if query_backend not in ("auto", "torch"):
+            raise ConfigError(f"query_backend must be auto or torch (got {query_backend!r})")
         self.model_name = model
         self.batch_size = batch_size
         self.device = device
         self.backend = backend
+        self.query_backend = query_backend
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self._max_seq_length = max_seq_length
@@ -157,12 +162,12 @@ class SentenceTransformerEmbedder(Embedder):
     def _onnx_for_queries(self) -> Any:
         """The ONNX fp32 embedder of this model for a torch-backed query, or None to use PyTorch.
 
-        None when the backend is not torch, the device is not the CPU, the torch model is already
+        None when ``query_backend: torch`` is set, the backend is not torch, the device is not the CPU, the torch model is already
         loaded, onnxruntime is missing, the model is not one the onnx embedder supports, or the
         export is not cached and PyTorch is already imported (exporting would then cost more than
         the query). Decided once per embedder.
         """
-        if self.backend != "torch" or self.device != "cpu" or self._model is not None:
+        if self.query_backend == "torch" or self.backend != "torch" or self.device != "cpu" or self._model is not None:
             return None
         with self._lock:
             if self._query_model is None:

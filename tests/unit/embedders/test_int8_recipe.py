@@ -6,6 +6,7 @@ import pytest
 
 from ragkit.embedders.isa import FLAGS_OF_INTEREST, classify, cpu_description, cpu_isa
 from ragkit.embedders.onnx_export import ExportSettings, int8_settings
+from ragkit.errors import ConfigError
 
 SAPPHIRE_RAPIDS = {"AVX2": True, "AVX512F": True, "AVX512BW": True, "AVX512VNNI": True}
 HASWELL = {"AVX2": True, "AVX512F": False}
@@ -52,3 +53,11 @@ def test_the_recipe_and_isa_name_the_variant() -> None:
     assert ExportSettings(quantize="int8", reduce_range=True, isa="avx2").variant == "int8-s8-rr-avx2"
     assert ExportSettings(quantize="int8", isa="vnni").variant == "int8-s8-vnni"
     assert int8_settings().isa == cpu_isa()
+
+
+def test_the_isa_class_can_be_chosen_for_a_mixed_fleet(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("RAGKIT_INT8_ISA", "avx2")
+    assert int8_settings().variant == int8_settings("avx2").variant
+    monkeypatch.setenv("RAGKIT_INT8_ISA", "avx3")
+    with pytest.raises(ConfigError, match="unknown int8 ISA class 'avx3' \\(RAGKIT_INT8_ISA\\): use one of vnni"):
+        int8_settings()

