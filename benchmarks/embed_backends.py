@@ -64,7 +64,7 @@ def load_texts(path: Path, limit: int | None) -> list[str]:
     return texts
 
 
-def backends(model_dir: str) -> dict[str, Encode]:
+def backends(model_dir: str, other_isas: list[str]) -> dict[str, Encode]:
     """Name -> encode function; models load here (not timed)."""
     from sentence_transformers import SentenceTransformer
 
@@ -77,11 +77,15 @@ def backends(model_dir: str) -> dict[str, Encode]:
 
     onnx_fp32 = OnnxEmbedder(model=model_dir, quantize="none", batch_size=BATCH_SIZE)
     onnx_int8 = OnnxEmbedder(model=model_dir, quantize="int8", batch_size=BATCH_SIZE)
-    return {
+    found = {
         "sentence-transformers fp32 (PyTorch)": torch_encode,
         "ragkit onnx fp32": onnx_fp32.embed_batch,
-        f"ragkit onnx int8 ({onnx_int8.settings.recipe}, for {onnx_int8.settings.isa})": onnx_int8.embed_batch,
+        f"ragkit onnx int8 ({onnx_int8.settings.variant})": onnx_int8.embed_batch,
     }
+    for isa in other_isas:  # another class's recipe on this processor (e.g. the AVX2 recipe with VNNI)
+        other = OnnxEmbedder(model=model_dir, quantize="int8", batch_size=BATCH_SIZE, isa=isa)
+        found[f"ragkit onnx int8 ({other.settings.variant})"] = other.embed_batch
+    return found
 
 
 def measure(encoders: dict[str, Encode], texts: list[str], rounds: int, window: int) -> list[Result]:
@@ -157,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         "--window", type=int, default=0,
         help="backends take turns on windows of N texts (robust ratios on a busy machine); 0 = one call each",
     )
+    parser.add_argument(
+        "--int8-isa", action="append", default=[], choices=("vnni", "avx2", "base"),
+        help="also time the int8 recipe of this ISA class on this processor (repeatable)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the results as JSON here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -174,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
 
     texts = load_texts(args.corpus, args.limit)
     model_dir = str(resolve_model_dir("all-MiniLM-L6-v2"))
-    results = measure(backends(model_dir), texts, max(1, args.rounds), max(0, args.window))
+    results = measure(backends(model_dir, args.int8_isa), texts, max(1, args.rounds), max(0, args.window))
     env = environment()
     sys.stdout.write(report(results, len(texts), max(1, args.rounds), max(0, args.window), env))
     if args.json:

@@ -72,14 +72,14 @@ def prepare(workdir: Path, n: int) -> None:
     log.info("prepared %s", workdir)
 
 
-def measure(workdir: Path, repeats: int, recipes: list[str]) -> None:
+def measure(workdir: Path, repeats: int, recipes: list[str], every: int = 1) -> None:
     import onnxruntime as ort
 
     from ragkit.embedders.isa import cpu_isa
     from ragkit.embedders.models import load_tokenizer
     meta = json.loads((workdir / "meta.json").read_text(encoding="utf-8"))
-    reference = np.load(workdir / "reference.npy")
-    sample = texts(meta["texts"])
+    reference = np.load(workdir / "reference.npy")[::every]
+    sample = texts(meta["texts"])[::every]
     tok = load_tokenizer(Path(meta["model_dir"]))
     tok.enable_truncation(max_length=256)
     print(f"ISA seen by this process: {cpu_isa()}; onnxruntime {ort.__version__}; {len(sample)} texts")
@@ -95,9 +95,9 @@ def measure(workdir: Path, repeats: int, recipes: list[str]) -> None:
         seconds = (time.perf_counter() - started) / repeats
         cos = np.einsum("ij,ij->i", vecs, reference)
         line = f"{name:6s} mean cosine to fp32 {cos.mean():.5f}  min {cos.min():.5f}  {seconds:.2f} s per pass"
-        np.save(workdir / f"{name}-{isa}.npy", vecs)
-        for other in sorted(workdir.glob(f"{name}-*.npy")):  # the same recipe on another ISA class
-            if other.stem != f"{name}-{isa}":
+        np.save(workdir / f"{name}@{isa}@every{every}.npy", vecs)
+        for other in sorted(workdir.glob(f"{name}@*@every{every}.npy")):  # the same recipe, other ISA class
+            if other.stem != f"{name}@{isa}@every{every}":
                 same = np.einsum("ij,ij->i", vecs, np.load(other))
                 line += f"; min cosine to {other.stem} {same.min():.6f}"
         print(line)
@@ -120,6 +120,7 @@ def main() -> int:
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/int8-recipes"))
     parser.add_argument("--texts", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--every", type=int, default=1, help="measure every k-th prepared text (faster under qemu)")
     parser.add_argument("--recipes", nargs="*", default=[], help=f"fp32 and/or {', '.join(RECIPES)} (default: all)")
     args = parser.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(message)s")
@@ -127,7 +128,7 @@ def main() -> int:
     if args.step == "prepare":
         prepare(args.workdir, args.texts)
     else:
-        measure(args.workdir, args.repeats, args.recipes)
+        measure(args.workdir, args.repeats, args.recipes, args.every)
     return 0
 
 

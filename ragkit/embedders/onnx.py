@@ -3,7 +3,7 @@
 The ONNX graph is exported once from the locally installed model and cached (see
 :mod:`ragkit.embedders.onnx_export`); ``quantize: int8`` adds dynamic per-channel int8 weights
 with the recipe chosen for this processor's ISA class (:mod:`ragkit.embedders.isa`), which the
-model id names (e.g. ``all-MiniLM-L6-v2+onnx-int8-u8u8-vnni``). Inference
+model id names (e.g. ``all-MiniLM-L6-v2+onnx-int8-s8-vnni``). Inference
 tokenizes with the model's fast tokenizer, sorts the texts by token length so each batch pads
 little, runs the session, mean-pools over the attention mask and L2-normalizes in NumPy.
 
@@ -48,7 +48,11 @@ _SUPPORTED_MODULES = (
 
 @embedders.register("onnx")
 class OnnxEmbedder(Embedder):
-    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``."""
+    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``.
+
+    ``isa`` picks the int8 recipe of another ISA class (``vnni``, ``avx2``); default:
+    ``$RAGKIT_INT8_ISA``, else this processor's class.
+    """
 
     def __init__(
         self,
@@ -59,6 +63,7 @@ class OnnxEmbedder(Embedder):
         max_length: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         threads: int | None = None,
+        isa: str | None = None,
     ) -> None:
         super().__init__()
         if quantize not in ("none", "int8"):
@@ -81,7 +86,7 @@ class OnnxEmbedder(Embedder):
         self._name = self._dir.parent.name if self._dir.name == "model" else self._dir.name
         label = self._name if Path(model).expanduser().is_dir() else model.split("/")[-1]
         # the int8 recipe depends on the processor; the id names it, so an index never mixes recipes
-        self.settings = int8_settings() if quantize == "int8" else ExportSettings()
+        self.settings = int8_settings(isa) if quantize == "int8" else ExportSettings()
         self.model_id = f"{label}+onnx" + (f"-{self.settings.variant}" if quantize == "int8" else "")
         self._lock = threading.Lock()
         self._session: Any = None

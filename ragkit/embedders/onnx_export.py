@@ -28,6 +28,7 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -114,7 +115,19 @@ def default_cache_dir() -> Path:
 
 
 def model_fingerprint(model_dir: Path) -> str:
-    """sha256 over the model's config and weight files (names and contents)."""
+    """sha256 over the model's config and weight files (names and contents).
+
+    Computed once per process for unchanged files (keyed by their paths, sizes and mtimes)."""
+    stats = []
+    for name in _HASHED_FILES:
+        with contextlib.suppress(OSError):
+            st = (model_dir / name).stat()
+            stats.append((name, st.st_size, st.st_mtime_ns))
+    return _fingerprint(model_dir, tuple(stats))
+
+
+@functools.lru_cache(maxsize=8)
+def _fingerprint(model_dir: Path, stats: tuple[tuple[str, int, int], ...]) -> str:
     h = hashlib.sha256()
     found = False
     for name in _HASHED_FILES:

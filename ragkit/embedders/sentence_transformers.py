@@ -69,7 +69,7 @@ class SentenceTransformerEmbedder(Embedder):
         self._tokenizer: Any = None
         self._dim: int | None = None
         self._lock = threading.Lock()
-        # int8 names its processor-dependent recipe, e.g. +onnx-int8-u8u8-vnni
+        # int8 names its processor-dependent recipe, e.g. +onnx-int8-s8-rr-avx2
         suffix = {"torch": "", "onnx": "+onnx", "onnx-int8": f"+onnx-{int8_settings().variant}"}[backend]
         self.model_id = f"{model.split('/')[-1]}{suffix}"
 
