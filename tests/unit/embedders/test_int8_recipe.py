@@ -47,7 +47,8 @@ def test_without_vnni_the_recipe_cannot_saturate_16_bit_sums(isa: str) -> None:
     assert s.reduce_range or s.weights == "u8"
 
 
-def test_the_recipe_and_isa_name_the_variant() -> None:
+def test_the_recipe_and_isa_name_the_variant(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAGKIT_INT8_ISA", raising=False)
     assert ExportSettings().variant == "fp32"
     assert ExportSettings(quantize="int8", weights="u8", isa="avx2").variant == "int8-u8u8-avx2"
     assert ExportSettings(quantize="int8", reduce_range=True, isa="avx2").variant == "int8-s8-rr-avx2"
