@@ -19,7 +19,7 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   lanes, which saturate with full-range s8 weights (2·255·127 > 32767; mean cosine 0.9896 to fp32
   on an AVX2-only machine). So ``vnni`` uses full-range s8 weights (``s8``) and ``avx2`` 7-bit
   weights (``s8-rr``, ``reduce_range``: 2·255·63 fits, exact, same fast kernels). u8 weights
-  (``u8u8``) are exact on both but ran 2.4× slower than ``s8`` on VNNI. Figures:
+  (``u8u8``) cannot saturate either but ran about 2× slower than ``s8`` on VNNI. Figures:
   ``benchmarks/int8_recipes.py`` (natively and under ``qemu-x86_64 -cpu Haswell``).
   :attr:`ExportSettings.variant` names recipe and ISA class (``int8-s8-rr-avx2``); it is part of
   the cache key and ends the embedder's model id.
