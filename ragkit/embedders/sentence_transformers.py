@@ -70,7 +70,7 @@ class SentenceTransformerEmbedder(Embedder):
         self._dim: int | None = None
         self._lock = threading.Lock()
         # int8 names its processor-dependent recipe, e.g. +onnx-int8-s8-rr-avx2
-        suffix = {"torch": "", "onnx": "+onnx", "onnx-int8": f"+onnx-{int8_settings().variant}"}[backend]
+        suffix = f"+onnx-{int8_settings().variant}" if backend == "onnx-int8" else {"torch": "", "onnx": "+onnx"}[backend]
         self.model_id = f"{model.split('/')[-1]}{suffix}"
 
     # ------------------------------------------------------------------ lazy resources

@@ -68,3 +68,13 @@ def test_other_backends_and_devices_embed_queries_themselves() -> None:
     assert SentenceTransformerEmbedder(query_backend="torch")._onnx_for_queries() is None
     with pytest.raises(ConfigError, match="query_backend must be auto or torch"):
         SentenceTransformerEmbedder(query_backend="onnx")  # type: ignore[arg-type]
+
+
+def test_the_index_id_of_int8_names_recipe_and_isa(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ragkit status` prints this id; an index never mixes two recipes' vectors."""
+    monkeypatch.setenv("RAGKIT_INT8_ISA", "avx2")
+    assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-avx2"
+    monkeypatch.setenv("RAGKIT_INT8_ISA", "vnni")
+    assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
+    assert SentenceTransformerEmbedder(backend="onnx").model_id == "all-MiniLM-L6-v2+onnx"
+    assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2"  # torch, also when queries use ONNX
