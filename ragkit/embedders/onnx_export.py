@@ -3,6 +3,8 @@
 The cache entry is a directory ``<cache_dir>/<model-name>-<variant>-<key>/`` holding ``model.onnx``
 and ``export.json``. The key hashes the model's weights and config, the export settings and
 :data:`EXPORT_FORMAT_VERSION`, so a changed model or a changed recipe never reuses a stale file.
+The weights' digest is kept in ``<cache_dir>/fingerprints/`` (keyed by path, size and mtime), so
+a cold process finds its entry without reading the weights.
 Entries are built in a temporary directory and renamed into place (atomic); a file lock makes two
 processes that start at the same time export once.
 
@@ -114,16 +116,32 @@ def default_cache_dir() -> Path:
     return base / "ragkit" / "onnx"
 
 
-def model_fingerprint(model_dir: Path) -> str:
+def model_fingerprint(model_dir: Path, *, memo_dir: Path | None = None) -> str:
     """sha256 over the model's config and weight files (names and contents).
 
-    Computed once per process for unchanged files (keyed by their paths, sizes and mtimes)."""
+    Hashed once per process for unchanged files (keyed by their paths, sizes and mtimes), and with
+    ``memo_dir`` once per machine: the digest is kept there under the same key, so a cold process
+    (``ragkit search``) does not read the weights again."""
     stats = []
     for name in _HASHED_FILES:
         with contextlib.suppress(OSError):
             st = (model_dir / name).stat()
             stats.append((name, st.st_size, st.st_mtime_ns))
-    return _fingerprint(model_dir, tuple(stats))
+    if memo_dir is None:
+        return _fingerprint(model_dir, tuple(stats))
+    key = hashlib.sha256(json.dumps([str(model_dir.resolve()), stats]).encode()).hexdigest()[:32]
+    memo = memo_dir / "fingerprints" / key
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        digest = memo.read_text(encoding="ascii").strip()
+        if len(digest) == 64:
+            return digest
+    digest = _fingerprint(model_dir, tuple(stats))
+    with contextlib.suppress(OSError):  # best effort: a read-only cache only costs the hashing
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f".{key}.{os.getpid()}")
+        tmp.write_text(digest, encoding="ascii")
+        os.replace(tmp, memo)
+    return digest
 
 
 @functools.lru_cache(maxsize=8)
@@ -158,7 +176,7 @@ def ensure_exported(
     model_dir: Path, *, cache_dir: Path, settings: ExportSettings, name: str | None = None
 ) -> ExportedModel:
     """Return the cached ONNX model for ``settings``, exporting (and quantizing) it first if needed."""
-    fingerprint = model_fingerprint(model_dir)
+    fingerprint = model_fingerprint(model_dir, memo_dir=cache_dir)
     return _ensure(model_dir, cache_dir, settings, fingerprint, name or model_dir.name)
 
 
@@ -166,7 +184,7 @@ def cached_export(
     model_dir: Path, *, cache_dir: Path, settings: ExportSettings, name: str | None = None
 ) -> ExportedModel | None:
     """The cached ONNX model for ``settings`` if it was exported before, else None (nothing is built)."""
-    fingerprint = model_fingerprint(model_dir)
+    fingerprint = model_fingerprint(model_dir, memo_dir=cache_dir)
     return _read_entry(_entry_dir(cache_dir, settings, fingerprint, name or model_dir.name), settings)
 
 

@@ -228,3 +228,16 @@ def test_default_cache_dir_honours_ragkit_cache_dir(tmp_path: Path, monkeypatch:
     monkeypatch.delenv("RAGKIT_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert OnnxEmbedder().cache_dir == tmp_path / "xdg" / "ragkit" / "onnx"
+
+
+def test_fingerprint_memo_follows_the_files(tmp_path: Path) -> None:
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.json").write_text('{"hidden_size": 8}')
+    (model / "model.safetensors").write_bytes(b"weights-1")
+    memo = tmp_path / "cache"
+    first = model_fingerprint(model, memo_dir=memo)
+    assert first == model_fingerprint(model) and len(list((memo / "fingerprints").iterdir())) == 1
+    assert model_fingerprint(model, memo_dir=memo) == first  # read back from the memo
+    (model / "model.safetensors").write_bytes(b"weights-002")
+    assert model_fingerprint(model, memo_dir=memo) == model_fingerprint(model) != first
