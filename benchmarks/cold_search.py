@@ -81,6 +81,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.corpus.is_file():
         print(missing_corpus_message(args.corpus))
         return 0
+    facts = machine_facts()  # the load average before this benchmark adds its own
     work = args.workdir or Path(tempfile.mkdtemp(prefix="ragkit-cold-search-"))
     work.mkdir(parents=True, exist_ok=True)
     docs = write_txt_files(read_corpus(args.corpus, args.passages), work / "docs")
@@ -114,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
             wall, tops[key] = search(key, query)
             walls[key].append(wall)
         same += tops["torch"] == tops["auto"]
-    print_facts("machine", machine_facts())
+    print_facts("machine", facts)
     print_facts("cpu", cpu_description())
     print_facts("versions", versions(packages=("torch", "onnxruntime", "sentence-transformers", "faiss-cpu")))
     print(f"\nCold `ragkit search` over {args.passages} passages, {args.rounds} rounds (median wall s, "
