@@ -4,9 +4,9 @@ The model loads on the first embed call, so an unchanged re-index never imports 
 counting uses the model's fast tokenizer directly (no torch). ``backend: onnx`` or ``onnx-int8``
 delegates to :mod:`ragkit.embedders.onnx` (ONNX Runtime, exported from the same local model).
 
-Queries of the ``torch`` backend (unless ``query_backend: torch``) run through the ONNX fp32 export of the same model when
-onnxruntime is installed (it gives the same vectors, cosine ≥ 0.99999, and loads in a fraction of
-PyTorch's time), so a cold ``ragkit search`` never imports torch: the export is used when it is
+Queries of the ``torch`` backend (unless ``query_backend: torch``) run through the ONNX fp32
+export of the same model when onnxruntime is installed (it gives the same vectors, cosine
+≥ 0.99999, and loads in a fraction of PyTorch's time), so a cold ``ragkit search`` never imports torch: the export is used when it is
 cached, and built once when it is not and PyTorch is not loaded in the process yet. Documents
 always go through the configured backend.
 """
@@ -158,16 +158,17 @@ class SentenceTransformerEmbedder(Embedder):
         self._record(tokens, len(texts))
         return normalize_rows(vecs)
 
-
     def _onnx_for_queries(self) -> Any:
         """The ONNX fp32 embedder of this model for a torch-backed query, or None to use PyTorch.
 
-        None when ``query_backend: torch`` is set, the backend is not torch, the device is not the CPU, the torch model is already
-        loaded, onnxruntime is missing, the model is not one the onnx embedder supports, or the
+        None when ``query_backend: torch`` is set, the backend is not torch, the device is not the
+        CPU, the torch model is already loaded, onnxruntime is missing, the model is not one the onnx embedder supports, or the
         export is not cached and PyTorch is already imported (exporting would then cost more than
         the query). Decided once per embedder.
         """
-        if self.query_backend == "torch" or self.backend != "torch" or self.device != "cpu" or self._model is not None:
+        if self.query_backend == "torch" or self.backend != "torch" or self.device != "cpu":
+            return None
+        if self._model is not None:  # the torch model is loaded already (e.g. after indexing)
             return None
         with self._lock:
             if self._query_model is None:
