@@ -11,7 +11,7 @@ from ragkit.providers.base import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
-STOP_REASONS = ("stop", "max_iterations", "length")
+STOP_REASONS = ("stop", "max_iterations", "length", "max_handoffs", "paused")
 
 
 @dataclass
@@ -30,7 +30,8 @@ class ToolCallRecord:
 
 @dataclass
 class AgentResult:
-    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached) or "length"."""
+    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", and in an
+    ``AgentRunner`` run "max_handoffs" (the handoff cap stopped it) or "paused" (waiting for approvals)."""
 
     content: str
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
@@ -80,7 +81,7 @@ class AgentResult:
 def message_from_dict(data: dict[str, Any]) -> Message:
     calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
     return Message(role=data["role"], content=data.get("content", ""), tool_calls=calls,
-                   tool_call_id=data.get("tool_call_id"), name=data.get("name"))
+                   tool_call_id=data.get("tool_call_id"), name=data.get("name"), agent=data.get("agent"))
 
 
 

@@ -9,10 +9,14 @@ responses and tool results into the state; the step machine in ``loop.py`` decid
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from ragkit.agent import approval as approvals
+from ragkit.agent.approval import Approval, ExecutionLog
 
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
@@ -28,6 +32,7 @@ from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
 Prompt = str | Sequence[Message]
+SCHEMA_VERSION = 2  # of RunState.to_dict; from_dict refuses a newer one
 
 
 @dataclass
@@ -56,9 +61,51 @@ class RunState:
     usage: AgentUsage = field(default_factory=AgentUsage)
     records: list[ToolCallRecord] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
+    # multi-agent runs (``AgentRunner``): who speaks now, how often the floor changed, calls waiting
+    # for a human, what tools keep between calls, the user's context, the session and how many
+    # messages it already holds
+    current_agent: str | None = None
+    handoffs: int = 0
+    approvals: list[Approval] = field(default_factory=list)
+    tool_state: dict[str, Any] = field(default_factory=dict)
+    context: Any = None
+    session_id: str | None = None
+    saved: int = 0
+    schema_version: int = SCHEMA_VERSION
+
+    # --- approvals ---------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> list[Approval]:
+        """The tool calls waiting for ``approve``/``reject``."""
+        return [a for a in self.approvals if a.status == "pending"]
+
+    def approve(self, call_id: str) -> Approval:
+        """Let the paused call run when the run resumes."""
+        return approvals.decide(self.approvals, call_id, "approved")
+
+    def reject(self, call_id: str, message: str = "") -> Approval:
+        """Do not run the call; the model gets ``message`` as its result."""
+        return approvals.decide(self.approvals, call_id, "rejected", message)
+
+    # --- serialization -----------------------------------------------------------------------
+
+    def to_json(self, **kwargs: Any) -> str:
+        """Plain ``json.dumps`` of ``to_dict`` (tool state and context must be JSON data or dataclasses)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str, *, agents: Any = None, context_type: type | None = None) -> RunState:
+        """Load a saved state. ``agents`` (an ``AgentRunner`` or agent definitions) checks that every
+        agent the state names exists; ``context_type`` (or the runner's) rebuilds a dataclass context."""
+        from ragkit.agent.runner import load_state
+
+        return load_state(cls.from_dict(json.loads(text)), agents=agents, context_type=context_type)
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
+
+        from ragkit.agent.runner import dump_context
 
         return {
             "run_id": self.run_id, "provider": self.provider, "model": self.model, "tools": list(self.tools),
@@ -66,10 +113,18 @@ class RunState:
             "params": dict(self.params), "iteration": self.iteration, "use_memory": self.use_memory,
             "trace": self.trace.to_dict(), "usage": self.usage.to_dict(),
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
+            "current_agent": self.current_agent, "handoffs": self.handoffs,
+            "approvals": [a.to_dict() for a in self.approvals], "tool_state": self.tool_state,
+            "context": dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
+            "schema_version": self.schema_version,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
+        version = data.get("schema_version", 1)
+        if version > SCHEMA_VERSION:
+            raise AgentError(f"this run state has schema version {version}, newer than this ragkit reads "
+                             f"({SCHEMA_VERSION}); upgrade ragkit to resume it")
         return cls(
             run_id=data["run_id"], provider=data["provider"], model=data.get("model", ""),
             tools=list(data.get("tools", [])), messages=[message_from_dict(m) for m in data["messages"]],
@@ -78,7 +133,17 @@ class RunState:
             trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
             records=[ToolCallRecord(**r) for r in data.get("records", [])],
             citations=[Citation(**c) for c in data.get("citations", [])],
+            current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
+            approvals=[Approval(**a) for a in data.get("approvals", [])],
+            tool_state=dict(data.get("tool_state") or {}), context=_plain_context(data.get("context")),
+            session_id=data.get("session_id"), saved=data.get("saved", 0),
         )
+
+
+def _plain_context(raw: Any) -> Any:
+    """A saved context: plain JSON data as is; a dataclass stays in its saved form until
+    ``agent.runner.load_state`` rebuilds it with its type."""
+    return raw["value"] if isinstance(raw, dict) and set(raw) == {"value"} else raw
 
 
 class Run:
@@ -105,6 +170,12 @@ class Run:
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
+        # hooks of multi-agent runs (set by ``agent.runner.Runner``; a plain ``Agent`` has none)
+        self.agent_name: str | None = st.current_agent
+        self.needs_approval: Callable[[ToolCall], bool] | None = None
+        self.execution_log: ExecutionLog | None = None
+        self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
+        self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
 
     @property
     def iteration(self) -> int:
@@ -189,7 +260,8 @@ class Run:
     # --- tool calls --------------------------------------------------------------------------
 
     def precheck(self, call: ToolCall) -> ToolResult | None:
-        """An error result for a call that cannot run (bad JSON, unknown tool), else None."""
+        """An error result for a call that cannot run (bad JSON, unknown tool), else None; then
+        the ``prechecks`` hooks may answer a call without running it (handoffs, approvals)."""
         if call.parse_error:
             return ToolResult(call.name, (
                 f"error: the arguments for tool '{call.name}' are not valid JSON ({call.parse_error}); "
@@ -201,7 +273,22 @@ class Run:
                 f"error: unknown tool '{call.name}'{did_you_mean(call.name, self.tools.names())}; "
                 f"available tools: {available}"
             ), is_error=True, error_kind="unknown_tool")
+        for check in self.prechecks:
+            if (early := check(self, call)) is not None:
+                return early
         return None
+
+    def unanswered_calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls of a turn that paused for approval (the last message, still unanswered)."""
+        last = self.messages[-1] if self.messages else None
+        return last.tool_calls if last is not None and last.role == "assistant" else ()
+
+    def pause(self, calls: Sequence[ToolCall]) -> AgentResult | None:
+        """The ``paused`` result when a call of this turn waits for approval, else None."""
+        if not approvals.gate(self, calls):
+            return None
+        waiting = ", ".join(f"{a.tool} ({a.call_id})" for a in self.state.pending)
+        return self.finish(None, stop="paused", content=f"Paused: waiting for approval of {waiting}.")
 
     def tool_started(self, call: ToolCall) -> float:
         self.obs.emit("on_tool_start", self.run_id, call)
@@ -212,6 +299,7 @@ class Run:
 
     def tools_finished(self, runs: Sequence[ToolRun]) -> None:
         """Fold results (in call order) into messages, trace, usage, records and citations."""
+        approvals.record(self, runs)  # first: a crash after this point cannot run a gated call twice
         for run in runs:
             call, result = run.call, run.result
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name))
@@ -232,13 +320,14 @@ class Run:
 
     # --- the end -----------------------------------------------------------------------------
 
-    def finish(self, response: Response | None) -> AgentResult:
-        if response is None:
+    def finish(self, response: Response | None, *, stop: str | None = None, content: str = "") -> AgentResult:
+        """The result: the model's answer, the max_iterations note, or (``stop``) another ending."""
+        if stop is None and response is None:
             n = self.config.max_iterations
             content = (f"Stopped after {n} iterations without a final answer (max_iterations={n}). "
                        "Raise AgentConfig.max_iterations or ask a simpler question.")
             stop = "max_iterations"
-        else:
+        elif stop is None and response is not None:
             content = response.content
             stop = "length" if response.stop_reason == "length" else "stop"
         if self.memory is not None:

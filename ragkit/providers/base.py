@@ -35,6 +35,7 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None  # tool name, on role="tool" messages
+    agent: str | None = None  # the agent that wrote an assistant message (multi-agent runs)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -66,8 +67,8 @@ class Response:
     model: str = ""
     stop_reason: str = "stop"  # "stop" | "tool_calls" | "length" | provider-specific
 
-    def to_message(self) -> Message:
-        return Message(role="assistant", content=self.content, tool_calls=self.tool_calls)
+    def to_message(self, agent: str | None = None) -> Message:
+        return Message(role="assistant", content=self.content, tool_calls=self.tool_calls, agent=agent)
 
 
 @dataclass(frozen=True)
