@@ -156,6 +156,10 @@ class AgentRunner:
     def resume(self, state: RunState) -> RunResult:
         """Continue a saved run (after ``approve``/``reject`` of its pending calls)."""
         undecided = [a.call_id for a in state.pending]
+        last = state.messages[-1] if state.messages else None
+        if last is None or last.role != "assistant" or not last.tool_calls or not state.approvals:
+            raise AgentError("this run is not paused for approval (it has ended); resume() continues a paused "
+                             "run — start a new one with run()")
         if undecided:
             raise AgentError(f"the run is still waiting for approval of {undecided}; call state.approve(call_id) "
                              "or state.reject(call_id, message) for each before resuming")
@@ -269,12 +273,14 @@ class Runner:
         new = [m for m in st.messages[st.saved:upto] if m.role != "system"]
         items = []
         for i, message in enumerate(new):
-            extra: dict[str, Any] = {"trace_id": st.run_id}
+            extra: dict[str, Any] = {"trace_id": st.run_id, "request_id": st.run_id}
             if result is not None and i == len(new) - 1 and message.role == "assistant":
                 extra.update(usage=result.usage.to_dict(), citations=[c.to_dict() for c in result.citations])
             items.append(message_to_item(message, **extra))
-        store.add_items(st.session_id, items)
-        st.saved = upto
+        there = len(store.find_request(st.session_id, st.run_id)) - st.written  # a retried resume wrote these
+        if there < len(items):
+            store.add_items(st.session_id, items[max(0, there):])
+        st.saved, st.written = upto, st.written + len(items)
 
 
 def _last(events: Iterable[AgentEvent]) -> RunResult:

@@ -70,7 +70,8 @@ class RunState:
     tool_state: dict[str, Any] = field(default_factory=dict)
     context: Any = None
     session_id: str | None = None
-    saved: int = 0
+    saved: int = 0  # messages[:saved] are in the session
+    written: int = 0  # session items this run wrote (a retried resume skips those already there)
     schema_version: int = SCHEMA_VERSION
 
     # --- approvals ---------------------------------------------------------------------------
@@ -116,6 +117,7 @@ class RunState:
             "current_agent": self.current_agent, "handoffs": self.handoffs,
             "approvals": [a.to_dict() for a in self.approvals], "tool_state": self.tool_state,
             "context": dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
+            "written": self.written,
             "schema_version": self.schema_version,
         }
 
@@ -136,7 +138,7 @@ class RunState:
             current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
             approvals=[Approval(**a) for a in data.get("approvals", [])],
             tool_state=dict(data.get("tool_state") or {}), context=_plain_context(data.get("context")),
-            session_id=data.get("session_id"), saved=data.get("saved", 0),
+            session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
         )
 
 
