@@ -45,7 +45,7 @@ class RAGAgent:
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
         cfg = config or AgentConfig()
-        self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
+        self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory if memory is not None else cfg.memory)
         self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
         self.agent = Agent(self.provider, tools=[self.tool], config=self.config, observers=observers)
 
