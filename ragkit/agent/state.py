@@ -17,7 +17,6 @@ from typing import Any
 
 from ragkit.agent import approval as approvals
 from ragkit.agent.approval import Approval, ExecutionLog
-
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
