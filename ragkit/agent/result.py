@@ -88,10 +88,11 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 @dataclass(frozen=True)
 class AgentEvent:
     """What ``Agent.stream`` yields: ``text`` deltas, ``tool_start``/``tool_end`` around each tool
-    call (with ``tool_chunk`` events in between for a streaming tool: ``text`` is the piece), and
-    finally one ``result`` carrying the ``AgentResult``."""
+    call (with ``tool_chunk`` events in between for a streaming tool: ``text`` is the piece),
+    ``handoff`` when an ``AgentRunner`` run changes agents (``text``: the new agent), and finally
+    one ``result`` carrying the ``AgentResult``."""
 
-    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "result"
+    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "handoff" | "result"
     iteration: int = 0
     text: str = ""
     tool_call: ToolCall | None = None

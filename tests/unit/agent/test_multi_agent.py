@@ -212,3 +212,35 @@ def test_run_state_round_trips_through_plain_json() -> None:
         RunState.from_json(text, agents=[triage])
     with pytest.raises(Exception, match="context_type="):
         RunState.from_json(text)
+
+
+def test_stream_and_arun_drive_the_same_runner() -> None:
+    import asyncio
+
+    def make() -> AgentRunner:
+        triage, billing, tech = agents([tool_call_response(("transfer_to_tech", {}))], [], ["Tech: reinstall."])
+        return AgentRunner([triage, billing, tech], entry="triage")
+
+    events = list(make().stream("it crashes"))
+    kinds = [e.type for e in events]
+    assert kinds[:3] == ["tool_start", "tool_end", "handoff"] and kinds[-1] == "result"
+    assert [e.text for e in events if e.type == "handoff"] == ["tech"]
+    assert "".join(e.text for e in events if e.type == "text") == "Tech: reinstall."
+    assert events[-1].result.agent == "tech"
+    result = asyncio.run(make().arun("it crashes"))
+    assert result.agent == "tech" and result.content == "Tech: reinstall."
+
+
+def test_tools_see_the_runs_usage_and_agent() -> None:
+    seen: list[tuple[str | None, int]] = []
+
+    @tool(inject=["ctx"])
+    def whoami(ctx: ToolContext) -> str:
+        """Report the current agent."""
+        seen.append((ctx.agent, ctx.usage.input_tokens))
+        return str(ctx.agent)
+
+    solo = AgentDefinition(name="solo", tools=[whoami], provider=ScriptedProvider(
+        [tool_call_response(("whoami", {}), usage=Usage(11, 1)), "ok"]))
+    AgentRunner([solo], entry="solo").run("who?")
+    assert seen == [("solo", 11)]
