@@ -19,14 +19,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 from ragkit.errors import AgentError
 from ragkit.providers.base import ToolCall
 from ragkit.tools.tool import ToolResult
-
-if TYPE_CHECKING:
-    from ragkit.agent.state import Run, ToolRun
 
 APPROVAL_STATUSES = ("pending", "approved", "rejected")
 
@@ -65,7 +62,9 @@ def decide(approvals: Sequence[Approval], call_id: str, status: str, message: st
     raise AgentError(f"no approval is waiting for tool call {call_id!r}; pending calls: {known}")
 
 
-def gate(run: Run, calls: Sequence[ToolCall]) -> bool:
+# ``run`` below is an ``agent.state.Run`` (not imported: state imports this module)
+
+def gate(run: Any, calls: Sequence[ToolCall]) -> bool:
     """Record an approval for each new call that needs review; True while one is undecided."""
     check: Callable[[ToolCall], bool] | None = run.needs_approval
     if check is None:
@@ -79,7 +78,7 @@ def gate(run: Run, calls: Sequence[ToolCall]) -> bool:
     return any(a.status == "pending" and a.call_id in ids for a in approvals)
 
 
-def precheck(run: Run, call: ToolCall) -> ToolResult | None:
+def precheck(run: Any, call: ToolCall) -> ToolResult | None:
     """Rejected calls answer with the rejection; gated calls already executed replay their result."""
     approval = next((a for a in run.state.approvals if a.call_id == call.id), None)
     if approval is None:
@@ -103,7 +102,7 @@ def precheck(run: Run, call: ToolCall) -> ToolResult | None:
                       error_kind=result.get("error_kind"))
 
 
-def record(run: Run, runs: Sequence[ToolRun]) -> None:
+def record(run: Any, runs: Sequence[Any]) -> None:
     """Complete the execution records of the gated calls that just ran (before anything else)."""
     log, session = run.execution_log, run.state.session_id
     if log is None or session is None:

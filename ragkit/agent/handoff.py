@@ -20,18 +20,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ragkit.agent.result import AgentEvent
+from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.trace import HandoffStep
 from ragkit.errors import AgentError, ConfigError
 from ragkit.providers.base import Message, ToolCall
 from ragkit.tools.tool import Tool, ToolResult
 
-if TYPE_CHECKING:
-    from ragkit.agent.definition import AgentDefinition
-    from ragkit.agent.result import AgentResult
-    from ragkit.agent.state import Run
+Run = Any  # an ``agent.state.Run`` (not imported: the step machine's modules do not import this one)
 
 IGNORED = "ignored: only one handoff per turn"
 
@@ -67,9 +64,9 @@ class Handoff:
         return Tool(transfer, name=self.tool_name, description=self.description)
 
 
-def handoff(agent: AgentDefinition | str, tool_name: str | None = None, description: str | None = None,
+def handoff(agent: Any, tool_name: str | None = None, description: str | None = None,
             input_filter: InputFilter | None = None, on_handoff: Callable[[Any], None] | None = None) -> Handoff:
-    """A handoff to ``agent`` (a definition or an agent's name in the runner's registry)."""
+    """A handoff to ``agent`` (an ``AgentDefinition`` or an agent's name in the runner's registry)."""
     name = agent if isinstance(agent, str) else agent.name
     if not name:
         raise ConfigError("handoff() needs an agent or an agent name")

@@ -163,7 +163,7 @@ class AgentRunner:
         if undecided:
             raise AgentError(f"the run is still waiting for approval of {undecided}; call state.approve(call_id) "
                              "or state.reject(call_id, message) for each before resuming")
-        return _last(Runner(self, load_state(state, agents=self)).events(streaming=False))
+        return _last(Runner(self, state.bind(self)).events(streaming=False))
 
     def runner(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> Runner:
         """The per-run ``Runner`` of a new run (``run``/``stream`` use it)."""
@@ -292,44 +292,4 @@ def _last(events: Iterable[AgentEvent]) -> RunResult:
     return result
 
 
-# --- saved states --------------------------------------------------------------------------------
-
-def dump_context(context: Any) -> Any:
-    """The user context as JSON data: a dataclass keeps its class name to be rebuilt on load."""
-    if dataclasses.is_dataclass(context) and not isinstance(context, type):
-        return {"dataclass": type(context).__qualname__, "data": dataclasses.asdict(context)}
-    return {"value": context}
-
-
-def load_context(raw: Any, context_type: type | None) -> Any:
-    if not isinstance(raw, dict) or not ({"value"} == set(raw) or {"dataclass", "data"} == set(raw)):
-        return raw  # already a live context
-    if "value" in raw:
-        return raw["value"]
-    if context_type is None:
-        raise AgentError(f"the saved run's context is a {raw['dataclass']} dataclass; pass context_type= "
-                         "to RunState.from_json (or AgentRunner(context_type=...)) to rebuild it")
-    if context_type.__qualname__ != raw["dataclass"]:
-        raise AgentError(f"the saved run's context is a {raw['dataclass']}, not a {context_type.__qualname__}")
-    return context_type(**raw["data"])
-
-
-def load_state(state: RunState, *, agents: Any = None, context_type: type | None = None) -> RunState:
-    """Check the agents a state names against ``agents`` (a runner or definitions); rebuild its context."""
-    if isinstance(agents, AgentRunner):
-        context_type = context_type or agents.context_type
-        names = set(agents.agents)
-    else:
-        names = {a.name if isinstance(a, AgentDefinition) else str(a) for a in agents or ()}
-    if names:
-        named = {state.current_agent, *(m.agent for m in state.messages)} - {None}
-        unknown = sorted(n for n in named if n not in names)
-        if unknown:
-            raise AgentError(f"the saved run names agents {unknown} that the registry lacks ({sorted(names)}); "
-                             "load it with the runner that made it")
-    state.context = load_context(state.context, context_type)
-    return state
-
-
-__all__ = ["AgentRunner", "BoundAgent", "RunResult", "Runner", "ToolContext", "dump_context", "load_context",
-           "load_state"]
+__all__ = ["AgentRunner", "BoundAgent", "RunResult", "Runner", "ToolContext"]

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent import approval as approvals
+from ragkit.agent import snapshot
 from ragkit.agent.approval import Approval, ExecutionLog
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
@@ -98,14 +99,16 @@ class RunState:
     def from_json(cls, text: str, *, agents: Any = None, context_type: type | None = None) -> RunState:
         """Load a saved state. ``agents`` (an ``AgentRunner`` or agent definitions) checks that every
         agent the state names exists; ``context_type`` (or the runner's) rebuilds a dataclass context."""
-        from ragkit.agent.runner import load_state
+        return cls.from_dict(json.loads(text)).bind(agents, context_type)
 
-        return load_state(cls.from_dict(json.loads(text)), agents=agents, context_type=context_type)
+    def bind(self, agents: Any = None, context_type: type | None = None) -> RunState:
+        """Check the agents this state names against ``agents``; rebuild a saved dataclass context."""
+        found = snapshot.check_agents([self.current_agent, *(m.agent for m in self.messages)], agents)
+        self.context = snapshot.load_context(self.context, context_type or found)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
-
-        from ragkit.agent.runner import dump_context
 
         return {
             "run_id": self.run_id, "provider": self.provider, "model": self.model, "tools": list(self.tools),
@@ -115,7 +118,7 @@ class RunState:
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
             "current_agent": self.current_agent, "handoffs": self.handoffs,
             "approvals": [a.to_dict() for a in self.approvals], "tool_state": self.tool_state,
-            "context": dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
+            "context": snapshot.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
             "written": self.written,
             "schema_version": self.schema_version,
         }
@@ -136,15 +139,9 @@ class RunState:
             citations=[Citation(**c) for c in data.get("citations", [])],
             current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
             approvals=[Approval(**a) for a in data.get("approvals", [])],
-            tool_state=dict(data.get("tool_state") or {}), context=_plain_context(data.get("context")),
+            tool_state=dict(data.get("tool_state") or {}), context=snapshot.plain_context(data.get("context")),
             session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
         )
-
-
-def _plain_context(raw: Any) -> Any:
-    """A saved context: plain JSON data as is; a dataclass stays in its saved form until
-    ``agent.runner.load_state`` rebuilds it with its type."""
-    return raw["value"] if isinstance(raw, dict) and set(raw) == {"value"} else raw
 
 
 class Run:
@@ -303,7 +300,8 @@ class Run:
         approvals.record(self, runs)  # first: a crash after this point cannot run a gated call twice
         for run in runs:
             call, result = run.call, run.result
-            self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name))
+            self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
+                                         citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
                                         dict(call.arguments), result.content, result.is_error, result.error_kind))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,

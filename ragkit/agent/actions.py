@@ -1,0 +1,66 @@
+"""What the step machine (:mod:`ragkit.agent.loop`) asks the drivers (:mod:`ragkit.agent.drivers`)
+to do: plain values, so neither module imports the other's internals."""
+
+from __future__ import annotations
+
+from collections.abc import Generator
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from ragkit.agent.result import AgentEvent
+from ragkit.providers.base import Message, Provider, ToolCall, ToolSpec
+from ragkit.tools.tool import Tool, ToolResult
+
+T = TypeVar("T")
+END: Any = object()  # what a Pull gets back from an exhausted source
+
+
+@dataclass(frozen=True)
+class CallModel:
+    """Call the provider. Reply: the ``Response``, or (``stream``) a source of ``StreamEvent``s."""
+
+    messages: list[Message]
+    tools: list[ToolSpec] | None
+    params: dict[str, Any]
+    stream: bool
+    provider: Provider | None = None  # the current agent's, when a handoff changed it (else the driver's)
+
+
+@dataclass(frozen=True)
+class ToolJob:
+    index: int
+    call: ToolCall
+    tool: Tool
+    context: dict[str, Any] = field(repr=False)
+    timeout: float | None
+
+
+@dataclass(frozen=True)
+class RunTools:
+    """Start the jobs, at most ``concurrency`` at once. Reply: a source of ``ToolChunk``/``ToolDone``."""
+
+    jobs: tuple[ToolJob, ...]
+    concurrency: int
+
+
+@dataclass(frozen=True)
+class Pull:
+    """Reply: the next item of ``source`` (a reply of an earlier action), or ``END``."""
+
+    source: Any
+
+
+@dataclass(frozen=True)
+class ToolChunk:
+    index: int
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolDone:
+    index: int
+    result: ToolResult
+
+
+Action = CallModel | RunTools | Pull | AgentEvent
+Steps = Generator[Action, Any, T]
