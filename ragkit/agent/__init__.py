@@ -3,7 +3,6 @@ multi-agent runs: ``AgentDefinition``, ``handoff``, ``AgentRunner`` (with ``Tool
 
 from __future__ import annotations
 
-from ragkit.agent.approval import Approval
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.definition import AgentDefinition
 from ragkit.agent.handoff import Handoff, HandoffInputData, handoff
@@ -22,7 +21,6 @@ __all__ = [
     "AgentEvent",
     "AgentResult",
     "AgentRunner",
-    "Approval",
     "AgentTrace",
     "CacheHitStep",
     "ConversationMemory",

@@ -27,7 +27,7 @@ from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
-Approval = Callable[[ToolCall], bool] | Collection[str]
+ApprovalRule = Callable[[ToolCall], bool] | Collection[str] | Any  # names, a predicate or a tool policy
 
 
 @dataclass(frozen=True, kw_only=True, eq=False)
@@ -38,8 +38,9 @@ class AgentDefinition:
       ``model`` when given); the object is shared by all runs, as providers are thread-safe.
     - ``tools``: tools or plain functions; ``handoffs``: ``handoff(...)`` values or definitions.
     - ``config``: the loop settings (``AgentConfig``); ``instructions`` become its system prompt.
-    - ``needs_approval``: which calls pause the run for a human decision — tool names, or a
-      predicate over the ``ToolCall`` (e.g. a policy's *review* decision).
+    - ``needs_approval``: which calls pause the run for a human decision — tool names, a
+      predicate over the ``ToolCall``, or a tool policy (an object with ``decide(tool, arguments)``
+      whose ``.decision`` is "review" for the calls to pause).
     - ``max_history``: how many session messages the agent sees (None: all).
     """
 
@@ -51,7 +52,7 @@ class AgentDefinition:
     tools: tuple[Tool, ...] = ()
     handoffs: tuple[Handoff, ...] = ()
     config: AgentConfig = field(default_factory=AgentConfig)
-    needs_approval: Approval | None = None
+    needs_approval: ApprovalRule | None = None
     max_history: int | None = None
 
     def __post_init__(self) -> None:
@@ -72,7 +73,8 @@ class AgentDefinition:
         object.__setattr__(self, "tools", tools)
         object.__setattr__(self, "handoffs", handoffs)
         object.__setattr__(self, "config", dataclasses.replace(self.config))  # the caller's object may change
-        if self.needs_approval is not None and not callable(self.needs_approval):
+        check = self.needs_approval
+        if check is not None and not callable(check) and not hasattr(check, "decide"):
             object.__setattr__(self, "needs_approval", frozenset(self.needs_approval))
 
     def replace(self, **changes: Any) -> AgentDefinition:
@@ -98,6 +100,9 @@ class AgentDefinition:
         check = self.needs_approval
         if check is None or callable(check):
             return check
+        if hasattr(check, "decide"):  # a tool policy: its "review" decision pauses the run
+            policy: Any = check
+            return lambda call: policy.decide(call.name, call.arguments).decision == "review"
         names = frozenset(check)
         return lambda call: call.name in names
 

@@ -81,7 +81,7 @@ class RunResult(AgentResult):
     state: RunState | None = field(default=None, repr=False)
 
     @property
-    def interruptions(self) -> list[Any]:
+    def interruptions(self) -> list[dict[str, Any]]:
         return self.state.pending if self.state is not None else []
 
 
@@ -155,9 +155,9 @@ class AgentRunner:
 
     def resume(self, state: RunState) -> RunResult:
         """Continue a saved run (after ``approve``/``reject`` of its pending calls)."""
-        undecided = [a.call_id for a in state.pending]
+        undecided = [e["call_id"] for e in state.pending]
         last = state.messages[-1] if state.messages else None
-        if last is None or last.role != "assistant" or not last.tool_calls or not state.approvals:
+        if last is None or last.role != "assistant" or not last.tool_calls or not state.pending_approvals:
             raise AgentError("this run is not paused for approval (it has ended); resume() continues a paused "
                              "run — start a new one with run()")
         if undecided:

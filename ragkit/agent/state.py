@@ -17,7 +17,7 @@ from typing import Any
 
 from ragkit.agent import approval as approvals
 from ragkit.agent import snapshot
-from ragkit.agent.approval import Approval, ExecutionLog
+from ragkit.agent.approval import ExecutionLog
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
@@ -66,7 +66,9 @@ class RunState:
     # messages it already holds
     current_agent: str | None = None
     handoffs: int = 0
-    approvals: list[Approval] = field(default_factory=list)
+    # tool calls waiting for a human (see agent/approval.py): {call_id, tool, arguments, preview,
+    # reason, agent, decision: None | "approved" | "rejected", message}; the paused turn runs on resume
+    pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     tool_state: dict[str, Any] = field(default_factory=dict)
     context: Any = None
     session_id: str | None = None
@@ -77,17 +79,17 @@ class RunState:
     # --- approvals ---------------------------------------------------------------------------
 
     @property
-    def pending(self) -> list[Approval]:
-        """The tool calls waiting for ``approve``/``reject``."""
-        return [a for a in self.approvals if a.status == "pending"]
+    def pending(self) -> list[dict[str, Any]]:
+        """The entries of ``pending_approvals`` still waiting for ``approve``/``reject``."""
+        return [e for e in self.pending_approvals if e.get("decision") is None]
 
-    def approve(self, call_id: str) -> Approval:
+    def approve(self, call_id: str) -> dict[str, Any]:
         """Let the paused call run when the run resumes."""
-        return approvals.decide(self.approvals, call_id, "approved")
+        return approvals.decide(self.pending_approvals, call_id, "approved")
 
-    def reject(self, call_id: str, message: str = "") -> Approval:
+    def reject(self, call_id: str, message: str = "") -> dict[str, Any]:
         """Do not run the call; the model gets ``message`` as its result."""
-        return approvals.decide(self.approvals, call_id, "rejected", message)
+        return approvals.decide(self.pending_approvals, call_id, "rejected", message)
 
     # --- serialization -----------------------------------------------------------------------
 
@@ -117,7 +119,7 @@ class RunState:
             "trace": self.trace.to_dict(), "usage": self.usage.to_dict(),
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
             "current_agent": self.current_agent, "handoffs": self.handoffs,
-            "approvals": [a.to_dict() for a in self.approvals], "tool_state": self.tool_state,
+            "pending_approvals": [dict(e) for e in self.pending_approvals], "tool_state": self.tool_state,
             "context": snapshot.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
             "written": self.written,
             "schema_version": self.schema_version,
@@ -138,7 +140,7 @@ class RunState:
             records=[ToolCallRecord(**r) for r in data.get("records", [])],
             citations=[Citation(**c) for c in data.get("citations", [])],
             current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
-            approvals=[Approval(**a) for a in data.get("approvals", [])],
+            pending_approvals=[dict(e) for e in data.get("pending_approvals", [])],
             tool_state=dict(data.get("tool_state") or {}), context=snapshot.plain_context(data.get("context")),
             session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
         )
@@ -285,7 +287,7 @@ class Run:
         """The ``paused`` result when a call of this turn waits for approval, else None."""
         if not approvals.gate(self, calls):
             return None
-        waiting = ", ".join(f"{a.tool} ({a.call_id})" for a in self.state.pending)
+        waiting = ", ".join(e["preview"] for e in self.state.pending)
         return self.finish(None, stop="paused", content=f"Paused: waiting for approval of {waiting}.")
 
     def tool_started(self, call: ToolCall) -> float:

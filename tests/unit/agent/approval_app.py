@@ -81,13 +81,13 @@ def main(argv: list[str]) -> None:
         state = RunState.from_json(Path(state_path).read_text(), agents=runner)
         for pending in state.pending:
             if argv[3] == "approve":
-                state.approve(pending.call_id)
+                state.approve(pending["call_id"])
             else:
-                state.reject(pending.call_id, "amount too high")
+                state.reject(pending["call_id"], "amount too high")
         result = runner.resume(state)
     Path(state_path).write_text(result.state.to_json())
     print(json.dumps({"stop_reason": result.stop_reason, "agent": result.agent, "content": result.content,
-                      "pending": [a.call_id for a in result.state.pending]}))
+                      "pending": [e["call_id"] for e in result.state.pending]}))
 
 
 if __name__ == "__main__":

@@ -58,8 +58,9 @@ def assert_no_orphan_call(db: Path) -> list[Any]:
 def test_paused_state_is_plain_json_and_waits_for_a_decision(paused: tuple[Path, Path]) -> None:
     state_path, db = paused
     data = json.loads(state_path.read_text())  # plain JSON, nothing custom
-    assert data["current_agent"] == "refunds" and data["approvals"][0]["status"] == "pending"
-    assert data["approvals"][0]["tool"] == "refund" and data["approvals"][0]["arguments"] == {"amount": 5}
+    entry = data["pending_approvals"][0]
+    assert data["current_agent"] == "refunds" and entry["decision"] is None and entry["agent"] == "refunds"
+    assert entry["tool"] == "refund" and entry["arguments"] == {"amount": 5} and entry["preview"] == 'refund({"amount": 5})'
     assert data["context"]["dataclass"] == "Claim" and data["schema_version"] == 2
     assert ledger(state_path) == []  # nothing ran yet
     assert_no_orphan_call(db)  # the paused turn is not in the session yet
@@ -137,11 +138,37 @@ def test_resume_refuses_undecided_approvals_and_works_in_process() -> None:
                             provider=ScriptedProvider([tool_call_response(("delete_all", {})), "All gone."]))
     runner = AgentRunner([agent], entry="ops", session_store=MemorySessionStore())
     paused = runner.run("clean up", session_id="x")
-    assert paused.stop_reason == "paused" and [a.tool for a in paused.interruptions] == ["delete_all"]
+    assert paused.stop_reason == "paused" and [e["tool"] for e in paused.interruptions] == ["delete_all"]
     with pytest.raises(AgentError, match="still waiting for approval"):
         runner.resume(paused.state)
-    paused.state.approve(paused.interruptions[0].call_id)
+    paused.state.approve(paused.interruptions[0]["call_id"])
     with pytest.raises(AgentError, match="already approved"):
-        paused.state.reject(paused.state.approvals[0].call_id)
+        paused.state.reject(paused.state.pending_approvals[0]["call_id"])
     done = runner.resume(paused.state)
     assert done.content == "All gone." and [r.output for r in done.tool_calls] == ["deleted"]
+    assert done.state.pending_approvals == []  # the answered turn leaves no entry
+
+
+def test_a_tool_policy_review_decision_pauses() -> None:
+    class Decision:
+        def __init__(self, decision: str) -> None:
+            self.decision = decision
+
+    class Policy:  # the shape of agent.policy.ToolPolicy: decide(tool, arguments).decision
+        def decide(self, tool: str, arguments: dict) -> Decision:
+            return Decision("review" if arguments.get("amount", 0) > 100 else "allow")
+
+    @tool
+    def pay(amount: int) -> str:
+        """Pay an amount."""
+        return f"paid {amount}"
+
+    agent = AgentDefinition(name="pay", tools=[pay], needs_approval=Policy(), provider=ScriptedProvider([
+        tool_call_response(("pay", {"amount": 5}), ("pay", {"amount": 500})), "done"]))
+    paused = AgentRunner([agent], entry="pay").run("pay both")
+    assert paused.stop_reason == "paused"
+    assert [e["arguments"] for e in paused.interruptions] == [{"amount": 500}]
+    assert paused.tool_calls == []  # nothing of the turn ran, not even the allowed call
+    paused.state.reject(paused.interruptions[0]["call_id"], "too much")
+    done = AgentRunner([agent], entry="pay").resume(paused.state)
+    assert [r.output for r in done.tool_calls] == ["paid 5", "rejected: a reviewer declined this call (too much)"]
