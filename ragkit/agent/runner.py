@@ -21,6 +21,7 @@ holds a tool call without its result.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import logging
@@ -102,10 +103,12 @@ class AgentRunner:
     def __init__(self, agents: Iterable[AgentDefinition], *, entry: AgentDefinition | str,
                  session_store: Any = None, cache: Any = None, max_handoffs: int = 5,
                  context_type: type | None = None, per_run: Mapping[str, Any] | None = None,
-                 observers: Sequence[Observer] = ()) -> None:
+                 observers: Sequence[Observer] = (), session_lease: float = 600.0) -> None:
         """``per_run``: injected tool arguments made fresh for every run, as zero-argument factories
         (``{"book": CitationBook}`` for RAG agents). ``context_type``: the dataclass of the
-        user context, to rebuild it when a saved state is loaded."""
+        user context, to rebuild it when a saved state is loaded. ``session_lease``: seconds a run
+        holds its session's turn lock (a second run on a busy session is refused; a holder
+        process that died loses it at once)."""
         bound: dict[str, BoundAgent] = {}
         for definition in agents:
             if not isinstance(definition, AgentDefinition):
@@ -127,6 +130,7 @@ class AgentRunner:
                     log.warning("agent '%s' can hand off to '%s', which is not in this runner; such handoffs "
                                 "are refused", b.definition.name, h.agent)
         self.session_store, self.cache, self.max_handoffs = session_store, cache, max_handoffs
+        self.session_lease = session_lease
         self.context_type = context_type
         self.per_run = types.MappingProxyType(dict(per_run or {}))
         self.observers = ObserverSet(observers)
@@ -245,15 +249,35 @@ class Runner:
         from ragkit.agent.drivers import drive
         from ragkit.agent.loop import run_steps
 
-        for event in drive(run_steps(self.run, streaming), self.run.provider):
-            yield self._complete(event)
+        with self._turn():
+            for event in drive(run_steps(self.run, streaming), self.run.provider):
+                yield self._complete(event)
 
     async def aevents(self, *, streaming: bool) -> AsyncIterator[AgentEvent]:
         from ragkit.agent.drivers import adrive
         from ragkit.agent.loop import run_steps
 
-        async for event in adrive(run_steps(self.run, streaming), self.run.provider):
-            yield self._complete(event)
+        with self._turn():
+            async for event in adrive(run_steps(self.run, streaming), self.run.provider):
+                yield self._complete(event)
+
+    @contextlib.contextmanager
+    def _turn(self) -> Iterator[None]:
+        """Hold the session's turn lease while the run reads and writes it."""
+        store, session = self.owner.session_store, self.run.state.session_id
+        if store is None or session is None or not hasattr(store, "try_lock"):
+            yield
+            return
+        from ragkit.sessions.db import lock_holder
+
+        holder = lock_holder(f"run-{self.run.run_id}")
+        if not store.try_lock(session, holder, self.owner.session_lease):
+            raise AgentError(f"session {session!r} is busy: another run is answering in it; "
+                             "wait for it to finish, or use another session_id")
+        try:
+            yield
+        finally:
+            store.unlock(session, holder)
 
     def _complete(self, event: AgentEvent) -> AgentEvent:
         if event.type != "result" or event.result is None:

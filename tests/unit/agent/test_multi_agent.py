@@ -244,3 +244,15 @@ def test_tools_see_the_runs_usage_and_agent() -> None:
         [tool_call_response(("whoami", {}), usage=Usage(11, 1)), "ok"]))
     AgentRunner([solo], entry="solo").run("who?")
     assert seen == [("solo", 11)]
+
+
+def test_a_busy_session_refuses_a_second_run() -> None:
+    store = MemorySessionStore()
+    solo = AgentDefinition(name="solo", provider=ScriptedProvider(["one", "two"]))
+    runner = AgentRunner([solo], entry="solo", session_store=store)
+    first = runner.stream("hi", session_id="s")
+    next(first)  # the first run holds the session's turn lease while it streams
+    with pytest.raises(Exception, match="session 's' is busy"):
+        runner.run("again", session_id="s")
+    list(first)  # done: the lease is released
+    assert runner.run("again", session_id="s").content == "two"
