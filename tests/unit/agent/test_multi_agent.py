@@ -256,3 +256,23 @@ def test_a_busy_session_refuses_a_second_run() -> None:
         runner.run("again", session_id="s")
     list(first)  # done: the lease is released
     assert runner.run("again", session_id="s").content == "two"
+
+
+def test_the_runner_cache_serves_every_agent_and_max_history_bounds_the_session() -> None:
+    from ragkit.cache import InMemoryCache
+
+    cache = InMemoryCache()
+    solo = AgentDefinition(name="solo", provider=ScriptedProvider(["first", "second", "third"]), max_history=2)
+    runner = AgentRunner([solo], entry="solo", cache=cache)
+    assert runner.run("same question").content == "first"
+    assert runner.run("same question").content == "first"  # from the shared cache, not the script
+    assert cache.stats.hits == 1 and solo.provider.remaining == 2
+    provider = ScriptedProvider(["a1", "a2", "a3"])
+    store = MemorySessionStore()
+    for window, expected in ((2, ["q1", "a1", "q2"]), (1, ["q3"])):  # a window never starts inside a turn
+        agent = solo.replace(provider=provider, max_history=window)
+        runner = AgentRunner([agent], entry="solo", session_store=store)
+        if window == 2:
+            runner.run("q1", session_id="s")
+        runner.run(expected[-1], session_id="s")
+        assert [m.content for m in provider.calls[-1].messages] == expected
