@@ -182,7 +182,13 @@ class AgentRunner:
             history = history[len(history) - window:]
             while history and history[0].role != "user":  # never start inside a turn
                 history.pop(0)
-        return Runner(self, None, prompt=[*history, *new], new=len(new), agent=name, context=copy.deepcopy(context),
+        try:
+            own = copy.deepcopy(context)
+        except Exception as exc:
+            raise ConfigError(f"run(context=...) must be deep-copyable, so that no run sees another's "
+                              f"({type(exc).__name__}: {exc}); pass shared resources (clients, locks) as "
+                              "tool.bind(...) or AgentRunner(per_run=...) instead") from exc
+        return Runner(self, None, prompt=[*history, *new], new=len(new), agent=name, context=own,
                       session_id=session_id)
 
 

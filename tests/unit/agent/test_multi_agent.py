@@ -276,3 +276,9 @@ def test_the_runner_cache_serves_every_agent_and_max_history_bounds_the_session(
             runner.run("q1", session_id="s")
         runner.run(expected[-1], session_id="s")
         assert [m.content for m in provider.calls[-1].messages] == expected
+
+
+def test_a_context_that_cannot_be_copied_is_refused_clearly() -> None:
+    solo = AgentDefinition(name="solo", provider=ScriptedProvider(["x"]))
+    with pytest.raises(ConfigError, match="must be deep-copyable"):
+        AgentRunner([solo], entry="solo").run("hi", context={"lock": threading.Lock()})
