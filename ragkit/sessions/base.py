@@ -6,6 +6,10 @@ An item is one message of a conversation: ``role`` and ``content``, the ``agent`
 ``error``), the ``trace_id`` of the run that produced it, and the ``request_id`` that makes a
 retried request idempotent. ``data`` holds anything else (tool calls, for example).
 
+Tool-call records (``claim_tool_call``/``finish_tool_call``, keyed by session and call id) let an
+agent run an approved tool exactly once even when its process dies before the session is written
+(see ``ragkit.agent.approval``).
+
 Stores are synchronous (SQLite and psycopg are); async callers run them in a thread. Every
 backend passes ``ragkit.testing.sessions.SessionStoreContract``.
 """
@@ -109,6 +113,10 @@ class SessionStore(Protocol):
     def delete(self, session_id: str) -> bool: ...
 
     def find_request(self, session_id: str, request_id: str) -> list[SessionItem]: ...
+
+    def claim_tool_call(self, session_id: str, call_id: str, data: dict[str, Any]) -> dict[str, Any] | None: ...
+
+    def finish_tool_call(self, session_id: str, call_id: str, result: dict[str, Any]) -> None: ...
 
     def try_lock(self, session_id: str, holder: str, ttl: float) -> bool: ...
 

@@ -16,6 +16,7 @@ class MemorySessionStore:
         self._sessions: dict[str, SessionInfo] = {}
         self._items: dict[str, list[SessionItem]] = {}
         self._locks: dict[str, tuple[str, float]] = {}
+        self._calls: dict[tuple[str, str], dict[str, Any]] = {}
         self._mutex = threading.RLock()
 
     def create(self, session_id: str | None = None, *, title: str = "",
@@ -53,6 +54,8 @@ class MemorySessionStore:
         with self._mutex:
             self._items.pop(session_id, None)
             self._locks.pop(session_id, None)
+            for key in [k for k in self._calls if k[0] == session_id]:
+                del self._calls[key]
             return self._sessions.pop(session_id, None) is not None
 
     def get_items(self, session_id: str, limit: int | None = None) -> list[SessionItem]:
@@ -83,6 +86,19 @@ class MemorySessionStore:
 
     def find_request(self, session_id: str, request_id: str) -> list[SessionItem]:
         return [i for i in self.get_items(session_id) if i.request_id == request_id]
+
+    def claim_tool_call(self, session_id: str, call_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        with self._mutex:
+            record = self._calls.get((session_id, call_id))
+            if record is None:
+                self._calls[(session_id, call_id)] = {**data, "result": None}
+                return None
+            return dict(record)
+
+    def finish_tool_call(self, session_id: str, call_id: str, result: dict[str, Any]) -> None:
+        with self._mutex:
+            if (session_id, call_id) in self._calls:
+                self._calls[(session_id, call_id)]["result"] = dict(result)
 
     def try_lock(self, session_id: str, holder: str, ttl: float) -> bool:
         now = time.time()

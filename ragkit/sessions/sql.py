@@ -32,7 +32,10 @@ CREATE TABLE IF NOT EXISTS session_items(
     status TEXT, trace_id TEXT, request_id TEXT, data TEXT, created_at DOUBLE PRECISION,
     PRIMARY KEY (session_id, seq));
 CREATE INDEX IF NOT EXISTS session_items_request ON session_items(session_id, request_id);
-CREATE TABLE IF NOT EXISTS session_locks(session_id TEXT PRIMARY KEY, holder TEXT, expires DOUBLE PRECISION)
+CREATE TABLE IF NOT EXISTS session_locks(session_id TEXT PRIMARY KEY, holder TEXT, expires DOUBLE PRECISION);
+CREATE TABLE IF NOT EXISTS session_tool_calls(
+    session_id TEXT, call_id TEXT, data TEXT, result TEXT, created_at DOUBLE PRECISION,
+    PRIMARY KEY (session_id, call_id))
 """
 _ITEM_COLS = "seq, role, content, agent, citations, usage, status, trace_id, request_id, data, created_at"
 _SESSION_COLS = ("id, title, created_at, updated_at, ended_at, metadata, "
@@ -81,6 +84,7 @@ class SQLSessionStore:
             found = bool(self.db.execute("SELECT 1 FROM sessions WHERE id = ?", [session_id]))
             self.db.execute("DELETE FROM session_items WHERE session_id = ?", [session_id])
             self.db.execute("DELETE FROM session_locks WHERE session_id = ?", [session_id])
+            self.db.execute("DELETE FROM session_tool_calls WHERE session_id = ?", [session_id])
             self.db.execute("DELETE FROM sessions WHERE id = ?", [session_id])
         return found
 
@@ -136,6 +140,24 @@ class SQLSessionStore:
             [session_id, request_id],
         )
         return [_item(r) for r in rows]
+
+    # ------------------------------------------------------------------ tool-call records
+    def claim_tool_call(self, session_id: str, call_id: str, data: dict[str, Any]) -> dict[str, Any] | None:
+        """Claim ``call_id`` before running it: None when this caller claimed it (run the tool), else
+        the existing record (``result`` is None while the first claimant has not finished)."""
+        with self.db.transaction():
+            got = self.db.execute(
+                "INSERT INTO session_tool_calls VALUES (?, ?, ?, NULL, ?) ON CONFLICT (session_id, call_id) "
+                "DO NOTHING RETURNING call_id", [session_id, call_id, json.dumps(data), time.time()])
+            if got:
+                return None
+            rows = self.db.execute("SELECT data, result FROM session_tool_calls WHERE session_id = ? AND call_id = ?",
+                                   [session_id, call_id])
+        return {**json.loads(rows[0][0] or "{}"), "result": json.loads(rows[0][1]) if rows[0][1] else None}
+
+    def finish_tool_call(self, session_id: str, call_id: str, result: dict[str, Any]) -> None:
+        self.db.write("UPDATE session_tool_calls SET result = ? WHERE session_id = ? AND call_id = ?",
+                      [json.dumps(result), session_id, call_id])
 
     # ------------------------------------------------------------------ turn locks
     def try_lock(self, session_id: str, holder: str, ttl: float) -> bool:

@@ -133,3 +133,28 @@ class SessionStoreContract:
         assert other.try_lock("s", "worker-b", ttl=30)
         assert other.try_lock("u", "worker-b", ttl=-1)  # an expired lease is taken over
         assert store.try_lock("u", "worker-a", ttl=30)
+
+    def test_tool_call_records_are_claimed_once(self, store: Any, tmp_path: Path) -> None:
+        other = self.reopen(store, tmp_path) or store
+        assert store.claim_tool_call("s", "call_1", {"tool": "refund", "arguments": {"amount": 5}}) is None
+        seen = other.claim_tool_call("s", "call_1", {"tool": "refund", "arguments": {"amount": 5}})
+        assert seen == {"tool": "refund", "arguments": {"amount": 5}, "result": None}  # claimed, not finished
+        store.finish_tool_call("s", "call_1", {"content": "refunded 5", "is_error": False, "error_kind": None})
+        again = other.claim_tool_call("s", "call_1", {"tool": "refund", "arguments": {"amount": 5}})
+        assert again is not None and again["result"]["content"] == "refunded 5"
+        assert store.claim_tool_call("other-session", "call_1", {}) is None  # keyed by session and call
+
+    def test_concurrent_claims_have_one_winner(self, store: Any, tmp_path: Path) -> None:
+        stores = [store, self.reopen(store, tmp_path) or store]
+        winners: list[int] = []
+
+        def claim(n: int) -> None:
+            if stores[n % 2].claim_tool_call("s", "call_x", {"n": n}) is None:
+                winners.append(n)
+
+        threads = [threading.Thread(target=claim, args=(n,)) for n in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(winners) == 1
