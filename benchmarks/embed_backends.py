@@ -13,7 +13,8 @@ after a warm-up of each (which also exports and caches the ONNX models). With ``
 the rounds repeat and the medians are reported; ratios are computed within a round. On a busy
 machine use ``--window N``: the backends take turns on windows of N texts (each window is one
 call, length-sorted inside), so load that comes and goes affects all backends alike. Cosines compare each backend's vectors with
-the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions and CPU flags.
+the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions, the CPU model,
+its flags (avx2, avx512f, avx512_vnni, avx_vnni, amx) and the ISA class that chose the int8 recipe.
 """
 
 from __future__ import annotations
@@ -32,6 +33,8 @@ from importlib import metadata
 from pathlib import Path
 
 import numpy as np
+
+from ragkit.embedders.isa import cpu_description
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "msmarco-5k" / "corpus.jsonl"
@@ -61,7 +64,7 @@ def load_texts(path: Path, limit: int | None) -> list[str]:
     return texts
 
 
-def backends(model_dir: str) -> dict[str, Encode]:
+def backends(model_dir: str, other_isas: list[str]) -> dict[str, Encode]:
     """Name -> encode function; models load here (not timed)."""
     from sentence_transformers import SentenceTransformer
 
@@ -74,11 +77,15 @@ def backends(model_dir: str) -> dict[str, Encode]:
 
     onnx_fp32 = OnnxEmbedder(model=model_dir, quantize="none", batch_size=BATCH_SIZE)
     onnx_int8 = OnnxEmbedder(model=model_dir, quantize="int8", batch_size=BATCH_SIZE)
-    return {
+    found = {
         "sentence-transformers fp32 (PyTorch)": torch_encode,
         "ragkit onnx fp32": onnx_fp32.embed_batch,
-        "ragkit onnx int8": onnx_int8.embed_batch,
+        f"ragkit onnx int8 ({onnx_int8.settings.variant})": onnx_int8.embed_batch,
     }
+    for isa in other_isas:  # another class's recipe on this processor (e.g. the AVX2 recipe with VNNI)
+        other = OnnxEmbedder(model=model_dir, quantize="int8", batch_size=BATCH_SIZE, isa=isa)
+        found[f"ragkit onnx int8 ({other.settings.variant})"] = other.embed_batch
+    return found
 
 
 def measure(encoders: dict[str, Encode], texts: list[str], rounds: int, window: int) -> list[Result]:
@@ -118,22 +125,10 @@ def environment() -> dict[str, str]:
         except metadata.PackageNotFoundError:
             env[pkg] = "not installed"
     env["cores"] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
-    env.update(cpu_info())
+    env.update(cpu_description())
     if hasattr(os, "getloadavg"):
         env["load average (1 min) at end"] = f"{os.getloadavg()[0]:.2f}"
     return env
-
-
-def cpu_info() -> dict[str, str]:
-    try:
-        text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return {"cpu": platform.processor() or "unknown"}
-    model = next((ln.split(":", 1)[1].strip() for ln in text.splitlines() if ln.startswith("model name")), "?")
-    flags_line = next((ln for ln in text.splitlines() if ln.startswith("flags")), "")
-    flags = set(flags_line.split(":", 1)[-1].split())
-    wanted = ("avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_int8")
-    return {"cpu": model, "cpu flags": " ".join(f for f in wanted if f in flags) or "none of interest"}
 
 
 def report(results: list[Result], n_texts: int, rounds: int, window: int, env: dict[str, str]) -> str:
@@ -166,6 +161,10 @@ def main(argv: list[str] | None = None) -> int:
         "--window", type=int, default=0,
         help="backends take turns on windows of N texts (robust ratios on a busy machine); 0 = one call each",
     )
+    parser.add_argument(
+        "--int8-isa", action="append", default=[], choices=("vnni", "avx2", "base"),
+        help="also time the int8 recipe of this ISA class on this processor (repeatable)",
+    )
     parser.add_argument("--json", type=Path, default=None, help="also write the results as JSON here")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
@@ -183,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
 
     texts = load_texts(args.corpus, args.limit)
     model_dir = str(resolve_model_dir("all-MiniLM-L6-v2"))
-    results = measure(backends(model_dir), texts, max(1, args.rounds), max(0, args.window))
+    results = measure(backends(model_dir, args.int8_isa), texts, max(1, args.rounds), max(0, args.window))
     env = environment()
     sys.stdout.write(report(results, len(texts), max(1, args.rounds), max(0, args.window), env))
     if args.json:

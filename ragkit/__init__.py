@@ -24,8 +24,10 @@ _EXPORTS = {
     "tool": "ragkit.tools", "Tool": "ragkit.tools", "ToolOutput": "ragkit.tools", "ToolRegistry": "ragkit.tools",
     "Agent": "ragkit.agent", "AgentConfig": "ragkit.agent", "AgentResult": "ragkit.agent",
     "ConversationMemory": "ragkit.agent",
+    "AgentDefinition": "ragkit.agent", "AgentRunner": "ragkit.agent", "handoff": "ragkit.agent",
+    "RunState": "ragkit.agent", "ToolContext": "ragkit.agent",
     "LocalProvider": "ragkit.providers.local",
-    "RAGAgent": "ragkit.rag.agent",
+    "RAGAgent": "ragkit.rag.agent", "rag_definition": "ragkit.rag.agent",
 }
 __all__ = sorted(_EXPORTS) + ["__version__"]
 

@@ -1,4 +1,5 @@
-"""Response caches for the agent: in-memory LRU with TTL, and a persistent DuckDB table.
+"""Response caches for the agent: in-memory LRU with TTL, a persistent DuckDB table, and Redis
+(or Valkey) shared by several processes and hosts.
 
 The agent consults the cache for ``complete()`` calls only (streaming bypasses it). The key is
 the SHA-256 of (provider name, model, system prompt, messages, tools, temperature and the other
@@ -18,7 +19,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from ragkit.errors import ConfigError
+from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.providers.base import Message, Response, ToolCall, ToolSpec, Usage
 
 Clock = Callable[[], float]
@@ -207,9 +208,78 @@ class DuckDBCache:
                 self._con.close()
 
 
+class RedisCache:
+    """A cache in Redis or Valkey (``ragkit[redis]``), shared by every process and host that uses
+    the same server and ``prefix``. Entries expire on the server after ``ttl`` seconds (None: never).
+    ``stats`` counts this instance's hits and misses; ``size`` is the number of entries under the
+    prefix on the server.
+
+        cache = RedisCache("redis://cache-host:6379/0", ttl=3600)
+    """
+
+    def __init__(self, url: str = "redis://127.0.0.1:6379/0", *, prefix: str = "ragkit:response:",
+                 ttl: float | None = None, client: Any = None) -> None:
+        if ttl is not None and ttl <= 0:
+            raise ConfigError(f"ttl must be positive seconds or None for no expiry (got {ttl})")
+        if not prefix:
+            raise ConfigError("RedisCache needs a non-empty key prefix (clear() deletes every key under it)")
+        if client is None:
+            try:
+                import redis
+            except ImportError as exc:
+                raise MissingDependencyError("redis", "redis", "the Redis response cache") from exc
+            client = redis.Redis.from_url(url)
+        self._client, self.url, self.prefix, self.ttl = client, url, prefix, ttl
+        self._lock = threading.Lock()
+        self._hits = self._misses = 0
+
+    def _call(self, what: str, fn: Callable[[], Any]) -> Any:
+        try:
+            return fn()
+        except Exception as exc:
+            if type(exc).__module__.startswith("redis"):
+                raise StoreError(f"the Redis cache at {self.url} failed to {what}: {exc}; is the server running?") from exc
+            raise
+
+    def get(self, key: str) -> Response | None:
+        raw = self._call("read", lambda: self._client.get(self.prefix + key))
+        with self._lock:
+            if raw is None:
+                self._misses += 1
+                return None
+            self._hits += 1
+        return response_from_dict(json.loads(raw))
+
+    def set(self, key: str, response: Response) -> None:
+        value = json.dumps(response_to_dict(response), ensure_ascii=False)
+        px = None if self.ttl is None else max(1, int(self.ttl * 1000))
+        self._call("write", lambda: self._client.set(self.prefix + key, value, px=px))
+
+    def _keys(self) -> list[Any]:
+        return list(self._call("list keys", lambda: list(self._client.scan_iter(match=self.prefix + "*", count=500))))
+
+    def clear(self) -> None:
+        keys = self._keys()
+        for i in range(0, len(keys), 500):
+            self._call("delete", lambda batch=keys[i:i + 500]: self._client.delete(*batch))
+
+    def __len__(self) -> int:
+        return len(self._keys())
+
+    @property
+    def stats(self) -> CacheStats:
+        size = len(self)
+        with self._lock:
+            return CacheStats(self._hits, self._misses, size)
+
+    def close(self) -> None:
+        self._client.close()
+
+
 __all__ = [
     "CacheStats",
     "DuckDBCache",
+    "RedisCache",
     "InMemoryCache",
     "ResponseCache",
     "cache_key",

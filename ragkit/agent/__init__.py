@@ -1,30 +1,42 @@
-"""The tool-calling agent loop: ``Agent``, its config, results, traces, observers and memory."""
+"""The tool-calling agent loop: ``Agent``, its config, results, traces, observers and memory; and
+multi-agent runs: ``AgentDefinition``, ``handoff``, ``AgentRunner`` (with ``ToolContext``)."""
 
 from __future__ import annotations
 
 from ragkit.agent.config import AgentConfig
+from ragkit.agent.definition import AgentDefinition
+from ragkit.agent.handoff import Handoff, HandoffInputData, handoff
 from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
 from ragkit.agent.observers import LoggingObserver, Observer, RecordingObserver
 from ragkit.agent.result import AgentEvent, AgentResult, ToolCallRecord
+from ragkit.agent.runner import AgentRunner, RunResult, ToolContext
 from ragkit.agent.state import RunState
-from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
+from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, HandoffStep, LLMCallStep, ToolCallStep
 
 __all__ = [
     "Agent",
     "AgentConfig",
+    "AgentDefinition",
     "AgentEvent",
     "AgentResult",
+    "AgentRunner",
     "AgentTrace",
     "CacheHitStep",
     "ConversationMemory",
     "ErrorStep",
+    "Handoff",
+    "HandoffInputData",
+    "HandoffStep",
     "LLMCallStep",
     "LoggingObserver",
     "Observer",
     "RecordingObserver",
+    "RunResult",
     "RunState",
+    "ToolContext",
     "ToolCallRecord",
     "ToolCallStep",
     "estimate_tokens",
+    "handoff",
 ]

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ragkit.agent.result import AgentEvent
-from ragkit.providers.base import Message, ToolCall, ToolSpec
+from ragkit.providers.base import Message, Provider, ToolCall, ToolSpec
 from ragkit.tools.tool import Tool, ToolResult
 
 T = TypeVar("T")
@@ -23,6 +23,7 @@ class CallModel:
     tools: list[ToolSpec] | None
     params: dict[str, Any]
     stream: bool
+    provider: Provider | None = None  # the current agent's, when a handoff changed it (else the driver's)
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,8 @@ async def adrive(steps: Steps[None], provider: Provider) -> AsyncIterator[AgentE
 
 
 def _perform(action: Any, provider: Provider) -> Any:
+    if isinstance(action, CallModel):
+        provider = action.provider or provider
     if isinstance(action, Pull):
         return next(action.source, END)
     if isinstance(action, CallModel) and action.stream:
@@ -83,6 +85,8 @@ def _perform(action: Any, provider: Provider) -> Any:
 
 
 async def _aperform(action: Any, provider: Provider) -> Any:
+    if isinstance(action, CallModel):
+        provider = action.provider or provider
     if isinstance(action, Pull):
         return await anext(action.source, END)
     if isinstance(action, CallModel) and action.stream:

@@ -51,16 +51,27 @@ from ragkit.tools.tool import Tool
 def run_steps(run: Run, streaming: bool) -> Steps[None]:
     """One whole run (or the rest of a resumed one); ends by yielding the ``result`` event."""
     run.obs.emit("on_agent_start", run.run_id, list(run.messages))
-    for iteration in range(run.iteration + 1, run.config.max_iterations + 1):
+    waiting = run.unanswered_calls()  # resuming a turn that paused for approval: its calls first
+    for iteration in range(run.iteration + (0 if waiting else 1), run.config.max_iterations + 1):
         run.iteration = iteration
         run.obs.emit("on_iteration_start", run.run_id, iteration)
-        response = yield from model_step(run, streaming)
-        run.messages.append(response.to_message())
-        if not response.tool_calls:
-            run.obs.emit("on_iteration_end", run.run_id, iteration)
-            yield AgentEvent("result", iteration, result=run.finish(response))
+        if waiting:
+            calls, waiting = waiting, ()
+        else:
+            response = yield from model_step(run, streaming)
+            run.messages.append(response.to_message(run.agent_name))
+            if not response.tool_calls:
+                run.obs.emit("on_iteration_end", run.run_id, iteration)
+                yield AgentEvent("result", iteration, result=run.finish(response))
+                return
+            calls = response.tool_calls
+        if (paused := run.pause(calls)) is not None:  # a call waits for a human decision
+            yield AgentEvent("result", iteration, result=paused)
             return
-        yield from tools_step(run, response.tool_calls)
+        yield from tools_step(run, calls)
+        if run.handoff is not None and (ended := (yield from run.handoff(run))) is not None:
+            yield AgentEvent("result", iteration, result=ended)  # max_handoffs
+            return
         run.obs.emit("on_iteration_end", run.run_id, iteration)
     yield AgentEvent("result", run.iteration, result=run.finish(None))
 
@@ -73,7 +84,7 @@ def model_step(run: Run, streaming: bool) -> Steps[Response]:
             return cached
     start = run.llm_started()
     try:
-        reply = yield CallModel(list(run.messages), run.specs or None, dict(run.params), streaming)
+        reply = yield CallModel(list(run.messages), run.specs or None, dict(run.params), streaming, run.provider)
         response = (yield from _read_stream(run, reply)) if streaming else reply
     except Exception as exc:
         raise run.llm_failed(exc, start) from exc

@@ -11,7 +11,7 @@ from ragkit.providers.base import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
-STOP_REASONS = ("stop", "max_iterations", "length")
+STOP_REASONS = ("stop", "max_iterations", "length", "max_handoffs", "paused")
 
 
 @dataclass
@@ -30,7 +30,8 @@ class ToolCallRecord:
 
 @dataclass
 class AgentResult:
-    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached) or "length"."""
+    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", and in an
+    ``AgentRunner`` run "max_handoffs" (the handoff cap stopped it) or "paused" (waiting for approvals)."""
 
     content: str
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
@@ -80,17 +81,18 @@ class AgentResult:
 def message_from_dict(data: dict[str, Any]) -> Message:
     calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
     return Message(role=data["role"], content=data.get("content", ""), tool_calls=calls,
-                   tool_call_id=data.get("tool_call_id"), name=data.get("name"))
+                   tool_call_id=data.get("tool_call_id"), name=data.get("name"), agent=data.get("agent"))
 
 
 
 @dataclass(frozen=True)
 class AgentEvent:
     """What ``Agent.stream`` yields: ``text`` deltas, ``tool_start``/``tool_end`` around each tool
-    call (with ``tool_chunk`` events in between for a streaming tool: ``text`` is the piece), and
-    finally one ``result`` carrying the ``AgentResult``."""
+    call (with ``tool_chunk`` events in between for a streaming tool: ``text`` is the piece),
+    ``handoff`` when an ``AgentRunner`` run changes agents (``text``: the new agent), and finally
+    one ``result`` carrying the ``AgentResult``."""
 
-    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "result"
+    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "handoff" | "result"
     iteration: int = 0
     text: str = ""
     tool_call: ToolCall | None = None

@@ -9,11 +9,15 @@ responses and tool results into the state; the step machine in ``loop.py`` decid
 
 from __future__ import annotations
 
+import json
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ragkit.agent import approval as approvals
+from ragkit.agent import snapshot
+from ragkit.agent.approval import ExecutionLog
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
@@ -28,6 +32,7 @@ from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
 Prompt = str | Sequence[Message]
+SCHEMA_VERSION = 2  # of RunState.to_dict; from_dict refuses a newer one
 
 
 @dataclass
@@ -56,6 +61,53 @@ class RunState:
     usage: AgentUsage = field(default_factory=AgentUsage)
     records: list[ToolCallRecord] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
+    # multi-agent runs (``AgentRunner``): who speaks now, how often the floor changed, calls waiting
+    # for a human, what tools keep between calls, the user's context, the session and how many
+    # messages it already holds
+    current_agent: str | None = None
+    handoffs: int = 0
+    # tool calls waiting for a human (see agent/approval.py): {call_id, tool, arguments, preview,
+    # reason, agent, decision: None | "approved" | "rejected", message}; the paused turn runs on resume
+    pending_approvals: list[dict[str, Any]] = field(default_factory=list)
+    tool_state: dict[str, Any] = field(default_factory=dict)
+    context: Any = None
+    session_id: str | None = None
+    saved: int = 0  # messages[:saved] are in the session
+    written: int = 0  # session items this run wrote (a retried resume skips those already there)
+    schema_version: int = SCHEMA_VERSION
+
+    # --- approvals ---------------------------------------------------------------------------
+
+    @property
+    def pending(self) -> list[dict[str, Any]]:
+        """The entries of ``pending_approvals`` still waiting for ``approve``/``reject``."""
+        return [e for e in self.pending_approvals if e.get("decision") is None]
+
+    def approve(self, call_id: str) -> dict[str, Any]:
+        """Let the paused call run when the run resumes."""
+        return approvals.decide(self.pending_approvals, call_id, "approved")
+
+    def reject(self, call_id: str, message: str = "") -> dict[str, Any]:
+        """Do not run the call; the model gets ``message`` as its result."""
+        return approvals.decide(self.pending_approvals, call_id, "rejected", message)
+
+    # --- serialization -----------------------------------------------------------------------
+
+    def to_json(self, **kwargs: Any) -> str:
+        """Plain ``json.dumps`` of ``to_dict`` (tool state and context must be JSON data or dataclasses)."""
+        return json.dumps(self.to_dict(), ensure_ascii=False, **kwargs)
+
+    @classmethod
+    def from_json(cls, text: str, *, agents: Any = None, context_type: type | None = None) -> RunState:
+        """Load a saved state. ``agents`` (an ``AgentRunner`` or agent definitions) checks that every
+        agent the state names exists; ``context_type`` (or the runner's) rebuilds a dataclass context."""
+        return cls.from_dict(json.loads(text)).bind(agents, context_type)
+
+    def bind(self, agents: Any = None, context_type: type | None = None) -> RunState:
+        """Check the agents this state names against ``agents``; rebuild a saved dataclass context."""
+        found = snapshot.check_agents([self.current_agent, *(m.agent for m in self.messages)], agents)
+        self.context = snapshot.load_context(self.context, context_type or found)
+        return self
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -66,10 +118,19 @@ class RunState:
             "params": dict(self.params), "iteration": self.iteration, "use_memory": self.use_memory,
             "trace": self.trace.to_dict(), "usage": self.usage.to_dict(),
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
+            "current_agent": self.current_agent, "handoffs": self.handoffs,
+            "pending_approvals": [dict(e) for e in self.pending_approvals], "tool_state": self.tool_state,
+            "context": snapshot.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
+            "written": self.written,
+            "schema_version": self.schema_version,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RunState:
+        version = data.get("schema_version", 1)
+        if version > SCHEMA_VERSION:
+            raise AgentError(f"this run state has schema version {version}, newer than this ragkit reads "
+                             f"({SCHEMA_VERSION}); upgrade ragkit to resume it")
         return cls(
             run_id=data["run_id"], provider=data["provider"], model=data.get("model", ""),
             tools=list(data.get("tools", [])), messages=[message_from_dict(m) for m in data["messages"]],
@@ -78,6 +139,10 @@ class RunState:
             trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
             records=[ToolCallRecord(**r) for r in data.get("records", [])],
             citations=[Citation(**c) for c in data.get("citations", [])],
+            current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
+            pending_approvals=[dict(e) for e in data.get("pending_approvals", [])],
+            tool_state=dict(data.get("tool_state") or {}), context=snapshot.plain_context(data.get("context")),
+            session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
         )
 
 
@@ -105,6 +170,12 @@ class Run:
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
+        # hooks of multi-agent runs (set by ``agent.runner.Runner``; a plain ``Agent`` has none)
+        self.agent_name: str | None = st.current_agent
+        self.needs_approval: Callable[[ToolCall], bool] | None = None
+        self.execution_log: ExecutionLog | None = None
+        self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
+        self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
 
     @property
     def iteration(self) -> int:
@@ -189,7 +260,8 @@ class Run:
     # --- tool calls --------------------------------------------------------------------------
 
     def precheck(self, call: ToolCall) -> ToolResult | None:
-        """An error result for a call that cannot run (bad JSON, unknown tool), else None."""
+        """An error result for a call that cannot run (bad JSON, unknown tool), else None; then
+        the ``prechecks`` hooks may answer a call without running it (handoffs, approvals)."""
         if call.parse_error:
             return ToolResult(call.name, (
                 f"error: the arguments for tool '{call.name}' are not valid JSON ({call.parse_error}); "
@@ -201,7 +273,22 @@ class Run:
                 f"error: unknown tool '{call.name}'{did_you_mean(call.name, self.tools.names())}; "
                 f"available tools: {available}"
             ), is_error=True, error_kind="unknown_tool")
+        for check in self.prechecks:
+            if (early := check(self, call)) is not None:
+                return early
         return None
+
+    def unanswered_calls(self) -> tuple[ToolCall, ...]:
+        """The tool calls of a turn that paused for approval (the last message, still unanswered)."""
+        last = self.messages[-1] if self.messages else None
+        return last.tool_calls if last is not None and last.role == "assistant" else ()
+
+    def pause(self, calls: Sequence[ToolCall]) -> AgentResult | None:
+        """The ``paused`` result when a call of this turn waits for approval, else None."""
+        if not approvals.gate(self, calls):
+            return None
+        waiting = ", ".join(e["preview"] for e in self.state.pending)
+        return self.finish(None, stop="paused", content=f"Paused: waiting for approval of {waiting}.")
 
     def tool_started(self, call: ToolCall) -> float:
         self.obs.emit("on_tool_start", self.run_id, call)
@@ -212,6 +299,7 @@ class Run:
 
     def tools_finished(self, runs: Sequence[ToolRun]) -> None:
         """Fold results (in call order) into messages, trace, usage, records and citations."""
+        approvals.record(self, runs)  # first: a crash after this point cannot run a gated call twice
         for run in runs:
             call, result = run.call, run.result
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
@@ -233,13 +321,14 @@ class Run:
 
     # --- the end -----------------------------------------------------------------------------
 
-    def finish(self, response: Response | None) -> AgentResult:
-        if response is None:
+    def finish(self, response: Response | None, *, stop: str | None = None, content: str = "") -> AgentResult:
+        """The result: the model's answer, the max_iterations note, or (``stop``) another ending."""
+        if stop is None and response is None:
             n = self.config.max_iterations
             content = (f"Stopped after {n} iterations without a final answer (max_iterations={n}). "
                        "Raise AgentConfig.max_iterations or ask a simpler question.")
             stop = "max_iterations"
-        else:
+        elif stop is None and response is not None:
             content = response.content
             stop = "length" if response.stop_reason == "length" else "stop"
         if self.memory is not None:

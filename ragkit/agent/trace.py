@@ -1,7 +1,7 @@
 """``AgentTrace``: what happened in a run, as typed steps with timings; serializes to JSON.
 
 Steps: ``llm_call`` (a model call), ``tool_call`` (one tool invocation), ``cache_hit`` (a model
-call answered from the response cache) and ``error`` (something that went wrong but did not stop
+call answered from the response cache), ``handoff`` (a transfer between agents) and ``error`` (something that went wrong but did not stop
 the run, or the exception that did). ``start`` is seconds since the run began.
 """
 
@@ -65,8 +65,23 @@ class ErrorStep:
     type: ClassVar[str] = "error"
 
 
-TraceStep = LLMCallStep | ToolCallStep | CacheHitStep | ErrorStep
-_STEP_TYPES: dict[str, type] = {c.type: c for c in (LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep)}
+@dataclass
+class HandoffStep:
+    """A handoff: ``outcome`` is "transferred", "refused" (target not in the registry) or
+    "max_handoffs" (the cap stopped the run)."""
+
+    iteration: int
+    start: float
+    from_agent: str
+    to_agent: str
+    call_id: str = ""
+    outcome: str = "transferred"
+    duration: float = 0.0
+    type: ClassVar[str] = "handoff"
+
+
+TraceStep = LLMCallStep | ToolCallStep | CacheHitStep | ErrorStep | HandoffStep
+_STEP_TYPES: dict[str, type] = {c.type: c for c in (LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep, HandoffStep)}
 
 
 def step_to_dict(step: TraceStep) -> dict[str, Any]:
@@ -117,4 +132,4 @@ class AgentTrace:
         return cls.from_dict(json.loads(text))
 
 
-__all__ = ["AgentTrace", "CacheHitStep", "ErrorStep", "LLMCallStep", "ToolCallStep", "TraceStep"]
+__all__ = ["AgentTrace", "CacheHitStep", "ErrorStep", "HandoffStep", "LLMCallStep", "ToolCallStep", "TraceStep"]

@@ -133,11 +133,18 @@ CHAT_HELP = """commands: /sources  the sources of the last answer
 @provider_options
 @click.option("--history", "history_turns", type=click.IntRange(1, 100), default=10, show_default=True,
               help="Conversation messages kept in memory.")
+@click.option("--session", "session_name", default=None, metavar="NAME",
+              help="Keep the conversation in the session NAME and resume it on the next `ragkit chat --session NAME`.")
+@click.option("--sessions-url", default=None,
+              help="Where sessions live: sqlite:///PATH or postgresql://... Default: state.db in the index "
+                   "(the one `ragkit serve` uses).")
 def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
-         base_url: str | None, top_k: int | None, history_turns: int) -> None:
+         base_url: str | None, top_k: int | None, history_turns: int, session_name: str | None,
+         sessions_url: str | None) -> None:
     """Interactive questions over the index, with conversation memory and streaming.
 
     Works piped too: `printf 'question one\\n/usage\\n' | ragkit chat`.
+    With --session NAME the conversation is stored and the next run continues it.
     Type /help for the commands.
     """
     from ragkit.agent import ConversationMemory
@@ -146,10 +153,13 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
     interactive = sys.stdin.isatty()
     total = AgentUsage()
     last = None
-    with build_agent(pipeline, index_dir, provider, model, base_url, top_k,
-                     memory=ConversationMemory(max_messages=history_turns * 4)) as agent:
+    memory = ConversationMemory(max_messages=history_turns * 4)
+    with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory) as agent:
+        session = ChatSession.open(session_name, sessions_url, agent.kb.index_dir, memory) if session_name else None
         if interactive:
             click.echo("ragkit chat: ask about your documents. /help for commands, /exit to leave.")
+        if session is not None and session.resumed:
+            click.echo(f"resuming session '{session.name}' ({session.resumed} earlier messages)")
         while True:
             try:
                 line = click.prompt("you", prompt_suffix="> ") if interactive else sys.stdin.readline()
@@ -163,12 +173,54 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
             if line.startswith("/"):
                 if _command(line, agent, last, total):
                     break
+                if line.split()[0].lower() == "/reset" and session is not None:
+                    session.clear()
                 continue
             click.echo("ragkit> ", nl=False)
             last = _stream_answer(agent, line)
             if last is not None:
                 total.merge(last.usage)
                 print_sources(last)
+                if session is not None:
+                    session.save(last, line)
+        if session is not None:
+            session.close()
+
+
+class ChatSession:
+    """``ragkit chat --session NAME``: the conversation in a session store (default: the index's state.db)."""
+
+    def __init__(self, name: str, store: Any, resumed: int) -> None:
+        self.name, self.store, self.resumed = name, store, resumed
+
+    @classmethod
+    def open(cls, name: str, url: str | None, index_dir: Any, memory: Any) -> ChatSession:
+        from ragkit.sessions import open_session_store
+        from ragkit.sessions.messages import items_to_messages
+
+        store = open_session_store(url or f"sqlite:///{index_dir}/state.db")
+        history = items_to_messages(store.get_items(name))
+        memory.add(*history)
+        return cls(name, store, len(history))
+
+    def save(self, result: Any, question: str) -> None:
+        """Write the turn (the question, tool calls and results, the answer with citations and usage)."""
+        from dataclasses import replace
+
+        from ragkit.sessions.messages import message_to_item
+
+        start = max(i for i, m in enumerate(result.messages) if m.role == "user" and m.content == question)
+        turn = [replace(m, agent="rag") if m.role == "assistant" else m for m in result.messages[start:]]
+        items = [message_to_item(m) for m in turn]
+        items[-1] = replace(items[-1], content=result.content, usage=result.usage.to_dict(),
+                            citations=[c.to_dict() for c in result.citations])
+        self.store.add_items(self.name, items)
+
+    def clear(self) -> None:
+        self.store.clear(self.name)
+
+    def close(self) -> None:
+        self.store.close()
 
 
 def _command(line: str, agent: Any, last: Any, total: Any) -> bool:

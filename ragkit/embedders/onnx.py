@@ -1,8 +1,9 @@
 """ONNX Runtime embedder for sentence-transformers models (BERT-like encoder + mean pooling).
 
 The ONNX graph is exported once from the locally installed model and cached (see
-:mod:`ragkit.embedders.onnx_export`); ``quantize: int8`` adds dynamic per-channel int8 weights,
-which ONNX Runtime runs with VNNI / AVX-512 instructions where the CPU has them. Inference
+:mod:`ragkit.embedders.onnx_export`); ``quantize: int8`` adds dynamic per-channel int8 weights
+with the recipe chosen for this processor's ISA class (:mod:`ragkit.embedders.isa`), which the
+model id names (e.g. ``all-MiniLM-L6-v2+onnx-int8-s8-vnni``). Inference
 tokenizes with the model's fast tokenizer, sorts the texts by token length so each batch pads
 little, runs the session, mean-pools over the attention mask and L2-normalizes in NumPy.
 
@@ -25,7 +26,14 @@ import numpy as np
 
 from ragkit.embedders.base import Embedder
 from ragkit.embedders.models import load_tokenizer, resolve_model_dir
-from ragkit.embedders.onnx_export import ExportedModel, ExportSettings, default_cache_dir, ensure_exported
+from ragkit.embedders.onnx_export import (
+    ExportedModel,
+    ExportSettings,
+    cached_export,
+    default_cache_dir,
+    ensure_exported,
+    int8_settings,
+)
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 from ragkit.registry import embedders
 
@@ -40,7 +48,11 @@ _SUPPORTED_MODULES = (
 
 @embedders.register("onnx")
 class OnnxEmbedder(Embedder):
-    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``."""
+    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``.
+
+    ``isa`` picks the int8 recipe of another ISA class (``vnni``, ``avx2``); default:
+    ``$RAGKIT_INT8_ISA``, else this processor's class.
+    """
 
     def __init__(
         self,
@@ -51,6 +63,7 @@ class OnnxEmbedder(Embedder):
         max_length: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         threads: int | None = None,
+        isa: str | None = None,
     ) -> None:
         super().__init__()
         if quantize not in ("none", "int8"):
@@ -72,7 +85,9 @@ class OnnxEmbedder(Embedder):
         # the cache entry is named after the resolved directory, so a name and its path share one export
         self._name = self._dir.parent.name if self._dir.name == "model" else self._dir.name
         label = self._name if Path(model).expanduser().is_dir() else model.split("/")[-1]
-        self.model_id = f"{label}+onnx" + ("-int8" if quantize == "int8" else "")
+        # the int8 recipe depends on the processor; the id names it, so an index never mixes recipes
+        self.settings = int8_settings(isa) if quantize == "int8" else ExportSettings()
+        self.model_id = f"{label}+onnx" + (f"-{self.settings.variant}" if quantize == "int8" else "")
         self._lock = threading.Lock()
         self._session: Any = None
         self._input_names: tuple[str, ...] = ()
@@ -108,6 +123,16 @@ class OnnxEmbedder(Embedder):
         self._record(int(np.maximum(lengths - specials, 0).sum()), len(texts))
         return out
 
+    def is_exported(self) -> bool:
+        """Whether this model's ONNX file for these settings is already in the cache (no export runs)."""
+        return self._session is not None or cached_export(
+            self._dir, cache_dir=self.cache_dir, settings=self.settings, name=self._name
+        ) is not None
+
+    def load(self) -> None:
+        """Export (once, cached) and open the ONNX Runtime session now rather than on first use."""
+        self._load()
+
     # ------------------------------------------------------------------ internals
     def _feeds(self, encodings: list[Any], width: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
         ids = np.zeros((len(encodings), width), dtype=np.int64)
@@ -125,7 +150,7 @@ class OnnxEmbedder(Embedder):
         with self._lock:
             if self._session is None:
                 exported = ensure_exported(
-                    self._dir, cache_dir=self.cache_dir, settings=ExportSettings(quantize=self.quantize),
+                    self._dir, cache_dir=self.cache_dir, settings=self.settings,
                     name=self._name,
                 )
                 self._session = self._open(exported)

@@ -3,6 +3,8 @@
 The cache entry is a directory ``<cache_dir>/<model-name>-<variant>-<key>/`` holding ``model.onnx``
 and ``export.json``. The key hashes the model's weights and config, the export settings and
 :data:`EXPORT_FORMAT_VERSION`, so a changed model or a changed recipe never reuses a stale file.
+The weights' digest is kept in ``<cache_dir>/fingerprints/`` (keyed by path, size and mtime), so
+a cold process finds its entry without reading the weights.
 Entries are built in a temporary directory and renamed into place (atomic); a file lock makes two
 processes that start at the same time export once.
 
@@ -14,11 +16,21 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
 - int8: ONNX Runtime's transformer optimizer fuses the graph (Attention, SkipLayerNorm, BiasGelu),
   then ``quantize_dynamic`` quantizes the weights to int8 *per channel*. Per-tensor int8 loses too
   much (mean cosine about 0.957 to fp32 for MiniLM); per channel keeps about 0.994.
+- the int8 recipe depends on the processor's ISA class (:mod:`ragkit.embedders.isa`, read once):
+  activations are u8 and ORT's u8×s8 kernels without VNNI (AVX2) add pairs of products in 16-bit
+  lanes, which saturate with full-range s8 weights (2·255·127 > 32767; mean cosine 0.9896 to fp32
+  on an AVX2-only machine). So ``vnni`` uses full-range s8 weights (``s8``) and ``avx2`` 7-bit
+  weights (``s8-rr``, ``reduce_range``: 2·255·63 fits, exact, same fast kernels). u8 weights
+  (``u8u8``) cannot saturate either but ran about 2× slower than ``s8`` on VNNI. Figures:
+  ``benchmarks/int8_recipes.py`` (natively and under ``qemu-x86_64 -cpu Haswell``).
+  :attr:`ExportSettings.variant` names recipe and ISA class (``int8-s8-rr-avx2``); it is part of
+  the cache key and ends the embedder's model id.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import logging
@@ -31,14 +43,16 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import EmbeddingError, MissingDependencyError
+from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 
 log = logging.getLogger(__name__)
 
 #: bump when the exported graph or the quantization recipe changes; old cache entries are ignored
-EXPORT_FORMAT_VERSION = 1
+EXPORT_FORMAT_VERSION = 2
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
+#: ISA class -> int8 recipe (weight type, reduce_range); the module docstring has the measurements
+INT8_RECIPES = {"vnni": ("s8", False), "avx2": ("s8", True), "base": ("s8", True)}
 
 
 @dataclass(frozen=True)
@@ -47,13 +61,40 @@ class ExportSettings:
 
     quantize: str = "none"  # "none" | "int8"
     optimize: bool = True  # ORT transformer optimizer before quantizing (int8 only)
+    weights: str = "s8"  # int8 weight type: "s8" (QInt8) | "u8" (QUInt8)
     per_channel: bool = True
     reduce_range: bool = False
+    isa: str = ""  # the ISA class the recipe was chosen for (see ragkit.embedders.isa); int8 only
     opset: int = 17
 
     @property
+    def recipe(self) -> str:
+        """``u8u8`` (u8 activations × u8 weights) or ``s8`` / ``s8-rr`` (× s8 weights, 7-bit with rr)."""
+        if self.quantize == "none":
+            return "fp32"
+        return "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
+
+    @property
     def variant(self) -> str:
-        return "fp32" if self.quantize == "none" else self.quantize
+        """``fp32``, or e.g. ``int8-u8u8-avx2``: names the cache entry and ends the embedder's model id."""
+        if self.quantize == "none":
+            return "fp32"
+        return f"{self.quantize}-{self.recipe}" + (f"-{self.isa}" if self.isa else "")
+
+
+def int8_settings(isa: str | None = None) -> ExportSettings:
+    """The int8 recipe for ``isa``; default: ``$RAGKIT_INT8_ISA``, else this processor's ISA class.
+
+    ``RAGKIT_INT8_ISA=avx2`` builds with the AVX2 recipe on a VNNI machine, e.g. for an index that
+    AVX2-only machines extend too (7-bit weights give the same vectors on both)."""
+    if isa is None:
+        from ragkit.embedders.isa import cpu_isa
+
+        isa = os.environ.get("RAGKIT_INT8_ISA") or cpu_isa()
+    if isa not in INT8_RECIPES:
+        raise ConfigError(f"unknown int8 ISA class {isa!r} (RAGKIT_INT8_ISA): use one of {', '.join(INT8_RECIPES)}")
+    weights, reduce_range = INT8_RECIPES[isa]
+    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=isa)
 
 
 @dataclass(frozen=True)
@@ -75,8 +116,36 @@ def default_cache_dir() -> Path:
     return base / "ragkit" / "onnx"
 
 
-def model_fingerprint(model_dir: Path) -> str:
-    """sha256 over the model's config and weight files (names and contents)."""
+def model_fingerprint(model_dir: Path, *, memo_dir: Path | None = None) -> str:
+    """sha256 over the model's config and weight files (names and contents).
+
+    Hashed once per process for unchanged files (keyed by their paths, sizes and mtimes), and with
+    ``memo_dir`` once per machine: the digest is kept there under the same key, so a cold process
+    (``ragkit search``) does not read the weights again."""
+    stats = []
+    for name in _HASHED_FILES:
+        with contextlib.suppress(OSError):
+            st = (model_dir / name).stat()
+            stats.append((name, st.st_size, st.st_mtime_ns))
+    if memo_dir is None:
+        return _fingerprint(model_dir, tuple(stats))
+    key = hashlib.sha256(json.dumps([str(model_dir.resolve()), stats]).encode()).hexdigest()[:32]
+    memo = memo_dir / "fingerprints" / key
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        digest = memo.read_text(encoding="ascii").strip()
+        if len(digest) == 64:
+            return digest
+    digest = _fingerprint(model_dir, tuple(stats))
+    with contextlib.suppress(OSError):  # best effort: a read-only cache only costs the hashing
+        memo.parent.mkdir(parents=True, exist_ok=True)
+        tmp = memo.with_name(f".{key}.{os.getpid()}")
+        tmp.write_text(digest, encoding="ascii")
+        os.replace(tmp, memo)
+    return digest
+
+
+@functools.lru_cache(maxsize=8)
+def _fingerprint(model_dir: Path, stats: tuple[tuple[str, int, int], ...]) -> str:
     h = hashlib.sha256()
     found = False
     for name in _HASHED_FILES:
@@ -107,8 +176,20 @@ def ensure_exported(
     model_dir: Path, *, cache_dir: Path, settings: ExportSettings, name: str | None = None
 ) -> ExportedModel:
     """Return the cached ONNX model for ``settings``, exporting (and quantizing) it first if needed."""
-    fingerprint = model_fingerprint(model_dir)
+    fingerprint = model_fingerprint(model_dir, memo_dir=cache_dir)
     return _ensure(model_dir, cache_dir, settings, fingerprint, name or model_dir.name)
+
+
+def cached_export(
+    model_dir: Path, *, cache_dir: Path, settings: ExportSettings, name: str | None = None
+) -> ExportedModel | None:
+    """The cached ONNX model for ``settings`` if it was exported before, else None (nothing is built)."""
+    fingerprint = model_fingerprint(model_dir, memo_dir=cache_dir)
+    return _read_entry(_entry_dir(cache_dir, settings, fingerprint, name or model_dir.name), settings)
+
+
+def _entry_dir(cache_dir: Path, settings: ExportSettings, fingerprint: str, name: str) -> Path:
+    return cache_dir / f"{_safe(name)}-{settings.variant}-{cache_key(fingerprint, settings)}"
 
 
 def _ensure(
@@ -117,7 +198,7 @@ def _ensure(
     from filelock import FileLock
 
     key = cache_key(fingerprint, settings)
-    entry = cache_dir / f"{_safe(name)}-{settings.variant}-{key}"
+    entry = _entry_dir(cache_dir, settings, fingerprint, name)
     found = _read_entry(entry, settings)
     if found is not None:
         return found
@@ -237,7 +318,8 @@ def quantize_int8(src: Path, out: Path, *, model_dir: Path, settings: ExportSett
                 source = out.with_name("optimized.onnx")
                 optimize_bert(src, source, model_dir=model_dir)
             quantize_dynamic(
-                str(source), str(out), weight_type=QuantType.QInt8, per_channel=settings.per_channel,
+                str(source), str(out), weight_type=QuantType.QUInt8 if settings.weights == "u8" else QuantType.QInt8,
+                per_channel=settings.per_channel,
                 reduce_range=settings.reduce_range, extra_options={"DefaultTensorType": 1},  # FLOAT
             )
     except Exception as exc:

@@ -3,25 +3,36 @@
 The model loads on the first embed call, so an unchanged re-index never imports torch. Token
 counting uses the model's fast tokenizer directly (no torch). ``backend: onnx`` or ``onnx-int8``
 delegates to :mod:`ragkit.embedders.onnx` (ONNX Runtime, exported from the same local model).
+
+Queries of the ``torch`` backend (unless ``query_backend: torch``) run through the ONNX fp32
+export of the same model when onnxruntime is installed (it gives the same vectors, cosine
+≥ 0.99999, and loads in a fraction of PyTorch's time), so a cold ``ragkit search`` never imports torch: the export is used when it is
+cached, and built once when it is not and PyTorch is not loaded in the process yet. Documents
+always go through the configured backend.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import os
+import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import numpy as np
 
 from ragkit.embedders.base import Embedder, normalize_rows
 from ragkit.embedders.models import load_tokenizer, resolve_model_dir
+from ragkit.embedders.onnx_export import int8_settings
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Backend = Literal["torch", "onnx", "onnx-int8"]
+QueryBackend = Literal["auto", "torch"]
 
 
 @embedders.register("sentence-transformers")
@@ -36,25 +47,31 @@ class SentenceTransformerEmbedder(Embedder):
         max_seq_length: int | None = None,
         query_prefix: str = "",
         document_prefix: str = "",
+        query_backend: QueryBackend = "auto",
     ) -> None:
         super().__init__()
         if batch_size < 1:
             raise ConfigError(f"batch_size must be at least 1 (got {batch_size})")
         if backend not in ("torch", "onnx", "onnx-int8"):
             raise ConfigError(f"backend must be one of torch, onnx, onnx-int8 (got {backend!r})")
+        if query_backend not in ("auto", "torch"):
+            raise ConfigError(f"query_backend must be auto or torch (got {query_backend!r})")
         self.model_name = model
         self.batch_size = batch_size
         self.device = device
         self.backend = backend
+        self.query_backend = query_backend
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
         self._max_seq_length = max_seq_length
         self._dir = resolve_model_dir(model)  # fails fast, before anything runs
         self._model: Any = None
+        self._query_model: Any = None  # the ONNX fp32 embedder for queries, False when not usable
         self._tokenizer: Any = None
         self._dim: int | None = None
         self._lock = threading.Lock()
-        suffix = "" if backend == "torch" else f"+{backend}"
+        # int8 names its processor-dependent recipe, e.g. +onnx-int8-s8-rr-avx2
+        suffix = f"+onnx-{int8_settings().variant}" if backend == "onnx-int8" else {"torch": "", "onnx": "+onnx"}[backend]
         self.model_id = f"{model.split('/')[-1]}{suffix}"
 
     # ------------------------------------------------------------------ lazy resources
@@ -110,7 +127,7 @@ class SentenceTransformerEmbedder(Embedder):
 
     def _dimension_from_model(self) -> int:
         m = self._load()
-        if self.backend != "torch":
+        if isinstance(m, Embedder):
             return m.dimension
         return int(m.get_sentence_embedding_dimension())
 
@@ -126,13 +143,17 @@ class SentenceTransformerEmbedder(Embedder):
         return self._encode([self.document_prefix + t for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._encode([self.query_prefix + text])[0]
+        onnx = self._onnx_for_queries()
+        if onnx is not None or self.backend != "torch":
+            return self._encode([self.query_prefix + text], model=onnx)[0]
+        with _one_torch_thread():
+            return self._encode([self.query_prefix + text])[0]
 
-    def _encode(self, texts: list[str]) -> np.ndarray:
-        model = self._load()
+    def _encode(self, texts: list[str], *, model: Any = None) -> np.ndarray:
+        model = model or self._load()
         limit = self.max_seq_length - 2  # [CLS] and [SEP]
         tokens = sum(min(n, limit) for n in self.count_tokens_batch(texts))
-        if self.backend != "torch":
+        if isinstance(model, Embedder):  # the onnx backends, or the fp32 export for queries
             vecs = model.embed_batch(texts)
         else:
             vecs = model.encode(
@@ -141,6 +162,40 @@ class SentenceTransformerEmbedder(Embedder):
             )
         self._record(tokens, len(texts))
         return normalize_rows(vecs)
+
+    def _onnx_for_queries(self) -> Any:
+        """The ONNX fp32 embedder of this model for a torch-backed query, or None to use PyTorch.
+
+        None when ``query_backend: torch`` is set, the backend is not torch, the device is not the
+        CPU, the torch model is already loaded, onnxruntime is missing, the model is not one the onnx embedder supports, or the
+        export is not cached and PyTorch is already imported (exporting would then cost more than
+        the query). Decided once per embedder.
+        """
+        if self.query_backend == "torch" or self.backend != "torch" or self.device != "cpu":
+            return None
+        if self._model is not None:  # the torch model is loaded already (e.g. after indexing)
+            return None
+        with self._lock:
+            if self._query_model is None:
+                self._query_model = _open_query_model(str(self._dir), self.max_seq_length) or False
+        return self._query_model or None
+
+
+def _open_query_model(model_dir: str, max_length: int) -> Any:
+    if importlib.util.find_spec("onnxruntime") is None:
+        return None
+    from ragkit.embedders.onnx import OnnxEmbedder
+
+    try:
+        onnx = OnnxEmbedder(model=model_dir, max_length=max_length)
+        if "torch" in sys.modules and not onnx.is_exported():
+            return None
+        onnx.load()  # exports once (cached) when needed
+    except (EmbeddingError, ConfigError, MissingDependencyError) as exc:
+        log.info("queries are embedded with PyTorch: the ONNX fp32 model is not usable (%s)", exc)
+        return None
+    log.debug("queries are embedded with the ONNX fp32 export of %s", model_dir)
+    return onnx
 
 
 def _quiet_transformers() -> None:
@@ -171,3 +226,27 @@ def _read_dimension(model_dir: Any) -> int | None:
     pooling = _read_json(model_dir / "1_Pooling" / "config.json")
     dim = pooling.get("word_embedding_dimension")
     return int(dim) if dim else None
+
+
+@contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """Encode one query on one torch thread, then restore the thread count.
+
+    A query is a few dozen tokens: splitting its small matrix products over several threads
+    gains little on a quiet machine, and on a loaded one every operator waits at a barrier for
+    its slowest thread to be scheduled. Measured on 2 shared cores at load average 11
+    (benchmarks/eval_latency.py, dbpedia-5k-dev): dense retrieval p50 426 ms / p95 1,524 ms with
+    torch's default 2 threads, 38 ms / 55 ms with one. torch's OpenMP thread count belongs to
+    the calling thread, so batch embedding in other threads keeps its own setting.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    if before <= 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

