@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 from ragkit.providers.base import Message, Response, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
+    from ragkit.agent.coherence import CoherenceResult
+    from ragkit.agent.policy import PolicyDecision
     from ragkit.agent.result import AgentResult
+    from ragkit.guardrails.base import GuardrailResult
     from ragkit.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
@@ -22,6 +25,7 @@ log = logging.getLogger(__name__)
 HOOKS = (
     "on_agent_start", "on_agent_end", "on_iteration_start", "on_iteration_end",
     "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_chunk", "on_tool_end", "on_tool_error", "on_cache_hit",
+    "on_guardrail", "on_policy", "on_approval", "on_coherence", "on_budget",
 )
 
 
@@ -51,6 +55,20 @@ class Observer:
     def on_tool_error(self, run_id: str, call: ToolCall, result: ToolResult) -> None: ...
 
     def on_cache_hit(self, run_id: str, key: str, response: Response) -> None: ...
+
+    def on_guardrail(self, run_id: str, stage: str, result: GuardrailResult, tool: str | None) -> None:
+        """A guardrail found something (``result.action``: block, rewrite or warn)."""
+
+    def on_policy(self, run_id: str, call: ToolCall, decision: PolicyDecision) -> None:
+        """The tool policy decided one call (``call.arguments`` are the final arguments)."""
+
+    def on_approval(self, run_id: str, call: ToolCall, approved: bool, reason: str) -> None:
+        """The approval handler's answer on a call under review (or the run paused for one)."""
+
+    def on_coherence(self, run_id: str, call: ToolCall, result: CoherenceResult) -> None: ...
+
+    def on_budget(self, run_id: str, limit: str, maximum: float, used: float) -> None:
+        """A usage limit stopped the run."""
 
 
 class LoggingObserver(Observer):

@@ -56,6 +56,10 @@ class RunState:
     usage: AgentUsage = field(default_factory=AgentUsage)
     records: list[ToolCallRecord] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)  # why the model chose its tools, per turn
+    # tool calls waiting for a human: {call_id, tool, arguments, preview, reason, decision, message};
+    # decision None (waiting) | "approved" | "rejected"; the paused turn runs when the state resumes
+    pending_approvals: list[dict[str, Any]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         from dataclasses import asdict
@@ -66,6 +70,7 @@ class RunState:
             "params": dict(self.params), "iteration": self.iteration, "use_memory": self.use_memory,
             "trace": self.trace.to_dict(), "usage": self.usage.to_dict(),
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
+            "reasoning": list(self.reasoning), "pending_approvals": [dict(p) for p in self.pending_approvals],
         }
 
     @classmethod
@@ -78,6 +83,8 @@ class RunState:
             trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
             records=[ToolCallRecord(**r) for r in data.get("records", [])],
             citations=[Citation(**c) for c in data.get("citations", [])],
+            reasoning=list(data.get("reasoning", [])),
+            pending_approvals=[dict(p) for p in data.get("pending_approvals", [])],
         )
 
 
@@ -105,6 +112,7 @@ class Run:
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
+        self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)
 
     @property
     def iteration(self) -> int:
@@ -190,6 +198,8 @@ class Run:
 
     def precheck(self, call: ToolCall) -> ToolResult | None:
         """An error result for a call that cannot run (bad JSON, unknown tool), else None."""
+        if call.parse_error and call.parse_error.startswith("refused"):  # the text tool-call parser's verdict
+            return ToolResult(call.name, f"error: {call.parse_error}", is_error=True, error_kind="arguments")
         if call.parse_error:
             return ToolResult(call.name, (
                 f"error: the arguments for tool '{call.name}' are not valid JSON ({call.parse_error}); "
@@ -241,12 +251,20 @@ class Run:
         else:
             content = response.content
             stop = "length" if response.stop_reason == "length" else "stop"
-        if self.memory is not None:
+        return self.end(content, stop)
+
+    def end(self, content: str, stop: str, *, result_class: type[AgentResult] = AgentResult,
+            remember: bool = True, **fields: Any) -> AgentResult:
+        """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this
+        run's messages out of memory (a blocked input, a paused run)."""
+        if remember and self.memory is not None:
             self.memory.add(*self.messages[self.state.new_from:])
         self.trace.finish()
-        result = AgentResult(
+        result = result_class(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,
             usage=self.usage, stop_reason=stop, messages=list(self.messages), citations=self.citations,
+            reasoning="\n\n".join(self.state.reasoning), pending_approvals=[dict(p) for p in self.state.pending_approvals],
+            state=self.state, **fields,
         )
         self.obs.emit("on_agent_end", self.run_id, result)
         return result
