@@ -20,7 +20,7 @@ from ragkit.agent.loop import END, CallModel, Pull, RunTools, Steps, ToolChunk, 
 from ragkit.agent.result import AgentEvent
 from ragkit.errors import AgentError
 from ragkit.providers.base import Provider
-from ragkit.tools.tool import run_in_thread
+from ragkit.tools.tool import _thread_future, run_in_thread
 
 
 class Stepper:
@@ -112,7 +112,8 @@ def _settled(value: Any) -> Any:
 
 
 async def _acall(action: Call) -> Any:
-    value = action.afn() if action.afn is not None else await asyncio.to_thread(action.fn)
+    # a daemon thread, not to_thread: a handler that hangs past its timeout must not hold up the loop's shutdown
+    value = action.afn() if action.afn is not None else await _thread_future(action.fn)
     return await value if inspect.isawaitable(value) else value
 
 

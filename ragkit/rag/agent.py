@@ -40,14 +40,16 @@ class RAGAgent:
                  top_k: int | None = None, system_prompt: str = SYSTEM_PROMPT,
                  config: AgentConfig | None = None, observers: Sequence[Any] = (),
                  memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
-                 **provider_options: Any) -> None:
+                 tools: Sequence[Any] = (), **provider_options: Any) -> None:
+        """``tools``: more tools beside ``search_knowledge_base``; ``config`` carries guardrails,
+        policy, approval handler, coherence checker and usage limits."""
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
         cfg = config or AgentConfig()
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
         self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
-        self.agent = Agent(self.provider, tools=[self.tool], config=self.config, observers=observers)
+        self.agent = Agent(self.provider, tools=[self.tool, *tools], config=self.config, observers=observers)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
