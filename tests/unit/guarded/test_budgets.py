@@ -30,7 +30,10 @@ def lookup(term: str) -> str:
     return f"{term}: found"
 
 
-def looping(n: int = 6, usage: Usage = Usage(100, 20)) -> ScriptedProvider:
+TURN = Usage(100, 20)
+
+
+def looping(n: int = 6, usage: Usage = TURN) -> ScriptedProvider:
     """A model that looks something up on every turn."""
     return ScriptedProvider([tool_call_response(("lookup", {"term": f"t{i}"}), usage=usage) for i in range(n)],
                             model="gpt-4o-mini")
