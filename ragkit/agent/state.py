@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
@@ -182,7 +182,8 @@ class Run:
             response.usage.input_tokens, response.usage.output_tokens, cost,
             [c.name for c in response.tool_calls], response.stop_reason, streamed,
         ))
-        self.obs.emit("on_llm_end", self.run_id, self.iteration, response, duration)
+        named = response if response.model else replace(response, model=model)  # observers learn the model
+        self.obs.emit("on_llm_end", self.run_id, self.iteration, named, duration)
 
     def llm_failed(self, exc: BaseException, start: float) -> Exception:
         """Record a provider failure; returns the exception to raise."""
