@@ -22,7 +22,8 @@ _EXPORTS = {
     "KnowledgeBase": "ragkit.knowledge",
     "tool": "ragkit.tools", "Tool": "ragkit.tools", "ToolOutput": "ragkit.tools", "ToolRegistry": "ragkit.tools",
     "Agent": "ragkit.agent", "AgentConfig": "ragkit.agent", "AgentResult": "ragkit.agent",
-    "ConversationMemory": "ragkit.agent",
+    "ConversationMemory": "ragkit.agent", "ToolPolicy": "ragkit.agent", "UsageLimits": "ragkit.agent",
+    "GuardrailSet": "ragkit.guardrails",
     "LocalProvider": "ragkit.providers.local",
     "RAGAgent": "ragkit.rag.agent",
 }

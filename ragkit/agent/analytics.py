@@ -23,8 +23,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ragkit.agent.observers import Observer
 from ragkit.providers.base import Response, ToolCall
 
@@ -51,6 +49,14 @@ class _ModelStats:
     input_tokens: int = 0
     output_tokens: int = 0
     cost: float = 0.0
+
+
+def percentile(ordered: list[float], p: float) -> float:
+    """The ``p``-th percentile of sorted values, interpolated linearly (numpy's default)."""
+    rank = (len(ordered) - 1) * p / 100
+    low = int(rank)
+    high = min(low + 1, len(ordered) - 1)
+    return ordered[low] + (ordered[high] - ordered[low]) * (rank - low)
 
 
 def value_kind(value: Any) -> str:
@@ -154,12 +160,12 @@ class Analytics(Observer):
         with self._lock:
             tools = {}
             for name, s in sorted(self.tools.items()):
-                lat = np.asarray(s.latencies) * 1000 if s.latencies else np.zeros(1)
+                lat = sorted(x * 1000 for x in s.latencies) or [0.0]
                 tools[name] = {
                     "calls": s.calls, "errors": s.errors,
                     "success_rate": round((s.calls - s.errors) / s.calls, 4) if s.calls else 0.0,
                     "error_rate": round(s.errors / s.calls, 4) if s.calls else 0.0,
-                    "latency_ms": {f"p{p}": round(float(np.percentile(lat, p)), 3) for p in (50, 90, 99)},
+                    "latency_ms": {f"p{p}": round(percentile(lat, p), 3) for p in (50, 90, 99)},
                     "arguments": {k: dict(v) for k, v in sorted(s.arguments.items())},
                     "input_tokens": s.input_tokens, "output_tokens": s.output_tokens,
                     "embedding_tokens": s.embedding_tokens, "cost": round(s.cost, 8),

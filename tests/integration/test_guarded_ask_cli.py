@@ -68,6 +68,5 @@ def test_a_review_without_a_terminal_pauses(index: str, tmp_path: Path) -> None:
 
 
 def test_a_bad_policy_file_is_a_clear_error(index: str, tmp_path: Path) -> None:
-    with FakeOpenAIServer() as server:
-        res = CliRunner().invoke(cli, ["ask", "q", "--index", index, "--policy", str(tmp_path / "nope.yaml")])
+    res = CliRunner().invoke(cli, ["ask", "q", "--index", index, "--policy", str(tmp_path / "nope.yaml")])
     assert res.exit_code == 2 and "policy file not found" in res.output
