@@ -46,7 +46,7 @@ class RAGAgent:
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
-        cfg = config or AgentConfig()
+        cfg = guarded_by_spec(config or AgentConfig(), kb.spec)
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
         self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
         self.agent = Agent(self.provider, tools=[self.tool, *tools], config=self.config, observers=observers)
@@ -117,6 +117,19 @@ class RAGAgent:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
+    """The pipeline's ``agent:`` section fills in a policy and guardrails the config does not set."""
+    if config.policy is None and spec.agent.policy is not None:
+        from ragkit.agent.policy import ToolPolicy
+
+        config = replace(config, policy=ToolPolicy.from_dict(spec.agent.policy, origin=f"{spec.origin}: agent.policy"))
+    if config.guardrails is None and spec.agent.guardrails:
+        from ragkit.guardrails import GuardrailSet
+
+        config = replace(config, guardrails=GuardrailSet.default())
+    return config
 
 
 def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:

@@ -183,3 +183,20 @@ def test_without_a_handler_the_run_pauses_cleanly_and_resumes_after_a_decision()
     result = resume(rejected)
     assert sorted(ran) == ["search_docs"]
     assert "wrong customer" in next(r for r in result.tool_calls if r.name == "send_email").output
+
+
+def test_the_pipeline_yaml_declares_the_agent_policy(tmp_path: Path) -> None:
+    from ragkit.config import parse_pipeline
+    from ragkit.knowledge import KnowledgeBase
+    from ragkit.rag.agent import RAGAgent
+
+    spec = parse_pipeline({"index": str(tmp_path / "i"), "embedder": {"type": "hashing", "dimension": 16},
+                           "store": {"type": "memory"},
+                           "agent": {"guardrails": True, "policy": {"allow": ["search_*"], "deny": ["delete_*"]}}},
+                          origin="p.yaml")
+    agent = RAGAgent(KnowledgeBase(spec), provider=ScriptedProvider([]))
+    assert agent.config.policy is not None and agent.config.policy.decide("delete_x", {}).decision == "deny"
+    assert agent.config.guardrails is not None and agent.config.guardrails.has("input")
+    bad = parse_pipeline({"index": str(tmp_path / "j"), "agent": {"policy": {"alow": []}}}, origin="p.yaml")
+    with pytest.raises(ConfigError, match=r"p.yaml: agent.policy: unknown policy key"):
+        RAGAgent(KnowledgeBase(bad), provider=ScriptedProvider([]))
