@@ -23,7 +23,7 @@ from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
-from ragkit.agent.guarded import StopRun
+from ragkit.agent.guarded import StopRun, output_step
 from ragkit.agent.memory import estimate_tokens
 from ragkit.agent.result import BudgetExceeded
 from ragkit.agent.state import Run
@@ -147,6 +147,7 @@ def tools_budget_step(run: Run, calls: Sequence[ToolCall], decided: Mapping[int,
 
         _record(run, limit, maximum, used, why)
         response = yield from model_step(run, streaming, offer_tools=False)
+        response = yield from output_step(run, response, streaming)  # screened like any answer
         run.messages.append(response.to_message())
         raise StopRun(run.end(response.content, "budget", result_class=BudgetExceeded, limit=limit,
                               maximum=maximum, used=used))

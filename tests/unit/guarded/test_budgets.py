@@ -104,3 +104,15 @@ def test_cost_is_checked_with_the_next_call_priced_in() -> None:
 def test_limits_are_validated() -> None:
     with pytest.raises(ConfigError, match="requests must be >= 0"):
         UsageLimits(requests=-1)
+
+
+def test_the_final_turn_is_screened_and_streamed_like_any_answer() -> None:
+    from ragkit.guardrails import GuardrailSet, PIIRedactor
+
+    provider = looping(2)
+    provider.add("Write to jo@example.com for more.")
+    agent = Agent(provider, tools=[lookup], config=AgentConfig(
+        limits=UsageLimits(tool_calls=1, final_turn=True), guardrails=GuardrailSet(output=[PIIRedactor()])))
+    events = list(agent.stream("q"))
+    assert [e.text for e in events if e.type == "text"] == ["Write to [EMAIL] for more."]
+    assert events[-1].result.content == "Write to [EMAIL] for more." and events[-1].result.limit == "tool_calls"
