@@ -19,7 +19,7 @@ _I = re.IGNORECASE | re.DOTALL
 RULES: dict[str, str] = {
     "ignore_instructions": r"\b(?:ignore|disregard|forget|override|bypass)\b[^.\n]{0,40}?\b(?:previous|prior|above|earlier|all|any|your|the|these|system)\b[^.\n]{0,30}?\b(?:instructions?|prompts?|rules|directions|guidelines|context)\b",
     "reveal_system_prompt": r"\b(?:reveal|print|show|repeat|output|leak|tell me)\b[^.\n]{0,30}\b(?:system prompt|hidden (?:prompt|instructions)|your (?:instructions|system prompt|rules))\b",
-    "role_override": r"\byou are now\b|\bfrom now on,? you\b|\b(?:developer|god|jailbreak) mode\b|\bact as (?:an? )?(?:unrestricted|unfiltered|jailbroken)\b|\bDAN\b",
+    "role_override": r"\byou are now (?:an? |the |in |my |free|unrestricted|unfiltered)|\bfrom now on,? you (?:are|will|must)\b|\b(?:developer|god|jailbreak) mode\b|\bact as (?:an? )?(?:unrestricted|unfiltered|jailbroken)\b|(?-i:\bDAN\b)",
     "fake_role_tag": r"<\|im_start\|>|<\|system\|>|\[/?INST\]|</?system>|^\s*(?:system|assistant)\s*:",
     "tool_instruction": r"\b(?:call|invoke|execute|run|use|trigger)\s+(?:the\s+)?`?[a-z]+_[a-z_]+`?(?:\s*\(|\s+(?:tool|function)\b|\s+(?:now|immediately|with)\b)",
 }
