@@ -92,6 +92,20 @@ class LoggingObserver(Observer):
     def on_cache_hit(self, run_id: str, key: str, response: Response) -> None:
         self.log.info("[%s] response cache hit %s", run_id, key[:12])
 
+    def on_guardrail(self, run_id: str, stage: str, result: GuardrailResult, tool: str | None) -> None:
+        level = logging.WARNING if result.action == "block" else logging.INFO
+        self.log.log(level, "[%s] guardrail %s (%s) %s: %s", run_id, result.guardrail, stage, result.action,
+                     ", ".join(result.findings))
+
+    def on_policy(self, run_id: str, call: ToolCall, decision: PolicyDecision) -> None:
+        self.log.info("[%s] policy: %s -> %s (%s)", run_id, call.name, decision.decision, decision.rule)
+
+    def on_approval(self, run_id: str, call: ToolCall, approved: bool, reason: str) -> None:
+        self.log.info("[%s] approval of %s: %s (%s)", run_id, call.name, "approved" if approved else "not approved", reason)
+
+    def on_budget(self, run_id: str, limit: str, maximum: float, used: float) -> None:
+        self.log.warning("[%s] budget %s=%g reached (used %g); the run stops", run_id, limit, maximum, used)
+
 
 class RecordingObserver(Observer):
     """Records ``(hook, run_id, args)`` tuples in ``events``; handy in tests and notebooks."""
