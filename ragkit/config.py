@@ -8,10 +8,11 @@ YAML). Validation happens before anything runs, and every error names the file, 
 
 from __future__ import annotations
 
+import functools
 import inspect
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -133,7 +134,9 @@ class PipelineSpec(_Strict):
     def uses_lexical(self) -> bool:
         if self.lexical.enabled is not None:
             return self.lexical.enabled
-        return self.retriever.type in ("bm25", "hybrid")
+        from ragkit.retrieval.base import retriever_needs
+
+        return "lexical" in retriever_needs({"type": self.retriever.type, **self.retriever.options})
 
     def to_yaml_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"origin"})
@@ -279,12 +282,25 @@ def check_components(spec: PipelineSpec) -> None:
         cls = resolve(reg, comp.type, f"{section}.type", spec.origin)
         opts = component_options(spec, section)
         check_options(cls, opts, section=section, kind=kind, name=comp.type, origin=spec.origin)
+        if section == "retriever" and "base" in opts:
+            check_retriever_spec(opts["base"], key="retriever.base", origin=spec.origin)
         check_option_values(
             cls, opts, section=section, name=comp.type, origin=spec.origin, dry_build=section in DRY_BUILD_SECTIONS
         )
     for ext, comp in spec.loader_overrides().items():
         cls = resolve(registry.loaders, comp.type, f"loaders.{ext}", spec.origin)
         check_options(cls, comp.options, section=f"loaders.{ext}", kind="loader", name=comp.type, origin=spec.origin)
+
+
+def check_retriever_spec(conf: Any, *, key: str, origin: str) -> None:
+    """Check a nested retriever spec (the ``base`` a rerank or mmr retriever wraps)."""
+    if not isinstance(conf, Mapping) or not isinstance(conf.get("type"), str):
+        raise ConfigError(f"{origin}: {key}: must be a retriever spec such as {{type: hybrid}} (got {conf!r})")
+    cls = resolve(registry.retrievers, conf["type"], f"{key}.type", origin)
+    opts = {k: v for k, v in conf.items() if k not in ("type", "top_k")}
+    check_options(cls, opts, section=key, kind="retriever", name=conf["type"], origin=origin)
+    if "base" in opts:
+        check_retriever_spec(opts["base"], key=f"{key}.base", origin=origin)
 
 
 def resolve(reg: Registry[type], name: str, key: str, origin: str) -> type:
@@ -315,6 +331,8 @@ def check_options(cls: type, opts: Mapping[str, Any], *, section: str, kind: str
         return
     allowed = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL]
     for key in opts:
+        if key in RUNTIME_ARGUMENTS and kind == "store":
+            raise ConfigError(f"{origin}: {section}.{key}: set by ragkit (from the embedder and the index), not in the pipeline")
         if key not in params:
             raise ConfigError(
                 f"{origin}: {section}.{key}: unknown option for {kind} '{name}'{did_you_mean(key, allowed)}"
@@ -332,3 +350,35 @@ def build_component(reg: Registry[type], spec: PipelineSpec, section: str, **run
         raise ConfigError(f"{spec.origin}: {section}: {exc}") from None
     except TypeError as exc:
         raise ConfigError(f"{spec.origin}: {section}: invalid options for '{comp.type}': {exc}") from None
+
+
+# --------------------------------------------------------------------------- the options convention
+
+#: constructor arguments ragkit passes itself (never options from the YAML)
+RUNTIME_ARGUMENTS = ("dimension", "path")
+_F = Callable[..., None]
+
+
+def keyword_options(kind: str, name: str) -> Callable[[_F], _F]:
+    """Mark a component ``__init__`` whose options are keyword-only arguments (the convention).
+
+    The pipeline check (``check_options``) validates them from the signature before anything
+    runs; a direct call with an unknown option gets the same clear ``ConfigError`` (not a
+    ``TypeError``): ``unknown option 'x' for the faiss store; allowed: index, build, search``."""
+
+    def deco(init: _F) -> _F:
+        params = inspect.signature(init).parameters
+        known = [n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
+        allowed = ", ".join(n for n in known if n not in RUNTIME_ARGUMENTS) or "none"
+
+        @functools.wraps(init)
+        def checked(self: object, *args: Any, **kwargs: Any) -> None:
+            unknown = [k for k in kwargs if k not in known]
+            if unknown:
+                raise ConfigError(f"unknown option {unknown[0]!r} for the {name} {kind}; allowed: {allowed}")
+            init(self, *args, **kwargs)
+
+        return checked
+
+    return deco
+

@@ -133,6 +133,8 @@ retrievers: Registry[type] = Registry(
         "dense": "ragkit.retrieval.dense",
         "bm25": "ragkit.retrieval.bm25",
         "hybrid": "ragkit.retrieval.hybrid",
+        "rerank": "ragkit.retrieval.rerank",
+        "mmr": "ragkit.retrieval.mmr",
     },
 )
 providers: Registry[type] = Registry(

@@ -22,8 +22,9 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any
 
+from ragkit.agent.actions import Call
 from ragkit.agent.coherence import CoherenceResult
-from ragkit.agent.guarded import Call, StopRun
+from ragkit.agent.guarded import StopRun
 from ragkit.agent.policy import ApprovalDecision, ApprovalRequest, PolicyDecision, as_approval, preview
 from ragkit.agent.state import Run
 from ragkit.agent.trace import ApprovalStep, CoherenceStep, PolicyStep

@@ -15,8 +15,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ragkit.agent.guarded import Call
-from ragkit.agent.loop import END, CallModel, Pull, RunTools, Steps, ToolChunk, ToolDone, ToolJob
+from ragkit.agent.actions import END, Call, CallModel, Pull, RunTools, Steps, ToolChunk, ToolDone, ToolJob
 from ragkit.agent.result import AgentEvent
 from ragkit.errors import AgentError
 from ragkit.providers.base import Provider

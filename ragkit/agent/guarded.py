@@ -1,9 +1,9 @@
 """The guardrail steps of the step machine, and what every guarded step shares.
 
 ``StopRun`` ends a run from inside any step with a finished result (``run_steps`` catches it and
-yields the result event). ``Call`` is the action a step yields to run one blocking or async
-callable — an approval handler, a coherence checker — which the drivers perform (in a thread with
-a timeout, or awaited), sending back its value or throwing in its exception.
+yields the result event). The ``Call`` action (:mod:`ragkit.agent.actions`) is what a step yields
+to run one blocking or async callable — an approval handler, a coherence checker — which the
+drivers perform (in a thread with a timeout, or awaited).
 
 The steps, each one ``yield from`` line in ``run_steps``/``tools_step``:
 
@@ -21,8 +21,8 @@ The steps, each one ``yield from`` line in ``run_steps``/``tools_step``:
 
 from __future__ import annotations
 
-from collections.abc import Callable, Generator, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Generator, Sequence
+from dataclasses import replace
 from typing import Any, NoReturn
 
 from ragkit.agent.result import AgentEvent, GuardrailTripped
@@ -40,16 +40,6 @@ class StopRun(Exception):  # noqa: N818 - a control signal, not an error
     def __init__(self, result: Any) -> None:
         super().__init__(result.stop_reason)
         self.result = result
-
-
-@dataclass(frozen=True)
-class Call:
-    """Run ``fn()`` (blocking, or returning an awaitable) — or ``afn()`` in the async driver when
-    given — within ``timeout`` seconds. Reply: its value; a timeout throws ``TimeoutError``."""
-
-    fn: Callable[[], Any]
-    afn: Callable[[], Any] | None = None
-    timeout: float | None = None
 
 
 def record(run: Run, stage: str, results: Sequence[GuardrailResult], tool: str | None = None) -> None:
@@ -133,4 +123,4 @@ def results_step(run: Run, ordered: list[ToolRun]) -> Steps:
     yield  # a generator step
 
 
-__all__ = ["Call", "StopRun", "holds", "input_step", "output_step", "record", "results_step", "trip"]
+__all__ = ["StopRun", "holds", "input_step", "output_step", "record", "results_step", "trip"]

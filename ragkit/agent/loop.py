@@ -25,78 +25,31 @@ To add a step: write it as a generator over ``Run`` like ``model_step``/``tools_
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
+from ragkit.agent.actions import (
+    END,
+    CallModel,
+    Pull,
+    RunTools,
+    Steps,
+    ToolChunk,
+    ToolDone,
+    ToolJob,
+)
 from ragkit.agent.budget import model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.decide import decide_step
-from ragkit.agent.guarded import Call, StopRun, holds, input_step, output_step, results_step
+from ragkit.agent.guarded import StopRun, holds, input_step, output_step, results_step
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.errors import AgentError
-from ragkit.providers.base import Message, Provider, Response, ToolCall, ToolSpec
+from ragkit.providers.base import Provider, Response, ToolCall
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult
-
-T = TypeVar("T")
-END: Any = object()  # what a Pull gets back from an exhausted source
-
-
-# --- what the machine asks the drivers to do ---------------------------------------------------
-
-@dataclass(frozen=True)
-class CallModel:
-    """Call the provider. Reply: the ``Response``, or (``stream``) a source of ``StreamEvent``s."""
-
-    messages: list[Message]
-    tools: list[ToolSpec] | None
-    params: dict[str, Any]
-    stream: bool
-
-
-@dataclass(frozen=True)
-class ToolJob:
-    index: int
-    call: ToolCall
-    tool: Tool
-    context: dict[str, Any] = field(repr=False)
-    timeout: float | None
-
-
-@dataclass(frozen=True)
-class RunTools:
-    """Start the jobs, at most ``concurrency`` at once. Reply: a source of ``ToolChunk``/``ToolDone``."""
-
-    jobs: tuple[ToolJob, ...]
-    concurrency: int
-
-
-@dataclass(frozen=True)
-class Pull:
-    """Reply: the next item of ``source`` (a reply of an earlier action), or ``END``."""
-
-    source: Any
-
-
-@dataclass(frozen=True)
-class ToolChunk:
-    index: int
-    text: str
-
-
-@dataclass(frozen=True)
-class ToolDone:
-    index: int
-    result: ToolResult
-
-
-Action = CallModel | RunTools | Pull | Call | AgentEvent
-Steps = Generator[Action, Any, T]
-
 
 # --- the step machine ----------------------------------------------------------------------------
 

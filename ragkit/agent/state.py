@@ -225,7 +225,8 @@ class Run:
         """Fold results (in call order) into messages, trace, usage, records and citations."""
         for run in runs:
             call, result = run.call, run.result
-            self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name))
+            self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
+                                         citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
                                         dict(call.arguments), result.content, result.is_error, result.error_kind))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,

@@ -31,7 +31,7 @@ def provider_options(f: Any) -> Any:
 def build_agent(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
                 base_url: str | None, top_k: int | None, memory: Any = None, *, policy: str | None = None,
                 guardrails: bool = False) -> Any:
-    from ragkit.knowledge import KnowledgeBase
+    from ragkit.index.reader import KnowledgeBase
     from ragkit.rag.agent import RAGAgent
 
     opts: dict[str, Any] = {"base_url": base_url} if base_url else {}

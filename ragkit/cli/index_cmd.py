@@ -29,8 +29,8 @@ def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, s
       ragkit index docs/ notes/ --pipeline pipelines/default.yaml --index .ragkit/docs
       ragkit index data/ --json | jq .chunks_added
     """
-    from ragkit.knowledge import resolve_spec
-    from ragkit.pipeline import IndexingPipeline
+    from ragkit.index.reader import resolve_spec
+    from ragkit.index.writer import IndexingPipeline
 
     spec, idx = resolve_spec(pipeline, index_dir)
     with _Progress(disable=as_json or not sys.stderr.isatty()) as progress:
@@ -82,7 +82,7 @@ def status(pipeline: str | None, index_dir: str | None, verify: bool, as_json: b
     With --verify, compare the chunk ids in the vector store with the catalog; exits with
     status 1 when they drift (run `ragkit index` again to repair).
     """
-    from ragkit.status import index_status
+    from ragkit.index.status import index_status
 
     info = index_status(pipeline=pipeline, index=index_dir, verify=verify)
     if as_json:

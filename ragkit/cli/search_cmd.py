@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 import click
 
@@ -13,11 +14,14 @@ from ragkit.cli.options import echo_json, index_option, json_option, pipeline_op
 @click.argument("query")
 @click.option("-k", "--top-k", "k", type=click.IntRange(min=1), default=None, help="Number of results (default: the pipeline's retriever.top_k, 5).")
 @click.option("--source", "source_glob", default=None, help="Only search sources matching this glob, e.g. 'docs/*.md'.")
-@click.option("--retriever", default=None, help="Override the pipeline's retriever (dense, bm25, hybrid).")
+@click.option("--retriever", default=None,
+              help="Override the pipeline's retriever: dense, bm25, hybrid, or rerank / mmr (which wrap the pipeline's retriever).")
+@click.option("--rerank-model", default=None, metavar="DIR",
+              help="The local cross-encoder directory for --retriever rerank (default: the pipeline's retriever.model).")
 @pipeline_option
 @index_option
 @json_option
-def search(query: str, k: int | None, source_glob: str | None, retriever: str | None,
+def search(query: str, k: int | None, source_glob: str | None, retriever: str | None, rerank_model: str | None,
            pipeline: str | None, index_dir: str | None, as_json: bool) -> None:
     """Semantic search over the index; prints score, source, page and the matching text.
 
@@ -25,12 +29,19 @@ def search(query: str, k: int | None, source_glob: str | None, retriever: str | 
     Examples:
       ragkit search "who founded the observatory"
       ragkit search "opening hours" -k 3 --source '*.md' --json
+      ragkit search "tide gauge" --retriever rerank --rerank-model models/ms-marco-MiniLM-L-6-v2
     """
-    from ragkit.knowledge import KnowledgeBase
+    from ragkit.errors import ConfigError
+    from ragkit.index.reader import KnowledgeBase
 
     flt = {"source": {"$glob": source_glob}} if source_glob else None
     with KnowledgeBase.open(pipeline=pipeline, index=index_dir) as kb:
-        hits = kb.search(query, k=k, filter=flt, kind=retriever)
+        kind: Any = retriever
+        if rerank_model is not None:
+            if retriever not in (None, "rerank"):
+                raise ConfigError("--rerank-model goes with --retriever rerank")
+            kind = {**kb.components.retriever_conf("rerank"), "model": rerank_model}
+        hits = kb.search(query, k=k, filter=flt, kind=kind)
     if as_json:
         echo_json([{"rank": i, "id": h.id, "score": h.score, **h.metadata} for i, h in enumerate(hits, 1)])
         return

@@ -12,8 +12,9 @@ from typing import Any
 from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.evaluation.beir import BeirDataset, load_beir
 from ragkit.evaluation.runner import EvalReport, run_retrieval_eval
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
+from ragkit.retrieval.base import retriever_needs
 from ragkit.stores.filters import Filter
 from ragkit.types import Document, SearchHit
 
@@ -40,7 +41,7 @@ class DocumentRetriever:
 
 def eval_spec(spec: PipelineSpec, retrievers: Sequence[str]) -> PipelineSpec:
     """Keep a BM25 index when any requested retriever needs one."""
-    if any(r in ("bm25", "hybrid") for r in retrievers) and not spec.uses_lexical:
+    if any("lexical" in retriever_needs({"type": r}) for r in retrievers) and not spec.uses_lexical:
         data = spec.model_dump(exclude={"origin"})
         data["lexical"]["enabled"] = True
         return PipelineSpec.model_validate({**data, "origin": spec.origin})

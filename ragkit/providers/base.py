@@ -12,6 +12,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal, Protocol, runtime_checkable
 
+from ragkit.types import Citation
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -35,9 +37,15 @@ class Message:
     tool_calls: tuple[ToolCall, ...] = ()
     tool_call_id: str | None = None
     name: str | None = None  # tool name, on role="tool" messages
+    #: on role="tool" messages: the structured passages the tool returned (its ``ToolOutput``
+    #: citations), for providers that read them rather than the text (the ``local`` provider)
+    citations: tuple[Citation, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        """The message as JSON-able data (the citations live in ``AgentResult.citations``)."""
+        data = asdict(self)
+        del data["citations"]
+        return data
 
 
 @dataclass(frozen=True)

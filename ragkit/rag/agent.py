@@ -11,15 +11,15 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
 from ragkit.config import PipelineSpec, load_pipeline
-from ragkit.indexing.report import IndexReport
-from ragkit.knowledge import KnowledgeBase
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.report import IndexReport
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import CitationBook, make_search_tool
 from ragkit.types import Citation, Document
@@ -40,7 +40,8 @@ class RAGAgent:
                  top_k: int | None = None, system_prompt: str = SYSTEM_PROMPT,
                  config: AgentConfig | None = None, observers: Sequence[Any] = (),
                  memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
-                 tools: Sequence[Any] = (), **provider_options: Any) -> None:
+                 retriever: str | Mapping[str, Any] | None = None, tools: Sequence[Any] = (),
+                 **provider_options: Any) -> None:
         """``tools``: more tools beside ``search_knowledge_base``; ``config`` carries guardrails,
         policy, approval handler, coherence checker and usage limits."""
         self.kb = kb
@@ -48,7 +49,9 @@ class RAGAgent:
         self.index_report = index_report
         cfg = guarded_by_spec(config or AgentConfig(), kb.spec)
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory or cfg.memory)
-        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
+        # the pipeline's retriever unless ``retriever`` names another (e.g. "rerank", "mmr", or
+        # {"type": "rerank", "base": {"type": "hybrid"}, "model": DIR})
+        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever)
         self.agent = Agent(self.provider, tools=[self.tool, *tools], config=self.config, observers=observers)
 
     # ------------------------------------------------------------------ constructors
@@ -68,7 +71,7 @@ class RAGAgent:
     def from_files(cls, paths: Iterable[str | Path], *, pipeline: str | Path | PipelineSpec | None = None,
                    index: str | Path | None = None, **kw: Any) -> RAGAgent:
         """Index ``paths`` through the pipeline (incremental: asking twice re-embeds nothing)."""
-        from ragkit.pipeline import IndexingPipeline
+        from ragkit.index.writer import IndexingPipeline
 
         spec = pipeline if isinstance(pipeline, PipelineSpec) else load_pipeline(pipeline)
         report = IndexingPipeline(spec, index_dir=index).index_paths(list(paths))
@@ -77,7 +80,7 @@ class RAGAgent:
     @classmethod
     def from_documents(cls, docs: Iterable[Document], *, pipeline: str | Path | PipelineSpec | None = None,
                        index: str | Path | None = None, **kw: Any) -> RAGAgent:
-        from ragkit.pipeline import IndexingPipeline
+        from ragkit.index.writer import IndexingPipeline
 
         spec = pipeline if isinstance(pipeline, PipelineSpec) else load_pipeline(pipeline)
         report = IndexingPipeline(spec, index_dir=index).index_documents(docs)

@@ -9,16 +9,19 @@ never reuse a number and every [n] in the answer resolves.
 
 from __future__ import annotations
 
-import re
 import threading
-from typing import Any
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
 
+from ragkit.rag.passages import format_passage
 from ragkit.rag.prompts import NO_RESULTS, PASSAGES_HEADER
 from ragkit.tools import Tool, ToolOutput, tool
 from ragkit.types import Citation, SearchHit
 from ragkit.usage import UsageStats
 
-_FAKE_HEADER = re.compile(r"^(\s*)\[(\d+)\]", re.MULTILINE)
+if TYPE_CHECKING:
+    from ragkit.index.reader import KnowledgeBase
+
 MAX_TOP_K = 20
 
 
@@ -47,20 +50,11 @@ class CitationBook:
         return sorted(self._by_chunk.values(), key=lambda c: c.number)
 
 
-def format_passage(c: Citation) -> str:
-    head = [f"source: {c.source}"]
-    if c.page is not None:
-        head.append(f"page: {c.page}")
-    if c.heading:
-        head.append(f"heading: {c.heading}")
-    head.append(f"score: {c.score:.3f}")
-    # a line inside the text that looks like a passage header must not open a fake passage
-    text = _FAKE_HEADER.sub(lambda m: f"{m.group(1)}({m.group(2)})", c.text.strip())
-    return f"[{c.number}] " + " | ".join(head) + "\n" + text
-
-
-def make_search_tool(kb: Any, *, default_top_k: int = 5) -> Tool:
-    """Bind ``search_knowledge_base`` to an opened ``KnowledgeBase``."""
+def make_search_tool(
+    kb: KnowledgeBase, *, default_top_k: int = 5, retriever: str | Mapping[str, Any] | None = None
+) -> Tool:
+    """Bind ``search_knowledge_base`` to an opened ``KnowledgeBase``; ``retriever`` overrides the
+    pipeline's (a registry name such as ``rerank``/``mmr``, or a retriever spec mapping)."""
     lock = threading.Lock()  # keeps the per-call embedding usage exact under parallel calls
     pricing_name = getattr(kb.embedder, "pricing_name", kb.embedder.model_id)
 
@@ -80,7 +74,7 @@ def make_search_tool(kb: Any, *, default_top_k: int = 5) -> Tool:
         flt = {"source": {"$glob": source}} if source else None
         with lock:
             before = kb.embedder.usage.snapshot()
-            hits = kb.search(query, k=k, filter=flt)
+            hits = kb.search(query, k=k, filter=flt, kind=retriever)
             used = kb.embedder.usage.since(before)
         usage = UsageStats(embedding_tokens=used.tokens, cost=used.cost, embedding_model=pricing_name)
         book = book if book is not None else CitationBook()

@@ -3,11 +3,17 @@
 Every retriever (dense, bm25, hybrid, reranking wrappers) takes the same metadata ``filter``
 (``ragkit.stores.filters``) and passes it down to whatever it searches; a retriever never drops a
 filter silently. ``score`` is retriever-specific (cosine, BM25, fused); higher is better.
+
+A registered retriever class declares what it ``needs`` of the index: ``"dense"`` (the embedder
+and the vector store) and/or ``"lexical"`` (the BM25 index). A wrapper (``rerank``, ``mmr``)
+takes a ``base`` retriever spec and needs what its base needs. ``retriever_needs`` reads this from
+a spec, so whether an index keeps a BM25 index is decided in one place.
 """
 
 from __future__ import annotations
 
-from typing import Protocol, runtime_checkable
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import ConfigError
 from ragkit.stores.filters import Filter
@@ -19,6 +25,26 @@ class Retriever(Protocol):
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]: ...
 
 
+#: the base of a wrapper (rerank, mmr) whose spec names none
+DEFAULT_BASE: Mapping[str, Any] = {"type": "dense"}
+#: keys of a retriever spec that the pipeline consumes itself (not constructor arguments)
+PIPELINE_KEYS = frozenset({"type", "top_k"})
+
+
+def retriever_needs(conf: Mapping[str, Any]) -> frozenset[str]:
+    """What the retriever spec ``conf`` (``{type: ..., base: {...}}``) needs of the index."""
+    import inspect
+
+    from ragkit.registry import retrievers
+
+    cls = retrievers.get(str(conf.get("type")))
+    needs = set(getattr(cls, "needs", frozenset()))
+    if "base" in inspect.signature(cls).parameters:
+        base = conf.get("base")
+        needs |= retriever_needs(base if isinstance(base, Mapping) else DEFAULT_BASE)
+    return frozenset(needs)
+
+
 def check_k(k: int, *, name: str = "k") -> int:
     """Validate a result count: ``k must be at least 1 (got 0)``."""
     if isinstance(k, bool) or not isinstance(k, int) or k < 1:
@@ -26,4 +52,4 @@ def check_k(k: int, *, name: str = "k") -> int:
     return k
 
 
-__all__ = ["Retriever", "check_k"]
+__all__ = ["DEFAULT_BASE", "PIPELINE_KEYS", "Retriever", "check_k", "retriever_needs"]

@@ -25,7 +25,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -33,6 +33,9 @@ from ragkit.errors import MissingDependencyError, StoreError
 from ragkit.registry import retrievers
 from ragkit.stores.filters import Filter, matches, normalize
 from ragkit.types import SearchHit
+
+if TYPE_CHECKING:
+    from ragkit.index.sinks import SinkRecord
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +104,12 @@ class _Analyzer:
 
 
 class BM25Index:
-    """An upsertable BM25 index of (id, text, metadata) rows, searchable with filters."""
+    """An upsertable BM25 index of (id, text, metadata) rows, searchable with filters.
+
+    It is an ``IndexSink`` (``ragkit.index.sinks``): the index writer keeps it in step with the
+    catalog through ``upsert``/``delete``/``persist``; its state is the one file under ``path``."""
+
+    local = True
 
     def __init__(
         self,
@@ -156,6 +164,10 @@ class BM25Index:
                 self._docs[doc_id] = _Doc(str(text), tuple(toks), dict(meta))
             if ids:
                 self._engine = None
+
+    def upsert(self, records: Sequence[SinkRecord]) -> None:
+        """``IndexSink.upsert``: rows with ``id``, ``text`` and ``metadata`` (vectors unused)."""
+        self.add([r.id for r in records], [r.text for r in records], [r.metadata for r in records])
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove rows; unknown ids are ignored."""
@@ -309,6 +321,8 @@ def _hit_meta(doc: _Doc) -> dict[str, Any]:
 @retrievers.register("bm25")
 class BM25Retriever:
     """Lexical retrieval over a ``BM25Index``."""
+
+    needs = frozenset({"lexical"})
 
     def __init__(self, *, index: BM25Index) -> None:
         self.index = index

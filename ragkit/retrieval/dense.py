@@ -11,6 +11,8 @@ from ragkit.types import SearchHit
 
 @retrievers.register("dense")
 class DenseRetriever:
+    needs = frozenset({"dense"})
+
     def __init__(self, *, embedder: Embedder, store: VectorStore) -> None:
         self.embedder = embedder
         self.store = store

@@ -25,6 +25,8 @@ FUSIONS = ("rrf", "minmax", "zscore")
 class HybridRetriever:
     """Dense + lexical retrieval with a choice of fusion."""
 
+    needs = frozenset({"dense", "lexical"})
+
     def __init__(
         self,
         *,

@@ -3,7 +3,8 @@
 Greedy: pick the candidate maximizing
 ``lambda_mult * sim(query, d) - (1 - lambda_mult) * max(sim(d, s) for s already picked)``,
 with cosine similarity. ``lambda_mult=1`` keeps the relevance order; ``0`` maximizes diversity.
-Ties go to the earlier candidate, so the result is deterministic.
+Ties go to the earlier candidate, so the result is deterministic. Registered as the ``mmr``
+retriever, which wraps another (``base``).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from ragkit.errors import ConfigError
+from ragkit.registry import retrievers
 from ragkit.retrieval.base import Retriever, check_k
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
@@ -80,8 +82,13 @@ def mmr_rerank(
     return [hits[i] for i in order]
 
 
+@retrievers.register("mmr")
 class MMRRetriever:
-    """Wraps a retriever: fetch ``candidates`` hits, embed their texts, keep k by MMR."""
+    """Wraps a retriever: fetch ``candidates`` hits, embed their texts, keep k by MMR.
+
+    In a pipeline: ``retriever: {type: mmr, base: {type: hybrid}, lambda_mult: 0.5}``."""
+
+    needs: frozenset[str] = frozenset()  # what its base needs; the embedder is always there
 
     def __init__(
         self, *, base: Retriever, embedder: Embedder, lambda_mult: float = 0.5, candidates: int = 20

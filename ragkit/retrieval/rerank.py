@@ -4,7 +4,9 @@
   directory (never from a model hub); loaded lazily on the first call.
 - ``CohereReranker``: the Cohere rerank API (``ClientV2.rerank``); ``base_url`` points it at a
   compatible server (tests use ``ragkit.testing.servers.cohere``).
-- ``RerankingRetriever``: fetch ``candidates`` hits from a base retriever, rerank, keep k.
+- ``RerankingRetriever`` (registered as ``rerank``): fetch ``candidates`` hits from a base
+  retriever, rerank, keep k. In a pipeline: ``retriever: {type: rerank, base: {type: hybrid},
+  model: DIR}`` (``reranker: cohere`` for the Cohere API, ``model`` then its model name).
 
 A reranked hit's ``score`` is the reranker's score; the first-stage score is kept in its
 metadata as ``retrieval_score``.
@@ -18,6 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import ConfigError, MissingDependencyError, ProviderError
+from ragkit.registry import retrievers
 from ragkit.retrieval.base import Retriever, check_k
 from ragkit.retry import RetryPolicy, call_with_retry
 from ragkit.stores.filters import Filter
@@ -150,13 +153,46 @@ class CohereReranker:
         return _rescored(hits, scored, n)
 
 
-class RerankingRetriever:
-    """Fetch ``candidates`` hits from ``base`` (filter passed down), rerank them, keep k."""
+RERANKERS = ("cross-encoder", "cohere")
 
-    def __init__(self, *, base: Retriever, reranker: Reranker, candidates: int = 50) -> None:
+
+def make_reranker(
+    kind: str, *, model: str | None, device: str = "cpu", batch_size: int = 32,
+    api_key: str | None = None, base_url: str | None = None,
+) -> Reranker:
+    """The reranker a pipeline names: a local cross-encoder directory or the Cohere API."""
+    if kind == "cross-encoder":
+        if not model:
+            raise ConfigError(
+                "the rerank retriever needs model: the directory of a local cross-encoder "
+                "(retriever: {type: rerank, model: DIR}, or --rerank-model DIR)"
+            )
+        return CrossEncoderReranker(model=model, device=device, batch_size=batch_size)
+    if kind == "cohere":
+        return CohereReranker(api_key=api_key, base_url=base_url, **({"model": model} if model else {}))
+    raise ConfigError(f"unknown reranker {kind!r}; allowed: {', '.join(RERANKERS)}")
+
+
+@retrievers.register("rerank")
+class RerankingRetriever:
+    """Fetch ``candidates`` hits from ``base`` (filter passed down), rerank them, keep k.
+
+    ``reranker`` is a ``Reranker`` or the name of one (see ``make_reranker``)."""
+
+    needs: frozenset[str] = frozenset()  # what its base needs
+
+    def __init__(
+        self, *, base: Retriever, reranker: Reranker | str = "cross-encoder", model: str | None = None,
+        candidates: int = 50, device: str = "cpu", batch_size: int = 32,
+        api_key: str | None = None, base_url: str | None = None,
+    ) -> None:
         self.base = base
-        self.reranker = reranker
         self.candidates = check_k(candidates, name="candidates")
+        self.reranker = (
+            make_reranker(reranker, model=model, device=device, batch_size=batch_size, api_key=api_key,
+                          base_url=base_url)
+            if isinstance(reranker, str) else reranker
+        )
 
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
         check_k(k)

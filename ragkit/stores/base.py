@@ -5,6 +5,10 @@ Vectors are float32 and L2-normalized by the embedders, so inner product is cosi
 that exists replaces its vector and metadata. Stores batch internally under their own limits
 (``Capabilities.max_batch``), so callers may pass any number of rows.
 
+A store class whose whole state is files under its ``path`` (no server) declares ``local = True``;
+the index writer then fingerprints those files instead of reconciling after a clean run. Stores
+that do not declare it count as not local.
+
 Every backend passes ``ragkit.testing.VectorStoreContract``.
 """
 

@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.config import keyword_options
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
@@ -32,7 +33,6 @@ from ragkit.types import SearchHit
 log = logging.getLogger(__name__)
 
 NAME = "chroma"
-OPTIONS = frozenset({"mode", "host", "port", "collection"})
 FILTER_OPS = frozenset({"$eq", "$in", "$gt", "$gte", "$lt", "$lte"})
 JSON_KEYS = "_ragkit_json"
 DIM_KEY = "ragkit_dimension"
@@ -115,8 +115,12 @@ class _NoMatch(Exception):
 class ChromaStore:
     """A Chroma collection (``type: chroma``), embedded or remote."""
 
-    def __init__(self, *, dimension: int, path: Path | None = None, **options: Any) -> None:
-        self._opts = _validate_options(options)
+    @keyword_options("store", "chroma")
+    def __init__(
+        self, *, dimension: int, path: Path | None = None, collection: str = "ragkit", host: str = "localhost",
+        mode: str = "embedded", port: int | str = 8000,
+    ) -> None:
+        self._opts = _validate_options({"mode": mode, "host": host, "port": port, "collection": collection})
         if dimension < 1:
             raise StoreError(f"dimension must be at least 1 (got {dimension})")
         self.dimension = dimension
@@ -260,11 +264,7 @@ class ChromaStore:
 
 
 def _validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - OPTIONS)
-    if unknown:
-        raise ConfigError(f"unknown option {unknown[0]!r} for the chroma store; "
-                          f"allowed: {', '.join(sorted(OPTIONS))}")
-    opts = {"mode": "embedded", "host": "localhost", "port": 8000, "collection": "ragkit", **options}
+    opts = dict(options)
     if opts["mode"] not in ("embedded", "http"):
         raise ConfigError(f"chroma option mode must be 'embedded' or 'http' (got {opts['mode']!r})")
     port = opts["port"]

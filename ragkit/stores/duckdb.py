@@ -20,7 +20,8 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigError, StoreError
+from ragkit.config import keyword_options
+from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
 from ragkit.stores.filters import Filter, check_supported
@@ -30,20 +31,10 @@ log = logging.getLogger(__name__)
 
 NAME = "duckdb"
 FILENAME = "vectors.duckdb"
-OPTIONS: frozenset[str] = frozenset()
 FILTER_OPS = frozenset({"$eq", "$in", "$gt", "$gte", "$lt", "$lte", "$glob"})
 _FIELD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 _NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
 _RANGE_SQL = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
-
-
-def check_options(options: Mapping[str, Any], allowed: frozenset[str], store: str) -> None:
-    unknown = sorted(set(options) - allowed)
-    if unknown:
-        raise ConfigError(
-            f"unknown option {unknown[0]!r} for the {store} store; "
-            f"allowed: {', '.join(sorted(allowed)) or 'none'}"
-        )
 
 
 def dump_metadata(meta: Mapping[str, Any], store: str) -> str:
@@ -120,8 +111,11 @@ def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
 class DuckDBStore:
     """Exact cosine search over a DuckDB table (``type: duckdb``)."""
 
-    def __init__(self, *, dimension: int, path: Path | None = None, **options: Any) -> None:
-        check_options(options, OPTIONS, NAME)
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
+    @keyword_options("store", "duckdb")
+    def __init__(self, *, dimension: int, path: Path | None = None) -> None:
         if dimension < 1:
             raise StoreError(f"dimension must be at least 1 (got {dimension})")
         import duckdb

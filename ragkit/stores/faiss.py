@@ -51,7 +51,8 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import ConfigError, StoreError
+from ragkit.config import keyword_options
+from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
@@ -71,18 +72,16 @@ RETRAIN_GROWTH = 4
 class FaissStore:
     """A FAISS index plus ids and metadata; see the module docstring for the options."""
 
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
     name = "faiss"
 
+    @keyword_options("store", "faiss")
     def __init__(
         self, *, dimension: int, path: Path | str | None = None, index: str = "hnsw",
         build: Mapping[str, Any] | None = None, search: Mapping[str, Any] | None = None,
-        **options: Any,
     ) -> None:
-        if options:
-            raise ConfigError(
-                f"unknown option(s) for the faiss store: {', '.join(sorted(options))}; "
-                "allowed: index, build, search (see ragkit.stores.faiss)"
-            )
         self.options = fx.parse_options(dimension, index, build, search)
         self._faiss = fx.import_faiss()
         self.dimension = dimension

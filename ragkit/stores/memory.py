@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.config import keyword_options
 from ragkit.errors import ConfigError, StoreError
 from ragkit.registry import stores
 from ragkit.stores import _persist
@@ -94,14 +95,13 @@ class FilterCache:
 class MemoryStore:
     """Exact search over an in-process matrix; optionally saved to ``path``."""
 
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
     name = "memory"
 
-    def __init__(self, *, dimension: int, path: Path | str | None = None, **options: Any) -> None:
-        if options:
-            raise ConfigError(
-                f"unknown option(s) for the memory store: {', '.join(sorted(options))}; "
-                "it accepts only 'dimension' and 'path'"
-            )
+    @keyword_options("store", "memory")
+    def __init__(self, *, dimension: int, path: Path | str | None = None) -> None:
         if not isinstance(dimension, int) or dimension < 1:
             raise ConfigError(f"memory store: dimension must be a positive integer (got {dimension!r})")
         self.dimension = dimension

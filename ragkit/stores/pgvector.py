@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.config import keyword_options
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
@@ -33,7 +34,6 @@ from ragkit.types import SearchHit
 log = logging.getLogger(__name__)
 
 NAME = "pgvector"
-OPTIONS = frozenset({"dsn", "table", "m", "ef_construction", "ef_search"})
 DEFAULTS: dict[str, Any] = {"table": "ragkit_vectors", "m": 16, "ef_construction": 64, "ef_search": 100}
 BATCH = 1000
 MAX_HNSW_DIMENSION = 2000
@@ -128,8 +128,15 @@ def _scrub(text: str, dsn: str) -> str:
 class PgVectorStore:
     """PostgreSQL + pgvector with an HNSW cosine index (``type: pgvector``)."""
 
-    def __init__(self, *, dimension: int, path: Path | None = None, **options: Any) -> None:
-        self._opts = _validate_options(options)
+    @keyword_options("store", "pgvector")
+    def __init__(
+        self, *, dimension: int, path: Path | None = None, dsn: str | None = None,
+        ef_construction: int = DEFAULTS["ef_construction"], ef_search: int = DEFAULTS["ef_search"],
+        m: int = DEFAULTS["m"], table: str = DEFAULTS["table"],
+    ) -> None:
+        self._opts = _validate_options(
+            {"dsn": dsn, "ef_construction": ef_construction, "ef_search": ef_search, "m": m, "table": table}
+        )
         if not 1 <= dimension <= MAX_HNSW_DIMENSION:
             raise StoreError(f"pgvector: dimension must be 1-{MAX_HNSW_DIMENSION} for an HNSW index "
                              f"(got {dimension}); use a smaller embedding model")
@@ -314,11 +321,7 @@ def _checked(meta: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _validate_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    unknown = sorted(set(options) - OPTIONS)
-    if unknown:
-        raise ConfigError(f"unknown option {unknown[0]!r} for the pgvector store; "
-                          f"allowed: {', '.join(sorted(OPTIONS))}")
-    opts = {**DEFAULTS, **options}
+    opts = dict(options)
     dsn = opts.get("dsn")
     if not isinstance(dsn, str) or not dsn.strip():
         raise ConfigError("the pgvector store needs the option dsn, e.g. "

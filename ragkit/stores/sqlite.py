@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.config import keyword_options
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
@@ -34,7 +35,6 @@ log = logging.getLogger(__name__)
 
 NAME = "sqlite"
 FILENAME = "vectors.sqlite"
-OPTIONS = frozenset({"busy_timeout"})
 FILTER_OPS = frozenset({"$eq", "$in", "$gt", "$gte", "$lt", "$lte", "$glob"})
 _FIELD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 _RANGE_SQL = {"$eq": "=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
@@ -113,12 +113,12 @@ def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
 class SQLiteStore:
     """Exact cosine search in SQLite + sqlite-vec (``type: sqlite``)."""
 
-    def __init__(self, *, dimension: int, path: Path | None = None, **options: Any) -> None:
-        unknown = sorted(set(options) - OPTIONS)
-        if unknown:
-            raise ConfigError(f"unknown option {unknown[0]!r} for the sqlite store; "
-                              f"allowed: {', '.join(sorted(OPTIONS))}")
-        timeout = options.get("busy_timeout", 30.0)
+    #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
+    local = True
+
+    @keyword_options("store", "sqlite")
+    def __init__(self, *, dimension: int, path: Path | None = None, busy_timeout: float = 30.0) -> None:
+        timeout = busy_timeout
         if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout < 0:
             raise ConfigError(f"sqlite option busy_timeout must be seconds >= 0 (got {timeout!r})")
         if dimension < 1:

@@ -96,3 +96,16 @@ def test_help_is_light_and_teaches() -> None:
     assert "ragkit index data/" in out
     code2 = "import sys, ragkit; print(sorted(m for m in sys.modules if m.startswith(('torch','faiss','duckdb'))))"
     assert subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True, check=True).stdout.strip() == "[]"
+
+
+def test_two_roots_with_the_same_file_name_stay_apart(setup: tuple[Path, Path]) -> None:
+    _, pipe = setup
+    base = pipe.parent
+    write_tree(base, {"projA/README.md": "# Alpha\nProject Alpha uses PostgreSQL.\n",
+                      "projB/README.md": "# Beta\nProject Beta uses MongoDB.\n"})
+    index = str(base / "index")
+    for _ in range(3):
+        code, out, _ = invoke("index", str(base / "projA"), str(base / "projB"), "--pipeline", str(pipe), "--json")
+        assert code == 0 and json.loads(out)["chunks_total"] == 2 and json.loads(out)["updated"] == []
+    code, out, _ = invoke("search", "which database", "--index", index)
+    assert code == 0 and "projA/README.md" in out and "projB/README.md" in out

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from ragkit.cli.main import cli
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 from ragkit.testing.servers.openai import FakeOpenAIServer
 
 from ..unit.pipeline.helpers import make_spec, write_tree

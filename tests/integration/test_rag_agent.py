@@ -10,8 +10,8 @@ from click.testing import CliRunner
 
 from ragkit import pricing
 from ragkit.cli.main import cli
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 from ragkit.providers.base import Response, Usage
 from ragkit.rag.agent import RAGAgent
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from ragkit.config import load_pipeline
-from ragkit.providers.local import REFUSAL
 from ragkit.rag.agent import RAGAgent
+from ragkit.rag.extractive import REFUSAL
 from ragkit.rag.questions import QuestionOutcome, load_questions, run_questions, summary
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]

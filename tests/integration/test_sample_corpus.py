@@ -10,8 +10,8 @@ import pytest
 import yaml
 
 from ragkit.config import load_pipeline
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 
 pytestmark = [pytest.mark.model, pytest.mark.slow]
 

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.config import PipelineSpec, load_pipeline, parse_pipeline
 from ragkit.errors import ConfigError
 
 
@@ -107,3 +107,14 @@ def test_saved_pipeline_keeps_env_references_not_secrets(tmp_path: Path, monkeyp
     assert saved["embedder"]["model"] == "${RK_SECRET}"
     resolved = parse_pipeline({"store": {"type": "pgvector", "dsn": "postgresql://u:pw@h/db"}})
     assert "pw@" not in str(resolved.to_saved_dict()) and "u:***@" in resolved.to_saved_dict()["store"]["dsn"]
+
+
+def test_store_options_are_checked_before_anything_runs() -> None:
+    # stores take keyword-only options, so the pipeline check sees them (no **options)
+    with pytest.raises(ConfigError, match=r"store\.ef_serch: unknown option for store 'faiss'; did you mean 'search'"):
+        parse_pipeline({"store": {"type": "faiss", "ef_serch": 10}})
+    with pytest.raises(ConfigError, match=r"store\.tabel: unknown option for store 'pgvector'; did you mean 'table'"):
+        parse_pipeline({"store": {"type": "pgvector", "tabel": "t"}})
+    with pytest.raises(ConfigError, match=r"store\.dimension: set by ragkit"):
+        parse_pipeline({"store": {"type": "memory", "dimension": 3}})
+    assert parse_pipeline({"store": {"type": "sqlite", "busy_timeout": 5}}).store.options == {"busy_timeout": 5}

@@ -7,7 +7,8 @@ import pytest
 from ragkit.agent import Agent
 from ragkit.errors import ConfigError
 from ragkit.providers.base import Message, ToolCall, ToolSpec
-from ragkit.providers.local import REFUSAL, LocalProvider, parse_passages, split_sentences
+from ragkit.providers.local import LocalProvider
+from ragkit.rag.extractive import REFUSAL, parse_passages, split_sentences
 from ragkit.registry import providers
 from ragkit.tools import tool
 
@@ -183,7 +184,7 @@ Total spending for the year was 2.3 million pounds.
 
 
 def answer(question: str, text: str = HISTORY) -> str:
-    from ragkit.providers.local import extractive_answer
+    from ragkit.rag.extractive import extractive_answer
 
     return extractive_answer(question, parse_passages(text))
 
@@ -219,7 +220,7 @@ def test_title_lines_are_not_sentences() -> None:
     ],
 )
 def test_answer_type_of_a_question(question: str, kind: str | None) -> None:
-    from ragkit.providers.local import answer_type
+    from ragkit.rag.extractive import answer_type
 
     assert answer_type(question)[0] == kind
 

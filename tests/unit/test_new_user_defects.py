@@ -11,10 +11,10 @@ from click.testing import CliRunner
 
 from ragkit.cli.main import cli
 from ragkit.errors import LoaderError
-from ragkit.knowledge import KnowledgeBase
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 from ragkit.loaders.assets import is_asset
 from ragkit.loaders.base import strip_encoded_data
-from ragkit.pipeline import IndexingPipeline
 from ragkit.registry import loaders
 
 from .pipeline.helpers import make_spec

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from ragkit import pricing
-from ragkit.catalog import Catalog
 from ragkit.config import parse_pipeline
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.catalog import Catalog
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 from ragkit.rag.agent import RAGAgent
 from ragkit.testing.servers import FakeCohereServer, FakeOpenAIServer, count_tokens
 

@@ -7,7 +7,8 @@ import json
 from collections.abc import AsyncIterator, Iterator
 
 from ragkit.agent import Agent, AgentConfig, RecordingObserver
-from ragkit.agent.loop import END, CallModel, Pull, RunTools, run_steps
+from ragkit.agent.actions import END, CallModel, Pull, RunTools
+from ragkit.agent.loop import run_steps
 from ragkit.agent.observers import ObserverSet
 from ragkit.agent.result import AgentEvent
 from ragkit.agent.state import Run, RunState
@@ -94,7 +95,7 @@ def test_the_machine_yields_actions_and_never_does_io_itself() -> None:
     source = iter([])  # any object: the machine only hands it back in Pull actions
     action = steps.send(source)
     assert isinstance(action, Pull) and action.source is source
-    from ragkit.agent.loop import ToolDone
+    from ragkit.agent.actions import ToolDone
     from ragkit.tools.tool import ToolResult
 
     action = steps.send(ToolDone(0, ToolResult("count_up", "1\n")))

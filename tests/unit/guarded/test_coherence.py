@@ -11,8 +11,8 @@ from ragkit.agent import AgentConfig
 from ragkit.agent.coherence import CoherenceResult, LLMCoherenceChecker, RuleCoherenceChecker
 from ragkit.agent.policy import ToolPolicy
 from ragkit.agent.trace import StepKind
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
 from ragkit.providers.base import Message, Response, ToolSpec, Usage
 from ragkit.rag.agent import RAGAgent
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

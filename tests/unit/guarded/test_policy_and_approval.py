@@ -187,7 +187,7 @@ def test_without_a_handler_the_run_pauses_cleanly_and_resumes_after_a_decision()
 
 def test_the_pipeline_yaml_declares_the_agent_policy(tmp_path: Path) -> None:
     from ragkit.config import parse_pipeline
-    from ragkit.knowledge import KnowledgeBase
+    from ragkit.index.reader import KnowledgeBase
     from ragkit.rag.agent import RAGAgent
 
     spec = parse_pipeline({"index": str(tmp_path / "i"), "embedder": {"type": "hashing", "dimension": 16},

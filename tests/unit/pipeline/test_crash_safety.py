@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from ragkit.config import load_pipeline
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
-from ragkit.status import index_status
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.status import index_status
+from ragkit.index.writer import IndexingPipeline
 
 pytestmark = pytest.mark.slow
 N_FILES = 60

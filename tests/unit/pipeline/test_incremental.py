@@ -6,11 +6,11 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from ragkit.catalog import Catalog
 from ragkit.errors import IndexLockedError, LoaderError
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
-from ragkit.status import index_status
+from ragkit.index.catalog import Catalog
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.status import index_status
+from ragkit.index.writer import IndexingPipeline
 
 from .helpers import FILES, make_spec, write_tree
 
@@ -202,7 +202,7 @@ def chunk_map(spec) -> dict[str, list[str]]:
 def test_clean_rerun_skips_reconcile_until_the_store_files_change(spec, tree: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import numpy as np
 
-    from ragkit import pipeline as pipeline_mod
+    from ragkit.index import writer as pipeline_mod
 
     run(spec, tree)
     calls: list[int] = []

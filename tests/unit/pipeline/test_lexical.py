@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from ragkit.errors import ConfigError
-from ragkit.knowledge import KnowledgeBase
-from ragkit.pipeline import IndexingPipeline
-from ragkit.status import index_status
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.status import index_status
+from ragkit.index.writer import IndexingPipeline
 
 from .helpers import FILES, make_spec, write_tree
 

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
+import pytest
+
 from ragkit.stores.filters import Filter, matches, normalize
 from ragkit.types import SearchHit
 
@@ -56,3 +60,42 @@ def bm25_retriever():  # type: ignore[no-untyped-def]
     index = BM25Index()
     index.add(list(CORPUS), [t for t, _ in CORPUS.values()], [m for _, m in CORPUS.values()])
     return BM25Retriever(index=index)
+
+
+def tiny_cross_encoder(directory: Path) -> Path:
+    """A randomly initialised 1-layer BERT cross-encoder saved locally (no hub, seeded)."""
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    torch.manual_seed(0)
+    words = [
+        "[PAD]",
+        "[UNK]",
+        "[CLS]",
+        "[SEP]",
+        "[MASK]",
+        "the",
+        "cat",
+        "sat",
+        "on",
+        "mat",
+        "dogs",
+        "and",
+        "cats",
+        "nothing",
+        "relevant",
+        "here",
+    ]
+    directory.mkdir()
+    (directory / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
+    config = transformers.BertConfig(
+        vocab_size=len(words),
+        hidden_size=16,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=32,
+        num_labels=1,
+        max_position_embeddings=64,
+    )
+    transformers.BertForSequenceClassification(config).save_pretrained(directory)
+    transformers.BertTokenizerFast(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
+    return directory

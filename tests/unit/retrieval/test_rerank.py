@@ -12,6 +12,7 @@ from ragkit.retrieval.rerank import CohereReranker, CrossEncoderReranker, Rerank
 from ragkit.types import SearchHit
 
 from .helpers import RecordingRetriever, corpus_hits
+from .helpers import tiny_cross_encoder as _tiny_cross_encoder
 
 TEXTS = ["cats and dogs", "the cat sat on the mat", "nothing relevant here"]
 
@@ -68,45 +69,6 @@ def test_cross_encoder_missing_model_explains_how_to_provide_one(tmp_path: Path)
     (tmp_path / "empty").mkdir()
     with pytest.raises(ConfigError, match=r"has no config.json.*CrossEncoder\('cross-encoder/ms-marco"):
         CrossEncoderReranker(model=tmp_path / "empty")
-
-
-def _tiny_cross_encoder(directory: Path) -> Path:
-    """A randomly initialised 1-layer BERT cross-encoder saved locally (no hub, seeded)."""
-    torch = pytest.importorskip("torch")
-    transformers = pytest.importorskip("transformers")
-    torch.manual_seed(0)
-    words = [
-        "[PAD]",
-        "[UNK]",
-        "[CLS]",
-        "[SEP]",
-        "[MASK]",
-        "the",
-        "cat",
-        "sat",
-        "on",
-        "mat",
-        "dogs",
-        "and",
-        "cats",
-        "nothing",
-        "relevant",
-        "here",
-    ]
-    directory.mkdir()
-    (directory / "vocab.txt").write_text("\n".join(words) + "\n", encoding="utf-8")
-    config = transformers.BertConfig(
-        vocab_size=len(words),
-        hidden_size=16,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        intermediate_size=32,
-        num_labels=1,
-        max_position_embeddings=64,
-    )
-    transformers.BertForSequenceClassification(config).save_pretrained(directory)
-    transformers.BertTokenizerFast(vocab_file=str(directory / "vocab.txt")).save_pretrained(directory)
-    return directory
 
 
 @pytest.mark.slow

@@ -20,6 +20,7 @@ Flow of a run:
 from __future__ import annotations
 
 import logging
+import os
 import queue
 import threading
 import time
@@ -29,19 +30,20 @@ from typing import Any
 
 import numpy as np
 
-from ragkit import ids as _ids
-from ragkit.catalog import Catalog, ChunkRow, SourceRow
 from ragkit.config import PipelineSpec
 from ragkit.errors import ConfigError, IndexLockedError, LoaderError
-from ragkit.indexing.prepare import Prepared, Preparer, Unit, document_units
-from ragkit.indexing.report import IndexReport
-from ragkit.knowledge import PIPELINE_FILE, KnowledgeBase
-from ragkit.sources import Root, discover, make_roots
+from ragkit.index import ids as _ids
+from ragkit.index.catalog import Catalog, ChunkRow, SourceRow
+from ragkit.index.components import Components
+from ragkit.index.layout import IndexLayout
+from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
+from ragkit.index.report import IndexReport
+from ragkit.index.sinks import IndexSink, SinkRecord
+from ragkit.index.sources import Root, common_base, discover, is_under, make_roots
+from ragkit.types import Chunk, Document
 
 log = logging.getLogger(__name__)
 _DONE = object()
-#: stores whose whole state is files in the index directory
-LOCAL_STORES = frozenset({"memory", "faiss", "duckdb", "sqlite"})
 Progress = Callable[[str, int], None]
 
 
@@ -58,7 +60,8 @@ class IndexingPipeline:
         flush_chunks = flush_chunks if flush_chunks is not None else spec.indexing.flush_chunks
         if flush_chunks < 1:
             raise ConfigError(f"flush_chunks must be at least 1 (got {flush_chunks})")
-        self.kb = KnowledgeBase(spec, index_dir)
+        self.layout = IndexLayout(index_dir if index_dir is not None else spec.index)
+        self.components = Components(spec, self.layout)
         self.spec = spec
         self.strict = strict
         self.flush_chunks = flush_chunks
@@ -66,7 +69,7 @@ class IndexingPipeline:
 
     @property
     def index_dir(self) -> Path:
-        return self.kb.index_dir
+        return self.layout.root
 
     # ------------------------------------------------------------------ public entry points
     def index_paths(self, paths: Sequence[str | Path]) -> IndexReport:
@@ -74,35 +77,41 @@ class IndexingPipeline:
         if not paths:
             raise ConfigError("nothing to index: pass PATH arguments or list sources.paths in the pipeline")
         roots = make_roots(paths)
-        files = list(discover(roots, self.spec.sources, skip_dirs=[self.index_dir]))
-        self.progress("total", len(files))
-        units = (Unit.from_file(f) for f in files)
-        return self._run(units, prune_roots=roots)
 
-    def index_documents(self, docs: Iterable[Any], *, prune: bool = False) -> IndexReport:
+        def units(base: Path) -> Iterator[Unit]:
+            files = list(discover(roots, self.spec.sources, base=base, skip_dirs=[self.index_dir]))
+            self.progress("total", len(files))
+            return (Unit.from_file(f) for f in files)
+
+        return self._run(units, roots=roots)
+
+    def index_documents(self, docs: Iterable[Document], *, prune: bool = False) -> IndexReport:
         """Index in-memory ``Document``s, grouped by their ``source`` metadata."""
-        return self._run(document_units(docs), prune_roots=[Root(Path("<documents>"))] if prune else [])
+        return self._run(lambda base: document_units(docs), roots=[], prune_documents=prune)
 
     # ------------------------------------------------------------------ the run
-    def _run(self, units: Iterator[Unit], *, prune_roots: Sequence[Root]) -> IndexReport:
+    def _run(
+        self, units: Callable[[Path], Iterator[Unit]], *, roots: Sequence[Root], prune_documents: bool = False
+    ) -> IndexReport:
         from filelock import FileLock, Timeout
 
         self.index_dir.mkdir(parents=True, exist_ok=True)
-        lock = FileLock(str(self.index_dir / "index.lock"))
+        lock = FileLock(str(self.layout.lock))
         try:
             lock.acquire(timeout=0)
         except Timeout:
             raise IndexLockedError(
                 f"another `ragkit index` is already running on {self.index_dir} (lock file "
-                f"{self.index_dir / 'index.lock'}); wait for it to finish, then run again"
+                f"{self.layout.lock}); wait for it to finish, then run again"
             ) from None
         try:
-            catalog = Catalog(self.index_dir / "catalog.duckdb")
+            catalog = Catalog(self.layout.catalog)
             try:
-                return _Run(self, catalog, prune_roots).execute(units)
+                run = _Run(self, catalog, roots, prune_documents=prune_documents)
+                return run.execute(units(run.base))
             finally:
                 catalog.close()
-                self.kb.close()
+                self.components.close()
         finally:
             lock.release()
 
@@ -110,11 +119,15 @@ class IndexingPipeline:
 class _Run:
     """One indexing run; holds the per-run state so the pipeline object stays reusable."""
 
-    def __init__(self, pipe: IndexingPipeline, catalog: Catalog, prune_roots: Sequence[Root]) -> None:
-        self.pipe, self.kb, self.catalog = pipe, pipe.kb, catalog
-        self.prune_roots = prune_roots
+    def __init__(
+        self, pipe: IndexingPipeline, catalog: Catalog, roots: Sequence[Root], *, prune_documents: bool
+    ) -> None:
+        self.pipe, self.parts, self.catalog = pipe, pipe.components, catalog
+        self.sinks: list[IndexSink] = []
+        self.roots, self.prune_documents = roots, prune_documents
         self.report = IndexReport(index_dir=str(pipe.index_dir))
         self.known = catalog.sources()
+        self.base = self._base()
         self.seen: set[str] = set()
         self.batch: list[Prepared] = []
         self.batch_chunks = 0
@@ -124,7 +137,7 @@ class _Run:
         t0 = time.perf_counter()
         self._check_index_identity()
         self.report.run_id = self.catalog.start_run()
-        usage0 = self.kb.embedder.usage.snapshot()
+        usage0 = self.parts.embedder.usage.snapshot()
         status = "failed"
         try:
             before = self._sinks_state()
@@ -138,7 +151,7 @@ class _Run:
             state = self._sinks_state()
             self.catalog.set_meta("sinks_state", state or "")
         finally:
-            used = self.kb.embedder.usage.since(usage0)
+            used = self.parts.embedder.usage.since(usage0)
             self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
             self.report.seconds = time.perf_counter() - t0
             self.report.chunks_total = len(self.catalog.all_chunk_ids())
@@ -149,12 +162,25 @@ class _Run:
         return self.report
 
     # ------------------------------------------------------------------ identity and repair
+    def _base(self) -> Path:
+        """The directory source names are relative to: fixed by the first run over files."""
+        stored = self.catalog.get_meta("base")
+        if stored is not None:
+            return Path(stored)
+        if not self.roots:
+            return Path("/")  # not used: in-memory documents carry their own names
+        # an index built before the base was recorded named sources relative to their one root
+        legacy = {r.root for r in self.known.values() if r.root != DOCUMENTS_ROOT}
+        base = Path(legacy.pop()) if len(legacy) == 1 else common_base(self.roots)
+        self.catalog.set_meta("base", str(base))
+        return base
+
     def _check_index_identity(self) -> None:
-        emb = self.kb.embedder
+        emb = self.parts.embedder
         model = self.catalog.get_meta("embedder")
         if model is not None and model != emb.model_id and self.known:
             raise ConfigError(
-                f"the index at {self.kb.index_dir} was built with embedder '{model}', but this pipeline "
+                f"the index at {self.pipe.index_dir} was built with embedder '{model}', but this pipeline "
                 f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
                 "--index directory, or delete this one to rebuild it"
             )
@@ -166,31 +192,32 @@ class _Run:
             self.known = self.catalog.sources()
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
-        self.kb.index_dir.joinpath(PIPELINE_FILE).write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+        self.pipe.layout.pipeline_file.write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
 
     def _sinks_state(self) -> str | None:
         """A cheap fingerprint of the local sinks' files (names, sizes, inodes, mtimes), or None
-        when the store lives elsewhere (a server) and must always be reconciled.
+        when a sink is not local (a server) and must always be reconciled.
 
         A run that ended cleanly records it; when the next run finds the files exactly as left, no
         write happened in between, so reconcile (which opens the store) can be skipped and an
         unchanged re-run does not even load the vector index."""
-        if self.pipe.spec.store.type not in LOCAL_STORES:
+        dirs = self.parts.sink_dirs()
+        if dirs is None:
             return None
+        root = self.pipe.index_dir
         parts = []
-        for sub in ("store", "bm25"):
-            root = self.kb.index_dir / sub
-            if not root.exists():
+        for sub in dirs:
+            if not sub.exists():
                 continue
-            for f in sorted(root.rglob("*")):
+            for f in sorted(sub.rglob("*")):
                 st = f.stat()
-                parts.append(f"{f.relative_to(self.kb.index_dir)}:{st.st_size}:{st.st_ino}:{st.st_mtime_ns}")
+                parts.append(f"{f.relative_to(root)}:{st.st_size}:{st.st_ino}:{st.st_mtime_ns}")
         return _ids.text_hash("\n".join(parts)) if parts else None
 
     def _reconcile(self) -> None:
         in_catalog = self.catalog.all_chunk_ids()
         missing: set[str] = set()
-        for sink in self.kb.sinks():
+        for sink in self._sinks():
             held = sink.ids()
             orphans = held - in_catalog
             missing |= in_catalog - held
@@ -208,7 +235,7 @@ class _Run:
     # ------------------------------------------------------------------ producer
     def _prepared(self, units: Iterator[Unit]) -> Iterator[Prepared]:
         """Run loading and splitting in a thread, overlapping with embedding in this one."""
-        preparer = Preparer(self.kb, self.pipe.spec, self.known)
+        preparer = Preparer(self.parts, self.pipe.spec, self.known)
         q: queue.Queue[Any] = queue.Queue(maxsize=256)
         stop = threading.Event()
 
@@ -269,24 +296,26 @@ class _Run:
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
         vectors = self._vectors(to_add)
         stale = sorted(old_ids - new_ids)
-        add_ids = [c.id for c in to_add]
-        metas = [_store_metadata(c) for c in to_add]
-        for sink in self.kb.sinks():
+        records = [
+            SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)
+        ]
+        for sink in self._sinks():
             if stale:
                 sink.delete(stale)
-            if to_add:
-                if sink is self.kb.store:
-                    sink.add(add_ids, vectors, metas)
-                else:
-                    sink.add(add_ids, [c.text for c in to_add], [_lexical_metadata(m) for m in metas])
+            sink.upsert(records)
             sink.persist()
         self._commit_batch(batch, old)
         self.report.chunks_added += len(to_add)
         self.report.chunks_removed += len(stale)
         self.pipe.progress("chunks", len(new_chunks))
 
-    def _vectors(self, chunks: Sequence[Any]) -> np.ndarray:
-        emb = self.kb.embedder
+    def _sinks(self) -> list[IndexSink]:
+        if not self.sinks:
+            self.sinks = self.parts.sinks()
+        return self.sinks
+
+    def _vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
+        emb = self.parts.embedder
         dim = emb.dimension
         if not chunks:
             return np.zeros((0, dim), dtype=np.float32)
@@ -326,20 +355,23 @@ class _Run:
             raise
 
     def _prune(self) -> None:
-        keys = {r.key for r in self.prune_roots}
-        only = {(r.key, r.only) for r in self.prune_roots if r.only is not None}
+        """Remove the sources no longer found under this run's folders (a single-file root
+        removes nothing; a folder root only what lies inside it)."""
+        folders = [r.path for r in self.roots if r.only is None]
         gone = []
         for name, row in self.known.items():
-            if name in self.seen or row.root not in keys:
+            if name in self.seen:
                 continue
-            if only and any(root == row.root for root, _ in only) and (row.root, name) not in only:
-                continue
-            gone.append(name)
+            if row.root == DOCUMENTS_ROOT:
+                if self.prune_documents:
+                    gone.append(name)
+            elif any(is_under(Path(os.path.normpath(self.base / name)), f) for f in folders):
+                gone.append(name)
         if not gone:
             return
         ids = [cid for lst in self.catalog.chunk_ids(gone).values() for cid in lst]
         if ids:
-            for sink in self.kb.sinks():
+            for sink in self._sinks():
                 sink.delete(ids)
                 sink.persist()
         self.catalog.begin()
@@ -349,14 +381,11 @@ class _Run:
         self.report.chunks_removed += len(ids)
 
 
-def _store_metadata(chunk: Any) -> dict[str, Any]:
+def _metadata(chunk: Chunk) -> dict[str, Any]:
+    """What a sink keeps beside a chunk's text: its JSON-able metadata and its span."""
     meta = {k: v for k, v in chunk.metadata.items() if _jsonable(v)}
-    meta.update(text=chunk.text, start=chunk.start, end=chunk.end)
+    meta.update(start=chunk.start, end=chunk.end)
     return meta
-
-
-def _lexical_metadata(meta: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in meta.items() if k != "text"}
 
 
 def _jsonable(v: Any) -> bool:

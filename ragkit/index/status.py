@@ -5,8 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragkit.catalog import Catalog
-from ragkit.knowledge import KnowledgeBase
+from ragkit.index.catalog import Catalog
+from ragkit.index.reader import KnowledgeBase
 
 
 def dir_size(path: Path) -> int:
@@ -15,7 +15,7 @@ def dir_size(path: Path) -> int:
 
 def index_status(*, pipeline: str | None = None, index: str | None = None, verify: bool = False) -> dict[str, Any]:
     kb = KnowledgeBase.open(pipeline=pipeline, index=index)
-    cat = Catalog(kb.index_dir / "catalog.duckdb", read_only=True)
+    cat = Catalog(kb.layout.catalog, read_only=True)
     try:
         runs = cat.runs(limit=1)
         info: dict[str, Any] = {

@@ -1,7 +1,12 @@
 """Find the files to index under the given roots.
 
-A source's name is its path relative to the root it was found under (posix style). Include and
-exclude globs use .gitignore syntax (``**/*.md``, ``drafts/``); ``.gitignore`` files under a root
+A source's name is its path relative to the index's *base* directory (posix style), so it is unique
+across roots: the base is fixed when an index is first built from files (the common parent of that
+run's roots: ``ragkit index docs`` names ``docs/a.md`` ``a.md``; ``ragkit index projA projB`` names
+``projA/README.md`` and ``projB/README.md``). A root indexed later outside the base gets names that
+say where it is (``../projB/README.md``), and a root nested in an indexed one finds the same names
+(no file is indexed twice). Include and exclude globs match paths relative to the root and use
+.gitignore syntax (``**/*.md``, ``drafts/``); ``.gitignore`` files under a root
 are respected when ``respect_gitignore`` is on. ``.git`` and the index directory are never indexed.
 """
 
@@ -36,6 +41,21 @@ class SourceFile:
     source: str
 
 
+def common_base(roots: Sequence[Root]) -> Path:
+    """The deepest directory holding every root (a file root counts as its folder)."""
+    return Path(os.path.commonpath([str(r.path) for r in roots]))
+
+
+def source_name(path: Path, base: Path) -> str:
+    """The name of the file at ``path`` in an index whose base directory is ``base``."""
+    return Path(os.path.relpath(path, base)).as_posix()
+
+
+def is_under(path: Path, root: Path) -> bool:
+    """Whether ``path`` is ``root`` or inside it (lexically; both absolute)."""
+    return path == root or root in path.parents
+
+
 def make_roots(paths: Sequence[str | Path]) -> list[Root]:
     roots = []
     for raw in paths:
@@ -47,25 +67,33 @@ def make_roots(paths: Sequence[str | Path]) -> list[Root]:
     return roots
 
 
-def discover(roots: Sequence[Root], spec: SourcesSpec, *, skip_dirs: Sequence[Path] = ()) -> Iterator[SourceFile]:
-    """The files to index; assets (images, SVG, CSS, ...) are left out in one summary line."""
-    return skip_assets(_discover(roots, spec, skip_dirs), spec.asset_opt_ins)
+def discover(
+    roots: Sequence[Root], spec: SourcesSpec, *, base: Path, skip_dirs: Sequence[Path] = ()
+) -> Iterator[SourceFile]:
+    """Every file to index under ``roots``, each once (nested or repeated roots overlap), named
+    relative to ``base``; assets (images, SVG, CSS, ...) are left out in one summary line."""
+    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins)
 
 
-def _discover(roots: Sequence[Root], spec: SourcesSpec, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:
+def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:
     import pathspec
 
     include = pathspec.GitIgnoreSpec.from_lines(spec.include)
     exclude = pathspec.GitIgnoreSpec.from_lines(spec.exclude)
     skip = {p.resolve() for p in skip_dirs}
+    seen: set[str] = set()
     for root in roots:
-        if root.only is not None:
-            yield SourceFile(root, root.path / root.only, root.only)
-            continue
-        yield from _walk(root, include, exclude, spec, skip)
+        found = (
+            iter([root.path / root.only]) if root.only is not None else _walk(root, include, exclude, spec, skip)
+        )
+        for path in found:
+            name = source_name(path, base)
+            if name not in seen:
+                seen.add(name)
+                yield SourceFile(root, path, name)
 
 
-def _walk(root: Root, include, exclude, spec: SourcesSpec, skip: set[Path]) -> Iterator[SourceFile]:  # type: ignore[no-untyped-def]
+def _walk(root: Root, include, exclude, spec: SourcesSpec, skip: set[Path]) -> Iterator[Path]:  # type: ignore[no-untyped-def]
     import pathspec
 
     ignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
@@ -89,7 +117,7 @@ def _walk(root: Root, include, exclude, spec: SourcesSpec, skip: set[Path]) -> I
                 continue
             if _ignored(rel, ignores):
                 continue
-            yield SourceFile(root, Path(dirpath, name), rel)
+            yield Path(dirpath, name)
 
 
 def _ignored(rel: str, ignores: list[tuple[str, object]]) -> bool:

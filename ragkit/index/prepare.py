@@ -12,14 +12,18 @@ import logging
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ragkit import registry
-from ragkit.catalog import SourceRow
 from ragkit.config import PipelineSpec, check_options
 from ragkit.errors import ConfigError, LoaderError
-from ragkit.sources import SourceFile
+from ragkit.index.catalog import SourceRow
+from ragkit.index.components import Components
+from ragkit.index.sources import SourceFile
 from ragkit.types import Chunk, Document
+
+if TYPE_CHECKING:
+    from ragkit.loaders.base import Loader
 
 log = logging.getLogger(__name__)
 DOCUMENTS_ROOT = "<documents>"
@@ -64,13 +68,13 @@ def document_units(docs: Iterable[Document]) -> Iterator[Unit]:
 
 
 class Preparer:
-    def __init__(self, kb: Any, spec: PipelineSpec, known: Mapping[str, SourceRow]) -> None:
-        self.kb = kb
+    def __init__(self, parts: Components, spec: PipelineSpec, known: Mapping[str, SourceRow]) -> None:
+        self.parts = parts
         self.spec = spec
         self.known = known
         self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
         self.overrides = spec.loader_overrides()
-        self._loaders: dict[str, Any] = {}
+        self._loaders: dict[str, Loader] = {}
 
     def prepare(self, unit: Unit) -> Prepared:
         p = Prepared(source=unit.source, root=unit.root)
@@ -117,14 +121,14 @@ class Preparer:
         return docs
 
     def _split(self, docs: list[Document], p: Prepared) -> None:
-        splitter = self.kb.splitter
+        splitter = self.parts.splitter
         for d in docs:
             if not d.text.strip():
                 continue
             p.chunks.extend(splitter.split(d))
         if not p.chunks:
             raise LoaderError(f"{p.source}: no text found", path=p.source, reason="no text found")
-        emb = self.kb.embedder
+        emb = self.parts.embedder
         counter = getattr(emb, "count_tokens_batch", None)
         texts = [c.text for c in p.chunks]
         p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
@@ -133,7 +137,7 @@ class Preparer:
         row = self.known.get(source)
         return row is not None and row.status == "indexed" and row.content_hash == content_hash
 
-    def _loader(self, name: str, ext: str) -> Any:
+    def _loader(self, name: str, ext: str) -> Loader:
         key = f"{name}:{ext}"
         if key not in self._loaders:
             spec = self.overrides.get(ext)

@@ -1,0 +1,173 @@
+"""Build the components of an index from its pipeline spec: embedder, splitter, vector store,
+lexical (BM25) index and retrievers.
+
+The only caller of the registries for these kinds at run time. Each component is built once, on
+first use (the embedding model and faiss load lazily). Retrievers are built from their spec
+(``{type: rerank, base: {type: hybrid}, model: DIR}``): a constructor argument named after
+something this module provides (``embedder``, ``store``, ``index``, ``dense``, ``lexical``) is
+passed in, ``base`` is built from its nested spec (``DEFAULT_BASE`` when absent), and every other
+argument comes from the YAML. What a retriever needs of the index (``needs``: dense vectors, the
+lexical index) decides whether the index keeps a BM25 index.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+from collections.abc import Callable, Mapping
+from functools import cached_property
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragkit import registry
+from ragkit.config import PipelineSpec, build_component, component_options, resolve
+from ragkit.embedders.base import Embedder
+from ragkit.errors import ConfigError
+from ragkit.index.layout import IndexLayout
+from ragkit.index.sinks import IndexSink, StoreSink
+from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever, retriever_needs
+from ragkit.splitters.base import Splitter
+from ragkit.stores.base import VectorStore
+
+if TYPE_CHECKING:
+    from ragkit.retrieval.bm25 import BM25Index
+
+RetrieverConf = dict[str, Any]
+
+
+class Components:
+    def __init__(self, spec: PipelineSpec, layout: IndexLayout) -> None:
+        self.spec = spec
+        self.layout = layout
+        self._store: VectorStore | None = None
+        self._lexical: BM25Index | None = None
+        self._retrievers: dict[str, Retriever] = {}
+
+    # ------------------------------------------------------------------ index components
+    @cached_property
+    def embedder(self) -> Embedder:
+        return build_component(registry.embedders, self.spec, "embedder")  # type: ignore[no-any-return]
+
+    @cached_property
+    def splitter(self) -> Splitter:
+        length = self.embedder.count_tokens if self.spec.splitter.unit == "tokens" else None
+        return build_component(registry.splitters, self.spec, "splitter", length_function=length)  # type: ignore[no-any-return]
+
+    @property
+    def store(self) -> VectorStore:
+        if self._store is None:
+            self._store = build_component(
+                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=self.layout.store
+            )
+        return self._store
+
+    @property
+    def lexical(self) -> BM25Index:
+        """The BM25 index kept in step with the store (when the pipeline keeps one)."""
+        if self._lexical is None:
+            self._require_lexical()
+            from ragkit.retrieval.bm25 import BM25Index
+
+            lx = self.spec.lexical
+            self._lexical = BM25Index(
+                path=self.layout.lexical, k1=lx.k1, b=lx.b, stemmer=lx.stemmer, stopwords=lx.stopwords
+            )
+        return self._lexical
+
+    def _require_lexical(self) -> None:
+        if not self.spec.uses_lexical:
+            raise ConfigError(
+                f"the index at {self.layout.root} has no lexical (BM25) index; set `retriever: {{type: hybrid}}` "
+                "or `lexical: {enabled: true}` in the pipeline and run `ragkit index` again"
+            )
+
+    def sinks(self) -> list[IndexSink]:
+        """Everything the writer keeps in step with the catalog: the store, and BM25 if kept."""
+        out: list[IndexSink] = [StoreSink(self.store, path=self.layout.store)]
+        if self.spec.uses_lexical:
+            out.append(self.lexical)
+        return out
+
+    def sink_dirs(self) -> list[Path] | None:
+        """The directories holding the sinks' state when every sink is local (files only), else
+        None. Decided from the classes' declarations, without opening the store."""
+        store_cls = resolve(registry.stores, self.spec.store.type, "store.type", self.spec.origin)
+        if not getattr(store_cls, "local", False):
+            return None
+        dirs = [self.layout.store]
+        if self.spec.uses_lexical:
+            from ragkit.retrieval.bm25 import BM25Index
+
+            if not BM25Index.local:
+                return None
+            dirs.append(self.layout.lexical)
+        return dirs
+
+    # ------------------------------------------------------------------ retrievers
+    def retriever(self, kind: str | Mapping[str, Any] | None = None) -> Retriever:
+        """The pipeline's retriever, or another: a registry name (``bm25``; a wrapper such as
+        ``rerank`` or ``mmr`` then wraps the pipeline's own retriever) or a full spec mapping.
+        Built once per spec."""
+        conf = self.retriever_conf(kind)
+        key = json.dumps(conf, sort_keys=True, default=str)
+        if key not in self._retrievers:
+            self._retrievers[key] = self._build(conf, "retriever")
+        return self._retrievers[key]
+
+    def retriever_conf(self, kind: str | Mapping[str, Any] | None = None) -> RetrieverConf:
+        configured: RetrieverConf = {"type": self.spec.retriever.type, **component_options(self.spec, "retriever")}
+        if kind is None:
+            return configured
+        if isinstance(kind, Mapping):
+            return dict(kind)
+        found = _find(configured, kind)
+        if found is not None:
+            return found
+        cls = resolve(registry.retrievers, kind, "retriever", "--retriever")
+        if "base" in inspect.signature(cls).parameters:
+            return {"type": kind, "base": configured}
+        return {"type": kind}
+
+    def _build(self, conf: Mapping[str, Any], where: str) -> Retriever:
+        name = str(conf.get("type", ""))
+        cls = resolve(registry.retrievers, name, f"{where}.type", self.spec.origin)
+        opts = {k: v for k, v in conf.items() if k not in PIPELINE_KEYS}
+        if "lexical" in retriever_needs(conf):
+            self._require_lexical()
+        provided: dict[str, Callable[[], Any]] = {
+            "embedder": lambda: self.embedder,
+            "store": lambda: self.store,
+            "index": lambda: self.lexical,
+            "dense": lambda: self._build({"type": "dense"}, f"{where}.dense"),
+            "lexical": lambda: self._build({"type": "bm25"}, f"{where}.lexical"),
+        }
+        params = inspect.signature(cls).parameters
+        runtime = {n: make() for n, make in provided.items() if n in params and n not in opts}
+        if "base" in params:
+            runtime["base"] = self._build(opts.pop("base", None) or DEFAULT_BASE, f"{where}.base")
+        try:
+            return cls(**opts, **runtime)  # type: ignore[no-any-return]
+        except ConfigError as exc:
+            raise ConfigError(f"{self.spec.origin}: {where}: {exc}") from None
+        except TypeError as exc:
+            raise ConfigError(f"{self.spec.origin}: {where}: invalid options for '{name}': {exc}") from None
+
+    def close(self) -> None:
+        if self._store is not None:
+            self._store.close()
+            self._store = None
+        if self._lexical is not None:
+            self._lexical.close()
+            self._lexical = None
+        self._retrievers.clear()
+
+
+def _find(conf: Mapping[str, Any], kind: str) -> RetrieverConf | None:
+    """The retriever of type ``kind`` inside ``conf`` (itself or a base it wraps), if any."""
+    if conf.get("type") == kind:
+        return dict(conf)
+    base = conf.get("base")
+    return _find(base, kind) if isinstance(base, Mapping) else None
+
+
+__all__ = ["Components"]

@@ -1,0 +1,54 @@
+"""Every path inside an index directory, in one place.
+
+Layout of an index directory::
+
+    pipeline.yaml     the pipeline it was built with (search/ask reuse it)
+    catalog.duckdb    sources, chunks, runs, embedding cache (``ragkit.index.catalog``)
+    store/            the vector store's own files
+    bm25/             the lexical index, when the retriever needs one
+    index.lock        held by the one process writing the index
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_INDEX = Path(".ragkit/index")
+
+
+@dataclass(frozen=True)
+class IndexLayout:
+    """The paths of the index directory ``root`` (nothing is created or read here)."""
+
+    root: Path
+
+    def __init__(self, root: str | Path) -> None:
+        object.__setattr__(self, "root", Path(root))
+
+    @property
+    def pipeline_file(self) -> Path:
+        return self.root / "pipeline.yaml"
+
+    @property
+    def catalog(self) -> Path:
+        return self.root / "catalog.duckdb"
+
+    @property
+    def store(self) -> Path:
+        return self.root / "store"
+
+    @property
+    def lexical(self) -> Path:
+        return self.root / "bm25"
+
+    @property
+    def lock(self) -> Path:
+        return self.root / "index.lock"
+
+    def exists(self) -> bool:
+        """Whether an index was built here (its catalog exists)."""
+        return self.catalog.exists()
+
+
+__all__ = ["DEFAULT_INDEX", "IndexLayout"]

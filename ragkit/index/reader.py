@@ -1,0 +1,110 @@
+"""An index directory opened for search: its pipeline spec, components and retrievers.
+
+``KnowledgeBase`` is the reader side of an index (``ragkit.index.writer`` is the writer); both
+get their components from ``ragkit.index.components`` and their paths from
+``ragkit.index.layout``. Heavy resources (the embedding model, faiss) load on first use; each
+retriever is built once and reused by every search.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.embedders.base import Embedder
+from ragkit.errors import ConfigError, RagkitError
+from ragkit.index.components import Components
+from ragkit.index.layout import DEFAULT_INDEX, IndexLayout
+from ragkit.index.sinks import IndexSink
+from ragkit.retrieval.base import Retriever
+from ragkit.splitters.base import Splitter
+from ragkit.stores.base import VectorStore
+from ragkit.stores.filters import Filter
+from ragkit.types import SearchHit
+
+if TYPE_CHECKING:
+    from ragkit.retrieval.bm25 import BM25Index
+
+log = logging.getLogger(__name__)
+
+
+def resolve_spec(pipeline: str | Path | None, index: str | Path | None) -> tuple[PipelineSpec, Path]:
+    """Pick the pipeline (explicit file > the index's saved copy > defaults) and the index dir."""
+    if pipeline is not None:
+        spec = load_pipeline(pipeline)
+        return spec, Path(index) if index is not None else Path(spec.index)
+    index_dir = Path(index) if index is not None else DEFAULT_INDEX
+    saved = IndexLayout(index_dir).pipeline_file
+    spec = load_pipeline(saved) if saved.is_file() else load_pipeline(None)
+    return spec, index_dir
+
+
+class KnowledgeBase:
+    def __init__(self, spec: PipelineSpec, index_dir: str | Path | None = None) -> None:
+        self.spec = spec
+        self.layout = IndexLayout(index_dir if index_dir is not None else spec.index)
+        self.components = Components(spec, self.layout)
+
+    @property
+    def index_dir(self) -> Path:
+        return self.layout.root
+
+    @classmethod
+    def open(cls, *, pipeline: str | Path | None = None, index: str | Path | None = None) -> KnowledgeBase:
+        spec, index_dir = resolve_spec(pipeline, index)
+        kb = cls(spec, index_dir)
+        if not kb.layout.exists():
+            raise RagkitError(
+                f"no index at {kb.index_dir}; build one first with: ragkit index PATH"
+                + (f" --index {kb.index_dir}" if index is not None else "")
+            )
+        return kb
+
+    # ------------------------------------------------------------------ components
+    @property
+    def embedder(self) -> Embedder:
+        return self.components.embedder
+
+    @property
+    def splitter(self) -> Splitter:
+        return self.components.splitter
+
+    @property
+    def store(self) -> VectorStore:
+        return self.components.store
+
+    @property
+    def lexical(self) -> BM25Index:
+        """The BM25 index kept in step with the store."""
+        return self.components.lexical
+
+    def sinks(self) -> list[IndexSink]:
+        return self.components.sinks()
+
+    def retriever(self, kind: str | Mapping[str, Any] | None = None) -> Retriever:
+        """The retriever named in the pipeline, or ``kind``: a registry name (dense, bm25, hybrid,
+        or rerank/mmr wrapping the pipeline's retriever) or a retriever spec mapping."""
+        return self.components.retriever(kind)
+
+    def search(
+        self, query: str, k: int | None = None, filter: Filter | None = None, *,
+        kind: str | Mapping[str, Any] | None = None,
+    ) -> list[SearchHit]:
+        if not query.strip():
+            raise ConfigError("the search query is empty; pass some text to search for")
+        k = k if k is not None else self.spec.retriever.top_k
+        if k < 1:
+            raise ConfigError(f"k must be at least 1 (got {k})")
+        return list(self.retriever(kind).retrieve(query, k=k, filter=filter))
+
+    def close(self) -> None:
+        self.components.close()
+
+    def __enter__(self) -> KnowledgeBase:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

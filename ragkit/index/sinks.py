@@ -1,0 +1,83 @@
+"""What the index writer keeps in step with the catalog: a list of ``IndexSink`` s.
+
+A sink holds chunk rows by id. The vector store (through ``StoreSink``) and the BM25 index
+(``ragkit.retrieval.bm25.BM25Index``) are both sinks; the writer applies the same crash-safe order
+to each (delete stale ids, upsert new rows, persist) without knowing what kind it is.
+
+A sink whose whole state is files under ``path`` declares ``local = True``; the writer then
+fingerprints those files to skip reconciling after a clean run (a server-side store always
+reconciles).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+
+from ragkit.stores.base import VectorStore
+
+
+@dataclass(frozen=True)
+class SinkRecord:
+    """One chunk row: its id, text, vector (when the sink needs one) and metadata."""
+
+    id: str
+    text: str
+    vector: np.ndarray | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class IndexSink(Protocol):
+    #: whether the sink's whole state is files under ``path`` (see the module docstring)
+    local: bool
+    path: Path | None
+
+    def upsert(self, records: Sequence[SinkRecord]) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def ids(self) -> set[str]: ...
+
+    def persist(self) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class StoreSink:
+    """A ``VectorStore`` as a sink: rows need vectors; the text goes into the metadata."""
+
+    def __init__(self, store: VectorStore, *, path: Path | None) -> None:
+        self.store = store
+        self.path = path
+        self.local = bool(getattr(type(store), "local", False)) and path is not None
+
+    def upsert(self, records: Sequence[SinkRecord]) -> None:
+        if not records:
+            return
+        vectors = []
+        for r in records:
+            if r.vector is None:
+                raise ValueError(f"the vector store needs a vector for chunk {r.id}")
+            vectors.append(r.vector)
+        metas = [{**r.metadata, "text": r.text} for r in records]
+        self.store.add([r.id for r in records], np.stack(vectors).astype(np.float32), metas)
+
+    def delete(self, ids: Sequence[str]) -> None:
+        self.store.delete(ids)
+
+    def ids(self) -> set[str]:
+        return self.store.ids()
+
+    def persist(self) -> None:
+        self.store.persist()
+
+    def close(self) -> None:
+        self.store.close()
+
+
+__all__ = ["IndexSink", "SinkRecord", "StoreSink"]

@@ -1,1 +1,0 @@
-"""Internals of the indexing pipeline (see ragkit.pipeline)."""

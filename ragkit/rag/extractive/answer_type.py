@@ -1,0 +1,98 @@
+"""What kind of answer a question asks for (a person, a date, a number), and whether a sentence
+holds one: classic answer-type detection."""
+
+from __future__ import annotations
+
+import re
+
+from ragkit.rag.extractive.text import WORD
+
+_QUANTITY_NOUNS = (
+    "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
+    "depth|distance|speed|rate|temperature|capacity|output|total|sum|value|frequency|age|weight|"
+    "area|volume|duration|population|count"
+)
+_DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
+_ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("person", re.compile(r"^\W*(?:who|whom|whose)\b", re.IGNORECASE)),
+    (
+        "date",
+        re.compile(rf"^\W*when\b|\bsince when\b|\b(?:what|which)\s+(?P<noun>{_DATE_NOUNS})\b", re.IGNORECASE),
+    ),
+    (
+        "number",
+        re.compile(
+            r"\bhow\s+(?:much|many|far|long|often|big|large|high|tall|deep|wide|heavy|old|fast|hot|cold|[a-z]+ly)\b"
+            rf"|\b(?:what|which)(?:\s+(?:is|are|was|were|the|a|an|\w+est|rated|maximum|minimum|average|mean)){{0,3}}"
+            rf"\s+(?P<noun>{_QUANTITY_NOUNS})\b",
+            re.IGNORECASE,
+        ),
+    ),
+)
+_NUMBER_WORDS = frozenset(
+    """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
+million billion dozen half twice""".split()
+)
+_MONTHS = frozenset(
+    """january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec""".split()
+)
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+# words that make a capitalised phrase a place or an organisation rather than a person
+_DESIGNATORS = frozenset(
+    """island islands isle coast street road avenue lane square bay hill hills mount mountain
+mountains river lake sea ocean sound strait harbour harbor port haven point head cape beach cliff cliffs valley
+forest park bridge castle church cathedral abbey house hall hut tower centre center building station observatory
+museum library university college school institute academy trust society company corporation council ministry
+department agency office bank hospital club association foundation network group committee board north south
+east west northern southern eastern western new great upper lower saint st county city town village district
+kingdom republic state states united national royal international""".split()
+)
+_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
+_CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
+_HONORIFIC = re.compile(
+    r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Lord|Lady|Captain|Capt|Rev|Father|Sister)"
+    r"\.?\s+[A-Z][a-z]"
+)
+
+
+def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
+    """The kind of answer a question asks for (``person``, ``date``, ``number`` or None) and the
+    type noun to leave out of matching ("which *year*"): classic answer-type detection."""
+    for kind, pattern in _ANSWER_TYPES:
+        match = pattern.search(question)
+        if match:
+            noun = match.groupdict().get("noun")
+            return kind, frozenset({noun.lower()} if noun else ())
+    return None, frozenset()
+
+
+def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
+    """Whether ``sentence`` holds something new (not in the question) of the wanted kind."""
+    if kind is None:
+        return True
+    novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
+    if kind == "number":
+        return any(any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS for w in novel)
+    if kind == "date":
+        return bool(_CLOCK.search(sentence)) or any(
+            _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
+            for w in novel
+        )
+    return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words)
+
+
+def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
+    """Two adjacent capitalised words (not opening the sentence, not from the question) of which
+    neither is a place or organisation designator: "Ada Lovelace" yes, "Port Aldous" no."""
+    words = WORD.findall(sentence)
+    name = [
+        i > 0
+        and w[0].isupper()
+        and not w.isupper()
+        and w.lower() not in question_words
+        and w.lower() not in _DESIGNATORS
+        for i, w in enumerate(words)
+    ]
+    return any(a and b for a, b in zip(name, name[1:], strict=False))
