@@ -23,7 +23,7 @@ _EXPORTS = {
     "tool": "ragkit.tools", "Tool": "ragkit.tools", "ToolOutput": "ragkit.tools", "ToolRegistry": "ragkit.tools",
     "Agent": "ragkit.agent", "AgentConfig": "ragkit.agent", "AgentResult": "ragkit.agent",
     "ConversationMemory": "ragkit.agent", "ToolPolicy": "ragkit.agent", "UsageLimits": "ragkit.agent",
-    "GuardrailSet": "ragkit.guardrails",
+    "GuardrailSet": "ragkit.guardrails", "default_guardrails": "ragkit.guardrails",
     "LocalProvider": "ragkit.providers.local",
     "RAGAgent": "ragkit.rag.agent",
 }

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from ragkit.agent.analytics import Analytics
 from ragkit.agent.audit import AuditLog
-from ragkit.agent.budget import UsageLimits
 from ragkit.agent.coherence import (
     CoherenceChecker,
     CoherenceResult,
@@ -13,6 +12,7 @@ from ragkit.agent.coherence import (
     RuleCoherenceChecker,
 )
 from ragkit.agent.config import AgentConfig
+from ragkit.agent.limits import UsageLimits
 from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
 from ragkit.agent.observers import LoggingObserver, Observer, RecordingObserver

@@ -1,4 +1,4 @@
-"""``UsageLimits``: budgets of one run, checked **before** the call that would exceed them.
+"""The budget steps: ``UsageLimits`` (:mod:`ragkit.agent.limits`) checked **before** the call that would exceed them.
 
     AgentConfig(limits=UsageLimits(requests=5, tool_calls=10, per_tool_calls={"search": 3},
                                    total_tokens=20_000, cost_usd=0.05, final_turn=True))
@@ -19,41 +19,19 @@ first gives the model one last turn without tools to answer with what it has.
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from ragkit.agent.guarded import StopRun, output_step
+from ragkit.agent.guarded import StopRun
+from ragkit.agent.limits import UsageLimits
 from ragkit.agent.memory import estimate_tokens
 from ragkit.agent.result import BudgetExceeded
 from ragkit.agent.state import Run
 from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
-from ragkit.errors import ConfigError
 from ragkit.providers.base import Message, ToolCall
 from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]
-
-
-@dataclass(frozen=True, kw_only=True)
-class UsageLimits:
-    requests: int | None = None
-    tool_calls: int | None = None
-    per_tool_calls: Mapping[str, int] = field(default_factory=dict)
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    total_tokens: int | None = None
-    cost_usd: float | None = None
-    final_turn: bool = False  # after a tool limit, one last turn without tools
-
-    def __post_init__(self) -> None:
-        for name in ("requests", "tool_calls", "input_tokens", "output_tokens", "total_tokens", "cost_usd"):
-            value = getattr(self, name)
-            if value is not None and value < 0:
-                raise ConfigError(f"UsageLimits.{name} must be >= 0 or None (got {value})")
-        for tool, n in self.per_tool_calls.items():
-            if n < 0:
-                raise ConfigError(f"UsageLimits.per_tool_calls[{tool!r}] must be >= 0 (got {n})")
 
 
 def _record(run: Run, limit: str, maximum: float, used: float, why: str) -> str:
@@ -122,7 +100,8 @@ def model_budget_step(run: Run) -> Steps:
 
 
 def tools_budget_step(run: Run, calls: Sequence[ToolCall], decided: Mapping[int, ToolResult],
-                      streaming: bool) -> Steps:
+                      final_turn: Callable[[], Steps]) -> Steps:
+    """``final_turn()``: the steps of one model call without tools (``UsageLimits.final_turn``)."""
     limits = run.config.limits
     if limits is None:
         return
@@ -143,11 +122,8 @@ def tools_budget_step(run: Run, calls: Sequence[ToolCall], decided: Mapping[int,
     for call in calls:  # every call gets a result, so the messages stay a valid conversation
         run.messages.append(Message(role="tool", content=f"error: not run: {why}", tool_call_id=call.id, name=call.name))
     if limits.final_turn:
-        from ragkit.agent.loop import model_step
-
         _record(run, limit, maximum, used, why)
-        response = yield from model_step(run, streaming, offer_tools=False)
-        response = yield from output_step(run, response, streaming)  # screened like any answer
+        response = yield from final_turn()  # a model call without tools, screened like any answer
         run.messages.append(response.to_message())
         raise StopRun(run.end(response.content, "budget", result_class=BudgetExceeded, limit=limit,
                               maximum=maximum, used=used))

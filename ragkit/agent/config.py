@@ -9,8 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from ragkit.agent.budget import UsageLimits
     from ragkit.agent.coherence import CoherenceChecker
+    from ragkit.agent.limits import UsageLimits
     from ragkit.agent.memory import ConversationMemory
     from ragkit.agent.policy import ToolPolicy
     from ragkit.cache import ResponseCache

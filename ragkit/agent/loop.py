@@ -90,8 +90,14 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
 def turn_step(run: Run, calls: Sequence[ToolCall], streaming: bool) -> Steps[None]:
     """The tool calls of one model turn: decided, budgeted, run."""
     decided = yield from decide_step(run, calls)
-    yield from tools_budget_step(run, calls, decided, streaming)
+    yield from tools_budget_step(run, calls, decided, lambda: final_turn(run, streaming))
     yield from tools_step(run, calls, decided)
+
+
+def final_turn(run: Run, streaming: bool) -> Steps[Response]:
+    """One model call without tools (the answer after a tool budget), screened like any answer."""
+    response = yield from model_step(run, streaming, offer_tools=False)
+    return (yield from output_step(run, response, streaming))
 
 
 def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[Response]:

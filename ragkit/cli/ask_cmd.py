@@ -46,11 +46,11 @@ def guarded_config(policy: str | None, guardrails: bool) -> Any:
         return None
     from ragkit.agent import AgentConfig
     from ragkit.agent.policy import ToolPolicy
-    from ragkit.guardrails import GuardrailSet
+    from ragkit.guardrails import default_guardrails
 
     return AgentConfig(
         policy=ToolPolicy.from_yaml(policy) if policy else None,
-        guardrails=GuardrailSet.default() if guardrails else None,
+        guardrails=default_guardrails() if guardrails else None,
         approval_handler=_ask_on_terminal if policy and sys.stdin.isatty() else None,
     )
 

@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 from ragkit.guardrails.base import ACTIONS, STAGES, Guardrail, GuardrailResult, GuardrailSet, Screened
+from ragkit.guardrails.defaults import default_guardrails
 from ragkit.guardrails.injection import PromptInjection
 from ragkit.guardrails.pii import PIIRedactor, iban_valid, luhn_valid
 from ragkit.guardrails.rules import MaxLength, TopicDenyList
@@ -23,6 +24,7 @@ __all__ = [
     "PromptInjection",
     "Screened",
     "TopicDenyList",
+    "default_guardrails",
     "iban_valid",
     "luhn_valid",
 ]

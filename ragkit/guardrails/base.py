@@ -102,21 +102,6 @@ class GuardrailSet:
     def has(self, stage: str) -> bool:
         return bool(self.stages.get(stage))
 
-    @classmethod
-    def default(cls, *, max_chars: int = 20_000) -> GuardrailSet:
-        """Offline defaults: redact PII everywhere, block injection in the user's message, neutralise
-        it in tool results and retrieved passages, cap the input length."""
-        from ragkit.guardrails.injection import PromptInjection
-        from ragkit.guardrails.pii import PIIRedactor
-        from ragkit.guardrails.rules import MaxLength
-
-        return cls(
-            input=[MaxLength(max_chars), PromptInjection(action="block"), PIIRedactor()],
-            output=[PIIRedactor()],
-            tool_arguments=[PIIRedactor()],
-            tool_results=[PromptInjection(action="rewrite"), PIIRedactor()],
-        )
-
     def check(self, stage: str, text: str, context: Mapping[str, Any] | None = None) -> Screened:
         """Run the stage's guardrails over ``text`` in order; stops at the first block."""
         if stage not in self.stages:

@@ -129,9 +129,9 @@ def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
 
         config = replace(config, policy=ToolPolicy.from_dict(spec.agent.policy, origin=f"{spec.origin}: agent.policy"))
     if config.guardrails is None and spec.agent.guardrails:
-        from ragkit.guardrails import GuardrailSet
+        from ragkit.guardrails import default_guardrails
 
-        config = replace(config, guardrails=GuardrailSet.default())
+        config = replace(config, guardrails=default_guardrails())
     return config
 
 
