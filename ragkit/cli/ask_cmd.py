@@ -118,12 +118,15 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
 
 
 def _stream_answer(agent: Any, question: str) -> Any:
-    result = None
+    result, streamed = None, False
     for event in agent.stream(question):
         if event.type == "text":
             click.echo(event.text, nl=False)
+            streamed = True
         elif event.type == "result":
             result = event.result
+    if result is not None and not streamed and result.stop_reason in ("guardrail", "budget", "paused"):
+        click.echo(result.content, nl=False)  # a run stopped before any text: say why
     click.echo()
     return result
 
