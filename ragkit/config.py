@@ -94,7 +94,7 @@ class IndexingSpec(_Strict):
 class AgentSpec(_Strict):
     """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
 
-    #: the offline guardrails (``GuardrailSet.default()``): injection blocked, personal data redacted
+    #: the offline guardrails (``default_guardrails()``): injection blocked, personal data redacted
     guardrails: bool = False
     #: a tool policy: ``{allow: [globs], review: [globs], deny: [globs], deny_when: [{tool, arg, pattern}]}``
     policy: dict[str, Any] | None = None
