@@ -15,7 +15,7 @@ the first block stops the rest.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -61,12 +61,15 @@ class Guardrail:
     def check(self, text: str, context: Mapping[str, Any] | None = None) -> GuardrailResult:
         ctx = context or {}
         found = self.findings(text, ctx)
+        return self.result(text, found, lambda: self.redact(text, ctx))
+
+    def result(self, text: str, found: Sequence[str], redacted: Callable[[], str]) -> GuardrailResult:
+        """The result for ``found`` kinds (``redacted()`` is only called for a rewrite)."""
         if not found:
             return GuardrailResult(True, text, guardrail=self.name)
         kinds = tuple(dict.fromkeys(found))
-        reason = f"{self.name}: found {', '.join(kinds)}"
-        content = self.redact(text, ctx) if self.action == "rewrite" else text
-        return GuardrailResult(False, content, reason, self.action, self.name, kinds)
+        content = redacted() if self.action == "rewrite" else text
+        return GuardrailResult(False, content, f"{self.name}: found {', '.join(kinds)}", self.action, self.name, kinds)
 
 
 @dataclass

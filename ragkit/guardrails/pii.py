@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ragkit.errors import ConfigError
-from ragkit.guardrails.base import Guardrail
+from ragkit.guardrails.base import Guardrail, GuardrailResult
 
 
 def luhn_valid(digits: str) -> bool:
@@ -50,6 +50,9 @@ def _ip_valid(text: str) -> bool:
 def _ssn_valid(text: str) -> bool:
     area, group, serial = text.split("-")
     return area not in ("000", "666") and not area.startswith("9") and group != "00" and serial != "0000"
+
+
+_DIGIT = re.compile(r"\d")
 
 
 def _digits(text: str) -> str:
@@ -87,9 +90,10 @@ class PIIRedactor(Guardrail):
 
     def _scan(self, text: str) -> tuple[str, list[str]]:
         found: list[str] = []
+        has_at, has_digit = "@" in text, _DIGIT.search(text) is not None
         for kind, pattern, valid in _DETECTORS:
-            if kind not in self.kinds:
-                continue
+            if kind not in self.kinds or (kind == "email" and not has_at) or (kind != "email" and not has_digit):
+                continue  # every kind but email needs a digit; email needs an "@"
 
             def replace(m: re.Match[str], kind: str = kind, valid: Callable[[str], bool] = valid) -> str:
                 if not valid(m.group(0)):
@@ -105,6 +109,11 @@ class PIIRedactor(Guardrail):
 
     def redact(self, text: str, context: Mapping[str, Any]) -> str:
         return self._scan(text)[0]
+
+    def check(self, text: str, context: Mapping[str, Any] | None = None) -> GuardrailResult:
+        """One scan for both the findings and the redacted text."""
+        redacted, found = self._scan(text)
+        return self.result(text, found, lambda: redacted)
 
 
 __all__ = ["KINDS", "PIIRedactor", "iban_valid", "luhn_valid"]

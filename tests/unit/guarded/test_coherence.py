@@ -101,3 +101,24 @@ def test_the_llm_checker_counts_its_tokens() -> None:
                              model="gpt-4o-mini")
     result = Agent(model, tools=[delete_file], config=AgentConfig(coherence=LLMCoherenceChecker(judge))).run("hi")
     assert deleted == [] and result.usage.input_tokens == 10 + 40 and result.usage.output_tokens == 5 + 9
+
+
+def test_the_async_driver_uses_the_checkers_async_path() -> None:
+    import asyncio
+
+    from ragkit.agent import Agent
+
+    class AsyncOnly(ScriptedProvider):
+        def complete(self, *args: object, **kwargs: object) -> Response:
+            raise AssertionError("the async driver must call acomplete")
+
+        async def acomplete(self, messages, tools=None, **params):  # type: ignore[no-untyped-def, override]
+            return ScriptedProvider.complete(self, messages, tools, **params)
+
+    deleted.clear()
+    judge = AsyncOnly([Response('{"coherent": true, "explanation": "asked for"}', usage=Usage(7, 3))])
+    model = ScriptedProvider([tool_call_response(("delete_file", {"path": "a"})), "ok"])
+    agent = Agent(model, tools=[delete_file], config=AgentConfig(coherence=LLMCoherenceChecker(judge)))
+    result = asyncio.run(agent.arun("delete a"))
+    assert deleted == ["a"] and result.trace.of_type(StepKind.COHERENCE)[0].coherent
+    assert result.usage.input_tokens == 7

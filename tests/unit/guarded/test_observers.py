@@ -154,3 +154,14 @@ def test_otel_export_of_the_trace_and_a_raising_exporter() -> None:
     agent.provider = script()
     assert Agent(script(), tools=[search], observers=[exporter]).run("q").content == result.content
     assert Broken.calls == 2  # the second run was exported again
+
+
+def test_the_overhead_benchmark_runs() -> None:
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[3]
+    out = subprocess.run([sys.executable, "benchmarks/guarded_overhead.py", "--rounds", "1", "--runs", "3",
+                          "--passages", "20"], capture_output=True, text=True, cwd=repo, timeout=300, check=True)
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    assert figures["passages"] == 20 and figures["run_ms_guarded"] > 0 and figures["pii_mb_per_s"] > 0
