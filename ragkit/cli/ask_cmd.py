@@ -199,8 +199,9 @@ CHAT_HELP = """commands: /sources  the sources of the last answer
 @provider_options
 @click.option("--history", "history_turns", type=click.IntRange(1, 100), default=10, show_default=True,
               help="Conversation messages kept in memory.")
+@guard_options
 def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
-         base_url: str | None, top_k: int | None, history_turns: int) -> None:
+         base_url: str | None, top_k: int | None, history_turns: int, policy: str | None, guardrails: bool) -> None:
     """Interactive questions over the index, with conversation memory and streaming.
 
     Works piped too: `printf 'question one\\n/usage\\n' | ragkit chat`.
@@ -213,7 +214,8 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
     total = AgentUsage()
     last = None
     with build_agent(pipeline, index_dir, provider, model, base_url, top_k,
-                     memory=ConversationMemory(max_messages=history_turns * 4)) as agent:
+                     memory=ConversationMemory(max_messages=history_turns * 4), policy=policy,
+                     guardrails=guardrails) as agent:
         if interactive:
             click.echo("ragkit chat: ask about your documents. /help for commands, /exit to leave.")
         while True:
