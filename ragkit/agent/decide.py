@@ -14,7 +14,8 @@ guardrails):
    pending approval in ``RunState.pending_approvals`` and, after the whole turn is decided, the
    run pauses (``stop_reason="paused"``) before any call of the turn runs. When the state
    resumes with the pending calls marked ``"approved"``/``"rejected"``, the same turn is decided
-   again, the marked calls taking their decision instead of asking.
+   again (its policy decisions are not recorded twice), the marked calls taking their decision
+   instead of asking.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ def decide_step(run: Run, calls: Sequence[ToolCall]) -> Steps:
             run.tools.get(call.name).validate(call.arguments)
         except ToolArgumentError:
             continue  # the tool reports it to the model when it is invoked
-        decision = _policy(run, call)
+        decision = _policy(run, call, record=not marked)  # a resumed turn was recorded before the pause
         if decision.decision == "deny":
             decided[index] = denial(call, f"denied by policy ({decision.reason})")
             continue
@@ -92,10 +93,12 @@ def decide_step(run: Run, calls: Sequence[ToolCall]) -> Steps:
     return decided
 
 
-def _policy(run: Run, call: ToolCall) -> PolicyDecision:
+def _policy(run: Run, call: ToolCall, *, record: bool) -> PolicyDecision:
     if run.config.policy is None:
         return _ALLOWED
     decision = run.config.policy.decide(call.name, call.arguments)
+    if not record:
+        return decision
     run.trace.add(PolicyStep(run.iteration, run.trace.elapsed(), call.name, call.id, decision.decision,
                              decision.reason, decision.rule))
     run.obs.emit("on_policy", run.run_id, call, decision)

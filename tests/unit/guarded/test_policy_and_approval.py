@@ -176,6 +176,7 @@ def test_without_a_handler_the_run_pauses_cleanly_and_resumes_after_a_decision()
     assert done.stop_reason == "stop" and done.content == "Done."
     assert sorted(ran) == ["search_docs", "send_email"]
     assert done.pending_approvals == [] and done.trace.of_type(StepKind.APPROVAL)[-1].approved
+    assert len(done.trace.of_type(StepKind.POLICY)) == 3  # recorded once, before the pause
     ran.clear()
     rejected = RunState.from_dict(paused.state.to_dict())
     rejected.pending_approvals[0].update(decision="rejected", message="wrong customer")
