@@ -10,6 +10,15 @@ from ragkit.errors import ConfigError
 
 @dataclass(frozen=True, kw_only=True)
 class UsageLimits:
+    """Each limit is None (no limit) or a maximum for the whole run:
+
+    - ``requests``: provider requests (cache hits are free); ``tool_calls``: tool runs (denied or
+      refused calls do not count); ``per_tool_calls``: ``{tool name: maximum}``;
+    - ``input_tokens`` / ``output_tokens`` / ``total_tokens``: LLM tokens (total = input + output);
+    - ``cost_usd``: the run's total cost (LLM and embeddings), priced from ``configs/models.yaml``;
+    - ``final_turn``: when a tool limit stops the run, one last model turn without tools first.
+    """
+
     requests: int | None = None
     tool_calls: int | None = None
     per_tool_calls: Mapping[str, int] = field(default_factory=dict)
