@@ -11,7 +11,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-fast bench lint clean
+.PHONY: demo test test-fast bench lint clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
@@ -31,7 +31,11 @@ demo: $(VENV)/.demo-installed
 	$(BIN)/ragkit search "Who has been the director of the observatory since 2016?" -k 3
 	$(BIN)/ragkit ask "Which VHF channel do field parties use for routine radio traffic?"
 
-test: $(VENV)/.test-installed
+# the web UI test drives Debian's chromium (Playwright cannot download its own browser here)
+chromium:
+	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+
+test: $(VENV)/.test-installed chromium
 	$(BIN)/python -m pytest
 
 test-fast: $(VENV)/.test-installed

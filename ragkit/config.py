@@ -72,7 +72,8 @@ class StoreSpec(ComponentSpec):
 
 
 class RetrieverSpec(ComponentSpec):
-    type: str = "dense"
+    #: hybrid with its default fusion, dense-first (README, "Retrieval quality")
+    type: str = "hybrid"
     top_k: int = Field(default=5, ge=1)
 
 

@@ -147,5 +147,6 @@ providers: Registry[type] = Registry(
         "cohere": "ragkit.providers.cohere",
         "fallback": "ragkit.providers.fallback",
         "scripted": "ragkit.testing.scripted",
+        "echo": "ragkit.testing.echo",
     },
 )

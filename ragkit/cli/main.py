@@ -11,7 +11,7 @@ import sys
 
 import click
 
-from ragkit.cli import ask_cmd, bench_cmd, eval_cmd, index_cmd, pipeline_cmd, search_cmd
+from ragkit.cli import ask_cmd, bench_cmd, eval_cmd, index_cmd, pipeline_cmd, search_cmd, serve_cmd
 
 
 class RagkitGroup(click.Group):
@@ -43,6 +43,7 @@ def cli(verbose: int, quiet: bool) -> None:
       ragkit ask "who founded it?"       # an answer with cited sources (offline by default)
       ragkit chat                        # a conversation over the documents
       ragkit status                      # what is in the index
+      ragkit serve                       # OpenAI-compatible API + web chat on :8000
     Every command takes --help. Pipelines are YAML files (see pipelines/default.yaml).
     """
     level = logging.ERROR if quiet else (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]
@@ -59,6 +60,8 @@ cli.add_command(ask_cmd.chat)
 cli.add_command(pipeline_cmd.pipeline)
 cli.add_command(eval_cmd.eval_)
 cli.add_command(bench_cmd.bench)
+cli.add_command(serve_cmd.serve)
+cli.add_command(serve_cmd.mcp)
 
 
 def main() -> None:

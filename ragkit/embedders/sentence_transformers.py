@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any, Literal
 
 import numpy as np
@@ -126,7 +127,10 @@ class SentenceTransformerEmbedder(Embedder):
         return self._encode([self.document_prefix + t for t in texts])
 
     def embed_query(self, text: str) -> np.ndarray:
-        return self._encode([self.query_prefix + text])[0]
+        if self.backend != "torch":
+            return self._encode([self.query_prefix + text])[0]
+        with _one_torch_thread():
+            return self._encode([self.query_prefix + text])[0]
 
     def _encode(self, texts: list[str]) -> np.ndarray:
         model = self._load()
@@ -171,3 +175,27 @@ def _read_dimension(model_dir: Any) -> int | None:
     pooling = _read_json(model_dir / "1_Pooling" / "config.json")
     dim = pooling.get("word_embedding_dimension")
     return int(dim) if dim else None
+
+
+@contextmanager
+def _one_torch_thread() -> Iterator[None]:
+    """Encode one query on one torch thread, then restore the thread count.
+
+    A query is a few dozen tokens: splitting its small matrix products over several threads
+    gains little on a quiet machine, and on a loaded one every operator waits at a barrier for
+    its slowest thread to be scheduled. Measured on 2 shared cores at load average 11
+    (benchmarks/eval_latency.py, dbpedia-5k-dev): dense retrieval p50 426 ms / p95 1,524 ms with
+    torch's default 2 threads, 38 ms / 55 ms with one. torch's OpenMP thread count belongs to
+    the calling thread, so batch embedding in other threads keeps its own setting.
+    """
+    import torch
+
+    before = torch.get_num_threads()
+    if before <= 1:
+        yield
+        return
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)

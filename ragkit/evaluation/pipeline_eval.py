@@ -9,11 +9,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import yaml
+
+from ragkit import registry
 from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.errors import ConfigError
 from ragkit.evaluation.beir import BeirDataset, load_beir
+from ragkit.evaluation.multi import LABEL_SEP
 from ragkit.evaluation.runner import EvalReport, run_retrieval_eval
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
+from ragkit.registry import did_you_mean
 from ragkit.retrieval.base import retriever_needs
 from ragkit.stores.filters import Filter
 from ragkit.types import Document, SearchHit
@@ -39,9 +45,41 @@ class DocumentRetriever:
         return list(out.values())
 
 
-def eval_spec(spec: PipelineSpec, retrievers: Sequence[str]) -> PipelineSpec:
+def parse_retriever(text: str) -> tuple[str, dict[str, Any]]:
+    """``NAME`` or ``NAME:key=value,key=value`` (values read as YAML scalars), e.g.
+    ``hybrid:fusion=rrf,weight=0.7``. Without options the retriever is configured as the pipeline
+    says; with options, by exactly those (the rest at the retriever's defaults)."""
+    name, _, rest = text.partition(":")
+    name = name.strip()
+    if name not in registry.retrievers:
+        known = registry.retrievers.names()
+        raise ConfigError(f"-r {text}: unknown retriever '{name}'{did_you_mean(name, known)}")
+    opts: dict[str, Any] = {}
+    for item in filter(None, (part.strip() for part in rest.split(","))):
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip():
+            raise ConfigError(f"-r {text}: expected key=value options after '{name}:' (got {item!r})")
+        opts[key.strip()] = yaml.safe_load(value)
+    return name, opts
+
+
+def build_named_retriever(kb: KnowledgeBase, text: str) -> Any:
+    """The retriever ``-r TEXT`` names (see ``parse_retriever``), wired to ``kb``."""
+    name, opts = parse_retriever(text)
+    if not opts:
+        return kb.retriever(name)
+    if name in ("dense", "bm25"):
+        raise ConfigError(f"-r {text}: the {name} retriever takes no options")
+    try:
+        return registry.retrievers.get(name)(dense=kb.retriever("dense"), lexical=kb.retriever("bm25"), **opts)
+    except TypeError as exc:
+        raise ConfigError(f"-r {text}: invalid options for '{name}': {exc}") from None
+
+
+def eval_spec(spec: PipelineSpec, retriever_names: Sequence[str]) -> PipelineSpec:
     """Keep a BM25 index when any requested retriever needs one."""
-    if any("lexical" in retriever_needs({"type": r}) for r in retrievers) and not spec.uses_lexical:
+    bases = [parse_retriever(r)[0] for r in retriever_names]
+    if any("lexical" in retriever_needs({"type": r}) for r in bases) and not spec.uses_lexical:
         data = spec.model_dump(exclude={"origin"})
         data["lexical"]["enabled"] = True
         return PipelineSpec.model_validate({**data, "origin": spec.origin})
@@ -83,9 +121,9 @@ def evaluate_pipelines(
             build_eval_index(spec, dataset, index_dir)
             kb = KnowledgeBase(spec, index_dir)
             kbs.append(kb)
-            label = "" if len(pipelines) == 1 else f"{Path(pfile).stem if pfile else 'defaults'}:"
+            label = "" if len(pipelines) == 1 else f"{Path(pfile).stem if pfile else 'defaults'}{LABEL_SEP}"
             for r in retrievers:
-                named[f"{label}{r}"] = DocumentRetriever(kb.retriever(r))
+                named[f"{label}{r}"] = DocumentRetriever(build_named_retriever(kb, r))
         report = run_retrieval_eval(named, dataset.queries, dataset.qrels, k=k, progress=progress)
     finally:
         for kb in kbs:

@@ -1,7 +1,8 @@
 """Run several retrievers over the same judged queries and compare them.
 
 ``run_retrieval_eval`` retrieves the top ``k`` for every judged query with each retriever
-(after one untimed warm-up query, so lazy model loading is not timed), scores the runs with
+(after one untimed warm-up query, so lazy model loading is not timed; the retrievers take turns
+query by query, so load changes on a shared machine hit them alike), scores the runs with
 ``ragkit.evaluation.metrics`` and returns an ``EvalReport``: mean and per-query metrics, the
 retrieved ids, and latency figures (``time.perf_counter``; median and p95 per query).
 """
@@ -175,31 +176,45 @@ def package_versions(names: Sequence[str] = _VERSIONED) -> dict[str, str]:
     return out
 
 
-def _run_one(
-    name: str, retriever: Retriever, queries: Mapping[str, str], k: int, progress: bool
-) -> tuple[dict[str, dict[str, float]], dict[str, list[str]], list[float], float]:
+@dataclass
+class _Run:
+    run: dict[str, dict[str, float]] = field(default_factory=dict)
+    ranked: dict[str, list[str]] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def _run_interleaved(
+    retrievers: Mapping[str, Retriever], queries: Mapping[str, str], k: int, progress: bool
+) -> dict[str, _Run]:
+    """Every query is run by every retriever in turn (the order rotating from query to query),
+    so a change in machine load hits all retrievers alike instead of whichever ran through the
+    queries at that time; latencies of different retrievers stay comparable on a shared machine."""
     from tqdm import tqdm
 
     first = next(iter(queries.values()))
-    retriever.retrieve(first, k=k)  # warm-up: lazy model loading and index builds are not timed
-    run: dict[str, dict[str, float]] = {}
-    ranked: dict[str, list[str]] = {}
-    latencies: list[float] = []
-    start = time.perf_counter()
-    for qid, text in tqdm(queries.items(), desc=f"eval {name}", disable=not progress, leave=False):
-        t0 = time.perf_counter()
-        hits = retriever.retrieve(text, k=k)
-        latencies.append((time.perf_counter() - t0) * 1000.0)
-        ids = [h.id for h in hits]
-        if len(set(ids)) != len(ids) or len(ids) > k:
-            raise ConfigError(
-                f"retriever {name!r} returned duplicate ids or more than k={k} hits "
-                f"for query {qid!r}; this is a bug in the retriever"
-            )
-        ranked[qid] = ids
-        # Scores for trec_eval ordering: strictly decreasing by rank, so the retriever's order wins.
-        run[qid] = {doc: float(len(ids) - i) for i, doc in enumerate(ids)}
-    return run, ranked, latencies, time.perf_counter() - start
+    for retriever in retrievers.values():
+        retriever.retrieve(first, k=k)  # warm-up: lazy model loading and index builds are not timed
+    names = list(retrievers)
+    runs = {name: _Run() for name in names}
+    for n, (qid, text) in enumerate(tqdm(queries.items(), desc="eval", disable=not progress, leave=False)):
+        for name in names[n % len(names):] + names[: n % len(names)]:
+            t0 = time.perf_counter()
+            hits = retrievers[name].retrieve(text, k=k)
+            elapsed = time.perf_counter() - t0
+            out = runs[name]
+            out.latencies.append(elapsed * 1000.0)
+            out.seconds += elapsed
+            ids = [h.id for h in hits]
+            if len(set(ids)) != len(ids) or len(ids) > k:
+                raise ConfigError(
+                    f"retriever {name!r} returned duplicate ids or more than k={k} hits "
+                    f"for query {qid!r}; this is a bug in the retriever"
+                )
+            out.ranked[qid] = ids
+            # Scores for trec_eval ordering: strictly decreasing by rank, so the retriever's order wins.
+            out.run[qid] = {doc: float(len(ids) - i) for i, doc in enumerate(ids)}
+    return runs
 
 
 def run_retrieval_eval(
@@ -221,16 +236,15 @@ def run_retrieval_eval(
             f"none of the {len(queries)} queries has relevance judgments; check the qrels split"
         )
     results: dict[str, RetrieverResult] = {}
-    for name, retriever in retrievers.items():
-        run, ranked, latencies, total = _run_one(name, retriever, judged, k, progress)
-        scored = evaluate(run, {qid: qrels[qid] for qid in judged}, metrics=metrics)
+    for name, out in _run_interleaved(retrievers, judged, k, progress).items():
+        scored = evaluate(out.run, {qid: qrels[qid] for qid in judged}, metrics=metrics)
         results[name] = RetrieverResult(
             name=name,
             mean=scored.mean,
             per_query=scored.per_query,
-            ranked_ids=ranked,
-            latencies_ms=latencies,
-            total_seconds=total,
+            ranked_ids=out.ranked,
+            latencies_ms=out.latencies,
+            total_seconds=out.seconds,
         )
         log.info("eval %s: %s", name, {m: round(v, 4) for m, v in scored.mean.items()})
     return EvalReport(

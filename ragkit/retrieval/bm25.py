@@ -215,6 +215,44 @@ class BM25Index:
                     break
             return hits
 
+    def rare_term_hits(
+        self, query: str, *, max_df: float, k: int = 10, filter: Filter | None = None
+    ) -> list[SearchHit]:
+        """Documents that contain the query's rare terms: index terms found in at most ``max_df``
+        (a fraction) of the documents. The score is the fraction of the rare terms a document
+        contains, ties in index order; empty when the query has no rare term."""
+        if k < 1:
+            raise StoreError(f"k must be at least 1 (got {k})")
+        norm = normalize(filter)
+        query_tokens = set(self._analyzer.tokenize([query])[0]) - {""}
+        with self._lock:
+            engine = self._ensure_built()
+            if engine is None or not query_tokens:
+                return []
+            indptr, indices = engine.scores["indptr"], engine.scores["indices"]
+            limit = max_df * len(self._order)
+            postings = [
+                indices[indptr[t] : indptr[t + 1]]
+                for t in engine.get_tokens_ids(sorted(query_tokens))
+                if indptr[t + 1] - indptr[t] <= limit
+            ]
+            if not postings:
+                return []
+            counts = np.bincount(np.concatenate(postings), minlength=len(self._order))
+            candidates = np.flatnonzero(counts)
+            candidates = candidates[np.argsort(-counts[candidates], kind="stable")]
+            hits: list[SearchHit] = []
+            for i in candidates:
+                doc_id = self._order[int(i)]
+                doc = self._docs[doc_id]
+                if norm and not matches(doc.metadata, norm):
+                    continue
+                score = float(counts[i]) / len(postings)
+                hits.append(SearchHit(id=doc_id, score=score, metadata=_hit_meta(doc)))
+                if len(hits) == k:
+                    break
+            return hits
+
     def _ensure_built(self) -> Any:
         if self._engine is not None:
             return self._engine
@@ -329,3 +367,9 @@ class BM25Retriever:
 
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
         return self.index.search(query, k=k, filter=filter)
+
+    def rare_term_hits(
+        self, query: str, *, max_df: float, k: int = 10, filter: Filter | None = None
+    ) -> list[SearchHit]:
+        """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
+        return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)

@@ -88,13 +88,15 @@ def test_help_is_light_and_teaches() -> None:
         "import sys; from ragkit.cli.main import cli\n"
         "try:\n    cli(['--help'])\nexcept SystemExit:\n    pass\n"
         "heavy = sorted(m for m in sys.modules if m.split('.')[0] in "
-        "{'torch','faiss','duckdb','chromadb','openai','anthropic','cohere','sentence_transformers','transformers','onnxruntime','pydantic'})\n"
+        "{'torch','faiss','duckdb','chromadb','openai','anthropic','cohere','sentence_transformers','transformers','onnxruntime','pydantic',"
+        "'fastapi','starlette','uvicorn','mcp','playwright','httpx'})\n"
         "print('HEAVY', heavy)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert "HEAVY []" in out
     assert "ragkit index data/" in out
-    code2 = "import sys, ragkit; print(sorted(m for m in sys.modules if m.startswith(('torch','faiss','duckdb'))))"
+    code2 = ("import sys, ragkit; print(sorted(m for m in sys.modules if m.startswith("
+             "('torch','faiss','duckdb','fastapi','uvicorn','mcp'))))")
     assert subprocess.run([sys.executable, "-c", code2], capture_output=True, text=True, check=True).stdout.strip() == "[]"
 
 

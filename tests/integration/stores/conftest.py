@@ -1,4 +1,4 @@
-"""Session-scoped real servers for the store tests: a `chroma run` server and a PostgreSQL+pgvector.
+"""Session-scoped real servers for the store tests: a `chroma run` server (PostgreSQL: ../conftest.py).
 
 A server that cannot start fails the tests that need it (with the server's log) instead of
 skipping them: CI must really run these backends.
@@ -10,7 +10,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragkit.testing.servers_db import chroma_server, postgres_server
+from ragkit.testing.servers_db import chroma_server
 
 
 @pytest.fixture(scope="session")
@@ -23,19 +23,5 @@ def chroma_http() -> Iterator[tuple[str, int]]:
         pytest.fail(f"could not start the chroma server: {exc}", pytrace=False)
     try:
         yield address
-    finally:
-        ctx.__exit__(None, None, None)
-
-
-@pytest.fixture(scope="session")
-def postgres_dsn() -> Iterator[str]:
-    """DSN of a throwaway PostgreSQL with the vector extension."""
-    try:
-        ctx = postgres_server()
-        dsn = ctx.__enter__()
-    except Exception as exc:  # noqa: BLE001
-        pytest.fail(f"could not start PostgreSQL with pgvector: {exc}", pytrace=False)
-    try:
-        yield dsn
     finally:
         ctx.__exit__(None, None, None)

@@ -86,3 +86,25 @@ def test_duplicate_ids_from_a_retriever_are_reported() -> None:
 def test_no_judged_queries_is_an_error() -> None:
     with pytest.raises(ConfigError, match="has relevance judgments"):
         run_retrieval_eval({"p": PERFECT}, {"q9": "x"}, QRELS)
+
+
+class LoggingRetriever(ListRetriever):
+    """Also writes (name, query) to a log shared by several retrievers."""
+
+    def __init__(self, name: str, log: list[tuple[str, str]]) -> None:
+        super().__init__({"cats": ["c1"], "dogs": ["d1"]})
+        self.name, self.log = name, log
+
+    def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
+        self.log.append((self.name, query))
+        return super().retrieve(query, k, filter)
+
+
+def test_retrievers_take_turns_query_by_query() -> None:
+    log: list[tuple[str, str]] = []
+    retrievers = {n: LoggingRetriever(n, log) for n in ("a", "b", "c")}
+    run_retrieval_eval(retrievers, {"q1": "cats", "q2": "dogs"}, QRELS, k=10)
+    # one warm-up each, then each query by every retriever, the starting one rotating
+    assert log == [("a", "cats"), ("b", "cats"), ("c", "cats"),
+                   ("a", "cats"), ("b", "cats"), ("c", "cats"),
+                   ("b", "dogs"), ("c", "dogs"), ("a", "dogs")]

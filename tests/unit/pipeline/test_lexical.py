@@ -69,7 +69,7 @@ def test_lost_lexical_rows_are_repaired_by_the_next_run(spec, tmp_path: Path) ->
 
 
 def test_bm25_on_an_index_without_lexical_is_a_clear_error(tmp_path: Path) -> None:
-    spec = make_spec(tmp_path / "index")
+    spec = make_spec(tmp_path / "index", retriever={"type": "dense"})
     IndexingPipeline(spec).index_paths([write_tree(tmp_path / "docs", {k: v for k, v in FILES.items()})])
     with KnowledgeBase(spec) as kb, pytest.raises(ConfigError, match="no lexical"):
         kb.search("ferry", kind="bm25")

@@ -7,7 +7,13 @@ import math
 import pytest
 
 from ragkit.errors import ConfigError
-from ragkit.retrieval.fusion import convex_combination, normalize_scores, reciprocal_rank_fusion
+from ragkit.retrieval.fusion import (
+    boost_matches,
+    convex_combination,
+    normalize_scores,
+    reciprocal_rank_fusion,
+    score_gap_confidence,
+)
 from ragkit.types import SearchHit
 
 
@@ -103,3 +109,64 @@ def test_empty_lists() -> None:
 def test_invalid_arguments(call: object, message: str) -> None:
     with pytest.raises(ConfigError, match=message):
         call()  # type: ignore[operator]
+
+
+def _dbsf(x: float, scores: list[float]) -> float:
+    """DBSF by hand: mean - 3 sigma -> 0, mean + 3 sigma -> 1 (population sigma), clipped."""
+    mean = sum(scores) / len(scores)
+    sigma = math.sqrt(sum((s - mean) ** 2 for s in scores) / len(scores))
+    return min(1.0, max(0.0, (x - (mean - 3 * sigma)) / (6 * sigma)))
+
+
+def test_dbsf_normalization() -> None:
+    sigma = math.sqrt(2 / 3)  # of 1, 2, 3
+    assert normalize_scores([1.0, 2.0, 3.0], "dbsf") == pytest.approx(
+        [0.5 - 1 / (6 * sigma), 0.5, 0.5 + 1 / (6 * sigma)]
+    )
+    assert normalize_scores([4.0, 4.0], "dbsf") == [0.5, 0.5]
+    # one outlier among eleven scores lies sqrt(10) > 3 sigma above the mean: clipped to 1, and
+    # the others keep a spread (min-max would give them all 0)
+    out = normalize_scores([0.0] * 10 + [1.0], "dbsf")
+    assert out[-1] == 1.0
+    assert out[0] == pytest.approx(0.5 - 1 / (6 * math.sqrt(10)))
+
+
+def test_dbsf_convex_combination() -> None:
+    fused = convex_combination([DENSE, LEXICAL], weights=[0.5, 0.5], normalization="dbsf")
+    d, lx = [0.9, 0.8, 0.5], [12.0, 6.0, 3.0]
+    scores = {h.id: h.score for h in fused}
+    assert scores["a"] == pytest.approx(0.5 * _dbsf(0.9, d) + 0.5 * _dbsf(3.0, lx))
+    assert scores["b"] == pytest.approx(0.5 * _dbsf(0.8, d) + 0.5 * _dbsf(3.0, lx))  # missing: list floor
+    assert scores["c"] == pytest.approx(0.5 * _dbsf(0.5, d) + 0.5 * _dbsf(12.0, lx))
+    assert scores["d"] == pytest.approx(0.5 * _dbsf(0.5, d) + 0.5 * _dbsf(6.0, lx))
+    # by hand: c 0.497, a 0.493, b 0.444, d 0.363
+    assert [h.id for h in fused] == ["c", "a", "b", "d"]
+
+
+@pytest.mark.parametrize(
+    ("scores", "want"),
+    [([10.0, 6.0, 1.0], 0.4), ([5.0, 5.0, 1.0], 0.0), ([3.0], 1.0), ([], 0.0), ([0.0, 0.0], 0.0)],
+)
+def test_score_gap_confidence(scores: list[float], want: float) -> None:
+    assert score_gap_confidence(hits(*((f"d{i}", s) for i, s in enumerate(scores)))) == pytest.approx(want)
+
+
+def test_boost_matches_keeps_the_primary_order_without_matches() -> None:
+    fused = boost_matches(DENSE, [], boost=0.5)
+    assert [h.id for h in fused] == ["a", "b", "c"]
+    assert [h.score for h in fused] == pytest.approx([_dbsf(s, [0.9, 0.8, 0.5]) for s in (0.9, 0.8, 0.5)])
+
+
+def test_boost_matches_adds_the_boost_in_proportion_to_the_match() -> None:
+    d = [0.9, 0.8, 0.5]
+    matches = hits(("c", 1.0), ("e", 0.5), tag="rare")
+    small = {h.id: h.score for h in boost_matches(DENSE, matches, boost=0.1)}
+    assert small["c"] == pytest.approx(_dbsf(0.5, d) + 0.1)
+    assert small["e"] == pytest.approx(_dbsf(0.5, d) + 0.05)  # not in dense: its floor, plus the boost
+    assert small["a"] == pytest.approx(_dbsf(0.9, d))
+    # by hand: a 0.663, b 0.565, c 0.371, e 0.321
+    assert [h.id for h in boost_matches(DENSE, matches, boost=0.1)] == ["a", "b", "c", "e"]
+    # a boost larger than the dense gap (0.663 - 0.271) lifts the full match to the top
+    assert [h.id for h in boost_matches(DENSE, matches, boost=0.4)][0] == "c"
+    with pytest.raises(ConfigError, match="boost"):
+        boost_matches(DENSE, matches, boost=-1)

@@ -1,0 +1,158 @@
+"""`ragkit serve` (the OpenAI-compatible knowledge-base server) and `ragkit mcp` (the MCP server)."""
+
+from __future__ import annotations
+
+import logging
+import os
+from typing import Any
+
+import click
+
+from ragkit.cli.options import index_option, pipeline_option
+
+log = logging.getLogger(__name__)
+
+
+def _provider_option(values: tuple[str, ...]) -> dict[str, Any]:
+    import yaml
+
+    options: dict[str, Any] = {}
+    for raw in values:
+        key, sep, value = raw.partition("=")
+        if not sep or not key.strip():
+            raise click.BadParameter(f"expected KEY=VALUE, got {raw!r}", param_hint="--provider-option")
+        options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def _missing(exc: ImportError, what: str) -> Exception:
+    from ragkit.errors import MissingDependencyError
+
+    name = (exc.name or "").split(".")[0]
+    if not name or name == "ragkit":
+        return exc
+    return MissingDependencyError(name, "server", what)
+
+
+def _index_dir(index_dir: str | None, pipeline: str | None) -> str:
+    if index_dir is not None:
+        return index_dir
+    from ragkit.index.reader import resolve_spec
+
+    return str(resolve_spec(pipeline, None)[1])
+
+
+@click.command()
+@pipeline_option
+@index_option
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to bind. Anything but loopback needs an API key (--create-key).")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
+@click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
+@click.option("--provider", default="local", show_default=True,
+              help="LLM provider (a registry name: local, openai, ollama, anthropic, cohere, ...).")
+@click.option("--model", "-m", default=None, help="Model name for the provider.")
+@click.option("--base-url", default=None, help="Endpoint for OpenAI-compatible providers.")
+@click.option("--provider-option", "provider_options", multiple=True, metavar="KEY=VALUE",
+              help="Extra provider argument (repeatable), e.g. --provider-option max_sentences=2.")
+@click.option("--served-model", default="ragkit", show_default=True,
+              help="The model name clients send (listed by GET /v1/models).")
+@click.option("--sessions-url", default=None,
+              help="Sessions/traces database: sqlite:///PATH or postgresql://... Default: state.db in the index.")
+@click.option("--cors-origin", "cors_origins", multiple=True,
+              help="Allow browser requests from this origin (repeatable). Default: none (CORS closed).")
+@click.option("--max-body-kb", default=1000, show_default=True, type=click.IntRange(1), help="Request body limit.")
+@click.option("--max-upload-mb", default=50, show_default=True, type=click.IntRange(1), help="Upload size limit.")
+@click.option("--session-wait", default=60.0, show_default=True, type=click.FloatRange(0),
+              help="Seconds a turn waits while another turn holds its session, before 429.")
+@click.option("--create-key", is_flag=True, help="Create an API key, print it once (only its hash is stored), exit.")
+@click.option("--key-name", default="", help="A label for the key made by --create-key.")
+def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int, provider: str,
+          model: str | None, base_url: str | None, provider_options: tuple[str, ...], served_model: str,
+          sessions_url: str | None, cors_origins: tuple[str, ...], max_body_kb: int, max_upload_mb: int,
+          session_wait: float, create_key: bool, key_name: str) -> None:
+    """Serve the knowledge base: an OpenAI-compatible API, sessions, traces, ingest and a web chat.
+
+    \b
+    Endpoints: POST /v1/chat/completions, GET /v1/models, POST /chat, /sessions, /traces,
+    POST /search, POST /documents, GET /jobs/ID, GET /documents, /healthz, /readyz; the chat
+    page is at /. Needs: pip install 'ragkit[server]'.
+
+    \b
+    Examples:
+      ragkit serve                                   # http://127.0.0.1:8000, local provider
+      ragkit serve --create-key                      # then send Authorization: Bearer rk-...
+      ragkit serve --host 0.0.0.0 --workers 4 --provider openai --model gpt-4o-mini
+    """
+    from ragkit.errors import ConfigError
+
+    try:
+        import uvicorn
+
+        from ragkit.server.records import Records
+        from ragkit.server.settings import ENV, ServerSettings, is_loopback
+        from ragkit.sessions.db import Database
+    except ImportError as exc:
+        raise _missing(exc, "ragkit serve") from exc
+
+    settings = ServerSettings(
+        index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model,
+        base_url=base_url, provider_options=_provider_option(provider_options), served_model=served_model,
+        sessions_url=sessions_url, cors_origins=list(cors_origins), max_body_bytes=max_body_kb * 1024,
+        max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait,
+    )
+    db = Database.open(settings.state_url)
+    try:
+        records = Records(db)
+        if create_key:
+            click.echo(records.create_key(key_name))
+            click.echo("(shown once: only its hash is stored; send it as 'Authorization: Bearer <key>')", err=True)
+            return
+        has_keys = records.has_keys()
+    finally:
+        db.close()
+    if not has_keys and not is_loopback(host):
+        raise ConfigError(
+            f"refusing to bind {host} without an API key: anyone on the network could use the server; "
+            "create one with `ragkit serve --create-key`, or bind 127.0.0.1"
+        )
+    from ragkit.registry import providers
+
+    providers.get(provider)  # an unknown name fails here, with suggestions
+    os.environ[ENV] = settings.to_env()
+    click.echo(f"ragkit serve: http://{host}:{port}/ (index {settings.index_dir}, provider {provider}, "
+               f"{workers} worker{'s' if workers > 1 else ''}, API keys {'required' if has_keys else 'off'})", err=True)
+    level = logging.getLogger().getEffectiveLevel()
+    uvicorn.run("ragkit.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
+                log_level=logging.getLevelName(max(level, logging.INFO)).lower(), access_log=level <= logging.INFO)
+
+
+@click.command()
+@pipeline_option
+@index_option
+@click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
+              help="stdio (an agent starts `ragkit mcp`) or streamable HTTP.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With --transport http.")
+@click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="With --transport http.")
+@click.option("--provider", default="local", show_default=True, help="LLM provider for the `ask` tool.")
+@click.option("--model", "-m", default=None, help="Model name for the provider.")
+def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, port: int, provider: str,
+        model: str | None) -> None:
+    """Serve the knowledge base over MCP: tools search_knowledge_base and ask, documents as resources.
+
+    \b
+    Examples:
+      ragkit mcp --index .ragkit/index                 # stdio, for an agent's MCP config
+      ragkit mcp --transport http --port 8001          # http://127.0.0.1:8001/mcp
+    """
+    from ragkit.errors import ConfigError
+
+    try:
+        from ragkit.mcp import build_server
+        from ragkit.server.settings import is_loopback
+    except ImportError as exc:
+        raise _missing(exc, "ragkit mcp") from exc
+    if transport == "http" and not is_loopback(host):
+        raise ConfigError(f"refusing to serve MCP on {host}: it has no authentication; bind 127.0.0.1")
+    server = build_server(index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model)
+    server.serve(transport=transport, host=host, port=port)

@@ -1,0 +1,45 @@
+"""``POST /chat``: the platform endpoint. Send one ``message`` (or a full or partial ``messages``
+history); a session is created when none is given; the reply is ``{response, session_id, trace}``
+with the answer's citations and usage beside them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from pydantic import ConfigDict, Field
+
+from ragkit.server.errors import ApiError
+from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
+from ragkit.server.turns import TurnRun
+from ragkit.sessions.base import new_session_id
+
+router = APIRouter()
+
+
+class ChatRequest(RagOptions):
+    model_config = ConfigDict(extra="forbid")
+    message: str | None = Field(None, min_length=1)
+    messages: list[ChatMessage] | None = None
+
+
+@router.post("/chat")
+async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
+    if (body.message is None) == (body.messages is None):
+        raise ApiError(400, "send either 'message' (the new question) or 'messages' (a history ending with "
+                       "the new question)", param="message", code="invalid_request")
+    messages = body.messages or [ChatMessage(role="user", content=body.message)]
+    state = request.app.state.ragkit
+    session_id = body.session_id or new_session_id()
+    turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
+                      request_id=request.headers.get("idempotency-key"))
+    run = TurnRun(state, turn)
+    try:
+        await run.start()
+        answer = await run.complete()
+    finally:
+        run.close()
+    return {"response": answer.content, "session_id": session_id, "citations": answer.citations,
+            "usage": answer.usage,
+            "trace": {"id": run.id, "steps": answer.trace.get("steps", []), "duration": answer.trace.get("duration"),
+                      "tool_calls": answer.trace.get("tool_calls", []), "usage": answer.usage}}

@@ -1,0 +1,71 @@
+"""``/sessions``: create, list, read (with every item), end and delete conversations."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, ConfigDict, Field
+
+from ragkit.server.errors import ApiError
+
+router = APIRouter()
+
+
+class NewSession(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    title: str = Field("", max_length=200)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+def _store(request: Request) -> Any:
+    return request.app.state.ragkit.sessions
+
+
+def _missing(session_id: str) -> ApiError:
+    return ApiError(404, f"no session '{session_id}'", param="session_id", code="session_not_found")
+
+
+def _session(info: Any) -> dict[str, Any]:
+    return {**info.to_dict(), "object": "session"}
+
+
+@router.post("/sessions", status_code=201)
+async def create_session(request: Request, body: NewSession | None = None) -> JSONResponse:
+    body = body or NewSession()
+    info = await asyncio.to_thread(_store(request).create, title=body.title, metadata=body.metadata)
+    return JSONResponse(_session(info), status_code=201)
+
+
+@router.get("/sessions")
+async def list_sessions(request: Request, limit: int = Query(50, ge=1, le=500),
+                        offset: int = Query(0, ge=0)) -> dict[str, Any]:
+    infos = await asyncio.to_thread(_store(request).list, limit=limit, offset=offset)
+    return {"object": "list", "data": [_session(i) for i in infos], "limit": limit, "offset": offset}
+
+
+@router.get("/sessions/{session_id}")
+async def get_session(session_id: str, request: Request) -> dict[str, Any]:
+    store = _store(request)
+    info = await asyncio.to_thread(store.get, session_id)
+    if info is None:
+        raise _missing(session_id)
+    items = await asyncio.to_thread(store.get_items, session_id)
+    return {**_session(info), "messages": [i.to_dict() for i in items]}
+
+
+@router.post("/sessions/{session_id}/end")
+async def end_session(session_id: str, request: Request) -> dict[str, Any]:
+    store = _store(request)
+    if await asyncio.to_thread(store.get, session_id) is None:
+        raise _missing(session_id)
+    return _session(await asyncio.to_thread(store.end, session_id))
+
+
+@router.delete("/sessions/{session_id}")
+async def delete_session(session_id: str, request: Request) -> dict[str, Any]:
+    if not await asyncio.to_thread(_store(request).delete, session_id):
+        raise _missing(session_id)
+    return {"id": session_id, "object": "session.deleted", "deleted": True}

@@ -1,0 +1,275 @@
+// ragkit's chat page: plain JS, no build step. Talks to the same API as any client:
+// /v1/chat/completions (streamed, with session_id), /sessions, /traces, /documents, /jobs.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { key: localStorage.getItem("ragkit-key") || "", model: "ragkit", session: null };
+
+function el(tag, attrs = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") node.className = v;
+    else if (k.startsWith("on")) node.addEventListener(k.slice(2), v);
+    else node.setAttribute(k, v);
+  }
+  for (const c of children) node.append(c);
+  return node;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message;
+  box.hidden = !message;
+}
+
+function askForKey() {
+  return new Promise((resolve) => {
+    const dialog = $("key-dialog");
+    $("key-input").value = "";
+    dialog.addEventListener("close", () => {
+      state.key = $("key-input").value.trim();
+      localStorage.setItem("ragkit-key", state.key);
+      resolve();
+    }, { once: true });
+    dialog.showModal();
+  });
+}
+
+// fetch with the API key; a 401 asks for a key and retries once
+async function api(path, options = {}, retried = false) {
+  const headers = Object.assign({}, options.headers || {});
+  if (state.key) headers["Authorization"] = "Bearer " + state.key;
+  const response = await fetch(path, Object.assign({}, options, { headers }));
+  if (response.status === 401 && !retried) {
+    await askForKey();
+    return api(path, options, true);
+  }
+  if (!response.ok) {
+    let message = response.status + " " + response.statusText;
+    try { message = (await response.json()).error.message; } catch (e) { /* not JSON */ }
+    throw new Error(message);
+  }
+  return response;
+}
+const getJSON = async (path) => (await api(path)).json();
+const sendJSON = async (path, method, body) =>
+  (await api(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) })).json();
+
+// ---------------------------------------------------------------- sessions
+async function loadSessions() {
+  const list = $("sessions");
+  const { data } = await getJSON("/sessions");
+  list.replaceChildren(...data.map((s) => el("li", {
+    class: (s.id === state.session ? "active " : "") + (s.ended ? "ended" : ""),
+    "data-id": s.id, title: s.title || s.id, onclick: () => openSession(s.id),
+  }, (s.title || "Untitled") + (s.ended ? " (ended)" : ""))));
+}
+
+async function openSession(id) {
+  const session = await getJSON("/sessions/" + encodeURIComponent(id));
+  state.session = id;
+  localStorage.setItem("ragkit-session", id);
+  $("session-title").textContent = session.title || "New conversation";
+  $("end-session").disabled = session.ended;
+  $("delete-session").disabled = false;
+  $("question").disabled = $("send").disabled = session.ended;
+  const messages = $("messages");
+  messages.replaceChildren();
+  for (const item of session.messages) {
+    const view = addMessage(item.role, item.content);
+    if (item.role === "assistant") finishAnswer(view, item.citations, item.usage, item.trace_id, item.status);
+  }
+  await loadSessions();
+}
+
+async function newSession() {
+  const session = await sendJSON("/sessions", "POST", {});
+  await openSession(session.id);
+  $("question").focus();
+}
+
+async function endSession() {
+  if (!state.session) return;
+  await sendJSON("/sessions/" + encodeURIComponent(state.session) + "/end", "POST");
+  await openSession(state.session);
+}
+
+async function deleteSession() {
+  if (!state.session) return;
+  await api("/sessions/" + encodeURIComponent(state.session), { method: "DELETE" });
+  state.session = null;
+  localStorage.removeItem("ragkit-session");
+  $("messages").replaceChildren();
+  $("session-title").textContent = "New conversation";
+  $("end-session").disabled = $("delete-session").disabled = true;
+  $("question").disabled = $("send").disabled = false;
+  await loadSessions();
+}
+
+// ---------------------------------------------------------------- messages
+function addMessage(role, text) {
+  const body = el("div", { class: "text" }, text);
+  const node = el("div", { class: "message " + role }, body);
+  $("messages").append(node);
+  node.scrollIntoView({ block: "end" });
+  return { node, body };
+}
+
+// the final text with each [n] as a button that opens the cited passage
+function renderCited(body, text, citations) {
+  const byNumber = new Map((citations || []).map((c) => [c.n, c]));
+  body.replaceChildren();
+  let last = 0;
+  for (const m of text.matchAll(/\[(\d+)\]/g)) {
+    body.append(text.slice(last, m.index));
+    const c = byNumber.get(Number(m[1]));
+    body.append(c ? el("button", { class: "citation", type: "button", "data-n": m[1],
+      onclick: () => showCitation(c) }, m[1]) : m[0]);
+    last = m.index + m[0].length;
+  }
+  body.append(text.slice(last));
+}
+
+function usageLine(u) {
+  if (!u || u.prompt_tokens === undefined) return "";
+  const cost = Number(u.cost || 0);
+  const money = cost === 0 ? "0" : cost.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(cost)))));
+  return `LLM ${u.prompt_tokens} in / ${u.completion_tokens} out tokens · embeddings ${u.embedding_tokens || 0} tokens · cost $${money}`;
+}
+
+function finishAnswer(view, citations, usage, traceId, status) {
+  renderCited(view.body, view.body.textContent, citations);
+  if (status && status !== "complete") view.node.classList.add(status);
+  const meta = el("div", { class: "meta" });
+  const line = usageLine(usage);
+  if (line) meta.append(el("span", { class: "usage" }, line));
+  if (traceId) meta.append(el("button", { type: "button", class: "trace-link", onclick: () => showTrace(traceId) }, "trace"));
+  if (citations && citations.length) {
+    view.node.append(el("div", { class: "sources" },
+      "Sources: " + citations.map((c) => `[${c.n}] ${c.source}${c.page != null ? ", p. " + c.page : ""}`).join("  ")));
+  }
+  view.node.append(meta);
+}
+
+// ---------------------------------------------------------------- side panel
+function openPanel(title, ...children) {
+  $("panel-title").textContent = title;
+  $("panel-body").replaceChildren(...children);
+  $("panel").hidden = false;
+}
+
+function showCitation(c) {
+  const where = c.source + (c.page != null ? ", page " + c.page : "") +
+    (c.start != null ? ` · characters ${c.start}–${c.end}` : "");
+  openPanel(`[${c.n}] ${c.source}`, el("div", { class: "where" }, where), el("blockquote", {}, c.text));
+}
+
+async function showTrace(id) {
+  const t = await getJSON("/traces/" + encodeURIComponent(id));
+  const steps = ((t.run && t.run.steps) || []).map((s) => {
+    const what = s.type === "tool_call" ? `${s.name}(${JSON.stringify(s.arguments)})`
+      : s.type === "llm_call" ? `${s.provider}:${s.model} · ${s.input_tokens} in / ${s.output_tokens} out` : (s.message || "");
+    return el("div", { class: "step" }, el("span", { class: "kind" }, s.type), ` #${s.iteration} ${what} · ${(s.duration * 1000).toFixed(0)} ms`);
+  });
+  openPanel("Trace " + id.slice(0, 8), el("div", { class: "where" },
+    `${t.status} · ${(t.duration * 1000).toFixed(0)} ms · ${usageLine(t.usage)}`), ...steps);
+}
+
+// ---------------------------------------------------------------- asking (streamed)
+async function ask(question) {
+  showError("");
+  if (!state.session) {
+    const session = await sendJSON("/sessions", "POST", {});
+    state.session = session.id;
+    localStorage.setItem("ragkit-session", session.id);
+    $("end-session").disabled = $("delete-session").disabled = false;
+  }
+  if (!$("messages").querySelector(".message.user")) $("session-title").textContent = question;
+  addMessage("user", question);
+  const view = addMessage("assistant", "");
+  const response = await api("/v1/chat/completions", {
+    method: "POST", headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ model: state.model, stream: true, stream_options: { include_usage: true },
+                           session_id: state.session, messages: [{ role: "user", content: question }] }),
+  });
+  let citations = [], usage = null, traceId = null, buffer = "";
+  const reader = response.body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let cut;
+    while ((cut = buffer.indexOf("\n\n")) >= 0) {
+      const line = buffer.slice(0, cut).trim();
+      buffer = buffer.slice(cut + 2);
+      if (!line.startsWith("data: ") || line === "data: [DONE]") continue;
+      const chunk = JSON.parse(line.slice(6));
+      if (chunk.error) { showError(chunk.error.message); view.node.classList.add("incomplete"); continue; }
+      if (chunk.usage) usage = chunk.usage;
+      for (const choice of chunk.choices || []) {
+        if (choice.delta.content) { view.body.append(choice.delta.content); view.node.scrollIntoView({ block: "end" }); }
+        if (choice.delta.citations) { citations = choice.delta.citations; traceId = chunk.trace_id; }
+      }
+    }
+  }
+  finishAnswer(view, citations, usage, traceId, "complete");
+  await loadSessions();
+}
+
+// ---------------------------------------------------------------- uploads
+async function upload(files) {
+  const form = new FormData();
+  for (const f of files) form.append("files", f, f.name);
+  const job = await (await api("/documents", { method: "POST", body: form })).json();
+  const line = el("div", { class: "job" }, `${job.documents.join(", ")}: queued`);
+  $("jobs").prepend(line);
+  for (;;) {
+    await new Promise((r) => setTimeout(r, 500));
+    const j = await getJSON("/jobs/" + job.id);
+    if (j.status === "succeeded") {
+      const c = j.result.counts;
+      line.textContent = `${job.documents.join(", ")}: ${c.added} added, ${c.updated} updated, ${c.unchanged} unchanged, ` +
+        `${c.skipped} skipped · ${j.result.embedding_tokens} embedding tokens` +
+        j.result.skipped.map((s) => ` · ${s.source}: ${s.reason}`).join("");
+      return;
+    }
+    if (j.status === "failed") { line.textContent = `${job.documents.join(", ")}: failed: ${j.error}`; line.classList.add("failed"); return; }
+    line.textContent = `${job.documents.join(", ")}: ${j.status}…`;
+  }
+}
+
+// ---------------------------------------------------------------- wiring
+function guard(fn) {
+  return async (...args) => { try { await fn(...args); } catch (e) { showError(e.message); } };
+}
+
+$("ask-form").addEventListener("submit", guard(async (event) => {
+  event.preventDefault();
+  const question = $("question").value.trim();
+  if (!question) return;
+  $("question").value = "";
+  $("send").disabled = true;
+  try { await ask(question); } finally { $("send").disabled = false; }
+}));
+$("question").addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && !e.shiftKey) { e.preventDefault(); $("ask-form").requestSubmit(); }
+});
+$("new-session").addEventListener("click", guard(newSession));
+$("end-session").addEventListener("click", guard(endSession));
+$("delete-session").addEventListener("click", guard(deleteSession));
+$("panel-close").addEventListener("click", () => { $("panel").hidden = true; });
+$("upload-form").addEventListener("submit", guard(async (event) => {
+  event.preventDefault();
+  const files = $("upload-files").files;
+  if (files.length) await upload(files);
+  $("upload-files").value = "";
+}));
+
+guard(async () => {
+  const models = await getJSON("/v1/models");
+  if (models.data.length) state.model = models.data[0].id;
+  await loadSessions();
+  const last = localStorage.getItem("ragkit-session");
+  if (last) { try { await openSession(last); } catch (e) { localStorage.removeItem("ragkit-session"); } }
+})();

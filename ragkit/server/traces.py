@@ -1,0 +1,30 @@
+"""``/traces``: every turn's typed agent trace (model and tool calls, durations, tokens, cost),
+whichever worker served it; paged and filterable by session."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from fastapi import APIRouter, Query, Request
+
+from ragkit.server.errors import ApiError
+
+router = APIRouter()
+
+
+@router.get("/traces")
+async def list_traces(request: Request, session_id: str | None = None, limit: int = Query(20, ge=1, le=200),
+                      offset: int = Query(0, ge=0)) -> dict[str, Any]:
+    records = request.app.state.ragkit.records
+    data, total = await asyncio.to_thread(records.traces, session_id=session_id, limit=limit, offset=offset)
+    return {"object": "list", "data": data, "total": total, "limit": limit, "offset": offset,
+            "has_more": offset + len(data) < total}
+
+
+@router.get("/traces/{trace_id}")
+async def get_trace(trace_id: str, request: Request) -> dict[str, Any]:
+    trace = await asyncio.to_thread(request.app.state.ragkit.records.trace, trace_id)
+    if trace is None:
+        raise ApiError(404, f"no trace '{trace_id}'", param="trace_id", code="trace_not_found")
+    return trace

@@ -1,0 +1,172 @@
+"""A small SQL connection wrapper over SQLite (WAL) and PostgreSQL, so each query is written once.
+
+SQL is written with ``?`` placeholders and portable types (TEXT, BIGINT, DOUBLE PRECISION,
+``INSERT ... ON CONFLICT``); for PostgreSQL the placeholders become ``%s``. Each thread gets its
+own connection. SQLite runs in WAL mode with a busy timeout, so several processes on one host
+(the server's workers) share the file; PostgreSQL serves several hosts.
+
+    db = Database.open("sqlite:///path/state.db")        # or a path ending in .db
+    db = Database.open("postgresql://user@host/dbname")
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from ragkit.errors import ConfigError, MissingDependencyError
+
+log = logging.getLogger(__name__)
+BUSY_TIMEOUT_MS = 30_000
+
+
+class Database:
+    def __init__(self, url: str) -> None:
+        self.url = url
+        if url.startswith(("postgresql://", "postgres://")):
+            self.dialect = "postgres"
+        elif url.startswith("sqlite:///"):
+            self.dialect = "sqlite"
+            self.path = Path(url.removeprefix("sqlite:///"))
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        else:
+            raise ConfigError(
+                f"unsupported database URL {redact(url)!r}; use sqlite:///PATH or postgresql://USER@HOST/DB"
+            )
+        self._local = threading.local()
+        self._all: list[Any] = []
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+
+    @classmethod
+    def open(cls, url_or_path: str | Path) -> Database:
+        text = str(url_or_path)
+        if "://" not in text:
+            text = "sqlite:///" + str(Path(text).absolute())
+        return cls(text)
+
+    # ------------------------------------------------------------------ connections
+    def _connect(self) -> Any:
+        if self.dialect == "sqlite":
+            import sqlite3
+
+            con = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None,
+                                  check_same_thread=False)
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+            con.execute("PRAGMA synchronous=NORMAL")
+            return con
+        try:
+            import psycopg
+        except ImportError as exc:
+            raise MissingDependencyError("psycopg", "pgvector", "PostgreSQL sessions") from exc
+        return psycopg.connect(self.url, autocommit=True)
+
+    @property
+    def con(self) -> Any:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            con = self._local.con = self._connect()
+            with self._lock:
+                self._all.append(con)
+        return con
+
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self.dialect == "postgres" else sql
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one statement; returns its rows (empty for statements without a result)."""
+        cur = self.con.execute(self._sql(sql), tuple(params))
+        try:
+            return list(cur.fetchall()) if cur.description else []
+        finally:
+            cur.close()
+
+    def script(self, sql: str) -> None:
+        for statement in (s.strip() for s in sql.split(";")):
+            if statement:
+                self.execute(statement)
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite, so writers queue instead of failing).
+
+        Re-entrant: a nested ``transaction()`` joins the outer one. Writers of one process take
+        turns on a lock first, so only writers of different processes meet SQLite's busy wait."""
+        depth = getattr(self._local, "depth", 0)
+        if depth:
+            self._local.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._local.depth = depth
+            return
+        with self._write_lock:
+            self.con.execute("BEGIN IMMEDIATE" if self.dialect == "sqlite" else "BEGIN")
+            self._local.depth = 1
+            try:
+                yield
+            except BaseException:
+                self.con.execute("ROLLBACK")
+                raise
+            else:
+                self.con.execute("COMMIT")
+            finally:
+                self._local.depth = 0
+
+    def write(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """``execute`` for one writing statement, as its own transaction."""
+        with self.transaction():
+            return self.execute(sql, params)
+
+    def close(self) -> None:
+        with self._lock:
+            for con in self._all:
+                try:
+                    con.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection must not raise
+                    log.debug("closing a database connection failed", exc_info=True)
+            self._all.clear()
+        self._local = threading.local()
+
+    def __repr__(self) -> str:
+        return f"Database({redact(self.url)!r})"
+
+
+def redact(url: str) -> str:
+    """The URL without its password, for messages and logs."""
+    if "://" in url and "@" in url:
+        scheme, rest = url.split("://", 1)
+        creds, host = rest.rsplit("@", 1)
+        user = creds.split(":", 1)[0]
+        return f"{scheme}://{user}:***@{host}" if ":" in creds else url
+    return url
+
+
+def lock_holder(suffix: str) -> str:
+    """A lock holder's name: host, pid (so ``holder_is_dead`` can check it) and ``suffix``."""
+    return f"{socket.gethostname()}:{os.getpid()}:{suffix}"
+
+
+def holder_is_dead(holder: str) -> bool:
+    """True when ``holder`` names a process on this host that no longer exists (killed)."""
+    host, _, rest = holder.partition(":")
+    pid = rest.partition(":")[0]
+    if host != socket.gethostname() or not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
+__all__ = ["Database", "holder_is_dead", "lock_holder", "redact"]

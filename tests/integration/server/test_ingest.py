@@ -1,0 +1,130 @@
+"""The ingest API: uploads become jobs that run through the incremental pipeline and its lock."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from filelock import FileLock
+
+from ragkit.testing.server_process import ServerProcess, ragkit_server
+
+from .conftest import build_index
+
+pytestmark = [pytest.mark.slow, pytest.mark.network_local]
+WINTER = "In winter the ferry to Skerry Island only sails on Fridays, weather permitting."
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    index = build_index(tmp_path_factory.mktemp("ingest"))
+    with ragkit_server(index, workers=2) as s:
+        yield s
+
+
+def index_of(server: ServerProcess) -> Path:
+    args = list(server.proc.args)
+    return Path(args[args.index("--index") + 1])
+
+
+def wait_job(server: ServerProcess, job_id: str, timeout: float = 60) -> dict[str, Any]:
+    deadline = time.monotonic() + timeout
+    while True:
+        job = httpx.get(f"{server.url}/jobs/{job_id}").json()
+        if job["status"] in ("succeeded", "failed") or time.monotonic() > deadline:
+            return job
+        time.sleep(0.1)
+
+
+def test_upload_text_then_search_and_cite_it(server) -> None:
+    r = httpx.post(server.url + "/documents", json={"documents": [{"name": "faq/winter.md", "text": WINTER}]})
+    assert r.status_code == 202 and r.json()["status"] == "queued" and r.json()["documents"] == ["faq/winter.md"]
+    job = wait_job(server, r.json()["id"])
+    assert job["status"] == "succeeded", job
+    res = job["result"]
+    assert res["counts"]["added"] == 1 and res["added"] == ["faq/winter.md"] and res["embedding_tokens"] > 0
+    assert res["cost"] > 0 and res["counts"]["chunks_total"] > 3
+    docs = {d["source"]: d for d in httpx.get(server.url + "/documents").json()["data"]}
+    assert docs["faq/winter.md"]["uploaded"] and not docs["alpha.md"]["uploaded"]
+    hits = httpx.post(server.url + "/search", json={"query": "winter ferry Skerry", "top_k": 2}).json()["data"]
+    assert hits[0]["source"] == "faq/winter.md" and "Fridays" in hits[0]["text"]
+    for _ in range(4):  # both workers reopen the index after the job
+        resp = httpx.post(server.url + "/chat", json={"message": "When does the ferry to Skerry Island sail in winter?"},
+                          timeout=60).json()
+        assert any(c["source"] == "faq/winter.md" for c in resp["citations"]), resp
+
+
+def test_reingesting_identical_content_is_a_no_op(server) -> None:
+    body = {"documents": [{"name": "faq/winter.md", "text": WINTER}]}
+    job = wait_job(server, httpx.post(server.url + "/documents", json=body).json()["id"])
+    counts = job["result"]["counts"]
+    assert job["status"] == "succeeded" and counts["added"] == counts["updated"] == 0
+    assert counts["unchanged"] >= 1 and job["result"]["embedding_tokens"] == 0
+
+
+def test_multipart_upload_reports_skipped_files_with_reasons(server) -> None:
+    files = [("files", ("tides.txt", b"High tide at the old harbour is at noon on Sundays.", "text/plain")),
+             ("files", ("broken.pdf", b"%PDF-1.4 this is not really a pdf", "application/pdf"))]
+    r = httpx.post(server.url + "/documents", files=files)
+    assert r.status_code == 202 and sorted(r.json()["documents"]) == ["broken.pdf", "tides.txt"]
+    job = wait_job(server, r.json()["id"])
+    assert job["status"] == "succeeded" and "tides.txt" in job["result"]["added"]
+    skipped = {s["source"]: s["reason"] for s in job["result"]["skipped"]}
+    assert "broken.pdf" in skipped and skipped["broken.pdf"]
+
+
+def test_delete_an_uploaded_document(server) -> None:
+    r = httpx.delete(server.url + "/documents/tides.txt")
+    assert r.status_code == 202
+    job = wait_job(server, r.json()["id"])
+    assert job["status"] == "succeeded" and job["result"]["removed"] == ["tides.txt"]
+    assert "tides.txt" not in {d["source"] for d in httpx.get(server.url + "/documents").json()["data"]}
+    r = httpx.delete(server.url + "/documents/alpha.md")
+    assert r.status_code == 409 and r.json()["error"]["code"] == "not_uploaded"
+    r = httpx.delete(server.url + "/documents/missing.md")
+    assert r.status_code == 404 and r.json()["error"]["code"] == "document_not_found"
+    assert httpx.get(server.url + "/jobs/job_nope").status_code == 404
+
+
+def test_jobs_queue_behind_the_index_writer_lock(server) -> None:
+    lock = FileLock(str(index_of(server) / "index.lock"))
+    with lock.acquire(timeout=10):  # as if `ragkit index` were running
+        r = httpx.post(server.url + "/documents", json={"documents": [{"name": "late.md", "text": "The bell rings at six."}]})
+        time.sleep(2)
+        assert httpx.get(f"{server.url}/jobs/{r.json()['id']}").json()["status"] == "queued"
+    job = wait_job(server, r.json()["id"])
+    assert job["status"] == "succeeded" and job["result"]["added"] == ["late.md"]
+
+
+def test_index_busy_is_503(server) -> None:
+    import duckdb
+
+    con = duckdb.connect(str(index_of(server) / "catalog.duckdb"))  # a writer holding the catalog
+    try:
+        r = httpx.get(server.url + "/documents")
+        assert r.status_code == 503 and r.json()["error"]["code"] == "index_busy"
+        assert r.headers["retry-after"]
+    finally:
+        con.close()
+
+
+def test_bad_ingest_requests(server) -> None:
+    r = httpx.post(server.url + "/documents", json={"documents": [{"name": "x.md"}]})
+    assert r.status_code == 422 and r.json()["error"]["param"] == "documents.0.text"
+    r = httpx.post(server.url + "/search", json={"query": "x", "top_k": 0})
+    assert r.status_code == 422 and r.json()["error"]["param"] == "top_k"
+
+
+def test_fresh_server_on_an_empty_index_dir(tmp_path: Path) -> None:
+    from ...unit.pipeline.helpers import make_spec
+
+    spec = make_spec(tmp_path / "index", embedder={"type": "hashing", "dimension": 64})
+    (tmp_path / "pipeline.yaml").write_text(spec.model_dump_json(), encoding="utf-8")
+    with ragkit_server(tmp_path / "index", args=["--pipeline", str(tmp_path / "pipeline.yaml")]) as s:
+        assert httpx.get(s.url + "/documents").json()["data"] == []
+        job = wait_job(s, httpx.post(s.url + "/documents", json={"documents": [{"name": "a.md", "text": WINTER}]}).json()["id"])
+        assert job["status"] == "succeeded" and job["result"]["added"] == ["a.md"]

@@ -1,0 +1,123 @@
+"""The chat page in a real Chromium (Debian's package, driven by Playwright): a streamed answer,
+a citation that opens its passage, the trace view, and the session found again after a reload.
+
+Screenshots go to the test's tmp directory (``ui-*.png``); look at them when the page changes.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from ragkit.testing.server_process import ragkit_server
+
+from .conftest import build_index
+
+pytestmark = [pytest.mark.slow, pytest.mark.network_local, pytest.mark.browser]
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+QUESTION = "Who built the lighthouse at Alpha Point?"
+STREAMING = """() => {
+  const t = document.querySelector('.message.assistant .text');
+  return t && t.textContent.startsWith('You asked') && !t.textContent.includes('says so');
+}"""
+
+
+def chromium() -> str:
+    exe = shutil.which("chromium") or "/usr/bin/chromium"
+    if not Path(exe).exists():
+        pytest.fail("Debian's chromium is not installed: run `make test` (it runs apt-get install -y chromium)",
+                    pytrace=False)
+    return exe
+
+
+def test_chat_page_streams_cites_and_keeps_the_session(tmp_path: Path) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    index = build_index(tmp_path)
+    with ragkit_server(index, provider="echo", args=["--provider-option", "delay=0.15"]) as server, \
+            sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 760})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url)
+            expect(page.locator("h1")).to_have_text("ragkit")
+            expect(page.locator("#panel")).to_be_hidden()
+            page.fill("#question", QUESTION)
+            page.press("#question", "Enter")
+            page.wait_for_function(STREAMING, timeout=30_000)  # part of the answer is there, not all of it
+            page.screenshot(path=str(tmp_path / "ui-1-streaming.png"))
+            citation = page.locator(".message.assistant .citation").first
+            expect(citation).to_be_visible(timeout=30_000)
+            answer = page.locator(".message.assistant .text").first
+            expect(answer).to_contain_text(f"You asked: {QUESTION}. alpha.md says so")
+            expect(page.locator(".message.assistant .usage")).to_contain_text("embeddings 7 tokens")
+            expect(page.locator("#session-title")).to_have_text(QUESTION)
+            citation.click()
+            expect(page.locator("#panel")).to_be_visible()
+            expect(page.locator("#panel-title")).to_contain_text("alpha.md")
+            expect(page.locator("#panel-body blockquote")).to_contain_text("built in 1871 by Thomas Reid")
+            page.screenshot(path=str(tmp_path / "ui-2-citation.png"))
+            page.locator(".trace-link").first.click()
+            expect(page.locator("#panel-body .step")).to_have_count(3)
+            expect(page.locator("#panel-body")).to_contain_text("search_knowledge_base")
+
+            page.set_input_files("#upload-files", files=[{"name": "tides.txt", "mimeType": "text/plain",
+                                                          "buffer": b"High tide at Alpha Point is at noon."}])
+            page.click("#upload-form button")
+            expect(page.locator("#jobs .job").first).to_contain_text("tides.txt: 1 added", timeout=30_000)
+
+            page.reload()
+            expect(page.locator("#panel")).to_be_hidden()
+            session = page.locator("#sessions li").first
+            expect(session).to_have_text(QUESTION)
+            session.click()
+            expect(page.locator(".message.user")).to_have_text(QUESTION)
+            expect(page.locator(".message.assistant .citation")).to_have_count(1)
+            page.screenshot(path=str(tmp_path / "ui-3-after-reload.png"))
+            page.click("#end-session")
+            expect(page.locator("#sessions li").first).to_have_text(f"{QUESTION} (ended)")
+            expect(page.locator("#question")).to_be_disabled()
+            page.click("#delete-session")
+            expect(page.locator("#sessions li")).to_have_count(0)
+            expect(page.locator(".message")).to_have_count(0)
+            expect(page.locator("#question")).to_be_enabled()
+            page.click("#new-session")
+            expect(page.locator("#sessions li")).to_have_count(1)
+            expect(page.locator("#question")).to_be_enabled()
+            assert not errors, errors
+        finally:
+            browser.close()
+    for name in ("ui-1-streaming.png", "ui-2-citation.png", "ui-3-after-reload.png"):
+        assert (tmp_path / name).stat().st_size > 10_000
+
+
+def test_chat_page_asks_for_the_api_key(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+    from playwright.sync_api import expect, sync_playwright
+
+    from ragkit.cli.main import cli
+
+    index = build_index(tmp_path)
+    key = CliRunner().invoke(cli, ["serve", "--index", str(index), "--create-key"]).stdout.split()[0]
+    with ragkit_server(index) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 760})
+            page.goto(server.url)
+            expect(page.locator("#key-dialog")).to_be_visible()
+            page.screenshot(path=str(tmp_path / "ui-4-key-prompt.png"))
+            page.fill("#key-input", key)
+            page.press("#key-input", "Enter")
+            expect(page.locator("#key-dialog")).to_be_hidden()
+            page.fill("#question", "When does the ferry sail?")
+            page.press("#question", "Enter")
+            expect(page.locator(".message.assistant .citation").first).to_be_visible(timeout=30_000)
+            expect(page.locator(".message.assistant .text")).to_contain_text("Tuesdays")
+            assert page.evaluate("localStorage.getItem('ragkit-key')") == key
+        finally:
+            browser.close()
