@@ -10,16 +10,19 @@ line that records them leaks nothing.
 
 A ``GuardrailSet`` groups guardrails per place in the run: ``input``, ``output``,
 ``tool_arguments`` and ``tool_results``. They run in order; a rewrite feeds the next guardrail,
-the first block stops the rest.
+the first block stops the rest. A guardrail that raises blocks (fail closed).
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ragkit.errors import ConfigError
+
+log = logging.getLogger(__name__)
 
 ACTIONS = ("block", "rewrite", "warn")
 STAGES = ("input", "output", "tool_arguments", "tool_results")
@@ -112,7 +115,12 @@ class GuardrailSet:
         ctx = {"stage": stage, **(context or {})}
         out = Screened(text)
         for guard in self.stages[stage]:
-            result = guard.check(out.content, ctx)
+            try:
+                result = guard.check(out.content, ctx)
+            except Exception as exc:  # noqa: BLE001 - a guardrail that cannot decide blocks (fail closed)
+                log.exception("guardrail %r failed on the %s; blocking (fail closed)", guard, stage)
+                result = GuardrailResult(False, out.content, f"the guardrail failed ({type(exc).__name__}: {exc}); "
+                                         "failing closed", "block", getattr(guard, "name", type(guard).__name__))
             if not result.guardrail:
                 result = replace(result, guardrail=type(guard).__name__)
             if result.passed:

@@ -182,3 +182,18 @@ def test_a_guardrail_set_stops_at_the_first_block_and_passes_rewrites_on() -> No
         PIIRedactor(action="shout")
     with pytest.raises(ConfigError, match="is not a Guardrail"):
         GuardrailSet(input=["no"])  # type: ignore[list-item]
+
+
+def test_a_guardrail_that_raises_fails_closed() -> None:
+    from ragkit.guardrails import Guardrail
+
+    class Broken(Guardrail):
+        name = "broken"
+
+        def findings(self, text: str, context: object) -> list[str]:
+            raise RuntimeError("classifier offline")
+
+    provider = ScriptedProvider(["never"])
+    result = Agent(provider, config=AgentConfig(guardrails=GuardrailSet(input=[Broken()]))).run("hello")
+    assert isinstance(result, GuardrailTripped) and result.guardrail == "broken" and "classifier offline" in result.reason
+    assert provider.calls == []
