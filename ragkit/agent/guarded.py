@@ -11,6 +11,8 @@ The steps, each one ``yield from`` line in ``run_steps``/``tools_step``:
   (a fresh run only). A block ends the run before any provider request, tool run or streamed
   token; a rewrite replaces the message, so the provider, memory, trace and observers only ever
   see the redacted text.
+* ``handoff_input_step``: after a handoff, the same screening with the guardrails of the agent the
+  run was handed to, over the user messages it receives (guardrails run on every agent of a run).
 * ``output_step``: the ``output`` guardrails over the model's text and the ``tool_arguments``
   guardrails over each tool call's string arguments, before the response joins the messages.
   When output guardrails exist a streaming run holds the model's text and emits it after the
@@ -62,10 +64,21 @@ def holds(run: Run, stage: str) -> bool:
 
 
 def input_step(run: Run) -> Steps:
+    if run.iteration == 0:  # a fresh run: its new messages (a resumed one was screened before)
+        yield from _screen_input(run, run.state.new_from)
+
+
+def handoff_input_step(run: Run) -> Steps:
+    """After a handoff: the input guardrails of the agent the run was handed to, over the user
+    messages it receives (a block ends the run before it is called; a rewrite replaces them)."""
+    yield from _screen_input(run, 0)
+
+
+def _screen_input(run: Run, start: int) -> Steps:
     guards = run.config.guardrails
-    if guards is None or not guards.has("input") or run.iteration > 0:
+    if guards is None or not guards.has("input"):
         return
-    for i in range(run.state.new_from, len(run.messages)):
+    for i in range(start, len(run.messages)):
         message = run.messages[i]
         if message.role != "user":
             continue
@@ -123,4 +136,4 @@ def results_step(run: Run, ordered: list[ToolRun]) -> Steps:
     yield  # a generator step
 
 
-__all__ = ["StopRun", "holds", "input_step", "output_step", "record", "results_step", "trip"]
+__all__ = ["StopRun", "handoff_input_step", "holds", "input_step", "output_step", "record", "results_step", "trip"]

@@ -42,7 +42,7 @@ from ragkit.agent.actions import (
 from ragkit.agent.budget import model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.decide import decide_step
-from ragkit.agent.guarded import StopRun, holds, input_step, output_step, results_step
+from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
@@ -59,7 +59,7 @@ def run_steps(run: Run, streaming: bool) -> Steps[None]:
     The order of the steps, each one ``yield from`` line: input guardrails → (per iteration)
     budget → model call (cache or provider) → output and tool-argument guardrails, reasoning →
     policy, coherence, approval (or a pause) → tool budget → tools (their results screened) →
-    the turn's handoff (``AgentRunner``) → next iteration. A resumed run starts with the turn it paused in.
+    the turn's handoff (``AgentRunner``; the new agent's input guardrails) → next iteration. A resumed run starts with the turn it paused in.
     A step that ends the run raises ``StopRun`` with its result."""
     try:
         yield from _steps(run, streaming)
@@ -95,8 +95,12 @@ def turn_step(run: Run, calls: Sequence[ToolCall], streaming: bool) -> Steps[Non
     decided = yield from decide_step(run, calls)
     yield from tools_budget_step(run, calls, decided, lambda: final_turn(run, streaming))
     yield from tools_step(run, calls, decided)
-    if run.handoff is not None and (ended := (yield from run.handoff(run))) is not None:
-        raise StopRun(ended)  # max_handoffs
+    if run.handoff is not None:
+        handoffs = run.state.handoffs
+        if (ended := (yield from run.handoff(run))) is not None:
+            raise StopRun(ended)  # max_handoffs
+        if run.state.handoffs != handoffs:  # handed to another agent: its input guardrails screen what it gets
+            yield from handoff_input_step(run)
 
 
 def final_turn(run: Run, streaming: bool) -> Steps[Response]:
