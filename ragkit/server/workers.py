@@ -29,13 +29,13 @@ def balanced() -> bool:
 def bind_reuseport(host: str, port: int, *, share: bool = True) -> socket.socket:
     """A socket bound to host:port; ``share=False`` binds without ``SO_REUSEPORT``, which fails
     while anything (another ``ragkit serve`` too) listens on the port."""
-    family, kind, proto, _, address = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
-    sock = socket.socket(family, kind, proto)
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as uvicorn binds: "localhost" is IPv4
+    sock = socket.socket(family, socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         if share:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
-        sock.bind(address)
+        sock.bind((host, port))
     except BaseException:
         sock.close()
         raise
