@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
+from ragkit.errors import RagkitError
 from ragkit.providers.base import Message
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
@@ -67,8 +68,15 @@ class Engine:
         return f"{self.provider.name}:{self.provider.model}"
 
     def warm_up(self) -> None:
-        """Open the index and load the embedding model now, not on the first question."""
+        """Open the index, load the embedding model, build the default agent and run one search
+        now, so that no question pays for them (a worker's first search loads the store and the
+        retriever: hundreds of ms on a busy machine, for every question waiting behind it)."""
         self.library.kb.embedder.load()
+        self._agent(TurnOptions())
+        try:
+            self.library.search("warm-up", k=1, filter=None, kind=None)
+        except RagkitError as exc:  # an empty index, for one: the server still serves
+            log.info("warm-up search failed (%s); the first question will open the retriever", exc)
 
     def _agent(self, options: TurnOptions) -> tuple[Agent, str]:
         """An agent for these options, reused while the index is the same one: agents keep no
