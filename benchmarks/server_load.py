@@ -46,6 +46,7 @@ class Sample:
     total: float
     text: str
     ok: bool
+    build: float = 0.0  # through the server: seconds the client SDK took before the request left it
 
 
 def build_index(root: Path) -> Path:
@@ -80,7 +81,13 @@ async def server_round(base_url: str, url: str, clients: int, pid: int | None = 
 
     async with httpx.AsyncClient(timeout=120) as http:
         sessions = [(await http.post(url + "/sessions", json={})).json()["id"] for _ in range(clients)]
-    client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=120)
+    sent: dict[str, float] = {}
+
+    async def on_send(request: Any) -> None:  # the request leaves the SDK (built, about to be sent)
+        sent[json.loads(request.content)["session_id"]] = time.perf_counter()
+
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="x", max_retries=0, timeout=120,
+                                http_client=openai.DefaultAsyncHttpxClient(event_hooks={"request": [on_send]}))
 
     async def one(i: int) -> Sample:
         t0 = time.perf_counter()
@@ -93,7 +100,7 @@ async def server_round(base_url: str, url: str, clients: int, pid: int | None = 
                 if not parts:
                     ttft = time.perf_counter() - t0
                 parts.append(chunk.choices[0].delta.content)
-        return Sample(i, ttft, time.perf_counter() - t0, "".join(parts), True)
+        return Sample(i, ttft, time.perf_counter() - t0, "".join(parts), True, sent[sessions[i]] - t0)
 
     cpu0 = server_cpu(pid) if pid else 0.0
     samples = await asyncio.gather(*(one(i) for i in range(clients)))
@@ -191,6 +198,8 @@ def summarize(server: list[Sample], local: list[Sample], **params: Any) -> dict[
         "params": params, "server": srv, "in_process": loc,
         "overhead_p50_ms": srv["ttft_p50_ms"] - loc["ttft_p50_ms"],
         "overhead_p95_ms": srv["ttft_p95_ms"] - loc["ttft_p95_ms"],
+        "client_build_p50_ms": percentile([s.build * 1000 for s in server], 50),
+        "client_build_p95_ms": percentile([s.build * 1000 for s in server], 95),
         "all_finished": all(s.text for s in server + local),
         "no_cross_talk": all(s.ok for s in server + local),
         "samples": {"server": [asdict(s) for s in server], "in_process": [asdict(s) for s in local]},
@@ -208,6 +217,9 @@ def report(result: dict[str, Any]) -> str:
     return (markdown_table(["path", "TTFT p50 ms", "TTFT p95 ms", "total p50 ms", "total p95 ms"], rows)
             + f"\n\nall finished: {result['all_finished']}; no cross-talk: {result['no_cross_talk']}; "
             f"target overhead p95 <= {TARGET_OVERHEAD_P95_MS:.0f} ms: {verdict}"
+            f"\nof the server path's TTFT, the client SDK (in this one benchmark process) took p50 "
+            f"{result['client_build_p50_ms']:.1f} ms, p95 {result['client_build_p95_ms']:.1f} ms to build and "
+            "hand over the request before it left the process"
             + (f"\nCPU per request: server (all workers) {cpu['server']:.1f} ms, agent in-process "
                f"{cpu['in_process']:.1f} ms" if cpu else ""))
 

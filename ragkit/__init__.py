@@ -23,9 +23,10 @@ _EXPORTS = {
     "KnowledgeBase": "ragkit.index.reader",
     "tool": "ragkit.tools", "Tool": "ragkit.tools", "ToolOutput": "ragkit.tools", "ToolRegistry": "ragkit.tools",
     "Agent": "ragkit.agent", "AgentConfig": "ragkit.agent", "AgentResult": "ragkit.agent",
-    "ConversationMemory": "ragkit.agent",
+    "ConversationMemory": "ragkit.agent", "ToolPolicy": "ragkit.agent", "UsageLimits": "ragkit.agent",
     "AgentDefinition": "ragkit.agent", "AgentRunner": "ragkit.agent", "handoff": "ragkit.agent",
     "RunState": "ragkit.agent", "ToolContext": "ragkit.agent",
+    "GuardrailSet": "ragkit.guardrails", "default_guardrails": "ragkit.guardrails",
     "LocalProvider": "ragkit.providers.local",
     "RAGAgent": "ragkit.rag.agent", "rag_definition": "ragkit.rag.agent",
 }

@@ -110,6 +110,15 @@ class IndexingSpec(_Strict):
     flush_chunks: int = Field(default=4096, ge=1)
 
 
+class AgentSpec(_Strict):
+    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
+
+    #: the offline guardrails (``default_guardrails()``): injection blocked, personal data redacted
+    guardrails: bool = False
+    #: a tool policy: ``{allow: [globs], review: [globs], deny: [globs], deny_when: [{tool, arg, pattern}]}``
+    policy: dict[str, Any] | None = None
+
+
 class PipelineSpec(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -123,6 +132,7 @@ class PipelineSpec(_Strict):
     retriever: RetrieverSpec = Field(default_factory=lambda: RetrieverSpec(**DEFAULT_RETRIEVER))
     lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
+    agent: AgentSpec = Field(default_factory=AgentSpec)
     #: where the spec came from (for error messages); not part of the YAML
     origin: str = Field(default="<defaults>", exclude=True)
     #: the YAML as written, before ${VAR} interpolation (so secrets are never saved resolved)

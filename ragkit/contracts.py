@@ -20,6 +20,8 @@ or database driver.
 
 from __future__ import annotations
 
+from ragkit.agent.coherence import CoherenceChecker, CoherenceResult
+from ragkit.agent.observers import Observer
 from ragkit.agent.result import AgentEvent
 from ragkit.embedders.base import Embedder
 from ragkit.errors import (
@@ -37,6 +39,7 @@ from ragkit.errors import (
     StoreError,
     ToolError,
 )
+from ragkit.guardrails.base import Guardrail, GuardrailResult
 from ragkit.loaders.base import Loader
 from ragkit.providers.base import (
     BaseProvider,
@@ -55,6 +58,11 @@ from ragkit.tools.tool import Tool, ToolOutput, tool
 from ragkit.types import Chunk, Citation, Document, SearchHit
 
 __all__ = [
+    "CoherenceChecker",
+    "CoherenceResult",
+    "Guardrail",
+    "GuardrailResult",
+    "Observer",
     "AgentError",
     "AgentEvent",
     "BaseProvider",

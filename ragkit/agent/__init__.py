@@ -1,20 +1,53 @@
-"""The tool-calling agent loop: ``Agent``, its config, results, traces, observers and memory; and
+"""The tool-calling agent loop: ``Agent``, its config, results, traces, observers and memory; the
+guarded-run parts: tool policy and approval, coherence checks, budgets, audit log, analytics; and
 multi-agent runs: ``AgentDefinition``, ``handoff``, ``AgentRunner`` (with ``ToolContext``)."""
 
 from __future__ import annotations
 
+from ragkit.agent.analytics import Analytics
+from ragkit.agent.audit import AuditLog
+from ragkit.agent.coherence import (
+    CoherenceChecker,
+    CoherenceResult,
+    LLMCoherenceChecker,
+    RuleCoherenceChecker,
+)
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.definition import AgentDefinition
 from ragkit.agent.handoff import Handoff, HandoffInputData, handoff
+from ragkit.agent.limits import UsageLimits
 from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
 from ragkit.agent.observers import LoggingObserver, Observer, RecordingObserver
-from ragkit.agent.result import AgentEvent, AgentResult, ToolCallRecord
+from ragkit.agent.policy import ApprovalDecision, ApprovalRequest, PolicyDecision, ToolPolicy
+from ragkit.agent.result import AgentEvent, AgentResult, BudgetExceeded, GuardrailTripped, ToolCallRecord
 from ragkit.agent.runner import AgentRunner, RunResult, ToolContext
 from ragkit.agent.state import RunState
-from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, HandoffStep, LLMCallStep, ToolCallStep
+from ragkit.agent.trace import (
+    AgentTrace,
+    CacheHitStep,
+    ErrorStep,
+    HandoffStep,
+    LLMCallStep,
+    StepKind,
+    ToolCallStep,
+)
 
 __all__ = [
+    "Analytics",
+    "ApprovalDecision",
+    "ApprovalRequest",
+    "AuditLog",
+    "BudgetExceeded",
+    "CoherenceChecker",
+    "CoherenceResult",
+    "GuardrailTripped",
+    "LLMCoherenceChecker",
+    "PolicyDecision",
+    "RuleCoherenceChecker",
+    "StepKind",
+    "ToolPolicy",
+    "UsageLimits",
     "Agent",
     "AgentConfig",
     "AgentDefinition",

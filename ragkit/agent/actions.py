@@ -3,7 +3,7 @@ to do: plain values, so neither module imports the other's internals."""
 
 from __future__ import annotations
 
-from collections.abc import Generator
+from collections.abc import Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -62,5 +62,16 @@ class ToolDone:
     result: ToolResult
 
 
-Action = CallModel | RunTools | Pull | AgentEvent
+@dataclass(frozen=True)
+class Call:
+    """Run ``fn()`` (blocking, or returning an awaitable) — or ``afn()`` in the async driver when
+    given — within ``timeout`` seconds (an approval handler, a coherence checker). Reply: its
+    value; a timeout throws ``TimeoutError``."""
+
+    fn: Callable[[], Any]
+    afn: Callable[[], Any] | None = None
+    timeout: float | None = None
+
+
+Action = CallModel | RunTools | Pull | Call | AgentEvent
 Steps = Generator[Action, Any, T]

@@ -1,13 +1,16 @@
 """Human approval of tool calls: a run pauses, its state travels, a person decides, the run resumes.
 
-A call that needs review (``Run.needs_approval``, e.g. the *review* decision of a tool policy)
-is not run: the machine records it in ``RunState.pending_approvals`` (plain dicts: ``call_id``,
-``tool``, ``arguments``, ``preview``, ``reason``, ``agent``, ``decision`` — None while waiting,
-then "approved" or "rejected" — and ``message``) and ends the run with ``stop_reason="paused"``, the model's tool-call message last in the history and no tool
-result after it. ``state.approve(call_id)`` or ``state.reject(call_id, message)`` decides — in any
-process, after ``RunState.from_json`` — and resuming runs the whole paused turn: approved calls run,
-rejected ones answer the model with the rejection, the others run as usual, and the turn's entries leave
-``pending_approvals``. So every tool call of the turn gets exactly one result (no orphan call).
+A call that needs review — the *review* decision of the tool policy (``AgentConfig.policy``) or
+``Run.needs_approval`` (an ``AgentDefinition``'s ``needs_approval``), both decided in
+``agent/decide.py`` — and that no approval handler answers is not run: the decision step records it
+in ``RunState.pending_approvals`` (plain dicts: ``call_id``, ``tool``, ``arguments``, ``preview``,
+``reason``, ``agent``, ``decision`` — None while waiting, then "approved" or "rejected" — and
+``message``) and ``Run.pause`` ends the run with ``stop_reason="paused"``, the model's tool-call
+message last in the history and no tool result after it. ``state.approve(call_id)`` or
+``state.reject(call_id, message)`` decides — in any process, after ``RunState.from_json`` — and
+resuming runs the whole paused turn: approved calls run, rejected ones answer the model with the
+rejection, the others run as usual, and the turn's entries leave ``pending_approvals``. So every
+tool call of the turn gets exactly one result (no orphan call).
 
 Exactly once across crashes: an ``ExecutionLog`` (the session store's tool-call records, keyed by
 session and call id) is claimed *before* a gated call runs and completed with its result right
@@ -19,7 +22,7 @@ the tool again; one that finds only the claim (the process died while the tool r
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ragkit.errors import AgentError
@@ -58,18 +61,17 @@ def decide(pending: Sequence[dict[str, Any]], call_id: str, decision: str, messa
 
 # ``run`` below is an ``agent.state.Run`` (not imported: state imports this module)
 
-def gate(run: Any, calls: Sequence[ToolCall]) -> bool:
-    """Add an entry for each new call that needs review; True while one of the turn is undecided."""
-    check: Callable[[ToolCall], bool] | None = run.needs_approval
-    if check is None:
-        return False
-    pending = run.state.pending_approvals
-    known = {e["call_id"] for e in pending}
-    for call in calls:
-        if call.id not in known and call.name in run.tools and not call.parse_error and check(call):
-            pending.append(waiting(call, run.agent_name))
+def turn_entries(run: Any, calls: Sequence[ToolCall]) -> dict[str, dict[str, Any]]:
+    """The ``pending_approvals`` entries of this turn's calls, by call id (a resumed turn has some)."""
     ids = {c.id for c in calls}
-    return any(e.get("decision") is None and e["call_id"] in ids for e in pending)
+    return {e["call_id"]: e for e in run.state.pending_approvals if e["call_id"] in ids}
+
+
+def request(run: Any, call: ToolCall, reason: str) -> dict[str, Any]:
+    """Add the waiting entry of a reviewed call that no handler answers (the run then pauses)."""
+    entry = waiting(call, run.agent_name, reason)
+    run.state.pending_approvals.append(entry)
+    return entry
 
 
 def _entry(run: Any, call_id: str) -> dict[str, Any] | None:
@@ -117,4 +119,4 @@ def record(run: Any, runs: Sequence[Any]) -> None:
     pending[:] = [e for e in pending if e["call_id"] not in ids]
 
 
-__all__ = ["DECISIONS", "ExecutionLog", "decide", "gate", "precheck", "record", "waiting"]
+__all__ = ["DECISIONS", "ExecutionLog", "decide", "precheck", "record", "request", "turn_entries", "waiting"]

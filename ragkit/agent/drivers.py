@@ -9,15 +9,17 @@ perform; a driver sends each action's outcome back (or throws in the exception i
 from __future__ import annotations
 
 import asyncio
+import inspect
 import queue
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from ragkit.agent.actions import END, CallModel, Pull, RunTools, Steps, ToolChunk, ToolDone, ToolJob
+from ragkit.agent.actions import END, Call, CallModel, Pull, RunTools, Steps, ToolChunk, ToolDone, ToolJob
 from ragkit.agent.result import AgentEvent
 from ragkit.errors import AgentError
 from ragkit.providers.base import Provider
+from ragkit.tools.tool import _thread_future, run_in_thread
 
 
 class Stepper:
@@ -81,6 +83,8 @@ def _perform(action: Any, provider: Provider) -> Any:
         return provider.complete(action.messages, action.tools, **action.params)
     if isinstance(action, RunTools):
         return _thread_tools(action)
+    if isinstance(action, Call):
+        return run_in_thread(lambda: _settled(action.fn()), action.timeout) if action.timeout else _settled(action.fn())
     raise AgentError(f"the sync driver cannot perform {action!r}")
 
 
@@ -95,7 +99,25 @@ async def _aperform(action: Any, provider: Provider) -> Any:
         return await provider.acomplete(action.messages, action.tools, **action.params)
     if isinstance(action, RunTools):
         return _task_tools(action).__aiter__()
+    if isinstance(action, Call):
+        return await asyncio.wait_for(_acall(action), action.timeout)
     raise AgentError(f"the async driver cannot perform {action!r}")
+
+
+def _settled(value: Any) -> Any:
+    """The value of a Call; an awaitable (an async handler) is run to completion."""
+    if inspect.isawaitable(value):
+        async def wait() -> Any:
+            return await value
+
+        return asyncio.run(wait())
+    return value
+
+
+async def _acall(action: Call) -> Any:
+    # a daemon thread, not to_thread: a handler that hangs past its timeout must not hold up the loop's shutdown
+    value = action.afn() if action.afn is not None else await _thread_future(action.fn)
+    return await value if inspect.isawaitable(value) else value
 
 
 def _thread_tools(action: RunTools) -> Iterator[ToolChunk | ToolDone]:

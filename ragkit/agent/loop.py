@@ -13,8 +13,10 @@ order; a generator tool streams ``tool_chunk`` events — and their results go b
 A tool failure is an observation, never a crash. The run ends with the model's answer or, after
 ``max_iterations`` model calls, with ``stop_reason="max_iterations"``.
 
-To add a step (a guardrail, a policy check, a budget): write it as a generator over ``Run`` like
-``model_step``/``tools_step`` and add one ``yield from`` line to ``run_steps``.
+To add a step: write it as a generator over ``Run`` like ``model_step``/``tools_step`` and add one
+``yield from`` line; a step that ends the run raises ``StopRun(result)``. The guarded steps
+(guardrails, budgets, policy/coherence/approval) live in ``guarded.py``, ``budget.py`` and
+``decide.py``; their order is in ``run_steps``' docstring.
 
     agent = Agent(LocalProvider(), tools=[word_count])
     print(agent.run("How many words are in this sentence?").content)
@@ -37,67 +39,100 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
+from ragkit.agent.budget import model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
+from ragkit.agent.decide import decide_step
+from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.errors import AgentError
 from ragkit.providers.base import Provider, Response, ToolCall
 from ragkit.tools.registry import ToolRegistry
-from ragkit.tools.tool import Tool
+from ragkit.tools.tool import Tool, ToolResult
 
 # --- the step machine ----------------------------------------------------------------------------
 
 def run_steps(run: Run, streaming: bool) -> Steps[None]:
-    """One whole run (or the rest of a resumed one); ends by yielding the ``result`` event."""
+    """One whole run (or the rest of a resumed one); ends by yielding the ``result`` event.
+
+    The order of the steps, each one ``yield from`` line: input guardrails → (per iteration)
+    budget → model call (cache or provider) → output and tool-argument guardrails, reasoning →
+    policy, coherence, approval (or a pause) → tool budget → tools (their results screened) →
+    the turn's handoff (``AgentRunner``; the new agent's input guardrails) → next iteration. A resumed run starts with the turn it paused in.
+    A step that ends the run raises ``StopRun`` with its result."""
+    try:
+        yield from _steps(run, streaming)
+    except StopRun as stop:
+        yield AgentEvent("result", run.iteration, result=stop.result)
+
+
+def _steps(run: Run, streaming: bool) -> Steps[None]:
+    yield from input_step(run)  # guardrails on the user's message, before anything leaves
     run.obs.emit("on_agent_start", run.run_id, list(run.messages))
     waiting = run.unanswered_calls()  # resuming a turn that paused for approval: its calls first
-    for iteration in range(run.iteration + (0 if waiting else 1), run.config.max_iterations + 1):
+    if waiting:
+        yield from turn_step(run, waiting, streaming)
+    for iteration in range(run.iteration + 1, run.config.max_iterations + 1):
         run.iteration = iteration
         run.obs.emit("on_iteration_start", run.run_id, iteration)
-        if waiting:
-            calls, waiting = waiting, ()
-        else:
-            response = yield from model_step(run, streaming)
-            run.messages.append(response.to_message(run.agent_name))
-            if not response.tool_calls:
-                run.obs.emit("on_iteration_end", run.run_id, iteration)
-                yield AgentEvent("result", iteration, result=run.finish(response))
-                return
-            calls = response.tool_calls
-        if (paused := run.pause(calls)) is not None:  # a call waits for a human decision
-            yield AgentEvent("result", iteration, result=paused)
+        yield from model_budget_step(run)
+        response = yield from model_step(run, streaming)
+        response = yield from output_step(run, response, streaming)
+        run.messages.append(response.to_message(run.agent_name))
+        if not response.tool_calls:
+            run.obs.emit("on_iteration_end", run.run_id, iteration)
+            yield AgentEvent("result", iteration, result=run.finish(response))
             return
-        yield from tools_step(run, calls)
-        if run.handoff is not None and (ended := (yield from run.handoff(run))) is not None:
-            yield AgentEvent("result", iteration, result=ended)  # max_handoffs
-            return
+        yield from turn_step(run, response.tool_calls, streaming)
         run.obs.emit("on_iteration_end", run.run_id, iteration)
     yield AgentEvent("result", run.iteration, result=run.finish(None))
 
 
-def model_step(run: Run, streaming: bool) -> Steps[Response]:
+def turn_step(run: Run, calls: Sequence[ToolCall], streaming: bool) -> Steps[None]:
+    """The tool calls of one model turn: decided (a call waiting for a human pauses the run here),
+    budgeted, run; then the turn's handoff, if any (in an ``AgentRunner``)."""
+    decided = yield from decide_step(run, calls)
+    yield from tools_budget_step(run, calls, decided, lambda: final_turn(run, streaming))
+    yield from tools_step(run, calls, decided)
+    if run.handoff is not None:
+        handoffs = run.state.handoffs
+        if (ended := (yield from run.handoff(run))) is not None:
+            raise StopRun(ended)  # max_handoffs
+        if run.state.handoffs != handoffs:  # handed to another agent: its input guardrails screen what it gets
+            yield from handoff_input_step(run)
+
+
+def final_turn(run: Run, streaming: bool) -> Steps[Response]:
+    """One model call without tools (the answer after a tool budget), screened like any answer."""
+    response = yield from model_step(run, streaming, offer_tools=False)
+    return (yield from output_step(run, response, streaming))
+
+
+def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[Response]:
     """One model call: from the cache (not when streaming), else the provider; recorded either way."""
-    if not streaming:
+    if not streaming and offer_tools:
         cached = run.cache_lookup()
         if cached is not None:
             return cached
     start = run.llm_started()
     try:
-        reply = yield CallModel(list(run.messages), run.specs or None, dict(run.params), streaming, run.provider)
+        tools = (run.specs or None) if offer_tools else None
+        reply = yield CallModel(list(run.messages), tools, dict(run.params), streaming, run.provider)
         response = (yield from _read_stream(run, reply)) if streaming else reply
     except Exception as exc:
         raise run.llm_failed(exc, start) from exc
     run.llm_finished(response, start, streamed=streaming)
-    if not streaming:
+    if not streaming and offer_tools:
         run.cache_store(response)
     return response
 
 
 def _read_stream(run: Run, source: Any) -> Steps[Response]:
     response: Response | None = None
+    held = holds(run, "output")  # output guardrails: the text is emitted after the check
     while (event := (yield Pull(source))) is not END:
-        if event.type == "text" and event.text:
+        if event.type == "text" and event.text and not held:
             yield AgentEvent("text", run.iteration, text=event.text)
         elif event.type == "done":
             response = event.response
@@ -106,8 +141,9 @@ def _read_stream(run: Run, source: Any) -> Steps[Response]:
     return response
 
 
-def tools_step(run: Run, calls: Sequence[ToolCall]) -> Steps[None]:
-    """Run the calls of one model turn; results go back in call order."""
+def tools_step(run: Run, calls: Sequence[ToolCall], decided: dict[int, ToolResult] | None = None) -> Steps[None]:
+    """Run the calls of one model turn; results go back in call order. ``decided``: results of calls
+    that must not run (denials); the others run unless they cannot (bad JSON, unknown tool)."""
     for call in calls:
         yield AgentEvent("tool_start", run.iteration, tool_call=call)
     runs: dict[int, ToolRun] = {}
@@ -115,7 +151,7 @@ def tools_step(run: Run, calls: Sequence[ToolCall]) -> Steps[None]:
     jobs: list[ToolJob] = []
     for index, call in enumerate(calls):
         starts[index] = run.tool_started(call)
-        early = run.precheck(call)  # bad JSON, unknown tool: an error result without running
+        early = (decided or {}).get(index) or run.precheck(call)  # denied, bad JSON, unknown tool: not run
         if early is not None:
             runs[index] = ToolRun(call, early, starts[index])
         else:
@@ -126,12 +162,14 @@ def tools_step(run: Run, calls: Sequence[ToolCall]) -> Steps[None]:
         while (item := (yield Pull(source))) is not END:
             call = calls[item.index]
             if isinstance(item, ToolChunk):
+                if holds(run, "tool_results"):  # screened output only
+                    continue
                 run.tool_chunk(call, item.text)
                 yield AgentEvent("tool_chunk", run.iteration, text=item.text, tool_call=call)
             else:
                 start = max(starts[item.index], run.trace.elapsed() - item.result.duration)
                 runs[item.index] = ToolRun(call, item.result, start)
-    ordered = [runs[i] for i in range(len(calls))]
+    ordered = yield from results_step(run, [runs[i] for i in range(len(calls))])
     run.tools_finished(ordered)
     for done in ordered:
         yield AgentEvent("tool_end", run.iteration, tool_call=done.call, tool_output=done.result.content,

@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING, Any
 from ragkit.providers.base import Message, Response, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
+    from ragkit.agent.coherence import CoherenceResult
+    from ragkit.agent.policy import PolicyDecision
     from ragkit.agent.result import AgentResult
+    from ragkit.guardrails.base import GuardrailResult
     from ragkit.tools.tool import ToolResult
 
 log = logging.getLogger(__name__)
@@ -22,6 +25,7 @@ log = logging.getLogger(__name__)
 HOOKS = (
     "on_agent_start", "on_agent_end", "on_iteration_start", "on_iteration_end",
     "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_chunk", "on_tool_end", "on_tool_error", "on_cache_hit",
+    "on_guardrail", "on_policy", "on_approval", "on_coherence", "on_budget",
 )
 
 
@@ -52,6 +56,20 @@ class Observer:
 
     def on_cache_hit(self, run_id: str, key: str, response: Response) -> None: ...
 
+    def on_guardrail(self, run_id: str, stage: str, result: GuardrailResult, tool: str | None) -> None:
+        """A guardrail found something (``result.action``: block, rewrite or warn)."""
+
+    def on_policy(self, run_id: str, call: ToolCall, decision: PolicyDecision) -> None:
+        """The tool policy decided one call (``call.arguments`` are the final arguments)."""
+
+    def on_approval(self, run_id: str, call: ToolCall, approved: bool, reason: str) -> None:
+        """The approval handler's answer on a call under review (or the run paused for one)."""
+
+    def on_coherence(self, run_id: str, call: ToolCall, result: CoherenceResult) -> None: ...
+
+    def on_budget(self, run_id: str, limit: str, maximum: float, used: float) -> None:
+        """A usage limit stopped the run."""
+
 
 class LoggingObserver(Observer):
     """Logs each step at INFO (tool errors at WARNING) on the ``ragkit.agent`` logger."""
@@ -73,6 +91,20 @@ class LoggingObserver(Observer):
 
     def on_cache_hit(self, run_id: str, key: str, response: Response) -> None:
         self.log.info("[%s] response cache hit %s", run_id, key[:12])
+
+    def on_guardrail(self, run_id: str, stage: str, result: GuardrailResult, tool: str | None) -> None:
+        level = logging.WARNING if result.action == "block" else logging.INFO
+        self.log.log(level, "[%s] guardrail %s (%s) %s: %s", run_id, result.guardrail, stage, result.action,
+                     ", ".join(result.findings))
+
+    def on_policy(self, run_id: str, call: ToolCall, decision: PolicyDecision) -> None:
+        self.log.info("[%s] policy: %s -> %s (%s)", run_id, call.name, decision.decision, decision.rule)
+
+    def on_approval(self, run_id: str, call: ToolCall, approved: bool, reason: str) -> None:
+        self.log.info("[%s] approval of %s: %s (%s)", run_id, call.name, "approved" if approved else "not approved", reason)
+
+    def on_budget(self, run_id: str, limit: str, maximum: float, used: float) -> None:
+        self.log.warning("[%s] budget %s=%g reached (used %g); the run stops", run_id, limit, maximum, used)
 
 
 class RecordingObserver(Observer):

@@ -11,7 +11,7 @@ from ragkit.providers.base import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
-STOP_REASONS = ("stop", "max_iterations", "length", "max_handoffs", "paused")
+STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused")
 
 
 @dataclass
@@ -30,8 +30,13 @@ class ToolCallRecord:
 
 @dataclass
 class AgentResult:
-    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", and in an
-    ``AgentRunner`` run "max_handoffs" (the handoff cap stopped it) or "paused" (waiting for approvals)."""
+    """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", "guardrail"
+    (a guardrail blocked: a ``GuardrailTripped``), "budget" (a usage limit: a ``BudgetExceeded``),
+    "max_handoffs" (in an ``AgentRunner`` run, the handoff cap stopped it) or "paused" (tool calls
+    wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it).
+
+    ``reasoning``: why the agent chose its tools — the model's reasoning/thinking content when the
+    provider returns it, else the text it wrote before its tool calls; one paragraph per turn."""
 
     content: str
     tool_calls: list[ToolCallRecord] = field(default_factory=list)
@@ -41,6 +46,9 @@ class AgentResult:
     stop_reason: str = "stop"
     messages: list[Message] = field(default_factory=list)
     citations: list[Citation] = field(default_factory=list)
+    reasoning: str = ""
+    pending_approvals: list[dict[str, Any]] = field(default_factory=list)
+    state: Any = field(default=None, repr=False, compare=False)  # the RunState (to resume a paused run)
 
     def __str__(self) -> str:
         return self.content
@@ -55,7 +63,14 @@ class AgentResult:
             "usage": self.usage.to_dict(),
             "trace": self.trace.to_dict(),
             "messages": [m.to_dict() for m in self.messages],
+            "reasoning": self.reasoning,
+            "pending_approvals": [dict(p) for p in self.pending_approvals],
+            **self.extra(),
         }
+
+    def extra(self) -> dict[str, Any]:
+        """Fields a subclass adds to ``to_dict``."""
+        return {}
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
@@ -71,11 +86,39 @@ class AgentResult:
             usage=AgentUsage.from_dict(data.get("usage", {})),
             trace=AgentTrace.from_dict(data.get("trace", {})),
             messages=[message_from_dict(m) for m in data.get("messages", [])],
+            reasoning=data.get("reasoning", ""),
+            pending_approvals=list(data.get("pending_approvals", [])),
         )
 
     @classmethod
     def from_json(cls, text: str) -> AgentResult:
         return cls.from_dict(json.loads(text))
+
+
+@dataclass
+class GuardrailTripped(AgentResult):
+    """A run a guardrail blocked (``stop_reason="guardrail"``): ``stage`` says where (input, output,
+    tool_arguments, tool_results), ``guardrail`` which one, ``reason`` what it found."""
+
+    stage: str = ""
+    guardrail: str = ""
+    reason: str = ""
+
+    def extra(self) -> dict[str, Any]:
+        return {"stage": self.stage, "guardrail": self.guardrail, "reason": self.reason}
+
+
+@dataclass
+class BudgetExceeded(AgentResult):
+    """A run a usage limit stopped (``stop_reason="budget"``): ``limit`` names the ``UsageLimits``
+    field, ``maximum`` its value, ``used`` how much was used (or would be, with the next call)."""
+
+    limit: str = ""
+    maximum: float = 0.0
+    used: float = 0.0
+
+    def extra(self) -> dict[str, Any]:
+        return {"limit": self.limit, "maximum": self.maximum, "used": self.used}
 
 
 def message_from_dict(data: dict[str, Any]) -> Message:
@@ -99,4 +142,4 @@ class AgentEvent:
     tool_output: str | None = None
     is_error: bool = False
     result: AgentResult | None = None
-__all__ = ["AgentEvent", "AgentResult", "ToolCallRecord", "message_from_dict"]
+__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "ToolCallRecord", "message_from_dict"]

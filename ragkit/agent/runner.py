@@ -27,7 +27,7 @@ import dataclasses
 import logging
 import types
 from collections.abc import AsyncIterator, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
@@ -78,8 +78,7 @@ class RunResult(AgentResult):
     """An ``AgentResult`` plus the agent that ended the run and the run's whole ``state``
     (``state.pending``: the approvals a paused run waits for)."""
 
-    agent: str = ""
-    state: RunState | None = field(default=None, repr=False)
+    agent: str = ""  # (``state``, the run's whole ``RunState``, is an ``AgentResult`` field)
 
     @property
     def interruptions(self) -> list[dict[str, Any]]:
@@ -292,8 +291,8 @@ class Runner:
         paused = result.stop_reason == "paused"
         self.save(upto=len(self.run.messages) - 1 if paused else len(self.run.messages), result=result)
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(AgentResult)}
-        return dataclasses.replace(event, result=RunResult(**fields, agent=self.run.agent_name or "",
-                                                           state=self.run.state))
+        fields["state"] = self.run.state
+        return dataclasses.replace(event, result=RunResult(**fields, agent=self.run.agent_name or ""))
 
     def save(self, *, upto: int, result: AgentResult | None = None) -> None:
         """Write the messages ``saved:upto`` to the session (the final answer with usage and citations)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ragkit.agent import approval as approvals
@@ -20,6 +20,7 @@ from ragkit.agent import snapshot
 from ragkit.agent.approval import ExecutionLog
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
+from ragkit.agent.policy import preview
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.cache import cache_key
@@ -69,6 +70,7 @@ class RunState:
     # tool calls waiting for a human (see agent/approval.py): {call_id, tool, arguments, preview,
     # reason, agent, decision: None | "approved" | "rejected", message}; the paused turn runs on resume
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)  # why the model chose its tools, per turn
     tool_state: dict[str, Any] = field(default_factory=dict)
     context: Any = None
     session_id: str | None = None
@@ -121,7 +123,7 @@ class RunState:
             "current_agent": self.current_agent, "handoffs": self.handoffs,
             "pending_approvals": [dict(e) for e in self.pending_approvals], "tool_state": self.tool_state,
             "context": snapshot.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
-            "written": self.written,
+            "written": self.written, "reasoning": list(self.reasoning),
             "schema_version": self.schema_version,
         }
 
@@ -143,6 +145,7 @@ class RunState:
             pending_approvals=[dict(e) for e in data.get("pending_approvals", [])],
             tool_state=dict(data.get("tool_state") or {}), context=snapshot.plain_context(data.get("context")),
             session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
+            reasoning=list(data.get("reasoning", [])),
         )
 
 
@@ -176,6 +179,7 @@ class Run:
         self.execution_log: ExecutionLog | None = None
         self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
         self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
+        self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)
 
     @property
     def iteration(self) -> int:
@@ -245,7 +249,8 @@ class Run:
             response.usage.input_tokens, response.usage.output_tokens, cost,
             [c.name for c in response.tool_calls], response.stop_reason, streamed,
         ))
-        self.obs.emit("on_llm_end", self.run_id, self.iteration, response, duration)
+        named = response if response.model else replace(response, model=model)  # observers learn the model
+        self.obs.emit("on_llm_end", self.run_id, self.iteration, named, duration)
 
     def llm_failed(self, exc: BaseException, start: float) -> Exception:
         """Record a provider failure; returns the exception to raise."""
@@ -260,8 +265,15 @@ class Run:
     # --- tool calls --------------------------------------------------------------------------
 
     def precheck(self, call: ToolCall) -> ToolResult | None:
-        """An error result for a call that cannot run (bad JSON, unknown tool), else None; then
-        the ``prechecks`` hooks may answer a call without running it (handoffs, approvals)."""
+        """An error result for a call that cannot run (refused by the text tool-call parser, bad
+        JSON, unknown tool), else None; then the ``prechecks`` hooks may answer a call without
+        running it (handoffs, approvals). Call it once per call: the hooks keep per-turn records."""
+        return self.invalid(call) or next((r for check in self.prechecks if (r := check(self, call)) is not None), None)
+
+    def invalid(self, call: ToolCall) -> ToolResult | None:
+        """The error result of a call that cannot run at all (no hooks, no side effects), else None."""
+        if call.parse_error and call.parse_error.startswith("refused"):  # the text tool-call parser's verdict
+            return ToolResult(call.name, f"error: {call.parse_error}", is_error=True, error_kind="arguments")
         if call.parse_error:
             return ToolResult(call.name, (
                 f"error: the arguments for tool '{call.name}' are not valid JSON ({call.parse_error}); "
@@ -273,9 +285,6 @@ class Run:
                 f"error: unknown tool '{call.name}'{did_you_mean(call.name, self.tools.names())}; "
                 f"available tools: {available}"
             ), is_error=True, error_kind="unknown_tool")
-        for check in self.prechecks:
-            if (early := check(self, call)) is not None:
-                return early
         return None
 
     def unanswered_calls(self) -> tuple[ToolCall, ...]:
@@ -284,11 +293,14 @@ class Run:
         return last.tool_calls if last is not None and last.role == "assistant" else ()
 
     def pause(self, calls: Sequence[ToolCall]) -> AgentResult | None:
-        """The ``paused`` result when a call of this turn waits for approval, else None."""
-        if not approvals.gate(self, calls):
+        """The ``paused`` result when a call of this turn waits for a decision (an undecided entry
+        of ``pending_approvals``, added by the decision step), else None. The one way a run pauses."""
+        ids = {c.id for c in calls}
+        waiting = [e for e in self.state.pending if e["call_id"] in ids]
+        if not waiting:
             return None
-        waiting = ", ".join(e["preview"] for e in self.state.pending)
-        return self.finish(None, stop="paused", content=f"Paused: waiting for approval of {waiting}.")
+        names = ", ".join(preview(e["tool"], e["arguments"]) for e in waiting)
+        return self.end(f"Paused: waiting for approval of {names}.", "paused", remember=False)
 
     def tool_started(self, call: ToolCall) -> float:
         self.obs.emit("on_tool_start", self.run_id, call)
@@ -331,12 +343,20 @@ class Run:
         elif stop is None and response is not None:
             content = response.content
             stop = "length" if response.stop_reason == "length" else "stop"
-        if self.memory is not None:
+        return self.end(content, stop)
+
+    def end(self, content: str, stop: str, *, result_class: type[AgentResult] = AgentResult,
+            remember: bool = True, **fields: Any) -> AgentResult:
+        """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this
+        run's messages out of memory (a blocked input, a paused run)."""
+        if remember and self.memory is not None:
             self.memory.add(*self.messages[self.state.new_from:])
         self.trace.finish()
-        result = AgentResult(
+        result = result_class(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,
             usage=self.usage, stop_reason=stop, messages=list(self.messages), citations=self.citations,
+            reasoning="\n\n".join(self.state.reasoning), pending_approvals=[dict(p) for p in self.state.pending_approvals],
+            state=self.state, **fields,
         )
         self.obs.emit("on_agent_end", self.run_id, result)
         return result

@@ -1,8 +1,12 @@
 """``AgentTrace``: what happened in a run, as typed steps with timings; serializes to JSON.
 
 Steps: ``llm_call`` (a model call), ``tool_call`` (one tool invocation), ``cache_hit`` (a model
-call answered from the response cache), ``handoff`` (a transfer between agents) and ``error`` (something that went wrong but did not stop
-the run, or the exception that did). ``start`` is seconds since the run began.
+call answered from the response cache), ``handoff`` (a transfer between agents) and ``error``
+(something that went wrong but did not stop the run, or the exception that did); the guarded steps
+``guardrail`` (a guardrail found something: block, rewrite or warn), ``policy`` (the tool policy's
+decision on one call), ``approval`` (what the approval handler or a reviewer of a paused run said),
+``coherence`` (the coherence check of one call) and ``budget`` (a usage limit stopped the run).
+``StepKind`` names them all. ``start`` is seconds since the run began.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from enum import Enum
 from typing import Any, ClassVar
 
 
@@ -80,8 +85,91 @@ class HandoffStep:
     type: ClassVar[str] = "handoff"
 
 
-TraceStep = LLMCallStep | ToolCallStep | CacheHitStep | ErrorStep | HandoffStep
-_STEP_TYPES: dict[str, type] = {c.type: c for c in (LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep, HandoffStep)}
+@dataclass
+class GuardrailStep:
+    iteration: int
+    start: float
+    stage: str  # input | output | tool_arguments | tool_results
+    guardrail: str
+    action: str  # block | rewrite | warn
+    reason: str = ""
+    findings: list[str] = field(default_factory=list)  # kinds, never the raw values
+    tool: str | None = None
+    duration: float = 0.0
+    type: ClassVar[str] = "guardrail"
+
+
+@dataclass
+class PolicyStep:
+    iteration: int
+    start: float
+    tool: str
+    call_id: str
+    decision: str  # allow | review | deny
+    reason: str = ""
+    rule: str = ""
+    duration: float = 0.0
+    type: ClassVar[str] = "policy"
+
+
+@dataclass
+class ApprovalStep:
+    iteration: int
+    start: float
+    tool: str
+    call_id: str
+    approved: bool
+    reason: str = ""
+    duration: float = 0.0
+    type: ClassVar[str] = "approval"
+
+
+@dataclass
+class CoherenceStep:
+    iteration: int
+    start: float
+    tool: str
+    call_id: str
+    coherent: bool
+    explanation: str = ""
+    checker: str = ""
+    failed: bool = False  # the checker itself failed (the call then fails closed unless allowed)
+    duration: float = 0.0
+    type: ClassVar[str] = "coherence"
+
+
+@dataclass
+class BudgetStep:
+    iteration: int
+    start: float
+    limit: str  # the UsageLimits field that stopped the run
+    maximum: float
+    used: float
+    message: str = ""
+    duration: float = 0.0
+    type: ClassVar[str] = "budget"
+
+
+class StepKind(str, Enum):
+    """The kinds of trace step (equal to the ``type`` strings)."""
+
+    LLM_CALL = "llm_call"
+    TOOL_CALL = "tool_call"
+    CACHE_HIT = "cache_hit"
+    ERROR = "error"
+    GUARDRAIL = "guardrail"
+    POLICY = "policy"
+    APPROVAL = "approval"
+    COHERENCE = "coherence"
+    BUDGET = "budget"
+    HANDOFF = "handoff"
+
+
+TraceStep = (LLMCallStep | ToolCallStep | CacheHitStep | ErrorStep | GuardrailStep | PolicyStep | ApprovalStep
+             | CoherenceStep | BudgetStep | HandoffStep)
+_STEP_TYPES: dict[str, type] = {c.type: c for c in (LLMCallStep, ToolCallStep, CacheHitStep, ErrorStep, GuardrailStep,
+                                                      PolicyStep, ApprovalStep, CoherenceStep, BudgetStep,
+                                                      HandoffStep)}
 
 
 def step_to_dict(step: TraceStep) -> dict[str, Any]:
@@ -111,6 +199,7 @@ class AgentTrace:
         return step
 
     def of_type(self, kind: str) -> list[TraceStep]:
+        kind = kind.value if isinstance(kind, StepKind) else kind
         return [s for s in self.steps if s.type == kind]
 
     def finish(self) -> None:
@@ -132,4 +221,5 @@ class AgentTrace:
         return cls.from_dict(json.loads(text))
 
 
-__all__ = ["AgentTrace", "CacheHitStep", "ErrorStep", "HandoffStep", "LLMCallStep", "ToolCallStep", "TraceStep"]
+__all__ = ["AgentTrace", "ApprovalStep", "BudgetStep", "CacheHitStep", "CoherenceStep", "ErrorStep", "GuardrailStep",
+           "HandoffStep", "LLMCallStep", "PolicyStep", "StepKind", "ToolCallStep", "TraceStep"]

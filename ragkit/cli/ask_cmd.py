@@ -29,13 +29,46 @@ def provider_options(f: Any) -> Any:
 
 
 def build_agent(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
-                base_url: str | None, top_k: int | None, memory: Any = None) -> Any:
+                base_url: str | None, top_k: int | None, memory: Any = None, *, policy: str | None = None,
+                guardrails: bool = False) -> Any:
     from ragkit.index.reader import KnowledgeBase
     from ragkit.rag.agent import RAGAgent
 
     opts: dict[str, Any] = {"base_url": base_url} if base_url else {}
     return RAGAgent(KnowledgeBase.open(pipeline=pipeline, index=index_dir), provider=provider,
-                    model=model, top_k=top_k, memory=memory, **opts)
+                    model=model, top_k=top_k, memory=memory, config=guarded_config(policy, guardrails), **opts)
+
+
+def guarded_config(policy: str | None, guardrails: bool) -> Any:
+    """``--policy FILE`` and ``--guardrails`` as an AgentConfig (None when neither is given). A call
+    under review asks on the terminal; without one (piped input) the run pauses and says so."""
+    if policy is None and not guardrails:
+        return None
+    from ragkit.agent import AgentConfig
+    from ragkit.agent.policy import ToolPolicy
+    from ragkit.guardrails import default_guardrails
+
+    return AgentConfig(
+        policy=ToolPolicy.from_yaml(policy) if policy else None,
+        guardrails=default_guardrails() if guardrails else None,
+        approval_handler=_ask_on_terminal if policy and sys.stdin.isatty() else None,
+    )
+
+
+def _ask_on_terminal(request: Any) -> bool:
+    click.echo(f"\nThe agent wants to run {request.preview} ({request.reason}).", err=True)
+    return bool(click.confirm("Allow it?", default=False, err=True))
+
+
+def guard_options(f: Any) -> Any:
+    f = click.option("--guardrails", is_flag=True, help="Screen the run with the offline guardrails: block prompt "
+                     "injection in the question, redact personal data (emails, phones, card numbers, IBANs, IPs, "
+                     "national ids) before it reaches the model, neutralise instructions inside passages.")(f)
+    f = click.option("--policy", "policy", type=click.Path(dir_okay=False), default=None,
+                     help="A YAML tool policy (allow/review/deny lists of tool-name globs, deny_when rules). Calls "
+                          "under review ask on the terminal; piped, the run pauses. Allow search_knowledge_base "
+                          "in it, or every search asks.")(f)
+    return f
 
 
 @click.command()
@@ -45,10 +78,13 @@ def build_agent(pipeline: str | None, index_dir: str | None, provider: str, mode
 @provider_options
 @click.option("--stream", is_flag=True, help="Print the answer as it is generated.")
 @click.option("--show-sources", is_flag=True, help="Also print the cited passages' text.")
-@click.option("--trace", "show_trace", is_flag=True, help="Print the agent's steps (model calls, tool calls, timings).")
+@click.option("--trace", "show_trace", is_flag=True, help="Print the agent's steps (model calls, tool calls, "
+              "guardrails, policy decisions, timings) and per-tool analytics.")
+@guard_options
 @json_option
 def ask(question: str, pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
-        base_url: str | None, top_k: int | None, stream: bool, show_sources: bool, show_trace: bool, as_json: bool) -> None:
+        base_url: str | None, top_k: int | None, stream: bool, show_sources: bool, show_trace: bool,
+        policy: str | None, guardrails: bool, as_json: bool) -> None:
     """Answer QUESTION from the indexed documents, citing sources as [n].
 
     Prints the answer, the numbered sources (path, page), and a usage line with the LLM and
@@ -60,8 +96,9 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
       ragkit ask "Summarise the 2022 budget" --provider openai --model gpt-4o-mini --show-sources
       ragkit ask "..." --provider openai --base-url http://localhost:8000/v1 --stream
       ragkit ask "..." --json | jq .citations
+      ragkit ask "..." --guardrails --policy policy.yaml --trace
     """
-    with build_agent(pipeline, index_dir, provider, model, base_url, top_k) as agent:
+    with build_agent(pipeline, index_dir, provider, model, base_url, top_k, policy=policy, guardrails=guardrails) as agent:
         if stream and not as_json:
             result = _stream_answer(agent, question)
         else:
@@ -72,18 +109,24 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
         echo_json(result.to_dict())
         return
     print_sources(result, show_text=show_sources)
+    for pending in result.pending_approvals:
+        click.echo(f"  waiting for approval: {pending['preview']} ({pending['reason']})")
     if show_trace:
         print_trace(result)
+        print_analytics(result)
     click.secho(result.usage.summary_line(), dim=True)
 
 
 def _stream_answer(agent: Any, question: str) -> Any:
-    result = None
+    result, streamed = None, False
     for event in agent.stream(question):
         if event.type == "text":
             click.echo(event.text, nl=False)
+            streamed = True
         elif event.type == "result":
             result = event.result
+    if result is not None and not streamed and result.stop_reason in ("guardrail", "budget", "paused"):
+        click.echo(result.content, nl=False)  # a run stopped before any text: say why
     click.echo()
     return result
 
@@ -114,9 +157,32 @@ def print_trace(result: Any) -> None:
         elif kind == "tool_call":
             detail = f"{step['name']}({', '.join(f'{k}={v!r}' for k, v in step['arguments'].items())})"
             detail += " ERROR" if step.get("is_error") else ""
+        elif kind in ("guardrail", "policy", "approval", "coherence", "budget"):
+            detail = " ".join(str(step.get(k)) for k in _GUARDED[kind] if step.get(k) not in (None, "", []))
         else:
             detail = step.get("message") or step.get("model") or ""
         click.echo(f"  #{step['iteration']} {kind:9} {detail}  {float(step.get('duration') or 0) * 1000:.0f} ms")
+
+
+_GUARDED = {
+    "guardrail": ("stage", "guardrail", "action", "findings", "tool"),
+    "policy": ("tool", "decision", "rule"),
+    "approval": ("tool", "approved", "reason"),
+    "coherence": ("tool", "coherent", "explanation"),
+    "budget": ("limit", "maximum", "used"),
+}
+
+
+def print_analytics(result: Any) -> None:
+    from ragkit.agent.analytics import Analytics
+
+    tools = Analytics().add_trace(result.trace).summary()["tools"]
+    if not tools:
+        return
+    click.echo("\nTools:")
+    for name, t in tools.items():
+        click.echo(f"  {name}: {t['calls']} call(s), {t['errors']} error(s), p50 {t['latency_ms']['p50']:.0f} ms, "
+                   f"arguments {', '.join(sorted(t['arguments'])) or '-'}")
 
 
 CHAT_HELP = """commands: /sources  the sources of the last answer
@@ -138,9 +204,10 @@ CHAT_HELP = """commands: /sources  the sources of the last answer
 @click.option("--sessions-url", default=None,
               help="Where sessions live: sqlite:///PATH or postgresql://... Default: state.db in the index "
                    "(the one `ragkit serve` uses).")
+@guard_options
 def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
          base_url: str | None, top_k: int | None, history_turns: int, session_name: str | None,
-         sessions_url: str | None) -> None:
+         sessions_url: str | None, policy: str | None, guardrails: bool) -> None:
     """Interactive questions over the index, with conversation memory and streaming.
 
     Works piped too: `printf 'question one\\n/usage\\n' | ragkit chat`.
@@ -154,7 +221,8 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
     total = AgentUsage()
     last = None
     memory = ConversationMemory(max_messages=history_turns * 4)
-    with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory) as agent:
+    with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory, policy=policy,
+                     guardrails=guardrails) as agent:
         session = ChatSession.open(session_name, sessions_url, agent.kb.index_dir, memory) if session_name else None
         if interactive:
             click.echo("ragkit chat: ask about your documents. /help for commands, /exit to leave.")

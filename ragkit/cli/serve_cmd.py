@@ -87,10 +87,11 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
     from ragkit.errors import ConfigError
 
     try:
-        import uvicorn
+        import uvicorn  # noqa: F401 - the extra's check: ragkit.server.workers runs it
 
         from ragkit.server.records import Records
         from ragkit.server.settings import ENV, ServerSettings, is_loopback
+        from ragkit.server.workers import run as run_workers
         from ragkit.sessions.db import Database
     except ImportError as exc:
         raise _missing(exc, "ragkit serve") from exc
@@ -123,8 +124,8 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
     click.echo(f"ragkit serve: http://{host}:{port}/ (index {settings.index_dir}, provider {provider}, "
                f"{workers} worker{'s' if workers > 1 else ''}, API keys {'required' if has_keys else 'off'})", err=True)
     level = logging.getLogger().getEffectiveLevel()
-    uvicorn.run("ragkit.server.app:app_from_env", factory=True, host=host, port=port, workers=workers,
-                log_level=logging.getLevelName(max(level, logging.INFO)).lower(), access_log=level <= logging.INFO)
+    run_workers(host=host, port=port, workers=workers, log_level=logging.getLevelName(max(level, logging.INFO)).lower(),
+                access_log=level <= logging.INFO)
 
 
 @click.command()

@@ -83,7 +83,8 @@ def from_message(message: Any, model: str) -> Response:
     usage = Usage(_input_tokens(message.usage), int(message.usage.output_tokens or 0))
     stop = "tool_calls" if calls else _STOP.get(message.stop_reason or "end_turn", message.stop_reason)
     return Response(
-        content=text, tool_calls=calls, usage=usage, model=message.model or model, stop_reason=stop
+        content=text, tool_calls=calls, usage=usage, model=message.model or model, stop_reason=stop,
+        reasoning="".join(getattr(b, "thinking", "") or "" for b in message.content if b.type == "thinking")
     )
 
 

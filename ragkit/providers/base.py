@@ -74,6 +74,7 @@ class Response:
     usage: Usage = field(default_factory=Usage)
     model: str = ""
     stop_reason: str = "stop"  # "stop" | "tool_calls" | "length" | provider-specific
+    reasoning: str = ""  # the model's reasoning/thinking content, when the API returns it
 
     def to_message(self, agent: str | None = None) -> Message:
         return Message(role="assistant", content=self.content, tool_calls=self.tool_calls, agent=agent)

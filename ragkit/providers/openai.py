@@ -73,6 +73,7 @@ def from_completion(completion: Any, model: str) -> Response:
         usage=_usage(completion.usage),
         model=completion.model or model,
         stop_reason=normalize_finish(choice.finish_reason, bool(calls)),
+        reasoning=str(getattr(message, "reasoning_content", None) or getattr(message, "reasoning", None) or ""),
     )
 
 

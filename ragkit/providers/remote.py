@@ -152,8 +152,12 @@ class RemoteProvider(BaseProvider):
         temperature: float | None = None,
         max_tokens: int | None = None,
         retry: RetryPolicy | None = None,
+        native_tools: bool = True,
         **params: Any,
     ) -> None:
+        """``native_tools=False``: for a model without tool calling, describe the tools in the system
+        prompt and read ``TOOL_CALL`` JSON from its text (:mod:`ragkit.agent.parser`)."""
+        self.native_tools = bool(native_tools)
         self.vendor.require_sdk(f"the '{self.name}' provider")
         self.model = model or self.vendor.default_model
         if not self.model:
@@ -205,6 +209,14 @@ class RemoteProvider(BaseProvider):
     def new_stream(self) -> StreamAccumulator:
         return self.stream_class(self.model)
 
+    def finish(self, response: Response, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> Response:
+        """The response as the agent gets it: with ``native_tools=False``, its TOOL_CALL text parsed."""
+        if self.native_tools or not tools:
+            return response
+        from ragkit.agent.parser import with_text_tool_calls
+
+        return with_text_tool_calls(response, tools, messages)
+
     # ------------------------------------------------------------ configuration
     def merged_params(self, params: dict[str, Any]) -> dict[str, Any]:
         return {**self.default_params, **{k: v for k, v in params.items() if v is not None}}
@@ -212,6 +224,10 @@ class RemoteProvider(BaseProvider):
     def build_request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
     ) -> dict[str, Any]:
+        if tools and not self.native_tools:
+            from ragkit.agent.parser import text_tool_messages
+
+            messages, tools = text_tool_messages(messages, tools), None
         request: dict[str, Any] = {"model": self.model, **self.wire_messages(messages)}
         if tools:
             request["tools"] = self.wire_tools(tools)
@@ -257,13 +273,13 @@ class RemoteProvider(BaseProvider):
 
     def complete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
         request = self.build_request(messages, tools, params)
-        return self.parse_response(call_with_retry(lambda: self.send(self.client, request, stream=False),
-                                                   **self._retry(self.action)))
+        return self.finish(self.parse_response(call_with_retry(lambda: self.send(self.client, request, stream=False),
+                                                               **self._retry(self.action))), messages, tools)
 
     async def acomplete(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Response:
         request = self.build_request(messages, tools, params)
-        return self.parse_response(await acall_with_retry(lambda: _awaited(self.send(self.aclient, request, stream=False)),
-                                                          **self._retry(self.action)))
+        return self.finish(self.parse_response(await acall_with_retry(
+            lambda: _awaited(self.send(self.aclient, request, stream=False)), **self._retry(self.action))), messages, tools)
 
     def stream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> Iterator[StreamEvent]:
         """Opens with retries up to the first event; an error mid-stream is not retried."""
@@ -273,7 +289,7 @@ class RemoteProvider(BaseProvider):
             for event in _chain(first, rest):
                 if delta := acc.feed(event):
                     yield StreamEvent("text", text=delta)
-        yield StreamEvent("done", response=acc.result())
+        yield StreamEvent("done", response=self.finish(acc.result(), messages, tools))
 
     async def astream(self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any) -> AsyncIterator[StreamEvent]:
         request, acc = self.build_request(messages, tools, params), self.new_stream()
@@ -282,7 +298,7 @@ class RemoteProvider(BaseProvider):
             async for event in _achain(first, rest):
                 if delta := acc.feed(event):
                     yield StreamEvent("text", text=delta)
-        yield StreamEvent("done", response=acc.result())
+        yield StreamEvent("done", response=self.finish(acc.result(), messages, tools))
 
     @contextlib.contextmanager
     def _mid_stream(self) -> Iterator[None]:

@@ -43,16 +43,19 @@ class RAGAgent:
                  top_k: int | None = None, system_prompt: str = SYSTEM_PROMPT,
                  config: AgentConfig | None = None, observers: Sequence[Any] = (),
                  memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
-                 retriever: str | Mapping[str, Any] | None = None, **provider_options: Any) -> None:
+                 retriever: str | Mapping[str, Any] | None = None, tools: Sequence[Any] = (),
+                 **provider_options: Any) -> None:
+        """``tools``: more tools beside ``search_knowledge_base``; ``config`` carries guardrails,
+        policy, approval handler, coherence checker and usage limits."""
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
-        cfg = config or AgentConfig()
+        cfg = guarded_by_spec(config or AgentConfig(), kb.spec)
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory if memory is not None else cfg.memory)
         # the pipeline's retriever unless ``retriever`` names another (e.g. "rerank", "mmr", or
         # {"type": "rerank", "base": {"type": "hybrid"}, "model": DIR})
         self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever)
-        self.agent = Agent(self.provider, tools=[self.tool], config=self.config, observers=observers)
+        self.agent = Agent(self.provider, tools=[self.tool, *tools], config=self.config, observers=observers)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -127,13 +130,26 @@ def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", mod
                    config: AgentConfig | None = None, **definition: Any) -> AgentDefinition:
     """An ``AgentDefinition`` that answers from ``kb`` with ``search_knowledge_base``, for an
     ``AgentRunner``; give the runner ``per_run={"book": CitationBook}`` so that each run numbers
-    its own citations."""
+    its own citations. The pipeline's ``agent:`` section (policy, guardrails) applies as in ``RAGAgent``."""
     from ragkit.agent.definition import AgentDefinition
 
     tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
     return AgentDefinition(name=name, instructions=instructions, description=description, provider=provider,
-                           model=model, tools=(tool, *definition.pop("tools", ())), config=config or AgentConfig(),
-                           **definition)
+                           model=model, tools=(tool, *definition.pop("tools", ())),
+                           config=guarded_by_spec(config or AgentConfig(), kb.spec), **definition)
+
+
+def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
+    """The pipeline's ``agent:`` section fills in a policy and guardrails the config does not set."""
+    if config.policy is None and spec.agent.policy is not None:
+        from ragkit.agent.policy import ToolPolicy
+
+        config = replace(config, policy=ToolPolicy.from_dict(spec.agent.policy, origin=f"{spec.origin}: agent.policy"))
+    if config.guardrails is None and spec.agent.guardrails:
+        from ragkit.guardrails import default_guardrails
+
+        config = replace(config, guardrails=default_guardrails())
+    return config
 
 
 def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
+from ragkit.errors import RagkitError
 from ragkit.providers.base import Message
-from ragkit.rag.agent import RAGAgent, make_provider, resolve_citations
+from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import CitationBook
 from ragkit.server.library import Library
@@ -46,6 +47,9 @@ class Answer:
     trace: dict[str, Any] = field(default_factory=dict)
     trace_id: str = ""
     stop_reason: str = "stop"
+    # the new user message as the run saw it: after the input guardrails (redacted), or a
+    # placeholder when they blocked it; what a session stores instead of the raw question
+    input: str | None = None
 
 
 class Engine:
@@ -64,8 +68,15 @@ class Engine:
         return f"{self.provider.name}:{self.provider.model}"
 
     def warm_up(self) -> None:
-        """Open the index and load the embedding model now, not on the first question."""
+        """Open the index, load the embedding model, build the default agent and run one search
+        now, so that no question pays for them (a worker's first search loads the store and the
+        retriever: hundreds of ms on a busy machine, for every question waiting behind it)."""
         self.library.kb.embedder.load()
+        self._agent(TurnOptions())
+        try:
+            self.library.search("warm-up", k=1, filter=None, kind=None)
+        except RagkitError as exc:  # an empty index, for one: the server still serves
+            log.info("warm-up search failed (%s); the first question will open the retriever", exc)
 
     def _agent(self, options: TurnOptions) -> tuple[Agent, str]:
         """An agent for these options, reused while the index is the same one: agents keep no
@@ -82,10 +93,20 @@ class Engine:
 
     def _build(self, options: TurnOptions) -> tuple[Agent, str]:
         if not options.use_knowledge_base:
-            return Agent(self.provider, config=AgentConfig(system_prompt=None)), ""
+            config = guarded_by_spec(AgentConfig(system_prompt=None), self.library.kb.spec)  # the agent: section
+            return Agent(self.provider, config=config), ""
         kb = self.library.scoped(options.filter, options.retriever)
         rag = RAGAgent(kb, provider=self.provider, top_k=options.top_k)
         return rag.agent, rag.config.system_prompt or SYSTEM_PROMPT
+
+    def screen_input(self, text: str, options: TurnOptions) -> str:
+        """``text`` through the input guardrails of the agent for ``options`` (for a turn cut short
+        before its run's answer; a complete turn has ``Answer.input``)."""
+        guards = self._agent(options)[0].config.guardrails
+        if guards is None or not guards.has("input"):
+            return text
+        screened = guards.check("input", text)
+        return screened.content if screened.blocked is None else blocked_input(screened.blocked.reason)
 
     async def stream(self, messages: Sequence[dict[str, Any]], options: TurnOptions,
                      system: str | None = None) -> AsyncIterator[str | Answer]:
@@ -106,6 +127,8 @@ class Engine:
                 text = markers.feed(event.text)
             elif event.type == "result" and event.result is not None:
                 text = markers.flush()
+                if not sent and not text and event.result.stop_reason not in ("stop", "length"):
+                    text = event.result.content  # stopped before any text (guardrail, budget, ...): say why
                 if text:
                     sent.append(text)
                     yield text
@@ -167,4 +190,16 @@ def _answer(result: AgentResult, content: str) -> Answer:
              "tool_calls": [{"name": t.name, "arguments": t.arguments, "is_error": t.is_error,
                              "duration": t.duration} for t in result.tool_calls]}
     return Answer(content=content, citations=citations, usage=usage, trace=trace,
-                  trace_id=result.trace.run_id, stop_reason=result.stop_reason)
+                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=_run_input(result))
+
+
+def blocked_input(reason: str) -> str:
+    return f"[blocked by the input guardrails: {reason}]"
+
+
+def _run_input(result: AgentResult) -> str | None:
+    """The run's last user message (redacted by the input guardrails, if any); a placeholder for
+    one the input guardrails blocked (it is neither kept nor sent to the model on later turns)."""
+    if getattr(result, "stage", None) == "input":  # a GuardrailTripped on the input
+        return blocked_input(result.reason)  # type: ignore[attr-defined]
+    return next((m.content for m in reversed(result.messages) if m.role == "user"), None)

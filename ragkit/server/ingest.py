@@ -98,11 +98,16 @@ async def add_documents(request: Request) -> JSONResponse:
     files = await _uploads(request)
     root = state.settings.uploads_dir
     root.mkdir(parents=True, exist_ok=True)
+    uploads = []
     for name, _ in files:  # validate every name before writing any file
         try:
-            resolve_upload(root, name)
+            uploads.append(resolve_upload(root, name).relative_to(root.resolve()).as_posix())
         except ConfigError as exc:
             raise ApiError(400, str(exc), param="name", code="invalid_document_name") from None
+    taken = await asyncio.to_thread(state.library.taken, uploads)
+    if taken:
+        raise ApiError(409, f"'{taken[0]}' is already the name of a document indexed from a folder: upload it "
+                       f"under another name, e.g. uploads/{taken[0]}", param="name", code="name_taken")
     names = [await asyncio.to_thread(_write, root, name, data) for name, data in files]
     job_id = await asyncio.to_thread(state.jobs.submit, "ingest", {"documents": names})
     return JSONResponse({"id": job_id, "object": "job", "status": "queued", "documents": names}, status_code=202)
@@ -125,15 +130,15 @@ async def list_documents(request: Request) -> dict[str, Any]:
 async def delete_document(source: str, request: Request) -> JSONResponse:
     state = _state(request)
     root = state.settings.uploads_dir
+    upload = await asyncio.to_thread(state.library.upload_of, source)
+    if upload is None:
+        raise ApiError(409, f"'{source}' was indexed from a folder, not uploaded: remove it there and run "
+                       "`ragkit index` again", param="source", code="not_uploaded")
     try:
-        target = resolve_upload(root, source)
+        target = resolve_upload(root, upload)
     except ConfigError as exc:
         raise ApiError(400, str(exc), param="source", code="invalid_document_name") from None
     if not target.is_file():
-        known = {d["source"] for d in await asyncio.to_thread(state.library.documents)}
-        if source in known:
-            raise ApiError(409, f"'{source}' was indexed from a folder, not uploaded: remove it there and run "
-                           "`ragkit index` again", param="source", code="not_uploaded")
         raise ApiError(404, f"no uploaded document '{source}'", param="source", code="document_not_found")
     target.unlink()
     job_id = await asyncio.to_thread(state.jobs.submit, "delete", {"documents": [source]})

@@ -2,7 +2,7 @@
 
 ``TurnRun`` serializes turns on a session (a lease in the session store, so it holds across
 workers and hosts), loads the session's history, runs the engine, and stores the user message
-and the answer (with citations, usage, agent name and trace id) in one write when the answer is
+(as the run saw it: redacted by the input guardrails) and the answer (with citations, usage, agent name and trace id) in one write when the answer is
 complete. ``close()`` is synchronous and always called by the route, however the response ends:
 a client that went away mid-stream leaves the turn stored as ``incomplete`` with its partial
 text. A failed turn stores no items (only its trace), so a retry never stores a turn twice; a
@@ -135,6 +135,16 @@ class TurnRun:
         raise ApiError(500, "the turn ended without an answer", code="internal_error")
 
     # ------------------------------------------------------------------ storing
+    def _stored_question(self) -> str:
+        """The user message as the run saw it (no raw PII when the input guardrails redact)."""
+        if self.answer is not None and self.answer.input is not None:
+            return self.answer.input
+        try:
+            return self.state.engine.screen_input(self.question, self.turn.options)
+        except Exception:  # noqa: BLE001 - the agent could not even be built: keep nothing of the input
+            log.exception("turn %s: the input could not be screened; it is not stored", self.id)
+            return "[not stored: the input could not be screened]"
+
     def _store(self, status: str) -> None:
         a = self.answer
         content = a.content if a is not None and status == "complete" else "".join(self.parts)
@@ -143,7 +153,7 @@ class TurnRun:
             if self.turn.session_id is not None:
                 rid = self.turn.request_id
                 self.state.sessions.add_items(self.turn.session_id, [
-                    SessionItem(role="user", content=self.question, request_id=rid),
+                    SessionItem(role="user", content=self._stored_question(), request_id=rid),
                     SessionItem(role="assistant", content=content, agent=AGENT_NAME, status=status, request_id=rid,
                                 citations=a.citations if a else [], usage=a.usage if a else {}, trace_id=self.id),
                 ])
@@ -154,7 +164,7 @@ class TurnRun:
         self.state.records.save_trace(
             self.id, session_id=self.turn.session_id, model=self.turn.model, status=status,
             duration=time.perf_counter() - self._t0,
-            data={"input": self.question, "options": self.turn.options.__dict__, "worker": os.getpid(), **data},
+            data={"input": self._stored_question(), "options": self.turn.options.__dict__, "worker": os.getpid(), **data},
         )
 
     def close(self) -> None:

@@ -56,6 +56,20 @@ def test_upload_text_then_search_and_cite_it(server) -> None:
         resp = httpx.post(server.url + "/chat", json={"message": "When does the ferry to Skerry Island sail in winter?"},
                           timeout=60).json()
         assert any(c["source"] == "faq/winter.md" for c in resp["citations"]), resp
+    stored = [httpx.get(f"{server.url}/sessions/{resp['session_id']}").text,
+              httpx.get(f"{server.url}/traces/{resp['trace']['id']}").text]
+    assert all("faq/winter.md" in text and "uploads/" not in text for text in stored)  # never the index's name
+    hits = httpx.post(server.url + "/search", json={"query": "ferry", "filter": {"source": {"$glob": "faq/*"}}}).json()
+    assert {h["source"] for h in hits["data"]} == {"faq/winter.md"}
+
+
+def test_an_upload_cannot_take_the_name_of_a_folder_document(server) -> None:
+    r = httpx.post(server.url + "/documents", json={"documents": [{"name": "new.md", "text": "x"},
+                                                                  {"name": "alpha.md", "text": WINTER}]})
+    assert r.status_code == 409 and r.json()["error"]["code"] == "name_taken" and "alpha.md" in r.json()["error"]["message"]
+    assert not (index_of(server) / "uploads" / "new.md").exists()  # nothing of the request was written
+    docs = {d["source"]: d for d in httpx.get(server.url + "/documents").json()["data"]}
+    assert not docs["alpha.md"]["uploaded"] and "new.md" not in docs
 
 
 def test_reingesting_identical_content_is_a_no_op(server) -> None:
