@@ -201,8 +201,12 @@ class _Run:
             self.catalog.set_meta("base", str(base))
         else:
             base = Path(stored)
-        if any(not is_under(r.path, base) for r in self.roots):
-            base = self._rebase(base, common_base([*self.roots, Root(base)]))
+        # the index's own folders (`ragkit serve`'s upload area) never move the base: the server
+        # names uploads by their upload name
+        own = self.pipe.index_dir.resolve()
+        outside = [r for r in self.roots if not is_under(r.path, base) and not is_under(r.path, own)]
+        if outside and not is_under(base, own):
+            base = self._rebase(base, common_base([*outside, Root(base)]))
         return base
 
     def _rebase(self, old: Path, new: Path) -> Path:

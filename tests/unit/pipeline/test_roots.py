@@ -107,3 +107,13 @@ def test_a_root_added_to_an_index_without_chunk_texts_rereads_the_renamed_files(
     from ragkit.index.status import index_status
 
     assert index_status(index=str(spec.index), verify=True)["verify"]["ok"]
+
+
+def test_a_folder_inside_the_index_directory_does_not_rename_anything(spec, tmp_path: Path) -> None:
+    """`ragkit serve` indexes its upload area `<index>/uploads`; the server names uploads itself."""
+    write_tree(tmp_path, PROJECTS)
+    run(spec, tmp_path / "projA")
+    uploads = write_tree(tmp_path / "index" / "uploads", {"faq.md": "# FAQ\nThe ferry sails on Fridays.\n"})
+    rep = run(spec, uploads)
+    assert rep.added == ["../index/uploads/faq.md"] and rep.chunks_restored == 0
+    assert "README.md" in sources(spec)
