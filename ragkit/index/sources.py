@@ -14,12 +14,12 @@ are respected when ``respect_gitignore`` is on. ``.git`` and the index directory
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ragkit.config import SourcesSpec
-from ragkit.errors import ConfigError
+from ragkit.errors import ConfigError, RagkitError
 from ragkit.loaders.assets import AssetTally, skip_assets
 
 
@@ -55,6 +55,21 @@ def source_name(path: Path, base: Path) -> str:
 def is_under(path: Path, root: Path) -> bool:
     """Whether ``path`` is ``root`` or inside it (lexically; both absolute)."""
     return path == root or root in path.parents
+
+
+def check_removals(held: Mapping[Path, Sequence[str]], gone: Collection[str]) -> None:
+    """Refuse a run that would remove all the sources indexed from a folder (it is empty now: an
+    unmounted drive?), or more than half (and at least 3) of them, unless it was asked to prune.
+    ``held``: each folder root -> the sources indexed from it; ``gone``: those about to go."""
+    for folder, names in held.items():
+        lost = [n for n in names if n in gone]
+        if names and (len(lost) == len(names) or (len(lost) * 2 > len(names) and len(lost) >= 3)):
+            what = "is empty now" if len(lost) == len(names) else f"lost {len(lost)} of its {len(names)} files"
+            raise RagkitError(
+                f"refusing to remove {len(lost)} of the {len(names)} sources indexed from {folder}: the folder "
+                f"{what} (an unmounted drive or a moved folder?). Nothing was removed; check the path, or run "
+                "again with --prune (index_paths(..., prune=True) in Python) to remove them from the index"
+            )
 
 
 def make_roots(paths: Sequence[str | Path]) -> list[Root]:

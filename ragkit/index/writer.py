@@ -35,16 +35,17 @@ from typing import Any
 import numpy as np
 
 from ragkit.config import PipelineSpec
-from ragkit.errors import ConfigError, IndexLockedError, LoaderError, RagkitError, StoreDamagedError
+from ragkit.errors import ConfigError, IndexLockedError, LoaderError, StoreDamagedError
 from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
 from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
+from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import IndexSink, SinkRecord
-from ragkit.index.sources import Root, common_base, discover, is_under, make_roots, source_name
+from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.loaders.assets import AssetTally
 from ragkit.types import Chunk, Document
 
@@ -206,37 +207,10 @@ class _Run:
         own = self.pipe.index_dir.resolve()
         outside = [r for r in self.roots if not is_under(r.path, base) and not is_under(r.path, own)]
         if outside and not is_under(base, own):
-            base = self._rebase(base, common_base([*outside, Root(base)]))
+            new = common_base([*outside, Root(base)])
+            rebase(self.catalog, self.known, base, new)
+            base, self.known = new, self.catalog.sources()
         return base
-
-    def _rebase(self, old: Path, new: Path) -> Path:
-        """A root outside the base was added: name every source relative to ``new`` instead
-        (``README.md`` becomes ``projA/README.md`` beside ``projB/README.md``), so names stay
-        unambiguous and are the same as if the roots had been indexed together. Chunks get their
-        new ids in the catalog; reconcile then moves them in every sink from the catalog's texts
-        and the embedding cache (nothing is re-embedded)."""
-        renames = {
-            name: source_name(Path(os.path.normpath(old / name)), new)
-            for name, row in self.known.items() if row.root != DOCUMENTS_ROOT
-        }
-        renames = {a: b for a, b in renames.items() if a != b}
-        self.catalog.begin()
-        try:
-            dirty = self.catalog.rename_sources(renames, _rekey)
-            self.catalog.set_meta("base", str(new))
-            self.catalog.set_meta("sinks_state", "")  # the sinks hold the old ids: reconcile
-            self.catalog.commit()
-        except BaseException:
-            self.catalog.rollback()
-            raise
-        if renames:
-            example = next(iter(renames.items()))
-            log.warning(
-                "a folder outside %s was added: %d source names are now relative to %s (%s -> %s)%s",
-                old, len(renames), new, *example, f"; {len(dirty)} will be re-read" if dirty else "",
-            )
-        self.known = self.catalog.sources()
-        return new
 
     def _check_index_identity(self) -> None:
         emb = self.parts.embedder
@@ -497,7 +471,7 @@ class _Run:
         if not gone:
             return
         if not self.prune:
-            self._refuse_mass_removal(held, set(gone))
+            check_removals(held, set(gone))
         ids = [cid for lst in self.catalog.chunk_ids(gone).values() for cid in lst]
         if ids:
             for sink in self._sinks():
@@ -508,27 +482,6 @@ class _Run:
         self.catalog.commit()
         self.report.removed.extend(sorted(gone))
         self.report.chunks_removed += len(ids)
-
-
-    def _refuse_mass_removal(self, held: dict[Path, list[str]], gone: set[str]) -> None:
-        """An emptied (unmounted?) folder must not silently empty the index: removing all, or
-        more than half, of a folder's sources needs ``--prune``."""
-        for folder, names in held.items():
-            lost = [n for n in names if n in gone]
-            if names and (len(lost) == len(names) or (len(lost) * 2 > len(names) and len(lost) >= 3)):
-                what = "is empty now" if len(lost) == len(names) else f"lost {len(lost)} of its {len(names)} files"
-                raise RagkitError(
-                    f"refusing to remove {len(lost)} of the {len(names)} sources indexed from {folder}: the folder "
-                    f"{what} (an unmounted drive or a moved folder?). Nothing was removed; check the path, or run "
-                    "again with --prune (index_paths(..., prune=True) in Python) to remove them from the index"
-                )
-
-
-def _rekey(source: str, meta: dict[str, Any], text: str) -> str | None:
-    """A renamed chunk's id, from what the catalog keeps (the splitter's part and ordinal)."""
-    if "chunk_index" not in meta:
-        return None
-    return _ids.chunk_id(source, meta.get("page", meta.get("row", "")), meta["chunk_index"], text)
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:
