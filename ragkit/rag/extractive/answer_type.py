@@ -1,5 +1,5 @@
-"""What kind of answer a question asks for (a person, a date, a number), and whether a sentence
-holds one: classic answer-type detection."""
+"""What kind of answer a question asks for (a person, a date, a number; a list; a how-to, which
+wants the passage's code block), and whether a sentence holds one: classic answer-type detection."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ _DESIGNATORS = frozenset(
     """island islands isle coast street road avenue lane square bay hill hills mount mountain
 mountains river lake sea ocean sound strait harbour harbor port haven point head cape beach cliff cliffs valley
 forest park bridge castle church cathedral abbey house hall hut tower centre center building station observatory
-museum library university college school institute academy trust society company corporation council ministry
+museum library university college school institute academy trust society company corporation council ministry press
+publisher publishers prize award
 department agency office bank hospital club association foundation network group committee board north south
 east west northern southern eastern western new great upper lower saint st county city town village district
 kingdom republic state states united national royal international""".split()
@@ -66,6 +67,34 @@ def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
             noun = match.groupdict().get("noun")
             return kind, frozenset({noun.lower()} if noun else ())
     return None, frozenset()
+
+
+_HOWTO = re.compile(
+    r"^\W*(?:and\s+|so\s+|then\s+)?(?:how\s+(?:do|can|could|should|would|does|to|is|are)\b(?!\s+(?:much|many)\b)"
+    r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|correct\s+)?way\s+to\b|is\s+there\s+a\s+way\b"
+    r"|(?:can|could|should)\s+i\b)",
+    re.IGNORECASE,
+)
+_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
+_LIST = re.compile(
+    rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:\w+\s+){{0,2}}\w+s\b"
+    rf"|\b{_COUNT}\s+(?:\w+\s+)?\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    r"|^\W*(?:what|which)\s+\w+s\s+(?:do|does|did|should|must|are|were)\b",
+    re.IGNORECASE,
+)
+_ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
+
+
+def is_howto(question: str) -> bool:
+    """A how-to question ("How do I read a cookie?"): its answer includes the passage's code."""
+    return bool(_HOWTO.search(question))
+
+
+def wants_list(question: str) -> tuple[bool, bool]:
+    """Whether a question asks for a list ("the three rules", "what are the steps"), and whether
+    for an ordered one (steps, a procedure)."""
+    wanted = bool(_LIST.search(question))
+    return wanted, wanted and bool(_ORDERED.search(question))
 
 
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
