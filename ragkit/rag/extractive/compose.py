@@ -1,7 +1,7 @@
 """Writing the extractive answer from scored candidates: every piece of passage text it quotes is
 followed by that passage's ``[n]`` marker.
 
-- *sentences*: the best 1-3 (within 60 % of the best score), grouped by passage in reading order;
+- *sentences*: the best 1-3 (within 60 % of the best score), best first;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best, or one in the best passage (a numbered one for steps); and whenever the best
@@ -26,6 +26,8 @@ class Unit:
     kind: str  # prose, item, row, heading or code
     text: str
     number: int  # the passage's citation number
+    source: str  # the passage's source file
+    start: int  # the passage's offset in its source (its rank when unknown)
     own: frozenset[str]  # the unit's terms
     section: frozenset[str]  # terms of its section heading (and the document title)
     near: frozenset[str]  # terms of the neighbouring sentences of the same section
@@ -79,10 +81,17 @@ def _render_list(intro: Unit | None, items: list[Unit]) -> str:
     return f"{head} [{number}]\n" + "\n".join(lines)
 
 
-def _code_for(anchor: Unit, units: Sequence[Unit]) -> Unit | None:
-    """The code block of the anchor's section: the first after it, else the last before it."""
+def _code_for(anchor: Unit, units: Sequence[Unit], code_units: Sequence[Unit]) -> Unit | None:
+    """The code block of the anchor's section: the first after it, else the last before it; in a
+    passage without code, the next code block of the same document among ``code_units`` (those
+    that share a word with the question; the splitter cuts a page at its headings, so an
+    introduction and its example part ways), else the best of them."""
     if anchor.kind == "code":
         return anchor
+    if not any(v.kind == "code" for v in _passage(units, anchor)):
+        related = [v for v in code_units if v.source == anchor.source]
+        following = sorted((v for v in related if v.start > anchor.start), key=lambda v: (v.start, v.position))
+        return following[0] if following else related[0] if related else None
     same = [v for v in _passage(units, anchor) if v.kind == "code" and v.block.section == anchor.block.section]
     after = [v for v in same if v.position > anchor.position]
     before = [v for v in same if v.position < anchor.position]
@@ -99,8 +108,10 @@ def _render_code(code: Unit) -> str:
     return f"```{code.block.lang}\n{body}\n```"
 
 
-def _sentence(u: Unit) -> str:
-    if u.kind == "item" and u.block.section:
+def _sentence(u: Unit, bare: bool) -> str:
+    """A list item, or a sentence that matched only through its heading (a poem's date line), is
+    prefixed with its section heading: alone it would not say what it is about."""
+    if (u.kind == "item" or bare) and u.block.section and u.kind != "heading":
         return f"{u.block.section}: {u.text}"
     return u.text
 
@@ -115,10 +126,7 @@ def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Un
             continue  # a further sentence must match on its own words, not only its neighbours'
         if c.unit.kind != "code" and all(c.unit.text.lower() != u.text.lower() for u in chosen):
             chosen.append(c.unit)
-    order = {}
-    for u in chosen:
-        order.setdefault(u.rank, len(order))
-    return sorted(chosen, key=lambda u: (order[u.rank], u.position))
+    return chosen
 
 
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
@@ -141,22 +149,25 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
 
 
 def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
-            ordered: bool, max_sentences: int) -> str:
-    """The answer text (see the module docstring); ``candidates`` best first."""
+            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = ()) -> str:
+    """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the
+    code blocks that share a word with a how-to question, best first."""
     best = candidates[0].unit
     if list_wanted and (listed := _best_list(candidates, units, ordered)):
         return listed
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
         return _render_list(*found)
-    code = _code_for(best, units) if howto else None
+    code = _code_for(best, units, code_units) if howto else None
     lead = None
     if best.kind == "code":  # the sentence that introduces the code, else the code's section
         mine = [v for v in _passage(units, best) if v.position < best.position and v.kind != "code"][-1:]
         lead = mine[0] if mine and mine[0].block.section == best.block.section and mine[0].kind != "heading" else None
     chosen = _sentences(candidates, max_sentences, first=lead)
-    text = " ".join(f"{_sentence(u)} [{u.number}]" for u in chosen)
+    bare = {id(c.unit) for c in candidates if c.own_share == 0}
+    text = " ".join(f"{_sentence(u, id(u) in bare)} [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"
-        return f"{text}\n\n{_render_code(code)}"
+        cited = code.number in {u.number for u in chosen} or not chosen
+        return f"{text}\n\n{_render_code(code)}" + ("" if cited else f" [{code.number}]")
     return text

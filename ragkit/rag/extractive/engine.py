@@ -5,16 +5,17 @@ into blocks (``ragkit.rag.extractive.text``: prose sentences, list items, table 
 code blocks, markup removed). Each sentence is scored by the IDF-weighted share of the question's
 content words (stopwords removed, light suffix stemming; numbers and capitalised names weigh more)
 it covers, with part credit by proximity: a word found in the sentence's section heading counts
-0.7, in a neighbouring sentence of the same section 0.5, elsewhere in the passage 0.3 (a
-question's numbers count in full: they scope the passage; its names 0.7: a passage about "Edith
-Carrow" says "her brother"). Words carried over from an earlier
+0.7, in a neighbouring sentence of the same section 0.5, elsewhere in the passage or in another
+retrieved passage of the same document 0.3 (a question's numbers count in full: they scope the
+passage; its names 0.7: a passage about "Edith Carrow" says "her brother"). Words carried over from an earlier
 question of the conversation weigh half. The score is then weighed by:
 
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
   person, a date or a quantity; a sentence with none that is new (not in the question) counts
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
   2024)") is a candidate too;
-- a sentence that is itself a question (a quoted one, a FAQ heading) counts half;
+- a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
+  one not about the title the question quotes ("When was "Winter Sluice" written?");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
@@ -38,7 +39,15 @@ from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import answer_type, has_answer_type, is_howto, wants_list
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
-from ragkit.rag.extractive.text import STOPWORDS, WORD, is_sentence, parse_blocks, split_prose, terms, word_terms
+from ragkit.rag.extractive.text import (
+    STOPWORDS,
+    WORD,
+    is_sentence,
+    parse_blocks,
+    split_prose,
+    terms,
+    word_terms,
+)
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -53,6 +62,7 @@ _INJECTION = re.compile(
 
 _TYPE_MISS = 0.5  # score factor for a sentence without the kind of answer the question asks for
 _QUESTION = 0.5  # ... for a sentence that is itself a question
+_UNQUOTED = 0.5  # ... for one that is not about the title the question quotes ("Winter Sluice")
 _RANK_DECAY = 0.03  # per retrieval rank: prefer better-ranked passages; a strong later match still wins
 _SECTION = 0.7  # credit for a question word found in the sentence's section heading
 _NEAR = 0.5  # ... in a neighbouring sentence of the same section
@@ -71,22 +81,42 @@ class _Query:
     boosts: dict[str, float]  # content-word stem -> boost
     numbers: frozenset[str]  # the question's numbers (years, quantities): they scope it
     names: frozenset[str]  # the question's names (capitalised words, identifiers)
+    quoted: frozenset[str]  # the stems of a title the question quotes
     words: frozenset[str]  # the question's words, lower-cased
 
 
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+
+
+def _owners(words: list[str]) -> set[int]:
+    """Positions of a possessive name ("Edith Carrow's" brother): it sets the scene, the noun
+    after it is what the question is about, so it is not boosted as a name."""
+    out: set[int] = set()
+    for i, w in enumerate(words):
+        if w[0].isupper() and w.lower().endswith(("'s", "’s")):
+            j = i
+            while j >= 1 and words[j][0].isupper() and j not in out:
+                out.add(j)
+                j -= 1
+    return out
+
+
 def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
-    """Boost factors (numbers x2, capitalised names not opening the question x1.5, else 1) and
-    the name-like stems. Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
+    """Boost factors (numbers and quoted words x2, capitalised names not opening the question
+    x1.5 unless possessive, else 1) and the name-like stems. Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
     they name what the answer is, not what it is about."""
     boosts: dict[str, float] = {}
     names: set[str] = set()
-    for i, raw in enumerate(WORD.findall(question)):
+    quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
+    words = WORD.findall(question)
+    owner = _owners(words)
+    for i, raw in enumerate(words):
         if raw.lower() in drop:
             continue
         digit = any(c.isdigit() for c in raw)
         name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
-            boost = 2.0 if digit else 1.5 if name else 1.0
+            boost = 2.0 if digit or raw.lower() in quoted else 1.0 if i in owner else 1.5 if name else 1.0
             boosts[key] = max(boosts.get(key, 0.0), boost)
             if name and not digit and k == 0 and len(key) > 2:
                 names.add(key)
@@ -102,6 +132,7 @@ def _query(question: str, context: str) -> _Query:
     return _Query(
         kind, is_howto(question), listed, ordered, boosts,
         frozenset(t for t in boosts if t.isdigit()), frozenset(names),
+        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)),
         frozenset(w.lower() for w in WORD.findall(question)),
     )
 
@@ -132,10 +163,14 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
         return _with_aliases(frozenset(terms(text)), aliases)
 
     units: list[Unit] = []
+    documents: dict[str, frozenset[str]] = {}  # what each document's retrieved passages say
+    for p in passages:
+        source = p.meta.get("source", "")
+        documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
     for rank, p in enumerate(passages):
         title = f"{p.meta.get('title', '')} {p.meta.get('heading', '')}"  # the document and heading path
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
-        scope = terms_of(f"{p.text} {title}")
+        scope = terms_of(f"{p.text} {title}") | documents[p.meta.get("source", "")]
         raw: list[tuple[str, str, int, int]] = []  # (kind, text, block index, ...)
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
@@ -150,7 +185,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
                 own[j] for j in (pos - 1, pos + 1)
                 if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading") and blocks[raw[j][2]].section == b.section
             ))
-            units.append(Unit(rank, pos, kind, text, p.number, own[pos], section, near, scope, b, b_index))
+            start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
+            units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
+                              near, scope, b, b_index))
     return units
 
 
@@ -189,6 +226,8 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 else max(min_coverage, 0.55)):
         return None
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
+    if query.quoted - u.own - u.section:
+        fit *= _UNQUOTED  # a quoted title names what the question is about
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
         fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
     own_share = sum(weight[t] for t in hits) / sum(weight.values())
@@ -231,8 +270,12 @@ def extractive_answer(
         return REFUSAL
     if query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
         return REFUSAL  # a who/when/how-many question, none of the wanted kind, and words missing
+    code_units = sorted(
+        (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
+        key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
+    ) if query.howto else []
     return compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
-                   ordered=query.ordered, max_sentences=max_sentences)
+                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units)
 
 
 __all__ = ["REFUSAL", "STOPWORDS", "extractive_answer"]
