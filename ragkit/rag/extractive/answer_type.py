@@ -113,15 +113,15 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
 
 
 def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
-    """Two adjacent capitalised words (not opening the sentence, not from the question) of which
-    neither is a place or organisation designator: "Ada Lovelace" yes, "Port Aldous" no."""
+    """Two adjacent capitalised words (not opening the sentence, at least one of them not from
+    the question) of which neither is a place or organisation designator: "Ada Lovelace" yes,
+    "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
     words = WORD.findall(sentence)
     name = [
-        i > 0
-        and w[0].isupper()
-        and not w.isupper()
-        and w.lower() not in question_words
-        and w.lower() not in _DESIGNATORS
+        i > 0 and w[0].isupper() and not w.isupper() and w.lower() not in _DESIGNATORS
         for i, w in enumerate(words)
     ]
-    return any(a and b for a, b in zip(name, name[1:], strict=False))
+    novel = [w.lower() not in question_words for w in words]
+    return any(
+        name[i] and name[i + 1] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
+    )

@@ -1,7 +1,8 @@
 """Writing the extractive answer from scored candidates: every piece of passage text it quotes is
 followed by that passage's ``[n]`` marker.
 
-- *sentences*: the best 1-3 (within 60 % of the best score), best first;
+- *sentences*: the best 1-3 (within 60 % of the best score, 80 % when the best holds the date,
+  number or name asked for), best first;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best, or one in the best passage (a numbered one for steps); and whenever the best
@@ -32,6 +33,7 @@ class Unit:
     section: frozenset[str]  # terms of its section heading (and the document title)
     near: frozenset[str]  # terms of the neighbouring sentences of the same section
     scope: frozenset[str]  # every term of the passage
+    document: frozenset[str]  # terms of the other retrieved passages of the same document
     block: Block
     block_index: int
 
@@ -45,6 +47,7 @@ class Candidate:
 
 
 _SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
+_TYPED_SHARE = 0.8  # ... when the best holds the date, number or name asked for (one answer is wanted)
 _LIST_SHARE = 0.5  # a list must be this close to the best candidate to answer a list question
 _ORDERED_BONUS = 1.3  # a numbered list for a question about steps
 
@@ -116,11 +119,12 @@ def _sentence(u: Unit, bare: bool) -> str:
     return u.text
 
 
-def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Unit | None = None) -> list[Unit]:
+def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Unit | None = None,
+               share: float = _SENTENCE_SHARE) -> list[Unit]:
     best, best_own = candidates[0].score, candidates[0].own_share
     chosen: list[Unit] = [first] if first else []
     for c in candidates:
-        if len(chosen) >= max_sentences or c.score < _SENTENCE_SHARE * best:
+        if len(chosen) >= max_sentences or c.score < share * best:
             break
         if chosen and c.own_share < _SENTENCE_SHARE * best_own:
             continue  # a further sentence must match on its own words, not only its neighbours'
@@ -162,7 +166,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     if best.kind == "code":  # the sentence that introduces the code, else the code's section
         mine = [v for v in _passage(units, best) if v.position < best.position and v.kind != "code"][-1:]
         lead = mine[0] if mine and mine[0].block.section == best.block.section and mine[0].kind != "heading" else None
-    chosen = _sentences(candidates, max_sentences, first=lead)
+    share = _TYPED_SHARE if candidates[0].typed else _SENTENCE_SHARE
+    chosen = _sentences(candidates, max_sentences, first=lead, share=share)
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     text = " ".join(f"{_sentence(u, id(u) in bare)} [{u.number}]" for u in chosen)
     if code is not None:

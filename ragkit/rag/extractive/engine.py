@@ -170,7 +170,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
     for rank, p in enumerate(passages):
         title = f"{p.meta.get('title', '')} {p.meta.get('heading', '')}"  # the document and heading path
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
-        scope = terms_of(f"{p.text} {title}") | documents[p.meta.get("source", "")]
+        scope = terms_of(f"{p.text} {title}")
+        document = documents[p.meta.get("source", "")] - scope
         raw: list[tuple[str, str, int, int]] = []  # (kind, text, block index, ...)
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
@@ -187,7 +188,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
             ))
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
-                              near, scope, b, b_index))
+                              near, scope, document, b, b_index))
     return units
 
 
@@ -211,6 +212,7 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     section_hits = (u.section - u.own) & wanted
     near_hits = (u.near - u.own - u.section) & wanted
     scope_hits = (u.scope - u.own - u.section - u.near) & wanted
+    document_hits = u.document & wanted
     if not (hits - query.numbers) and not (section_hits - query.numbers):
         return None  # about none of the question's words
     if not (u.own - wanted - (u.section if u.kind != "heading" else frozenset())):
@@ -220,6 +222,7 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
         + _SECTION * sum(weight[t] for t in section_hits)
         + _NEAR * sum(weight[t] for t in near_hits)
         + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in query.names else _SCOPE) for t in scope_hits)
+        + _SCOPE * sum(weight[t] for t in document_hits)
     ) / sum(weight.values())
     matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
     # one shared word must carry most of the question's weight; two or more, a fair share
@@ -237,7 +240,7 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
 def _missing_share(query: _Query, units: Sequence[Unit]) -> float:
     """The share of the question's own words (boost-weighted; not the conversation's words) that
     no passage has."""
-    present = frozenset().union(*(u.scope for u in units))
+    present = frozenset().union(*(u.scope | u.document for u in units))
     own = {t: b for t, b in query.boosts.items() if b > _CONTEXT_BOOST}
     total = sum(own.values())
     return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
@@ -255,7 +258,7 @@ def extractive_answer(
     units = _units(passages, frozenset(query.boosts)) if query.boosts else []
     if not units:
         return REFUSAL
-    present = frozenset().union(*(u.scope for u in units))
+    present = frozenset().union(*(u.scope | u.document for u in units))
     missing = _missing_share(query, units)
     if query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC):
         return REFUSAL  # the question's year, quantity or name (or most of it) is in no passage
