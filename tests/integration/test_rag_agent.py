@@ -55,9 +55,10 @@ def test_two_searches_then_answer_usage_and_citations(kb) -> None:
     assert u.embedding_cost == pytest.approx(pricing.price_embedding(EMB_MODEL, expected_emb_tokens))
     assert u.llm_cost == pytest.approx(pricing.price_llm("gpt-4o-mini", u.input_tokens, u.output_tokens))
     assert u.total_cost == pytest.approx(u.llm_cost + u.embedding_cost) and u.llm_cost > 0 and u.embedding_cost > 0
-    # [99] was never returned by a search: removed; [1] and [3] resolve to real passages
-    assert "[99]" not in result.content
-    assert [c.number for c in result.citations] == [1, 3]
+    # [99] was never returned by a search: removed; [1] and [3] resolve to real passages, renumbered
+    # in order of first appearance: [3] becomes [2]
+    assert "[99]" not in result.content and result.content.endswith("lighthouse [2].")
+    assert [c.number for c in result.citations] == [1, 2]
     c1 = result.citations[0]
     assert c1.source == "notes/gamma.txt" and "Tuesdays" in c1.text
     text = (Path(kb.index_dir).parent / "docs" / c1.source).read_text(encoding="utf-8")

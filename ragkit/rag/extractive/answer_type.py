@@ -85,6 +85,20 @@ _LIST = re.compile(
 _ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
 
 
+_DEFINITION = re.compile(r"^\W*what\s+(?:is|are)\s+(?:a|an|the)?\s*([\w\s-]{2,40}?)\s*\??$", re.IGNORECASE)
+
+
+def defined_term(question: str) -> str | None:
+    """The term a definition question asks about ("What is a scope?" -> "scope"), else None."""
+    match = _DEFINITION.match(question.strip())
+    return match.group(1).split()[-1].lower() if match else None
+
+
+def defines(term: str, sentence: str) -> bool:
+    """Whether ``sentence`` defines ``term`` ("A scope is the range …")."""
+    return bool(re.search(rf"\b{re.escape(term)}s?\s+(?:is|are|means|refers to)\b", sentence, re.IGNORECASE))
+
+
 def is_howto(question: str) -> bool:
     """A how-to question ("How do I read a cookie?"): its answer includes the passage's code."""
     return bool(_HOWTO.search(question))

@@ -34,6 +34,7 @@ class Unit:
     near: frozenset[str]  # terms of the neighbouring sentences of the same section
     scope: frozenset[str]  # every term of the passage
     document: frozenset[str]  # terms of the other retrieved passages of the same document
+    elsewhere: frozenset[str]  # terms of the passage's other section headings
     block: Block
     block_index: int
 

@@ -15,7 +15,9 @@ question of the conversation weigh half. The score is then weighed by:
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
   2024)") is a candidate too;
 - a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
-  one not about the title the question quotes ("When was "Winter Sluice" written?");
+  one not about the title the question quotes ("When was "Winter Sluice" written?") or about a
+  name the question gives that heads another section of the passage (another poem's date);
+- a sentence that defines the term a "What is X?" question asks about ("X is …") counts a fifth more;
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
@@ -37,7 +39,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragkit.rag.extractive.answer_type import answer_type, has_answer_type, is_howto, wants_list
+from ragkit.rag.extractive.answer_type import (
+    answer_type,
+    defined_term,
+    defines,
+    has_answer_type,
+    is_howto,
+    wants_list,
+)
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
 from ragkit.rag.extractive.text import (
     STOPWORDS,
@@ -62,11 +71,13 @@ _INJECTION = re.compile(
 
 _TYPE_MISS = 0.5  # score factor for a sentence without the kind of answer the question asks for
 _QUESTION = 0.5  # ... for a sentence that is itself a question
-_UNQUOTED = 0.5  # ... for one that is not about the title the question quotes ("Winter Sluice")
+_UNQUOTED = 0.5  # ... for one not about the title the question quotes ("Winter Sluice") or names
 _RANK_DECAY = 0.03  # per retrieval rank: prefer better-ranked passages; a strong later match still wins
 _SECTION = 0.7  # credit for a question word found in the sentence's section heading
 _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
+_DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
+_OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
@@ -82,6 +93,7 @@ class _Query:
     numbers: frozenset[str]  # the question's numbers (years, quantities): they scope it
     names: frozenset[str]  # the question's names (capitalised words, identifiers)
     quoted: frozenset[str]  # the stems of a title the question quotes
+    defined: str | None  # the term a definition question asks about ("What is a scope?")
     words: frozenset[str]  # the question's words, lower-cased
 
 
@@ -103,7 +115,7 @@ def _owners(words: list[str]) -> set[int]:
 
 def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
     """Boost factors (numbers and quoted words x2, capitalised names not opening the question
-    x1.5 unless possessive, else 1) and the name-like stems. Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
+    x1.5, possessive ones x0.7, else 1) and the name-like stems. Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
     they name what the answer is, not what it is about."""
     boosts: dict[str, float] = {}
     names: set[str] = set()
@@ -116,7 +128,7 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
         digit = any(c.isdigit() for c in raw)
         name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
-            boost = 2.0 if digit or raw.lower() in quoted else 1.0 if i in owner else 1.5 if name else 1.0
+            boost = 2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name else 1.0
             boosts[key] = max(boosts.get(key, 0.0), boost)
             if name and not digit and k == 0 and len(key) > 2:
                 names.add(key)
@@ -132,7 +144,7 @@ def _query(question: str, context: str) -> _Query:
     return _Query(
         kind, is_howto(question), listed, ordered, boosts,
         frozenset(t for t in boosts if t.isdigit()), frozenset(names),
-        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)),
+        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
     )
 
@@ -168,7 +180,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
         source = p.meta.get("source", "")
         documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
     for rank, p in enumerate(passages):
-        title = f"{p.meta.get('title', '')} {p.meta.get('heading', '')}"  # the document and heading path
+        parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
+        title = " ".join([p.meta.get("title", ""), *parents])
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
@@ -179,6 +192,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index, 0))
         own = [terms_of(text) for _, text, _, _ in raw]
+        headings = terms_of(" ".join({b.section for b in blocks}))
         for pos, (kind, text, b_index, _) in enumerate(raw):
             b = blocks[b_index]
             section = terms_of(f"{title} {b.section}" if kind != "heading" else title)
@@ -188,7 +202,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
             ))
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
-                              near, scope, document, b, b_index))
+                              near, scope, document, headings - section, b, b_index))
     return units
 
 
@@ -213,6 +227,7 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     near_hits = (u.near - u.own - u.section) & wanted
     scope_hits = (u.scope - u.own - u.section - u.near) & wanted
     document_hits = u.document & wanted
+    names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if not (hits - query.numbers) and not (section_hits - query.numbers):
         return None  # about none of the question's words
     if not (u.own - wanted - (u.section if u.kind != "heading" else frozenset())):
@@ -221,7 +236,7 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)
         + _NEAR * sum(weight[t] for t in near_hits)
-        + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in query.names else _SCOPE) for t in scope_hits)
+        + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in names else _SCOPE) for t in scope_hits)
         + _SCOPE * sum(weight[t] for t in document_hits)
     ) / sum(weight.values())
     matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
@@ -229,8 +244,10 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 else max(min_coverage, 0.55)):
         return None
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
-    if query.quoted - u.own - u.section:
-        fit *= _UNQUOTED  # a quoted title names what the question is about
+    if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
+        fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
+    if query.defined and defines(query.defined, u.text):
+        fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
         fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
     own_share = sum(weight[t] for t in hits) / sum(weight.values())
