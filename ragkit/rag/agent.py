@@ -138,31 +138,29 @@ class CitationNumbering:
         self._pending = ""
 
     def _marker(self, m: re.Match[str]) -> str:
-        number = int(m.group(1))
+        number = int(m.group(2))
         if number not in self._new:
             c = self.book.get(number)
             if c is None:
                 log.warning("the answer cites [%s], which no search returned; marker removed", number)
-                return ""
+                return ""  # with the space before it
             self.used.append(replace(c, number=len(self.used) + 1))
             self._new[number] = len(self.used)
-        return f"[{self._new[number]}]"
+        return f"{m.group(1)}[{self._new[number]}]"
 
     def text(self, text: str) -> str:
         pieces = _CODE.split(text)
         for i in range(0, len(pieces), 2):
-            renumbered = _MARKER.sub(self._marker, pieces[i])
-            if len(_MARKER.findall(renumbered)) < len(_MARKER.findall(pieces[i])):  # a marker removed
-                renumbered = re.sub(r"[ \t]+([.,;:])", r"\1", renumbered)
-            pieces[i] = renumbered
+            pieces[i] = _SPACED_MARKER.sub(self._marker, pieces[i])
         return "".join(pieces)
 
     def feed(self, delta: str) -> str:
         self._pending += delta
         cut = len(self._pending)
-        if partial := re.search(r"\[\d*$", self._pending):
+        if partial := re.search(r"[ \t]*(?:\[\d*)?$", self._pending):
             cut = partial.start()
-        head = self._pending[:cut]
+        head = self._pending[:cut].rstrip("`")  # a run of backticks may be an unfinished fence
+        cut = len(head)
         if head.count("```") % 2:
             cut = head.rindex("```")
         elif head.replace("```", "").count("`") % 2:
@@ -175,6 +173,7 @@ class CitationNumbering:
         return self.text(head)
 
 
+_SPACED_MARKER = re.compile(r"([ \t]*)\[(\d+)\]")
 _CODE = re.compile(r"(```.*?(?:```|$)|`[^`\n]*`)", re.DOTALL)
 
 

@@ -144,3 +144,22 @@ def test_missing_api_key_says_which_variable_to_export(kb, monkeypatch: pytest.M
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     res = CliRunner().invoke(cli, ["ask", "x", "--index", str(kb.index_dir), "--provider", "gemini"])
     assert res.exit_code != 0 and "export GEMINI_API_KEY=" in res.stderr
+
+
+def test_streamed_answer_is_renumbered_like_the_result(kb) -> None:
+    """Issue 11, defect 14: citations are numbered in order of first appearance ([2] before [1]
+    in the model's text becomes [1] before [2]), in the stream as in the final result."""
+    provider = ScriptedProvider(
+        responses=[
+            tool_call_response(("search_knowledge_base", {"query": "ferry days", "top_k": 2})),
+            Response(content="Second passage first [2], then the first [1] and `v[1]` in code [7].",
+                     usage=Usage(10, 5)),
+        ],
+    )
+    agent = RAGAgent(kb, provider=provider)
+    events = list(agent.stream("When does the ferry sail?"))
+    result = events[-1].result
+    assert result.content == "Second passage first [1], then the first [2] and `v[1]` in code."
+    assert "".join(e.text for e in events if e.type == "text") == result.content
+    assert [c.number for c in result.citations] == [1, 2]
+    assert result.citations[0].chunk_id != result.citations[1].chunk_id
