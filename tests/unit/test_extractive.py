@@ -3,10 +3,10 @@ defined once (formatter and parser agree)."""
 
 from __future__ import annotations
 
-from ragkit.agent import Agent
-from ragkit.providers.local import LocalProvider
 import pytest
 
+from ragkit.agent import Agent
+from ragkit.providers.local import LocalProvider
 from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_blocks
 from ragkit.rag.passages import Passage, format_passage, parse_passages
 from ragkit.tools import ToolOutput, tool
