@@ -76,6 +76,7 @@ _RANK_DECAY = 0.03  # per retrieval rank: prefer better-ranked passages; a stron
 _SECTION = 0.7  # credit for a question word found in the sentence's section heading
 _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
+_RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
@@ -230,7 +231,7 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if not (hits - query.numbers) and not (section_hits - query.numbers):
         return None  # about none of the question's words
-    if not (u.own - wanted - (u.section if u.kind != "heading" else frozenset())):
+    if not (u.own - wanted):
         return None  # adds nothing beyond the question
     coverage = (
         sum(weight[t] for t in hits)
@@ -246,6 +247,8 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
+    if u.kind != "heading" and not (u.own - wanted - u.section):
+        fit *= _RESTATES  # only the question's and its heading's words: likely a restatement
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):

@@ -119,7 +119,7 @@ _ABBREVIATION = re.compile(
     r"ca|cf|e\.g|i\.e)|(?:^|\s)[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
-_ITEM = re.compile(r"^(?:([-*+•])|(\d+)[.)])\s+")
+_ITEM = re.compile(r"^(?:([-*+•])|(\d{1,2})[.)])\s+")
 
 
 def table_cells(line: str) -> list[str] | None:
