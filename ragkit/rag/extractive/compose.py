@@ -7,7 +7,8 @@ followed by that passage's ``[n]`` marker.
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best, or one in the best passage (a numbered one for steps); and whenever the best
   sentence introduces a list ("These are the rules:"), the intro and all its items;
-- *how-to*: the sentences, then the code block of the best sentence's section (the first one
+- *how-to*: the sentences (from the best sentence's page only), then the code block of the best
+  sentence's section (the first one
   after it, else the last one before it); a console block keeps only its ``$`` command lines, not
   the pasted build output.
 """
@@ -168,6 +169,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         mine = [v for v in _passage(units, best) if v.position < best.position and v.kind != "code"][-1:]
         lead = mine[0] if mine and mine[0].block.section == best.block.section and mine[0].kind != "heading" else None
     share = _TYPED_SHARE if candidates[0].typed else _SENTENCE_SHARE
+    if howto:  # the steps of one page: sentences from other pages would only distract
+        candidates = [c for c in candidates if c.unit.source == best.source]
     chosen = _sentences(candidates, max_sentences, first=lead, share=share)
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     text = " ".join(f"{_sentence(u, id(u) in bare)} [{u.number}]" for u in chosen)
