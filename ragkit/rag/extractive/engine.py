@@ -186,15 +186,15 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
-        raw: list[tuple[str, str, int, int]] = []  # (kind, text, block index, ...)
+        raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
-                raw += [("prose", s, b_index, 0) for s in split_prose(b.text) if is_sentence(s)]
+                raw += [("prose", s, b_index) for s in split_prose(b.text) if is_sentence(s)]
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
-                raw.append((b.kind, b.text, b_index, 0))
-        own = [terms_of(text) for _, text, _, _ in raw]
+                raw.append((b.kind, b.text, b_index))
+        own = [terms_of(text) for _, text, _ in raw]
         headings = terms_of(" ".join({b.section for b in blocks}))
-        for pos, (kind, text, b_index, _) in enumerate(raw):
+        for pos, (kind, text, b_index) in enumerate(raw):
             b = blocks[b_index]
             section = terms_of(f"{title} {b.section}" if kind != "heading" else title)
             near = frozenset().union(*(
