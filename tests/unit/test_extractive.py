@@ -165,3 +165,23 @@ def test_how_to_questions_are_answered_with_the_code_block_and_cited(question: s
 def test_how_to_questions_nothing_answers_are_refused() -> None:
     assert extractive_answer("How do I deploy the app to Kubernetes?", DOCS) == REFUSAL
     assert extractive_answer("Who composed the music for the heron poem?", POEMS) == REFUSAL
+
+
+SITE = passages(  # a documentation site's pages: code comes from include directives
+    ("cookie-params.md", "Cookie Parameters",
+     "# Cookie Parameters\n\nYou can define Cookie parameters the same way you define Query and Path parameters."
+     "\n\n## Import `Cookie`\n\nFirst import `Cookie`:\n\n{* ../../docs_src/cookie_params/tutorial001.py hl[3] *}"
+     "\n\n## Declare `Cookie` parameters\n\nThen declare the cookie parameters using the same structure as with "
+     "`Path` and `Query`.\n\n/// note | Technical Details\n\n`Cookie` is a sister class of `Path` and `Query`.\n\n"
+     "///\n"),
+    ("install.md", "Install > Linux", "Run `pip install webfw` in a virtual environment."),
+)
+
+
+def test_a_how_to_question_whose_topic_fills_the_page_is_answered() -> None:
+    """Issue 16: "how to read a cookie" was refused although the cookie page was retrieved: the
+    topic word is in every sentence of the page (a low IDF) and the docs do not say "read"."""
+    got = extractive_answer("How do I read a cookie?", SITE)
+    assert got.startswith("You can define Cookie parameters") and "[1]" in got
+    assert "{*" not in got and "///" not in got
+    assert extractive_answer("How do I install a dishwasher?", SITE) == REFUSAL

@@ -78,6 +78,8 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
+_HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
+_VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
@@ -114,24 +116,36 @@ def _owners(words: list[str]) -> set[int]:
     return out
 
 
+def _howto_verb(words: list[str]) -> int:
+    """The position of a how-to question's verb ("How do I *read* a cookie?", "how to *add* …"):
+    documentation names the task's object, not always its verb ("declare a cookie parameter")."""
+    for i, w in enumerate(words[:-1]):
+        if w.lower() in ("i", "we", "you", "to") and i + 1 < len(words) and words[i + 1][0].islower():
+            return i + 1
+    return -1
+
+
 def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
     """Boost factors (numbers and quoted words x2, capitalised names not opening the question
-    x1.5, possessive ones x0.7, else 1) and the name-like stems. Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
+    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
+    (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
     they name what the answer is, not what it is about."""
     boosts: dict[str, float] = {}
     names: set[str] = set()
     quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
     words = WORD.findall(question)
     owner = _owners(words)
+    verb = _howto_verb(words) if is_howto(question) else -1
     for i, raw in enumerate(words):
         if raw.lower() in drop:
             continue
         digit = any(c.isdigit() for c in raw)
         name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
-            boost = 2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name else 1.0
+            boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
+                     else _VERB if i == verb else 1.0)
             boosts[key] = max(boosts.get(key, 0.0), boost)
-            if name and not digit and k == 0 and len(key) > 2:
+            if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
                 names.add(key)
     return boosts, names
 
@@ -208,11 +222,17 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
 
 
 def _term_weights(query: _Query, units: Sequence[Unit]) -> dict[str, float]:
-    """IDF over the retrieved sentences, times the question's boosts."""
+    """IDF over the retrieved sentences, times the question's boosts. For a how-to question the
+    IDF has a floor: the retrieved pages are all about its topic ("cookie" in every sentence of
+    the cookie page), which must not make the topic word count for little."""
     n = len(units)
     df = {t: sum(1 for u in units if t in u.own) for t in query.boosts}
     rare = math.log((n + 1) / 1.5)  # the weight of a term found in one sentence
-    return {t: query.boosts[t] * (math.log((n + 1) / (df[t] + 0.5)) if df[t] else rare) for t in query.boosts}
+    floor = _HOWTO_IDF_FLOOR * rare if query.howto else 0.0
+    return {
+        t: query.boosts[t] * (max(floor, math.log((n + 1) / (df[t] + 0.5))) if df[t] else rare)
+        for t in query.boosts
+    }
 
 
 def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:

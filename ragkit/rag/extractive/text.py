@@ -6,8 +6,9 @@
   (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
   "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
   fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled). HTML
-  tags such as ``<Listing …>``, quote markers (``> >``), emphasis, links and bracketed reference
-  numbers are stripped from prose, so none of them reach an answer;
+  tags such as ``<Listing …>``, documentation-site directives (``{* include *}``, ``/// tip``,
+  ``!!! note``), quote markers (``> >``), emphasis, links and bracketed reference numbers are
+  stripped from prose, so none of them reach an answer;
 - ``split_sentences``: the prose, item and row sentences of a passage.
 """
 
@@ -81,6 +82,9 @@ _INLINE_TAG = re.compile(
     r"</?(?:a|abbr|b|br|code|del|div|em|i|img|ins|kbd|mark|p|q|s|small|span|strong|sub|sup|u|"
     r"[A-Z][\w-]*)(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"
 )
+# documentation-site directives: includes ({* file *}, {% … %}, {{< … >}}, --8<--) and admonition
+# markers (/// tip, !!! note "Title", ::: warning) are site machinery, not text
+_DIRECTIVE = re.compile(r"^\s*(?:\{[*%{<].*[*%}>]\}|-+8<-+.*|(?:///|!!!|\?\?\?\+?|:::+)\s*[\w\"' |-]*)\s*$")
 _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
@@ -199,8 +203,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             continue
         raw = lines[i]
         i += 1
-        if _TAG_LINE.match(raw):
-            continue  # <Listing …>, </Listing>, <div class=…>: layout, not text
+        if _TAG_LINE.match(raw) or _DIRECTIVE.match(raw):
+            continue  # <Listing …>, </Listing>, <div class=…>, {* include *}, /// tip: layout, not text
         stripped = clean_line(raw)
         cells = table_cells(stripped)
         if cells is not None:
