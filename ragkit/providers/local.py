@@ -3,7 +3,9 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
 
 - Tools offered and the latest user message not yet followed by a tool result: it calls the most
   relevant tool (word overlap between the question and the tool's name, description and
-  parameters), passing the question as the first required string parameter.
+  parameters), passing the question as the first required string parameter. A chat follow-up
+  ("And how do I add elements to it?") is searched with the key words of the earlier question
+  added (``conversation_context``), and they count, at half weight, in choosing the answer.
 - Tool results present: the passages of the results (the structured citations the search tool
   returns; a tool that returns only the passage text format is read through
   ``ragkit.rag.passages.parse_passages``) go to ``extractive_answer``: the best 1-3 sentences,
@@ -80,6 +82,43 @@ def tool_arguments(question: str, spec: ToolSpec) -> dict[str, Any]:
     return args
 
 
+_FOLLOW_UP = re.compile(
+    r"^\W*(?:and|also|but|so|then|what about|how about)\b|\b(?:it|its|they|them|their|theirs|these|those|"
+    r"he|she|him|her|his|hers)\b",
+    re.IGNORECASE,
+)
+_SUBJECT = frozenset({"i", "we", "you"})
+
+
+def _key_words(question: str) -> list[str]:
+    """The words of a question that name what it is about: content words, leaving out the verb
+    after a subject pronoun ("how do I *create* a new vector" -> new, vector)."""
+    words = re.findall(r"[\w:.-]*\w", question)
+    return [
+        w for i, w in enumerate(words)
+        if terms(w) and not (i > 0 and words[i - 1].lower() in _SUBJECT)
+    ]
+
+
+def conversation_context(question: str, earlier: Sequence[str]) -> str:
+    """The key words of the earlier questions a follow-up leans on ("And how do I add elements to
+    it?" after "How do I create a new vector?" -> "new vector"), or "" for a question that stands
+    alone: one that neither opens with "and"/"what about" nor refers back with a pronoun, and has
+    more than one content word."""
+    if not earlier or (not _FOLLOW_UP.search(question) and len(set(terms(question))) > 1):
+        return ""
+    previous = earlier[-1]
+    context = _key_words(previous)
+    if len(earlier) > 1 and _FOLLOW_UP.search(previous):  # a follow-up of a follow-up
+        context = _key_words(earlier[-2]) + context
+    have = set(terms(question))
+    out: list[str] = []
+    for w in context:
+        if not set(terms(w)) <= have and w not in out:
+            out.append(w)
+    return " ".join(out)
+
+
 @providers.register("local")
 class LocalProvider(BaseProvider):
     """Offline and deterministic; see the module docstring for what it does."""
@@ -100,16 +139,19 @@ class LocalProvider(BaseProvider):
     def complete(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
     ) -> Response:
-        last_user = max((i for i, m in enumerate(messages) if m.role == "user"), default=-1)
+        users = [i for i, m in enumerate(messages) if m.role == "user"]
+        last_user = users[-1] if users else -1
         question = messages[last_user].content if last_user >= 0 else ""
+        context = conversation_context(question, [messages[i].content for i in users[:-1]])
         results = [m for m in messages[last_user + 1 :] if m.role == "tool"]
         if tools and not results and question:
-            spec = choose_tool(question, list(tools))
+            query = f"{question} {context}" if context else question
+            spec = choose_tool(query, list(tools))
             digest = hashlib.sha256(f"{len(messages)}\0{question}\0{spec.name}".encode()).hexdigest()[:16]
-            call = ToolCall(id=f"call_{digest}", name=spec.name, arguments=tool_arguments(question, spec))
+            call = ToolCall(id=f"call_{digest}", name=spec.name, arguments=tool_arguments(query, spec))
             return self._response(messages, tools, "", (call,))
         if results:
-            return self._response(messages, tools, self._answer(question, results))
+            return self._response(messages, tools, self._answer(question, results, context))
         reply = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         return self._response(messages, tools, reply)
 
@@ -121,11 +163,12 @@ class LocalProvider(BaseProvider):
             yield StreamEvent("text", text=piece)
         yield StreamEvent("done", response=response)
 
-    def _answer(self, question: str, results: Sequence[Message]) -> str:
+    def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
         passages = [p for m in results if not m.content.startswith("error:") for p in _passages(m)]
         if passages:
             return extractive_answer(
-                question, passages, max_sentences=self.max_sentences, min_coverage=self.min_coverage
+                question, passages, max_sentences=self.max_sentences, min_coverage=self.min_coverage,
+                context=context,
             )
         errors = [m.content for m in results if m.content.startswith("error:")]
         if errors and len(errors) == len(results):
@@ -170,4 +213,4 @@ def _passages(m: Message) -> list[Passage]:
     return parse_passages(m.content)
 
 
-__all__ = ["LocalProvider", "choose_tool", "tool_arguments"]
+__all__ = ["LocalProvider", "choose_tool", "conversation_context", "tool_arguments"]

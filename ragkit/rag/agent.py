@@ -1,8 +1,9 @@
 """RAGAgent: question answering over a knowledge base, inside the general agent loop.
 
 ``ask`` runs the agent with ``search_knowledge_base`` as its tool and returns an ``AgentResult``
-whose ``citations`` map every [n] in the answer to source, page and character span; markers that
-do not resolve are removed, so an answer's citations always resolve. The embedding tokens and
+whose ``citations`` map every [n] in the answer to source, page and character span, numbered in
+order of first appearance in the answer ([1] first); markers that do not resolve are removed, so
+an answer's citations always resolve. The embedding tokens and
 cost of the queries appear in the result's usage, attributed to the tool; ``index_report`` holds
 what indexing cost when the agent built or updated the index itself.
 """
@@ -103,12 +104,17 @@ class RAGAgent:
     def stream(self, question: str) -> Iterator[AgentEvent]:
         """Text deltas and tool events; the final ``result`` event carries resolved citations.
 
-        Streamed text is the model's raw text; the final result's content has any marker that
-        does not resolve removed."""
+        Streamed text has its markers renumbered as the final result's content does (in order
+        of first appearance, markers that do not resolve removed)."""
         self.warm_up()
         book = CitationBook()
+        numbering = CitationNumbering(book)
         for event in self.agent.stream(question, context={"book": book}):
-            if event.type == "result" and event.result is not None:
+            if event.type == "text":
+                event = replace(event, text=numbering.feed(event.text or ""))
+            elif event.type == "result" and event.result is not None:
+                if rest := numbering.flush():
+                    yield AgentEvent("text", text=rest)
                 event = replace(event, result=resolve_citations(event.result, book))
             yield event
 
@@ -152,19 +158,63 @@ def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
     return config
 
 
+class CitationNumbering:
+    """Renumbers an answer's ``[n]`` markers in order of first appearance ([1] first, then [2]…),
+    removes markers that no search returned, and leaves brackets inside code (``v[100]``, fenced
+    blocks) alone. ``text`` takes a whole answer; ``feed``/``flush`` take it in streamed pieces
+    (a piece is held back while it ends inside a marker or inside code) and give the same result."""
+
+    def __init__(self, book: CitationBook) -> None:
+        self.book = book
+        self.used: list[Citation] = []
+        self._new: dict[int, int] = {}
+        self._pending = ""
+
+    def _marker(self, m: re.Match[str]) -> str:
+        number = int(m.group(2))
+        if number not in self._new:
+            c = self.book.get(number)
+            if c is None:
+                log.warning("the answer cites [%s], which no search returned; marker removed", number)
+                return ""  # with the space before it
+            self.used.append(replace(c, number=len(self.used) + 1))
+            self._new[number] = len(self.used)
+        return f"{m.group(1)}[{self._new[number]}]"
+
+    def text(self, text: str) -> str:
+        pieces = _CODE.split(text)
+        for i in range(0, len(pieces), 2):
+            pieces[i] = _SPACED_MARKER.sub(self._marker, pieces[i])
+        return "".join(pieces)
+
+    def feed(self, delta: str) -> str:
+        self._pending += delta
+        cut = len(self._pending)
+        if partial := re.search(r"[ \t]*(?:\[\d*)?$", self._pending):
+            cut = partial.start()
+        head = self._pending[:cut].rstrip("`")  # a run of backticks may be an unfinished fence
+        cut = len(head)
+        if head.count("```") % 2:
+            cut = head.rindex("```")
+        elif head.replace("```", "").count("`") % 2:
+            cut = head.rindex("`")
+        head, self._pending = self._pending[:cut], self._pending[cut:]
+        return self.text(head)
+
+    def flush(self) -> str:
+        head, self._pending = self._pending, ""
+        return self.text(head)
+
+
+_SPACED_MARKER = re.compile(r"([ \t]*)\[(\d+)\]")
+_CODE = re.compile(r"(```.*?(?:```|$)|`[^`\n]*`)", re.DOTALL)
+
+
 def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:
-    """Keep the citations the answer uses, in marker order; drop markers that do not resolve."""
-    used: list[Citation] = []
-
-    def check(m: re.Match[str]) -> str:
-        c = book.get(int(m.group(1)))
-        if c is None:
-            log.warning("the answer cites [%s], which no search returned; marker removed", m.group(1))
-            return ""
-        if c not in used:
-            used.append(c)
-        return m.group(0)
-
-    content = _MARKER.sub(check, result.content)
-    content = re.sub(r"[ \t]+([.,;:])", r"\1", content).strip() if content != result.content else content
-    return replace(result, content=content, citations=used)
+    """Keep the citations the answer uses, numbered in order of first appearance; drop markers
+    that do not resolve."""
+    numbering = CitationNumbering(book)
+    content = numbering.text(result.content)
+    if content != result.content:
+        content = content.strip()
+    return replace(result, content=content, citations=numbering.used)

@@ -33,6 +33,8 @@ class Passage:
             meta["page"] = str(c.page)
         if c.heading:
             meta["heading"] = c.heading
+        if c.start is not None:
+            meta["start"] = str(c.start)
         return cls(c.number, _plain(c.text), meta)
 
 

@@ -1,13 +1,21 @@
 """Score a RAG agent on a question set (``data/questions.yaml`` format).
 
-Each item has ``question``, ``answer`` (a substring a correct answer contains, or null when the
-corpus cannot answer) and ``source`` (the file that holds the fact). An answer counts as correct
-when it contains the substring and cites the expected source; for unanswerable questions, when
-it says the knowledge base does not contain the answer.
+Each item has ``question``, ``answer`` and ``source`` (the file that holds the fact):
+
+- ``answer`` is a text a correct answer contains, a list of texts it must all contain (a list
+  answer: "the three rules"), or null when the corpus cannot answer;
+- ``after`` (optional) is a question asked earlier in the same conversation: the item is a chat
+  follow-up ("And how do I add elements to it?"), asked with the conversation's memory.
+
+Grades: **correct** when the answer contains every expected text and cites the expected source
+(for an unanswerable question: when it says the knowledge base does not contain the answer);
+**partial** when it cites the expected source or holds some of the expected text, but not both in
+full; **wrong** otherwise (a refusal of an answerable question included).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -15,16 +23,26 @@ from typing import Any
 from ragkit.errors import ConfigError
 
 REFUSAL_MARKERS = ("does not contain", "no answer", "not contain an answer")
+GRADES = ("correct", "partial", "wrong")
 
 
 @dataclass(frozen=True)
 class QuestionOutcome:
     question: str
-    expected: str | None
+    expected: str | list[str] | None
     source: str | None
     answer: str
     cited: list[str]
-    correct: bool
+    grade: str  # correct, partial or wrong
+
+    @property
+    def correct(self) -> bool:
+        return self.grade == "correct"
+
+    @property
+    def cited_source(self) -> bool:
+        """Whether the answer cites the file that holds the answer."""
+        return self.source is not None and self.source in self.cited
 
 
 def load_questions(path: str | Path) -> list[dict[str, Any]]:
@@ -37,28 +55,59 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
     for i, q in enumerate(items):
         if not isinstance(q, dict) or "question" not in q:
             raise ConfigError(f"{path}: questions[{i}] needs a 'question' key")
+        if not isinstance(q.get("answer"), (str, list, int, float, type(None))):
+            raise ConfigError(f"{path}: questions[{i}].answer must be a text, a list of texts or null")
     return items
 
 
+def _expected_texts(item: dict[str, Any]) -> list[str]:
+    answer = item.get("answer")
+    return [str(a) for a in answer] if isinstance(answer, list) else [str(answer)]
+
+
+def is_refusal(answer: str) -> bool:
+    return any(m in answer.lower() for m in REFUSAL_MARKERS)
+
+
+def grade_answer(item: dict[str, Any], answer: str, cited_sources: list[str]) -> str:
+    """``correct``, ``partial`` or ``wrong`` (see the module docstring)."""
+    if item.get("answer") is None:
+        return "correct" if is_refusal(answer) else "wrong"
+    texts = _expected_texts(item)
+    found = sum(t.lower() in answer.lower() for t in texts)
+    cited = item.get("source") in cited_sources
+    if found == len(texts) and cited:
+        return "correct"
+    return "partial" if cited or found else "wrong"
+
+
 def score_answer(item: dict[str, Any], answer: str, cited_sources: list[str]) -> bool:
-    expected = item.get("answer")
-    if expected is None:
-        return any(m in answer.lower() for m in REFUSAL_MARKERS)
-    return str(expected).lower() in answer.lower() and item.get("source") in cited_sources
+    return grade_answer(item, answer, cited_sources) == "correct"
 
 
 def run_questions(agent: Any, items: list[dict[str, Any]]) -> list[QuestionOutcome]:
+    """Ask every question; a follow-up (``after``) is asked after its earlier question in a fresh
+    conversation (the agent needs a ``ConversationMemory`` for the context to carry over)."""
     out = []
     for item in items:
+        if item.get("after"):
+            agent.reset()
+            agent.ask(item["after"])
         result = agent.ask(item["question"])
+        agent.reset()
         cited = [c.source for c in result.citations]
         out.append(QuestionOutcome(item["question"], item.get("answer"), item.get("source"),
-                                   result.content, cited, score_answer(item, result.content, cited)))
+                                   result.content, cited, grade_answer(item, result.content, cited)))
     return out
 
 
 def summary(outcomes: list[QuestionOutcome]) -> dict[str, Any]:
     n = len(outcomes)
-    ok = sum(o.correct for o in outcomes)
-    return {"correct": ok, "total": n, "accuracy": ok / n if n else 0.0,
-            "failures": [asdict(o) for o in outcomes if not o.correct]}
+    grades = Counter(o.grade for o in outcomes)
+    answerable = [o for o in outcomes if o.expected is not None]
+    return {
+        "correct": grades["correct"], "partial": grades["partial"], "wrong": grades["wrong"], "total": n,
+        "accuracy": grades["correct"] / n if n else 0.0,
+        "cited_source": sum(o.cited_source for o in answerable), "answerable": len(answerable),
+        "failures": [{**asdict(o), "grade": o.grade} for o in outcomes if not o.correct],
+    }

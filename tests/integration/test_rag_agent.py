@@ -55,9 +55,10 @@ def test_two_searches_then_answer_usage_and_citations(kb) -> None:
     assert u.embedding_cost == pytest.approx(pricing.price_embedding(EMB_MODEL, expected_emb_tokens))
     assert u.llm_cost == pytest.approx(pricing.price_llm("gpt-4o-mini", u.input_tokens, u.output_tokens))
     assert u.total_cost == pytest.approx(u.llm_cost + u.embedding_cost) and u.llm_cost > 0 and u.embedding_cost > 0
-    # [99] was never returned by a search: removed; [1] and [3] resolve to real passages
-    assert "[99]" not in result.content
-    assert [c.number for c in result.citations] == [1, 3]
+    # [99] was never returned by a search: removed; [1] and [3] resolve to real passages, renumbered
+    # in order of first appearance: [3] becomes [2]
+    assert "[99]" not in result.content and result.content.endswith("lighthouse [2].")
+    assert [c.number for c in result.citations] == [1, 2]
     c1 = result.citations[0]
     assert c1.source == "notes/gamma.txt" and "Tuesdays" in c1.text
     text = (Path(kb.index_dir).parent / "docs" / c1.source).read_text(encoding="utf-8")
@@ -143,3 +144,22 @@ def test_missing_api_key_says_which_variable_to_export(kb, monkeypatch: pytest.M
     monkeypatch.delenv("GEMINI_API_KEY", raising=False)
     res = CliRunner().invoke(cli, ["ask", "x", "--index", str(kb.index_dir), "--provider", "gemini"])
     assert res.exit_code != 0 and "export GEMINI_API_KEY=" in res.stderr
+
+
+def test_streamed_answer_is_renumbered_like_the_result(kb) -> None:
+    """Issue 11, defect 14: citations are numbered in order of first appearance ([2] before [1]
+    in the model's text becomes [1] before [2]), in the stream as in the final result."""
+    provider = ScriptedProvider(
+        responses=[
+            tool_call_response(("search_knowledge_base", {"query": "ferry days", "top_k": 2})),
+            Response(content="Second passage first [2], then the first [1] and `v[1]` in code [7].",
+                     usage=Usage(10, 5)),
+        ],
+    )
+    agent = RAGAgent(kb, provider=provider)
+    events = list(agent.stream("When does the ferry sail?"))
+    result = events[-1].result
+    assert result.content == "Second passage first [1], then the first [2] and `v[1]` in code."
+    assert "".join(e.text for e in events if e.type == "text") == result.content
+    assert [c.number for c in result.citations] == [1, 2]
+    assert result.citations[0].chunk_id != result.citations[1].chunk_id

@@ -252,3 +252,47 @@ def test_a_number_in_the_question_scopes_the_whole_passage() -> None:
 
 def test_a_question_about_a_number_no_passage_has_is_refused() -> None:
     assert answer("How many people lived in the town in 1850?") == REFUSAL
+
+
+# ---------------------------------------------------------------- chat follow-ups (issue 11, defect 14)
+VECTORS = """[1] source: vectors.md | heading: Vectors > Updating a Vector | score: 0.7
+To add elements to a vector after creating it, we can use the `push` method.
+"""
+
+
+def test_a_follow_up_is_searched_with_the_conversations_context() -> None:
+    """Defect 14: "And how do I add elements to it?" was searched word for word."""
+    from ragkit.agent import AgentConfig, ConversationMemory
+
+    queries: list[str] = []
+
+    @tool
+    def search_knowledge_base(query: str) -> str:
+        """Search the knowledge base for passages relevant to the query."""
+        queries.append(query)
+        return VECTORS
+
+    agent = Agent(LocalProvider(), tools=[search_knowledge_base],
+                  config=AgentConfig(memory=ConversationMemory(max_messages=20)))
+    agent.run("How do I create a new empty vector?")
+    answer = agent.run("And how do I add elements to it?").content
+    assert queries[0] == "How do I create a new empty vector?"
+    assert queries[1].startswith("And how do I add elements to it?") and "vector" in queries[1]
+    assert "create" not in queries[1]  # the earlier question's verb is not what the follow-up is about
+    assert "`push` method" in answer and answer.endswith("[1]")
+
+
+@pytest.mark.parametrize(
+    ("question", "earlier", "context"),
+    [
+        ("And how do I add elements to it?", ["How do I create a new empty vector?"], "new empty vector"),
+        ("What happens to its contents?", ["How do I create a vector?"], "vector"),
+        ("What about Fridays?", ["When does the office close on Thursdays?"], "office close Thursdays"),
+        ("Who founded the press?", ["How do I create a vector?"], ""),  # stands alone
+        ("And how do I add elements to it?", [], ""),  # nothing earlier
+    ],
+)
+def test_conversation_context(question: str, earlier: list[str], context: str) -> None:
+    from ragkit.providers.local import conversation_context
+
+    assert conversation_context(question, earlier) == context

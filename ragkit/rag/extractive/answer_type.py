@@ -1,5 +1,5 @@
-"""What kind of answer a question asks for (a person, a date, a number), and whether a sentence
-holds one: classic answer-type detection."""
+"""What kind of answer a question asks for (a person, a date, a number; a list; a how-to, which
+wants the passage's code block), and whether a sentence holds one: classic answer-type detection."""
 
 from __future__ import annotations
 
@@ -44,7 +44,8 @@ _DESIGNATORS = frozenset(
     """island islands isle coast street road avenue lane square bay hill hills mount mountain
 mountains river lake sea ocean sound strait harbour harbor port haven point head cape beach cliff cliffs valley
 forest park bridge castle church cathedral abbey house hall hut tower centre center building station observatory
-museum library university college school institute academy trust society company corporation council ministry
+museum library university college school institute academy trust society company corporation council ministry press
+publisher publishers prize award
 department agency office bank hospital club association foundation network group committee board north south
 east west northern southern eastern western new great upper lower saint st county city town village district
 kingdom republic state states united national royal international""".split()
@@ -68,6 +69,48 @@ def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
     return None, frozenset()
 
 
+_HOWTO = re.compile(
+    r"^\W*(?:and\s+|so\s+|then\s+)?(?:how\s+(?:do|can|could|should|would|does|to|is|are)\b(?!\s+(?:much|many)\b)"
+    r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|correct\s+)?way\s+to\b|is\s+there\s+a\s+way\b"
+    r"|(?:can|could|should)\s+i\b)",
+    re.IGNORECASE,
+)
+_COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
+_LIST = re.compile(
+    rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:\w+\s+){{0,2}}\w+s\b"
+    rf"|\b{_COUNT}\s+(?:\w+\s+)?\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    r"|^\W*(?:what|which)\s+\w+s\s+(?:do|does|did|should|must|are|were)\b",
+    re.IGNORECASE,
+)
+_ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
+
+
+_DEFINITION = re.compile(r"^\W*what\s+(?:is|are)\s+(?:a|an|the)?\s*([\w\s-]{2,40}?)\s*\??$", re.IGNORECASE)
+
+
+def defined_term(question: str) -> str | None:
+    """The term a definition question asks about ("What is a scope?" -> "scope"), else None."""
+    match = _DEFINITION.match(question.strip())
+    return match.group(1).split()[-1].lower() if match else None
+
+
+def defines(term: str, sentence: str) -> bool:
+    """Whether ``sentence`` defines ``term`` ("A scope is the range …")."""
+    return bool(re.search(rf"\b{re.escape(term)}s?\s+(?:is|are|means|refers to)\b", sentence, re.IGNORECASE))
+
+
+def is_howto(question: str) -> bool:
+    """A how-to question ("How do I read a cookie?"): its answer includes the passage's code."""
+    return bool(_HOWTO.search(question))
+
+
+def wants_list(question: str) -> tuple[bool, bool]:
+    """Whether a question asks for a list ("the three rules", "what are the steps"), and whether
+    for an ordered one (steps, a procedure)."""
+    wanted = bool(_LIST.search(question))
+    return wanted, wanted and bool(_ORDERED.search(question))
+
+
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
     """Whether ``sentence`` holds something new (not in the question) of the wanted kind."""
     if kind is None:
@@ -84,15 +127,15 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
 
 
 def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
-    """Two adjacent capitalised words (not opening the sentence, not from the question) of which
-    neither is a place or organisation designator: "Ada Lovelace" yes, "Port Aldous" no."""
+    """Two adjacent capitalised words (not opening the sentence, at least one of them not from
+    the question) of which neither is a place or organisation designator: "Ada Lovelace" yes,
+    "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
     words = WORD.findall(sentence)
     name = [
-        i > 0
-        and w[0].isupper()
-        and not w.isupper()
-        and w.lower() not in question_words
-        and w.lower() not in _DESIGNATORS
+        i > 0 and w[0].isupper() and not w.isupper() and w.lower() not in _DESIGNATORS
         for i, w in enumerate(words)
     ]
-    return any(a and b for a, b in zip(name, name[1:], strict=False))
+    novel = [w.lower() not in question_words for w in words]
+    return any(
+        name[i] and name[i + 1] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
+    )

@@ -1,21 +1,31 @@
-"""The offline extractive answer engine: the best 1-3 sentences of the retrieved passages.
+"""The offline extractive answer engine: the best sentences of the retrieved passages, cited.
 
-Passages (``ragkit.rag.passages.Passage``, from the search tool's structured citations) are split
-into sentences (``ragkit.rag.extractive.text``). Each sentence is scored by the IDF-weighted
-share of the question's content words it contains (stopwords removed, light suffix stemming;
-numbers and capitalised names weigh more), with part credit for words found in the passage's
-title or heading or elsewhere in the passage; a number in the question (a year, say) scopes it and
-counts wherever in the passage it appears. The score is then weighed by:
+Passages (``ragkit.rag.passages.Passage``, from the search tool's structured citations) are parsed
+into blocks (``ragkit.rag.extractive.text``: prose sentences, list items, table rows, headings and
+code blocks, markup removed). Each sentence is scored by the IDF-weighted share of the question's
+content words (stopwords removed, light suffix stemming; numbers and capitalised names weigh more)
+it covers, with part credit by proximity: a word found in the sentence's section heading counts
+0.7, in a neighbouring sentence of the same section 0.5, elsewhere in the passage or in another
+retrieved passage of the same document 0.3 (a question's numbers count in full: they scope the
+passage; its names 0.7: a passage about "Edith Carrow" says "her brother"). Words carried over from an earlier
+question of the conversation weigh half. The score is then weighed by:
 
-- *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question ("which
-  year", "what share", "how long") wants a person, a date or a quantity; a sentence with none that
-  is new (not in the question) counts half;
+- *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
+  person, a date or a quantity; a sentence with none that is new (not in the question) counts
+  half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
+  2024)") is a candidate too;
+- a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
+  one not about the title the question quotes ("When was "Winter Sluice" written?") or about a
+  name the question gives that heads another section of the passage (another poem's date);
+- a sentence that defines the term a "What is X?" question asks about ("X is …") counts a fifth more;
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
-A sentence that adds nothing beyond the question's own words is never an answer. The best 1-3
-sentences are written each followed by its ``[n]`` marker. It says the knowledge base has no
-answer when no sentence shares enough meaningful content with the question, or when a number the
-question is about appears in none of the passages.
+The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
+by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
+one; for a how-to question, the code block of the best sentence's section. It says the knowledge
+base has no answer when no sentence shares enough meaningful content with the question, when a
+number or a name the question is about appears in none of the passages, or when most of the
+question's weight is in words no passage has.
 
 Passage text is data: nothing in it is ever followed as an instruction; the only thing text can
 do is be quoted if it is relevant to the question.
@@ -29,8 +39,24 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from ragkit.rag.extractive.answer_type import answer_type, has_answer_type
-from ragkit.rag.extractive.text import STOPWORDS, WORD, split_sentences, stem, terms
+from ragkit.rag.extractive.answer_type import (
+    answer_type,
+    defined_term,
+    defines,
+    has_answer_type,
+    is_howto,
+    wants_list,
+)
+from ragkit.rag.extractive.compose import Candidate, Unit, compose
+from ragkit.rag.extractive.text import (
+    STOPWORDS,
+    WORD,
+    is_sentence,
+    parse_blocks,
+    split_prose,
+    terms,
+    word_terms,
+)
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -43,136 +69,256 @@ _INJECTION = re.compile(
     re.IGNORECASE,
 )
 
-
-def _question_weights(question: str, *, drop: frozenset[str] = frozenset()) -> dict[str, float]:
-    """Boost factors: numbers x2, capitalised names (not sentence-initial) x1.5, else 1.
-
-    Words in ``drop`` (the answer-type noun, as in "which *year*") are not matched: they name
-    what the answer is, not what it is about."""
-    boosts: dict[str, float] = {}
-    words = WORD.findall(question)
-    for i, raw in enumerate(words):
-        low = raw.lower()
-        if low in STOPWORDS or low in drop or (len(low) < 2 and not low.isdigit()):
-            continue
-        boost = 2.0 if any(c.isdigit() for c in raw) else 1.5 if raw[0].isupper() and i > 0 else 1.0
-        key = stem(low)
-        boosts[key] = max(boosts.get(key, 0.0), boost)
-    return boosts
-
-
-
-# ---------------------------------------------------------------- choosing the answer
-@dataclass
-class _Candidate:
-    score: float
-    matched: int
-    rank: int
-    position: int
-    sentence: str
-    number: int
-
-
-@dataclass(frozen=True)
-class _Unit:
-    rank: int
-    position: int
-    sentence: str
-    number: int
-    own: frozenset[str]
-    context: frozenset[str]  # terms of the passage's title and heading (when the tool gives them)
-    scope: frozenset[str]  # every term of the passage
-
-
-def _units(passages: Sequence[Passage]) -> list[_Unit]:
-    units = []
-    for rank, p in enumerate(passages):
-        heading = frozenset(terms(f"{p.meta.get('title', '')} {p.meta.get('heading', '')}"))
-        scope = frozenset(terms(p.text)) | heading
-        for pos, sentence in enumerate(split_sentences(p.text)):
-            units.append(_Unit(rank, pos, sentence, p.number, frozenset(terms(sentence)), heading, scope))
-    return units
-
-
 _TYPE_MISS = 0.5  # score factor for a sentence without the kind of answer the question asks for
+_QUESTION = 0.5  # ... for a sentence that is itself a question
+_UNQUOTED = 0.5  # ... for one not about the title the question quotes ("Winter Sluice") or names
 _RANK_DECAY = 0.03  # per retrieval rank: prefer better-ranked passages; a strong later match still wins
-_CONTEXT = 0.5  # credit for a question word found in the passage's heading rather than the sentence
-_SCOPE = 0.3  # ... or elsewhere in the passage (a question's numbers count in full: they scope it)
+_SECTION = 0.7  # credit for a question word found in the sentence's section heading
+_NEAR = 0.5  # ... in a neighbouring sentence of the same section
+_SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
+_RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
+_DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
+_HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
+_VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
+_OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
+_CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
+_MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
+_OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
 
 
 @dataclass(frozen=True)
 class _Query:
     kind: str | None  # the answer type: person, date, number or None
+    howto: bool
+    list_wanted: bool
+    ordered: bool
     boosts: dict[str, float]  # content-word stem -> boost
     numbers: frozenset[str]  # the question's numbers (years, quantities): they scope it
+    names: frozenset[str]  # the question's names (capitalised words, identifiers)
+    quoted: frozenset[str]  # the stems of a title the question quotes
+    defined: str | None  # the term a definition question asks about ("What is a scope?")
     words: frozenset[str]  # the question's words, lower-cased
 
 
-def _query(question: str) -> _Query:
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+
+
+def _owners(words: list[str]) -> set[int]:
+    """Positions of a possessive name ("Edith Carrow's" brother): it sets the scene, the noun
+    after it is what the question is about, so it is not boosted as a name."""
+    out: set[int] = set()
+    for i, w in enumerate(words):
+        if w[0].isupper() and w.lower().endswith(("'s", "’s")):
+            j = i
+            while j >= 1 and words[j][0].isupper() and j not in out:
+                out.add(j)
+                j -= 1
+    return out
+
+
+def _howto_verb(words: list[str]) -> int:
+    """The position of a how-to question's verb ("How do I *read* a cookie?", "how to *add* …"):
+    documentation names the task's object, not always its verb ("declare a cookie parameter")."""
+    for i, w in enumerate(words[:-1]):
+        if w.lower() in ("i", "we", "you", "to") and i + 1 < len(words) and words[i + 1][0].islower():
+            return i + 1
+    return -1
+
+
+def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
+    """Boost factors (numbers and quoted words x2, capitalised names not opening the question
+    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
+    (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
+    they name what the answer is, not what it is about."""
+    boosts: dict[str, float] = {}
+    names: set[str] = set()
+    quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
+    words = WORD.findall(question)
+    owner = _owners(words)
+    verb = _howto_verb(words) if is_howto(question) else -1
+    for i, raw in enumerate(words):
+        if raw.lower() in drop:
+            continue
+        digit = any(c.isdigit() for c in raw)
+        name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
+        for k, key in enumerate(word_terms(raw)):
+            boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
+                     else _VERB if i == verb else 1.0)
+            boosts[key] = max(boosts.get(key, 0.0), boost)
+            if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
+                names.add(key)
+    return boosts, names
+
+
+def _query(question: str, context: str) -> _Query:
     kind, type_nouns = answer_type(question)
-    boosts = _question_weights(question, drop=type_nouns)
+    listed, ordered = wants_list(question)
+    boosts, names = _question_terms(question, type_nouns)
+    for t in terms(context):
+        boosts.setdefault(t, _CONTEXT_BOOST)
     return _Query(
-        kind,
-        boosts,
-        frozenset(t for t in boosts if t.isdigit()),
+        kind, is_howto(question), listed, ordered, boosts,
+        frozenset(t for t in boosts if t.isdigit()), frozenset(names),
+        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
     )
 
 
-def _term_weights(query: _Query, units: Sequence[_Unit]) -> dict[str, float]:
-    """IDF over the retrieved sentences, times the question's boosts."""
+_PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
+
+
+def _aliases(wanted: frozenset[str], passages: Sequence[Passage]) -> dict[str, str]:
+    """Passage stems that match a question stem by prefix, the light stemmer's misses
+    ("married"/"marriage", "deploy"/"deployment"), mapped to the question's stem."""
+    seen = {t for p in passages for t in terms(f"{p.text} {p.meta.get('heading', '')}")} - wanted
+    return {
+        t: q for t in seen for q in wanted
+        if min(len(t), len(q)) >= _PREFIX and (t.startswith(q) or q.startswith(t)) and not q.isdigit()
+    }
+
+
+def _with_aliases(found: frozenset[str], aliases: dict[str, str]) -> frozenset[str]:
+    return found | {aliases[t] for t in found if t in aliases}
+
+
+def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) -> list[Unit]:
+    """Every sentence, item, row, heading and code block of the passages, with its context
+    (stems that match a ``wanted`` one by prefix count as that one)."""
+    aliases = _aliases(wanted, passages)
+
+    def terms_of(text: str) -> frozenset[str]:
+        return _with_aliases(frozenset(terms(text)), aliases)
+
+    units: list[Unit] = []
+    documents: dict[str, frozenset[str]] = {}  # what each document's retrieved passages say
+    for p in passages:
+        source = p.meta.get("source", "")
+        documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
+    for rank, p in enumerate(passages):
+        parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
+        title = " ".join([p.meta.get("title", ""), *parents])
+        blocks = parse_blocks(p.text, p.meta.get("heading", ""))
+        scope = terms_of(f"{p.text} {title}")
+        document = documents[p.meta.get("source", "")] - scope
+        raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
+        for b_index, b in enumerate(blocks):
+            if b.kind == "prose":
+                raw += [("prose", s, b_index) for s in split_prose(b.text) if is_sentence(s)]
+            elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
+                raw.append((b.kind, b.text, b_index))
+        own = [terms_of(text) for _, text, _ in raw]
+        headings = terms_of(" ".join({b.section for b in blocks}))
+        for pos, (kind, text, b_index) in enumerate(raw):
+            b = blocks[b_index]
+            section = terms_of(f"{title} {b.section}" if kind != "heading" else title)
+            near = frozenset().union(*(
+                own[j] for j in (pos - 1, pos + 1)
+                if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading") and blocks[raw[j][2]].section == b.section
+            ))
+            start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
+            units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
+                              near, scope, document, headings - section, b, b_index))
+    return units
+
+
+def _term_weights(query: _Query, units: Sequence[Unit]) -> dict[str, float]:
+    """IDF over the retrieved sentences, times the question's boosts. For a how-to question the
+    IDF has a floor: the retrieved pages are all about its topic ("cookie" in every sentence of
+    the cookie page), which must not make the topic word count for little."""
     n = len(units)
     df = {t: sum(1 for u in units if t in u.own) for t in query.boosts}
     rare = math.log((n + 1) / 1.5)  # the weight of a term found in one sentence
-    return {t: query.boosts[t] * (math.log((n + 1) / (df[t] + 0.5)) if df[t] else rare) for t in query.boosts}
+    floor = _HOWTO_IDF_FLOOR * rare if query.howto else 0.0
+    return {
+        t: query.boosts[t] * (max(floor, math.log((n + 1) / (df[t] + 0.5))) if df[t] else rare)
+        for t in query.boosts
+    }
 
 
-def _score(u: _Unit, query: _Query, weight: dict[str, float], min_coverage: float) -> _Candidate | None:
-    """A sentence's score, or None when it cannot be an answer (see the module docstring)."""
-    wanted = query.boosts.keys()
+def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:
+    """A unit's score, or None when it cannot be an answer (see the module docstring)."""
+    wanted = weight.keys()
+    if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
+        return None  # code answers only how-to questions; text addressed to an AI is never quoted
+    typed = query.kind is not None and has_answer_type(query.kind, u.text, query.words)
+    if u.kind == "heading" and not (typed and query.kind in ("date", "number")):
+        return None  # a heading answers only when it holds the wanted date or number
     hits = u.own & wanted
-    if not (hits - query.numbers) or not (u.own - wanted - u.context) or _INJECTION.search(u.sentence):
-        return None  # no content word of the question, nothing beyond the question, or addressed to an AI
-    context_hits = (u.context - u.own) & wanted
-    scope_hits = (u.scope - u.own - u.context) & wanted
-    total = sum(weight.values())
+    section_hits = (u.section - u.own) & wanted
+    near_hits = (u.near - u.own - u.section) & wanted
+    scope_hits = (u.scope - u.own - u.section - u.near) & wanted
+    document_hits = u.document & wanted
+    names = query.names - u.elsewhere  # a name heading another section is not this one's subject
+    if not (hits - query.numbers) and not (section_hits - query.numbers):
+        return None  # about none of the question's words
+    if not (u.own - wanted):
+        return None  # adds nothing beyond the question
     coverage = (
         sum(weight[t] for t in hits)
-        + _CONTEXT * sum(weight[t] for t in context_hits)
-        + sum(weight[t] * (1.0 if t in query.numbers else _SCOPE) for t in scope_hits)
-    ) / total
-    matched = len(hits) + len(context_hits) + len(scope_hits & query.numbers)
+        + _SECTION * sum(weight[t] for t in section_hits)
+        + _NEAR * sum(weight[t] for t in near_hits)
+        + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in names else _SCOPE) for t in scope_hits)
+        + _SCOPE * sum(weight[t] for t in document_hits)
+    ) / sum(weight.values())
+    matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
     # one shared word must carry most of the question's weight; two or more, a fair share
     if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 else max(min_coverage, 0.55)):
         return None
-    fit = 1.0 if has_answer_type(query.kind, u.sentence, query.words) else _TYPE_MISS
-    score = coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank)
-    return _Candidate(score, matched, u.rank, u.position, u.sentence, u.number)
+    fit = 1.0 if query.kind is None or typed else _TYPE_MISS
+    if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
+        fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
+    if u.kind != "heading" and not (u.own - wanted - u.section):
+        fit *= _RESTATES  # only the question's and its heading's words: likely a restatement
+    if query.defined and defines(query.defined, u.text):
+        fit *= _DEFINES
+    if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
+        fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
+    own_share = sum(weight[t] for t in hits) / sum(weight.values())
+    return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed)
+
+
+def _missing_share(query: _Query, units: Sequence[Unit]) -> float:
+    """The share of the question's own words (boost-weighted; not the conversation's words) that
+    no passage has."""
+    present = frozenset().union(*(u.scope | u.document for u in units))
+    own = {t: b for t, b in query.boosts.items() if b > _CONTEXT_BOOST}
+    total = sum(own.values())
+    return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
 
 
 def extractive_answer(
-    question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3
+    question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
+    context: str = "",
 ) -> str:
-    """The best 1-3 sentences with ``[n]`` markers, or the refusal (see the module docstring)."""
-    query = _query(question)
-    units = _units(passages) if query.boosts else []
+    """The best sentences with ``[n]`` markers, or the refusal (see the module docstring).
+
+    ``context`` is text the question leans on (an earlier question of the conversation, for a
+    follow-up such as "And how do I add elements to it?"): its words count at half weight."""
+    query = _query(question, context)
+    units = _units(passages, frozenset(query.boosts)) if query.boosts else []
     if not units:
         return REFUSAL
-    if any(all(t not in u.scope for u in units) for t in query.numbers):
-        return REFUSAL  # the question's year or quantity is in no passage: nothing here answers it
+    present = frozenset().union(*(u.scope | u.document for u in units))
+    missing = _missing_share(query, units)
+    if query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC):
+        return REFUSAL  # the question's year, quantity or name (or most of it) is in no passage
     weight = _term_weights(query, units)
     candidates = sorted(
         (c for u in units if (c := _score(u, query, weight, min_coverage))),
-        key=lambda c: (-c.score, c.rank, c.position),
+        key=lambda c: (-c.score, c.unit.rank, c.unit.position),
     )
     for c in candidates[:5]:
-        log.debug("candidate %.3f [%d] %s", c.score, c.number, c.sentence[:100])
+        log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
         return REFUSAL
-    chosen: list[_Candidate] = []
-    for cand in candidates:
-        if len(chosen) == max_sentences or cand.score < 0.6 * candidates[0].score:
-            break
-        if all(cand.sentence.lower() != c.sentence.lower() for c in chosen):
-            chosen.append(cand)
-    return " ".join(f"{c.sentence} [{c.number}]" for c in chosen)
+    if query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
+        return REFUSAL  # a who/when/how-many question, none of the wanted kind, and words missing
+    code_units = sorted(
+        (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
+        key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
+    ) if query.howto else []
+    return compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
+                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units)
+
+
+__all__ = ["REFUSAL", "STOPWORDS", "extractive_answer"]

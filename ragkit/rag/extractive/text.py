@@ -1,10 +1,21 @@
-"""Words and sentences for the extractive answerer: content-word stems, and passages split into
-sentences (not after "Dr." or an initial; title lines dropped; each table row a sentence of its
-own, its cells labelled by the header row: "Ticket: Adult; Price: £6.50")."""
+"""Words and blocks for the extractive answerer.
+
+- ``stem``/``terms``: content-word stems (stopwords removed, light suffix stripping; identifiers
+  such as ``ProbeClient`` or ``add_process_time`` also give their parts);
+- ``parse_blocks``: a passage as typed blocks, with markup removed: prose sentences, list items
+  (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
+  "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
+  fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled). HTML
+  tags such as ``<Listing …>``, documentation-site directives (``{* include *}``, ``/// tip``,
+  ``!!! note``), quote markers (``> >``), emphasis, links and bracketed reference numbers are
+  stripped from prose, so none of them reach an answer;
+- ``split_sentences``: the prose, item and row sentences of a passage.
+"""
 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 
 STOPWORDS = frozenset(
     """
@@ -18,7 +29,8 @@ where which while who whom why will with would you your yours explain describe g
 """.split()
 )
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-_SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]]*\s+(?=[A-Z0-9\"'(\[])")
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[A-Z0-9\"'(\[`*_])")
 _SUFFIXES = (
     ("ational", "ate"),
     ("ation", ""),
@@ -47,30 +59,76 @@ def stem(word: str) -> str:
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
 
-def terms(text: str) -> list[str]:
-    """Content-word stems of ``text`` in order (stopwords and 1-letter words removed)."""
-    out = []
-    for raw in WORD.findall(text):
-        low = raw.lower().replace("’", "'").split("'")[0]
-        if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
-            continue
-        out.append(stem(low))
+def word_terms(raw: str) -> list[str]:
+    """The stems of one word: the word, and the parts of a CamelCase identifier."""
+    low = raw.lower().replace("’", "'").split("'")[0]
+    if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
+        return []
+    out = [stem(low)]
+    parts = _CAMEL.findall(raw)
+    if len(parts) > 1:
+        out += [stem(p.lower()) for p in parts if len(p) > 1 and p.lower() not in STOPWORDS]
     return out
 
 
+def terms(text: str) -> list[str]:
+    """Content-word stems of ``text`` in order (stopwords and 1-letter words removed)."""
+    return [t for raw in WORD.findall(text) for t in word_terms(raw)]
 
 
-# ---------------------------------------------------------------- sentences and table rows
+# ---------------------------------------------------------------- markup
+_TAG_LINE = re.compile(r"^\s*</?[A-Za-z][\w-]*(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>\s*$")
+_INLINE_TAG = re.compile(
+    r"</?(?:a|abbr|b|br|code|del|div|em|i|img|ins|kbd|mark|p|q|s|small|span|strong|sub|sup|u|"
+    r"[A-Z][\w-]*)(?:\s+[\w:-]+(?:=(?:\"[^\"]*\"|'[^']*'|[^\s>]+))?)*\s*/?>"
+)
+# documentation-site directives: includes ({* file *}, {% … %}, {{< … >}}, --8<--) and admonition
+# markers (/// tip, !!! note "Title", ::: warning) are site machinery, not text
+_DIRECTIVE = re.compile(r"^\s*(?:\{[*%{<].*[*%}>]\}|-+8<-+.*|(?:///|!!!|\?\?\?\+?|:::+)\s*[\w\"' |-]*)\s*$")
+_QUOTE = re.compile(r"^(?:>\s?)+")
+_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
+_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+_FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
+
+
+def clean_line(line: str) -> str:
+    """A prose line without markup: quote markers, HTML tags, images, links, emphasis and a
+    document's own bracketed reference numbers removed (inline code is kept)."""
+    line = _QUOTE.sub("", line.strip())
+    line = _IMAGE.sub("", line)
+    line = _LINK.sub(r"\1", line)
+    pieces = re.split(r"(`[^`]*`)", line)  # leave inline code alone
+    for i in range(0, len(pieces), 2):
+        text = _INLINE_TAG.sub("", pieces[i])
+        text = _REFERENCE.sub("", text)
+        pieces[i] = _EMPHASIS.sub(r"\2", text)
+    return re.sub(r"\s{2,}", " ", "".join(pieces)).strip()
+
+
+# ---------------------------------------------------------------- blocks
+@dataclass(frozen=True)
+class Block:
+    kind: str  # "prose", "item", "row", "heading" or "code"
+    text: str
+    section: str  # the heading in effect ("" when the passage shows none)
+    group: int = -1  # items of one list share a group number
+    ordered: bool = False  # a numbered list item
+    lang: str = ""  # a code block's language tag
+
+
 _ABBREVIATION = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Capt|Col|Gen|Lt|Rev|Sgt|No|Nos|Fig|vs|approx|"
     r"ca|cf|e\.g|i\.e)|(?:^|\s)[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
+_ITEM = re.compile(r"^(?:([-*+•])|(\d{1,2})[.)])\s+")
 
 
 def table_cells(line: str) -> list[str] | None:
     """The cells of a table row (``a | b`` or ``| a | b |``), or None for any other line."""
-    if "|" not in line:
+    if "|" not in line or line.strip().startswith("`"):
         return None
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     return cells if len(cells) >= 2 else None
@@ -87,17 +145,105 @@ def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
 
 def _is_title(line: str) -> bool:
     """A title or section line of plain text ("POWER AND SUPPLIES", "Annual Report 2022"): no
-    closing punctuation and every longer word capitalised."""
+    closing punctuation, no comma and every longer word capitalised."""
     words = [w for w in WORD.findall(line) if len(w) > 3 and not w.isdigit()]
     return (
         bool(words)
         and len(line.split()) <= 12
         and line[-1] not in ".!?:;,"
+        and "," not in line
         and all(w[0].isupper() for w in words)
     )
 
 
-def _split_prose(block: str) -> list[str]:
+_CODE_LINE = re.compile(r"^\s{2,}\S|[;{}()\[\]]\s*$|\s=\s|^\s*(?:\$|>>>)\s")
+
+
+def _closes(lines: list[str], fences: list[tuple[int, str]]) -> bool:
+    """Whether a passage's first fence (a bare one) closes a code block the passage started in:
+    the next fence opens one (it names a language), or the count is odd and code precedes it."""
+    if len(fences) > 1 and fences[1][1]:
+        return True
+    before = [ln for ln in lines[: fences[0][0]] if ln.strip()]
+    return len(fences) % 2 == 1 and bool(before) and bool(_CODE_LINE.search(before[-1]))
+
+
+def _code_spans(lines: list[str]) -> list[tuple[int, int, str]]:
+    """(first, last, language) line ranges of fenced code, fences included. A passage cut from a
+    longer document may start inside a fence (its first fence closes one: bare, and an odd count)
+    or end inside one."""
+    fences = [(i, m.group(2)) for i, line in enumerate(lines) if (m := _FENCE.match(line))]
+    spans: list[tuple[int, int, str]] = []
+    if fences and not fences[0][1] and _closes(lines, fences):
+        spans.append((0, fences[0][0], ""))
+        fences = fences[1:]
+    for k in range(0, len(fences), 2):
+        start, lang = fences[k]
+        end = fences[k + 1][0] if k + 1 < len(fences) else len(lines) - 1
+        spans.append((start, end, lang))
+    return spans
+
+
+def parse_blocks(text: str, heading: str = "") -> list[Block]:
+    """A passage as typed blocks (see the module docstring); ``heading`` is the section the
+    passage starts in (the chunk's heading, when the index keeps it)."""
+    lines = text.splitlines()
+    code_at = {start: (end, lang) for start, end, lang in _code_spans(lines)}
+    blocks: list[Block] = []
+    section = heading.split(" > ")[-1].strip() if heading else ""
+    header: list[str] | None = None
+    group, in_list, i = 0, False, 0
+    while i < len(lines):
+        if i in code_at:
+            end, lang = code_at[i]
+            body = [ln for ln in lines[i : end + 1] if not _FENCE.match(ln)]
+            if any(ln.strip() for ln in body):
+                blocks.append(Block("code", "\n".join(body).strip("\n"), section, lang=lang))
+            i, in_list, header = end + 1, False, None
+            continue
+        raw = lines[i]
+        i += 1
+        if _TAG_LINE.match(raw) or _DIRECTIVE.match(raw):
+            continue  # <Listing …>, </Listing>, <div class=…>, {* include *}, /// tip: layout, not text
+        stripped = clean_line(raw)
+        cells = table_cells(stripped)
+        if cells is not None:
+            if all(_TABLE_SEPARATOR.match(c) for c in cells if c):
+                continue
+            if header is None:
+                header = cells
+            else:
+                blocks.append(Block("row", _row_sentence(header, cells), section))
+            continue
+        header = None
+        if not stripped:
+            blocks.append(Block("prose", "", section))  # a paragraph break
+            continue
+        if raw.lstrip().startswith("#") or _is_title(stripped):
+            section = stripped.lstrip("#").strip()
+            blocks.append(Block("heading", section, section))
+            in_list = False
+            continue
+        item = _ITEM.match(stripped)
+        if item:
+            if not in_list:
+                group, in_list = group + 1, True
+            blocks.append(Block("item", stripped[item.end():], section, group, ordered=bool(item.group(2))))
+            continue
+        last = blocks[-1] if blocks else None
+        if last and last.kind == "item" and raw[:1].isspace():  # an item's wrapped line
+            blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
+            continue
+        in_list = False
+        label = last is not None and len(last.text.split()) <= 3 and stripped[:1].isupper()
+        if last is None or last.kind != "prose" or not last.text or last.text[-1] in ".!?:" or label:
+            blocks.append(Block("prose", stripped, section))
+        else:
+            blocks[-1] = Block("prose", f"{last.text} {stripped}", section)
+    return [b for b in blocks if b.text]
+
+
+def split_prose(block: str) -> list[str]:
     """Split at sentence ends, but not after an abbreviation or an initial ("Dr. Halloran")."""
     pieces: list[str] = []
     for piece in _SENT_SPLIT.split(block):
@@ -105,36 +251,20 @@ def _split_prose(block: str) -> list[str]:
             pieces[-1] += " " + piece
         else:
             pieces.append(piece)
-    return [p.strip() for p in pieces]
+    return [p.strip() for p in pieces if p.strip()]
+
+
+def is_sentence(text: str) -> bool:
+    return len(text.split()) >= 3 or any(c.isdigit() for c in text)
 
 
 def split_sentences(text: str) -> list[str]:
-    """Sentences of a passage; markdown headings dropped, bullets and wrapped lines handled, and
-    each table row a sentence of its own with its cells labelled by the header row."""
-    blocks: list[tuple[str, bool]] = []  # (text, is a table row)
-    header: list[str] | None = None
-    in_table = False
-    for line in text.splitlines():
-        stripped = line.strip()
-        cells = table_cells(stripped)
-        if cells is not None:
-            if all(_TABLE_SEPARATOR.match(c) for c in cells if c):
-                continue
-            if not in_table:
-                header, in_table = cells, True
-            else:
-                blocks.append((_row_sentence(header, cells), True))
-            continue
-        in_table, header = False, None
-        if not stripped or stripped.startswith("#") or _is_title(stripped):
-            blocks.append(("", False))
-            continue
-        item = re.sub(r"^([-*+•]|\d+[.)])\s+", "", stripped)
-        last = blocks[-1] if blocks else ("", True)
-        label = len(last[0].split()) <= 3 and item[:1].isupper()  # "Supply runs" over a paragraph
-        if item != stripped or last[1] or not last[0] or last[0][-1] in ".!?:" or label:
-            blocks.append((item, False))
-        else:
-            blocks[-1] = (last[0] + " " + item, False)
-    sentences = [s for b, row in blocks if b for s in ([b] if row else _split_prose(b))]
-    return [s for s in sentences if len(s.split()) >= 3 or any(c.isdigit() for c in s)]
+    """Sentences of a passage: prose split at sentence ends, each list item and table row a
+    sentence of its own; headings, titles and code left out."""
+    out = []
+    for b in parse_blocks(text):
+        if b.kind in ("item", "row"):
+            out.append(b.text)
+        elif b.kind == "prose":
+            out += split_prose(b.text)
+    return [s for s in out if is_sentence(s)]

@@ -1,0 +1,182 @@
+"""Writing the extractive answer from scored candidates: every piece of passage text it quotes is
+followed by that passage's ``[n]`` marker.
+
+- *sentences*: the best 1-3 (within 60 % of the best score, 80 % when the best holds the date,
+  number or name asked for), best first;
+  a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
+- *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
+  whose intro, items or section match best, or one in the best passage (a numbered one for steps); and whenever the best
+  sentence introduces a list ("These are the rules:"), the intro and all its items;
+- *how-to*: the sentences (from the best sentence's page only), then the code block of the best
+  sentence's section (the first one
+  after it, else the last one before it); a console block keeps only its ``$`` command lines, not
+  the pasted build output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from ragkit.rag.extractive.text import Block
+
+
+@dataclass(frozen=True)
+class Unit:
+    rank: int  # the passage's retrieval rank
+    position: int  # the unit's place in its passage
+    kind: str  # prose, item, row, heading or code
+    text: str
+    number: int  # the passage's citation number
+    source: str  # the passage's source file
+    start: int  # the passage's offset in its source (its rank when unknown)
+    own: frozenset[str]  # the unit's terms
+    section: frozenset[str]  # terms of its section heading (and the document title)
+    near: frozenset[str]  # terms of the neighbouring sentences of the same section
+    scope: frozenset[str]  # every term of the passage
+    document: frozenset[str]  # terms of the other retrieved passages of the same document
+    elsewhere: frozenset[str]  # terms of the passage's other section headings
+    block: Block
+    block_index: int
+
+
+@dataclass(frozen=True)
+class Candidate:
+    score: float
+    unit: Unit
+    own_share: float  # the share of the question's weight in the unit's own words
+    typed: bool = False  # holds the kind of answer the question wants (a date, a number, a name)
+
+
+_SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
+_TYPED_SHARE = 0.8  # ... when the best holds the date, number or name asked for (one answer is wanted)
+_LIST_SHARE = 0.5  # a list must be this close to the best candidate to answer a list question
+_ORDERED_BONUS = 1.3  # a numbered list for a question about steps
+
+
+def _passage(units: Sequence[Unit], u: Unit) -> list[Unit]:
+    return [v for v in units if v.rank == u.rank]
+
+
+def _list_of(u: Unit, units: Sequence[Unit]) -> tuple[Unit | None, list[Unit]] | None:
+    """The list ``u`` belongs to or introduces, as (intro sentence or None, items)."""
+    mine = _passage(units, u)
+    if u.kind == "item":
+        group = u.block.group
+    else:
+        following = [v for v in mine if v.position > u.position and v.kind != "code"][:1]
+        if not following or following[0].kind != "item" or following[0].block.section != u.block.section:
+            return None
+        if u.kind == "prose" and not u.text.rstrip().endswith(":") and u.kind != "heading":
+            return None
+        group = following[0].block.group
+    items = [v for v in mine if v.kind == "item" and v.block.group == group]
+    before = [v for v in mine if v.position < items[0].position and v.kind != "code"][-1:]
+    intro = before[0] if before and before[0].kind == "prose" and before[0].text.rstrip().endswith(":") else None
+    return intro, items
+
+
+def _render_list(intro: Unit | None, items: list[Unit]) -> str:
+    ordered = items[0].block.ordered
+    lines = [f"{i}. {v.text}" if ordered else f"- {v.text}" for i, v in enumerate(items, 1)]
+    number = items[0].number
+    head = intro.text if intro else f"{items[0].block.section}:" if items[0].block.section else ""
+    if not head:
+        return "\n".join(lines) + f" [{number}]"
+    return f"{head} [{number}]\n" + "\n".join(lines)
+
+
+def _code_for(anchor: Unit, units: Sequence[Unit], code_units: Sequence[Unit]) -> Unit | None:
+    """The code block of the anchor's section: the first after it, else the last before it; in a
+    passage without code, the next code block of the same document among ``code_units`` (those
+    that share a word with the question; the splitter cuts a page at its headings, so an
+    introduction and its example part ways), else the best of them."""
+    if anchor.kind == "code":
+        return anchor
+    if not any(v.kind == "code" for v in _passage(units, anchor)):
+        related = [v for v in code_units if v.source == anchor.source]
+        following = sorted((v for v in related if v.start > anchor.start), key=lambda v: (v.start, v.position))
+        return following[0] if following else related[0] if related else None
+    same = [v for v in _passage(units, anchor) if v.kind == "code" and v.block.section == anchor.block.section]
+    after = [v for v in same if v.position > anchor.position]
+    before = [v for v in same if v.position < anchor.position]
+    if after or before:
+        return after[0] if after else before[-1]
+    # a section without code (an introduction): the first code block that follows it
+    return next((v for v in _passage(units, anchor) if v.kind == "code" and v.position > anchor.position), None)
+
+
+def _render_code(code: Unit) -> str:
+    lines = code.text.splitlines()
+    commands = [ln for ln in lines if ln.lstrip().startswith("$ ")]
+    body = "\n".join(ln.strip() for ln in commands) if commands else code.text
+    return f"```{code.block.lang}\n{body}\n```"
+
+
+def _sentence(u: Unit, bare: bool) -> str:
+    """A list item, or a sentence that matched only through its heading (a poem's date line), is
+    prefixed with its section heading: alone it would not say what it is about."""
+    if (u.kind == "item" or bare) and u.block.section and u.kind != "heading":
+        return f"{u.block.section}: {u.text}"
+    return u.text
+
+
+def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Unit | None = None,
+               share: float = _SENTENCE_SHARE) -> list[Unit]:
+    best, best_own = candidates[0].score, candidates[0].own_share
+    chosen: list[Unit] = [first] if first else []
+    for c in candidates:
+        if len(chosen) >= max_sentences or c.score < share * best:
+            break
+        if chosen and c.own_share < _SENTENCE_SHARE * best_own:
+            continue  # a further sentence must match on its own words, not only its neighbours'
+        if c.unit.kind != "code" and all(c.unit.text.lower() != u.text.lower() for u in chosen):
+            chosen.append(c.unit)
+    return chosen
+
+
+def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
+    """The list that answers a list question: one the good candidates belong to or introduce,
+    or one in the best candidate's passage (a recipe's steps need not repeat the question's
+    words), a numbered one first for a question about steps."""
+    options = []
+    best = candidates[0]
+    listed = [(c.score, c.unit) for c in candidates if c.score >= _LIST_SHARE * best.score]
+    listed += [(_LIST_SHARE * best.score, v) for v in _passage(units, best.unit) if v.kind == "item"]
+    for score, unit in listed:
+        found = _list_of(unit, units)
+        if found:
+            bonus = _ORDERED_BONUS if ordered and found[1][0].block.ordered else 1.0
+            options.append((score * bonus, -len(options), found))
+    if not options:
+        return None
+    intro, items = max(options, key=lambda o: (o[0], o[1]))[2]
+    return _render_list(intro, items)
+
+
+def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
+            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = ()) -> str:
+    """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the
+    code blocks that share a word with a how-to question, best first."""
+    best = candidates[0].unit
+    if list_wanted and (listed := _best_list(candidates, units, ordered)):
+        return listed
+    if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
+        return _render_list(*found)
+    code = _code_for(best, units, code_units) if howto else None
+    lead = None
+    if best.kind == "code":  # the sentence that introduces the code, else the code's section
+        mine = [v for v in _passage(units, best) if v.position < best.position and v.kind != "code"][-1:]
+        lead = mine[0] if mine and mine[0].block.section == best.block.section and mine[0].kind != "heading" else None
+    share = _TYPED_SHARE if candidates[0].typed else _SENTENCE_SHARE
+    if howto:  # the steps of one page: sentences from other pages would only distract
+        candidates = [c for c in candidates if c.unit.source == best.source]
+    chosen = _sentences(candidates, max_sentences, first=lead, share=share)
+    bare = {id(c.unit) for c in candidates if c.own_share == 0}
+    text = " ".join(f"{_sentence(u, id(u) in bare)} [{u.number}]" for u in chosen)
+    if code is not None:
+        if not chosen:
+            text = f"{code.block.section or 'Example'}: [{code.number}]"
+        cited = code.number in {u.number for u in chosen} or not chosen
+        return f"{text}\n\n{_render_code(code)}" + ("" if cited else f" [{code.number}]")
+    return text
