@@ -14,7 +14,8 @@ __version__ = "0.1.0"
 _EXPORTS = {
     "Document": "ragkit.types", "Chunk": "ragkit.types", "SearchHit": "ragkit.types", "Citation": "ragkit.types",
     "RagkitError": "ragkit.errors", "ConfigError": "ragkit.errors", "LoaderError": "ragkit.errors",
-    "EmbeddingError": "ragkit.errors", "StoreError": "ragkit.errors", "ProviderError": "ragkit.errors",
+    "EmbeddingError": "ragkit.errors", "StoreError": "ragkit.errors", "StoreDamagedError": "ragkit.errors",
+    "ProviderError": "ragkit.errors",
     "ToolError": "ragkit.errors", "AgentError": "ragkit.errors", "IndexLockedError": "ragkit.errors",
     "MissingDependencyError": "ragkit.errors", "RegistryError": "ragkit.errors", "ModelNotFoundError": "ragkit.errors",
     "PipelineSpec": "ragkit.config", "load_pipeline": "ragkit.config",

@@ -20,10 +20,28 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
+from ragkit.index.layout import default_index
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
+
+
+# --------------------------------------------------------------------------- the one default
+# What a pipeline is when the YAML leaves a section out (and what `ragkit index` uses without
+# --pipeline). pipelines/default.yaml spells out exactly these values (a test asserts it), and the
+# README's pipeline reference describes them.
+
+#: files left out by default: dotfiles and dot-folders, and the sample corpus's question set
+DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
+DEFAULT_SPLITTER: dict[str, Any] = {"type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30}
+DEFAULT_EMBEDDER: dict[str, Any] = {"type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64}
+DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "flat"}
+#: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
+#: holding the query's rare terms; README, "Retrieval quality")
+DEFAULT_RETRIEVER: dict[str, Any] = {
+    "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "top_k": 5,
+}
 
 
 class _Strict(BaseModel):
@@ -44,7 +62,7 @@ class ComponentSpec(BaseModel):
 class SourcesSpec(_Strict):
     paths: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=lambda: ["**/*"])
-    exclude: list[str] = Field(default_factory=list)
+    exclude: list[str] = Field(default_factory=lambda: list(DEFAULT_EXCLUDE))
     respect_gitignore: bool = True
     max_file_size_mb: float = Field(default=50.0, gt=0)
     follow_symlinks: bool = True
@@ -57,23 +75,23 @@ class SourcesSpec(_Strict):
 
 
 class SplitterSpec(ComponentSpec):
-    type: str = "recursive"
+    type: str = DEFAULT_SPLITTER["type"]
     chunk_size: int = Field(default=200, ge=1)
     chunk_overlap: int = Field(default=30, ge=0)
     unit: Literal["tokens", "chars"] = "tokens"
 
 
 class EmbedderSpec(ComponentSpec):
-    type: str = "sentence-transformers"
+    type: str = DEFAULT_EMBEDDER["type"]
 
 
 class StoreSpec(ComponentSpec):
-    type: str = "faiss"
+    type: str = DEFAULT_STORE["type"]
 
 
 class RetrieverSpec(ComponentSpec):
-    #: hybrid with its default fusion, dense-first (README, "Retrieval quality")
-    type: str = "hybrid"
+    #: hybrid, dense-first (README, "Retrieval quality"); see DEFAULT_RETRIEVER
+    type: str = DEFAULT_RETRIEVER["type"]
     top_k: int = Field(default=5, ge=1)
 
 
@@ -104,13 +122,14 @@ class AgentSpec(_Strict):
 class PipelineSpec(_Strict):
     version: Literal[1] = 1
     name: str = "default"
-    index: str = ".ragkit/index"
+    #: ``$RAGKIT_INDEX`` when set, else ``.ragkit/index``
+    index: str = Field(default_factory=lambda: str(default_index()))
     sources: SourcesSpec = Field(default_factory=SourcesSpec)
     loaders: dict[str, str | ComponentSpec] = Field(default_factory=dict)
-    splitter: SplitterSpec = Field(default_factory=SplitterSpec)
-    embedder: EmbedderSpec = Field(default_factory=EmbedderSpec)
-    store: StoreSpec = Field(default_factory=StoreSpec)
-    retriever: RetrieverSpec = Field(default_factory=RetrieverSpec)
+    splitter: SplitterSpec = Field(default_factory=lambda: SplitterSpec(**DEFAULT_SPLITTER))
+    embedder: EmbedderSpec = Field(default_factory=lambda: EmbedderSpec(**DEFAULT_EMBEDDER))
+    store: StoreSpec = Field(default_factory=lambda: StoreSpec(**DEFAULT_STORE))
+    retriever: RetrieverSpec = Field(default_factory=lambda: RetrieverSpec(**DEFAULT_RETRIEVER))
     lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
     agent: AgentSpec = Field(default_factory=AgentSpec)
@@ -143,11 +162,14 @@ class PipelineSpec(_Strict):
         return self.model_dump(mode="json", exclude={"origin"})
 
     def to_saved_dict(self) -> dict[str, Any]:
-        """What an index keeps: the YAML as written (``${VAR}`` references intact) when known,
-        else the resolved spec with secret-looking values removed."""
-        if self._raw is not None:
-            return dict(self._raw)
-        return _redact(self.to_yaml_dict())
+        """What an index keeps: the full resolved pipeline (every default filled in), with the
+        ``${VAR}`` references of the YAML as written kept unresolved (so keys and passwords read
+        from the environment are never written to disk); a spec not read from YAML has its
+        secret-looking values removed."""
+        full = self.to_yaml_dict()
+        if self._raw is None:
+            return _redact(full)  # type: ignore[no-any-return]
+        return _keep_references(full, self._raw)  # type: ignore[no-any-return]
 
 
 # --------------------------------------------------------------------------- interpolation
@@ -181,8 +203,14 @@ def _join(path: str, key: str) -> str:
 # --------------------------------------------------------------------------- loading
 
 
-def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None) -> PipelineSpec:
-    """Read, interpolate and validate a pipeline file (or the built-in defaults when None)."""
+def load_pipeline(
+    path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None, saved: bool = False
+) -> PipelineSpec:
+    """Read, interpolate and validate a pipeline file (or the built-in defaults when None).
+
+    ``saved``: the file is an index's ``pipeline.yaml``; one written before the index kept the full
+    pipeline (some sections missing) gets the defaults of that time (``LEGACY_DEFAULTS``), which
+    are what the index was built with."""
     import yaml
 
     data: Any = {}
@@ -199,6 +227,8 @@ def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any
             raise ConfigError(f"{p}: invalid YAML: {exc}") from None
         if not isinstance(data, dict):
             raise ConfigError(f"{p}: a pipeline file must be a mapping of keys (got {type(data).__name__})")
+    if saved and not set(PipelineSpec.model_fields) - {"origin"} <= set(data):
+        data = _with_legacy_defaults(data)
     raw = dict(data)
     data = interpolate(data, origin=origin)
     for key, val in (overrides or {}).items():
@@ -210,6 +240,35 @@ def load_pipeline(path: str | Path | None = None, *, overrides: Mapping[str, Any
 
 
 _SECRET_KEYS = ("api_key", "password", "token", "secret")
+
+#: the defaults before the one default (issue 11): an index whose saved pipeline.yaml lacks a
+#: section was built with these (store {type: faiss} then meant the FAISS default, HNSW)
+LEGACY_DEFAULTS: dict[str, dict[str, Any]] = {
+    "sources": {"exclude": []},
+    "splitter": {"type": "recursive"},
+    "embedder": {"type": "sentence-transformers"},
+    "store": {"type": "faiss"},
+    "retriever": {"type": "dense"},
+}
+
+
+def _with_legacy_defaults(data: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(data)
+    for section, defaults in LEGACY_DEFAULTS.items():
+        given = out.get(section)
+        out[section] = {**defaults, **given} if isinstance(given, Mapping) else (given or dict(defaults))
+    return out
+
+
+def _keep_references(full: Any, raw: Any) -> Any:
+    """``full`` with every string of ``raw`` that holds a ``${VAR}`` reference put back as written."""
+    if isinstance(raw, str) and _ENV.search(raw):
+        return raw
+    if isinstance(full, dict) and isinstance(raw, Mapping):
+        return {k: _keep_references(v, raw[k]) if k in raw else v for k, v in full.items()}
+    if isinstance(full, list) and isinstance(raw, list) and len(full) == len(raw):
+        return [_keep_references(f, r) for f, r in zip(full, raw, strict=True)]
+    return full
 
 
 def _redact(value: Any) -> Any:

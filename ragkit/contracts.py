@@ -35,6 +35,7 @@ from ragkit.errors import (
     ProviderError,
     RagkitError,
     RegistryError,
+    StoreDamagedError,
     StoreError,
     ToolError,
 )
@@ -86,6 +87,7 @@ __all__ = [
     "Retriever",
     "SearchHit",
     "Splitter",
+    "StoreDamagedError",
     "StoreError",
     "StreamEvent",
     "Tool",

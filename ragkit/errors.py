@@ -45,6 +45,17 @@ class StoreError(RagkitError):
     """A vector store operation failed or was asked for something it cannot do."""
 
 
+class StoreDamagedError(StoreError):
+    """A store's saved files are missing, truncated or inconsistent. ``ragkit index`` rebuilds the
+    store of an index from its catalog and the embedding cache."""
+
+    #: how the message of a damaged store ends (the fix)
+    HINT = (
+        "run `ragkit index` on the index's folders to rebuild it from the catalog and the "
+        "embedding cache (nothing is re-embedded)"
+    )
+
+
 class IndexLockedError(RagkitError):
     """Another process holds the index's write lock."""
 
@@ -87,6 +98,7 @@ __all__ = [
     "ProviderError",
     "RagkitError",
     "RegistryError",
+    "StoreDamagedError",
     "StoreError",
     "ToolError",
 ]

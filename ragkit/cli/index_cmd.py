@@ -15,13 +15,18 @@ from ragkit.cli.options import echo_json, index_option, json_option, pipeline_op
 @pipeline_option
 @index_option
 @click.option("--strict", is_flag=True, help="Fail the run at the first file that cannot be read.")
+@click.option("--prune", is_flag=True,
+              help="Allow removing all (or more than half) of the sources of a folder that is now empty or mostly gone.")
 @json_option
-def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, strict: bool, as_json: bool) -> None:
+def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, strict: bool, prune: bool,
+          as_json: bool) -> None:
     """Build or update the index from files and folders.
 
     Incremental: unchanged files are skipped by content hash, changed files replace exactly their
     own chunks, deleted files leave the index. Files that cannot be read are skipped and listed
-    with the reason (use --strict to fail instead).
+    with the reason (use --strict to fail instead). A folder that is now empty (an unmounted
+    drive?) or lost more than half of its files keeps its sources unless --prune is given.
+    Ctrl-C keeps every embedding computed so far: the next run takes them from the cache.
 
     \b
     Examples:
@@ -33,9 +38,19 @@ def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, s
     from ragkit.index.writer import IndexingPipeline
 
     spec, idx = resolve_spec(pipeline, index_dir)
-    with _Progress(disable=as_json or not sys.stderr.isatty()) as progress:
-        pipe = IndexingPipeline(spec, index_dir=idx, strict=strict, progress=progress)
-        report = pipe.index_paths(list(paths))
+    pipe = None
+    try:
+        with _Progress(disable=as_json or not sys.stderr.isatty()) as progress:
+            pipe = IndexingPipeline(spec, index_dir=idx, strict=strict, progress=progress)
+            report = pipe.index_paths(list(paths), prune=prune)
+    except KeyboardInterrupt:
+        done = pipe.report.texts_embedded if pipe is not None and pipe.report is not None else 0
+        click.echo(
+            f"interrupted: the {done} embeddings computed in this run are saved in the embedding cache; "
+            "run the same command again to continue (nothing is embedded twice)",
+            err=True,
+        )
+        sys.exit(130)
     if as_json:
         echo_json(report.to_dict())
         return
@@ -44,31 +59,51 @@ def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, s
 
 
 class _Progress:
-    """tqdm bars on stderr: files processed, chunks embedded and stored."""
+    """tqdm bars on stderr: files processed, texts embedded (rate and ETA), chunks stored. While
+    the bars are shown, log lines are written through tqdm so they do not break them."""
+
+    #: event -> (bar, description, unit)
+    BARS = {"file": ("files", "file"), "embedded": ("embedding", "chunk"), "chunks": ("stored", "chunk")}
 
     def __init__(self, *, disable: bool) -> None:
         self.disable = disable
         self.bars: dict[str, Any] = {}
+        self._redirect: Any = None
 
     def __enter__(self) -> _Progress:
+        if not self.disable:
+            from tqdm.contrib.logging import logging_redirect_tqdm
+
+            self._redirect = logging_redirect_tqdm()
+            self._redirect.__enter__()
         return self
 
     def __exit__(self, *exc: object) -> None:
         for bar in self.bars.values():
             bar.close()
+        if self._redirect is not None:
+            self._redirect.__exit__(*exc)
+
+    def _bar(self, event: str) -> Any:
+        from tqdm import tqdm
+
+        if event not in self.bars:
+            desc, unit = self.BARS[event]
+            self.bars[event] = tqdm(total=0 if event == "embedded" else None, desc=desc, unit=unit,
+                                    file=sys.stderr, position=len(self.bars), dynamic_ncols=True)
+        return self.bars[event]
 
     def __call__(self, event: str, n: int) -> None:
         if self.disable:
             return
-        from tqdm import tqdm
-
         if event == "total":
-            self.bars["file"] = tqdm(total=n, desc="files", unit="file", file=sys.stderr, position=0)
-            return
-        if event not in self.bars:
-            unit = "file" if event == "file" else "chunk"
-            self.bars[event] = tqdm(desc=f"{event}s", unit=unit, file=sys.stderr, position=len(self.bars))
-        self.bars[event].update(n)
+            self._bar("file").reset(total=n)
+        elif event == "embed_total":  # more texts to embed: the embedding bar's total grows
+            bar = self._bar("embedded")
+            bar.total += n
+            bar.refresh()
+        elif event in self.BARS:
+            self._bar(event).update(n)
 
 
 @click.command()
@@ -97,7 +132,13 @@ def _print_status(info: dict[str, Any]) -> None:
     t = info["totals"]
     click.echo(f"index: {info['index_dir']}  ({info['size_bytes'] / 1e6:.1f} MB on disk)")
     click.echo(f"pipeline: store {info['store']}, embedder {info['embedder']}")
-    click.echo(f"sources: {t['sources']} indexed, {t['skipped']} skipped; chunks: {t['chunks']} ({t['chunk_tokens']:,} tokens)")
+    if info.get("running"):
+        pid = info["running"].get("pid")
+        click.echo(f"an index run is in progress ({f'pid {pid}' if pid else 'pid unknown'}); "
+                   "search works meanwhile, counts are shown when it ends")
+    if t is not None:
+        click.echo(f"sources: {t['sources']} indexed, {t['skipped']} skipped; chunks: {t['chunks']} "
+                   f"({t['chunk_tokens']:,} tokens)")
     last = info.get("last_run")
     if last:
         s = last["stats"]
@@ -110,7 +151,11 @@ def _print_status(info: dict[str, Any]) -> None:
         click.echo(f"  skipped {src}: {reason}")
     if "verify" in info:
         v = info["verify"]
-        if v["ok"]:
+        if v.get("busy"):
+            click.echo("verify: not possible while the index run holds the catalog; try again when it ends")
+        elif v.get("damaged"):
+            click.echo(f"verify: DAMAGED: {v['damaged']}")
+        elif v["ok"]:
             click.echo(f"verify: ok ({v['store_count']} chunks in the store match the catalog)")
         else:
             click.echo(

@@ -50,6 +50,9 @@ def cli(verbose: int, quiet: bool) -> None:
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
     for noisy in ("bm25s", "httpx", "sentence_transformers", "transformers", "chromadb"):
         logging.getLogger(noisy).setLevel(max(level, logging.WARNING))
+    # a malformed PDF is reported once, with its reason, in the run report; pypdf's own warnings
+    # about it (header, EOF marker, xref) are shown only with -v
+    logging.getLogger("pypdf").setLevel(level if verbose else logging.ERROR)
 
 
 cli.add_command(index_cmd.index)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from ragkit.cli.options import echo_json
+from ragkit.cli.options import echo_json, index_option
 
 
 @click.group()
@@ -31,15 +31,21 @@ def validate(file: str) -> None:
 
 
 @pipeline.command()
-@click.argument("file", type=click.Path(dir_okay=False))
+@click.argument("file", type=click.Path(dir_okay=False), required=False)
+@index_option
 @click.option("--json", "as_json", is_flag=True, help="Print JSON instead of YAML.")
-def show(file: str, as_json: bool) -> None:
-    """Print the resolved pipeline: defaults filled in, ${ENV} interpolated."""
+def show(file: str | None, index_dir: str | None, as_json: bool) -> None:
+    """Print the resolved pipeline: defaults filled in (store type and options, embedder model,
+    retriever...), ${ENV} interpolated.
+
+    Without FILE: the pipeline `ragkit index`, `search` and `ask` use, i.e. the one the index was
+    built with, else the built-in default (the same as pipelines/default.yaml).
+    """
     import yaml
 
-    from ragkit.config import load_pipeline
+    from ragkit.index.reader import resolve_spec
 
-    data = load_pipeline(file).to_yaml_dict()
+    data = resolve_spec(file, index_dir)[0].to_yaml_dict()
     if as_json:
         echo_json(data)
     else:

@@ -6,6 +6,7 @@
 - ``catalog``: the DuckDB catalog (sources, chunks, runs, embedding cache); ``ids``: chunk ids
 - ``sinks``: the ``IndexSink`` protocol the vector store and the BM25 index are kept in step by
 - ``writer``: ``IndexingPipeline``, the incremental, crash-safe writer; ``report``: its report
+- ``lock``: the single-writer lock and the pid of the run holding it
 - ``reader``: ``KnowledgeBase``, an index opened for search; ``status``: status and verify
 
 Importing this package imports none of them (``import ragkit`` stays light).

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -32,6 +32,8 @@ CREATE TABLE IF NOT EXISTS runs(
     embedding_tokens BIGINT, embedding_cost DOUBLE, seconds DOUBLE);
 CREATE TABLE IF NOT EXISTS embeddings(
     model VARCHAR, text_hash VARCHAR, vector BLOB, PRIMARY KEY (model, text_hash));
+ALTER TABLE chunks ADD COLUMN IF NOT EXISTS text VARCHAR;
+ALTER TABLE chunks ADD COLUMN IF NOT EXISTS meta VARCHAR;
 """
 
 
@@ -57,6 +59,20 @@ class ChunkRow:
     end: int
     text_hash: str
     tokens: int
+    #: the chunk's text and its sink metadata (JSON): enough to rebuild any sink without the files
+    text: str | None = None
+    meta: str | None = None
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    """A chunk as the catalog can give it back to a sink: id, text, text hash, metadata."""
+
+    id: str
+    source: str
+    text: str
+    text_hash: str
+    metadata: dict[str, Any]
 
 
 class Catalog:
@@ -115,6 +131,31 @@ class Catalog:
             out.setdefault(src, []).append(cid)
         return out
 
+    def chunk_records(self, ids: Iterable[str] | None = None) -> list[ChunkRecord]:
+        """The chunks (all, or those of ``ids``) whose text the catalog keeps (an index built
+        before texts were kept has none; its sinks are repaired by re-reading the files)."""
+        where = "text IS NOT NULL"
+        args: list[Any] = []
+        if ids is not None:
+            wanted = list(ids)
+            if not wanted:
+                return []
+            where += " AND id IN (SELECT unnest(?))"
+            args.append(wanted)
+        import duckdb
+
+        try:
+            rows = self.con.execute(
+                f"SELECT id, source, text, text_hash, meta FROM chunks WHERE {where} ORDER BY source, ordinal", args
+            ).fetchall()
+        except duckdb.BinderException:  # a catalog opened read-only from before the text column
+            return []
+        return [ChunkRecord(r[0], r[1], r[2], r[3], json.loads(r[4]) if r[4] else {}) for r in rows]
+
+    def chunk_count(self) -> int:
+        row = self.con.execute("SELECT count(*) FROM chunks").fetchone()
+        return int(row[0]) if row else 0
+
     def all_chunk_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT id FROM chunks").fetchall()}
 
@@ -127,12 +168,49 @@ class Catalog:
         self.con.execute("DELETE FROM sources WHERE source IN (SELECT unnest(?))", [names])
         now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
         _insert(self.con, "sources", [(*_src_tuple(r), now) for r in rows])
-        _insert(self.con, "chunks", [(c.id, c.source, c.ordinal, c.part, c.start, c.end, c.text_hash, c.tokens) for c in chunks])
+        _insert(self.con, "chunks", [
+            (c.id, c.source, c.ordinal, c.part, c.start, c.end, c.text_hash, c.tokens, c.text, c.meta) for c in chunks
+        ])
 
     def remove_sources(self, names: Sequence[str]) -> None:
         if names:
             self.con.execute("DELETE FROM chunks WHERE source IN (SELECT unnest(?))", [list(names)])
             self.con.execute("DELETE FROM sources WHERE source IN (SELECT unnest(?))", [list(names)])
+
+    def rename_sources(
+        self, renames: Mapping[str, str], rekey: Callable[[str, dict[str, Any], str], str | None]
+    ) -> list[str]:
+        """Rename sources and their chunks (call inside a transaction). ``rekey(new_source,
+        metadata, text)`` gives a chunk its new id (None when it cannot). A chunk that cannot be
+        re-keyed (no text kept: an older index) keeps its id and sink rows (found under the old
+        name until the file is read again) and its source is marked dirty, so the next run over
+        it re-reads it; those sources are returned."""
+        if not renames:
+            return []
+        olds = list(renames)
+        self.con.execute("CREATE TEMP TABLE IF NOT EXISTS _renames(old VARCHAR, new VARCHAR)")
+        self.con.execute("DELETE FROM _renames")
+        _insert(self.con, "_renames", list(renames.items()))
+        rows = self.con.execute(
+            "SELECT id, source, ordinal, part, start_offset, end_offset, text_hash, tokens, text, meta "
+            "FROM chunks WHERE source IN (SELECT unnest(?))", [olds],
+        ).fetchall()
+        moved, dirty = [], set()
+        for r in rows:
+            new = renames[r[1]]
+            meta = json.loads(r[9]) if r[9] else None
+            cid = rekey(new, meta, r[8]) if meta is not None and r[8] is not None else None
+            if cid is None:
+                dirty.add(new)
+                moved.append((r[0], new, *r[2:10]))
+                continue
+            meta["source"] = new  # type: ignore[index]
+            moved.append((cid, new, *r[2:9], json.dumps(meta)))
+        self.con.execute("DELETE FROM chunks WHERE source IN (SELECT unnest(?))", [olds])
+        _insert(self.con, "chunks", moved)
+        self.con.execute("UPDATE sources SET source = r.new FROM _renames r WHERE sources.source = r.old")
+        self.mark_dirty(sorted(dirty))
+        return sorted(dirty)
 
     def mark_dirty(self, names: Sequence[str]) -> None:
         """Forget the content hash so the next run re-processes these sources."""

@@ -14,18 +14,20 @@ from __future__ import annotations
 
 import inspect
 import json
+import logging
+import shutil
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ragkit import registry
 from ragkit.config import PipelineSpec, build_component, component_options, resolve
 from ragkit.embedders.base import Embedder
-from ragkit.errors import ConfigError
+from ragkit.errors import ConfigError, StoreDamagedError
 from ragkit.index.layout import IndexLayout
 from ragkit.index.sinks import IndexSink, StoreSink
-from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever, retriever_needs
+from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import VectorStore
 
@@ -33,6 +35,8 @@ if TYPE_CHECKING:
     from ragkit.retrieval.bm25 import BM25Index
 
 RetrieverConf = dict[str, Any]
+T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class Components:
@@ -63,29 +67,90 @@ class Components:
 
     @property
     def lexical(self) -> BM25Index:
-        """The BM25 index kept in step with the store (when the pipeline keeps one)."""
+        """The BM25 index kept in step with the store; for an index that keeps none (its pipeline's
+        retriever is dense), one built in memory from the chunk texts the catalog keeps."""
         if self._lexical is None:
-            self._require_lexical()
             from ragkit.retrieval.bm25 import BM25Index
 
             lx = self.spec.lexical
-            self._lexical = BM25Index(
-                path=self.layout.lexical, k1=lx.k1, b=lx.b, stemmer=lx.stemmer, stopwords=lx.stopwords
-            )
+            kept = self.spec.uses_lexical
+            try:
+                self._lexical = BM25Index(
+                    path=self.layout.lexical if kept else None, k1=lx.k1, b=lx.b, stemmer=lx.stemmer,
+                    stopwords=lx.stopwords,
+                )
+            except (OSError, ValueError) as exc:  # e.g. a file cut in the middle of a character
+                raise StoreDamagedError(
+                    f"the BM25 index at {self.layout.lexical} is damaged ({exc}); {StoreDamagedError.HINT}"
+                ) from None
+            if not kept:
+                self._fill_lexical_from_catalog(self._lexical)
         return self._lexical
 
-    def _require_lexical(self) -> None:
-        if not self.spec.uses_lexical:
-            raise ConfigError(
-                f"the index at {self.layout.root} has no lexical (BM25) index; set `retriever: {{type: hybrid}}` "
-                "or `lexical: {enabled: true}` in the pipeline and run `ragkit index` again"
-            )
+    def _fill_lexical_from_catalog(self, index: BM25Index) -> None:
+        from ragkit.errors import IndexLockedError
+        from ragkit.index.catalog import Catalog
+        from ragkit.index.sinks import SinkRecord
 
-    def sinks(self) -> list[IndexSink]:
-        """Everything the writer keeps in step with the catalog: the store, and BM25 if kept."""
-        out: list[IndexSink] = [StoreSink(self.store, path=self.layout.store)]
+        fix = (
+            "set `retriever: {type: hybrid}` (or `lexical: {enabled: true}`) in the pipeline and run "
+            "`ragkit index PATH --pipeline FILE`: it builds the BM25 index from the catalog, nothing is re-embedded"
+        )
+        if not self.layout.catalog.exists():
+            raise ConfigError(f"the index at {self.layout.root} has no lexical (BM25) index; {fix}")
+        try:
+            cat = Catalog(self.layout.catalog, read_only=True)
+        except IndexLockedError:
+            raise ConfigError(
+                f"the index at {self.layout.root} keeps no lexical (BM25) index and its catalog is busy (an "
+                f"index run is in progress); try again when it ends, or {fix}"
+            ) from None
+        try:
+            records = cat.chunk_records()
+            total = cat.chunk_count()
+        finally:
+            cat.close()
+        if total and not records:
+            raise ConfigError(
+                f"the index at {self.layout.root} has no lexical (BM25) index and its catalog keeps no chunk texts "
+                f"(built by an older ragkit); {fix}"
+            )
+        index.upsert([SinkRecord(r.id, r.text, None, r.metadata) for r in records])
+        log.info("no BM25 index is kept at %s: built one in memory from %d chunks", self.layout.root, len(records))
+
+    def discard_store(self, store_type: str | None) -> None:
+        """Close the vector store and remove its files when it is local (a changed or damaged
+        store, rebuilt by the writer from the catalog and the embedding cache)."""
+        if self._store is not None:
+            try:
+                self._store.close()
+            except Exception:  # a half-loaded store may not close cleanly  # noqa: BLE001
+                log.debug("closing the discarded store failed", exc_info=True)
+            self._store = None
+        try:
+            local = store_type is not None and getattr(registry.stores.get(store_type), "local", False)
+        except Exception:  # an unknown old store type: leave its files  # noqa: BLE001
+            local = False
+        if local and self.layout.store.exists():
+            shutil.rmtree(self.layout.store)
+
+    def discard_lexical(self) -> None:
+        """Forget the BM25 index and remove its files (a damaged one, rebuilt by the writer)."""
+        self._lexical = None
+        if self.layout.lexical.exists():
+            shutil.rmtree(self.layout.lexical)
+
+    def sinks(self, *, on_damage: Callable[[StoreDamagedError], None] | None = None) -> list[IndexSink]:
+        """Everything the writer keeps in step with the catalog: the store, and BM25 if kept.
+
+        ``on_damage``: a sink whose files are damaged is reported to it, then discarded and opened
+        empty (the writer refills it from the catalog); without it the error is raised."""
+        out: list[IndexSink] = [
+            StoreSink(_open(lambda: self.store, lambda: self.discard_store(self.spec.store.type), on_damage),
+                      path=self.layout.store)
+        ]
         if self.spec.uses_lexical:
-            out.append(self.lexical)
+            out.append(_open(lambda: self.lexical, self.discard_lexical, on_damage))
         return out
 
     def sink_dirs(self) -> list[Path] | None:
@@ -132,8 +197,6 @@ class Components:
         name = str(conf.get("type", ""))
         cls = resolve(registry.retrievers, name, f"{where}.type", self.spec.origin)
         opts = {k: v for k, v in conf.items() if k not in PIPELINE_KEYS}
-        if "lexical" in retriever_needs(conf):
-            self._require_lexical()
         provided: dict[str, Callable[[], Any]] = {
             "embedder": lambda: self.embedder,
             "store": lambda: self.store,
@@ -160,6 +223,17 @@ class Components:
             self._lexical.close()
             self._lexical = None
         self._retrievers.clear()
+
+
+def _open(make: Callable[[], T], discard: Callable[[], None], on_damage: Callable[[StoreDamagedError], None] | None) -> T:
+    try:
+        return make()
+    except StoreDamagedError as exc:
+        if on_damage is None:
+            raise
+        on_damage(exc)
+        discard()
+        return make()
 
 
 def _find(conf: Mapping[str, Any], kind: str) -> RetrieverConf | None:

@@ -7,14 +7,22 @@ Layout of an index directory::
     store/            the vector store's own files
     bm25/             the lexical index, when the retriever needs one
     index.lock        held by the one process writing the index
+    index.pid         the pid of that process while it runs
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_INDEX = Path(".ragkit/index")
+
+
+def default_index() -> Path:
+    """Where an index lives when neither --index nor a pipeline says: ``$RAGKIT_INDEX`` when set,
+    else ``.ragkit/index`` (pipelines/default.yaml spells the same: ``${RAGKIT_INDEX:-.ragkit/index}``)."""
+    return Path(os.environ.get("RAGKIT_INDEX") or DEFAULT_INDEX)
 
 
 @dataclass(frozen=True)
@@ -46,9 +54,14 @@ class IndexLayout:
     def lock(self) -> Path:
         return self.root / "index.lock"
 
+    @property
+    def run_file(self) -> Path:
+        """The pid of the index run in progress (see ``ragkit.index.lock``)."""
+        return self.root / "index.pid"
+
     def exists(self) -> bool:
         """Whether an index was built here (its catalog exists)."""
         return self.catalog.exists()
 
 
-__all__ = ["DEFAULT_INDEX", "IndexLayout"]
+__all__ = ["DEFAULT_INDEX", "IndexLayout", "default_index"]

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 DOCUMENTS_ROOT = "<documents>"
+#: skip reasons that may go away without the file changing (a package installed since)
+_RETRY_REASONS = ("install", "ragkit[", "requires", "required")
 
 
 @dataclass(frozen=True)
@@ -86,7 +88,7 @@ class Preparer:
         except LoaderError as exc:
             p.error = _reason(exc, unit)
             p.chunks, p.tokens = [], []
-            log.warning("skipped %s: %s", unit.source, p.error)
+            log.info("skipped %s: %s", unit.source, p.error)  # listed once, in the run report
         return p
 
     # ------------------------------------------------------------------ steps
@@ -106,6 +108,9 @@ class Preparer:
         p.size = len(data)
         p.unchanged = self._is_unchanged(unit.source, p.content_hash)
         if p.unchanged:
+            return []
+        if self._still_unreadable(unit.source, p.content_hash):
+            p.unchanged, p.error = True, self.known[unit.source].reason or "unreadable"
             return []
         name = loader_name_for(unit.path, {k: v.type for k, v in self.overrides.items()})
         if name is None:
@@ -136,6 +141,15 @@ class Preparer:
     def _is_unchanged(self, source: str, content_hash: str) -> bool:
         row = self.known.get(source)
         return row is not None and row.status == "indexed" and row.content_hash == content_hash
+
+    def _still_unreadable(self, source: str, content_hash: str) -> bool:
+        """A file skipped before with the same content is not loaded again (its reason stands),
+        unless the reason was a missing package, which may have been installed since."""
+        row = self.known.get(source)
+        return (
+            row is not None and row.status == "skipped" and row.content_hash == content_hash
+            and not any(word in (row.reason or "") for word in _RETRY_REASONS)
+        )
 
     def _loader(self, name: str, ext: str) -> Loader:
         key = f"{name}:{ext}"

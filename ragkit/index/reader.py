@@ -17,7 +17,7 @@ from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
-from ragkit.index.layout import DEFAULT_INDEX, IndexLayout
+from ragkit.index.layout import IndexLayout, default_index
 from ragkit.index.sinks import IndexSink
 from ragkit.retrieval.base import Retriever
 from ragkit.splitters.base import Splitter
@@ -36,10 +36,14 @@ def resolve_spec(pipeline: str | Path | None, index: str | Path | None) -> tuple
     if pipeline is not None:
         spec = load_pipeline(pipeline)
         return spec, Path(index) if index is not None else Path(spec.index)
-    index_dir = Path(index) if index is not None else DEFAULT_INDEX
+    index_dir = Path(index) if index is not None else default_index()
     saved = IndexLayout(index_dir).pipeline_file
-    spec = load_pipeline(saved) if saved.is_file() else load_pipeline(None)
+    spec = load_pipeline(saved, saved=True) if saved.is_file() else load_pipeline(None)
     return spec, index_dir
+
+
+def _describe(store: Any) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in {"type": store.type, **store.options}.items())
 
 
 class KnowledgeBase:
@@ -55,6 +59,17 @@ class KnowledgeBase:
     @classmethod
     def open(cls, *, pipeline: str | Path | None = None, index: str | Path | None = None) -> KnowledgeBase:
         spec, index_dir = resolve_spec(pipeline, index)
+        saved = IndexLayout(index_dir).pipeline_file
+        if pipeline is not None and saved.is_file():
+            built = load_pipeline(saved, saved=True).store
+            if built != spec.store:
+                # the store is what the index was built as; `ragkit index` rebuilds it as the file says
+                log.warning(
+                    "the index at %s was built with store %s; %s asks for %s: searching the store as built "
+                    "(run `ragkit index --pipeline %s` to rebuild it from the embedding cache)",
+                    index_dir, _describe(built), pipeline, _describe(spec.store), pipeline,
+                )
+                spec = spec.model_copy(update={"store": built})
         kb = cls(spec, index_dir)
         if not kb.layout.exists():
             raise RagkitError(

@@ -3,9 +3,10 @@
 A source's name is its path relative to the index's *base* directory (posix style), so it is unique
 across roots: the base is fixed when an index is first built from files (the common parent of that
 run's roots: ``ragkit index docs`` names ``docs/a.md`` ``a.md``; ``ragkit index projA projB`` names
-``projA/README.md`` and ``projB/README.md``). A root indexed later outside the base gets names that
-say where it is (``../projB/README.md``), and a root nested in an indexed one finds the same names
-(no file is indexed twice). Include and exclude globs match paths relative to the root and use
+``projA/README.md`` and ``projB/README.md``). A root indexed later outside the base moves the base up
+to the common parent and renames the sources already indexed (``README.md`` becomes
+``projA/README.md`` beside ``projB/README.md``: the names indexing both at once gives), and a root
+nested in an indexed one finds the same names (no file is indexed twice). Include and exclude globs match paths relative to the root and use
 .gitignore syntax (``**/*.md``, ``drafts/``); ``.gitignore`` files under a root
 are respected when ``respect_gitignore`` is on. ``.git`` and the index directory are never indexed.
 """
@@ -13,13 +14,13 @@ are respected when ``respect_gitignore`` is on. ``.git`` and the index directory
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from ragkit.config import SourcesSpec
-from ragkit.errors import ConfigError
-from ragkit.loaders.assets import skip_assets
+from ragkit.errors import ConfigError, RagkitError
+from ragkit.loaders.assets import AssetTally, skip_assets
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,21 @@ def is_under(path: Path, root: Path) -> bool:
     return path == root or root in path.parents
 
 
+def check_removals(held: Mapping[Path, Sequence[str]], gone: Collection[str]) -> None:
+    """Refuse a run that would remove all the sources indexed from a folder (it is empty now: an
+    unmounted drive?), or more than half (and at least 3) of them, unless it was asked to prune.
+    ``held``: each folder root -> the sources indexed from it; ``gone``: those about to go."""
+    for folder, names in held.items():
+        lost = [n for n in names if n in gone]
+        if names and (len(lost) == len(names) or (len(lost) * 2 > len(names) and len(lost) >= 3)):
+            what = "is empty now" if len(lost) == len(names) else f"lost {len(lost)} of its {len(names)} files"
+            raise RagkitError(
+                f"refusing to remove {len(lost)} of the {len(names)} sources indexed from {folder}: the folder "
+                f"{what} (an unmounted drive or a moved folder?). Nothing was removed; check the path, or run "
+                "again with --prune (index_paths(..., prune=True) in Python) to remove them from the index"
+            )
+
+
 def make_roots(paths: Sequence[str | Path]) -> list[Root]:
     roots = []
     for raw in paths:
@@ -68,11 +84,13 @@ def make_roots(paths: Sequence[str | Path]) -> list[Root]:
 
 
 def discover(
-    roots: Sequence[Root], spec: SourcesSpec, *, base: Path, skip_dirs: Sequence[Path] = ()
+    roots: Sequence[Root], spec: SourcesSpec, *, base: Path, skip_dirs: Sequence[Path] = (),
+    assets: AssetTally | None = None,
 ) -> Iterator[SourceFile]:
     """Every file to index under ``roots``, each once (nested or repeated roots overlap), named
-    relative to ``base``; assets (images, SVG, CSS, ...) are left out in one summary line."""
-    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins)
+    relative to ``base``; assets (images, SVG, CSS, ...) are left out, counted into ``assets``
+    when given, else summarized in one log line."""
+    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins, tally=assets)
 
 
 def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:

@@ -10,15 +10,19 @@ Flow of a run:
    changes nothing) and loads + splits the new and changed ones; a bounded queue hands them to
    the consumer, which overlaps embedding with loading.
 4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks; per
-   batch it embeds only the texts the embedding cache lacks (one large call, so the embedder can
-   sort by length), commits the cache, updates the store (delete old ids, add new ones),
-   persists it, then commits the catalog rows. A kill at any point leaves a state that step 2
-   repairs.
-5. Sources that disappeared are removed from the store, then from the catalog.
+   batch it embeds only the texts the embedding cache lacks (sorted by length, in slices of
+   ``EMBED_SLICE`` texts, each committed to the cache as soon as it is embedded, so an
+   interrupted run never computes an embedding twice), updates the store (delete old ids, add
+   new ones), persists it, then commits the catalog rows. A kill at any point leaves a state that
+   step 2 repairs.
+5. Sources that disappeared are removed from the store, then from the catalog (a folder root that
+   would lose all, or more than half, of its sources needs ``prune=True``: an unmounted drive
+   must not empty the index).
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import queue
@@ -31,20 +35,27 @@ from typing import Any
 import numpy as np
 
 from ragkit.config import PipelineSpec
-from ragkit.errors import ConfigError, IndexLockedError, LoaderError
+from ragkit.errors import ConfigError, IndexLockedError, LoaderError, StoreDamagedError
 from ragkit.index import ids as _ids
-from ragkit.index.catalog import Catalog, ChunkRow, SourceRow
+from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
+from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
+from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import IndexSink, SinkRecord
-from ragkit.index.sources import Root, common_base, discover, is_under, make_roots
+from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
+from ragkit.loaders.assets import AssetTally
 from ragkit.types import Chunk, Document
 
 log = logging.getLogger(__name__)
 _DONE = object()
+#: progress events: ``total`` (files), ``file``, ``embed_total`` / ``embedded`` (texts to embed /
+#: embedded), ``chunks`` (chunks stored)
 Progress = Callable[[str, int], None]
+#: texts embedded (and committed to the cache) at a time
+EMBED_SLICE = 256
 
 
 class IndexingPipeline:
@@ -66,32 +77,43 @@ class IndexingPipeline:
         self.strict = strict
         self.flush_chunks = flush_chunks
         self.progress = progress or (lambda event, n: None)
+        #: the report of the current (or last) run, also when it was interrupted
+        self.report: IndexReport | None = None
 
     @property
     def index_dir(self) -> Path:
         return self.layout.root
 
     # ------------------------------------------------------------------ public entry points
-    def index_paths(self, paths: Sequence[str | Path]) -> IndexReport:
+    def index_paths(self, paths: Sequence[str | Path], *, prune: bool = False) -> IndexReport:
+        """Index files and folders. ``prune``: allow removing all (or more than half) of the
+        sources indexed from a folder that is now empty or mostly gone."""
         paths = list(paths) or list(self.spec.sources.paths)
         if not paths:
             raise ConfigError("nothing to index: pass PATH arguments or list sources.paths in the pipeline")
         roots = make_roots(paths)
 
         def units(base: Path) -> Iterator[Unit]:
-            files = list(discover(roots, self.spec.sources, base=base, skip_dirs=[self.index_dir]))
+            assert self.report is not None
+            tally = AssetTally()
+            files = list(discover(roots, self.spec.sources, base=base, skip_dirs=[self.index_dir], assets=tally))
+            self.report.assets_skipped = dict(tally.by_extension)
+            self.report.assets_summary = tally.summary()
+            for root in roots:
+                if root.only is None and not any(f.root == root for f in files):
+                    log.warning("no files to index under %s (an empty folder?)", root.path)
             self.progress("total", len(files))
             return (Unit.from_file(f) for f in files)
 
-        return self._run(units, roots=roots)
+        return self._run(units, roots=roots, prune=prune)
 
     def index_documents(self, docs: Iterable[Document], *, prune: bool = False) -> IndexReport:
         """Index in-memory ``Document``s, grouped by their ``source`` metadata."""
-        return self._run(lambda base: document_units(docs), roots=[], prune_documents=prune)
+        return self._run(lambda base: document_units(docs), roots=[], prune=prune)
 
     # ------------------------------------------------------------------ the run
     def _run(
-        self, units: Callable[[Path], Iterator[Unit]], *, roots: Sequence[Root], prune_documents: bool = False
+        self, units: Callable[[Path], Iterator[Unit]], *, roots: Sequence[Root], prune: bool = False
     ) -> IndexReport:
         from filelock import FileLock, Timeout
 
@@ -102,29 +124,30 @@ class IndexingPipeline:
         except Timeout:
             raise IndexLockedError(
                 f"another `ragkit index` is already running on {self.index_dir} (lock file "
-                f"{self.layout.lock}); wait for it to finish, then run again"
+                f"{self.layout.lock}{describe_holder(self.layout)}); wait for it to finish, then run again"
             ) from None
         try:
+            self.layout.run_file.write_text(str(os.getpid()), encoding="utf-8")
             catalog = Catalog(self.layout.catalog)
             try:
-                run = _Run(self, catalog, roots, prune_documents=prune_documents)
-                return run.execute(units(run.base))
+                run = _Run(self, catalog, roots, prune=prune)
+                self.report = run.report
+                return run.execute(lambda: units(run.base))
             finally:
                 catalog.close()
                 self.components.close()
         finally:
+            self.layout.run_file.unlink(missing_ok=True)
             lock.release()
 
 
 class _Run:
     """One indexing run; holds the per-run state so the pipeline object stays reusable."""
 
-    def __init__(
-        self, pipe: IndexingPipeline, catalog: Catalog, roots: Sequence[Root], *, prune_documents: bool
-    ) -> None:
+    def __init__(self, pipe: IndexingPipeline, catalog: Catalog, roots: Sequence[Root], *, prune: bool) -> None:
         self.pipe, self.parts, self.catalog = pipe, pipe.components, catalog
         self.sinks: list[IndexSink] = []
-        self.roots, self.prune_documents = roots, prune_documents
+        self.roots, self.prune = roots, prune
         self.report = IndexReport(index_dir=str(pipe.index_dir))
         self.known = catalog.sources()
         self.base = self._base()
@@ -133,8 +156,9 @@ class _Run:
         self.batch_chunks = 0
         self.missing: set[str] = set()
 
-    def execute(self, units: Iterator[Unit]) -> IndexReport:
+    def execute(self, units: Callable[[], Iterator[Unit]]) -> IndexReport:
         t0 = time.perf_counter()
+        self.report.chunks_before = self.catalog.chunk_count()
         self._check_index_identity()
         self.report.run_id = self.catalog.start_run()
         usage0 = self.parts.embedder.usage.snapshot()
@@ -143,13 +167,16 @@ class _Run:
             before = self._sinks_state()
             if before is None or before != self.catalog.get_meta("sinks_state"):
                 self._reconcile()
-            for prepared in self._prepared(units):
+            for prepared in self._prepared(units()):
                 self._consume(prepared)
             self._flush()
             self._prune()
             status = "ok"
             state = self._sinks_state()
             self.catalog.set_meta("sinks_state", state or "")
+        except KeyboardInterrupt:
+            status = "interrupted"
+            raise
         finally:
             used = self.parts.embedder.usage.since(usage0)
             self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
@@ -163,16 +190,26 @@ class _Run:
 
     # ------------------------------------------------------------------ identity and repair
     def _base(self) -> Path:
-        """The directory source names are relative to: fixed by the first run over files."""
+        """The directory source names are relative to: fixed by the first run over files, and
+        moved up when a later run adds a root outside it (see ``_rebase``)."""
         stored = self.catalog.get_meta("base")
-        if stored is not None:
-            return Path(stored)
-        if not self.roots:
+        if stored is None and not self.roots:
             return Path("/")  # not used: in-memory documents carry their own names
-        # an index built before the base was recorded named sources relative to their one root
-        legacy = {r.root for r in self.known.values() if r.root != DOCUMENTS_ROOT}
-        base = Path(legacy.pop()) if len(legacy) == 1 else common_base(self.roots)
-        self.catalog.set_meta("base", str(base))
+        if stored is None:
+            # an index built before the base was recorded named sources relative to their one root
+            legacy = {r.root for r in self.known.values() if r.root != DOCUMENTS_ROOT}
+            base = Path(legacy.pop()) if len(legacy) == 1 else common_base(self.roots)
+            self.catalog.set_meta("base", str(base))
+        else:
+            base = Path(stored)
+        # the index's own folders (`ragkit serve`'s upload area) never move the base: the server
+        # names uploads by their upload name
+        own = self.pipe.index_dir.resolve()
+        outside = [r for r in self.roots if not is_under(r.path, base) and not is_under(r.path, own)]
+        if outside and not is_under(base, own):
+            new = common_base([*outside, Root(base)])
+            rebase(self.catalog, self.known, base, new)
+            base, self.known = new, self.catalog.sources()
         return base
 
     def _check_index_identity(self) -> None:
@@ -192,7 +229,26 @@ class _Run:
             self.known = self.catalog.sources()
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
+        self._check_store_settings()
         self.pipe.layout.pipeline_file.write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+
+    def _check_store_settings(self) -> None:
+        """A changed store (type or build options) is built anew from the catalog and the
+        embedding cache by reconcile; nothing is re-embedded, and no folder has to be deleted."""
+        store = self.pipe.spec.store
+        settings = json.dumps(
+            {"type": store.type, **{k: v for k, v in store.options.items() if k != "search"}}, sort_keys=True, default=str
+        )
+        key, old_type = _ids.text_hash(settings), self.catalog.get_meta("store_type")
+        if self.catalog.get_meta("store_key") not in (None, key) and self.known:
+            log.warning(
+                "the store changed (%s -> %s): building the new store from the catalog and the embedding cache",
+                old_type, store.type,
+            )
+            self.parts.discard_store(old_type)
+            self.catalog.set_meta("sinks_state", "")  # reconcile fills the new store
+        self.catalog.set_meta("store_key", key)
+        self.catalog.set_meta("store_type", store.type)
 
     def _sinks_state(self) -> str | None:
         """A cheap fingerprint of the local sinks' files (names, sizes, inodes, mtimes), or None
@@ -207,6 +263,7 @@ class _Run:
         root = self.pipe.index_dir
         parts = []
         for sub in dirs:
+            parts.append(f"sink:{sub.name}")  # a sink added since (a new BM25 index) changes the state
             if not sub.exists():
                 continue
             for f in sorted(sub.rglob("*")):
@@ -220,17 +277,42 @@ class _Run:
         for sink in self._sinks():
             held = sink.ids()
             orphans = held - in_catalog
-            missing |= in_catalog - held
+            lacking = in_catalog - held
             if orphans:
                 log.warning("removing %d chunks left by an interrupted run", len(orphans))
                 sink.delete(sorted(orphans))
                 sink.persist()
+            if lacking:
+                missing |= lacking - self._restore(sink, lacking)
         self.missing = missing
         if missing:
             dirty = self.catalog.sources_of_chunks(missing)
             log.warning("%d sources were left incomplete by an interrupted run; redoing them", len(dirty))
             self.catalog.mark_dirty(sorted(dirty))
             self.known = self.catalog.sources()
+
+    def _restore(self, sink: IndexSink, ids: set[str]) -> set[str]:
+        """Put the catalog's chunks ``ids`` back into ``sink`` from the texts the catalog keeps
+        and the vectors of the embedding cache (a new, damaged or extra sink: nothing is
+        re-embedded, no file re-read). Returns the ids restored; the others (an index from before
+        the catalog kept texts) make their sources dirty."""
+        emb = self.parts.embedder
+        restored: set[str] = set()
+        step = self.pipe.flush_chunks
+        pending = sorted(ids)
+        for i in range(0, len(pending), step):
+            recs: list[ChunkRecord] = self.catalog.chunk_records(pending[i : i + step])
+            cached = self.catalog.cached_embeddings(emb.model_id, [r.text_hash for r in recs], emb.dimension)
+            rows = [SinkRecord(r.id, r.text, cached[r.text_hash], r.metadata) for r in recs if r.text_hash in cached]
+            if rows:
+                sink.upsert(rows)
+                restored.update(r.id for r in rows)
+        if restored:
+            sink.persist()
+            where = sink.path or type(sink).__name__
+            log.warning("restored %d chunks into %s from the catalog and the embedding cache", len(restored), where)
+            self.report.chunks_restored += len(restored)
+        return restored
 
     # ------------------------------------------------------------------ producer
     def _prepared(self, units: Iterator[Unit]) -> Iterator[Prepared]:
@@ -272,7 +354,10 @@ class _Run:
         self.seen.add(p.source)
         self.pipe.progress("file", 1)
         if p.unchanged:
-            self.report.unchanged += 1
+            if p.error is not None:  # skipped before, same content: not loaded again
+                self.report.skipped.append((p.source, p.error))
+            else:
+                self.report.unchanged += 1
             return
         if p.error is not None:
             self.report.skipped.append((p.source, p.error))
@@ -305,14 +390,18 @@ class _Run:
             sink.upsert(records)
             sink.persist()
         self._commit_batch(batch, old)
-        self.report.chunks_added += len(to_add)
+        self.report.chunks_added += len(new_ids - old_ids)
         self.report.chunks_removed += len(stale)
         self.pipe.progress("chunks", len(new_chunks))
 
     def _sinks(self) -> list[IndexSink]:
         if not self.sinks:
-            self.sinks = self.parts.sinks()
+            self.sinks = self.parts.sinks(on_damage=self._damaged)
         return self.sinks
+
+    def _damaged(self, exc: StoreDamagedError) -> None:
+        log.warning("%s; rebuilding it from the catalog and the embedding cache", str(exc).split("; ")[0])
+        self.report.store_rebuilt = True
 
     def _vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
         emb = self.parts.embedder
@@ -326,12 +415,18 @@ class _Run:
             if h not in cached:
                 todo.setdefault(h, c.text)
         self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
-        if todo:
-            vecs = emb.embed_documents(list(todo.values()))
-            fresh = dict(zip(todo.keys(), vecs, strict=True))
-            self.catalog.put_embeddings(emb.model_id, fresh)  # committed before the store changes
+        # longest first, so each slice pads little; every slice is committed to the cache (before
+        # the store changes) as soon as it is embedded, so an interrupted run loses at most one
+        order = sorted(todo, key=lambda h: -len(todo[h]))
+        if order:
+            self.pipe.progress("embed_total", len(order))
+        for i in range(0, len(order), EMBED_SLICE):
+            part = order[i : i + EMBED_SLICE]
+            fresh = dict(zip(part, emb.embed_documents([todo[h] for h in part]), strict=True))
+            self.catalog.put_embeddings(emb.model_id, fresh)
             cached.update(fresh)
-            self.report.texts_embedded += len(todo)
+            self.report.texts_embedded += len(part)
+            self.pipe.progress("embedded", len(part))
         return np.stack([cached[h] for h in hashes]).astype(np.float32)
 
     def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]]) -> None:
@@ -341,11 +436,13 @@ class _Run:
             rows.append(SourceRow(p.source, p.root, p.content_hash, p.size, status, p.error, p.loader, len(p.chunks)))
             chunk_rows.extend(
                 ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
-                         c.start, c.end, _ids.text_hash(c.text), n)
+                         c.start, c.end, _ids.text_hash(c.text), n, c.text, json.dumps(_metadata(c)))
                 for i, (c, n) in enumerate(zip(p.chunks, p.tokens, strict=True))
             )
             if p.error is None:
-                (self.report.updated if p.source in self.known else self.report.added).append(p.source)
+                # a source skipped before (unreadable) that loads now is new to the index
+                was = self.known.get(p.source)
+                (self.report.updated if was is not None and was.status == "indexed" else self.report.added).append(p.source)
         self.catalog.begin()
         try:
             self.catalog.write_sources(rows, chunk_rows)
@@ -359,16 +456,22 @@ class _Run:
         removes nothing; a folder root only what lies inside it)."""
         folders = [r.path for r in self.roots if r.only is None]
         gone = []
+        held: dict[Path, list[str]] = {f: [] for f in folders}  # folder -> its indexed sources
         for name, row in self.known.items():
+            inside = [f for f in folders if is_under(Path(os.path.normpath(self.base / name)), f)]
+            for f in inside:
+                held[f].append(name)
             if name in self.seen:
                 continue
             if row.root == DOCUMENTS_ROOT:
-                if self.prune_documents:
+                if self.prune:
                     gone.append(name)
-            elif any(is_under(Path(os.path.normpath(self.base / name)), f) for f in folders):
+            elif inside:
                 gone.append(name)
         if not gone:
             return
+        if not self.prune:
+            check_removals(held, set(gone))
         ids = [cid for lst in self.catalog.chunk_ids(gone).values() for cid in lst]
         if ids:
             for sink in self._sinks():

@@ -93,18 +93,19 @@ class _HasPath(Protocol):
 F = TypeVar("F", bound=_HasPath)
 
 
-def skip_assets(files: Iterable[F], opted_in: Iterable[str] = ()) -> Iterator[F]:
-    """Pass through the discovered files that are not assets; when the pass is over, log one
-    line summarizing the assets left out (nothing when there were none)."""
+def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: AssetTally | None = None) -> Iterator[F]:
+    """Pass through the discovered files that are not assets. The assets left out are counted
+    into ``tally`` when one is given (the caller reports them: the index run puts the summary in
+    its report); else, when the pass is over, one line summarizing them is logged."""
     allowed = frozenset(normalize_extension(e) for e in opted_in)
-    tally = AssetTally()
+    counts = tally if tally is not None else AssetTally()
     for f in files:
         if is_asset(f.path, allowed):
-            tally.add(f.path)
+            counts.add(f.path)
             continue
         yield f
-    summary = tally.summary()
-    if summary:
+    summary = counts.summary()
+    if summary and tally is None:
         log.warning("%s", summary)
 
 

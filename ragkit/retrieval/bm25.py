@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from ragkit.errors import MissingDependencyError, StoreError
+from ragkit.errors import MissingDependencyError, StoreDamagedError, StoreError
 from ragkit.registry import retrievers
 from ragkit.stores.filters import Filter, matches, normalize
 from ragkit.types import SearchHit
@@ -303,8 +303,9 @@ class BM25Index:
         lines = file.read_bytes().decode("utf-8").split("\n")
         try:
             header = json.loads(lines[0])
-        except (json.JSONDecodeError, IndexError) as exc:
-            raise StoreError(f"{file}:1: not a ragkit BM25 index header; delete the file to rebuild") from exc
+        except (json.JSONDecodeError, IndexError):
+            raise StoreDamagedError(f"the BM25 index {file} is damaged (line 1 is not a ragkit BM25 header); "
+                                    f"{StoreDamagedError.HINT}") from None
         if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
             raise StoreError(
                 f"{file}: unsupported BM25 index format {header.get('format')!r} v{header.get('version')}; "
@@ -319,9 +320,9 @@ class BM25Index:
             try:
                 rows.append(json.loads(line))
             except json.JSONDecodeError as exc:
-                raise StoreError(
-                    f"{file}:{number}: corrupt row ({exc.msg}); delete the file and re-index"
-                ) from exc
+                raise StoreDamagedError(
+                    f"the BM25 index {file} is damaged (line {number}: {exc.msg}); {StoreDamagedError.HINT}"
+                ) from None
         if same_tokens:
             tokens = [row["tokens"] for row in rows]
         else:

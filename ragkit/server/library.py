@@ -161,7 +161,9 @@ class Library:
 
         spec, _ = resolve_spec(self.pipeline, self.index_dir)
         self.uploads_dir.mkdir(parents=True, exist_ok=True)
-        report = IndexingPipeline(spec, index_dir=self.index_dir).index_paths([self.uploads_dir]).to_dict()
+        # the upload area is the server's own: a document deleted through the API is meant to go,
+        # even the last one (the guard against an emptied folder is for folders users index)
+        report = IndexingPipeline(spec, index_dir=self.index_dir).index_paths([self.uploads_dir], prune=True).to_dict()
         (self.index_dir / GENERATION_FILE).write_text(str(time.time_ns()), encoding="utf-8")
         names = self._read_names(keep=self._names)
         for key in ("added", "updated", "removed"):

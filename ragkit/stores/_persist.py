@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.errors import StoreError
+from ragkit.errors import StoreDamagedError, StoreError
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +41,7 @@ def read_manifest(path: Path | None, *, store: str, dimension: int) -> dict[str,
     try:
         manifest = json.loads((path / MANIFEST).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
-        raise StoreError(f"{store}: cannot read {path / MANIFEST}: {exc}; delete {path} to start over") from exc
+        raise StoreDamagedError(f"the {store} store at {path} is damaged (cannot read {MANIFEST}: {exc}); {StoreDamagedError.HINT}") from None
     if manifest.get("store") != store:
         raise StoreError(
             f"{path} holds a '{manifest.get('store')}' store, not a '{store}' store; "
@@ -109,6 +110,25 @@ def npy_writer(arr: np.ndarray) -> Writer:
             np.save(fh, arr, allow_pickle=False)
 
     return write
+
+
+@contextmanager
+def damage_guard(path: Path, *, store: str) -> Iterator[None]:
+    """Turn a missing, truncated or unreadable saved file into ``StoreDamagedError`` naming it."""
+    try:
+        yield
+    except StoreDamagedError:
+        raise
+    except (OSError, ValueError, RuntimeError, KeyError) as exc:
+        text = str(exc).strip()
+        unreadable = re.search(r"read error in (\S+?):? ", text)  # FAISS on a truncated file
+        if isinstance(exc, FileNotFoundError) and exc.filename:
+            what = f"{Path(exc.filename).name} is missing"
+        elif unreadable:
+            what = f"{Path(unreadable.group(1)).name} is truncated or corrupt"
+        else:
+            what = f"cannot read its files: {text.splitlines()[0][:200] if text else type(exc).__name__}"
+        raise StoreDamagedError(f"the {store} store at {path} is damaged ({what}); {StoreDamagedError.HINT}") from None
 
 
 def load_json(path: Path, manifest: Mapping[str, Any], name: str) -> Any:

@@ -52,7 +52,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.config import keyword_options
-from ragkit.errors import StoreError
+from ragkit.errors import StoreDamagedError, StoreError
 from ragkit.registry import stores
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
@@ -100,7 +100,8 @@ class FaissStore:
         self._trained_on = 0
         manifest = _persist.read_manifest(self.path, store=self.name, dimension=dimension)
         if manifest is not None and self.path is not None:
-            self._load(self.path, manifest)
+            with _persist.damage_guard(self.path, store=self.name):
+                self._load(self.path, manifest)
         elif not self.options.is_ivf:
             self._index, _ = fx.build_index(self._faiss, self.options, dimension)
 
@@ -322,7 +323,8 @@ class FaissStore:
         if saved != self.options.kind:
             raise StoreError(
                 f"faiss store at {path} was built as index '{saved}' but '{self.options.kind}' was "
-                f"requested; set index: {saved}, or delete {path} to rebuild"
+                f"requested; set index: {saved}, or run `ragkit index` with the new pipeline, which rebuilds "
+                "the store from the catalog and the embedding cache (nothing is re-embedded)"
             )
         if manifest.get("build") != self.options.build:
             log.info("faiss store: %s was built with %s; %s applies only when it is rebuilt",
@@ -334,13 +336,13 @@ class FaissStore:
         if "index" in manifest["files"]:
             self._index = self._faiss.read_index(str(path / manifest["files"]["index"]))
         elif not self.options.is_ivf:
-            raise StoreError(f"faiss store at {path} has no index file; delete {path} and re-index")
+            raise StoreDamagedError(f"the faiss store at {path} is damaged (no index file); {StoreDamagedError.HINT}")
         self._nlist = int(manifest.get("nlist", 0))
         self._trained_on = int(manifest.get("trained_on", 0))
         held = self._raw.shape[0] if self.options.is_ivf else int(self._index.ntotal)
         if held != len(self._ids) or len(self._meta) != len(self._ids):
-            raise StoreError(f"faiss store at {path} is inconsistent ({held} vectors, {len(self._ids)} "
-                             f"labels); delete {path} and re-index")
+            raise StoreDamagedError(f"the faiss store at {path} is damaged ({held} vectors, {len(self._ids)} "
+                                    f"labels); {StoreDamagedError.HINT}")
 
     def close(self) -> None:
         with self._lock.write():

@@ -120,7 +120,8 @@ class MemoryStore:
         self._closed = False
         manifest = _persist.read_manifest(self.path, store=self.name, dimension=dimension)
         if manifest is not None and self.path is not None:
-            self._load(self.path, manifest)
+            with _persist.damage_guard(self.path, store=self.name):
+                self._load(self.path, manifest)
 
     # -- writes ----------------------------------------------------------------------------
     def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:

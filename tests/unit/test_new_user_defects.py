@@ -58,7 +58,11 @@ def test_assets_are_skipped_with_one_summary_line(tmp_path: Path, caplog: pytest
         report = IndexingPipeline(spec).index_paths([docs])
     assert sorted(report.added) == ["guide.md", "index.md"]
     assert report.skipped == []  # no per-file entries for assets
-    summaries = [r.getMessage() for r in caplog.records if "asset" in r.getMessage()]
+    # the summary is part of the run report (and --json), printed once: not also logged
+    assert not [r.getMessage() for r in caplog.records if "asset" in r.getMessage()]
+    assert report.assets_skipped == {".png": 3, ".svg": 1, ".css": 1, ".js": 1, ".woff2": 1, ".zip": 1}
+    assert report.to_dict()["assets_summary"] == report.assets_summary
+    summaries = [line for line in report.summary_lines() if "asset file" in line]
     assert len(summaries) == 1, summaries
     [line] = summaries
     assert "\n" not in line

@@ -30,6 +30,7 @@ def make_spec(index: Path, *, store: str = "memory", **over: Any) -> PipelineSpe
         "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 120, "chunk_overlap": 10},
         "embedder": {"type": "hashing", "dimension": 64},
         "store": {"type": store},
+        "retriever": {"type": "dense"},
     }
     data.update(over)
     return parse_pipeline(data, origin="test.yaml")

@@ -167,8 +167,12 @@ def test_reconcile_repairs_orphans_and_missing_chunks(spec, tree: Path) -> None:
     assert info["verify"]["orphans_in_store"] == ["orphan-1"]
     assert info["verify"]["missing_from_store"] == [victim]
     rep = run(spec, tree)
-    assert rep.updated == ["beta.txt"]
+    # the missing chunk comes back from the catalog's text and the embedding cache: no file re-read
+    assert rep.updated == [] and rep.chunks_restored == 1 and rep.texts_embedded == 0
     assert index_status(index=str(spec.index), verify=True)["verify"]["ok"]
+    with KnowledgeBase(spec) as kb:
+        hit = next(h for h in kb.search("rain gauge replaced storm", k=10) if h.id == victim)
+        assert hit.source == "beta.txt" and hit.text and hit.metadata["end"] > hit.metadata["start"]
 
 
 def test_pipeline_settings_change_resplits_everything(tmp_path: Path, tree: Path) -> None:

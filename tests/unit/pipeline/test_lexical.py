@@ -62,14 +62,29 @@ def test_lost_lexical_rows_are_repaired_by_the_next_run(spec, tmp_path: Path) ->
         kb.lexical.add(["orphan"], ["ghost text"], [{"source": "ghost"}])
         kb.lexical.persist()
     rep = IndexingPipeline(spec).index_paths([docs])
-    assert len(rep.updated) == 1
+    assert rep.updated == [] and rep.chunks_restored == 1 and rep.texts_embedded == 0  # from the catalog
     with KnowledgeBase(spec) as kb:
         assert kb.lexical.ids() == kb.store.ids()
     assert index_status(index=str(spec.index), verify=True)["verify"]["ok"]
 
 
-def test_bm25_on_an_index_without_lexical_is_a_clear_error(tmp_path: Path) -> None:
+def test_bm25_on_a_dense_only_index_is_built_from_the_catalog(tmp_path: Path) -> None:
+    """Issue 11 defect 2: `ragkit search --retriever hybrid` on a dense-only index works."""
     spec = make_spec(tmp_path / "index", retriever={"type": "dense"})
     IndexingPipeline(spec).index_paths([write_tree(tmp_path / "docs", {k: v for k, v in FILES.items()})])
-    with KnowledgeBase(spec) as kb, pytest.raises(ConfigError, match="no lexical"):
+    assert not (tmp_path / "index" / "bm25").exists()
+    with KnowledgeBase(spec) as kb:
+        assert kb.search("ferry Tuesdays", kind="bm25", k=1)[0].source == "notes/gamma.txt"
+        assert kb.search("ferry Tuesdays", kind="hybrid", k=1)[0].source == "notes/gamma.txt"
+    assert not (tmp_path / "index" / "bm25").exists()  # built in memory: the reader writes nothing
+
+
+def test_bm25_on_a_dense_only_index_without_chunk_texts_is_a_clear_error(tmp_path: Path) -> None:
+    import duckdb
+
+    spec = make_spec(tmp_path / "index", retriever={"type": "dense"})
+    IndexingPipeline(spec).index_paths([write_tree(tmp_path / "docs", {k: v for k, v in FILES.items()})])
+    with duckdb.connect(str(tmp_path / "index" / "catalog.duckdb")) as con:  # as an older ragkit left it
+        con.execute("UPDATE chunks SET text = NULL")
+    with KnowledgeBase(spec) as kb, pytest.raises(ConfigError, match=r"no lexical .*ragkit index"):
         kb.search("ferry", kind="bm25")

@@ -45,13 +45,25 @@ def test_same_name_under_two_roots_in_one_run_is_kept_twice_and_stable(spec, tmp
 
 def test_indexing_a_second_root_later_keeps_the_first(spec, tmp_path: Path) -> None:
     write_tree(tmp_path, PROJECTS)
-    run(spec, tmp_path / "projA")
+    first = run(spec, tmp_path / "projA")
+    assert first.added == ["README.md"]  # a single-root index names sources relative to its root
     rep = run(spec, tmp_path / "projB")
-    assert rep.removed == [] and rep.updated == [] and rep.added == ["../projB/README.md"]
-    assert sources(spec) == ["../projB/README.md", "README.md"]
+    # a root outside the first one: every name now says which folder it came from, the same names
+    # as indexing both at once; the renamed chunks move from the catalog and the embedding cache
+    assert rep.removed == [] and rep.updated == [] and rep.added == ["projB/README.md"]
+    assert rep.texts_embedded == 1 and rep.chunks_restored == first.chunks_total
+    assert sources(spec) == ["projA/README.md", "projB/README.md"]
     again = run(spec, tmp_path / "projA")
     assert (again.added, again.updated, again.removed, again.unchanged) == ([], [], [], 1)
-    assert len(sources(spec)) == 2
+    both = run(spec, tmp_path / "projA", tmp_path / "projB")
+    assert (both.added, both.updated, both.removed, both.unchanged) == ([], [], [], 2)
+    with KnowledgeBase(spec) as kb:
+        assert len(kb.store.ids()) == both.chunks_total
+        hit = kb.search("which database does Alpha use", k=1)[0]
+        assert hit.source == "projA/README.md" and hit.metadata["source"] == "projA/README.md"
+    from ragkit.index.status import index_status
+
+    assert index_status(index=str(spec.index), verify=True)["verify"]["ok"]
 
 
 def test_a_nested_root_does_not_index_its_files_twice(spec, tmp_path: Path) -> None:
@@ -62,8 +74,8 @@ def test_a_nested_root_does_not_index_its_files_twice(spec, tmp_path: Path) -> N
     assert (inner.added, inner.updated, inner.removed, inner.unchanged) == ([], [], [], 1)
     assert inner.chunks_total == first.chunks_total
     # a file deleted under the nested root is removed; its sibling outside it stays
-    (tmp_path / "nest" / "sub" / "history.md").unlink()
-    gone = run(spec, tmp_path / "nest" / "sub")
+    (tmp_path / "nest" / "sub" / "history.md").unlink()  # the folder is empty now: --prune removes its file
+    gone = IndexingPipeline(spec).index_paths([tmp_path / "nest" / "sub"], prune=True)
     assert gone.removed == ["sub/history.md"]
     assert sources(spec, "top file") == ["top.md"]
 
@@ -72,6 +84,36 @@ def test_the_outer_root_after_the_nested_one_does_not_duplicate(spec, tmp_path: 
     write_tree(tmp_path, {"nest/top.md": "# Top\nThe top file.\n", "nest/sub/history.md": "# History\nFounded in 1887.\n"})
     run(spec, tmp_path / "nest" / "sub")
     outer = run(spec, tmp_path / "nest")
-    assert outer.added == ["../top.md"] and outer.unchanged == 1 and outer.removed == []
+    assert outer.added == ["top.md"] and outer.unchanged == 1 and outer.removed == []
+    assert sources(spec, "Founded") == ["sub/history.md", "top.md"]  # renamed, not kept twice
     both = run(spec, tmp_path / "nest", tmp_path / "nest" / "sub")
     assert (both.added, both.removed, both.unchanged) == ([], [], 2)
+
+
+def test_a_root_added_to_an_index_without_chunk_texts_rereads_the_renamed_files(spec, tmp_path: Path) -> None:
+    import duckdb
+
+    write_tree(tmp_path, PROJECTS)
+    run(spec, tmp_path / "projA")
+    with duckdb.connect(str(tmp_path / "index" / "catalog.duckdb")) as con:  # as an older ragkit left it
+        con.execute("UPDATE chunks SET text = NULL")
+    rep = run(spec, tmp_path / "projB")
+    assert rep.added == ["projB/README.md"] and rep.updated == [] and rep.removed == []
+    # A's chunks stay searchable (under the old name) until a run over projA re-reads the file
+    assert sources(spec) == ["README.md", "projB/README.md"]
+    again = run(spec, tmp_path / "projA")
+    assert again.updated == ["projA/README.md"] and again.texts_embedded == 0  # re-read, not re-embedded
+    assert sources(spec) == ["projA/README.md", "projB/README.md"]
+    from ragkit.index.status import index_status
+
+    assert index_status(index=str(spec.index), verify=True)["verify"]["ok"]
+
+
+def test_a_folder_inside_the_index_directory_does_not_rename_anything(spec, tmp_path: Path) -> None:
+    """`ragkit serve` indexes its upload area `<index>/uploads`; the server names uploads itself."""
+    write_tree(tmp_path, PROJECTS)
+    run(spec, tmp_path / "projA")
+    uploads = write_tree(tmp_path / "index" / "uploads", {"faq.md": "# FAQ\nThe ferry sails on Fridays.\n"})
+    rep = run(spec, uploads)
+    assert rep.added == ["../index/uploads/faq.md"] and rep.chunks_restored == 0
+    assert "README.md" in sources(spec)

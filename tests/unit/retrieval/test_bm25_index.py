@@ -129,7 +129,7 @@ def test_corrupt_file_is_reported_with_the_line(tmp_path: Path) -> None:
     build(tmp_path).persist()
     file = tmp_path / FILE_NAME
     file.write_text(file.read_text().replace('{"id": "b1"', '{"id" "b1"', 1))
-    with pytest.raises(StoreError, match=rf"{FILE_NAME}:\d+: corrupt row"):
+    with pytest.raises(StoreError, match=rf"{FILE_NAME} is damaged \(line \d+: .*ragkit index"):
         BM25Index(path=tmp_path)
 
 

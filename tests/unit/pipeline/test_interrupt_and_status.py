@@ -1,0 +1,98 @@
+"""Issue 11 defects 8 and 11 on real `ragkit index` subprocesses: Ctrl-C (SIGINT) keeps the
+embeddings computed so far (the next run takes them from the cache), and `ragkit status` works
+while an index run holds the catalog."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ragkit.config import load_pipeline
+from ragkit.index.writer import EMBED_SLICE, IndexingPipeline
+
+pytestmark = pytest.mark.slow
+N_CHUNKS = 12 * EMBED_SLICE
+
+
+def _setup(tmp_path: Path, delay: float) -> tuple[Path, Path, Path]:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    for f in range(12):  # one flush batch (flush_chunks 4096): before the fix nothing was kept
+        paras = [f"File {f} paragraph {i}: the tide gauge reads {f * 1000 + i} centimetres." for i in range(EMBED_SLICE)]
+        (docs / f"f{f:02d}.txt").write_text("\n\n".join(paras), encoding="utf-8")
+    index = tmp_path / "index"
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(yaml.safe_dump({
+        "index": str(index),
+        "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 80, "chunk_overlap": 0},
+        "embedder": {"type": "hashing", "dimension": 32, "delay": delay},
+        "store": {"type": "faiss", "index": "flat"},
+        "retriever": {"type": "dense"},
+    }), encoding="utf-8")
+    return docs, index, pipe
+
+
+def _start(docs: Path, pipe: Path) -> subprocess.Popen[str]:
+    return subprocess.Popen(
+        [sys.executable, "-m", "ragkit.cli.main", "index", str(docs), "--pipeline", str(pipe), "--json"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+
+
+def _wait_for_run(index: Path, proc: subprocess.Popen[str], timeout: float = 60) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        if (index / "index.pid").exists():
+            return
+        time.sleep(0.02)
+    raise AssertionError("the index run did not start")
+
+
+def test_sigint_keeps_the_embeddings_computed_so_far(tmp_path: Path) -> None:
+    docs, index, pipe = _setup(tmp_path, delay=0.4)
+    proc = _start(docs, pipe)
+    _wait_for_run(index, proc)
+    time.sleep(2.5)  # a few slices of 256 texts (0.4 s each) are embedded, far from all 12
+    assert proc.poll() is None, "the run finished before it could be interrupted"
+    os.kill(proc.pid, signal.SIGINT)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130, err
+    said = re.search(r"interrupted: the (\d+) embeddings computed in this run are saved in the embedding cache", err)
+    assert said, err
+    kept = int(said.group(1))
+    assert 0 < kept < N_CHUNKS
+    spec = load_pipeline(pipe)
+    report = IndexingPipeline(spec.model_copy(update={"embedder": spec.embedder.model_copy(
+        update={"delay": 0.0})})).index_paths([docs])
+    assert report.cache_hits >= kept  # nothing computed before the interrupt is computed again
+    assert report.cache_hits + report.texts_embedded == report.chunks_total == N_CHUNKS
+
+
+def test_status_works_during_an_index_run(tmp_path: Path) -> None:
+    docs, index, pipe = _setup(tmp_path, delay=0.3)
+    first = IndexingPipeline(load_pipeline(pipe).model_copy(update={"embedder": load_pipeline(pipe).embedder.model_copy(
+        update={"delay": 0.0})})).index_paths([docs / "f00.txt"])
+    assert first.chunks_total == EMBED_SLICE
+    proc = _start(docs, pipe)
+    try:
+        _wait_for_run(index, proc)
+        time.sleep(0.5)
+        out = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "status", "--index", str(index)],
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert f"an index run is in progress (pid {proc.pid})" in out.stdout, out.stdout
+        as_json = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "status", "--json", "--index", str(index)],
+                                 capture_output=True, text=True, timeout=120)
+        assert json.loads(as_json.stdout)["running"] == {"pid": proc.pid}
+    finally:
+        proc.wait(timeout=120)
+    assert proc.returncode == 0
