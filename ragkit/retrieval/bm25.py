@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import sys
 import tempfile
 import threading
 import time
@@ -53,10 +54,19 @@ class _Doc:
 
 
 def _import_bm25s() -> Any:
+    # bm25s imports numba when it is installed (unstructured brings it) for its optional numba
+    # backend, which ragkit never selects: 0.2-0.3 s of every cold hybrid search. Hide numba from
+    # that one import unless something has loaded it already; bm25s then uses its NumPy code paths.
+    hide_numba = "bm25s" not in sys.modules and "numba" not in sys.modules
+    if hide_numba:
+        sys.modules["numba"] = None  # type: ignore[assignment]  # makes `import numba` raise ImportError
     try:
         import bm25s
     except ImportError as exc:
         raise MissingDependencyError("bm25s", "bm25", "BM25 retrieval") from exc
+    finally:
+        if hide_numba and sys.modules.get("numba", 0) is None:
+            del sys.modules["numba"]
     # bm25s sets its own logger to DEBUG on import; let the application's logging decide
     logging.getLogger("bm25s").setLevel(logging.NOTSET)
     return bm25s
