@@ -53,20 +53,26 @@ class _Doc:
     metadata: dict[str, Any]
 
 
+#: optional accelerators that bm25s imports when they are installed and ragkit never uses: numba
+#: (unstructured brings it) for bm25s's numba backend, scipy.sparse for ``csc_backend="scipy"``
+#: (ragkit keeps bm25s's defaults, numpy for both). Together 0.2-0.4 s of every cold hybrid search.
+_UNUSED_BY_BM25S = ("numba", "scipy.sparse")
+
+
 def _import_bm25s() -> Any:
-    # bm25s imports numba when it is installed (unstructured brings it) for its optional numba
-    # backend, which ragkit never selects: 0.2-0.3 s of every cold hybrid search. Hide numba from
-    # that one import unless something has loaded it already; bm25s then uses its NumPy code paths.
-    hide_numba = "bm25s" not in sys.modules and "numba" not in sys.modules
-    if hide_numba:
-        sys.modules["numba"] = None  # type: ignore[assignment]  # makes `import numba` raise ImportError
+    # hide those modules from that one import, unless something has loaded them already; a
+    # None entry in sys.modules makes `import numba` raise ImportError, which bm25s handles
+    hidden = [] if "bm25s" in sys.modules else [m for m in _UNUSED_BY_BM25S if m not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
     try:
         import bm25s
     except ImportError as exc:
         raise MissingDependencyError("bm25s", "bm25", "BM25 retrieval") from exc
     finally:
-        if hide_numba and sys.modules.get("numba", 0) is None:
-            del sys.modules["numba"]
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
     # bm25s sets its own logger to DEBUG on import; let the application's logging decide
     logging.getLogger("bm25s").setLevel(logging.NOTSET)
     return bm25s
