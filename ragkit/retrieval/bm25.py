@@ -53,10 +53,11 @@ class _Doc:
     metadata: dict[str, Any]
 
 
-#: optional accelerators that bm25s imports when they are installed and ragkit never uses: numba
+#: optional modules that bm25s imports when they are installed and ragkit never uses: numba
 #: (unstructured brings it) for bm25s's numba backend, scipy.sparse for ``csc_backend="scipy"``
-#: (ragkit keeps bm25s's defaults, numpy for both). Together 0.2-0.4 s of every cold hybrid search.
-_UNUSED_BY_BM25S = ("numba", "scipy.sparse")
+#: (ragkit keeps bm25s's defaults, numpy for both), tqdm.auto (and with it asyncio) for progress
+#: bars that ragkit turns off. Together 0.2-0.4 s of every cold hybrid search.
+_UNUSED_BY_BM25S = ("numba", "scipy.sparse", "tqdm.auto")
 
 
 def _import_bm25s() -> Any:
