@@ -133,7 +133,8 @@ def main(argv: list[str] | None = None) -> int:
     def search(key: str, version: str, query: str) -> tuple[float, list[str]]:
         started = time.perf_counter()
         done = subprocess.run(ragkit("search", query, "-i", str(indexes[key]), "--json"),
-                              env={**env, "PYTHONPATH": code[version]}, capture_output=True, text=True, check=False)
+                              env={**env, "PYTHONPATH": code[version]}, cwd=work, capture_output=True, text=True,
+                              check=False)  # cwd: `python -m` puts it first on sys.path, before PYTHONPATH
         wall = time.perf_counter() - started
         if done.returncode:
             sys.exit(f"search on the {key} path ({version} code) failed:\n{done.stderr[-2000:]}")
@@ -141,7 +142,8 @@ def main(argv: list[str] | None = None) -> int:
 
     def phases(version: str, query: str) -> dict[str, float]:
         done = subprocess.run([sys.executable, "-c", PHASES, str(indexes["auto"]), query],
-                              env={**env, "PYTHONPATH": code[version]}, capture_output=True, text=True, check=False)
+                              env={**env, "PYTHONPATH": code[version]}, cwd=work, capture_output=True, text=True,
+                              check=False)
         if done.returncode:
             sys.exit(f"the phase timing ({version} code) failed:\n{done.stderr[-2000:]}")
         return json.loads(done.stdout.strip().splitlines()[-1])  # type: ignore[no-any-return]
