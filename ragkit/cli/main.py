@@ -42,8 +42,15 @@ def cli(verbose: int, quiet: bool) -> None:
       ragkit search "when was it built"  # semantic search over it
       ragkit ask "who founded it?"       # an answer with cited sources (offline by default)
       ragkit chat                        # a conversation over the documents
+      ragkit chat --session notes        # ... kept in the index; the same name continues it
       ragkit status                      # what is in the index
       ragkit serve                       # OpenAI-compatible API + web chat on :8000
+      ragkit mcp                         # the knowledge base as an MCP server (stdio)
+    
+    More:
+      ragkit pipeline validate my.yaml   # check a pipeline before indexing with it
+      ragkit eval --dataset DIR -r dense -r hybrid   # retrieval quality on a BEIR dataset
+      ragkit bench --profile quick       # compare vector stores on this machine
     Every command takes --help. Pipelines are YAML files (see pipelines/default.yaml).
     """
     level = logging.ERROR if quiet else (logging.WARNING, logging.INFO, logging.DEBUG)[min(verbose, 2)]

@@ -81,10 +81,6 @@ def grade_answer(item: dict[str, Any], answer: str, cited_sources: list[str]) ->
     return "partial" if cited or found else "wrong"
 
 
-def score_answer(item: dict[str, Any], answer: str, cited_sources: list[str]) -> bool:
-    return grade_answer(item, answer, cited_sources) == "correct"
-
-
 def run_questions(agent: Any, items: list[dict[str, Any]]) -> list[QuestionOutcome]:
     """Ask every question; a follow-up (``after``) is asked after its earlier question in a fresh
     conversation (the agent needs a ``ConversationMemory`` for the context to carry over)."""

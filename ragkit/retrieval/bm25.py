@@ -220,17 +220,7 @@ class BM25Index:
             if engine.nonoccurrence_array is not None:
                 baseline = float(engine.nonoccurrence_array[engine.get_tokens_ids(known)].sum())
             candidates = np.flatnonzero(scores > baseline + 1e-9)
-            candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
-            hits: list[SearchHit] = []
-            for i in candidates:
-                doc_id = self._order[int(i)]
-                doc = self._docs[doc_id]
-                if norm and not matches(doc.metadata, norm):
-                    continue
-                hits.append(SearchHit(id=doc_id, score=float(scores[i]), metadata=_hit_meta(doc)))
-                if len(hits) == k:
-                    break
-            return hits
+            return self._top_hits(candidates, scores, k, norm)
 
     def rare_term_hits(
         self, query: str, *, max_df: float, k: int = 10, filter: Filter | None = None
@@ -256,19 +246,22 @@ class BM25Index:
             if not postings:
                 return []
             counts = np.bincount(np.concatenate(postings), minlength=len(self._order))
-            candidates = np.flatnonzero(counts)
-            candidates = candidates[np.argsort(-counts[candidates], kind="stable")]
-            hits: list[SearchHit] = []
-            for i in candidates:
-                doc_id = self._order[int(i)]
-                doc = self._docs[doc_id]
-                if norm and not matches(doc.metadata, norm):
-                    continue
-                score = float(counts[i]) / len(postings)
-                hits.append(SearchHit(id=doc_id, score=score, metadata=_hit_meta(doc)))
-                if len(hits) == k:
-                    break
-            return hits
+            return self._top_hits(np.flatnonzero(counts), counts / len(postings), k, norm)
+
+    def _top_hits(self, candidates: Any, scores: Any, k: int, norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
+        """The first ``k`` of ``candidates`` (positions in index order) matching ``norm``, by
+        descending score, ties in index order. Call with the lock held."""
+        candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
+        hits: list[SearchHit] = []
+        for i in candidates:
+            doc_id = self._order[int(i)]
+            doc = self._docs[doc_id]
+            if norm and not matches(doc.metadata, norm):
+                continue
+            hits.append(SearchHit(id=doc_id, score=float(scores[i]), metadata=_hit_meta(doc)))
+            if len(hits) == k:
+                break
+        return hits
 
     def _ensure_built(self) -> Any:
         if self._engine is not None:

@@ -122,7 +122,3 @@ async def _warm_up(state: ServerState) -> None:
 def app_from_env() -> FastAPI:
     """uvicorn's factory in every worker process: the settings come from ``RAGKIT_SERVE_SETTINGS``."""
     return create_app(ServerSettings.from_env())
-
-
-def state_of(request: Request) -> ServerState:
-    return request.app.state.ragkit  # type: ignore[no-any-return]

@@ -65,9 +65,6 @@ class Vendor:
             f"(in Python or a pipeline YAML, api_key: ... also works){hint}"
         )
 
-    def env_summary(self) -> str:
-        return " / ".join(self.key_vars)
-
     # ------------------------------------------------------------ clients
     def client(self, *, api_key: str, base_url: str | None, timeout: float, asynchronous: bool = False,
                **extra: Any) -> Any:
