@@ -195,13 +195,13 @@ def _entry_dir(cache_dir: Path, settings: ExportSettings, fingerprint: str, name
 def _ensure(
     model_dir: Path, cache_dir: Path, settings: ExportSettings, fingerprint: str, name: str
 ) -> ExportedModel:
-    from filelock import FileLock
-
     key = cache_key(fingerprint, settings)
     entry = _entry_dir(cache_dir, settings, fingerprint, name)
     found = _read_entry(entry, settings)
     if found is not None:
         return found
+    from filelock import FileLock  # only to export: filelock imports asyncio (~50 ms of a cold search)
+
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
