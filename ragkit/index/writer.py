@@ -24,13 +24,14 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ragkit.config import PipelineSpec
+from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, IndexLockedError, LoaderError
 from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRow, SourceRow
@@ -234,7 +235,13 @@ class _Run:
 
     # ------------------------------------------------------------------ producer
     def _prepared(self, units: Iterator[Unit]) -> Iterator[Prepared]:
-        """Run loading and splitting in a thread, overlapping with embedding in this one."""
+        """Run loading and splitting in a thread, overlapping with embedding in this one (or, with
+        ``indexing.engine: ray``, load, split and embed on a Ray cluster: ``engines/ray.py``)."""
+        if self.pipe.spec.indexing.engine == "ray":
+            from ragkit.index.engines.ray import prepared_on_ray
+
+            yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog)
+            return
         preparer = Preparer(self.parts, self.pipe.spec, self.known)
         q: queue.Queue[Any] = queue.Queue(maxsize=256)
         stop = threading.Event()
@@ -294,7 +301,7 @@ class _Run:
         new_ids = {c.id for c in new_chunks}
         # ids the catalog already had are in the store (after reconcile), except the missing ones
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
-        vectors = self._vectors(to_add)
+        vectors = self._vectors(to_add, {h: v for p in batch for h, v in p.vectors.items()})
         stale = sorted(old_ids - new_ids)
         records = [
             SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)
@@ -314,7 +321,8 @@ class _Run:
             self.sinks = self.parts.sinks()
         return self.sinks
 
-    def _vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
+    def _vectors(self, chunks: Sequence[Chunk], computed: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Vectors of ``chunks``: from the cache, else ``computed`` elsewhere, else embedded here."""
         emb = self.parts.embedder
         dim = emb.dimension
         if not chunks:
@@ -327,7 +335,7 @@ class _Run:
                 todo.setdefault(h, c.text)
         self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
         if todo:
-            vecs = emb.embed_documents(list(todo.values()))
+            vecs = _embed_missing(emb, todo, computed)
             fresh = dict(zip(todo.keys(), vecs, strict=True))
             self.catalog.put_embeddings(emb.model_id, fresh)  # committed before the store changes
             cached.update(fresh)
@@ -379,6 +387,13 @@ class _Run:
         self.catalog.commit()
         self.report.removed.extend(sorted(gone))
         self.report.chunks_removed += len(ids)
+
+
+def _embed_missing(emb: Embedder, todo: Mapping[str, str], computed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """Vectors for ``todo`` (text hash -> text): those ``computed`` by an engine, the rest embedded now."""
+    rest = [h for h in todo if h not in computed]
+    fresh = dict(zip(rest, emb.embed_documents([todo[h] for h in rest]), strict=True)) if rest else {}
+    return [computed[h] if h in computed else fresh[h] for h in todo]
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:
