@@ -108,7 +108,7 @@ def _stream(
     with warnings.catch_warnings():
         # Ray 2.60 deprecates remote args for 2.64 without a replacement for max_restarts yet
         warnings.filterwarnings("ignore", message=".*ray_remote_args.* is deprecated")
-        ds = _load_split_embed(ds, spec, index_dir, cached, opts)
+        ds = _load_split_embed(ds, spec, index_dir, cached, opts, actors=min(opts.embed_actors, blocks))
     for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
         for blob, tokens, texts, cost in zip(
             batch["prepared"], batch["tokens"], batch["texts"], batch["cost"], strict=True
@@ -116,7 +116,7 @@ def _stream(
             yield pickle.loads(blob), (int(tokens), int(texts), float(cost))
 
 
-def _load_split_embed(ds: Any, spec: PipelineSpec, index_dir: Path, cached: Any, opts: RaySpec) -> Any:
+def _load_split_embed(ds: Any, spec: PipelineSpec, index_dir: Path, cached: Any, opts: RaySpec, *, actors: int) -> Any:
     import ray.data
 
     return ds.map_batches(
@@ -124,7 +124,7 @@ def _load_split_embed(ds: Any, spec: PipelineSpec, index_dir: Path, cached: Any,
         fn_constructor_kwargs={"spec": spec, "index_dir": str(index_dir), "cached": cached},
         batch_size=opts.batch_size,
         batch_format="numpy",
-        compute=ray.data.ActorPoolStrategy(size=opts.embed_actors),
+        compute=ray.data.ActorPoolStrategy(size=actors),  # no more actors than blocks of work
         num_cpus=opts.num_cpus_per_worker,
         ray_remote_args_fn=_retries,
     )
