@@ -45,7 +45,11 @@ def cluster() -> Any:
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
+        started = psutil.Process().children(recursive=True)
         ray.shutdown()
+        _, alive = psutil.wait_procs(started, timeout=10)
+        for proc in alive:  # a worker that outlived its raylet: ours, end it by pid
+            proc.kill()
 
 
 def _docs(root: Path, n: int = 24) -> Path:
