@@ -62,6 +62,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--pipeline", type=Path, default=REPO / "pipelines" / "default.yaml")
     ap.add_argument("--batch-size", type=int, default=64, help="indexing.ray.batch_size (sources per batch)")
     ap.add_argument("--workdir", type=Path, default=None, help="keep inputs and indexes here (default: a temp dir)")
+    ap.add_argument("--reverse", action="store_true",
+                    help="run the paths in reverse order (ray 2 actors first), to see how load drift moves the ratio")
     ap.add_argument("--json-out", type=Path, default=None, help="also write the measurements as JSON")
     ap.add_argument("--child", nargs=4, metavar=("PIPELINE", "SRC", "INDEX", "ACTORS"), help=argparse.SUPPRESS)
     return ap.parse_args(argv)
@@ -197,10 +199,11 @@ def main(argv: list[str] | None = None) -> int:
         warm = write_txt_files(passages[:16], work / "warmup")
         measure("warm-up", args, pipeline, warm, work / "index-warmup", 0)  # untimed: file cache, model
         results = []
-        for name, actors in PATHS.items():
+        for name, actors in sorted(PATHS.items(), key=lambda kv: -kv[1]) if args.reverse else PATHS.items():
             r = measure(name, args, pipeline, src, work / f"index-{actors}", actors)
             print(f"  {name}: {r['wall']:.1f} s wall", flush=True)
             results.append(r)
+        results.sort(key=lambda r: PATHS[r["name"]])
     n = len(passages)
     base = results[0]
     rows = []
