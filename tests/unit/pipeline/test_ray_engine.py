@@ -152,9 +152,13 @@ def test_ray_engine_equals_local_then_reruns_ship_only_changes(tmp_path: Path, c
 
 def _actor_pids() -> list[int]:
     out = []
-    for p in psutil.Process().children(recursive=True):
+    try:
+        procs = psutil.Process().children(recursive=True)
+    except psutil.Error:  # a process ended during the walk: look again next time
+        return out
+    for p in procs:
         try:
-            if "_LoadSplitEmbed" in " ".join(p.cmdline()):
+            if "MapBatches(_LoadSplitEmbed)" in " ".join(p.cmdline()):
                 out.append(p.pid)
         except psutil.Error:
             continue
@@ -162,26 +166,29 @@ def _actor_pids() -> list[int]:
 
 
 def test_worker_killed_mid_run_is_retried(tmp_path: Path, cluster: str) -> None:
-    docs = _docs(tmp_path, n=40)
-    pipe = _pipe(tmp_path, "ray", delay=0.5, flush=6)
+    docs = _docs(tmp_path, n=60)
+    pipe = _pipe(tmp_path, "ray", delay=1.0, flush=6)  # 30 batches of 2 sources, ~1 s each
     killed: list[int] = []
 
     def kill_one_actor() -> None:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and not killed:
-            pids = _actor_pids()
-            if pids:
-                time.sleep(1.0)  # mid-run: the actor is embedding its first batches
-                os.kill(pids[0], signal.SIGKILL)
-                killed.append(pids[0])
-            time.sleep(0.05)
+            # mid-run: the first batch is committed, and an embed actor is at work on the next
+            pids = _actor_pids() if (tmp_path / "ray" / "store").exists() else []
+            for pid in pids[:1]:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    killed.append(pid)
+                except ProcessLookupError:
+                    pass
+            time.sleep(0.02)
 
     killer = threading.Thread(target=kill_one_actor, daemon=True)
     killer.start()
     report = _index(pipe, docs)
     killer.join()
     assert killed, "no embed actor was found to kill"
-    assert report.skipped == [] and len(report.added) == 40
+    assert report.skipped == [] and len(report.added) == 60
     _index(_pipe(tmp_path, "local", engine="local"), docs)
     _assert_same(_snapshot(pipe), _snapshot(_pipe(tmp_path, "local", engine="local")))
 
