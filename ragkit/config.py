@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
@@ -105,9 +105,33 @@ class LexicalSpec(_Strict):
     stopwords: str | None = "en"
 
 
+class RaySpec(_Strict):
+    """Where and how the ``ray`` engine runs (``indexing.ray``)."""
+
+    #: ``auto`` = the cluster in RAY_ADDRESS or running on this machine, else a new local one;
+    #: ``host:port`` = a cluster's GCS address; ``ray://host:10001`` = Ray Client
+    address: str = "auto"
+    #: CPUs each embed actor reserves (and the torch threads it uses)
+    num_cpus_per_worker: float = Field(default=1.0, gt=0)
+    #: sources per map_batches batch (each batch is loaded, split and embedded by one actor)
+    batch_size: int = Field(default=64, ge=1)
+    #: embed actors in the pool; each loads the model once
+    embed_actors: int = Field(default=1, ge=1)
+
+    @field_validator("address")
+    @classmethod
+    def _address(cls, v: str) -> str:
+        if v == "auto" or v.startswith("ray://") or re.fullmatch(r"[\w.\-]+:\d+", v):
+            return v
+        raise ValueError("must be 'auto', 'ray://HOST:PORT' (Ray Client) or 'HOST:PORT' (the cluster's GCS)")
+
+
 class IndexingSpec(_Strict):
     #: chunks per embed/store/commit batch; a crash loses at most one batch of work
     flush_chunks: int = Field(default=4096, ge=1)
+    #: where load -> split -> embed runs: in this process, or on a Ray cluster
+    engine: Literal["local", "ray"] = "local"
+    ray: RaySpec = Field(default_factory=RaySpec)
 
 
 class AgentSpec(_Strict):
@@ -137,6 +161,8 @@ class PipelineSpec(_Strict):
     origin: str = Field(default="<defaults>", exclude=True)
     #: the YAML as written, before ${VAR} interpolation (so secrets are never saved resolved)
     _raw: dict[str, Any] | None = PrivateAttr(default=None)
+    # a spec changed by command-line overrides (``with_engine``) saves the pipeline it came from
+    _saved_as: PipelineSpec | None = PrivateAttr(default=None)
 
     def model_post_init(self, context: Any, /) -> None:
         # an extension mapped to a loader is indexed even when it is an asset type (opt-in)
@@ -166,11 +192,32 @@ class PipelineSpec(_Strict):
         ``${VAR}`` references of the YAML as written kept unresolved (so keys and passwords read
         from the environment are never written to disk); a spec not read from YAML has its
         secret-looking values removed."""
+        if self._saved_as is not None:
+            return self._saved_as.to_saved_dict()
         full = self.to_yaml_dict()
         if self._raw is None:
             return _redact(full)  # type: ignore[no-any-return]
         return _keep_references(full, self._raw)  # type: ignore[no-any-return]
 
+    def with_engine(self, engine: str | None = None, ray_address: str | None = None) -> PipelineSpec:
+        """This spec with the indexing engine (and the Ray cluster address) set from the command
+        line, validated like the YAML; the saved pipeline keeps the YAML as written."""
+        data = self.indexing.model_dump()
+        if engine is not None:
+            data["engine"] = engine
+        if ray_address is not None:
+            data["ray"]["address"] = ray_address
+        try:
+            indexing = IndexingSpec.model_validate(data)
+        except ValidationError as exc:
+            raise ConfigError(_format_validation(exc, "--ray-address").replace(": ray.", ": indexing.ray.")) from None
+        if ray_address is not None and indexing.engine != "ray":
+            raise ConfigError(
+                f"--ray-address needs the ray engine: add --engine ray (this pipeline's indexing.engine is '{indexing.engine}')"
+            )
+        copy = self.model_copy(update={"indexing": indexing})
+        copy._raw, copy._saved_as = self._raw, self._saved_as or self
+        return copy
 
 # --------------------------------------------------------------------------- interpolation
 

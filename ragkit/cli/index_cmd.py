@@ -17,9 +17,15 @@ from ragkit.cli.options import echo_json, index_option, json_option, pipeline_op
 @click.option("--strict", is_flag=True, help="Fail the run at the first file that cannot be read.")
 @click.option("--prune", is_flag=True,
               help="Allow removing all (or more than half) of the sources of a folder that is now empty or mostly gone.")
+@click.option("--engine", type=click.Choice(["local", "ray"]), default=None,
+              help="Where load/split/embed run (default: the pipeline's indexing.engine, else local).")
+@click.option("--ray-address", metavar="ADDR", default=None,
+              help="Ray cluster for --engine ray: auto, HOST:PORT or ray://HOST:10001 (default: indexing.ray.address).")
 @json_option
-def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, strict: bool, prune: bool,
-          as_json: bool) -> None:
+def index(
+    paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, strict: bool, prune: bool,
+    engine: str | None, ray_address: str | None, as_json: bool,
+) -> None:
     """Build or update the index from files and folders.
 
     Incremental: unchanged files are skipped by content hash, changed files replace exactly their
@@ -33,11 +39,14 @@ def index(paths: tuple[str, ...], pipeline: str | None, index_dir: str | None, s
       ragkit index data/
       ragkit index docs/ notes/ --pipeline pipelines/default.yaml --index .ragkit/docs
       ragkit index data/ --json | jq .chunks_added
+      ragkit index data/ --engine ray --ray-address 10.0.0.5:6379
     """
     from ragkit.index.reader import resolve_spec
     from ragkit.index.writer import IndexingPipeline
 
     spec, idx = resolve_spec(pipeline, index_dir)
+    if engine is not None or ray_address is not None:
+        spec = spec.with_engine(engine, ray_address)
     pipe = None
     try:
         with _Progress(disable=as_json or not sys.stderr.isatty()) as progress:

@@ -253,6 +253,11 @@ class Catalog:
                 out[h] = vec
         return out
 
+    def cached_hashes(self, model: str) -> set[str]:
+        """The text hashes the embedding cache holds for ``model`` (what need not be embedded)."""
+        rows = self.con.execute("SELECT text_hash FROM embeddings WHERE model = ?", [model]).fetchall()
+        return {h for (h,) in rows}
+
     def put_embeddings(self, model: str, items: dict[str, np.ndarray]) -> None:
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()]
         _insert(self.con, "embeddings", rows, verb="INSERT OR IGNORE")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+
 from ragkit import registry
 from ragkit.config import PipelineSpec, check_options
 from ragkit.errors import ConfigError, LoaderError
@@ -54,6 +56,9 @@ class Prepared:
     tokens: list[int] = field(default_factory=list)
     error: str | None = None
     unchanged: bool = False
+    #: embeddings already computed elsewhere (a Ray embed actor), by chunk text hash; the writer
+    #: uses them for the chunks the embedding cache lacks instead of embedding those itself
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)
 
 
 def document_units(docs: Iterable[Document]) -> Iterator[Unit]:
@@ -79,12 +84,21 @@ class Preparer:
         self._loaders: dict[str, Loader] = {}
 
     def prepare(self, unit: Unit) -> Prepared:
+        """Check, load and split ``unit`` (a source the catalog has unchanged is not loaded)."""
+        return self._guarded(unit, load=True)
+
+    def check(self, unit: Unit) -> Prepared:
+        """Only the change detection of ``prepare``: check and hash the content, compare with the
+        catalog; nothing is loaded or split (a distributed engine's driver does this, and ships
+        what is neither unchanged nor unreadable)."""
+        return self._guarded(unit, load=False)
+
+    def _guarded(self, unit: Unit, *, load: bool) -> Prepared:
         p = Prepared(source=unit.source, root=unit.root)
         try:
-            docs = self._documents(unit, p)
-            if p.unchanged:
-                return p
-            self._split(docs, p)
+            self._hash(unit, p)
+            if load and not p.unchanged:
+                self._split(self._documents(unit, p), p)
         except LoaderError as exc:
             p.error = _reason(exc, unit)
             p.chunks, p.tokens = [], []
@@ -92,26 +106,30 @@ class Preparer:
         return p
 
     # ------------------------------------------------------------------ steps
-    def _documents(self, unit: Unit, p: Prepared) -> list[Document]:
+    def _hash(self, unit: Unit, p: Prepared) -> None:
         if unit.docs is not None:
             p.content_hash = _docs_hash(unit.docs)
             p.size = sum(len(d.text) for d in unit.docs)
             p.loader = "documents"
-            p.unchanged = self._is_unchanged(unit.source, p.content_hash)
+        else:
+            from ragkit.loaders.base import check_file
+
+            assert unit.path is not None
+            check_file(unit.path, max_bytes=self.max_bytes)
+            data = _read_bytes(unit.path)
+            p.content_hash = hashlib.sha256(data).hexdigest()
+            p.size = len(data)
+        p.unchanged = self._is_unchanged(unit.source, p.content_hash)
+        if not p.unchanged and unit.docs is None and self._still_unreadable(unit.source, p.content_hash):
+            # skipped before with the same bytes: stays skipped with its reason, not re-loaded
+            p.unchanged, p.error = True, self.known[unit.source].reason or "unreadable"
+
+    def _documents(self, unit: Unit, p: Prepared) -> list[Document]:
+        if unit.docs is not None:
             return list(unit.docs)
-        from ragkit.loaders.base import check_file, loader_name_for
+        from ragkit.loaders.base import loader_name_for
 
         assert unit.path is not None
-        check_file(unit.path, max_bytes=self.max_bytes)
-        data = _read_bytes(unit.path)
-        p.content_hash = hashlib.sha256(data).hexdigest()
-        p.size = len(data)
-        p.unchanged = self._is_unchanged(unit.source, p.content_hash)
-        if p.unchanged:
-            return []
-        if self._still_unreadable(unit.source, p.content_hash):
-            p.unchanged, p.error = True, self.known[unit.source].reason or "unreadable"
-            return []
         name = loader_name_for(unit.path, {k: v.type for k, v in self.overrides.items()})
         if name is None:
             ext = unit.path.suffix or unit.path.name

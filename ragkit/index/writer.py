@@ -28,13 +28,14 @@ import os
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from ragkit.config import PipelineSpec
+from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, IndexLockedError, LoaderError, StoreDamagedError
 from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
@@ -316,7 +317,13 @@ class _Run:
 
     # ------------------------------------------------------------------ producer
     def _prepared(self, units: Iterator[Unit]) -> Iterator[Prepared]:
-        """Run loading and splitting in a thread, overlapping with embedding in this one."""
+        """Run loading and splitting in a thread, overlapping with embedding in this one (or, with
+        ``indexing.engine: ray``, load, split and embed on a Ray cluster: ``engines/ray.py``)."""
+        if self.pipe.spec.indexing.engine == "ray":
+            from ragkit.index.engines.ray import prepared_on_ray
+
+            yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog)
+            return
         preparer = Preparer(self.parts, self.pipe.spec, self.known)
         q: queue.Queue[Any] = queue.Queue(maxsize=256)
         stop = threading.Event()
@@ -379,7 +386,7 @@ class _Run:
         new_ids = {c.id for c in new_chunks}
         # ids the catalog already had are in the store (after reconcile), except the missing ones
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
-        vectors = self._vectors(to_add)
+        vectors = self._vectors(to_add, {h: v for p in batch for h, v in p.vectors.items()})
         stale = sorted(old_ids - new_ids)
         records = [
             SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)
@@ -403,7 +410,9 @@ class _Run:
         log.warning("%s; rebuilding it from the catalog and the embedding cache", str(exc).split("; ")[0])
         self.report.store_rebuilt = True
 
-    def _vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
+    def _vectors(self, chunks: Sequence[Chunk], computed: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Vectors of ``chunks``: from the cache, else ``computed`` elsewhere (an engine's workers),
+        else embedded here."""
         emb = self.parts.embedder
         dim = emb.dimension
         if not chunks:
@@ -422,7 +431,7 @@ class _Run:
             self.pipe.progress("embed_total", len(order))
         for i in range(0, len(order), EMBED_SLICE):
             part = order[i : i + EMBED_SLICE]
-            fresh = dict(zip(part, emb.embed_documents([todo[h] for h in part]), strict=True))
+            fresh = dict(zip(part, _embed_missing(emb, {h: todo[h] for h in part}, computed), strict=True))
             self.catalog.put_embeddings(emb.model_id, fresh)
             cached.update(fresh)
             self.report.texts_embedded += len(part)
@@ -482,6 +491,13 @@ class _Run:
         self.catalog.commit()
         self.report.removed.extend(sorted(gone))
         self.report.chunks_removed += len(ids)
+
+
+def _embed_missing(emb: Embedder, todo: Mapping[str, str], computed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
+    """Vectors for ``todo`` (text hash -> text): those ``computed`` by an engine, the rest embedded now."""
+    rest = [h for h in todo if h not in computed]
+    fresh = dict(zip(rest, emb.embed_documents([todo[h] for h in rest]), strict=True)) if rest else {}
+    return [computed[h] if h in computed else fresh[h] for h in todo]
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:

@@ -56,3 +56,23 @@ def test_index_throughput_without_the_corpus_exits_cleanly(tmp_path: Path) -> No
     res = _run("--corpus", str(tmp_path / "absent.jsonl"))
     assert res.returncode == 0
     assert "corpus not found" in res.stdout
+
+
+@pytest.mark.slow
+def test_ray_ingest_runs_on_a_small_slice(tmp_path: Path) -> None:
+    """benchmarks/ray_ingest.py end to end: local vs Ray (1 and 2 embed actors), real clusters."""
+    pytest.importorskip("ray")
+    corpus = _corpus(tmp_path / "corpus.jsonl", n=40)
+    out = tmp_path / "result.json"
+    res = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "ray_ingest.py"), "--corpus", str(corpus), "--embedder", "hashing",
+         "--batch-size", "8", "--workdir", str(tmp_path / "work"), "--json-out", str(out)],
+        capture_output=True, text=True, cwd=REPO, timeout=600, check=False,
+    )
+    assert res.returncode == 0, res.stderr
+    assert "ray with 2 embed actors <= 1.3 x local wall time" in res.stdout and "cpu flags" in res.stdout
+    results = json.loads(out.read_text())["results"]
+    assert [r["name"] for r in results] == ["local", "ray, 1 embed actor", "ray, 2 embed actors"]
+    assert all(r["added"] == 40 and r["chunks"] == 40 and r["skipped"] == 0 for r in results)
+    assert all(r["peak_driver_mb"] > 0 for r in results)
+    assert all(r["peak_workers_mb"] > 0 and r["cluster_start"] > 0 for r in results[1:])

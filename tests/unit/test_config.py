@@ -118,3 +118,28 @@ def test_store_options_are_checked_before_anything_runs() -> None:
     with pytest.raises(ConfigError, match=r"store\.dimension: set by ragkit"):
         parse_pipeline({"store": {"type": "memory", "dimension": 3}})
     assert parse_pipeline({"store": {"type": "sqlite", "busy_timeout": 5}}).store.options == {"busy_timeout": 5}
+
+
+def test_indexing_engine_and_ray_options_are_validated_with_key_paths(tmp_path: Path) -> None:
+    msg = error_of(tmp_path, "indexing:\n  engine: rey\n")
+    assert "pipe.yaml" in msg and "indexing.engine" in msg and "'local'" in msg and "'ray'" in msg
+    msg = error_of(tmp_path, "indexing:\n  ray: {embed_actors: 0}\n")
+    assert "indexing.ray.embed_actors" in msg and "(got 0)" in msg
+    msg = error_of(tmp_path, "indexing:\n  ray: {address: 'my cluster'}\n")
+    assert "indexing.ray.address" in msg and "ray://HOST:PORT" in msg
+    msg = error_of(tmp_path, "indexing:\n  ray: {actors: 2}\n")
+    assert "indexing.ray.actors" in msg and "did you mean 'embed_actors'" in msg
+    spec = load_pipeline(write(tmp_path, "indexing:\n  engine: ray\n  ray: {address: 'ray://head:10001', embed_actors: 4}\n"))
+    assert spec.indexing.engine == "ray" and spec.indexing.ray.embed_actors == 4
+    assert spec.indexing.ray.address == "ray://head:10001" and spec.indexing.ray.batch_size == 64
+
+
+def test_engine_from_the_command_line_is_validated_and_not_saved(tmp_path: Path) -> None:
+    spec = load_pipeline(write(tmp_path, "indexing: {flush_chunks: 10}\n"))
+    ray_spec = spec.with_engine("ray", "10.0.0.5:6379")
+    assert ray_spec.indexing.engine == "ray" and ray_spec.indexing.ray.address == "10.0.0.5:6379"
+    assert ray_spec.indexing.flush_chunks == 10 and ray_spec.to_saved_dict() == spec.to_saved_dict()
+    with pytest.raises(ConfigError, match="--ray-address.*indexing.ray.address"):
+        spec.with_engine("ray", "not an address")
+    with pytest.raises(ConfigError, match="--ray-address needs the ray engine"):
+        spec.with_engine(None, "10.0.0.5:6379")

@@ -1,0 +1,182 @@
+"""The ``ray`` indexing engine: load, split and embed the changed sources on a Ray cluster.
+
+The writer (``index/writer.py``) stays the single, crash-safe committer; this engine only
+replaces its producer. On the driver (the ``ragkit index`` process):
+
+1. Discovery and change detection, exactly as locally (``Preparer.check``: check the file, hash
+   its bytes, compare with the catalog). Unchanged sources and files refused by the checks go
+   straight to the writer; nothing is shipped for them, so an unchanged re-run never touches
+   the cluster.
+2. The text hashes in the embedding cache for this model are put in the object store once; the
+   workers embed only chunk texts outside it (a changed file re-embeds only its changed chunks,
+   nothing cached is re-embedded remotely).
+3. The changed sources become a Ray Dataset; ``map_batches`` runs ``_LoadSplitEmbed`` in an actor
+   pool of ``embed_actors`` actors (each builds the loaders, splitter and embedder, and loads the
+   model, once): per batch of ``batch_size`` sources it loads and splits them with the same
+   ``Preparer`` as the local engine (a bad file is skipped with the same reason) and embeds the
+   uncached texts sorted by length. Actors and their tasks are retried when a worker dies.
+4. Results stream back (``iter_batches``) as ``Prepared`` sources carrying their fresh vectors;
+   the writer commits them in its usual order (cache, sinks, persist, catalog) and the workers'
+   embedding usage is added to the driver's embedder, so the run report sums it.
+
+The files must be readable at the same path on every node (a shared or network file system).
+"""
+
+from __future__ import annotations
+
+import logging
+import pickle
+import warnings
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit.config import PipelineSpec, RaySpec
+from ragkit.errors import MissingDependencyError
+from ragkit.index import ids as _ids
+from ragkit.index.catalog import Catalog, SourceRow
+from ragkit.index.components import Components
+from ragkit.index.layout import IndexLayout
+from ragkit.index.prepare import Prepared, Preparer, Unit
+
+log = logging.getLogger(__name__)
+#: a worker that dies is restarted, and its batch retried, this many times before the run fails
+RETRIES = 3
+
+
+def prepared_on_ray(
+    units: Iterator[Unit], parts: Components, spec: PipelineSpec, known: Mapping[str, SourceRow], catalog: Catalog
+) -> Iterator[Prepared]:
+    """The writer's stream of prepared sources, with the changed ones done on the cluster."""
+    checker = Preparer(parts, spec, known)
+    ship: list[Unit] = []
+    for unit in units:
+        p = checker.check(unit)
+        if p.unchanged or p.error is not None:
+            yield p
+        else:
+            ship.append(unit)
+    if not ship:
+        log.info("ray engine: no new or changed sources; nothing shipped to the cluster")
+        return
+    ray = _import_ray()
+    opts = spec.indexing.ray
+    started = connect(opts.address)
+    try:
+        emb = parts.embedder
+        cached = ray.put(catalog.cached_hashes(emb.model_id))
+        log.info("ray engine: shipping %d sources to %d embed actor(s)", len(ship), opts.embed_actors)
+        for p, (tokens, texts, cost) in _stream(ship, spec, parts.layout.root, cached, opts):
+            if texts:
+                emb.usage.add(tokens, texts, cost)
+            yield p
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def connect(address: str) -> bool:
+    """Connect to the cluster at ``address`` (see ``RaySpec``) unless Ray is already initialized in
+    this process; True when this call initialized it (the caller then shuts it down)."""
+    ray = _import_ray()
+    if ray.is_initialized():
+        return False
+    quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
+    if address != "auto":
+        ray.init(address=address, **quiet)
+        return True
+    try:
+        ray.init(address="auto", **quiet)
+    except ConnectionError:
+        log.info("ray engine: no running Ray cluster found; starting a local one")
+        ray.init(include_dashboard=False, **quiet)
+    return True
+
+
+def _stream(
+    ship: list[Unit], spec: PipelineSpec, index_dir: Path, cached: Any, opts: RaySpec
+) -> Iterator[tuple[Prepared, tuple[int, int, float]]]:
+    import ray.data
+
+    ctx = ray.data.DataContext.get_current()
+    ctx.enable_progress_bars = False
+    ctx.verbose_progress = False
+    blocks = min(-(-len(ship) // opts.batch_size), 200)
+    ds = ray.data.from_items([{"unit": pickle.dumps(u)} for u in ship], override_num_blocks=blocks)
+    with warnings.catch_warnings():
+        # Ray 2.60 deprecates remote args for 2.64 without a replacement for max_restarts yet
+        warnings.filterwarnings("ignore", message=".*ray_remote_args.* is deprecated")
+        ds = _load_split_embed(ds, spec, index_dir, cached, opts, actors=min(opts.embed_actors, blocks))
+    for batch in ds.iter_batches(batch_size=None, batch_format="numpy"):
+        for blob, tokens, texts, cost in zip(
+            batch["prepared"], batch["tokens"], batch["texts"], batch["cost"], strict=True
+        ):
+            yield pickle.loads(blob), (int(tokens), int(texts), float(cost))
+
+
+def _load_split_embed(ds: Any, spec: PipelineSpec, index_dir: Path, cached: Any, opts: RaySpec, *, actors: int) -> Any:
+    import ray.data
+
+    return ds.map_batches(
+        _LoadSplitEmbed,
+        fn_constructor_kwargs={"spec": spec, "index_dir": str(index_dir), "cached": cached},
+        batch_size=opts.batch_size,
+        batch_format="numpy",
+        compute=ray.data.ActorPoolStrategy(size=actors),  # no more actors than blocks of work
+        num_cpus=opts.num_cpus_per_worker,
+        ray_remote_args_fn=_retries,
+    )
+
+
+class _LoadSplitEmbed:
+    """One actor of the pool: loads, splits and embeds batches of sources."""
+
+    def __init__(self, spec: PipelineSpec, index_dir: str, cached: Any) -> None:
+        import ray
+
+        self.parts = Components(spec, IndexLayout(index_dir))
+        self.preparer = Preparer(self.parts, spec, {})  # the driver already decided what changed
+        self.cached: set[str] = ray.get(cached) if isinstance(cached, ray.ObjectRef) else cached
+        self.parts.embedder.load()  # the model, once per actor
+
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list[Any]]:
+        prepared = [self.preparer.prepare(pickle.loads(blob)) for blob in batch["unit"]]
+        todo: dict[str, str] = {}
+        for p in prepared:
+            for c in p.chunks:
+                h = _ids.text_hash(c.text)
+                if h not in self.cached:
+                    todo.setdefault(h, c.text)
+        order = sorted(todo, key=lambda h: len(todo[h]))  # length-sorted: little padding
+        emb = self.parts.embedder
+        before = emb.usage.snapshot()
+        vectors = dict(zip(order, emb.embed_documents([todo[h] for h in order]), strict=True)) if order else {}
+        used = emb.usage.since(before)
+        for p in prepared:
+            p.vectors = {h: vectors[h] for h in (_ids.text_hash(c.text) for c in p.chunks) if h in vectors}
+        n = len(prepared)
+        # the batch's usage rides on its first row
+        return {
+            "prepared": [pickle.dumps(p) for p in prepared],
+            "tokens": [used.tokens] + [0] * (n - 1),
+            "texts": [len(order)] + [0] * (n - 1),
+            "cost": [used.cost] + [0.0] * (n - 1),
+        }
+
+
+def _retries() -> dict[str, int]:
+    """Ray options of each actor: restarted when its worker dies, its batch retried."""
+    return {"max_restarts": RETRIES, "max_task_retries": RETRIES}
+
+
+def _import_ray() -> Any:
+    try:
+        import ray
+    except ImportError:
+        raise MissingDependencyError("ray", "ray", "indexing.engine: ray") from None
+    return ray
+
+
+__all__ = ["connect", "prepared_on_ray"]
