@@ -33,11 +33,11 @@ demo: $(VENV)/.demo-installed
 
 # the web UI test drives Debian's chromium (Playwright cannot download its own browser here)
 chromium:
-	command -v chromium >/dev/null || (apt-get update && apt-get install -y chromium)
+	command -v chromium >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y chromium)
 
 # the RedisCache tests start Debian's redis-server on a free loopback port
 redis:
-	command -v redis-server >/dev/null || (apt-get update && apt-get install -y redis-server)
+	command -v redis-server >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server)
 
 test: $(VENV)/.test-installed chromium redis
 	$(BIN)/python -m pytest
