@@ -25,17 +25,11 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from ragkit.errors import MissingDependencyError, StoreError
+from ragkit.testing.servers.base import free_port  # re-exported: one helper for every test server
 
 log = logging.getLogger(__name__)
 
 STARTUP_DEADLINE = 90.0  # seconds a server may take to come up before we give up
-
-
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port that nothing listens on right now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((host, 0))
-        return int(s.getsockname()[1])
 
 
 def chroma_executable() -> Path:
