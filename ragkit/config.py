@@ -250,6 +250,24 @@ def _join(path: str, key: str) -> str:
 # --------------------------------------------------------------------------- loading
 
 
+def read_yaml_mapping(path: str | Path, *, kind: str, keys: str) -> dict[str, Any]:
+    """The mapping in the YAML file ``path`` (a ``kind`` file: pipeline, policy, ...), or a
+    ``ConfigError`` naming the file and the fix; ``keys`` says what the mapping should hold."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        what = "is a directory, not a YAML file" if p.is_dir() else f"no such file: {p.absolute()}"
+        raise ConfigError(f"{kind} file not found: {p} ({what}); check the path and the file name")
+    try:
+        data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"{p}: invalid YAML: {exc}") from None
+    if not isinstance(data, dict):
+        raise ConfigError(f"{p}: a {kind} file must be a mapping of {keys} (got {type(data).__name__})")
+    return data
+
+
 def load_pipeline(
     path: str | Path | None = None, *, overrides: Mapping[str, Any] | None = None, saved: bool = False
 ) -> PipelineSpec:
@@ -258,22 +276,12 @@ def load_pipeline(
     ``saved``: the file is an index's ``pipeline.yaml``; one written before the index kept the full
     pipeline (some sections missing) gets the defaults of that time (``LEGACY_DEFAULTS``), which
     are what the index was built with."""
-    import yaml
 
     data: Any = {}
     origin = "<defaults>"
     if path is not None:
-        p = Path(path)
-        origin = str(p)
-        if not p.is_file():
-            what = "is a directory, not a YAML file" if p.is_dir() else f"no such file: {p.absolute()}"
-            raise ConfigError(f"pipeline file not found: {p} ({what}); check the path and the file name")
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{p}: invalid YAML: {exc}") from None
-        if not isinstance(data, dict):
-            raise ConfigError(f"{p}: a pipeline file must be a mapping of keys (got {type(data).__name__})")
+        origin = str(Path(path))
+        data = read_yaml_mapping(path, kind="pipeline", keys="keys")
     if saved and not set(PipelineSpec.model_fields) - {"origin"} <= set(data):
         data = _with_legacy_defaults(data)
     raw = dict(data)

@@ -130,17 +130,10 @@ class ToolPolicy:
 
     @classmethod
     def from_yaml(cls, path: str | Path) -> ToolPolicy:
-        import yaml
+        from ragkit.config import read_yaml_mapping
 
         p = Path(path)
-        if not p.is_file():
-            raise ConfigError(f"policy file not found: {p}; pass a YAML file with allow/review/deny lists")
-        try:
-            data = yaml.safe_load(p.read_text(encoding="utf-8")) or {}
-        except yaml.YAMLError as exc:
-            raise ConfigError(f"{p}: not valid YAML ({exc})") from None
-        if not isinstance(data, Mapping):
-            raise ConfigError(f"{p}: a policy file must be a mapping (allow:, review:, deny:, deny_when:)")
+        data = read_yaml_mapping(p, kind="policy", keys="allow:, review:, deny:, deny_when:")
         return cls.from_dict(data, origin=str(p))
 
 
