@@ -7,12 +7,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import yaml
-
 from ragkit.sessions.sql import SQLSessionStore
 from ragkit.testing.servers import FakeOpenAIServer
 
-from ..unit.pipeline.helpers import write_tree
+from ..unit.pipeline.helpers import write_cli_pipeline
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -28,14 +26,7 @@ def chat(pipe: Path, server: FakeOpenAIServer, stdin: str) -> str:
 
 
 def test_chat_session_continues_across_invocations(tmp_path: Path) -> None:
-    docs = write_tree(tmp_path / "docs")
-    pipe = tmp_path / "pipe.yaml"
-    pipe.write_text(yaml.safe_dump({
-        "index": str(tmp_path / "index"),
-        "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 120, "chunk_overlap": 10},
-        "embedder": {"type": "hashing", "dimension": 64},
-        "store": {"type": "faiss", "index": "flat"},
-    }), encoding="utf-8")
+    docs, pipe = write_cli_pipeline(tmp_path)
     indexed = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "index", str(docs), "--pipeline", str(pipe)],
                              capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=180)
     assert indexed.returncode == 0, indexed.stderr

@@ -6,25 +6,16 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
 from click.testing import CliRunner
 
 from ragkit.cli.main import cli
 
-from ..unit.pipeline.helpers import write_tree
+from ..unit.pipeline.helpers import write_cli_pipeline, write_tree
 
 
 @pytest.fixture()
 def setup(tmp_path: Path) -> tuple[Path, Path]:
-    docs = write_tree(tmp_path / "docs")
-    pipe = tmp_path / "pipe.yaml"
-    pipe.write_text(yaml.safe_dump({
-        "index": str(tmp_path / "index"),
-        "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 120, "chunk_overlap": 10},
-        "embedder": {"type": "hashing", "dimension": 64},
-        "store": {"type": "faiss", "index": "flat"},
-    }), encoding="utf-8")
-    return docs, pipe
+    return write_cli_pipeline(tmp_path)
 
 
 def invoke(*args: str) -> tuple[int, str, str]:

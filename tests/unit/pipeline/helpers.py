@@ -34,3 +34,18 @@ def make_spec(index: Path, *, store: str = "memory", **over: Any) -> PipelineSpe
     }
     data.update(over)
     return parse_pipeline(data, origin="test.yaml")
+
+
+def write_cli_pipeline(tmp_path: Path) -> tuple[Path, Path]:
+    """A docs tree and a pipeline file over it (hashing embedder, flat FAISS) for CLI tests."""
+    import yaml
+
+    docs = write_tree(tmp_path / "docs")
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(yaml.safe_dump({
+        "index": str(tmp_path / "index"),
+        "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 120, "chunk_overlap": 10},
+        "embedder": {"type": "hashing", "dimension": 64},
+        "store": {"type": "faiss", "index": "flat"},
+    }), encoding="utf-8")
+    return docs, pipe
