@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.agent.observers import Observer
 from ragkit.providers.base import Response, ToolCall
+from ragkit.usage import ToolUsage
 
 if TYPE_CHECKING:
     from ragkit.agent.trace import AgentTrace
@@ -32,15 +33,11 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class _ToolStats:
-    calls: int = 0
-    errors: int = 0
+class _ToolStats(ToolUsage):
+    """A tool's usage over many runs, with its latencies and argument patterns."""
+
     latencies: list[float] = field(default_factory=list)
     arguments: dict[str, Counter[str]] = field(default_factory=lambda: defaultdict(Counter))
-    input_tokens: int = 0
-    output_tokens: int = 0
-    embedding_tokens: int = 0
-    cost: float = 0.0
 
 
 @dataclass
