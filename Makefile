@@ -11,7 +11,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-fast bench lint clean chromium redis
+.PHONY: demo test test-avx2 test-fast bench lint clean chromium redis
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
@@ -41,6 +41,21 @@ redis:
 
 test: $(VENV)/.test-installed chromium redis
 	$(BIN)/python -m pytest
+	$(MAKE) --no-print-directory test-avx2
+
+# The tests whose outcome can depend on the processor (the real model in PyTorch and ONNX Runtime,
+# int8, the vector stores' SIMD kernels) run again as on an AVX2-only CPU: tools/avx2_only/run
+# hides AVX-512 and VNNI from cpuid, so the libraries take their AVX2 code paths, natively.
+ISA_TESTS := tests/unit/embedders tests/unit/test_onnx_embedder.py tests/unit/stores \
+	tests/integration/embedders tests/integration/stores tests/integration/test_answer_quality.py \
+	tests/integration/test_sample_corpus.py tests/integration/test_rag_questions.py tests/unit/test_query_threads.py
+test-avx2: $(VENV)/.test-installed
+	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-avx2: not an x86-64 machine; skipped"; \
+	elif ! grep -qw avx512f /proc/cpuinfo; then echo "test-avx2: this CPU has no AVX-512; the run above was the AVX2 run"; \
+	elif tools/avx2_only/run true; then \
+	  echo "test-avx2: the processor-dependent tests again, with AVX-512 and VNNI hidden from cpuid"; \
+	  tools/avx2_only/run $(BIN)/python -m pytest -p no:cacheprovider $(ISA_TESTS); \
+	else test $$? = 3 && echo "test-avx2: no CPUID faulting on this kernel or CPU; skipped"; fi
 
 test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -m "not slow"

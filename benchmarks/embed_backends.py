@@ -1,6 +1,7 @@
 """Embedding throughput and fidelity of ragkit's local backends, side by side in one run.
 
     python benchmarks/embed_backends.py [--limit N] [--rounds R] [--json out.json]
+    python benchmarks/embed_backends.py --cpu-view both --limit 1000 --rounds 3   # VNNI and AVX2 side by side
 
 On ``../shared/datasets/msmarco-5k/corpus.jsonl`` (relative to the repo root) it times
 
@@ -15,6 +16,12 @@ machine use ``--window N``: the backends take turns on windows of N texts (each 
 call, length-sorted inside), so load that comes and goes affects all backends alike. Cosines compare each backend's vectors with
 the PyTorch fp32 vectors of the same texts. Prints a Markdown table, versions, the CPU model,
 its flags (avx2, avx512f, avx512_vnni, avx_vnni, amx) and the ISA class that chose the int8 recipe.
+
+``--cpu-view avx2`` measures as on an AVX2-only processor: the measuring process runs under
+``tools/avx2_only/run``, which hides AVX-512 and VNNI from cpuid, so ONNX Runtime, PyTorch and
+NumPy take their AVX2 kernels and run them natively (the int8 recipe follows: ``s8-rr``).
+``--cpu-view both`` alternates the two views round by round, each in its own process, and prints
+one table per view: a whole comparison in one run.
 """
 
 from __future__ import annotations
@@ -25,7 +32,9 @@ import logging
 import os
 import platform
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -166,7 +175,13 @@ def main(argv: list[str] | None = None) -> int:
         help="also time the int8 recipe of this ISA class on this processor (repeatable)",
     )
     parser.add_argument("--json", type=Path, default=None, help="also write the results as JSON here")
+    parser.add_argument(
+        "--cpu-view", choices=("native", "avx2", "both"), default="native",
+        help="avx2: measure as on an AVX2-only CPU (tools/avx2_only/run); both: native and avx2 alternating",
+    )
     args = parser.parse_args(argv)
+    if args.cpu_view != "native":
+        return run_views(argv if argv is not None else sys.argv[1:], args)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for noisy in ("onnx_model", "fusion_base", "onnx_model_bert", "root", "sentence_transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -190,6 +205,57 @@ def main(argv: list[str] | None = None) -> int:
                    "results": [r.__dict__ for r in results]}
         args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
     return 0
+
+
+def run_views(argv: list[str], args: argparse.Namespace) -> int:
+    """Run the measurement in child processes, one per view and round, the views taking turns."""
+    views = ("native", "avx2") if args.cpu_view == "both" else (args.cpu_view,)
+    passthrough = argv
+    for option in ("--cpu-view", "--json", "--rounds"):
+        passthrough = strip_option(passthrough, option)
+    merged: dict[str, dict] = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in range(max(1, args.rounds)):
+            for view in views:
+                out = Path(tmp) / f"{view}-{r}.json"
+                prefix = [str(REPO / "tools" / "avx2_only" / "run")] if view == "avx2" else []
+                cmd = [*prefix, sys.executable, __file__, *passthrough, "--rounds", "1", "--json", str(out)]
+                log.info("round %d, %s view: %s", r + 1, view, " ".join(cmd))
+                done = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+                if done.returncode != 0:
+                    log.error("the %s view failed (exit %d)", view, done.returncode)
+                    return done.returncode
+                part = json.loads(out.read_text(encoding="utf-8"))
+                into = merged.setdefault(view, {**part, "results": {}})
+                into["environment"] = part["environment"]
+                for res in part["results"]:
+                    have = into["results"].setdefault(res["name"], Result(res["name"], cos_mean=res["cos_mean"],
+                                                                          cos_min=res["cos_min"]))
+                    have.rates += res["rates"]
+                    have.ratios += res["ratios"]
+    for view in views:
+        part = merged[view]
+        sys.stdout.write(f"\n## CPU view: {view}\n\n")
+        sys.stdout.write(report(list(part["results"].values()), part["texts"], max(1, args.rounds), part["window"],
+                                part["environment"]))
+    if args.json:
+        payload = {view: {**part, "results": [r.__dict__ for r in part["results"].values()]} for view, part in merged.items()}
+        args.json.write_text(json.dumps(payload, indent=2), encoding="utf-8")
+    return 0
+
+
+def strip_option(argv: list[str], name: str) -> list[str]:
+    """``argv`` without ``name VALUE`` / ``name=VALUE``."""
+    out: list[str] = []
+    skip = False
+    for a in argv:
+        if skip:
+            skip = False
+        elif a == name:
+            skip = True
+        elif not a.startswith(name + "="):
+            out.append(a)
+    return out
 
 
 if __name__ == "__main__":

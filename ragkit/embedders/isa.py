@@ -18,6 +18,8 @@ from pathlib import Path
 FLAGS_OF_INTEREST = (
     "avx2", "fma", "avx512f", "avx512bw", "avx512_vnni", "avx_vnni", "avx512_bf16", "amx_tile", "amx_int8",
 )
+#: the same, as NumPy names what cpuid reports (NumPy has no name for AVX-VNNI)
+CPUID_FEATURES_OF_INTEREST = ("AVX2", "FMA3", "AVX512F", "AVX512BW", "AVX512VNNI", "AVX512_SPR")
 
 
 @functools.cache
@@ -39,7 +41,11 @@ def classify(features: dict[str, bool], flags: frozenset[str]) -> str:
 
 
 def cpu_description() -> dict[str, str]:
-    """CPU model, the flags of interest (from /proc/cpuinfo) and the ISA class seen through cpuid."""
+    """CPU model, the flags of interest from /proc/cpuinfo and from cpuid, and the ISA class.
+
+    The two flag lists differ under an emulator or ``tools/avx2_only/run``, where the libraries see
+    cpuid's view; the ISA class (and ONNX Runtime's kernels) follow cpuid.
+    """
     model = platform.processor() or "unknown"
     try:
         text = Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace")
@@ -47,9 +53,11 @@ def cpu_description() -> dict[str, str]:
     except OSError:
         pass
     flags = _proc_flags()
+    features = _cpuid_features()
     return {
         "cpu": model,
         "cpu flags": " ".join(f for f in FLAGS_OF_INTEREST if f in flags) or "none of interest",
+        "cpuid features": " ".join(f for f in CPUID_FEATURES_OF_INTEREST if features.get(f)) or "none of interest",
         "int8 ISA class (cpuid)": cpu_isa(),
     }
 
