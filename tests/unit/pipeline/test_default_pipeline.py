@@ -35,6 +35,17 @@ def test_default_yaml_parses_to_exactly_the_code_defaults(monkeypatch: pytest.Mo
     assert _defaults()["index"] == (env_index or ".ragkit/index")
 
 
+def test_the_fast_pipeline_is_the_default_with_the_int8_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("RAGKIT_INDEX", raising=False)
+    fast = load_pipeline(REPO / "pipelines" / "fast.yaml").to_yaml_dict()
+    assert fast["embedder"].pop("backend") == "onnx-int8" and fast.pop("index") == ".ragkit/index-fast"
+    assert fast.pop("name") == "fast"
+    default = _defaults()
+    default["embedder"].pop("backend", None)
+    default.pop("index"), default.pop("name")
+    assert fast == default
+
+
 def test_the_readme_pipeline_reference_is_the_default() -> None:
     readme = (REPO / "README.md").read_text(encoding="utf-8")
     block = re.search(r"## Pipeline reference\n.*?```yaml\n(.*?)```", readme, re.S)
