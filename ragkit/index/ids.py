@@ -15,10 +15,6 @@ def text_hash(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def bytes_hash(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
 def chunk_id(source: str, part: str | int, ordinal: int, text: str) -> str:
     """Stable id of the ``ordinal``-th chunk of ``part`` (page/row key) of ``source``."""
     h = hashlib.sha256()
