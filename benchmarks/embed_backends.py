@@ -180,9 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         help="avx2: measure as on an AVX2-only CPU (tools/avx2_only/run); both: native and avx2 alternating",
     )
     args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.cpu_view != "native":
         return run_views(argv if argv is not None else sys.argv[1:], args)
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for noisy in ("onnx_model", "fusion_base", "onnx_model_bert", "root", "sentence_transformers"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
     logging.getLogger().setLevel(logging.WARNING)  # ORT's quantizer logs per tensor on the root logger
