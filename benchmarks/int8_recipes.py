@@ -2,17 +2,19 @@
 
     # natively: export fp32 once, quantize every recipe, write the fp32 reference vectors
     python benchmarks/int8_recipes.py prepare --workdir /tmp/int8-recipes
-    # then measure, natively and under an emulated AVX2-only CPU (ONNX Runtime picks its kernels
-    # from cpuid, and qemu's Haswell model has AVX2 but no AVX-512 / VNNI):
+    # then measure, natively and as on an AVX2-only CPU (ONNX Runtime picks its kernels from
+    # cpuid; tools/avx2_only/run hides AVX-512 and VNNI from it, and the kernels run natively):
     python benchmarks/int8_recipes.py measure --workdir /tmp/int8-recipes
+    tools/avx2_only/run .venv/bin/python benchmarks/int8_recipes.py measure --workdir /tmp/int8-recipes
+    # where CPUID faulting is missing, an emulator does the same, about 1000x slower:
     qemu-x86_64 -cpu Haswell .venv/bin/python benchmarks/int8_recipes.py measure --workdir /tmp/int8-recipes
 
-``measure`` imports only onnxruntime, tokenizers and NumPy (no torch), so it runs under emulation
-in minutes. It prints, per recipe, the mean and minimum cosine of the int8 vectors to the fp32
-ONNX vectors (which equal PyTorch's within 1e-5) and the ISA the process sees (from cpuid, via
-NumPy, not /proc/cpuinfo: under qemu the two differ). Each run saves its vectors, and a later run
-on the other ISA class also prints the cosine of each recipe's vectors across the two classes.
-Timings under emulation mean nothing.
+``measure`` imports only onnxruntime, tokenizers and NumPy (no torch). It prints, per recipe, the
+mean and minimum cosine of the int8 vectors to the fp32 ONNX vectors (which equal PyTorch's
+within 1e-5), seconds per pass, and the ISA the process sees (from cpuid, via NumPy, not
+/proc/cpuinfo: under either view the two differ). Each run saves its vectors, and a later run on
+the other ISA class also prints the cosine of each recipe's vectors across the two classes.
+Timings under the emulator mean nothing; under ``tools/avx2_only/run`` they are native.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   on an AVX2-only machine). So ``vnni`` uses full-range s8 weights (``s8``) and ``avx2`` 7-bit
   weights (``s8-rr``, ``reduce_range``: 2·255·63 fits, exact, same fast kernels). u8 weights
   (``u8u8``) cannot saturate either but ran about 2× slower than ``s8`` on VNNI. Figures:
-  ``benchmarks/int8_recipes.py`` (natively and under ``qemu-x86_64 -cpu Haswell``).
+  ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``, an AVX2-only view).
   :attr:`ExportSettings.variant` names recipe and ISA class (``int8-s8-rr-avx2``); it is part of
   the cache key and ends the embedder's model id.
 """
