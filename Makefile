@@ -52,6 +52,7 @@ ISA_TESTS := tests/unit/embedders tests/unit/test_onnx_embedder.py tests/unit/st
 test-avx2: $(VENV)/.test-installed
 	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-avx2: not an x86-64 machine; skipped"; \
 	elif ! grep -qw avx512f /proc/cpuinfo; then echo "test-avx2: this CPU has no AVX-512; the run above was the AVX2 run"; \
+	elif ! command -v $${CC:-cc} >/dev/null; then echo "test-avx2: no C compiler to build tools/avx2_only; skipped"; \
 	elif tools/avx2_only/run true; then \
 	  echo "test-avx2: the processor-dependent tests again, with AVX-512 and VNNI hidden from cpuid"; \
 	  tools/avx2_only/run $(BIN)/python -m pytest -p no:cacheprovider $(ISA_TESTS); \
