@@ -220,14 +220,10 @@ def _version(pkg: str) -> str:
 
 
 def machine_facts() -> dict[str, str]:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
+    """CPU model, flags (from /proc/cpuinfo and as cpuid shows them) and ISA class, cores, memory,
+    load, OS and date: what every benchmark prints beside its figures."""
+    from ragkit.embedders.isa import cpu_description
+
     try:
         load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     except OSError:
@@ -240,7 +236,7 @@ def machine_facts() -> dict[str, str]:
     except ImportError:
         pass
     return {
-        "cpu": cpu, "cores": str(os.cpu_count()), "memory": mem, "load average at start": load,
+        **cpu_description(), "cores": str(os.cpu_count()), "memory": mem, "load average at start": load,
         "os": f"{platform.system()} {platform.release()}", "date": time.strftime("%Y-%m-%d %H:%M %Z"),
     }
 

@@ -44,8 +44,6 @@ from _common import (  # noqa: E402 - the benchmarks folder is not a package
     write_txt_files,
 )
 
-from ragkit.embedders.isa import cpu_description  # noqa: E402
-
 QUERIES = [
     "what is the highest mountain above sea level",
     "how does photosynthesis convert light energy",
@@ -163,7 +161,6 @@ def main(argv: list[str] | None = None) -> int:
         for version in code:
             phase_times[version].append(phases(version, query))
     print_facts("machine", facts)
-    print_facts("cpu", cpu_description())
     print_facts("versions", versions(packages=("torch", "onnxruntime", "sentence-transformers", "faiss-cpu")))
     print(f"\nCold `ragkit search` over {args.passages} passages, hybrid dense-first, {args.rounds} rounds "
           f"(median wall s, spawn to exit):\n")

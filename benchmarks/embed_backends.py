@@ -30,7 +30,6 @@ import argparse
 import json
 import logging
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -38,12 +37,10 @@ import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib import metadata
 from pathlib import Path
 
 import numpy as np
-
-from ragkit.embedders.isa import cpu_description
+from _common import machine_facts, versions  # the benchmarks folder is not a package
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "msmarco-5k" / "corpus.jsonl"
@@ -127,14 +124,9 @@ def measure(encoders: dict[str, Encode], texts: list[str], rounds: int, window: 
 
 
 def environment() -> dict[str, str]:
-    env = {"python": platform.python_version(), "machine": platform.machine()}
-    for pkg in ("torch", "transformers", "sentence-transformers", "onnxruntime", "onnx", "tokenizers", "numpy"):
-        try:
-            env[pkg] = metadata.version(pkg)
-        except metadata.PackageNotFoundError:
-            env[pkg] = "not installed"
-    env["cores"] = str(len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count())
-    env.update(cpu_description())
+    env = versions(packages=("torch", "transformers", "sentence-transformers", "onnxruntime", "onnx", "tokenizers",
+                             "numpy"))
+    env.update(machine_facts())
     if hasattr(os, "getloadavg"):
         env["load average (1 min) at end"] = f"{os.getloadavg()[0]:.2f}"
     return env
