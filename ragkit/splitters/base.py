@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ragkit.index import ids
+from ragkit import ids
 from ragkit.types import Chunk, Document
 
 
@@ -39,7 +39,7 @@ def strip_span(text: str, start: int, end: int) -> Span:
 
 
 def chunk_part(doc: Document) -> str | int:
-    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.index.ids.chunk_id`)."""
+    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.ids.chunk_id`)."""
     part = doc.metadata.get("page", doc.metadata.get("row", ""))
     return part if isinstance(part, int) else str(part)
 
