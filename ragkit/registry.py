@@ -100,6 +100,8 @@ loaders: Registry[type] = Registry(
         "docx": "ragkit.loaders.docx",
         "jsonl": "ragkit.loaders.tabular",
         "csv": "ragkit.loaders.tabular",
+        "rst": "ragkit.loaders.rst",
+        "notebook": "ragkit.loaders.notebook",
         "unstructured": "ragkit.loaders.unstructured",
     },
 )
