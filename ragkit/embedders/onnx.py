@@ -1,11 +1,16 @@
 """ONNX Runtime embedder for sentence-transformers models (BERT-like encoder + mean pooling).
 
-The ONNX graph is exported once from the locally installed model and cached (see
-:mod:`ragkit.embedders.onnx_export`); ``quantize: int8`` adds dynamic per-channel int8 weights
-with the recipe chosen for this processor's ISA class (:mod:`ragkit.embedders.isa`), which the
-model id names (e.g. ``all-MiniLM-L6-v2+onnx-int8-s8-vnni``). Inference
-tokenizes with the model's fast tokenizer, sorts the texts by token length so each batch pads
-little, runs the session, mean-pools over the attention mask and L2-normalizes in NumPy.
+The ONNX graph is exported once from the locally installed model, fused by ONNX Runtime's
+transformer optimizer and cached (see :mod:`ragkit.embedders.onnx_export`); ``quantize: int8``
+adds dynamic per-channel int8 weights with an int8 ``recipe``: ``s8-rr`` (the default) gives the
+same vectors on AVX2 and VNNI processors, ``s8`` and ``auto`` depend on the processor's ISA class
+(:mod:`ragkit.embedders.isa`). The model id names the recipe (``all-MiniLM-L6-v2+onnx-int8-s8-rr``).
+
+Inference tokenizes each call's texts once with the model's fast tokenizer, orders them by token
+length and cuts the order into batches of about ``batch_tokens`` tokens (padding included; at
+most ``batch_size`` texts), so every batch pads to within a few tokens of its longest text and
+short texts go in larger batches. The session runs on as many intra-op threads as the process may
+use (``os.sched_getaffinity``); pooling and normalization run in NumPy.
 
 Neither onnxruntime nor torch is imported until the first embed call; torch is needed only for
 the one-time export.
@@ -27,6 +32,7 @@ import numpy as np
 from ragkit.embedders.base import Embedder
 from ragkit.embedders.models import load_tokenizer, resolve_model_dir
 from ragkit.embedders.onnx_export import (
+    DEFAULT_RECIPE,
     ExportedModel,
     ExportSettings,
     cached_export,
@@ -40,6 +46,10 @@ from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Quantize = Literal["none", "int8"]
+Recipe = Literal["s8-rr", "s8", "u8u8", "auto"]
+#: tokens (padding included) per session run: small enough for the activations to stay in cache,
+#: large enough that short texts share a run (``benchmarks/README.md``, issue 25)
+BATCH_TOKENS = 2048
 _SUPPORTED_MODULES = (
     "sentence_transformers.models.Transformer",
     "sentence_transformers.models.Pooling",
@@ -49,10 +59,11 @@ _SUPPORTED_MODULES = (
 
 @embedders.register("onnx")
 class OnnxEmbedder(Embedder):
-    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``.
+    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8, recipe: s8-rr}``.
 
-    ``isa`` picks the int8 recipe of another ISA class (``vnni``, ``avx2``); default:
-    ``$RAGKIT_INT8_ISA``, else this processor's class.
+    ``recipe`` (int8 only): ``s8-rr`` (portable, the default), ``s8`` (VNNI processors only),
+    ``u8u8`` (portable, slower) or ``auto`` (per ISA class); ``isa`` names the ISA class for ``s8``
+    and ``auto`` (``vnni``, ``avx2``; default ``$RAGKIT_INT8_ISA``, else this processor's).
     """
 
     def __init__(
@@ -60,7 +71,9 @@ class OnnxEmbedder(Embedder):
         *,
         model: str = "all-MiniLM-L6-v2",
         quantize: Quantize = "none",
+        recipe: Recipe = DEFAULT_RECIPE,
         batch_size: int = 64,
+        batch_tokens: int = BATCH_TOKENS,
         max_length: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         threads: int | None = None,
@@ -71,6 +84,8 @@ class OnnxEmbedder(Embedder):
             raise ConfigError(f"quantize must be 'none' or 'int8' (got {quantize!r})")
         if batch_size < 1:
             raise ConfigError(f"batch_size must be at least 1 (got {batch_size})")
+        if batch_tokens < 1:
+            raise ConfigError(f"batch_tokens must be at least 1 (got {batch_tokens})")
         if threads is not None and threads < 1:
             raise ConfigError(f"threads must be at least 1, or omitted for all cores (got {threads})")
         if importlib.util.find_spec("onnxruntime") is None:
@@ -78,6 +93,7 @@ class OnnxEmbedder(Embedder):
         self.model_name = model
         self.quantize = quantize
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.threads = threads or _available_cores()
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
         self._dir = resolve_model_dir(model)
@@ -86,8 +102,10 @@ class OnnxEmbedder(Embedder):
         # the cache entry is named after the resolved directory, so a name and its path share one export
         self._name = self._dir.parent.name if self._dir.name == "model" else self._dir.name
         label = self._name if Path(model).expanduser().is_dir() else model.split("/")[-1]
-        # the int8 recipe depends on the processor; the id names it, so an index never mixes recipes
-        self.settings = int8_settings(isa) if quantize == "int8" else ExportSettings()
+        # the id names the int8 recipe (and, for a processor-dependent one, the ISA class), so an
+        # index never mixes recipes
+        self.settings = int8_settings(recipe, isa=isa) if quantize == "int8" else ExportSettings()
+        self.recipe = recipe if quantize == "int8" else None
         self.model_id = f"{label}+onnx" + (f"-{self.settings.variant}" if quantize == "int8" else "")
         self._lock = threading.Lock()
         self._session: Any = None
@@ -107,22 +125,28 @@ class OnnxEmbedder(Embedder):
         return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_counted(texts)[0]
+
+    def embed_counted(self, texts: Sequence[str]) -> tuple[np.ndarray, int]:
+        """The vectors of ``texts`` and the tokens embedded (without [CLS]/[SEP], after truncation)."""
         texts = list(texts)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         if not texts:
-            return out
+            return out, 0
         session, tokenizer = self._load()
         encodings = tokenizer.encode_batch(texts)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
-        order = np.argsort(lengths, kind="stable")  # length-sorted batches pad little
-        for start in range(0, len(texts), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            feeds, mask = self._feeds([encodings[i] for i in idx], int(lengths[idx].max()))
+        for idx in length_batches(lengths, self.batch_tokens, self.batch_size):
+            feeds, mask = self._feeds([encodings[i] for i in idx], int(lengths[idx[-1]]))
             hidden = session.run(["last_hidden_state"], feeds)[0]
             out[idx] = _mean_pool_normalize(hidden, mask)
         specials = 2  # [CLS] and [SEP] (or <s> and </s>)
-        self._record(int(np.maximum(lengths - specials, 0).sum()), len(texts))
-        return out
+        tokens = int(np.maximum(lengths - specials, 0).sum())
+        self._record(tokens, len(texts))
+        return out, tokens
+
+    def saved_options(self) -> dict[str, Any]:
+        return {"quantize": self.quantize, **({"recipe": self.recipe} if self.recipe else {})}
 
     def is_exported(self) -> bool:
         """Whether this model's ONNX file for these settings is already in the cache (no export runs)."""
@@ -171,6 +195,23 @@ class OnnxEmbedder(Embedder):
             ) from exc
         log.info("ONNX %s session for %s (%d threads)", exported.settings.variant, self._name, self.threads)
         return session
+
+
+def length_batches(lengths: np.ndarray, batch_tokens: int, batch_size: int) -> list[np.ndarray]:
+    """Indexes of ``lengths`` in ascending length order, cut into batches of at most ``batch_size``
+    rows whose padded size (rows × the longest) stays within ``batch_tokens`` (a longer text gets
+    a batch of its own); each batch's last index is its longest text."""
+    order = np.argsort(lengths, kind="stable")
+    batches: list[np.ndarray] = []
+    start = 0
+    n = len(order)
+    while start < n:
+        end = start + 1
+        while end < n and end - start < batch_size and (end - start + 1) * lengths[order[end]] <= batch_tokens:
+            end += 1
+        batches.append(order[start:end])
+        start = end
+    return batches
 
 
 def _mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:

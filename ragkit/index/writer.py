@@ -217,13 +217,16 @@ class _Run:
         emb = self.parts.embedder
         model = self.catalog.get_meta("embedder")
         if model is not None and model != emb.model_id and self.known:
-            raise ConfigError(
-                f"the index at {self.pipe.index_dir} was built with embedder '{model}', but this pipeline "
-                f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
-                "--index directory, or delete this one to rebuild it"
-            )
+            if _base_model(model) != _base_model(emb.model_id):
+                raise ConfigError(
+                    f"the index at {self.pipe.index_dir} was built with embedder '{model}', but this pipeline "
+                    f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
+                    "--index directory, or delete this one to rebuild it"
+                )
+            self._switch_embedder(model, emb.model_id)
         # what decides the chunks and their vectors (not keys, URLs or timeouts)
-        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter"}) + "|" + emb.model_id
+        # (the model, not its backend: another backend or int8 recipe has the same tokens, same chunks)
+        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter"}) + "|" + _base_model(emb.model_id)
         if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
             log.info("loader/splitter/embedder settings changed: every source will be re-split")
             self.catalog.mark_dirty(list(self.known))
@@ -231,7 +234,20 @@ class _Run:
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
         self._check_store_settings()
-        self.pipe.layout.pipeline_file.write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+        self.pipe.layout.pipeline_file.write_text(_spec_yaml(self.pipe.spec, emb), encoding="utf-8")
+
+    def _switch_embedder(self, old: str, new: str) -> None:
+        """The same model through another backend or int8 recipe (asked for with ``--pipeline``):
+        every chunk is embedded again, from the texts the catalog keeps, into a new store; the old
+        vectors stay in the embedding cache, so switching back costs nothing."""
+        count = self.catalog.chunk_count()
+        self.report.embedder_switch = f"{old} -> {new}"
+        log.warning(
+            "the embedder changed from %s to %s: embedding all %d chunks of the index again (from the "
+            "catalog's texts; the old vectors stay in the embedding cache)", old, new, count,
+        )
+        self.parts.discard_store(self.catalog.get_meta("store_type") or self.pipe.spec.store.type)
+        self.catalog.set_meta("sinks_state", "")  # reconcile fills the new store
 
     def _check_store_settings(self) -> None:
         """A changed store (type or build options) is built anew from the catalog and the
@@ -297,17 +313,16 @@ class _Run:
         and the vectors of the embedding cache (a new, damaged or extra sink: nothing is
         re-embedded, no file re-read). Returns the ids restored; the others (an index from before
         the catalog kept texts) make their sources dirty."""
-        emb = self.parts.embedder
         restored: set[str] = set()
         step = self.pipe.flush_chunks
         pending = sorted(ids)
         for i in range(0, len(pending), step):
-            recs: list[ChunkRecord] = self.catalog.chunk_records(pending[i : i + step])
-            cached = self.catalog.cached_embeddings(emb.model_id, [r.text_hash for r in recs], emb.dimension)
-            rows = [SinkRecord(r.id, r.text, cached[r.text_hash], r.metadata) for r in recs if r.text_hash in cached]
-            if rows:
-                sink.upsert(rows)
-                restored.update(r.id for r in rows)
+            recs: list[ChunkRecord] = [r for r in self.catalog.chunk_records(pending[i : i + step]) if r.text]
+            if not recs:
+                continue
+            vectors = self._text_vectors([r.text_hash for r in recs], [r.text for r in recs], {}, count_hits=False)
+            sink.upsert([SinkRecord(r.id, r.text, v, r.metadata) for r, v in zip(recs, vectors, strict=True)])
+            restored.update(r.id for r in recs)
         if restored:
             sink.persist()
             where = sink.path or type(sink).__name__
@@ -413,17 +428,22 @@ class _Run:
     def _vectors(self, chunks: Sequence[Chunk], computed: Mapping[str, np.ndarray]) -> np.ndarray:
         """Vectors of ``chunks``: from the cache, else ``computed`` elsewhere (an engine's workers),
         else embedded here."""
+        return self._text_vectors([_ids.text_hash(c.text) for c in chunks], [c.text for c in chunks], computed)
+
+    def _text_vectors(
+        self, hashes: Sequence[str], texts: Sequence[str], computed: Mapping[str, np.ndarray], *, count_hits: bool = True
+    ) -> np.ndarray:
         emb = self.parts.embedder
         dim = emb.dimension
-        if not chunks:
+        if not hashes:
             return np.zeros((0, dim), dtype=np.float32)
-        hashes = [_ids.text_hash(c.text) for c in chunks]
-        cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
+        cached = self.catalog.cached_embeddings(emb.model_id, list(hashes), dim)
         todo: dict[str, str] = {}
-        for h, c in zip(hashes, chunks, strict=True):
+        for h, text in zip(hashes, texts, strict=True):
             if h not in cached:
-                todo.setdefault(h, c.text)
-        self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
+                todo.setdefault(h, text)
+        if count_hits:
+            self.report.cache_hits += len(hashes) - sum(1 for h in hashes if h in todo)
         # longest first, so each slice pads little; every slice is committed to the cache (before
         # the store changes) as soon as it is embedded, so an interrupted run loses at most one
         order = sorted(todo, key=lambda h: -len(todo[h]))
@@ -513,12 +533,22 @@ def _jsonable(v: Any) -> bool:
     return isinstance(v, (list, tuple)) and all(isinstance(x, (str, int, float)) for x in v)
 
 
-def _spec_yaml(spec: PipelineSpec) -> str:
+def _spec_yaml(spec: PipelineSpec, embedder: Embedder) -> str:
+    """The pipeline as the index keeps it, with the embedder's vector-deciding options pinned
+    (backend, int8 recipe), so a later change of their defaults never changes this index."""
     import yaml
 
+    saved = spec.to_saved_dict()
+    saved["embedder"] = {**saved["embedder"], **{k: v for k, v in embedder.saved_options().items()
+                                                   if k not in saved["embedder"]}}
     return "# resolved pipeline this index was built with (written by ragkit index)\n" + yaml.safe_dump(
-        spec.to_saved_dict(), sort_keys=False
+        saved, sort_keys=False
     )
+
+
+def _base_model(model_id: str) -> str:
+    """The model of an embedder id without its backend and recipe (``all-MiniLM-L6-v2+onnx-int8-s8-rr``)."""
+    return model_id.split("+", 1)[0]
 
 
 __all__ = ["IndexReport", "IndexingPipeline"]

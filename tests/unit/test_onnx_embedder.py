@@ -152,8 +152,9 @@ def test_construction_reads_dimension_and_max_length_without_loading(tmp_path: P
     emb = OnnxEmbedder(cache_dir=tmp_path)
     assert (emb.dimension, emb.max_length, emb.model_id) == (384, 256, "all-MiniLM-L6-v2+onnx")
     int8 = OnnxEmbedder(cache_dir=tmp_path, quantize="int8")
-    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}"
-    assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr|u8u8)-(vnni|avx2|base)", int8.model_id)
+    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}" == "all-MiniLM-L6-v2+onnx-int8-s8-rr"
+    auto = OnnxEmbedder(cache_dir=tmp_path, quantize="int8", recipe="auto")
+    assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr)-(vnni|avx2|base)", auto.model_id)
     assert emb.embed_batch([]).shape == (0, 384)
     assert not list(tmp_path.iterdir())  # nothing exported yet
 
@@ -216,8 +217,9 @@ def test_cache_key_depends_on_model_settings_and_format(tmp_path: Path, monkeypa
     assert model_fingerprint(model) != first
     fp32_key = cache_key(first, ExportSettings())
     assert cache_key(first, ExportSettings(quantize="int8")) != fp32_key
-    recipes = {cache_key(first, int8_settings(isa)) for isa in ("vnni", "avx2", "base")}
-    assert len(recipes) == 3 and fp32_key not in recipes  # an ISA class never reuses another's file
+    recipes = {cache_key(first, int8_settings("auto", isa=isa)) for isa in ("vnni", "avx2", "base")}
+    recipes |= {cache_key(first, int8_settings(r)) for r in ("s8-rr", "u8u8")}
+    assert len(recipes) == 5 and fp32_key not in recipes  # a recipe or ISA class never reuses another's file
     monkeypatch.setattr(onnx_export, "EXPORT_FORMAT_VERSION", onnx_export.EXPORT_FORMAT_VERSION + 1)
     assert cache_key(first, ExportSettings()) != fp32_key
 
