@@ -471,6 +471,19 @@ def component_options(spec: PipelineSpec, section: str) -> dict[str, Any]:
     return opts
 
 
+def resolved_options(spec: PipelineSpec, section: str) -> dict[str, Any]:
+    """``section``'s type and options with the component's own defaults filled in, so two specs that
+    build the same component compare equal (``{type: faiss}`` and ``{type: faiss, index: hnsw}``)."""
+    comp: ComponentSpec = getattr(spec, section)
+    reg = _SECTIONS[section][0]
+    try:
+        params = inspect.signature(reg.get(comp.type)).parameters.values()
+    except Exception:  # noqa: BLE001 - an unknown type: compare as written
+        params = []  # type: ignore[assignment]
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    return {"type": comp.type, **defaults, **component_options(spec, section)}
+
+
 def check_options(cls: type, opts: Mapping[str, Any], *, section: str, kind: str, name: str, origin: str) -> None:
     try:
         sig = inspect.signature(cls)

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.config import PipelineSpec, load_pipeline, resolved_options
 from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
@@ -52,7 +52,7 @@ def _as_built(spec: PipelineSpec, built: PipelineSpec, index_dir: Path, pipeline
     --pipeline FILE` rebuilds the store from the embedding cache, or re-embeds for another backend."""
     fix = {"store": "rebuild it from the embedding cache", "embedder": "embed the index again with it"}
     for section in ("store", "embedder"):
-        if getattr(built, section) != getattr(spec, section):
+        if resolved_options(built, section) != resolved_options(spec, section):
             log.warning(
                 "the index at %s was built with %s %s; %s asks for %s: searching the %s as built "
                 "(run `ragkit index --pipeline %s` to %s)", index_dir, section, _describe(getattr(built, section)),

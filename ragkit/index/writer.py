@@ -9,12 +9,13 @@ Flow of a run:
 3. A producer thread walks the sources, hashes their content (content only: touching a file
    changes nothing) and loads + splits the new and changed ones; a bounded queue hands them to
    the consumer, which overlaps embedding with loading.
-4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks; per
-   batch it embeds only the texts the embedding cache lacks (sorted by length, in slices of
-   ``EMBED_SLICE`` texts, each committed to the cache as soon as it is embedded, so an
-   interrupted run never computes an embedding twice), updates the store (delete old ids, add
-   new ones), persists it, then commits the catalog rows. A kill at any point leaves a state that
-   step 2 repairs.
+4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks. It
+   embeds only the texts the embedding cache lacks, as soon as ``EMBED_AHEAD`` of them are
+   collected (so embedding overlaps the loading of the next files), sorted by length, in slices
+   of ``EMBED_SLICE`` texts, each committed to the cache as soon as it is embedded, so an
+   interrupted run never computes an embedding twice (``ragkit.index.vectors``). Per batch it
+   updates the store (delete old ids, add new ones), persists it, then commits the catalog rows.
+   A kill at any point leaves a state that step 2 repairs.
 5. Sources that disappeared are removed from the store, then from the catalog (a folder root that
    would lose all, or more than half, of its sources needs ``prune=True``: an unmounted drive
    must not empty the index).
@@ -47,6 +48,7 @@ from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import IndexSink, SinkRecord
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
+from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
 from ragkit.types import Chunk, Document
 
@@ -55,8 +57,6 @@ _DONE = object()
 #: progress events: ``total`` (files), ``file``, ``embed_total`` / ``embedded`` (texts to embed /
 #: embedded), ``chunks`` (chunks stored)
 Progress = Callable[[str, int], None]
-#: texts embedded (and committed to the cache) at a time
-EMBED_SLICE = 256
 
 
 class IndexingPipeline:
@@ -156,6 +156,9 @@ class _Run:
         self.batch: list[Prepared] = []
         self.batch_chunks = 0
         self.missing: set[str] = set()
+        self.vectors = RunVectors(self.parts.embedder, catalog, self.report, pipe.progress)
+        #: texts of the collected batch not yet resolved ahead of the flush (hash -> text)
+        self.pending: dict[str, str] = {}
 
     def execute(self, units: Callable[[], Iterator[Unit]]) -> IndexReport:
         t0 = time.perf_counter()
@@ -320,7 +323,7 @@ class _Run:
             recs: list[ChunkRecord] = [r for r in self.catalog.chunk_records(pending[i : i + step]) if r.text]
             if not recs:
                 continue
-            vectors = self._text_vectors([r.text_hash for r in recs], [r.text for r in recs], {}, count_hits=False)
+            vectors = self.vectors.get([r.text_hash for r in recs], [r.text for r in recs], {}, count_hits=False)
             sink.upsert([SinkRecord(r.id, r.text, v, r.metadata) for r, v in zip(recs, vectors, strict=True)])
             restored.update(r.id for r in recs)
         if restored:
@@ -390,6 +393,11 @@ class _Run:
         self.batch_chunks += len(p.chunks)
         if self.batch_chunks >= self.pipe.flush_chunks:
             self._flush()
+        elif not p.vectors:  # (an engine's workers embedded the rest already)
+            self.pending.update((_ids.text_hash(c.text), c.text) for c in p.chunks)
+            if len(self.pending) >= EMBED_AHEAD:
+                todo, self.pending = self.pending, {}
+                self.vectors.ahead(todo)
 
     def _flush(self) -> None:
         if not self.batch:
@@ -411,6 +419,8 @@ class _Run:
                 sink.delete(stale)
             sink.upsert(records)
             sink.persist()
+        self.vectors.clear()
+        self.pending = {}
         self._commit_batch(batch, old)
         self.report.chunks_added += len(new_ids - old_ids)
         self.report.chunks_removed += len(stale)
@@ -428,35 +438,7 @@ class _Run:
     def _vectors(self, chunks: Sequence[Chunk], computed: Mapping[str, np.ndarray]) -> np.ndarray:
         """Vectors of ``chunks``: from the cache, else ``computed`` elsewhere (an engine's workers),
         else embedded here."""
-        return self._text_vectors([_ids.text_hash(c.text) for c in chunks], [c.text for c in chunks], computed)
-
-    def _text_vectors(
-        self, hashes: Sequence[str], texts: Sequence[str], computed: Mapping[str, np.ndarray], *, count_hits: bool = True
-    ) -> np.ndarray:
-        emb = self.parts.embedder
-        dim = emb.dimension
-        if not hashes:
-            return np.zeros((0, dim), dtype=np.float32)
-        cached = self.catalog.cached_embeddings(emb.model_id, list(hashes), dim)
-        todo: dict[str, str] = {}
-        for h, text in zip(hashes, texts, strict=True):
-            if h not in cached:
-                todo.setdefault(h, text)
-        if count_hits:
-            self.report.cache_hits += len(hashes) - sum(1 for h in hashes if h in todo)
-        # longest first, so each slice pads little; every slice is committed to the cache (before
-        # the store changes) as soon as it is embedded, so an interrupted run loses at most one
-        order = sorted(todo, key=lambda h: -len(todo[h]))
-        if order:
-            self.pipe.progress("embed_total", len(order))
-        for i in range(0, len(order), EMBED_SLICE):
-            part = order[i : i + EMBED_SLICE]
-            fresh = dict(zip(part, _embed_missing(emb, {h: todo[h] for h in part}, computed), strict=True))
-            self.catalog.put_embeddings(emb.model_id, fresh)
-            cached.update(fresh)
-            self.report.texts_embedded += len(part)
-            self.pipe.progress("embedded", len(part))
-        return np.stack([cached[h] for h in hashes]).astype(np.float32)
+        return self.vectors.get([_ids.text_hash(c.text) for c in chunks], [c.text for c in chunks], computed)
 
     def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]]) -> None:
         rows, chunk_rows = [], []
@@ -513,13 +495,6 @@ class _Run:
         self.report.chunks_removed += len(ids)
 
 
-def _embed_missing(emb: Embedder, todo: Mapping[str, str], computed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """Vectors for ``todo`` (text hash -> text): those ``computed`` by an engine, the rest embedded now."""
-    rest = [h for h in todo if h not in computed]
-    fresh = dict(zip(rest, emb.embed_documents([todo[h] for h in rest]), strict=True)) if rest else {}
-    return [computed[h] if h in computed else fresh[h] for h in todo]
-
-
 def _metadata(chunk: Chunk) -> dict[str, Any]:
     """What a sink keeps beside a chunk's text: its JSON-able metadata and its span."""
     meta = {k: v for k, v in chunk.metadata.items() if _jsonable(v)}
@@ -551,4 +526,4 @@ def _base_model(model_id: str) -> str:
     return model_id.split("+", 1)[0]
 
 
-__all__ = ["IndexReport", "IndexingPipeline"]
+__all__ = ["EMBED_SLICE", "IndexReport", "IndexingPipeline"]

@@ -105,8 +105,28 @@ def test_int8_stays_close_to_sentence_transformers(
 
 
 @pytest.mark.model
+def test_an_int8_vector_does_not_depend_on_the_texts_embedded_with_it(int8: OnnxEmbedder) -> None:
+    """One text per run: int8 activation ranges are the text's own, so a text gets the same vector
+    alone (a query), in any batch, on the local engine and on Ray's actors."""
+    text = "photosynthesis converts light energy into chemical energy"
+    alone = int8.embed_batch([text])[0]
+    others = ["a", "word " * 300, "the river bank", "Mount Everest is the highest mountain above sea level"]
+    for batch in ([*others, text], [text, *others[::-1]]):
+        np.testing.assert_array_equal(int8.embed_batch(batch)[batch.index(text)], alone)
+
+
+def test_length_batches_pad_little_and_keep_to_the_budget() -> None:
+    lengths = np.array([5, 40, 3, 100, 7, 41, 300])
+    assert [list(b) for b in onnx_mod.length_batches(lengths, 0, 64)] == [[2], [0], [4], [1], [5], [3], [6]]
+    batches = onnx_mod.length_batches(lengths, 120, 64)
+    assert [list(b) for b in batches] == [[2, 0, 4], [1, 5], [3], [6]]  # 300 > 120 alone
+    assert all(len(b) * lengths[b[-1]] <= 120 or len(b) == 1 for b in batches)
+    assert [list(b) for b in onnx_mod.length_batches(lengths, 10_000, 2)] == [[2, 0], [4, 1], [5, 3], [6]]
+
+
+@pytest.mark.model
 def test_mixed_length_batch_equals_one_by_one(onnx_cache: Path, fp32: OnnxEmbedder) -> None:
-    emb = OnnxEmbedder(cache_dir=onnx_cache, batch_size=3)  # several padded batches
+    emb = OnnxEmbedder(cache_dir=onnx_cache, batch_size=3, batch_tokens=600)  # several padded batches
     texts = ["a", "a much longer sentence about rivers, banks and interest rates " * 3, "", "short one",
              "word " * 400, "Mount Everest", "b c d e f g"]
     together = emb.embed_batch(texts)
@@ -188,6 +208,8 @@ def test_non_mean_pooling_is_rejected(tmp_path: Path) -> None:
     [
         ({"quantize": "int4"}, "quantize must be 'none' or 'int8' (got 'int4')"),
         ({"batch_size": 0}, "batch_size must be at least 1 (got 0)"),
+        ({"batch_tokens": -1}, "batch_tokens must be 0 (one text per run) or more (got -1)"),
+        ({"quantize": "int8", "recipe": "s9"}, "unknown int8 recipe 's9'"),
         ({"threads": 0}, "threads must be at least 1"),
         ({"max_length": 1000}, "max_length must be between 3 and the model's 512"),
     ],
