@@ -103,6 +103,12 @@ class SentenceTransformerEmbedder(Embedder):
     def load(self) -> None:
         self._load()
 
+    def load_for_queries(self) -> None:
+        """The model queries use: for the torch backend the cached ONNX fp32 export when it can be
+        used (a cold ``ragkit ask``/``chat``/``serve`` never imports PyTorch), else this backend's."""
+        if self._onnx_for_queries() is None:
+            self._load()
+
     def _load(self) -> Any:
         with self._lock:
             if self._model is None:

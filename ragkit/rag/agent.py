@@ -92,8 +92,8 @@ class RAGAgent:
 
     # ------------------------------------------------------------------ asking
     def warm_up(self) -> None:
-        """Load the embedding model now, so the first search is not slowed (or timed out) by it."""
-        self.kb.embedder.load()
+        """Load the query embedding model now, so the first search is not slowed (or timed out) by it."""
+        self.kb.embedder.load_for_queries()
 
     def ask(self, question: str) -> AgentResult:
         self.warm_up()
