@@ -93,7 +93,7 @@ class OnnxEmbedder(Embedder):
         if threads is not None and threads < 1:
             raise ConfigError(f"threads must be at least 1, or omitted for all cores (got {threads})")
         if importlib.util.find_spec("onnxruntime") is None:
-            raise MissingDependencyError("onnxruntime", "onnx")
+            raise MissingDependencyError("onnxruntime", "local")
         self.model_name = model
         self.quantize = quantize
         self.batch_size = batch_size
@@ -191,7 +191,7 @@ class OnnxEmbedder(Embedder):
         try:
             session = open_session(exported.path, threads=self.threads)
         except ImportError as exc:  # pragma: no cover - checked in __init__
-            raise MissingDependencyError("onnxruntime", "onnx") from exc
+            raise MissingDependencyError("onnxruntime", "local") from exc
         except Exception as exc:
             raise EmbeddingError(
                 f"could not load the cached ONNX model {exported.path}: {exc}; delete that directory "

@@ -354,7 +354,7 @@ def quantize_int8(src: Path, out: Path, *, settings: ExportSettings) -> None:
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
-        raise MissingDependencyError("onnxruntime", "onnx") from exc
+        raise MissingDependencyError("onnxruntime", "local") from exc
     try:
         with _quiet_loggers():
             quantize_dynamic(

@@ -225,7 +225,7 @@ def test_missing_onnxruntime_names_the_extra(tmp_path: Path, monkeypatch: pytest
     monkeypatch.setattr(
         onnx_mod.importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a)
     )
-    with pytest.raises(MissingDependencyError, match=r"pip install 'ragkit\[onnx\]'"):
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ragkit\[local\]'"):
         OnnxEmbedder(cache_dir=tmp_path)
 
 
