@@ -22,7 +22,7 @@ from ragkit.index.report import IndexReport
 #: texts embedded (and committed to the cache) at a time
 EMBED_SLICE = 256
 #: texts collected before the writer embeds them ahead of its flush
-EMBED_AHEAD = 512
+EMBED_AHEAD = 128
 
 
 class RunVectors:
