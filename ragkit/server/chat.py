@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 
+from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError
 from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
 from ragkit.server.turns import TurnRun
@@ -32,7 +33,7 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     state = request.app.state.ragkit
     session_id = body.session_id or new_session_id()
     turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
-                      request_id=request.headers.get("idempotency-key"))
+                      request_id=request.headers.get("idempotency-key"), owner=principal(request).owner)
     run = TurnRun(state, turn)
     try:
         await run.start()

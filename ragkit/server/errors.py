@@ -1,14 +1,18 @@
 """Every error the server returns, in OpenAI's envelope: ``{"error": {message, type, param, code}}``.
 
 ``ApiError`` is raised by the routes; the handlers here also turn FastAPI's validation errors
-(422, naming the field), unknown paths (404), ragkit's own errors (an index being written: 503;
-bad configuration or input: 400) and anything unexpected (500, logged, never a traceback in the
-response) into the envelope.
+(422, naming the field), unknown paths (404), a method a path does not have (405 with ``Allow``),
+ragkit's own errors (an index being written: 503; bad configuration or input: 400), a full disk
+(507, naming what could not be written) and anything unexpected (500, logged, never a traceback
+in the response) into the envelope. Messages made from exceptions never show server paths: an
+absolute path is cut to its last part (the full message is logged).
 """
 
 from __future__ import annotations
 
+import errno
 import logging
+import re
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -29,8 +33,12 @@ log = logging.getLogger(__name__)
 
 _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error",
           404: "not_found_error", 405: "invalid_request_error", 409: "conflict_error",
-          413: "invalid_request_error", 422: "invalid_request_error", 429: "rate_limit_error",
-          503: "service_unavailable"}
+          413: "invalid_request_error", 421: "invalid_request_error", 422: "invalid_request_error",
+          429: "rate_limit_error", 503: "service_unavailable", 507: "server_error"}
+#: an absolute POSIX path of two parts or more, or a Windows one (not inside a URL)
+_PATH = re.compile(r"(?<![\w:/.~-])(?:/[^\s/'\"(),;]+){2,}/?|\b[A-Za-z]:\\[^\s'\"(),;]+")
+_SQLITE_FULL = 13
+_DISK_FULL_WORDS = ("no space left on device", "database or disk is full", "disk is full", "disk quota exceeded")
 
 
 class ApiError(Exception):
@@ -48,23 +56,75 @@ class ApiError(Exception):
         return JSONResponse(self.body(), status_code=self.status, headers=self.headers)
 
 
+def without_paths(message: str) -> str:
+    """``message`` with every absolute path cut to its last part (``/srv/idx/catalog.duckdb`` ->
+    ``catalog.duckdb``): errors tell clients what went wrong, never where the server keeps things."""
+    return _PATH.sub(lambda m: re.split(r"[/\\]", m.group(0).rstrip("/\\"))[-1] or "/", message)
+
+
+def _chain(exc: BaseException) -> list[BaseException]:
+    seen: list[BaseException] = []
+    while exc is not None and exc not in seen and len(seen) < 10:
+        seen.append(exc)
+        exc = exc.__cause__ or exc.__context__  # type: ignore[assignment]
+    return seen
+
+
+def disk_full(exc: BaseException) -> str | None:
+    """What could not be written when ``exc`` (or what caused it) is a full disk, else ``None``."""
+    for e in _chain(exc):
+        text = str(e).lower()
+        code = getattr(e, "sqlite_errorcode", None)
+        if code == _SQLITE_FULL or (type(e).__module__ == "sqlite3" and "disk is full" in text):
+            return "the session and trace database (state.db)"
+        if getattr(e, "sqlstate", None) == "53100":  # PostgreSQL disk_full
+            return "the session and trace database (PostgreSQL)"
+        if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+            return "the server's disk"
+        if any(w in text for w in _DISK_FULL_WORDS):
+            return "the index" if "duckdb" in type(e).__module__ else "the server's disk"
+    return None
+
+
 def from_exception(exc: BaseException) -> ApiError:
     """The ``ApiError`` for any exception (what a stream sends when a turn fails)."""
     if isinstance(exc, ApiError):
         return exc
+    full = disk_full(exc)
+    if full is not None:
+        log.error("a request failed: the disk is full (%s): %s", full, exc)
+        return ApiError(507, f"the disk is full: {full} could not be written, so this request was not stored; "
+                        "free some space on the server and retry", code="insufficient_storage", type="server_error")
     if isinstance(exc, IndexLockedError):
-        return ApiError(503, f"the index is busy being written; retry shortly ({exc})", code="index_busy",
-                        headers={"Retry-After": "2"})
+        return ApiError(503, "the index is busy being written (an ingest job or a `ragkit index` run); retry "
+                        "shortly", code="index_busy", headers={"Retry-After": "2"})
     if isinstance(exc, (ConfigError, MissingDependencyError)):
-        return ApiError(400, str(exc), code="invalid_request")
+        return ApiError(400, without_paths(str(exc)), code="invalid_request")
+    if isinstance(exc, UnicodeError):
+        return ApiError(400, "the request holds text that is not valid Unicode (an unpaired surrogate?); send "
+                        "valid UTF-8", code="invalid_text")
     if isinstance(exc, (ProviderError, AgentError)):
         log.warning("the model call failed: %s", exc)
-        return ApiError(502, str(exc), code="upstream_error", type="api_error")
+        return ApiError(502, without_paths(str(exc)), code="upstream_error", type="api_error")
     if isinstance(exc, RagkitError):
         log.warning("request failed: %s", exc)
-        return ApiError(500, str(exc), code=type(exc).__name__)
+        return ApiError(500, without_paths(str(exc)), code=type(exc).__name__)
     log.exception("unexpected error while serving a request")
     return ApiError(500, "internal server error (see the server log)", code="internal_error")
+
+
+def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
+    """The methods some route of ``app`` serves at the request's path (for ``Allow``)."""
+    from starlette.routing import Match
+
+    methods: set[str] = set()
+    for route in getattr(app, "routes", []):
+        match, _ = route.matches({**scope, "method": "GET"}) if hasattr(route, "matches") else (Match.NONE, {})
+        if match != Match.NONE and getattr(route, "methods", None):
+            methods.update(route.methods)
+        elif match != Match.NONE and not hasattr(route, "methods"):  # a mount (static files): GET/HEAD
+            methods.update({"GET", "HEAD"})
+    return sorted(methods)
 
 
 def _field(loc: tuple[Any, ...]) -> str:
@@ -86,8 +146,14 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        message = f"no route {request.method} {request.url.path}" if exc.status_code == 404 else str(exc.detail)
-        return ApiError(exc.status_code, message, code="not_found" if exc.status_code == 404 else None).response()
+        if exc.status_code == 405:
+            allow = allowed_methods(request.app, request.scope)
+            return ApiError(405, f"{request.method} is not allowed on {request.url.path[:200]}; use "
+                            f"{', '.join(allow) or 'another path'}", code="method_not_allowed",
+                            headers={"Allow": ", ".join(allow)}).response()
+        message = f"no route {request.method} {request.url.path[:200]}" if exc.status_code == 404 else str(exc.detail)
+        return ApiError(exc.status_code, message, code="not_found" if exc.status_code == 404 else None,
+                        headers=dict(exc.headers or {})).response()
 
     @app.exception_handler(RagkitError)
     async def ragkit_error(request: Request, exc: RagkitError) -> JSONResponse:
