@@ -85,7 +85,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     # check_request runs before every route (those added later too): ownership of the ids a
     # request names, valid Unicode in its JSON
     app = FastAPI(title="ragkit", lifespan=lifespan, docs_url="/docs", redoc_url=None,
-                  dependencies=[Depends(check_request)])
+                  dependencies=[Depends(check_request)], responses=errors.error_responses(*errors.COMMON_ERRORS))
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_body=settings.max_body_bytes, max_upload=settings.max_upload_bytes)
     app.add_middleware(AuthMiddleware, records=lambda: holder["state"].records if "state" in holder else None)

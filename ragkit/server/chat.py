@@ -10,7 +10,7 @@ from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 
 from ragkit.server.auth import principal
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
 from ragkit.server.turns import TurnRun
 from ragkit.sessions.base import new_session_id
@@ -24,7 +24,7 @@ class ChatRequest(RagOptions):
     messages: list[ChatMessage] | None = None
 
 
-@router.post("/chat")
+@router.post("/chat", responses=error_responses(409, 429, 502))
 async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     if (body.message is None) == (body.messages is None):
         raise ApiError(400, "send either 'message' (the new question) or 'messages' (a history ending with "

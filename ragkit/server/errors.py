@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from ragkit.errors import (
@@ -39,6 +40,35 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permi
 _PATH = re.compile(r"(?<![\w:/.~-])(?:/[^\s/'\"(),;]+){2,}/?|\b[A-Za-z]:\\[^\s'\"(),;]+")
 _SQLITE_FULL = 13
 _DISK_FULL_WORDS = ("no space left on device", "database or disk is full", "disk is full", "disk quota exceeded")
+
+
+class ErrorDetail(BaseModel):
+    message: str
+    type: str
+    param: str | None = None
+    code: str | None = None
+
+
+class ErrorBody(BaseModel):
+    """OpenAI's error envelope, the body of every error response."""
+
+    error: ErrorDetail
+
+
+_WHY = {400: "Bad input (the message names the field and the fix)", 401: "Missing, invalid or revoked API key",
+        403: "Refused cross-site request (Origin, or a non-JSON POST without X-Ragkit-Client)",
+        404: "No such route or id (another API key's ids too)", 409: "Conflict (a name taken, a session ended)",
+        413: "Body or upload too large", 421: "Host name not allowed (DNS rebinding protection; --allowed-host)",
+        422: "Invalid field (named in error.param)", 429: "The session is busy with another turn",
+        500: "Unexpected server error (logged)", 502: "The model provider failed",
+        503: "Not ready yet, or the index is busy", 507: "The server's disk is full"}
+#: the errors any route can answer (the guard, auth, validation, limits, the disk)
+COMMON_ERRORS = (400, 401, 403, 404, 413, 421, 422, 500, 503, 507)
+
+
+def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI ``responses`` entries for these error statuses, each with the envelope's schema."""
+    return {status: {"model": ErrorBody, "description": _WHY.get(status, "Error")} for status in statuses}
 
 
 class ApiError(Exception):
@@ -113,17 +143,24 @@ def from_exception(exc: BaseException) -> ApiError:
     return ApiError(500, "internal server error (see the server log)", code="internal_error")
 
 
+def routes(app: Any) -> list[tuple[str, set[str], Any]]:
+    """Every route of ``app`` as ``(path, methods, route)``, routers included by ``include_router``
+    too (newer FastAPI keeps them as included routers), mounts with no methods."""
+    out: list[tuple[str, set[str], Any]] = []
+    for route in getattr(app, "routes", []):
+        contexts = getattr(route, "effective_route_contexts", None)
+        for r in (contexts() if contexts is not None else [route]):
+            out.append((getattr(r, "path", ""), set(getattr(r, "methods", None) or ()), r))
+    return out
+
+
 def allowed_methods(app: Any, scope: dict[str, Any]) -> list[str]:
     """The methods some route of ``app`` serves at the request's path (for ``Allow``)."""
-    from starlette.routing import Match
-
     methods: set[str] = set()
-    for route in getattr(app, "routes", []):
-        match, _ = route.matches({**scope, "method": "GET"}) if hasattr(route, "matches") else (Match.NONE, {})
-        if match != Match.NONE and getattr(route, "methods", None):
-            methods.update(route.methods)
-        elif match != Match.NONE and not hasattr(route, "methods"):  # a mount (static files): GET/HEAD
-            methods.update({"GET", "HEAD"})
+    for _, served, route in routes(app):
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and regex.match(scope.get("path", "")):
+            methods.update(served or {"GET", "HEAD"})  # a mount (the static files) answers GET and HEAD
     return sorted(methods)
 
 

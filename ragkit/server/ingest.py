@@ -20,7 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragkit.errors import ConfigError
 from ragkit.server.auth import principal
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import hidden_sources, resolve_upload
 from ragkit.server.openai_compat import Filter
 from ragkit.server.uploads import STAGING_DIR, UploadBatch, clashes
@@ -140,7 +140,29 @@ def _store(state: Any, who: Any, root: Path, names: list[str], files: list[tuple
     return job_id
 
 
-@router.post("/documents", status_code=202)
+def _inline(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """A pydantic JSON schema with its ``$defs`` references inlined (for a hand-made request body)."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return _inline(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline(v, defs) for k, v in schema.items() if k != "$defs"}
+    if isinstance(schema, list):
+        return [_inline(v, defs) for v in schema]
+    return schema
+
+
+UPLOAD_BODY = {"required": True, "content": {
+    "application/json": {"schema": _inline(TextDocuments.model_json_schema())},
+    "multipart/form-data": {"schema": {
+        "type": "object", "required": ["files"],
+        "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                                 "description": "the files; each file's name is its document name"}}}},
+}}
+
+
+@router.post("/documents", status_code=202, responses=error_responses(409),
+             openapi_extra={"requestBody": UPLOAD_BODY})
 async def add_documents(request: Request) -> JSONResponse:
     state, who = _state(request), principal(request)
     multipart = request.headers.get("content-type", "").startswith("multipart/form-data")
@@ -167,7 +189,7 @@ async def list_documents(request: Request) -> dict[str, Any]:
     return {"object": "list", "data": docs}
 
 
-@router.delete("/documents/{source:path}", status_code=202)
+@router.delete("/documents/{source:path}", status_code=202, responses=error_responses(409))
 async def delete_document(source: str, request: Request) -> JSONResponse:
     state = _state(request)
     root = state.settings.uploads_dir

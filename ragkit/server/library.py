@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigError, IndexLockedError
+from ragkit.index.layout import IndexLayout
 from ragkit.index.reader import KnowledgeBase, resolve_spec
 from ragkit.server.names import SourceNames
 from ragkit.types import SearchHit
@@ -61,13 +62,13 @@ class Library:
         # catalog while this process writes it (DuckDB refuses a read-only and a read-write
         # connection to one file in one process)
         self._catalog_lock = threading.Lock()
-        self._snap: tuple[int, dict[str, Any], Path | None, SourceNames] | None = None
+        self._snap: tuple[tuple[int, int], dict[str, Any], Path | None, SourceNames] | None = None
 
     # ------------------------------------------------------------------ reading
     def ensure_index(self) -> None:
         """Create an empty index (over the empty upload area) when the directory has none."""
         self.uploads_dir.mkdir(parents=True, exist_ok=True)
-        if not (self.index_dir / "catalog.duckdb").exists():
+        if not IndexLayout(self.index_dir).catalog.exists():
             log.info("no index at %s yet: creating an empty one", self.index_dir)
             self.ingest()
 
@@ -110,11 +111,10 @@ class Library:
                 keep.append((since, old))
         self._retired = [*keep, (now, kb)]
 
-    def _generation(self) -> int:
-        try:
-            return (self.index_dir / GENERATION_FILE).stat().st_mtime_ns
-        except FileNotFoundError:
-            return 0
+    def _generation(self) -> tuple[int, int]:
+        """What changes when the index does: the ``generation`` file a server job writes, and the
+        catalog file (a ``ragkit index`` run)."""
+        return _mtime(self.index_dir / GENERATION_FILE), _mtime(IndexLayout(self.index_dir).catalog)
 
     def search(self, query: str, *, k: int | None, filter: dict[str, Any] | None,
                kind: str | None) -> list[dict[str, Any]]:
@@ -138,7 +138,9 @@ class Library:
         if snap is not None and snap[0] == generation:
             return snap[1], snap[2], snap[3]
         try:
-            rows, base = self._read_generation() or self._read_catalog()
+            # the job's snapshot, unless a `ragkit index` run changed the catalog after it
+            fresh = generation[0] >= generation[1]
+            rows, base = (self._read_generation() if fresh else None) or self._read_catalog()
         except IndexLockedError:
             if snap is None:
                 raise
@@ -175,7 +177,6 @@ class Library:
 
     def _read_catalog(self) -> tuple[dict[str, Any], Path | None]:
         from ragkit.index.catalog import Catalog
-        from ragkit.index.layout import IndexLayout
 
         if not self._catalog_lock.acquire(blocking=False):
             raise IndexLockedError("an ingest job of this server process is writing the index catalog")
@@ -237,16 +238,32 @@ class Library:
                     "install ragkit[unstructured] on the server or map the extension under loaders:")
         return None
 
-    def document_text(self, source: str, max_bytes: int = 2_000_000) -> str:
-        """The text of an indexed source file (decoded as UTF-8), for MCP resources."""
+    def indexed(self) -> list[dict[str, Any]]:
+        """The indexed documents (skipped ones left out), as of the last job, fresh per call."""
+        return [d for d in self.documents() if d["status"] == "indexed"]
+
+    def document_text(self, source: str, max_chars: int = 2_000_000) -> str:
+        """The text of an indexed document as the pipeline's loader extracted it (a PDF's pages
+        as ``[page N]`` sections, a DOCX's paragraphs), for MCP resources."""
+        from ragkit import registry
+        from ragkit.loaders.base import loader_name_for
+
         rows, base, names = self._snapshot()
         row = rows.get(names.stored(source))
-        if row is None:
-            raise ConfigError(f"no document '{source}' in the index at {self.index_dir}")
+        if row is None or row.status != "indexed":
+            raise ConfigError(f"no indexed document '{source}'")
         path = Path(os.path.normpath((base or Path(row.root)) / row.source))
         if not path.is_file():
-            raise ConfigError(f"the document '{source}' is indexed but its file {path} is gone")
-        return path.read_bytes()[:max_bytes].decode("utf-8", errors="replace")
+            raise ConfigError(f"the document '{source}' is indexed but its file is gone")
+        spec, _ = resolve_spec(self.pipeline, self.index_dir)
+        overrides = spec.loader_overrides()
+        name = row.loader or loader_name_for(path, {k: v.type for k, v in overrides.items()}) or "text"
+        override = overrides.get(path.suffix.lower())
+        options = override.options if override is not None and override.type == name else {}
+        docs = list(registry.loaders.get(name)(**options).load(path, source=row.source))
+        paged = len(docs) > 1 and all(d.metadata.get("page") is not None for d in docs)
+        text = "\n\n".join(f"[page {d.metadata['page']}]\n{d.text}" if paged else d.text for d in docs)
+        return text[:max_chars]
 
     # ------------------------------------------------------------------ writing
     def ingest(self) -> dict[str, Any]:
@@ -261,6 +278,7 @@ class Library:
             pipeline = IndexingPipeline(spec, index_dir=self.index_dir)
             pipeline.after_run = self._write_generation
             report = pipeline.index_paths([self.uploads_dir], prune=True).to_dict()
+            os.utime(self.index_dir / GENERATION_FILE)  # newer than the catalog the run closed
         names = self._read_names(keep=self._names)
         for key in ("added", "updated", "removed"):
             report[key] = [names.show(n) for n in report.get(key, [])]
@@ -293,6 +311,13 @@ class _ScopedKB:
         scoped = self._names.filter(merged, hidden=hidden_sources.get())
         hits = self._kb.search(query, k, scoped or None, kind=kind or self._kind)
         return [self._names.hit(h) for h in hits]
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
 
 
 def check_filter(value: dict[str, Any] | None) -> dict[str, Any] | None:

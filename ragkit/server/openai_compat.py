@@ -19,7 +19,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ragkit.server.auth import principal
 from ragkit.server.engine import Answer, TurnOptions
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import check_filter
 from ragkit.server.turns import Turn, TurnRun
 
@@ -96,7 +96,10 @@ async def models(request: Request) -> dict[str, Any]:
                                         "owned_by": "ragkit"}]}
 
 
-@router.post("/v1/chat/completions", response_model=None)
+@router.post("/v1/chat/completions", response_model=None, responses={
+    200: {"description": "The completion (JSON), or with stream=true its chunks as server-sent events",
+          "content": {"application/json": {"schema": {"type": "object"}}, "text/event-stream": {"schema": {"type": "string"}}}},
+    **error_responses(409, 429, 502)})
 async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
     check_model(request, body.model)
     turn = build_turn(body.messages, body, model=body.model, session_id=body.session_id,

@@ -14,7 +14,7 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
 from ragkit.server.auth import principal
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 
 router = APIRouter()
 #: the largest page offset (SQLite and PostgreSQL take 64-bit offsets; no list is this long)
@@ -66,7 +66,7 @@ async def get_session(session_id: str, request: Request) -> dict[str, Any]:
     return {**_session(info), "messages": [i.to_dict() for i in items]}
 
 
-@router.post("/sessions/{session_id}/end")
+@router.post("/sessions/{session_id}/end", responses=error_responses(409))
 async def end_session(session_id: str, request: Request) -> dict[str, Any]:
     store = _store(request)
     if await asyncio.to_thread(store.get, session_id) is None:
