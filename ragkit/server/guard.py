@@ -18,6 +18,7 @@ Both answer in OpenAI's error envelope and name the fix.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import socket
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 
 from ragkit.server.errors import ApiError
 
+log = logging.getLogger(__name__)
 CLIENT_HEADER = "x-ragkit-client"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -163,6 +165,8 @@ class GuardMiddleware:
         if scope["type"] == "http":
             error = self.guard.check(scope["method"], scope.get("scheme", "http"), dict(scope.get("headers") or []))
             if error is not None:
+                log.warning("refused %s %s (%s): %s", scope["method"], scope.get("path", "")[:200], error.code,
+                            error.message)
                 response = error.response()
                 return await response(scope, receive, send)
         elif scope["type"] == "websocket":
