@@ -16,6 +16,8 @@ from typing import Any
 import click
 
 from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
+from ragkit.cli.serve_support import index_dir as _index_dir
+from ragkit.cli.serve_support import missing as _missing
 
 sessions_url_option = click.option("--sessions-url", default=None,
                                    help="The server's state database, if not state.db in the index.")
@@ -23,8 +25,6 @@ sessions_url_option = click.option("--sessions-url", default=None,
 
 @contextmanager
 def _records(ctx: click.Context, pipeline: str | None, index_dir: str | None, sessions_url: str | None) -> Iterator[Any]:
-    from ragkit.cli.serve_cmd import _index_dir, _missing
-
     parent = ctx.find_object(dict) or {}
     pipeline = pipeline or parent.get("pipeline")
     index_dir = index_dir or parent.get("index_dir")

@@ -9,6 +9,8 @@ from typing import Any
 import click
 
 from ragkit.cli.options import index_option, pipeline_option
+from ragkit.cli.serve_support import index_dir as _index_dir
+from ragkit.cli.serve_support import missing as _missing
 
 log = logging.getLogger(__name__)
 
@@ -23,23 +25,6 @@ def _provider_option(values: tuple[str, ...]) -> dict[str, Any]:
             raise click.BadParameter(f"expected KEY=VALUE, got {raw!r}", param_hint="--provider-option")
         options[key.strip()] = yaml.safe_load(value)
     return options
-
-
-def _missing(exc: ImportError, what: str) -> Exception:
-    from ragkit.errors import MissingDependencyError
-
-    name = (exc.name or "").split(".")[0]
-    if not name or name == "ragkit":
-        return exc
-    return MissingDependencyError(name, "server", what)
-
-
-def _index_dir(index_dir: str | None, pipeline: str | None) -> str:
-    if index_dir is not None:
-        return index_dir
-    from ragkit.index.reader import resolve_spec
-
-    return str(resolve_spec(pipeline, None)[1])
 
 
 allowed_host_option = click.option(

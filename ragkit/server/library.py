@@ -215,7 +215,7 @@ class Library:
         import pathspec
 
         from ragkit.loaders.assets import is_asset
-        from ragkit.loaders.base import loader_name_for
+        from ragkit.loaders.base import DEFAULT_LOADERS, loader_name_for
 
         spec, _ = resolve_spec(self.pipeline, self.index_dir)
         parts = name.split("/")
@@ -234,7 +234,7 @@ class Library:
             return "images, styles and other assets are not indexed (map the extension under loaders: to index it)"
         if loader_name_for(Path(name), overrides) is None:
             ext = Path(name).suffix or "extension-less"
-            return (f"no loader reads '{ext}' files (text, Markdown, PDF, HTML, DOCX, JSONL and CSV are read); "
+            return (f"no loader reads '{ext}' files (these are read: {', '.join(sorted(DEFAULT_LOADERS))}); "
                     "install ragkit[unstructured] on the server or map the extension under loaders:")
         return None
 
