@@ -42,6 +42,7 @@ from ragkit.types import SearchHit
 log = logging.getLogger(__name__)
 GENERATION_FILE = "server.generation"
 RETIRE_GRACE_SECONDS = 120.0
+MAX_NAME_BYTES, MAX_PART_BYTES = 1024, 255  # what file systems take
 #: uploaded documents (as the server names them) the current request may not see: searches leave
 #: them out (a context variable: set by the request, read by the search tool wherever it runs)
 hidden_sources: ContextVar[frozenset[str]] = ContextVar("hidden_sources", default=frozenset())
@@ -338,6 +339,11 @@ def resolve_upload(root: Path, name: str) -> Path:
     parts = [p for p in clean.split("/") if p not in ("", ".")]
     if not parts or clean.startswith("/") or ".." in parts or any(":" in p or "\0" in p for p in parts):
         raise ConfigError(f"invalid document name {name!r}: use a relative path without '..', e.g. notes/faq.md")
+    if any(ord(c) < 32 or 0xD800 <= ord(c) <= 0xDFFF for c in clean):
+        raise ConfigError(f"invalid document name {name[:100]!r}: it holds control characters or invalid Unicode")
+    if len(clean.encode("utf-8")) > MAX_NAME_BYTES or any(len(p.encode("utf-8")) > MAX_PART_BYTES for p in parts):
+        raise ConfigError(f"invalid document name {name[:60]!r}…: a name may have at most {MAX_NAME_BYTES} bytes, "
+                          f"and each of its folders {MAX_PART_BYTES}")
     base = root.resolve()
     target = base.joinpath(*parts).resolve()
     if not target.is_relative_to(base) or target == base:

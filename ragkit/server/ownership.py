@@ -8,7 +8,8 @@
 - uploaded documents of other keys are hidden from the request's searches
   (``library.hidden_sources``) and listings;
 - a JSON body's text must be valid Unicode: a lone UTF-16 surrogate (``"\\ud800"``, which JSON
-  allows and no database or model accepts) is a 422 naming the field.
+  allows and no database or model accepts) is a 422 naming the field; an ``Idempotency-Key``
+  has at most 255 characters.
 
 Lists (sessions, traces, documents) filter by owner in their routes: ``principal(request)``.
 """
@@ -26,6 +27,7 @@ from ragkit.server.errors import ApiError
 from ragkit.server.library import hidden_sources
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
+MAX_IDEMPOTENCY_KEY = 255
 #: path parameter -> (what it names, the error code of a missing one)
 OWNED_PARAMS = {"session_id": ("session", "session_not_found"), "trace_id": ("trace", "trace_not_found"),
                 "job_id": ("job", "job_not_found"), "source": ("upload", "document_not_found")}
@@ -88,6 +90,10 @@ async def _json_body(request: Request) -> Any:
 async def check_request(request: Request) -> None:
     state = request.app.state.ragkit
     who = principal(request)
+    idempotency = request.headers.get("idempotency-key")
+    if idempotency is not None and not 0 < len(idempotency) <= MAX_IDEMPOTENCY_KEY:
+        raise ApiError(400, f"the Idempotency-Key header must have 1 to {MAX_IDEMPOTENCY_KEY} characters "
+                       f"(got {len(idempotency)})", param="Idempotency-Key", code="invalid_header")
     body = await _json_body(request)
     field = bad_text(body) if body is not None else None
     if field is not None:

@@ -109,3 +109,18 @@ def test_405_names_the_allowed_methods(local_server) -> None:
         r = httpx.request(method, local_server.url + path, json={})
         assert r.status_code == 405 and r.headers["allow"] == allow, (method, path, r.headers.get("allow"))
         assert r.json()["error"]["code"] == "method_not_allowed"
+
+
+@pytest.mark.parametrize("name", ["n" * 300 + ".md", "deep/" * 250 + "x.md"])
+def test_upload_names_are_bounded(local_server, name: str) -> None:
+    r = httpx.post(local_server.url + "/documents", files={"files": (name, b"text", "text/markdown")},
+                   headers={"X-Ragkit-Client": "test"})
+    assert r.status_code == 400 and r.json()["error"]["code"] == "invalid_document_name", r.text
+    r = httpx.post(local_server.url + "/documents", json={"documents": [{"name": "two\nlines.md", "text": "x"}]})
+    assert r.status_code == 400 and "control characters" in r.json()["error"]["message"]
+
+
+def test_idempotency_keys_are_bounded(local_server) -> None:
+    body = {"model": "ragkit", "messages": [{"role": "user", "content": "ferry?"}]}
+    r = httpx.post(local_server.url + "/v1/chat/completions", json=body, headers={"Idempotency-Key": "k" * 1000})
+    assert r.status_code == 400 and r.json()["error"]["param"] == "Idempotency-Key"
