@@ -134,8 +134,9 @@ def _store(state: Any, who: Any, root: Path, names: list[str], files: list[tuple
             state.records.record_uploads(names, who.owner)
             job_id = state.records.add_job("ingest", {"documents": names}, owner=who.owner)
     except BaseException:
-        batch.rollback()
+        batch.rollback()  # the files it replaced come back
         raise
+    batch.finish()
     state.jobs.wake.set()
     return job_id
 

@@ -38,7 +38,8 @@ def clashes(root: Path, names: Sequence[str]) -> tuple[str, str] | None:
 
 
 class UploadBatch:
-    """Files staged for the upload area ``root``; ``commit()`` moves them all in or none."""
+    """Files staged for the upload area ``root``; ``commit()`` moves them all in or none, and
+    ``rollback()`` undoes a commit until ``finish()`` drops the files it replaced."""
 
     def __init__(self, root: Path, staging: Path) -> None:
         self.root, self.staging = root, staging
@@ -71,7 +72,14 @@ class UploadBatch:
         except BaseException:
             self.rollback()
             raise
-        self._forget_replaced()
+
+    def finish(self) -> None:
+        """The batch stands: drop the files it replaced."""
+        for _, kept in self._done:
+            if kept is not None:
+                kept.unlink(missing_ok=True)
+                kept.parent.rmdir()
+        self._done, self._made = [], []
 
     def rollback(self) -> None:
         for target, kept in reversed(self._done):
@@ -105,12 +113,6 @@ class UploadBatch:
         for made in reversed(missing):
             made.mkdir()
             self._made.append(made)
-
-    def _forget_replaced(self) -> None:
-        for _, kept in self._done:
-            if kept is not None:
-                kept.unlink(missing_ok=True)
-                kept.parent.rmdir()
 
 
 __all__ = ["STAGING_DIR", "UploadBatch", "clashes"]

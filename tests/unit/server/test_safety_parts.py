@@ -104,6 +104,14 @@ def test_an_upload_batch_is_all_or_nothing(tmp_path: Path) -> None:
     ok.stage(root / "deep" / "a.md", b"a")
     ok.commit()
     assert (root / "old.md").read_text() == "new" and (root / "deep" / "a.md").read_text() == "a"
+    ok.rollback()  # e.g. recording the batch failed: the old file is back, the new one gone
+    assert (root / "old.md").read_text() == "old" and not (root / "deep").exists()
+    ok = UploadBatch(root, staging)
+    ok.stage(root / "old.md", b"new")
+    ok.stage(root / "deep" / "a.md", b"a")
+    ok.commit()
+    ok.finish()
+    assert (root / "old.md").read_text() == "new" and not any(p.is_file() for p in staging.rglob("*"))
     assert clashes(root, ["deep"]) == ("deep", "'deep' is already a folder of uploaded documents")
     assert clashes(root, ["old.md/y.md"])[1].startswith("'old.md' is already an uploaded document")
     assert clashes(root, ["n/a.md", "n"])[1] == "'n' is also uploaded as a file in this request"
