@@ -4,6 +4,7 @@ with the answer's citations and usage beside them."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -32,8 +33,10 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     messages = body.messages or [ChatMessage(role="user", content=body.message)]
     state = request.app.state.ragkit
     session_id = body.session_id or new_session_id()
+    if body.session_id is None:  # a new session, the caller's (a named one was claimed by ownership.py)
+        await asyncio.to_thread(state.sessions.create, session_id, owner=principal(request).owner)
     turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
-                      request_id=request.headers.get("idempotency-key"), owner=principal(request).owner)
+                      request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
     run = TurnRun(state, turn)
     try:
         await run.start()

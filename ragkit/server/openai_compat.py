@@ -67,7 +67,7 @@ class ChatCompletionRequest(RagOptions):
 
 
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
-               request_id: str | None, owner: str | None = None) -> Turn:
+               request_id: str | None, key_id: str | None = None) -> Turn:
     """System text aside; with a session, only the messages after the client's last assistant
     message are new (a client may send the whole history or just the new question)."""
     system = "\n\n".join(m.text() for m in messages if m.role in ("system", "developer") and m.text()) or None
@@ -79,7 +79,7 @@ def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, ses
         last_assistant = max((i for i, m in enumerate(convo) if m["role"] == "assistant"), default=-1)
         convo = convo[last_assistant + 1:]
     return Turn(messages=convo, model=model, session_id=session_id, system=system,
-                options=opts.turn_options(), request_id=request_id, owner=owner)
+                options=opts.turn_options(), request_id=request_id, key_id=key_id)
 
 
 def check_model(request: Request, model: str) -> None:
@@ -103,7 +103,7 @@ async def models(request: Request) -> dict[str, Any]:
 async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
     check_model(request, body.model)
     turn = build_turn(body.messages, body, model=body.model, session_id=body.session_id,
-                      request_id=request.headers.get("idempotency-key"), owner=principal(request).owner)
+                      request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
     run = TurnRun(request.app.state.ragkit, turn)
     try:
         await run.start()

@@ -38,7 +38,7 @@ class Turn:
     system: str | None = None
     options: TurnOptions = field(default_factory=TurnOptions)
     request_id: str | None = None
-    owner: str | None = None  # the API key id the trace is recorded for
+    key_id: str | None = None  # the API key the turn is made with: its session and trace belong to it
 
 
 class TurnRun:
@@ -79,7 +79,7 @@ class TurnRun:
         assert sid is not None and self._holder is not None
         info = store.get(sid)
         if info is None:
-            store.create(sid, owner=self.turn.owner)
+            store.create(sid, owner=self.turn.key_id)
         elif info.ended:
             self._holder = None
             raise ApiError(409, f"session {sid} has ended; start a new session", code="session_ended",
@@ -164,7 +164,7 @@ class TurnRun:
     def _save_trace(self, status: str, data: dict[str, Any]) -> None:
         self.state.records.save_trace(
             self.id, session_id=self.turn.session_id, model=self.turn.model, status=status,
-            duration=time.perf_counter() - self._t0, owner=self.turn.owner,
+            duration=time.perf_counter() - self._t0, owner=self.turn.key_id,
             data={"input": self._stored_question(), "options": self.turn.options.__dict__, "worker": os.getpid(), **data},
         )
 
