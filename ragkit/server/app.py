@@ -27,7 +27,7 @@ from ragkit.server.engine import Engine
 from ragkit.server.guard import CLIENT_HEADER, GuardMiddleware, build_guard
 from ragkit.server.jobs import JobRunner
 from ragkit.server.library import Library
-from ragkit.server.ownership import check_request
+from ragkit.server.ownership import OwnedSessions, check_request
 from ragkit.server.records import Records
 from ragkit.server.settings import ServerSettings
 from ragkit.sessions.db import Database
@@ -41,7 +41,7 @@ STATIC = resources.files("ragkit.server") / "static"
 class ServerState:
     settings: ServerSettings
     db: Database
-    sessions: SQLSessionStore
+    sessions: Any  # an OwnedSessions over the SQLSessionStore
     records: Records
     library: Library
     engine: Engine
@@ -58,7 +58,8 @@ class ServerState:
         records = Records(db)
         engine = Engine(library, provider=settings.provider, model=settings.model, base_url=settings.base_url,
                         provider_options=settings.provider_options)
-        return cls(settings, db, SQLSessionStore(db), records, library, engine, JobRunner(records, library))
+        return cls(settings, db, OwnedSessions(SQLSessionStore(db)), records, library, engine,
+                   JobRunner(records, library))
 
     def close(self) -> None:
         self.jobs.stop()

@@ -7,6 +7,8 @@
   in a body that does not exist yet is created for the caller (so another key cannot take it);
 - uploaded documents of other keys are hidden from the request's searches
   (``library.hidden_sources``) and listings;
+- a session any code creates during the request without naming an owner belongs to the
+  request's key (``OwnedSessions``, the server's session store, reads ``current_owner``);
 - a JSON body's text must be valid Unicode: a lone UTF-16 surrogate (``"\\ud800"``, which JSON
   allows and no database or model accepts) is a 422 naming the field; an ``Idempotency-Key``
   has at most 255 characters.
@@ -18,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from contextvars import ContextVar
 from typing import Any
 
 from fastapi import Request
@@ -28,9 +31,27 @@ from ragkit.server.library import hidden_sources
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_IDEMPOTENCY_KEY = 255
+#: the API key id of the request being served (None: no key, or no request)
+current_owner: ContextVar[str | None] = ContextVar("current_owner", default=None)
 #: path parameter -> (what it names, the error code of a missing one)
 OWNED_PARAMS = {"session_id": ("session", "session_not_found"), "trace_id": ("trace", "trace_not_found"),
                 "job_id": ("job", "job_not_found"), "source": ("upload", "document_not_found")}
+
+
+class OwnedSessions:
+    """The server's session store: a session created without an owner (by a turn, by any route)
+    belongs to the key of the request being served. Everything else is the wrapped store's."""
+
+    def __init__(self, store: Any) -> None:
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+    def create(self, session_id: str | None = None, *, title: str = "", metadata: dict[str, Any] | None = None,
+               owner: str | None = None) -> Any:
+        return self._store.create(session_id, title=title, metadata=metadata,
+                                  owner=owner if owner is not None else current_owner.get())
 
 
 def not_found(kind: str, ident: str, param: str) -> ApiError:
@@ -90,6 +111,7 @@ async def _json_body(request: Request) -> Any:
 async def check_request(request: Request) -> None:
     state = request.app.state.ragkit
     who = principal(request)
+    current_owner.set(who.owner)
     idempotency = request.headers.get("idempotency-key")
     if idempotency is not None and not 0 < len(idempotency) <= MAX_IDEMPOTENCY_KEY:
         raise ApiError(400, f"the Idempotency-Key header must have 1 to {MAX_IDEMPOTENCY_KEY} characters "
@@ -115,4 +137,4 @@ async def check_request(request: Request) -> None:
         hidden_sources.set(frozenset(await asyncio.to_thread(state.records.uploads_of_others, who)))
 
 
-__all__ = ["OWNED_PARAMS", "bad_text", "check_request", "not_found"]
+__all__ = ["OWNED_PARAMS", "OwnedSessions", "bad_text", "check_request", "current_owner", "not_found"]

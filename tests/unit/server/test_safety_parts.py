@@ -158,3 +158,21 @@ def test_an_older_state_db_gains_owners_and_key_ids(tmp_path: Path) -> None:
     assert stat.S_IMODE(path.stat().st_mode) == 0o600
     assert LOCAL.sees(None) and not Principal("key_x").sees(None) and Principal("key_x").sees("key_x")
     db.close()
+
+
+def test_sessions_created_during_a_request_belong_to_its_key(tmp_path: Path) -> None:
+    import contextvars
+
+    from ragkit.server.ownership import OwnedSessions, current_owner
+
+    store = OwnedSessions(SQLSessionStore(Database.open(tmp_path / "state.db")))
+
+    def as_key() -> None:  # a request's context: its key, whatever code creates the session
+        current_owner.set("key_a")
+        store.create("made-by-a-turn")
+        store.create("named", owner="key_b")
+
+    contextvars.copy_context().run(as_key)
+    assert store.get("made-by-a-turn").owner == "key_a" and store.get("named").owner == "key_b"
+    assert store.create("outside-any-request").owner is None
+    assert [s.id for s in store.list(owner="key_a")] == ["made-by-a-turn"]
