@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.agent.observers import Observer
-from ragkit.providers.base import ToolCall
+from ragkit.messages import ToolCall
 from ragkit.usage import ToolUsage, add_costs
 
 if TYPE_CHECKING:

@@ -37,7 +37,7 @@ from ragkit.agent.memory import estimate_tokens
 from ragkit.agent.result import AgentEvent, BudgetExceeded
 from ragkit.agent.state import Run
 from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
-from ragkit.providers.base import Message, ToolCall, ToolSpec
+from ragkit.messages import Message, ToolCall, ToolSpec
 from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]

@@ -24,7 +24,7 @@ from dataclasses import replace
 from typing import Literal
 
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 
 TokenCounter = Callable[[str], int]
 ELIDED = "[tool output removed to fit the model's context window]"
