@@ -65,10 +65,19 @@ class ConversationMemory:
         self._messages: list[Message] = []
         self._lock = threading.Lock()
 
-    def add(self, *messages: Message) -> None:
-        """Append messages, then trim."""
+    def add(self, *messages: Message) -> int:
+        """Append messages, then trim (with ``context_window``, also to the last request's input
+        budget: history that can no longer be sent is not kept); returns how many were dropped."""
         with self._lock:
-            self._messages = self.trim([*self._messages, *messages])
+            merged = [*self._messages, *messages]
+            self._messages = self._trim(merged, self.token_limit)
+            return len(merged) - len(self._messages)
+
+    @property
+    def token_limit(self) -> int | None:
+        """The tokens the kept history may hold: ``max_tokens`` and the last request's input budget."""
+        limits = [t for t in (self.max_tokens, self._request_limit) if t is not None]
+        return min(limits) if limits else None
 
     def extend(self, messages: Iterable[Message]) -> None:
         self.add(*messages)
@@ -94,9 +103,8 @@ class ConversationMemory:
         return self.token_counter(text) + 4  # per-message overhead (role, separators)
 
     def trim(self, messages: Sequence[Message]) -> list[Message]:
-        """The window of ``messages`` that satisfies the limits (see the module docstring)."""
-        limits = [t for t in (self.max_tokens, self._request_limit) if t is not None]
-        return self._trim(messages, min(limits) if limits else None)
+        """The window of ``messages`` that satisfies ``max_messages`` and ``max_tokens``."""
+        return self._trim(messages, self.max_tokens)
 
     def window(self, model: str, provider: str | None = None) -> int | None:
         """The context window requests are fitted to: the number given, or the registry's for ``model``."""
@@ -109,7 +117,8 @@ class ConversationMemory:
     def fit(self, messages: Sequence[Message], limit: int) -> tuple[list[Message], int]:
         """``messages`` cut to at most ``limit`` tokens if possible: the oldest turns dropped first,
         then the text of the last turn's older tool results; returns them and how many messages
-        were dropped or emptied. System messages and the latest turn's structure are kept."""
+        were dropped or emptied. System messages and the latest turn's structure are kept.
+        ``limit`` also bounds the history kept from now on (see :meth:`add`)."""
         with self._lock:
             self._request_limit = limit
         fitted = self._trim(messages, limit)

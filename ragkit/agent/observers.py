@@ -73,9 +73,11 @@ class Observer:
     def on_cost_warning(self, run_id: str, threshold: float, used: float | None) -> None:
         """The run's cost reached ``UsageLimits.warn_cost_usd`` (or became unknown: ``used`` None); it goes on."""
 
-    def on_memory_trim(self, run_id: str, dropped: int, tokens: int, limit: int) -> None:
-        """To fit the model's context window, ``dropped`` messages were left out of (or emptied in)
-        the next request, which now holds about ``tokens`` of the ``limit`` input tokens."""
+    def on_memory_trim(self, run_id: str, dropped: int, tokens: int, limit: int | None) -> None:
+        """The conversation memory was trimmed: ``dropped`` messages left out of (or emptied in) the
+        next request to fit the model's context window, or dropped from the kept history at the end
+        of a run; what remains holds about ``tokens`` of the ``limit`` tokens (None: a message-count
+        limit)."""
 
 
 class LoggingObserver(Observer):
@@ -118,8 +120,8 @@ class LoggingObserver(Observer):
         spent = "unknown (a model is unpriced)" if used is None else f"${used:.4f}"
         self.log.warning("[%s] cost %s reached warn_cost_usd=%g; the run continues", run_id, spent, threshold)
 
-    def on_memory_trim(self, run_id: str, dropped: int, tokens: int, limit: int) -> None:
-        self.log.info("[%s] context window: %d message(s) left out; the request holds ~%d of %d input tokens",
+    def on_memory_trim(self, run_id: str, dropped: int, tokens: int, limit: int | None) -> None:
+        self.log.info("[%s] memory trimmed: %d message(s) left out; ~%d tokens remain (limit %s)",
                       run_id, dropped, tokens, limit)
 
 

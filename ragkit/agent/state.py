@@ -354,7 +354,10 @@ class Run:
         """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this
         run's messages out of memory (a blocked input, a paused run)."""
         if remember and self.memory is not None:
-            self.memory.add(*self.messages[self.state.new_from:])
+            dropped = self.memory.add(*self.messages[self.state.new_from:])
+            if dropped:
+                kept = self.memory.count_tokens(self.memory.messages())
+                self.obs.emit("on_memory_trim", self.run_id, dropped, kept, self.memory.token_limit)
         self.trace.finish()
         result = result_class(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,

@@ -148,11 +148,14 @@ def print_sources(result: Any, *, show_text: bool = False) -> None:
 
 
 def print_trace(result: Any) -> None:
+    from ragkit.usage import format_cost
+
     click.echo("\nTrace:")
     for step in result.trace.to_dict().get("steps", []):
         kind = step["type"]
         if kind == "llm_call":
             detail = f"{step['provider']}:{step['model']} {step['input_tokens']} in / {step['output_tokens']} out"
+            detail += f", {format_cost(step.get('cost'))}"
             if step.get("tool_calls"):
                 detail += f" -> {', '.join(step['tool_calls'])}"
         elif kind == "tool_call":
@@ -170,7 +173,7 @@ _GUARDED = {
     "policy": ("tool", "decision", "rule"),
     "approval": ("tool", "approved", "reason"),
     "coherence": ("tool", "coherent", "explanation"),
-    "budget": ("limit", "maximum", "used"),
+    "budget": ("action", "limit", "maximum", "used"),
 }
 
 

@@ -140,16 +140,28 @@ OllamaProvider = PRESET_PROVIDERS["ollama"]
 VLLMProvider = PRESET_PROVIDERS["vllm"]
 LlamaCppProvider = PRESET_PROVIDERS["llamacpp"]
 GeminiProvider = PRESET_PROVIDERS["gemini"]
+GroqProvider = PRESET_PROVIDERS["groq"]
+MistralProvider = PRESET_PROVIDERS["mistral"]
+DeepSeekProvider = PRESET_PROVIDERS["deepseek"]
+OpenRouterProvider = PRESET_PROVIDERS["openrouter"]
+TogetherProvider = PRESET_PROVIDERS["together"]
+XAIProvider = PRESET_PROVIDERS["xai"]
 
 
 __all__ = [
+    "DeepSeekProvider",
     "GeminiProvider",
+    "GroqProvider",
     "LlamaCppProvider",
+    "MistralProvider",
     "OllamaProvider",
     "OpenAIProvider",
     "OpenAIStream",
+    "OpenRouterProvider",
     "PRESET_PROVIDERS",
+    "TogetherProvider",
     "VLLMProvider",
+    "XAIProvider",
     "from_completion",
     "to_wire_messages",
     "to_wire_tools",
