@@ -171,11 +171,13 @@ class AgentUsage:
             self.unpriced.append(name)
 
     def add_llm(self, *, model: str, input_tokens: int, output_tokens: int, cached: bool = False,
-                provider: str | None = None, iteration: int | None = None) -> Cost:
-        """Count one model call; returns its cost (0 for a cache hit, None when unpriced)."""
+                provider: str | None = None, iteration: int | None = None, cached_input_tokens: int = 0) -> Cost:
+        """Count one model call; returns its cost (0 for a response-cache hit, None when unpriced).
+        ``cached_input_tokens`` (part of ``input_tokens``) are priced at the vendor's cached-input rate."""
         from ragkit import pricing
 
-        cost = 0.0 if cached else pricing.price_llm(model, input_tokens, output_tokens, provider=provider)
+        cost = 0.0 if cached else pricing.price_llm(model, input_tokens, output_tokens, provider=provider,
+                                                    cached_input_tokens=cached_input_tokens)
         if cost is None:
             self._unpriced(model)
         self.llm_calls += 1

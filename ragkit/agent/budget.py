@@ -42,6 +42,7 @@ from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]
 log = logging.getLogger(__name__)
+_WINDOW_UNKNOWN: set[str] = set()  # models whose unknown window was already logged
 
 
 def _record(run: Run, limit: str, maximum: float, used: float | None, why: str) -> str:
@@ -154,8 +155,8 @@ def fit_request(run: Run, tools: Sequence[ToolSpec] | None) -> list[Message]:
         return messages
     window = memory.window(run.provider.model, run.provider.name)
     if window is None:
-        if not run.marks.get("window_unknown"):
-            run.marks["window_unknown"] = True
+        if run.provider.model not in _WINDOW_UNKNOWN:
+            _WINDOW_UNKNOWN.add(run.provider.model)
             log.warning("the context window of model %r is not in the model registry; requests are not fitted to "
                         "it: pass ConversationMemory(context_window=TOKENS)", run.provider.model)
         return messages

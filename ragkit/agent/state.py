@@ -246,7 +246,7 @@ class Run:
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
                                   output_tokens=response.usage.output_tokens, provider=self.provider.name,
-                                  iteration=self.iteration)
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,

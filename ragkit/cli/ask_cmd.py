@@ -224,7 +224,8 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
     interactive = sys.stdin.isatty()
     total = AgentUsage()
     last = None
-    memory = ConversationMemory(max_messages=history_turns * 4)
+    # requests fitted to the model's context window (from the model registry) as the chat grows
+    memory = ConversationMemory(max_messages=history_turns * 4, context_window="model")
     with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory, policy=policy,
                      guardrails=guardrails) as agent:
         session = ChatSession.open(session_name, sessions_url, agent.kb.index_dir, memory) if session_name else None

@@ -53,8 +53,10 @@ def normalize_finish(reason: str | None, has_tool_calls: bool) -> str:
 def _usage(usage: Any) -> Usage:
     if usage is None:
         return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)  # prompt-cache hits, part of prompt_tokens
     return Usage(
-        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0),
+        int(getattr(details, "cached_tokens", 0) or 0),
     )
 
 

@@ -251,3 +251,33 @@ def test_tool_takes_its_description_positionally() -> None:
     assert timed.timeout == 5 and timed.description == "Timed"
     with pytest.raises(ToolError, match="give the description once"):
         tool("one", description="two")
+
+
+# ------------------------------------------------------------------ prompt-cache reads
+
+
+def test_prompt_cache_reads_are_priced_at_the_cached_input_rate() -> None:
+    response = Response(content="ok", usage=Usage(1000, 100, cached_input_tokens=600), model="gpt-4o")
+    result = Agent(ScriptedProvider([response], model="gpt-4o")).run("hi")
+    assert result.usage.llm_cost == pytest.approx((400 * 2.5 + 600 * 1.25 + 100 * 10.0) / 1e6)
+
+
+def test_the_openai_and_anthropic_parsers_read_cache_hits() -> None:
+    from anthropic.types import Message as AnthropicMessage
+    from openai.types.chat import ChatCompletion
+
+    from ragkit.providers.anthropic import from_message
+    from ragkit.providers.openai import from_completion
+
+    completion = ChatCompletion.model_validate({
+        "id": "c", "object": "chat.completion", "created": 1, "model": "gpt-4o",
+        "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": "ok"}}],
+        "usage": {"prompt_tokens": 1000, "completion_tokens": 10, "total_tokens": 1010,
+                  "prompt_tokens_details": {"cached_tokens": 768}}})
+    assert from_completion(completion, "gpt-4o").usage == Usage(1000, 10, 768)
+    message = AnthropicMessage.model_validate({
+        "id": "m", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "ok"}],
+        "usage": {"input_tokens": 50, "output_tokens": 5, "cache_read_input_tokens": 900,
+                  "cache_creation_input_tokens": 0}})
+    assert from_message(message, "claude-sonnet-4-5").usage == Usage(950, 5, 900)
