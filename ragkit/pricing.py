@@ -23,7 +23,7 @@ import os
 import re
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -130,12 +130,6 @@ def reload() -> None:
         _index = None
         _registered.clear()
         _warned.clear()
-
-
-def models_file() -> Path:
-    """The user's registry file when ``$RAGKIT_MODELS_FILE`` is set, else the packaged ``models.yaml``."""
-    env = os.environ.get(ENV_VAR)
-    return Path(env).expanduser() if env else REGISTRY_FILE
 
 
 def vendors() -> dict[str, VendorInfo]:
@@ -378,11 +372,6 @@ def register_many(prices: Mapping[str, Mapping[str, Any]], *, origin: str) -> li
     return out
 
 
-def registered() -> list[ModelInfo]:
-    with _lock:
-        return [replace(i) for i in _registered]
-
-
 __all__ = [
     "ENV_VAR",
     "Match",
@@ -395,12 +384,10 @@ __all__ = [
     "max_output_tokens",
     "model_info",
     "models",
-    "models_file",
     "price_embedding",
     "price_llm",
     "register",
     "register_many",
-    "registered",
     "reload",
     "unpriced_message",
     "vendors",
