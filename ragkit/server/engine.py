@@ -57,7 +57,7 @@ def usage_of(result: AgentResult) -> dict[str, Any]:
     u = result.usage
     return {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
             "total_tokens": u.input_tokens + u.output_tokens, "embedding_tokens": u.embedding_tokens,
-            "cost": round(u.total_cost, 10)}
+            "cost": None if u.total_cost is None else round(u.total_cost, 10), "unpriced": list(u.unpriced)}
 
 
 def citations_of(result: AgentResult) -> list[dict[str, Any]]:
