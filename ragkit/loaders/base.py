@@ -50,6 +50,17 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".mbox": "mbox",
 }
 
+#: plain-text formats read as text (never through ``unstructured``, which is slow for them and needs
+#: spaCy): source code, scripts, configuration and data written as text; also files without an
+#: extension (``LICENSE``, ``Dockerfile``)
+TEXT_EXTENSIONS = (
+    "", ".py", ".pyi", ".pyx", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".toml", ".ini", ".cfg", ".conf",
+    ".yaml", ".yml", ".json", ".properties", ".rs", ".go", ".java", ".kt", ".kts", ".scala",
+    ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
+    ".hs", ".ex", ".exs", ".erl", ".clj", ".tex", ".bib", ".log", ".diff", ".patch", ".srt", ".vtt",
+)
+DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
+
 #: bytes inspected for NUL characters when deciding whether a file is binary
 BINARY_SNIFF_BYTES = 8192
 
@@ -265,6 +276,7 @@ __all__ = [
     "BINARY_SNIFF_BYTES",
     "DEFAULT_LOADERS",
     "Loader",
+    "TEXT_EXTENSIONS",
     "check_file",
     "import_extra",
     "loader_name_for",
