@@ -12,7 +12,7 @@ import bisect
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ragkit.index import ids
+from ragkit import ids
 from ragkit.types import Chunk, Document
 
 
@@ -46,7 +46,7 @@ def page_at(offsets: Sequence[Sequence[int]], start: int) -> int:
 
 
 def chunk_part(doc: Document) -> str | int:
-    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.index.ids.chunk_id`)."""
+    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.ids.chunk_id`)."""
     part = doc.metadata.get("page", doc.metadata.get("row", ""))
     return part if isinstance(part, int) else str(part)
 
