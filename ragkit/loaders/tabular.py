@@ -155,8 +155,9 @@ def _cell(value: Any) -> Any:
 
 
 def _table_title(name: str) -> str:
-    """``president_heights`` -> ``president heights`` (the words a question uses)."""
-    return re.sub(r"[_\s]+", " ", name).strip()
+    """``president_heights``, ``state-areas`` -> ``president heights``, ``state areas`` (the words a
+    question uses)."""
+    return re.sub(r"[_\-\s]+", " ", name).strip()
 
 
 @loaders.register("jsonl")

@@ -45,6 +45,8 @@ def test_a_csv_without_text_column_makes_each_row_a_document(tmp_path: Path) -> 
     assert docs[3].text == "table: president heights\norder: 16\nname: Abraham Lincoln\nheight(cm): 193"
     assert docs[3].metadata == {"source": "president_heights.csv", "mime": "text/csv", "row": 3,
                                 "title": "president_heights"}
+    [alaska] = load("csv", write(tmp_path, "state-areas.csv", "state,area (sq. mi)\nAlaska,656425\n"))
+    assert alaska.text == "table: state areas\nstate: Alaska\narea (sq. mi): 656425"
 
 
 def test_empty_cells_blank_rows_and_ragged_rows(tmp_path: Path) -> None:
