@@ -143,6 +143,12 @@ def test_sphinx_roles_and_directives_leave_no_markup(config_doc: Document) -> No
     assert "Windows:" in text  # a tab's label
 
 
+def test_escapes_inside_roles_are_resolved(tmp_path: Path) -> None:
+    path = tmp_path / "esc.rst"
+    path.write_text("Use :func:`send\\_file` and :attr:`the config <Flask.config\\_x>`.\n", encoding="utf-8")
+    assert load(path).text == "Use send_file() and the config.\n"
+
+
 def test_navigation_includes_and_raw_html_leave_nothing(config_doc: Document) -> None:
     text = config_doc.text
     for absent in ("maxdepth", "toctree", "quickstart\n", "secret.py", "passwd", "root:", "script", "alert"):
