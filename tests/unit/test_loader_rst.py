@@ -145,8 +145,9 @@ def test_sphinx_roles_and_directives_leave_no_markup(config_doc: Document) -> No
 
 def test_escapes_inside_roles_are_resolved(tmp_path: Path) -> None:
     path = tmp_path / "esc.rst"
-    path.write_text("Use :func:`send\\_file` and :attr:`the config <Flask.config\\_x>`.\n", encoding="utf-8")
-    assert load(path).text == "Use send_file() and the config.\n"
+    path.write_text("Use :func:`send\\_file` and :attr:`the config <Flask.config\\_x>`, many :func:`f`\\s.\n",
+                    encoding="utf-8")
+    assert load(path).text == "Use send_file() and the config, many f()s.\n"
 
 
 def test_navigation_includes_and_raw_html_leave_nothing(config_doc: Document) -> None:
