@@ -70,6 +70,14 @@ The following configuration values are used internally:
 
     Inform the application what host and port it is bound to.
 
+.. py:class:: Config(root_path, defaults=None)
+
+    Works exactly like a dict.
+
+    .. py:method:: from_envvar(variable_name)
+
+        Loads a configuration from an environment variable.
+
 Text after the objects belongs to the section again.
 
 .. toctree::
@@ -180,6 +188,9 @@ def test_sections_and_python_objects_become_the_heading_path(config_doc: Documen
     assert heading_of("what host and port") == (
         "Configuration Handling > Builtin Configuration Values > SERVER_NAME"
     )
+    assert heading_of("exactly like a dict") == "Configuration Handling > Builtin Configuration Values > Config"
+    assert heading_of("from an environment") == (
+        "Configuration Handling > Builtin Configuration Values > Config > from_envvar")
     # prose after the object descriptions is filed under its section again, not under the last object
     assert heading_of("belongs to the section") == "Configuration Handling > Builtin Configuration Values"
     # a '#' comment in code is not a heading
