@@ -39,7 +39,7 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
-from ragkit.agent.budget import model_budget_step, tools_budget_step
+from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.decide import decide_step
 from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
@@ -79,6 +79,7 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
         run.obs.emit("on_iteration_start", run.run_id, iteration)
         yield from model_budget_step(run)
         response = yield from model_step(run, streaming)
+        yield from cost_warning_step(run)
         response = yield from output_step(run, response, streaming)
         run.messages.append(response.to_message(run.agent_name))
         if not response.tool_calls:
@@ -86,6 +87,7 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
             yield AgentEvent("result", iteration, result=run.finish(response))
             return
         yield from turn_step(run, response.tool_calls, streaming)
+        yield from cost_warning_step(run)
         run.obs.emit("on_iteration_end", run.run_id, iteration)
     yield AgentEvent("result", run.iteration, result=run.finish(None))
 
@@ -116,10 +118,11 @@ def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[
         cached = run.cache_lookup()
         if cached is not None:
             return cached
+    tools = (run.specs or None) if offer_tools else None
+    messages = fit_request(run, tools)  # within the context window, or the run stops here
     start = run.llm_started()
     try:
-        tools = (run.specs or None) if offer_tools else None
-        reply = yield CallModel(list(run.messages), tools, dict(run.params), streaming, run.provider)
+        reply = yield CallModel(messages, tools, dict(run.params), streaming, run.provider)
         response = (yield from _read_stream(run, reply)) if streaming else reply
     except Exception as exc:
         raise run.llm_failed(exc, start) from exc

@@ -226,7 +226,8 @@ class Run:
             return None
         model = response.model or self.provider.model
         self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
-                           output_tokens=response.usage.output_tokens, cached=True)
+                           output_tokens=response.usage.output_tokens, cached=True, provider=self.provider.name,
+                           iteration=self.iteration)
         self.trace.add(CacheHitStep(self.iteration, start, self.trace.elapsed() - start, key, model,
                                     response.usage.input_tokens, response.usage.output_tokens))
         self.obs.emit("on_cache_hit", self.run_id, key, response)
@@ -244,7 +245,8 @@ class Run:
         duration = self.trace.elapsed() - start
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
-                                  output_tokens=response.usage.output_tokens)
+                                  output_tokens=response.usage.output_tokens, provider=self.provider.name,
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,
@@ -318,11 +320,12 @@ class Run:
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
                                          citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
-                                        dict(call.arguments), result.content, result.is_error, result.error_kind))
+                                        dict(call.arguments), result.content, result.is_error, result.error_kind,
+                                        result.chunks, result.chunk_bytes, result.first_chunk))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
                                                result.is_error, result.error_kind, self.iteration, result.duration))
             if call.name in self.tools:
-                self.usage.add_tool(call.name, result.usage, error=result.is_error)
+                self.usage.add_tool(call.name, result.usage, error=result.is_error, iteration=self.iteration)
             for citation in result.citations:
                 if citation not in self.citations:
                     self.citations.append(citation)
@@ -351,7 +354,10 @@ class Run:
         """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this
         run's messages out of memory (a blocked input, a paused run)."""
         if remember and self.memory is not None:
-            self.memory.add(*self.messages[self.state.new_from:])
+            dropped = self.memory.add(*self.messages[self.state.new_from:])
+            if dropped:
+                kept = self.memory.count_tokens(self.memory.messages())
+                self.obs.emit("on_memory_trim", self.run_id, dropped, kept, self.memory.token_limit)
         self.trace.finish()
         result = result_class(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,
