@@ -57,7 +57,7 @@ def block(first_line: str) -> Block:
 
 
 #: the first line of each block this module runs
-HERE = ("from ragkit import Agent, LocalProvider, tool", "from ragkit.providers.openai import OpenAIProvider",
+HERE = ("from ragkit import Agent, LocalProvider, tool", "from ragkit.models import OpenAI\n",
         "from ragkit import RAGAgent\n", "from openai import OpenAI")
 
 
@@ -73,15 +73,16 @@ def test_every_python_example_is_run_by_a_test() -> None:
                 "or name the test that runs it in a <!-- ... tests/PATH runs this block --> comment")
 
 
-def test_the_first_example_counts_the_quoted_words() -> None:
+def test_the_first_example_counts_the_quoted_words(monkeypatch: pytest.MonkeyPatch) -> None:
     namespace: dict[str, Any] = {}
     out = block(HERE[0]).run(namespace)
     assert out == "The word_count tool returned: 3\n"  # 'a b c', not the 6 words of the whole prompt
     pytest.importorskip("openai")
-    block(HERE[1]).run(namespace)  # the same agent against an OpenAI-compatible server: builds offline
-    agent = namespace["agent"]
-    assert [t.name for t in agent.tools] == ["word_count"]
-    assert agent.provider.model == "llama3.2"
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    block(HERE[1]).run(namespace)  # the same agent against OpenAI-compatible servers: builds offline
+    agent, local = namespace["agent"], namespace["local"]
+    assert [t.name for t in agent.tools] == [t.name for t in local.tools] == ["word_count"]
+    assert (agent.provider.model, local.provider.model) == ("gpt-4o-mini", "llama3.2")
 
 
 @pytest.mark.slow
