@@ -47,7 +47,7 @@ from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.errors import AgentError
-from ragkit.messages import Response, ToolCall
+from ragkit.messages import Message, Response, ToolCall
 from ragkit.providers.base import Provider
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult
@@ -69,7 +69,10 @@ def run_steps(run: Run, streaming: bool) -> Steps[None]:
 
 
 def _steps(run: Run, streaming: bool) -> Steps[None]:
+    fresh = run.iteration == 0
     yield from input_step(run)  # guardrails on the user's message, before anything leaves
+    if fresh and run.admit is not None:  # the input as the run sees it, stored before the model sees it
+        yield from run.admit(run)
     run.obs.emit("on_agent_start", run.run_id, list(run.messages))
     waiting = run.unanswered_calls()  # resuming a turn that paused for approval: its calls first
     if waiting:
@@ -214,11 +217,17 @@ class Agent:
         if self.config.memory is not None:
             self.config.memory.clear()
 
+    def start(self, prompt: Prompt, *, context: dict[str, Any] | None = None, use_memory: bool = True,
+              history: Sequence[Message] | None = None) -> Run:
+        """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
+        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``)."""
+        return Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
+                   prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory,
+                   history=history)
+
     def _steps(self, prompt: Prompt, context: dict[str, Any] | None, *, streaming: bool,
                use_memory: bool = True) -> Steps[None]:
-        run = Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
-                  prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory)
-        return run_steps(run, streaming)
+        return run_steps(self.start(prompt, context=context, use_memory=use_memory), streaming)
 
     # --- sync --------------------------------------------------------------------------------
 
