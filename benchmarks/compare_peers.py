@@ -152,18 +152,16 @@ def build_paths(args: argparse.Namespace, corpus: Path, work: Path, tag: str) ->
     lc = (peers, str(PEERS_DIR / "langchain_index.py"), "--dir", d, "--chunk-size", str(args.lc_chunk_size),
           "--chunk-overlap", str(args.lc_chunk_overlap))
     li = (peers, str(PEERS_DIR / "llamaindex_index.py"), "--dir", d)
-    out["langchain"] = Contender("langchain", "LangChain", "`FAISS.from_documents`",
-                                 (*lc, "--mode", "plain", "--out", str(work / f"lc-{tag}"), "--vectors",
-                                  str(vec("langchain"))), False, vec("langchain"))
-    out["langchain-api"] = Contender("langchain-api", "LangChain", "indexing API + SQLRecordManager",
-                                     (*lc, "--mode", "indexing-api", "--out", str(work / f"lc-api-{tag}")), True,
-                                     vec("langchain-api"))
-    out["llamaindex"] = Contender("llamaindex", "LlamaIndex", "`VectorStoreIndex` (persisted)",
-                                  (*li, "--mode", "plain", "--out", str(work / f"li-{tag}"), "--vectors",
-                                   str(vec("llamaindex"))), False, vec("llamaindex"))
-    out["llamaindex-pipeline"] = Contender("llamaindex-pipeline", "LlamaIndex", "IngestionPipeline + docstore",
-                                           (*li, "--mode", "pipeline", "--out", str(work / f"li-pipe-{tag}")), True,
-                                           vec("llamaindex-pipeline"))
+    peer_paths = [  # key, tool, label, runner, mode, output dir, writes vectors
+        ("langchain", "LangChain", "`FAISS.from_documents`", lc, "plain", "lc", True),
+        ("langchain-api", "LangChain", "indexing API + SQLRecordManager", lc, "indexing-api", "lc-api", False),
+        ("llamaindex", "LlamaIndex", "`VectorStoreIndex` (persisted)", li, "plain", "li", True),
+        ("llamaindex-pipeline", "LlamaIndex", "IngestionPipeline + docstore", li, "pipeline", "li-pipe", False),
+    ]
+    for key, tool, label, runner, mode, name, writes in peer_paths:
+        cmd = (*runner, "--mode", mode, "--out", str(work / f"{name}-{tag}"))
+        out[key] = Contender(key, tool, label, (*cmd, "--vectors", str(vec(key))) if writes else cmd,
+                             mode != "plain", vec(key))
     out["fastembed"] = Contender("fastembed", "fastembed", "`TextEmbedding.embed` (fp32 ONNX) + FAISS",
                                  (peers, str(PEERS_DIR / "fastembed_index.py"), "--model", str(work / "fastembed-model"),
                                   "--dir", d, "--out", str(work / f"fe-{tag}"), "--vectors", str(vec("fastembed"))),

@@ -72,6 +72,20 @@ static void mask_features(unsigned leaf, unsigned sub, unsigned r[4]) {
     }
 }
 
+/* Run the real cpuid for the leaf in the trapped context, mask it, write the answer into the
+ * context's registers and resume `skip` bytes further. */
+static void answer_cpuid(greg_t *regs, int skip) {
+    unsigned r[4];
+    unsigned leaf = (unsigned)regs[REG_RAX], sub = (unsigned)regs[REG_RCX];
+    run_cpuid(leaf, sub, r);
+    mask_features(leaf, sub, r);
+    regs[REG_RAX] = r[0];
+    regs[REG_RBX] = r[1];
+    regs[REG_RCX] = r[2];
+    regs[REG_RDX] = r[3];
+    regs[REG_RIP] += skip;
+}
+
 static void call_program_handler(int sig, siginfo_t *info, void *context) {
     struct sigaction h = program_handler;
     if (h.sa_flags & SA_SIGINFO) {
@@ -95,17 +109,9 @@ static void on_segv(int sig, siginfo_t *info, void *context) {
     greg_t *regs = uc->uc_mcontext.gregs;
     const unsigned char *ip = (const unsigned char *)regs[REG_RIP];
     if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0xa2) {
-        unsigned r[4];
-        unsigned leaf = (unsigned)regs[REG_RAX], sub = (unsigned)regs[REG_RCX];
         cpuid_faulting(0);
-        run_cpuid(leaf, sub, r);
+        answer_cpuid(regs, 2);
         cpuid_faulting(1);
-        mask_features(leaf, sub, r);
-        regs[REG_RAX] = r[0];
-        regs[REG_RBX] = r[1];
-        regs[REG_RCX] = r[2];
-        regs[REG_RDX] = r[3];
-        regs[REG_RIP] += 2;
         return;
     }
     call_program_handler(sig, info, context);
@@ -117,15 +123,7 @@ static void on_trap(int sig, siginfo_t *info, void *context) {
     greg_t *regs = uc->uc_mcontext.gregs;
     const unsigned char *ip = (const unsigned char *)regs[REG_RIP];
     if (info->si_code == SI_KERNEL && ip[-1] == 0xcc && ip[0] == 0x90) {
-        unsigned r[4];
-        unsigned leaf = (unsigned)regs[REG_RAX], sub = (unsigned)regs[REG_RCX];
-        run_cpuid(leaf, sub, r);
-        mask_features(leaf, sub, r);
-        regs[REG_RAX] = r[0];
-        regs[REG_RBX] = r[1];
-        regs[REG_RCX] = r[2];
-        regs[REG_RDX] = r[3];
-        regs[REG_RIP] += 1;
+        answer_cpuid(regs, 1);
         return;
     }
     call_program_handler(sig, info, context);
