@@ -237,10 +237,14 @@ def _truncating_tokenizer(model_dir: Path, max_length: int) -> Any:
 
 
 def _available_cores() -> int:
+    """The cores this process may run on (its CPU affinity), or fewer when ``OMP_NUM_THREADS``
+    says so (Ray sets it to an actor's ``num_cpus``, so two embed actors do not share threads)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    omp = os.environ.get("OMP_NUM_THREADS", "")
+    return min(cores, int(omp)) if omp.isdigit() and int(omp) > 0 else cores
 
 
 def _read_json(path: Path) -> dict[str, Any]:

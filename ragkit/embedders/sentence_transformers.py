@@ -67,6 +67,8 @@ class SentenceTransformerEmbedder(Embedder):
             raise ConfigError(f"backend must be one of torch, onnx, onnx-int8 (got {backend!r})")
         if query_backend not in ("auto", "torch"):
             raise ConfigError(f"query_backend must be auto or torch (got {query_backend!r})")
+        if device != "cpu" and backend != "torch":
+            raise ConfigError(f"device: {device} needs backend: torch (the {backend} backend runs ONNX Runtime on the CPU)")
         self.model_name = model
         self.batch_size = batch_size
         self.device = device

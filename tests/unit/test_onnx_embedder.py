@@ -220,6 +220,25 @@ def test_invalid_options_name_the_value(tmp_path: Path, kwargs: dict[str, object
     assert fragment in str(err.value)
 
 
+def test_threads_follow_the_cores_the_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert onnx_mod._available_cores() == cores
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # what Ray gives an actor with num_cpus 1
+    assert onnx_mod._available_cores() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "64")
+    assert onnx_mod._available_cores() == cores
+
+
+def test_a_gpu_device_needs_the_torch_backend() -> None:
+    from ragkit.embedders.sentence_transformers import SentenceTransformerEmbedder
+
+    with pytest.raises(ConfigError, match="device: cuda needs backend: torch"):
+        SentenceTransformerEmbedder(device="cuda")
+
+
 def test_missing_onnxruntime_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = onnx_mod.importlib.util.find_spec
     monkeypatch.setattr(
