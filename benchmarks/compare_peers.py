@@ -5,8 +5,9 @@ each path a separate process (wall time includes imports and model load), paths 
 interleaved rounds (the order rotates each round, so none always runs first or last):
 
 - ``raw``: ``SentenceTransformer.encode`` of every passage in one call (batch 64, PyTorch fp32);
-- ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime int8, ``s8-rr``;
-  Markdown/recursive splitter at 200 tokens, flat FAISS, BM25 for the hybrid retriever);
+- ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime fp32; Markdown/recursive
+  splitter at 200 tokens, flat FAISS, BM25 for the hybrid retriever), and ``ragkit-int8``, the
+  same with ``backend: onnx-int8`` (recipe ``s8-rr``);
 - ``langchain``: ``DirectoryLoader`` -> ``RecursiveCharacterTextSplitter(900, 135)`` characters
   (about 200/30 MiniLM tokens on this corpus) -> ``HuggingFaceEmbeddings`` -> ``FAISS.from_documents``;
 - ``llamaindex``: ``SimpleDirectoryReader`` -> ``SentenceSplitter(200, 30)`` in MiniLM tokens ->
@@ -15,8 +16,7 @@ interleaved rounds (the order rotates each round, so none always runs first or l
   with ``specific_model_path``; ``benchmarks/peers/fastembed_index.py`` says how it is built) ->
   FAISS ``IndexFlatIP``.
 
-Optional paths (``--paths``): ``ragkit-torch`` / ``ragkit-onnx`` (the default pipeline with another
-backend), ``langchain-api`` (LangChain's indexing API with a ``SQLRecordManager``) and
+Optional paths (``--paths``): ``ragkit-torch`` (the default pipeline with PyTorch), ``langchain-api`` (LangChain's indexing API with a ``SQLRecordManager``) and
 ``llamaindex-pipeline`` (an ``IngestionPipeline`` with a docstore); ``--reruns`` also times the
 unchanged re-run of the incremental ones.
 
@@ -65,7 +65,7 @@ from _common import (  # noqa: E402 - the benchmarks folder is not a package
     write_txt_files,
 )
 
-DEFAULT_PATHS = "raw,ragkit,langchain,llamaindex,fastembed"
+DEFAULT_PATHS = "raw,ragkit,ragkit-int8,langchain,llamaindex,fastembed"
 #: the issue's targets: ragkit's wall time against LangChain's per view, and against fastembed's
 LANGCHAIN_TARGET = {"native": 0.33, "avx2": 0.4}
 VIEW_RUN = REPO / "tools" / "avx2_only" / "run"
@@ -94,7 +94,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--limit", type=int, default=2000, help="the first N passages (0: all 5,000)")
     ap.add_argument("--paths", default=DEFAULT_PATHS,
-                    help=f"comma-separated paths to run (default {DEFAULT_PATHS}; also ragkit-torch, ragkit-onnx, "
+                    help=f"comma-separated paths to run (default {DEFAULT_PATHS}; also ragkit-torch, "
                          "langchain-api, llamaindex-pipeline)")
     ap.add_argument("--peers-python", default=os.environ.get("RAGKIT_PEERS_PYTHON", "/tmp/venv-peers/bin/python"))
     ap.add_argument("--rounds", type=int, default=1)
@@ -121,7 +121,7 @@ def ragkit_pipeline(backend: str | None, dest: Path) -> Path:
 
     data: dict[str, Any] = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))
     if backend is not None:
-        data["embedder"] = {k: v for k, v in data["embedder"].items() if k != "recipe"} | {"backend": backend}
+        data["embedder"] = {**data["embedder"], "backend": backend}
     dest.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return dest
 
@@ -142,11 +142,11 @@ def build_paths(args: argparse.Namespace, corpus: Path, work: Path, tag: str) ->
     out["raw"] = Contender("raw", "sentence-transformers", "raw `encode` (1 call, batch 64)",
                            (sys.executable, str(PEERS_DIR / "raw_encode.py"), "--dir", d, "--vectors", str(vec("raw"))),
                            False, vec("raw"))
-    for key, backend in (("ragkit", None), ("ragkit-torch", "torch"), ("ragkit-onnx", "onnx")):
+    for key, backend in (("ragkit", None), ("ragkit-int8", "onnx-int8"), ("ragkit-torch", "torch")):
         pipe = ragkit_pipeline(backend, work / f"pipeline-{key}.yaml")
         index = work / f"{key}-{tag}"
-        label = "`ragkit index`, default pipeline (onnx-int8, s8-rr)" if backend is None else \
-            f"`ragkit index`, backend {backend}"
+        label = "`ragkit index`, default pipeline (ONNX fp32)" if backend is None else \
+            f"`ragkit index`, backend {backend}" + (" (s8-rr)" if backend == "onnx-int8" else "")
         out[key] = Contender(key, "ragkit", label, (*ragkit_bin(), "index", d, "-p", str(pipe), "-i", str(index),
                                                     "--json"), True, vec(key), index)
     lc = (peers, str(PEERS_DIR / "langchain_index.py"), "--dir", d, "--chunk-size", str(args.lc_chunk_size),
@@ -305,20 +305,21 @@ def summarize(args: argparse.Namespace, rounds: list[dict[str, Any]], view: str,
                             "load avg"], rows)
     lines = [f"### CPU view: {view} — {n:,} passages as {n:,} .txt files, {len(runs)} interleaved round(s), "
              "medians", "", table, ""]
-    if "ragkit" in args.path_keys:
+    for key in (k for k in ("ragkit", "ragkit-int8") if k in args.path_keys):
+        name = "ragkit default" if key == "ragkit" else "ragkit int8"
         if lc:
-            rr = per_round("ragkit", lc)
+            rr = per_round(key, lc)
             target = LANGCHAIN_TARGET[view]
-            lines.append(f"- ragkit default ÷ LangChain wall: {median(rr):.2f}× (rounds: "
+            lines.append(f"- {name} ÷ LangChain wall: {median(rr):.2f}× (rounds: "
                          f"{', '.join(f'{x:.2f}' for x in rr)}) — target ≤ {target}: "
                          f"{'PASS' if median(rr) <= target else 'MISS'}")
         if "fastembed" in args.path_keys:
-            rf = per_round("ragkit", "fastembed")
-            lines.append(f"- ragkit default ÷ fastembed wall: {median(rf):.2f}× (rounds: "
+            rf = per_round(key, "fastembed")
+            lines.append(f"- {name} ÷ fastembed wall: {median(rf):.2f}× (rounds: "
                          f"{', '.join(f'{x:.2f}' for x in rf)}) — target ≤ 1: {'PASS' if median(rf) <= 1 else 'MISS'}")
         if lc:
-            rc = [ratio(r["ragkit"]["first"].cpu, r[lc]["first"].cpu) for r in runs]
-            lines.append(f"- ragkit default ÷ LangChain CPU time: {median(rc):.2f}×")
+            rc = [ratio(r[key]["first"].cpu, r[lc]["first"].cpu) for r in runs]
+            lines.append(f"- {name} ÷ LangChain CPU time: {median(rc):.2f}×")
     return "\n".join(lines)
 
 

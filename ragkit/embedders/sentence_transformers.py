@@ -1,9 +1,9 @@
 """Local sentence-transformers embedder (default: all-MiniLM-L6-v2, loaded offline).
 
-``backend`` says what computes the vectors: ``onnx-int8`` (the default: ONNX Runtime with int8
-weights in the portable ``s8-rr`` recipe, about 2× PyTorch's throughput on a CPU, the same vectors
-on AVX2 and VNNI processors; ``recipe`` picks another), ``onnx`` (ONNX Runtime fp32, PyTorch's
-vectors) or ``torch`` (PyTorch, e.g. on a GPU). The ONNX backends delegate to
+``backend`` says what computes the vectors: ``onnx`` (the default: ONNX Runtime fp32, PyTorch's
+vectors, fused graph, no PyTorch at run time), ``onnx-int8`` (int8 weights in the portable ``s8-rr``
+recipe: about 2× the throughput on a CPU, the same vectors on AVX2 and VNNI processors, slightly
+lower retrieval quality; ``recipe`` picks another) or ``torch`` (PyTorch, e.g. on a GPU). The ONNX backends delegate to
 :mod:`ragkit.embedders.onnx`; the export is built once from the same local model (with PyTorch)
 and cached. An index keeps the backend and recipe it was built with in its saved pipeline
 (:meth:`saved_options`), so a later change of these defaults never changes its vectors.
@@ -42,7 +42,7 @@ Backend = Literal["torch", "onnx", "onnx-int8"]
 QueryBackend = Literal["auto", "torch"]
 Recipe = Literal["s8-rr", "s8", "u8u8", "auto"]
 #: what a new index embeds with (config.DEFAULT_EMBEDDER spells it out)
-DEFAULT_BACKEND = "onnx-int8"
+DEFAULT_BACKEND = "onnx"
 
 
 @embedders.register("sentence-transformers")

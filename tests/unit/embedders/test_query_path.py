@@ -64,7 +64,7 @@ def test_a_fresh_process_embeds_a_query_without_importing_torch(onnx_cache: Path
 
 def test_other_backends_and_devices_embed_queries_themselves() -> None:
     assert SentenceTransformerEmbedder(backend="onnx")._onnx_for_queries() is None
-    assert SentenceTransformerEmbedder()._onnx_for_queries() is None  # onnx-int8: its own session
+    assert SentenceTransformerEmbedder()._onnx_for_queries() is None  # the default onnx: its own session
     assert SentenceTransformerEmbedder(backend="torch", device="cuda")._onnx_for_queries() is None
     assert SentenceTransformerEmbedder(backend="torch", query_backend="torch")._onnx_for_queries() is None
     with pytest.raises(ConfigError, match="query_backend must be auto or torch"):
@@ -76,12 +76,12 @@ def test_the_index_id_names_backend_and_recipe(monkeypatch: pytest.MonkeyPatch) 
     is the same on every processor, so its id names no ISA class."""
     for isa in ("avx2", "vnni"):
         monkeypatch.setenv("RAGKIT_INT8_ISA", isa)
-        assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr"
+        assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr"
     monkeypatch.setenv("RAGKIT_INT8_ISA", "avx2")
-    assert SentenceTransformerEmbedder(recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-avx2"
+    assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-avx2"
     monkeypatch.setenv("RAGKIT_INT8_ISA", "vnni")
-    assert SentenceTransformerEmbedder(recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
-    assert SentenceTransformerEmbedder(recipe="s8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
-    assert SentenceTransformerEmbedder(backend="onnx").model_id == "all-MiniLM-L6-v2+onnx"
+    assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
+    assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="s8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
+    assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2+onnx"  # the default: fp32
     # torch, also when its queries use the ONNX fp32 export
     assert SentenceTransformerEmbedder(backend="torch").model_id == "all-MiniLM-L6-v2"

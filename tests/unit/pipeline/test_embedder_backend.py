@@ -93,13 +93,24 @@ def test_a_torch_index_keeps_torch_and_a_backend_switch_re_embeds_with_a_count(
     assert "embedder all-MiniLM-L6-v2 (backend torch)" in status
 
     # the user asks for the default: every chunk is embedded again, with a message and a count
+    total = n + 1
     res = CliRunner().invoke(cli, ["index", str(docs), "-p", str(REPO / "pipelines" / "default.yaml"), "-i", str(index)],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    total = n + 1
-    assert (f"embedder changed: all-MiniLM-L6-v2 -> all-MiniLM-L6-v2+onnx-int8-s8-rr; re-embedded the index's "
+    assert (f"embedder changed: all-MiniLM-L6-v2 -> all-MiniLM-L6-v2+onnx; re-embedded the index's "
             f"{total} chunks from the catalog") in res.output
     assert f"embedding: {total} texts embedded" in res.output
+    status = CliRunner().invoke(cli, ["status", "-i", str(index)], catch_exceptions=False).output
+    assert "embedder all-MiniLM-L6-v2+onnx (backend onnx)" in status
+
+    # and int8, whose vectors differ enough from fp32 to see which ones the store holds
+    int8 = tmp_path / "int8.yaml"
+    saved = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))
+    saved["embedder"]["backend"] = "onnx-int8"
+    int8.write_text(yaml.safe_dump(saved), encoding="utf-8")
+    switched = _index([str(docs), "-p", str(int8), "-i", str(index)])
+    assert switched["embedder_switch"] == "all-MiniLM-L6-v2+onnx -> all-MiniLM-L6-v2+onnx-int8-s8-rr"
+    assert switched["texts_embedded"] == switched["chunks_restored"] == total
     cat = Catalog(layout.catalog, read_only=True)
     records = cat.chunk_records()
     cat.close()
