@@ -35,6 +35,21 @@ class TestFaissFlat(VectorStoreContract):
         return FaissStore(dimension=dimension, path=path, index="flat")
 
 
+class TestFaissAuto(VectorStoreContract):
+    def make_store(self, path: Path, dimension: int) -> VectorStore:
+        return FaissStore(dimension=dimension, path=path, index="auto")
+
+
+class TestFaissAutoApproximate(VectorStoreContract):
+    """Small thresholds, so the contract runs on merged segments with IVF indexes."""
+
+    approximate = True
+
+    def make_store(self, path: Path, dimension: int) -> VectorStore:
+        return FaissStore(dimension=dimension, path=path, index="auto", build={"ann_min": 300, "merge_factor": 2},
+                          search={"exact_max": 500})
+
+
 class TestFaissHNSW(VectorStoreContract):
     approximate = True
 

@@ -1,0 +1,266 @@
+"""Vector segments for ``ragkit.stores._segments``: exact search below a size, IVF above it.
+
+A segment's vectors are one ``vectors.npy`` (memory-mapped, so a reader's memory is the page
+cache, not a copy). A merged segment of at least ``ann_min`` rows also gets an IVF index: k-means
+centroids (``ivf.centroids.npy``), its rows stored list by list (``ivf.lists.npy`` holds the
+offsets), and ``ivf.json`` with the ``nprobe`` that reached the recall target against exact
+search on a sample of the segment's own rows (``recall``, measured when it was built). A search
+scans the ``nprobe`` nearest lists of each IVF segment and every other segment exactly; a filter
+or tombstones that leave fewer than k candidates among the probed lists fall back to exact search
+over the matching rows, so a filtered search returns ``min(k, matching rows)`` hits.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ragkit.stores._segments import save_npy
+from ragkit.stores.memory import top_k
+
+log = logging.getLogger(__name__)
+
+#: rows a merged segment needs to get an IVF index (smaller ones are always searched exactly)
+ANN_MIN = 20_000
+#: below this many live rows in the whole store, every search is exact
+EXACT_MAX = 100_000
+RECALL_TARGET = 0.95
+#: queries (rows of the segment) used to measure recall when an IVF index is built
+CALIBRATION_QUERIES = 200
+_BLOCK = 65_536
+
+
+@dataclass(frozen=True)
+class AnnOptions:
+    """``approximate``: build IVF indexes at all (``index: auto``); the rest as in the module docstring."""
+
+    approximate: bool = True
+    ann_min: int = ANN_MIN
+    exact_max: int = EXACT_MAX
+    recall: float = RECALL_TARGET
+    nlist: int | None = None
+    nprobe: int | None = None
+
+
+@dataclass
+class Ivf:
+    centroids: np.ndarray  # (nlist, d)
+    lists: np.ndarray  # (nlist + 1,) row offsets: list l holds rows lists[l]:lists[l+1]
+    nprobe: int
+    recall: float | None
+
+    def write(self, folder: Path) -> None:
+        save_npy(folder / "ivf.centroids.npy", self.centroids)
+        save_npy(folder / "ivf.lists.npy", self.lists)
+        (folder / "ivf.json").write_text(json.dumps({"nprobe": self.nprobe, "recall": self.recall}), encoding="utf-8")
+
+    @classmethod
+    def load(cls, folder: Path) -> Ivf | None:
+        if not (folder / "ivf.json").is_file():
+            return None
+        info = json.loads((folder / "ivf.json").read_text(encoding="utf-8"))
+        return cls(np.load(folder / "ivf.centroids.npy"), np.load(folder / "ivf.lists.npy"),
+                   int(info["nprobe"]), info.get("recall"))
+
+    def probe(self, vectors: np.ndarray, q: np.ndarray, nprobe: int) -> tuple[np.ndarray, np.ndarray]:
+        """Rows and scores of the ``nprobe`` lists nearest to ``q``."""
+        cs = self.centroids @ q
+        n = min(nprobe, cs.shape[0])
+        chosen = np.argpartition(-cs, n - 1)[:n] if n < cs.shape[0] else np.arange(cs.shape[0])
+        rows, scores = [], []
+        for lst in chosen.tolist():
+            a, b = int(self.lists[lst]), int(self.lists[lst + 1])
+            if b > a:
+                rows.append(np.arange(a, b))
+                scores.append(np.asarray(vectors[a:b]) @ q)
+        if not rows:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        return np.concatenate(rows), np.concatenate(scores)
+
+
+class VectorPayload:
+    def __init__(self, vectors: np.ndarray, ivf: Ivf | None = None, scratch: Path | None = None) -> None:
+        self.vectors = vectors
+        self.ivf = ivf
+        self._scratch = scratch  # a merged segment's vectors, written beside it, moved in by write()
+
+    def __len__(self) -> int:
+        return int(self.vectors.shape[0])
+
+    def write(self, folder: Path) -> None:
+        if self._scratch is not None:
+            if isinstance(self.vectors, np.memmap):
+                self.vectors.flush()
+            _fsync(self._scratch)
+            os.replace(self._scratch, folder / "vectors.npy")
+            self._scratch = None
+        else:
+            save_npy(folder / "vectors.npy", np.ascontiguousarray(self.vectors, dtype=np.float32))
+        if self.ivf is not None:
+            self.ivf.write(folder)
+
+    def search(self, q: np.ndarray, k: int, allowed: np.ndarray | None, *, ann: bool) -> tuple[np.ndarray, np.ndarray]:
+        """Top ``k`` (rows, scores) among ``allowed`` rows (a bool mask; None = all)."""
+        n_allowed = len(self) if allowed is None else int(allowed.sum())
+        want = min(k, n_allowed)
+        if want == 0:
+            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        if ann and self.ivf is not None:
+            rows, scores = self.ivf.probe(self.vectors, q, self.ivf.nprobe)
+            if allowed is not None:
+                keep = allowed[rows]
+                rows, scores = rows[keep], scores[keep]
+            if rows.size >= want:
+                order = top_k(scores, want)
+                return rows[order], scores[order]
+        if allowed is not None and n_allowed * 4 < len(self):
+            rows = np.flatnonzero(allowed)
+            scores = np.asarray(self.vectors[rows]) @ q
+        else:
+            scores = np.asarray(self.vectors) @ q
+            rows = np.arange(len(self)) if allowed is None else np.flatnonzero(allowed)
+            scores = scores[rows] if allowed is not None else scores
+        order = top_k(scores, want)
+        return rows[order], scores[order]
+
+
+class VectorKind:
+    name = "vectors"
+
+    def __init__(self, dimension: int, ann: AnnOptions) -> None:
+        self.dimension, self.ann = dimension, ann
+
+    def build(self, rows: list[Any]) -> VectorPayload:
+        if not rows:
+            return VectorPayload(np.empty((0, self.dimension), dtype=np.float32))
+        return VectorPayload(np.ascontiguousarray(np.stack(rows), dtype=np.float32))
+
+    def load(self, folder: Path, n: int) -> VectorPayload:
+        vectors = np.load(folder / "vectors.npy", mmap_mode="r")
+        if vectors.shape != (n, self.dimension):
+            raise ValueError(f"{folder.name}/vectors.npy has shape {vectors.shape}, expected ({n}, {self.dimension})")
+        return VectorPayload(vectors, Ivf.load(folder))
+
+    def merge(self, parts: Sequence[tuple[Any, np.ndarray]], scratch: Path | None) -> tuple[VectorPayload, np.ndarray | None]:
+        src = _Concat(parts, self.dimension)
+        n = src.n
+        order = ivf = None
+        if self.ann.approximate and n >= self.ann.ann_min:
+            order, ivf = build_ivf(src, self.ann)
+        out = (np.lib.format.open_memmap(scratch, mode="w+", dtype=np.float32, shape=(n, self.dimension))
+               if scratch is not None and n else np.empty((n, self.dimension), dtype=np.float32))
+        for a in range(0, n, _BLOCK):
+            sel = order[a : a + _BLOCK] if order is not None else np.arange(a, min(n, a + _BLOCK))
+            out[a : a + sel.size] = src.take(sel)
+        if ivf is not None:
+            ivf.nprobe, ivf.recall = calibrate(out, ivf, self.ann)
+        return VectorPayload(out, ivf, scratch if scratch is not None and n else None), order
+
+
+class _Concat:
+    """The live rows of several payloads as one (row numbers 0..n-1), read without copying them all."""
+
+    def __init__(self, parts: Sequence[tuple[Any, np.ndarray]], dimension: int) -> None:
+        self.parts = [(p.vectors, idx) for p, idx in parts]
+        self.offsets = np.cumsum([0] + [int(idx.size) for _, idx in parts])
+        self.n = int(self.offsets[-1])
+        self.dimension = dimension
+
+    def take(self, sel: np.ndarray) -> np.ndarray:
+        out = np.empty((sel.size, self.dimension), dtype=np.float32)
+        part = np.searchsorted(self.offsets, sel, side="right") - 1
+        for p, (vectors, idx) in enumerate(self.parts):
+            m = part == p
+            if m.any():
+                rows = idx[sel[m] - self.offsets[p]]
+                srt = np.argsort(rows, kind="stable")
+                block = np.asarray(vectors[rows[srt]])
+                out[np.flatnonzero(m)[srt]] = block
+        return out
+
+
+def build_ivf(src: _Concat, ann: AnnOptions) -> tuple[np.ndarray, Ivf]:
+    """Train centroids on a sample and assign every row; the order that groups rows by list."""
+    n = src.n
+    nlist = ann.nlist or max(16, int(np.sqrt(n)))
+    nlist = max(1, min(nlist, n // 39))
+    rng = np.random.default_rng(1234)
+    sample = np.sort(rng.choice(n, size=min(n, nlist * 64), replace=False))
+    centroids = _kmeans(src.take(sample), nlist)
+    assign = np.empty(n, dtype=np.int32)
+    for a in range(0, n, _BLOCK):
+        assign[a : a + _BLOCK] = np.argmax(src.take(np.arange(a, min(n, a + _BLOCK))) @ centroids.T, axis=1)
+    order = np.argsort(assign, kind="stable")
+    lists = np.zeros(nlist + 1, dtype=np.int64)
+    np.cumsum(np.bincount(assign, minlength=nlist), out=lists[1:])
+    return order, Ivf(centroids, lists, ann.nprobe or 1, None)
+
+
+def _kmeans(x: np.ndarray, k: int) -> np.ndarray:
+    """Spherical k-means centroids (FAISS's, single-threaded: OpenMP spin-waits on a busy box)."""
+    import faiss
+
+    threads = faiss.omp_get_max_threads()
+    faiss.omp_set_num_threads(1)
+    try:
+        km = faiss.Kmeans(x.shape[1], k, niter=12, seed=1234, spherical=True, max_points_per_centroid=64,
+                          min_points_per_centroid=1, verbose=False)
+        km.train(x)
+    finally:
+        faiss.omp_set_num_threads(threads)
+    return np.ascontiguousarray(km.centroids, dtype=np.float32)
+
+
+def calibrate(vectors: np.ndarray, ivf: Ivf, ann: AnnOptions) -> tuple[int, float]:
+    """The smallest ``nprobe`` whose recall@10 against exact search, over rows of the segment used
+    as queries (each query's own row left out), reaches the target; and that recall."""
+    n = vectors.shape[0]
+    rng = np.random.default_rng(99)
+    qrows = np.sort(rng.choice(n, size=min(CALIBRATION_QUERIES, n), replace=False))
+    queries = np.ascontiguousarray(vectors[qrows], dtype=np.float32)
+    k = 10
+    exact = _exact_topk(vectors, queries, k + 1)
+    nlist = ivf.centroids.shape[0]
+    candidates = [ann.nprobe] if ann.nprobe else sorted({min(nlist, 2**i) for i in range(0, 16) if 2**i <= 2 * nlist})
+    best = (candidates[-1], 0.0)
+    for nprobe in candidates:
+        found = 0
+        total = 0
+        for qi, q in enumerate(queries):
+            truth = [r for r in exact[qi] if r != qrows[qi]][:k]
+            rows, scores = ivf.probe(vectors, q, nprobe)
+            got = rows[top_k(scores, min(k + 1, rows.size))] if rows.size else rows
+            got = [r for r in got.tolist() if r != qrows[qi]][:k]
+            found += len(set(truth) & set(got))
+            total += len(truth)
+        recall = found / total if total else 1.0
+        best = (nprobe, recall)
+        if recall >= ann.recall:
+            break
+    log.info("IVF index over %d rows: %d lists, nprobe %d reaches recall@10 %.3f", n, nlist, best[0], best[1])
+    return best
+
+
+def _exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
+    best_s = np.full((queries.shape[0], 0), -np.inf, dtype=np.float32)
+    best_r = np.empty((queries.shape[0], 0), dtype=np.int64)
+    for a in range(0, vectors.shape[0], _BLOCK):
+        s = queries @ np.asarray(vectors[a : a + _BLOCK]).T
+        r = np.broadcast_to(np.arange(a, a + s.shape[1]), s.shape)
+        s, r = np.concatenate([best_s, s], axis=1), np.concatenate([best_r, r], axis=1)
+        keep = np.argpartition(-s, min(k, s.shape[1]) - 1, axis=1)[:, :k]
+        best_s, best_r = np.take_along_axis(s, keep, 1), np.take_along_axis(r, keep, 1)
+    order = np.argsort(-best_s, axis=1, kind="stable")
+    return np.take_along_axis(best_r, order, 1).tolist()
+
+
+def _fsync(p: Path) -> None:
+    with open(p, "rb") as fh:
+        os.fsync(fh.fileno())
