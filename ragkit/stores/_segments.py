@@ -38,6 +38,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ragkit.errors import StoreDamagedError, StoreError
+from ragkit.stores.filters import matches
 
 log = logging.getLogger(__name__)
 
@@ -98,9 +99,9 @@ class Rows:
             self._data = np.memmap(file, dtype=np.uint8, mode="r", shape=(size,)) if size else np.empty(0, np.uint8)
 
     @staticmethod
-    def encode(doc_id: str, meta: Mapping[str, Any]) -> bytes:
+    def encode(doc_id: str, meta: Mapping[str, Any], *extra: Any) -> bytes:
         try:
-            return json.dumps([doc_id, meta], ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
+            return json.dumps([doc_id, meta, *extra], ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         except (TypeError, ValueError) as exc:
             raise StoreError(f"metadata for {doc_id!r} is not JSON-serializable ({exc}); store strings, numbers, "
                              "booleans, None, lists and dicts only") from None
@@ -115,8 +116,13 @@ class Rows:
         return bytes(self._data[int(self._offsets[i]) : int(self._offsets[i + 1])])
 
     def get(self, i: int) -> tuple[str, dict[str, Any]]:
-        doc_id, meta = json.loads(self.line(i))
-        return doc_id, meta
+        """The row's id and metadata."""
+        doc = json.loads(self.line(i))
+        return doc[0], doc[1]
+
+    def record(self, i: int) -> list[Any]:
+        """The whole row as written (``[id, metadata, ...]``: a payload may keep more, e.g. a text)."""
+        return list(json.loads(self.line(i)))
 
     def __iter__(self) -> Iterator[tuple[str, dict[str, Any]]]:
         for i in range(len(self)):
@@ -166,6 +172,20 @@ class Segment:
 
     def n_dead(self) -> int:
         return 0 if self.dead is None else int(self.dead.sum())
+
+    def allowed(self, norm: Mapping[str, Any] | None) -> np.ndarray | None:
+        """The live rows matching the normalized filter ``norm`` (None: every row), as a mask."""
+        live = None if self.dead is None else ~self.dead
+        if not norm:
+            return live
+        key = json.dumps(norm, sort_keys=True, default=repr)
+        found = self.cache.get(key)
+        if found is None:
+            found = np.fromiter((matches(meta, norm) for _, meta in self.rows), dtype=bool, count=len(self))
+            if len(self.cache) > 32:
+                self.cache.pop(next(iter(self.cache)))
+            self.cache[key] = found
+        return found if live is None else (found & live)
 
 
 @dataclass

@@ -33,7 +33,6 @@ than k rows among an IVF segment's probed lists falls back to exact search over 
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -49,7 +48,7 @@ from ragkit.stores import _persist
 from ragkit.stores._segments import MANIFEST, Rows, Segment, SegmentLog
 from ragkit.stores._vector_segments import AnnOptions, VectorKind
 from ragkit.stores.base import Capabilities, check_query, check_vectors
-from ragkit.stores.filters import ALL_OPS, Filter, check_supported, matches
+from ragkit.stores.filters import ALL_OPS, Filter, check_supported
 from ragkit.stores.memory import check_batch, last_wins, top_k
 from ragkit.types import SearchHit
 
@@ -177,10 +176,7 @@ class FaissStore:
         ann = self.ann.approximate and live >= self.ann.exact_max
         found: list[tuple[Segment, np.ndarray, np.ndarray]] = []
         for seg in segs:
-            allowed = None if seg.dead is None else ~seg.dead
-            if norm:
-                fm = _filter_mask(seg, norm)
-                allowed = fm if allowed is None else (allowed & fm)
+            allowed = seg.allowed(norm)
             rows, scores = seg.payload.search(q, k, allowed, ann=ann)
             if rows.size:
                 found.append((seg, rows, scores))
@@ -239,15 +235,3 @@ class FaissStore:
     def __repr__(self) -> str:
         return f"FaissStore(index={self.options.kind!r}, dimension={self.dimension}, path={self.path!s})"
 
-
-def _filter_mask(seg: Segment, norm: Mapping[str, Any]) -> np.ndarray:
-    """The rows of ``seg`` whose metadata match ``norm`` (cached on an immutable segment)."""
-    key = json.dumps(norm, sort_keys=True, default=repr)
-    cache = seg.cache
-    found = cache.get(key)
-    if found is None:
-        found = np.fromiter((matches(meta, norm) for _, meta in seg.rows), dtype=bool, count=len(seg))
-        if len(cache) > 32:
-            cache.pop(next(iter(cache)))
-        cache[key] = found
-    return found
