@@ -36,7 +36,7 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
 DEFAULT_SPLITTER: dict[str, Any] = {"type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30}
 DEFAULT_EMBEDDER: dict[str, Any] = {"type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64}
-DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "flat"}
+DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
 #: holding the query's rare terms; README, "Retrieval quality")
 DEFAULT_RETRIEVER: dict[str, Any] = {

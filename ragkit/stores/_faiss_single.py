@@ -53,6 +53,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.config import keyword_options
 from ragkit.errors import StoreDamagedError, StoreError
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
@@ -77,6 +78,7 @@ class SingleFileFaiss:
 
     name = "faiss"
 
+    @keyword_options("store", "faiss")
     def __init__(
         self, *, dimension: int, path: Path | str | None = None, index: str = "hnsw",
         build: Mapping[str, Any] | None = None, search: Mapping[str, Any] | None = None,

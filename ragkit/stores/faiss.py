@@ -33,6 +33,7 @@ than k rows among an IVF segment's probed lists falls back to exact search over 
 
 from __future__ import annotations
 
+import inspect
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -64,11 +65,13 @@ class FaissStore:
 
     name = "faiss"
 
-    def __new__(cls, **kwargs: Any) -> Any:
-        if cls is FaissStore and kwargs.get("index", "auto") not in fx.SEGMENTED and kwargs.get("index") in fx.INDEX_KINDS:
+    def __new__(cls, **options: Any) -> Any:
+        """``hnsw``, ``ivf_flat`` and ``ivf_pq`` are the single-file store (see the module docstring)."""
+        index = options.get("index", "auto")
+        if cls is FaissStore and index not in fx.SEGMENTED and index in fx.INDEX_KINDS:
             from ragkit.stores._faiss_single import SingleFileFaiss
 
-            return SingleFileFaiss(**kwargs)
+            return SingleFileFaiss(**options)
         return super().__new__(cls)
 
     @keyword_options("store", "faiss")
@@ -234,4 +237,9 @@ class FaissStore:
 
     def __repr__(self) -> str:
         return f"FaissStore(index={self.options.kind!r}, dimension={self.dimension}, path={self.path!s})"
+
+
+# the options are those of __init__ (``__new__`` only picks the layout): what the pipeline check reads
+FaissStore.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [p for p in inspect.signature(FaissStore.__init__).parameters.values() if p.name != "self"])
 

@@ -13,8 +13,8 @@ faiss = pytest.importorskip("faiss")
 
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError  # noqa: E402
 from ragkit.registry import stores  # noqa: E402
+from ragkit.stores import _faiss_single as faiss_store  # noqa: E402
 from ragkit.stores import _persist  # noqa: E402
-from ragkit.stores import faiss as faiss_store  # noqa: E402
 from ragkit.stores.base import VectorStore  # noqa: E402
 from ragkit.stores.faiss import FaissStore  # noqa: E402
 from ragkit.stores.memory import MemoryStore  # noqa: E402
