@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -73,6 +73,30 @@ class ChunkRecord:
     text: str
     text_hash: str
     metadata: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class IdDiff:
+    """What ``Catalog.compare_ids`` found: ids only the sink holds (``orphans``), catalog chunks
+    the sink lacks (``lacking``), and how many distinct ids the sink holds; each list is read back
+    in batches with ``batches``."""
+
+    catalog: Catalog
+    orphans: int
+    lacking: int
+    held: int
+
+    def batches(self, which: str, size: int) -> Iterator[list[str]]:
+        """The ``orphans`` or ``lacking`` ids, sorted, ``size`` at a time."""
+        table = {"orphans": "_orphans", "lacking": "_lacking"}[which]
+        after = ""
+        while True:  # keyset pages: other queries may run on the connection between them
+            rows = self.catalog.con.execute(
+                f"SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT ?", [after, size]).fetchall()
+            if not rows:
+                return
+            yield [r[0] for r in rows]
+            after = rows[-1][0]
 
 
 class Catalog:
@@ -158,6 +182,28 @@ class Catalog:
 
     def all_chunk_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT id FROM chunks").fetchall()}
+
+    def compare_ids(self, held: Iterable[str], *, batch: int = 100_000) -> IdDiff:
+        """Compare the ids a sink holds (streamed) with the catalog's chunks, in DuckDB (which
+        spills to disk), so neither set is held in memory. Works on a read-only catalog too."""
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _held(id VARCHAR)")
+        part: list[str] = []
+        for doc_id in held:
+            part.append(doc_id)
+            if len(part) >= batch:
+                _insert(self.con, "_held", [(i,) for i in part])
+                part = []
+        _insert(self.con, "_held", [(i,) for i in part])
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _orphans AS SELECT DISTINCT id FROM _held "
+                         "WHERE id NOT IN (SELECT id FROM chunks) ORDER BY id")
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _lacking AS SELECT id FROM chunks "
+                         "WHERE id NOT IN (SELECT id FROM _held) ORDER BY id")
+        counts = self.con.execute(
+            "SELECT (SELECT count(*) FROM _orphans), (SELECT count(*) FROM _lacking), (SELECT count(DISTINCT id) FROM _held)"
+        ).fetchone()
+        assert counts is not None
+        self.con.execute("DROP TABLE _held")
+        return IdDiff(self, int(counts[0]), int(counts[1]), int(counts[2]))
 
     def write_sources(self, rows: Sequence[SourceRow], chunks: Sequence[ChunkRow]) -> None:
         """Replace the given sources and their chunks (call inside a transaction)."""

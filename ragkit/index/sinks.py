@@ -11,14 +11,18 @@ reconciles).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import logging
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
+from ragkit.errors import RagkitError
 from ragkit.stores.base import VectorStore
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -46,6 +50,23 @@ class IndexSink(Protocol):
     def persist(self) -> None: ...
 
     def close(self) -> None: ...
+
+
+def sink_ids(sink: IndexSink) -> Iterator[str]:
+    """The ids ``sink`` holds, streamed when it can (``iter_ids``), else from ``ids()``."""
+    it = getattr(sink, "iter_ids", None)
+    return iter(it()) if callable(it) else iter(sink.ids())
+
+
+def settle(sink: object) -> None:
+    """Let a sink finish its background work (a segmented store's merges), so its files stay as
+    they are until the next write; a no-op for sinks without any."""
+    wait = getattr(sink, "wait_merges", None)
+    if callable(wait):
+        try:
+            wait()
+        except RagkitError as exc:  # a failed merge loses nothing: its inputs stay in place
+            log.warning("%s", exc)
 
 
 class StoreSink:
@@ -76,8 +97,14 @@ class StoreSink:
     def persist(self) -> None:
         self.store.persist()
 
+    def wait_merges(self) -> None:
+        settle(self.store)
+
+    def iter_ids(self) -> Iterator[str]:
+        return sink_ids(self.store)  # type: ignore[arg-type]
+
     def close(self) -> None:
         self.store.close()
 
 
-__all__ = ["IndexSink", "SinkRecord", "StoreSink"]
+__all__ = ["IndexSink", "SinkRecord", "StoreSink", "settle", "sink_ids"]

@@ -45,7 +45,7 @@ from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
 from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
-from ragkit.index.sinks import IndexSink, SinkRecord
+from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.loaders.assets import AssetTally
 from ragkit.types import Chunk, Document
@@ -172,6 +172,8 @@ class _Run:
                 self._consume(prepared)
             self._flush()
             self._prune()
+            for sink in self.sinks:
+                settle(sink)  # background merges end before the files are fingerprinted
             status = "ok"
             state = self._sinks_state()
             self.catalog.set_meta("sinks_state", state or "")
@@ -182,7 +184,7 @@ class _Run:
             used = self.parts.embedder.usage.since(usage0)
             self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
             self.report.seconds = time.perf_counter() - t0
-            self.report.chunks_total = len(self.catalog.all_chunk_ids())
+            self.report.chunks_total = self.catalog.chunk_count()
             self.catalog.finish_run(
                 self.report.run_id, status=status, stats=self.report.to_dict(),
                 tokens=used.tokens, cost=used.cost, seconds=self.report.seconds,
@@ -273,18 +275,22 @@ class _Run:
         return _ids.text_hash("\n".join(parts)) if parts else None
 
     def _reconcile(self) -> None:
-        in_catalog = self.catalog.all_chunk_ids()
+        """Make every sink hold exactly the catalog's chunks. The ids are compared inside the
+        catalog (``Catalog.compare_ids``) and handled a batch at a time, so no set of every chunk
+        id is held in memory."""
         missing: set[str] = set()
+        step = self.pipe.flush_chunks
         for sink in self._sinks():
-            held = sink.ids()
-            orphans = held - in_catalog
-            lacking = in_catalog - held
-            if orphans:
-                log.warning("removing %d chunks left by an interrupted run", len(orphans))
-                sink.delete(sorted(orphans))
+            diff = self.catalog.compare_ids(sink_ids(sink))
+            if diff.orphans:
+                log.warning("removing %d chunks left by an interrupted run", diff.orphans)
+                for part in diff.batches("orphans", 50_000):
+                    sink.delete(part)
                 sink.persist()
-            if lacking:
-                missing |= lacking - self._restore(sink, lacking)
+            if diff.lacking:
+                for part in diff.batches("lacking", step):
+                    missing |= set(part) - self._restore(sink, set(part), persist=False)
+                sink.persist()
         self.missing = missing
         if missing:
             dirty = self.catalog.sources_of_chunks(missing)
@@ -292,7 +298,7 @@ class _Run:
             self.catalog.mark_dirty(sorted(dirty))
             self.known = self.catalog.sources()
 
-    def _restore(self, sink: IndexSink, ids: set[str]) -> set[str]:
+    def _restore(self, sink: IndexSink, ids: set[str], *, persist: bool = True) -> set[str]:
         """Put the catalog's chunks ``ids`` back into ``sink`` from the texts the catalog keeps
         and the vectors of the embedding cache (a new, damaged or extra sink: nothing is
         re-embedded, no file re-read). Returns the ids restored; the others (an index from before
@@ -309,7 +315,8 @@ class _Run:
                 sink.upsert(rows)
                 restored.update(r.id for r in rows)
         if restored:
-            sink.persist()
+            if persist:
+                sink.persist()
             where = sink.path or type(sink).__name__
             log.warning("restored %d chunks into %s from the catalog and the embedding cache", len(restored), where)
             self.report.chunks_restored += len(restored)

@@ -24,7 +24,7 @@ import logging
 import shutil
 import sys
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -212,6 +212,9 @@ class BM25Index:
 
     def ids(self) -> set[str]:
         return self._log.ids()
+
+    def iter_ids(self) -> Iterator[str]:
+        return self._log.iter_ids()
 
     def count(self) -> int:
         return self._log.count()

@@ -405,12 +405,14 @@ class SegmentLog:
         return sum(len(s) - s.n_dead() for s in self.live_segments())
 
     def ids(self) -> set[str]:
-        out: set[str] = set()
+        return set(self.iter_ids())
+
+    def iter_ids(self) -> Iterator[str]:
+        """The live ids, segment by segment (nothing but the current row is held)."""
         for seg in self.live_segments():
             for n, (doc_id, _) in enumerate(seg.rows):
                 if seg.dead is None or not seg.dead[n]:
-                    out.add(doc_id)
-        return out
+                    yield doc_id
 
     # ------------------------------------------------------------------ merging
     def maybe_merge(self) -> None:

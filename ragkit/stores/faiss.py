@@ -35,7 +35,7 @@ from __future__ import annotations
 
 import inspect
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -197,6 +197,11 @@ class FaissStore:
     def ids(self) -> set[str]:
         self._check_open()
         return self._log.ids()
+
+    def iter_ids(self) -> Iterator[str]:
+        """The ids, streamed (the index writer compares them with its catalog without a set)."""
+        self._check_open()
+        return self._log.iter_ids()
 
     def count(self) -> int:
         self._check_open()
