@@ -21,6 +21,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import random
 import sys
 import tempfile
 import time
@@ -69,13 +70,23 @@ def passages() -> list[str]:
         return [json.loads(line)["text"] for line in fh if line.strip()]
 
 
+def row_text(i: int, texts: list[str]) -> str:
+    """Row ``i``: a random window of most of one passage plus the start of another, so rows are
+    distinct (not one passage repeated with a number, whose near-duplicates would tie)."""
+    rng = random.Random(i)
+    a, b = texts[i % len(texts)].split(), texts[rng.randrange(len(texts))].split()
+    width = max(1, int(len(a) * 0.7))
+    start = rng.randrange(len(a) - width + 1)
+    return " ".join(a[start : start + width] + b[:12]) + f" row{i}"
+
+
 def write_rows(folder: Path, start: int, n: int, per_file: int, texts: list[str]) -> None:
     """Rows ``start .. start+n`` as JSONL files of ``per_file`` rows (one chunk each)."""
     folder.mkdir(parents=True, exist_ok=True)
     for a in range(start, start + n, per_file):
         with open(folder / f"rows-{a:08d}.jsonl", "w", encoding="utf-8") as fh:
             for i in range(a, min(a + per_file, start + n)):
-                fh.write(json.dumps({"_id": str(i), "text": f"{texts[i % len(texts)]} row{i}"}) + "\n")
+                fh.write(json.dumps({"_id": str(i), "text": row_text(i, texts)}) + "\n")
 
 
 def write_pipeline(dest: Path, index: Path, flush: int, embedder: dict[str, Any]) -> Path:

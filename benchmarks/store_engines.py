@@ -23,10 +23,12 @@ import numpy as np
 
 
 def _vectors(n: int, texts: list[str], queries: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    from index_scale import row_text  # noqa: PLC0415 - the benchmarks folder is not a package
+
     from ragkit.testing.hashing import HashingEmbedder
 
     emb = HashingEmbedder(dimension=384)
-    rows = np.concatenate([emb.embed_documents([f"{texts[i % len(texts)]} row{i}" for i in range(a, min(n, a + 20000))])
+    rows = np.concatenate([emb.embed_documents([row_text(i, texts) for i in range(a, min(n, a + 20000))])
                            for a in range(0, n, 20000)])
     return rows.astype(np.float32), emb.embed_documents(queries).astype(np.float32)
 

@@ -332,15 +332,27 @@ class _Run:
             yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog)
             return
         preparer = Preparer(self.parts, self.pipe.spec, self.known)
-        q: queue.Queue[Any] = queue.Queue(maxsize=256)
+        q: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
+        # the producer runs ahead by at most two flushes of chunks (and 256 sources), so memory
+        # is bounded by the batch, never by the corpus
+        budget = threading.Condition()
+        ahead = {"chunks": 0, "items": 0}
+        limit = 2 * self.pipe.flush_chunks
 
         def produce() -> None:
             try:
                 for unit in units:
                     if stop.is_set():
                         return
-                    q.put(preparer.prepare(unit))
+                    p = preparer.prepare(unit)
+                    with budget:
+                        while (ahead["items"] and (ahead["chunks"] >= limit or ahead["items"] >= 256)
+                               and not stop.is_set()):
+                            budget.wait(0.5)
+                        ahead["chunks"] += len(p.chunks)
+                        ahead["items"] += 1
+                    q.put(p)
                 q.put(_DONE)
             except BaseException as exc:  # handed to the consumer
                 q.put(exc)
@@ -354,9 +366,15 @@ class _Run:
                     return
                 if isinstance(item, BaseException):
                     raise item
+                with budget:
+                    ahead["chunks"] -= len(item.chunks)
+                    ahead["items"] -= 1
+                    budget.notify()
                 yield item
         finally:
             stop.set()
+            with budget:
+                budget.notify_all()
             while worker.is_alive():
                 try:
                     q.get_nowait()
