@@ -103,6 +103,11 @@ class StoreSink:
     def iter_ids(self) -> Iterator[str]:
         return sink_ids(self.store)  # type: ignore[arg-type]
 
+    @property
+    def unsaved(self) -> bool:
+        """Rows read from an older file layout that the next ``persist`` saves in the new one."""
+        return bool(getattr(self.store, "unsaved", False))
+
     def close(self) -> None:
         self.store.close()
 

@@ -57,6 +57,9 @@ _DONE = object()
 Progress = Callable[[str, int], None]
 #: texts embedded (and committed to the cache) at a time
 EMBED_SLICE = 256
+#: the local sinks' file layout (2: segments); part of the sinks' state, so the first run after a
+#: layout change opens the sinks, which read the older files, and saves them in the new layout
+SINK_LAYOUT = 2
 
 
 class IndexingPipeline:
@@ -173,6 +176,8 @@ class _Run:
             self._flush()
             self._prune()
             for sink in self.sinks:
+                if getattr(sink, "unsaved", False):  # read from an older layout: saved in the new one
+                    sink.persist()
                 settle(sink)  # background merges end before the files are fingerprinted
             status = "ok"
             state = self._sinks_state()
@@ -264,7 +269,7 @@ class _Run:
         if dirs is None:
             return None
         root = self.pipe.index_dir
-        parts = []
+        parts = [f"layout:{SINK_LAYOUT}"]  # a state recorded by an older layout's run differs: reconcile
         for sub in dirs:
             parts.append(f"sink:{sub.name}")  # a sink added since (a new BM25 index) changes the state
             if not sub.exists():

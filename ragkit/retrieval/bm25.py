@@ -22,7 +22,6 @@ from __future__ import annotations
 import json
 import logging
 import re
-import shutil
 import sys
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -160,23 +159,26 @@ class BM25Index:
         return {"k1": self.k1, "b": self.b, "method": self.method, **self._analyzer.config}
 
     def _open_log(self) -> SegmentLog:
+        """The segments under ``path``. Documents tokenized with other settings, or kept by an
+        older ragkit in one ``bm25.jsonl``, are read and tokenized into memory; the next
+        ``persist`` (the next `ragkit index` run that writes) saves them as segments and removes
+        the old files. Readers never write."""
         header = {"format": FORMAT, "version": FORMAT_VERSION, "analyzer": self._analyzer.config}
         log_ = SegmentLog(self.path, Bm25Kind(), header=header, label="BM25 index")
+        self._upgrading: str | None = None
         stored = getattr(log_, "stored_header", None)
         if stored is not None and stored.get("analyzer") != self._analyzer.config:
+            rows = [seg.rows.record(i) for seg in log_.live_segments() for i in _live_rows(seg)]
             log.info("bm25: tokenizer settings changed (%s -> %s); re-tokenizing %d documents",
-                     stored.get("analyzer"), self._analyzer.config, log_.count())
-            rows = [(seg.rows.record(i)) for seg in log_.live_segments() for i in _live_rows(seg)]
-            log_.wait_merges()
-            assert self.path is not None
-            shutil.rmtree(self.path)
-            log_ = SegmentLog(self.path, Bm25Kind(), header=header, label="BM25 index")
+                     stored.get("analyzer"), self._analyzer.config, len(rows))
+            log_.reset()
             self._fill(log_, rows)
+            self._upgrading = ""
         elif stored is None and self.path is not None and (self.path / FILE_NAME).is_file():
             rows = _read_legacy(self.path / FILE_NAME)
-            log.warning("upgrading the BM25 index at %s to segments (files that grow with each commit instead of "
-                        "being rewritten): %d documents", self.path, len(rows))
             self._fill(log_, [[r["id"], dict(r.get("metadata") or {}), r["text"]] for r in rows])
+            self._upgrading = (f"upgraded the BM25 index at {self.path} to segments (files that grow with each "
+                               f"commit instead of being rewritten): {len(rows)} documents, nothing is re-embedded")
         return log_
 
     def _fill(self, log_: SegmentLog, rows: list[list[Any]]) -> None:
@@ -184,7 +186,11 @@ class BM25Index:
             part = rows[start : start + 50_000]
             tokens = self._analyzer.tokenize([r[2] for r in part])
             log_.add([r[0] for r in part], [Rows.encode(r[0], r[1], r[2]) for r in part], [tuple(t) for t in tokens])
-        log_.persist()
+
+    @property
+    def unsaved(self) -> bool:
+        """Documents read from an older layout (or re-tokenized) that the next ``persist`` saves."""
+        return self._upgrading is not None or self._log.dirty()
 
     # -- updates -------------------------------------------------------------------------------
     def add(
@@ -303,6 +309,9 @@ class BM25Index:
     def persist(self) -> None:
         """Write what changed since the last ``persist`` as one new segment (a no-op in memory)."""
         self._log.persist()
+        if self._upgrading:
+            log.warning("%s", self._upgrading)
+            self._upgrading = None
 
     def wait_merges(self) -> None:
         """Wait for the background merge, if one runs (tests and benchmarks)."""

@@ -217,6 +217,7 @@ class SegmentLog:
         self._merger: threading.Thread | None = None
         self._stop = threading.Event()
         self._reserved: set[str] = set()
+        self._force = False  # reset(): the next persist writes a manifest even with nothing pending
         self.merge_error: BaseException | None = None
         if path is not None and (path / MANIFEST).is_file():
             self._open()
@@ -298,6 +299,15 @@ class SegmentLog:
         if hit.any():
             seg.dead = hit if seg.dead is None else (seg.dead | hit)
 
+    def reset(self) -> None:
+        """Forget every segment (they stay on disk, named by the manifest, until the next
+        ``persist`` writes a manifest without them); for a log rebuilt from its own rows."""
+        self.wait_merges()
+        with self._lock:
+            self.segments, self._tombs = [], []
+            self._pending, self._pending_dead, self._pending_seg = {}, {}, None
+            self._force = True
+
     def dirty(self) -> bool:
         return bool(self._pending or self._pending_dead)
 
@@ -305,8 +315,9 @@ class SegmentLog:
         """Seal the pending rows into a segment and the pending deletions into a tombstone file,
         then switch the manifest (in memory only when there is no path)."""
         with self._lock:
-            if not self.dirty():
+            if not self.dirty() and not self._force:
                 return
+            self._force = False
             seq = self.seq + 1
             pending, dead = self._pending, list(self._pending_dead)
             name = self._reserve() if pending else None

@@ -97,6 +97,7 @@ class FaissStore:
                                label="faiss store", merge_factor=int(b["merge_factor"] or 8))
         self._check_header()
         self._closed = False
+        self._upgrading: int | None = None
         if self.path is not None and not (self.path / MANIFEST).exists() and (self.path / _persist.MANIFEST).exists():
             self._upgrade()
 
@@ -129,23 +130,30 @@ class FaissStore:
             )
 
     def _upgrade(self) -> None:
-        """Copy a single-file ``flat`` store (an older ragkit's) into segments."""
+        """Read a single-file ``flat`` store (an older ragkit's) into memory; the next ``persist``
+        (the next `ragkit index` run that writes) saves it as segments and removes the old files.
+        Readers never write."""
         from ragkit.stores._faiss_single import SingleFileFaiss
 
         assert self.path is not None
         old = SingleFileFaiss(dimension=self.dimension, path=self.path, index="flat")
         try:
             ids = sorted(old.ids())
-            log.warning("upgrading the faiss store at %s to segments (files that grow with each commit instead "
-                        "of being rewritten): copying %d vectors, nothing is re-embedded", self.path, len(ids))
             vectors = old._all_vectors()
             for start in range(0, len(ids), 50_000):
                 part = ids[start : start + 50_000]
                 labels = [old._labels[i] for i in part]
                 self.add(part, vectors[labels], [old._meta[lab] or {} for lab in labels])
-            self.persist()
         finally:
             old.close()
+        self._upgrading = len(ids)
+        log.info("the faiss store at %s has the older single-file layout; the next `ragkit index` run saves it "
+                 "as segments", self.path)
+
+    @property
+    def unsaved(self) -> bool:
+        """Read from the older single-file layout; the next ``persist`` saves it as segments."""
+        return self._upgrading is not None
 
     # -- writes ------------------------------------------------------------------------------
     def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:
@@ -168,6 +176,10 @@ class FaissStore:
     def persist(self) -> None:
         self._check_open()
         self._log.persist()
+        if self._upgrading is not None:
+            log.warning("upgraded the faiss store at %s to segments (files that grow with each commit instead of "
+                        "being rewritten): %d vectors copied, nothing is re-embedded", self.path, self._upgrading)
+            self._upgrading = None
 
     # -- reads -------------------------------------------------------------------------------
     def search(self, vector: np.ndarray, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:

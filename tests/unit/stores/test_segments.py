@@ -102,7 +102,9 @@ def test_flat_upgrades_an_older_single_file_store(tmp_path: Path, caplog: pytest
     old.persist()
     old.close()
     store = FaissStore(dimension=DIM, path=path, index="flat")
-    assert "upgrading the faiss store" in caplog.text
+    assert store.count() == 290 and store.unsaved and not (path / MANIFEST).exists()  # a reader writes nothing
+    store.persist()
+    assert "upgraded the faiss store" in caplog.text and not store.unsaved
     assert store.count() == 290 and (path / MANIFEST).is_file() and not (path / "manifest.json").exists()
     q = make_queries(1, DIM, 6)[0]
     assert store.search(q, k=3)[0].id == brute_force((rows[0][10:], rows[1][10:], rows[2][10:]), q, 1)[0][0]
