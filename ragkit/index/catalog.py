@@ -304,6 +304,19 @@ class Catalog:
         rows = self.con.execute("SELECT text_hash FROM embeddings WHERE model = ?", [model]).fetchall()
         return {h for (h,) in rows}
 
+    def cached_keys(self, model: str, *, batch: int = 200_000) -> np.ndarray:
+        """The embedding cache of ``model`` as sorted 64-bit keys (the first 16 hex digits of each
+        text hash): 8 bytes per cached text instead of a set of strings (~100), read in batches.
+        A key match may (very rarely) be a different text: ``key_of`` users treat a match as
+        "probably cached" and whoever commits embeds what the cache turns out to lack."""
+        cur = self.con.execute("SELECT text_hash FROM embeddings WHERE model = ?", [model])
+        parts = []
+        while rows := cur.fetchmany(batch):
+            parts.append(np.fromiter((int(h[:16], 16) for (h,) in rows), dtype=np.uint64, count=len(rows)))
+        keys = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
+        keys.sort()
+        return keys
+
     def put_embeddings(self, model: str, items: dict[str, np.ndarray]) -> None:
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()]
         _insert(self.con, "embeddings", rows, verb="INSERT OR IGNORE")
@@ -359,6 +372,17 @@ class Catalog:
             "SELECT source, reason FROM sources WHERE status = 'skipped' ORDER BY source"
         ).fetchall()
         return [(r[0], r[1] or "") for r in rows]
+
+
+def key_of(text_hash: str) -> int:
+    """The 64-bit key of a text hash (see ``Catalog.cached_keys``)."""
+    return int(text_hash[:16], 16)
+
+
+def has_key(keys: np.ndarray, key: int) -> bool:
+    """Whether the sorted ``keys`` hold ``key``."""
+    pos = int(np.searchsorted(keys, np.uint64(key)))
+    return pos < keys.shape[0] and int(keys[pos]) == key
 
 
 def _src_tuple(r: SourceRow) -> tuple[Any, ...]:
