@@ -37,6 +37,10 @@ ALTER TABLE chunks ADD COLUMN IF NOT EXISTS meta VARCHAR;
 """
 
 
+#: DuckDB's memory for the catalog connection
+MEMORY_LIMIT = "256MB"
+
+
 @dataclass(frozen=True)
 class SourceRow:
     source: str
@@ -117,6 +121,9 @@ class Catalog:
                     "(an index run?); try again when it finishes"
                 ) from None
             raise RagkitError(f"cannot open index catalog {self.path}: {exc}") from None
+        # DuckDB caches up to 80% of RAM by default; the catalog's work is batch-sized (bigger
+        # queries spill to disk), so an index run's memory stays bounded by the batch
+        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         if not read_only:
             self.con.execute(SCHEMA)
 

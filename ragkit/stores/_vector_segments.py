@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import mmap
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -161,6 +162,9 @@ class VectorKind:
             out[a : a + sel.size] = src.take(sel)
         if ivf is not None:
             ivf.nprobe, ivf.recall = calibrate(out, ivf, self.ann)
+        for payload, _ in parts:
+            release(payload.vectors)
+        release(out)
         return VectorPayload(out, ivf, scratch if scratch is not None and n else None), order
 
 
@@ -264,17 +268,30 @@ def _recall(vectors: np.ndarray, ivf: Ivf, nprobe: int, queries: np.ndarray, own
     return found / total if total else 1.0
 
 
-def _exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int) -> list[list[int]]:
+def _exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 8192) -> list[list[int]]:
     best_s = np.full((queries.shape[0], 0), -np.inf, dtype=np.float32)
     best_r = np.empty((queries.shape[0], 0), dtype=np.int64)
-    for a in range(0, vectors.shape[0], _BLOCK):
-        s = queries @ np.asarray(vectors[a : a + _BLOCK]).T
+    for a in range(0, vectors.shape[0], block):
+        s = queries @ np.asarray(vectors[a : a + block]).T
         r = np.broadcast_to(np.arange(a, a + s.shape[1]), s.shape)
         s, r = np.concatenate([best_s, s], axis=1), np.concatenate([best_r, r], axis=1)
         keep = np.argpartition(-s, min(k, s.shape[1]) - 1, axis=1)[:, :k]
         best_s, best_r = np.take_along_axis(s, keep, 1), np.take_along_axis(r, keep, 1)
     order = np.argsort(-best_s, axis=1, kind="stable")
     return np.take_along_axis(best_r, order, 1).tolist()
+
+
+def release(arr: np.ndarray) -> None:
+    """Drop a memory map's pages from this process (they stay in the page cache): a merge reads and
+    writes whole segments through maps, which would otherwise count in its resident memory."""
+    mm = getattr(arr, "_mmap", None)
+    if mm is None and isinstance(getattr(arr, "base", None), mmap.mmap):
+        mm = arr.base
+    if isinstance(mm, mmap.mmap) and hasattr(mm, "madvise"):
+        try:
+            mm.madvise(mmap.MADV_DONTNEED)
+        except (OSError, ValueError):  # pragma: no cover - best effort
+            pass
 
 
 def _dot(vectors: np.ndarray, q: np.ndarray) -> np.ndarray:
