@@ -104,13 +104,21 @@ class RetrieverSpec(ComponentSpec):
 
 
 class LexicalSpec(_Strict):
-    """The BM25 index kept beside the vectors. ``enabled: null`` = on when the retriever needs it."""
+    """The BM25 index kept beside the vectors. ``enabled: null`` = on when the retriever needs it.
+
+    ``backend: postgres`` keeps it in PostgreSQL full-text search instead (``dsn``: the pgvector
+    store's when unset; ``table``; ``language``: a text search configuration), so an index with a
+    server store writes no local file (``ragkit.retrieval.pg_lexical``)."""
 
     enabled: bool | None = None
+    backend: Literal["local", "postgres"] = "local"
     k1: float = Field(default=1.5, gt=0)
     b: float = Field(default=0.75, ge=0, le=1)
     stemmer: str | None = "english"
     stopwords: str | None = "en"
+    dsn: str | None = None
+    table: str = "ragkit_lexical"
+    language: str = "english"
 
 
 class RaySpec(_Strict):
