@@ -24,6 +24,7 @@ import logging
 import re
 import sys
 import time
+import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -90,7 +91,8 @@ def _make_stemmer(language: str | None) -> Callable[[list[str]], list[str]] | No
 
 
 class _Analyzer:
-    """Lower-case word tokens (bm25s's pattern and stopword lists), stopwords removed, optionally
+    """Lower-case word tokens (bm25s's pattern and stopword lists) of the NFKC-normalized text (a
+    ligature ``ﬁ`` matches ``fi``, a full-width ``Ａ`` matches ``A``), stopwords removed, optionally
     stemmed. Written here rather than calling ``bm25s.tokenize`` (same tokens): each word is
     stemmed once per process (a cache), and no vocabulary is built per call, which made
     tokenizing the largest part of a flush's BM25 work."""
@@ -112,7 +114,8 @@ class _Analyzer:
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         split, stop = self._PATTERN.findall, self._stop
-        out = [[t for t in split(text.lower()) if t not in stop] for text in texts]
+        nfkc = [t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t) for t in texts]
+        out = [[t for t in split(text.lower()) if t not in stop] for text in nfkc]
         if self._stem is None:
             return out
         stems = self._stems
