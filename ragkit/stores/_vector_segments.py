@@ -242,30 +242,35 @@ def calibrate(vectors: np.ndarray, ivf: Ivf, ann: AnnOptions) -> tuple[int, floa
             (np.ascontiguousarray(mixed, dtype=np.float32), None, ann.recall)]
     exact = [_exact_topk(vectors, queries, 11) for queries, _, _ in sets]
     nlist = ivf.centroids.shape[0]
+    # a true neighbour is found by nprobe lists exactly when its list ranks below nprobe among the
+    # query's nearest centroids: the recall of every nprobe from one ranking, no probing
+    ranks = [_truth_list_ranks(ivf, queries, own, truth) for (queries, own, _), truth in zip(sets, exact, strict=True)]
     candidates = [ann.nprobe] if ann.nprobe else sorted({min(nlist, int(2 ** (i / 2))) for i in range(0, 40)
                                                          if 2 ** (i / 2) <= 2 * nlist})
     best = (candidates[-1], 0.0)
     for nprobe in candidates:
-        recalls = [_recall(vectors, ivf, nprobe, queries, own, truth)
-                   for (queries, own, _), truth in zip(sets, exact, strict=True)]
+        recalls = [float((r < nprobe).mean()) if r.size else 1.0 for r in ranks]
         best = (nprobe, min(recalls))
-        if all(r >= target for r, (_, _, target) in zip(recalls, sets, strict=True)):
+        if all(rec >= target for rec, (_, _, target) in zip(recalls, sets, strict=True)):
             break
     log.info("IVF index over %d rows: %d lists, nprobe %d reaches recall@10 %.3f", n, nlist, best[0], best[1])
     return best
 
 
-def _recall(vectors: np.ndarray, ivf: Ivf, nprobe: int, queries: np.ndarray, own: np.ndarray | None,
-            exact: list[list[int]], k: int = 10) -> float:
-    found = total = 0
-    for qi, q in enumerate(queries):
+def _truth_list_ranks(ivf: Ivf, queries: np.ndarray, own: np.ndarray | None, exact: list[list[int]],
+                      k: int = 10) -> np.ndarray:
+    """For each query's true top ``k`` rows (its own row left out), the rank of the row's list
+    among the query's nearest centroids."""
+    order = np.argsort(-(queries @ ivf.centroids.T), axis=1)
+    rank = np.empty_like(order)
+    np.put_along_axis(rank, order, np.broadcast_to(np.arange(order.shape[1]), order.shape), axis=1)
+    out = []
+    for qi, truth in enumerate(exact):
         skip = -1 if own is None else int(own[qi])
-        truth = [r for r in exact[qi] if r != skip][:k]
-        rows, scores = ivf.probe(vectors, q, nprobe)
-        got = rows[top_k(scores, min(k + 1, rows.size))] if rows.size else rows
-        found += len(set(truth) & {r for r in got.tolist() if r != skip})
-        total += len(truth)
-    return found / total if total else 1.0
+        rows = np.asarray([r for r in truth if r != skip][:k], dtype=np.int64)
+        lists = np.searchsorted(ivf.lists, rows, side="right") - 1
+        out.append(rank[qi, lists])
+    return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
 
 
 def _exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 8192) -> list[list[int]]:
