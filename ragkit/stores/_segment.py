@@ -7,7 +7,6 @@ import hashlib
 import json
 import os
 import shutil
-import threading
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +15,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from ragkit.errors import StoreError
+from ragkit.stores import _persist
 from ragkit.stores.filters import matches
 
 
@@ -161,26 +161,9 @@ def save_npy(file: Path, arr: np.ndarray) -> None:
         os.fsync(fh.fileno())
 
 
-def write_json(target: Path, obj: Any) -> None:
-    tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    try:
-        with open(tmp, "w", encoding="utf-8") as fh:
-            json.dump(obj, fh, ensure_ascii=False, separators=(",", ":"))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, target)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-def fsync_dir(path: Path) -> None:
-    if os.name != "posix":  # pragma: no cover
-        return
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+#: the manifest and tombstone files are written as the single-file stores write theirs
+write_json = _persist.write_json_atomic
+fsync_dir = _persist.fsync_dir
 
 
 def remove(p: Path) -> None:
