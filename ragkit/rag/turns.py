@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ragkit.agent import Agent
+from ragkit.agent import Agent, AgentConfig
 from ragkit.agent.state import Run
 from ragkit.agent.turns import Conversation, Transcript, Turn
 from ragkit.messages import Message
@@ -26,11 +26,12 @@ RAG_TRANSCRIPT = Transcript(agent=AGENT_NAME)
 
 def answer_turn(conversation: Conversation, agent: Agent | Callable[[], Agent], new: str | Sequence[Message], *,
                 session_id: str | None = None, request_id: str | None = None, trace_id: str | None = None,
-                system: str | None = None) -> Turn:
+                system: str | None = None, config: AgentConfig | None = None) -> Turn:
     """A turn of ``agent`` (or of the agent a callable builds when the turn starts) over ``new`` (a
     question, or messages); ``system``: more system text kept beside the agent's instructions (a
-    client's own). Without a session the agent's memory (if it has one) holds the conversation;
-    with one, the session does."""
+    client's own); ``config``: this turn's own agent config (a request's parameters: ``max_tokens``,
+    ``temperature``, ``stop``...), else the agent's. Without a session the agent's memory (if it has
+    one) holds the conversation; with one, the session does."""
     book = CitationBook()
     in_session = session_id is not None and conversation.store is not None
 
@@ -38,14 +39,14 @@ def answer_turn(conversation: Conversation, agent: Agent | Callable[[], Agent], 
         nonlocal agent
         if not isinstance(agent, Agent):
             agent = agent()
-        memory = agent.config.memory
+        memory = (config or agent.config).memory
         if in_session and memory is not None:  # the memory's window bounds what a session sends, too
             history = memory.trim(history)
         if system:
-            instructions = "\n\n".join(t for t in (agent.config.system_prompt, system) if t)
+            instructions = "\n\n".join(t for t in ((config or agent.config).system_prompt, system) if t)
             history = [Message(role="system", content=instructions), *history]
         return agent.start(new, context={"book": book}, use_memory=not in_session,
-                           history=history if in_session or system else None)
+                           history=history if in_session or system else None, config=config)
 
     return conversation.turn(session_id, build, resolver=CitationNumbering(book), request_id=request_id,
                              trace_id=trace_id)

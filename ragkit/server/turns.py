@@ -41,6 +41,7 @@ class Turn:
     system: str | None = None
     options: TurnOptions = field(default_factory=TurnOptions)
     request_id: str | None = None
+    key_id: str | None = None  # the API key the turn is made with: its session and trace belong to it
 
 
 class TurnRun:
@@ -83,7 +84,7 @@ class TurnRun:
                 if event.type == "text" and event.text:
                     yield event.text
                 elif event.type == "result" and event.result is not None:
-                    self.answer = answer_of(self.owner, event.result)
+                    self.answer = answer_of(event.result, input=input_of(self.owner))
         except Exception as exc:
             error = from_exception(exc)
             await asyncio.to_thread(self._record, "error", {"error": error.body()["error"]})
@@ -109,7 +110,7 @@ class TurnRun:
         self._recorded = True
         self.state.records.save_trace(
             self.id, session_id=self.turn.session_id, model=self.turn.model, status=status,
-            duration=time.perf_counter() - self._t0,
+            duration=time.perf_counter() - self._t0, owner=self.turn.key_id,
             data={"input": input_of(self.owner) or NOT_SCREENED, "options": self.turn.options.__dict__,
                   "worker": os.getpid(), **data},
         )

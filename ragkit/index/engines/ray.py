@@ -36,7 +36,6 @@ import numpy as np
 
 from ragkit.config import PipelineSpec, RaySpec
 from ragkit.errors import MissingDependencyError
-from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, SourceRow, has_key, key_of
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
@@ -148,8 +147,7 @@ class _LoadSplitEmbed:
         prepared = [self.preparer.prepare(pickle.loads(blob)) for blob in batch["unit"]]
         todo: dict[str, str] = {}
         for p in prepared:
-            for c in p.chunks:
-                h = _ids.text_hash(c.text)
+            for c, h in zip(p.chunks, p.chunk_hashes(), strict=True):
                 if not has_key(self.cached, key_of(h)):
                     todo.setdefault(h, c.text)
         order = sorted(todo, key=lambda h: len(todo[h]))  # length-sorted: little padding
@@ -158,7 +156,7 @@ class _LoadSplitEmbed:
         vectors = dict(zip(order, emb.embed_documents([todo[h] for h in order]), strict=True)) if order else {}
         used = emb.usage.since(before)
         for p in prepared:
-            p.vectors = {h: vectors[h] for h in (_ids.text_hash(c.text) for c in p.chunks) if h in vectors}
+            p.vectors = {h: vectors[h] for h in p.chunk_hashes() if h in vectors}
         n = len(prepared)
         # the batch's usage rides on its first row
         return {
