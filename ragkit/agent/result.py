@@ -11,7 +11,8 @@ from ragkit.providers.base import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
-STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused")
+STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused",
+                "invalid_output")
 
 
 @dataclass
@@ -33,7 +34,11 @@ class AgentResult:
     """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", "guardrail"
     (a guardrail blocked: a ``GuardrailTripped``), "budget" (a usage limit: a ``BudgetExceeded``),
     "max_handoffs" (in an ``AgentRunner`` run, the handoff cap stopped it) or "paused" (tool calls
-    wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it).
+    wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it)
+    or "invalid_output" (structured output was asked for and the answer never matched it).
+
+    ``parsed``: with a ``response_format``, the validated answer (a pydantic model instance when
+    the format was a model class, else the JSON value); None without one or when invalid.
 
     ``reasoning``: why the agent chose its tools — the model's reasoning/thinking content when the
     provider returns it, else the text it wrote before its tool calls; one paragraph per turn."""
@@ -49,6 +54,7 @@ class AgentResult:
     reasoning: str = ""
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     state: Any = field(default=None, repr=False, compare=False)  # the RunState (to resume a paused run)
+    parsed: Any = None
 
     def __str__(self) -> str:
         return self.content

@@ -1,6 +1,8 @@
 """``POST /chat``: the platform endpoint. Send one ``message`` (or a full or partial ``messages``
 history); a session is created when none is given; the reply is ``{response, session_id, trace}``
-with the answer's citations and usage beside them."""
+with the answer's citations and usage beside them. It takes the same model parameters as
+``/v1/chat/completions`` (``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``response_format``,
+``system_prompt``...: ``server/params.py``)."""
 
 from __future__ import annotations
 
@@ -10,8 +12,7 @@ from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 
 from ragkit.server.errors import ApiError
-from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
-from ragkit.server.turns import TurnRun
+from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn, start_turn
 from ragkit.sessions.base import new_session_id
 
 router = APIRouter()
@@ -33,9 +34,8 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     session_id = body.session_id or new_session_id()
     turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
                       request_id=request.headers.get("idempotency-key"))
-    run = TurnRun(state, turn)
+    run = await start_turn(request, turn)
     try:
-        await run.start()
         answer = await run.complete()
     finally:
         run.close()

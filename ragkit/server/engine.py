@@ -20,6 +20,7 @@ from typing import Any
 from ragkit.agent import Agent, AgentConfig, AgentResult
 from ragkit.errors import RagkitError
 from ragkit.providers.base import Message
+from ragkit.providers.params import check_refused
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import CitationBook
@@ -37,6 +38,9 @@ class TurnOptions:
     filter: dict[str, Any] | None = None
     retriever: str | None = None
     use_knowledge_base: bool = True
+    # the request's model parameters: ``AgentConfig`` fields, and those honoured only when neutral
+    config: dict[str, Any] = field(default_factory=dict, compare=False)
+    refusable: dict[str, Any] = field(default_factory=dict, compare=False)
 
 
 @dataclass
@@ -99,6 +103,14 @@ class Engine:
         rag = RAGAgent(kb, provider=self.provider, top_k=options.top_k)
         return rag.agent, rag.config.system_prompt or SYSTEM_PROMPT
 
+    def prepare(self, options: TurnOptions) -> Agent:
+        """The agent of a turn with the request's model parameters, checked before any answer is
+        sent: a parameter ragkit or the provider cannot honour, or a value out of range, raises
+        ``ConfigError`` naming it (a 400)."""
+        check_refused(options.refusable)
+        agent = self._agent(options)[0]
+        return agent.configured(**options.config) if options.config else agent
+
     def screen_input(self, text: str, options: TurnOptions) -> str:
         """``text`` through the input guardrails of the agent for ``options`` (for a turn cut short
         before its run's answer; a complete turn has ``Answer.input``)."""
@@ -114,7 +126,8 @@ class Engine:
 
         ``messages`` are ``{"role", "content"}`` dicts (history, then the new user message);
         ``system`` is the client's own system text, kept beside the RAG instructions."""
-        agent, instructions = self._agent(options)
+        instructions = self._agent(options)[1]
+        agent = self.prepare(options)
         prompt = [Message(role=m["role"], content=m["content"]) for m in messages]
         system_text = "\n\n".join(t for t in (instructions, system) if t)
         if system_text:

@@ -56,7 +56,8 @@ def from_exception(exc: BaseException) -> ApiError:
         return ApiError(503, f"the index is busy being written; retry shortly ({exc})", code="index_busy",
                         headers={"Retry-After": "2"})
     if isinstance(exc, (ConfigError, MissingDependencyError)):
-        return ApiError(400, str(exc), code="invalid_request")
+        param = getattr(exc, "param", None)  # a request parameter (ragkit.providers.params.ParamError)
+        return ApiError(400, str(exc), code="unsupported_parameter" if param else "invalid_request", param=param)
     if isinstance(exc, (ProviderError, AgentError)):
         log.warning("the model call failed: %s", exc)
         return ApiError(502, str(exc), code="upstream_error", type="api_error")

@@ -8,6 +8,7 @@ chunk, ``delta.citations``), and ``usage`` adds ``embedding_tokens`` and ``cost`
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator
@@ -20,10 +21,12 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 from ragkit.server.engine import Answer, TurnOptions
 from ragkit.server.errors import ApiError
 from ragkit.server.library import check_filter
+from ragkit.server.params import ModelParams
 from ragkit.server.turns import Turn, TurnRun
 
 log = logging.getLogger(__name__)
 router = APIRouter()
+SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 FINISH = {"stop": "stop", "length": "length", "max_iterations": "length"}
 
 
@@ -41,7 +44,7 @@ class ChatMessage(BaseModel):
 Filter = Annotated[dict[str, Any] | None, AfterValidator(check_filter)]
 
 
-class RagOptions(BaseModel):
+class RagOptions(ModelParams):
     top_k: int | None = Field(None, ge=1, le=50)
     filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
@@ -49,7 +52,8 @@ class RagOptions(BaseModel):
     use_knowledge_base: bool = True
 
     def turn_options(self) -> TurnOptions:
-        return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base)
+        return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base,
+                           config=self.config_changes(), refusable=self.refusable())
 
 
 class StreamOptions(BaseModel):
@@ -58,8 +62,8 @@ class StreamOptions(BaseModel):
 
 
 class ChatCompletionRequest(RagOptions):
-    model_config = ConfigDict(extra="allow")  # temperature, user, ... are accepted and ignored
-    model: str
+    model_config = ConfigDict(extra="allow")  # fields of newer API versions are accepted
+    model: str | None = None  # the served model when left out
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
@@ -69,7 +73,8 @@ def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, ses
                request_id: str | None) -> Turn:
     """System text aside; with a session, only the messages after the client's last assistant
     message are new (a client may send the whole history or just the new question)."""
-    system = "\n\n".join(m.text() for m in messages if m.role in ("system", "developer") and m.text()) or None
+    texts = [m.text() for m in messages if m.role in ("system", "developer") and m.text()]
+    system = "\n\n".join([*texts, *([opts.system_prompt] if opts.system_prompt else [])]) or None
     convo = [{"role": m.role, "content": m.text()} for m in messages if m.role in ("user", "assistant")]
     if not convo or convo[-1]["role"] != "user" or not convo[-1]["content"].strip():
         raise ApiError(400, "the last message must be a non-empty user message", param="messages",
@@ -81,11 +86,26 @@ def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, ses
                 options=opts.turn_options(), request_id=request_id)
 
 
-def check_model(request: Request, model: str) -> None:
-    served = request.app.state.ragkit.settings.served_model
-    if model != served:
+def check_model(request: Request, model: str | None) -> str:
+    """The model a request names (the served one when it names none); any other is a 404."""
+    served: str = request.app.state.ragkit.settings.served_model
+    if model is not None and model != served:
         raise ApiError(404, f"the model '{model}' does not exist; this server serves '{served}' "
                        "(see GET /v1/models)", param="model", code="model_not_found")
+    return served
+
+
+async def start_turn(request: Request, turn: Turn) -> TurnRun:
+    """Check the turn's parameters (a 400 before any answer is sent), then start it."""
+    state = request.app.state.ragkit
+    await asyncio.to_thread(state.engine.prepare, turn.options)
+    run = TurnRun(state, turn)
+    try:
+        await run.start()
+    except BaseException:
+        run.close()
+        raise
+    return run
 
 
 @router.get("/v1/models")
@@ -97,24 +117,19 @@ async def models(request: Request) -> dict[str, Any]:
 
 @router.post("/v1/chat/completions", response_model=None)
 async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
-    check_model(request, body.model)
-    turn = build_turn(body.messages, body, model=body.model, session_id=body.session_id,
+    model = check_model(request, body.model)
+    turn = build_turn(body.messages, body, model=model, session_id=body.session_id,
                       request_id=request.headers.get("idempotency-key"))
-    run = TurnRun(request.app.state.ragkit, turn)
-    try:
-        await run.start()
-    except BaseException:
-        run.close()
-        raise
+    run = await start_turn(request, turn)
     if body.stream:
         usage = bool(body.stream_options and body.stream_options.include_usage)
-        return StreamingResponse(_sse(run, usage), media_type="text/event-stream",
-                                 headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+        return StreamingResponse(_sse(run, usage, body.trace), media_type="text/event-stream",
+                                 headers=SSE_HEADERS)
     try:
         answer = await run.complete()
     finally:
         run.close()
-    return JSONResponse(completion(run, answer))
+    return JSONResponse(completion(run, answer, body.trace))
 
 
 def _base(run: TurnRun, obj: str) -> dict[str, Any]:
@@ -122,12 +137,19 @@ def _base(run: TurnRun, obj: str) -> dict[str, Any]:
             "system_fingerprint": None}
 
 
-def completion(run: TurnRun, answer: Answer) -> dict[str, Any]:
+def completion(run: TurnRun, answer: Answer, trace: bool = False) -> dict[str, Any]:
     return {**_base(run, "chat.completion"),
             "choices": [{"index": 0, "logprobs": None, "finish_reason": FINISH.get(answer.stop_reason, "stop"),
                          "message": {"role": "assistant", "content": answer.content, "refusal": None,
                                      "citations": answer.citations}}],
-            "usage": answer.usage, "session_id": run.turn.session_id, "trace_id": run.id}
+            "usage": answer.usage, "session_id": run.turn.session_id, "trace_id": run.id,
+            **inline_trace(run, answer, trace)}
+
+
+def inline_trace(run: TurnRun, answer: Answer, wanted: bool) -> dict[str, Any]:
+    """``{"trace": {...}}`` when the request asked for ``trace: true`` (the run's steps, tool
+    calls, usage and stop reason, as ``GET /traces/{trace_id}`` keeps them), else nothing."""
+    return {"trace": {"id": run.id, **answer.trace}} if wanted else {}
 
 
 def _chunk(run: TurnRun, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
@@ -140,12 +162,13 @@ def _sse_line(data: dict[str, Any]) -> str:
     return "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
-async def _sse(run: TurnRun, include_usage: bool) -> AsyncIterator[str]:
+async def _sse(run: TurnRun, include_usage: bool, trace: bool = False) -> AsyncIterator[str]:
     try:
         yield _chunk(run, {"role": "assistant", "content": ""})
         async for piece in run.events():
             if isinstance(piece, Answer):
-                yield _chunk(run, {"citations": piece.citations}, session_id=run.turn.session_id, trace_id=run.id)
+                yield _chunk(run, {"citations": piece.citations}, session_id=run.turn.session_id, trace_id=run.id,
+                             **inline_trace(run, piece, trace))
                 yield _chunk(run, {}, FINISH.get(piece.stop_reason, "stop"))
                 if include_usage:
                     yield _sse_line({**_base(run, "chat.completion.chunk"), "choices": [], "usage": piece.usage})

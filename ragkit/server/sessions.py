@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
@@ -69,3 +70,30 @@ async def delete_session(session_id: str, request: Request) -> dict[str, Any]:
     if not await asyncio.to_thread(_store(request).delete, session_id):
         raise _missing(session_id)
     return {"id": session_id, "object": "session.deleted", "deleted": True}
+
+
+# --- the served-agent design's names for the same routes (aliases: same handlers, same rules) ---
+
+class SessionRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session_id: str = Field(min_length=1, max_length=128)
+
+
+@router.post("/session/start", status_code=201)
+async def start_session_alias(request: Request, body: NewSession | None = None) -> JSONResponse:
+    """``POST /sessions`` under the design's name; the reply also carries ``session_id``."""
+    response = await create_session(request, body)
+    data = json.loads(bytes(response.body))
+    return JSONResponse({**data, "session_id": data["id"]}, status_code=201)
+
+
+@router.post("/session/end")
+async def end_session_alias(body: SessionRef, request: Request) -> dict[str, Any]:
+    """``POST /sessions/{id}/end`` with the id in the body, as the design sends it."""
+    return await end_session(body.session_id, request)
+
+
+@router.get("/session/{session_id}")
+async def get_session_alias(session_id: str, request: Request) -> dict[str, Any]:
+    """``GET /sessions/{id}`` under the design's name."""
+    return await get_session(session_id, request)

@@ -1,0 +1,65 @@
+"""``tool_choice``: whether the model may, must or must not call tools, or which one it must call.
+
+Values (OpenAI's): ``"auto"`` (the default: the model decides), ``"none"`` (no tools are offered),
+``"required"`` (it must call a tool), or a tool name, also written ``{"type": "function",
+"function": {"name": NAME}}`` (only that tool is offered and it must be called). ``required`` and a
+named tool apply until the run's first tool call; after it the choice is ``auto`` again, so a run
+that must call a tool cannot loop calling tools forever (the OpenAI Agents SDK's rule).
+
+Providers receive only ``tool_choice="required"`` (a named choice offers that one tool), so each
+maps one value: OpenAI and compatible servers ``"required"``, Anthropic ``{"type": "any"}``, Cohere
+``"REQUIRED"``; the ``local`` provider calls a tool whenever one is offered before any result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ragkit.providers.base import ToolSpec
+from ragkit.providers.params import ParamError
+
+KEYWORDS = ("auto", "none", "required")
+
+
+def normalize_tool_choice(value: Any) -> str | dict[str, Any] | None:
+    """None, one of ``KEYWORDS``, or ``{"type": "function", "function": {"name": NAME}}``."""
+    if value is None or value in KEYWORDS:
+        return value  # type: ignore[no-any-return]
+    if isinstance(value, str) and value.strip():
+        return {"type": "function", "function": {"name": value}}
+    if isinstance(value, dict):
+        function = value.get("function") if value.get("type", "function") == "function" else None
+        name = function.get("name") if isinstance(function, dict) else value.get("name")
+        if isinstance(name, str) and name:
+            return {"type": "function", "function": {"name": name}}
+    raise ParamError("tool_choice",
+        f"tool_choice must be 'auto', 'none', 'required', a tool name or "
+        f'{{"type": "function", "function": {{"name": NAME}}}} (got {value!r:.100})'
+    )
+
+
+def forced_name(choice: str | dict[str, Any] | None) -> str | None:
+    """The tool a named choice requires, else None."""
+    return choice["function"]["name"] if isinstance(choice, dict) else None
+
+
+def offer(specs: Sequence[ToolSpec], choice: str | dict[str, Any] | None,
+          called: bool) -> tuple[list[ToolSpec] | None, dict[str, Any]]:
+    """The tools to offer on this model call and the extra provider parameter, given the choice
+    and whether the run has already called a tool (then the choice is ``auto``)."""
+    if choice == "none" or not specs:
+        return None, {}
+    if called or choice in (None, "auto"):
+        return list(specs), {}
+    name = forced_name(choice)
+    if name is None:  # required
+        return list(specs), {"tool_choice": "required"}
+    chosen = [s for s in specs if s.name == name]
+    if not chosen:
+        raise ParamError("tool_choice", f"tool_choice names '{name}', which is not one of the tools "
+                          f"({', '.join(s.name for s in specs)})")
+    return chosen, {"tool_choice": "required"}
+
+
+__all__ = ["KEYWORDS", "forced_name", "normalize_tool_choice", "offer"]
