@@ -21,7 +21,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from ragkit.server import chat, errors, ingest, openai_compat, sessions, traces
+from ragkit.server import chat, completions, embeddings, errors, ingest, openai_compat, sessions, traces
 from ragkit.server.auth import AuthMiddleware, BodyLimitMiddleware
 from ragkit.server.engine import Engine
 from ragkit.server.jobs import JobRunner
@@ -87,7 +87,7 @@ def create_app(settings: ServerSettings) -> FastAPI:
     if settings.cors_origins:  # closed unless origins are configured; never credentials
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_credentials=False,
                            allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"])
-    for module in (openai_compat, chat, sessions, traces, ingest):
+    for module in (openai_compat, completions, embeddings, chat, sessions, traces, ingest):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 

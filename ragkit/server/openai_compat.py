@@ -155,10 +155,10 @@ def inline_trace(run: TurnRun, answer: Answer, wanted: bool) -> dict[str, Any]:
 def _chunk(run: TurnRun, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
     data = {**_base(run, "chat.completion.chunk"),
             "choices": [{"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}], **extra}
-    return _sse_line(data)
+    return sse_line(data)
 
 
-def _sse_line(data: dict[str, Any]) -> str:
+def sse_line(data: dict[str, Any]) -> str:
     return "data: " + json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n\n"
 
 
@@ -171,11 +171,11 @@ async def _sse(run: TurnRun, include_usage: bool, trace: bool = False) -> AsyncI
                              **inline_trace(run, piece, trace))
                 yield _chunk(run, {}, FINISH.get(piece.stop_reason, "stop"))
                 if include_usage:
-                    yield _sse_line({**_base(run, "chat.completion.chunk"), "choices": [], "usage": piece.usage})
+                    yield sse_line({**_base(run, "chat.completion.chunk"), "choices": [], "usage": piece.usage})
             else:
                 yield _chunk(run, {"content": piece})
         yield "data: [DONE]\n\n"
     except ApiError as exc:
-        yield _sse_line(exc.body())
+        yield sse_line(exc.body())
     finally:
         run.close()
