@@ -95,6 +95,11 @@ def create_app(settings: ServerSettings) -> FastAPI:
     async def index() -> FileResponse:
         return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-cache"})
 
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(str(STATIC / "favicon.ico"), media_type="image/x-icon",
+                            headers={"Cache-Control": "public, max-age=86400"})
+
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
         return {"status": "ok"}
