@@ -48,7 +48,8 @@ from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
 from ragkit.errors import AgentError
-from ragkit.providers.base import Provider, Response, ToolCall
+from ragkit.messages import Response, ToolCall
+from ragkit.providers.base import Provider
 from ragkit.providers.params import check_provider
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult

@@ -22,9 +22,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.agent.parser import schema_errors
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 from ragkit.providers.params import ParamError, resolve_refs
+from ragkit.providers.text_tools import schema_errors
 
 MAX_OUTPUT_RETRIES = 2
 _FENCE = re.compile(r"^```(?:json)?\s*\n?(.*?)\n?```$", re.DOTALL | re.IGNORECASE)

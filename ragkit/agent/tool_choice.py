@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import ToolSpec
+from ragkit.messages import ToolSpec
 from ragkit.providers.params import ParamError
 
 KEYWORDS = ("auto", "none", "required")

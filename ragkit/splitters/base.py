@@ -8,10 +8,11 @@ chunk.text``), stripped of leading and trailing whitespace, and never longer tha
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import bisect
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ragkit.index import ids
+from ragkit import ids
 from ragkit.types import Chunk, Document
 
 
@@ -38,8 +39,14 @@ def strip_span(text: str, start: int, end: int) -> Span:
     return Span(start, end)
 
 
+def page_at(offsets: Sequence[Sequence[int]], start: int) -> int:
+    """The page of the character at ``start``, given ``[offset, page]`` pairs in text order."""
+    i = bisect.bisect_right([o for o, _ in offsets], start) - 1
+    return int(offsets[max(i, 0)][1])
+
+
 def chunk_part(doc: Document) -> str | int:
-    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.index.ids.chunk_id`)."""
+    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.ids.chunk_id`)."""
     part = doc.metadata.get("page", doc.metadata.get("row", ""))
     return part if isinstance(part, int) else str(part)
 
@@ -49,9 +56,13 @@ def make_chunks(
 ) -> list[Chunk]:
     """Build chunks from ``(span, extra metadata)`` pairs; whitespace-only spans are skipped.
 
-    Ordinals (``chunk_index``) count the chunks actually produced, so ids are deterministic.
+    Ordinals (``chunk_index``) count the chunks actually produced, so ids are deterministic. A
+    document whose pages are parts of one text (a notebook's cells) lists them in its
+    ``page_offsets`` metadata (``[offset, page]`` pairs): each chunk gets the page it starts on.
     """
     source, part = doc.source, chunk_part(doc)
+    offsets = doc.metadata.get("page_offsets")
+    base = {k: v for k, v in doc.metadata.items() if k != "page_offsets"}
     chunks: list[Chunk] = []
     for span, extra in spans:
         start, end = strip_span(doc.text, span.start, span.end)
@@ -59,7 +70,9 @@ def make_chunks(
             continue
         text = doc.text[start:end]
         ordinal = len(chunks)
-        metadata = {**doc.metadata, **extra, "chunk_index": ordinal}
+        metadata = {**base, **extra, "chunk_index": ordinal}
+        if offsets:
+            part = metadata["page"] = page_at(offsets, start)
         chunks.append(
             Chunk(id=ids.chunk_id(source, part, ordinal, text), text=text, start=start, end=end,
                   metadata=metadata)
@@ -67,4 +80,4 @@ def make_chunks(
     return chunks
 
 
-__all__ = ["Span", "Splitter", "chunk_part", "make_chunks", "strip_span"]
+__all__ = ["Span", "Splitter", "chunk_part", "make_chunks", "page_at", "strip_span"]

@@ -10,13 +10,13 @@ import pytest
 from pydantic import BaseModel
 
 from ragkit.agent import Agent, AgentConfig
-from ragkit.agent.parser import with_text_tool_calls
 from ragkit.errors import ConfigError
+from ragkit.messages import Message, Response, ToolSpec
 from ragkit.providers.anthropic import AnthropicProvider
-from ragkit.providers.base import Message, Response, ToolSpec
 from ragkit.providers.cohere import CohereProvider
-from ragkit.providers.local import LocalProvider
 from ragkit.providers.params import ParamError
+from ragkit.providers.text_tools import with_text_tool_calls
+from ragkit.rag.local import LocalProvider
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool
 

@@ -22,6 +22,9 @@ tokens and the stop reason is ``length``; ``stop`` ends the answer before the fi
 string field, the cited sources in a ``sources``/``citations``-like string list, neutral values
 elsewhere). The provider is deterministic, so ``temperature``, ``top_p``, ``seed`` and the
 penalties change nothing; ``tool_choice="required"`` is what it does anyway when tools are offered.
+
+It lives in the use-case layer (``ragkit.rag``) beside the answer engine it runs, and is registered
+as the provider ``local`` by name (:mod:`ragkit.provider_names`), so no component imports it.
 """
 
 from __future__ import annotations
@@ -33,7 +36,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragkit.errors import ConfigError
-from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.providers.base import BaseProvider
 from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
