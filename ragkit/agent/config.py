@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,7 +35,12 @@ class AgentConfig:
     ("auto", "none", "required", or a tool name / ``{"type": "function", "function": {"name": ..}}``:
     required and named apply until the run's first tool call); ``response_format`` (a pydantic
     model class, a JSON schema, or OpenAI's ``{"type": "json_object" | "json_schema", ...}``: the
-    answer is validated, and ``AgentResult.parsed`` holds it; see ``agent/structured.py``).
+    answer is validated, and ``AgentResult.parsed`` holds it; see ``agent/structured.py``);
+    ``client_tools``: tools offered to the model that the *caller* runs (``ToolSpec``s or OpenAI's
+    ``{"type": "function", "function": {...}}``): when the model calls one, the run ends with
+    ``stop_reason="tool_calls"`` and ``AgentResult.client_calls``; the caller runs them and
+    continues with the conversation plus ``role="tool"`` messages (the agent's own tools in the
+    same turn have run already).
 
     Guarded runs (each optional; see docs/architecture.md for the order of the steps):
 
@@ -75,6 +80,7 @@ class AgentConfig:
     user: str | None = None
     tool_choice: str | dict[str, Any] | None = None
     response_format: Any = None
+    client_tools: Sequence[Any] = ()  # ToolSpecs (or OpenAI tool dicts) the caller runs, not the agent
 
     def __post_init__(self) -> None:
         if self.max_iterations < 1:
@@ -90,7 +96,7 @@ class AgentConfig:
 
     def _check_request_params(self) -> None:
         from ragkit.agent.structured import OutputFormat
-        from ragkit.agent.tool_choice import normalize_tool_choice
+        from ragkit.agent.tool_choice import client_specs, normalize_tool_choice
         from ragkit.providers.params import SAMPLING_PARAMS, check_refused, check_sampling
 
         check_sampling({name: getattr(self, name) for name in SAMPLING_PARAMS})
@@ -104,6 +110,7 @@ class AgentConfig:
                 f"model_params must not set {sorted(reserved)}; use the AgentConfig fields instead"
             )
         self.tool_choice = normalize_tool_choice(self.tool_choice)
+        self.client_tools = client_specs(self.client_tools)
         OutputFormat.of(self.response_format)  # a bad response_format fails here, not mid-run
 
     def provider_params(self) -> dict[str, Any]:

@@ -89,8 +89,14 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
                 continue  # an invalid structured answer went back to the model
             yield AgentEvent("result", iteration, result=run.finish(response))
             return
-        yield from turn_step(run, response.tool_calls, streaming)
+        client = [c for c in response.tool_calls if c.name in run.client]
+        own = [c for c in response.tool_calls if c.name not in run.client]
+        if own:
+            yield from turn_step(run, own, streaming)
         run.obs.emit("on_iteration_end", run.run_id, iteration)
+        if client:  # the caller runs these and continues the conversation with their results
+            yield AgentEvent("result", iteration, result=run.end(response.content, "tool_calls", client_calls=client))
+            return
     yield AgentEvent("result", run.iteration, result=run.finish(None))
 
 

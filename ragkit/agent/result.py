@@ -12,7 +12,7 @@ from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
 STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused",
-                "invalid_output")
+                "invalid_output", "tool_calls")
 
 
 @dataclass
@@ -35,7 +35,8 @@ class AgentResult:
     (a guardrail blocked: a ``GuardrailTripped``), "budget" (a usage limit: a ``BudgetExceeded``),
     "max_handoffs" (in an ``AgentRunner`` run, the handoff cap stopped it) or "paused" (tool calls
     wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it)
-    or "invalid_output" (structured output was asked for and the answer never matched it).
+    or "invalid_output" (structured output was asked for and the answer never matched it) or
+    "tool_calls" (the model called client tools: ``client_calls``, for the caller to run).
 
     ``parsed``: with a ``response_format``, the validated answer (a pydantic model instance when
     the format was a model class, else the JSON value); None without one or when invalid.
@@ -55,6 +56,7 @@ class AgentResult:
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     state: Any = field(default=None, repr=False, compare=False)  # the RunState (to resume a paused run)
     parsed: Any = None
+    client_calls: list[ToolCall] = field(default_factory=list)  # calls of client tools, for the caller
 
     def __str__(self) -> str:
         return self.content

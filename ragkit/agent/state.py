@@ -24,6 +24,7 @@ from ragkit.agent.policy import preview
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
 from ragkit.agent.structured import OutputFormat, is_native, with_instructions
 from ragkit.agent.tool_choice import offer
+from ragkit.providers.params import ParamError
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
@@ -167,7 +168,11 @@ class Run:
         self.context = context
         use_memory = state.use_memory if state is not None else use_memory
         self.memory = config.memory if use_memory else None
-        self.specs: list[ToolSpec] = tools.specs()
+        self.client = {spec.name: spec for spec in config.client_tools}  # the caller runs these
+        clash = sorted(set(self.client) & set(tools.names()))
+        if clash:
+            raise ParamError("tools", f"client tools {clash} have the names of the agent's own tools; rename them")
+        self.specs: list[ToolSpec] = [*tools.specs(), *config.client_tools]
         if state is None:
             run_id = uuid.uuid4().hex[:12]
             messages, new_from = self._initial_messages(prompt)

@@ -13,6 +13,7 @@ maps one value: OpenAI and compatible servers ``"required"``, Anthropic ``{"type
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -62,4 +63,29 @@ def offer(specs: Sequence[ToolSpec], choice: str | dict[str, Any] | None,
     return chosen, {"tool_choice": "required"}
 
 
-__all__ = ["KEYWORDS", "forced_name", "normalize_tool_choice", "offer"]
+def client_specs(tools: Sequence[Any]) -> tuple[ToolSpec, ...]:
+    """Client tools (``AgentConfig.client_tools``) as ``ToolSpec``s: given as specs or in OpenAI's
+    request shape ``{"type": "function", "function": {"name", "description", "parameters"}}``."""
+    out: list[ToolSpec] = []
+    for i, tool in enumerate(tools):
+        if isinstance(tool, ToolSpec):
+            out.append(tool)
+            continue
+        function = tool.get("function") if isinstance(tool, dict) and tool.get("type", "function") == "function" \
+            else None
+        name = function.get("name") if isinstance(function, dict) else None
+        if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9_-]{1,64}", name):
+            raise ParamError("tools", f"tools[{i}] must be {{'type': 'function', 'function': {{'name': NAME, "
+                                      f"'description': ..., 'parameters': {{...}}}}}} with a name of 1-64 letters, "
+                                      f"digits, _ or - (got {tool!r:.120})")
+        parameters = function.get("parameters") or {"type": "object", "properties": {}}
+        if not isinstance(parameters, dict):
+            raise ParamError("tools", f"tools[{i}].function.parameters must be a JSON schema object")
+        out.append(ToolSpec(name, str(function.get("description") or ""), parameters))
+    names = [t.name for t in out]
+    if len(set(names)) != len(names):
+        raise ParamError("tools", f"two client tools share a name: {sorted(n for n in set(names) if names.count(n) > 1)}")
+    return tuple(out)
+
+
+__all__ = ["KEYWORDS", "client_specs", "forced_name", "normalize_tool_choice", "offer"]

@@ -201,3 +201,46 @@ def test_local_provider_honours_max_tokens_stop_and_json() -> None:
     assert result.parsed == Ferry(day=full.content, hour=0)
     assert json.loads(Agent(local).run("hi", response_format={"type": "json_object"}).content) == \
         {"answer": full.content, "sources": []}
+
+
+# --- client tools --------------------------------------------------------------------------------
+
+CLIENT = {"type": "function", "function": {"name": "get_weather", "description": "The weather in a city.",
+                                           "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                                                          "required": ["city"]}}}
+
+
+def test_a_client_tool_call_ends_the_run_for_the_caller_after_the_agents_own_calls() -> None:
+    from ragkit.agent import ConversationMemory
+
+    both = tool_call_response(("lookup", {"term": "fog"}), ("get_weather", {"city": "Oslo"}))
+    provider = ScriptedProvider([both, "Foggy and sunny in Oslo."])
+    memory = ConversationMemory()
+    agent = Agent(provider, tools=[lookup], config=AgentConfig(client_tools=[CLIENT], memory=memory))
+    result = agent.run("Weather and fog?")
+    assert result.stop_reason == "tool_calls" and [c.name for c in result.client_calls] == ["get_weather"]
+    assert [r.name for r in result.tool_calls] == ["lookup"]  # the agent's own tool ran in the same turn
+    assert [t.name for t in provider.calls[0].tools] == ["lookup", "get_weather"]
+    call = result.client_calls[0]
+    answer = agent.run([Message("tool", "sunny", tool_call_id=call.id, name=call.name)])  # the caller's result
+    assert answer.content == "Foggy and sunny in Oslo." and answer.stop_reason == "stop"
+    sent = provider.calls[1].messages
+    assert [m.role for m in sent] == ["user", "assistant", "tool", "tool"]
+    assert sent[2].content == "fog: a word" and sent[3].tool_call_id == call.id
+
+
+def test_client_tools_are_checked() -> None:
+    with pytest.raises(ParamError, match="tools\\[0\\] must be"):
+        AgentConfig(client_tools=[{"type": "function", "function": {"name": "bad name"}}])
+    with pytest.raises(ParamError, match="share a name"):
+        AgentConfig(client_tools=[CLIENT, CLIENT])
+    clash = {"type": "function", "function": {"name": "lookup"}}
+    with pytest.raises(ParamError, match="names of the agent's own tools"):
+        Agent(ScriptedProvider(["x"]), tools=[lookup], config=AgentConfig(client_tools=[clash])).run("q")
+
+
+def test_a_named_tool_choice_can_force_a_client_tool() -> None:
+    provider = ScriptedProvider([tool_call_response(("get_weather", {"city": "Rome"}))])
+    config = AgentConfig(client_tools=[CLIENT], tool_choice="get_weather")
+    result = Agent(provider, tools=[lookup], config=config).run("q")
+    assert provider.calls[0].tool_names == ["get_weather"] and result.client_calls[0].arguments == {"city": "Rome"}
