@@ -24,12 +24,12 @@ from ragkit.agent.policy import preview
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
 from ragkit.agent.structured import OutputFormat, is_native, with_instructions
 from ragkit.agent.tool_choice import offer
-from ragkit.providers.params import ParamError
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 from ragkit.providers.base import Provider
+from ragkit.providers.params import ParamError
 from ragkit.registry import did_you_mean
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import ToolResult
