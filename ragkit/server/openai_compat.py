@@ -50,6 +50,7 @@ class RagOptions(ModelParams):
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
     session_id: str | None = Field(None, min_length=1, max_length=128)
     use_knowledge_base: bool = True
+    citations: Literal["field", "inline"] | None = None  # None: the server's --citations
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base,
