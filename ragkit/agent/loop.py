@@ -47,6 +47,7 @@ from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
+from ragkit.agent.tool_choice import offer
 from ragkit.errors import AgentError
 from ragkit.messages import Response, ToolCall
 from ragkit.providers.base import Provider
@@ -226,6 +227,7 @@ class Agent:
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.config = config or AgentConfig()
         check_provider(provider, self.config.provider_params())  # a parameter it cannot honour fails now
+        offer([*self.tools.specs(), *self.config.client_tools], self.config.tool_choice, False)  # a named tool exists
         self.observers = ObserverSet(observers)
         self.context = dict(context or {})
 

@@ -107,7 +107,9 @@ def test_parameters_ragkit_cannot_honour_are_a_400_naming_them(wired, upstream, 
 
 def test_out_of_range_values_are_a_400_naming_the_field(wired) -> None:
     url = wired.base_url + "/chat/completions"
-    for field, value in (("temperature", 3), ("top_p", -0.5), ("max_tokens", 0), ("stop", ["a"] * 5)):
+    for field, value in (("temperature", 3), ("top_p", -0.5), ("max_tokens", 0), ("stop", ["a"] * 5),
+                         ("tool_choice", {"type": "function", "function": {"name": "nope"}}),
+                         ("response_format", {"type": "json_schema", "json_schema": {"schema": "x"}})):
         r = httpx.post(url, json={"messages": [{"role": "user", "content": "q"}], field: value}, timeout=30)
         assert r.status_code == 400 and r.json()["error"]["param"] == field, (field, r.text)
     r = httpx.post(url, json={"messages": [{"role": "user", "content": "q"}], "stream": True, "n": 3}, timeout=30)

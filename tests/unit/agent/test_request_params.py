@@ -121,7 +121,7 @@ def test_a_named_tool_choice_offers_only_that_tool(choice) -> None:
 
 def test_a_named_tool_choice_must_name_a_tool() -> None:
     with pytest.raises(ParamError, match="'nope', which is not one of the tools"):
-        Agent(ScriptedProvider(["x"]), tools=[lookup], config=AgentConfig(tool_choice="nope")).run("q")
+        Agent(ScriptedProvider(["x"]), tools=[lookup], config=AgentConfig(tool_choice="nope"))  # at construction
 
 
 # --- structured output ---------------------------------------------------------------------------
