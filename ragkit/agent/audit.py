@@ -131,7 +131,7 @@ class AuditLog(Observer):
     def _tool(self, run_id: str, call: ToolCall, result: ToolResult) -> None:
         self.write(run_id, "tool_call", tool=call.name, call_id=call.id, arguments=self.arguments(call.arguments),
                    is_error=result.is_error, error_kind=result.error_kind, duration=round(result.duration, 4),
-                   output=self.text(result.content))
+                   output=self.text(result.content), **_stream_fields(result))
 
     def on_tool_end(self, run_id: str, call: ToolCall, result: ToolResult) -> None:
         self._tool(run_id, call, result)
@@ -161,7 +161,16 @@ class AuditLog(Observer):
     def on_agent_end(self, run_id: str, result: AgentResult) -> None:
         self.write(run_id, "run_end", stop_reason=result.stop_reason, iterations=result.iterations,
                    input_tokens=result.usage.input_tokens, output_tokens=result.usage.output_tokens,
-                   cost=round(result.usage.total_cost, 8), content=self.text(result.content))
+                   cost=None if result.usage.total_cost is None else round(result.usage.total_cost, 8),
+                   unpriced=list(result.usage.unpriced), content=self.text(result.content))
+
+
+def _stream_fields(result: ToolResult) -> dict[str, Any]:
+    """A streaming tool's chunks, bytes and seconds to the first chunk (nothing for other tools)."""
+    if not result.chunks:
+        return {}
+    first = None if result.first_chunk is None else round(result.first_chunk, 4)
+    return {"chunks": result.chunks, "chunk_bytes": result.chunk_bytes, "first_chunk": first}
 
 
 __all__ = ["PRIVACY", "AuditLog", "digest"]

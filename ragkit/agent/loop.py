@@ -39,7 +39,7 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
-from ragkit.agent.budget import model_budget_step, tools_budget_step
+from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.decide import decide_step
 from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
@@ -82,6 +82,7 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
         run.obs.emit("on_iteration_start", run.run_id, iteration)
         yield from model_budget_step(run)
         response = yield from model_step(run, streaming)
+        yield from cost_warning_step(run)
         response = yield from output_step(run, response, streaming)
         run.messages.append(response.to_message(run.agent_name))
         if not response.tool_calls:
@@ -94,6 +95,7 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
         own = [c for c in response.tool_calls if c.name not in run.client]
         if own:
             yield from turn_step(run, own, streaming)
+        yield from cost_warning_step(run)
         run.obs.emit("on_iteration_end", run.run_id, iteration)
         if client:  # the caller runs these and continues the conversation with their results
             yield AgentEvent("result", iteration, result=run.end(response.content, "tool_calls", client_calls=client))
@@ -127,9 +129,11 @@ def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[
         cached = run.cache_lookup()
         if cached is not None:
             return cached
+    tools, params = run.offered(offer_tools)  # as tool_choice allows them now
+    messages = fit_request(run, tools)  # within the context window, or the run stops here
+    messages = run.with_output(messages, params)  # the structured-output format, native or as an instruction
     start = run.llm_started()
     try:
-        messages, tools, params = run.call(offer_tools)
         reply = yield CallModel(messages, tools, params, streaming, run.provider)
         response = (yield from _read_stream(run, reply)) if streaming else reply
     except Exception as exc:

@@ -52,7 +52,7 @@ class OTelExporter(Observer):
         root = self.tracer.start_span("agent.run", start_time=t0, attributes={
             "ragkit.run_id": run_id, "ragkit.stop_reason": result.stop_reason, "ragkit.iterations": result.iterations,
             "ragkit.input_tokens": result.usage.input_tokens, "ragkit.output_tokens": result.usage.output_tokens,
-            "ragkit.cost_usd": float(result.usage.total_cost)})
+            **_cost_attributes(result.usage)})
         from opentelemetry import trace as otel_trace
 
         context = otel_trace.set_span_in_context(root)
@@ -76,6 +76,13 @@ def _attr(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return list(value)
     return str(value)
+
+
+def _cost_attributes(usage: Any) -> dict[str, Any]:
+    """``ragkit.cost_usd``, or ``ragkit.cost_unpriced`` naming the models without a price (never 0)."""
+    if usage.total_cost is None:
+        return {"ragkit.cost_unpriced": ", ".join(usage.unpriced) or "unknown"}
+    return {"ragkit.cost_usd": float(usage.total_cost)}
 
 
 __all__ = ["OTelExporter"]

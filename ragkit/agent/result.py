@@ -119,11 +119,12 @@ class GuardrailTripped(AgentResult):
 @dataclass
 class BudgetExceeded(AgentResult):
     """A run a usage limit stopped (``stop_reason="budget"``): ``limit`` names the ``UsageLimits``
-    field, ``maximum`` its value, ``used`` how much was used (or would be, with the next call)."""
+    field (or ``context_window``: a request could not fit the model's window), ``maximum`` its value,
+    ``used`` how much was used (or would be, with the next call; None when a model is unpriced)."""
 
     limit: str = ""
     maximum: float = 0.0
-    used: float = 0.0
+    used: float | None = 0.0
 
     def extra(self) -> dict[str, Any]:
         return {"limit": self.limit, "maximum": self.maximum, "used": self.used}
@@ -140,10 +141,11 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 class AgentEvent:
     """What ``Agent.stream`` yields: ``text`` deltas, ``tool_start``/``tool_end`` around each tool
     call (with ``tool_chunk`` events in between for a streaming tool: ``text`` is the piece),
-    ``handoff`` when an ``AgentRunner`` run changes agents (``text``: the new agent), and finally
-    one ``result`` carrying the ``AgentResult``."""
+    ``handoff`` when an ``AgentRunner`` run changes agents (``text``: the new agent), ``warning``
+    when the run's cost reaches ``UsageLimits.warn_cost_usd`` (``text``: the message; the run goes
+    on), and finally one ``result`` carrying the ``AgentResult``."""
 
-    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "handoff" | "result"
+    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "handoff" | "warning" | "result"
     iteration: int = 0
     text: str = ""
     tool_call: ToolCall | None = None

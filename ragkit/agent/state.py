@@ -215,18 +215,22 @@ class Run:
 
     # --- model calls -------------------------------------------------------------------------
 
-    def call(self, offer_tools: bool = True) -> tuple[list[Message], list[ToolSpec] | None, dict[str, Any]]:
-        """The messages, tools and parameters of the next model call: the tools as ``tool_choice``
-        allows them now, and the structured-output format (natively, or as an instruction)."""
+    def offered(self, offer_tools: bool = True) -> tuple[list[ToolSpec] | None, dict[str, Any]]:
+        """The tools and parameters of the next model call: the tools as ``tool_choice`` allows them
+        now (``required``/named until the run's first tool call)."""
         called = bool(self.records) or any(m.role == "tool" for m in self.messages[self.state.new_from:])
         tools, extra = offer(self.specs, self.config.tool_choice, called) if offer_tools else (None, {})
-        messages, params = list(self.messages), {**self.params, **extra}
-        if self.output is not None:
-            if self.output_native:
-                params["response_format"] = self.output.wire()
-            else:
-                messages = with_instructions(messages, self.output)
-        return messages, tools, params
+        return tools, {**self.params, **extra}
+
+    def with_output(self, messages: list[Message], params: dict[str, Any]) -> list[Message]:
+        """The call's messages with the structured-output format: ``response_format`` added to
+        ``params`` for a provider that enforces it, else an instruction beside the system prompt."""
+        if self.output is None:
+            return messages
+        if self.output_native:
+            params["response_format"] = self.output.wire()
+            return messages
+        return with_instructions(messages, self.output)
 
     @property
     def output_native(self) -> bool:
@@ -262,7 +266,8 @@ class Run:
             return None
         model = response.model or self.provider.model
         self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
-                           output_tokens=response.usage.output_tokens, cached=True)
+                           output_tokens=response.usage.output_tokens, cached=True, provider=self.provider.name,
+                           iteration=self.iteration)
         self.trace.add(CacheHitStep(self.iteration, start, self.trace.elapsed() - start, key, model,
                                     response.usage.input_tokens, response.usage.output_tokens))
         self.obs.emit("on_cache_hit", self.run_id, key, response)
@@ -280,7 +285,8 @@ class Run:
         duration = self.trace.elapsed() - start
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
-                                  output_tokens=response.usage.output_tokens)
+                                  output_tokens=response.usage.output_tokens, provider=self.provider.name,
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,
@@ -354,11 +360,12 @@ class Run:
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
                                          citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
-                                        dict(call.arguments), result.content, result.is_error, result.error_kind))
+                                        dict(call.arguments), result.content, result.is_error, result.error_kind,
+                                        result.chunks, result.chunk_bytes, result.first_chunk))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
                                                result.is_error, result.error_kind, self.iteration, result.duration))
             if call.name in self.tools:
-                self.usage.add_tool(call.name, result.usage, error=result.is_error)
+                self.usage.add_tool(call.name, result.usage, error=result.is_error, iteration=self.iteration)
             for citation in result.citations:
                 if citation not in self.citations:
                     self.citations.append(citation)
@@ -391,7 +398,10 @@ class Run:
         """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this
         run's messages out of memory (a blocked input, a paused run)."""
         if remember and self.memory is not None:
-            self.memory.add(*self.messages[self.state.new_from:])
+            dropped = self.memory.add(*self.messages[self.state.new_from:])
+            if dropped:
+                kept = self.memory.count_tokens(self.memory.messages())
+                self.obs.emit("on_memory_trim", self.run_id, dropped, kept, self.memory.token_limit)
         self.trace.finish()
         result = result_class(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,

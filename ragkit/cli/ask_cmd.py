@@ -148,11 +148,14 @@ def print_sources(result: Any, *, show_text: bool = False) -> None:
 
 
 def print_trace(result: Any) -> None:
+    from ragkit.usage import format_cost
+
     click.echo("\nTrace:")
     for step in result.trace.to_dict().get("steps", []):
         kind = step["type"]
         if kind == "llm_call":
             detail = f"{step['provider']}:{step['model']} {step['input_tokens']} in / {step['output_tokens']} out"
+            detail += f", {format_cost(step.get('cost'))}"
             if step.get("tool_calls"):
                 detail += f" -> {', '.join(step['tool_calls'])}"
         elif kind == "tool_call":
@@ -170,7 +173,7 @@ _GUARDED = {
     "policy": ("tool", "decision", "rule"),
     "approval": ("tool", "approved", "reason"),
     "coherence": ("tool", "coherent", "explanation"),
-    "budget": ("limit", "maximum", "used"),
+    "budget": ("action", "limit", "maximum", "used"),
 }
 
 
@@ -221,7 +224,8 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
     interactive = sys.stdin.isatty()
     total = AgentUsage()
     last = None
-    memory = ConversationMemory(max_messages=history_turns * 4)
+    # requests fitted to the model's context window (from the model registry) as the chat grows
+    memory = ConversationMemory(max_messages=history_turns * 4, context_window="model")
     with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory, policy=policy,
                      guardrails=guardrails) as agent:
         session = ChatSession.open(session_name, sessions_url, agent.kb.index_dir, memory) if session_name else None

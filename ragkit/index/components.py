@@ -43,6 +43,7 @@ class Components:
     def __init__(self, spec: PipelineSpec, layout: IndexLayout) -> None:
         self.spec = spec
         self.layout = layout
+        spec.register_prices()  # before the embedder looks its price up
         self._store: VectorStore | None = None
         self._lexical: BM25Index | None = None
         self._retrievers: dict[str, Retriever] = {}

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ragkit.usage import format_cost
+
 
 @dataclass
 class IndexReport:
@@ -27,7 +29,7 @@ class IndexReport:
     texts_embedded: int = 0
     cache_hits: int = 0
     embedding_tokens: int = 0
-    embedding_cost: float = 0.0
+    embedding_cost: float | None = 0.0  # None: the embedding model has no known price
     seconds: float = 0.0
     #: asset files left out by discovery: extension -> count, and the one-line summary
     assets_skipped: dict[str, int] = field(default_factory=dict)
@@ -56,7 +58,7 @@ class IndexReport:
             f"{self.chunks_total} in the index"
             + (f" ({self.chunks_restored} restored from the catalog and the embedding cache)" if self.chunks_restored else ""),
             f"embedding: {self.texts_embedded} texts embedded, {self.cache_hits} from cache, "
-            f"{self.embedding_tokens:,} tokens, cost ${self.embedding_cost:.6f}",
+            f"{self.embedding_tokens:,} tokens, cost {format_cost(self.embedding_cost, digits=6)}",
             f"time: {self.seconds:.2f} s ({self.chunks_per_second:.1f} chunks/s)",
         ]
         if self.skipped:

@@ -196,7 +196,7 @@ def _answer(result: AgentResult, content: str) -> Answer:
     u = result.usage
     usage = {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
              "total_tokens": u.input_tokens + u.output_tokens, "embedding_tokens": u.embedding_tokens,
-             "cost": round(u.total_cost, 10)}
+             "cost": None if u.total_cost is None else round(u.total_cost, 10), "unpriced": list(u.unpriced)}
     citations = [{"n": c.number, "source": c.source, "page": c.page, "start": c.start, "end": c.end,
                   "text": c.text} for c in result.citations]
     trace = {**result.trace.to_dict(), "usage": u.to_dict(), "stop_reason": result.stop_reason,

@@ -113,7 +113,7 @@ def _stream(
         for blob, tokens, texts, cost in zip(
             batch["prepared"], batch["tokens"], batch["texts"], batch["cost"], strict=True
         ):
-            yield pickle.loads(blob), (int(tokens), int(texts), float(cost))
+            yield pickle.loads(blob), (int(tokens), int(texts), None if cost is None else float(cost))
 
 
 def _load_split_embed(ds: Any, spec: PipelineSpec, index_dir: Path, cached: Any, opts: RaySpec, *, actors: int) -> Any:

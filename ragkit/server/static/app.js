@@ -154,9 +154,14 @@ function renderCited(body, text, citations) {
 
 function usageLine(u) {
   if (!u || u.prompt_tokens === undefined) return "";
+  const tokens = `LLM ${u.prompt_tokens} in / ${u.completion_tokens} out tokens · embeddings ${u.embedding_tokens || 0} tokens`;
+  if (u.cost === null) {  // a model without a known price: unpriced, never $0
+    const names = (u.unpriced || []).join(", ");
+    return `${tokens} · cost unpriced${names ? ` (no price for ${names})` : ""}`;
+  }
   const cost = Number(u.cost || 0);
   const money = cost === 0 ? "0" : cost.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(cost)))));
-  return `LLM ${u.prompt_tokens} in / ${u.completion_tokens} out tokens · embeddings ${u.embedding_tokens || 0} tokens · cost $${money}`;
+  return `${tokens} · cost $${money}`;
 }
 
 function finishAnswer(view, citations, usage, traceId, status) {

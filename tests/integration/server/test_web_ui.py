@@ -197,3 +197,22 @@ def test_chat_page_at_phone_and_desktop_width(tmp_path: Path, width: int, height
             browser.close()
     for name in ("chat", "sessions", "citation"):
         assert (tmp_path / f"ui-{width}-{name}.png").stat().st_size > 5_000
+
+
+def test_the_usage_line_says_unpriced_for_a_model_without_a_price(tmp_path: Path) -> None:
+    """Issue 28: the web chat never shows $0 for a model the registry has no price for."""
+    from playwright.sync_api import expect, sync_playwright
+
+    index = build_index(tmp_path)
+    with ragkit_server(index, provider="echo", args=["--model", "house-llm"]) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(server.url)
+            page.fill("#question", QUESTION)
+            page.press("#question", "Enter")
+            usage = page.locator(".message.assistant .usage").first
+            expect(usage).to_contain_text("cost unpriced (no price for house-llm)", timeout=30_000)
+            assert "$" not in usage.text_content()
+        finally:
+            browser.close()

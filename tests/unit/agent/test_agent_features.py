@@ -7,7 +7,6 @@ import logging
 
 import pytest
 
-from ragkit import pricing
 from ragkit.agent import (
     Agent,
     AgentConfig,
@@ -29,12 +28,6 @@ from ragkit.usage import UsageStats
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
-
-
-@pytest.fixture(autouse=True)
-def _fresh_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(pricing.ENV_VAR, raising=False)
-    pricing.reload()
 
 
 def test_observers_see_every_hook_in_order() -> None:
