@@ -4,8 +4,8 @@ LangChain ``OpenAIEmbeddings`` or an ``openai`` SDK beside the chat model share 
 ``model`` may be left out, or name the served model or the index's embedding model id; ``input``
 is a string or a list of strings (token arrays are refused: the server cannot know the client's
 tokenizer); ``encoding_format`` is ``float`` or ``base64`` (the SDK's default); ``dimensions``
-must be the model's own. ``usage`` counts the tokens the model saw (``cost`` beside them, 0 for a
-local model).
+must be the model's own. ``usage`` counts the tokens the model saw (``cost`` beside them: 0 for a
+local model, None with the model named in ``unpriced`` when it has no known price).
 """
 
 from __future__ import annotations
@@ -70,7 +70,9 @@ async def embeddings(body: EmbeddingRequest, request: Request) -> dict[str, Any]
     data = [{"object": "embedding", "index": i, "embedding": _encode(v, body.encoding_format)}
             for i, v in enumerate(vectors)]
     return {"object": "list", "data": data, "model": model_id,
-            "usage": {"prompt_tokens": tokens, "total_tokens": tokens, "cost": round(cost, 10)}}
+            "usage": {"prompt_tokens": tokens, "total_tokens": tokens,
+                      # None (never a silent 0) when the model has no known price: "unpriced" names it
+                      "cost": None if cost is None else round(cost, 10), "unpriced": [model_id] if cost is None else []}}
 
 
 def _encode(vector: np.ndarray, encoding: str) -> Any:

@@ -104,7 +104,7 @@ class Library:
                  "page": h.metadata.get("page"), "start": h.metadata.get("start"), "end": h.metadata.get("end"),
                  "heading": h.metadata.get("heading")} for h in hits]
 
-    def embed(self, texts: list[str]) -> tuple[Any, int, float]:
+    def embed(self, texts: list[str]) -> tuple[Any, int, float | None]:
         """The index's embedder over ``texts`` (as documents): vectors, tokens and cost of this call."""
         embedder = self.kb.embedder
         with self._embed_lock:  # keeps the tokens of this call apart from other embed calls

@@ -13,9 +13,9 @@ from ragkit.testing.server_process import ServerProcess, ragkit_server
 from ...unit.pipeline.helpers import make_spec, write_tree
 
 
-def build_index(root: Path) -> Path:
-    """The three-file test corpus, indexed with the hashing embedder (no model)."""
-    spec = make_spec(root / "index", embedder={"type": "hashing", "dimension": 64, "model": "text-embedding-3-small"})
+def build_index(root: Path, model: str = "text-embedding-3-small") -> Path:
+    """The three-file test corpus, indexed with the hashing embedder (no model) priced as ``model``."""
+    spec = make_spec(root / "index", embedder={"type": "hashing", "dimension": 64, "model": model})
     IndexingPipeline(spec).index_paths([write_tree(root / "docs")])
     return root / "index"
 

@@ -46,6 +46,17 @@ def test_embeddings_use_the_index_model_and_count_tokens(local_server, index_dir
     assert by_id.model == model_id
 
 
+def test_an_unpriced_embedding_model_is_never_a_silent_zero(tmp_path) -> None:
+    from ragkit.testing.server_process import ragkit_server
+
+    from .conftest import build_index
+
+    with ragkit_server(build_index(tmp_path, model="house-embedder")) as server:
+        usage = httpx.post(server.base_url + "/embeddings", json={"input": "ferry"}, timeout=30).json()["usage"]
+    assert usage["prompt_tokens"] > 0 and usage["cost"] is None
+    assert len(usage["unpriced"]) == 1 and "house-embedder" in usage["unpriced"][0]
+
+
 def test_langchain_openai_embeddings_share_the_index_model(local_server) -> None:
     from langchain_openai import OpenAIEmbeddings
 
