@@ -49,7 +49,7 @@ from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
 from ragkit.agent.tool_choice import offer
 from ragkit.errors import AgentError
-from ragkit.messages import Response, ToolCall
+from ragkit.messages import Message, Response, ToolCall
 from ragkit.providers.base import Provider
 from ragkit.providers.params import check_provider
 from ragkit.tools.registry import ToolRegistry
@@ -72,7 +72,10 @@ def run_steps(run: Run, streaming: bool) -> Steps[None]:
 
 
 def _steps(run: Run, streaming: bool) -> Steps[None]:
+    fresh = run.iteration == 0
     yield from input_step(run)  # guardrails on the user's message, before anything leaves
+    if fresh and run.admit is not None:  # the input as the run sees it, stored before the model sees it
+        yield from run.admit(run)
     run.obs.emit("on_agent_start", run.run_id, list(run.messages))
     waiting = run.unanswered_calls()  # resuming a turn that paused for approval: its calls first
     if waiting:
@@ -252,11 +255,18 @@ class Agent:
         agent.observers = self.observers
         return agent
 
+    def start(self, prompt: Prompt, *, context: dict[str, Any] | None = None, use_memory: bool = True,
+              history: Sequence[Message] | None = None, response_format: Any = None) -> Run:
+        """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
+        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
+        ``response_format`` (else the config's) asks for structured output (``agent/structured.py``)."""
+        return Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
+                   prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory,
+                   history=history, response_format=response_format)
+
     def _steps(self, prompt: Prompt, context: dict[str, Any] | None, *, streaming: bool,
                use_memory: bool = True, response_format: Any = None) -> Steps[None]:
-        run = Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
-                  prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory,
-                  response_format=response_format)
+        run = self.start(prompt, context=context, use_memory=use_memory, response_format=response_format)
         return run_steps(run, streaming)
 
     # --- sync --------------------------------------------------------------------------------

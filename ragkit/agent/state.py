@@ -158,10 +158,12 @@ class Run:
 
     def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry, observers: ObserverSet,
                  context: dict[str, Any], prompt: Prompt = "", use_memory: bool = True,
-                 state: RunState | None = None, response_format: Any = None) -> None:
-        """A new run of ``prompt``, or (with ``state``) the continuation of a saved one: the machine
-        goes on from ``state.iteration`` with the state's messages. ``response_format`` (else the
-        config's) asks for structured output (``agent/structured.py``)."""
+                 state: RunState | None = None, history: Sequence[Message] | None = None,
+                 response_format: Any = None) -> None:
+        """A new run of ``prompt`` after ``history`` (default: the memory's, when the run uses it),
+        or (with ``state``) the continuation of a saved one: the machine goes on from
+        ``state.iteration`` with the state's messages. ``response_format`` (else the config's) asks
+        for structured output (``agent/structured.py``)."""
         self.provider, self.config, self.tools, self.obs = provider, config, tools, observers
         self.output = OutputFormat.of(response_format if response_format is not None else config.response_format)
         self.output_retries = 0
@@ -175,7 +177,7 @@ class Run:
         self.specs: list[ToolSpec] = [*tools.specs(), *config.client_tools]
         if state is None:
             run_id = uuid.uuid4().hex[:12]
-            messages, new_from = self._initial_messages(prompt)
+            messages, new_from = self._initial_messages(prompt, history)
             state = RunState(
                 run_id=run_id, provider=provider.name, model=provider.model, tools=tools.names(),
                 messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
@@ -189,6 +191,9 @@ class Run:
         self.needs_approval: Callable[[ToolCall], bool] | None = None
         self.execution_log: ExecutionLog | None = None
         self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
+        # a step run once a fresh run's input has passed the input guardrails, before the first model
+        # call (the turn owner stores the input there: see ``agent/turns.py``)
+        self.admit: Callable[[Run], Any] | None = None
         self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
         self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)
 
@@ -200,11 +205,12 @@ class Run:
     def iteration(self, value: int) -> None:
         self.state.iteration = value
 
-    def _initial_messages(self, prompt: Prompt) -> tuple[list[Message], int]:
+    def _initial_messages(self, prompt: Prompt, history: Sequence[Message] | None) -> tuple[list[Message], int]:
         new = [Message(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
         if not new:
             raise AgentError("run() needs a prompt: a non-empty string or a list of Messages")
-        history = self.memory.messages() if self.memory else []
+        if history is None:
+            history = self.memory.messages() if self.memory else []
         has_system = any(m.role == "system" for m in [*history, *new])
         system = [Message(role="system", content=self.config.system_prompt)] \
             if self.config.system_prompt and not has_system else []

@@ -54,9 +54,11 @@ class ServerState:
         library = Library(settings.index_dir, pipeline=settings.pipeline, uploads_dir=settings.uploads_dir)
         library.ensure_index()
         records = Records(db)
+        sessions = SQLSessionStore(db)
         engine = Engine(library, provider=settings.provider, model=settings.model, base_url=settings.base_url,
-                        provider_options=settings.provider_options)
-        return cls(settings, db, SQLSessionStore(db), records, library, engine, JobRunner(records, library))
+                        provider_options=settings.provider_options, sessions=sessions,
+                        session_wait=settings.session_lock_wait, session_lease=settings.turn_lease)
+        return cls(settings, db, sessions, records, library, engine, JobRunner(records, library))
 
     def close(self) -> None:
         self.jobs.stop()

@@ -149,17 +149,37 @@ def redact(url: str) -> str:
     return url
 
 
+#: the lock holders of this process that are still holding (see ``lock_holder``/``drop_holder``)
+_live: set[str] = set()
+_live_lock = threading.Lock()
+
+
 def lock_holder(suffix: str) -> str:
-    """A lock holder's name: host, pid (so ``holder_is_dead`` can check it) and ``suffix``."""
-    return f"{socket.gethostname()}:{os.getpid()}:{suffix}"
+    """A lock holder's name: host, pid (so ``holder_is_dead`` can check it) and ``suffix``. The
+    holder counts as alive in this process until ``drop_holder``."""
+    holder = f"{socket.gethostname()}:{os.getpid()}:{suffix}"
+    with _live_lock:
+        _live.add(holder)
+    return holder
+
+
+def drop_holder(holder: str) -> None:
+    """The holder has let go (called before its lock is deleted, so a delete that fails, on a full
+    disk for one, cannot keep the lock from the next turn of this process)."""
+    with _live_lock:
+        _live.discard(holder)
 
 
 def holder_is_dead(holder: str) -> bool:
-    """True when ``holder`` names a process on this host that no longer exists (killed)."""
+    """True when ``holder`` names a process on this host that no longer exists (killed), or a
+    holder of this very process that has let go."""
     host, _, rest = holder.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        with _live_lock:
+            return holder not in _live
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
@@ -169,4 +189,4 @@ def holder_is_dead(holder: str) -> bool:
     return False
 
 
-__all__ = ["Database", "holder_is_dead", "lock_holder", "redact"]
+__all__ = ["Database", "drop_holder", "holder_is_dead", "lock_holder", "redact"]

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ragkit.sessions.base import SessionInfo, SessionItem, SessionNotFound, new_session_id, title_from
+from ragkit.sessions.db import holder_is_dead
 
 
 class MemorySessionStore:
@@ -74,6 +75,15 @@ class MemorySessionStore:
             self._sessions[session_id] = replace(info, updated_at=time.time(), title=info.title or title_from(items))
             return stored
 
+    def settle(self, session_id: str, *, update: Sequence[SessionItem] = (), remove: Sequence[int] = (),
+               add: Sequence[SessionItem] = ()) -> list[SessionItem]:
+        with self._mutex:
+            new = {i.seq: i for i in update}
+            gone = set(remove)
+            if session_id in self._items:
+                self._items[session_id] = [new.get(i.seq, i) for i in self._items[session_id] if i.seq not in gone]
+            return self.add_items(session_id, add) if add else []
+
     def pop_item(self, session_id: str) -> SessionItem | None:
         with self._mutex:
             items = self._items.get(session_id)
@@ -104,7 +114,7 @@ class MemorySessionStore:
         now = time.time()
         with self._mutex:
             current = self._locks.get(session_id)
-            if current and current[0] != holder and current[1] > now:
+            if current and current[0] != holder and current[1] > now and not holder_is_dead(current[0]):
                 return False
             self._locks[session_id] = (holder, now + ttl)
             return True

@@ -121,6 +121,20 @@ class SQLSessionStore:
                 )
         return stored
 
+    def settle(self, session_id: str, *, update: Sequence[SessionItem] = (), remove: Sequence[int] = (),
+               add: Sequence[SessionItem] = ()) -> list[SessionItem]:
+        with self.db.transaction():
+            for it in update:
+                self.db.execute(
+                    "UPDATE session_items SET role = ?, content = ?, agent = ?, citations = ?, usage = ?, status = ?, "
+                    "trace_id = ?, request_id = ?, data = ? WHERE session_id = ? AND seq = ?",
+                    [it.role, it.content, it.agent, json.dumps(it.citations), json.dumps(it.usage), it.status,
+                     it.trace_id, it.request_id, json.dumps(it.data), session_id, it.seq],
+                )
+            for seq in remove:
+                self.db.execute("DELETE FROM session_items WHERE session_id = ? AND seq = ?", [session_id, seq])
+            return self.add_items(session_id, add) if add else []
+
     def pop_item(self, session_id: str) -> SessionItem | None:
         with self.db.transaction():
             rows = self.db.execute(
