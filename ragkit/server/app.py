@@ -57,7 +57,8 @@ class ServerState:
         sessions = SQLSessionStore(db)
         engine = Engine(library, provider=settings.provider, model=settings.model, base_url=settings.base_url,
                         provider_options=settings.provider_options, sessions=sessions,
-                        session_wait=settings.session_lock_wait, session_lease=settings.turn_lease)
+                        session_wait=settings.session_lock_wait, session_lease=settings.turn_lease,
+                        citations=settings.citations)
         return cls(settings, db, sessions, records, library, engine, JobRunner(records, library))
 
     def close(self) -> None:

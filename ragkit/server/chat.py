@@ -12,7 +12,8 @@ from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 
 from ragkit.server.errors import ApiError
-from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn, start_turn
+from ragkit.server.openai_compat import RagOptions, build_turn, start_turn
+from ragkit.server.wire_messages import ChatMessage
 from ragkit.sessions.base import new_session_id
 
 router = APIRouter()
@@ -39,7 +40,8 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
         answer = await run.complete()
     finally:
         run.close()
-    return {"response": answer.content, "session_id": session_id, "citations": answer.citations,
+    calls = {"tool_calls": answer.tool_calls} if answer.tool_calls else {}  # client tools to run, OpenAI's shape
+    return {"response": answer.content, "session_id": session_id, "citations": answer.citations, **calls,
             "usage": answer.usage,
             "trace": {"id": run.id, "steps": answer.trace.get("steps", []), "duration": answer.trace.get("duration"),
                       "tool_calls": answer.trace.get("tool_calls", []), "usage": answer.usage}}

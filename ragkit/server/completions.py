@@ -20,7 +20,6 @@ from ragkit.server.errors import ApiError
 from ragkit.server.openai_compat import (
     FINISH,
     SSE_HEADERS,
-    ChatMessage,
     RagOptions,
     StreamOptions,
     build_turn,
@@ -30,6 +29,7 @@ from ragkit.server.openai_compat import (
     start_turn,
 )
 from ragkit.server.turns import TurnRun
+from ragkit.server.wire_messages import ChatMessage
 
 router = APIRouter()
 
@@ -58,6 +58,9 @@ def _prompt(value: str | list[Any]) -> str:
 @router.post("/v1/completions", response_model=None)
 async def completions(body: CompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
     model = check_model(request, body.model)
+    if body.tools:
+        raise ApiError(400, "legacy text completions take no tools; send them to /v1/chat/completions",
+                       param="tools", code="unsupported_parameter")
     prompt = ChatMessage(role="user", content=_prompt(body.prompt))
     turn = build_turn([prompt], body, model=model, session_id=body.session_id,
                       request_id=request.headers.get("idempotency-key"))

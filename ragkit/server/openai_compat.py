@@ -23,22 +23,12 @@ from ragkit.server.errors import ApiError
 from ragkit.server.library import check_filter
 from ragkit.server.params import ModelParams
 from ragkit.server.turns import Turn, TurnRun
+from ragkit.server.wire_messages import ChatMessage, conversation, new_messages
 
 log = logging.getLogger(__name__)
 router = APIRouter()
 SSE_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-FINISH = {"stop": "stop", "length": "length", "max_iterations": "length"}
-
-
-class ChatMessage(BaseModel):
-    model_config = ConfigDict(extra="allow")
-    role: Literal["system", "developer", "user", "assistant", "tool"]
-    content: str | list[dict[str, Any]] | None = None
-
-    def text(self) -> str:
-        if isinstance(self.content, list):
-            return "".join(p.get("text", "") for p in self.content if p.get("type") == "text")
-        return self.content or ""
+FINISH = {"stop": "stop", "length": "length", "max_iterations": "length", "tool_calls": "tool_calls"}
 
 
 Filter = Annotated[dict[str, Any] | None, AfterValidator(check_filter)]
@@ -54,7 +44,7 @@ class RagOptions(ModelParams):
 
     def turn_options(self) -> TurnOptions:
         return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base,
-                           config=self.config_changes(), refusable=self.refusable())
+                           config=self.config_changes(), refusable=self.refusable(), citations=self.citations)
 
 
 class StreamOptions(BaseModel):
@@ -72,19 +62,12 @@ class ChatCompletionRequest(RagOptions):
 
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
                request_id: str | None) -> Turn:
-    """System text aside; with a session, only the messages after the client's last assistant
-    message are new (a client may send the whole history or just the new question)."""
-    texts = [m.text() for m in messages if m.role in ("system", "developer") and m.text()]
-    system = "\n\n".join([*texts, *([opts.system_prompt] if opts.system_prompt else [])]) or None
-    convo = [{"role": m.role, "content": m.text()} for m in messages if m.role in ("user", "assistant")]
-    if not convo or convo[-1]["role"] != "user" or not convo[-1]["content"].strip():
-        raise ApiError(400, "the last message must be a non-empty user message", param="messages",
-                       code="invalid_messages")
-    if session_id is not None:
-        last_assistant = max((i for i, m in enumerate(convo) if m["role"] == "assistant"), default=-1)
-        convo = convo[last_assistant + 1:]
-    return Turn(messages=convo, model=model, session_id=session_id, system=system,
-                options=opts.turn_options(), request_id=request_id)
+    """System text aside (with the design's ``system_prompt``); the turn's new messages (see
+    ``wire_messages``: with a session, those after the client's last assistant message)."""
+    convo, system = conversation(messages)
+    system = "\n\n".join(t for t in (system, opts.system_prompt) if t) or None
+    return Turn(messages=new_messages(convo, session_id is not None), model=model, session_id=session_id,
+                system=system, options=opts.turn_options(), request_id=request_id)
 
 
 def check_model(request: Request, model: str | None) -> str:
@@ -139,10 +122,12 @@ def _base(run: TurnRun, obj: str) -> dict[str, Any]:
 
 
 def completion(run: TurnRun, answer: Answer, trace: bool = False) -> dict[str, Any]:
+    message = {"role": "assistant", "content": answer.content, "refusal": None, "citations": answer.citations}
+    if answer.tool_calls:  # the client's tools to run: OpenAI's shape, content null when the model said nothing
+        message.update(content=answer.content or None, tool_calls=answer.tool_calls)
     return {**_base(run, "chat.completion"),
             "choices": [{"index": 0, "logprobs": None, "finish_reason": FINISH.get(answer.stop_reason, "stop"),
-                         "message": {"role": "assistant", "content": answer.content, "refusal": None,
-                                     "citations": answer.citations}}],
+                         "message": message}],
             "usage": answer.usage, "session_id": run.turn.session_id, "trace_id": run.id,
             **inline_trace(run, answer, trace)}
 
@@ -151,6 +136,17 @@ def inline_trace(run: TurnRun, answer: Answer, wanted: bool) -> dict[str, Any]:
     """``{"trace": {...}}`` when the request asked for ``trace: true`` (the run's steps, tool
     calls, usage and stop reason, as ``GET /traces/{trace_id}`` keeps them), else nothing."""
     return {"trace": {"id": run.id, **answer.trace}} if wanted else {}
+
+
+def tool_call_deltas(calls: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Streamed tool calls in OpenAI's delta format: per call, one delta opening it (index, id,
+    type, name, empty arguments), then one with its arguments."""
+    deltas = []
+    for index, call in enumerate(calls):
+        deltas.append({"tool_calls": [{"index": index, "id": call["id"], "type": "function",
+                                       "function": {"name": call["function"]["name"], "arguments": ""}}]})
+        deltas.append({"tool_calls": [{"index": index, "function": {"arguments": call["function"]["arguments"]}}]})
+    return deltas
 
 
 def _chunk(run: TurnRun, delta: dict[str, Any], finish: str | None = None, **extra: Any) -> str:
@@ -168,6 +164,8 @@ async def _sse(run: TurnRun, include_usage: bool, trace: bool = False) -> AsyncI
         yield _chunk(run, {"role": "assistant", "content": ""})
         async for piece in run.events():
             if isinstance(piece, Answer):
+                for delta in tool_call_deltas(piece.tool_calls):
+                    yield _chunk(run, delta)
                 yield _chunk(run, {"citations": piece.citations}, session_id=run.turn.session_id, trace_id=run.id,
                              **inline_trace(run, piece, trace))
                 yield _chunk(run, {}, FINISH.get(piece.stop_reason, "stop"))

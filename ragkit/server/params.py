@@ -1,8 +1,9 @@
 """The model parameters a request may carry, shared by ``/v1/chat/completions``,
 ``/v1/completions`` and ``/chat``: the OpenAI names, passed to the agent's ``AgentConfig`` (which
 checks their bounds once, for the Python API and the server alike, and refuses ``n > 1`` and
-``logprobs`` with a 400 naming the field), plus the served-agent design's ``system_prompt`` and
-``trace``."""
+``logprobs`` with a 400 naming the field), the client's ``tools`` (run by the client: a call of
+one ends the response with ``finish_reason: "tool_calls"``), plus the served-agent design's
+``system_prompt`` and ``trace``."""
 
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class ModelParams(BaseModel):
     top_logprobs: int | None = None
     response_format: dict[str, Any] | None = None
     tool_choice: str | dict[str, Any] | None = None
+    tools: list[dict[str, Any]] | None = Field(None, max_length=128)  # client tools, beside the knowledge base's
+    parallel_tool_calls: bool | None = None  # accepted: the model may call several tools in a turn either way
     system_prompt: str | None = Field(None, max_length=100_000)  # kept beside the RAG instructions
     trace: bool = False  # the run's trace inline in the response
 
@@ -40,6 +43,17 @@ class ModelParams(BaseModel):
         changes = {name: getattr(self, name) for name in CONFIG_FIELDS if getattr(self, name) is not None}
         if self.max_completion_tokens is not None:
             changes["max_tokens"] = self.max_completion_tokens
+        if self.tools:
+            changes["client_tools"] = self.tools
+        # tool_choice speaks of the client's tools: "none" offers none of them (the knowledge base
+        # still answers), "required" means one of them must be called
+        if self.tool_choice == "none":
+            changes.pop("client_tools", None)
+            changes.pop("tool_choice")
+        elif self.tool_choice == "required" and self.tools:
+            names = [t.get("function", {}).get("name") for t in self.tools if isinstance(t, dict)]
+            changes["tool_choice"] = {"type": "allowed_tools", "allowed_tools": {
+                "mode": "required", "tools": [{"type": "function", "function": {"name": n}} for n in names]}}
         return changes
 
     def refusable(self) -> dict[str, Any]:

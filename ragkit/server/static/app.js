@@ -95,6 +95,13 @@ async function openSession(id) {
   messages.replaceChildren();
   let last = null;
   for (const item of session.messages) {
+    const calls = (item.data && item.data.tool_calls) || [];
+    if (item.role === "tool" || calls.length) {  // a client's tool round trip (API clients with tools)
+      const what = item.role === "tool" ? `tool result: ${item.content}`
+        : "called " + calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(", ");
+      addMessage("tool", what, item.created_at);
+      continue;
+    }
     const view = addMessage(item.role, item.content, item.created_at);
     if (item.role === "assistant") finishAnswer(view, item.citations, item.usage, item.trace_id, item.status);
     last = view;

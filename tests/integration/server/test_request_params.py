@@ -6,37 +6,18 @@ trace, /session/*)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import httpx
 import openai
 import pytest
 
-from ragkit.testing.server_process import ServerProcess, ragkit_server
+from ragkit.testing.server_process import ServerProcess
 from ragkit.testing.servers import FakeOpenAIServer
 from ragkit.testing.servers.openai import CHAT_PATH
-
-from .conftest import build_index
 
 pytestmark = [pytest.mark.slow, pytest.mark.network_local]
 QUESTION = "When does the ferry sail?"
 PARAMS = {"temperature": 0.3, "top_p": 0.9, "max_tokens": 50, "stop": ["\n\n", "END"], "seed": 7,
           "presence_penalty": 0.5, "frequency_penalty": 0.25, "user": "user-42"}
-
-
-@pytest.fixture(scope="module")
-def upstream() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def wired(tmp_path_factory: pytest.TempPathFactory, upstream: FakeOpenAIServer) -> Iterator[ServerProcess]:
-    """`ragkit serve --provider openai` whose model is the recording loopback server."""
-    index = build_index(tmp_path_factory.mktemp("wired"))
-    with ragkit_server(index, provider="openai", args=["--model", "gpt-test", "--base-url", upstream.url],
-                       env={"OPENAI_API_KEY": "sk-test"}) as server:
-        yield server
 
 
 def client(server: ServerProcess) -> openai.OpenAI:
