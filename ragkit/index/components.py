@@ -16,6 +16,7 @@ import inspect
 import json
 import logging
 import shutil
+import tempfile
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -118,6 +119,19 @@ class Components:
             )
         index.upsert([SinkRecord(r.id, r.text, None, r.metadata) for r in records])
         log.info("no BM25 index is kept at %s: built one in memory from %d chunks", self.layout.root, len(records))
+
+    def check_store(self) -> None:
+        """Open the pipeline's store once in a scratch folder of the index and close it: a missing
+        extra, a bad option or an unreachable server fails here, before the store in use is given
+        up (a server store is opened at its real address; only a local one's files are scratch)."""
+        scratch = Path(tempfile.mkdtemp(prefix=".store-check-", dir=self.layout.root))
+        try:
+            store = build_component(
+                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=scratch / "store"
+            )
+            store.close()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def discard_store(self, store_type: str | None) -> None:
         """Close the vector store and remove its files when it is local (a changed or damaged

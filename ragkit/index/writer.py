@@ -36,7 +36,14 @@ import numpy as np
 
 from ragkit.config import PipelineSpec
 from ragkit.embedders.base import Embedder
-from ragkit.errors import ConfigError, IndexLockedError, LoaderError, StoreDamagedError
+from ragkit.errors import (
+    ConfigError,
+    IndexLockedError,
+    LoaderError,
+    RagkitError,
+    StoreDamagedError,
+    StoreError,
+)
 from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
@@ -235,13 +242,23 @@ class _Run:
 
     def _check_store_settings(self) -> None:
         """A changed store (type or build options) is built anew from the catalog and the
-        embedding cache by reconcile; nothing is re-embedded, and no folder has to be deleted."""
+        embedding cache by reconcile; nothing is re-embedded, and no folder has to be deleted. The
+        new store is opened once first (extra installed, server reachable): when it cannot be, the
+        run stops before the store in use or the saved pipeline is touched."""
         store = self.pipe.spec.store
         settings = json.dumps(
             {"type": store.type, **{k: v for k, v in store.options.items() if k != "search"}}, sort_keys=True, default=str
         )
         key, old_type = _ids.text_hash(settings), self.catalog.get_meta("store_type")
         if self.catalog.get_meta("store_key") not in (None, key) and self.known:
+            try:
+                self.parts.check_store()
+            except RagkitError as exc:
+                raise StoreError(
+                    f"cannot switch the index at {self.pipe.index_dir} to the {store.type} store: {exc}. Nothing "
+                    f"was changed: the index keeps its {old_type} store (search and status work); fix this and "
+                    "run `ragkit index` again, or go back to the previous store in the pipeline"
+                ) from exc
             log.warning(
                 "the store changed (%s -> %s): building the new store from the catalog and the embedding cache",
                 old_type, store.type,

@@ -160,5 +160,7 @@ def test_readme_example_runs_offline() -> None:
         """Count the words in a text."""
         return len(text.split())
 
+    result = Agent(provider=LocalProvider(), tools=[word_count]).run("word count of 'a b c'")
+    assert result.content == "The word_count tool returned: 3"  # the quoted text, not the 6-word prompt
     result = Agent(provider=LocalProvider(), tools=[word_count]).run("How many words are in this sentence?")
-    assert result.content == "The word_count tool returned: 7"
+    assert result.content == "The word_count tool returned: 7"  # nothing quoted: the sentence itself
