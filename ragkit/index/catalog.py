@@ -86,6 +86,14 @@ class Catalog:
             raise RagkitError(f"no index catalog at {self.path}; run `ragkit index PATH` first")
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.ConnectionException as exc:
+            if "different configuration" not in str(exc):
+                raise RagkitError(f"cannot open index catalog {self.path}: {exc}") from None
+            # this process holds the file open the other way (read-only vs read-write)
+            raise IndexLockedError(
+                f"the index catalog {self.path} is being {'written' if read_only else 'read'} by this process; "
+                "try again when that finishes"
+            ) from None
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise IndexLockedError(

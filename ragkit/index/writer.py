@@ -87,6 +87,9 @@ class IndexingPipeline:
         self.progress = progress or (lambda event, n: None)
         #: the report of the current (or last) run, also when it was interrupted
         self.report: IndexReport | None = None
+        #: called with the catalog when a run succeeded, while the run still holds the index's
+        #: lock (what the server reads of the catalog for every worker, so none opens it meanwhile)
+        self.after_run: Callable[[Catalog], None] | None = None
 
     @property
     def index_dir(self) -> Path:
@@ -140,7 +143,10 @@ class IndexingPipeline:
             try:
                 run = _Run(self, catalog, roots, prune=prune)
                 self.report = run.report
-                return run.execute(lambda: units(run.base))
+                report = run.execute(lambda: units(run.base))
+                if self.after_run is not None:
+                    self.after_run(catalog)
+                return report
             finally:
                 catalog.close()
                 self.components.close()
@@ -238,7 +244,7 @@ class _Run:
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
         self._check_store_settings()
-        self.pipe.layout.pipeline_file.write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+        _write_if_changed(self.pipe.layout.pipeline_file, _spec_yaml(self.pipe.spec))
 
     def _check_store_settings(self) -> None:
         """A changed store (type or build options) is built anew from the catalog and the
@@ -536,6 +542,22 @@ def _spec_yaml(spec: PipelineSpec) -> str:
     return "# resolved pipeline this index was built with (written by ragkit index)\n" + yaml.safe_dump(
         spec.to_saved_dict(), sort_keys=False
     )
+
+
+def _write_if_changed(target: Path, text: str) -> None:
+    """Replace ``target`` atomically (a reader, a server reopening the index, never sees it
+    empty or half written), and only when its text changes."""
+    try:
+        if target.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 __all__ = ["IndexReport", "IndexingPipeline"]

@@ -15,8 +15,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import ConfigDict, Field
 
+from ragkit.server.auth import principal
 from ragkit.server.engine import Answer
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.openai_compat import (
     FINISH,
     SSE_HEADERS,
@@ -55,7 +56,10 @@ def _prompt(value: str | list[Any]) -> str:
     return prompts[0]
 
 
-@router.post("/v1/completions", response_model=None)
+@router.post("/v1/completions", response_model=None, responses={
+    200: {"description": "The completion (JSON), or with stream=true its chunks as server-sent events",
+          "content": {"application/json": {"schema": {"type": "object"}}, "text/event-stream": {"schema": {"type": "string"}}}},
+    **error_responses(409, 429, 502)})
 async def completions(body: CompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
     model = check_model(request, body.model)
     if body.tools:
@@ -63,7 +67,7 @@ async def completions(body: CompletionRequest, request: Request) -> JSONResponse
                        param="tools", code="unsupported_parameter")
     prompt = ChatMessage(role="user", content=_prompt(body.prompt))
     turn = build_turn([prompt], body, model=model, session_id=body.session_id,
-                      request_id=request.headers.get("idempotency-key"))
+                      request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
     run = await start_turn(request, turn)
     if body.stream:
         usage = bool(body.stream_options and body.stream_options.include_usage)

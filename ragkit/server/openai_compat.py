@@ -18,8 +18,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ragkit.server.auth import principal
 from ragkit.server.engine import Answer, TurnOptions
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import check_filter
 from ragkit.server.params import ModelParams
 from ragkit.server.turns import Turn, TurnRun
@@ -61,13 +62,13 @@ class ChatCompletionRequest(RagOptions):
 
 
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
-               request_id: str | None) -> Turn:
+               request_id: str | None, key_id: str | None = None) -> Turn:
     """System text aside (with the design's ``system_prompt``); the turn's new messages (see
     ``wire_messages``: with a session, those after the client's last assistant message)."""
     convo, system = conversation(messages)
     system = "\n\n".join(t for t in (system, opts.system_prompt) if t) or None
     return Turn(messages=new_messages(convo, session_id is not None), model=model, session_id=session_id,
-                system=system, options=opts.turn_options(), request_id=request_id)
+                system=system, options=opts.turn_options(), request_id=request_id, key_id=key_id)
 
 
 def check_model(request: Request, model: str | None) -> str:
@@ -99,11 +100,14 @@ async def models(request: Request) -> dict[str, Any]:
                                         "owned_by": "ragkit"}]}
 
 
-@router.post("/v1/chat/completions", response_model=None)
+@router.post("/v1/chat/completions", response_model=None, responses={
+    200: {"description": "The completion (JSON), or with stream=true its chunks as server-sent events",
+          "content": {"application/json": {"schema": {"type": "object"}}, "text/event-stream": {"schema": {"type": "string"}}}},
+    **error_responses(409, 429, 502)})
 async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
     model = check_model(request, body.model)
     turn = build_turn(body.messages, body, model=model, session_id=body.session_id,
-                      request_id=request.headers.get("idempotency-key"))
+                      request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
     run = await start_turn(request, turn)
     if body.stream:
         usage = bool(body.stream_options and body.stream_options.include_usage)

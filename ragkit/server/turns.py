@@ -41,6 +41,7 @@ class Turn:
     system: str | None = None
     options: TurnOptions = field(default_factory=TurnOptions)
     request_id: str | None = None
+    key_id: str | None = None  # the API key the turn is made with: its session and trace belong to it
 
 
 class TurnRun:
@@ -109,7 +110,7 @@ class TurnRun:
         self._recorded = True
         self.state.records.save_trace(
             self.id, session_id=self.turn.session_id, model=self.turn.model, status=status,
-            duration=time.perf_counter() - self._t0,
+            duration=time.perf_counter() - self._t0, owner=self.turn.key_id,
             data={"input": input_of(self.owner) or NOT_SCREENED, "options": self.turn.options.__dict__,
                   "worker": os.getpid(), **data},
         )

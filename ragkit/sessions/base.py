@@ -89,6 +89,7 @@ class SessionInfo:
     ended_at: float | None = None
     items: int = 0
     metadata: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None  # who created it (a server's API key id); None: nobody in particular
 
     @property
     def ended(self) -> bool:
@@ -100,14 +101,17 @@ class SessionInfo:
 
 @runtime_checkable
 class SessionStore(Protocol):
-    """Where conversations live. ``add_items`` creates the session when it does not exist."""
+    """Where conversations live. ``add_items`` creates the session when it does not exist.
+    A session may record its ``owner`` (an opaque name: the server puts its API key id there)."""
 
     def create(self, session_id: str | None = None, *, title: str = "",
-               metadata: dict[str, Any] | None = None) -> SessionInfo: ...
+               metadata: dict[str, Any] | None = None, owner: str | None = None) -> SessionInfo: ...
 
     def get(self, session_id: str) -> SessionInfo | None: ...
 
-    def list(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]: ...
+    def list(self, *, limit: int = 50, offset: int = 0, owner: str | None = None) -> list[SessionInfo]:
+        """The sessions, most recently updated first; only ``owner``'s when it is given."""
+        ...
 
     def get_items(self, session_id: str, limit: int | None = None) -> list[SessionItem]: ...
 

@@ -35,6 +35,7 @@ class Database:
             self.dialect = "sqlite"
             self.path = Path(url.removeprefix("sqlite:///"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            private(self.path)
         else:
             raise ConfigError(
                 f"unsupported database URL {redact(url)!r}; use sqlite:///PATH or postgresql://USER@HOST/DB"
@@ -120,6 +121,19 @@ class Database:
             finally:
                 self._local.depth = 0
 
+    def add_columns(self, table: str, columns: dict[str, str]) -> None:
+        """Add the ``columns`` (name -> SQL type) ``table`` lacks: a schema written by an older
+        ragkit gains them in place, once, whichever process gets there first."""
+        with self.transaction():
+            if self.dialect == "sqlite":
+                have = {r[1] for r in self.execute(f"PRAGMA table_info({table})")}
+            else:
+                have = {r[0] for r in self.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table])}
+            for name, kind in columns.items():
+                if name not in have:
+                    self.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
     def write(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """``execute`` for one writing statement, as its own transaction."""
         with self.transaction():
@@ -137,6 +151,18 @@ class Database:
 
     def __repr__(self) -> str:
         return f"Database({redact(self.url)!r})"
+
+
+def private(path: Path) -> None:
+    """Create the SQLite file ``path`` readable by its owner only (0600), or make it so: it holds
+    conversations and API key hashes. SQLite gives its ``-wal`` and ``-shm`` files the same mode."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if f.exists() and f.stat().st_mode & 0o077:
+                f.chmod(0o600)
+    except PermissionError:  # another user's file: leave it as it is
+        log.warning("cannot make %s private (0600): not its owner", path)
 
 
 def redact(url: str) -> str:
@@ -189,4 +215,4 @@ def holder_is_dead(holder: str) -> bool:
     return False
 
 
-__all__ = ["Database", "drop_holder", "holder_is_dead", "lock_holder", "redact"]
+__all__ = ["Database", "drop_holder", "holder_is_dead", "lock_holder", "private", "redact"]

@@ -21,12 +21,12 @@ class MemorySessionStore:
         self._mutex = threading.RLock()
 
     def create(self, session_id: str | None = None, *, title: str = "",
-               metadata: dict[str, Any] | None = None) -> SessionInfo:
+               metadata: dict[str, Any] | None = None, owner: str | None = None) -> SessionInfo:
         sid = session_id or new_session_id()
         with self._mutex:
             if sid not in self._sessions:
                 now = time.time()
-                self._sessions[sid] = SessionInfo(sid, title, now, now, None, 0, dict(metadata or {}))
+                self._sessions[sid] = SessionInfo(sid, title, now, now, None, 0, dict(metadata or {}), owner)
                 self._items[sid] = []
             return self._info(sid)
 
@@ -37,9 +37,10 @@ class MemorySessionStore:
         with self._mutex:
             return self._info(session_id) if session_id in self._sessions else None
 
-    def list(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+    def list(self, *, limit: int = 50, offset: int = 0, owner: str | None = None) -> list[SessionInfo]:
         with self._mutex:
-            infos = sorted((self._info(s) for s in self._sessions), key=lambda i: (-i.updated_at, i.id))
+            infos = sorted((self._info(s) for s in self._sessions
+                            if owner is None or self._sessions[s].owner == owner), key=lambda i: (-i.updated_at, i.id))
         return infos[offset:offset + limit]
 
     def end(self, session_id: str) -> SessionInfo:

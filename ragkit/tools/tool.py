@@ -13,6 +13,7 @@ with ``tool.bind(retriever=r)`` or ``Agent(..., context={"retriever": r})`` / ``
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import inspect
 import json
@@ -330,9 +331,11 @@ def run_in_thread(fn: Callable[[], Any], timeout: float | None) -> Any:
 
 
 def _thread_future(fn: Callable[[], Any]) -> asyncio.Future[Any]:
-    """An awaitable for ``fn`` run in a daemon thread (unlike to_thread, never joined at exit)."""
+    """An awaitable for ``fn`` run in a daemon thread (unlike to_thread, never joined at exit); like
+    to_thread, ``fn`` sees the caller's context variables (a server's per-request state)."""
     loop = asyncio.get_running_loop()
     fut: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
 
     def deliver(ok: bool, value: Any) -> None:
         if not fut.done():
@@ -340,7 +343,7 @@ def _thread_future(fn: Callable[[], Any]) -> asyncio.Future[Any]:
 
     def target() -> None:
         try:
-            result = (True, fn())
+            result = (True, context.run(fn))
         except BaseException as exc:  # noqa: BLE001
             result = (False, exc)
         try:

@@ -76,11 +76,12 @@ def test_a_groq_run_through_the_cli_preset_is_priced(tmp_path: Path, monkeypatch
 def test_the_servers_usage_says_null_for_an_unpriced_model() -> None:
     from ragkit.agent.result import AgentResult
     from ragkit.agent.trace import AgentTrace
-    from ragkit.server.engine import _answer
+    from ragkit.server.engine import usage_of
     from ragkit.usage import AgentUsage
 
     usage = AgentUsage()
     usage.add_llm(model="house-llm", input_tokens=100, output_tokens=10, provider="openai")
-    answer = _answer(AgentResult(content="hi", usage=usage, trace=AgentTrace(run_id="r")), "hi")
-    assert answer.usage["cost"] is None and answer.usage["unpriced"] == ["house-llm"]
-    assert answer.trace["usage"]["total_cost"] is None
+    result = AgentResult(content="hi", usage=usage, trace=AgentTrace(run_id="r"))
+    shown = usage_of(result)  # what the API returns and a session stores
+    assert shown["cost"] is None and shown["unpriced"] == ["house-llm"]
+    assert result.usage.to_dict()["total_cost"] is None  # what a trace records

@@ -35,9 +35,11 @@ function askForKey() {
   });
 }
 
-// fetch with the API key; a 401 asks for a key and retries once
+// fetch with the API key; a 401 asks for a key and retries once. X-Ragkit-Client marks the
+// request as the page's own: a form on another site cannot send it (the server refuses a
+// non-JSON POST without it)
 async function api(path, options = {}, retried = false) {
-  const headers = Object.assign({}, options.headers || {});
+  const headers = Object.assign({ "X-Ragkit-Client": "web" }, options.headers || {});
   if (state.key) headers["Authorization"] = "Bearer " + state.key;
   const response = await fetch(path, Object.assign({}, options, { headers }));
   if (response.status === 401 && !retried) {
