@@ -70,17 +70,10 @@ def _visible(state: Any, who: Any, kind: str, ident: str) -> bool:
     return not exists or who.sees(owner)
 
 
-#: routes that name a session in their body without starting one (a missing one is their own 404)
-NO_CLAIM = frozenset({"/session/end"})
-
-
-def _claim_session(state: Any, who: Any, session_id: str, create: bool = True) -> bool:
-    """Create ``session_id`` for ``who`` unless it exists (or ``create`` is false); whether ``who``
-    may use it."""
+def _claim_session(state: Any, who: Any, session_id: str) -> bool:
+    """Create ``session_id`` for ``who`` unless it exists; whether ``who`` may use it."""
     info = state.sessions.get(session_id)
     if info is None:
-        if not create:
-            return True
         info = state.sessions.create(session_id, owner=who.owner)
     return who.sees(info.owner)
 
@@ -138,7 +131,7 @@ async def check_request(request: Request) -> None:
         raise not_found("session", query_sid, "session_id")
     body_sid = body.get("session_id") if isinstance(body, dict) else None
     if isinstance(body_sid, str) and 0 < len(body_sid) <= 128 and not await asyncio.to_thread(
-            _claim_session, state, who, body_sid, request.url.path not in NO_CLAIM):
+            _claim_session, state, who, body_sid):
         raise not_found("session", body_sid, "session_id")
     if not who.admin:
         hidden_sources.set(frozenset(await asyncio.to_thread(state.records.uploads_of_others, who)))

@@ -13,6 +13,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.convertors import Convertor, register_url_convertor
 
 from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError, error_responses
@@ -84,6 +85,22 @@ async def delete_session(session_id: str, request: Request) -> dict[str, Any]:
 
 # --- the served-agent design's names for the same routes (aliases: same handlers, same rules) ---
 
+class _SessionRef(Convertor[str]):
+    """A session id in ``/session/{id}`` that is not one of the alias routes' own words, so that
+    ``/session/start`` and ``/session/end`` are only those routes (and advertise only POST)."""
+
+    regex = r"(?!(?:start|end)$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("session_ref", _SessionRef())
+
+
 class SessionRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
     session_id: str = Field(min_length=1, max_length=128)
@@ -103,7 +120,7 @@ async def end_session_alias(body: SessionRef, request: Request) -> dict[str, Any
     return await end_session(body.session_id, request)
 
 
-@router.get("/session/{session_id}")
+@router.get("/session/{session_id:session_ref}")
 async def get_session_alias(session_id: str, request: Request) -> dict[str, Any]:
     """``GET /sessions/{id}`` under the design's name."""
     return await get_session(session_id, request)
