@@ -10,7 +10,9 @@ patterns (which parameters are used and with which kinds of value: ``string``, `
 cost the tool reported, and for a streaming (generator) tool its chunks, bytes and time to the
 first chunk (p50/p90/p99, ms). Per model: calls, input and output tokens, cost as the run priced it
 (from the trace at the end of each run; ``null`` when the model has no known price).
-``export_json()`` and ``export_csv()`` write them out.
+Runs: how many ended,
+how many of them failed (raised: ``stop_reason`` "error") and how many were cancelled (their
+consumer stopped reading). ``export_json()`` and ``export_csv()`` write them out.
 """
 
 from __future__ import annotations
@@ -81,6 +83,8 @@ class Analytics(Observer):
         self.tools: dict[str, _ToolStats] = defaultdict(_ToolStats)
         self.models: dict[str, _ModelStats] = defaultdict(_ModelStats)
         self.runs = 0
+        self.failed_runs = 0
+        self.cancelled_runs = 0
         self._lock = threading.Lock()
 
     # --- the one accounting ----------------------------------------------------------------------
@@ -143,8 +147,14 @@ class Analytics(Observer):
         """The run's model calls, from its trace: the costs are the run's own (priced with the provider
         that served each call), so the figures agree with ``result.usage``."""
         self._model_steps(result.trace)
+        self.record_run(result.stop_reason)
+
+    def record_run(self, stop_reason: str) -> None:
+        """One run ended (every run does, a failed one too)."""
         with self._lock:
             self.runs += 1
+            self.failed_runs += stop_reason == "error"
+            self.cancelled_runs += stop_reason == "cancelled"
 
     def _model_steps(self, trace: AgentTrace) -> None:
         for step in trace.steps:
@@ -177,7 +187,7 @@ class Analytics(Observer):
                                           duration=float(line.get("duration") or 0.0), chunks=line.get("chunks", 0),
                                           chunk_bytes=line.get("chunk_bytes", 0), first_chunk=line.get("first_chunk"))
                 elif line.get("event") == "run_end":
-                    analytics.runs += 1
+                    analytics.record_run(line.get("stop_reason", "stop"))
         return analytics
 
     # --- reports -------------------------------------------------------------------------------------
@@ -205,7 +215,8 @@ class Analytics(Observer):
                     }
             models = {name: {"calls": m.calls, "input_tokens": m.input_tokens, "output_tokens": m.output_tokens,
                              "cost": _round(m.cost)} for name, m in sorted(self.models.items())}
-            return {"runs": self.runs, "tools": tools, "models": models}
+            return {"runs": self.runs, "failed_runs": self.failed_runs, "cancelled_runs": self.cancelled_runs,
+                    "tools": tools, "models": models}
 
     def export_json(self, path: str | Path | None = None) -> str:
         text = json.dumps(self.summary(), indent=2)

@@ -13,7 +13,9 @@ logged and the line is lost. Lines are written under a lock (tool hooks come fro
 Every line has ``ts`` (UTC ISO time), ``run_id`` and ``event``: ``model_call``, ``tool_call``,
 ``policy``, ``guardrail``, ``approval``, ``coherence``, ``budget`` or ``run_end``. A ``model_call``
 line has tokens, timing and the names of the tools asked for, not the text (which the output
-guardrails have not screened yet); ``run_end`` has the final, screened answer.
+guardrails have not screened yet); ``run_end`` has the final, screened answer. Every run writes a
+``run_end``, a failed one too (``stop_reason`` "error" with ``error_type`` and ``error``, or
+"cancelled" when its consumer stopped reading it).
 """
 
 from __future__ import annotations
@@ -159,10 +161,14 @@ class AuditLog(Observer):
         self.write(run_id, "budget", limit=limit, maximum=maximum, used=used)
 
     def on_agent_end(self, run_id: str, result: AgentResult) -> None:
+        """Every run ends with this line: an answer, a stop (guardrail, budget...), or a failure
+        (``stop_reason`` "error" with ``error_type`` and ``error``, or "cancelled")."""
+        failure = result.extra() if result.stop_reason in ("error", "cancelled") else {}
         self.write(run_id, "run_end", stop_reason=result.stop_reason, iterations=result.iterations,
                    input_tokens=result.usage.input_tokens, output_tokens=result.usage.output_tokens,
                    cost=None if result.usage.total_cost is None else round(result.usage.total_cost, 8),
-                   unpriced=list(result.usage.unpriced), content=self.text(result.content))
+                   unpriced=list(result.usage.unpriced), content=self.text(result.content),
+                   **{k: v for k, v in failure.items() if v})
 
 
 def _stream_fields(result: ToolResult) -> dict[str, Any]:

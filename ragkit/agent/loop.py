@@ -64,11 +64,15 @@ def run_steps(run: Run, streaming: bool) -> Steps[None]:
     budget → model call (cache or provider) → output and tool-argument guardrails, reasoning →
     policy, coherence, approval (or a pause) → tool budget → tools (their results screened) →
     the turn's handoff (``AgentRunner``; the new agent's input guardrails) → next iteration. A resumed run starts with the turn it paused in.
-    A step that ends the run raises ``StopRun`` with its result."""
+    A step that ends the run raises ``StopRun`` with its result. A run that raises, or whose
+    consumer stops reading it, still ends with ``on_agent_end`` (a ``RunFailed``, ``Run.fail``)."""
     try:
         yield from _steps(run, streaming)
     except StopRun as stop:
         yield AgentEvent("result", run.iteration, result=stop.result)
+    except (Exception, GeneratorExit) as exc:
+        run.fail(exc)
+        raise
 
 
 def _steps(run: Run, streaming: bool) -> Steps[None]:
@@ -256,11 +260,13 @@ class Agent:
         return agent
 
     def start(self, prompt: Prompt, *, context: dict[str, Any] | None = None, use_memory: bool = True,
-              history: Sequence[Message] | None = None, response_format: Any = None) -> Run:
+              history: Sequence[Message] | None = None, config: AgentConfig | None = None,
+              response_format: Any = None) -> Run:
         """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
         ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
-        ``response_format`` (else the config's) asks for structured output (``agent/structured.py``)."""
-        return Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
+        ``config``: this run's own (request parameters, say), else the agent's; ``response_format``
+        (else the config's) asks for structured output (``agent/structured.py``)."""
+        return Run(provider=self.provider, config=config or self.config, tools=self.tools, observers=self.observers,
                    prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory,
                    history=history, response_format=response_format)
 

@@ -7,7 +7,8 @@ Nothing leaves the machine unless you pass an exporter: ragkit configures no end
 ``OTEL_*`` variable itself. At the end of each run the trace becomes one ``agent.run`` span with a
 child span per step (``llm_call``, ``tool_call``, ``guardrail``, ``policy``, ``approval``,
 ``coherence``, ``budget``, ...) carrying the step's fields as ``ragkit.*`` attributes (argument
-values are not exported: only their names). An exporter that raises is logged and ignored: it
+values are not exported: only their names). A run that raised is exported too, its root span
+with status ERROR and ``ragkit.error_type``. An exporter that raises is logged and ignored: it
 never stops the run, and the next run is exported again.
 """
 
@@ -54,6 +55,10 @@ class OTelExporter(Observer):
             "ragkit.input_tokens": result.usage.input_tokens, "ragkit.output_tokens": result.usage.output_tokens,
             **_cost_attributes(result.usage)})
         from opentelemetry import trace as otel_trace
+
+        if result.stop_reason == "error":  # a run that raised: the span says so (RunFailed)
+            root.set_attribute("ragkit.error_type", getattr(result, "error_type", ""))
+            root.set_status(otel_trace.Status(otel_trace.StatusCode.ERROR, getattr(result, "error", "")))
 
         context = otel_trace.set_span_in_context(root)
         children = []

@@ -11,8 +11,8 @@ from ragkit.messages import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
-STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused",
-                "invalid_output", "tool_calls")
+STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused", "error",
+                "cancelled", "invalid_output", "tool_calls")
 
 
 @dataclass
@@ -33,6 +33,7 @@ class ToolCallRecord:
 class AgentResult:
     """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", "guardrail"
     (a guardrail blocked: a ``GuardrailTripped``), "budget" (a usage limit: a ``BudgetExceeded``),
+    "error"/"cancelled" (only what observers see of a run that raised or was abandoned: a ``RunFailed``),
     "max_handoffs" (in an ``AgentRunner`` run, the handoff cap stopped it) or "paused" (tool calls
     wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it)
     or "invalid_output" (structured output was asked for and the answer never matched it) or
@@ -130,6 +131,19 @@ class BudgetExceeded(AgentResult):
         return {"limit": self.limit, "maximum": self.maximum, "used": self.used}
 
 
+@dataclass
+class RunFailed(AgentResult):
+    """How a run that did not finish ended, for observers (``on_agent_end``): ``stop_reason`` is
+    "error" (``error_type`` and ``error`` say what was raised; the caller gets the exception itself)
+    or "cancelled" (its consumer stopped reading it). Never returned to the caller."""
+
+    error_type: str = ""
+    error: str = ""
+
+    def extra(self) -> dict[str, Any]:
+        return {"error_type": self.error_type, "error": self.error}
+
+
 def message_from_dict(data: dict[str, Any]) -> Message:
     calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
     return Message(role=data["role"], content=data.get("content", ""), tool_calls=calls,
@@ -152,4 +166,5 @@ class AgentEvent:
     tool_output: str | None = None
     is_error: bool = False
     result: AgentResult | None = None
-__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "ToolCallRecord", "message_from_dict"]
+__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "RunFailed", "ToolCallRecord",
+           "message_from_dict"]

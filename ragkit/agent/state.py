@@ -399,6 +399,26 @@ class Run:
             stop = "stop" if error is None else "invalid_output"
         return self.end(content, stop, parsed=parsed)
 
+    def fail(self, error: BaseException) -> None:
+        """The end of a run that raised (``error``) or was abandoned (``GeneratorExit``): the trace is
+        finished and observers get ``on_agent_end`` with a ``RunFailed``, so every run ends with an
+        event (audit, analytics, telemetry). Nothing is remembered; the caller gets the exception."""
+        from ragkit.agent.result import RunFailed
+
+        cancelled = isinstance(error, GeneratorExit)
+        kind = type(error).__name__
+        recorded = bool(self.trace.steps) and isinstance(self.trace.steps[-1], ErrorStep)  # e.g. by llm_failed
+        if not cancelled and not recorded:
+            self.trace.add(ErrorStep(self.iteration, self.trace.elapsed(), f"{kind}: {error}", "run"))
+        self.trace.finish()
+        result = RunFailed(
+            content="", tool_calls=self.records, iterations=self.iteration, trace=self.trace, usage=self.usage,
+            stop_reason="cancelled" if cancelled else "error", messages=list(self.messages), citations=self.citations,
+            reasoning="\n\n".join(self.state.reasoning), state=self.state,
+            error_type="" if cancelled else kind, error="" if cancelled else str(error),
+        )
+        self.obs.emit("on_agent_end", self.run_id, result)
+
     def end(self, content: str, stop: str, *, result_class: type[AgentResult] = AgentResult,
             remember: bool = True, **fields: Any) -> AgentResult:
         """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this

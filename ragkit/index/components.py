@@ -3,9 +3,9 @@ lexical (BM25) index and retrievers.
 
 The only caller of the registries for these kinds at run time. Each component is built once, on
 first use (the embedding model and faiss load lazily). Retrievers are built from their spec
-(``{type: rerank, base: {type: hybrid}, model: DIR}``): a constructor argument named after
-something this module provides (``embedder``, ``store``, ``index``, ``dense``, ``lexical``) is
-passed in, ``base`` is built from its nested spec (``DEFAULT_BASE`` when absent), and every other
+(``{type: rerank, base: {type: hybrid}, model: DIR}``): a constructor argument the pipeline wires
+in (``ragkit.wiring.WIRED``: ``embedder``, ``store``, ``index``, ``dense``, ``lexical``) is built
+here and passed in, ``base`` is built from its nested spec (``DEFAULT_BASE`` when absent), and every other
 argument comes from the YAML. What a retriever needs of the index (``needs``: dense vectors, the
 lexical index) decides whether the index keeps a BM25 index.
 """
@@ -31,6 +31,7 @@ from ragkit.index.sinks import IndexSink, StoreSink
 from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import VectorStore
+from ragkit.wiring import wired
 
 if TYPE_CHECKING:
     from ragkit.retrieval.bm25 import BM25Index
@@ -212,7 +213,7 @@ class Components:
         name = str(conf.get("type", ""))
         cls = resolve(registry.retrievers, name, f"{where}.type", self.spec.origin)
         opts = {k: v for k, v in conf.items() if k not in PIPELINE_KEYS}
-        provided: dict[str, Callable[[], Any]] = {
+        provided: dict[str, Callable[[], Any]] = {  # what wiring.WIRED["retriever"] names, built here
             "embedder": lambda: self.embedder,
             "store": lambda: self.store,
             "index": lambda: self.lexical,
@@ -220,7 +221,7 @@ class Components:
             "lexical": lambda: self._build({"type": "bm25"}, f"{where}.lexical"),
         }
         params = inspect.signature(cls).parameters
-        runtime = {n: make() for n, make in provided.items() if n in params and n not in opts}
+        runtime = {n: provided[n]() for n in sorted(wired("retriever")) if n in params and n not in opts}
         if "base" in params:
             runtime["base"] = self._build(opts.pop("base", None) or DEFAULT_BASE, f"{where}.base")
         try:

@@ -409,7 +409,9 @@ class _Run:
         new_ids = {c.id for c in new_chunks}
         # ids the catalog already had are in the store (after reconcile), except the missing ones
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
-        vectors = self._vectors(to_add, {h: v for p in batch for h, v in p.vectors.items()})
+        hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
+        vectors = self._vectors(to_add, [hash_of[c.id] for c in to_add],
+                                {h: v for p in batch for h, v in p.vectors.items()})
         stale = sorted(old_ids - new_ids)
         records = [
             SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)
@@ -433,14 +435,14 @@ class _Run:
         log.warning("%s; rebuilding it from the catalog and the embedding cache", str(exc).split("; ")[0])
         self.report.store_rebuilt = True
 
-    def _vectors(self, chunks: Sequence[Chunk], computed: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Vectors of ``chunks``: from the cache, else ``computed`` elsewhere (an engine's workers),
-        else embedded here."""
+    def _vectors(self, chunks: Sequence[Chunk], hashes: Sequence[str],
+                 computed: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Vectors of ``chunks`` (their text ``hashes``): from the cache, else ``computed`` elsewhere
+        (an engine's workers), else embedded here."""
         emb = self.parts.embedder
         dim = emb.dimension
         if not chunks:
             return np.zeros((0, dim), dtype=np.float32)
-        hashes = [_ids.text_hash(c.text) for c in chunks]
         cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
         todo: dict[str, str] = {}
         for h, c in zip(hashes, chunks, strict=True):
@@ -468,8 +470,8 @@ class _Run:
             rows.append(SourceRow(p.source, p.root, p.content_hash, p.size, status, p.error, p.loader, len(p.chunks)))
             chunk_rows.extend(
                 ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
-                         c.start, c.end, _ids.text_hash(c.text), n, c.text, json.dumps(_metadata(c)))
-                for i, (c, n) in enumerate(zip(p.chunks, p.tokens, strict=True))
+                         c.start, c.end, h, n, c.text, json.dumps(_metadata(c)))
+                for i, (c, n, h) in enumerate(zip(p.chunks, p.tokens, p.chunk_hashes(), strict=True))
             )
             if p.error is None:
                 # a source skipped before (unreadable) that loads now is new to the index

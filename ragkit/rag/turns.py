@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ragkit.agent import Agent
+from ragkit.agent import Agent, AgentConfig
 from ragkit.agent.state import Run
 from ragkit.agent.turns import Conversation, Transcript, Turn
 from ragkit.messages import Message
@@ -27,12 +27,14 @@ RAG_TRANSCRIPT = Transcript(agent=AGENT_NAME)
 
 def answer_turn(conversation: Conversation, agent: Agent | Callable[[], Agent], new: str | Sequence[Message], *,
                 session_id: str | None = None, request_id: str | None = None, trace_id: str | None = None,
-                system: str | None = None, inline_sources: bool = False) -> Turn:
+                system: str | None = None, config: AgentConfig | None = None,
+                inline_sources: bool = False) -> Turn:
     """A turn of ``agent`` (or of the agent a callable builds when the turn starts) over ``new`` (a
     question, or messages); ``system``: more system text kept beside the agent's instructions (a
-    client's own); ``inline_sources``: the answer ends with a numbered Sources block (for clients
-    that drop the citations field). Without a session the agent's memory (if it has one) holds the
-    conversation; with one, the session does."""
+    client's own); ``config``: this turn's own agent config (a request's parameters: ``max_tokens``,
+    ``temperature``, ``stop``...), else the agent's; ``inline_sources``: the answer ends with a
+    numbered Sources block (for clients that drop the citations field). Without a session the
+    agent's memory (if it has one) holds the conversation; with one, the session does."""
     book = CitationBook()
     in_session = session_id is not None and conversation.store is not None
     answers = [m.tool_call_id for m in new if not isinstance(m, str) and m.role == "tool" and m.tool_call_id] \
@@ -42,15 +44,15 @@ def answer_turn(conversation: Conversation, agent: Agent | Callable[[], Agent], 
         nonlocal agent
         if not isinstance(agent, Agent):
             agent = agent()
-        memory = agent.config.memory
+        memory = (config or agent.config).memory
         if in_session and memory is not None:  # the memory's window bounds what a session sends, too
             history = memory.trim(history)
         if system:
-            instructions = "\n\n".join(t for t in (agent.config.system_prompt, system) if t)
+            instructions = "\n\n".join(t for t in ((config or agent.config).system_prompt, system) if t)
             history = [Message(role="system", content=instructions), *history]
         prompt = new if isinstance(new, str) else named_results(history, new)
         return agent.start(prompt, context={"book": book}, use_memory=not in_session,
-                           history=history if in_session or system else None)
+                           history=history if in_session or system else None, config=config)
 
     numbering = CitationNumbering(book)
     resolver = InlineSources(numbering) if inline_sources else numbering

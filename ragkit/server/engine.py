@@ -155,16 +155,17 @@ class Engine:
             if event.type == "text" and event.text:
                 yield event.text
             elif event.type == "result" and event.result is not None:
-                yield answer_of(turn, event.result)
+                yield answer_of(event.result, input=input_of(turn))
 
 
-def answer_of(turn: Turn, result: AgentResult) -> Answer:
-    """The ``Answer`` of a finished turn: exactly the text given out, with its citations."""
+def answer_of(result: AgentResult, *, input: str | None = None) -> Answer:
+    """The ``Answer`` of a finished turn's result (its text is exactly the text given out), with
+    ``input``: the user message as the run saw it (``input_of(turn)``)."""
     trace = {**result.trace.to_dict(), "usage": result.usage.to_dict(), "stop_reason": result.stop_reason,
              "tool_calls": [{"name": t.name, "arguments": t.arguments, "is_error": t.is_error,
                              "duration": t.duration} for t in result.tool_calls]}
     return Answer(content=result.content, citations=citations_of(result), usage=usage_of(result), trace=trace,
-                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=input_of(turn),
+                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=input,
                   tool_calls=function_calls(result.client_calls))
 
 

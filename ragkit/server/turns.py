@@ -84,7 +84,7 @@ class TurnRun:
                 if event.type == "text" and event.text:
                     yield event.text
                 elif event.type == "result" and event.result is not None:
-                    self.answer = answer_of(self.owner, event.result)
+                    self.answer = answer_of(event.result, input=input_of(self.owner))
         except Exception as exc:
             error = from_exception(exc)
             await asyncio.to_thread(self._record, "error", {"error": error.body()["error"]})

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError
 
 log = logging.getLogger(__name__)
@@ -40,9 +41,8 @@ class Database:
             raise ConfigError(
                 f"unsupported database URL {redact(url)!r}; use sqlite:///PATH or postgresql://USER@HOST/DB"
             )
-        self._local = threading.local()
-        self._all: list[Any] = []
-        self._lock = threading.Lock()
+        self._conns: PerThread[Any] = PerThread(self._connect, name=f"database {redact(url)}")
+        self._local = threading.local()  # each thread's transaction depth
         self._write_lock = threading.Lock()
 
     @classmethod
@@ -71,12 +71,7 @@ class Database:
 
     @property
     def con(self) -> Any:
-        con = getattr(self._local, "con", None)
-        if con is None:
-            con = self._local.con = self._connect()
-            with self._lock:
-                self._all.append(con)
-        return con
+        return self._conns.get()
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.dialect == "postgres" else sql
@@ -140,13 +135,8 @@ class Database:
             return self.execute(sql, params)
 
     def close(self) -> None:
-        with self._lock:
-            for con in self._all:
-                try:
-                    con.close()
-                except Exception:  # noqa: BLE001 - closing a broken connection must not raise
-                    log.debug("closing a database connection failed", exc_info=True)
-            self._all.clear()
+        """Close every thread's connection (a later query opens new ones)."""
+        self._conns.close()
         self._local = threading.local()
 
     def __repr__(self) -> str:
