@@ -1,9 +1,12 @@
 """``POST /v1/chat/completions`` and ``GET /v1/models``, as the official ``openai`` SDK expects.
 
 RAG options are top-level request fields (the SDK's ``extra_body``): ``top_k``, ``filter``,
-``retriever``, ``session_id``, ``use_knowledge_base``. The answer's citations are an extension
-field of the message (``message.citations``; in a stream, one dedicated chunk before the finish
-chunk, ``delta.citations``), and ``usage`` adds ``embedding_tokens`` and ``cost``.
+``retriever``, ``session_id``, ``use_knowledge_base``, ``citations``. The model parameters
+(``server/params.py``) reach the agent and its provider; ``n > 1`` and ``logprobs`` are a 400. The
+answer's citations are an extension field of the message (``message.citations``; in a stream, one
+dedicated chunk before the finish chunk, ``delta.citations``), and ``usage`` adds
+``embedding_tokens`` and ``cost``. The request's ``tools`` are the client's: a call of one ends
+the response with ``finish_reason: "tool_calls"`` (streamed as OpenAI's tool-call deltas).
 """
 
 from __future__ import annotations
