@@ -17,7 +17,7 @@ $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
 	$(PYTHON) -m venv $(VENV)
 
-# `local` is what the default pipeline embeds with: the model, ONNX Runtime (int8) and, to export
+# `local` is what the default pipeline embeds with: the model, ONNX Runtime (fp32) and, to export
 # the model to ONNX once, torch
 $(VENV)/.demo-installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) $(TORCH)
