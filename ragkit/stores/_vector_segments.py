@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.stores._pq_rerank import PqIndex
+from ragkit.stores._pq_rerank import PqIndex, exact_topk
 from ragkit.stores._pq_rerank import build as build_pq
 from ragkit.stores._segments import save_npy
 from ragkit.stores.memory import top_k
@@ -273,7 +273,7 @@ def calibrate(vectors: np.ndarray, ivf: Ivf, ann: AnnOptions) -> tuple[int, floa
     mixed /= np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
     sets = [(np.ascontiguousarray(vectors[qrows], dtype=np.float32), qrows, 1 - (1 - ann.recall) / 2.5),
             (np.ascontiguousarray(mixed, dtype=np.float32), None, ann.recall)]
-    exact = [_exact_topk(vectors, queries, 11) for queries, _, _ in sets]
+    exact = [exact_topk(vectors, queries, 11) for queries, _, _ in sets]
     nlist = ivf.centroids.shape[0]
     # a true neighbour is found by nprobe lists exactly when its list ranks below nprobe among the
     # query's nearest centroids: the recall of every nprobe from one ranking, no probing
@@ -304,19 +304,6 @@ def _truth_list_ranks(ivf: Ivf, queries: np.ndarray, own: np.ndarray | None, exa
         lists = np.searchsorted(ivf.lists, rows, side="right") - 1
         out.append(rank[qi, lists])
     return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
-
-
-def _exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 8192) -> list[list[int]]:
-    best_s = np.full((queries.shape[0], 0), -np.inf, dtype=np.float32)
-    best_r = np.empty((queries.shape[0], 0), dtype=np.int64)
-    for a in range(0, vectors.shape[0], block):
-        s = queries @ np.asarray(vectors[a : a + block]).T
-        r = np.broadcast_to(np.arange(a, a + s.shape[1]), s.shape)
-        s, r = np.concatenate([best_s, s], axis=1), np.concatenate([best_r, r], axis=1)
-        keep = np.argpartition(-s, min(k, s.shape[1]) - 1, axis=1)[:, :k]
-        best_s, best_r = np.take_along_axis(s, keep, 1), np.take_along_axis(r, keep, 1)
-    order = np.argsort(-best_s, axis=1, kind="stable")
-    return np.take_along_axis(best_r, order, 1).tolist()
 
 
 def release(arr: np.ndarray) -> None:
