@@ -133,14 +133,16 @@ def compare(engines: list[str], args: argparse.Namespace, texts: list[str]) -> l
             res = {"ragkit": _ragkit, "lancedb": _lancedb}[name](x, q, args.flush_chunks, work)
             for v in q[:10]:
                 res["search"](v)
-            times, recall = [], []
+            times, cpu, recall = [], [], []
             for v, t in zip(q, truth, strict=True):
-                s = time.perf_counter()
+                s, c = time.perf_counter(), time.thread_time()
                 got = res["search"](v)
                 times.append(time.perf_counter() - s)
+                cpu.append(time.thread_time() - c)
                 recall.append(_found(x, v, t, got))
             rec = np.asarray(recall)
-            print(json.dumps({"engine": name, "load": load_avg(), "recall_by_set": {
+            print(json.dumps({"engine": name, "load": load_avg(), "cpu_ms_p50": round(1000 * float(np.median(cpu)), 2),
+                              "cpu_ms_p95": round(1000 * float(np.percentile(cpu, 95)), 2), "recall_by_set": {
                 g: round(float(rec[group == g].mean()), 4) for g in sets}, "min_recall": float(rec.min())}), flush=True)
             fl = res["flushes"]
             k = max(1, len(fl) // 10)
