@@ -10,6 +10,12 @@ questions whose answer cites the file that holds the answer.
     .venv/bin/python benchmarks/answer_quality.py                 # all four sets
     .venv/bin/python benchmarks/answer_quality.py --set howto -v  # one set, with every miss
     .venv/bin/python benchmarks/answer_quality.py --index-dir /tmp/aq  # keep the indexes between runs
+
+Real folders nobody here wrote (``benchmarks/folders/NAME.yaml``: questions, expected answers and
+files, and where to fetch the folder) are never committed: fetch one, then pass its path:
+
+    git clone https://github.com/mkdocs/mkdocs /tmp/mkdocs    # the commit is in mkdocs.yaml
+    .venv/bin/python benchmarks/answer_quality.py --folder mkdocs=/tmp/mkdocs/docs -v
 """
 
 from __future__ import annotations
@@ -33,13 +39,32 @@ SETS = {  # name -> (documents, questions)
 }
 
 
-def score_set(name: str, pipeline: Path, index_root: Path) -> dict:
+FOLDERS = REPO / "benchmarks" / "folders"  # NAME.yaml: questions over a fetched folder
+
+
+def folder_set(arg: str) -> tuple[str, Path, Path]:
+    """``NAME=PATH`` -> (name, the fetched folder, its questions file ``benchmarks/folders/NAME.yaml``)."""
+    name, eq, path = arg.partition("=")
+    questions = FOLDERS / f"{name}.yaml"
+    known = ", ".join(sorted(p.stem for p in FOLDERS.glob("*.yaml")))
+    if not eq or not path:
+        raise SystemExit(f"--folder {arg}: expected NAME=PATH (NAME one of: {known})")
+    if not questions.is_file():
+        raise SystemExit(f"--folder {arg}: no question set {questions} (known: {known})")
+    if not Path(path).is_dir():
+        raise SystemExit(f"--folder {arg}: {path} is not a folder; fetch it first (see {questions})")
+    return name, Path(path), questions
+
+
+def score_set(name: str, pipeline: Path, index_root: Path, docs: Path | None = None,
+              questions: Path | None = None) -> dict:
     from ragkit.agent import ConversationMemory
     from ragkit.config import load_pipeline
     from ragkit.rag.agent import RAGAgent
     from ragkit.rag.questions import load_questions, run_questions, summary
 
-    docs, questions = SETS[name]
+    if docs is None or questions is None:
+        docs, questions = SETS[name]
     spec = load_pipeline(pipeline)
     with RAGAgent.from_directory(docs, pipeline=spec, index=index_root / name, provider="local",
                                  memory=ConversationMemory(max_messages=40)) as agent:
@@ -50,16 +75,21 @@ def score_set(name: str, pipeline: Path, index_root: Path) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--set", dest="sets", action="append", choices=sorted(SETS),
-                        help="question set to score (repeatable; default: all)")
+                        help="question set to score (repeatable; default: all four, unless --folder is given)")
+    parser.add_argument("--folder", dest="folders", action="append", default=[], metavar="NAME=PATH",
+                        help="a fetched folder and its question set benchmarks/folders/NAME.yaml (repeatable)")
     parser.add_argument("--pipeline", type=Path, default=REPO / "pipelines" / "default.yaml")
     parser.add_argument("--index-dir", type=Path, help="keep the indexes here (default: a temporary dir)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     parser.add_argument("-v", "--verbose", action="store_true", help="print every answer that is not correct")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
+    folders = [folder_set(arg) for arg in args.folders]
+    names = args.sets or ([] if folders else list(SETS))
     with tempfile.TemporaryDirectory() as tmp:
         root = args.index_dir or Path(tmp)
-        results = [score_set(name, args.pipeline, root) for name in args.sets or list(SETS)]
+        results = [score_set(name, args.pipeline, root) for name in names]
+        results += [score_set(name, args.pipeline, root, docs, questions) for name, docs, questions in folders]
     if args.json:
         print(json.dumps(results, indent=2))
         return 0

@@ -34,7 +34,9 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
 #: files left out by default: dotfiles and dot-folders, and the sample corpus's question set
 DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
-DEFAULT_SPLITTER: dict[str, Any] = {"type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30}
+DEFAULT_SPLITTER: dict[str, Any] = {
+    "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
+}
 DEFAULT_EMBEDDER: dict[str, Any] = {"type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64}
 DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "flat"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
@@ -79,6 +81,8 @@ class SplitterSpec(ComponentSpec):
     chunk_size: int = Field(default=200, ge=1)
     chunk_overlap: int = Field(default=30, ge=0)
     unit: Literal["tokens", "chars"] = "tokens"
+    #: prepend the document title and heading path to what is embedded and BM25-indexed
+    context_header: bool = DEFAULT_SPLITTER["context_header"]
 
 
 class EmbedderSpec(ComponentSpec):

@@ -153,7 +153,7 @@ class Preparer:
             raise LoaderError(f"{p.source}: no text found", path=p.source, reason="no text found")
         emb = self.parts.embedder
         counter = getattr(emb, "count_tokens_batch", None)
-        texts = [c.text for c in p.chunks]
+        texts = [c.indexed_text for c in p.chunks]  # what is embedded: the header counts too
         p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
 
     def _is_unchanged(self, source: str, content_hash: str) -> bool:

@@ -417,12 +417,13 @@ class _Run:
         dim = emb.dimension
         if not chunks:
             return np.zeros((0, dim), dtype=np.float32)
-        hashes = [_ids.text_hash(c.text) for c in chunks]
+        texts = [c.indexed_text for c in chunks]  # the contextual header and the text
+        hashes = [_ids.text_hash(t) for t in texts]
         cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
         todo: dict[str, str] = {}
-        for h, c in zip(hashes, chunks, strict=True):
+        for h, t in zip(hashes, texts, strict=True):
             if h not in cached:
-                todo.setdefault(h, c.text)
+                todo.setdefault(h, t)
         self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
         # longest first, so each slice pads little; every slice is committed to the cache (before
         # the store changes) as soon as it is embedded, so an interrupted run loses at most one
@@ -445,7 +446,7 @@ class _Run:
             rows.append(SourceRow(p.source, p.root, p.content_hash, p.size, status, p.error, p.loader, len(p.chunks)))
             chunk_rows.extend(
                 ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
-                         c.start, c.end, _ids.text_hash(c.text), n, c.text, json.dumps(_metadata(c)))
+                         c.start, c.end, _ids.text_hash(c.indexed_text), n, c.text, json.dumps(_metadata(c)))
                 for i, (c, n) in enumerate(zip(p.chunks, p.tokens, strict=True))
             )
             if p.error is None:

@@ -1,6 +1,7 @@
 """Score a RAG agent on a question set (``data/questions.yaml`` format).
 
-Each item has ``question``, ``answer`` and ``source`` (the file that holds the fact):
+Each item has ``question``, ``answer`` and ``source`` (the file that holds the fact, or a list
+of files that each state it: citing any of them counts):
 
 - ``answer`` is a text a correct answer contains, a list of texts it must all contain (a list
   answer: "the three rules"), or null when the corpus cannot answer;
@@ -30,7 +31,7 @@ GRADES = ("correct", "partial", "wrong")
 class QuestionOutcome:
     question: str
     expected: str | list[str] | None
-    source: str | None
+    source: str | list[str] | None
     answer: str
     cited: list[str]
     grade: str  # correct, partial or wrong
@@ -41,8 +42,8 @@ class QuestionOutcome:
 
     @property
     def cited_source(self) -> bool:
-        """Whether the answer cites the file that holds the answer."""
-        return self.source is not None and self.source in self.cited
+        """Whether the answer cites a file that holds the answer."""
+        return bool(set(sources_of(self.source)) & set(self.cited))
 
 
 def load_questions(path: str | Path) -> list[dict[str, Any]]:
@@ -57,7 +58,16 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
             raise ConfigError(f"{path}: questions[{i}] needs a 'question' key")
         if not isinstance(q.get("answer"), (str, list, int, float, type(None))):
             raise ConfigError(f"{path}: questions[{i}].answer must be a text, a list of texts or null")
+        if not isinstance(q.get("source"), (str, list, type(None))):
+            raise ConfigError(f"{path}: questions[{i}].source must be a file name or a list of file names")
     return items
+
+
+def sources_of(source: str | list[str] | None) -> list[str]:
+    """The files an item's ``source`` names (one, several, or none for an unanswerable question)."""
+    if source is None:
+        return []
+    return [str(s) for s in source] if isinstance(source, list) else [str(source)]
 
 
 def _expected_texts(item: dict[str, Any]) -> list[str]:
@@ -75,7 +85,7 @@ def grade_answer(item: dict[str, Any], answer: str, cited_sources: list[str]) ->
         return "correct" if is_refusal(answer) else "wrong"
     texts = _expected_texts(item)
     found = sum(t.lower() in answer.lower() for t in texts)
-    cited = item.get("source") in cited_sources
+    cited = bool(set(sources_of(item.get("source"))) & set(cited_sources))
     if found == len(texts) and cited:
         return "correct"
     return "partial" if cited or found else "wrong"

@@ -1,5 +1,8 @@
 """A persistent, incrementally updated BM25 index on top of ``bm25s``.
 
+A row's terms are those of its indexed text (``ragkit.types.indexed_text``: the chunk's contextual
+header, when it has one, and its text); its shown text is the chunk's own.
+
 ``bm25s`` builds immutable sparse matrices, so this index keeps the corpus itself (ids, texts,
 tokens, metadata), applies upserts and deletes to it, and rebuilds the ``bm25s`` matrices lazily
 on the first search after a change (0.1-0.5 s for the 5,000 msmarco-5k passages on 2 CPU
@@ -33,7 +36,7 @@ import numpy as np
 from ragkit.errors import MissingDependencyError, StoreDamagedError, StoreError
 from ragkit.registry import retrievers
 from ragkit.stores.filters import Filter, matches, normalize
-from ragkit.types import SearchHit
+from ragkit.types import SearchHit, indexed_text
 
 if TYPE_CHECKING:
     from ragkit.index.sinks import SinkRecord
@@ -175,7 +178,7 @@ class BM25Index:
             )
         for doc_id, meta in zip(ids, metas, strict=True):
             _check_row(doc_id, meta)
-        tokens = self._analyzer.tokenize([str(t) for t in texts])
+        tokens = self._analyzer.tokenize([indexed_text(str(t), m) for t, m in zip(texts, metas, strict=True)])
         with self._lock:
             for doc_id, text, toks, meta in zip(ids, texts, tokens, metas, strict=True):
                 self._docs[doc_id] = _Doc(str(text), tuple(toks), dict(meta))
@@ -342,7 +345,7 @@ class BM25Index:
                 self._analyzer.config,
                 len(rows),
             )
-            tokens = self._analyzer.tokenize([row["text"] for row in rows])
+            tokens = self._analyzer.tokenize([indexed_text(row["text"], row.get("metadata") or {}) for row in rows])
         for row, toks in zip(rows, tokens, strict=True):
             self._docs[row["id"]] = _Doc(row["text"], tuple(toks), dict(row.get("metadata") or {}))
 

@@ -146,16 +146,16 @@ class _LoadSplitEmbed:
         todo: dict[str, str] = {}
         for p in prepared:
             for c in p.chunks:
-                h = _ids.text_hash(c.text)
+                h = _ids.text_hash(c.indexed_text)  # what is embedded: the header and the text
                 if h not in self.cached:
-                    todo.setdefault(h, c.text)
+                    todo.setdefault(h, c.indexed_text)
         order = sorted(todo, key=lambda h: len(todo[h]))  # length-sorted: little padding
         emb = self.parts.embedder
         before = emb.usage.snapshot()
         vectors = dict(zip(order, emb.embed_documents([todo[h] for h in order]), strict=True)) if order else {}
         used = emb.usage.since(before)
         for p in prepared:
-            p.vectors = {h: vectors[h] for h in (_ids.text_hash(c.text) for c in p.chunks) if h in vectors}
+            p.vectors = {h: vectors[h] for h in (_ids.text_hash(c.indexed_text) for c in p.chunks) if h in vectors}
         n = len(prepared)
         # the batch's usage rides on its first row
         return {
