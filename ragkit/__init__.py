@@ -27,7 +27,7 @@ _EXPORTS = {
     "AgentDefinition": "ragkit.agent", "AgentRunner": "ragkit.agent", "handoff": "ragkit.agent",
     "RunState": "ragkit.agent", "ToolContext": "ragkit.agent",
     "GuardrailSet": "ragkit.guardrails", "default_guardrails": "ragkit.guardrails",
-    "LocalProvider": "ragkit.providers.local",
+    "LocalProvider": "ragkit.rag.local",
     "RAGAgent": "ragkit.rag.agent", "rag_definition": "ragkit.rag.agent",
 }
 __all__ = sorted(_EXPORTS) + ["__version__"]

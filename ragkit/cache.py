@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
-from ragkit.providers.base import Message, Response, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolCall, ToolSpec, Usage
 
 Clock = Callable[[], float]
 

@@ -8,11 +8,10 @@ YAML). Validation happens before anything runs, and every error names the file, 
 
 from __future__ import annotations
 
-import functools
 import inspect
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
@@ -20,9 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError,
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
-from ragkit.index.layout import default_index
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
+from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
+from ragkit.wiring import keyword_options as keyword_options  # re-exported: stores import it from here
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
@@ -32,6 +32,8 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 # --pipeline). pipelines/default.yaml spells out exactly these values (a test asserts it), and the
 # README's pipeline reference describes them.
 
+#: where an index lives when neither --index nor a pipeline says (``$RAGKIT_INDEX`` overrides it)
+DEFAULT_INDEX = Path(".ragkit/index")
 #: files left out by default: dotfiles and dot-folders, and the sample corpus's question set
 DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
 DEFAULT_SPLITTER: dict[str, Any] = {
@@ -44,6 +46,12 @@ DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "flat"}
 DEFAULT_RETRIEVER: dict[str, Any] = {
     "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "top_k": 5,
 }
+
+
+def default_index() -> Path:
+    """Where an index lives when neither --index nor a pipeline says: ``$RAGKIT_INDEX`` when set,
+    else ``.ragkit/index`` (pipelines/default.yaml spells the same: ``${RAGKIT_INDEX:-.ragkit/index}``)."""
+    return Path(os.environ.get("RAGKIT_INDEX") or DEFAULT_INDEX)
 
 
 class _Strict(BaseModel):
@@ -184,8 +192,6 @@ class PipelineSpec(_Strict):
     def uses_lexical(self) -> bool:
         if self.lexical.enabled is not None:
             return self.lexical.enabled
-        from ragkit.retrieval.base import retriever_needs
-
         return "lexical" in retriever_needs({"type": self.retriever.type, **self.retriever.options})
 
     def to_yaml_dict(self) -> dict[str, Any]:
@@ -387,8 +393,6 @@ _SECTIONS: dict[str, tuple[Registry[type], str]] = {
     "store": (registry.stores, "store"),
     "retriever": (registry.retrievers, "retriever"),
 }
-#: options the pipeline consumes itself, not passed to component constructors
-PIPELINE_OPTIONS = {"retriever": {"top_k"}}
 
 
 def check_components(spec: PipelineSpec) -> None:
@@ -416,7 +420,7 @@ def check_retriever_spec(conf: Any, *, key: str, origin: str) -> None:
     if not isinstance(conf, Mapping) or not isinstance(conf.get("type"), str):
         raise ConfigError(f"{origin}: {key}: must be a retriever spec such as {{type: hybrid}} (got {conf!r})")
     cls = resolve(registry.retrievers, conf["type"], f"{key}.type", origin)
-    opts = {k: v for k, v in conf.items() if k not in ("type", "top_k")}
+    opts = {k: v for k, v in conf.items() if k != "type" and k not in PIPELINE_KEYS["retriever"]}
     check_options(cls, opts, section=key, kind="retriever", name=conf["type"], origin=origin)
     if "base" in opts:
         check_retriever_spec(opts["base"], key=f"{key}.base", origin=origin)
@@ -434,7 +438,7 @@ def resolve(reg: Registry[type], name: str, key: str, origin: str) -> type:
 def component_options(spec: PipelineSpec, section: str) -> dict[str, Any]:
     comp: ComponentSpec = getattr(spec, section)
     fields = {k: getattr(comp, k) for k in type(comp).model_fields if k != "type"}
-    skip = PIPELINE_OPTIONS.get(section, set())
+    skip = PIPELINE_KEYS.get(section, frozenset())
     opts = {k: v for k, v in fields.items() if k not in skip}
     opts.update(comp.options)
     return opts
@@ -448,10 +452,11 @@ def check_options(cls: type, opts: Mapping[str, Any], *, section: str, kind: str
     params = sig.parameters
     if any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values()):
         return
-    allowed = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL]
+    allowed = [n for n, p in params.items() if p.kind is not inspect.Parameter.VAR_POSITIONAL and n not in wired(kind)]
     for key in opts:
-        if key in RUNTIME_ARGUMENTS and kind == "store":
-            raise ConfigError(f"{origin}: {section}.{key}: set by ragkit (from the embedder and the index), not in the pipeline")
+        if key in wired(kind):
+            raise ConfigError(f"{origin}: {section}.{key}: set by ragkit when it builds the {kind} (from the embedder "
+                              f"and the index), not in the pipeline")
         if key not in params:
             raise ConfigError(
                 f"{origin}: {section}.{key}: unknown option for {kind} '{name}'{did_you_mean(key, allowed)}"
@@ -469,35 +474,3 @@ def build_component(reg: Registry[type], spec: PipelineSpec, section: str, **run
         raise ConfigError(f"{spec.origin}: {section}: {exc}") from None
     except TypeError as exc:
         raise ConfigError(f"{spec.origin}: {section}: invalid options for '{comp.type}': {exc}") from None
-
-
-# --------------------------------------------------------------------------- the options convention
-
-#: constructor arguments ragkit passes itself (never options from the YAML)
-RUNTIME_ARGUMENTS = ("dimension", "path")
-_F = Callable[..., None]
-
-
-def keyword_options(kind: str, name: str) -> Callable[[_F], _F]:
-    """Mark a component ``__init__`` whose options are keyword-only arguments (the convention).
-
-    The pipeline check (``check_options``) validates them from the signature before anything
-    runs; a direct call with an unknown option gets the same clear ``ConfigError`` (not a
-    ``TypeError``): ``unknown option 'x' for the faiss store; allowed: index, build, search``."""
-
-    def deco(init: _F) -> _F:
-        params = inspect.signature(init).parameters
-        known = [n for n, p in params.items() if p.kind is inspect.Parameter.KEYWORD_ONLY]
-        allowed = ", ".join(n for n in known if n not in RUNTIME_ARGUMENTS) or "none"
-
-        @functools.wraps(init)
-        def checked(self: object, *args: Any, **kwargs: Any) -> None:
-            unknown = [k for k in kwargs if k not in known]
-            if unknown:
-                raise ConfigError(f"unknown option {unknown[0]!r} for the {name} {kind}; allowed: {allowed}")
-            init(self, *args, **kwargs)
-
-        return checked
-
-    return deco
-

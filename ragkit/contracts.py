@@ -41,16 +41,8 @@ from ragkit.errors import (
 )
 from ragkit.guardrails.base import Guardrail, GuardrailResult
 from ragkit.loaders.base import Loader
-from ragkit.providers.base import (
-    BaseProvider,
-    Message,
-    Provider,
-    Response,
-    StreamEvent,
-    ToolCall,
-    ToolSpec,
-    Usage,
-)
+from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.providers.base import BaseProvider, Provider
 from ragkit.retrieval.base import Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import Capabilities, VectorStore

@@ -31,13 +31,12 @@ from typing import Any
 
 from ragkit.errors import ConfigError
 from ragkit.registry import did_you_mean
+from ragkit.wiring import PLACEHOLDERS
 
 log = logging.getLogger(__name__)
 
 #: sections whose components are built in a dry run with placeholders for the run-time wiring
 DRY_BUILD_SECTIONS = frozenset({"splitter", "retriever"})
-#: placeholder values for constructor parameters the pipeline supplies at run time
-_PLACEHOLDERS: dict[str, Any] = {"length_function": len}
 
 
 def check_option_values(
@@ -129,10 +128,10 @@ def _dry_build(
 ) -> str | None:
     """Build ``cls`` with placeholders for the run-time wiring; the constructor's complaint, if any."""
     runtime = {
-        key: _PLACEHOLDERS.get(key)
+        key: PLACEHOLDERS.get(key)
         for key, p in params.items()
         if key not in opts
-        and (key in _PLACEHOLDERS or (p.kind is p.KEYWORD_ONLY and p.default is p.empty))
+        and (key in PLACEHOLDERS or (p.kind is p.KEYWORD_ONLY and p.default is p.empty))
     }
     try:
         cls(**opts, **runtime)

@@ -16,6 +16,7 @@ from importlib import metadata
 from typing import Generic, TypeVar
 
 from ragkit.errors import RegistryError
+from ragkit.provider_names import builtin_modules
 
 T = TypeVar("T")
 log = logging.getLogger(__name__)
@@ -99,6 +100,8 @@ loaders: Registry[type] = Registry(
         "docx": "ragkit.loaders.docx",
         "jsonl": "ragkit.loaders.tabular",
         "csv": "ragkit.loaders.tabular",
+        "rst": "ragkit.loaders.rst",
+        "notebook": "ragkit.loaders.notebook",
         "unstructured": "ragkit.loaders.unstructured",
     },
 )
@@ -137,16 +140,5 @@ retrievers: Registry[type] = Registry(
         "mmr": "ragkit.retrieval.mmr",
     },
 )
-providers: Registry[type] = Registry(
-    "provider",
-    {
-        "local": "ragkit.providers.local",
-        "openai": "ragkit.providers.openai",
-        "ollama": "ragkit.providers.openai",
-        "anthropic": "ragkit.providers.anthropic",
-        "cohere": "ragkit.providers.cohere",
-        "fallback": "ragkit.providers.fallback",
-        "scripted": "ragkit.testing.scripted",
-        "echo": "ragkit.testing.echo",
-    },
-)
+#: built from the one list of provider names (``ragkit.provider_names``), presets included
+providers: Registry[type] = Registry("provider", builtin_modules())

@@ -43,7 +43,7 @@ class Chunk:
     """A piece of a document, the unit that is embedded and stored.
 
     ``start``/``end`` are character offsets into the document's text so citations can point
-    at the exact span. ``id`` is deterministic (see ``ragkit.index.ids``).
+    at the exact span. ``id`` is deterministic (see ``ragkit.ids``).
     """
 
     id: str

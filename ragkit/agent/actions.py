@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from ragkit.agent.result import AgentEvent
-from ragkit.providers.base import Message, Provider, ToolCall, ToolSpec
+from ragkit.messages import Message, ToolCall, ToolSpec
+from ragkit.providers.base import Provider
 from ragkit.tools.tool import Tool, ToolResult
 
 T = TypeVar("T")

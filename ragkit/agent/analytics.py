@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.agent.observers import Observer
-from ragkit.providers.base import Response, ToolCall
+from ragkit.messages import Response, ToolCall
 from ragkit.usage import ToolUsage
 
 if TYPE_CHECKING:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ragkit.errors import AgentError
-from ragkit.providers.base import ToolCall
+from ragkit.messages import ToolCall
 from ragkit.tools.tool import ToolResult
 
 DECISIONS = ("approved", "rejected")

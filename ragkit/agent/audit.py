@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ragkit.agent.observers import Observer
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Response, ToolCall
+from ragkit.messages import Response, ToolCall
 
 if TYPE_CHECKING:
     from ragkit.agent.coherence import CoherenceResult

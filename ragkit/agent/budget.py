@@ -28,7 +28,7 @@ from ragkit.agent.memory import estimate_tokens
 from ragkit.agent.result import BudgetExceeded
 from ragkit.agent.state import Run
 from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
-from ragkit.providers.base import Message, ToolCall
+from ragkit.messages import Message, ToolCall
 from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]

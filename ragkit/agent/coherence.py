@@ -24,7 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import AgentError
-from ragkit.providers.base import Message, Provider, ToolSpec, Usage
+from ragkit.messages import Message, ToolSpec, Usage
+from ragkit.providers.base import Provider
 
 _WORD = re.compile(r"[a-z0-9]+")
 _DESTRUCTIVE = ("delete", "remove", "drop", "destroy", "erase", "wipe", "purge", "truncate", "kill", "rm",

@@ -34,7 +34,7 @@ from ragkit.agent.guarded import StopRun
 from ragkit.agent.policy import ApprovalDecision, ApprovalRequest, PolicyDecision, as_approval, preview
 from ragkit.agent.state import Run
 from ragkit.agent.trace import ApprovalStep, CoherenceStep, PolicyStep
-from ragkit.providers.base import ToolCall
+from ragkit.messages import ToolCall
 from ragkit.tools.tool import ToolArgumentError, ToolResult
 
 Steps = Generator[Any, Any, Any]

@@ -22,7 +22,8 @@ from typing import Any
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.handoff import Handoff, handoff
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Provider, ToolCall
+from ragkit.messages import ToolCall
+from ragkit.providers.base import Provider
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool
 

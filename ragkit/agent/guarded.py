@@ -31,7 +31,7 @@ from ragkit.agent.result import AgentEvent, GuardrailTripped
 from ragkit.agent.state import Run, ToolRun
 from ragkit.agent.trace import GuardrailStep
 from ragkit.guardrails.base import GuardrailResult
-from ragkit.providers.base import Response
+from ragkit.messages import Response
 
 Steps = Generator[Any, Any, Any]
 

@@ -25,7 +25,7 @@ from typing import Any
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.trace import HandoffStep
 from ragkit.errors import AgentError, ConfigError
-from ragkit.providers.base import Message, ToolCall
+from ragkit.messages import Message, ToolCall
 from ragkit.tools.tool import Tool, ToolResult
 
 Run = Any  # an ``agent.state.Run`` (not imported: the step machine's modules do not import this one)

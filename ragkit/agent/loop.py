@@ -47,7 +47,8 @@ from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.errors import AgentError
-from ragkit.providers.base import Provider, Response, ToolCall
+from ragkit.messages import Response, ToolCall
+from ragkit.providers.base import Provider
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult
 

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterable, Sequence
 
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 
 TokenCounter = Callable[[str], int]
 

@@ -11,7 +11,7 @@ import threading
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from ragkit.providers.base import Message, Response, ToolCall, ToolSpec
+from ragkit.messages import Message, Response, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
     from ragkit.agent.coherence import CoherenceResult

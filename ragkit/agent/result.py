@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragkit.agent.trace import AgentTrace
-from ragkit.providers.base import Message, ToolCall
+from ragkit.messages import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 

@@ -37,7 +37,8 @@ from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Run, RunState
 from ragkit.errors import AgentError, ConfigError
-from ragkit.providers.base import Message, Provider
+from ragkit.messages import Message
+from ragkit.providers.base import Provider
 from ragkit.sessions.messages import items_to_messages, last_agent, message_to_item
 from ragkit.tools.registry import ToolRegistry
 from ragkit.usage import AgentUsage

@@ -25,7 +25,8 @@ from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
-from ragkit.providers.base import Message, Provider, Response, ToolCall, ToolSpec
+from ragkit.messages import Message, Response, ToolCall, ToolSpec
+from ragkit.providers.base import Provider
 from ragkit.registry import did_you_mean
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import ToolResult

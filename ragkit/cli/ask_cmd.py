@@ -8,8 +8,9 @@ from typing import Any
 import click
 
 from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
+from ragkit.provider_names import cli_choices
 
-PROVIDERS = ["local", "openai", "ollama", "vllm", "llamacpp", "gemini", "anthropic", "cohere"]
+PROVIDERS = cli_choices()
 
 
 def _key_help() -> str:

@@ -49,7 +49,8 @@ def search(query: str, k: int | None, source_glob: str | None, retriever: str | 
         click.echo("no results")
     for i, h in enumerate(hits, 1):
         m = h.metadata
-        where = m.get("source", "?") + (f"  p.{m['page']}" if m.get("page") is not None else "")
+        unit = "cell " if m.get("page_unit") == "cell" else "p."  # a notebook's pages are its cells
+        where = m.get("source", "?") + (f"  {unit}{m['page']}" if m.get("page") is not None else "")
         if m.get("heading"):
             where += f"  § {m['heading']}"
         click.echo(click.style(f"{i}. {h.score:.3f}  ", bold=True) + click.style(where, fg="cyan"))

@@ -12,17 +12,11 @@ Layout of an index directory::
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
-DEFAULT_INDEX = Path(".ragkit/index")
-
-
-def default_index() -> Path:
-    """Where an index lives when neither --index nor a pipeline says: ``$RAGKIT_INDEX`` when set,
-    else ``.ragkit/index`` (pipelines/default.yaml spells the same: ``${RAGKIT_INDEX:-.ragkit/index}``)."""
-    return Path(os.environ.get("RAGKIT_INDEX") or DEFAULT_INDEX)
+# where an index lives by default is part of the one default pipeline (``ragkit.config``)
+from ragkit.config import DEFAULT_INDEX, default_index
 
 
 @dataclass(frozen=True)

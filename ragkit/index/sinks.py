@@ -7,45 +7,19 @@ to each (delete stale ids, upsert new rows, persist) without knowing what kind i
 A sink whose whole state is files under ``path`` declares ``local = True``; the writer then
 fingerprints those files to skip reconciling after a clean run (a server-side store always
 reconciles).
+
+``SinkRecord`` and the ``IndexSink`` protocol live in :mod:`ragkit.stores.base` (the BM25 index,
+a retriever, implements the protocol without importing the index layer); they are re-exported here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from ragkit.stores.base import VectorStore
-
-
-@dataclass(frozen=True)
-class SinkRecord:
-    """One chunk row: its id, text, vector (when the sink needs one) and metadata."""
-
-    id: str
-    text: str
-    vector: np.ndarray | None = None
-    metadata: Mapping[str, Any] = field(default_factory=dict)
-
-
-@runtime_checkable
-class IndexSink(Protocol):
-    #: whether the sink's whole state is files under ``path`` (see the module docstring)
-    local: bool
-    path: Path | None
-
-    def upsert(self, records: Sequence[SinkRecord]) -> None: ...
-
-    def delete(self, ids: Sequence[str]) -> None: ...
-
-    def ids(self) -> set[str]: ...
-
-    def persist(self) -> None: ...
-
-    def close(self) -> None: ...
+from ragkit.stores.base import IndexSink, SinkRecord, VectorStore
 
 
 class StoreSink:

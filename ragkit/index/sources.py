@@ -8,7 +8,9 @@ to the common parent and renames the sources already indexed (``README.md`` beco
 ``projA/README.md`` beside ``projB/README.md``: the names indexing both at once gives), and a root
 nested in an indexed one finds the same names (no file is indexed twice). Include and exclude globs match paths relative to the root and use
 .gitignore syntax (``**/*.md``, ``drafts/``); ``.gitignore`` files under a root
-are respected when ``respect_gitignore`` is on. ``.git`` and the index directory are never indexed.
+are respected when ``respect_gitignore`` is on. ``.git`` and the index directory are never indexed,
+nor a Sphinx folder's build files (``conf.py``, ``Makefile``, ``make.bat``, ``_build/``:
+``ragkit.loaders.sphinx_project``).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from pathlib import Path
 from ragkit.config import SourcesSpec
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.loaders.assets import AssetTally, skip_assets
+from ragkit.loaders.sphinx_project import sphinx_build_entries
 
 
 @dataclass(frozen=True)
@@ -121,17 +124,18 @@ def _walk(root: Root, include, exclude, spec: SourcesSpec, skip: set[Path]) -> I
         if spec.respect_gitignore and ".gitignore" in filenames:
             lines = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
             ignores.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+        build = sphinx_build_entries(Path(dirpath), filenames)  # a Sphinx folder's conf.py, _build/, ...
         kept = []
         for d in sorted(dirnames):
             rel = f"{rel_dir}/{d}" if rel_dir else d
             full = Path(dirpath, d)
-            if d == ".git" or full.resolve() in skip or _ignored(rel + "/", ignores) or exclude.match_file(rel + "/"):
+            if d == ".git" or d in build or full.resolve() in skip or _ignored(rel + "/", ignores) or exclude.match_file(rel + "/"):
                 continue
             kept.append(d)
         dirnames[:] = kept
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}" if rel_dir else name
-            if name == ".gitignore" or not include.match_file(rel) or exclude.match_file(rel):
+            if name == ".gitignore" or name in build or not include.match_file(rel) or exclude.match_file(rel):
                 continue
             if _ignored(rel, ignores):
                 continue

@@ -38,6 +38,9 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".docx": "docx",
     ".jsonl": "jsonl",
     ".csv": "csv",
+    ".rst": "rst",
+    ".rest": "rst",
+    ".ipynb": "notebook",
 }
 
 #: bytes inspected for NUL characters when deciding whether a file is binary

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,

@@ -15,7 +15,8 @@ from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from typing import Any, TypeVar
 
 from ragkit.errors import ProviderError
-from ragkit.providers.base import BaseProvider, Message, Provider, Response, StreamEvent, ToolSpec
+from ragkit.messages import Message, Response, StreamEvent, ToolSpec
+from ragkit.providers.base import BaseProvider, Provider
 from ragkit.registry import providers as provider_registry
 
 log = logging.getLogger(__name__)

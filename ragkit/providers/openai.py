@@ -1,4 +1,5 @@
-"""The OpenAI Chat Completions provider and its presets (``ollama``, ``vllm``, ``llamacpp``, ``gemini``).
+"""The OpenAI Chat Completions provider and its presets (``ollama``, ``vllm``, ``llamacpp``, ``gemini``...:
+one class per :class:`ragkit.provider_names.Preset`).
 
 Speaks the Chat Completions wire format, so with ``base_url`` it serves any OpenAI-compatible
 endpoint. Only the wire hooks live here; keys, clients and errors are the vendor layer's
@@ -10,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
+from ragkit.provider_names import Preset, presets
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
@@ -20,7 +22,7 @@ from ragkit.providers.remote import (
     make_tool_call,
 )
 from ragkit.registry import providers
-from ragkit.vendors.openai import GEMINI, LLAMACPP, OLLAMA, OPENAI, VLLM, OpenAICompatible
+from ragkit.vendors.openai import OPENAI, PRESETS
 
 _FINISH = {"stop": "stop", "tool_calls": "tool_calls", "function_call": "tool_calls", "length": "length"}
 
@@ -122,16 +124,22 @@ class OpenAIProvider(RemoteProvider):
 
 
 
-def _preset(vendor: OpenAICompatible, class_name: str, doc: str) -> type[OpenAIProvider]:
-    """A preset of the OpenAI-compatible provider: its vendor's default URL, key variable and model."""
-    attrs = {"name": vendor.name, "vendor": vendor, "__doc__": doc, "__module__": __name__, "__qualname__": class_name}
-    return providers.register(vendor.name)(type(class_name, (OpenAIProvider,), attrs))
+def _preset(preset: Preset) -> type[OpenAIProvider]:
+    """The provider class of a preset: the OpenAI provider with its vendor's default URL, key variable
+    and model, registered under the preset's name."""
+    attrs = {"name": preset.name, "vendor": PRESETS[preset.name], "__doc__": preset.doc, "__module__": __name__,
+             "__qualname__": preset.class_name}
+    return providers.register(preset.name)(type(preset.class_name, (OpenAIProvider,), attrs))
 
 
-OllamaProvider = _preset(OLLAMA, "OllamaProvider", "A local Ollama server (``ollama serve``; no API key needed).")
-VLLMProvider = _preset(VLLM, "VLLMProvider", "A vLLM server (``vllm serve MODEL``); pass the served model's name.")
-LlamaCppProvider = _preset(LLAMACPP, "LlamaCppProvider", "llama.cpp's ``llama-server`` (answers with its model).")
-GeminiProvider = _preset(GEMINI, "GeminiProvider", "Google Gemini through its OpenAI-compatible endpoint.")
+#: every preset's provider class, by registry name (one per :func:`ragkit.provider_names.presets` entry)
+PRESET_PROVIDERS: dict[str, type[OpenAIProvider]] = {
+    p.name: OpenAIProvider if p.name == "openai" else _preset(p) for p in presets()
+}
+OllamaProvider = PRESET_PROVIDERS["ollama"]
+VLLMProvider = PRESET_PROVIDERS["vllm"]
+LlamaCppProvider = PRESET_PROVIDERS["llamacpp"]
+GeminiProvider = PRESET_PROVIDERS["gemini"]
 
 
 __all__ = [
@@ -140,6 +148,7 @@ __all__ = [
     "OllamaProvider",
     "OpenAIProvider",
     "OpenAIStream",
+    "PRESET_PROVIDERS",
     "VLLMProvider",
     "from_completion",
     "to_wire_messages",

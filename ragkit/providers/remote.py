@@ -22,7 +22,8 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from typing import Any, ClassVar, TypeVar
 
 from ragkit.errors import ProviderError
-from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.providers.base import BaseProvider
 from ragkit.retry import ErrorInfo, RetryPolicy, acall_with_retry, call_with_retry, translate_error
 from ragkit.vendors.base import Vendor, server_message
 
@@ -156,7 +157,7 @@ class RemoteProvider(BaseProvider):
         **params: Any,
     ) -> None:
         """``native_tools=False``: for a model without tool calling, describe the tools in the system
-        prompt and read ``TOOL_CALL`` JSON from its text (:mod:`ragkit.agent.parser`)."""
+        prompt and read ``TOOL_CALL`` JSON from its text (:mod:`ragkit.providers.text_tools`)."""
         self.native_tools = bool(native_tools)
         self.vendor.require_sdk(f"the '{self.name}' provider")
         self.model = model or self.vendor.default_model
@@ -213,7 +214,7 @@ class RemoteProvider(BaseProvider):
         """The response as the agent gets it: with ``native_tools=False``, its TOOL_CALL text parsed."""
         if self.native_tools or not tools:
             return response
-        from ragkit.agent.parser import with_text_tool_calls
+        from ragkit.providers.text_tools import with_text_tool_calls
 
         return with_text_tool_calls(response, tools, messages)
 
@@ -225,7 +226,7 @@ class RemoteProvider(BaseProvider):
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
     ) -> dict[str, Any]:
         if tools and not self.native_tools:
-            from ragkit.agent.parser import text_tool_messages
+            from ragkit.providers.text_tools import text_tool_messages
 
             messages, tools = text_tool_messages(messages, tools), None
         request: dict[str, Any] = {"model": self.model, **self.wire_messages(messages)}

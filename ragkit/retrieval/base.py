@@ -6,43 +6,28 @@ filter silently. ``score`` is retriever-specific (cosine, BM25, fused); higher i
 
 A registered retriever class declares what it ``needs`` of the index: ``"dense"`` (the embedder
 and the vector store) and/or ``"lexical"`` (the BM25 index). A wrapper (``rerank``, ``mmr``)
-takes a ``base`` retriever spec and needs what its base needs. ``retriever_needs`` reads this from
-a spec, so whether an index keeps a BM25 index is decided in one place.
+takes a ``base`` retriever spec and needs what its base needs. ``retriever_needs`` (defined in
+:mod:`ragkit.wiring`, with what the pipeline wires into a retriever, and re-exported here) reads
+this from a spec, so whether an index keeps a BM25 index is decided in one place.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, Protocol, runtime_checkable
+from typing import Protocol, runtime_checkable
 
+from ragkit import wiring
 from ragkit.errors import ConfigError
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
+from ragkit.wiring import DEFAULT_BASE, retriever_needs
+
+#: keys of a retriever spec that the pipeline consumes itself (not constructor arguments)
+PIPELINE_KEYS = frozenset({"type"}) | wiring.PIPELINE_KEYS["retriever"]
 
 
 @runtime_checkable
 class Retriever(Protocol):
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]: ...
-
-
-#: the base of a wrapper (rerank, mmr) whose spec names none
-DEFAULT_BASE: Mapping[str, Any] = {"type": "dense"}
-#: keys of a retriever spec that the pipeline consumes itself (not constructor arguments)
-PIPELINE_KEYS = frozenset({"type", "top_k"})
-
-
-def retriever_needs(conf: Mapping[str, Any]) -> frozenset[str]:
-    """What the retriever spec ``conf`` (``{type: ..., base: {...}}``) needs of the index."""
-    import inspect
-
-    from ragkit.registry import retrievers
-
-    cls = retrievers.get(str(conf.get("type")))
-    needs = set(getattr(cls, "needs", frozenset()))
-    if "base" in inspect.signature(cls).parameters:
-        base = conf.get("base")
-        needs |= retriever_needs(base if isinstance(base, Mapping) else DEFAULT_BASE)
-    return frozenset(needs)
 
 
 def check_k(k: int, *, name: str = "k") -> int:

@@ -39,7 +39,7 @@ from ragkit.stores.filters import Filter, matches, normalize
 from ragkit.types import SearchHit, indexed_text
 
 if TYPE_CHECKING:
-    from ragkit.index.sinks import SinkRecord
+    from ragkit.stores.base import SinkRecord
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +126,7 @@ class _Analyzer:
 class BM25Index:
     """An upsertable BM25 index of (id, text, metadata) rows, searchable with filters.
 
-    It is an ``IndexSink`` (``ragkit.index.sinks``): the index writer keeps it in step with the
+    It is an ``IndexSink`` (``ragkit.stores.base``): the index writer keeps it in step with the
     catalog through ``upsert``/``delete``/``persist``; its state is the one file under ``path``."""
 
     local = True

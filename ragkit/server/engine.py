@@ -19,7 +19,7 @@ from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
 from ragkit.errors import RagkitError
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import CitationBook

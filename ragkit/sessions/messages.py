@@ -10,7 +10,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from ragkit.providers.base import Message, ToolCall
+from ragkit.messages import Message, ToolCall
 from ragkit.sessions.base import SessionItem
 
 

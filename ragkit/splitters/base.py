@@ -16,11 +16,12 @@ within ``chunk_size``.
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
-from ragkit.index import ids
+from ragkit import ids
 from ragkit.types import CONTEXT_HEADER, Chunk, Document, indexed_text
 
 
@@ -47,8 +48,14 @@ def strip_span(text: str, start: int, end: int) -> Span:
     return Span(start, end)
 
 
+def page_at(offsets: Sequence[Sequence[int]], start: int) -> int:
+    """The page of the character at ``start``, given ``[offset, page]`` pairs in text order."""
+    i = bisect.bisect_right([o for o, _ in offsets], start) - 1
+    return int(offsets[max(i, 0)][1])
+
+
 def chunk_part(doc: Document) -> str | int:
-    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.index.ids.chunk_id`)."""
+    """The page/row key of a document, part of its chunks' ids (see :func:`ragkit.ids.chunk_id`)."""
     part = doc.metadata.get("page", doc.metadata.get("row", ""))
     return part if isinstance(part, int) else str(part)
 
@@ -99,12 +106,16 @@ def make_chunks(
 ) -> list[Chunk]:
     """Build chunks from ``(span, extra metadata)`` pairs; whitespace-only spans are skipped.
 
-    Ordinals (``chunk_index``) count the chunks actually produced, so ids are deterministic.
+    Ordinals (``chunk_index``) count the chunks actually produced, so ids are deterministic. A
+    document whose pages are parts of one text (a notebook's cells) lists them in its
+    ``page_offsets`` metadata (``[offset, page]`` pairs): each chunk gets the page it starts on.
     ``header``: the parts of the document's contextual header (see the module docstring); an
     extra ``header`` key of a span's metadata gives that span's own parts. The id covers the text
     that is embedded (header included), so a chunk whose heading changed is embedded again.
     """
     source, part = doc.source, chunk_part(doc)
+    offsets = doc.metadata.get("page_offsets")
+    base = {k: v for k, v in doc.metadata.items() if k != "page_offsets"}
     chunks: list[Chunk] = []
     for span, extra in spans:
         start, end = strip_span(doc.text, span.start, span.end)
@@ -112,7 +123,9 @@ def make_chunks(
             continue
         text = doc.text[start:end]
         ordinal = len(chunks)
-        metadata = {**doc.metadata, **{k: v for k, v in extra.items() if k != "header"}, "chunk_index": ordinal}
+        metadata = {**base, **{k: v for k, v in extra.items() if k != "header"}, "chunk_index": ordinal}
+        if offsets:
+            part = metadata["page"] = page_at(offsets, start)
         parts = extra.get("header", header)
         if parts is not None and (line := chunk_header(parts, text)):
             metadata[CONTEXT_HEADER] = line
@@ -125,5 +138,5 @@ def make_chunks(
 
 __all__ = [
     "HEADER_SEPARATOR", "Span", "Splitter", "chunk_header", "chunk_part", "fit_header", "header_parts",
-    "make_chunks", "strip_span",
+    "make_chunks", "page_at", "strip_span",
 ]

@@ -12,7 +12,9 @@ and the heading path (``ragkit.splitters.base``), embedded and indexed with the 
 
 Only Markdown is cut at headings: a document whose ``mime`` says it is something else (a ``#``
 line in plain text or code is a comment, not a heading) is split by the recursive algorithm
-alone, without heading metadata. A document without ``mime`` is taken to be Markdown.
+alone, without heading metadata. A document without ``mime`` is taken to be Markdown, and so is
+one whose ``markup`` metadata is ``markdown``: a loader that writes another format out as
+Markdown-structured text (reStructuredText, notebooks) keeps the file's own ``mime``.
 """
 
 from __future__ import annotations
@@ -68,7 +70,10 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
 
 
 def is_markdown(doc: Document) -> bool:
-    """True unless the document's ``mime`` names another format."""
+    """True unless the document's ``mime`` names another format (``markup: markdown`` says the
+    text is Markdown whatever the file was)."""
+    if doc.metadata.get("markup") == "markdown":
+        return True
     mime = doc.metadata.get("mime")
     return not mime or str(mime).split(";")[0].strip().lower() in MARKDOWN_MIMES
 

@@ -10,12 +10,17 @@ the index writer then fingerprints those files instead of reconciling after a cl
 that do not declare it count as not local.
 
 Every backend passes ``ragkit.testing.VectorStoreContract``.
+
+``SinkRecord`` and ``IndexSink`` are the contract between the index writer and whatever it keeps
+in step with its catalog: the vector store (through ``ragkit.index.sinks.StoreSink``) and the BM25
+index (``ragkit.retrieval.bm25.BM25Index``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
@@ -83,3 +88,29 @@ def check_query(vector: np.ndarray, dimension: int, k: int, store: str) -> np.nd
         )
     return q
 
+
+@dataclass(frozen=True)
+class SinkRecord:
+    """One chunk row: its id, text, vector (when the sink needs one) and metadata."""
+
+    id: str
+    text: str
+    vector: np.ndarray | None = None
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+
+
+@runtime_checkable
+class IndexSink(Protocol):
+    #: whether the sink's whole state is files under ``path`` (see the module docstring)
+    local: bool
+    path: Path | None
+
+    def upsert(self, records: Sequence[SinkRecord]) -> None: ...
+
+    def delete(self, ids: Sequence[str]) -> None: ...
+
+    def ids(self) -> set[str]: ...
+
+    def persist(self) -> None: ...
+
+    def close(self) -> None: ...

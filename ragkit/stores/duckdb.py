@@ -20,12 +20,12 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.config import keyword_options
 from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
 from ragkit.stores.filters import Filter, check_supported
 from ragkit.types import SearchHit
+from ragkit.wiring import keyword_options
 
 log = logging.getLogger(__name__)
 

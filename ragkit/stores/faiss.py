@@ -51,7 +51,6 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.config import keyword_options
 from ragkit.errors import StoreDamagedError, StoreError
 from ragkit.registry import stores
 from ragkit.stores import _faiss_index as fx
@@ -60,6 +59,7 @@ from ragkit.stores.base import Capabilities, check_query, check_vectors
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported, matches
 from ragkit.stores.memory import FilterCache, check_batch, last_wins, top_k
 from ragkit.types import SearchHit
+from ragkit.wiring import keyword_options
 
 log = logging.getLogger(__name__)
 

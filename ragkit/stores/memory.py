@@ -21,13 +21,13 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.config import keyword_options
 from ragkit.errors import ConfigError, StoreError
 from ragkit.registry import stores
 from ragkit.stores import _persist
 from ragkit.stores.base import Capabilities, check_query, check_vectors
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported, matches
 from ragkit.types import SearchHit
+from ragkit.wiring import keyword_options
 
 log = logging.getLogger(__name__)
 

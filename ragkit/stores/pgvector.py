@@ -24,12 +24,12 @@ from typing import Any
 
 import numpy as np
 
-from ragkit.config import keyword_options
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported
 from ragkit.types import SearchHit
+from ragkit.wiring import keyword_options
 
 log = logging.getLogger(__name__)
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.cache import ResponseCache
-from ragkit.providers.base import Response, ToolCall, Usage
+from ragkit.messages import Response, ToolCall, Usage
 
 ANSWER = Response("Refunds take 5 days [1].", usage=Usage(12, 7), model="gpt-4o-mini")
 TOOL_TURN = Response("", tool_calls=(ToolCall("c1", "search", {"query": "refunds", "top_k": 3}),),

@@ -22,7 +22,8 @@ from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any
 
 from ragkit.errors import ProviderError
-from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.providers.base import BaseProvider
 from ragkit.registry import providers
 
 FAIL_TRIGGER = "FAIL MID-STREAM"

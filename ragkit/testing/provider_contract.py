@@ -28,7 +28,7 @@ from typing import Any, ClassVar
 import pytest
 
 from ragkit.errors import ProviderError
-from ragkit.providers.base import Message, StreamEvent, ToolCall, ToolSpec
+from ragkit.messages import Message, StreamEvent, ToolCall, ToolSpec
 from ragkit.retry import RetryPolicy
 from ragkit.testing.remote_fixtures import RemoteFixtures, Sleeps
 from ragkit.testing.servers import Disconnect, FakeServer, Hang, ToolCallReply, count_tokens, free_port

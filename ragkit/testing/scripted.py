@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.errors import ProviderError
-from ragkit.providers.base import BaseProvider, Message, Response, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolCall, ToolSpec, Usage
+from ragkit.providers.base import BaseProvider
 from ragkit.registry import providers
 
 ScriptItem = Response | str | Callable[[Sequence[Message], Sequence[ToolSpec]], Response | str]

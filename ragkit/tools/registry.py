@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from ragkit.errors import ToolError
-from ragkit.providers.base import ToolSpec
+from ragkit.messages import ToolSpec
 from ragkit.registry import did_you_mean
 from ragkit.tools.tool import Tool, as_tool
 

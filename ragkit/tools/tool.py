@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar, overload
 
 from ragkit.errors import ToolError
-from ragkit.providers.base import ToolSpec
+from ragkit.messages import ToolSpec
 from ragkit.tools import schema as _schema
 from ragkit.types import Citation
 from ragkit.usage import UsageStats

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from ragkit.agent import Agent
-from ragkit.providers.local import LocalProvider
 from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_blocks
+from ragkit.rag.local import LocalProvider
 from ragkit.rag.passages import Passage, format_passage, parse_passages
 from ragkit.tools import ToolOutput, tool
 from ragkit.types import Citation

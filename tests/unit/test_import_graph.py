@@ -1,5 +1,6 @@
-"""ragkit's import graph has no circle (issue 12): every ``import`` counts, including those inside
-functions and under ``TYPE_CHECKING``."""
+"""ragkit's import graph has no circle (issue 12) and every arrow points down the layers of
+``design.md`` (issue 23): every ``import`` counts, including those inside functions and under
+``TYPE_CHECKING``."""
 
 from __future__ import annotations
 
@@ -77,6 +78,68 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
                 if len(component) > 1:
                     found.append(sorted(component))
     return found
+
+
+#: design.md, "Layers" (docs/architecture.md shows them): a top-level module or package of ragkit
+#: may import its own layer and those below, never one above; packages import in no circle.
+LAYERS: dict[int, set[str]] = {
+    1: {"errors", "types", "messages", "ids", "registry", "provider_names", "wiring", "option_values", "retry",
+        "pricing"},  # values and vocabulary
+    2: {"loaders", "splitters", "embedders", "stores", "vendors", "providers", "tools", "guardrails", "sessions",
+        "cache", "usage", "config"},  # components
+    3: {"index", "retrieval", "agent"},  # engines
+    4: {"rag", "evaluation", "bench", "testing"},  # use cases (and the fakes and contract suites that ship)
+    5: {"cli", "server", "mcp", "contracts", "__init__"},  # faces: the CLI, the servers, the public API
+}
+
+
+def _package(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else "__init__"
+
+
+def _layer_of() -> dict[str, int]:
+    return {package: layer for layer, packages in LAYERS.items() for package in packages}
+
+
+def _upward(graph: dict[str, set[str]], layer: dict[str, int]) -> list[str]:
+    """Every import of a module from a higher layer than its own, as ``a -> b (2 -> 4)``."""
+    return sorted(
+        f"{a} -> {b} ({layer[_package(a)]} -> {layer[_package(b)]})"
+        for a, deps in graph.items()
+        for b in deps
+        if layer[_package(b)] > layer[_package(a)]
+    )
+
+
+def _package_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    packages: dict[str, set[str]] = {}
+    for a, deps in graph.items():
+        packages.setdefault(_package(a), set()).update(_package(b) for b in deps if _package(b) != _package(a))
+    return packages
+
+
+def test_every_package_has_a_layer() -> None:
+    placed = _layer_of()
+    assert sum(len(p) for p in LAYERS.values()) == len(placed), "a package is in two layers"
+    unplaced = sorted({_package(m) for m in _modules()} - set(placed))
+    assert unplaced == [], f"place {unplaced} in a layer of LAYERS (design.md, 'Layers')"
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    layer = {"messages": 1, "providers": 2, "agent": 3, "rag": 4}
+    graph = {"ragkit.providers.x": {"ragkit.messages", "ragkit.rag.y"}, "ragkit.rag.y": {"ragkit.agent.z"}}
+    assert _upward(graph, layer) == ["ragkit.providers.x -> ragkit.rag.y (2 -> 4)"]
+
+
+def test_every_import_points_down() -> None:
+    assert _upward(_graph(), _layer_of()) == []
+
+
+def test_no_circle_between_packages() -> None:
+    packages = _package_graph(_graph())
+    assert {"index", "retrieval", "config", "agent", "providers"} <= set(packages)
+    assert _cycles(packages) == []
 
 
 def test_the_cycle_finder_finds_a_circle() -> None:

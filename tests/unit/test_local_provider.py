@@ -7,8 +7,8 @@ import pytest
 from ragkit.agent import Agent
 from ragkit.errors import ConfigError
 from ragkit.providers.base import Message, ToolCall, ToolSpec
-from ragkit.providers.local import LocalProvider
 from ragkit.rag.extractive import REFUSAL, parse_passages, split_sentences
+from ragkit.rag.local import LocalProvider
 from ragkit.registry import providers
 from ragkit.tools import tool
 
@@ -293,6 +293,6 @@ def test_a_follow_up_is_searched_with_the_conversations_context() -> None:
     ],
 )
 def test_conversation_context(question: str, earlier: list[str], context: str) -> None:
-    from ragkit.providers.local import conversation_context
+    from ragkit.rag.local import conversation_context
 
     assert conversation_context(question, earlier) == context

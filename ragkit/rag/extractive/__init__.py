@@ -1,4 +1,4 @@
-"""The offline extractive answerer behind the ``local`` provider (``ragkit.providers.local``).
+"""The offline extractive answerer behind the ``local`` provider (``ragkit.rag.local``).
 
 - ``text``: content-word stems, and passages parsed into blocks (sentences, list items, table
   rows, headings, code) with markup removed

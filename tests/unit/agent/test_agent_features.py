@@ -159,7 +159,7 @@ def test_memory_keeps_history_across_runs_for_chat() -> None:
 
 def test_readme_example_runs_offline() -> None:
     from ragkit.agent import Agent
-    from ragkit.providers.local import LocalProvider
+    from ragkit.rag.local import LocalProvider
     from ragkit.tools import tool
 
     @tool

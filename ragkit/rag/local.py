@@ -14,6 +14,9 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
 
 Token usage is estimated (~4 characters per token) so cost accounting works; the model name is
 ``local-extractive`` (price 0).
+
+It lives in the use-case layer (``ragkit.rag``) beside the answer engine it runs, and is registered
+as the provider ``local`` by name (:mod:`ragkit.provider_names`), so no component imports it.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from ragkit.errors import ConfigError
-from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.providers.base import BaseProvider
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.registry import providers

@@ -1,0 +1,226 @@
+"""A docutils doctree as plain text in Markdown's structure: what the rst loader indexes.
+
+Sections and object descriptions become ATX headings (``#`` per level), so the Markdown splitter
+gives every chunk its heading path; code becomes fenced blocks (a ``#`` comment in code is never a
+heading); everything else is plain text without markup: lists as ``-``/``1.`` items, tables as
+``" | "``-joined rows, admonitions as ``Note: ...``, definition and field lists as ``term:
+text``. Comments, targets, substitution definitions, images, raw blocks and docutils' error
+messages leave nothing behind.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from docutils import nodes
+
+from ragkit.loaders.rst_sphinx import object_desc
+
+_SPACES = re.compile(r"\s+")
+_HEADING_LIKE = re.compile(r"^( {0,3})(#|```|~~~)", re.MULTILINE)
+#: nodes that leave nothing in the text
+_SILENT = (
+    nodes.comment, nodes.target, nodes.substitution_definition, nodes.system_message, nodes.raw,
+    nodes.image, nodes.pending, nodes.transition, nodes.decoration, nodes.docinfo, nodes.meta,
+    nodes.footnote_reference, nodes.citation_reference,
+)
+_ADMONITIONS = {
+    "attention": "Attention", "caution": "Caution", "danger": "Danger", "error": "Error", "hint": "Hint",
+    "important": "Important", "note": "Note", "tip": "Tip", "warning": "Warning",
+}  # fmt: skip
+#: fields Sphinx reads as file-wide metadata at the top of a document, not text
+_FILE_FIELDS = frozenset({"orphan", "tocdepth", "nocomments", "nosearch"})
+
+
+def inline_text(node: nodes.Node) -> str:
+    """The text of an inline run, markup gone and whitespace collapsed."""
+    return _SPACES.sub(" ", "".join(_inline(node))).strip()
+
+
+def _inline(node: nodes.Node) -> list[str]:
+    if isinstance(node, nodes.Text):
+        return [str(node)]
+    if isinstance(node, _SILENT):
+        return []
+    if isinstance(node, nodes.problematic):  # an unresolved reference: keep its words
+        return [re.sub(r"^[`|]+|[`|_]+$", "", node.astext())]
+    if isinstance(node, nodes.substitution_reference):  # |version| with no definition
+        return [node.get("refname", node.astext())]
+    return [piece for child in node.children for piece in _inline(child)]
+
+
+class Renderer:
+    """Walks a doctree once; :meth:`text` is the result."""
+
+    def __init__(self) -> None:
+        self.blocks: list[str] = []
+        #: the first heading's text (the document's title), once one is written
+        self.title: str | None = None
+
+    def text(self, document: nodes.document) -> str:
+        children = list(document.children)
+        while children and isinstance(children[0], nodes.field_list) and _file_wide(children[0]):
+            children.pop(0)
+        for child in children:
+            self.block(child, depth=0)
+        return "\n\n".join(b for b in self.blocks if b.strip()).strip() + "\n"
+
+    # ------------------------------------------------------------------ blocks
+    def block(self, node: nodes.Node, depth: int) -> None:
+        """Append the text of body element ``node``; ``depth`` is the number of enclosing headings."""
+        if isinstance(node, _SILENT):
+            return
+        handler = self._handlers().get(type(node))
+        if handler is not None:
+            handler(node, depth)
+        elif isinstance(node, nodes.Admonition):
+            self._admonition(node, depth)
+        elif isinstance(node, (nodes.TextElement, nodes.Text)):
+            self._para(inline_text(node))
+        else:  # containers: compound, container, block_quote, line_block, topic, sidebar, ...
+            self._children(node, depth)
+
+    def _handlers(self) -> dict[type, Callable[[nodes.Node, int], None]]:
+        return {
+            nodes.section: self._section, object_desc: self._object, nodes.literal_block: self._code,
+            nodes.doctest_block: self._code, nodes.bullet_list: self._list, nodes.enumerated_list: self._list,
+            nodes.definition_list: self._definitions, nodes.field_list: self._fields,
+            nodes.option_list: self._options, nodes.table: self._table, nodes.topic: self._topic,
+            nodes.line_block: self._lines, nodes.math_block: self._code,
+        }
+
+    def _children(self, node: nodes.Node, depth: int) -> None:
+        for child in node.children:
+            self.block(child, depth)
+
+    def _para(self, text: str) -> None:
+        if text:
+            self.blocks.append(_HEADING_LIKE.sub(r"\1\\\2", text))  # a '#' line in prose is no heading
+
+    def _heading(self, depth: int, title: str) -> None:
+        if self.title is None and title:
+            self.title = title
+        self.blocks.append("#" * min(depth, 6) + " " + title)
+
+    def _section(self, node: nodes.Node, depth: int) -> None:
+        title = next((c for c in node.children if isinstance(c, nodes.title)), None)
+        self._heading(depth + 1, inline_text(title) if title is not None else "")
+        self._body(node, depth + 1, title)
+
+    def _object(self, node: nodes.Node, depth: int) -> None:
+        name, signature = node["name"], node["signature"]
+        if node.get("bare"):
+            self._para(signature)
+            return
+        self._heading(depth + 1, name)
+        if signature != name:
+            self._para(signature)
+        self._body(node, depth + 1, None)
+
+    def _body(self, node: nodes.Node, depth: int, skip: nodes.Node | None) -> None:
+        """The children of a heading's node; prose after a nested object description goes back
+        under this node's own heading (repeated), so it is not filed under the object."""
+        heading = self.blocks[-1] if self.blocks else ""
+        nested = False
+        for child in node.children:
+            if child is skip:
+                continue
+            if isinstance(child, nodes.section) or (isinstance(child, object_desc) and not child.get("bare")):
+                nested = True
+            elif nested and not isinstance(child, _SILENT):
+                self.blocks.append(heading)
+                nested = False
+            self.block(child, depth)
+
+    def _code(self, node: nodes.Node, depth: int) -> None:
+        code = node.astext().rstrip()
+        if not code.strip():
+            return
+        classes = [c for c in node.get("classes", []) if c != "code"]
+        language = node.get("language") or (classes[0] if classes else "")
+        if isinstance(node, nodes.doctest_block):
+            language = language or "pycon"
+        fence = "`" * max(3, _longest_run(code, "`") + 1)
+        self.blocks.append(f"{fence}{language}\n{code}\n{fence}")
+
+    def _list(self, node: nodes.Node, depth: int) -> None:
+        start = int(node.get("start", 1))
+        lines = []
+        for i, item in enumerate(node.children):
+            marker = f"{start + i}. " if isinstance(node, nodes.enumerated_list) else "- "
+            body = self._sub(item, depth)
+            if body:
+                lines.append(marker + body.replace("\n", "\n" + " " * len(marker)))
+        if lines:
+            self.blocks.append("\n".join(lines))
+
+    def _definitions(self, node: nodes.Node, depth: int) -> None:
+        for item in node.children:
+            term = " ".join(inline_text(c) for c in item.children if isinstance(c, (nodes.term, nodes.classifier)))
+            definition = next((c for c in item.children if isinstance(c, nodes.definition)), None)
+            body = self._sub(definition, depth) if definition is not None else ""
+            self.blocks.append(f"{term}\n{body}".strip())
+
+    def _fields(self, node: nodes.Node, depth: int) -> None:
+        lines = []
+        for field in node.children:
+            name = inline_text(field.children[0]) if field.children else ""
+            body = self._sub(field.children[1], depth) if len(field.children) > 1 else ""
+            lines.append(f"{name}: {body}".strip().rstrip(":"))
+        self.blocks.append("\n".join(lines))
+
+    def _options(self, node: nodes.Node, depth: int) -> None:
+        lines = []
+        for item in node.children:
+            group = ", ".join(inline_text(o) for o in item.children[0].children) if item.children else ""
+            body = self._sub(item.children[1], depth) if len(item.children) > 1 else ""
+            lines.append(f"{group}: {body}".strip())
+        self.blocks.append("\n".join(lines))
+
+    def _table(self, node: nodes.Node, depth: int) -> None:
+        title = next((c for c in node.children if isinstance(c, nodes.title)), None)
+        if title is not None:
+            self._para(inline_text(title))
+        rows = []
+        for row in node.findall(nodes.row):
+            cells = [" ".join(self._sub(entry, depth).split()) for entry in row.children]
+            if any(cells):
+                rows.append(" | ".join(cells))
+        if rows:
+            self.blocks.append("\n".join(rows))
+
+    def _topic(self, node: nodes.Node, depth: int) -> None:
+        if "contents" in node.get("classes", []):  # a generated table of contents
+            return
+        self._children(node, depth)
+
+    def _lines(self, node: nodes.Node, depth: int) -> None:
+        self.blocks.append("\n".join(inline_text(line) for line in node.findall(nodes.line)))
+
+    def _admonition(self, node: nodes.Node, depth: int) -> None:
+        title = next((c for c in node.children if isinstance(c, nodes.title)), None)
+        label = inline_text(title) if title is not None else _ADMONITIONS.get(node.tagname, node.tagname.title())
+        body = self._sub(node, depth, skip=title)  # its lines are escaped already
+        self.blocks.append(f"{label}: {body}" if body else label)
+
+    def _sub(self, node: nodes.Node, depth: int, skip: nodes.Node | None = None) -> str:
+        """The text of ``node``'s children as one string (a list item, a table cell, a field)."""
+        inner = Renderer()
+        for child in node.children:
+            if child is not skip:
+                inner.block(child, depth)
+        return "\n".join(b for b in inner.blocks if b.strip())
+
+
+def _file_wide(fields: nodes.field_list) -> bool:
+    names = [inline_text(f.children[0]).lower() for f in fields.children if f.children]
+    return bool(names) and all(n in _FILE_FIELDS for n in names)
+
+
+def _longest_run(text: str, char: str) -> int:
+    runs = re.findall(f"{re.escape(char)}+", text)
+    return max((len(r) for r in runs), default=0)
+
+
+__all__ = ["Renderer", "inline_text"]

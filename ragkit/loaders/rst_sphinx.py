@@ -1,0 +1,218 @@
+"""Sphinx's roles and directives for a plain docutils parse (Sphinx itself is not needed).
+
+Docutils knows reStructuredText; Sphinx projects also use roles (``:attr:`x <y>```, ``:func:``,
+``:doc:``, ``:ref:``...) and directives (``py:data``, ``autoclass``, ``versionadded``,
+``code-block`` with Sphinx options, ``toctree``, ``tabs``...) that docutils rejects. Here every
+role and directive docutils does not know gets a stand-in while :func:`sphinx_lookups` is active,
+so no file fails and no markup is left in the text:
+
+- a role becomes its text: the explicit title of ``title <target>``, else the target without
+  Sphinx's ``~``/``!``/``.`` prefixes (``~flask.Flask.config`` -> ``config``), with ``()`` after a
+  function or method name as Sphinx writes it;
+- an object description (``py:data``, ``py:function``, ``class``, ``autofunction``, ``envvar``,
+  ``option``...) becomes an :class:`object_desc` node: a heading with the object's name, its
+  signature and its content;
+- ``versionadded``/``versionchanged``/``deprecated``, ``seealso`` and tabs keep a label line;
+- code directives (``code-block`` and friends, with any option) become literal blocks;
+- navigation and build directives (``toctree``, ``index``, ``literalinclude``...) disappear;
+- any other directive keeps its content, parsed as reStructuredText.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from docutils import nodes
+from docutils.parsers.rst import Directive, directives, roles
+
+#: directives whose output is not text: navigation, build settings, file inclusion, graphs
+DROP = frozenset({
+    "toctree", "index", "highlight", "currentmodule", "py:currentmodule", "module", "py:module",
+    "automodule", "autosummary", "literalinclude", "tabularcolumns", "sectionauthor", "moduleauthor",
+    "codeauthor", "default-role", "default-domain", "rst-class", "graphviz", "graph", "digraph",
+    "inheritance-diagram", "mermaid", "plot", "todolist", "testsetup", "testcleanup", "js:module",
+    "c:namespace", "cpp:namespace", "c:namespace-push", "c:namespace-pop", "cpp:namespace-push",
+    "cpp:namespace-pop", "program", "option-list", "spelling:word-list", "image", "figure-md",
+})  # fmt: skip
+#: directives whose content is code (with whatever options Sphinx allows)
+CODE = frozenset({
+    "code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython",
+    "jupyter-execute", "code-cell", "prompt", "productionlist", "code-tab", "literal",
+})  # fmt: skip
+#: object descriptions without a domain prefix (the default domain is py; std has the others)
+OBJECTS = frozenset({
+    "function", "class", "data", "method", "attribute", "exception", "decorator", "decoratormethod",
+    "classmethod", "staticmethod", "property", "type", "envvar", "option", "describe", "object",
+    "confval", "setting", "cmdoption", "event", "fixture",
+})  # fmt: skip
+#: label shown before the content of a directive, by name ({arg} is its first argument)
+LABELS = {
+    "versionadded": "New in version {arg}.",
+    "versionchanged": "Changed in version {arg}.",
+    "versionremoved": "Removed in version {arg}.",
+    "deprecated": "Deprecated since version {arg}.",
+    "seealso": "See also:",
+    "todo": "To do:",
+}
+#: directives whose argument is a label worth keeping (a tab's name, a card's title)
+TITLED = frozenset({"tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card", "tab-set-code"})
+#: roles whose target is a callable: Sphinx writes ``name()``
+CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth", "c:func", "cpp:func", "js:func", "js:meth"})
+_TITLE_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
+_LOCK = threading.RLock()
+
+
+class object_desc(nodes.Element):  # noqa: N801 - docutils names its node classes in lower case
+    """An object description (``py:data:: NAME``): ``name`` and ``signature`` attributes, the
+    content as children. Rendered as a heading one level below the section it is in."""
+
+
+class _AnyOptions(dict):  # type: ignore[type-arg]
+    """An option spec accepting every option (Sphinx adds many docutils does not know)."""
+
+    def __missing__(self, key: str) -> Any:
+        return directives.unchanged
+
+    def __bool__(self) -> bool:
+        return True
+
+
+class _SphinxDirective(Directive):
+    """The stand-in for every directive docutils does not know (and a few it knows differently)."""
+
+    optional_arguments = 1
+    final_argument_whitespace = True
+    has_content = True
+    option_spec = _AnyOptions()
+
+    def run(self) -> list[nodes.Node]:
+        name = self.name.lower()
+        arg = " ".join(self.arguments[0].split()) if self.arguments else ""
+        if name in DROP:
+            return []
+        if name in CODE:
+            if not self.content:
+                return []
+            caption = self.options.get("caption")
+            code = _code(self.content, arg if name not in ("prompt", "productionlist") else "")
+            if not caption:
+                return [code]
+            return [self._paragraph(f"{caption}:"), code]
+        if is_object(name):
+            return [self._object(name, arg)] if arg else self._content()
+        out: list[nodes.Node] = []
+        if name in LABELS:
+            out.append(self._paragraph(_label(name, arg)))
+        elif name in TITLED and arg:
+            out.append(self._paragraph(f"{arg}:"))
+        return out + self._content()
+
+    def _paragraph(self, text: str) -> nodes.paragraph:
+        """A paragraph of ``text`` parsed as inline markup (an argument may hold roles, literals)."""
+        inline, _messages = self.state.inline_text(text, self.lineno)
+        return nodes.paragraph("", "", *inline)
+
+    def _content(self) -> list[nodes.Node]:
+        if not self.content:
+            return []
+        holder = nodes.container()
+        self.state.nested_parse(self.content, self.content_offset, holder)
+        return list(holder.children)
+
+    def _object(self, name: str, signature: str) -> nodes.Node:
+        node = object_desc(kind=name, name=object_name(signature), signature=signature)
+        if name.startswith("auto") and not self.content:
+            node["bare"] = True  # autodoc: the text lives in the code, only the name is here
+        node.extend(self._content())
+        return node
+
+
+def _label(name: str, arg: str) -> str:
+    """``versionchanged:: 0.8 Also an int.`` -> ``Changed in version 0.8: Also an int.``"""
+    if "{arg}" not in LABELS[name]:
+        return f"{LABELS[name]} {arg}".strip()
+    version, _, rest = arg.partition(" ")
+    label = LABELS[name].format(arg=version) if version else LABELS[name].replace(" {arg}", "")
+    return f"{label[:-1]}: {rest}" if rest else label
+
+
+def is_object(name: str) -> bool:
+    """Whether directive ``name`` describes an object (``py:data``, ``function``, ``autoclass``)."""
+    if name in DROP or name in CODE:
+        return False
+    if name.startswith("auto") and name not in ("autosummary", "automodule"):
+        return True
+    base = name.split(":", 1)[1] if ":" in name else name
+    return base in OBJECTS or (":" in name and base not in LABELS)
+
+
+def object_name(signature: str) -> str:
+    """``send_file(path, mimetype=None) -> Response`` -> ``send_file``; ``DEBUG`` -> ``DEBUG``."""
+    first = signature.split("\n", 1)[0].strip()
+    cut = re.split(r"[(\[=]| -> ", first, maxsplit=1)[0].strip()
+    return cut or first
+
+
+def _code(content: Any, language: str) -> nodes.literal_block:
+    text = "\n".join(content)
+    node = nodes.literal_block(text, text)
+    if language:
+        node["language"] = language.split()[0]
+    return node
+
+
+def role_text(name: str, text: str) -> str:
+    """What Sphinx shows for ``:name:`text```: the explicit title, else the target cleaned."""
+    text = " ".join(text.split())
+    match = _TITLE_TARGET.match(text)
+    if match and match.group(1):
+        return match.group(1)
+    shown = match.group(2) if match else text
+    shown = shown.lstrip("!")
+    if shown.startswith("~"):
+        shown = shown[1:].rsplit(".", 1)[-1]
+    shown = shown.lstrip(".")
+    if name in ("doc", "std:doc"):
+        shown = shown.lstrip("/")
+    elif name in ("guilabel", "menuselection"):
+        shown = shown.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("-->", "→")
+    if name.lower() in CALLABLE_ROLES and shown and not shown.endswith(")"):
+        shown += "()"
+    return shown
+
+
+def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                 options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
+    return [nodes.literal(rawtext, role_text(name.lower(), text))], []
+
+
+@contextmanager
+def sphinx_lookups() -> Iterator[None]:
+    """While active, docutils finds a stand-in for every directive and role it does not know
+    (and Sphinx's meaning for the few names both use). Process-wide, so serialized by a lock."""
+    with _LOCK:
+        find_directive, find_role = directives.directive, roles.role
+
+        def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
+            low = name.lower()
+            if low in CODE or low in DROP or is_object(low) or low in LABELS or low in TITLED:
+                return _SphinxDirective, []
+            found, messages = find_directive(name, language, document)
+            return (found or _SphinxDirective), ([] if found is None else messages)
+
+        def role(name: str, language: Any, lineno: int, reporter: Any) -> tuple[Any, list[Any]]:
+            found, messages = find_role(name, language, lineno, reporter)
+            return (found or _sphinx_role), ([] if found is None else messages)
+
+        directives.directive, roles.role = directive, role
+        try:
+            yield
+        finally:
+            directives.directive, roles.role = find_directive, find_role
+
+
+__all__ = ["object_desc", "object_name", "role_text", "sphinx_lookups"]

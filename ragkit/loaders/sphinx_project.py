@@ -1,0 +1,48 @@
+"""Which files of a Sphinx documentation folder are build machinery, not documentation.
+
+A folder is a Sphinx source folder when it holds a ``conf.py`` and either a root document
+(``index`` or ``contents`` as ``.rst``/``.md``/``.txt``) or a ``conf.py`` that names Sphinx. Its
+``conf.py``, ``Makefile`` and ``make.bat`` are build scripts and ``_build/`` (generated output:
+every page again as HTML) and ``_templates/`` (Jinja page templates) are not documents, so
+discovery leaves them out, like assets.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Collection
+from pathlib import Path
+
+log = logging.getLogger(__name__)
+
+BUILD_FILES = frozenset({"conf.py", "Makefile", "make.bat"})
+BUILD_DIRS = frozenset({"_build", "_templates"})
+_ROOT_DOCS = frozenset(f"{stem}{ext}" for stem in ("index", "contents") for ext in (".rst", ".md", ".txt"))
+_CONF_BYTES = 65536
+
+
+def is_sphinx_source(folder: Path, filenames: Collection[str]) -> bool:
+    """Whether ``folder`` (whose files are ``filenames``) is a Sphinx source folder."""
+    if "conf.py" not in filenames:
+        return False
+    if _ROOT_DOCS & set(filenames):
+        return True
+    try:
+        with open(folder / "conf.py", "rb") as f:
+            head = f.read(_CONF_BYTES).decode("utf-8", "replace").lower()
+    except OSError:
+        return False
+    return "sphinx" in head
+
+
+def sphinx_build_entries(folder: Path, filenames: Collection[str]) -> frozenset[str]:
+    """The names in ``folder`` (files and folders) that discovery leaves out: its build files
+    and folders when it is a Sphinx source folder, else none."""
+    if not is_sphinx_source(folder, filenames):
+        return frozenset()
+    log.info("%s is a Sphinx source folder: conf.py, Makefile, make.bat, _build/ and _templates/ are "
+             "not indexed", folder)
+    return BUILD_FILES | BUILD_DIRS
+
+
+__all__ = ["BUILD_DIRS", "BUILD_FILES", "is_sphinx_source", "sphinx_build_entries"]
