@@ -5,7 +5,8 @@ question through ``RAGAgent`` with the ``local`` provider and a conversation mem
 follow-ups are asked after their earlier question), and grades the answers with
 ``ragkit.rag.questions`` (correct: every expected text and the expected source cited; partial:
 one of the two; wrong: neither, or a refusal). Also prints the cited-page rate: answerable
-questions whose answer cites the file that holds the answer.
+questions whose answer cites the file that holds the answer, and how well the pipeline's
+retriever finds that file (its first passage at rank 1, within the top k, MRR@k).
 
     .venv/bin/python benchmarks/answer_quality.py                 # all four sets
     .venv/bin/python benchmarks/answer_quality.py --set howto -v  # one set, with every miss
@@ -61,15 +62,18 @@ def score_set(name: str, pipeline: Path, index_root: Path, docs: Path | None = N
     from ragkit.agent import ConversationMemory
     from ragkit.config import load_pipeline
     from ragkit.rag.agent import RAGAgent
-    from ragkit.rag.questions import load_questions, run_questions, summary
+    from ragkit.rag.questions import load_questions, page_ranks, retrieval_summary, run_questions, summary
 
     if docs is None or questions is None:
         docs, questions = SETS[name]
     spec = load_pipeline(pipeline)
+    items = load_questions(questions)
+    k = spec.retriever.top_k
     with RAGAgent.from_directory(docs, pipeline=spec, index=index_root / name, provider="local",
                                  memory=ConversationMemory(max_messages=40)) as agent:
-        outcomes = run_questions(agent, load_questions(questions))
-    return {"set": name, **summary(outcomes)}
+        outcomes = run_questions(agent, items)
+        ranks = page_ranks(lambda q: [h.source for h in agent.kb.search(q, k=k)], items)
+    return {"set": name, **summary(outcomes), "retrieval": retrieval_summary(ranks, k)}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -94,11 +98,13 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"pipeline: {args.pipeline}")
-    print("| set | questions | correct | partial | wrong | cited page (answerable) |")
-    print("|---|---|---|---|---|---|")
+    print("| set | questions | correct | partial | wrong | cited page (answerable) | page retrieved: hit@1 / hit@k / MRR@k |")
+    print("|---|---|---|---|---|---|---|")
     for r in results:
+        ret, k = r["retrieval"], r["retrieval"]["k"]
         print(f"| {r['set']} | {r['total']} | {r['correct']} | {r['partial']} | {r['wrong']} "
-              f"| {r['cited_source']}/{r['answerable']} |")
+              f"| {r['cited_source']}/{r['answerable']} "
+              f"| {ret['hit@1']:.2f} / {ret[f'hit@{k}']:.2f} / {ret[f'mrr@{k}']:.3f} (k={k}) |")
     if args.verbose:
         for r in results:
             for f in r["failures"]:

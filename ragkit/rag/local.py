@@ -4,8 +4,9 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
 - Tools offered and the latest user message not yet followed by a tool result: it calls the most
   relevant tool (word overlap between the question and the tool's name, description and
   parameters), passing the question as the first required string parameter. A chat follow-up
-  ("And how do I add elements to it?") is searched with the key words of the earlier question
-  added (``conversation_context``), and they count, at half weight, in choosing the answer.
+  ("And how do I remove it?") is searched with the key words of the earlier question in place of
+  its pronoun ("how do I remove git remote?"; ``conversation_context``, ``follow_up_query``), and
+  they count, at half weight, in choosing the answer.
 - Tool results present: the passages of the results (the structured citations the search tool
   returns; a tool that returns only the passage text format is read through
   ``ragkit.rag.passages.parse_passages``) go to ``extractive_answer``: the best 1-3 sentences,
@@ -123,6 +124,29 @@ def conversation_context(question: str, earlier: Sequence[str]) -> str:
     return " ".join(out)
 
 
+_BACK_REFERENCE = re.compile(r"\b(?:(it|them|they|these|those)|(its|their))\b", re.IGNORECASE)
+_OPENING = re.compile(r"^\W*(?:and|also|but|so|then)\s+", re.IGNORECASE)
+_OBJECT = re.compile(r"\b(?:i|we|you|to)\s+[a-z][\w-]*\s+(?P<object>[^?!.]+)", re.IGNORECASE)
+
+
+def follow_up_query(question: str, earlier: Sequence[str]) -> str:
+    """The search query of a chat follow-up: its pronoun replaced by what the earlier question was
+    about, as that question said it ("And how do I remove it?" after "How do I add a git
+    remote?" -> "how do I remove a git remote?"), else the question with the earlier question's
+    key words after it (``conversation_context``); a question that stands alone as it is."""
+    context = conversation_context(question, earlier)
+    if not context:
+        return question
+    match = _BACK_REFERENCE.search(question)
+    if match is None:
+        return f"{question} {context}"
+    said = _OBJECT.search(earlier[-1]) if not _FOLLOW_UP.search(earlier[-1]) else None
+    subject = said.group("object").strip() if said else context
+    subject = subject if match.group(1) else f"{subject}'s"
+    query = _OPENING.sub("", question[: match.start()] + subject + question[match.end() :])
+    return query[:1].upper() + query[1:]
+
+
 @providers.register("local")
 class LocalProvider(BaseProvider):
     """Offline and deterministic; see the module docstring for what it does."""
@@ -149,7 +173,7 @@ class LocalProvider(BaseProvider):
         context = conversation_context(question, [messages[i].content for i in users[:-1]])
         results = [m for m in messages[last_user + 1 :] if m.role == "tool"]
         if tools and not results and question:
-            query = f"{question} {context}" if context else question
+            query = follow_up_query(question, [messages[i].content for i in users[:-1]])
             spec = choose_tool(query, list(tools))
             digest = hashlib.sha256(f"{len(messages)}\0{question}\0{spec.name}".encode()).hexdigest()[:16]
             call = ToolCall(id=f"call_{digest}", name=spec.name, arguments=tool_arguments(query, spec))
@@ -217,4 +241,4 @@ def _passages(m: Message) -> list[Passage]:
     return parse_passages(m.content)
 
 
-__all__ = ["LocalProvider", "choose_tool", "conversation_context", "tool_arguments"]
+__all__ = ["LocalProvider", "choose_tool", "conversation_context", "follow_up_query", "tool_arguments"]

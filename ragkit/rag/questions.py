@@ -17,6 +17,7 @@ full; **wrong** otherwise (a refusal of an answerable question included).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -105,6 +106,34 @@ def run_questions(agent: Any, items: list[dict[str, Any]]) -> list[QuestionOutco
         out.append(QuestionOutcome(item["question"], item.get("answer"), item.get("source"),
                                    result.content, cited, grade_answer(item, result.content, cited)))
     return out
+
+
+def page_ranks(search: Callable[[str], list[str]], items: list[dict[str, Any]]) -> list[int | None]:
+    """For each answerable item, the rank (1-based) of the first retrieved passage from a file
+    that holds the answer, or None when none is retrieved; ``search`` maps a query to the sources
+    of the passages retrieved, best first. A follow-up is searched as the local provider searches
+    it (the question and the key words of its earlier question)."""
+    from ragkit.rag.local import follow_up_query
+
+    ranks: list[int | None] = []
+    for item in items:
+        wanted = set(sources_of(item.get("source")))
+        if item.get("answer") is None or not wanted:
+            continue
+        found = search(follow_up_query(item["question"], [item["after"]] if item.get("after") else []))
+        ranks.append(next((i for i, src in enumerate(found, 1) if src in wanted), None))
+    return ranks
+
+
+def retrieval_summary(ranks: list[int | None], k: int) -> dict[str, Any]:
+    """Page-level retrieval: hit@1, hit@k and MRR@k over ``page_ranks``."""
+    n = len(ranks)
+    return {
+        "k": k, "queries": n,
+        "hit@1": sum(r == 1 for r in ranks) / n if n else 0.0,
+        f"hit@{k}": sum(r is not None and r <= k for r in ranks) / n if n else 0.0,
+        f"mrr@{k}": sum(1 / r for r in ranks if r is not None and r <= k) / n if n else 0.0,
+    }
 
 
 def summary(outcomes: list[QuestionOutcome]) -> dict[str, Any]:

@@ -57,6 +57,7 @@ from ragkit.rag.extractive.text import (
     terms,
     word_terms,
 )
+from ragkit.rag.extractive.values import holds_value, named_heading, value_question
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,16 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
+_NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
+_NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
+_LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follows ("Add a remote:")
+_SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
+# the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
+_FUNCTION_WORDS = STOPWORDS - frozenset(
+    "all any both each few more most no nor not only other same some before after above below off on out over "
+    "under up down again further once".split()
+)
+_LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
@@ -88,7 +99,7 @@ _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among th
 
 @dataclass(frozen=True)
 class _Query:
-    kind: str | None  # the answer type: person, date, number or None
+    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…) or None
     howto: bool
     list_wanted: bool
     ordered: bool
@@ -98,6 +109,11 @@ class _Query:
     quoted: frozenset[str]  # the stems of a title the question quotes
     defined: str | None  # the term a definition question asks about ("What is a scope?")
     words: frozenset[str]  # the question's words, lower-cased
+    text: str = ""  # the question
+    own: frozenset[str] = frozenset()  # the stems of the question's own words (not the conversation's,
+    # nor the parts of an identifier: "MkDocs" counts once), for the share of it no passage has
+    value_kind: str | None = None  # for a value question: port, version or None (any literal)
+    default: bool = False  # the question asks for a default
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -152,8 +168,12 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
 
 def _query(question: str, context: str) -> _Query:
     kind, type_nouns = answer_type(question)
+    value, value_kind = value_question(question)
+    if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
+        kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
     listed, ordered = wants_list(question)
     boosts, names = _question_terms(question, type_nouns)
+    own = frozenset(boosts) - {p for raw in WORD.findall(question) for p in word_terms(raw)[1:]}
     for t in terms(context):
         boosts.setdefault(t, _CONTEXT_BOOST)
     return _Query(
@@ -161,6 +181,7 @@ def _query(question: str, context: str) -> _Query:
         frozenset(t for t in boosts if t.isdigit()), frozenset(names),
         frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
+        text=question, own=own, value_kind=value_kind, default=bool(re.search(r"\bdefault", question, re.IGNORECASE)),
     )
 
 
@@ -181,9 +202,10 @@ def _with_aliases(found: frozenset[str], aliases: dict[str, str]) -> frozenset[s
     return found | {aliases[t] for t in found if t in aliases}
 
 
-def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) -> list[Unit]:
+def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *, lines: bool = False) -> list[Unit]:
     """Every sentence, item, row, heading and code block of the passages, with its context
-    (stems that match a ``wanted`` one by prefix count as that one)."""
+    (stems that match a ``wanted`` one by prefix count as that one); with ``lines``, also every
+    line of the code blocks (a value asked for may be in a console's output)."""
     aliases = _aliases(wanted, passages)
 
     def terms_of(text: str) -> frozenset[str]:
@@ -206,6 +228,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
                 raw += [("prose", s, b_index) for s in split_prose(b.text) if is_sentence(s)]
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
+        if lines:
+            raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
+                    for ln in b.text.splitlines() if is_sentence(ln.strip())]
         own = [terms_of(text) for _, text, _ in raw]
         headings = terms_of(" ".join({b.section for b in blocks}))
         for pos, (kind, text, b_index) in enumerate(raw):
@@ -213,11 +238,13 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
             section = terms_of(f"{title} {b.section}" if kind != "heading" else title)
             near = frozenset().union(*(
                 own[j] for j in (pos - 1, pos + 1)
-                if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading") and blocks[raw[j][2]].section == b.section
+                if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading", "line") and blocks[raw[j][2]].section == b.section
             ))
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
+            leads = (text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
+                     and blocks[raw[pos + 1][2]].section == b.section)
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
-                              near, scope, document, headings - section, b, b_index))
+                              near, scope, document, headings - section, b, b_index, tuple(parents), leads))
     return units
 
 
@@ -240,9 +267,11 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     wanted = weight.keys()
     if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
-    typed = query.kind is not None and has_answer_type(query.kind, u.text, query.words)
-    if u.kind == "heading" and not (typed and query.kind in ("date", "number")):
-        return None  # a heading answers only when it holds the wanted date or number
+    typed = _typed(u, query)
+    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value")):
+        return None  # a heading answers only when it holds the wanted date, number or value
+    if u.kind == "line" and not typed:
+        return None  # a line of a console or code block answers only with the value asked for
     hits = u.own & wanted
     section_hits = (u.section - u.own) & wanted
     near_hits = (u.near - u.own - u.section) & wanted
@@ -251,8 +280,8 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if not (hits - query.numbers) and not (section_hits - query.numbers):
         return None  # about none of the question's words
-    if not (u.own - wanted):
-        return None  # adds nothing beyond the question
+    if not (u.own - wanted) and not (query.howto and u.leads_code):
+        return None  # adds nothing beyond the question (a description line adds the command after it)
     coverage = (
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)
@@ -261,27 +290,60 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
         + _SCOPE * sum(weight[t] for t in document_hits)
     ) / sum(weight.values())
     matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
-    # one shared word must carry most of the question's weight; two or more, a fair share
-    if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 else max(min_coverage, 0.55)):
+    named = _named(u, query)
+    # one shared word must carry most of the question's weight; two or more, a fair share (or one
+    # word, when it is the heading the question names and the unit holds the value asked for)
+    if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 or typed and named else max(min_coverage, 0.55)):
         return None
+    fit = _fit(u, query, typed, named)
+    own_share = sum(weight[t] for t in hits) / sum(weight.values())
+    label = " > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else ""
+    return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
+
+
+def _typed(u: Unit, query: _Query) -> bool:
+    if query.kind == "value":
+        return holds_value(query.value_kind, u.text, query.words, default=query.default)
+    return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
+
+
+def _named(u: Unit, query: _Query) -> list[str]:
+    """The headings of ``u`` the question names: its section ("dev_addr"), or a heading above it
+    (the page title "Waitress") followed by its section."""
+    if named_heading(u.block.section, query.text):
+        return [u.block.section]
+    above = [h for h in u.parents if named_heading(h, query.text)]
+    return [above[0], u.block.section] if above and u.block.section and u.block.section != above[0] else above[:1]
+
+
+def _fit(u: Unit, query: _Query, typed: bool, named: list[str]) -> float:
+    """The score factors of the module docstring."""
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
-    if u.kind != "heading" and not (u.own - wanted - u.section):
-        fit *= _RESTATES  # only the question's and its heading's words: likely a restatement
+    if u.kind != "heading" and not (u.own - query.boosts.keys() - u.section) and not (query.howto and u.leads_code):
+        fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
+        # how-to's description line: what it adds is the command after it)
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
         fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
-    own_share = sum(weight[t] for t in hits) / sum(weight.values())
-    return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed)
+    if named:
+        fit *= _NAMED if named[-1] == u.block.section and len(named) == 1 else _NAMED_PAGE
+    if query.howto and u.leads_code:
+        fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
+    if u.kind == "line":
+        fit *= _LINE  # a console's output line: when no sentence says the value
+    same = len(query.words & {w.lower() for w in WORD.findall(u.text)} - _FUNCTION_WORDS)
+    fit *= 1.0 + _SURFACE * min(same, 5)  # a tie-break on the very words, quantifiers included ("all")
+    return fit
 
 
 def _missing_share(query: _Query, units: Sequence[Unit]) -> float:
     """The share of the question's own words (boost-weighted; not the conversation's words) that
     no passage has."""
     present = frozenset().union(*(u.scope | u.document for u in units))
-    own = {t: b for t, b in query.boosts.items() if b > _CONTEXT_BOOST}
+    own = {t: b for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
     return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
 
@@ -295,7 +357,7 @@ def extractive_answer(
     ``context`` is text the question leans on (an earlier question of the conversation, for a
     follow-up such as "And how do I add elements to it?"): its words count at half weight."""
     query = _query(question, context)
-    units = _units(passages, frozenset(query.boosts)) if query.boosts else []
+    units = _units(passages, frozenset(query.boosts), lines=query.kind == "value") if query.boosts else []
     if not units:
         return REFUSAL
     present = frozenset().union(*(u.scope | u.document for u in units))
