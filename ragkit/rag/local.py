@@ -179,7 +179,10 @@ class LocalProvider(BaseProvider):
             call = ToolCall(id=f"call_{digest}", name=spec.name, arguments=tool_arguments(query, spec))
             return self._response(messages, tools, "", (call,))
         if results:
-            return self._response(messages, tools, self._answer(question, results, context))
+            # the earlier question's words weigh in the answer only when this one leans on them
+            # (a pronoun, or no subject of its own); "And how do I commit with a message?" does not
+            leans = bool(_BACK_REFERENCE.search(question)) or len(set(terms(question))) <= 1
+            return self._response(messages, tools, self._answer(question, results, context if leans else ""))
         reply = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         return self._response(messages, tools, reply)
 

@@ -44,6 +44,7 @@ class Unit:
     block_index: int
     parents: tuple[str, ...] = ()  # the headings above the passage's first section (the page title first)
     leads_code: bool = False  # a description line ending with ":" that a code block follows
+    opening: bool = False  # one of the first lines of a document (where a paper's byline is)
 
 
 @dataclass(frozen=True)

@@ -40,7 +40,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import (
+    AUTHORSHIP_WORDS,
     answer_type,
+    asks_author,
     defined_term,
     defines,
     has_answer_type,
@@ -57,7 +59,7 @@ from ragkit.rag.extractive.text import (
     terms,
     word_terms,
 )
-from ragkit.rag.extractive.values import holds_value, named_heading, value_question
+from ragkit.rag.extractive.values import holds_value, named_heading, serves_address, value_question
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -88,9 +90,13 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
     "all any both each few more most no nor not only other same some before after above below off on out over "
     "under up down again further once".split()
 )
+_BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
+_OPENING_LINES = 4  # a document's byline is among its first lines
+_ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
 _LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
+_PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
@@ -114,6 +120,7 @@ class _Query:
     # nor the parts of an identifier: "MkDocs" counts once), for the share of it no passage has
     value_kind: str | None = None  # for a value question: port, version or None (any literal)
     default: bool = False  # the question asks for a default
+    author: bool = False  # the question asks who wrote a document: the byline under its title
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -159,7 +166,7 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
         name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
             boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
-                     else _VERB if i == verb else 1.0)
+                     else _VERB if i == verb else 1.0) * (_PART if k else 1.0)
             boosts[key] = max(boosts.get(key, 0.0), boost)
             if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
                 names.add(key)
@@ -168,6 +175,9 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
 
 def _query(question: str, context: str) -> _Query:
     kind, type_nouns = answer_type(question)
+    author = asks_author(question)
+    if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
+        type_nouns = type_nouns | AUTHORSHIP_WORDS
     value, value_kind = value_question(question)
     if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
@@ -181,7 +191,7 @@ def _query(question: str, context: str) -> _Query:
         frozenset(t for t in boosts if t.isdigit()), frozenset(names),
         frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
-        text=question, own=own, value_kind=value_kind, default=bool(re.search(r"\bdefault", question, re.IGNORECASE)),
+        text=question, own=own, value_kind=value_kind, author=author, default=bool(re.search(r"\bdefault", question, re.IGNORECASE)),
     )
 
 
@@ -243,8 +253,12 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
             leads = (text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
                      and blocks[raw[pos + 1][2]].section == b.section)
+            if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
+                near |= own[pos + 1]
+            opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
-                              near, scope, document, headings - section, b, b_index, tuple(parents), leads))
+                              near, scope, document, headings - section, b, b_index, tuple(parents), leads,
+                              opening))
     return units
 
 
@@ -268,8 +282,9 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
     typed = _typed(u, query)
-    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value")):
-        return None  # a heading answers only when it holds the wanted date, number or value
+    byline = query.author and u.opening and typed
+    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
+        return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
         return None  # a line of a console or code block answers only with the value asked for
     hits = u.own & wanted
@@ -278,10 +293,11 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     scope_hits = (u.scope - u.own - u.section - u.near) & wanted
     document_hits = u.document & wanted
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
-    if not (hits - query.numbers) and not (section_hits - query.numbers):
-        return None  # about none of the question's words
-    if not (u.own - wanted) and not (query.howto and u.leads_code):
-        return None  # adds nothing beyond the question (a description line adds the command after it)
+    if not (hits - query.numbers) and not (section_hits - query.numbers) and not (byline and scope_hits):
+        return None  # about none of the question's words (a byline: about the document they are in)
+    if not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value"):
+        return None  # adds nothing beyond the question (a description line adds the command after it,
+        # "Default: '/'" its value)
     coverage = (
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)
@@ -291,11 +307,13 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     ) / sum(weight.values())
     matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
     named = _named(u, query)
-    # one shared word must carry most of the question's weight; two or more, a fair share (or one
-    # word, when it is the heading the question names and the unit holds the value asked for)
-    if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 or typed and named else max(min_coverage, 0.55)):
+    # one shared word must carry most of the question's weight; two or more, a fair share; the
+    # value asked for under the heading the question names is a candidate whatever else it shares
+    # ("Serving on …:8080" under "Waitress" for "What port does Waitress listen on?")
+    needed = min_coverage if matched >= 2 or len(wanted) == 1 or byline else max(min_coverage, 0.55)
+    if coverage < needed and not (typed and named and query.kind == "value"):
         return None
-    fit = _fit(u, query, typed, named)
+    fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0)
     own_share = sum(weight[t] for t in hits) / sum(weight.values())
     label = " > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else ""
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
@@ -334,6 +352,8 @@ def _fit(u: Unit, query: _Query, typed: bool, named: list[str]) -> float:
         fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
     if u.kind == "line":
         fit *= _LINE  # a console's output line: when no sentence says the value
+    if query.value_kind == "port" and serves_address(u.text):
+        fit *= _ADDRESS  # "Serving on http://127.0.0.1:8080": the address a server listens on
     same = len(query.words & {w.lower() for w in WORD.findall(u.text)} - _FUNCTION_WORDS)
     fit *= 1.0 + _SURFACE * min(same, 5)  # a tie-break on the very words, quantifiers included ("all")
     return fit

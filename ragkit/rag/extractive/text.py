@@ -151,10 +151,12 @@ def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
 
 def _is_title(line: str) -> bool:
     """A title or section line of plain text ("POWER AND SUPPLIES", "Annual Report 2022"): no
-    closing punctuation, no comma and every longer word capitalised."""
+    closing punctuation, no comma, every longer word capitalised, and not a one-word label with
+    its value ("Default: True")."""
     words = [w for w in WORD.findall(line) if len(w) > 3 and not w.isdigit()]
     return (
         bool(words)
+        and not _ONE_WORD_LABEL.match(line)
         and len(line.split()) <= 12
         and line[-1] not in ".!?:;,"
         and "," not in line
@@ -267,6 +269,7 @@ def split_prose(block: str) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
+_ONE_WORD_LABEL = re.compile(r"^\s*[A-Za-z]+:\s+\S")  # "Default: True", "Type: int"
 _LABELLED = re.compile(r"^[A-Za-z][\w ]{0,30}:\s+\S")  # "default: `origin`", "Default: True"
 
 

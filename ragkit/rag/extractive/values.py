@@ -88,6 +88,14 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     return len(after) == 2 and _new(after[1], question_words)
 
 
+_ADDRESS = re.compile(r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]):\d{2,5}\b", re.IGNORECASE)
+
+
+def serves_address(sentence: str) -> bool:
+    """Whether ``sentence`` holds a host:port address (``127.0.0.1:8080``, ``localhost:5000``)."""
+    return bool(_ADDRESS.search(sentence))
+
+
 def declares_default(sentence: str) -> bool:
     """"Default: X", "defaults to X", "the default is X", "(Default 100)", "X by default"."""
     return bool(_DEFAULT.search(sentence))
@@ -121,4 +129,4 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["declares_default", "gloss", "holds_value", "named_heading", "value_question"]
+__all__ = ["declares_default", "gloss", "holds_value", "named_heading", "serves_address", "value_question"]
