@@ -15,7 +15,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
@@ -155,6 +163,28 @@ class AgentSpec(_Strict):
     policy: dict[str, Any] | None = None
 
 
+class PriceSpec(_Strict):
+    """One entry of ``pricing:``: a model's price (USD per million tokens) for ragkit's cost reports,
+    added to the model registry (``ragkit.pricing.register``) when the pipeline is used."""
+
+    input: float = Field(ge=0)  # USD per million input (or embedded) tokens
+    output: float | None = Field(default=None, ge=0)  # USD per million output tokens (chat models)
+    cached_input: float | None = Field(default=None, ge=0)
+    #: only when served by this provider (e.g. ``groq``); any provider when left out
+    provider: str | None = None
+    kind: Literal["chat", "embedding"] = "chat"
+    context_window: int | None = Field(default=None, ge=1)
+    max_output_tokens: int | None = Field(default=None, ge=1)
+    dimension: int | None = Field(default=None, ge=1)
+    aliases: list[str] = Field(default_factory=list)
+
+    @model_validator(mode="after")
+    def _chat_has_output(self) -> PriceSpec:
+        if self.kind == "chat" and self.output is None:
+            raise ValueError("a chat model needs an output price too (USD per million tokens), or set kind: embedding")
+        return self
+
+
 class PipelineSpec(_Strict):
     version: Literal[1] = 1
     name: str = "default"
@@ -169,6 +199,8 @@ class PipelineSpec(_Strict):
     lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
     agent: AgentSpec = Field(default_factory=AgentSpec)
+    #: prices of models the registry lacks (or prices you pay instead): ``{name: {input, output, ...}}``
+    pricing: dict[str, PriceSpec] = Field(default_factory=dict)
     #: where the spec came from (for error messages); not part of the YAML
     origin: str = Field(default="<defaults>", exclude=True)
     #: the YAML as written, before ${VAR} interpolation (so secrets are never saved resolved)
@@ -179,6 +211,14 @@ class PipelineSpec(_Strict):
     def model_post_init(self, context: Any, /) -> None:
         # an extension mapped to a loader is indexed even when it is an asset type (opt-in)
         self.sources._asset_opt_ins = frozenset(self.loader_overrides())
+
+    def register_prices(self) -> None:
+        """Add ``pricing:`` to the model registry (``ragkit.pricing.register``), so costs use them."""
+        if self.pricing:
+            from ragkit import pricing
+
+            pricing.register_many({n: p.model_dump(exclude_none=True) for n, p in self.pricing.items()},
+                                  origin=self.origin)
 
     def loader_overrides(self) -> dict[str, ComponentSpec]:
         out: dict[str, ComponentSpec] = {}

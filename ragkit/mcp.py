@@ -3,19 +3,25 @@ streamable HTTP, so agents in other tools can use it.
 
 Tools: ``search_knowledge_base(query, top_k, source)`` returns passages with source, page,
 span and score; ``ask(question, top_k)`` returns the agent's answer with its citations and
-usage. Resources: every indexed document as ``ragkit://documents/<source>`` (its text).
-The server reuses the HTTP server's adapters (``ragkit.server.library``, ``ragkit.server.engine``).
+usage. Resources: every indexed document as ``ragkit://documents/<source>``, its text as the
+pipeline's loader extracted it (a PDF page by page, a DOCX's paragraphs; ``text/plain``); the list
+is read afresh on every request, so documents an ingest job adds appear without a restart.
+The server reuses the HTTP server's adapters (``ragkit.server.library``, ``ragkit.server.engine``);
+over HTTP it passes the HTTP server's guard (``ragkit.server.guard``: the same Host allow-list,
+``--allowed-host``, and cross-site checks).
 """
 
 from __future__ import annotations
 
 import logging
-from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote
+from urllib.parse import quote, unquote
 
+from ragkit.errors import RagkitError
 from ragkit.server.engine import Answer, Engine, TurnOptions
+from ragkit.server.errors import without_paths
+from ragkit.server.guard import GuardMiddleware, build_guard
 from ragkit.server.library import Library
 from ragkit.server.settings import UPLOADS_DIR
 
@@ -29,23 +35,28 @@ class RagkitMCP:
     def __init__(self, *, index: str | Path, pipeline: str | None = None, provider: str = "local",
                  model: str | None = None) -> None:
         from mcp.server.mcpserver import MCPServer
-        from mcp.server.mcpserver.resources import FunctionResource
 
         index_dir = Path(index).absolute()
         self.library = Library(index_dir, pipeline=pipeline, uploads_dir=index_dir / UPLOADS_DIR)
         self.library.ensure_index()
         self.engine = Engine(self.library, provider=provider, model=model)
-        self.server = MCPServer(name="ragkit", instructions=INSTRUCTIONS)
+        self.server = _server_class(MCPServer)(self, name="ragkit", instructions=INSTRUCTIONS)
         self.server.tool()(self.search_knowledge_base)
         self.server.tool()(self.ask)
-        for doc in self.library.documents():
-            if doc["status"] != "indexed":
-                continue
-            self.server.add_resource(FunctionResource(
-                uri=RESOURCE_PREFIX + quote(doc["source"], safe="/"), name=doc["source"], mime_type="text/plain",
-                description=f"indexed document ({doc['chunks']} chunks)",
-                fn=partial(self.library.document_text, doc["source"]),
-            ))
+
+    def resources(self) -> list[dict[str, str]]:
+        """The indexed documents as resources (uri, name, description), as the index holds them now."""
+        return [{"uri": RESOURCE_PREFIX + quote(doc["source"], safe="/"), "name": doc["source"],
+                 "description": f"indexed document ({doc['chunks']} chunks)"} for doc in self.library.indexed()]
+
+    def read(self, uri: str) -> str:
+        """The extracted text of the document behind ``uri``."""
+        from mcp.server.mcpserver.exceptions import ResourceError
+
+        try:
+            return self.library.document_text(unquote(uri.removeprefix(RESOURCE_PREFIX)))
+        except RagkitError as exc:
+            raise ResourceError(without_paths(str(exc))) from None
 
     async def search_knowledge_base(self, query: str, top_k: int = 5, source: str | None = None) -> dict[str, Any]:
         """Search the knowledge base (the user's documents) for passages relevant to a query.
@@ -76,12 +87,47 @@ class RagkitMCP:
         assert answer is not None
         return {"answer": answer.content, "citations": answer.citations, "usage": answer.usage}
 
-    def serve(self, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8001) -> None:
+    def serve(self, *, transport: str = "stdio", host: str = "127.0.0.1", port: int = 8001,
+              allowed_hosts: list[str] | None = None) -> None:
         if transport == "stdio":
             self.server.run("stdio")
-        else:
-            log.info("MCP over streamable HTTP at http://%s:%d/mcp", host, port)
-            self.server.run("streamable-http", host=host, port=port)
+            return
+        import uvicorn
+        from mcp.server.transport_security import TransportSecuritySettings
+
+        # the SDK's own Host check off: ragkit's guard (the rule `ragkit serve` applies) runs instead
+        app = self.server.streamable_http_app(
+            host=host, transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False))
+        guarded = GuardMiddleware(app, guard=build_guard(host, allowed_hosts or [], []))
+        log.info("MCP over streamable HTTP at http://%s:%d/mcp", host, port)
+        uvicorn.run(guarded, host=host, port=port, log_level="warning")
+
+
+def _server_class(base: type) -> type:
+    """The SDK's server whose resources are ragkit's documents, listed afresh on every request."""
+
+    class RagkitServer(base):  # type: ignore[misc, valid-type]
+        def __init__(self, owner: RagkitMCP, **kw: Any) -> None:
+            super().__init__(**kw)
+            self._ragkit = owner
+
+        async def list_resources(self) -> list[Any]:
+            import anyio
+            from mcp_types import Resource
+
+            found = await anyio.to_thread.run_sync(self._ragkit.resources)
+            return [Resource(mime_type="text/plain", **r) for r in found]
+
+        async def read_resource(self, uri: Any, context: Any = None) -> Any:
+            if not str(uri).startswith(RESOURCE_PREFIX):
+                return await super().read_resource(uri, context)
+            import anyio
+            from mcp.server.lowlevel.helper_types import ReadResourceContents
+
+            text = await anyio.to_thread.run_sync(self._ragkit.read, str(uri))
+            return [ReadResourceContents(content=text, mime_type="text/plain")]
+
+    return RagkitServer
 
 
 def build_server(**kw: Any) -> RagkitMCP:

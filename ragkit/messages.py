@@ -61,11 +61,16 @@ class ToolSpec:
 
 @dataclass(frozen=True)
 class Usage:
+    """Tokens of one model call. ``cached_input_tokens``: the part of ``input_tokens`` read from the
+    vendor's prompt cache (billed at its cached-input price)."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cached_input_tokens: int = 0
 
     def __add__(self, other: Usage) -> Usage:
-        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens)
+        return Usage(self.input_tokens + other.input_tokens, self.output_tokens + other.output_tokens,
+                     self.cached_input_tokens + other.cached_input_tokens)
 
 
 @dataclass(frozen=True)

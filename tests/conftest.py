@@ -26,6 +26,18 @@ def _temporary_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytes
     np.random.seed(1234)
 
 
+@pytest.fixture(autouse=True)
+def _fresh_prices(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packaged model registry only: no $RAGKIT_MODELS_FILE, no prices registered by an earlier
+    test (a pipeline's ``pricing:`` registers process-wide), every unpriced-model warning given anew."""
+    from ragkit import pricing
+
+    monkeypatch.delenv(pricing.ENV_VAR, raising=False)
+    pricing.reload()
+    yield
+    pricing.reload()
+
+
 @pytest.fixture(scope="session")
 def repo_root() -> Path:
     return REPO

@@ -13,7 +13,9 @@ logged and the line is lost. Lines are written under a lock (tool hooks come fro
 Every line has ``ts`` (UTC ISO time), ``run_id`` and ``event``: ``model_call``, ``tool_call``,
 ``policy``, ``guardrail``, ``approval``, ``coherence``, ``budget`` or ``run_end``. A ``model_call``
 line has tokens, timing and the names of the tools asked for, not the text (which the output
-guardrails have not screened yet); ``run_end`` has the final, screened answer.
+guardrails have not screened yet); ``run_end`` has the final, screened answer. Every run writes a
+``run_end``, a failed one too (``stop_reason`` "error" with ``error_type`` and ``error``, or
+"cancelled" when its consumer stopped reading it).
 """
 
 from __future__ import annotations
@@ -131,7 +133,7 @@ class AuditLog(Observer):
     def _tool(self, run_id: str, call: ToolCall, result: ToolResult) -> None:
         self.write(run_id, "tool_call", tool=call.name, call_id=call.id, arguments=self.arguments(call.arguments),
                    is_error=result.is_error, error_kind=result.error_kind, duration=round(result.duration, 4),
-                   output=self.text(result.content))
+                   output=self.text(result.content), **_stream_fields(result))
 
     def on_tool_end(self, run_id: str, call: ToolCall, result: ToolResult) -> None:
         self._tool(run_id, call, result)
@@ -159,9 +161,22 @@ class AuditLog(Observer):
         self.write(run_id, "budget", limit=limit, maximum=maximum, used=used)
 
     def on_agent_end(self, run_id: str, result: AgentResult) -> None:
+        """Every run ends with this line: an answer, a stop (guardrail, budget...), or a failure
+        (``stop_reason`` "error" with ``error_type`` and ``error``, or "cancelled")."""
+        failure = result.extra() if result.stop_reason in ("error", "cancelled") else {}
         self.write(run_id, "run_end", stop_reason=result.stop_reason, iterations=result.iterations,
                    input_tokens=result.usage.input_tokens, output_tokens=result.usage.output_tokens,
-                   cost=round(result.usage.total_cost, 8), content=self.text(result.content))
+                   cost=None if result.usage.total_cost is None else round(result.usage.total_cost, 8),
+                   unpriced=list(result.usage.unpriced), content=self.text(result.content),
+                   **{k: v for k, v in failure.items() if v})
+
+
+def _stream_fields(result: ToolResult) -> dict[str, Any]:
+    """A streaming tool's chunks, bytes and seconds to the first chunk (nothing for other tools)."""
+    if not result.chunks:
+        return {}
+    first = None if result.first_chunk is None else round(result.first_chunk, 4)
+    return {"chunks": result.chunks, "chunk_bytes": result.chunk_bytes, "first_chunk": first}
 
 
 __all__ = ["PRIVACY", "AuditLog", "digest"]

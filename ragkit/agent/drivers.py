@@ -9,6 +9,7 @@ perform; a driver sends each action's outcome back (or throws in the exception i
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import inspect
 import queue
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
@@ -133,8 +134,8 @@ def _thread_tools(action: RunTools) -> Iterator[ToolChunk | ToolDone]:
             items.put(exc)
 
     pool = ThreadPoolExecutor(max_workers=min(len(action.jobs), action.concurrency), thread_name_prefix="ragkit-tool")
-    for job in action.jobs:
-        pool.submit(work, job)
+    for job in action.jobs:  # each tool sees the caller's context variables, as with to_thread
+        pool.submit(contextvars.copy_context().run, work, job)
     pool.shutdown(wait=False)
     yield from _collect(items.get, len(action.jobs))
 

@@ -9,8 +9,9 @@ The steps, each one ``yield from`` line in ``run_steps``/``tools_step``:
 
 * ``input_step``: the ``input`` guardrails over the run's new user messages, before anything else
   (a fresh run only). A block ends the run before any provider request, tool run or streamed
-  token; a rewrite replaces the message, so the provider, memory, trace and observers only ever
-  see the redacted text.
+  token, and the blocked message is replaced by a placeholder (``blocked_input``), so the result
+  keeps nothing of it; a rewrite replaces the message, so the provider, memory, trace, observers,
+  the session and the result only ever see the redacted text.
 * ``handoff_input_step``: after a handoff, the same screening with the guardrails of the agent the
   run was handed to, over the user messages it receives (guardrails run on every agent of a run).
 * ``output_step``: the ``output`` guardrails over the model's text and the ``tool_arguments``
@@ -57,6 +58,12 @@ def trip(run: Run, stage: str, blocked: GuardrailResult, *, remember: bool = Tru
                           stage=stage, guardrail=blocked.guardrail, reason=blocked.reason))
 
 
+def blocked_input(reason: str) -> str:
+    """What stands in for a user message the input guardrails blocked, in the result, the session
+    and every record (the message itself is kept nowhere)."""
+    return f"[blocked by the input guardrails: {reason}]"
+
+
 def holds(run: Run, stage: str) -> bool:
     """Whether ``stage`` has guardrails (then streamed text / tool chunks wait for the check)."""
     guards = run.config.guardrails
@@ -84,8 +91,9 @@ def _screen_input(run: Run, start: int) -> Steps:
             continue
         screened = guards.check("input", message.content)
         record(run, "input", screened.results)
-        if screened.blocked is not None:
-            trip(run, "input", screened.blocked, remember=False)  # a blocked input is not remembered
+        if screened.blocked is not None:  # not remembered, and kept nowhere raw: the result holds a placeholder
+            run.messages[i] = replace(message, content=blocked_input(screened.blocked.reason))
+            trip(run, "input", screened.blocked, remember=False)
         if screened.content != message.content:
             run.messages[i] = replace(message, content=screened.content)
     return
@@ -136,4 +144,4 @@ def results_step(run: Run, ordered: list[ToolRun]) -> Steps:
     yield  # a generator step
 
 
-__all__ = ["StopRun", "handoff_input_step", "holds", "input_step", "output_step", "record", "results_step", "trip"]
+__all__ = ["StopRun", "blocked_input", "handoff_input_step", "holds", "input_step", "output_step", "record", "results_step", "trip"]

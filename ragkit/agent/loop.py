@@ -39,7 +39,7 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
-from ragkit.agent.budget import model_budget_step, tools_budget_step
+from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.decide import decide_step
 from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
@@ -47,7 +47,7 @@ from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.errors import AgentError
-from ragkit.messages import Response, ToolCall
+from ragkit.messages import Message, Response, ToolCall
 from ragkit.providers.base import Provider
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult
@@ -61,15 +61,22 @@ def run_steps(run: Run, streaming: bool) -> Steps[None]:
     budget → model call (cache or provider) → output and tool-argument guardrails, reasoning →
     policy, coherence, approval (or a pause) → tool budget → tools (their results screened) →
     the turn's handoff (``AgentRunner``; the new agent's input guardrails) → next iteration. A resumed run starts with the turn it paused in.
-    A step that ends the run raises ``StopRun`` with its result."""
+    A step that ends the run raises ``StopRun`` with its result. A run that raises, or whose
+    consumer stops reading it, still ends with ``on_agent_end`` (a ``RunFailed``, ``Run.fail``)."""
     try:
         yield from _steps(run, streaming)
     except StopRun as stop:
         yield AgentEvent("result", run.iteration, result=stop.result)
+    except (Exception, GeneratorExit) as exc:
+        run.fail(exc)
+        raise
 
 
 def _steps(run: Run, streaming: bool) -> Steps[None]:
+    fresh = run.iteration == 0
     yield from input_step(run)  # guardrails on the user's message, before anything leaves
+    if fresh and run.admit is not None:  # the input as the run sees it, stored before the model sees it
+        yield from run.admit(run)
     run.obs.emit("on_agent_start", run.run_id, list(run.messages))
     waiting = run.unanswered_calls()  # resuming a turn that paused for approval: its calls first
     if waiting:
@@ -79,6 +86,7 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
         run.obs.emit("on_iteration_start", run.run_id, iteration)
         yield from model_budget_step(run)
         response = yield from model_step(run, streaming)
+        yield from cost_warning_step(run)
         response = yield from output_step(run, response, streaming)
         run.messages.append(response.to_message(run.agent_name))
         if not response.tool_calls:
@@ -86,6 +94,7 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
             yield AgentEvent("result", iteration, result=run.finish(response))
             return
         yield from turn_step(run, response.tool_calls, streaming)
+        yield from cost_warning_step(run)
         run.obs.emit("on_iteration_end", run.run_id, iteration)
     yield AgentEvent("result", run.iteration, result=run.finish(None))
 
@@ -116,10 +125,11 @@ def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[
         cached = run.cache_lookup()
         if cached is not None:
             return cached
+    tools = (run.specs or None) if offer_tools else None
+    messages = fit_request(run, tools)  # within the context window, or the run stops here
     start = run.llm_started()
     try:
-        tools = (run.specs or None) if offer_tools else None
-        reply = yield CallModel(list(run.messages), tools, dict(run.params), streaming, run.provider)
+        reply = yield CallModel(messages, tools, dict(run.params), streaming, run.provider)
         response = (yield from _read_stream(run, reply)) if streaming else reply
     except Exception as exc:
         raise run.llm_failed(exc, start) from exc
@@ -211,11 +221,18 @@ class Agent:
         if self.config.memory is not None:
             self.config.memory.clear()
 
+    def start(self, prompt: Prompt, *, context: dict[str, Any] | None = None, use_memory: bool = True,
+              history: Sequence[Message] | None = None, config: AgentConfig | None = None) -> Run:
+        """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
+        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
+        ``config``: this run's own (request parameters, say), else the agent's."""
+        return Run(provider=self.provider, config=config or self.config, tools=self.tools, observers=self.observers,
+                   prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory,
+                   history=history)
+
     def _steps(self, prompt: Prompt, context: dict[str, Any] | None, *, streaming: bool,
                use_memory: bool = True) -> Steps[None]:
-        run = Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
-                  prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory)
-        return run_steps(run, streaming)
+        return run_steps(self.start(prompt, context=context, use_memory=use_memory), streaming)
 
     # --- sync --------------------------------------------------------------------------------
 

@@ -25,7 +25,7 @@ log = logging.getLogger(__name__)
 HOOKS = (
     "on_agent_start", "on_agent_end", "on_iteration_start", "on_iteration_end",
     "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_chunk", "on_tool_end", "on_tool_error", "on_cache_hit",
-    "on_guardrail", "on_policy", "on_approval", "on_coherence", "on_budget",
+    "on_guardrail", "on_policy", "on_approval", "on_coherence", "on_budget", "on_cost_warning", "on_memory_trim",
 )
 
 
@@ -67,8 +67,17 @@ class Observer:
 
     def on_coherence(self, run_id: str, call: ToolCall, result: CoherenceResult) -> None: ...
 
-    def on_budget(self, run_id: str, limit: str, maximum: float, used: float) -> None:
-        """A usage limit stopped the run."""
+    def on_budget(self, run_id: str, limit: str, maximum: float, used: float | None) -> None:
+        """A usage limit stopped the run (``used`` None: the cost is unknown, a model is unpriced)."""
+
+    def on_cost_warning(self, run_id: str, threshold: float, used: float | None) -> None:
+        """The run's cost reached ``UsageLimits.warn_cost_usd`` (or became unknown: ``used`` None); it goes on."""
+
+    def on_memory_trim(self, run_id: str, dropped: int, tokens: int, limit: int | None) -> None:
+        """The conversation memory was trimmed: ``dropped`` messages left out of (or emptied in) the
+        next request to fit the model's context window, or dropped from the kept history at the end
+        of a run; what remains holds about ``tokens`` of the ``limit`` tokens (None: a message-count
+        limit)."""
 
 
 class LoggingObserver(Observer):
@@ -103,8 +112,17 @@ class LoggingObserver(Observer):
     def on_approval(self, run_id: str, call: ToolCall, approved: bool, reason: str) -> None:
         self.log.info("[%s] approval of %s: %s (%s)", run_id, call.name, "approved" if approved else "not approved", reason)
 
-    def on_budget(self, run_id: str, limit: str, maximum: float, used: float) -> None:
-        self.log.warning("[%s] budget %s=%g reached (used %g); the run stops", run_id, limit, maximum, used)
+    def on_budget(self, run_id: str, limit: str, maximum: float, used: float | None) -> None:
+        spent = "an unknown amount: a model is unpriced" if used is None else f"{used:g}"
+        self.log.warning("[%s] budget %s=%g reached (used %s); the run stops", run_id, limit, maximum, spent)
+
+    def on_cost_warning(self, run_id: str, threshold: float, used: float | None) -> None:
+        spent = "unknown (a model is unpriced)" if used is None else f"${used:.4f}"
+        self.log.warning("[%s] cost %s reached warn_cost_usd=%g; the run continues", run_id, spent, threshold)
+
+    def on_memory_trim(self, run_id: str, dropped: int, tokens: int, limit: int | None) -> None:
+        self.log.info("[%s] memory trimmed: %d message(s) left out; ~%d tokens remain (limit %s)",
+                      run_id, dropped, tokens, limit)
 
 
 class RecordingObserver(Observer):

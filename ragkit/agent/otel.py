@@ -7,7 +7,8 @@ Nothing leaves the machine unless you pass an exporter: ragkit configures no end
 ``OTEL_*`` variable itself. At the end of each run the trace becomes one ``agent.run`` span with a
 child span per step (``llm_call``, ``tool_call``, ``guardrail``, ``policy``, ``approval``,
 ``coherence``, ``budget``, ...) carrying the step's fields as ``ragkit.*`` attributes (argument
-values are not exported: only their names). An exporter that raises is logged and ignored: it
+values are not exported: only their names). A run that raised is exported too, its root span
+with status ERROR and ``ragkit.error_type``. An exporter that raises is logged and ignored: it
 never stops the run, and the next run is exported again.
 """
 
@@ -52,8 +53,12 @@ class OTelExporter(Observer):
         root = self.tracer.start_span("agent.run", start_time=t0, attributes={
             "ragkit.run_id": run_id, "ragkit.stop_reason": result.stop_reason, "ragkit.iterations": result.iterations,
             "ragkit.input_tokens": result.usage.input_tokens, "ragkit.output_tokens": result.usage.output_tokens,
-            "ragkit.cost_usd": float(result.usage.total_cost)})
+            **_cost_attributes(result.usage)})
         from opentelemetry import trace as otel_trace
+
+        if result.stop_reason == "error":  # a run that raised: the span says so (RunFailed)
+            root.set_attribute("ragkit.error_type", getattr(result, "error_type", ""))
+            root.set_status(otel_trace.Status(otel_trace.StatusCode.ERROR, getattr(result, "error", "")))
 
         context = otel_trace.set_span_in_context(root)
         children = []
@@ -76,6 +81,13 @@ def _attr(value: Any) -> Any:
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return list(value)
     return str(value)
+
+
+def _cost_attributes(usage: Any) -> dict[str, Any]:
+    """``ragkit.cost_usd``, or ``ragkit.cost_unpriced`` naming the models without a price (never 0)."""
+    if usage.total_cost is None:
+        return {"ragkit.cost_unpriced": ", ".join(usage.unpriced) or "unknown"}
+    return {"ragkit.cost_usd": float(usage.total_cost)}
 
 
 __all__ = ["OTelExporter"]

@@ -11,7 +11,8 @@ from ragkit.messages import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
-STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused")
+STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused", "error",
+                "cancelled")
 
 
 @dataclass
@@ -32,6 +33,7 @@ class ToolCallRecord:
 class AgentResult:
     """``stop_reason``: "stop" (final answer), "max_iterations" (cap reached), "length", "guardrail"
     (a guardrail blocked: a ``GuardrailTripped``), "budget" (a usage limit: a ``BudgetExceeded``),
+    "error"/"cancelled" (only what observers see of a run that raised or was abandoned: a ``RunFailed``),
     "max_handoffs" (in an ``AgentRunner`` run, the handoff cap stopped it) or "paused" (tool calls
     wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it).
 
@@ -111,14 +113,28 @@ class GuardrailTripped(AgentResult):
 @dataclass
 class BudgetExceeded(AgentResult):
     """A run a usage limit stopped (``stop_reason="budget"``): ``limit`` names the ``UsageLimits``
-    field, ``maximum`` its value, ``used`` how much was used (or would be, with the next call)."""
+    field (or ``context_window``: a request could not fit the model's window), ``maximum`` its value,
+    ``used`` how much was used (or would be, with the next call; None when a model is unpriced)."""
 
     limit: str = ""
     maximum: float = 0.0
-    used: float = 0.0
+    used: float | None = 0.0
 
     def extra(self) -> dict[str, Any]:
         return {"limit": self.limit, "maximum": self.maximum, "used": self.used}
+
+
+@dataclass
+class RunFailed(AgentResult):
+    """How a run that did not finish ended, for observers (``on_agent_end``): ``stop_reason`` is
+    "error" (``error_type`` and ``error`` say what was raised; the caller gets the exception itself)
+    or "cancelled" (its consumer stopped reading it). Never returned to the caller."""
+
+    error_type: str = ""
+    error: str = ""
+
+    def extra(self) -> dict[str, Any]:
+        return {"error_type": self.error_type, "error": self.error}
 
 
 def message_from_dict(data: dict[str, Any]) -> Message:
@@ -132,14 +148,16 @@ def message_from_dict(data: dict[str, Any]) -> Message:
 class AgentEvent:
     """What ``Agent.stream`` yields: ``text`` deltas, ``tool_start``/``tool_end`` around each tool
     call (with ``tool_chunk`` events in between for a streaming tool: ``text`` is the piece),
-    ``handoff`` when an ``AgentRunner`` run changes agents (``text``: the new agent), and finally
-    one ``result`` carrying the ``AgentResult``."""
+    ``handoff`` when an ``AgentRunner`` run changes agents (``text``: the new agent), ``warning``
+    when the run's cost reaches ``UsageLimits.warn_cost_usd`` (``text``: the message; the run goes
+    on), and finally one ``result`` carrying the ``AgentResult``."""
 
-    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "handoff" | "result"
+    type: str  # "text" | "tool_start" | "tool_chunk" | "tool_end" | "handoff" | "warning" | "result"
     iteration: int = 0
     text: str = ""
     tool_call: ToolCall | None = None
     tool_output: str | None = None
     is_error: bool = False
     result: AgentResult | None = None
-__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "ToolCallRecord", "message_from_dict"]
+__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "RunFailed", "ToolCallRecord",
+           "message_from_dict"]

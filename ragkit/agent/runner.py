@@ -21,7 +21,6 @@ holds a tool call without its result.
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import dataclasses
 import logging
@@ -36,10 +35,11 @@ from ragkit.agent.handoff import Handoff, HandoffInputData, Handoffs
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Run, RunState
+from ragkit.agent.turns import Conversation
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message
 from ragkit.providers.base import Provider
-from ragkit.sessions.messages import items_to_messages, last_agent, message_to_item
+from ragkit.sessions.messages import last_agent
 from ragkit.tools.registry import ToolRegistry
 from ragkit.usage import AgentUsage
 
@@ -131,6 +131,8 @@ class AgentRunner:
                                 "are refused", b.definition.name, h.agent)
         self.session_store, self.cache, self.max_handoffs = session_store, cache, max_handoffs
         self.session_lease = session_lease
+        # the turns of a run with a session_id: lease (refused when busy), history, what is written
+        self.conversation = Conversation(session_store, lease=session_lease)
         self.context_type = context_type
         self.per_run = types.MappingProxyType(dict(per_run or {}))
         self.observers = ObserverSet(observers)
@@ -171,62 +173,73 @@ class AgentRunner:
 
     def runner(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> Runner:
         """The per-run ``Runner`` of a new run (``run``/``stream`` use it)."""
-        history: list[Message] = []
-        if session_id is not None and self.session_store is not None:
-            history = items_to_messages(self.session_store.get_items(session_id))
-        speaker = last_agent(history)
-        name = speaker if speaker in self.agents else self.entry
         new = [Message(role="user", content=input)] if isinstance(input, str) else list(input)
-        window = self.agents[name].definition.max_history
-        if window is not None and len(history) > window:
-            history = history[len(history) - window:]
-            while history and history[0].role != "user":  # never start inside a turn
-                history.pop(0)
         try:
             own = copy.deepcopy(context)
         except Exception as exc:
             raise ConfigError(f"run(context=...) must be deep-copyable, so that no run sees another's "
                               f"({type(exc).__name__}: {exc}); pass shared resources (clients, locks) as "
                               "tool.bind(...) or AgentRunner(per_run=...) instead") from exc
-        return Runner(self, None, prompt=[*history, *new], new=len(new), agent=name, context=own,
-                      session_id=session_id)
+        return Runner(self, None, new=new, context=own, session_id=session_id)
 
 
 class Runner:
-    """One run of an ``AgentRunner``: its state, its ``ToolContext``, its handoff rules."""
+    """One run of an ``AgentRunner``: its state, its ``ToolContext``, its handoff rules.
 
-    def __init__(self, owner: AgentRunner, state: RunState | None, *, prompt: Sequence[Message] = (),
-                 new: int = 0, agent: str | None = None, context: Any = None,
-                 session_id: str | None = None) -> None:
-        """A new run of ``prompt`` (its last ``new`` messages are this run's input), or the
-        continuation of a saved ``state``."""
+    Its session (lease, history, what is written) is a turn of the runner's ``Conversation``
+    (:mod:`ragkit.agent.turns`); the run is built once the history is loaded under the lease."""
+
+    def __init__(self, owner: AgentRunner, state: RunState | None, *, new: Sequence[Message] = (),
+                 context: Any = None, session_id: str | None = None) -> None:
+        """A new run of the messages ``new`` (after the session's history), or the continuation of a
+        saved ``state``."""
         self.owner = owner
-        name = state.current_agent if state is not None else agent
-        if name not in owner.agents:
-            raise AgentError(f"the run's current agent '{name}' is not one of the runner's agents "
+        self._saved, self._new, self._context = state, list(new), context
+        if state is not None and state.current_agent not in owner.agents:
+            raise AgentError(f"the run's current agent '{state.current_agent}' is not one of the runner's agents "
                              f"({', '.join(owner.agents)})")
+        self.injected = {k: make() for k, make in owner.per_run.items()}  # the run holds this dict
+        sid = state.session_id if state is not None else session_id
+        self.turn = owner.conversation.turn(sid, self._build, history=state is None)
+        self.run: Run | None = None
+
+    @property
+    def state(self) -> RunState:
+        if self.run is None:
+            raise AgentError("the run has not started yet")
+        return self.run.state
+
+    def _build(self, history: list[Message]) -> Run:
+        """The run: a saved state bound again, or a new one after ``history``, continued by the agent
+        that last spoke (within its ``max_history`` window)."""
+        owner, state = self.owner, self._saved
+        if state is None:
+            speaker = last_agent(history)
+            name = speaker if speaker in owner.agents else owner.entry
+            window = owner.agents[name].definition.max_history
+            if window is not None and len(history) > window:
+                history = history[len(history) - window:]
+                while history and history[0].role != "user":  # never start inside a turn
+                    history.pop(0)
+        else:
+            name = state.current_agent  # type: ignore[assignment]
         bound = owner.agents[name]
-        injected = {k: make() for k, make in owner.per_run.items()}  # the run holds this dict
         self.run = run = Run(provider=bound.provider, config=bound.config, tools=bound.tools,
-                             observers=owner.observers, context=injected, prompt=list(prompt),
-                             use_memory=False, state=state)
-        if state is None:  # a new run: the history before the new messages is already in the session
-            run.state.current_agent, run.state.context, run.state.session_id = name, context, session_id
-            run.state.saved = len(run.messages) - new
+                             observers=owner.observers, context=self.injected, prompt=self._new,
+                             history=history if state is None else None, use_memory=False, state=state)
+        if state is None:
+            run.state.current_agent, run.state.context = name, self._context
             run.agent_name = name
-        self.tool_context = injected["ctx"] = ToolContext(run.state)
+        self.tool_context = self.injected["ctx"] = ToolContext(run.state)
         self.handoffs = Handoffs(by_agent={n: b.handoffs for n, b in owner.agents.items()}, known=list(owner.agents),
                                  max_handoffs=owner.max_handoffs, switch=self.switch, tool_context=self.tool_context)
         run.prechecks.append(self.handoffs.precheck)
         run.handoff = self.handoffs.step
         run.needs_approval = bound.definition.approval_check()
         store = owner.session_store
-        if store is not None and hasattr(store, "claim_tool_call"):
+        if store is not None and hasattr(store, "claim_tool_call") and run.state.session_id is not None:
             run.execution_log = store
-
-    @property
-    def state(self) -> RunState:
-        return self.run.state
+        return run
 
     def switch(self, run: Run, target: Handoff) -> None:
         """Make ``target`` the current agent of ``run`` (its provider, tools, config and prompt)."""
@@ -242,7 +255,7 @@ class Runner:
         run.agent_name = st.current_agent = target.agent
         rest = [m for m in run.messages if m.role != "system"]
         if target.input_filter is not None:
-            self.save(upto=len(run.messages))  # the session keeps the whole conversation
+            self.turn.write(upto=len(run.messages))  # the session keeps the whole conversation
             rest = list(target.input_filter(HandoffInputData(tuple(rest), source, target.agent)))
         system = [Message(role="system", content=bound.config.system_prompt)] if bound.config.system_prompt else []
         run.messages[:] = [*system, *rest]
@@ -252,65 +265,20 @@ class Runner:
     # --- driving -----------------------------------------------------------------------------
 
     def events(self, *, streaming: bool) -> Iterator[AgentEvent]:
-        from ragkit.agent.drivers import drive
-        from ragkit.agent.loop import run_steps
-
-        with self._turn():
-            for event in drive(run_steps(self.run, streaming), self.run.provider):
-                yield self._complete(event)
+        for event in self.turn.events(streaming=streaming):
+            yield self._complete(event)
 
     async def aevents(self, *, streaming: bool) -> AsyncIterator[AgentEvent]:
-        from ragkit.agent.drivers import adrive
-        from ragkit.agent.loop import run_steps
-
-        with self._turn():
-            async for event in adrive(run_steps(self.run, streaming), self.run.provider):
-                yield self._complete(event)
-
-    @contextlib.contextmanager
-    def _turn(self) -> Iterator[None]:
-        """Hold the session's turn lease while the run reads and writes it."""
-        store, session = self.owner.session_store, self.run.state.session_id
-        if store is None or session is None or not hasattr(store, "try_lock"):
-            yield
-            return
-        from ragkit.sessions.db import lock_holder
-
-        holder = lock_holder(f"run-{self.run.run_id}")
-        if not store.try_lock(session, holder, self.owner.session_lease):
-            raise AgentError(f"session {session!r} is busy: another run is answering in it; "
-                             "wait for it to finish, or use another session_id")
-        try:
-            yield
-        finally:
-            store.unlock(session, holder)
+        async for event in self.turn.aevents(streaming=streaming):
+            yield self._complete(event)
 
     def _complete(self, event: AgentEvent) -> AgentEvent:
-        if event.type != "result" or event.result is None:
+        if event.type != "result" or event.result is None or self.run is None:
             return event
         result = event.result
-        paused = result.stop_reason == "paused"
-        self.save(upto=len(self.run.messages) - 1 if paused else len(self.run.messages), result=result)
         fields = {f.name: getattr(result, f.name) for f in dataclasses.fields(AgentResult)}
         fields["state"] = self.run.state
         return dataclasses.replace(event, result=RunResult(**fields, agent=self.run.agent_name or ""))
-
-    def save(self, *, upto: int, result: AgentResult | None = None) -> None:
-        """Write the messages ``saved:upto`` to the session (the final answer with usage and citations)."""
-        st, store = self.run.state, self.owner.session_store
-        if store is None or st.session_id is None or upto <= st.saved:
-            return
-        new = [m for m in st.messages[st.saved:upto] if m.role != "system"]
-        items = []
-        for i, message in enumerate(new):
-            extra: dict[str, Any] = {"trace_id": st.run_id, "request_id": st.run_id}
-            if result is not None and i == len(new) - 1 and message.role == "assistant":
-                extra.update(usage=result.usage.to_dict(), citations=[c.to_dict() for c in result.citations])
-            items.append(message_to_item(message, **extra))
-        there = len(store.find_request(st.session_id, st.run_id)) - st.written  # a retried resume wrote these
-        if there < len(items):
-            store.add_items(st.session_id, items[max(0, there):])
-        st.saved, st.written = upto, st.written + len(items)
 
 
 def _last(events: Iterable[AgentEvent]) -> RunResult:

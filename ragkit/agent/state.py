@@ -155,9 +155,10 @@ class Run:
 
     def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry, observers: ObserverSet,
                  context: dict[str, Any], prompt: Prompt = "", use_memory: bool = True,
-                 state: RunState | None = None) -> None:
-        """A new run of ``prompt``, or (with ``state``) the continuation of a saved one: the machine
-        goes on from ``state.iteration`` with the state's messages."""
+                 state: RunState | None = None, history: Sequence[Message] | None = None) -> None:
+        """A new run of ``prompt`` after ``history`` (default: the memory's, when the run uses it),
+        or (with ``state``) the continuation of a saved one: the machine goes on from
+        ``state.iteration`` with the state's messages."""
         self.provider, self.config, self.tools, self.obs = provider, config, tools, observers
         self.context = context
         use_memory = state.use_memory if state is not None else use_memory
@@ -165,7 +166,7 @@ class Run:
         self.specs: list[ToolSpec] = tools.specs()
         if state is None:
             run_id = uuid.uuid4().hex[:12]
-            messages, new_from = self._initial_messages(prompt)
+            messages, new_from = self._initial_messages(prompt, history)
             state = RunState(
                 run_id=run_id, provider=provider.name, model=provider.model, tools=tools.names(),
                 messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
@@ -179,6 +180,9 @@ class Run:
         self.needs_approval: Callable[[ToolCall], bool] | None = None
         self.execution_log: ExecutionLog | None = None
         self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
+        # a step run once a fresh run's input has passed the input guardrails, before the first model
+        # call (the turn owner stores the input there: see ``agent/turns.py``)
+        self.admit: Callable[[Run], Any] | None = None
         self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
         self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)
 
@@ -190,11 +194,12 @@ class Run:
     def iteration(self, value: int) -> None:
         self.state.iteration = value
 
-    def _initial_messages(self, prompt: Prompt) -> tuple[list[Message], int]:
+    def _initial_messages(self, prompt: Prompt, history: Sequence[Message] | None) -> tuple[list[Message], int]:
         new = [Message(role="user", content=prompt)] if isinstance(prompt, str) else list(prompt)
         if not new:
             raise AgentError("run() needs a prompt: a non-empty string or a list of Messages")
-        history = self.memory.messages() if self.memory else []
+        if history is None:
+            history = self.memory.messages() if self.memory else []
         has_system = any(m.role == "system" for m in [*history, *new])
         system = [Message(role="system", content=self.config.system_prompt)] \
             if self.config.system_prompt and not has_system else []
@@ -226,7 +231,8 @@ class Run:
             return None
         model = response.model or self.provider.model
         self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
-                           output_tokens=response.usage.output_tokens, cached=True)
+                           output_tokens=response.usage.output_tokens, cached=True, provider=self.provider.name,
+                           iteration=self.iteration)
         self.trace.add(CacheHitStep(self.iteration, start, self.trace.elapsed() - start, key, model,
                                     response.usage.input_tokens, response.usage.output_tokens))
         self.obs.emit("on_cache_hit", self.run_id, key, response)
@@ -244,7 +250,8 @@ class Run:
         duration = self.trace.elapsed() - start
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
-                                  output_tokens=response.usage.output_tokens)
+                                  output_tokens=response.usage.output_tokens, provider=self.provider.name,
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,
@@ -318,11 +325,12 @@ class Run:
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
                                          citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
-                                        dict(call.arguments), result.content, result.is_error, result.error_kind))
+                                        dict(call.arguments), result.content, result.is_error, result.error_kind,
+                                        result.chunks, result.chunk_bytes, result.first_chunk))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
                                                result.is_error, result.error_kind, self.iteration, result.duration))
             if call.name in self.tools:
-                self.usage.add_tool(call.name, result.usage, error=result.is_error)
+                self.usage.add_tool(call.name, result.usage, error=result.is_error, iteration=self.iteration)
             for citation in result.citations:
                 if citation not in self.citations:
                     self.citations.append(citation)
@@ -346,12 +354,35 @@ class Run:
             stop = "length" if response.stop_reason == "length" else "stop"
         return self.end(content, stop)
 
+    def fail(self, error: BaseException) -> None:
+        """The end of a run that raised (``error``) or was abandoned (``GeneratorExit``): the trace is
+        finished and observers get ``on_agent_end`` with a ``RunFailed``, so every run ends with an
+        event (audit, analytics, telemetry). Nothing is remembered; the caller gets the exception."""
+        from ragkit.agent.result import RunFailed
+
+        cancelled = isinstance(error, GeneratorExit)
+        kind = type(error).__name__
+        recorded = bool(self.trace.steps) and isinstance(self.trace.steps[-1], ErrorStep)  # e.g. by llm_failed
+        if not cancelled and not recorded:
+            self.trace.add(ErrorStep(self.iteration, self.trace.elapsed(), f"{kind}: {error}", "run"))
+        self.trace.finish()
+        result = RunFailed(
+            content="", tool_calls=self.records, iterations=self.iteration, trace=self.trace, usage=self.usage,
+            stop_reason="cancelled" if cancelled else "error", messages=list(self.messages), citations=self.citations,
+            reasoning="\n\n".join(self.state.reasoning), state=self.state,
+            error_type="" if cancelled else kind, error="" if cancelled else str(error),
+        )
+        self.obs.emit("on_agent_end", self.run_id, result)
+
     def end(self, content: str, stop: str, *, result_class: type[AgentResult] = AgentResult,
             remember: bool = True, **fields: Any) -> AgentResult:
         """The run's result (``result_class`` with its extra ``fields``); ``remember=False`` keeps this
         run's messages out of memory (a blocked input, a paused run)."""
         if remember and self.memory is not None:
-            self.memory.add(*self.messages[self.state.new_from:])
+            dropped = self.memory.add(*self.messages[self.state.new_from:])
+            if dropped:
+                kept = self.memory.count_tokens(self.memory.messages())
+                self.obs.emit("on_memory_trim", self.run_id, dropped, kept, self.memory.token_limit)
         self.trace.finish()
         result = result_class(
             content=content, tool_calls=self.records, iterations=self.iteration, trace=self.trace,

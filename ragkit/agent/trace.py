@@ -27,7 +27,7 @@ class LLMCallStep:
     model: str
     input_tokens: int = 0
     output_tokens: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0  # None: the model has no known price (unpriced, never $0)
     tool_calls: list[str] = field(default_factory=list)
     stop_reason: str = ""
     streamed: bool = False
@@ -45,6 +45,10 @@ class ToolCallStep:
     output: str = ""
     is_error: bool = False
     error_kind: str | None = None
+    # a streaming (generator) tool: pieces yielded, their UTF-8 bytes, seconds to the first piece
+    chunks: int = 0
+    chunk_bytes: int = 0
+    first_chunk: float | None = None
     type: ClassVar[str] = "tool_call"
 
 
@@ -140,13 +144,18 @@ class CoherenceStep:
 
 @dataclass
 class BudgetStep:
+    """A limit stopped the run (``action="stop"``: a ``UsageLimits`` field, or ``context_window``)
+    or a cost warning was given (``action="warn"``, ``limit="warn_cost_usd"``: the run went on).
+    ``used`` is None when the cost is unknown (a model without a price)."""
+
     iteration: int
     start: float
-    limit: str  # the UsageLimits field that stopped the run
+    limit: str
     maximum: float
-    used: float
+    used: float | None
     message: str = ""
     duration: float = 0.0
+    action: str = "stop"
     type: ClassVar[str] = "budget"
 
 

@@ -31,13 +31,14 @@ def provider_options(f: Any) -> Any:
 
 def build_agent(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
                 base_url: str | None, top_k: int | None, memory: Any = None, *, policy: str | None = None,
-                guardrails: bool = False) -> Any:
+                guardrails: bool = False, sessions: Any = None, session_wait: float = 60.0) -> Any:
     from ragkit.index.reader import KnowledgeBase
     from ragkit.rag.agent import RAGAgent
 
     opts: dict[str, Any] = {"base_url": base_url} if base_url else {}
     return RAGAgent(KnowledgeBase.open(pipeline=pipeline, index=index_dir), provider=provider,
-                    model=model, top_k=top_k, memory=memory, config=guarded_config(policy, guardrails), **opts)
+                    model=model, top_k=top_k, memory=memory, config=guarded_config(policy, guardrails),
+                    sessions=sessions, session_wait=session_wait, **opts)
 
 
 def guarded_config(policy: str | None, guardrails: bool) -> Any:
@@ -118,16 +119,14 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
     click.secho(result.usage.summary_line(), dim=True)
 
 
-def _stream_answer(agent: Any, question: str) -> Any:
-    result, streamed = None, False
-    for event in agent.stream(question):
+def _stream_answer(agent: Any, question: str, session_id: str | None = None) -> Any:
+    """Print the answer as it streams (a run stopped before any text streams why); its result."""
+    result = None
+    for event in agent.stream(question, session_id=session_id):
         if event.type == "text":
             click.echo(event.text, nl=False)
-            streamed = True
         elif event.type == "result":
             result = event.result
-    if result is not None and not streamed and result.stop_reason in ("guardrail", "budget", "paused"):
-        click.echo(result.content, nl=False)  # a run stopped before any text: say why
     click.echo()
     return result
 
@@ -148,11 +147,14 @@ def print_sources(result: Any, *, show_text: bool = False) -> None:
 
 
 def print_trace(result: Any) -> None:
+    from ragkit.usage import format_cost
+
     click.echo("\nTrace:")
     for step in result.trace.to_dict().get("steps", []):
         kind = step["type"]
         if kind == "llm_call":
             detail = f"{step['provider']}:{step['model']} {step['input_tokens']} in / {step['output_tokens']} out"
+            detail += f", {format_cost(step.get('cost'))}"
             if step.get("tool_calls"):
                 detail += f" -> {', '.join(step['tool_calls'])}"
         elif kind == "tool_call":
@@ -170,7 +172,7 @@ _GUARDED = {
     "policy": ("tool", "decision", "rule"),
     "approval": ("tool", "approved", "reason"),
     "coherence": ("tool", "coherent", "explanation"),
-    "budget": ("limit", "maximum", "used"),
+    "budget": ("action", "limit", "maximum", "used"),
 }
 
 
@@ -205,15 +207,18 @@ CHAT_HELP = """commands: /sources  the sources of the last answer
 @click.option("--sessions-url", default=None,
               help="Where sessions live: sqlite:///PATH or postgresql://... Default: state.db in the index "
                    "(the one `ragkit serve` uses).")
+@click.option("--session-wait", type=click.FloatRange(0, 3600), default=60.0, show_default=True, metavar="SECONDS",
+              help="How long a question waits for its session while another turn (a `ragkit serve` request, "
+                   "another chat) is answering in it.")
 @guard_options
 def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
          base_url: str | None, top_k: int | None, history_turns: int, session_name: str | None,
-         sessions_url: str | None, policy: str | None, guardrails: bool) -> None:
+         sessions_url: str | None, session_wait: float, policy: str | None, guardrails: bool) -> None:
     """Interactive questions over the index, with conversation memory and streaming.
 
     Works piped too: `printf 'question one\\n/usage\\n' | ragkit chat`.
-    With --session NAME the conversation is stored and the next run continues it.
-    Type /help for the commands.
+    With --session NAME the conversation is stored (each turn holds the session, as a served
+    turn does) and the next run continues it. Type /help for the commands.
     """
     from ragkit.agent import ConversationMemory
     from ragkit.usage import AgentUsage
@@ -221,75 +226,55 @@ def chat(pipeline: str | None, index_dir: str | None, provider: str, model: str 
     interactive = sys.stdin.isatty()
     total = AgentUsage()
     last = None
-    memory = ConversationMemory(max_messages=history_turns * 4)
-    with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory, policy=policy,
-                     guardrails=guardrails) as agent:
-        session = ChatSession.open(session_name, sessions_url, agent.kb.index_dir, memory) if session_name else None
-        if interactive:
-            click.echo("ragkit chat: ask about your documents. /help for commands, /exit to leave.")
-        if session is not None and session.resumed:
-            click.echo(f"resuming session '{session.name}' ({session.resumed} earlier messages)")
-        while True:
-            try:
-                line = click.prompt("you", prompt_suffix="> ") if interactive else sys.stdin.readline()
-            except (EOFError, click.Abort):
-                break
-            if not interactive and line == "":
-                break
-            line = line.strip()
-            if not line:
-                continue
-            if line.startswith("/"):
-                if _command(line, agent, last, total):
+    # requests fitted to the model's context window (from the model registry) as the chat grows
+    memory = ConversationMemory(max_messages=history_turns * 4, context_window="model")
+    sessions = _open_sessions(sessions_url, pipeline, index_dir) if session_name else None
+    try:
+        with build_agent(pipeline, index_dir, provider, model, base_url, top_k, memory=memory, policy=policy,
+                         guardrails=guardrails, sessions=sessions, session_wait=session_wait) as agent:
+            if interactive:
+                click.echo("ragkit chat: ask about your documents. /help for commands, /exit to leave.")
+            if sessions is not None:
+                from ragkit.sessions.messages import items_to_messages
+
+                resumed = len(items_to_messages(sessions.get_items(session_name)))  # type: ignore[arg-type]
+                if resumed:
+                    click.echo(f"resuming session '{session_name}' ({resumed} earlier messages)")
+            while True:
+                try:
+                    line = click.prompt("you", prompt_suffix="> ") if interactive else sys.stdin.readline()
+                except (EOFError, click.Abort):
                     break
-                if line.split()[0].lower() == "/reset" and session is not None:
-                    session.clear()
-                continue
-            click.echo("ragkit> ", nl=False)
-            last = _stream_answer(agent, line)
-            if last is not None:
-                total.merge(last.usage)
-                print_sources(last)
-                if session is not None:
-                    session.save(last, line)
-        if session is not None:
-            session.close()
+                if not interactive and line == "":
+                    break
+                line = line.strip()
+                if not line:
+                    continue
+                if line.startswith("/"):
+                    if _command(line, agent, last, total):
+                        break
+                    if line.split()[0].lower() == "/reset" and sessions is not None:
+                        sessions.clear(session_name)
+                    continue
+                click.echo("ragkit> ", nl=False)
+                last = _stream_answer(agent, line, session_name)
+                if last is not None:
+                    total.merge(last.usage)
+                    print_sources(last)
+    finally:
+        if sessions is not None:
+            sessions.close()
 
 
-class ChatSession:
-    """``ragkit chat --session NAME``: the conversation in a session store (default: the index's state.db)."""
+def _open_sessions(url: str | None, pipeline: str | None, index_dir: str | None) -> Any:
+    """The session store of ``--sessions-url``, else the index's state.db (the one `ragkit serve` uses)."""
+    from ragkit.sessions import open_session_store
 
-    def __init__(self, name: str, store: Any, resumed: int) -> None:
-        self.name, self.store, self.resumed = name, store, resumed
+    if url is None:
+        from ragkit.index.reader import resolve_spec
 
-    @classmethod
-    def open(cls, name: str, url: str | None, index_dir: Any, memory: Any) -> ChatSession:
-        from ragkit.sessions import open_session_store
-        from ragkit.sessions.messages import items_to_messages
-
-        store = open_session_store(url or f"sqlite:///{index_dir}/state.db")
-        history = items_to_messages(store.get_items(name))
-        memory.add(*history)
-        return cls(name, store, len(history))
-
-    def save(self, result: Any, question: str) -> None:
-        """Write the turn (the question, tool calls and results, the answer with citations and usage)."""
-        from dataclasses import replace
-
-        from ragkit.sessions.messages import message_to_item
-
-        start = max(i for i, m in enumerate(result.messages) if m.role == "user" and m.content == question)
-        turn = [replace(m, agent="rag") if m.role == "assistant" else m for m in result.messages[start:]]
-        items = [message_to_item(m) for m in turn]
-        items[-1] = replace(items[-1], content=result.content, usage=result.usage.to_dict(),
-                            citations=[c.to_dict() for c in result.citations])
-        self.store.add_items(self.name, items)
-
-    def clear(self) -> None:
-        self.store.clear(self.name)
-
-    def close(self) -> None:
-        self.store.close()
+        url = f"sqlite:///{resolve_spec(pipeline, index_dir)[1]}/state.db"
+    return open_session_store(url)
 
 
 def _command(line: str, agent: Any, last: Any, total: Any) -> bool:

@@ -30,7 +30,8 @@ def index(
 
     Incremental: unchanged files are skipped by content hash, changed files replace exactly their
     own chunks, deleted files leave the index. Files that cannot be read are skipped and listed
-    with the reason (use --strict to fail instead). A folder that is now empty (an unmounted
+    by reason, with a count and examples (use --strict to fail instead); when every file is
+    skipped the command exits with status 1. A folder that is now empty (an unmounted
     drive?) or lost more than half of its files keeps its sources unless --prune is given.
     Ctrl-C keeps every embedding computed so far: the next run takes them from the cache.
 
@@ -62,9 +63,14 @@ def index(
         sys.exit(130)
     if as_json:
         echo_json(report.to_dict())
-        return
-    for line in report.summary_lines():
-        click.echo(line)
+    else:
+        for line in report.summary_lines():
+            click.echo(line)
+    if report.nothing_indexed:
+        click.echo(f"error: nothing could be indexed: all {len(report.skipped)} files were skipped (the reasons "
+                   "are listed above); fix them, or map their extensions to a loader under loaders: in the pipeline",
+                   err=True)
+        sys.exit(1)
 
 
 class _Progress:
@@ -156,8 +162,12 @@ def _print_status(info: dict[str, Any]) -> None:
             f"({len(s.get('added', []))} added, {len(s.get('updated', []))} updated, "
             f"{len(s.get('removed', []))} removed, {last['embedding_tokens']:,} embedding tokens, {last['seconds']:.1f} s)"
         )
-    for src, reason in info["skipped"]:
-        click.echo(f"  skipped {src}: {reason}")
+    if info.get("skipped_groups"):
+        from ragkit.index.report import SkipGroup
+
+        click.echo("skipped:")
+        for g in info["skipped_groups"]:
+            click.echo(f"  {SkipGroup(g['reason'], g['count'], tuple(g['examples'])).line()}")
     if "verify" in info:
         v = info["verify"]
         if v.get("busy"):

@@ -11,7 +11,16 @@ import sys
 
 import click
 
-from ragkit.cli import ask_cmd, bench_cmd, eval_cmd, index_cmd, pipeline_cmd, search_cmd, serve_cmd
+from ragkit.cli import (
+    ask_cmd,
+    bench_cmd,
+    eval_cmd,
+    index_cmd,
+    models_cmd,
+    pipeline_cmd,
+    search_cmd,
+    serve_cmd,
+)
 
 
 class RagkitGroup(click.Group):
@@ -49,6 +58,7 @@ def cli(verbose: int, quiet: bool) -> None:
     
     More:
       ragkit pipeline validate my.yaml   # check a pipeline before indexing with it
+      ragkit models --provider groq      # models with prices, context windows, capabilities
       ragkit eval --dataset DIR -r dense -r hybrid   # retrieval quality on a BEIR dataset
       ragkit bench --profile quick       # compare vector stores on this machine
     Every command takes --help. Pipelines are YAML files (see pipelines/default.yaml).
@@ -72,6 +82,7 @@ cli.add_command(eval_cmd.eval_)
 cli.add_command(bench_cmd.bench)
 cli.add_command(serve_cmd.serve)
 cli.add_command(serve_cmd.mcp)
+cli.add_command(models_cmd.models)
 
 
 def main() -> None:

@@ -9,6 +9,8 @@ from typing import Any
 import click
 
 from ragkit.cli.options import index_option, pipeline_option
+from ragkit.cli.serve_support import index_dir as _index_dir
+from ragkit.cli.serve_support import missing as _missing
 
 log = logging.getLogger(__name__)
 
@@ -25,28 +27,17 @@ def _provider_option(values: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
-def _missing(exc: ImportError, what: str) -> Exception:
-    from ragkit.errors import MissingDependencyError
-
-    name = (exc.name or "").split(".")[0]
-    if not name or name == "ragkit":
-        return exc
-    return MissingDependencyError(name, "server", what)
+allowed_host_option = click.option(
+    "--allowed-host", "allowed_hosts", multiple=True, metavar="NAME",
+    help="Also answer requests for this Host name (repeatable; '*.example.org' for subdomains, '*' for any). "
+         "Default: loopback names and the bind address; any other name gets 421 (DNS rebinding protection).")
 
 
-def _index_dir(index_dir: str | None, pipeline: str | None) -> str:
-    if index_dir is not None:
-        return index_dir
-    from ragkit.index.reader import resolve_spec
-
-    return str(resolve_spec(pipeline, None)[1])
-
-
-@click.command()
+@click.group(invoke_without_command=True)
 @pipeline_option
 @index_option
 @click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to bind. Anything but loopback needs an API key (--create-key).")
+              help="Address to bind. Anything but loopback needs an API key (ragkit serve keys create).")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(0, 65535))
 @click.option("--workers", default=1, show_default=True, type=click.IntRange(1, 64), help="Worker processes.")
 @click.option("--provider", default="local", show_default=True,
@@ -60,17 +51,20 @@ def _index_dir(index_dir: str | None, pipeline: str | None) -> str:
 @click.option("--sessions-url", default=None,
               help="Sessions/traces database: sqlite:///PATH or postgresql://... Default: state.db in the index.")
 @click.option("--cors-origin", "cors_origins", multiple=True,
-              help="Allow browser requests from this origin (repeatable). Default: none (CORS closed).")
+              help="Allow browser requests from this origin (repeatable). Default: none (CORS closed; pages of "
+                   "other sites can neither read nor change anything).")
+@allowed_host_option
 @click.option("--max-body-kb", default=1000, show_default=True, type=click.IntRange(1), help="Request body limit.")
 @click.option("--max-upload-mb", default=50, show_default=True, type=click.IntRange(1), help="Upload size limit.")
 @click.option("--session-wait", default=60.0, show_default=True, type=click.FloatRange(0),
               help="Seconds a turn waits while another turn holds its session, before 429.")
-@click.option("--create-key", is_flag=True, help="Create an API key, print it once (only its hash is stored), exit.")
+@click.option("--create-key", is_flag=True, help="Create an API key, print it once, exit (as `ragkit serve keys create`).")
 @click.option("--key-name", default="", help="A label for the key made by --create-key.")
-def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int, provider: str,
-          model: str | None, base_url: str | None, provider_options: tuple[str, ...], served_model: str,
-          sessions_url: str | None, cors_origins: tuple[str, ...], max_body_kb: int, max_upload_mb: int,
-          session_wait: float, create_key: bool, key_name: str) -> None:
+@click.pass_context
+def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int,
+          provider: str, model: str | None, base_url: str | None, provider_options: tuple[str, ...],
+          served_model: str, sessions_url: str | None, cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...],
+          max_body_kb: int, max_upload_mb: int, session_wait: float, create_key: bool, key_name: str) -> None:
     """Serve the knowledge base: an OpenAI-compatible API, sessions, traces, ingest and a web chat.
 
     \b
@@ -79,11 +73,23 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
     page is at /. Needs: pip install 'ragkit[server]'.
 
     \b
+    Safe by default: loopback only until an API key exists; other Host names get 421; pages of
+    other sites cannot change anything (a POST must be JSON or carry X-Ragkit-Client or
+    Authorization, and its Origin must be this server or a --cors-origin); each key sees only
+    its own sessions, traces, jobs and uploads (an admin key sees all).
+
+    \b
     Examples:
       ragkit serve                                   # http://127.0.0.1:8000, local provider
-      ragkit serve --create-key                      # then send Authorization: Bearer rk-...
-      ragkit serve --host 0.0.0.0 --workers 4 --provider openai --model gpt-4o-mini
+      ragkit serve keys create --name alice          # then send Authorization: Bearer rk-...
+      ragkit serve keys list                         # names, creation, last use (never the secret)
+      ragkit serve --host 0.0.0.0 --allowed-host rag.example.org --workers 4 --provider openai
     """
+    if ctx.invoked_subcommand is not None:
+        if create_key:
+            raise click.UsageError("--create-key is an option of `ragkit serve` itself; use `ragkit serve keys create`")
+        ctx.obj = {"pipeline": pipeline, "index_dir": index_dir, "sessions_url": sessions_url}
+        return
     from ragkit.errors import ConfigError
 
     try:
@@ -100,14 +106,16 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
         index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model,
         base_url=base_url, provider_options=_provider_option(provider_options), served_model=served_model,
         sessions_url=sessions_url, cors_origins=list(cors_origins), max_body_bytes=max_body_kb * 1024,
-        max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait,
+        max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait, host=host,
+        allowed_hosts=list(allowed_hosts),
     )
     db = Database.open(settings.state_url)
     try:
         records = Records(db)
         if create_key:
-            click.echo(records.create_key(key_name))
-            click.echo("(shown once: only its hash is stored; send it as 'Authorization: Bearer <key>')", err=True)
+            from ragkit.cli.keys_cmd import print_new_key
+
+            print_new_key(records, key_name, admin=False)
             return
         has_keys = records.has_keys()
     finally:
@@ -115,7 +123,7 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
     if not has_keys and not is_loopback(host):
         raise ConfigError(
             f"refusing to bind {host} without an API key: anyone on the network could use the server; "
-            "create one with `ragkit serve --create-key`, or bind 127.0.0.1"
+            "create one with `ragkit serve keys create`, or bind 127.0.0.1"
         )
     from ragkit.registry import providers
 
@@ -137,8 +145,9 @@ def serve(pipeline: str | None, index_dir: str | None, host: str, port: int, wor
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="With --transport http.")
 @click.option("--provider", default="local", show_default=True, help="LLM provider for the `ask` tool.")
 @click.option("--model", "-m", default=None, help="Model name for the provider.")
+@allowed_host_option
 def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, port: int, provider: str,
-        model: str | None) -> None:
+        model: str | None, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the knowledge base over MCP: tools search_knowledge_base and ask, documents as resources.
 
     \b
@@ -156,4 +165,13 @@ def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, 
     if transport == "http" and not is_loopback(host):
         raise ConfigError(f"refusing to serve MCP on {host}: it has no authentication; bind 127.0.0.1")
     server = build_server(index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model)
-    server.serve(transport=transport, host=host, port=port)
+    server.serve(transport=transport, host=host, port=port, allowed_hosts=list(allowed_hosts))
+
+
+def _add_keys() -> None:
+    from ragkit.cli.keys_cmd import keys
+
+    serve.add_command(keys)
+
+
+_add_keys()

@@ -17,18 +17,19 @@ import numpy as np
 
 @dataclass
 class EmbeddingUsage:
-    """Running totals of what an embedder did. ``cost`` is in USD (0 for local models)."""
+    """Running totals of what an embedder did. ``cost`` is in USD (0 for local models; None,
+    "unpriced", when the model has no known price: never counted as $0)."""
 
     tokens: int = 0
     texts: int = 0
     calls: int = 0
-    cost: float = 0.0
+    cost: float | None = 0.0
 
-    def add(self, tokens: int, texts: int, cost: float = 0.0) -> None:
+    def add(self, tokens: int, texts: int, cost: float | None = 0.0) -> None:
         self.tokens += tokens
         self.texts += texts
         self.calls += 1
-        self.cost += cost
+        self.cost = None if cost is None or self.cost is None else self.cost + cost
 
     def snapshot(self) -> EmbeddingUsage:
         return EmbeddingUsage(self.tokens, self.texts, self.calls, self.cost)
@@ -36,7 +37,8 @@ class EmbeddingUsage:
     def since(self, before: EmbeddingUsage) -> EmbeddingUsage:
         return EmbeddingUsage(
             self.tokens - before.tokens, self.texts - before.texts,
-            self.calls - before.calls, self.cost - before.cost,
+            self.calls - before.calls,
+            None if self.cost is None or before.cost is None else self.cost - before.cost,
         )
 
 
@@ -45,8 +47,9 @@ class Embedder(ABC):
 
     #: stable identifier of the model and its settings; part of the embedding-cache key
     model_id: str = ""
-    #: price per million input tokens in USD (from configs/models.yaml; 0 for local models)
-    price_per_million: float = 0.0
+    #: price per million input tokens in USD (from the model registry, ragkit/models.yaml; 0 for local
+    #: models; None when the model has no known price: its cost is then reported as unpriced)
+    price_per_million: float | None = 0.0
 
     def __init__(self) -> None:
         self.usage = EmbeddingUsage()
@@ -77,7 +80,8 @@ class Embedder(ABC):
 
     def _record(self, tokens: int, texts: int) -> None:
         with self._usage_lock:
-            self.usage.add(tokens, texts, tokens * self.price_per_million / 1e6)
+            price = self.price_per_million
+            self.usage.add(tokens, texts, None if price is None and tokens else tokens * (price or 0.0) / 1e6)
 
 
 def normalize_rows(arr: np.ndarray) -> np.ndarray:

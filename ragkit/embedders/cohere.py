@@ -2,7 +2,7 @@
 
 Chunks are sent with ``input_type="search_document"`` and queries with ``"search_query"``, as
 Cohere's retrieval models expect. Up to 96 texts go in one request (the API's limit). The tokens
-are the API's ``meta.billed_units.input_tokens``, priced from ``configs/models.yaml``
+are the API's ``meta.billed_units.input_tokens``, priced from the model registry (``ragkit/models.yaml``)
 (embed-english-v3.0: $0.10 per million). The key comes from the vendor's variables
 (:mod:`ragkit.vendors.cohere`); ``base_url`` points the client at another host (a proxy, a
 private deployment, or ragkit's ``FakeCohereServer`` in tests).
@@ -29,14 +29,6 @@ from ragkit.registry import embedders
 from ragkit.retry import RetryPolicy
 from ragkit.vendors.cohere import COHERE
 
-#: native output size of the models Cohere documents
-KNOWN_DIMENSIONS: dict[str, int] = {
-    "embed-english-v3.0": 1024,
-    "embed-multilingual-v3.0": 1024,
-    "embed-english-light-v3.0": 384,
-    "embed-multilingual-light-v3.0": 384,
-    "embed-v4.0": 1536,
-}
 #: models that accept ``output_dimension`` (Matryoshka), and the sizes they accept
 OUTPUT_DIMENSIONS: dict[str, tuple[int, ...]] = {"embed-v4.0": (256, 512, 1024, 1536)}
 _INPUT_TYPE: dict[str, str] = {"document": "search_document", "query": "search_query"}
@@ -83,10 +75,10 @@ class CohereEmbedder(RemoteEmbedder):
         self._http: Any = None
 
     def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
-        native = KNOWN_DIMENSIONS.get(self.model.lower())
+        native = self.native_dimension(self.model)  # from the model registry
         if native is None:
             if dimension is None:
-                raise self._unknown_dimension(KNOWN_DIMENSIONS)
+                raise self._unknown_dimension()
             return dimension, None  # trust the user; the first response is checked against it
         if dimension is None or dimension == native:
             return native, None
@@ -132,4 +124,4 @@ class CohereEmbedder(RemoteEmbedder):
         return vectors if vectors is not None else [], int(tokens) if tokens else None
 
 
-__all__ = ["KNOWN_DIMENSIONS", "CohereEmbedder"]
+__all__ = ["CohereEmbedder"]

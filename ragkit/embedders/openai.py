@@ -4,19 +4,24 @@ With ``base_url`` the same code serves OpenAI, Ollama (``http://localhost:11434/
 llama.cpp's server and any OpenAI-compatible endpoint. The key comes from the vendor's variable
 (:mod:`ragkit.vendors.openai`); a local server ignores it, so any value does (``api_key: ollama``). Up to ``batch_size`` texts
 (OpenAI's limit: 2048) and about 240k estimated tokens go in one request (OpenAI's limit: 300k).
-The tokens are the API's ``usage.prompt_tokens``, priced from ``configs/models.yaml``
-(text-embedding-3-small: $0.02 per million; Ollama models: 0).
+The tokens are the API's ``usage.prompt_tokens``, priced from the model registry (``ragkit/models.yaml``)
+(text-embedding-3-small: $0.02 per million; through a local provider such as ``ollama``: 0; a model
+the registry has no price for is unpriced).
 
 Pipeline YAML::
 
     embedder:
       type: openai
       model: text-embedding-3-small   # 1536 dimensions; `dimension: 512` asks the API for shorter ones
-    # or a local Ollama model:
+    # Gemini's embeddings through its OpenAI-compatible endpoint (GEMINI_API_KEY; $0.15 per million):
     embedder:
       type: openai
-      base_url: ${OLLAMA_BASE_URL:-http://localhost:11434/v1}
-      api_key: ollama
+      provider: gemini
+      model: gemini-embedding-001      # 3072 dimensions
+    # or a local Ollama model (cost 0: it runs on your machine):
+    embedder:
+      type: openai
+      provider: ollama                 # base_url defaults to http://localhost:11434/v1
       model: nomic-embed-text          # 768 dimensions
       query_prefix: "search_query: "   # nomic-embed-text expects task prefixes
       document_prefix: "search_document: "
@@ -34,20 +39,10 @@ import numpy as np
 
 from ragkit.embedders.remote import Kind, RemoteEmbedder, prefix_marker
 from ragkit.errors import ConfigError
-from ragkit.registry import embedders
+from ragkit.registry import did_you_mean, embedders
 from ragkit.retry import RetryPolicy
-from ragkit.vendors.openai import OPENAI
+from ragkit.vendors.openai import OPENAI, PRESETS
 
-#: native output size of well-known models (OpenAI's, and common Ollama embedding models)
-KNOWN_DIMENSIONS: dict[str, int] = {
-    "text-embedding-3-small": 1536,
-    "text-embedding-3-large": 3072,
-    "text-embedding-ada-002": 1536,
-    "nomic-embed-text": 768,
-    "mxbai-embed-large": 1024,
-    "all-minilm": 384,
-    "bge-m3": 1024,
-}
 #: models that accept the ``dimensions`` request parameter (any size up to the native one)
 SHORTENABLE = frozenset({"text-embedding-3-small", "text-embedding-3-large"})
 MAX_INPUTS = 2048
@@ -61,17 +56,22 @@ def _base_name(model: str) -> str:
 
 @embedders.register("openai")
 class OpenAIEmbedder(RemoteEmbedder):
-    """``OpenAIEmbedder(model="text-embedding-3-small")``; ``api_key`` defaults to the vendor's variable."""
+    """``OpenAIEmbedder(model="text-embedding-3-small")``; ``api_key`` defaults to the vendor's variable.
+
+    ``provider`` picks the OpenAI-compatible endpoint (:data:`ragkit.vendors.openai.PRESETS`): its
+    default base URL, key variable and prices — ``OpenAIEmbedder(provider="gemini",
+    model="gemini-embedding-001")`` (``GEMINI_API_KEY``) or ``provider="ollama"`` (local: cost 0)."""
 
     name = "openai"
     vendor = OPENAI
-    key_hint = "; for a local server such as Ollama any value works (api_key: ollama)"
+    key_hint = "; for a local server use its provider (provider: ollama), which needs no key"
     max_batch_size = MAX_INPUTS
 
     def __init__(
         self,
         *,
         model: str = "text-embedding-3-small",
+        provider: str = "openai",
         api_key: str | None = None,
         base_url: str | None = None,
         batch_size: int = 512,
@@ -87,6 +87,10 @@ class OpenAIEmbedder(RemoteEmbedder):
     ) -> None:
         if encoding_format not in ("base64", "float"):
             raise ConfigError(f"encoding_format must be 'base64' or 'float' (got {encoding_format!r})")
+        if provider not in PRESETS:
+            raise ConfigError(f"unknown provider {provider!r} for the openai embedder{did_you_mean(provider, PRESETS)}; "
+                              f"choose one of {', '.join(PRESETS)}")
+        self.vendor = PRESETS[provider]
         self.encoding_format = encoding_format
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
@@ -108,10 +112,10 @@ class OpenAIEmbedder(RemoteEmbedder):
 
     def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
         base = _base_name(self.model)
-        native = KNOWN_DIMENSIONS.get(base)
+        native = self.native_dimension(base)  # from the model registry
         if native is None:
             if dimension is None:
-                raise self._unknown_dimension(KNOWN_DIMENSIONS)
+                raise self._unknown_dimension()
             return dimension, None  # not sent: many compatible servers reject `dimensions`
         if dimension is None or dimension == native:
             return native, None
@@ -151,4 +155,4 @@ def _decode(embedding: Any) -> np.ndarray:
     return np.asarray(embedding, dtype=np.float32)
 
 
-__all__ = ["KNOWN_DIMENSIONS", "OpenAIEmbedder"]
+__all__ = ["OpenAIEmbedder"]

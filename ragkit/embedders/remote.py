@@ -1,7 +1,7 @@
 """What the remote (SDK-backed) embedders share: keys, batching, retries, usage, dimension checks.
 
 A subclass names its vendor (:mod:`ragkit.vendors`: key variables, SDK client, error
-classifier, prices), the models whose vector length it knows, and implements the hook
+classifier, prices; the vector length of known models comes from the model registry) and implements the hook
 ``_request(client, texts, kind)`` (one API call for one batch; ``kind`` is ``"document"`` or ``"query"``) returning the raw
 vectors and the tokens the API billed (``None`` when it said nothing). This base then
 
@@ -13,7 +13,7 @@ vectors and the tokens the API billed (``None`` when it said nothing). This base
 - runs every request through :mod:`ragkit.retry` (429 and 5xx are retried; ``retry=RetryPolicy(...)``
   injects the policy, e.g. a fake sleep in tests), turning the final failure into an
   ``EmbeddingError`` with the HTTP status and the fix;
-- records usage per request: the tokens the API reports, priced from ``configs/models.yaml``
+- records usage per request: the tokens the API reports, priced from the model registry (``ragkit/models.yaml``)
   (:mod:`ragkit.pricing`), or :func:`estimate_tokens` where the API reports none;
 - L2-normalizes the vectors and checks their length against ``dimension``.
 
@@ -139,7 +139,7 @@ class RemoteEmbedder(Embedder):
             price_per_million if price_per_million is not None else self._registry_price()
         )
         suffix = f"@{self.request_dimension}" if self.request_dimension else ""
-        self.model_id = f"{self.name}/{model}{suffix}"
+        self.model_id = f"{self.vendor.name}/{model}{suffix}"
         self._client: Any = None
         self._client_lock = threading.Lock()
 
@@ -168,22 +168,21 @@ class RemoteEmbedder(Embedder):
         """The name :mod:`ragkit.pricing` knows the model by (the rag tool prices usage with it)."""
         return self.model
 
-    def _registry_price(self) -> float:
+    def _registry_price(self) -> float | None:
+        """The registry's price of the model as this vendor serves it; None (one warning naming
+        how to add a price, or ``price_per_million``) when it has none: its cost is unpriced."""
+        return self.vendor.embedding_rate(self.model)
+
+    def native_dimension(self, model: str) -> int | None:
+        """The vector length of ``model`` in the model registry (``dimension:``), or None."""
+        info = self.vendor.model_info(model)
+        return info.dimension if info is not None and info.kind == "embedding" else None
+
+    def _unknown_dimension(self) -> ConfigError:
         from ragkit import pricing
 
-        info = self.vendor.model_info(self.model)
-        if info is None:
-            log.warning(
-                "embedding model %r is not in the model registry %s: its cost is counted as 0; add it "
-                "there or set price_per_million",
-                self.model,
-                pricing.models_file(),
-            )
-            return 0.0
-        return info.embedding or info.input
-
-    def _unknown_dimension(self, known: dict[str, int]) -> ConfigError:
-        examples = ", ".join(f"{k} {v}" for k, v in list(known.items())[:4])
+        known = [m for m in pricing.models(kind="embedding") if m.provider == self.vendor.name and m.dimension]
+        examples = ", ".join(f"{m.name} {m.dimension}" for m in known[:4]) or "none for this vendor"
         return ConfigError(
             f"the '{self.name}' embedder does not know the vector length of model '{self.model}', and the "
             f"vector store needs it before the first embedding; set `dimension:` in the embedder options "

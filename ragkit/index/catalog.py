@@ -88,6 +88,14 @@ class Catalog:
             raise RagkitError(f"no index catalog at {self.path}; run `ragkit index PATH` first")
         try:
             self.con = duckdb.connect(str(self.path), read_only=read_only)
+        except duckdb.ConnectionException as exc:
+            if "different configuration" not in str(exc):
+                raise RagkitError(f"cannot open index catalog {self.path}: {exc}") from None
+            # this process holds the file open the other way (read-only vs read-write)
+            raise IndexLockedError(
+                f"the index catalog {self.path} is being {'written' if read_only else 'read'} by this process; "
+                "try again when that finishes"
+            ) from None
         except duckdb.IOException as exc:
             if "lock" in str(exc).lower():
                 raise IndexLockedError(
@@ -274,7 +282,7 @@ class Catalog:
         )
         return run_id
 
-    def finish_run(self, run_id: int, *, status: str, stats: dict[str, Any], tokens: int, cost: float, seconds: float) -> None:
+    def finish_run(self, run_id: int, *, status: str, stats: dict[str, Any], tokens: int, cost: float | None, seconds: float) -> None:
         now = _dt.datetime.now(_dt.timezone.utc).replace(tzinfo=None)
         self.con.execute(
             "UPDATE runs SET finished_at = ?, status = ?, stats = ?, embedding_tokens = ?, "
@@ -302,12 +310,15 @@ class Catalog:
             "SELECT count(*) FILTER (WHERE status = 'indexed'), count(*) FILTER (WHERE status = 'skipped') FROM sources"
         ).fetchone()
         chunks = self.con.execute("SELECT count(*), coalesce(sum(tokens), 0) FROM chunks").fetchone()
-        emb = self.con.execute("SELECT coalesce(sum(embedding_tokens), 0), coalesce(sum(embedding_cost), 0) FROM runs").fetchone()
+        emb = self.con.execute(  # a run with tokens but no cost used an unpriced model: the total is unknown
+            "SELECT coalesce(sum(embedding_tokens), 0), CASE WHEN bool_or(embedding_cost IS NULL AND embedding_tokens > 0) "
+            "THEN NULL ELSE coalesce(sum(embedding_cost), 0) END FROM runs"
+        ).fetchone()
         assert src and chunks and emb
         return {
             "sources": int(src[0]), "skipped": int(src[1]), "chunks": int(chunks[0]),
             "chunk_tokens": int(chunks[1]), "embedding_tokens_all_runs": int(emb[0]),
-            "embedding_cost_all_runs": float(emb[1]),
+            "embedding_cost_all_runs": None if emb[1] is None else float(emb[1]),
         }
 
     def skipped(self) -> list[tuple[str, str]]:

@@ -3,9 +3,9 @@ lexical (BM25) index and retrievers.
 
 The only caller of the registries for these kinds at run time. Each component is built once, on
 first use (the embedding model and faiss load lazily). Retrievers are built from their spec
-(``{type: rerank, base: {type: hybrid}, model: DIR}``): a constructor argument named after
-something this module provides (``embedder``, ``store``, ``index``, ``dense``, ``lexical``) is
-passed in, ``base`` is built from its nested spec (``DEFAULT_BASE`` when absent), and every other
+(``{type: rerank, base: {type: hybrid}, model: DIR}``): a constructor argument the pipeline wires
+in (``ragkit.wiring.WIRED``: ``embedder``, ``store``, ``index``, ``dense``, ``lexical``) is built
+here and passed in, ``base`` is built from its nested spec (``DEFAULT_BASE`` when absent), and every other
 argument comes from the YAML. What a retriever needs of the index (``needs``: dense vectors, the
 lexical index) decides whether the index keeps a BM25 index.
 """
@@ -16,6 +16,7 @@ import inspect
 import json
 import logging
 import shutil
+import tempfile
 from collections.abc import Callable, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -30,6 +31,7 @@ from ragkit.index.sinks import IndexSink, StoreSink
 from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import VectorStore
+from ragkit.wiring import wired
 
 if TYPE_CHECKING:
     from ragkit.retrieval.bm25 import BM25Index
@@ -43,6 +45,7 @@ class Components:
     def __init__(self, spec: PipelineSpec, layout: IndexLayout) -> None:
         self.spec = spec
         self.layout = layout
+        spec.register_prices()  # before the embedder looks its price up
         self._store: VectorStore | None = None
         self._lexical: BM25Index | None = None
         self._retrievers: dict[str, Retriever] = {}
@@ -117,6 +120,19 @@ class Components:
             )
         index.upsert([SinkRecord(r.id, r.text, None, r.metadata) for r in records])
         log.info("no BM25 index is kept at %s: built one in memory from %d chunks", self.layout.root, len(records))
+
+    def check_store(self) -> None:
+        """Open the pipeline's store once in a scratch folder of the index and close it: a missing
+        extra, a bad option or an unreachable server fails here, before the store in use is given
+        up (a server store is opened at its real address; only a local one's files are scratch)."""
+        scratch = Path(tempfile.mkdtemp(prefix=".store-check-", dir=self.layout.root))
+        try:
+            store = build_component(
+                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=scratch / "store"
+            )
+            store.close()
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
     def discard_store(self, store_type: str | None) -> None:
         """Close the vector store and remove its files when it is local (a changed or damaged
@@ -197,7 +213,7 @@ class Components:
         name = str(conf.get("type", ""))
         cls = resolve(registry.retrievers, name, f"{where}.type", self.spec.origin)
         opts = {k: v for k, v in conf.items() if k not in PIPELINE_KEYS}
-        provided: dict[str, Callable[[], Any]] = {
+        provided: dict[str, Callable[[], Any]] = {  # what wiring.WIRED["retriever"] names, built here
             "embedder": lambda: self.embedder,
             "store": lambda: self.store,
             "index": lambda: self.lexical,
@@ -205,7 +221,7 @@ class Components:
             "lexical": lambda: self._build({"type": "bm25"}, f"{where}.lexical"),
         }
         params = inspect.signature(cls).parameters
-        runtime = {n: make() for n, make in provided.items() if n in params and n not in opts}
+        runtime = {n: provided[n]() for n in sorted(wired("retriever")) if n in params and n not in opts}
         if "base" in params:
             runtime["base"] = self._build(opts.pop("base", None) or DEFAULT_BASE, f"{where}.base")
         try:

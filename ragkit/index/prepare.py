@@ -19,6 +19,7 @@ import numpy as np
 from ragkit import registry
 from ragkit.config import PipelineSpec, check_options
 from ragkit.errors import ConfigError, LoaderError
+from ragkit.ids import text_hash
 from ragkit.index.catalog import SourceRow
 from ragkit.index.components import Components
 from ragkit.index.sources import SourceFile
@@ -59,6 +60,15 @@ class Prepared:
     #: embeddings already computed elsewhere (a Ray embed actor), by chunk text hash; the writer
     #: uses them for the chunks the embedding cache lacks instead of embedding those itself
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
+    #: the chunks' text hashes, in order (``chunk_hashes``: computed once, in the producer thread)
+    hashes: list[str] = field(default_factory=list)
+
+    def chunk_hashes(self) -> list[str]:
+        """The hash of the text each chunk embeds (``Chunk.indexed_text``: its contextual header,
+        when it has one, and its text), the embedding cache's and the catalog's key; computed once."""
+        if len(self.hashes) != len(self.chunks):
+            self.hashes = [text_hash(c.indexed_text) for c in self.chunks]
+        return self.hashes
 
 
 def document_units(docs: Iterable[Document]) -> Iterator[Unit]:
@@ -155,6 +165,7 @@ class Preparer:
         counter = getattr(emb, "count_tokens_batch", None)
         texts = [c.indexed_text for c in p.chunks]  # what is embedded: the header counts too
         p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
+        p.chunk_hashes()
 
     def _is_unchanged(self, source: str, content_hash: str) -> bool:
         row = self.known.get(source)

@@ -2,8 +2,57 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
+
+from ragkit.usage import format_cost
+
+#: example sources named per skip reason
+SKIP_EXAMPLES = 3
+_NUMBER = re.compile(r"0x[0-9a-fA-F]+|\d+")
+
+
+@dataclass(frozen=True)
+class SkipGroup:
+    """The files skipped for one reason: the reason (numbers that vary between the files shown
+    as ``…``), how many, and the first few sources."""
+
+    reason: str
+    count: int
+    examples: tuple[str, ...]
+
+    def line(self) -> str:
+        more = f" and {self.count - len(self.examples)} more" if self.count > len(self.examples) else ""
+        noun = "file" if self.count == 1 else "files"
+        return f"{self.count} {noun}: {self.reason} ({', '.join(self.examples)}{more})"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"reason": self.reason, "count": self.count, "examples": list(self.examples)}
+
+
+def group_skips(skipped: Sequence[tuple[str, str]], *, examples: int = SKIP_EXAMPLES) -> list[SkipGroup]:
+    """Group ``(source, reason)`` pairs by reason (reasons that differ only in numbers, such as a
+    byte offset or a line, are one), the largest group first."""
+    groups: dict[str, list[tuple[str, str]]] = {}
+    for source, reason in skipped:
+        groups.setdefault(_NUMBER.sub("N", reason), []).append((source, reason))
+    out = []
+    for members in groups.values():
+        reasons = {r for _, r in members}
+        shown = reasons.pop() if len(reasons) == 1 else _vary(members[0][1], reasons)
+        out.append(SkipGroup(shown, len(members), tuple(s for s, _ in members[:examples])))
+    return sorted(out, key=lambda g: (-g.count, g.reason))
+
+
+def _vary(first: str, reasons: set[str]) -> str:
+    """``first`` with each number that is not the same in all ``reasons`` written ``…``."""
+    others = [_NUMBER.findall(r) for r in reasons]
+    numbers = _NUMBER.findall(first)
+    fixed = [all(i < len(o) and o[i] == n for o in others) for i, n in enumerate(numbers)]
+    it = iter(fixed)
+    return _NUMBER.sub(lambda m: m.group(0) if next(it) else "…", first)
 
 
 @dataclass
@@ -27,7 +76,7 @@ class IndexReport:
     texts_embedded: int = 0
     cache_hits: int = 0
     embedding_tokens: int = 0
-    embedding_cost: float = 0.0
+    embedding_cost: float | None = 0.0  # None: the embedding model has no known price
     seconds: float = 0.0
     #: asset files left out by discovery: extension -> count, and the one-line summary
     assets_skipped: dict[str, int] = field(default_factory=dict)
@@ -41,9 +90,15 @@ class IndexReport:
     def changed(self) -> bool:
         return bool(self.added or self.updated or self.removed or self.chunks_added or self.chunks_removed)
 
+    @property
+    def nothing_indexed(self) -> bool:
+        """Files were found, and every one of them was skipped: the index got nothing from them."""
+        return bool(self.skipped) and not (self.added or self.updated or self.unchanged)
+
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["skipped"] = [{"source": s, "reason": r} for s, r in self.skipped]
+        d["skipped_groups"] = [g.to_dict() for g in group_skips(self.skipped)]
         d["chunks_per_second"] = round(self.chunks_per_second, 2)
         return d
 
@@ -56,12 +111,13 @@ class IndexReport:
             f"{self.chunks_total} in the index"
             + (f" ({self.chunks_restored} restored from the catalog and the embedding cache)" if self.chunks_restored else ""),
             f"embedding: {self.texts_embedded} texts embedded, {self.cache_hits} from cache, "
-            f"{self.embedding_tokens:,} tokens, cost ${self.embedding_cost:.6f}",
+            f"{self.embedding_tokens:,} tokens, cost {format_cost(self.embedding_cost, digits=6)}",
             f"time: {self.seconds:.2f} s ({self.chunks_per_second:.1f} chunks/s)",
         ]
         if self.skipped:
-            lines.append("skipped files:")
-            lines.extend(f"  {src}: {reason}" for src, reason in self.skipped)
+            groups = group_skips(self.skipped)
+            lines.append(f"skipped files: {len(self.skipped)} ({len(groups)} reason{'s' if len(groups) > 1 else ''})")
+            lines.extend(f"  {g.line()}" for g in groups)
         if self.assets_summary:
             lines.append(self.assets_summary)
         return lines

@@ -15,6 +15,7 @@ from ragkit.errors import IndexLockedError, StoreDamagedError
 from ragkit.index.catalog import Catalog
 from ragkit.index.lock import is_locked, running_pid
 from ragkit.index.reader import KnowledgeBase
+from ragkit.index.report import group_skips
 
 
 def dir_size(path: Path) -> int:
@@ -39,6 +40,7 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         "totals": None,
         "last_run": None,
         "skipped": [],
+        "skipped_groups": [],
     }
     try:
         cat = Catalog(kb.layout.catalog, read_only=True)
@@ -54,8 +56,9 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         last = runs[0] if runs else None
         if last is not None and last["status"] == "running" and not running:
             last["status"] = "interrupted"  # killed: its process no longer holds the lock
+        skipped = cat.skipped()
         info.update(embedder=cat.get_meta("embedder") or info["embedder"], totals=cat.totals(),
-                    last_run=last, skipped=cat.skipped())
+                    last_run=last, skipped=skipped, skipped_groups=[g.to_dict() for g in group_skips(skipped)])
         if verify:
             info["verify"] = verify_index(kb, cat)
     finally:

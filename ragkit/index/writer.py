@@ -36,7 +36,14 @@ import numpy as np
 
 from ragkit.config import PipelineSpec
 from ragkit.embedders.base import Embedder
-from ragkit.errors import ConfigError, IndexLockedError, LoaderError, StoreDamagedError
+from ragkit.errors import (
+    ConfigError,
+    IndexLockedError,
+    LoaderError,
+    RagkitError,
+    StoreDamagedError,
+    StoreError,
+)
 from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
@@ -80,6 +87,9 @@ class IndexingPipeline:
         self.progress = progress or (lambda event, n: None)
         #: the report of the current (or last) run, also when it was interrupted
         self.report: IndexReport | None = None
+        #: called with the catalog when a run succeeded, while the run still holds the index's
+        #: lock (what the server reads of the catalog for every worker, so none opens it meanwhile)
+        self.after_run: Callable[[Catalog], None] | None = None
 
     @property
     def index_dir(self) -> Path:
@@ -133,7 +143,10 @@ class IndexingPipeline:
             try:
                 run = _Run(self, catalog, roots, prune=prune)
                 self.report = run.report
-                return run.execute(lambda: units(run.base))
+                report = run.execute(lambda: units(run.base))
+                if self.after_run is not None:
+                    self.after_run(catalog)
+                return report
             finally:
                 catalog.close()
                 self.components.close()
@@ -231,17 +244,27 @@ class _Run:
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
         self._check_store_settings()
-        self.pipe.layout.pipeline_file.write_text(_spec_yaml(self.pipe.spec), encoding="utf-8")
+        _write_if_changed(self.pipe.layout.pipeline_file, _spec_yaml(self.pipe.spec))
 
     def _check_store_settings(self) -> None:
         """A changed store (type or build options) is built anew from the catalog and the
-        embedding cache by reconcile; nothing is re-embedded, and no folder has to be deleted."""
+        embedding cache by reconcile; nothing is re-embedded, and no folder has to be deleted. The
+        new store is opened once first (extra installed, server reachable): when it cannot be, the
+        run stops before the store in use or the saved pipeline is touched."""
         store = self.pipe.spec.store
         settings = json.dumps(
             {"type": store.type, **{k: v for k, v in store.options.items() if k != "search"}}, sort_keys=True, default=str
         )
         key, old_type = _ids.text_hash(settings), self.catalog.get_meta("store_type")
         if self.catalog.get_meta("store_key") not in (None, key) and self.known:
+            try:
+                self.parts.check_store()
+            except RagkitError as exc:
+                raise StoreError(
+                    f"cannot switch the index at {self.pipe.index_dir} to the {store.type} store: {exc}. Nothing "
+                    f"was changed: the index keeps its {old_type} store (search and status work); fix this and "
+                    "run `ragkit index` again, or go back to the previous store in the pipeline"
+                ) from exc
             log.warning(
                 "the store changed (%s -> %s): building the new store from the catalog and the embedding cache",
                 old_type, store.type,
@@ -386,7 +409,9 @@ class _Run:
         new_ids = {c.id for c in new_chunks}
         # ids the catalog already had are in the store (after reconcile), except the missing ones
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
-        vectors = self._vectors(to_add, {h: v for p in batch for h, v in p.vectors.items()})
+        hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
+        vectors = self._vectors(to_add, [hash_of[c.id] for c in to_add],
+                                {h: v for p in batch for h, v in p.vectors.items()})
         stale = sorted(old_ids - new_ids)
         records = [
             SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)
@@ -410,15 +435,15 @@ class _Run:
         log.warning("%s; rebuilding it from the catalog and the embedding cache", str(exc).split("; ")[0])
         self.report.store_rebuilt = True
 
-    def _vectors(self, chunks: Sequence[Chunk], computed: Mapping[str, np.ndarray]) -> np.ndarray:
-        """Vectors of ``chunks``: from the cache, else ``computed`` elsewhere (an engine's workers),
-        else embedded here."""
+    def _vectors(self, chunks: Sequence[Chunk], hashes: Sequence[str],
+                 computed: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Vectors of ``chunks`` (their text ``hashes``): from the cache, else ``computed`` elsewhere
+        (an engine's workers), else embedded here."""
         emb = self.parts.embedder
         dim = emb.dimension
         if not chunks:
             return np.zeros((0, dim), dtype=np.float32)
         texts = [c.indexed_text for c in chunks]  # the contextual header and the text
-        hashes = [_ids.text_hash(t) for t in texts]
         cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
         todo: dict[str, str] = {}
         for h, t in zip(hashes, texts, strict=True):
@@ -446,8 +471,8 @@ class _Run:
             rows.append(SourceRow(p.source, p.root, p.content_hash, p.size, status, p.error, p.loader, len(p.chunks)))
             chunk_rows.extend(
                 ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
-                         c.start, c.end, _ids.text_hash(c.indexed_text), n, c.text, json.dumps(_metadata(c)))
-                for i, (c, n) in enumerate(zip(p.chunks, p.tokens, strict=True))
+                         c.start, c.end, h, n, c.text, json.dumps(_metadata(c)))
+                for i, (c, n, h) in enumerate(zip(p.chunks, p.tokens, p.chunk_hashes(), strict=True))
             )
             if p.error is None:
                 # a source skipped before (unreadable) that loads now is new to the index
@@ -520,6 +545,22 @@ def _spec_yaml(spec: PipelineSpec) -> str:
     return "# resolved pipeline this index was built with (written by ragkit index)\n" + yaml.safe_dump(
         spec.to_saved_dict(), sort_keys=False
     )
+
+
+def _write_if_changed(target: Path, text: str) -> None:
+    """Replace ``target`` atomically (a reader, a server reopening the index, never sees it
+    empty or half written), and only when its text changes."""
+    try:
+        if target.read_text(encoding="utf-8") == text:
+            return
+    except OSError:
+        pass
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(text, encoding="utf-8")
+        os.replace(tmp, target)
+    finally:
+        tmp.unlink(missing_ok=True)
 
 
 __all__ = ["IndexReport", "IndexingPipeline"]

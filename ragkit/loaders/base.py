@@ -38,10 +38,28 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".docx": "docx",
     ".jsonl": "jsonl",
     ".csv": "csv",
+    ".tsv": "tsv",
+    ".xlsx": "xlsx",
+    ".xlsm": "xlsx",
     ".rst": "rst",
     ".rest": "rst",
     ".ipynb": "notebook",
+    ".pptx": "pptx",
+    ".epub": "epub",
+    ".eml": "eml",
+    ".mbox": "mbox",
 }
+
+#: plain-text formats read as text (never through ``unstructured``, which is slow for them and needs
+#: spaCy): source code, scripts, configuration and data written as text; also files without an
+#: extension (``LICENSE``, ``Dockerfile``)
+TEXT_EXTENSIONS = (
+    "", ".py", ".pyi", ".pyx", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".toml", ".ini", ".cfg", ".conf",
+    ".yaml", ".yml", ".json", ".properties", ".rs", ".go", ".java", ".kt", ".kts", ".scala",
+    ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
+    ".hs", ".ex", ".exs", ".erl", ".clj", ".tex", ".bib", ".log", ".diff", ".patch", ".srt", ".vtt",
+)
+DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 
 #: bytes inspected for NUL characters when deciding whether a file is binary
 BINARY_SNIFF_BYTES = 8192
@@ -188,6 +206,27 @@ def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> s
     return None
 
 
+def import_extra(path: Path, module: str, *, package: str, extra: str) -> Any:
+    """Import ``module`` for reading ``path``; when the optional package is missing, a
+    :class:`LoaderError` naming the ``pip install 'ragkit[extra]'`` to run (its reason says
+    "install", so the file is tried again on the next run)."""
+    try:
+        return importlib.import_module(module)
+    except ImportError:
+        raise LoaderError(
+            f"{path}: the optional package '{package}' is needed for {path.suffix or 'these'} files but is not "
+            f"installed; install it with: pip install 'ragkit[{extra}]'",
+            path=str(path), reason=f"missing dependency: {package} (install ragkit[{extra}])",
+        ) from None
+
+
+def unreadable(path: Path, exc: BaseException, *, what: str, fix: str) -> LoaderError:
+    """A file its parser rejects: ``not a readable {what} ({the parser's reason}); {fix}``."""
+    reason = str(exc) or type(exc).__name__
+    return LoaderError(f"{path}: not a readable {what} ({reason}); {fix}", path=str(path),
+                       reason=f"unreadable {what}: {reason}")
+
+
 def unstructured_available() -> bool:
     """Whether the optional ``unstructured`` package is installed (without importing it)."""
     try:
@@ -237,9 +276,12 @@ __all__ = [
     "BINARY_SNIFF_BYTES",
     "DEFAULT_LOADERS",
     "Loader",
+    "TEXT_EXTENSIONS",
     "check_file",
+    "import_extra",
     "loader_name_for",
     "read_text",
     "strip_encoded_data",
+    "unreadable",
     "unstructured_available",
 ]

@@ -1,20 +1,33 @@
-"""PDF files via pypdf: one document per page that has text, ``page`` is 1-based."""
+"""PDF files via pypdf: one document per page that has text, ``page`` is 1-based.
+
+Page text is NFKC-normalized, so ligatures (``ﬁ``, ``ﬂ``: what LaTeX fonts set) read as the
+letters they are and "files" finds "ﬁles"; the document text *is* the normalized text, so chunk
+offsets (citations) point into exactly what is stored. pypdf needs fontTools (a dependency) to map
+the ligature codes of embedded CFF fonts; without it they vanish ("signicantly").
+
+A page whose text layer is mostly not words (symbol soup from a font without a Unicode map:
+``ragkit.loaders.textcheck``) is left out with a warning naming the pages; when that is every
+page, the file is skipped with the reason and the fix (OCR).
+"""
 
 from __future__ import annotations
 
 import logging
 import re
+import unicodedata
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader
+from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
 
 log = logging.getLogger(__name__)
 
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: the requirement pypdf names in a DependencyError ("cryptography>=3.1 is required for AES ...")
 _REQUIREMENT = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*(?:\[[\w,]+\])?(?:[<>=!~]=?[\w.]+)?")
 
@@ -31,14 +44,30 @@ class PdfLoader(Loader):
         reader = _open(path)
         title = _title(reader) or path.stem
         docs: list[Document] = []
+        garbage: list[tuple[int, str]] = []
         try:
             for number, page in enumerate(reader.pages, start=1):
-                text = (page.extract_text() or "").strip()
-                if text:
-                    meta = self._metadata(source, title=title, page=number)
-                    docs.append(Document(text=text, metadata=meta))
+                text = unicodedata.normalize("NFKC", page.extract_text() or "").strip()
+                if not text:
+                    continue
+                reason = garbage_reason(text)
+                if reason is not None:
+                    garbage.append((number, reason))
+                    continue
+                text = _CONTROL.sub("", text)  # unmapped glyphs (a math font's minus): never text
+                docs.append(Document(text=text, metadata=self._metadata(source, title=title, page=number)))
         except Exception as exc:  # pypdf raises many types on damaged content streams
             raise _unreadable(path, exc) from exc
+        if garbage and not docs:
+            raise LoaderError(
+                f"{path}: the text layer of all {len(garbage)} page(s) with text is not words ({garbage[0][1]}): "
+                "the fonts carry no Unicode map; run OCR to get real text (e.g. ocrmypdf --force-ocr in.pdf out.pdf)",
+                path=str(path), reason="text layer is not words (needs OCR)",
+            )
+        if garbage:
+            pages = ", ".join(str(n) for n, _ in garbage[:10]) + (" …" if len(garbage) > 10 else "")
+            log.warning("%s: left out %d page(s) whose text is mostly not words (%s): page %s; OCR would recover "
+                        "them (ocrmypdf --force-ocr)", path, len(garbage), garbage[0][1], pages)
         if not docs:
             raise LoaderError(
                 f"{path}: no extractable text in {len(reader.pages)} page(s) (scanned? run OCR first, "

@@ -40,7 +40,7 @@ def inline_text(node: nodes.Node) -> str:
 
 def _inline(node: nodes.Node) -> list[str]:
     if isinstance(node, nodes.Text):
-        return [str(node)]
+        return [node.astext()]  # backslash escapes resolved
     if isinstance(node, _SILENT):
         return []
     if isinstance(node, nodes.problematic):  # an unresolved reference: keep its words

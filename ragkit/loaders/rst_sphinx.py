@@ -26,7 +26,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from docutils import nodes
+from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
 
 #: directives whose output is not text: navigation, build settings, file inclusion, graphs
@@ -187,7 +187,7 @@ def role_text(name: str, text: str) -> str:
 
 def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                  options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
-    return [nodes.literal(rawtext, role_text(name.lower(), text))], []
+    return [nodes.literal(rawtext, role_text(name.lower(), utils.unescape(text)))], []
 
 
 @contextmanager

@@ -1,38 +1,52 @@
-"""Record files, one document per row: JSON Lines (``jsonl``) and CSV (``csv``).
+"""Record files, one document per row: JSON Lines (``jsonl``), CSV (``csv``) and TSV (``tsv``).
 
-Options: ``text_field`` (default ``"text"``) holds the document text; ``id_field`` (optional)
+Options: ``text_field`` names the column that holds the document text; ``id_field`` (optional)
 is copied to metadata ``record_id`` (as a string); ``metadata_fields`` (list) are copied to
-metadata under their own names. Metadata ``row`` is the 0-based index of the record. A record
-without text is skipped with a warning; a file where no record has the text field is an error.
+metadata under their own names. Metadata ``row`` is the 0-based index of the record.
+
+- JSON Lines: ``text_field`` defaults to ``"text"``; a record without it is skipped with a
+  warning, a file where no record has it is an error.
+- Tables (CSV, TSV, and spreadsheets in ``ragkit.loaders.xlsx``): ``text_field`` defaults to
+  ``null``, which takes the ``text`` column when the header has one and otherwise makes each row a
+  document of its own, ``column: value`` lines under the table's name (``table: president
+  heights``; empty cells left out), so "how tall was Lincoln?" finds the row. A ``text_field`` set
+  in the pipeline must exist. Tables are streamed: rows are read and yielded one at a time, so a
+  100k-row file never sits in memory as a whole. A header without rows is an empty table.
 """
 
 from __future__ import annotations
 
+import codecs
 import csv
-import io
 import json
 import logging
-from collections.abc import Iterable, Iterator, Mapping
+import re
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigError, LoaderError
-from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.base import BINARY_SNIFF_BYTES, Loader, read_text, strip_encoded_data
 from ragkit.registry import loaders
 from ragkit.types import Document
 
 log = logging.getLogger(__name__)
 
+#: the column a table's text is taken from when ``text_field`` is not set and the header has it
+DEFAULT_TEXT_COLUMN = "text"
+
 
 class _RecordLoader(Loader):
-    option_defaults = {"text_field": "text", "id_field": None, "metadata_fields": ()}
+    option_defaults: Mapping[str, Any] = {"text_field": "text", "id_field": None, "metadata_fields": ()}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         text_field, id_field = self.options["text_field"], self.options["id_field"]
-        if not isinstance(text_field, str) or not text_field:
+        optional = self.option_defaults["text_field"] is None
+        if not (text_field is None and optional) and (not isinstance(text_field, str) or not text_field):
             raise ConfigError(
-                f"loader '{self.name}': text_field must be a non-empty string (got {text_field!r})"
+                f"loader '{self.name}': text_field must be a non-empty string"
+                + (" or null (every column)" if optional else "") + f" (got {text_field!r})"
             )
         if id_field is not None and (not isinstance(id_field, str) or not id_field):
             raise ConfigError(
@@ -44,43 +58,106 @@ class _RecordLoader(Loader):
                 f"loader '{self.name}': metadata_fields must be a list of field names (got {fields!r}); "
                 "e.g. metadata_fields: [author, date]"
             )
-        self.text_field: str = text_field
+        self.text_field: str | None = text_field
         self.id_field: str | None = id_field
         self.metadata_fields: tuple[str, ...] = tuple(fields)
 
     def _documents(
-        self, path: Path, source: str, records: Iterable[tuple[int, Mapping[str, Any]]]
+        self, path: Path, source: str, records: Iterable[tuple[int, Mapping[str, Any], Mapping[str, Any]]],
+        text_field: str,
     ) -> Iterator[Document]:
-        docs: list[Document] = []
+        """One document per record (row index, fields, extra metadata) with text in ``text_field``;
+        an error when none has any."""
         seen_fields: set[str] = set()
-        for row, record in records:
+        found = False
+        for row, record, extra in records:
             seen_fields.update(record)
-            text = record.get(self.text_field)
+            text = record.get(text_field)
             if text is None or not str(text).strip():
-                log.warning(
-                    "%s: record %d has no %r field (or it is empty); skipped",
-                    path, row, self.text_field,
-                )  # fmt: skip
+                log.warning("%s: record %d has no %r field (or it is empty); skipped", path, row, text_field)
                 continue
-            docs.append(Document(text=str(text), metadata=self._row_metadata(source, row, record)))
-        if not docs:
+            found = True
+            meta = self._row_metadata(source, row, record, **extra)
+            yield Document(text=strip_encoded_data(str(text)), metadata=meta)
+        if not found:
             present = ", ".join(sorted(seen_fields)) or "none"
             raise LoaderError(
-                f"{path}: no record has text in the field {self.text_field!r} (fields present: "
+                f"{path}: no record has text in the field {text_field!r} (fields present: "
                 f"{present}); set text_field for the '{self.name}' loader in the pipeline YAML",
                 path=str(path),
-                reason=f"missing text field {self.text_field!r}",
+                reason=f"missing text field {text_field!r}",
             )
-        return iter(docs)
 
-    def _row_metadata(self, source: str, row: int, record: Mapping[str, Any]) -> dict[str, Any]:
-        extra: dict[str, Any] = {"row": row}
+    def _row_metadata(self, source: str, row: int, record: Mapping[str, Any], **extra: Any) -> dict[str, Any]:
+        extra["row"] = row
         if self.id_field is not None and record.get(self.id_field) is not None:
             extra["record_id"] = str(record[self.id_field])
         for name in self.metadata_fields:
             if record.get(name) is not None:
                 extra[name] = record[name]
         return self._metadata(source, **extra)
+
+
+class TableLoader(_RecordLoader):
+    """Shared by CSV/TSV and spreadsheets: a header and rows of cells."""
+
+    option_defaults: Mapping[str, Any] = {**_RecordLoader.option_defaults, "text_field": None}
+
+    def table_documents(
+        self, path: Path, source: str, table: str, header: Sequence[Any],
+        rows: Iterable[tuple[Sequence[Any], Mapping[str, Any]]], *, first_row: int = 0,
+    ) -> Iterator[Document]:
+        """The documents of one table: ``rows`` (cells, extra metadata) under ``header`` (column
+        names); ``row`` metadata counts from ``first_row``."""
+        names = [str(h).strip() if h is not None and str(h).strip() else f"column {i + 1}" for i, h in enumerate(header)]
+        text_field = self.text_field
+        if text_field is not None and text_field not in names:
+            raise LoaderError(
+                f"{path}: the table {table!r} has no column {text_field!r} (columns: {', '.join(names) or 'none'}); "
+                f"fix text_field for the '{self.name}' loader in the pipeline YAML, or remove it to index "
+                "every row as 'column: value' lines",
+                path=str(path), reason=f"missing text field {text_field!r}",
+            )
+        if text_field is None and DEFAULT_TEXT_COLUMN in names:
+            text_field = DEFAULT_TEXT_COLUMN
+        records = ((first_row + i, _record(names, cells), extra) for i, (cells, extra) in enumerate(rows))
+        if text_field is not None:
+            yield from self._documents(path, source, records, text_field)
+            return
+        title = _table_title(table)
+        for row, record, extra in records:
+            text = row_text(title, record)
+            if text:
+                yield Document(text=text, metadata=self._row_metadata(source, row, record, title=table, **extra))
+
+
+def row_text(table: str, record: Mapping[str, Any]) -> str:
+    """``table: NAME`` then a ``column: value`` line per non-empty cell; "" for a blank row."""
+    lines = [f"{name}: {value}" for name, value in record.items() if value is not None and str(value).strip()]
+    if not lines:
+        return ""
+    return strip_encoded_data(f"table: {table}\n" + "\n".join(lines))
+
+
+def _record(names: Sequence[str], cells: Sequence[Any]) -> dict[str, Any]:
+    record = {name: _cell(value) for name, value in zip(names, cells, strict=False)}
+    for i in range(len(names), len(cells)):  # more cells than the header names
+        record[f"column {i + 1}"] = _cell(cells[i])
+    return record
+
+
+def _cell(value: Any) -> Any:
+    if isinstance(value, str):
+        return value.strip()
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _table_title(name: str) -> str:
+    """``president_heights``, ``state-areas`` -> ``president heights``, ``state areas`` (the words a
+    question uses)."""
+    return re.sub(r"[_\-\s]+", " ", name).strip()
 
 
 @loaders.register("jsonl")
@@ -91,36 +168,83 @@ class JsonlLoader(_RecordLoader):
     mime = "application/jsonl"
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        return self._documents(path, source, _json_records(path, read_text(path)))
+        records = ((row, record, {}) for row, record in _json_records(path, read_text(path)))
+        return iter(list(self._documents(path, source, records, self.text_field or "text")))
 
 
 @loaders.register("csv")
-class CsvLoader(_RecordLoader):
-    """CSV with a header row; ``delimiter`` option (default ``","``)."""
+class CsvLoader(TableLoader):
+    """CSV with a header row; ``delimiter`` option (default ``","``). Streamed row by row."""
 
     name = "csv"
     mime = "text/csv"
-    option_defaults = {**_RecordLoader.option_defaults, "delimiter": ","}
+    option_defaults = {**TableLoader.option_defaults, "delimiter": ","}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        delimiter = self.options["delimiter"]
+        if not isinstance(delimiter, str) or len(delimiter) != 1:
+            raise ConfigError(f"loader '{self.name}': delimiter must be one character (got {delimiter!r})")
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        reader = csv.DictReader(io.StringIO(read_text(path)), delimiter=self.options["delimiter"])
-        header = reader.fieldnames or []
-        if self.text_field not in header:
+        encoding = _sniff(path)  # binary or UTF-16: known before anything is yielded
+        return self._stream(path, source, encoding, self.options["delimiter"])
+
+    def _stream(self, path: Path, source: str, encoding: str, delimiter: str) -> Iterator[Document]:
+        where = str(path)
+        with open(path, encoding=encoding, newline="") as f:
+            reader = csv.reader(f, delimiter=delimiter)
+            try:
+                header = next(reader, None)
+                if header is None or not any(h.strip() for h in header):
+                    raise LoaderError(f"{where}: empty table (no header row)", path=where, reason="empty file")
+                rows = ((row, {}) for row in reader if any(cell.strip() for cell in row))
+                produced = False
+                for doc in self.table_documents(path, source, path.stem, header, rows):
+                    produced = True
+                    yield doc
+            except csv.Error as exc:
+                raise LoaderError(f"{where}: malformed CSV at line {reader.line_num} ({exc})", path=where,
+                                  reason=f"malformed CSV at line {reader.line_num}") from exc
+            except UnicodeDecodeError as exc:
+                raise LoaderError(
+                    f"{where}: not valid {encoding} text near line {reader.line_num + 1}; convert the file to "
+                    "UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)", path=where, reason="undecodable text",
+                ) from exc
+        if not produced:
             raise LoaderError(
-                f"{path}: the CSV header has no column {self.text_field!r} (columns: "
-                f"{', '.join(header) or 'none'}); set text_field for the 'csv' loader in the pipeline YAML",
-                path=str(path),
-                reason=f"missing text field {self.text_field!r}",
+                f"{where}: empty table (a header with the columns {', '.join(h for h in header if h.strip())}, "
+                "but no rows)", path=where, reason="empty table (header only)",
             )
-        try:
-            records = [(row, dict(record)) for row, record in enumerate(reader)]
-        except csv.Error as exc:
-            raise LoaderError(
-                f"{path}: malformed CSV at line {reader.line_num} ({exc})",
-                path=str(path),
-                reason=f"malformed CSV at line {reader.line_num}",
-            ) from exc
-        return self._documents(path, source, records)
+
+
+@loaders.register("tsv")
+class TsvLoader(CsvLoader):
+    """Tab-separated values: the CSV loader with ``delimiter`` a tab."""
+
+    name = "tsv"
+    mime = "text/tab-separated-values"
+    option_defaults = {**CsvLoader.option_defaults, "delimiter": "\t"}
+
+
+def _sniff(path: Path) -> str:
+    """The encoding to read ``path`` with (``utf-8-sig``, or ``utf-16`` after a BOM); a
+    :class:`LoaderError` for a binary file."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(BINARY_SNIFF_BYTES)
+    except OSError as exc:
+        raise LoaderError(f"{path}: cannot read file ({exc.strerror or exc})", path=str(path),
+                          reason="read error") from None
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return "utf-16"
+    if b"\x00" in head:
+        raise LoaderError(
+            f"{path}: binary file (NUL bytes in the first {BINARY_SNIFF_BYTES} bytes), not a CSV table; "
+            "exclude it from the sources or map its extension to a suitable loader",
+            path=str(path), reason="binary file",
+        )
+    return "utf-8-sig"
 
 
 def _json_records(path: Path, text: str) -> list[tuple[int, Mapping[str, Any]]]:
@@ -146,3 +270,6 @@ def _json_records(path: Path, text: str) -> list[tuple[int, Mapping[str, Any]]]:
             )
         records.append((len(records), value))
     return records
+
+
+__all__ = ["CsvLoader", "JsonlLoader", "TableLoader", "TsvLoader", "row_text"]

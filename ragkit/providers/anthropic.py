@@ -77,10 +77,16 @@ def _input_tokens(usage: Any) -> int:
     return total
 
 
+def _cache_reads(usage: Any) -> int:
+    """Input tokens read from the prompt cache (cache writes are billed as input here: the registry
+    has no cache-write price)."""
+    return int(getattr(usage, "cache_read_input_tokens", 0) or 0)
+
+
 def from_message(message: Any, model: str) -> Response:
     text = "".join(b.text for b in message.content if b.type == "text")
     calls = tuple(make_tool_call(b.id, b.name, b.input) for b in message.content if b.type == "tool_use")
-    usage = Usage(_input_tokens(message.usage), int(message.usage.output_tokens or 0))
+    usage = Usage(_input_tokens(message.usage), int(message.usage.output_tokens or 0), _cache_reads(message.usage))
     stop = "tool_calls" if calls else _STOP.get(message.stop_reason or "end_turn", message.stop_reason)
     return Response(
         content=text, tool_calls=calls, usage=usage, model=message.model or model, stop_reason=stop,
@@ -96,7 +102,7 @@ class AnthropicStream(StreamAccumulator):
         if kind == "message_start":
             self.model = event.message.model or self.model
             usage = event.message.usage
-            self.usage = Usage(_input_tokens(usage), int(usage.output_tokens or 0))
+            self.usage = Usage(_input_tokens(usage), int(usage.output_tokens or 0), _cache_reads(usage))
         elif kind == "content_block_start" and event.content_block.type == "tool_use":
             self.slot(event.index, event.content_block.id, event.content_block.name)
         elif kind == "content_block_delta":
@@ -110,7 +116,8 @@ class AnthropicStream(StreamAccumulator):
             if event.usage is not None:
                 tokens_in = _input_tokens(event.usage) if getattr(event.usage, "input_tokens", None) else None
                 self.usage = Usage(self.usage.input_tokens if tokens_in is None else tokens_in,
-                                   int(event.usage.output_tokens or 0))
+                                   int(event.usage.output_tokens or 0),
+                                   self.usage.cached_input_tokens if tokens_in is None else _cache_reads(event.usage))
         return ""
 
     def stop_reason(self, has_calls: bool) -> str:

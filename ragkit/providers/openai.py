@@ -53,8 +53,10 @@ def normalize_finish(reason: str | None, has_tool_calls: bool) -> str:
 def _usage(usage: Any) -> Usage:
     if usage is None:
         return Usage()
+    details = getattr(usage, "prompt_tokens_details", None)  # prompt-cache hits, part of prompt_tokens
     return Usage(
-        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0)
+        int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0),
+        int(getattr(details, "cached_tokens", 0) or 0),
     )
 
 
@@ -140,16 +142,28 @@ OllamaProvider = PRESET_PROVIDERS["ollama"]
 VLLMProvider = PRESET_PROVIDERS["vllm"]
 LlamaCppProvider = PRESET_PROVIDERS["llamacpp"]
 GeminiProvider = PRESET_PROVIDERS["gemini"]
+GroqProvider = PRESET_PROVIDERS["groq"]
+MistralProvider = PRESET_PROVIDERS["mistral"]
+DeepSeekProvider = PRESET_PROVIDERS["deepseek"]
+OpenRouterProvider = PRESET_PROVIDERS["openrouter"]
+TogetherProvider = PRESET_PROVIDERS["together"]
+XAIProvider = PRESET_PROVIDERS["xai"]
 
 
 __all__ = [
+    "DeepSeekProvider",
     "GeminiProvider",
+    "GroqProvider",
     "LlamaCppProvider",
+    "MistralProvider",
     "OllamaProvider",
     "OpenAIProvider",
     "OpenAIStream",
+    "OpenRouterProvider",
     "PRESET_PROVIDERS",
+    "TogetherProvider",
     "VLLMProvider",
+    "XAIProvider",
     "from_completion",
     "to_wire_messages",
     "to_wire_tools",

@@ -3,33 +3,38 @@
 ``ask`` runs the agent with ``search_knowledge_base`` as its tool and returns an ``AgentResult``
 whose ``citations`` map every [n] in the answer to source, page and character span, numbered in
 order of first appearance in the answer ([1] first); markers that do not resolve are removed, so
-an answer's citations always resolve. The embedding tokens and
-cost of the queries appear in the result's usage, attributed to the tool; ``index_report`` holds
-what indexing cost when the agent built or updated the index itself.
+an answer's citations always resolve (:mod:`ragkit.rag.citations`, the one resolver). Every
+question is a turn of the one turn owner (:func:`ragkit.rag.turns.answer_turn`): with
+``sessions=`` and a ``session_id`` the conversation lives in a session store (lease, history,
+exactly the run's messages written). The embedding tokens and cost of the queries appear in the
+result's usage, attributed to the tool; ``index_report`` holds what indexing cost when the agent
+built or updated the index itself.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
+from ragkit.agent.turns import Conversation, Turn
 from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.report import IndexReport
+from ragkit.messages import Message
+from ragkit.rag.citations import CitationNumbering, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
-from ragkit.rag.tool import CitationBook, make_search_tool
-from ragkit.types import Citation, Document
+from ragkit.rag.tool import make_search_tool
+from ragkit.rag.turns import RAG_TRANSCRIPT, answer_turn
+from ragkit.types import Document
 
 if TYPE_CHECKING:
     from ragkit.agent.definition import AgentDefinition
 
 log = logging.getLogger(__name__)
-_MARKER = re.compile(r"\[(\d+)\]")
 
 
 def make_provider(name: str = "local", **options: Any) -> Any:
@@ -45,9 +50,13 @@ class RAGAgent:
                  config: AgentConfig | None = None, observers: Sequence[Any] = (),
                  memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
                  retriever: str | Mapping[str, Any] | None = None, tools: Sequence[Any] = (),
+                 sessions: Any = None, session_wait: float = 60.0, session_lease: float = 600.0,
                  **provider_options: Any) -> None:
         """``tools``: more tools beside ``search_knowledge_base``; ``config`` carries guardrails,
-        policy, approval handler, coherence checker and usage limits."""
+        policy, approval handler, coherence checker and usage limits; ``sessions``: a
+        ``SessionStore`` that keeps conversations by ``session_id`` (a turn waits up to
+        ``session_wait`` seconds for a session another turn holds, and holds it for at most
+        ``session_lease``)."""
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
         self.index_report = index_report
@@ -57,6 +66,7 @@ class RAGAgent:
         # {"type": "rerank", "base": {"type": "hybrid"}, "model": DIR})
         self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever)
         self.agent = Agent(self.provider, tools=[self.tool, *tools], config=self.config, observers=observers)
+        self.conversation = Conversation(sessions, lease=session_lease, wait=session_wait, transcript=RAG_TRANSCRIPT)
 
     # ------------------------------------------------------------------ constructors
     @classmethod
@@ -95,28 +105,27 @@ class RAGAgent:
         """Load the embedding model now, so the first search is not slowed (or timed out) by it."""
         self.kb.embedder.load()
 
-    def ask(self, question: str) -> AgentResult:
-        self.warm_up()
-        book = CitationBook()
-        result = self.agent.run(question, context={"book": book})
-        return resolve_citations(result, book)
+    def turn(self, question: str | Sequence[Message], *, session_id: str | None = None) -> Turn:
+        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.turns``)."""
+        return answer_turn(self.conversation, self.agent, question, session_id=session_id)
 
-    def stream(self, question: str) -> Iterator[AgentEvent]:
-        """Text deltas and tool events; the final ``result`` event carries resolved citations.
-
-        Streamed text has its markers renumbered as the final result's content does (in order
-        of first appearance, markers that do not resolve removed)."""
+    def ask(self, question: str, *, session_id: str | None = None) -> AgentResult:
+        """The answer, its citations numbered as it shows them; with ``session_id`` a turn of that
+        session (needs ``sessions=``)."""
         self.warm_up()
-        book = CitationBook()
-        numbering = CitationNumbering(book)
-        for event in self.agent.stream(question, context={"book": book}):
-            if event.type == "text":
-                event = replace(event, text=numbering.feed(event.text or ""))
-            elif event.type == "result" and event.result is not None:
-                if rest := numbering.flush():
-                    yield AgentEvent("text", text=rest)
-                event = replace(event, result=resolve_citations(event.result, book))
-            yield event
+        result = None
+        for event in self.turn(question, session_id=session_id).events(streaming=False):
+            result = event.result or result
+        assert result is not None, "a turn always ends with a result"
+        return result
+
+    def stream(self, question: str, *, session_id: str | None = None) -> Iterator[AgentEvent]:
+        """Text deltas and tool events; the final ``result`` event's content is exactly the text
+        streamed, with its citations (markers renumbered in order of first appearance as they
+        stream, markers that do not resolve removed). A run stopped before any text (a guardrail,
+        a budget) streams its explanation."""
+        self.warm_up()
+        yield from self.turn(question, session_id=session_id).events(streaming=True)
 
     def reset(self) -> None:
         self.agent.reset()
@@ -158,63 +167,4 @@ def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
     return config
 
 
-class CitationNumbering:
-    """Renumbers an answer's ``[n]`` markers in order of first appearance ([1] first, then [2]…),
-    removes markers that no search returned, and leaves brackets inside code (``v[100]``, fenced
-    blocks) alone. ``text`` takes a whole answer; ``feed``/``flush`` take it in streamed pieces
-    (a piece is held back while it ends inside a marker or inside code) and give the same result."""
-
-    def __init__(self, book: CitationBook) -> None:
-        self.book = book
-        self.used: list[Citation] = []
-        self._new: dict[int, int] = {}
-        self._pending = ""
-
-    def _marker(self, m: re.Match[str]) -> str:
-        number = int(m.group(2))
-        if number not in self._new:
-            c = self.book.get(number)
-            if c is None:
-                log.warning("the answer cites [%s], which no search returned; marker removed", number)
-                return ""  # with the space before it
-            self.used.append(replace(c, number=len(self.used) + 1))
-            self._new[number] = len(self.used)
-        return f"{m.group(1)}[{self._new[number]}]"
-
-    def text(self, text: str) -> str:
-        pieces = _CODE.split(text)
-        for i in range(0, len(pieces), 2):
-            pieces[i] = _SPACED_MARKER.sub(self._marker, pieces[i])
-        return "".join(pieces)
-
-    def feed(self, delta: str) -> str:
-        self._pending += delta
-        cut = len(self._pending)
-        if partial := re.search(r"[ \t]*(?:\[\d*)?$", self._pending):
-            cut = partial.start()
-        head = self._pending[:cut].rstrip("`")  # a run of backticks may be an unfinished fence
-        cut = len(head)
-        if head.count("```") % 2:
-            cut = head.rindex("```")
-        elif head.replace("```", "").count("`") % 2:
-            cut = head.rindex("`")
-        head, self._pending = self._pending[:cut], self._pending[cut:]
-        return self.text(head)
-
-    def flush(self) -> str:
-        head, self._pending = self._pending, ""
-        return self.text(head)
-
-
-_SPACED_MARKER = re.compile(r"([ \t]*)\[(\d+)\]")
-_CODE = re.compile(r"(```.*?(?:```|$)|`[^`\n]*`)", re.DOTALL)
-
-
-def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:
-    """Keep the citations the answer uses, numbered in order of first appearance; drop markers
-    that do not resolve."""
-    numbering = CitationNumbering(book)
-    content = numbering.text(result.content)
-    if content != result.content:
-        content = content.strip()
-    return replace(result, content=content, citations=numbering.used)
+__all__ = ["CitationNumbering", "RAGAgent", "guarded_by_spec", "make_provider", "rag_definition", "resolve_citations"]

@@ -3,10 +3,11 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
 
 - Tools offered and the latest user message not yet followed by a tool result: it calls the most
   relevant tool (word overlap between the question and the tool's name, description and
-  parameters), passing the question as the first required string parameter. A chat follow-up
+  parameters), passing the question as the first required string parameter (to a tool that is not
+  a search, only the quoted part when the question quotes one: "word count of 'a b c'" -> ``a b c``). A chat follow-up
   ("And how do I remove it?") is searched with the key words of the earlier question in place of
-  its pronoun ("how do I remove git remote?"; ``conversation_context``, ``follow_up_query``), and
-  they count, at half weight, in choosing the answer.
+  its pronoun ("How do I remove a git remote?"; ``conversation_context``, ``follow_up_query``), and
+  they count, at half weight, in choosing the answer when it leans on them.
 - Tool results present: the passages of the results (the structured citations the search tool
   returns; a tool that returns only the passage text format is read through
   ``ragkit.rag.passages.parse_passages``) go to ``extractive_answer``: the best 1-3 sentences,
@@ -61,15 +62,30 @@ def _is_string(schema: dict[str, Any]) -> bool:
     return schema.get("type") == "string" or any(s.get("type") == "string" for s in schema.get("anyOf", []))
 
 
+#: a quoted span: "...", '...', “...”, ‘...’ or `...` (an apostrophe inside a word opens none)
+_QUOTED = re.compile(r"""(?<![\w'"`’])(?:"([^"\n]+)"|'([^'\n]+)'|“([^”\n]+)”|‘([^’\n]+)’|`([^`\n]+)`)(?!\w)""")
+
+
+def quoted(question: str) -> str | None:
+    """The first quoted span of ``question`` ("word count of 'a b c'" -> ``a b c``), or None."""
+    match = _QUOTED.search(question)
+    return next(g for g in match.groups() if g is not None) if match else None
+
+
 def tool_arguments(question: str, spec: ToolSpec) -> dict[str, Any]:
-    """The question for the first required string parameter; neutral values for other required ones."""
+    """The question for the first required string parameter; neutral values for other required ones.
+
+    A tool that is not a search (neither its name nor that parameter's name says query) gets only
+    the quoted part of the question when there is one: "word count of 'a b c'" passes ``a b c``,
+    the text the question is about, not the question itself."""
     props: dict[str, Any] = spec.parameters.get("properties", {})
     args: dict[str, Any] = {}
     question_used = False
     for name in spec.parameters.get("required", []):
         schema = props.get(name, {})
         if _is_string(schema) and not question_used and "enum" not in schema:
-            args[name], question_used = question, True
+            searches = _looks_like_search(spec.name) or name in ("query", "question", "q", "prompt")
+            args[name], question_used = (question if searches else quoted(question) or question), True
         elif "default" in schema:
             args[name] = schema["default"]
         elif "enum" in schema:
@@ -244,4 +260,4 @@ def _passages(m: Message) -> list[Passage]:
     return parse_passages(m.content)
 
 
-__all__ = ["LocalProvider", "choose_tool", "conversation_context", "follow_up_query", "tool_arguments"]
+__all__ = ["LocalProvider", "choose_tool", "conversation_context", "follow_up_query", "quoted", "tool_arguments"]

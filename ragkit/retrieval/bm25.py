@@ -26,6 +26,7 @@ import sys
 import tempfile
 import threading
 import time
+import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,7 +99,8 @@ def _make_stemmer(language: str | None) -> Callable[[list[str]], list[str]] | No
 
 
 class _Analyzer:
-    """Lower-case word tokens (bm25s's tokenizer), stopwords removed, optionally stemmed."""
+    """Lower-case word tokens (bm25s's tokenizer) of the NFKC-normalized text (a ligature ``ﬁ``
+    matches ``fi``, a full-width ``Ａ`` matches ``A``), stopwords removed, optionally stemmed."""
 
     def __init__(self, *, stemmer: str | None, stopwords: str | Sequence[str] | None) -> None:
         self.stemmer_name = stemmer
@@ -114,7 +116,7 @@ class _Analyzer:
         if not texts:
             return []
         out = self._bm25s.tokenize(
-            list(texts),
+            [t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t) for t in texts],
             stopwords=self.stopwords or [],
             stemmer=self._stem,
             return_ids=False,

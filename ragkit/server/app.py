@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
@@ -24,8 +24,10 @@ from fastapi.staticfiles import StaticFiles
 from ragkit.server import chat, errors, ingest, openai_compat, sessions, traces
 from ragkit.server.auth import AuthMiddleware, BodyLimitMiddleware
 from ragkit.server.engine import Engine
+from ragkit.server.guard import CLIENT_HEADER, GuardMiddleware, build_guard
 from ragkit.server.jobs import JobRunner
 from ragkit.server.library import Library
+from ragkit.server.ownership import OwnedSessions, check_request
 from ragkit.server.records import Records
 from ragkit.server.settings import ServerSettings
 from ragkit.sessions.db import Database
@@ -39,7 +41,7 @@ STATIC = resources.files("ragkit.server") / "static"
 class ServerState:
     settings: ServerSettings
     db: Database
-    sessions: SQLSessionStore
+    sessions: Any  # an OwnedSessions over the SQLSessionStore
     records: Records
     library: Library
     engine: Engine
@@ -54,9 +56,11 @@ class ServerState:
         library = Library(settings.index_dir, pipeline=settings.pipeline, uploads_dir=settings.uploads_dir)
         library.ensure_index()
         records = Records(db)
+        sessions = OwnedSessions(SQLSessionStore(db))  # a session made during a request is its key's
         engine = Engine(library, provider=settings.provider, model=settings.model, base_url=settings.base_url,
-                        provider_options=settings.provider_options)
-        return cls(settings, db, SQLSessionStore(db), records, library, engine, JobRunner(records, library))
+                        provider_options=settings.provider_options, sessions=sessions,
+                        session_wait=settings.session_lock_wait, session_lease=settings.turn_lease)
+        return cls(settings, db, sessions, records, library, engine, JobRunner(records, library))
 
     def close(self) -> None:
         self.jobs.stop()
@@ -80,13 +84,19 @@ def create_app(settings: ServerSettings) -> FastAPI:
         finally:
             state.close()
 
-    app = FastAPI(title="ragkit", lifespan=lifespan, docs_url="/docs", redoc_url=None)
+    # check_request runs before every route (those added later too): ownership of the ids a
+    # request names, valid Unicode in its JSON
+    app = FastAPI(title="ragkit", lifespan=lifespan, docs_url="/docs", redoc_url=None,
+                  dependencies=[Depends(check_request)], responses=errors.error_responses(*errors.COMMON_ERRORS))
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_body=settings.max_body_bytes, max_upload=settings.max_upload_bytes)
     app.add_middleware(AuthMiddleware, records=lambda: holder["state"].records if "state" in holder else None)
     if settings.cors_origins:  # closed unless origins are configured; never credentials
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_credentials=False,
-                           allow_methods=["GET", "POST", "DELETE"], allow_headers=["Authorization", "Content-Type"])
+                           allow_methods=["GET", "POST", "DELETE"],
+                           allow_headers=["Authorization", "Content-Type", "Idempotency-Key", CLIENT_HEADER])
+    # outermost: the Host allow-list and the cross-site checks see every request first
+    app.add_middleware(GuardMiddleware, guard=build_guard(settings.host, settings.allowed_hosts, settings.cors_origins))
     for module in (openai_compat, chat, sessions, traces, ingest):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")

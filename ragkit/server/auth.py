@@ -1,9 +1,11 @@
 """Request guards, as plain ASGI middleware: API keys and body size limits.
 
-- Keys: once any key exists (``ragkit serve --create-key``), every route except the health
+- Keys: once any key exists (``ragkit serve keys create``), every route except the health
   checks and the static web page needs ``Authorization: Bearer <key>``; keys are compared by
-  their SHA-256 hash and never logged. Without keys the server only binds loopback (see
-  ``ragkit serve``).
+  their SHA-256 hash and never logged, and checked against the database on every request, so a
+  revoked key is refused at once by every worker. The request's ``Principal`` (the key, or the
+  local user of a keyless server) is put in ``scope["state"]`` for the routes (``principal()``).
+  Without keys the server only binds loopback (see ``ragkit serve``).
 - Size: a body larger than the limit (uploads to ``/documents`` have their own, larger limit)
   is refused with 413, by its ``Content-Length`` or, when it lies or is absent, while reading.
 """
@@ -21,6 +23,14 @@ ASGIApp = Callable[[Scope, Callable[[], Awaitable[dict[str, Any]]], Callable[[di
                    Awaitable[None]]
 PUBLIC = ("/healthz", "/readyz", "/favicon.ico")
 KEYS_CACHE_SECONDS = 2.0
+PRINCIPAL = "ragkit.principal"
+
+
+def principal(request: Any) -> Any:
+    """The ``Principal`` of a request (the local user when the middleware did not run)."""
+    from ragkit.server.records import LOCAL
+
+    return request.scope.get("state", {}).get(PRINCIPAL, LOCAL)
 
 
 async def _send_error(send: Any, error: ApiError) -> None:
@@ -59,9 +69,13 @@ class AuthMiddleware:
             if scheme.lower() != "bearer" or not key.strip():
                 return await _send_error(send, ApiError(
                     401, "missing API key: send it as 'Authorization: Bearer <key>' (create one with "
-                    "`ragkit serve --create-key`)", code="missing_api_key"))
-            if not records.key_valid(key.strip()):
-                return await _send_error(send, ApiError(401, "invalid API key", code="invalid_api_key"))
+                    "`ragkit serve keys create`)", code="missing_api_key"))
+            import anyio
+
+            who = await anyio.to_thread.run_sync(records.principal, key.strip())
+            if who is None:
+                return await _send_error(send, ApiError(401, "invalid or revoked API key", code="invalid_api_key"))
+            scope.setdefault("state", {})[PRINCIPAL] = who
         return await self.app(scope, receive, send)
 
 

@@ -4,12 +4,14 @@ with the answer's citations and usage beside them."""
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fastapi import APIRouter, Request
 from pydantic import ConfigDict, Field
 
-from ragkit.server.errors import ApiError
+from ragkit.server.auth import principal
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
 from ragkit.server.turns import TurnRun
 from ragkit.sessions.base import new_session_id
@@ -23,7 +25,7 @@ class ChatRequest(RagOptions):
     messages: list[ChatMessage] | None = None
 
 
-@router.post("/chat")
+@router.post("/chat", responses=error_responses(409, 429, 502))
 async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     if (body.message is None) == (body.messages is None):
         raise ApiError(400, "send either 'message' (the new question) or 'messages' (a history ending with "
@@ -31,8 +33,10 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     messages = body.messages or [ChatMessage(role="user", content=body.message)]
     state = request.app.state.ragkit
     session_id = body.session_id or new_session_id()
+    if body.session_id is None:  # a new session, the caller's (a named one was claimed by ownership.py)
+        await asyncio.to_thread(state.sessions.create, session_id, owner=principal(request).owner)
     turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
-                      request_id=request.headers.get("idempotency-key"))
+                      request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
     run = TurnRun(state, turn)
     try:
         await run.start()

@@ -1,34 +1,34 @@
 """The server's one adapter to the agent: a turn in, text deltas and a final ``Answer`` out.
 
 Everything the server needs from ``ragkit.agent``, ``ragkit.rag`` and ``ragkit.providers`` is
-imported here and nowhere else in ``ragkit/server``. Each turn builds a ``RAGAgent`` over the
-knowledge base as the request scoped it (top_k, filter, retriever), runs its agent with
-``Agent.astream`` and resolves the answer's [n] markers with the run's ``CitationBook``, exactly
-as ``RAGAgent.stream`` does. The provider is built once per process and shared by all turns.
+imported here and nowhere else in ``ragkit/server``. A turn is a turn of the one turn owner
+(:mod:`ragkit.agent.turns`) built by the RAG use case (:func:`ragkit.rag.turns.answer_turn`): the
+session's lease and history, the run of a ``RAGAgent`` over the knowledge base as the request
+scoped it (top_k, filter, retriever), every text piece through the one citation resolver (so the
+streamed text, the stored answer, the returned citations and the page's ``[n]`` agree by
+construction), and exactly the turn's question and answer written to the session. The provider is
+built once per process and shared by all turns.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import re
 import threading
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
+from ragkit.agent.turns import Conversation, Transcript, Turn
 from ragkit.errors import RagkitError
 from ragkit.messages import Message
-from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider, resolve_citations
-from ragkit.rag.prompts import SYSTEM_PROMPT
-from ragkit.rag.tool import CitationBook
+from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider
+from ragkit.rag.turns import AGENT_NAME, answer_turn
 from ragkit.server.library import Library
 
 log = logging.getLogger(__name__)
 MAX_CACHED_AGENTS = 32
-_MARKER = re.compile(r"\[(\d+)\]")
-_OPEN_MARKER = re.compile(r"\[\d*")
 
 
 @dataclass(frozen=True)
@@ -52,15 +52,35 @@ class Answer:
     input: str | None = None
 
 
+def usage_of(result: AgentResult) -> dict[str, Any]:
+    """The answer's usage as the API shows it (OpenAI's names, plus embedding tokens and cost)."""
+    u = result.usage
+    return {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
+            "total_tokens": u.input_tokens + u.output_tokens, "embedding_tokens": u.embedding_tokens,
+            "cost": None if u.total_cost is None else round(u.total_cost, 10), "unpriced": list(u.unpriced)}
+
+
+def citations_of(result: AgentResult) -> list[dict[str, Any]]:
+    """The answer's citations as the API shows them (``n`` is the answer's ``[n]``)."""
+    return [{"n": c.number, "source": c.source, "page": c.page, "start": c.start, "end": c.end, "text": c.text}
+            for c in result.citations]
+
+
+#: what a served session keeps of a turn: the question as the run saw it and the answer
+TRANSCRIPT = Transcript(dialogue=True, agent=AGENT_NAME, usage=usage_of, citations=citations_of)
+
+
 class Engine:
     def __init__(self, library: Library, *, provider: str, model: str | None = None, base_url: str | None = None,
-                 provider_options: dict[str, Any] | None = None) -> None:
+                 provider_options: dict[str, Any] | None = None, sessions: Any = None, session_wait: float = 60.0,
+                 session_lease: float = 600.0) -> None:
         self.library = library
         options = dict(provider_options or {})
         if base_url:
             options["base_url"] = base_url
         self.provider = make_provider(provider, model=model, **options)
-        self._agents: dict[tuple[Any, ...], tuple[Agent, str]] = {}
+        self.conversation = Conversation(sessions, lease=session_lease, wait=session_wait, transcript=TRANSCRIPT)
+        self._agents: dict[tuple[Any, ...], Agent] = {}
         self._lock = threading.Lock()
 
     @property
@@ -78,9 +98,9 @@ class Engine:
         except RagkitError as exc:  # an empty index, for one: the server still serves
             log.info("warm-up search failed (%s); the first question will open the retriever", exc)
 
-    def _agent(self, options: TurnOptions) -> tuple[Agent, str]:
+    def _agent(self, options: TurnOptions) -> Agent:
         """An agent for these options, reused while the index is the same one: agents keep no
-        per-run state (no memory; the citation book is passed per run)."""
+        per-run state (no memory; the citation book is made per turn)."""
         kb = self.library.kb
         key = (id(kb), options.top_k, json.dumps(options.filter, sort_keys=True), options.retriever,
                options.use_knowledge_base)
@@ -91,115 +111,48 @@ class Engine:
                 self._agents[key] = self._build(options)
             return self._agents[key]
 
-    def _build(self, options: TurnOptions) -> tuple[Agent, str]:
+    def _build(self, options: TurnOptions) -> Agent:
         if not options.use_knowledge_base:
             config = guarded_by_spec(AgentConfig(system_prompt=None), self.library.kb.spec)  # the agent: section
-            return Agent(self.provider, config=config), ""
+            return Agent(self.provider, config=config)
         kb = self.library.scoped(options.filter, options.retriever)
-        rag = RAGAgent(kb, provider=self.provider, top_k=options.top_k)
-        return rag.agent, rag.config.system_prompt or SYSTEM_PROMPT
+        return RAGAgent(kb, provider=self.provider, top_k=options.top_k).agent
 
-    def screen_input(self, text: str, options: TurnOptions) -> str:
-        """``text`` through the input guardrails of the agent for ``options`` (for a turn cut short
-        before its run's answer; a complete turn has ``Answer.input``)."""
-        guards = self._agent(options)[0].config.guardrails
-        if guards is None or not guards.has("input"):
-            return text
-        screened = guards.check("input", text)
-        return screened.content if screened.blocked is None else blocked_input(screened.blocked.reason)
+    def turn(self, messages: Sequence[dict[str, Any]], options: TurnOptions, system: str | None = None, *,
+             session_id: str | None = None, request_id: str | None = None, trace_id: str | None = None) -> Turn:
+        """A turn (not started) over ``messages`` (``{"role", "content"}`` dicts: the new ones, or
+        without a session the client's whole conversation); ``system``: the client's own system text,
+        kept beside the RAG instructions."""
+        new = [Message(role=m["role"], content=m["content"]) for m in messages]
+        return answer_turn(self.conversation, lambda: self._agent(options), new, session_id=session_id,
+                           request_id=request_id, trace_id=trace_id, system=system)
 
     async def stream(self, messages: Sequence[dict[str, Any]], options: TurnOptions,
                      system: str | None = None) -> AsyncIterator[str | Answer]:
-        """Yield the answer's text deltas, then one ``Answer`` (resolved citations, usage, trace).
-
-        ``messages`` are ``{"role", "content"}`` dicts (history, then the new user message);
-        ``system`` is the client's own system text, kept beside the RAG instructions."""
-        agent, instructions = self._agent(options)
-        prompt = [Message(role=m["role"], content=m["content"]) for m in messages]
-        system_text = "\n\n".join(t for t in (instructions, system) if t)
-        if system_text:
-            prompt.insert(0, Message(role="system", content=system_text))
-        book = CitationBook()
-        markers = MarkerFilter(lambda n: book.get(n) is not None)
-        sent: list[str] = []
-        async for event in agent.astream(prompt, context={"book": book}):
+        """A turn without a session: its text deltas, then one ``Answer`` (MCP's ``ask``)."""
+        turn = self.turn(messages, options, system)
+        async for event in turn.aevents(streaming=True):
             if event.type == "text" and event.text:
-                text = markers.feed(event.text)
+                yield event.text
             elif event.type == "result" and event.result is not None:
-                text = markers.flush()
-                if not sent and not text and event.result.stop_reason not in ("stop", "length"):
-                    text = event.result.content  # stopped before any text (guardrail, budget, ...): say why
-                if text:
-                    sent.append(text)
-                    yield text
-                # the answer is exactly what was streamed, so streamed and not streamed agree
-                yield _answer(resolve_citations(event.result, book), "".join(sent))
-                continue
-            else:
-                continue
-            if text:
-                sent.append(text)
-                yield text
+                yield answer_of(event.result, input=input_of(turn))
 
 
-class MarkerFilter:
-    """Drops ``[n]`` markers that do not resolve from a text stream, as ``resolve_citations``
-    does for a whole answer: text from an open ``[`` is held back until the marker is complete."""
-
-    def __init__(self, resolves: Callable[[int], bool]) -> None:
-        self.resolves = resolves
-        self._held = ""
-
-    def feed(self, text: str) -> str:
-        buf, out = self._held + text, []
-        self._held = ""
-        while buf:
-            start = buf.find("[")
-            if start < 0:
-                out.append(buf)
-                break
-            out.append(buf[:start])
-            m = _MARKER.match(buf, start)
-            if m is None:
-                if _OPEN_MARKER.fullmatch(buf, start):  # "[" or "[12" at the end: wait for more
-                    self._held = buf[start:]
-                    break
-                out.append("[")
-                buf = buf[start + 1:]
-                continue
-            if self.resolves(int(m.group(1))):
-                out.append(m.group(0))
-            else:
-                log.warning("the answer cites [%s], which no search returned; marker removed", m.group(1))
-            buf = buf[m.end():]
-        return "".join(out)
-
-    def flush(self) -> str:
-        held, self._held = self._held, ""
-        return held
-
-
-def _answer(result: AgentResult, content: str) -> Answer:
-    u = result.usage
-    usage = {"prompt_tokens": u.input_tokens, "completion_tokens": u.output_tokens,
-             "total_tokens": u.input_tokens + u.output_tokens, "embedding_tokens": u.embedding_tokens,
-             "cost": round(u.total_cost, 10)}
-    citations = [{"n": c.number, "source": c.source, "page": c.page, "start": c.start, "end": c.end,
-                  "text": c.text} for c in result.citations]
-    trace = {**result.trace.to_dict(), "usage": u.to_dict(), "stop_reason": result.stop_reason,
+def answer_of(result: AgentResult, *, input: str | None = None) -> Answer:
+    """The ``Answer`` of a finished turn's result (its text is exactly the text given out), with
+    ``input``: the user message as the run saw it (``input_of(turn)``)."""
+    trace = {**result.trace.to_dict(), "usage": result.usage.to_dict(), "stop_reason": result.stop_reason,
              "tool_calls": [{"name": t.name, "arguments": t.arguments, "is_error": t.is_error,
                              "duration": t.duration} for t in result.tool_calls]}
-    return Answer(content=content, citations=citations, usage=usage, trace=trace,
-                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=_run_input(result))
+    return Answer(content=result.content, citations=citations_of(result), usage=usage_of(result), trace=trace,
+                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=input)
 
 
-def blocked_input(reason: str) -> str:
-    return f"[blocked by the input guardrails: {reason}]"
+def input_of(turn: Turn) -> str | None:
+    """The turn's last user message as the run saw it (redacted, or the placeholder of a blocked
+    one); None when the run never screened it."""
+    seen = turn.input
+    return next((m.content for m in reversed(seen) if m.role == "user"), None) if seen else None
 
 
-def _run_input(result: AgentResult) -> str | None:
-    """The run's last user message (redacted by the input guardrails, if any); a placeholder for
-    one the input guardrails blocked (it is neither kept nor sent to the model on later turns)."""
-    if getattr(result, "stage", None) == "input":  # a GuardrailTripped on the input
-        return blocked_input(result.reason)  # type: ignore[attr-defined]
-    return next((m.content for m in reversed(result.messages) if m.role == "user"), None)
+__all__ = ["Answer", "Engine", "TurnOptions", "answer_of", "citations_of", "input_of", "usage_of"]

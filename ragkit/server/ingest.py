@@ -1,15 +1,16 @@
 """Retrieval and ingest: ``POST /search``, ``POST /documents`` (files or JSON text; returns a job
 at once), ``GET /jobs/{id}``, ``GET /documents`` and ``DELETE /documents/{source}``.
 
-Uploads are written (atomically, via a temporary file) only inside the index's upload area;
-a name that would leave it is refused. The job indexes the upload area through the pipeline.
+Uploads are written only inside the index's upload area, all files of a request or none
+(``uploads.UploadBatch``); a name that would leave it, that the pipeline would not index (a hidden
+file, an unknown extension...) or that belongs to another document is refused before anything is
+written, with the reason. An upload belongs to the API key that sent it: another key cannot
+replace, see, find or delete it. The job indexes the upload area through the pipeline.
 """
 
 from __future__ import annotations
 
 import asyncio
-import os
-import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
@@ -18,9 +19,11 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragkit.errors import ConfigError
-from ragkit.server.errors import ApiError
-from ragkit.server.library import resolve_upload
+from ragkit.server.auth import principal
+from ragkit.server.errors import ApiError, error_responses
+from ragkit.server.library import hidden_sources, resolve_upload
 from ragkit.server.openai_compat import Filter
+from ragkit.server.uploads import STAGING_DIR, UploadBatch, clashes
 
 router = APIRouter()
 
@@ -57,23 +60,6 @@ async def search(body: SearchRequest, request: Request) -> dict[str, Any]:
     return {"object": "list", "data": hits}
 
 
-def _write(root: Path, name: str, data: bytes) -> str:
-    try:
-        target = resolve_upload(root, name)
-    except ConfigError as exc:
-        raise ApiError(400, str(exc), param="name", code="invalid_document_name") from None
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=root, prefix=".upload-")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target.relative_to(root.resolve()).as_posix()
-
-
 async def _uploads(request: Request) -> list[tuple[str, bytes]]:
     ctype = request.headers.get("content-type", "")
     if ctype.startswith("multipart/form-data"):
@@ -92,30 +78,107 @@ async def _uploads(request: Request) -> list[tuple[str, bytes]]:
     return [(d.name, d.text.encode("utf-8")) for d in body.documents]
 
 
-@router.post("/documents", status_code=202)
-async def add_documents(request: Request) -> JSONResponse:
-    state = _state(request)
-    files = await _uploads(request)
-    root = state.settings.uploads_dir
-    root.mkdir(parents=True, exist_ok=True)
-    uploads = []
-    for name, _ in files:  # validate every name before writing any file
+def _names(root: Path, files: list[tuple[str, bytes]], multipart: bool) -> list[str]:
+    """Every upload's name in the upload area, checked before anything is written."""
+    names: list[str] = []
+    for n, (name, _) in enumerate(files):
+        param = "files" if multipart else f"documents.{n}.name"
         try:
-            uploads.append(resolve_upload(root, name).relative_to(root.resolve()).as_posix())
+            names.append(resolve_upload(root, name).relative_to(root.resolve()).as_posix())
         except ConfigError as exc:
-            raise ApiError(400, str(exc), param="name", code="invalid_document_name") from None
-    taken = await asyncio.to_thread(state.library.taken, uploads)
+            raise ApiError(400, str(exc), param=param, code="invalid_document_name") from None
+        if names[-1] in names[:-1]:
+            raise ApiError(400, f"'{names[-1]}' is named twice in this request; send each document once",
+                           param=param, code="invalid_document_name")
+    return names
+
+
+def _check(state: Any, who: Any, root: Path, names: list[str], files: list[tuple[str, bytes]]) -> None:
+    """Refuse the whole request (nothing written) when one of its documents cannot be stored."""
+    for name, (_, data) in zip(names, files, strict=True):
+        why = state.library.refusal(name, len(data))
+        if why is not None:
+            raise ApiError(400, f"'{name}' would not be indexed: {why}; nothing of this request was stored",
+                           param="name", code="document_not_indexable")
+    taken = state.library.taken(names)
     if taken:
         raise ApiError(409, f"'{taken[0]}' is already the name of a document indexed from a folder: upload it "
                        f"under another name, e.g. uploads/{taken[0]}", param="name", code="name_taken")
-    names = [await asyncio.to_thread(_write, root, name, data) for name, data in files]
-    job_id = await asyncio.to_thread(state.jobs.submit, "ingest", {"documents": names})
+    for name in names:
+        exists, owner = state.records.owner_of("upload", name)
+        if exists and not who.sees(owner):
+            raise ApiError(409, f"'{name}' is already the name of a document uploaded with another API key: "
+                           "upload it under another name", param="name", code="name_taken")
+    clash = clashes(root, names)
+    if clash is not None:
+        raise ApiError(409, f"'{clash[0]}' cannot be stored: {clash[1]}; upload it under another name",
+                       param="name", code="name_taken")
+
+
+def _store(state: Any, who: Any, root: Path, names: list[str], files: list[tuple[str, bytes]]) -> str:
+    """Write the batch, record its owner and queue its job: all of it, or nothing."""
+    batch = UploadBatch(root, state.settings.index_dir / STAGING_DIR)
+    try:
+        for name, (_, data) in zip(names, files, strict=True):
+            batch.stage(root / name, data)
+        batch.commit()
+    except (IsADirectoryError, NotADirectoryError, FileExistsError):
+        batch.discard()
+        raise ApiError(409, "a name of this request became a folder (or the reverse) while it was written; "
+                       "nothing was stored", param="name", code="name_taken") from None
+    except BaseException:
+        batch.discard()
+        raise
+    try:
+        with state.db.transaction():
+            state.records.record_uploads(names, who.owner)
+            job_id = state.records.add_job("ingest", {"documents": names}, owner=who.owner)
+    except BaseException:
+        batch.rollback()  # the files it replaced come back
+        raise
+    batch.finish()
+    state.jobs.wake.set()
+    return job_id
+
+
+def _inline(schema: Any, defs: dict[str, Any] | None = None) -> Any:
+    """A pydantic JSON schema with its ``$defs`` references inlined (for a hand-made request body)."""
+    defs = schema.get("$defs", {}) if defs is None else defs
+    if isinstance(schema, dict):
+        if "$ref" in schema:
+            return _inline(defs[schema["$ref"].rsplit("/", 1)[-1]], defs)
+        return {k: _inline(v, defs) for k, v in schema.items() if k != "$defs"}
+    if isinstance(schema, list):
+        return [_inline(v, defs) for v in schema]
+    return schema
+
+
+UPLOAD_BODY = {"required": True, "content": {
+    "application/json": {"schema": _inline(TextDocuments.model_json_schema())},
+    "multipart/form-data": {"schema": {
+        "type": "object", "required": ["files"],
+        "properties": {"files": {"type": "array", "items": {"type": "string", "format": "binary"},
+                                 "description": "the files; each file's name is its document name"}}}},
+}}
+
+
+@router.post("/documents", status_code=202, responses=error_responses(409),
+             openapi_extra={"requestBody": UPLOAD_BODY})
+async def add_documents(request: Request) -> JSONResponse:
+    state, who = _state(request), principal(request)
+    multipart = request.headers.get("content-type", "").startswith("multipart/form-data")
+    files = await _uploads(request)
+    root = state.settings.uploads_dir
+    root.mkdir(parents=True, exist_ok=True)
+    names = _names(root, files, multipart)
+    await asyncio.to_thread(_check, state, who, root, names, files)
+    job_id = await asyncio.to_thread(_store, state, who, root, names, files)
     return JSONResponse({"id": job_id, "object": "job", "status": "queued", "documents": names}, status_code=202)
 
 
 @router.get("/jobs/{job_id}")
 async def get_job(job_id: str, request: Request) -> dict[str, Any]:
-    job = await asyncio.to_thread(_state(request).records.job, job_id)
+    job = await asyncio.to_thread(_state(request).records.job, job_id, principal(request))
     if job is None:
         raise ApiError(404, f"no job '{job_id}'", param="job_id", code="job_not_found")
     return job
@@ -123,10 +186,11 @@ async def get_job(job_id: str, request: Request) -> dict[str, Any]:
 
 @router.get("/documents")
 async def list_documents(request: Request) -> dict[str, Any]:
-    return {"object": "list", "data": await asyncio.to_thread(_state(request).library.documents)}
+    docs = await asyncio.to_thread(_state(request).library.documents, hidden_sources.get())
+    return {"object": "list", "data": docs}
 
 
-@router.delete("/documents/{source:path}", status_code=202)
+@router.delete("/documents/{source:path}", status_code=202, responses=error_responses(409))
 async def delete_document(source: str, request: Request) -> JSONResponse:
     state = _state(request)
     root = state.settings.uploads_dir
@@ -138,9 +202,10 @@ async def delete_document(source: str, request: Request) -> JSONResponse:
         target = resolve_upload(root, upload)
     except ConfigError as exc:
         raise ApiError(400, str(exc), param="source", code="invalid_document_name") from None
-    if not target.is_file():
-        raise ApiError(404, f"no uploaded document '{source}'", param="source", code="document_not_found")
+    if not target.is_file() or source in hidden_sources.get():
+        raise ApiError(404, f"no document '{source}'", param="source", code="document_not_found")
     target.unlink()
-    job_id = await asyncio.to_thread(state.jobs.submit, "delete", {"documents": [source]})
+    await asyncio.to_thread(state.records.forget_upload, upload)
+    job_id = await asyncio.to_thread(state.jobs.submit, "delete", {"documents": [source]}, principal(request).owner)
     return JSONResponse({"id": job_id, "object": "job", "status": "queued", "documents": [source]},
                         status_code=202)

@@ -29,8 +29,8 @@ class JobRunner(threading.Thread):
         self.wake = threading.Event()
         self._halt = threading.Event()
 
-    def submit(self, kind: str, request: dict[str, Any]) -> str:
-        job_id = self.records.add_job(kind, request)
+    def submit(self, kind: str, request: dict[str, Any], owner: str | None = None) -> str:
+        job_id = self.records.add_job(kind, request, owner=owner)
         self.wake.set()
         return job_id
 

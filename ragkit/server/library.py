@@ -9,20 +9,32 @@ no-op; a removed file is pruned; the pipeline's single-writer lock serializes jo
 other and with ``ragkit index``). After a job, the ``generation`` file changes, and every worker
 reopens its ``KnowledgeBase`` on its next request.
 
+One writer for the DuckDB catalog: only the ingest job opens it (read-write) in the server. The
+job writes what the server shows of the catalog (its sources) into the ``generation`` file, while
+it still holds the index's lock, and every worker reads the documents from there: no reader opens
+the catalog while a job writes it (DuckDB refuses a second connection of another kind in one
+process, and any connection while another process writes), so listings, uploads and searches
+answer during a job, with the documents as of the last job. (An index built by ``ragkit index``
+alone is read from its catalog once.)
+
 Sources cross here under the names the server shows (``ragkit.server.names``): uploads by their
 upload name, the others as the index names them; ``scoped`` maps every hit and source filter.
+``hidden_sources`` (set per request: other API keys' uploads) is left out of every search.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import threading
 import time
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigError, IndexLockedError
+from ragkit.index.layout import IndexLayout
 from ragkit.index.reader import KnowledgeBase, resolve_spec
 from ragkit.server.names import SourceNames
 from ragkit.types import SearchHit
@@ -30,6 +42,10 @@ from ragkit.types import SearchHit
 log = logging.getLogger(__name__)
 GENERATION_FILE = "server.generation"
 RETIRE_GRACE_SECONDS = 120.0
+MAX_NAME_BYTES, MAX_PART_BYTES = 1024, 255  # what file systems take
+#: uploaded documents (as the server names them) the current request may not see: searches leave
+#: them out (a context variable: set by the request, read by the search tool wherever it runs)
+hidden_sources: ContextVar[frozenset[str]] = ContextVar("hidden_sources", default=frozenset())
 
 
 class Library:
@@ -42,12 +58,18 @@ class Library:
         self._seen: int | None = None
         self._retired: list[tuple[float, KnowledgeBase]] = []
         self._lock = threading.Lock()
+        # one writer discipline for the DuckDB catalog in this process: a job holds this lock for its
+        # whole run; a reader never waits for it (it uses the last snapshot), and never opens the
+        # catalog while this process writes it (DuckDB refuses a read-only and a read-write
+        # connection to one file in one process)
+        self._catalog_lock = threading.Lock()
+        self._snap: tuple[tuple[int, int], dict[str, Any], Path | None, SourceNames] | None = None
 
     # ------------------------------------------------------------------ reading
     def ensure_index(self) -> None:
         """Create an empty index (over the empty upload area) when the directory has none."""
         self.uploads_dir.mkdir(parents=True, exist_ok=True)
-        if not (self.index_dir / "catalog.duckdb").exists():
+        if not IndexLayout(self.index_dir).catalog.exists():
             log.info("no index at %s yet: creating an empty one", self.index_dir)
             self.ingest()
 
@@ -90,11 +112,10 @@ class Library:
                 keep.append((since, old))
         self._retired = [*keep, (now, kb)]
 
-    def _generation(self) -> int:
-        try:
-            return (self.index_dir / GENERATION_FILE).stat().st_mtime_ns
-        except FileNotFoundError:
-            return 0
+    def _generation(self) -> tuple[int, int]:
+        """What changes when the index does: the ``generation`` file a server job writes, and the
+        catalog file (a ``ragkit index`` run)."""
+        return _mtime(self.index_dir / GENERATION_FILE), _mtime(IndexLayout(self.index_dir).catalog)
 
     def search(self, query: str, *, k: int | None, filter: dict[str, Any] | None,
                kind: str | None) -> list[dict[str, Any]]:
@@ -111,27 +132,71 @@ class Library:
 
     def _snapshot(self) -> tuple[dict[str, Any], Path | None, SourceNames]:
         """The catalog's sources, the base directory their names are relative to, and their names
-        as the server shows them."""
-        rows, base = self._read_catalog()
-        return rows, base, SourceNames(base, self.uploads_dir, {n: r.root for n, r in rows.items()})
+        as the server shows them, as of the last job (read once per generation from the
+        ``generation`` file; from the catalog for an index no server job wrote yet)."""
+        generation = self._generation()
+        snap = self._snap
+        if snap is not None and snap[0] == generation:
+            return snap[1], snap[2], snap[3]
+        try:
+            # the job's snapshot, unless a `ragkit index` run changed the catalog after it
+            fresh = generation[0] >= generation[1]
+            rows, base = (self._read_generation() if fresh else None) or self._read_catalog()
+        except IndexLockedError:
+            if snap is None:
+                raise
+            log.info("the catalog is being written: the documents as of the last job stand")
+            return snap[1], snap[2], snap[3]
+        names = SourceNames(base, self.uploads_dir, {n: r.root for n, r in rows.items()})
+        self._snap = (generation, rows, base, names)
+        return rows, base, names
+
+    def _read_generation(self) -> tuple[dict[str, Any], Path | None] | None:
+        from ragkit.index.catalog import SourceRow
+
+        try:
+            data = json.loads((self.index_dir / GENERATION_FILE).read_text(encoding="utf-8"))
+            rows = {r[0]: SourceRow(*r) for r in data["sources"]}
+        except (OSError, ValueError, TypeError, KeyError):
+            return None  # none yet, or written by an older ragkit (a bare timestamp)
+        return rows, (Path(data["base"]) if data.get("base") else None)
+
+    def _write_generation(self, catalog: Any) -> None:
+        """Called by the job's pipeline with its catalog, under the index lock: the sources every
+        worker lists from now on (written atomically: the file's change is the new generation)."""
+        import dataclasses
+
+        target = self.index_dir / GENERATION_FILE
+        data = {"written_ns": time.time_ns(), "base": catalog.get_meta("base"),
+                "sources": [list(dataclasses.astuple(r)) for r in catalog.sources().values()]}
+        tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        try:
+            tmp.write_text(json.dumps(data), encoding="utf-8")
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def _read_catalog(self) -> tuple[dict[str, Any], Path | None]:
         from ragkit.index.catalog import Catalog
-        from ragkit.index.layout import IndexLayout
 
-        catalog = Catalog(IndexLayout(self.index_dir).catalog, read_only=True)
+        if not self._catalog_lock.acquire(blocking=False):
+            raise IndexLockedError("an ingest job of this server process is writing the index catalog")
         try:
-            base = catalog.get_meta("base")
-            return catalog.sources(), (Path(base) if base else None)
+            catalog = Catalog(IndexLayout(self.index_dir).catalog, read_only=True)
+            try:
+                base = catalog.get_meta("base")
+                return catalog.sources(), (Path(base) if base else None)
+            finally:
+                catalog.close()
         finally:
-            catalog.close()
+            self._catalog_lock.release()
 
-    def documents(self) -> list[dict[str, Any]]:
-        """Every source in the index (``IndexLockedError`` while a writer holds the catalog)."""
+    def documents(self, hidden: frozenset[str] = frozenset()) -> list[dict[str, Any]]:
+        """Every source in the index as of the last ingest job, but the uploads in ``hidden``."""
         rows, _, names = self._snapshot()
         docs = [{"source": names.show(r.source), "status": r.status, "chunks": r.chunks, "size": r.size,
                  "reason": r.reason, "uploaded": names.is_upload(r.source)} for r in rows.values()]
-        return sorted(docs, key=lambda d: d["source"])
+        return sorted((d for d in docs if d["source"] not in hidden), key=lambda d: d["source"])
 
     def upload_of(self, source: str) -> str | None:
         """The upload-area path of the document the server shows as ``source`` (``None`` when it
@@ -143,16 +208,63 @@ class Library:
         names = self._current()[1]  # the names as of the last job: no wait for a running one
         return [u for u in uploads if names.taken(u)]
 
-    def document_text(self, source: str, max_bytes: int = 2_000_000) -> str:
-        """The text of an indexed source file (decoded as UTF-8), for MCP resources."""
+    def refusal(self, name: str, size: int) -> str | None:
+        """Why an upload named ``name`` (``size`` bytes) would not be indexed, or ``None``: the
+        same rules an ingest job applies (hidden files, the pipeline's ``sources`` include and
+        exclude patterns and size limit, assets, extensions without a loader), said before
+        anything is written instead of a document silently left out."""
+        import pathspec
+
+        from ragkit.loaders.assets import is_asset
+        from ragkit.loaders.base import DEFAULT_LOADERS, loader_name_for
+
+        spec, _ = resolve_spec(self.pipeline, self.index_dir)
+        parts = name.split("/")
+        if any(p.startswith(".") for p in parts):
+            return "hidden files and folders (names starting with '.') are never indexed; rename it"
+        exclude = pathspec.GitIgnoreSpec.from_lines(spec.sources.exclude)
+        dirs = ["/".join(parts[:n]) + "/" for n in range(1, len(parts))]
+        if any(exclude.match_file(d) for d in dirs) or exclude.match_file(name):
+            return f"the pipeline's sources.exclude patterns ({', '.join(spec.sources.exclude)}) leave it out"
+        if not pathspec.GitIgnoreSpec.from_lines(spec.sources.include).match_file(name):
+            return f"the pipeline's sources.include patterns ({', '.join(spec.sources.include)}) leave it out"
+        if size > spec.sources.max_file_size_mb * 1024 * 1024:
+            return f"it is larger than the pipeline's sources.max_file_size_mb ({spec.sources.max_file_size_mb:g} MB)"
+        overrides = {k: v.type for k, v in spec.loader_overrides().items()}
+        if is_asset(name, overrides):
+            return "images, styles and other assets are not indexed (map the extension under loaders: to index it)"
+        if loader_name_for(Path(name), overrides) is None:
+            ext = Path(name).suffix or "extension-less"
+            return (f"no loader reads '{ext}' files (these are read: {', '.join(sorted(DEFAULT_LOADERS))}); "
+                    "install ragkit[unstructured] on the server or map the extension under loaders:")
+        return None
+
+    def indexed(self) -> list[dict[str, Any]]:
+        """The indexed documents (skipped ones left out), as of the last job, fresh per call."""
+        return [d for d in self.documents() if d["status"] == "indexed"]
+
+    def document_text(self, source: str, max_chars: int = 2_000_000) -> str:
+        """The text of an indexed document as the pipeline's loader extracted it (a PDF's pages
+        as ``[page N]`` sections, a DOCX's paragraphs), for MCP resources."""
+        from ragkit import registry
+        from ragkit.loaders.base import loader_name_for
+
         rows, base, names = self._snapshot()
         row = rows.get(names.stored(source))
-        if row is None:
-            raise ConfigError(f"no document '{source}' in the index at {self.index_dir}")
+        if row is None or row.status != "indexed":
+            raise ConfigError(f"no indexed document '{source}'")
         path = Path(os.path.normpath((base or Path(row.root)) / row.source))
         if not path.is_file():
-            raise ConfigError(f"the document '{source}' is indexed but its file {path} is gone")
-        return path.read_bytes()[:max_bytes].decode("utf-8", errors="replace")
+            raise ConfigError(f"the document '{source}' is indexed but its file is gone")
+        spec, _ = resolve_spec(self.pipeline, self.index_dir)
+        overrides = spec.loader_overrides()
+        name = row.loader or loader_name_for(path, {k: v.type for k, v in overrides.items()}) or "text"
+        override = overrides.get(path.suffix.lower())
+        options = override.options if override is not None and override.type == name else {}
+        docs = list(registry.loaders.get(name)(**options).load(path, source=row.source))
+        paged = len(docs) > 1 and all(d.metadata.get("page") is not None for d in docs)
+        text = "\n\n".join(f"[page {d.metadata['page']}]\n{d.text}" if paged else d.text for d in docs)
+        return text[:max_chars]
 
     # ------------------------------------------------------------------ writing
     def ingest(self) -> dict[str, Any]:
@@ -161,10 +273,13 @@ class Library:
 
         spec, _ = resolve_spec(self.pipeline, self.index_dir)
         self.uploads_dir.mkdir(parents=True, exist_ok=True)
-        # the upload area is the server's own: a document deleted through the API is meant to go,
-        # even the last one (the guard against an emptied folder is for folders users index)
-        report = IndexingPipeline(spec, index_dir=self.index_dir).index_paths([self.uploads_dir], prune=True).to_dict()
-        (self.index_dir / GENERATION_FILE).write_text(str(time.time_ns()), encoding="utf-8")
+        with self._catalog_lock:  # readers of this process use their snapshot meanwhile
+            # the upload area is the server's own: a document deleted through the API is meant to go,
+            # even the last one (the guard against an emptied folder is for folders users index)
+            pipeline = IndexingPipeline(spec, index_dir=self.index_dir)
+            pipeline.after_run = self._write_generation
+            report = pipeline.index_paths([self.uploads_dir], prune=True).to_dict()
+            os.utime(self.index_dir / GENERATION_FILE)  # newer than the catalog the run closed
         names = self._read_names(keep=self._names)
         for key in ("added", "updated", "removed"):
             report[key] = [names.show(n) for n in report.get(key, [])]
@@ -194,8 +309,16 @@ class _ScopedKB:
     def search(self, query: str, k: int | None = None, filter: dict[str, Any] | None = None, *,
                kind: str | None = None) -> list[SearchHit]:
         merged = {**(filter or {}), **self._filter}  # the request's filter wins over the model's
-        hits = self._kb.search(query, k, self._names.filter(merged) or None, kind=kind or self._kind)
+        scoped = self._names.filter(merged, hidden=hidden_sources.get())
+        hits = self._kb.search(query, k, scoped or None, kind=kind or self._kind)
         return [self._names.hit(h) for h in hits]
+
+
+def _mtime(path: Path) -> int:
+    try:
+        return path.stat().st_mtime_ns
+    except FileNotFoundError:
+        return 0
 
 
 def check_filter(value: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -216,6 +339,11 @@ def resolve_upload(root: Path, name: str) -> Path:
     parts = [p for p in clean.split("/") if p not in ("", ".")]
     if not parts or clean.startswith("/") or ".." in parts or any(":" in p or "\0" in p for p in parts):
         raise ConfigError(f"invalid document name {name!r}: use a relative path without '..', e.g. notes/faq.md")
+    if any(ord(c) < 32 or 0xD800 <= ord(c) <= 0xDFFF for c in clean):
+        raise ConfigError(f"invalid document name {name[:100]!r}: it holds control characters or invalid Unicode")
+    if len(clean.encode("utf-8")) > MAX_NAME_BYTES or any(len(p.encode("utf-8")) > MAX_PART_BYTES for p in parts):
+        raise ConfigError(f"invalid document name {name[:60]!r}…: a name may have at most {MAX_NAME_BYTES} bytes, "
+                          f"and each of its folders {MAX_PART_BYTES}")
     base = root.resolve()
     target = base.joinpath(*parts).resolve()
     if not target.is_relative_to(base) or target == base:

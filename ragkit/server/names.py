@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -80,9 +80,12 @@ class SourceNames:
             return hit
         return dataclasses.replace(hit, metadata={**hit.metadata, "source": shown})
 
-    def filter(self, flt: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
+    def filter(self, flt: Mapping[str, Any] | None, hidden: Collection[str] = ()) -> Mapping[str, Any] | None:
         """``flt`` with its ``source`` condition (on shown names) turned into one on catalog names:
-        unchanged when it selects the same documents either way, else the matching names as ``$in``."""
+        unchanged when it selects the same documents either way, else the matching names as ``$in``.
+        Uploads named in ``hidden`` are never selected."""
+        if hidden and any(s in hidden or self._upload_part(n) in hidden for n, s in self._shown.items()):
+            return self._without(flt or {}, set(hidden))
         if not flt or "source" not in flt:
             return flt
         cond = normalize({"source": flt["source"]})
@@ -90,4 +93,11 @@ class SourceNames:
         if all(matches({"source": n}, cond) == matches({"source": s}, cond) for n, s in renamed):
             return flt
         wanted = sorted(n for n, s in self._shown.items() if matches({"source": s}, cond))
+        return {**flt, "source": {"$in": wanted}}
+
+    def _without(self, flt: Mapping[str, Any], hidden: set[str]) -> Mapping[str, Any]:
+        cond = normalize({"source": flt["source"]}) if "source" in flt else None
+        wanted = sorted(n for n, s in self._shown.items()
+                        if s not in hidden and self._upload_part(n) not in hidden
+                        and (cond is None or matches({"source": s}, cond)))
         return {**flt, "source": {"$in": wanted}}

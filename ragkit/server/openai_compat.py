@@ -17,8 +17,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from ragkit.server.auth import principal
 from ragkit.server.engine import Answer, TurnOptions
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import check_filter
 from ragkit.server.turns import Turn, TurnRun
 
@@ -66,7 +67,7 @@ class ChatCompletionRequest(RagOptions):
 
 
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
-               request_id: str | None) -> Turn:
+               request_id: str | None, key_id: str | None = None) -> Turn:
     """System text aside; with a session, only the messages after the client's last assistant
     message are new (a client may send the whole history or just the new question)."""
     system = "\n\n".join(m.text() for m in messages if m.role in ("system", "developer") and m.text()) or None
@@ -78,7 +79,7 @@ def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, ses
         last_assistant = max((i for i, m in enumerate(convo) if m["role"] == "assistant"), default=-1)
         convo = convo[last_assistant + 1:]
     return Turn(messages=convo, model=model, session_id=session_id, system=system,
-                options=opts.turn_options(), request_id=request_id)
+                options=opts.turn_options(), request_id=request_id, key_id=key_id)
 
 
 def check_model(request: Request, model: str) -> None:
@@ -95,11 +96,14 @@ async def models(request: Request) -> dict[str, Any]:
                                         "owned_by": "ragkit"}]}
 
 
-@router.post("/v1/chat/completions", response_model=None)
+@router.post("/v1/chat/completions", response_model=None, responses={
+    200: {"description": "The completion (JSON), or with stream=true its chunks as server-sent events",
+          "content": {"application/json": {"schema": {"type": "object"}}, "text/event-stream": {"schema": {"type": "string"}}}},
+    **error_responses(409, 429, 502)})
 async def chat_completions(body: ChatCompletionRequest, request: Request) -> JSONResponse | StreamingResponse:
     check_model(request, body.model)
     turn = build_turn(body.messages, body, model=body.model, session_id=body.session_id,
-                      request_id=request.headers.get("idempotency-key"))
+                      request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
     run = TurnRun(request.app.state.ragkit, turn)
     try:
         await run.start()

@@ -1,5 +1,10 @@
 """The server's other durable records, in the same database as the sessions: traces, ingest
-jobs and API keys (only their SHA-256 hashes are stored)."""
+jobs, uploaded documents (who uploaded them) and API keys (only their SHA-256 hashes are stored).
+
+Every trace, job and upload records its owner: the id of the API key that made it (``None`` on a
+server without keys). ``Principal`` is who a request is: a key, or the local user of a keyless
+server; an admin (the first key created, or one created with ``--admin``) sees everything.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import json
 import secrets
 import time
 import uuid
+from dataclasses import dataclass
 from typing import Any
 
 from ragkit.sessions.db import Database, holder_is_dead
@@ -20,13 +26,43 @@ CREATE INDEX IF NOT EXISTS traces_session ON traces(session_id, created_at);
 CREATE TABLE IF NOT EXISTS jobs(
     id TEXT PRIMARY KEY, kind TEXT, status TEXT, created_at DOUBLE PRECISION, started_at DOUBLE PRECISION,
     finished_at DOUBLE PRECISION, request TEXT, result TEXT, error TEXT, holder TEXT);
-CREATE TABLE IF NOT EXISTS api_keys(hash TEXT PRIMARY KEY, name TEXT, created_at DOUBLE PRECISION)
+CREATE TABLE IF NOT EXISTS api_keys(hash TEXT PRIMARY KEY, name TEXT, created_at DOUBLE PRECISION);
+CREATE TABLE IF NOT EXISTS uploads(source TEXT PRIMARY KEY, owner TEXT, created_at DOUBLE PRECISION)
 """
+#: columns added since the first schema (a state.db of an older ragkit gains them in place)
+COLUMNS = {
+    "traces": {"owner": "TEXT"},
+    "jobs": {"owner": "TEXT"},
+    "api_keys": {"id": "TEXT", "admin": "INTEGER", "last_used_at": "DOUBLE PRECISION",
+                 "revoked_at": "DOUBLE PRECISION"},
+}
 KEY_PREFIX = "rk-"
+#: a key's last use is written at most this often (seconds): a read per request, a write per minute
+LAST_USE_EVERY = 60.0
 
 
 def hash_key(key: str) -> str:
     return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True)
+class Principal:
+    """Who sends a request: an API key (``key_id``), or ``None`` on a server without keys."""
+
+    key_id: str | None
+    name: str = ""
+    admin: bool = False
+
+    @property
+    def owner(self) -> str | None:
+        """What the records it creates are stamped with."""
+        return self.key_id
+
+    def sees(self, owner: str | None) -> bool:
+        return self.admin or (owner is not None and owner == self.key_id)
+
+
+LOCAL = Principal(None, "local", admin=True)  # the user of a server without keys: everything is theirs
 
 
 class Records:
@@ -34,22 +70,39 @@ class Records:
         self.db = db
         with db.transaction():
             db.script(SCHEMA)
+        for table, columns in COLUMNS.items():
+            db.add_columns(table, columns)
+        self._name_old_keys()
 
     # ------------------------------------------------------------------ traces
     def save_trace(self, trace_id: str, *, session_id: str | None, model: str, status: str,
-                   duration: float, data: dict[str, Any]) -> None:
+                   duration: float, data: dict[str, Any], owner: str | None = None) -> None:
         self.db.write(
-            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
-            [trace_id, session_id, time.time(), model, status, duration, json.dumps(data, default=str)],
+            "INSERT INTO traces (id, session_id, created_at, model, status, duration, data, owner) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING",
+            [trace_id, session_id, time.time(), model, status, duration, json.dumps(data, default=str), owner],
         )
 
-    def trace(self, trace_id: str) -> dict[str, Any] | None:
-        rows = self.db.execute("SELECT id, session_id, created_at, model, status, duration, data FROM traces "
+    def trace(self, trace_id: str, who: Principal = LOCAL) -> dict[str, Any] | None:
+        rows = self.db.execute("SELECT id, session_id, created_at, model, status, duration, data, owner FROM traces "
                                "WHERE id = ?", [trace_id])
-        return {**_trace_summary(rows[0]), **json.loads(rows[0][6])} if rows else None
+        if not rows or not who.sees(rows[0][7]):
+            return None
+        return {**_trace_summary(rows[0]), **json.loads(rows[0][6])}
 
-    def traces(self, *, session_id: str | None, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
-        where, params = ("WHERE session_id = ?", [session_id]) if session_id else ("", [])
+    def owner_of(self, kind: str, ident: str) -> tuple[bool, str | None]:
+        """Whether the trace, job or upload ``ident`` exists, and its owner."""
+        table, column = {"trace": ("traces", "id"), "job": ("jobs", "id"), "upload": ("uploads", "source")}[kind]
+        rows = self.db.execute(f"SELECT owner FROM {table} WHERE {column} = ?", [ident])
+        return (True, rows[0][0]) if rows else (False, None)
+
+    def traces(self, *, session_id: str | None, limit: int, offset: int,
+               who: Principal = LOCAL) -> tuple[list[dict[str, Any]], int]:
+        conditions, params = ([], []) if who.admin else (["owner = ?"], [who.owner])
+        if session_id:
+            conditions.append("session_id = ?")
+            params.append(session_id)
+        where = ("WHERE " + " AND ".join(conditions)) if conditions else ""
         total = self.db.execute(f"SELECT COUNT(*) FROM traces {where}", params)[0][0]
         rows = self.db.execute(
             f"SELECT id, session_id, created_at, model, status, duration FROM traces {where} "
@@ -58,16 +111,16 @@ class Records:
         return [_trace_summary(r) for r in rows], int(total)
 
     # ------------------------------------------------------------------ jobs
-    def add_job(self, kind: str, request: dict[str, Any]) -> str:
+    def add_job(self, kind: str, request: dict[str, Any], owner: str | None = None) -> str:
         job_id = "job_" + uuid.uuid4().hex[:16]
-        self.db.write("INSERT INTO jobs VALUES (?, ?, 'queued', ?, NULL, NULL, ?, NULL, NULL, NULL)",
-                        [job_id, kind, time.time(), json.dumps(request)])
+        self.db.write("INSERT INTO jobs (id, kind, status, created_at, request, owner) VALUES (?, ?, 'queued', ?, ?, ?)",
+                      [job_id, kind, time.time(), json.dumps(request), owner])
         return job_id
 
-    def job(self, job_id: str) -> dict[str, Any] | None:
+    def job(self, job_id: str, who: Principal = LOCAL) -> dict[str, Any] | None:
         rows = self.db.execute("SELECT id, kind, status, created_at, started_at, finished_at, request, result, "
-                               "error FROM jobs WHERE id = ?", [job_id])
-        if not rows:
+                               "error, owner FROM jobs WHERE id = ?", [job_id])
+        if not rows or not who.sees(rows[0][9]):
             return None
         r = rows[0]
         return {"id": r[0], "object": "job", "kind": r[1], "status": r[2], "created_at": r[3],
@@ -97,18 +150,87 @@ class Records:
                         ["failed" if error else "succeeded", time.time(),
                          json.dumps(result) if result is not None else None, error, job_id])
 
+    # ------------------------------------------------------------------ uploaded documents
+    def uploads_of_others(self, who: Principal) -> set[str]:
+        """The uploaded documents ``who`` may not see (none for an admin)."""
+        if who.admin:
+            return set()
+        rows = self.db.execute("SELECT source FROM uploads WHERE owner IS NULL OR owner <> ?", [who.owner])
+        return {r[0] for r in rows}
+
+    def record_uploads(self, sources: list[str], owner: str | None) -> None:
+        now = time.time()
+        with self.db.transaction():
+            for source in sources:
+                self.db.execute("INSERT INTO uploads VALUES (?, ?, ?) ON CONFLICT (source) DO NOTHING",
+                                [source, owner, now])
+
+    def forget_upload(self, source: str) -> None:
+        self.db.write("DELETE FROM uploads WHERE source = ?", [source])
+
     # ------------------------------------------------------------------ API keys
-    def create_key(self, name: str = "") -> str:
-        """A new key; it is returned once and only its hash is stored."""
+    def create_key(self, name: str = "", *, admin: bool = False) -> tuple[str, dict[str, Any]]:
+        """A new key and its public record; the key is returned once and only its hash is stored.
+        The first key of a server is an admin key whatever ``admin`` says."""
         key = KEY_PREFIX + secrets.token_urlsafe(32)
-        self.db.write("INSERT INTO api_keys VALUES (?, ?, ?)", [hash_key(key), name, time.time()])
-        return key
+        key_id = "key_" + secrets.token_hex(6)
+        with self.db.transaction():
+            first = not self.db.execute("SELECT 1 FROM api_keys LIMIT 1")
+            self.db.execute("INSERT INTO api_keys (hash, name, created_at, id, admin) VALUES (?, ?, ?, ?, ?)",
+                            [hash_key(key), name, time.time(), key_id, int(admin or first)])
+        record = next(k for k in self.keys() if k["id"] == key_id)
+        return key, record
+
+    def keys(self) -> list[dict[str, Any]]:
+        """Every key's public record: id, name, admin, creation, last use, revocation (never a secret)."""
+        rows = self.db.execute("SELECT id, name, admin, created_at, last_used_at, revoked_at FROM api_keys "
+                               "ORDER BY created_at, id")
+        return [{"id": r[0], "name": r[1] or "", "admin": bool(r[2]), "created_at": r[3], "last_used_at": r[4],
+                 "revoked_at": r[5], "revoked": r[5] is not None} for r in rows]
+
+    def revoke_key(self, id_or_name: str) -> dict[str, Any]:
+        """Revoke the key with this id (or this name, when one key has it); every worker refuses it
+        from its next request on (keys are checked against the database on every request)."""
+        matches = [k for k in self.keys() if id_or_name in (k["id"], k["name"])]
+        if not matches:
+            raise LookupError(f"no API key with the id or name {id_or_name!r} (see `ragkit serve keys list`)")
+        if len(matches) > 1:
+            raise LookupError(f"{len(matches)} keys are named {id_or_name!r}; revoke one by its id: "
+                              + ", ".join(k["id"] for k in matches))
+        self.db.write("UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?",
+                      [time.time(), matches[0]["id"]])
+        return next(k for k in self.keys() if k["id"] == matches[0]["id"])
 
     def has_keys(self) -> bool:
+        """Whether the server requires keys: once any key was created (revoked ones count, so
+        revoking every key never opens the server)."""
         return bool(self.db.execute("SELECT 1 FROM api_keys LIMIT 1"))
 
+    def principal(self, key: str) -> Principal | None:
+        """Who ``key`` is, or ``None`` for an unknown or revoked key; notes the key's last use."""
+        rows = self.db.execute("SELECT id, name, admin, last_used_at FROM api_keys WHERE hash = ? AND revoked_at IS NULL",
+                               [hash_key(key)])
+        if not rows:
+            return None
+        key_id, name, admin, last = rows[0]
+        now = time.time()
+        if last is None or now - last > LAST_USE_EVERY:
+            self.db.write("UPDATE api_keys SET last_used_at = ? WHERE id = ?", [now, key_id])
+        return Principal(key_id, name or "", bool(admin))
+
     def key_valid(self, key: str) -> bool:
-        return bool(self.db.execute("SELECT 1 FROM api_keys WHERE hash = ?", [hash_key(key)]))
+        return self.principal(key) is not None
+
+    def _name_old_keys(self) -> None:
+        """Keys made by an older ragkit get an id; the oldest of them becomes the admin key."""
+        if not self.db.execute("SELECT 1 FROM api_keys WHERE id IS NULL LIMIT 1"):
+            return
+        with self.db.transaction():
+            old = self.db.execute("SELECT hash FROM api_keys WHERE id IS NULL ORDER BY created_at")
+            has_admin = bool(self.db.execute("SELECT 1 FROM api_keys WHERE admin = 1 LIMIT 1"))
+            for n, (h,) in enumerate(old):
+                self.db.execute("UPDATE api_keys SET id = ?, admin = ? WHERE hash = ?",
+                                ["key_" + h[:12], int(n == 0 and not has_admin), h])
 
 
 def _trace_summary(r: Any) -> dict[str, Any]:

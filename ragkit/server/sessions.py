@@ -1,4 +1,8 @@
-"""``/sessions``: create, list, read (with every item), end and delete conversations."""
+"""``/sessions``: create, list, read (with every item), end and delete conversations.
+
+A session belongs to the API key that created it; ``ownership.check_request`` answers 404 for
+another key's session before any route here runs, and the list shows the caller's only (all of
+them to an admin key)."""
 
 from __future__ import annotations
 
@@ -9,9 +13,12 @@ from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
-from ragkit.server.errors import ApiError
+from ragkit.server.auth import principal
+from ragkit.server.errors import ApiError, error_responses
 
 router = APIRouter()
+#: the largest page offset (SQLite and PostgreSQL take 64-bit offsets; no list is this long)
+MAX_OFFSET = 1_000_000_000
 
 
 class NewSession(BaseModel):
@@ -35,14 +42,17 @@ def _session(info: Any) -> dict[str, Any]:
 @router.post("/sessions", status_code=201)
 async def create_session(request: Request, body: NewSession | None = None) -> JSONResponse:
     body = body or NewSession()
-    info = await asyncio.to_thread(_store(request).create, title=body.title, metadata=body.metadata)
+    info = await asyncio.to_thread(_store(request).create, title=body.title, metadata=body.metadata,
+                                   owner=principal(request).owner)
     return JSONResponse(_session(info), status_code=201)
 
 
 @router.get("/sessions")
 async def list_sessions(request: Request, limit: int = Query(50, ge=1, le=500),
-                        offset: int = Query(0, ge=0)) -> dict[str, Any]:
-    infos = await asyncio.to_thread(_store(request).list, limit=limit, offset=offset)
+                        offset: int = Query(0, ge=0, le=MAX_OFFSET)) -> dict[str, Any]:
+    who = principal(request)
+    infos = await asyncio.to_thread(_store(request).list, limit=limit, offset=offset,
+                                    owner=None if who.admin else who.owner)
     return {"object": "list", "data": [_session(i) for i in infos], "limit": limit, "offset": offset}
 
 
@@ -56,7 +66,7 @@ async def get_session(session_id: str, request: Request) -> dict[str, Any]:
     return {**_session(info), "messages": [i.to_dict() for i in items]}
 
 
-@router.post("/sessions/{session_id}/end")
+@router.post("/sessions/{session_id}/end", responses=error_responses(409))
 async def end_session(session_id: str, request: Request) -> dict[str, Any]:
     store = _store(request)
     if await asyncio.to_thread(store.get, session_id) is None:

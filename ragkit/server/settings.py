@@ -33,6 +33,8 @@ class ServerSettings:
     served_model: str = "ragkit"
     sessions_url: str | None = None
     cors_origins: list[str] = field(default_factory=list)
+    host: str = "127.0.0.1"  # the bind address: a name the server answers to (see server/guard.py)
+    allowed_hosts: list[str] = field(default_factory=list)  # more Host names (--allowed-host)
     max_body_bytes: int = 1_000_000
     max_upload_bytes: int = 50_000_000
     session_lock_wait: float = 60.0

@@ -8,23 +8,27 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request
 
+from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError
+from ragkit.server.sessions import MAX_OFFSET
 
 router = APIRouter()
 
 
 @router.get("/traces")
-async def list_traces(request: Request, session_id: str | None = None, limit: int = Query(20, ge=1, le=200),
-                      offset: int = Query(0, ge=0)) -> dict[str, Any]:
+async def list_traces(request: Request, session_id: str | None = Query(None, min_length=1, max_length=128),
+                      limit: int = Query(20, ge=1, le=200),
+                      offset: int = Query(0, ge=0, le=MAX_OFFSET)) -> dict[str, Any]:
     records = request.app.state.ragkit.records
-    data, total = await asyncio.to_thread(records.traces, session_id=session_id, limit=limit, offset=offset)
+    data, total = await asyncio.to_thread(records.traces, session_id=session_id, limit=limit, offset=offset,
+                                          who=principal(request))
     return {"object": "list", "data": data, "total": total, "limit": limit, "offset": offset,
             "has_more": offset + len(data) < total}
 
 
 @router.get("/traces/{trace_id}")
 async def get_trace(trace_id: str, request: Request) -> dict[str, Any]:
-    trace = await asyncio.to_thread(request.app.state.ragkit.records.trace, trace_id)
+    trace = await asyncio.to_thread(request.app.state.ragkit.records.trace, trace_id, principal(request))
     if trace is None:
         raise ApiError(404, f"no trace '{trace_id}'", param="trace_id", code="trace_not_found")
     return trace

@@ -2,8 +2,9 @@
 
 An item is one message of a conversation: ``role`` and ``content``, the ``agent`` that wrote it
 (several agents may share a session), the ``citations`` and ``usage`` of an answer, a ``status``
-(``complete``; ``incomplete`` when the client went away mid-answer, with the partial text; or
-``error``), the ``trace_id`` of the run that produced it, and the ``request_id`` that makes a
+(``complete``; ``incomplete`` when the client went away mid-answer, with the partial text;
+``interrupted`` for a question whose turn never finished: the turn owner stores it before the run
+and settles it when the run ends, so a process killed mid-turn leaves it so; or ``error``), the ``trace_id`` of the run that produced it, and the ``request_id`` that makes a
 retried request idempotent. ``data`` holds anything else (tool calls, for example).
 
 Tool-call records (``claim_tool_call``/``finish_tool_call``, keyed by session and call id) let an
@@ -24,7 +25,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import StoreError
 
-ITEM_STATUSES = ("complete", "incomplete", "error")
+ITEM_STATUSES = ("complete", "incomplete", "interrupted", "error")
 
 
 class SessionError(StoreError):
@@ -33,6 +34,14 @@ class SessionError(StoreError):
 
 class SessionNotFound(SessionError):
     pass
+
+
+class SessionBusy(SessionError):
+    """Another turn holds the session's lease (and did not finish within the wait)."""
+
+
+class SessionEnded(SessionError):
+    """The session has ended; a new turn needs a new session."""
 
 
 def new_session_id() -> str:
@@ -80,6 +89,7 @@ class SessionInfo:
     ended_at: float | None = None
     items: int = 0
     metadata: dict[str, Any] = field(default_factory=dict)
+    owner: str | None = None  # who created it (a server's API key id); None: nobody in particular
 
     @property
     def ended(self) -> bool:
@@ -91,14 +101,17 @@ class SessionInfo:
 
 @runtime_checkable
 class SessionStore(Protocol):
-    """Where conversations live. ``add_items`` creates the session when it does not exist."""
+    """Where conversations live. ``add_items`` creates the session when it does not exist.
+    A session may record its ``owner`` (an opaque name: the server puts its API key id there)."""
 
     def create(self, session_id: str | None = None, *, title: str = "",
-               metadata: dict[str, Any] | None = None) -> SessionInfo: ...
+               metadata: dict[str, Any] | None = None, owner: str | None = None) -> SessionInfo: ...
 
     def get(self, session_id: str) -> SessionInfo | None: ...
 
-    def list(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]: ...
+    def list(self, *, limit: int = 50, offset: int = 0, owner: str | None = None) -> list[SessionInfo]:
+        """The sessions, most recently updated first; only ``owner``'s when it is given."""
+        ...
 
     def get_items(self, session_id: str, limit: int | None = None) -> list[SessionItem]: ...
 
@@ -113,6 +126,12 @@ class SessionStore(Protocol):
     def delete(self, session_id: str) -> bool: ...
 
     def find_request(self, session_id: str, request_id: str) -> list[SessionItem]: ...
+
+    def settle(self, session_id: str, *, update: Sequence[SessionItem] = (), remove: Sequence[int] = (),
+               add: Sequence[SessionItem] = ()) -> list[SessionItem]:
+        """End a turn in one transaction: overwrite the items ``update`` (matched by ``seq``), delete
+        the items numbered ``remove``, then append ``add`` (returned numbered)."""
+        ...
 
     def claim_tool_call(self, session_id: str, call_id: str, data: dict[str, Any]) -> dict[str, Any] | None: ...
 
@@ -131,5 +150,6 @@ def title_from(items: Sequence[SessionItem]) -> str:
     return line[:60] + ("…" if len(line) > 60 else "")
 
 
-__all__ = ["SessionError", "SessionInfo", "SessionItem", "SessionNotFound", "SessionStore",
+__all__ = ["SessionBusy", "SessionEnded", "SessionError", "SessionInfo", "SessionItem", "SessionNotFound",
+           "SessionStore",
            "new_session_id", "title_from"]

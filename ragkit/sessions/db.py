@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError
 
 log = logging.getLogger(__name__)
@@ -35,13 +36,13 @@ class Database:
             self.dialect = "sqlite"
             self.path = Path(url.removeprefix("sqlite:///"))
             self.path.parent.mkdir(parents=True, exist_ok=True)
+            private(self.path)
         else:
             raise ConfigError(
                 f"unsupported database URL {redact(url)!r}; use sqlite:///PATH or postgresql://USER@HOST/DB"
             )
-        self._local = threading.local()
-        self._all: list[Any] = []
-        self._lock = threading.Lock()
+        self._conns: PerThread[Any] = PerThread(self._connect, name=f"database {redact(url)}")
+        self._local = threading.local()  # each thread's transaction depth
         self._write_lock = threading.Lock()
 
     @classmethod
@@ -70,12 +71,7 @@ class Database:
 
     @property
     def con(self) -> Any:
-        con = getattr(self._local, "con", None)
-        if con is None:
-            con = self._local.con = self._connect()
-            with self._lock:
-                self._all.append(con)
-        return con
+        return self._conns.get()
 
     def _sql(self, sql: str) -> str:
         return sql.replace("?", "%s") if self.dialect == "postgres" else sql
@@ -120,23 +116,43 @@ class Database:
             finally:
                 self._local.depth = 0
 
+    def add_columns(self, table: str, columns: dict[str, str]) -> None:
+        """Add the ``columns`` (name -> SQL type) ``table`` lacks: a schema written by an older
+        ragkit gains them in place, once, whichever process gets there first."""
+        with self.transaction():
+            if self.dialect == "sqlite":
+                have = {r[1] for r in self.execute(f"PRAGMA table_info({table})")}
+            else:
+                have = {r[0] for r in self.execute(
+                    "SELECT column_name FROM information_schema.columns WHERE table_name = ?", [table])}
+            for name, kind in columns.items():
+                if name not in have:
+                    self.execute(f"ALTER TABLE {table} ADD COLUMN {name} {kind}")
+
     def write(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         """``execute`` for one writing statement, as its own transaction."""
         with self.transaction():
             return self.execute(sql, params)
 
     def close(self) -> None:
-        with self._lock:
-            for con in self._all:
-                try:
-                    con.close()
-                except Exception:  # noqa: BLE001 - closing a broken connection must not raise
-                    log.debug("closing a database connection failed", exc_info=True)
-            self._all.clear()
+        """Close every thread's connection (a later query opens new ones)."""
+        self._conns.close()
         self._local = threading.local()
 
     def __repr__(self) -> str:
         return f"Database({redact(self.url)!r})"
+
+
+def private(path: Path) -> None:
+    """Create the SQLite file ``path`` readable by its owner only (0600), or make it so: it holds
+    conversations and API key hashes. SQLite gives its ``-wal`` and ``-shm`` files the same mode."""
+    try:
+        os.close(os.open(path, os.O_CREAT | os.O_RDWR, 0o600))
+        for f in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+            if f.exists() and f.stat().st_mode & 0o077:
+                f.chmod(0o600)
+    except PermissionError:  # another user's file: leave it as it is
+        log.warning("cannot make %s private (0600): not its owner", path)
 
 
 def redact(url: str) -> str:
@@ -149,17 +165,37 @@ def redact(url: str) -> str:
     return url
 
 
+#: the lock holders of this process that are still holding (see ``lock_holder``/``drop_holder``)
+_live: set[str] = set()
+_live_lock = threading.Lock()
+
+
 def lock_holder(suffix: str) -> str:
-    """A lock holder's name: host, pid (so ``holder_is_dead`` can check it) and ``suffix``."""
-    return f"{socket.gethostname()}:{os.getpid()}:{suffix}"
+    """A lock holder's name: host, pid (so ``holder_is_dead`` can check it) and ``suffix``. The
+    holder counts as alive in this process until ``drop_holder``."""
+    holder = f"{socket.gethostname()}:{os.getpid()}:{suffix}"
+    with _live_lock:
+        _live.add(holder)
+    return holder
+
+
+def drop_holder(holder: str) -> None:
+    """The holder has let go (called before its lock is deleted, so a delete that fails, on a full
+    disk for one, cannot keep the lock from the next turn of this process)."""
+    with _live_lock:
+        _live.discard(holder)
 
 
 def holder_is_dead(holder: str) -> bool:
-    """True when ``holder`` names a process on this host that no longer exists (killed)."""
+    """True when ``holder`` names a process on this host that no longer exists (killed), or a
+    holder of this very process that has let go."""
     host, _, rest = holder.partition(":")
     pid = rest.partition(":")[0]
     if host != socket.gethostname() or not pid.isdigit():
         return False
+    if int(pid) == os.getpid():
+        with _live_lock:
+            return holder not in _live
     try:
         os.kill(int(pid), 0)
     except ProcessLookupError:
@@ -169,4 +205,4 @@ def holder_is_dead(holder: str) -> bool:
     return False
 
 
-__all__ = ["Database", "holder_is_dead", "lock_holder", "redact"]
+__all__ = ["Database", "drop_holder", "holder_is_dead", "lock_holder", "private", "redact"]

@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import Any
 
 from ragkit.sessions.base import SessionInfo, SessionItem, SessionNotFound, new_session_id, title_from
+from ragkit.sessions.db import holder_is_dead
 
 
 class MemorySessionStore:
@@ -20,12 +21,12 @@ class MemorySessionStore:
         self._mutex = threading.RLock()
 
     def create(self, session_id: str | None = None, *, title: str = "",
-               metadata: dict[str, Any] | None = None) -> SessionInfo:
+               metadata: dict[str, Any] | None = None, owner: str | None = None) -> SessionInfo:
         sid = session_id or new_session_id()
         with self._mutex:
             if sid not in self._sessions:
                 now = time.time()
-                self._sessions[sid] = SessionInfo(sid, title, now, now, None, 0, dict(metadata or {}))
+                self._sessions[sid] = SessionInfo(sid, title, now, now, None, 0, dict(metadata or {}), owner)
                 self._items[sid] = []
             return self._info(sid)
 
@@ -36,9 +37,10 @@ class MemorySessionStore:
         with self._mutex:
             return self._info(session_id) if session_id in self._sessions else None
 
-    def list(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+    def list(self, *, limit: int = 50, offset: int = 0, owner: str | None = None) -> list[SessionInfo]:
         with self._mutex:
-            infos = sorted((self._info(s) for s in self._sessions), key=lambda i: (-i.updated_at, i.id))
+            infos = sorted((self._info(s) for s in self._sessions
+                            if owner is None or self._sessions[s].owner == owner), key=lambda i: (-i.updated_at, i.id))
         return infos[offset:offset + limit]
 
     def end(self, session_id: str) -> SessionInfo:
@@ -74,6 +76,15 @@ class MemorySessionStore:
             self._sessions[session_id] = replace(info, updated_at=time.time(), title=info.title or title_from(items))
             return stored
 
+    def settle(self, session_id: str, *, update: Sequence[SessionItem] = (), remove: Sequence[int] = (),
+               add: Sequence[SessionItem] = ()) -> list[SessionItem]:
+        with self._mutex:
+            new = {i.seq: i for i in update}
+            gone = set(remove)
+            if session_id in self._items:
+                self._items[session_id] = [new.get(i.seq, i) for i in self._items[session_id] if i.seq not in gone]
+            return self.add_items(session_id, add) if add else []
+
     def pop_item(self, session_id: str) -> SessionItem | None:
         with self._mutex:
             items = self._items.get(session_id)
@@ -104,7 +115,7 @@ class MemorySessionStore:
         now = time.time()
         with self._mutex:
             current = self._locks.get(session_id)
-            if current and current[0] != holder and current[1] > now:
+            if current and current[0] != holder and current[1] > now and not holder_is_dead(current[0]):
                 return False
             self._locks[session_id] = (holder, now + ttl)
             return True

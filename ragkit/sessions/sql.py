@@ -39,7 +39,7 @@ CREATE TABLE IF NOT EXISTS session_tool_calls(
 """
 _ITEM_COLS = "seq, role, content, agent, citations, usage, status, trace_id, request_id, data, created_at"
 _SESSION_COLS = ("id, title, created_at, updated_at, ended_at, metadata, "
-                 "(SELECT COUNT(*) FROM session_items i WHERE i.session_id = s.id)")
+                 "(SELECT COUNT(*) FROM session_items i WHERE i.session_id = s.id), owner")
 
 
 class SQLSessionStore:
@@ -47,15 +47,17 @@ class SQLSessionStore:
         self.db = db if isinstance(db, Database) else Database.open(db)
         with self.db.transaction():
             self.db.script(SCHEMA)
+        self.db.add_columns("sessions", {"owner": "TEXT"})
 
     # ------------------------------------------------------------------ sessions
     def create(self, session_id: str | None = None, *, title: str = "",
-               metadata: dict[str, Any] | None = None) -> SessionInfo:
+               metadata: dict[str, Any] | None = None, owner: str | None = None) -> SessionInfo:
         sid = session_id or new_session_id()
         now = time.time()
         self.db.write(
-            "INSERT INTO sessions VALUES (?, ?, ?, ?, NULL, ?) ON CONFLICT (id) DO NOTHING",
-            [sid, title, now, now, json.dumps(metadata or {})],
+            "INSERT INTO sessions (id, title, created_at, updated_at, ended_at, metadata, owner) "
+            "VALUES (?, ?, ?, ?, NULL, ?, ?) ON CONFLICT (id) DO NOTHING",
+            [sid, title, now, now, json.dumps(metadata or {}), owner],
         )
         info = self.get(sid)
         assert info is not None
@@ -65,10 +67,11 @@ class SQLSessionStore:
         rows = self.db.execute(f"SELECT {_SESSION_COLS} FROM sessions s WHERE id = ?", [session_id])
         return _info(rows[0]) if rows else None
 
-    def list(self, *, limit: int = 50, offset: int = 0) -> list[SessionInfo]:
+    def list(self, *, limit: int = 50, offset: int = 0, owner: str | None = None) -> list[SessionInfo]:
+        where, params = ("WHERE owner = ?", [owner]) if owner is not None else ("", [])
         rows = self.db.execute(
-            f"SELECT {_SESSION_COLS} FROM sessions s ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
-            [int(limit), int(offset)],
+            f"SELECT {_SESSION_COLS} FROM sessions s {where} ORDER BY updated_at DESC, id LIMIT ? OFFSET ?",
+            [*params, int(limit), int(offset)],
         )
         return [_info(r) for r in rows]
 
@@ -105,7 +108,8 @@ class SQLSessionStore:
         with self.db.transaction():
             title = title_from(items)
             self.db.execute(
-                "INSERT INTO sessions VALUES (?, ?, ?, ?, NULL, '{}') ON CONFLICT (id) DO UPDATE SET updated_at = ?, "
+                "INSERT INTO sessions (id, title, created_at, updated_at, ended_at, metadata) "
+                "VALUES (?, ?, ?, ?, NULL, '{}') ON CONFLICT (id) DO UPDATE SET updated_at = ?, "
                 "title = CASE WHEN sessions.title = '' THEN ? ELSE sessions.title END",
                 [session_id, title, now, now, now, title],
             )
@@ -120,6 +124,20 @@ class SQLSessionStore:
                      it.created_at],
                 )
         return stored
+
+    def settle(self, session_id: str, *, update: Sequence[SessionItem] = (), remove: Sequence[int] = (),
+               add: Sequence[SessionItem] = ()) -> list[SessionItem]:
+        with self.db.transaction():
+            for it in update:
+                self.db.execute(
+                    "UPDATE session_items SET role = ?, content = ?, agent = ?, citations = ?, usage = ?, status = ?, "
+                    "trace_id = ?, request_id = ?, data = ? WHERE session_id = ? AND seq = ?",
+                    [it.role, it.content, it.agent, json.dumps(it.citations), json.dumps(it.usage), it.status,
+                     it.trace_id, it.request_id, json.dumps(it.data), session_id, it.seq],
+                )
+            for seq in remove:
+                self.db.execute("DELETE FROM session_items WHERE session_id = ? AND seq = ?", [session_id, seq])
+            return self.add_items(session_id, add) if add else []
 
     def pop_item(self, session_id: str) -> SessionItem | None:
         with self.db.transaction():
@@ -183,10 +201,10 @@ class SQLSessionStore:
 
 
 def _info(row: Sequence[Any]) -> SessionInfo:
-    sid, title, created, updated, ended, metadata, count = row
+    sid, title, created, updated, ended, metadata, count, owner = row
     return SessionInfo(id=sid, title=title or "", created_at=float(created), updated_at=float(updated),
                        ended_at=None if ended is None else float(ended), items=int(count),
-                       metadata=json.loads(metadata or "{}"))
+                       metadata=json.loads(metadata or "{}"), owner=owner)
 
 
 def _item(row: Sequence[Any]) -> SessionItem:

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.connections import PerThread
 from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
@@ -131,11 +132,9 @@ class DuckDBStore:
             self._conn: Any = duckdb.connect(self._file)
         except duckdb.Error as exc:
             raise StoreError(f"duckdb: cannot open {self._file}: {exc}; is another process using it?") from exc
-        self._local = threading.local()
-        self._cursors: list[Any] = []
+        self._cursors: PerThread[Any] = PerThread(  # a cursor per thread over the one connection
+            self._conn.cursor, name="duckdb", closed_error=lambda: StoreError("duckdb: the store is closed; open a new one"))
         self._lock = threading.Lock()  # serializes writes
-        self._cursors_lock = threading.Lock()
-        self._closed = False
         self._setup()
 
     def _setup(self) -> None:
@@ -155,22 +154,11 @@ class DuckDBStore:
             )
 
     # -- plumbing --------------------------------------------------------------------------
-    def _cursor(self) -> Any:
-        if self._closed:
-            raise StoreError("duckdb: the store is closed; open a new one")
-        cur = getattr(self._local, "cursor", None)
-        if cur is None:
-            cur = self._conn.cursor()
-            self._local.cursor = cur
-            with self._cursors_lock:
-                self._cursors.append(cur)
-        return cur
-
     def _run(self, sql: str, params: Sequence[Any] | None = None) -> list[tuple[Any, ...]]:
         import duckdb
 
         try:
-            return self._cursor().execute(sql, list(params or [])).fetchall()
+            return self._cursors.get().execute(sql, list(params or [])).fetchall()
         except duckdb.Error as exc:
             raise StoreError(f"duckdb: query failed on {self._file}: {exc}") from exc
 
@@ -194,7 +182,7 @@ class DuckDBStore:
                f"(SELECT CAST(column0 AS BIGINT) AS i, CAST([{cols}] AS FLOAT[{self.dimension}]) AS e "
                f"FROM batch_rows)")
         with self._lock:
-            cur = self._cursor()
+            cur = self._cursors.get()
             cur.register("batch_rows", batch_rows)
             try:
                 self._run(sql, [ids_k, meta_k])
@@ -227,16 +215,9 @@ class DuckDBStore:
                 self._run("CHECKPOINT")
 
     def close(self) -> None:
-        if self._closed:
+        if self._cursors.closed:
             return
-        self._closed = True
-        with self._cursors_lock:
-            for cur in self._cursors:
-                try:
-                    cur.close()
-                except Exception:  # noqa: BLE001 - closing is best effort
-                    log.debug("duckdb: closing a cursor failed", exc_info=True)
-            self._cursors.clear()
+        self._cursors.close()
         self._conn.close()
 
     def __repr__(self) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
@@ -149,11 +150,10 @@ class PgVectorStore:
         self.capabilities = Capabilities(filter_ops=ALL_OPS, max_batch=None, persistent=True, approximate=True)
         self._dsn: str = self._opts["dsn"]
         self._where = describe_dsn(self._dsn)
-        self._local = threading.local()
-        self._conns: list[Any] = []
-        self._conns_lock = threading.Lock()
+        self._conns: PerThread[Any] = PerThread(
+            self._connect, name="pgvector", alive=lambda conn: not conn.closed,
+            closed_error=lambda: StoreError("pgvector: the store is closed; open a new one"))
         self._write_lock = threading.Lock()
-        self._closed = False
         self._iterative = False
         try:
             self._setup()
@@ -175,16 +175,6 @@ class PgVectorStore:
             ) from exc
         if register:
             register_vector(conn)
-        with self._conns_lock:
-            self._conns.append(conn)
-        return conn
-
-    def _conn(self) -> Any:
-        if self._closed:
-            raise StoreError("pgvector: the store is closed; open a new one")
-        conn = getattr(self._local, "conn", None)
-        if conn is None or conn.closed:
-            conn = self._local.conn = self._connect()
         return conn
 
     def _sql(self, template: str) -> Any:
@@ -197,7 +187,7 @@ class PgVectorStore:
         import psycopg
 
         try:
-            cur = (conn or self._conn()).execute(query, list(params))
+            cur = (conn or self._conns.get()).execute(query, list(params))
             return cur.fetchall() if cur.description else []
         except psycopg.Error as exc:
             raise StoreError(f"pgvector: query failed on {self._where}: {_scrub(str(exc), self._dsn)}") from exc
@@ -208,7 +198,7 @@ class PgVectorStore:
         from pgvector.psycopg import register_vector
 
         register_vector(conn)
-        self._local.conn = conn
+        self._conns.adopt(conn)
         d, table = self.dimension, self._opts["table"]
         self._run(self._sql(f"CREATE TABLE IF NOT EXISTS {{t}} (id TEXT PRIMARY KEY, "
                             f"embedding vector({d}) NOT NULL, metadata JSONB NOT NULL)"))
@@ -257,7 +247,7 @@ class PgVectorStore:
         import psycopg
 
         with self._write_lock:
-            conn = self._conn()
+            conn = self._conns.get()
             try:
                 with conn.transaction(), conn.cursor() as cur:
                     cur.executemany(query, rows)
@@ -272,7 +262,7 @@ class PgVectorStore:
         query = self._sql("SELECT id, 1 - (embedding <=> %s) AS score, metadata FROM {t} WHERE " + where
                           + " ORDER BY embedding <=> %s, id LIMIT %s")
         ef = str(min(max(int(self._opts["ef_search"]), k), 1000))
-        conn = self._conn()
+        conn = self._conns.get()
         try:
             with conn.transaction():
                 conn.execute("SELECT set_config('hnsw.ef_search', %s, true)", [ef])
@@ -299,14 +289,7 @@ class PgVectorStore:
         """Every write is committed when it returns; nothing to flush."""
 
     def close(self) -> None:
-        self._closed = True
-        with self._conns_lock:
-            for conn in self._conns:
-                try:
-                    conn.close()
-                except Exception:  # noqa: BLE001 - closing is best effort
-                    log.debug("pgvector: closing a connection failed", exc_info=True)
-            self._conns.clear()
+        self._conns.close()
 
     def __repr__(self) -> str:
         return f"PgVectorStore(dimension={self.dimension}, at={self._where!r}, table={self._opts['table']!r})"

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
@@ -138,11 +139,9 @@ class SQLiteStore:
             self._target, self._uri = str(Path(path) / FILENAME), False
         else:
             self._target, self._uri = f"file:ragkit-{next(_memory_ids)}?mode=memory&cache=shared", True
-        self._local = threading.local()
-        self._conns: list[Any] = []
-        self._conns_lock = threading.Lock()
+        self._conns: PerThread[Any] = PerThread(
+            self._connect, name="sqlite", closed_error=lambda: StoreError("sqlite: the store is closed; open a new one"))
         self._write_lock = threading.Lock()
-        self._closed = False
         self._setup()
 
     # -- plumbing --------------------------------------------------------------------------
@@ -159,20 +158,9 @@ class SQLiteStore:
             conn.execute("PRAGMA journal_mode=WAL")
         return conn
 
-    def _conn(self) -> Any:
-        if self._closed:
-            raise StoreError("sqlite: the store is closed; open a new one")
-        conn = getattr(self._local, "conn", None)
-        if conn is None:
-            conn = self._connect()
-            self._local.conn = conn
-            with self._conns_lock:
-                self._conns.append(conn)
-        return conn
-
     def _run(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         try:
-            return self._conn().execute(sql, list(params)).fetchall()
+            return self._conns.get().execute(sql, list(params)).fetchall()
         except self._db.Error as exc:
             raise StoreError(f"sqlite: query failed on {self._target}: {exc}") from exc
 
@@ -191,7 +179,7 @@ class SQLiteStore:
 
     def _write(self, sql: str, rows: list[tuple[Any, ...]]) -> None:
         with self._write_lock:
-            conn = self._conn()
+            conn = self._conns.get()
             try:
                 conn.execute("BEGIN IMMEDIATE")
                 conn.executemany(sql, rows)
@@ -241,16 +229,7 @@ class SQLiteStore:
                 self._run("PRAGMA wal_checkpoint(PASSIVE)")
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
-        with self._conns_lock:
-            for conn in self._conns:
-                try:
-                    conn.close()
-                except Exception:  # noqa: BLE001 - closing is best effort
-                    log.debug("sqlite: closing a connection failed", exc_info=True)
-            self._conns.clear()
+        self._conns.close()
 
     def __repr__(self) -> str:
         return f"SQLiteStore(dimension={self.dimension}, file={self._target!r})"

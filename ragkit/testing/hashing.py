@@ -28,17 +28,16 @@ class HashingEmbedder(Embedder):
         self, *, dimension: int = 256, model: str = "hashing", price_per_million: float | None = None,
         delay: float = 0.0,
     ) -> None:
-        """``model`` names the model it pretends to be for pricing (price from configs/models.yaml
-        unless ``price_per_million`` is given); ``delay`` seconds of sleep per embed call simulate a
-        slow model (crash tests)."""
+        """``model`` names the model it pretends to be for pricing (its price in the model registry,
+        ``ragkit/models.yaml``, unless ``price_per_million`` is given; a model without a price is
+        unpriced); ``delay`` seconds of sleep per embed call simulate a slow model (crash tests)."""
         super().__init__()
         self.delay = delay
         self.pricing_name = model
         if price_per_million is None:
             from ragkit import pricing
 
-            info = pricing.model_info(model)
-            price_per_million = float(info.embedding or 0.0) if info is not None else 0.0
+            price_per_million = pricing.embedding_rate(model)
         if dimension < 2:
             raise ConfigError(f"dimension must be at least 2 (got {dimension})")
         self._dimension = dimension

@@ -1,7 +1,9 @@
-"""Tools: typed Python functions the model can call (``@tool``), and the registry of them."""
+"""Tools: typed Python functions the model can call (``@tool``), the registry of them, and the
+opt-in built-ins (``calculator``, ``current_time``, ``read_file_tool``, ``default_tools``)."""
 
 from __future__ import annotations
 
+from ragkit.tools.builtin import calculator, current_time, default_tools, read_file_tool
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.schema import Injected, parse_docstring
 from ragkit.tools.tool import Tool, ToolArgumentError, ToolOutput, ToolResult, as_tool, tool
@@ -14,6 +16,10 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "as_tool",
+    "calculator",
+    "current_time",
+    "default_tools",
     "parse_docstring",
+    "read_file_tool",
     "tool",
 ]

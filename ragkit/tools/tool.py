@@ -13,6 +13,7 @@ with ``tool.bind(retriever=r)`` or ``Agent(..., context={"retriever": r})`` / ``
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import dataclasses
 import inspect
 import json
@@ -50,7 +51,10 @@ class ToolOutput:
 
 @dataclass
 class ToolResult:
-    """The outcome of one invocation. ``error_kind``: validation | exception | timeout | injection."""
+    """The outcome of one invocation. ``error_kind``: validation | exception | timeout | injection.
+
+    A streaming (generator) tool also reports ``chunks`` (pieces yielded), ``chunk_bytes`` (their
+    UTF-8 size) and ``first_chunk`` (seconds from the start of the call to the first piece)."""
 
     name: str
     content: str
@@ -58,6 +62,9 @@ class ToolResult:
     error_kind: str | None = None
     output: ToolOutput | None = None
     duration: float = 0.0
+    chunks: int = 0
+    chunk_bytes: int = 0
+    first_chunk: float | None = None
 
     @property
     def usage(self) -> UsageStats | None:
@@ -168,12 +175,13 @@ class Tool:
         the joined chunks are the result."""
         start = time.perf_counter()
         limit = self.timeout if self.timeout is not None else timeout
+        stream = _StreamStats(start, on_chunk)
         try:
             kwargs = self._prepare(arguments, context)
-            value = await asyncio.wait_for(self._produce(kwargs, on_chunk), limit)
+            value = await asyncio.wait_for(self._produce(kwargs, stream.sink if self.streams else on_chunk), limit)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an observation
-            return self._failure(exc, limit, start)
-        return self._success(value, start)
+            return stream.stamp(self._failure(exc, limit, start))
+        return stream.stamp(self._success(value, start))
 
     async def _produce(self, kwargs: dict[str, Any], on_chunk: ChunkSink | None) -> Any:
         if self.is_async:
@@ -207,6 +215,30 @@ class Tool:
         return ToolResult(self.name, text, is_error=True, error_kind=kind, duration=duration)
 
 
+class _StreamStats:
+    """Counts what a streaming tool yields (thread-safe: sync generators run in a worker thread)."""
+
+    def __init__(self, start: float, sink: ChunkSink | None) -> None:
+        self.start, self.downstream = start, sink
+        self.chunks = self.bytes = 0
+        self.first: float | None = None
+        self._lock = threading.Lock()
+
+    def sink(self, text: str) -> None:
+        with self._lock:
+            if self.first is None:
+                self.first = time.perf_counter() - self.start
+            self.chunks += 1
+            self.bytes += len(text.encode("utf-8"))
+        if self.downstream is not None:
+            self.downstream(text)
+
+    def stamp(self, result: ToolResult) -> ToolResult:
+        with self._lock:
+            result.chunks, result.chunk_bytes, result.first_chunk = self.chunks, self.bytes, self.first
+        return result
+
+
 class ToolArgumentError(ToolError):
     """The model's arguments do not match the tool's schema (the message is meant for the model)."""
 
@@ -220,13 +252,19 @@ def tool(fn: F, /) -> Tool: ...
 
 
 @overload
-def tool(*, name: str | None = None, description: str | None = None, inject: Iterable[str] = (),
+def tool(description: str | None = None, /, *, name: str | None = None, inject: Iterable[str] = (),
          timeout: float | None = None) -> Callable[[F], Tool]: ...
 
 
 def tool(fn: Any = None, /, *, name: str | None = None, description: str | None = None,
          inject: Iterable[str] = (), timeout: float | None = None) -> Any:
-    """Turn a typed function into a ``Tool``; use bare (``@tool``) or with options."""
+    """Turn a typed function into a ``Tool``: bare (``@tool``), with the model-facing description
+    as the one positional argument (``@tool("Look up a word in the glossary")``; it replaces the
+    docstring's first paragraph), or with options (``@tool(name=..., inject=[...], timeout=...)``)."""
+    if isinstance(fn, str):
+        if description is not None:
+            raise ToolError("@tool: give the description once, positionally or as description=...")
+        fn, description = None, fn
     if fn is not None:
         return Tool(fn, name=name, description=description, inject=inject, timeout=timeout)
     return lambda f: Tool(f, name=name, description=description, inject=inject, timeout=timeout)
@@ -293,9 +331,11 @@ def run_in_thread(fn: Callable[[], Any], timeout: float | None) -> Any:
 
 
 def _thread_future(fn: Callable[[], Any]) -> asyncio.Future[Any]:
-    """An awaitable for ``fn`` run in a daemon thread (unlike to_thread, never joined at exit)."""
+    """An awaitable for ``fn`` run in a daemon thread (unlike to_thread, never joined at exit); like
+    to_thread, ``fn`` sees the caller's context variables (a server's per-request state)."""
     loop = asyncio.get_running_loop()
     fut: asyncio.Future[Any] = loop.create_future()
+    context = contextvars.copy_context()
 
     def deliver(ok: bool, value: Any) -> None:
         if not fut.done():
@@ -303,7 +343,7 @@ def _thread_future(fn: Callable[[], Any]) -> asyncio.Future[Any]:
 
     def target() -> None:
         try:
-            result = (True, fn())
+            result = (True, context.run(fn))
         except BaseException as exc:  # noqa: BLE001
             result = (False, exc)
         try:

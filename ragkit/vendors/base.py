@@ -124,10 +124,17 @@ class Vendor:
 
     # ------------------------------------------------------------ prices
     def model_info(self, model: str) -> Any:
-        """The model registry entry (prices, context window) for ``model``, or None."""
+        """The model registry entry (prices, context window) for ``model`` as this vendor serves it, or None."""
         from ragkit import pricing
 
-        return pricing.model_info(model)
+        return pricing.model_info(model, self.name)
+
+    def embedding_rate(self, model: str) -> float | None:
+        """USD per million embedded tokens of ``model`` here: 0 on a local server, None (with one
+        warning) when the registry has no price for it."""
+        from ragkit import pricing
+
+        return pricing.embedding_rate(model, self.name)
 
 
 @dataclass(frozen=True, kw_only=True)

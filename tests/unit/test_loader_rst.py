@@ -70,6 +70,14 @@ The following configuration values are used internally:
 
     Inform the application what host and port it is bound to.
 
+.. py:class:: Config(root_path, defaults=None)
+
+    Works exactly like a dict.
+
+    .. py:method:: from_envvar(variable_name)
+
+        Loads a configuration from an environment variable.
+
 Text after the objects belongs to the section again.
 
 .. toctree::
@@ -143,6 +151,13 @@ def test_sphinx_roles_and_directives_leave_no_markup(config_doc: Document) -> No
     assert "Windows:" in text  # a tab's label
 
 
+def test_escapes_inside_roles_are_resolved(tmp_path: Path) -> None:
+    path = tmp_path / "esc.rst"
+    path.write_text("Use :func:`send\\_file` and :attr:`the config <Flask.config\\_x>`, many :func:`f`\\s.\n",
+                    encoding="utf-8")
+    assert load(path).text == "Use send_file() and the config, many f()s.\n"
+
+
 def test_navigation_includes_and_raw_html_leave_nothing(config_doc: Document) -> None:
     text = config_doc.text
     for absent in ("maxdepth", "toctree", "quickstart\n", "secret.py", "passwd", "root:", "script", "alert"):
@@ -173,6 +188,9 @@ def test_sections_and_python_objects_become_the_heading_path(config_doc: Documen
     assert heading_of("what host and port") == (
         "Configuration Handling > Builtin Configuration Values > SERVER_NAME"
     )
+    assert heading_of("exactly like a dict") == "Configuration Handling > Builtin Configuration Values > Config"
+    assert heading_of("from an environment") == (
+        "Configuration Handling > Builtin Configuration Values > Config > from_envvar")
     # prose after the object descriptions is filed under its section again, not under the last object
     assert heading_of("belongs to the section") == "Configuration Handling > Builtin Configuration Values"
     # a '#' comment in code is not a heading

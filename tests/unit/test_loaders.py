@@ -42,7 +42,8 @@ def assert_names(err: LoaderError, path: Path, reason: str) -> None:
 # ---------------------------------------------------------------- registry and options
 
 
-@pytest.mark.parametrize("name", ["text", "markdown", "pdf", "html", "docx", "jsonl", "csv"])
+@pytest.mark.parametrize("name", ["text", "markdown", "pdf", "html", "docx", "jsonl", "csv", "tsv", "xlsx", "rst",
+                                  "notebook", "pptx", "epub", "eml", "mbox"])
 def test_every_builtin_loader_is_registered_under_its_name(name: str) -> None:
     cls = loaders.get(name)
     assert issubclass(cls, Loader)
@@ -328,10 +329,10 @@ def test_csv_rows_become_documents(tmp_path: Path) -> None:
     }  # fmt: skip
 
 
-def test_csv_with_missing_text_column_names_the_columns(tmp_path: Path) -> None:
+def test_csv_with_a_missing_text_field_names_the_columns(tmp_path: Path) -> None:
     path = write(tmp_path, "cols.csv", "id,body\n1,hello\n")
     with pytest.raises(LoaderError) as info:
-        load("csv", path)
+        load("csv", path, text_field="text")  # set in the pipeline: it must exist (else rows are text)
     assert_names(info.value, path, "missing text field 'text'")
     assert "columns: id, body" in str(info.value)
 
@@ -350,9 +351,24 @@ def test_importing_every_loader_module_stays_light() -> None:
         "import sys\n"
         "import ragkit.loaders.base, ragkit.loaders.text, ragkit.loaders.markdown, ragkit.loaders.pdf\n"
         "import ragkit.loaders.html, ragkit.loaders.docx, ragkit.loaders.tabular\n"
-        "import ragkit.loaders.unstructured\n"
-        "heavy = ('pypdf', 'bs4', 'docx', 'unstructured', 'spacy', 'yaml', 'torch')\n"
+        "import ragkit.loaders.unstructured, ragkit.loaders.rst, ragkit.loaders.notebook, ragkit.loaders.xlsx\n"
+        "import ragkit.loaders.pptx, ragkit.loaders.epub, ragkit.loaders.mail\n"
+        "heavy = ('pypdf', 'bs4', 'docx', 'unstructured', 'spacy', 'yaml', 'torch', 'docutils', 'openpyxl',\n"
+        "         'pptx', 'ebooklib', 'lxml')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_readme_lists_every_format_with_its_loader() -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| format | loader | extra |"):]
+    rows = table[: table.index("\n\n")].splitlines()[2:]
+    for ext, name in base.DEFAULT_LOADERS.items():
+        if ext in base.TEXT_EXTENSIONS:
+            continue  # named as a family in the text loader's row
+        row = next((r for r in rows if f"`{ext}`" in r.split("|")[1]), None)
+        assert row is not None, f"the README's loader table has no row for {ext}"
+        assert f"`{name}`" in row.split("|")[2], f"the README's row for {ext} does not name the loader {name!r}"
+    assert any("`unstructured`" in r.split("|")[3] for r in rows)  # the extra of the catch-all

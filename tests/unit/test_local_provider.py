@@ -75,6 +75,19 @@ def test_calls_the_most_relevant_tool_with_the_question() -> None:
     assert response.usage.input_tokens > 0 and response.model == "local-extractive"
 
 
+@pytest.mark.parametrize(("question", "tool_name", "arguments"), [
+    ("word count of 'a b c'", "word_count", {"text": "a b c"}),  # the quoted text is what to count
+    ('How many words are in "the quick brown fox"?', "word_count", {"text": "the quick brown fox"}),
+    ("What's the word count of ‘one two’?", "word_count", {"text": "one two"}),  # an apostrophe opens no quote
+    ("Search the knowledge base for 'ragkit install'", "search_knowledge_base",
+     {"query": "Search the knowledge base for 'ragkit install'"}),  # a search gets the whole question
+])
+def test_a_tool_that_is_not_a_search_gets_the_quoted_text(question: str, tool_name: str, arguments: dict) -> None:
+    specs = [word_count.to_spec(), search_knowledge_base.to_spec()]
+    call = LocalProvider().complete([Message(role="user", content=question)], specs).tool_calls[0]
+    assert (call.name, call.arguments) == (tool_name, arguments)
+
+
 @pytest.mark.parametrize(
     ("question", "answer"),
     [

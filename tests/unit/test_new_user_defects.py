@@ -193,7 +193,7 @@ def test_a_missing_bench_config_is_named(tmp_path: Path, monkeypatch: pytest.Mon
         load_profile("mine.yaml", "quick")
 
 
-@pytest.mark.parametrize("name", ["bench.yaml", "models.yaml"])
+@pytest.mark.parametrize("name", ["bench.yaml"])
 def test_packaged_configs_match_the_repository_copies(repo_root: Path, name: str) -> None:
     packaged = repo_root / "ragkit" / "_data" / name
     assert packaged.read_text() == (repo_root / "configs" / name).read_text(), (

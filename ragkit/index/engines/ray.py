@@ -35,7 +35,6 @@ import numpy as np
 
 from ragkit.config import PipelineSpec, RaySpec
 from ragkit.errors import MissingDependencyError
-from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, SourceRow
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
@@ -113,7 +112,7 @@ def _stream(
         for blob, tokens, texts, cost in zip(
             batch["prepared"], batch["tokens"], batch["texts"], batch["cost"], strict=True
         ):
-            yield pickle.loads(blob), (int(tokens), int(texts), float(cost))
+            yield pickle.loads(blob), (int(tokens), int(texts), None if cost is None else float(cost))
 
 
 def _load_split_embed(ds: Any, spec: PipelineSpec, index_dir: Path, cached: Any, opts: RaySpec, *, actors: int) -> Any:
@@ -145,8 +144,7 @@ class _LoadSplitEmbed:
         prepared = [self.preparer.prepare(pickle.loads(blob)) for blob in batch["unit"]]
         todo: dict[str, str] = {}
         for p in prepared:
-            for c in p.chunks:
-                h = _ids.text_hash(c.indexed_text)  # what is embedded: the header and the text
+            for c, h in zip(p.chunks, p.chunk_hashes(), strict=True):
                 if h not in self.cached:
                     todo.setdefault(h, c.indexed_text)
         order = sorted(todo, key=lambda h: len(todo[h]))  # length-sorted: little padding
@@ -155,7 +153,7 @@ class _LoadSplitEmbed:
         vectors = dict(zip(order, emb.embed_documents([todo[h] for h in order]), strict=True)) if order else {}
         used = emb.usage.since(before)
         for p in prepared:
-            p.vectors = {h: vectors[h] for h in (_ids.text_hash(c.indexed_text) for c in p.chunks) if h in vectors}
+            p.vectors = {h: vectors[h] for h in p.chunk_hashes() if h in vectors}
         n = len(prepared)
         # the batch's usage rides on its first row
         return {

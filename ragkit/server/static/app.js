@@ -35,9 +35,11 @@ function askForKey() {
   });
 }
 
-// fetch with the API key; a 401 asks for a key and retries once
+// fetch with the API key; a 401 asks for a key and retries once. X-Ragkit-Client marks the
+// request as the page's own: a form on another site cannot send it (the server refuses a
+// non-JSON POST without it)
 async function api(path, options = {}, retried = false) {
-  const headers = Object.assign({}, options.headers || {});
+  const headers = Object.assign({ "X-Ragkit-Client": "web" }, options.headers || {});
   if (state.key) headers["Authorization"] = "Bearer " + state.key;
   const response = await fetch(path, Object.assign({}, options, { headers }));
   if (response.status === 401 && !retried) {
@@ -132,9 +134,14 @@ function renderCited(body, text, citations) {
 
 function usageLine(u) {
   if (!u || u.prompt_tokens === undefined) return "";
+  const tokens = `LLM ${u.prompt_tokens} in / ${u.completion_tokens} out tokens · embeddings ${u.embedding_tokens || 0} tokens`;
+  if (u.cost === null) {  // a model without a known price: unpriced, never $0
+    const names = (u.unpriced || []).join(", ");
+    return `${tokens} · cost unpriced${names ? ` (no price for ${names})` : ""}`;
+  }
   const cost = Number(u.cost || 0);
   const money = cost === 0 ? "0" : cost.toFixed(Math.min(12, Math.max(4, 1 - Math.floor(Math.log10(cost)))));
-  return `LLM ${u.prompt_tokens} in / ${u.completion_tokens} out tokens · embeddings ${u.embedding_tokens || 0} tokens · cost $${money}`;
+  return `${tokens} · cost $${money}`;
 }
 
 function finishAnswer(view, citations, usage, traceId, status) {

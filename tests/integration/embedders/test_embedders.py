@@ -62,13 +62,13 @@ class TestOpenAIEmbedder(EmbedderContract):
         assert e.usage.tokens == estimate_tokens("a b")
 
     def test_missing_key_hint_mentions_local_servers(self) -> None:
-        with pytest.raises(EmbeddingError, match="api_key: ollama"):
+        with pytest.raises(EmbeddingError, match="provider: ollama"):
             OpenAIEmbedder()
 
     def test_local_server_model_with_prefixes(self, server, policy) -> None:
-        e = self.make(server, policy, model="nomic-embed-text:latest", dimension=None, api_key="ollama",
+        e = self.make(server, policy, model="nomic-embed-text:latest", dimension=None, provider="ollama",
                       query_prefix="search_query: ", document_prefix="search_document: ")
-        assert e.dimension == 768 and e.price_per_million == 0.0
+        assert e.dimension == 768 and e.price_per_million == 0.0  # local: 0 by design
         row = {"object": "embedding", "index": 0, "embedding": hashed_vector("x", 768).tolist()}
         server.enqueue(JSONReply({"object": "list", "model": "m", "data": [row]}), path=self.embed_path)
         e.embed_documents(["doc"])
@@ -77,7 +77,34 @@ class TestOpenAIEmbedder(EmbedderContract):
         reqs = server.requests_to(self.embed_path)
         assert reqs[0].body["input"] == ["search_document: doc"] and "dimensions" not in reqs[0].body
         assert reqs[1].body["input"] == ["q: find"] and "dimensions" not in reqs[1].body
-        assert e.model_id.startswith("openai/nomic-embed-text:latest+doc:")
+        assert e.model_id.startswith("ollama/nomic-embed-text:latest+doc:")
+
+    def test_a_local_model_name_through_a_generic_endpoint_is_unpriced(self, server, policy, caplog) -> None:
+        e = self.make(server, policy, model="nomic-embed-text", dimension=None, api_key="ollama")
+        assert e.dimension == 768 and e.price_per_million is None  # nothing says the endpoint is local
+        row = {"object": "embedding", "index": 0, "embedding": hashed_vector("x", 768).tolist()}
+        server.enqueue(JSONReply({"object": "list", "model": "m", "data": [row]}), path=self.embed_path)
+        e.embed_query("a b c")
+        assert e.usage.tokens > 0 and e.usage.cost is None
+        assert "use the 'ollama' provider" in caplog.text
+        priced = self.make(server, policy, model="nomic-embed-text", dimension=None, price_per_million=0.0)
+        assert priced.price_per_million == 0.0
+
+    def test_gemini_embeddings_are_a_priced_preset(self, server, policy, monkeypatch) -> None:
+        monkeypatch.setenv("GEMINI_API_KEY", "gemini-key")
+        e = self.make(server, policy, provider="gemini", model="gemini-embedding-001", api_key=None, dimension=None)
+        assert e.vendor.name == "gemini" and e.dimension == 3072 and e.price_per_million == pytest.approx(0.15)
+        assert e.model_id == "gemini/gemini-embedding-001"
+        row = {"object": "embedding", "index": 0, "embedding": hashed_vector("x", 3072).tolist()}
+        usage = {"prompt_tokens": 1000, "total_tokens": 1000}
+        server.enqueue(JSONReply({"object": "list", "model": "gemini-embedding-001", "data": [row], "usage": usage}),
+                       path=self.embed_path)
+        e.embed_query("x")
+        assert e.usage.cost == pytest.approx(1000 * 0.15 / 1e6)
+        assert server.requests_to(self.embed_path)[0].headers["authorization"] == "Bearer gemini-key"
+        assert OpenAIEmbedder(provider="gemini", model="gemini-embedding-001").base_url is None  # the preset's URL
+        with pytest.raises(ConfigError, match="unknown provider 'gemnii' for the openai embedder; did you mean 'gemini'"):
+            OpenAIEmbedder(provider="gemnii", api_key="k")
 
     def test_dimension_rules(self, server, policy) -> None:
         with pytest.raises(ConfigError, match=r"model 'mystery'.*set `dimension:`"):

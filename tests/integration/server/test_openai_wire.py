@@ -147,5 +147,5 @@ def test_a_marker_no_search_returned_is_dropped_from_stream_and_answer_alike(ech
     full = oa.chat.completions.create(model="ragkit", messages=messages).choices[0].message
     streamed = "".join(c.choices[0].delta.content or "" for c in
                        oa.chat.completions.create(model="ragkit", messages=messages, stream=True) if c.choices)
-    assert streamed == full.content and "[99]" not in full.content and "See also ." in full.content
+    assert streamed == full.content and "[99]" not in full.content and "See also." in full.content
     assert [c["n"] for c in full.model_extra["citations"]] == [1]

@@ -44,7 +44,7 @@ def test_session_lifecycle(local_server) -> None:
     assert s["object"] == "session" and s["title"] == "Ferry planning" and not s["ended"]
     assert s["id"] in {x["id"] for x in httpx.get(url + "/sessions").json()["data"]}
     httpx.post(url + "/chat", json={"message": "When does the ferry sail?", "session_id": s["id"]}, timeout=60)
-    ended = httpx.post(f"{url}/sessions/{s['id']}/end").json()
+    ended = httpx.post(f"{url}/sessions/{s['id']}/end", json={}).json()
     assert ended["ended"] and ended["items"] == 2
     r = httpx.post(url + "/chat", json={"message": "more?", "session_id": s["id"]})
     assert r.status_code == 409 and r.json()["error"]["code"] == "session_ended"
@@ -52,7 +52,7 @@ def test_session_lifecycle(local_server) -> None:
     assert httpx.delete(f"{url}/sessions/{s['id']}").json() == {"id": s["id"], "object": "session.deleted",
                                                                 "deleted": True}
     for r in (httpx.get(f"{url}/sessions/{s['id']}"), httpx.delete(f"{url}/sessions/{s['id']}"),
-              httpx.post(f"{url}/sessions/{s['id']}/end")):
+              httpx.post(f"{url}/sessions/{s['id']}/end", json={})):
         assert r.status_code == 404 and r.json()["error"]["code"] == "session_not_found"
 
 

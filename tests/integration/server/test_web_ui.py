@@ -121,3 +121,22 @@ def test_chat_page_asks_for_the_api_key(tmp_path: Path) -> None:
             assert page.evaluate("localStorage.getItem('ragkit-key')") == key
         finally:
             browser.close()
+
+
+def test_the_usage_line_says_unpriced_for_a_model_without_a_price(tmp_path: Path) -> None:
+    """Issue 28: the web chat never shows $0 for a model the registry has no price for."""
+    from playwright.sync_api import expect, sync_playwright
+
+    index = build_index(tmp_path)
+    with ragkit_server(index, provider="echo", args=["--model", "house-llm"]) as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            page.goto(server.url)
+            page.fill("#question", QUESTION)
+            page.press("#question", "Enter")
+            usage = page.locator(".message.assistant .usage").first
+            expect(usage).to_contain_text("cost unpriced (no price for house-llm)", timeout=30_000)
+            assert "$" not in usage.text_content()
+        finally:
+            browser.close()

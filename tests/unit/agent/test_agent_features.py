@@ -7,7 +7,6 @@ import logging
 
 import pytest
 
-from ragkit import pricing
 from ragkit.agent import (
     Agent,
     AgentConfig,
@@ -29,12 +28,6 @@ from ragkit.usage import UsageStats
 def add(a: int, b: int) -> int:
     """Add two integers."""
     return a + b
-
-
-@pytest.fixture(autouse=True)
-def _fresh_pricing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(pricing.ENV_VAR, raising=False)
-    pricing.reload()
 
 
 def test_observers_see_every_hook_in_order() -> None:
@@ -167,5 +160,7 @@ def test_readme_example_runs_offline() -> None:
         """Count the words in a text."""
         return len(text.split())
 
+    result = Agent(provider=LocalProvider(), tools=[word_count]).run("word count of 'a b c'")
+    assert result.content == "The word_count tool returned: 3"  # the quoted text, not the 6-word prompt
     result = Agent(provider=LocalProvider(), tools=[word_count]).run("How many words are in this sentence?")
-    assert result.content == "The word_count tool returned: 7"
+    assert result.content == "The word_count tool returned: 7"  # nothing quoted: the sentence itself

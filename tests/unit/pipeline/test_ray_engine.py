@@ -202,7 +202,7 @@ def test_corrupt_pdf_on_a_worker_is_skipped_with_the_local_reason(tmp_path: Path
     assert remote.skipped == local.skipped
     assert sorted(remote.added) == sorted(local.added) and len(remote.added) == 4
     status = _cli("status", "--pipeline", str(_pipe(tmp_path, "ray")))
-    assert f"skipped broken.pdf: {local.skipped[0][1]}" in status.stdout
+    assert f"1 file: {local.skipped[0][1]} (broken.pdf)" in status.stdout
 
 
 def test_driver_sigkill_then_next_run_converges(tmp_path: Path, cluster: str) -> None:

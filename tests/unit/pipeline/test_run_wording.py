@@ -123,4 +123,4 @@ def test_each_skip_is_printed_once(tmp_path: Path) -> None:
                          capture_output=True, text=True, timeout=300)
     assert out.returncode == 0, out.stderr
     assert (out.stdout + out.stderr).count("bad.pdf") == 1, (out.stdout, out.stderr)
-    assert "  bad.pdf: corrupt or unreadable PDF" in out.stdout and "pypdf" not in out.stderr
+    assert "  1 file: corrupt or unreadable PDF" in out.stdout and "pypdf" not in out.stderr

@@ -1,0 +1,182 @@
+"""E-mail: single messages (``.eml``, loader ``eml``) and mailboxes (``.mbox``, loader ``mbox``),
+with the standard library's ``email`` and ``mailbox``.
+
+A message becomes a document of its ``Subject``, ``From``, ``To`` and ``Date`` lines, a blank line
+and its body (the plain-text part, else the HTML part as visible text). Its attachments go through
+the loader of their extension (a PDF through ``pdf``, a CSV through ``csv``...), each document
+marked with ``attachment`` (the file name); attachments that are assets (images...), have no loader
+or cannot be read are left out with a log line, the message itself is still indexed. Metadata:
+``title`` (the subject), ``author`` (the sender), ``date`` (ISO 8601); in a mailbox ``page`` is
+the message number (1-based). A mailbox is read one message at a time.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import email.utils
+import logging
+import mailbox
+import tempfile
+from collections.abc import Iterator
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+from ragkit.errors import LoaderError, RagkitError
+from ragkit.loaders.assets import is_asset
+from ragkit.loaders.base import Loader, loader_name_for, strip_encoded_data
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+log = logging.getLogger(__name__)
+HEADERS = ("Subject", "From", "To", "Cc", "Date")
+#: loaders an attachment may go through (never another mail: no unbounded nesting)
+_NO_NESTING = frozenset({"eml", "mbox"})
+
+
+class _MailLoader(Loader):
+    option_defaults = {"attachments": True}
+
+    def _message_documents(self, msg: EmailMessage, source: str, where: str, **extra: Any) -> list[Document]:
+        meta = self._metadata(
+            source, title=_header(msg, "Subject") or None, author=_header(msg, "From") or None,
+            date=_iso_date(msg), **extra,
+        )
+        lines = [f"{name}: {value}" for name in HEADERS if (value := _header(msg, name))]
+        body = _body(msg)
+        docs = [Document(text=strip_encoded_data("\n".join(lines) + ("\n\n" + body if body else "")), metadata=meta)]
+        if self.options["attachments"]:
+            docs.extend(_attachments(msg, source, where, meta))
+        return docs
+
+
+@loaders.register("eml")
+class EmlLoader(_MailLoader):
+    """One e-mail message (RFC 822 / MIME) and its attachments."""
+
+    name = "eml"
+    mime = "message/rfc822"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        try:
+            with open(path, "rb") as f:
+                msg = email.message_from_binary_file(f, policy=email.policy.default)
+        except OSError as exc:
+            raise LoaderError(f"{path}: cannot read file ({exc.strerror or exc})", path=str(path),
+                              reason="read error") from None
+        if not isinstance(msg, EmailMessage) or not (msg.keys() or msg.get_payload()):
+            raise LoaderError(f"{path}: not an e-mail message (no headers, no body)", path=str(path),
+                              reason="not an e-mail message")
+        return iter(self._message_documents(msg, source, str(path)))
+
+
+@loaders.register("mbox")
+class MboxLoader(_MailLoader):
+    """A Unix mailbox: every message (and its attachments), ``page`` its number."""
+
+    name = "mbox"
+    mime = "application/mbox"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        with open(path, "rb") as f:
+            if not f.read(5) == b"From ":
+                raise LoaderError(
+                    f"{path}: not an mbox mailbox (it does not start with a 'From ' line); export the "
+                    "folder as mbox, or map .mbox to another loader under loaders: in the pipeline",
+                    path=str(path), reason="not an mbox mailbox",
+                )
+        return self._messages(path, source)
+
+    def _messages(self, path: Path, source: str) -> Iterator[Document]:
+        box = mailbox.mbox(str(path), factory=_parse, create=False)
+        try:
+            for number, key in enumerate(box.iterkeys(), start=1):
+                msg = box.get(key)
+                if isinstance(msg, EmailMessage):
+                    yield from self._message_documents(msg, source, f"{path} message {number}", page=number)
+        finally:
+            box.close()
+
+
+def _parse(f: Any) -> EmailMessage:
+    return email.message_from_binary_file(f, policy=email.policy.default)  # type: ignore[return-value]
+
+
+def _header(msg: EmailMessage, name: str) -> str:
+    try:
+        value = msg.get(name)
+    except Exception:  # a malformed header that the parser cannot decode  # noqa: BLE001
+        return ""
+    return " ".join(str(value).split()) if value is not None else ""
+
+
+def _iso_date(msg: EmailMessage) -> str | None:
+    raw = _header(msg, "Date")
+    try:
+        return email.utils.parsedate_to_datetime(raw).isoformat() if raw else None
+    except (TypeError, ValueError):
+        return None
+
+
+def _body(msg: EmailMessage) -> str:
+    """The plain-text body, else (none, or an empty one) the HTML body as visible text."""
+    for kind in ("plain", "html"):
+        part = msg.get_body(preferencelist=(kind,))
+        text = _part_text(part) if part is not None else ""
+        if text.strip():
+            return text
+    return ""
+
+
+def _part_text(part: EmailMessage) -> str:
+    try:
+        content = part.get_content()
+    except (LookupError, UnicodeError, AssertionError):  # an unknown charset
+        payload = part.get_payload(decode=True) or b""
+        content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
+    if not isinstance(content, str):
+        return ""
+    if part.get_content_subtype() == "html":
+        from bs4 import BeautifulSoup
+
+        from ragkit.loaders.html import html_to_text
+
+        return html_to_text(BeautifulSoup(content, "html.parser"))
+    return content.replace("\r\n", "\n").strip()
+
+
+def _attachments(msg: EmailMessage, source: str, where: str, meta: dict[str, Any]) -> Iterator[Document]:
+    for part in msg.iter_attachments():
+        name = Path(part.get_filename() or "").name
+        if not name or is_asset(name):
+            continue
+        loader_name = loader_name_for(Path(name))
+        if loader_name is None or loader_name in _NO_NESTING:
+            log.info("%s: attachment %s has no loader; left out", where, name)
+            continue
+        data = part.get_payload(decode=True)
+        if not isinstance(data, bytes) or not data:
+            continue
+        yield from _load_attachment(name, data, loader_name, source, where, meta)
+
+
+def _load_attachment(name: str, data: bytes, loader_name: str, source: str, where: str,
+                     meta: dict[str, Any]) -> list[Document]:
+    with tempfile.TemporaryDirectory(prefix="ragkit-attachment-") as tmp:
+        path = Path(tmp) / name
+        path.write_bytes(data)
+        try:
+            docs = list(loaders.get(loader_name)().load(path, source=source))
+        except RagkitError as exc:
+            log.warning("%s: attachment %s left out: %s", where, name, str(exc).replace(str(path), name))
+            return []
+    keep = {k: meta[k] for k in ("date", "author", "page") if k in meta}
+    return [
+        Document(text=d.text, metadata={**d.metadata, **keep, "source": source, "attachment": name,
+                                        "title": f"{meta.get('title') or 'message'}: {name}"})
+        for d in docs
+    ]
+
+
+__all__ = ["EmlLoader", "MboxLoader"]

@@ -1,0 +1,95 @@
+"""PowerPoint ``.pptx`` via python-pptx (``pip install 'ragkit[pptx]'``): one document per slide.
+
+A slide's document is its title as a ``#`` heading (so chunks carry it as their heading path),
+the text of its shapes in reading order (groups opened, tables as ``" | "``-joined rows) and its
+speaker notes after ``Notes:``. ``page`` is the slide number; a slide without any text is left
+out. ``title``: the presentation's core title, else the first slide's title, else the file stem.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragkit.errors import LoaderError
+from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+
+@loaders.register("pptx")
+class PptxLoader(Loader):
+    """Reads a ``.pptx`` presentation slide by slide, speaker notes included."""
+
+    name = "pptx"
+    mime = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        deck = _open(path)
+        slides: list[tuple[int, str | None, str]] = []
+        for number, slide in enumerate(deck.slides, start=1):
+            heading = _slide_title(slide)
+            blocks = [t for t in _shape_texts(slide.shapes, skip=_title_shape(slide)) if t]
+            notes = _notes(slide)
+            if notes:
+                blocks.append(f"Notes: {notes}")
+            if heading or blocks:
+                text = "\n\n".join(([f"# {heading}"] if heading else []) + blocks)
+                slides.append((number, heading, strip_encoded_data(text)))
+        if not slides:
+            raise LoaderError(f"{path}: the presentation has no text on any of its {len(deck.slides)} slide(s)",
+                              path=str(path), reason="empty file")
+        title = (deck.core_properties.title or "").strip() or next((h for _, h, _ in slides if h), None) or path.stem
+        return iter([
+            Document(text=text, metadata=self._metadata(source, title=title, page=number, markup="markdown"))
+            for number, _, text in slides
+        ])
+
+
+def _open(path: Path) -> Any:
+    pptx = import_extra(path, "pptx", package="python-pptx", extra="pptx")
+    try:
+        return pptx.Presentation(str(path))
+    except Exception as exc:  # PackageNotFoundError, BadZipFile, KeyError on broken parts
+        raise unreadable(path, exc, what="PowerPoint file",
+                         fix="re-save it as .pptx (old binary .ppt files are not supported)") from exc
+
+
+def _title_shape(slide: Any) -> Any:
+    try:
+        return slide.shapes.title
+    except Exception:  # a layout without a title placeholder  # noqa: BLE001
+        return None
+
+
+def _slide_title(slide: Any) -> str | None:
+    shape = _title_shape(slide)
+    text = " ".join(shape.text_frame.text.split()) if shape is not None and shape.has_text_frame else ""
+    return text or None
+
+
+def _shape_texts(shapes: Any, *, skip: Any = None) -> Iterator[str]:
+    """The text of every shape in order (top to bottom, left to right), groups opened."""
+    ordered = sorted(shapes, key=lambda s: (s.top if s.top is not None else 0, s.left if s.left is not None else 0))
+    for shape in ordered:
+        if skip is not None and shape.shape_id == skip.shape_id:
+            continue
+        if hasattr(shape, "shapes"):  # a group
+            yield from _shape_texts(shape.shapes)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            rows = [" | ".join(" ".join(c.text.split()) for c in row.cells) for row in shape.table.rows]
+            yield "\n".join(r for r in rows if r.strip(" |"))
+        elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+            lines = [t for p in shape.text_frame.paragraphs if (t := p.text.replace("\v", "\n").strip())]
+            yield "\n".join(lines)
+
+
+def _notes(slide: Any) -> str:
+    if not slide.has_notes_slide:
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return frame.text.strip() if frame is not None else ""
+
+
+__all__ = ["PptxLoader"]

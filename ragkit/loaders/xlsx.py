@@ -1,0 +1,78 @@
+"""Excel workbooks (``.xlsx``, ``.xlsm``) via openpyxl (``pip install 'ragkit[xlsx]'``).
+
+Every worksheet is a table: its first non-empty row is the header, each later row a document, as
+for CSV (``ragkit.loaders.tabular``: the ``text`` column or ``text_field`` when there is one, else
+``column: value`` lines under the table's name). The table is named after the file, and after the
+sheet too when the workbook has several (``census / 2020``). Cells give their values (a formula's
+last computed value); dates are written ISO style. Streamed: openpyxl's read-only mode reads one
+row at a time. Metadata: ``sheet``, ``row`` (0-based across the workbook) and ``sheet_row`` (the
+row number Excel shows).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from ragkit.errors import LoaderError
+from ragkit.loaders.base import import_extra, unreadable
+from ragkit.loaders.tabular import TableLoader
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+
+@loaders.register("xlsx")
+class XlsxLoader(TableLoader):
+    """Reads every worksheet of an Excel workbook, one document per row."""
+
+    name = "xlsx"
+    mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        workbook = _open(path)  # a missing package or a broken file fails here, before any row
+        return self._rows(path, source, workbook)
+
+    def _rows(self, path: Path, source: str, workbook: Any) -> Iterator[Document]:
+        done = 0  # data rows of the sheets before: ``row`` counts across the workbook
+        try:
+            sheets = list(workbook.worksheets)
+            for sheet in sheets:
+                table = path.stem if len(sheets) == 1 else f"{path.stem} / {sheet.title}"
+                rows = (
+                    ([_value(v) for v in values], {"sheet": sheet.title, "sheet_row": number})
+                    for number, values in enumerate(sheet.iter_rows(values_only=True), start=1)
+                    if any(v is not None and str(v).strip() for v in values)
+                )
+                header = next(rows, None)
+                if header is None:
+                    continue
+                for doc in self.table_documents(path, source, table, header[0], rows, first_row=done):
+                    done = doc.metadata["row"] + 1
+                    yield doc
+        finally:
+            workbook.close()
+        if not done:
+            raise LoaderError(f"{path}: the workbook has no rows below a header row (empty sheets only)",
+                              path=str(path), reason="empty table (header only)")
+
+
+def _open(path: Path) -> Any:
+    openpyxl = import_extra(path, "openpyxl", package="openpyxl", extra="xlsx")
+    try:
+        return openpyxl.load_workbook(path, read_only=True, data_only=True)
+    except Exception as exc:  # InvalidFileException, BadZipFile, KeyError on missing parts
+        raise unreadable(path, exc, what="Excel workbook", fix="re-save it as .xlsx from Excel or LibreOffice "
+                         "(old binary .xls files are not supported)") from exc
+
+
+def _value(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return value.date().isoformat() if value.time() == dt.time(0) else value.isoformat(sep=" ")
+    if isinstance(value, (dt.date, dt.time)):
+        return value.isoformat()
+    return value
+
+
+__all__ = ["XlsxLoader"]

@@ -1,0 +1,55 @@
+"""A turn of an agent answering from a knowledge base, through the one turn owner.
+
+``answer_turn`` gives the run a fresh ``CitationBook`` (so ``search_knowledge_base`` numbers the
+passages of this turn) and the owner (:class:`ragkit.agent.turns.Conversation`) the citation
+resolver over that book: the text streamed, the answer returned and stored and its citations then
+agree by construction. ``RAGAgent.ask``/``stream`` (``ragkit ask``, ``ragkit chat``), the server's
+chat turns, the web page and MCP's ``ask`` all answer through it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from ragkit.agent import Agent, AgentConfig
+from ragkit.agent.state import Run
+from ragkit.agent.turns import Conversation, Transcript, Turn
+from ragkit.messages import Message
+from ragkit.rag.citations import CitationNumbering
+from ragkit.rag.tool import CitationBook
+
+#: the name a RAG answer carries in a session
+AGENT_NAME = "rag"
+#: what a RAG conversation stores: every message of the run, answers named ``rag``
+RAG_TRANSCRIPT = Transcript(agent=AGENT_NAME)
+
+
+def answer_turn(conversation: Conversation, agent: Agent | Callable[[], Agent], new: str | Sequence[Message], *,
+                session_id: str | None = None, request_id: str | None = None, trace_id: str | None = None,
+                system: str | None = None, config: AgentConfig | None = None) -> Turn:
+    """A turn of ``agent`` (or of the agent a callable builds when the turn starts) over ``new`` (a
+    question, or messages); ``system``: more system text kept beside the agent's instructions (a
+    client's own); ``config``: this turn's own agent config (a request's parameters: ``max_tokens``,
+    ``temperature``, ``stop``...), else the agent's. Without a session the agent's memory (if it has
+    one) holds the conversation; with one, the session does."""
+    book = CitationBook()
+    in_session = session_id is not None and conversation.store is not None
+
+    def build(history: list[Message]) -> Run:
+        nonlocal agent
+        if not isinstance(agent, Agent):
+            agent = agent()
+        memory = (config or agent.config).memory
+        if in_session and memory is not None:  # the memory's window bounds what a session sends, too
+            history = memory.trim(history)
+        if system:
+            instructions = "\n\n".join(t for t in ((config or agent.config).system_prompt, system) if t)
+            history = [Message(role="system", content=instructions), *history]
+        return agent.start(new, context={"book": book}, use_memory=not in_session,
+                           history=history if in_session or system else None, config=config)
+
+    return conversation.turn(session_id, build, resolver=CitationNumbering(book), request_id=request_id,
+                             trace_id=trace_id)
+
+
+__all__ = ["AGENT_NAME", "RAG_TRANSCRIPT", "answer_turn"]
