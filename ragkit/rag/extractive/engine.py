@@ -17,7 +17,18 @@ question of the conversation weigh half. The score is then weighed by:
 - a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
   one not about the title the question quotes ("When was "Winter Sluice" written?") or about a
   name the question gives that heads another section of the passage (another poem's date);
-- a sentence that defines the term a "What is X?" question asks about ("X is …") counts a fifth more;
+- a sentence that defines the term a "What is X?" / "What does X do?" question asks about ("X is …",
+  "X, which measures …", "X that merges …", "X: …") counts a fifth more;
+- *documentation* (issue 24): a question that asks for a value (``ragkit.rag.extractive.values``:
+  a default, a port, a version) wants a sentence that states one ("Default: True", "defaults to
+  5"; for a port, a host:port address counts more), and then a line of a console block may answer
+  ("Serving on http://127.0.0.1:8080", a little less than prose); a unit under the heading the
+  question names (``dev_addr``, ``PERMANENT_SESSION_LIFETIME``) counts half again, one on a page
+  whose title it names ("Waitress") a fifth more, and such a value is a candidate whatever else
+  it shares; a how-to's description line that a command follows ("- Add a remote:" and
+  "`git remote add …`") counts more, the more when it opens with the question's verb, and the
+  command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
+  under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
@@ -37,19 +48,10 @@ import logging
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ragkit.rag.extractive.answer_type import (
-    AUTHORSHIP_WORDS,
-    answer_type,
-    asks_author,
-    defined_term,
-    defines,
-    has_answer_type,
-    is_howto,
-    wants_list,
-)
+from ragkit.rag.extractive.answer_type import defines, has_answer_type
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
+from ragkit.rag.extractive.query import Query, read_question
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -57,9 +59,8 @@ from ragkit.rag.extractive.text import (
     parse_blocks,
     split_prose,
     terms,
-    word_terms,
 )
-from ragkit.rag.extractive.values import holds_value, named_heading, serves_address, value_question
+from ragkit.rag.extractive.values import holds_value, named_heading, serves_address
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -95,104 +96,8 @@ _OPENING_LINES = 4  # a document's byline is among its first lines
 _ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
 _LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
-_VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
-_PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
-_OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
-_CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
-
-
-@dataclass(frozen=True)
-class _Query:
-    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…) or None
-    howto: bool
-    list_wanted: bool
-    ordered: bool
-    boosts: dict[str, float]  # content-word stem -> boost
-    numbers: frozenset[str]  # the question's numbers (years, quantities): they scope it
-    names: frozenset[str]  # the question's names (capitalised words, identifiers)
-    quoted: frozenset[str]  # the stems of a title the question quotes
-    defined: str | None  # the term a definition question asks about ("What is a scope?")
-    words: frozenset[str]  # the question's words, lower-cased
-    text: str = ""  # the question
-    own: frozenset[str] = frozenset()  # the stems of the question's own words (not the conversation's,
-    # nor the parts of an identifier: "MkDocs" counts once), for the share of it no passage has
-    value_kind: str | None = None  # for a value question: port, version or None (any literal)
-    default: bool = False  # the question asks for a default
-    author: bool = False  # the question asks who wrote a document: the byline under its title
-
-
-_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-
-
-def _owners(words: list[str]) -> set[int]:
-    """Positions of a possessive name ("Edith Carrow's" brother): it sets the scene, the noun
-    after it is what the question is about, so it is not boosted as a name."""
-    out: set[int] = set()
-    for i, w in enumerate(words):
-        if w[0].isupper() and w.lower().endswith(("'s", "’s")):
-            j = i
-            while j >= 1 and words[j][0].isupper() and j not in out:
-                out.add(j)
-                j -= 1
-    return out
-
-
-def _howto_verb(words: list[str]) -> int:
-    """The position of a how-to question's verb ("How do I *read* a cookie?", "how to *add* …"):
-    documentation names the task's object, not always its verb ("declare a cookie parameter")."""
-    for i, w in enumerate(words[:-1]):
-        if w.lower() in ("i", "we", "you", "to") and i + 1 < len(words) and words[i + 1][0].islower():
-            return i + 1
-    return -1
-
-
-def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
-    """Boost factors (numbers and quoted words x2, capitalised names not opening the question
-    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
-    (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
-    they name what the answer is, not what it is about."""
-    boosts: dict[str, float] = {}
-    names: set[str] = set()
-    quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
-    words = WORD.findall(question)
-    owner = _owners(words)
-    verb = _howto_verb(words) if is_howto(question) else -1
-    for i, raw in enumerate(words):
-        if raw.lower() in drop:
-            continue
-        digit = any(c.isdigit() for c in raw)
-        name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
-        for k, key in enumerate(word_terms(raw)):
-            boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
-                     else _VERB if i == verb else 1.0) * (_PART if k else 1.0)
-            boosts[key] = max(boosts.get(key, 0.0), boost)
-            if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
-                names.add(key)
-    return boosts, names
-
-
-def _query(question: str, context: str) -> _Query:
-    kind, type_nouns = answer_type(question)
-    author = asks_author(question)
-    if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
-        type_nouns = type_nouns | AUTHORSHIP_WORDS
-    value, value_kind = value_question(question)
-    if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
-        kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
-    listed, ordered = wants_list(question)
-    boosts, names = _question_terms(question, type_nouns)
-    own = frozenset(boosts) - {p for raw in WORD.findall(question) for p in word_terms(raw)[1:]}
-    for t in terms(context):
-        boosts.setdefault(t, _CONTEXT_BOOST)
-    return _Query(
-        kind, is_howto(question), listed, ordered, boosts,
-        frozenset(t for t in boosts if t.isdigit()), frozenset(names),
-        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
-        frozenset(w.lower() for w in WORD.findall(question)),
-        text=question, own=own, value_kind=value_kind, author=author, default=bool(re.search(r"\bdefault", question, re.IGNORECASE)),
-    )
 
 
 _PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
@@ -262,7 +167,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
     return units
 
 
-def _term_weights(query: _Query, units: Sequence[Unit]) -> dict[str, float]:
+def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     """IDF over the retrieved sentences, times the question's boosts. For a how-to question the
     IDF has a floor: the retrieved pages are all about its topic ("cookie" in every sentence of
     the cookie page), which must not make the topic word count for little."""
@@ -276,13 +181,13 @@ def _term_weights(query: _Query, units: Sequence[Unit]) -> dict[str, float]:
     }
 
 
-def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:
+def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:
     """A unit's score, or None when it cannot be an answer (see the module docstring)."""
     wanted = weight.keys()
     if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
     typed = _typed(u, query)
-    byline = query.author and u.opening and typed
+    byline = query.author and u.opening and typed and u.position > 0  # the title is the first line
     if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
@@ -319,13 +224,13 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
 
 
-def _typed(u: Unit, query: _Query) -> bool:
+def _typed(u: Unit, query: Query) -> bool:
     if query.kind == "value":
         return holds_value(query.value_kind, u.text, query.words, default=query.default)
     return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
 
 
-def _named(u: Unit, query: _Query) -> list[str]:
+def _named(u: Unit, query: Query) -> list[str]:
     """The headings of ``u`` the question names: its section ("dev_addr"), or a heading above it
     (the page title "Waitress") followed by its section."""
     if named_heading(u.block.section, query.text):
@@ -334,7 +239,7 @@ def _named(u: Unit, query: _Query) -> list[str]:
     return [above[0], u.block.section] if above and u.block.section and u.block.section != above[0] else above[:1]
 
 
-def _fit(u: Unit, query: _Query, typed: bool, named: list[str]) -> float:
+def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     """The score factors of the module docstring."""
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
@@ -350,6 +255,8 @@ def _fit(u: Unit, query: _Query, typed: bool, named: list[str]) -> float:
         fit *= _NAMED if named[-1] == u.block.section and len(named) == 1 else _NAMED_PAGE
     if query.howto and u.leads_code:
         fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
+        if query.action and terms(u.text)[:1] == [query.action]:
+            fit *= _LEADS_CODE  # ... that starts with the action asked about ("add"), not "Change the URL"
     if u.kind == "line":
         fit *= _LINE  # a console's output line: when no sentence says the value
     if query.value_kind == "port" and serves_address(u.text):
@@ -359,7 +266,7 @@ def _fit(u: Unit, query: _Query, typed: bool, named: list[str]) -> float:
     return fit
 
 
-def _missing_share(query: _Query, units: Sequence[Unit]) -> float:
+def _missing_share(query: Query, units: Sequence[Unit]) -> float:
     """The share of the question's own words (boost-weighted; not the conversation's words) that
     no passage has."""
     present = frozenset().union(*(u.scope | u.document for u in units))
@@ -376,7 +283,7 @@ def extractive_answer(
 
     ``context`` is text the question leans on (an earlier question of the conversation, for a
     follow-up such as "And how do I add elements to it?"): its words count at half weight."""
-    query = _query(question, context)
+    query = read_question(question, context)
     units = _units(passages, frozenset(query.boosts), lines=query.kind == "value") if query.boosts else []
     if not units:
         return REFUSAL
