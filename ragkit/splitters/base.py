@@ -9,8 +9,8 @@ chunk.text``), stripped of leading and trailing whitespace, and never longer tha
 it sits, the document's title and its heading path ("Configuration > Build directories >
 dev_addr"), in its ``context_header`` metadata. The header is prepended to the text that is
 embedded and indexed by BM25 (:func:`ragkit.types.indexed_text`), never to the text shown or
-cited. A part the chunk's first line opens with (a section's own heading line, an encyclopedia
-entry that starts with its title) is not repeated, and the splitter keeps header and text together
+cited. A part the chunk's first line opens or ends with (a section's own heading line, an
+encyclopedia entry that starts with its title) is not repeated, and the splitter keeps header and text together
 within ``chunk_size``.
 """
 
@@ -64,7 +64,6 @@ HEADER_SEPARATOR = " > "
 #: a header may take at most this share of ``chunk_size``; a longer one is shortened (title and
 #: innermost heading, then the innermost heading alone, then none)
 HEADER_SHARE = 0.25
-_HEADING_MARK = re.compile(r"^\s*#{1,6}\s*")
 
 
 def header_parts(doc: Document, headings: Sequence[str] = ()) -> list[str]:
@@ -91,14 +90,20 @@ def fit_header(parts: Sequence[str], measure: Callable[[str], int], chunk_size: 
 
 
 def chunk_header(parts: Sequence[str], text: str) -> str:
-    """The header of one chunk: ``parts`` joined, without one its first line opens with (the
-    section's own heading line, an entry that starts with its title)."""
-    first = _HEADING_MARK.sub("", text.split("\n", 1)[0]).lower()
-    return HEADER_SEPARATOR.join(p for p in parts if not _opens(first, p.lower()))
+    """The header of one chunk: ``parts`` joined, without one its first line opens or ends with,
+    compared word for word (the section's own heading line, an entry that starts with its title,
+    a table row's "table: president heights" under the title ``president_heights``)."""
+    first = _words(text.split("\n", 1)[0])
+    return HEADER_SEPARATOR.join(p for p in parts if not _says(first, _words(p)))
 
 
-def _opens(line: str, part: str) -> bool:
-    return line.startswith(part) and not line[len(part) : len(part) + 1].isalnum()
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def _says(line: list[str], part: list[str]) -> bool:
+    n = len(part)
+    return bool(part) and (line[:n] == part or line[-n:] == part)
 
 
 def make_chunks(

@@ -78,6 +78,8 @@ def test_a_long_header_is_shortened_to_fit_a_quarter_of_the_chunk() -> None:
     assert kept == ["Install"] and room == 1
     assert chunk_header(["Guide", "Install"], "Installation notes follow") == "Guide > Install"
     assert chunk_header(["Guide", "Install"], "## Install\n\nrun it") == "Guide"
+    # a table row says its table already (the title is the file's stem)
+    assert chunk_header(["president_heights"], "table: president heights\nname: George Washington") == ""
 
 
 def test_header_words_find_a_chunk_by_bm25_and_the_vector_is_the_headers(tmp_path: Path) -> None:
