@@ -9,6 +9,7 @@ YAML). Validation happens before anything runs, and every error names the file, 
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -233,6 +234,15 @@ class PipelineSpec(_Strict):
         if self.lexical.enabled is not None:
             return self.lexical.enabled
         return "lexical" in retriever_needs({"type": self.retriever.type, **self.retriever.options})
+
+    def settings_key(self, *sections: str) -> str:
+        """The JSON of ``sections`` (what decides an index's chunks or vectors), for fingerprints.
+        A splitter option at its off value that older versions did not have (``context_header:
+        false``) is left out, so an index built before it existed keeps its fingerprint."""
+        data = self.model_dump(mode="json", include=set(sections))
+        if "splitter" in data and data["splitter"].get("context_header") is False:
+            del data["splitter"]["context_header"]
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)  # as model_dump_json writes it
 
     def to_yaml_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"origin"})

@@ -236,7 +236,7 @@ class _Run:
                 "--index directory, or delete this one to rebuild it"
             )
         # what decides the chunks and their vectors (not keys, URLs or timeouts)
-        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter"}) + "|" + emb.model_id
+        fingerprint = self.pipe.spec.settings_key("loaders", "splitter") + "|" + emb.model_id
         if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
             log.info("loader/splitter/embedder settings changed: every source will be re-split")
             self.catalog.mark_dirty(list(self.known))

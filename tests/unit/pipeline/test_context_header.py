@@ -131,3 +131,14 @@ def test_turning_the_option_on_re_indexes_with_headers(tmp_path: Path) -> None:
         assert kb.lexical.ids() == kb.store.ids()
         found = [h.text for h in kb.search("dev_addr", k=5, kind="bm25")]
         assert any("127.0.0.1:8000" in t and "dev_addr" not in t for t in found)  # by its header
+
+
+def test_an_index_built_before_the_option_existed_keeps_its_fingerprint(tmp_path: Path) -> None:
+    """With the option off, the settings that decide the chunks read as they did before it existed,
+    so upgrading re-splits nothing; on, they differ."""
+    off = make_spec(tmp_path / "index", splitter={"type": "markdown", "unit": "chars", "chunk_size": 200})
+    before = off.model_dump_json(include={"loaders", "splitter"}).replace(',"context_header":false', "")
+    assert off.settings_key("loaders", "splitter") == before
+    on = make_spec(tmp_path / "index", splitter={"type": "markdown", "unit": "chars", "chunk_size": 200,
+                                                 "context_header": True})
+    assert on.settings_key("loaders", "splitter") != before
