@@ -13,10 +13,13 @@ retriever finds that file (its first passage at rank 1, within the top k, MRR@k)
     .venv/bin/python benchmarks/answer_quality.py --index-dir /tmp/aq  # keep the indexes between runs
 
 Real folders nobody here wrote (``benchmarks/folders/NAME.yaml``: questions, expected answers and
-files, and where to fetch the folder) are never committed: fetch one, then pass its path:
+files, the repository and commit to fetch, and the folder in it) are never committed: clone one,
+then pass its folder, or clone them all under one directory (DIR/NAME is the clone of NAME.yaml's
+repository) and pass that:
 
-    git clone https://github.com/mkdocs/mkdocs /tmp/mkdocs    # the commit is in mkdocs.yaml
-    .venv/bin/python benchmarks/answer_quality.py --folder mkdocs=/tmp/mkdocs/docs -v
+    git clone https://github.com/mkdocs/mkdocs /tmp/real/mkdocs    # the commit is in mkdocs.yaml
+    .venv/bin/python benchmarks/answer_quality.py --folder mkdocs=/tmp/real/mkdocs/docs -v
+    .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real   # every set whose clone is there
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+log = logging.getLogger("answer_quality")
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
@@ -57,6 +61,23 @@ def folder_set(arg: str) -> tuple[str, Path, Path]:
     return name, Path(path), questions
 
 
+def folders_under(root: Path) -> list[tuple[str, Path, Path]]:
+    """Every question set of ``benchmarks/folders`` whose repository is cloned at ``root/NAME``:
+    (name, the folder to index, the questions file); the others are listed as missing."""
+    import yaml
+
+    found = []
+    for questions in sorted(FOLDERS.glob("*.yaml")):
+        meta = yaml.safe_load(questions.read_text(encoding="utf-8"))
+        docs = root / questions.stem / str(meta.get("folder", ""))
+        if docs.is_dir():
+            found.append((questions.stem, docs, questions))
+        else:
+            log.warning("skipping %s: %s is not there (clone %s at commit %s into %s)", questions.stem, docs,
+                        meta.get("fetch", "?"), meta.get("commit", "?"), root / questions.stem)
+    return found
+
+
 def score_set(name: str, pipeline: Path, index_root: Path, docs: Path | None = None,
               questions: Path | None = None) -> dict:
     from ragkit.agent import ConversationMemory
@@ -82,6 +103,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="question set to score (repeatable; default: all four, unless --folder is given)")
     parser.add_argument("--folder", dest="folders", action="append", default=[], metavar="NAME=PATH",
                         help="a fetched folder and its question set benchmarks/folders/NAME.yaml (repeatable)")
+    parser.add_argument("--folders", dest="folders_root", type=Path, metavar="DIR",
+                        help="a directory of clones (DIR/NAME for benchmarks/folders/NAME.yaml): score every one found")
     parser.add_argument("--pipeline", type=Path, default=REPO / "pipelines" / "default.yaml")
     parser.add_argument("--index-dir", type=Path, help="keep the indexes here (default: a temporary dir)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -89,7 +112,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     folders = [folder_set(arg) for arg in args.folders]
-    names = args.sets or ([] if folders else list(SETS))
+    folders += folders_under(args.folders_root) if args.folders_root else []
+    names = args.sets or ([] if args.folders or args.folders_root else list(SETS))
     with tempfile.TemporaryDirectory() as tmp:
         root = args.index_dir or Path(tmp)
         results = [score_set(name, args.pipeline, root) for name in names]
