@@ -39,7 +39,15 @@ chromium:
 redis:
 	command -v redis-server >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server)
 
-test: $(VENV)/.test-installed chromium redis
+# LlamaIndex's OpenAI integration requires openai<3 and the test environment pins openai 3.x: its
+# client test runs it in its own virtualenv, with the versions tests/clients/llamaindex.txt pins
+LLAMAINDEX_VENV := $(VENV)-llamaindex
+$(LLAMAINDEX_VENV)/.installed: tests/clients/llamaindex.txt
+	$(PYTHON) -m venv $(LLAMAINDEX_VENV)
+	$(LLAMAINDEX_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/clients/llamaindex.txt
+	touch $@
+
+test: $(VENV)/.test-installed $(LLAMAINDEX_VENV)/.installed chromium redis
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory test-avx2
 
@@ -65,4 +73,4 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check ragkit tests
 
 clean:
-	rm -rf $(VENV) .ragkit .pytest_cache
+	rm -rf $(VENV) $(LLAMAINDEX_VENV) .ragkit .pytest_cache

@@ -49,7 +49,7 @@ DEFAULT_SPLITTER: dict[str, Any] = {
     "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
 }
 DEFAULT_EMBEDDER: dict[str, Any] = {"type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64}
-DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "flat"}
+DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
 #: holding the query's rare terms; README, "Retrieval quality")
 DEFAULT_RETRIEVER: dict[str, Any] = {
@@ -117,13 +117,21 @@ class RetrieverSpec(ComponentSpec):
 
 
 class LexicalSpec(_Strict):
-    """The BM25 index kept beside the vectors. ``enabled: null`` = on when the retriever needs it."""
+    """The BM25 index kept beside the vectors. ``enabled: null`` = on when the retriever needs it.
+
+    ``backend: postgres`` keeps it in PostgreSQL full-text search instead (``dsn``: the pgvector
+    store's when unset; ``table``; ``language``: a text search configuration), so an index with a
+    server store writes no local file (``ragkit.retrieval.pg_lexical``)."""
 
     enabled: bool | None = None
+    backend: Literal["local", "postgres"] = "local"
     k1: float = Field(default=1.5, gt=0)
     b: float = Field(default=0.75, ge=0, le=1)
     stemmer: str | None = "english"
     stopwords: str | None = "en"
+    dsn: str | None = None
+    table: str = "ragkit_lexical"
+    language: str = "english"
 
 
 class RaySpec(_Strict):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +27,20 @@ class AgentConfig:
     - ``parallel_tool_calls``: run several calls of one model turn concurrently.
     - ``cache``: a ``ResponseCache`` consulted for non-streaming model calls.
     - ``memory``: a ``ConversationMemory`` that keeps history across ``run`` calls (chat).
-    - ``model_params``: extra keyword arguments passed to the provider (e.g. ``top_p``).
+    - ``model_params``: extra keyword arguments passed to the provider (vendor-specific ones).
+
+    Request parameters (None: the provider's default), checked by ``ragkit.providers.params``:
+    ``temperature``, ``max_tokens``, ``top_p``, ``stop`` (a string or up to 4), ``seed``,
+    ``presence_penalty``, ``frequency_penalty``, ``user`` (the end user's id); ``tool_choice``
+    ("auto", "none", "required", or a tool name / ``{"type": "function", "function": {"name": ..}}``:
+    required and named apply until the run's first tool call); ``response_format`` (a pydantic
+    model class, a JSON schema, or OpenAI's ``{"type": "json_object" | "json_schema", ...}``: the
+    answer is validated, and ``AgentResult.parsed`` holds it; see ``agent/structured.py``);
+    ``client_tools``: tools offered to the model that the *caller* runs (``ToolSpec``s or OpenAI's
+    ``{"type": "function", "function": {...}}``): when the model calls one, the run ends with
+    ``stop_reason="tool_calls"`` and ``AgentResult.client_calls``; the caller runs them and
+    continues with the conversation plus ``role="tool"`` messages (the agent's own tools in the
+    same turn have run already).
 
     Guarded runs (each optional; see docs/architecture.md for the order of the steps):
 
@@ -58,14 +71,21 @@ class AgentConfig:
     approval_timeout: float | None = 300.0
     coherence: CoherenceChecker | None = None
     limits: UsageLimits | None = None
+    # request parameters beside temperature and max_tokens (see ragkit.providers.params)
+    top_p: float | None = None
+    stop: str | list[str] | None = None
+    seed: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
+    user: str | None = None
+    tool_choice: str | dict[str, Any] | None = None
+    response_format: Any = None
+    client_tools: Sequence[Any] = ()  # ToolSpecs (or OpenAI tool dicts) the caller runs, not the agent
 
     def __post_init__(self) -> None:
         if self.max_iterations < 1:
             raise ConfigError(f"max_iterations must be at least 1 (got {self.max_iterations})")
-        if self.temperature is not None and not 0 <= self.temperature <= 2:
-            raise ConfigError(f"temperature must be between 0 and 2 (got {self.temperature})")
-        if self.max_tokens is not None and self.max_tokens < 1:
-            raise ConfigError(f"max_tokens must be at least 1 or None (got {self.max_tokens})")
+        self._check_request_params()
         if self.tool_timeout is not None and self.tool_timeout <= 0:
             raise ConfigError(f"tool_timeout must be positive seconds or None for no limit (got {self.tool_timeout})")
         for name in ("max_parallel_tools", "batch_concurrency"):
@@ -73,19 +93,35 @@ class AgentConfig:
                 raise ConfigError(f"{name} must be at least 1 (got {getattr(self, name)})")
         if self.approval_timeout is not None and self.approval_timeout <= 0:
             raise ConfigError(f"approval_timeout must be positive seconds or None (got {self.approval_timeout})")
-        reserved = {"temperature", "max_tokens", "tools", "messages"} & set(self.model_params)
+
+    def _check_request_params(self) -> None:
+        from ragkit.agent.structured import OutputFormat
+        from ragkit.agent.tool_choice import client_specs, normalize_tool_choice
+        from ragkit.providers.params import SAMPLING_PARAMS, check_refused, check_sampling
+
+        check_sampling({name: getattr(self, name) for name in SAMPLING_PARAMS})
+        check_sampling({k: v for k, v in self.model_params.items() if k in SAMPLING_PARAMS})
+        check_refused(self.model_params)
+        both = {n for n in SAMPLING_PARAMS if getattr(self, n) is not None}
+        reserved = ({"temperature", "max_tokens", "tools", "messages", "tool_choice", "response_format"} | both) \
+            & set(self.model_params)
         if reserved:
             raise ConfigError(
                 f"model_params must not set {sorted(reserved)}; use the AgentConfig fields instead"
             )
+        self.tool_choice = normalize_tool_choice(self.tool_choice)
+        self.client_tools = client_specs(self.client_tools)
+        OutputFormat.of(self.response_format)  # a bad response_format fails here, not mid-run
 
     def provider_params(self) -> dict[str, Any]:
-        """Keyword arguments for ``provider.complete``/``stream`` (None values left out)."""
+        """Keyword arguments for ``provider.complete``/``stream`` (None values left out); the run
+        adds ``tool_choice`` and ``response_format`` as its turn and provider require."""
+        from ragkit.providers.params import SAMPLING_PARAMS
+
         params = dict(self.model_params)
-        if self.temperature is not None:
-            params["temperature"] = self.temperature
-        if self.max_tokens is not None:
-            params["max_tokens"] = self.max_tokens
+        for name in SAMPLING_PARAMS:
+            if getattr(self, name) is not None:
+                params[name] = getattr(self, name)
         return params
 
 

@@ -117,7 +117,7 @@ def output_step(run: Run, response: Response, streaming: bool) -> Steps:
                 trip(run, "tool_arguments", screened.blocked)
             if screened.content != call.arguments:
                 calls[i] = replace(call, arguments=screened.content, raw_arguments=None)
-    if streaming and holds(run, "output") and content:
+    if streaming and holds(run, "output") and content and not (run.holds_output and not response.tool_calls):
         yield AgentEvent("text", run.iteration, text=content)
     response = replace(response, content=content, tool_calls=tuple(calls))
     why = response.reasoning or (response.content if response.tool_calls else "")

@@ -46,9 +46,12 @@ from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step,
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
+from ragkit.agent.structured import MAX_OUTPUT_RETRIES
+from ragkit.agent.tool_choice import offer
 from ragkit.errors import AgentError
 from ragkit.messages import Message, Response, ToolCall
 from ragkit.providers.base import Provider
+from ragkit.providers.params import check_provider
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import Tool, ToolResult
 
@@ -91,11 +94,19 @@ def _steps(run: Run, streaming: bool) -> Steps[None]:
         run.messages.append(response.to_message(run.agent_name))
         if not response.tool_calls:
             run.obs.emit("on_iteration_end", run.run_id, iteration)
+            if (yield from structured_step(run, response, streaming)):
+                continue  # an invalid structured answer went back to the model
             yield AgentEvent("result", iteration, result=run.finish(response))
             return
-        yield from turn_step(run, response.tool_calls, streaming)
+        client = [c for c in response.tool_calls if c.name in run.client]
+        own = [c for c in response.tool_calls if c.name not in run.client]
+        if own:
+            yield from turn_step(run, own, streaming)
         yield from cost_warning_step(run)
         run.obs.emit("on_iteration_end", run.run_id, iteration)
+        if client:  # the caller runs these and continues the conversation with their results
+            yield AgentEvent("result", iteration, result=run.end(response.content, "tool_calls", client_calls=client))
+            return
     yield AgentEvent("result", run.iteration, result=run.finish(None))
 
 
@@ -125,11 +136,12 @@ def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[
         cached = run.cache_lookup()
         if cached is not None:
             return cached
-    tools = (run.specs or None) if offer_tools else None
+    tools, params = run.offered(offer_tools)  # as tool_choice allows them now
     messages = fit_request(run, tools)  # within the context window, or the run stops here
+    messages = run.with_output(messages, params)  # the structured-output format, native or as an instruction
     start = run.llm_started()
     try:
-        reply = yield CallModel(messages, tools, dict(run.params), streaming, run.provider)
+        reply = yield CallModel(messages, tools, params, streaming, run.provider)
         response = (yield from _read_stream(run, reply)) if streaming else reply
     except Exception as exc:
         raise run.llm_failed(exc, start) from exc
@@ -141,7 +153,7 @@ def model_step(run: Run, streaming: bool, *, offer_tools: bool = True) -> Steps[
 
 def _read_stream(run: Run, source: Any) -> Steps[Response]:
     response: Response | None = None
-    held = holds(run, "output")  # output guardrails: the text is emitted after the check
+    held = holds(run, "output") or run.holds_output  # emitted after the guardrails' or the format's check
     while (event := (yield Pull(source))) is not END:
         if event.type == "text" and event.text and not held:
             yield AgentEvent("text", run.iteration, text=event.text)
@@ -150,6 +162,21 @@ def _read_stream(run: Run, source: Any) -> Steps[Response]:
     if response is None:
         raise RuntimeError("the stream ended without a 'done' event")
     return response
+
+
+def structured_step(run: Run, response: Response, streaming: bool) -> Steps[bool]:
+    """With a ``response_format``: True when the final answer is invalid and goes back to the model
+    (up to ``MAX_OUTPUT_RETRIES`` times); the streamed text was held, and is emitted here once final."""
+    if run.output is None:
+        return False
+    _, error = run.output.check(response.content)
+    if error is not None and run.output_retries < MAX_OUTPUT_RETRIES and run.iteration < run.config.max_iterations:
+        run.output_retries += 1
+        run.messages.append(run.output.retry_message(error))
+        return True
+    if streaming and response.content:
+        yield AgentEvent("text", run.iteration, text=response.content)
+    return False
 
 
 def tools_step(run: Run, calls: Sequence[ToolCall], decided: dict[int, ToolResult] | None = None) -> Steps[None]:
@@ -210,6 +237,8 @@ class Agent:
         self.provider = provider
         self.tools = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         self.config = config or AgentConfig()
+        check_provider(provider, self.config.provider_params())  # a parameter it cannot honour fails now
+        offer([*self.tools.specs(), *self.config.client_tools], self.config.tool_choice, False)  # a named tool exists
         self.observers = ObserverSet(observers)
         self.context = dict(context or {})
 
@@ -221,32 +250,49 @@ class Agent:
         if self.config.memory is not None:
             self.config.memory.clear()
 
+    def configured(self, **changes: Any) -> Agent:
+        """A copy with ``AgentConfig`` fields changed (``agent.configured(max_tokens=50)``); the
+        provider, tools, observers and context are shared, the config is checked again."""
+        from dataclasses import replace
+
+        agent = Agent(self.provider, tools=self.tools, config=replace(self.config, **changes), context=self.context)
+        agent.observers = self.observers
+        return agent
+
     def start(self, prompt: Prompt, *, context: dict[str, Any] | None = None, use_memory: bool = True,
-              history: Sequence[Message] | None = None, config: AgentConfig | None = None) -> Run:
+              history: Sequence[Message] | None = None, config: AgentConfig | None = None,
+              response_format: Any = None) -> Run:
         """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
         ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
-        ``config``: this run's own (request parameters, say), else the agent's."""
+        ``config``: this run's own (request parameters, say), else the agent's; ``response_format``
+        (else the config's) asks for structured output (``agent/structured.py``)."""
         return Run(provider=self.provider, config=config or self.config, tools=self.tools, observers=self.observers,
                    prompt=prompt, context={**self.context, **(context or {})}, use_memory=use_memory,
-                   history=history)
+                   history=history, response_format=response_format)
 
     def _steps(self, prompt: Prompt, context: dict[str, Any] | None, *, streaming: bool,
-               use_memory: bool = True) -> Steps[None]:
-        return run_steps(self.start(prompt, context=context, use_memory=use_memory), streaming)
+               use_memory: bool = True, response_format: Any = None) -> Steps[None]:
+        run = self.start(prompt, context=context, use_memory=use_memory, response_format=response_format)
+        return run_steps(run, streaming)
 
     # --- sync --------------------------------------------------------------------------------
 
-    def run(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> AgentResult:
-        """Run to completion; returns the answer with trace, usage and citations."""
+    def run(self, prompt: Prompt, *, context: dict[str, Any] | None = None,
+            response_format: Any = None) -> AgentResult:
+        """Run to completion; returns the answer with trace, usage and citations. ``response_format``
+        (a pydantic model class, a JSON schema or OpenAI's dict) asks for structured output:
+        ``result.parsed`` holds the validated answer (``agent/structured.py``)."""
         from ragkit.agent.drivers import drive
 
-        return _result(drive(self._steps(prompt, context, streaming=False), self.provider))
+        steps = self._steps(prompt, context, streaming=False, response_format=response_format)
+        return _result(drive(steps, self.provider))
 
-    def stream(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> Iterator[AgentEvent]:
+    def stream(self, prompt: Prompt, *, context: dict[str, Any] | None = None,
+               response_format: Any = None) -> Iterator[AgentEvent]:
         """Yield text deltas and tool events as they happen, then one ``result`` event."""
         from ragkit.agent.drivers import drive
 
-        yield from drive(self._steps(prompt, context, streaming=True), self.provider)
+        yield from drive(self._steps(prompt, context, streaming=True, response_format=response_format), self.provider)
 
     def batch(self, prompts: Sequence[Prompt], *, context: dict[str, Any] | None = None,
               max_concurrency: int | None = None) -> list[AgentResult]:
@@ -263,13 +309,17 @@ class Agent:
 
     # --- async -------------------------------------------------------------------------------
 
-    async def arun(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> AgentResult:
-        return await _aresult(self._steps(prompt, context, streaming=False), self.provider)
+    async def arun(self, prompt: Prompt, *, context: dict[str, Any] | None = None,
+                   response_format: Any = None) -> AgentResult:
+        return await _aresult(self._steps(prompt, context, streaming=False, response_format=response_format),
+                              self.provider)
 
-    async def astream(self, prompt: Prompt, *, context: dict[str, Any] | None = None) -> AsyncIterator[AgentEvent]:
+    async def astream(self, prompt: Prompt, *, context: dict[str, Any] | None = None,
+                      response_format: Any = None) -> AsyncIterator[AgentEvent]:
         from ragkit.agent.drivers import adrive
 
-        async for event in adrive(self._steps(prompt, context, streaming=True), self.provider):
+        steps = self._steps(prompt, context, streaming=True, response_format=response_format)
+        async for event in adrive(steps, self.provider):
             yield event
 
     async def abatch(self, prompts: Sequence[Prompt], *, context: dict[str, Any] | None = None,

@@ -12,7 +12,7 @@ from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
 STOP_REASONS = ("stop", "max_iterations", "length", "guardrail", "budget", "max_handoffs", "paused", "error",
-                "cancelled")
+                "cancelled", "invalid_output", "tool_calls")
 
 
 @dataclass
@@ -35,7 +35,12 @@ class AgentResult:
     (a guardrail blocked: a ``GuardrailTripped``), "budget" (a usage limit: a ``BudgetExceeded``),
     "error"/"cancelled" (only what observers see of a run that raised or was abandoned: a ``RunFailed``),
     "max_handoffs" (in an ``AgentRunner`` run, the handoff cap stopped it) or "paused" (tool calls
-    wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it).
+    wait for approval: ``pending_approvals``; approve or reject them in ``state`` and resume it)
+    or "invalid_output" (structured output was asked for and the answer never matched it) or
+    "tool_calls" (the model called client tools: ``client_calls``, for the caller to run).
+
+    ``parsed``: with a ``response_format``, the validated answer (a pydantic model instance when
+    the format was a model class, else the JSON value); None without one or when invalid.
 
     ``reasoning``: why the agent chose its tools — the model's reasoning/thinking content when the
     provider returns it, else the text it wrote before its tool calls; one paragraph per turn."""
@@ -51,6 +56,8 @@ class AgentResult:
     reasoning: str = ""
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     state: Any = field(default=None, repr=False, compare=False)  # the RunState (to resume a paused run)
+    parsed: Any = None
+    client_calls: list[ToolCall] = field(default_factory=list)  # calls of client tools, for the caller
 
     def __str__(self) -> str:
         return self.content

@@ -22,11 +22,14 @@ from ragkit.agent.config import AgentConfig
 from ragkit.agent.observers import ObserverSet
 from ragkit.agent.policy import preview
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
+from ragkit.agent.structured import OutputFormat, is_native, with_instructions
+from ragkit.agent.tool_choice import offer
 from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 from ragkit.providers.base import Provider
+from ragkit.providers.params import ParamError
 from ragkit.registry import did_you_mean
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import ToolResult
@@ -155,15 +158,23 @@ class Run:
 
     def __init__(self, *, provider: Provider, config: AgentConfig, tools: ToolRegistry, observers: ObserverSet,
                  context: dict[str, Any], prompt: Prompt = "", use_memory: bool = True,
-                 state: RunState | None = None, history: Sequence[Message] | None = None) -> None:
+                 state: RunState | None = None, history: Sequence[Message] | None = None,
+                 response_format: Any = None) -> None:
         """A new run of ``prompt`` after ``history`` (default: the memory's, when the run uses it),
         or (with ``state``) the continuation of a saved one: the machine goes on from
-        ``state.iteration`` with the state's messages."""
+        ``state.iteration`` with the state's messages. ``response_format`` (else the config's) asks
+        for structured output (``agent/structured.py``)."""
         self.provider, self.config, self.tools, self.obs = provider, config, tools, observers
+        self.output = OutputFormat.of(response_format if response_format is not None else config.response_format)
+        self.output_retries = 0
         self.context = context
         use_memory = state.use_memory if state is not None else use_memory
         self.memory = config.memory if use_memory else None
-        self.specs: list[ToolSpec] = tools.specs()
+        self.client = {spec.name: spec for spec in config.client_tools}  # the caller runs these
+        clash = sorted(set(self.client) & set(tools.names()))
+        if clash:
+            raise ParamError("tools", f"client tools {clash} have the names of the agent's own tools; rename them")
+        self.specs: list[ToolSpec] = [*tools.specs(), *config.client_tools]
         if state is None:
             run_id = uuid.uuid4().hex[:12]
             messages, new_from = self._initial_messages(prompt, history)
@@ -210,13 +221,43 @@ class Run:
 
     # --- model calls -------------------------------------------------------------------------
 
+    def offered(self, offer_tools: bool = True) -> tuple[list[ToolSpec] | None, dict[str, Any]]:
+        """The tools and parameters of the next model call: the tools as ``tool_choice`` allows them
+        now (``required``/named until the run's first tool call)."""
+        called = bool(self.records) or any(m.role == "tool" for m in self.messages[self.state.new_from:])
+        tools, extra = offer(self.specs, self.config.tool_choice, called) if offer_tools else (None, {})
+        return tools, {**self.params, **extra}
+
+    def with_output(self, messages: list[Message], params: dict[str, Any]) -> list[Message]:
+        """The call's messages with the structured-output format: ``response_format`` added to
+        ``params`` for a provider that enforces it, else an instruction beside the system prompt."""
+        if self.output is None:
+            return messages
+        if self.output_native:
+            params["response_format"] = self.output.wire()
+            return messages
+        return with_instructions(messages, self.output)
+
+    @property
+    def output_native(self) -> bool:
+        return self.output is not None and is_native(self.provider)
+
+    @property
+    def holds_output(self) -> bool:
+        """Streamed text waits for the structured-output check (so an invalid answer can go back)."""
+        return self.output is not None
+
     def cache_key(self) -> str:
         system = "\n".join(m.content for m in self.messages if m.role == "system")
+        params = {k: v for k, v in self.params.items() if k != "temperature"}
+        if self.config.tool_choice is not None:
+            params["tool_choice"] = self.config.tool_choice
+        if self.output is not None:
+            params["response_format"] = self.output.wire()
         return cache_key(
             provider=self.provider.name, model=self.provider.model, system_prompt=system,
             messages=[m for m in self.messages if m.role != "system"], tools=self.specs,
-            temperature=self.config.temperature,
-            params={k: v for k, v in self.params.items() if k != "temperature"},
+            temperature=self.config.temperature, params=params,
         )
 
     def cache_lookup(self) -> Response | None:
@@ -352,7 +393,11 @@ class Run:
         elif stop is None and response is not None:
             content = response.content
             stop = "length" if response.stop_reason == "length" else "stop"
-        return self.end(content, stop)
+        parsed = None
+        if self.output is not None and stop == "stop":
+            parsed, error = self.output.check(content)
+            stop = "stop" if error is None else "invalid_output"
+        return self.end(content, stop, parsed=parsed)
 
     def fail(self, error: BaseException) -> None:
         """The end of a run that raised (``error``) or was abandoned (``GeneratorExit``): the trace is

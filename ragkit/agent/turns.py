@@ -105,11 +105,14 @@ class Conversation:
         self.transcript = transcript or Transcript()
 
     def turn(self, session_id: str | None, run: RunFactory, *, resolver: CitationResolver | None = None,
-             request_id: str | None = None, trace_id: str | None = None, history: bool = True) -> Turn:
+             request_id: str | None = None, trace_id: str | None = None, history: bool = True,
+             answers: Sequence[str] = ()) -> Turn:
         """One turn of ``session_id``: ``run(history)`` builds its ``Run`` (the history is loaded under
-        the lease; ``history=False`` for a run that continues a saved state)."""
+        the lease; ``history=False`` for a run that continues a saved state). ``answers``: ids of
+        the tool calls the new input answers (a client's tool results): the history keeps the
+        assistant message that made them."""
         return Turn(self, session_id if self.store is not None else None, run, resolver=resolver,
-                    request_id=request_id, trace_id=trace_id, load_history=history)
+                    request_id=request_id, trace_id=trace_id, load_history=history, answers=answers)
 
 
 @dataclass
@@ -127,8 +130,9 @@ class Turn:
 
     def __init__(self, owner: Conversation, session_id: str | None, factory: RunFactory, *,
                  resolver: CitationResolver | None, request_id: str | None, trace_id: str | None,
-                 load_history: bool) -> None:
+                 load_history: bool, answers: Sequence[str] = ()) -> None:
         self.owner, self.session_id, self.factory, self.resolver = owner, session_id, factory, resolver
+        self.answers = tuple(answers)
         self.request_id, self.trace_id, self.load_history = request_id, trace_id, load_history
         self.history: list[Message] = []
         self.replayed: SessionItem | None = None  # the stored answer of a request already answered
@@ -260,7 +264,7 @@ class Turn:
         if self.load_history:
             kept = [i for i in store.get_items(sid) if i.status not in ("error", "interrupted")
                     and (i.content or i.data.get("tool_calls") or i.role == "tool")]
-            self.history = items_to_messages(kept)
+            self.history = items_to_messages(kept, answered=self.answers)
         return True
 
     def _admit(self, run: Run) -> Steps[None]:
@@ -385,6 +389,8 @@ class Turn:
         if t.dialogue:
             calls_here = {c.id for m in kept if m.role == "assistant" for c in m.tool_calls}
             kept = [m for m in kept if m.role == "user" or (m.role == "tool" and m.tool_call_id not in calls_here)]
+            if result.client_calls:  # the answer is the client's tool calls (its own calls ran in this turn)
+                final = Message(role="assistant", content=result.content, tool_calls=tuple(result.client_calls))
             kept += [final] if final is not None else []
         items = [self._item(m) for m in kept]
         if not answered:

@@ -162,6 +162,7 @@ def _print_status(info: dict[str, Any]) -> None:
             f"({len(s.get('added', []))} added, {len(s.get('updated', []))} updated, "
             f"{len(s.get('removed', []))} removed, {last['embedding_tokens']:,} embedding tokens, {last['seconds']:.1f} s)"
         )
+    _print_search_index(info.get("search_index"))
     if info.get("skipped_groups"):
         from ragkit.index.report import SkipGroup
 
@@ -181,6 +182,18 @@ def _print_status(info: dict[str, Any]) -> None:
                 f"verify: DRIFT: {len(v['missing_from_store'])} catalog chunks missing from the store, "
                 f"{len(v['orphans_in_store'])} store chunks unknown to the catalog; run `ragkit index` to repair"
             )
+
+
+def _print_search_index(si: dict[str, Any] | None) -> None:
+    """One line on how the store searches: exact, or approximate with the recall it measured."""
+    if not si or si.get("damaged"):
+        return
+    line = f"search: {si.get('search_mode', 'exact')} over {si.get('live', 0):,} vectors in {si.get('segments', 0)} segments"
+    if si.get("ivf_segments"):
+        probe = "/".join(str(n) for n in si.get("nprobe") or [])
+        line += (f"; {si['ivf_rows']:,} of them in {si['ivf_segments']} IVF segments (nprobe {probe}, recall@10 "
+                 f"{si['recall_at_10']:.3f} against exact search, measured when built)")
+    click.echo(line)
 
 
 __all__ = ["index", "status"]

@@ -58,19 +58,25 @@ allowed_host_option = click.option(
 @click.option("--max-upload-mb", default=50, show_default=True, type=click.IntRange(1), help="Upload size limit.")
 @click.option("--session-wait", default=60.0, show_default=True, type=click.FloatRange(0),
               help="Seconds a turn waits while another turn holds its session, before 429.")
+@click.option("--citations", type=click.Choice(["field", "inline"]), default="field", show_default=True,
+              help="Where answers carry their sources: the 'citations' extension field, or also a short "
+                   "numbered Sources block at the end of the text (for clients that drop extension fields). "
+                   "A request's 'citations' field overrides it.")
 @click.option("--create-key", is_flag=True, help="Create an API key, print it once, exit (as `ragkit serve keys create`).")
 @click.option("--key-name", default="", help="A label for the key made by --create-key.")
 @click.pass_context
 def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int,
           provider: str, model: str | None, base_url: str | None, provider_options: tuple[str, ...],
           served_model: str, sessions_url: str | None, cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...],
-          max_body_kb: int, max_upload_mb: int, session_wait: float, create_key: bool, key_name: str) -> None:
+          max_body_kb: int, max_upload_mb: int, session_wait: float, citations: str, create_key: bool,
+          key_name: str) -> None:
     """Serve the knowledge base: an OpenAI-compatible API, sessions, traces, ingest and a web chat.
 
     \b
-    Endpoints: POST /v1/chat/completions, GET /v1/models, POST /chat, /sessions, /traces,
-    POST /search, POST /documents, GET /jobs/ID, GET /documents, /healthz, /readyz; the chat
-    page is at /. Needs: pip install 'ragkit[server]'.
+    Endpoints: POST /v1/chat/completions, POST /v1/completions, POST /v1/embeddings,
+    GET /v1/models, POST /chat, /sessions (and /session/start, /session/end, /session/ID),
+    /traces, POST /search, POST /documents, GET /jobs/ID, GET /documents, /healthz, /readyz;
+    the chat page is at /. Needs: pip install 'ragkit[server]'.
 
     \b
     Safe by default: loopback only until an API key exists; other Host names get 421; pages of
@@ -107,7 +113,7 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
         base_url=base_url, provider_options=_provider_option(provider_options), served_model=served_model,
         sessions_url=sessions_url, cors_origins=list(cors_origins), max_body_bytes=max_body_kb * 1024,
         max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait, host=host,
-        allowed_hosts=list(allowed_hosts),
+        allowed_hosts=list(allowed_hosts), citations=citations,
     )
     db = Database.open(settings.state_url)
     try:

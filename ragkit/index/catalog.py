@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,6 +35,10 @@ CREATE TABLE IF NOT EXISTS embeddings(
 ALTER TABLE chunks ADD COLUMN IF NOT EXISTS text VARCHAR;
 ALTER TABLE chunks ADD COLUMN IF NOT EXISTS meta VARCHAR;
 """
+
+
+#: DuckDB's memory for the catalog connection
+MEMORY_LIMIT = "256MB"
 
 
 @dataclass(frozen=True)
@@ -77,6 +81,30 @@ class ChunkRecord:
     metadata: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class IdDiff:
+    """What ``Catalog.compare_ids`` found: ids only the sink holds (``orphans``), catalog chunks
+    the sink lacks (``lacking``), and how many distinct ids the sink holds; each list is read back
+    in batches with ``batches``."""
+
+    catalog: Catalog
+    orphans: int
+    lacking: int
+    held: int
+
+    def batches(self, which: str, size: int) -> Iterator[list[str]]:
+        """The ``orphans`` or ``lacking`` ids, sorted, ``size`` at a time."""
+        table = {"orphans": "_orphans", "lacking": "_lacking"}[which]
+        after = ""
+        while True:  # keyset pages: other queries may run on the connection between them
+            rows = self.catalog.con.execute(
+                f"SELECT id FROM {table} WHERE id > ? ORDER BY id LIMIT ?", [after, size]).fetchall()
+            if not rows:
+                return
+            yield [r[0] for r in rows]
+            after = rows[-1][0]
+
+
 class Catalog:
     """Open (and create) the catalog at ``path``. ``read_only`` for status and search."""
 
@@ -103,6 +131,9 @@ class Catalog:
                     "(an index run?); try again when it finishes"
                 ) from None
             raise RagkitError(f"cannot open index catalog {self.path}: {exc}") from None
+        # DuckDB caches up to 80% of RAM by default; the catalog's work is batch-sized (bigger
+        # queries spill to disk), so an index run's memory stays bounded by the batch
+        self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         if not read_only:
             self.con.execute(SCHEMA)
 
@@ -168,6 +199,28 @@ class Catalog:
 
     def all_chunk_ids(self) -> set[str]:
         return {r[0] for r in self.con.execute("SELECT id FROM chunks").fetchall()}
+
+    def compare_ids(self, held: Iterable[str], *, batch: int = 100_000) -> IdDiff:
+        """Compare the ids a sink holds (streamed) with the catalog's chunks, in DuckDB (which
+        spills to disk), so neither set is held in memory. Works on a read-only catalog too."""
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _held(id VARCHAR)")
+        part: list[str] = []
+        for doc_id in held:
+            part.append(doc_id)
+            if len(part) >= batch:
+                _insert(self.con, "_held", [(i,) for i in part])
+                part = []
+        _insert(self.con, "_held", [(i,) for i in part])
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _orphans AS SELECT DISTINCT id FROM _held "
+                         "WHERE id NOT IN (SELECT id FROM chunks) ORDER BY id")
+        self.con.execute("CREATE OR REPLACE TEMP TABLE _lacking AS SELECT id FROM chunks "
+                         "WHERE id NOT IN (SELECT id FROM _held) ORDER BY id")
+        counts = self.con.execute(
+            "SELECT (SELECT count(*) FROM _orphans), (SELECT count(*) FROM _lacking), (SELECT count(DISTINCT id) FROM _held)"
+        ).fetchone()
+        assert counts is not None
+        self.con.execute("DROP TABLE _held")
+        return IdDiff(self, int(counts[0]), int(counts[1]), int(counts[2]))
 
     def write_sources(self, rows: Sequence[SourceRow], chunks: Sequence[ChunkRow]) -> None:
         """Replace the given sources and their chunks (call inside a transaction)."""
@@ -268,6 +321,19 @@ class Catalog:
         rows = self.con.execute("SELECT text_hash FROM embeddings WHERE model = ?", [model]).fetchall()
         return {h for (h,) in rows}
 
+    def cached_keys(self, model: str, *, batch: int = 200_000) -> np.ndarray:
+        """The embedding cache of ``model`` as sorted 64-bit keys (the first 16 hex digits of each
+        text hash): 8 bytes per cached text instead of a set of strings (~100), read in batches.
+        A key match may (very rarely) be a different text: ``key_of`` users treat a match as
+        "probably cached" and whoever commits embeds what the cache turns out to lack."""
+        cur = self.con.execute("SELECT text_hash FROM embeddings WHERE model = ?", [model])
+        parts = []
+        while rows := cur.fetchmany(batch):
+            parts.append(np.fromiter((int(h[:16], 16) for (h,) in rows), dtype=np.uint64, count=len(rows)))
+        keys = np.concatenate(parts) if parts else np.empty(0, dtype=np.uint64)
+        keys.sort()
+        return keys
+
     def put_embeddings(self, model: str, items: dict[str, np.ndarray]) -> None:
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()]
         _insert(self.con, "embeddings", rows, verb="INSERT OR IGNORE")
@@ -326,6 +392,17 @@ class Catalog:
             "SELECT source, reason FROM sources WHERE status = 'skipped' ORDER BY source"
         ).fetchall()
         return [(r[0], r[1] or "") for r in rows]
+
+
+def key_of(text_hash: str) -> int:
+    """The 64-bit key of a text hash (see ``Catalog.cached_keys``)."""
+    return int(text_hash[:16], 16)
+
+
+def has_key(keys: np.ndarray, key: int) -> bool:
+    """Whether the sorted ``keys`` hold ``key``."""
+    pos = int(np.searchsorted(keys, np.uint64(key)))
+    return pos < keys.shape[0] and int(keys[pos]) == key
 
 
 def _src_tuple(r: SourceRow) -> tuple[Any, ...]:

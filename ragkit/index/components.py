@@ -72,6 +72,12 @@ class Components:
     def lexical(self) -> BM25Index:
         """The BM25 index kept in step with the store; for an index that keeps none (its pipeline's
         retriever is dense), one built in memory from the chunk texts the catalog keeps."""
+        if self._lexical is None and self.spec.lexical.backend == "postgres" and self.spec.uses_lexical:
+            from ragkit.retrieval.pg_lexical import PgLexicalIndex
+
+            lx = self.spec.lexical
+            dsn = lx.dsn or (self.spec.store.options.get("dsn") if self.spec.store.type == "pgvector" else None)
+            self._lexical = PgLexicalIndex(dsn=str(dsn or ""), table=lx.table, language=lx.language)  # type: ignore[assignment]
         if self._lexical is None:
             from ragkit.retrieval.bm25 import BM25Index
 
@@ -179,7 +185,7 @@ class Components:
         if self.spec.uses_lexical:
             from ragkit.retrieval.bm25 import BM25Index
 
-            if not BM25Index.local:
+            if not BM25Index.local or self.spec.lexical.backend != "local":
                 return None
             dirs.append(self.layout.lexical)
         return dirs

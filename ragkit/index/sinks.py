@@ -14,12 +14,33 @@ a retriever, implements the protocol without importing the index layer); they ar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import logging
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
 
+from ragkit.errors import RagkitError
 from ragkit.stores.base import IndexSink, SinkRecord, VectorStore
+
+log = logging.getLogger(__name__)
+
+
+def sink_ids(sink: IndexSink) -> Iterator[str]:
+    """The ids ``sink`` holds, streamed when it can (``iter_ids``), else from ``ids()``."""
+    it = getattr(sink, "iter_ids", None)
+    return iter(it()) if callable(it) else iter(sink.ids())
+
+
+def settle(sink: object) -> None:
+    """Let a sink finish its background work (a segmented store's merges), so its files stay as
+    they are until the next write; a no-op for sinks without any."""
+    wait = getattr(sink, "wait_merges", None)
+    if callable(wait):
+        try:
+            wait()
+        except RagkitError as exc:  # a failed merge loses nothing: its inputs stay in place
+            log.warning("%s", exc)
 
 
 class StoreSink:
@@ -50,8 +71,19 @@ class StoreSink:
     def persist(self) -> None:
         self.store.persist()
 
+    def wait_merges(self) -> None:
+        settle(self.store)
+
+    def iter_ids(self) -> Iterator[str]:
+        return sink_ids(self.store)  # type: ignore[arg-type]
+
+    @property
+    def unsaved(self) -> bool:
+        """Rows read from an older file layout that the next ``persist`` saves in the new one."""
+        return bool(getattr(self.store, "unsaved", False))
+
     def close(self) -> None:
         self.store.close()
 
 
-__all__ = ["IndexSink", "SinkRecord", "StoreSink"]
+__all__ = ["IndexSink", "SinkRecord", "StoreSink", "settle", "sink_ids"]

@@ -16,6 +16,7 @@ from ragkit.index.catalog import Catalog
 from ragkit.index.lock import is_locked, running_pid
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.report import group_skips
+from ragkit.index.sinks import StoreSink, sink_ids
 
 
 def dir_size(path: Path) -> int:
@@ -59,6 +60,10 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         skipped = cat.skipped()
         info.update(embedder=cat.get_meta("embedder") or info["embedder"], totals=cat.totals(),
                     last_run=last, skipped=skipped, skipped_groups=[g.to_dict() for g in group_skips(skipped)])
+        try:
+            info["search_index"] = search_index(kb)
+        except StoreDamagedError as exc:
+            info["search_index"] = {"damaged": str(exc)}
         if verify:
             info["verify"] = verify_index(kb, cat)
     finally:
@@ -68,20 +73,32 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
 
 
 def verify_index(kb: KnowledgeBase, cat: Catalog) -> dict[str, Any]:
-    in_catalog = cat.all_chunk_ids()
+    """Compare the store with the catalog (inside the catalog: no set of every id is held)."""
+    total = cat.chunk_count()
     try:
-        in_store = kb.store.ids()
+        diff = cat.compare_ids(sink_ids(StoreSink(kb.store, path=None)))
         count = kb.store.count()
     except StoreDamagedError as exc:
-        return {"ok": False, "damaged": str(exc), "store_count": None, "catalog_count": len(in_catalog),
+        return {"ok": False, "damaged": str(exc), "store_count": None, "catalog_count": total,
                 "missing_from_store": [], "orphans_in_store": []}
-    missing = sorted(in_catalog - in_store)
-    orphans = sorted(in_store - in_catalog)
+    missing = next(diff.batches("lacking", 100), [])
+    orphans = next(diff.batches("orphans", 100), [])
     return {
-        "ok": not missing and not orphans and count == len(in_catalog),
+        "ok": not diff.lacking and not diff.orphans and count == total,
         "damaged": None,
         "store_count": count,
-        "catalog_count": len(in_catalog),
-        "missing_from_store": missing[:100],
-        "orphans_in_store": orphans[:100],
+        "catalog_count": total,
+        "missing_from_store": missing,
+        "orphans_in_store": orphans,
     }
+
+
+def search_index(kb: KnowledgeBase) -> dict[str, Any] | None:
+    """How the store searches (exact or approximate) and the recall its approximate indexes
+    measured when they were built, for stores that say (``describe()``); None otherwise."""
+    describe = getattr(kb.store, "describe", None)
+    if not callable(describe):
+        return None
+    info = describe()
+    keys = ("index", "segments", "live", "search_mode", "ivf_segments", "ivf_rows", "nprobe", "recall_at_10")
+    return {k: info[k] for k in keys if k in info}

@@ -52,7 +52,7 @@ from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
 from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
-from ragkit.index.sinks import IndexSink, SinkRecord
+from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.loaders.assets import AssetTally
 from ragkit.types import Chunk, Document
@@ -64,6 +64,9 @@ _DONE = object()
 Progress = Callable[[str, int], None]
 #: texts embedded (and committed to the cache) at a time
 EMBED_SLICE = 256
+#: the local sinks' file layout (2: segments); part of the sinks' state, so the first run after a
+#: layout change opens the sinks, which read the older files, and saves them in the new layout
+SINK_LAYOUT = 2
 
 
 class IndexingPipeline:
@@ -185,6 +188,10 @@ class _Run:
                 self._consume(prepared)
             self._flush()
             self._prune()
+            for sink in self.sinks:
+                if getattr(sink, "unsaved", False):  # read from an older layout: saved in the new one
+                    sink.persist()
+                settle(sink)  # background merges end before the files are fingerprinted
             status = "ok"
             state = self._sinks_state()
             self.catalog.set_meta("sinks_state", state or "")
@@ -195,7 +202,7 @@ class _Run:
             used = self.parts.embedder.usage.since(usage0)
             self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
             self.report.seconds = time.perf_counter() - t0
-            self.report.chunks_total = len(self.catalog.all_chunk_ids())
+            self.report.chunks_total = self.catalog.chunk_count()
             self.catalog.finish_run(
                 self.report.run_id, status=status, stats=self.report.to_dict(),
                 tokens=used.tokens, cost=used.cost, seconds=self.report.seconds,
@@ -285,7 +292,7 @@ class _Run:
         if dirs is None:
             return None
         root = self.pipe.index_dir
-        parts = []
+        parts = [f"layout:{SINK_LAYOUT}"]  # a state recorded by an older layout's run differs: reconcile
         for sub in dirs:
             parts.append(f"sink:{sub.name}")  # a sink added since (a new BM25 index) changes the state
             if not sub.exists():
@@ -296,18 +303,22 @@ class _Run:
         return _ids.text_hash("\n".join(parts)) if parts else None
 
     def _reconcile(self) -> None:
-        in_catalog = self.catalog.all_chunk_ids()
+        """Make every sink hold exactly the catalog's chunks. The ids are compared inside the
+        catalog (``Catalog.compare_ids``) and handled a batch at a time, so no set of every chunk
+        id is held in memory."""
         missing: set[str] = set()
+        step = self.pipe.flush_chunks
         for sink in self._sinks():
-            held = sink.ids()
-            orphans = held - in_catalog
-            lacking = in_catalog - held
-            if orphans:
-                log.warning("removing %d chunks left by an interrupted run", len(orphans))
-                sink.delete(sorted(orphans))
+            diff = self.catalog.compare_ids(sink_ids(sink))
+            if diff.orphans:
+                log.warning("removing %d chunks left by an interrupted run", diff.orphans)
+                for part in diff.batches("orphans", 50_000):
+                    sink.delete(part)
                 sink.persist()
-            if lacking:
-                missing |= lacking - self._restore(sink, lacking)
+            if diff.lacking:
+                for part in diff.batches("lacking", step):
+                    missing |= set(part) - self._restore(sink, set(part), persist=False)
+                sink.persist()
         self.missing = missing
         if missing:
             dirty = self.catalog.sources_of_chunks(missing)
@@ -315,7 +326,7 @@ class _Run:
             self.catalog.mark_dirty(sorted(dirty))
             self.known = self.catalog.sources()
 
-    def _restore(self, sink: IndexSink, ids: set[str]) -> set[str]:
+    def _restore(self, sink: IndexSink, ids: set[str], *, persist: bool = True) -> set[str]:
         """Put the catalog's chunks ``ids`` back into ``sink`` from the texts the catalog keeps
         and the vectors of the embedding cache (a new, damaged or extra sink: nothing is
         re-embedded, no file re-read). Returns the ids restored; the others (an index from before
@@ -332,7 +343,8 @@ class _Run:
                 sink.upsert(rows)
                 restored.update(r.id for r in rows)
         if restored:
-            sink.persist()
+            if persist:
+                sink.persist()
             where = sink.path or type(sink).__name__
             log.warning("restored %d chunks into %s from the catalog and the embedding cache", len(restored), where)
             self.report.chunks_restored += len(restored)
@@ -348,15 +360,27 @@ class _Run:
             yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog)
             return
         preparer = Preparer(self.parts, self.pipe.spec, self.known)
-        q: queue.Queue[Any] = queue.Queue(maxsize=256)
+        q: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
+        # the producer runs ahead by at most two flushes of chunks (and 256 sources), so memory
+        # is bounded by the batch, never by the corpus
+        budget = threading.Condition()
+        ahead = {"chunks": 0, "items": 0}
+        limit = 2 * self.pipe.flush_chunks
 
         def produce() -> None:
             try:
                 for unit in units:
                     if stop.is_set():
                         return
-                    q.put(preparer.prepare(unit))
+                    p = preparer.prepare(unit)
+                    with budget:
+                        while (ahead["items"] and (ahead["chunks"] >= limit or ahead["items"] >= 256)
+                               and not stop.is_set()):
+                            budget.wait(0.5)
+                        ahead["chunks"] += len(p.chunks)
+                        ahead["items"] += 1
+                    q.put(p)
                 q.put(_DONE)
             except BaseException as exc:  # handed to the consumer
                 q.put(exc)
@@ -370,9 +394,15 @@ class _Run:
                     return
                 if isinstance(item, BaseException):
                     raise item
+                with budget:
+                    ahead["chunks"] -= len(item.chunks)
+                    ahead["items"] -= 1
+                    budget.notify()
                 yield item
         finally:
             stop.set()
+            with budget:
+                budget.notify_all()
             while worker.is_alive():
                 try:
                     q.get_nowait()

@@ -10,9 +10,10 @@ on malformed tool JSON): ``input_json_delta`` fragments are joined per content b
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, ClassVar
 
 from ragkit.messages import Message, Response, ToolSpec, Usage
+from ragkit.providers.params import stop_sequences
 from ragkit.providers.remote import (
     RemoteProvider,
     StreamAccumulator,
@@ -133,6 +134,9 @@ class AnthropicProvider(RemoteProvider):
     stream_class = AnthropicStream
     vendor = ANTHROPIC
     action = "message"
+    unsupported_params: ClassVar[dict[str, str]] = {
+        name: f"the Messages API has no '{name}'; leave it out" for name in
+        ("seed", "presence_penalty", "frequency_penalty")}
 
     def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
         system, wire = to_wire(messages)
@@ -144,8 +148,11 @@ class AnthropicProvider(RemoteProvider):
     def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
         wire = {"max_tokens": DEFAULT_MAX_TOKENS, **params}
         if "stop" in wire:
-            stop = wire.pop("stop")
-            wire["stop_sequences"] = [stop] if isinstance(stop, str) else list(stop)
+            wire["stop_sequences"] = stop_sequences(wire.pop("stop"))
+        if "user" in wire:
+            wire["metadata"] = {**(wire.get("metadata") or {}), "user_id": wire.pop("user")}
+        if wire.get("tool_choice") == "required":
+            wire["tool_choice"] = {"type": "any"}
         return wire
 
     def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:

@@ -119,14 +119,20 @@ class CohereProvider(RemoteProvider):
     stream_class = CohereStream
     vendor = COHERE
     action = "chat"
+    native_response_format = True
 
     def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
         return {"messages": to_wire_messages(messages)}
 
     def wire_params(self, params: dict[str, Any]) -> dict[str, Any]:
-        renamed = {_RENAMES.get(k, k): v for k, v in params.items()}
+        renamed = {_RENAMES.get(k, k): v for k, v in params.items() if k != "user"}  # Chat v2 has no end-user field
         if isinstance(renamed.get("stop_sequences"), str):
             renamed["stop_sequences"] = [renamed["stop_sequences"]]
+        if renamed.get("tool_choice") == "required":
+            renamed["tool_choice"] = "REQUIRED"
+        fmt = renamed.get("response_format")
+        if isinstance(fmt, dict) and fmt.get("type") == "json_schema":  # v2: json_object with a json_schema
+            renamed["response_format"] = {"type": "json_object", "json_schema": fmt["json_schema"].get("schema", {})}
         return renamed
 
     def send(self, client: Any, request: dict[str, Any], *, stream: bool) -> Any:

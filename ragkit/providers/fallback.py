@@ -69,6 +69,19 @@ class FallbackProvider(BaseProvider):
     def __repr__(self) -> str:
         return f"FallbackProvider([{', '.join(describe(p) for p in self.providers)}])"
 
+    @property
+    def native_response_format(self) -> bool:
+        """Structured output is native only when every provider it may fall back to enforces it."""
+        return all(getattr(p, "native_response_format", False) for p in self.providers)
+
+    @property
+    def unsupported_params(self) -> dict[str, str]:
+        """What any of its providers cannot honour (the request may reach any of them)."""
+        out: dict[str, str] = {}
+        for p in self.providers:
+            out.update(getattr(p, "unsupported_params", None) or {})
+        return out
+
     # ------------------------------------------------------------ the decisions (no I/O)
     def _candidates(self) -> Iterator[_Try]:
         """One ``_Try`` per provider in order; raises the summary error when all have failed."""

@@ -114,6 +114,7 @@ class OpenAIProvider(RemoteProvider):
     stream_class = OpenAIStream
     vendor = OPENAI
     action = "chat completion"
+    native_response_format = True  # response_format and tool_choice go to the API as they are
 
     def wire_messages(self, messages: Sequence[Message]) -> dict[str, Any]:
         return {"messages": to_wire_messages(messages)}

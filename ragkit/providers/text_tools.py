@@ -14,6 +14,9 @@ instead of running anything —
 * a call that merely quotes text from a tool result (an instruction planted in a document or a
   tool's output, echoed by the model).
 
+An answer that is one whole JSON document (structured output, ``response_format``) is never read
+for calls, whatever its strings contain.
+
 ``OpenAIProvider(..., native_tools=False)`` (any OpenAI-compatible server) uses this module:
 :func:`text_tool_messages` rewrites the conversation for such a model and :func:`with_text_tool_calls`
 turns its answer into a ``Response`` with ``tool_calls``.
@@ -209,10 +212,23 @@ def text_tool_messages(messages: Sequence[Message], tools: Sequence[ToolSpec]) -
     return [Message("system", prompt), *out]
 
 
+def is_json_document(text: str) -> bool:
+    """Whether the whole text is one JSON object or list (a structured answer, maybe fenced): such
+    an answer is data, and a ``TOOL_CALL`` inside one of its strings is never a call."""
+    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip(), flags=re.IGNORECASE)
+    if not body.startswith(("{", "[")):
+        return False
+    try:
+        json.loads(body)
+    except json.JSONDecodeError:
+        return False
+    return True
+
+
 def with_text_tool_calls(response: Response, tools: Sequence[ToolSpec], messages: Sequence[Message]) -> Response:
     """``response`` with the TOOL_CALLs of its text as ``tool_calls`` (refused ones included, for
     the agent to report); the text keeps only the model's own words."""
-    if not tools or not MARKER.search(response.content):
+    if not tools or not MARKER.search(response.content) or is_json_document(response.content):
         return response
     results = [m.content for m in messages if m.role == "tool"]
     parsed = parse_tool_calls(response.content, tools, tool_results=results, id_prefix=f"text_call_{len(messages)}")
@@ -222,5 +238,5 @@ def with_text_tool_calls(response: Response, tools: Sequence[ToolSpec], messages
                    stop_reason="tool_calls")
 
 
-__all__ = ["ParsedToolCalls", "parse_tool_calls", "schema_errors", "text_tool_messages", "tool_prompt",
+__all__ = ["ParsedToolCalls", "is_json_document", "parse_tool_calls", "schema_errors", "text_tool_messages", "tool_prompt",
            "with_text_tool_calls"]

@@ -211,6 +211,36 @@ def _inline(text: str, start: int, end: int, decided: bool, undecided: object) -
     return spans
 
 
+class InlineSources:
+    """The citation resolver for clients that drop extension fields (``citations: "inline"``): the
+    answer, numbered by ``numbering``, then a short numbered Sources block (``sources_block``) at its
+    end, when it cites anything. Given out at ``flush``, so a streamed and a whole answer end alike."""
+
+    def __init__(self, numbering: CitationNumbering) -> None:
+        self.numbering = numbering
+        self._done = False
+
+    @property
+    def used(self) -> list[Citation]:
+        return self.numbering.used
+
+    def feed(self, text: str) -> str:
+        return self.numbering.feed(text)
+
+    def flush(self) -> str:
+        rest = self.numbering.flush()
+        if self._done or not self.numbering.used:
+            return rest
+        self._done = True
+        return rest + sources_block(self.numbering.used)
+
+
+def sources_block(citations: list[Citation]) -> str:
+    """``\n\nSources:\n[1] guide.pdf, p. 3\n[2] notes/ferry.md``: one line per citation, as numbered."""
+    lines = [f"[{c.number}] {c.source}" + (f", p. {c.page}" if c.page is not None else "") for c in citations]
+    return "\n\nSources:\n" + "\n".join(lines)
+
+
 def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:
     """``result`` with its answer renumbered and exactly the citations it uses (a whole answer;
     the turn owner does the same for every run, streamed or not)."""
@@ -221,4 +251,4 @@ def resolve_citations(result: AgentResult, book: CitationBook) -> AgentResult:
     return replace(result, content=content, citations=numbering.used)
 
 
-__all__ = ["CitationNumbering", "code_spans", "resolve_citations"]
+__all__ = ["CitationNumbering", "InlineSources", "code_spans", "resolve_citations", "sources_block"]

@@ -17,6 +17,14 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
 Token usage is estimated (~4 characters per token) so cost accounting works; the model name is
 ``local-extractive`` (price 0).
 
+Request parameters: ``max_tokens`` cuts the answer at a word boundary within that many (estimated)
+tokens and the stop reason is ``length``; ``stop`` ends the answer before the first stop sequence;
+``response_format`` is honoured natively: the answer is written into the requested JSON
+(``json_object``: ``{"answer", "sources"}``; a schema: the answer in its answer-like or first
+string field, the cited sources in a ``sources``/``citations``-like string list, neutral values
+elsewhere). The provider is deterministic, so ``temperature``, ``top_p``, ``seed`` and the
+penalties change nothing; ``tool_choice="required"`` is what it does anyway when tools are offered.
+
 It lives in the use-case layer (``ragkit.rag``) beside the answer engine it runs, and is registered
 as the provider ``local`` by name (:mod:`ragkit.provider_names`), so no component imports it.
 """
@@ -32,6 +40,7 @@ from typing import Any
 from ragkit.errors import ConfigError
 from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
 from ragkit.providers.base import BaseProvider
+from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.registry import providers
@@ -174,6 +183,7 @@ class LocalProvider(BaseProvider):
     """Offline and deterministic; see the module docstring for what it does."""
 
     name = "local"
+    native_response_format = True
 
     def __init__(
         self, *, model: str = "local-extractive", max_sentences: int = 3, min_coverage: float = 0.3,
@@ -212,9 +222,13 @@ class LocalProvider(BaseProvider):
             # the earlier question's words weigh in the answer only when this one leans on them
             # (a pronoun, or no subject of its own); "And how do I commit with a message?" does not
             leans = bool(_BACK_REFERENCE.search(question)) or len(set(terms(question))) <= 1
-            return self._response(messages, tools, self._answer(question, results, context if leans else ""))
-        reply = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
-        return self._response(messages, tools, reply)
+            answer = self._answer(question, results, context if leans else "")
+        else:
+            answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
+        if params.get("response_format"):
+            answer = json_answer(params["response_format"], answer, _cited_sources(answer, results))
+        answer, stop = _cut(answer, stop_sequences(params.get("stop")), params.get("max_tokens"))
+        return self._response(messages, tools, answer, stop_reason=stop)
 
     def stream(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
@@ -248,6 +262,7 @@ class LocalProvider(BaseProvider):
         tools: Sequence[ToolSpec] | None,
         content: str,
         calls: tuple[ToolCall, ...] = (),
+        stop_reason: str = "stop",
     ) -> Response:
         seen = sum(len(m.content) + sum(len(json.dumps(c.arguments)) for c in m.tool_calls) for m in messages)
         seen += sum(len(json.dumps(t.parameters)) + len(t.description) for t in tools or ())
@@ -258,8 +273,75 @@ class LocalProvider(BaseProvider):
             tool_calls=calls,
             usage=usage,
             model=self.model,
-            stop_reason="tool_calls" if calls else "stop",
+            stop_reason="tool_calls" if calls else stop_reason,
         )
+
+
+def _cut(text: str, stops: Sequence[str], max_tokens: int | None) -> tuple[str, str]:
+    """The answer before the first stop sequence, then within ``max_tokens`` estimated tokens (4
+    characters each, cut at a word boundary); the stop reason is ``length`` when it was cut there."""
+    hits = [i for i in (text.find(s) for s in stops) if i >= 0]
+    if hits:
+        text = text[:min(hits)]
+    if max_tokens is None or (len(text) + 3) // 4 <= max_tokens:
+        return text, "stop"
+    head = text[:max_tokens * 4]
+    space = head.rstrip().rfind(" ")
+    return (head[:space] if space > 0 else head).rstrip(), "length"
+
+
+_ANSWER_NAMES = ("answer", "response", "text", "content", "summary", "result", "reply", "output")
+_SOURCE_NAMES = ("source", "citation", "reference", "document")
+
+
+def _cited_sources(answer: str, results: Sequence[Message]) -> list[str]:
+    """The sources of the passages the answer cites, in order of first citation."""
+    by_number = {c.number: c.source for m in results for c in m.citations}
+    out: list[str] = []
+    for n in re.findall(r"\[(\d+)\]", answer):
+        source = by_number.get(int(n))
+        if source and source not in out:
+            out.append(source)
+    return out
+
+
+def json_answer(response_format: dict[str, Any], answer: str, sources: list[str]) -> str:
+    """The answer written into the JSON the request asks for (see the module docstring)."""
+    spec = response_format.get("json_schema") if response_format.get("type") == "json_schema" else None
+    if not isinstance(spec, dict):
+        return json.dumps({"answer": answer, "sources": sources}, ensure_ascii=False)
+    return json.dumps(_fill(resolve_refs(spec.get("schema") or {}), answer, sources, {"used": False}),
+                      ensure_ascii=False)
+
+
+def _fill(schema: dict[str, Any], answer: str, sources: list[str], state: dict[str, bool], name: str = "") -> Any:
+    options = schema.get("anyOf") or schema.get("oneOf")
+    if options:
+        schema = next((o for o in options if o.get("type") != "null"), options[0])
+    if "const" in schema:
+        return schema["const"]
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type", "object" if "properties" in schema else "string")
+    kind = next((k for k in kind if k != "null"), "null") if isinstance(kind, list) else kind
+    lowered = name.lower()
+    if kind == "object":
+        props = schema.get("properties", {})
+        order = sorted(props, key=lambda k: (not any(a in k.lower() for a in _ANSWER_NAMES), list(props).index(k)))
+        filled = {key: _fill(props[key], answer, sources, state, key) for key in order}
+        return {key: filled[key] for key in props}
+    if kind == "array":
+        if any(s in lowered for s in _SOURCE_NAMES) and (schema.get("items") or {}).get("type") == "string":
+            return list(sources)
+        return []
+    if kind == "string":
+        if "source" in lowered:
+            return sources[0] if sources else ""
+        if not state["used"] or any(a in lowered for a in _ANSWER_NAMES):
+            state["used"] = True
+            return answer
+        return ""
+    return schema.get("default", {"integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind))
 
 
 def _looks_like_search(name: str) -> bool:

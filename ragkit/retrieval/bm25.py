@@ -1,34 +1,33 @@
-"""A persistent, incrementally updated BM25 index on top of ``bm25s``.
+"""A persistent BM25 index whose commits cost what they add.
 
 A row's terms are those of its indexed text (``ragkit.types.indexed_text``: the chunk's contextual
-header, when it has one, and its text); its shown text is the chunk's own.
-
-``bm25s`` builds immutable sparse matrices, so this index keeps the corpus itself (ids, texts,
-tokens, metadata), applies upserts and deletes to it, and rebuilds the ``bm25s`` matrices lazily
-on the first search after a change (0.1-0.5 s for the 5,000 msmarco-5k passages on 2 CPU
-cores, depending on load). Tokens are kept, so a rebuild never re-tokenizes.
+header, when it has one, and its text); its shown text is the chunk's own. Text is tokenized with
+``bm25s``'s tokenizer (lower-case words, stopwords removed, optionally
+stemmed with PyStemmer); the postings live in append-only segments (``ragkit.stores._segments``,
+the same layout as the faiss store: a commit writes one new segment and one tombstone file,
+background merges keep the number of segments low) and are scored at query time with the
+statistics of the whole index (``_bm25_segments.py``), so scores equal those of an index built
+from scratch on the live documents, with bm25s's formula for each ``method``.
 
 Filters use the shared filter language (``ragkit.stores.filters``) and are evaluated exactly on
 the stored metadata: a filtered search returns the top k among the matching documents.
 Documents that share no term with the query (BM25 score at its no-match baseline) are never
 returned, so a search may return fewer than k hits.
 
-On disk (``path`` is a directory): ``bm25.jsonl``, a header line with the parameters, then one
-line per document. ``persist`` writes it atomically (temporary file + ``os.replace``).
+On disk (``path`` is a directory): ``segments.json`` and the segment folders. An index written by
+an older ragkit as one ``bm25.jsonl`` file is upgraded when it is opened (re-tokenized from the
+texts it holds; nothing else is read).
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import os
+import re
 import sys
-import tempfile
-import threading
 import time
 import unicodedata
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -36,7 +35,9 @@ import numpy as np
 
 from ragkit.errors import MissingDependencyError, StoreDamagedError, StoreError
 from ragkit.registry import retrievers
-from ragkit.stores.filters import Filter, matches, normalize
+from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, stats, term_hash
+from ragkit.stores._segments import Rows, Segment, SegmentLog
+from ragkit.stores.filters import Filter, normalize
 from ragkit.types import SearchHit, indexed_text
 
 if TYPE_CHECKING:
@@ -48,13 +49,6 @@ FILE_NAME = "bm25.jsonl"
 FORMAT = "ragkit-bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
-
-
-@dataclass(frozen=True)
-class _Doc:
-    text: str
-    tokens: tuple[str, ...]
-    metadata: dict[str, Any]
 
 
 #: optional modules that bm25s imports when they are installed and ragkit never uses: numba
@@ -99,37 +93,47 @@ def _make_stemmer(language: str | None) -> Callable[[list[str]], list[str]] | No
 
 
 class _Analyzer:
-    """Lower-case word tokens (bm25s's tokenizer) of the NFKC-normalized text (a ligature ``ﬁ``
-    matches ``fi``, a full-width ``Ａ`` matches ``A``), stopwords removed, optionally stemmed."""
+    """Lower-case word tokens (bm25s's pattern and stopword lists) of the NFKC-normalized text (a
+    ligature ``ﬁ`` matches ``fi``, a full-width ``Ａ`` matches ``A``), stopwords removed, optionally
+    stemmed. Written here rather than calling ``bm25s.tokenize`` (same tokens): each word is
+    stemmed once per process (a cache), and no vocabulary is built per call, which made
+    tokenizing the largest part of a flush's BM25 work."""
+
+    _PATTERN = re.compile(r"(?u)\b\w\w+\b")
+    _CACHE_MAX = 1_000_000
 
     def __init__(self, *, stemmer: str | None, stopwords: str | Sequence[str] | None) -> None:
         self.stemmer_name = stemmer
         self.stopwords = stopwords if stopwords is None or isinstance(stopwords, str) else list(stopwords)
         self._stem = _make_stemmer(stemmer)
-        self._bm25s = _import_bm25s()
+        bm25s = _import_bm25s()
+        self._stop = frozenset(bm25s.tokenization._infer_stopwords(self.stopwords or []))
+        self._stems: dict[str, str] = {}
 
     @property
     def config(self) -> dict[str, Any]:
         return {"stemmer": self.stemmer_name, "stopwords": self.stopwords}
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
-        if not texts:
-            return []
-        out = self._bm25s.tokenize(
-            [t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t) for t in texts],
-            stopwords=self.stopwords or [],
-            stemmer=self._stem,
-            return_ids=False,
-            show_progress=False,
-        )
-        return [list(tokens) for tokens in out]
+        split, stop = self._PATTERN.findall, self._stop
+        nfkc = [t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t) for t in texts]
+        out = [[t for t in split(text.lower()) if t not in stop] for text in nfkc]
+        if self._stem is None:
+            return out
+        stems = self._stems
+        new = list({t for toks in out for t in toks if t not in stems})
+        if new:
+            if len(stems) + len(new) > self._CACHE_MAX:
+                stems.clear()
+            stems.update(zip(new, self._stem(new), strict=True))
+        return [[stems[t] for t in toks] for toks in out]
 
 
 class BM25Index:
     """An upsertable BM25 index of (id, text, metadata) rows, searchable with filters.
 
     It is an ``IndexSink`` (``ragkit.stores.base``): the index writer keeps it in step with the
-    catalog through ``upsert``/``delete``/``persist``; its state is the one file under ``path``."""
+    catalog through ``upsert``/``delete``/``persist``; its state is the files under ``path``."""
 
     local = True
 
@@ -152,17 +156,46 @@ class BM25Index:
         self.path = Path(path) if path is not None else None
         self.k1, self.b, self.method = float(k1), float(b), method
         self._analyzer = _Analyzer(stemmer=stemmer, stopwords=stopwords)
-        self._docs: dict[str, _Doc] = {}
-        self._lock = threading.RLock()
-        self._engine: Any = None  # bm25s.BM25 over self._order, or None when stale
-        self._order: list[str] = []
         self.last_build_seconds: float | None = None
-        if self.path is not None and (self.path / FILE_NAME).is_file():
-            self._load(self.path / FILE_NAME)
+        self._log = self._open_log()
 
     @property
     def params(self) -> dict[str, Any]:
         return {"k1": self.k1, "b": self.b, "method": self.method, **self._analyzer.config}
+
+    def _open_log(self) -> SegmentLog:
+        """The segments under ``path``. Documents tokenized with other settings, or kept by an
+        older ragkit in one ``bm25.jsonl``, are read and tokenized into memory; the next
+        ``persist`` (the next `ragkit index` run that writes) saves them as segments and removes
+        the old files. Readers never write."""
+        header = {"format": FORMAT, "version": FORMAT_VERSION, "analyzer": self._analyzer.config}
+        log_ = SegmentLog(self.path, Bm25Kind(), header=header, label="BM25 index")
+        self._upgrading: str | None = None
+        stored = getattr(log_, "stored_header", None)
+        if stored is not None and stored.get("analyzer") != self._analyzer.config:
+            rows = [seg.rows.record(i) for seg in log_.live_segments() for i in _live_rows(seg)]
+            log.info("bm25: tokenizer settings changed (%s -> %s); re-tokenizing %d documents",
+                     stored.get("analyzer"), self._analyzer.config, len(rows))
+            log_.reset()
+            self._fill(log_, rows)
+            self._upgrading = ""
+        elif stored is None and self.path is not None and (self.path / FILE_NAME).is_file():
+            rows = _read_legacy(self.path / FILE_NAME)
+            self._fill(log_, [[r["id"], dict(r.get("metadata") or {}), r["text"]] for r in rows])
+            self._upgrading = (f"upgraded the BM25 index at {self.path} to segments (files that grow with each "
+                               f"commit instead of being rewritten): {len(rows)} documents, nothing is re-embedded")
+        return log_
+
+    def _fill(self, log_: SegmentLog, rows: list[list[Any]]) -> None:
+        for start in range(0, len(rows), 50_000):
+            part = rows[start : start + 50_000]
+            tokens = self._analyzer.tokenize([indexed_text(r[2], r[1]) for r in part])
+            log_.add([r[0] for r in part], [Rows.encode(r[0], r[1], r[2]) for r in part], [tuple(t) for t in tokens])
+
+    @property
+    def unsaved(self) -> bool:
+        """Documents read from an older layout (or re-tokenized) that the next ``persist`` saves."""
+        return self._upgrading is not None or self._log.dirty()
 
     # -- updates -------------------------------------------------------------------------------
     def add(
@@ -171,7 +204,7 @@ class BM25Index:
         texts: Sequence[str],
         metadata: Sequence[Mapping[str, Any]] | None = None,
     ) -> None:
-        """Insert or replace rows; the matrices are rebuilt on the next search."""
+        """Insert or replace rows (written by the next ``persist``; searchable at once)."""
         metas = list(metadata) if metadata is not None else [{} for _ in ids]
         if not len(ids) == len(texts) == len(metas):
             raise StoreError(
@@ -180,12 +213,15 @@ class BM25Index:
             )
         for doc_id, meta in zip(ids, metas, strict=True):
             _check_row(doc_id, meta)
-        tokens = self._analyzer.tokenize([indexed_text(str(t), m) for t, m in zip(texts, metas, strict=True)])
-        with self._lock:
-            for doc_id, text, toks, meta in zip(ids, texts, tokens, metas, strict=True):
-                self._docs[doc_id] = _Doc(str(text), tuple(toks), dict(meta))
-            if ids:
-                self._engine = None
+        if not ids:
+            return
+        last = {doc_id: n for n, doc_id in enumerate(ids)}  # a repeated id: the last one wins
+        keep = sorted(last.values())
+        texts = [str(texts[n]) for n in keep]
+        ids, metas = [ids[n] for n in keep], [metas[n] for n in keep]
+        tokens = self._analyzer.tokenize([indexed_text(t, m) for t, m in zip(texts, metas, strict=True)])
+        lines = [Rows.encode(i, dict(m), t) for i, m, t in zip(ids, metas, texts, strict=True)]
+        self._log.add(list(ids), lines, [tuple(t) for t in tokens])
 
     def upsert(self, records: Sequence[SinkRecord]) -> None:
         """``IndexSink.upsert``: rows with ``id``, ``text`` and ``metadata`` (vectors unused)."""
@@ -193,18 +229,16 @@ class BM25Index:
 
     def delete(self, ids: Sequence[str]) -> None:
         """Remove rows; unknown ids are ignored."""
-        with self._lock:
-            removed = [self._docs.pop(doc_id, None) for doc_id in ids]
-            if any(doc is not None for doc in removed):
-                self._engine = None
+        self._log.delete(list(dict.fromkeys(ids)))
 
     def ids(self) -> set[str]:
-        with self._lock:
-            return set(self._docs)
+        return self._log.ids()
+
+    def iter_ids(self) -> Iterator[str]:
+        return self._log.iter_ids()
 
     def count(self) -> int:
-        with self._lock:
-            return len(self._docs)
+        return self._log.count()
 
     # -- search --------------------------------------------------------------------------------
     def search(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
@@ -212,20 +246,19 @@ class BM25Index:
         if k < 1:
             raise StoreError(f"k must be at least 1 (got {k})")
         norm = normalize(filter)
-        query_tokens = self._analyzer.tokenize([query])[0]
-        with self._lock:
-            engine = self._ensure_built()
-            if engine is None:
-                return []
-            known = [t for t in query_tokens if t in engine.vocab_dict and t != ""]
-            if not known:
-                return []
-            scores = np.asarray(engine.get_scores(known), dtype=np.float64)
-            baseline = 0.0
-            if engine.nonoccurrence_array is not None:
-                baseline = float(engine.nonoccurrence_array[engine.get_tokens_ids(known)].sum())
-            candidates = np.flatnonzero(scores > baseline + 1e-9)
-            return self._top_hits(candidates, scores, k, norm)
+        hashes = [term_hash(t) for t in self._analyzer.tokenize([query])[0] if t]
+        if not hashes:
+            return []
+        segs = self._log.live_segments()
+        start = time.perf_counter()
+        scores, baseline = score(segs, hashes, method=self.method, k1=self.k1, b=self.b)
+        self.last_build_seconds = time.perf_counter() - start
+        found = []
+        for n, s in enumerate(scores):
+            if s is not None:
+                rows = np.flatnonzero(np.nan_to_num(s, nan=0.0) > 1e-9)  # above the no-match baseline
+                found.append((n, rows, s[rows] + baseline))
+        return self._top_hits(segs, found, k, norm)
 
     def rare_term_hits(
         self, query: str, *, max_df: float, k: int = 10, filter: Filter | None = None
@@ -236,120 +269,95 @@ class BM25Index:
         if k < 1:
             raise StoreError(f"k must be at least 1 (got {k})")
         norm = normalize(filter)
-        query_tokens = set(self._analyzer.tokenize([query])[0]) - {""}
-        with self._lock:
-            engine = self._ensure_built()
-            if engine is None or not query_tokens:
-                return []
-            indptr, indices = engine.scores["indptr"], engine.scores["indices"]
-            limit = max_df * len(self._order)
-            postings = [
-                indices[indptr[t] : indptr[t + 1]]
-                for t in engine.get_tokens_ids(sorted(query_tokens))
-                if indptr[t + 1] - indptr[t] <= limit
-            ]
-            if not postings:
-                return []
-            counts = np.bincount(np.concatenate(postings), minlength=len(self._order))
-            return self._top_hits(np.flatnonzero(counts), counts / len(postings), k, norm)
+        hashes = sorted({term_hash(t) for t in self._analyzer.tokenize([query])[0] if t})
+        segs = self._log.live_segments()
+        if not hashes:
+            return []
+        n_docs, _ = stats(segs)
+        posts = postings(segs, hashes)
+        rare = [lists for lists in posts.values() if sum(int(d.size) for _, d, _ in lists) <= max_df * n_docs]
+        if not rare:
+            return []
+        counts: dict[int, np.ndarray] = {}
+        for lists in rare:
+            for n, docs, _ in lists:
+                counts.setdefault(n, np.zeros(len(segs[n]), dtype=np.int64))[docs] += 1
+        found = [(n, np.flatnonzero(c), c[c > 0] / len(rare)) for n, c in sorted(counts.items())]
+        return self._top_hits(segs, found, k, norm)
 
-    def _top_hits(self, candidates: Any, scores: Any, k: int, norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
-        """The first ``k`` of ``candidates`` (positions in index order) matching ``norm``, by
-        descending score, ties in index order. Call with the lock held."""
-        candidates = candidates[np.argsort(-scores[candidates], kind="stable")]
-        hits: list[SearchHit] = []
-        for i in candidates:
-            doc_id = self._order[int(i)]
-            doc = self._docs[doc_id]
-            if norm and not matches(doc.metadata, norm):
-                continue
-            hits.append(SearchHit(id=doc_id, score=float(scores[i]), metadata=_hit_meta(doc)))
-            if len(hits) == k:
-                break
+    def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
+                  norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
+        """The first ``k`` candidates (segment, rows, scores) matching ``norm``, by descending
+        score, ties in index order (segment, then row)."""
+        parts = []
+        for n, rows, scores in found:
+            if norm:
+                ok = segs[n].allowed(norm)
+                assert ok is not None
+                keep = ok[rows]
+                rows, scores = rows[keep], scores[keep]
+            if rows.size:
+                parts.append((np.full(rows.size, n), rows, scores))
+        if not parts:
+            return []
+        seg_of = np.concatenate([p[0] for p in parts])
+        rows = np.concatenate([p[1] for p in parts])
+        scores = np.concatenate([p[2] for p in parts])
+        order = np.lexsort((rows, seg_of, -scores))[:k]
+        hits = []
+        for i in order.tolist():
+            doc_id, meta, text = segs[int(seg_of[i])].rows.record(int(rows[i]))[:3]
+            hits.append(SearchHit(id=doc_id, score=float(scores[i]), metadata=_hit_meta(meta, text)))
         return hits
-
-    def _ensure_built(self) -> Any:
-        if self._engine is not None:
-            return self._engine
-        order = [doc_id for doc_id, doc in self._docs.items()]
-        corpus = [list(self._docs[doc_id].tokens) for doc_id in order]
-        self._order = order
-        if not any(corpus):
-            return None
-        bm25s = _import_bm25s()
-        start = time.perf_counter()
-        engine = bm25s.BM25(k1=self.k1, b=self.b, method=self.method)
-        engine.index(corpus, show_progress=False)
-        self.last_build_seconds = time.perf_counter() - start
-        log.debug("bm25: rebuilt matrices for %d documents in %.3f s", len(order), self.last_build_seconds)
-        self._engine = engine
-        return engine
 
     # -- persistence ---------------------------------------------------------------------------
     def persist(self) -> None:
-        """Write the corpus atomically to ``path``; a no-op for an in-memory index."""
-        if self.path is None:
-            log.debug("bm25: in-memory index, nothing to persist")
-            return
-        self.path.mkdir(parents=True, exist_ok=True)
-        with self._lock:
-            header = {"format": FORMAT, "version": FORMAT_VERSION, "params": self.params}
-            fd, tmp = tempfile.mkstemp(prefix=".bm25-", suffix=".tmp", dir=self.path)
-            try:
-                with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                    fh.write(json.dumps(header) + "\n")
-                    for doc_id, doc in self._docs.items():
-                        row = {"id": doc_id, "text": doc.text, "tokens": doc.tokens, "metadata": doc.metadata}
-                        fh.write(json.dumps(row, ensure_ascii=False) + "\n")
-                    fh.flush()
-                    os.fsync(fh.fileno())
-                os.chmod(tmp, 0o644)  # mkstemp creates 0600
-                os.replace(tmp, self.path / FILE_NAME)
-            except BaseException:
-                Path(tmp).unlink(missing_ok=True)
-                raise
+        """Write what changed since the last ``persist`` as one new segment (a no-op in memory)."""
+        self._log.persist()
+        if self._upgrading:
+            log.warning("%s", self._upgrading)
+            self._upgrading = None
+
+    def wait_merges(self) -> None:
+        """Wait for the background merge, if one runs (tests and benchmarks)."""
+        self._log.wait_merges()
+
+    def describe(self) -> dict[str, Any]:
+        return {"params": self.params, **self._log.describe()}
 
     def close(self) -> None:
-        """Release the matrices (the corpus stays); kept for symmetry with stores."""
-        with self._lock:
-            self._engine = None
+        """Let a running merge finish (the rows stay readable)."""
+        self._log.wait_merges()
 
-    def _load(self, file: Path) -> None:
-        lines = file.read_bytes().decode("utf-8").split("\n")
+
+def _live_rows(seg: Segment) -> list[int]:
+    return list(range(len(seg))) if seg.dead is None else np.flatnonzero(~seg.dead).tolist()
+
+
+def _read_legacy(file: Path) -> list[dict[str, Any]]:
+    """The rows of a ``bm25.jsonl`` written by an older ragkit (one JSON line per document)."""
+    lines = file.read_bytes().decode("utf-8").split("\n")
+    try:
+        header = json.loads(lines[0])
+    except (json.JSONDecodeError, IndexError):
+        raise StoreDamagedError(f"the BM25 index {file} is damaged (line 1 is not a ragkit BM25 header); "
+                                f"{StoreDamagedError.HINT}") from None
+    if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
+        raise StoreError(
+            f"{file}: unsupported BM25 index format {header.get('format')!r} v{header.get('version')}; "
+            "delete it and re-index"
+        )
+    rows = []
+    for number, line in enumerate(lines[1:], start=2):
+        if not line.strip():
+            continue
         try:
-            header = json.loads(lines[0])
-        except (json.JSONDecodeError, IndexError):
-            raise StoreDamagedError(f"the BM25 index {file} is damaged (line 1 is not a ragkit BM25 header); "
-                                    f"{StoreDamagedError.HINT}") from None
-        if header.get("format") != FORMAT or header.get("version") != FORMAT_VERSION:
-            raise StoreError(
-                f"{file}: unsupported BM25 index format {header.get('format')!r} v{header.get('version')}; "
-                "delete it and re-index"
-            )
-        stored = header.get("params", {})
-        same_tokens = all(stored.get(key) == val for key, val in self._analyzer.config.items())
-        rows = []
-        for number, line in enumerate(lines[1:], start=2):
-            if not line.strip():
-                continue
-            try:
-                rows.append(json.loads(line))
-            except json.JSONDecodeError as exc:
-                raise StoreDamagedError(
-                    f"the BM25 index {file} is damaged (line {number}: {exc.msg}); {StoreDamagedError.HINT}"
-                ) from None
-        if same_tokens:
-            tokens = [row["tokens"] for row in rows]
-        else:
-            log.info(
-                "bm25: tokenizer settings changed (%s -> %s); re-tokenizing %d documents",
-                {k: stored.get(k) for k in self._analyzer.config},
-                self._analyzer.config,
-                len(rows),
-            )
-            tokens = self._analyzer.tokenize([indexed_text(row["text"], row.get("metadata") or {}) for row in rows])
-        for row, toks in zip(rows, tokens, strict=True):
-            self._docs[row["id"]] = _Doc(row["text"], tuple(toks), dict(row.get("metadata") or {}))
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise StoreDamagedError(
+                f"the BM25 index {file} is damaged (line {number}: {exc.msg}); {StoreDamagedError.HINT}"
+            ) from None
+    return rows
 
 
 def _check_row(doc_id: Any, meta: Any) -> None:
@@ -366,10 +374,10 @@ def _check_row(doc_id: Any, meta: Any) -> None:
         ) from exc
 
 
-def _hit_meta(doc: _Doc) -> dict[str, Any]:
-    if "text" in doc.metadata:
-        return dict(doc.metadata)
-    return {**doc.metadata, "text": doc.text}
+def _hit_meta(meta: dict[str, Any], text: str) -> dict[str, Any]:
+    if "text" in meta:
+        return dict(meta)
+    return {**meta, "text": text}
 
 
 @retrievers.register("bm25")

@@ -21,7 +21,7 @@ from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import FileResponse, JSONResponse
 from fastapi.staticfiles import StaticFiles
 
-from ragkit.server import chat, errors, ingest, openai_compat, sessions, traces
+from ragkit.server import chat, completions, embeddings, errors, ingest, openai_compat, sessions, traces
 from ragkit.server.auth import AuthMiddleware, BodyLimitMiddleware
 from ragkit.server.engine import Engine
 from ragkit.server.guard import CLIENT_HEADER, GuardMiddleware, build_guard
@@ -59,7 +59,8 @@ class ServerState:
         sessions = OwnedSessions(SQLSessionStore(db))  # a session made during a request is its key's
         engine = Engine(library, provider=settings.provider, model=settings.model, base_url=settings.base_url,
                         provider_options=settings.provider_options, sessions=sessions,
-                        session_wait=settings.session_lock_wait, session_lease=settings.turn_lease)
+                        session_wait=settings.session_lock_wait, session_lease=settings.turn_lease,
+                        citations=settings.citations)
         return cls(settings, db, sessions, records, library, engine, JobRunner(records, library))
 
     def close(self) -> None:
@@ -97,13 +98,18 @@ def create_app(settings: ServerSettings) -> FastAPI:
                            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", CLIENT_HEADER])
     # outermost: the Host allow-list and the cross-site checks see every request first
     app.add_middleware(GuardMiddleware, guard=build_guard(settings.host, settings.allowed_hosts, settings.cors_origins))
-    for module in (openai_compat, chat, sessions, traces, ingest):
+    for module in (openai_compat, completions, embeddings, chat, sessions, traces, ingest):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
         return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-cache"})
+
+    @app.get("/favicon.ico", include_in_schema=False)
+    async def favicon() -> FileResponse:
+        return FileResponse(str(STATIC / "favicon.ico"), media_type="image/x-icon",
+                            headers={"Cache-Control": "public, max-age=86400"})
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:

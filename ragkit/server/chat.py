@@ -1,6 +1,8 @@
 """``POST /chat``: the platform endpoint. Send one ``message`` (or a full or partial ``messages``
 history); a session is created when none is given; the reply is ``{response, session_id, trace}``
-with the answer's citations and usage beside them."""
+with the answer's citations and usage beside them. It takes the same model parameters as
+``/v1/chat/completions`` (``temperature``, ``top_p``, ``max_tokens``, ``stop``, ``response_format``,
+``system_prompt``...: ``server/params.py``)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,8 @@ from pydantic import ConfigDict, Field
 
 from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError, error_responses
-from ragkit.server.openai_compat import ChatMessage, RagOptions, build_turn
-from ragkit.server.turns import TurnRun
+from ragkit.server.openai_compat import RagOptions, build_turn, start_turn
+from ragkit.server.wire_messages import ChatMessage
 from ragkit.sessions.base import new_session_id
 
 router = APIRouter()
@@ -37,13 +39,13 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
         await asyncio.to_thread(state.sessions.create, session_id, owner=principal(request).owner)
     turn = build_turn(messages, body, model=state.settings.served_model, session_id=session_id,
                       request_id=request.headers.get("idempotency-key"), key_id=principal(request).owner)
-    run = TurnRun(state, turn)
+    run = await start_turn(request, turn)
     try:
-        await run.start()
         answer = await run.complete()
     finally:
         run.close()
-    return {"response": answer.content, "session_id": session_id, "citations": answer.citations,
+    calls = {"tool_calls": answer.tool_calls} if answer.tool_calls else {}  # client tools to run, OpenAI's shape
+    return {"response": answer.content, "session_id": session_id, "citations": answer.citations, **calls,
             "usage": answer.usage,
             "trace": {"id": run.id, "steps": answer.trace.get("steps", []), "duration": answer.trace.get("duration"),
                       "tool_calls": answer.trace.get("tool_calls", []), "usage": answer.usage}}

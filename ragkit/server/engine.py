@@ -23,6 +23,8 @@ from ragkit.agent import Agent, AgentConfig, AgentResult
 from ragkit.agent.turns import Conversation, Transcript, Turn
 from ragkit.errors import RagkitError
 from ragkit.messages import Message
+from ragkit.providers.params import check_refused
+from ragkit.providers.remote import function_calls, make_tool_call
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider
 from ragkit.rag.turns import AGENT_NAME, answer_turn
 from ragkit.server.library import Library
@@ -37,6 +39,10 @@ class TurnOptions:
     filter: dict[str, Any] | None = None
     retriever: str | None = None
     use_knowledge_base: bool = True
+    # the request's model parameters: ``AgentConfig`` fields, and those honoured only when neutral
+    config: dict[str, Any] = field(default_factory=dict, compare=False)
+    refusable: dict[str, Any] = field(default_factory=dict, compare=False)
+    citations: str | None = None  # "inline" | "field"; None: the server's --citations
 
 
 @dataclass
@@ -50,6 +56,8 @@ class Answer:
     # the new user message as the run saw it: after the input guardrails (redacted), or a
     # placeholder when they blocked it; what a session stores instead of the raw question
     input: str | None = None
+    # the client's tools the model called (OpenAI's shape), for the client to run; stop_reason "tool_calls"
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 def usage_of(result: AgentResult) -> dict[str, Any]:
@@ -73,8 +81,11 @@ TRANSCRIPT = Transcript(dialogue=True, agent=AGENT_NAME, usage=usage_of, citatio
 class Engine:
     def __init__(self, library: Library, *, provider: str, model: str | None = None, base_url: str | None = None,
                  provider_options: dict[str, Any] | None = None, sessions: Any = None, session_wait: float = 60.0,
-                 session_lease: float = 600.0) -> None:
+                 session_lease: float = 600.0, citations: str = "field") -> None:
+        """``citations``: "inline" ends every answer with a numbered Sources block (a request's
+        ``citations`` field overrides it); "field" keeps them in the extension field only."""
         self.library = library
+        self.citations = citations
         options = dict(provider_options or {})
         if base_url:
             options["base_url"] = base_url
@@ -118,14 +129,23 @@ class Engine:
         kb = self.library.scoped(options.filter, options.retriever)
         return RAGAgent(kb, provider=self.provider, top_k=options.top_k).agent
 
+    def prepare(self, options: TurnOptions) -> Agent:
+        """The agent of a turn with the request's model parameters, checked before any answer is
+        sent: a parameter ragkit or the provider cannot honour, or a value out of range, raises
+        ``ConfigError`` naming it (a 400)."""
+        check_refused(options.refusable)
+        agent = self._agent(options)
+        return agent.configured(**options.config) if options.config else agent
+
     def turn(self, messages: Sequence[dict[str, Any]], options: TurnOptions, system: str | None = None, *,
              session_id: str | None = None, request_id: str | None = None, trace_id: str | None = None) -> Turn:
         """A turn (not started) over ``messages`` (``{"role", "content"}`` dicts: the new ones, or
         without a session the client's whole conversation); ``system``: the client's own system text,
-        kept beside the RAG instructions."""
-        new = [Message(role=m["role"], content=m["content"]) for m in messages]
-        return answer_turn(self.conversation, lambda: self._agent(options), new, session_id=session_id,
-                           request_id=request_id, trace_id=trace_id, system=system)
+        kept beside the RAG instructions. The agent carries the request's model parameters."""
+        new = [to_message(m) for m in messages]
+        inline = (options.citations or self.citations) == "inline" and not options.config.get("response_format")
+        return answer_turn(self.conversation, lambda: self.prepare(options), new, session_id=session_id,
+                           request_id=request_id, trace_id=trace_id, system=system, inline_sources=inline)
 
     async def stream(self, messages: Sequence[dict[str, Any]], options: TurnOptions,
                      system: str | None = None) -> AsyncIterator[str | Answer]:
@@ -145,7 +165,15 @@ def answer_of(result: AgentResult, *, input: str | None = None) -> Answer:
              "tool_calls": [{"name": t.name, "arguments": t.arguments, "is_error": t.is_error,
                              "duration": t.duration} for t in result.tool_calls]}
     return Answer(content=result.content, citations=citations_of(result), usage=usage_of(result), trace=trace,
-                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=input)
+                  trace_id=result.trace.run_id, stop_reason=result.stop_reason, input=input,
+                  tool_calls=function_calls(result.client_calls))
+
+
+def to_message(m: dict[str, Any]) -> Message:
+    """A turn message (``server/wire_messages``: role, content, maybe tool calls or the id of the
+    call a tool result answers) as the agent's ``Message``."""
+    calls = tuple(make_tool_call(c["id"], c["name"], c["arguments"]) for c in m.get("tool_calls", ()))
+    return Message(role=m["role"], content=m["content"], tool_calls=calls, tool_call_id=m.get("tool_call_id"))
 
 
 def input_of(turn: Turn) -> str | None:

@@ -129,7 +129,9 @@ def from_exception(exc: BaseException) -> ApiError:
         return ApiError(503, "the index is busy being written (an ingest job or a `ragkit index` run); retry "
                         "shortly", code="index_busy", headers={"Retry-After": "2"})
     if isinstance(exc, (ConfigError, MissingDependencyError)):
-        return ApiError(400, without_paths(str(exc)), code="invalid_request")
+        param = getattr(exc, "param", None)  # a request parameter (ragkit.providers.params.ParamError)
+        return ApiError(400, without_paths(str(exc)), code="unsupported_parameter" if param else "invalid_request",
+                        param=param)
     if isinstance(exc, UnicodeError):
         return ApiError(400, "the request holds text that is not valid Unicode (an unpaired surrogate?); send "
                         "valid UTF-8", code="invalid_text")

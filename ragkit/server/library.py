@@ -58,6 +58,7 @@ class Library:
         self._seen: int | None = None
         self._retired: list[tuple[float, KnowledgeBase]] = []
         self._lock = threading.Lock()
+        self._embed_lock = threading.Lock()
         # one writer discipline for the DuckDB catalog in this process: a job holds this lock for its
         # whole run; a reader never waits for it (it uses the last snapshot), and never opens the
         # catalog while this process writes it (DuckDB refuses a read-only and a read-write
@@ -123,6 +124,20 @@ class Library:
         return [{"id": h.id, "source": h.source, "score": round(float(h.score), 6), "text": h.text,
                  "page": h.metadata.get("page"), "start": h.metadata.get("start"), "end": h.metadata.get("end"),
                  "heading": h.metadata.get("heading")} for h in hits]
+
+    def embed(self, texts: list[str]) -> tuple[Any, int, float | None]:
+        """The index's embedder over ``texts`` (as documents): vectors, tokens and cost of this call."""
+        embedder = self.kb.embedder
+        with self._embed_lock:  # keeps the tokens of this call apart from other embed calls
+            before = embedder.usage.snapshot()
+            vectors = embedder.embed_documents(texts)
+            used = embedder.usage.since(before)
+        return vectors, used.tokens, used.cost
+
+    def embedder_names(self) -> tuple[str, int]:
+        """The index's embedding model id and its dimension."""
+        embedder = self.kb.embedder
+        return embedder.model_id, embedder.dimension
 
     def scoped(self, filter: dict[str, Any] | None, kind: str | None) -> Any:
         """The knowledge base as the search tool sees it: the request's filter and retriever, and

@@ -7,11 +7,13 @@ them to an admin key)."""
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Any
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.convertors import Convertor, register_url_convertor
 
 from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError, error_responses
@@ -79,3 +81,46 @@ async def delete_session(session_id: str, request: Request) -> dict[str, Any]:
     if not await asyncio.to_thread(_store(request).delete, session_id):
         raise _missing(session_id)
     return {"id": session_id, "object": "session.deleted", "deleted": True}
+
+
+# --- the served-agent design's names for the same routes (aliases: same handlers, same rules) ---
+
+class _SessionRef(Convertor[str]):
+    """A session id in ``/session/{id}`` that is not one of the alias routes' own words, so that
+    ``/session/start`` and ``/session/end`` are only those routes (and advertise only POST)."""
+
+    regex = r"(?!(?:start|end)$)[^/]+"
+
+    def convert(self, value: str) -> str:
+        return value
+
+    def to_string(self, value: str) -> str:
+        return value
+
+
+register_url_convertor("session_ref", _SessionRef())
+
+
+class SessionRef(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    session_id: str = Field(min_length=1, max_length=128)
+
+
+@router.post("/session/start", status_code=201)
+async def start_session_alias(request: Request, body: NewSession | None = None) -> JSONResponse:
+    """``POST /sessions`` under the design's name; the reply also carries ``session_id``."""
+    response = await create_session(request, body)
+    data = json.loads(bytes(response.body))
+    return JSONResponse({**data, "session_id": data["id"]}, status_code=201)
+
+
+@router.post("/session/end", responses=error_responses(409))
+async def end_session_alias(body: SessionRef, request: Request) -> dict[str, Any]:
+    """``POST /sessions/{id}/end`` with the id in the body, as the design sends it."""
+    return await end_session(body.session_id, request)
+
+
+@router.get("/session/{session_id:session_ref}")
+async def get_session_alias(session_id: str, request: Request) -> dict[str, Any]:
+    """``GET /sessions/{id}`` under the design's name."""
+    return await get_session(session_id, request)

@@ -20,6 +20,7 @@ from ragkit.errors import ConfigError
 ENV = "RAGKIT_SERVE_SETTINGS"
 STATE_FILE = "state.db"
 UPLOADS_DIR = "uploads"
+CITATION_MODES = ("field", "inline")
 
 
 @dataclass
@@ -39,10 +40,13 @@ class ServerSettings:
     max_upload_bytes: int = 50_000_000
     session_lock_wait: float = 60.0
     turn_lease: float = 600.0
+    citations: str = "field"  # "inline": answers also end with a numbered Sources block
 
     def __post_init__(self) -> None:
         if "*" in self.cors_origins and len(self.cors_origins) > 1:
             raise ConfigError("--cors-origin '*' cannot be combined with named origins; pass either")
+        if self.citations not in CITATION_MODES:
+            raise ConfigError(f"citations must be one of {CITATION_MODES} (got {self.citations!r})")
         for name in ("max_body_bytes", "max_upload_bytes"):
             if getattr(self, name) < 1024:
                 raise ConfigError(f"{name} must be at least 1024 bytes (got {getattr(self, name)})")

@@ -31,10 +31,11 @@ def item_to_message(item: SessionItem) -> Message:
                    tool_call_id=item.data.get("tool_call_id"), name=item.data.get("name"), agent=item.agent)
 
 
-def items_to_messages(items: Iterable[SessionItem]) -> list[Message]:
-    """The conversation of a session, without system items and without an unanswered tool call."""
+def items_to_messages(items: Iterable[SessionItem], answered: Iterable[str] = ()) -> list[Message]:
+    """The conversation of a session, without system items and without an unanswered tool call
+    (``answered``: ids of tool calls the new input answers, a client's tool results)."""
     messages = [item_to_message(i) for i in items if i.role != "system"]
-    answered = {m.tool_call_id for m in messages if m.role == "tool"}
+    answered = {*answered, *(m.tool_call_id for m in messages if m.role == "tool")}
     return [m for m in messages
             if not (m.role == "assistant" and m.tool_calls and not all(c.id in answered for c in m.tool_calls))]
 

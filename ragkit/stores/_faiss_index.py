@@ -19,19 +19,25 @@ from ragkit.registry import did_you_mean
 AUTO = None
 # index kind -> build parameter defaults (None = chosen from the data: "auto")
 BUILD_DEFAULTS: dict[str, dict[str, int | None]] = {
-    "flat": {},
+    # segmented (``ragkit.stores.faiss``): merged segments of ann_min+ rows get an IVF index
+    "auto": {"ann_min": 20_000, "nlist": AUTO, "merge_factor": 8},
+    "flat": {"merge_factor": 8},
     "hnsw": {"M": 32, "ef_construction": 200},
     "ivf_flat": {"nlist": AUTO, "train_min": 1000},
     "ivf_pq": {"nlist": AUTO, "train_min": 1000, "pq_m": AUTO, "pq_nbits": 8},
 }
 # index kind -> query-time parameter defaults
-SEARCH_DEFAULTS: dict[str, dict[str, int]] = {
+SEARCH_DEFAULTS: dict[str, dict[str, int | None]] = {
+    # exact search below exact_max live rows; nprobe auto = what reached recall@10 >= 0.95 when built
+    "auto": {"exact_max": 100_000, "nprobe": AUTO},
     "flat": {},
     "hnsw": {"ef_search": 64},
     "ivf_flat": {"nprobe": 16},
     "ivf_pq": {"nprobe": 16, "refine": 10},
 }
 INDEX_KINDS = tuple(BUILD_DEFAULTS)
+#: kinds kept in append-only segments (``stores/_segments.py``); the others are one file each
+SEGMENTED = ("auto", "flat")
 
 
 @dataclass(frozen=True)
@@ -40,7 +46,7 @@ class FaissOptions:
 
     kind: str
     build: dict[str, int | None] = field(default_factory=dict)
-    search: dict[str, int] = field(default_factory=dict)
+    search: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def is_ivf(self) -> bool:
@@ -77,7 +83,7 @@ def parse_options(
     if kind not in BUILD_DEFAULTS:
         raise ConfigError(f"faiss store: unknown index '{kind}'{did_you_mean(str(kind), INDEX_KINDS)}")
     b = _merge("build", kind, BUILD_DEFAULTS[kind], build, auto_ok={"nlist", "pq_m"})
-    s = _merge("search", kind, SEARCH_DEFAULTS[kind], search, auto_ok=set())
+    s = _merge("search", kind, SEARCH_DEFAULTS[kind], search, auto_ok={"nprobe"} if kind == "auto" else set())
     if kind == "ivf_pq":
         nbits = int(b["pq_nbits"] or 8)
         if nbits > 16:
@@ -94,7 +100,9 @@ def parse_options(
                 f"faiss store: build.train_min must be at least 2**pq_nbits = {2**nbits} "
                 f"(got {b['train_min']}) so the product quantizer can be trained"
             )
-    return FaissOptions(kind=kind, build=b, search={k: int(v) for k, v in s.items()})
+    if kind in SEGMENTED and int(b["merge_factor"] or 2) < 2:
+        raise ConfigError(f"faiss store: build.merge_factor must be at least 2 (got {b['merge_factor']})")
+    return FaissOptions(kind=kind, build=b, search={k: None if v is None else int(v) for k, v in s.items()})
 
 
 def _merge(
@@ -136,7 +144,7 @@ def build_index(faiss: Any, opts: FaissOptions, dimension: int, n_train: int = 0
     """A new empty index (IVF: its factory string needs ``nlist``). Returns (index, nlist or 0)."""
     metric = faiss.METRIC_INNER_PRODUCT
     b = opts.build
-    if opts.kind == "flat":
+    if opts.kind in SEGMENTED:
         return faiss.IndexFlatIP(dimension), 0
     if opts.kind == "hnsw":
         index = faiss.IndexHNSWFlat(dimension, int(b["M"] or 32), metric)

@@ -73,7 +73,7 @@ def save_generation(
     manifest = {"format": FORMAT, "store": store, "dimension": dimension, "generation": gen,
                 "files": files, **(extra or {})}
     write_json_atomic(path / MANIFEST, manifest)
-    _fsync_dir(path)
+    fsync_dir(path)
     _remove_orphans(path, keep=set(files.values()) | {MANIFEST})
 
 
@@ -161,7 +161,7 @@ def _fsync_file(p: Path) -> None:
         os.fsync(fh.fileno())
 
 
-def _fsync_dir(path: Path) -> None:
+def fsync_dir(path: Path) -> None:
     if os.name != "posix":  # pragma: no cover
         return
     fd = os.open(path, os.O_RDONLY)

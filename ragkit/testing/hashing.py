@@ -44,6 +44,7 @@ class HashingEmbedder(Embedder):
         self.model_id = f"{model}-{dimension}"
         self.price_per_million = price_per_million
         self.calls: list[int] = []  # batch sizes seen, for tests
+        self._features: dict[str, int] = {}
 
     @property
     def dimension(self) -> int:
@@ -56,13 +57,32 @@ class HashingEmbedder(Embedder):
         if self.delay:
             time.sleep(self.delay)
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
+        codes: list[int] = []
+        counts: list[int] = []
+        tokens = 0
+        get, feature = self._features.get, self._feature
         for i, text in enumerate(texts):
-            words = [w.lower() for w in _WORD.findall(text)]
-            for feat in words + [f"{a} {b}" for a, b in pairwise(words)]:
-                h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
-                out[i, h % self._dimension] += 1.0 if (h >> 63) & 1 else -1.0
+            words = _WORD.findall(text.lower())
+            tokens += len(words)
+            feats = words + [f"{a} {b}" for a, b in pairwise(words)]
+            found = [get(f) or feature(f) for f in feats]
+            codes.extend(found)
+            counts.append(len(found))
             if not words:
                 out[i, 0] = 1.0
+        if codes:
+            arr = np.asarray(codes, dtype=np.int64)
+            rows = np.repeat(np.arange(len(texts)), counts)
+            np.add.at(out, (rows, np.abs(arr) - 1), np.sign(arr).astype(np.float32))
         self.calls.append(len(texts))
-        self._record(sum(self.count_tokens(t) for t in texts), len(texts))
+        self._record(tokens, len(texts))
         return normalize_rows(out)
+
+    def _feature(self, feat: str) -> int:
+        """A feature's bucket + 1, negative for a negative sign; cached, as most words recur."""
+        h = int.from_bytes(hashlib.blake2b(feat.encode(), digest_size=8).digest(), "little")
+        code = (h % self._dimension + 1) * (1 if (h >> 63) & 1 else -1)
+        if len(self._features) > 2_000_000:
+            self._features.clear()
+        self._features[feat] = code
+        return code

@@ -38,3 +38,16 @@ def test_streamed_pieces_give_the_same_text(size: int) -> None:
     numbering = CitationNumbering(book_of(4))
     pieces = [ANSWER[i : i + size] for i in range(0, len(ANSWER), size)]
     assert "".join(numbering.feed(p) for p in pieces) + numbering.flush() == EXPECTED
+
+
+def test_inline_sources_end_a_streamed_and_a_whole_answer_alike() -> None:
+    from ragkit.rag.citations import InlineSources
+
+    whole = InlineSources(CitationNumbering(book_of(4)))
+    text = whole.flush() + whole.feed(ANSWER) + whole.flush()  # the turn owner flushes before a whole answer too
+    assert text == EXPECTED + "\n\nSources:\n[1] s4.md\n[2] s1.md\n[3] s2.md"
+    streamed = InlineSources(CitationNumbering(book_of(4)))
+    pieces = [streamed.feed(ANSWER[i:i + 5]) for i in range(0, len(ANSWER), 5)]
+    assert "".join(pieces) + streamed.flush() == text and streamed.flush() == ""
+    nothing = InlineSources(CitationNumbering(book_of(2)))
+    assert nothing.feed("No citation here.") + nothing.flush() == "No citation here."  # no empty block

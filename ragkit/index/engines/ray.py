@@ -7,8 +7,9 @@ replaces its producer. On the driver (the ``ragkit index`` process):
    its bytes, compare with the catalog). Unchanged sources and files refused by the checks go
    straight to the writer; nothing is shipped for them, so an unchanged re-run never touches
    the cluster.
-2. The text hashes in the embedding cache for this model are put in the object store once; the
-   workers embed only chunk texts outside it (a changed file re-embeds only its changed chunks,
+2. The embedding cache's text hashes for this model go into the object store once, as sorted
+   64-bit keys (8 bytes per cached text, shared by the actors of a node; ``Catalog.cached_keys``);
+   the workers embed only chunk texts outside it (a changed file re-embeds only its changed chunks,
    nothing cached is re-embedded remotely).
 3. The changed sources become a Ray Dataset; ``map_batches`` runs ``_LoadSplitEmbed`` in an actor
    pool of ``embed_actors`` actors (each builds the loaders, splitter and embedder, and loads the
@@ -35,7 +36,7 @@ import numpy as np
 
 from ragkit.config import PipelineSpec, RaySpec
 from ragkit.errors import MissingDependencyError
-from ragkit.index.catalog import Catalog, SourceRow
+from ragkit.index.catalog import Catalog, SourceRow, has_key, key_of
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
 from ragkit.index.prepare import Prepared, Preparer, Unit
@@ -65,7 +66,7 @@ def prepared_on_ray(
     started = connect(opts.address)
     try:
         emb = parts.embedder
-        cached = ray.put(catalog.cached_hashes(emb.model_id))
+        cached = ray.put(catalog.cached_keys(emb.model_id))  # 8 B per cached text, shared per node
         log.info("ray engine: shipping %d sources to %d embed actor(s)", len(ship), opts.embed_actors)
         for p, (tokens, texts, cost) in _stream(ship, spec, parts.layout.root, cached, opts):
             if texts:
@@ -137,7 +138,9 @@ class _LoadSplitEmbed:
 
         self.parts = Components(spec, IndexLayout(index_dir))
         self.preparer = Preparer(self.parts, spec, {})  # the driver already decided what changed
-        self.cached: set[str] = ray.get(cached) if isinstance(cached, ray.ObjectRef) else cached
+        # sorted 64-bit keys of the cached text hashes: a numpy array read from the object store
+        # without a copy, so the actors of a node share one
+        self.cached: np.ndarray = ray.get(cached) if isinstance(cached, ray.ObjectRef) else cached
         self.parts.embedder.load()  # the model, once per actor
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list[Any]]:
@@ -145,7 +148,7 @@ class _LoadSplitEmbed:
         todo: dict[str, str] = {}
         for p in prepared:
             for c, h in zip(p.chunks, p.chunk_hashes(), strict=True):
-                if h not in self.cached:
+                if not has_key(self.cached, key_of(h)):
                     todo.setdefault(h, c.indexed_text)
         order = sorted(todo, key=lambda h: len(todo[h]))  # length-sorted: little padding
         emb = self.parts.embedder

@@ -57,14 +57,32 @@ const getJSON = async (path) => (await api(path)).json();
 const sendJSON = async (path, method, body) =>
   (await api(path, { method, headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}) })).json();
 
+// ---------------------------------------------------------------- times
+const clock = (seconds) => new Date(seconds * 1000).toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" });
+
+// "14:03" today, "Yesterday 14:03", "Mon 14:03" within a week, else "22 Nov 2026, 14:03"
+function when(seconds) {
+  const date = new Date(seconds * 1000), now = new Date();
+  const days = Math.round((new Date(now.toDateString()) - new Date(date.toDateString())) / 86400000);
+  if (days === 0) return clock(seconds);
+  if (days === 1) return "Yesterday " + clock(seconds);
+  if (days > 1 && days < 7) return date.toLocaleDateString([], { weekday: "short" }) + " " + clock(seconds);
+  return date.toLocaleDateString([], { day: "numeric", month: "short", year: "numeric" }) + ", " + clock(seconds);
+}
+
+const timeTag = (seconds) => el("time", { datetime: new Date(seconds * 1000).toISOString() }, clock(seconds));
+
 // ---------------------------------------------------------------- sessions
 async function loadSessions() {
   const list = $("sessions");
   const { data } = await getJSON("/sessions");
   list.replaceChildren(...data.map((s) => el("li", {
     class: (s.id === state.session ? "active " : "") + (s.ended ? "ended" : ""),
-    "data-id": s.id, title: s.title || s.id, onclick: () => openSession(s.id),
-  }, (s.title || "Untitled") + (s.ended ? " (ended)" : ""))));
+    "data-id": s.id, title: (s.title || "Untitled") + " · started " + when(s.created_at),
+    onclick: () => { menu(false); openSession(s.id); },
+  }, el("span", { class: "title" }, (s.title || "Untitled") + (s.ended ? " (ended)" : "")),
+     el("span", { class: "when" }, when(s.updated_at || s.created_at) +
+        (s.items ? ` · ${Math.ceil(s.items / 2)} question${s.items > 2 ? "s" : ""}` : "")))));
 }
 
 async function openSession(id) {
@@ -77,14 +95,25 @@ async function openSession(id) {
   $("question").disabled = $("send").disabled = session.ended;
   const messages = $("messages");
   messages.replaceChildren();
+  let last = null;
   for (const item of session.messages) {
-    const view = addMessage(item.role, item.content);
+    const calls = (item.data && item.data.tool_calls) || [];
+    if (item.role === "tool" || calls.length) {  // a client's tool round trip (API clients with tools)
+      const what = item.role === "tool" ? `tool result: ${item.content}`
+        : "called " + calls.map((c) => `${c.name}(${JSON.stringify(c.arguments)})`).join(", ");
+      addMessage("tool", what, item.created_at);
+      continue;
+    }
+    const view = addMessage(item.role, item.content, item.created_at);
     if (item.role === "assistant") finishAnswer(view, item.citations, item.usage, item.trace_id, item.status);
+    last = view;
   }
+  if (last) last.node.scrollIntoView({ block: "end" });
   await loadSessions();
 }
 
 async function newSession() {
+  menu(false);
   const session = await sendJSON("/sessions", "POST", {});
   await openSession(session.id);
   $("question").focus();
@@ -109,9 +138,9 @@ async function deleteSession() {
 }
 
 // ---------------------------------------------------------------- messages
-function addMessage(role, text) {
+function addMessage(role, text, at) {
   const body = el("div", { class: "text" }, text);
-  const node = el("div", { class: "message " + role }, body);
+  const node = el("div", { class: "message " + role }, timeTag(at || Date.now() / 1000), body);
   $("messages").append(node);
   node.scrollIntoView({ block: "end" });
   return { node, body };
@@ -221,6 +250,7 @@ async function ask(question) {
     }
   }
   finishAnswer(view, citations, usage, traceId, "complete");
+  view.node.scrollIntoView({ block: "end" });  // the whole answer, its sources and usage in view
   await loadSessions();
 }
 
@@ -266,6 +296,14 @@ $("new-session").addEventListener("click", guard(newSession));
 $("end-session").addEventListener("click", guard(endSession));
 $("delete-session").addEventListener("click", guard(deleteSession));
 $("panel-close").addEventListener("click", () => { $("panel").hidden = true; });
+// narrow screens: the sidebar slides in from ☰ and closes with ×, a tap beside it or a choice in it
+function menu(open) {
+  document.body.classList.toggle("menu-open", open);
+  $("menu").setAttribute("aria-expanded", String(open));
+}
+$("menu").addEventListener("click", (e) => { e.stopPropagation(); menu(true); });
+$("menu-close").addEventListener("click", () => menu(false));
+$("chat").addEventListener("click", () => menu(false));
 $("upload-form").addEventListener("submit", guard(async (event) => {
   event.preventDefault();
   const files = $("upload-files").files;

@@ -159,6 +159,10 @@ EXAMPLES: dict[tuple[str, str], Any] = {
     ("POST", "/sessions/{session_id}/end"): lambda a: {},
     ("POST", "/search"): lambda a: {"query": "spare key lighthouse third stone"},
     ("POST", "/documents"): lambda a: {"documents": [{"name": a["doc"], "text": "overwritten by bob"}]},
+    ("POST", "/v1/completions"): lambda a: {"prompt": "hi", "session_id": a["session"]},
+    ("POST", "/v1/embeddings"): lambda a: {"input": "spare key lighthouse third stone"},
+    ("POST", "/session/start"): lambda a: {"title": "mine"},
+    ("POST", "/session/end"): lambda a: {"session_id": a["session"]},
 }
 #: path parameters and the thing of key A each one names (see ragkit.server.ownership.OWNED_PARAMS)
 PARAMS = {"session_id": "session", "trace_id": "trace", "job_id": "job", "source": "doc"}

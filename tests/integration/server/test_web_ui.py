@@ -6,6 +6,7 @@ Screenshots go to the test's tmp directory (``ui-*.png``); look at them when the
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -57,6 +58,7 @@ def test_chat_page_streams_cites_and_keeps_the_session(tmp_path: Path) -> None:
             expect(answer).to_contain_text(f"You asked: {QUESTION}. alpha.md says so")
             expect(page.locator(".message.assistant .usage")).to_contain_text("embeddings 7 tokens")
             expect(page.locator("#session-title")).to_have_text(QUESTION)
+            expect(page.locator("#sessions li .title").first).to_have_text(QUESTION)
             citation.click()
             expect(page.locator("#panel")).to_be_visible()
             expect(page.locator("#panel-title")).to_contain_text("alpha.md")
@@ -74,13 +76,13 @@ def test_chat_page_streams_cites_and_keeps_the_session(tmp_path: Path) -> None:
             page.reload()
             expect(page.locator("#panel")).to_be_hidden()
             session = page.locator("#sessions li").first
-            expect(session).to_have_text(QUESTION)
+            expect(session.locator(".title")).to_have_text(QUESTION)
             session.click()
-            expect(page.locator(".message.user")).to_have_text(QUESTION)
+            expect(page.locator(".message.user .text")).to_have_text(QUESTION)
             expect(page.locator(".message.assistant .citation")).to_have_count(1)
             page.screenshot(path=str(tmp_path / "ui-3-after-reload.png"))
             page.click("#end-session")
-            expect(page.locator("#sessions li").first).to_have_text(f"{QUESTION} (ended)")
+            expect(page.locator("#sessions li .title").first).to_have_text(f"{QUESTION} (ended)")
             expect(page.locator("#question")).to_be_disabled()
             page.click("#delete-session")
             expect(page.locator("#sessions li")).to_have_count(0)
@@ -121,6 +123,80 @@ def test_chat_page_asks_for_the_api_key(tmp_path: Path) -> None:
             assert page.evaluate("localStorage.getItem('ragkit-key')") == key
         finally:
             browser.close()
+
+
+FITS = """() => ({page: document.documentElement.scrollWidth, view: window.innerWidth,
+  question: document.querySelector('#question').getBoundingClientRect().width,
+  send: document.querySelector('#send').getBoundingClientRect().right})"""
+IN_VIEW = """() => {
+  const box = document.querySelector('#messages').getBoundingClientRect();
+  const last = [...document.querySelectorAll('.message.assistant')].pop();
+  const meta = last.querySelector('.meta').getBoundingClientRect();
+  const sources = last.querySelector('.sources').getBoundingClientRect();
+  return meta.bottom <= box.bottom + 1 && sources.top >= box.top - 1;
+}"""
+
+
+@pytest.mark.parametrize(("width", "height"), [(390, 844), (1280, 760)])
+def test_chat_page_at_phone_and_desktop_width(tmp_path: Path, width: int, height: int) -> None:
+    """No sideways scrolling and a usable question box at 390 px; message times; sessions told apart
+    by their date; the finished answer (sources, usage) scrolled fully into view; a favicon."""
+    import httpx
+    from playwright.sync_api import expect, sync_playwright
+
+    index = build_index(tmp_path)
+    with ragkit_server(index, provider="echo") as server, sync_playwright() as pw:
+        icon = httpx.get(server.url + "/favicon.ico", timeout=30)
+        assert icon.status_code == 200 and icon.headers["content-type"] == "image/x-icon"
+        assert icon.content[:4] == b"\x00\x00\x01\x00"  # an ICO file
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page(viewport={"width": width, "height": height})
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url)
+            for n in range(4):  # enough answers to fill the screen: the last must still end in view
+                page.fill("#question", QUESTION)
+                page.press("#question", "Enter")
+                expect(page.locator(".message.assistant .meta")).to_have_count(n + 1, timeout=30_000)
+            page.wait_for_function(IN_VIEW, timeout=10_000)
+            fits = page.evaluate(FITS)
+            assert fits["page"] <= fits["view"] and fits["send"] <= fits["view"], fits  # no sideways scroll
+            assert fits["question"] >= 0.6 * width - 100, fits  # a real question box, not ~20 px
+            times = page.locator(".message time")
+            expect(times).to_have_count(8)
+            assert all(re.fullmatch(r"\d{1,2}:\d{2}(\s?[AP]M)?", t) for t in times.all_inner_texts()), \
+                times.all_inner_texts()  # the time of each message
+            page.screenshot(path=str(tmp_path / f"ui-{width}-chat.png"))
+            if width < 720:  # the sessions slide in from the menu button
+                expect(page.locator("#sidebar")).not_to_be_in_viewport()
+                page.click("#menu")
+                expect(page.locator("#sidebar")).to_be_in_viewport(ratio=1)
+            page.click("#new-session")
+            page.fill("#question", QUESTION)
+            page.press("#question", "Enter")
+            expect(page.locator(".message.assistant .meta")).to_have_count(1, timeout=30_000)
+            if width < 720:
+                page.click("#menu")
+                expect(page.locator("#sidebar")).to_be_in_viewport(ratio=1)
+            sessions = page.locator("#sessions li")
+            expect(sessions).to_have_count(2)
+            expect(sessions.locator(".title")).to_have_text([QUESTION, QUESTION])  # same first question...
+            dates = sessions.locator(".when").all_inner_texts()
+            assert dates[0] != dates[1] and "1 question" in dates[0] and "4 questions" in dates[1]  # ...told apart
+            page.screenshot(path=str(tmp_path / f"ui-{width}-sessions.png"))
+            if width < 720:
+                page.click("#menu-close")
+                expect(page.locator("#sidebar")).not_to_be_in_viewport()
+            page.locator(".message.assistant .citation").first.click()
+            expect(page.locator("#panel")).to_be_in_viewport()
+            assert page.evaluate(FITS)["page"] <= width
+            page.screenshot(path=str(tmp_path / f"ui-{width}-citation.png"))
+            assert not errors, errors
+        finally:
+            browser.close()
+    for name in ("chat", "sessions", "citation"):
+        assert (tmp_path / f"ui-{width}-{name}.png").stat().st_size > 5_000
 
 
 def test_the_usage_line_says_unpriced_for_a_model_without_a_price(tmp_path: Path) -> None:

@@ -23,7 +23,13 @@ pytestmark = pytest.mark.slow
 N_FILES = 60
 
 
-def _setup(tmp_path: Path, *, delay: float = 0.1) -> tuple[Path, Path, Path]:
+#: a store that merges at almost every commit (and builds IVF segments), with a BM25 index
+#: merging too: a kill lands mid-merge as often as mid-flush
+MERGING = {"store": {"type": "faiss", "index": "auto", "build": {"ann_min": 40, "merge_factor": 2},
+                     "search": {"exact_max": 60}}, "lexical": {"enabled": True}}
+
+
+def _setup(tmp_path: Path, *, delay: float = 0.1, **over: object) -> tuple[Path, Path, Path]:
     docs = tmp_path / "docs"
     docs.mkdir()
     rng = random.Random(7)
@@ -39,6 +45,7 @@ def _setup(tmp_path: Path, *, delay: float = 0.1) -> tuple[Path, Path, Path]:
         "embedder": {"type": "hashing", "dimension": 32, "delay": delay},
         "store": {"type": "faiss", "index": "flat"},
         "indexing": {"flush_chunks": 7},
+        **over,
     }), encoding="utf-8")
     return docs, index, pipe
 
@@ -65,11 +72,14 @@ def _assert_consistent(index: Path, pipe: Path, expected_chunks: int) -> None:
     with KnowledgeBase.open(pipeline=pipe, index=index) as kb:
         ids = kb.store.ids()
         assert kb.store.count() == len(ids) == expected_chunks
+        if kb.spec.uses_lexical:  # the BM25 index holds the same chunks
+            assert kb.lexical.ids() == ids and kb.lexical.count() == expected_chunks
 
 
 @pytest.mark.parametrize("kill_after", [0.0, 0.3, 0.9, 1.7])
-def test_sigkill_mid_run_then_rerun_completes(tmp_path: Path, kill_after: float) -> None:
-    docs, index, pipe = _setup(tmp_path)
+@pytest.mark.parametrize("layout", ["flat", "merging"])
+def test_sigkill_mid_run_then_rerun_completes(tmp_path: Path, kill_after: float, layout: str) -> None:
+    docs, index, pipe = _setup(tmp_path, **(MERGING if layout == "merging" else {}))
     # reference: the same corpus indexed in one go
     ref = IndexingPipeline(load_pipeline(pipe), index_dir=tmp_path / "ref").index_paths([docs])
     proc = _start(docs, pipe)

@@ -18,17 +18,17 @@ from .helpers import make_spec, write_tree
 
 
 def _delete_rows(store: Path) -> None:
-    [rows] = store.glob("rows.*.json")
+    [rows] = store.glob("s*/rows.jsonl")
     rows.unlink()
 
 
 def _truncate_index(store: Path) -> None:
-    [index] = store.glob("index.*.faiss")
-    index.write_bytes(index.read_bytes()[:100])
+    [vectors] = store.glob("s*/vectors.npy")
+    vectors.write_bytes(vectors.read_bytes()[:100])
 
 
 def _garble_manifest(store: Path) -> None:
-    (store / "manifest.json").write_text("{not json", encoding="utf-8")
+    (store / "segments.json").write_text("{not json", encoding="utf-8")
 
 
 @pytest.mark.parametrize("damage", [_delete_rows, _truncate_index, _garble_manifest])
@@ -76,10 +76,10 @@ def test_a_damaged_bm25_index_is_reported_and_rebuilt(tmp_path: Path) -> None:
     pipe.write_text(yaml.safe_dump(make_spec(index, retriever={"type": "hybrid"}).to_yaml_dict()), encoding="utf-8")
     runner = CliRunner()
     assert runner.invoke(cli, ["index", str(docs), "-p", str(pipe)], catch_exceptions=False).exit_code == 0
-    [bm25] = (index / "bm25").glob("*.jsonl")
-    bm25.write_bytes(bm25.read_bytes()[: bm25.stat().st_size // 2])  # cut in the middle of a row
+    [postings] = (index / "bm25").glob("s*/docs.npy")
+    postings.write_bytes(postings.read_bytes()[:60])  # cut in the middle of the array
     found = runner.invoke(cli, ["search", "ferry", "--index", str(index)])
-    assert found.exit_code == 1 and "the BM25 index" in found.output and "is damaged (line" in found.output
+    assert found.exit_code == 1 and "the BM25 index" in found.output and "is damaged (" in found.output
     again = runner.invoke(cli, ["index", str(docs), "--index", str(index), "--json"], catch_exceptions=False)
     report = json.loads(again.stdout)
     assert report["texts_embedded"] == 0 and report["store_rebuilt"] is True

@@ -58,13 +58,13 @@ def test_the_readme_pipeline_reference_is_the_default() -> None:
 
 def test_the_default_shows_store_index_and_embedder_model() -> None:
     d = _defaults()
-    assert d["store"] == {"type": "faiss", "index": "flat"}
+    assert d["store"] == {"type": "faiss", "index": "auto"}
     assert d["embedder"]["model"] == "all-MiniLM-L6-v2"
     assert d["splitter"]["type"] == "markdown"
     res = CliRunner().invoke(cli, ["pipeline", "show"], catch_exceptions=False)
     assert res.exit_code == 0, res.output
     shown = yaml.safe_load(res.output)
-    assert shown["store"] == {"type": "faiss", "index": "flat"} and shown["embedder"]["model"] == "all-MiniLM-L6-v2"
+    assert shown["store"] == {"type": "faiss", "index": "auto"} and shown["embedder"]["model"] == "all-MiniLM-L6-v2"
 
 
 def test_dotfiles_are_not_indexed_by_default(tmp_path: Path) -> None:

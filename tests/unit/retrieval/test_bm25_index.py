@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import sys
 from pathlib import Path
 
@@ -12,6 +13,7 @@ from ragkit.errors import MissingDependencyError, StoreError
 from ragkit.registry import retrievers
 from ragkit.retrieval.base import Retriever
 from ragkit.retrieval.bm25 import FILE_NAME, BM25Index, BM25Retriever
+from ragkit.stores._segments import MANIFEST
 
 from .helpers import CORPUS as DOCS
 
@@ -111,12 +113,60 @@ def test_persist_and_reopen(tmp_path: Path) -> None:
     index = build(tmp_path / "bm25")
     index.delete(["c1"])
     index.persist()
-    assert (tmp_path / "bm25" / FILE_NAME).is_file()
-    assert [p.name for p in (tmp_path / "bm25").iterdir()] == [FILE_NAME]  # no temp files left
+    assert (tmp_path / "bm25" / MANIFEST).is_file()
+    assert not [p.name for p in (tmp_path / "bm25").iterdir() if p.name.startswith(".")]  # no temp files left
     reopened = BM25Index(path=tmp_path / "bm25")
     assert reopened.ids() == {"a1", "a2", "b1", "b2"}
     before = [(h.id, h.score, h.metadata) for h in index.search("python fox", k=5)]
     assert [(h.id, h.score, h.metadata) for h in reopened.search("python fox", k=5)] == before
+
+
+def _corpus(n: int, seed: int = 3) -> tuple[list[str], list[str], list[dict[str, object]]]:
+    rng = random.Random(seed)
+    words = "tide gauge keeper lamp ferry harbour storm seal gull rain wind survey magnet python fox".split()
+    texts = [" ".join(rng.choice(words) for _ in range(rng.randint(3, 25))) for _ in range(n)]
+    return [f"d{i:04d}" for i in range(n)], texts, [{"group": i % 3} for i in range(n)]
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "atire", "bm25l", "bm25+"])
+def test_segments_score_like_one_index_built_from_scratch(tmp_path: Path, method: str) -> None:
+    """Many commits (segments, merges, tombstones) score exactly like one index of the live rows."""
+    ids, texts, metas = _corpus(700)
+    seg = BM25Index(path=tmp_path / "seg", method=method)
+    for a in range(0, 600, 50):
+        seg.add(ids[a : a + 50], texts[a : a + 50], metas[a : a + 50])
+        seg.persist()
+    seg.delete(ids[:80])
+    seg.add(ids[100:140], [t + " lamp" for t in texts[100:140]], metas[100:140])
+    seg.add(ids[600:], texts[600:], metas[600:])
+    seg.persist()
+    seg.wait_merges()
+    assert seg.describe()["segments"] < 14  # merged
+    live = {i: (t, m) for i, t, m in zip(ids, texts, metas, strict=True) if i >= ids[80]}
+    live.update({i: (t + " lamp", m) for i, t, m in zip(ids[100:140], texts[100:140], metas[100:140], strict=True)})
+    scratch = BM25Index(method=method)
+    scratch.add(list(live), [t for t, _ in live.values()], [m for _, m in live.values()])
+    for store in (seg, BM25Index(path=tmp_path / "seg", method=method)):
+        assert store.count() == len(live)
+        for q in ("lamp storm", "python fox fox", "gull"):
+            got = [(h.id, round(h.score, 6)) for h in store.search(q, k=20)]
+            want = [(h.id, round(h.score, 6)) for h in scratch.search(q, k=20)]
+            assert sorted(got, key=lambda x: (-x[1], x[0])) == sorted(want, key=lambda x: (-x[1], x[0]))
+            flt = {"group": 1}
+            assert {h.id for h in store.search(q, k=5, filter=flt)} <= {i for i, (_, m) in live.items() if m["group"] == 1}
+
+
+def test_older_single_file_index_is_upgraded(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    header = {"format": "ragkit-bm25", "version": 1, "params": {}}
+    rows = [{"id": "a", "text": "the lighthouse lamp", "tokens": ["lighthous", "lamp"], "metadata": {"source": "a.md"}},
+            {"id": "b", "text": "a ferry", "tokens": ["ferri"], "metadata": {}}]
+    (tmp_path / FILE_NAME).write_text("\n".join(json.dumps(r) for r in [header, *rows]) + "\n")
+    index = BM25Index(path=tmp_path)
+    assert [h.id for h in index.search("lamps")] == ["a"] and index.count() == 2
+    assert index.unsaved and not (tmp_path / MANIFEST).exists()  # a reader writes nothing
+    index.persist()
+    assert "upgraded the BM25 index" in caplog.text
+    assert not (tmp_path / FILE_NAME).exists() and (tmp_path / MANIFEST).is_file()
 
 
 def test_reopen_with_other_tokenizer_settings_retokenizes(tmp_path: Path) -> None:
@@ -125,11 +175,17 @@ def test_reopen_with_other_tokenizer_settings_retokenizes(tmp_path: Path) -> Non
     assert {h.id for h in stemmed.search("foxes", k=5)} == {"a1", "a2"}
 
 
-def test_corrupt_file_is_reported_with_the_line(tmp_path: Path) -> None:
+def test_damaged_manifest_is_reported(tmp_path: Path) -> None:
     build(tmp_path).persist()
-    file = tmp_path / FILE_NAME
-    file.write_text(file.read_text().replace('{"id": "b1"', '{"id" "b1"', 1))
-    with pytest.raises(StoreError, match=rf"{FILE_NAME} is damaged \(line \d+: .*ragkit index"):
+    (tmp_path / MANIFEST).write_text("{not json")
+    with pytest.raises(StoreError, match=r"BM25 index at .* is damaged .*ragkit index"):
+        BM25Index(path=tmp_path)
+
+
+def test_corrupt_older_file_is_reported_with_the_line(tmp_path: Path) -> None:
+    header = {"format": "ragkit-bm25", "version": 1, "params": {}}
+    (tmp_path / FILE_NAME).write_text(json.dumps(header) + '\n{"id" "b1"}\n')
+    with pytest.raises(StoreError, match=rf"{FILE_NAME} is damaged \(line 2: .*ragkit index"):
         BM25Index(path=tmp_path)
 
 

@@ -13,8 +13,8 @@ faiss = pytest.importorskip("faiss")
 
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError  # noqa: E402
 from ragkit.registry import stores  # noqa: E402
+from ragkit.stores import _faiss_single as faiss_store  # noqa: E402
 from ragkit.stores import _persist  # noqa: E402
-from ragkit.stores import faiss as faiss_store  # noqa: E402
 from ragkit.stores.base import VectorStore  # noqa: E402
 from ragkit.stores.faiss import FaissStore  # noqa: E402
 from ragkit.stores.memory import MemoryStore  # noqa: E402
@@ -33,6 +33,21 @@ def one_openmp_thread():
 class TestFaissFlat(VectorStoreContract):
     def make_store(self, path: Path, dimension: int) -> VectorStore:
         return FaissStore(dimension=dimension, path=path, index="flat")
+
+
+class TestFaissAuto(VectorStoreContract):
+    def make_store(self, path: Path, dimension: int) -> VectorStore:
+        return FaissStore(dimension=dimension, path=path, index="auto")
+
+
+class TestFaissAutoApproximate(VectorStoreContract):
+    """Small thresholds, so the contract runs on merged segments with IVF indexes."""
+
+    approximate = True
+
+    def make_store(self, path: Path, dimension: int) -> VectorStore:
+        return FaissStore(dimension=dimension, path=path, index="auto", build={"ann_min": 300, "merge_factor": 2},
+                          search={"exact_max": 500})
 
 
 class TestFaissHNSW(VectorStoreContract):

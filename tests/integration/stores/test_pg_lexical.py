@@ -1,0 +1,94 @@
+"""The PostgreSQL full-text lexical index (``lexical: {backend: postgres}``) against a real
+PostgreSQL: the sink operations, filtered and rare-term search, and a whole index run with a
+pgvector store that writes no local sink file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from ragkit.cli.main import cli
+from ragkit.retrieval.pg_lexical import PgLexicalIndex
+from ragkit.stores.base import SinkRecord
+
+
+def table_for(path: Path) -> str:
+    """One table per test, so tests sharing the server do not see each other."""
+    import hashlib
+
+    return "lx_" + hashlib.sha1(str(path).encode()).hexdigest()[:16]
+
+pytestmark = [pytest.mark.network_local, pytest.mark.slow]
+
+DOCS = {
+    "a1": ("The quick brown fox jumps over the lazy dog", {"source": "animals/fox.md", "page": 1}),
+    "a2": ("Foxes are clever; a fox hunts at night", {"source": "animals/fox.md", "page": 2}),
+    "b1": ("Python is a programming language with snakes in its logo", {"source": "code/python.md", "page": 1}),
+    "c1": ("Sourdough bread needs flour, water and patience", {"source": "food/bake.txt", "page": 1}),
+}
+
+
+def test_sink_operations_and_search(postgres_dsn: str, tmp_path: Path) -> None:
+    index = PgLexicalIndex(dsn=postgres_dsn, table=table_for(tmp_path))
+    try:
+        index.upsert([SinkRecord(i, t, None, m) for i, (t, m) in DOCS.items()])
+        assert index.count() == 4 and index.ids() == set(DOCS)
+        assert [h.id for h in index.search("foxes", k=5)] == ["a2", "a1"]  # stemmed, a2 twice
+        hit = index.search("sourdough", k=1)[0]
+        assert hit.metadata["text"].startswith("Sourdough") and hit.metadata["source"] == "food/bake.txt"
+        assert [h.id for h in index.search("fox", k=5, filter={"page": {"$gte": 2}})] == ["a2"]
+        assert {h.id for h in index.search("fox python", k=5, filter={"source": {"$glob": "code/*"}})} == {"b1"}
+        assert index.search("zeppelin", k=5) == [] and index.search("the of", k=5) == []
+        index.upsert([SinkRecord("c1", "A fox recipe", None, {"source": "food/fox.txt"})])
+        assert index.search("bread", k=5) == [] and "c1" in {h.id for h in index.search("fox", k=5)}
+        index.delete(["a1", "missing"])
+        assert index.count() == 3 and "a1" not in index.ids()
+        # "python" is in 1 of 3 documents: rare at max_df 0.5, not at 0.2
+        assert [h.id for h in index.rare_term_hits("python fox", max_df=0.5, k=5)] == ["b1"]
+        assert index.rare_term_hits("python", max_df=0.2, k=5) == []
+    finally:
+        index.close()
+
+
+def test_index_run_with_pgvector_keeps_no_local_sink(postgres_dsn: str, tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    for rel, text in {"alpha.md": "# Alpha\n\nThe lighthouse at Alpha Point was built in 1871.\n",
+                      "beta.txt": "Beta station records rainfall every morning at nine o'clock.\n",
+                      "notes/gamma.txt": "Gamma notes: the ferry sails on Tuesdays and Fridays from the old harbour.\n"}.items():
+        (docs / rel).parent.mkdir(parents=True, exist_ok=True)
+        (docs / rel).write_text(text, encoding="utf-8")
+    index = tmp_path / "index"
+    table = table_for(tmp_path)
+    pipe = tmp_path / "p.yaml"
+    pipe.write_text(yaml.safe_dump({
+        "index": str(index),
+        "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 120, "chunk_overlap": 10},
+        "embedder": {"type": "hashing", "dimension": 64},
+        "store": {"type": "pgvector", "dsn": postgres_dsn, "table": table},
+        "retriever": {"type": "hybrid"},
+        "lexical": {"backend": "postgres", "table": table + "_lx"},
+    }), encoding="utf-8")
+    runner = CliRunner()
+    first = runner.invoke(cli, ["index", str(docs), "-p", str(pipe), "--json"], catch_exceptions=False)
+    assert first.exit_code == 0, first.output
+    total = json.loads(first.stdout)["chunks_total"]
+    assert not (index / "bm25").exists() and not (index / "store").exists()
+    hits = runner.invoke(cli, ["search", "ferry Tuesdays", "--index", str(index), "--json"], catch_exceptions=False)
+    assert json.loads(hits.stdout)[0]["source"] == "notes/gamma.txt"
+    lexical = runner.invoke(cli, ["search", "ferry", "--retriever", "bm25", "--index", str(index), "--json"],
+                            catch_exceptions=False)
+    assert json.loads(lexical.stdout)[0]["source"] == "notes/gamma.txt"
+    (docs / "beta.txt").unlink()
+    again = runner.invoke(cli, ["index", str(docs), "--index", str(index), "--json"], catch_exceptions=False)
+    assert json.loads(again.stdout)["removed"] == ["beta.txt"]
+    lx = PgLexicalIndex(dsn=postgres_dsn, table=table + "_lx")
+    try:
+        assert lx.count() == json.loads(again.stdout)["chunks_total"] < total
+    finally:
+        lx.close()
+    ok = runner.invoke(cli, ["status", "--verify", "--index", str(index)])
+    assert ok.exit_code == 0 and "verify: ok" in ok.output, ok.output

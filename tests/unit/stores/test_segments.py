@@ -1,0 +1,155 @@
+"""The segmented faiss store (``index: auto``/``flat``): commits that write only what they add,
+background merges, IVF segments with calibrated recall, tombstones, crash safety, upgrades."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("faiss")
+
+from ragkit.stores._faiss_single import SingleFileFaiss  # noqa: E402
+from ragkit.stores._segments import MANIFEST  # noqa: E402
+from ragkit.stores.faiss import FaissStore  # noqa: E402
+from ragkit.testing.contract import brute_force, make_queries, make_rows  # noqa: E402
+
+DIM = 32
+
+
+def _store(path: Path | None, **over: object) -> FaissStore:
+    opts: dict[str, object] = {"build": {"ann_min": 400, "merge_factor": 4}, "search": {"exact_max": 600}}
+    opts.update(over)
+    return FaissStore(dimension=DIM, path=path, index="auto", **opts)  # type: ignore[arg-type]
+
+
+def _fill(store: FaissStore, rows, step: int) -> None:
+    ids, x, meta = rows
+    for a in range(0, len(ids), step):
+        store.add(ids[a : a + step], x[a : a + step], meta[a : a + step])
+        store.persist()
+    store.wait_merges()
+
+
+def test_a_commit_writes_only_what_it_adds(tmp_path: Path) -> None:
+    s = _store(tmp_path / "s", build={"merge_factor": 1000})
+    rows = make_rows(600, DIM, 1)
+    _fill(s, rows, 100)
+    before = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*") if p.is_file() and p.name != MANIFEST}
+    ids, x, meta = make_rows(50, DIM, 2)
+    s.add(ids, x, meta)
+    s.persist()
+    after = {p.name: p.stat().st_mtime_ns for p in (tmp_path / "s").rglob("*") if p.is_file() and p.name != MANIFEST}
+    assert all(after.get(name) == stamp for name, stamp in before.items())  # nothing rewritten
+    assert s.count() == 650
+
+
+def test_merges_build_ivf_with_measured_recall_and_filters_work(tmp_path: Path) -> None:
+    s = _store(tmp_path / "s")
+    rows = make_rows(2000, DIM, 3)
+    _fill(s, rows, 50)
+    info = s.describe()
+    assert info["ivf_segments"] >= 1 and info["search_mode"] == "approximate"
+    assert info["recall_at_10"] is not None and info["recall_at_10"] >= 0.95
+    assert info["segments"] < 2000 // 50  # merged
+    queries = make_queries(40, DIM, 3)
+    found = total = 0
+    for q in queries:
+        truth = [i for i, _ in brute_force(rows, q, 10)]
+        got = [h.id for h in s.search(q, k=10)]
+        assert len(got) == len(set(got)) == 10
+        found += len(set(truth) & set(got))
+        total += 10
+    assert found / total >= 0.9
+    flt = {"source": "doc3.md"}
+    for q in queries[:5]:
+        assert [h.id for h in s.search(q, k=5, filter=flt)] == [i for i, _ in brute_force(rows, q, 5, flt)][:5] or \
+            all(h.metadata["source"] == "doc3.md" for h in s.search(q, k=5, filter=flt))
+    reopened = _store(tmp_path / "s")
+    assert reopened.count() == 2000 and reopened.describe()["ivf_segments"] == info["ivf_segments"]
+
+
+def test_deletes_and_upserts_survive_merges_and_reopen(tmp_path: Path) -> None:
+    s = _store(tmp_path / "s")
+    ids, x, meta = make_rows(1200, DIM, 4)
+    _fill(s, (ids, x, meta), 100)
+    s.delete(ids[:300])
+    new = np.roll(x[300:400], 1, axis=0)
+    s.add(ids[300:400], new, [{"v": 2}] * 100)
+    s.persist()
+    _fill(s, make_rows(800, DIM, 5), 100)  # more merges after the tombstones
+    for store in (s, _store(tmp_path / "s")):
+        assert store.count() == 900 + 800
+        held = store.ids()
+        assert not held & set(ids[:300]) and set(ids[300:]) <= held
+        hit = store.search(new[0], k=1)[0]
+        assert hit.id == ids[300] and hit.metadata == {"v": 2}
+
+
+def test_flat_upgrades_an_older_single_file_store(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    path = tmp_path / "s"
+    old = SingleFileFaiss(dimension=DIM, path=path, index="flat")
+    rows = make_rows(300, DIM, 6)
+    old.add(*rows)
+    old.delete(rows[0][:10])
+    old.persist()
+    old.close()
+    store = FaissStore(dimension=DIM, path=path, index="flat")
+    assert store.count() == 290 and store.unsaved and not (path / MANIFEST).exists()  # a reader writes nothing
+    store.persist()
+    assert "upgraded the faiss store" in caplog.text and not store.unsaved
+    assert store.count() == 290 and (path / MANIFEST).is_file() and not (path / "manifest.json").exists()
+    q = make_queries(1, DIM, 6)[0]
+    assert store.search(q, k=3)[0].id == brute_force((rows[0][10:], rows[1][10:], rows[2][10:]), q, 1)[0][0]
+
+
+_MERGER = """
+import sys, numpy as np
+from ragkit.stores.faiss import FaissStore
+from ragkit.testing.contract import make_rows
+s = FaissStore(dimension=32, path=sys.argv[1], index="auto", build={"ann_min": 400, "merge_factor": 4},
+               search={"exact_max": 600})
+ids, x, meta = make_rows(4000, 32, 8)
+for a in range(0, 4000, 40):
+    s.add(ids[a:a+40], x[a:a+40], meta[a:a+40])
+    s.persist()
+    print(a + 40, flush=True)
+s.wait_merges()
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("kill_at", [400, 1200, 2800])
+def test_sigkill_mid_merge_leaves_a_consistent_store(tmp_path: Path, kill_at: int) -> None:
+    path = tmp_path / "s"
+    proc = subprocess.Popen([sys.executable, "-c", _MERGER, str(path)], stdout=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
+    committed = 0
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        committed = int(line)
+        if committed >= kill_at:
+            break
+    time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    store = _store(path)
+    n = store.count()
+    assert n >= committed and n % 40 == 0  # every commit reported is there, no commit half there
+    ids = make_rows(4000, DIM, 8)[0]
+    assert store.ids() == set(ids[:n])
+    manifest = json.loads((path / MANIFEST).read_text())
+    store.add(["x"], np.ones((1, DIM), np.float32) / np.sqrt(DIM), [{}])
+    store.persist()
+    store.wait_merges()
+    names = {p.name for p in path.iterdir()}
+    assert names <= {MANIFEST} | {s["name"] for s in json.loads((path / MANIFEST).read_text())["segments"]} | {
+        t["file"] for t in json.loads((path / MANIFEST).read_text())["tombstones"]}  # orphans removed
+    assert manifest["seq"] >= 1
