@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from ragkit.agent import Agent, AgentConfig, ConversationMemory
 from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_blocks, wants_list
+from ragkit.rag.extractive.query import said_words
 from ragkit.rag.extractive.values import gloss, holds_value, named_heading, value_question
 from ragkit.rag.local import LocalProvider, follow_up_query
 from ragkit.rag.passages import Passage
@@ -69,6 +70,28 @@ SERVERS = passages(
      "```text\n$ waitress-serve --host 127.0.0.1 hello:app\n\nServing on http://127.0.0.1:8080\n```\n\n"
      "The --host option binds the server to local 127.0.0.1 only.\n"),
 )
+
+
+def test_a_value_that_is_a_part_of_the_identifier_asked_about_is_still_a_value() -> None:
+    """Flask's SESSION_COOKIE_NAME defaults to 'session': before, the value was taken for a word of
+    the question, and the neighbouring setting's "Not set by default" answered."""
+    cookies = passages(
+        ("config.rst", "Configuration Handling > Builtin Configuration Values > SESSION_COOKIE_NAME",
+         "### SESSION_COOKIE_NAME\n\nThe name of the session cookie. Can be changed in case you already have a "
+         "cookie with the same name.\n\nDefault: 'session'\n"),
+        ("config.rst", "Configuration Handling > Builtin Configuration Values > SESSION_COOKIE_DOMAIN",
+         "### SESSION_COOKIE_DOMAIN\n\nThe value of the Domain parameter on the session cookie. If not set, "
+         "browsers will only send the cookie to the exact domain it was set from.\n\nDefault: None\n\n"
+         "Changed in version 2.3: Not set by default, does not fall back to SERVER_NAME. Changing this requires "
+         "changing SESSION_COOKIE_NAME as well.\n"),
+    )
+    got = extractive_answer("What is the default value of SESSION_COOKIE_NAME?", cookies)
+    assert got.startswith("SESSION_COOKIE_NAME: Default: 'session' [1]")
+    said = said_words("What is the default value of SESSION_COOKIE_NAME?")
+    assert holds_value(None, "Default: 'session'", said, default=True)
+    assert not holds_value(None, "Default: `SESSION_COOKIE_NAME`", said, default=True)
+    assert not holds_value(None, "Pass `--dev-addr` by default.", said_words("What is the default dev_addr?"),
+                           default=True)
 
 
 def test_a_port_is_found_in_the_console_output_of_the_page_the_question_names() -> None:

@@ -226,7 +226,7 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
 
 def _typed(u: Unit, query: Query) -> bool:
     if query.kind == "value":
-        return holds_value(query.value_kind, u.text, query.words, default=query.default)
+        return holds_value(query.value_kind, u.text, query.said, default=query.default)
     return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
 
 
@@ -244,9 +244,11 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
-    if u.kind != "heading" and not (u.own - query.boosts.keys() - u.section) and not (query.howto and u.leads_code):
+    if (u.kind != "heading" and not (u.own - query.boosts.keys() - u.section) and not (query.howto and u.leads_code)
+            and not (typed and query.kind == "value")):
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
-        # how-to's description line: what it adds is the command after it)
+        # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
+        # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):

@@ -45,6 +45,8 @@ class Query:
     default: bool = False  # the question asks for a default
     author: bool = False  # the question asks who wrote a document: the byline under its title
     action: str = ""  # a how-to question's verb, stemmed ("How do I add a remote?" -> "add")
+    said: frozenset[str] = frozenset()  # what a value may not be: the question's words, identifiers whole
+    # (the value of SESSION_COOKIE_NAME may be 'session': the identifier's parts are not said alone)
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -121,10 +123,19 @@ def read_question(question: str, context: str = "") -> Query:
         frozenset(t for t in boosts if t.isdigit()), frozenset(names),
         frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
-        text=question, own=own, value_kind=value_kind, author=author, action=_action(question), default=bool(re.search(r"\bdefault", question, re.IGNORECASE)),
+        text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
+        default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
     )
 
 
+_IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+\b")
 
 
-__all__ = ["Query", "read_question"]
+def said_words(question: str) -> frozenset[str]:
+    """The question's words, lower-cased, with each identifier (``SESSION_COOKIE_NAME``,
+    ``flask.session``) kept whole instead of as its parts."""
+    idents = [m.group().lower() for m in _IDENTIFIER.finditer(question)]
+    return frozenset(w.lower() for w in WORD.findall(_IDENTIFIER.sub(" ", question))) | frozenset(idents)
+
+
+__all__ = ["Query", "read_question", "said_words"]

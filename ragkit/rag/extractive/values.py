@@ -62,8 +62,18 @@ def value_question(question: str) -> tuple[bool, str | None]:
 
 
 def _new(literal: str, question_words: frozenset[str]) -> bool:
+    """Whether ``literal`` says something the question does not. ``question_words`` holds the
+    question's words and its identifiers whole (``session_cookie_name``): a literal made of the
+    question's words, or of two or more parts of one of its identifiers (``--dev-addr`` for
+    ``dev_addr``), is not new; one part alone is ('session', the value of SESSION_COOKIE_NAME)."""
     words = [w.lower() for w in WORD.findall(literal)]
-    return not words or any(w not in question_words for w in words)
+    if not words:
+        return True
+    if all(w in question_words for w in words):
+        return False
+    joined = f"_{'_'.join(words)}_"
+    idents = (f"_{w.replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
+    return not any(joined in ident and (len(words) > 1 or joined == ident) for ident in idents)
 
 
 def holds_value(kind: str | None, sentence: str, question_words: frozenset[str], *, default: bool = False) -> bool:
