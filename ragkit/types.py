@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 Metadata = dict[str, Any]
+
+#: the chunk metadata key of its contextual header: where the passage sits (the document's title
+#: and heading path, "Configuration > Build directories > dev_addr"), set by the splitter when its
+#: ``context_header`` option is on
+CONTEXT_HEADER = "context_header"
+
+
+def indexed_text(text: str, metadata: Mapping[str, Any]) -> str:
+    """The text of a chunk that is embedded and indexed by BM25: its contextual header (when the
+    splitter gave it one), a blank line, then its text. What is shown and cited is the chunk's own
+    text (its offsets stay exact); only the vector and the BM25 terms see the header."""
+    header = metadata.get(CONTEXT_HEADER)
+    return f"{header}\n\n{text}" if header else text
 
 
 @dataclass(frozen=True)
@@ -41,6 +55,11 @@ class Chunk:
     @property
     def source(self) -> str:
         return str(self.metadata.get("source", ""))
+
+    @property
+    def indexed_text(self) -> str:
+        """What is embedded and indexed by BM25 (see :func:`indexed_text`)."""
+        return indexed_text(self.text, self.metadata)
 
 
 @dataclass(frozen=True)

@@ -61,6 +61,8 @@ class ChunkRow:
     part: str
     start: int
     end: int
+    #: the hash of the text that is embedded (``ragkit.types.indexed_text``: the contextual header,
+    #: when the chunk has one, and the text), the embedding cache's key
     text_hash: str
     tokens: int
     #: the chunk's text and its sink metadata (JSON): enough to rebuild any sink without the files

@@ -243,7 +243,7 @@ class _Run:
                 "--index directory, or delete this one to rebuild it"
             )
         # what decides the chunks and their vectors (not keys, URLs or timeouts)
-        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter"}) + "|" + emb.model_id
+        fingerprint = self.pipe.spec.settings_key("loaders", "splitter") + "|" + emb.model_id
         if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
             log.info("loader/splitter/embedder settings changed: every source will be re-split")
             self.catalog.mark_dirty(list(self.known))
@@ -473,11 +473,12 @@ class _Run:
         dim = emb.dimension
         if not chunks:
             return np.zeros((0, dim), dtype=np.float32)
+        texts = [c.indexed_text for c in chunks]  # the contextual header and the text
         cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
         todo: dict[str, str] = {}
-        for h, c in zip(hashes, chunks, strict=True):
+        for h, t in zip(hashes, texts, strict=True):
             if h not in cached:
-                todo.setdefault(h, c.text)
+                todo.setdefault(h, t)
         self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
         # longest first, so each slice pads little; every slice is committed to the cache (before
         # the store changes) as soon as it is embedded, so an interrupted run loses at most one

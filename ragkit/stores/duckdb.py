@@ -24,7 +24,9 @@ from ragkit.connections import PerThread
 from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
-from ragkit.stores.filters import Filter, check_supported
+from ragkit.stores.filters import Filter
+from ragkit.stores.sql_filters import RANGE_SQL, Fragment, SQLDialect, json_path, needs_number_or_string
+from ragkit.stores.sql_filters import compile_filter as compile_sql_filter
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
 
@@ -33,9 +35,7 @@ log = logging.getLogger(__name__)
 NAME = "duckdb"
 FILENAME = "vectors.duckdb"
 FILTER_OPS = frozenset({"$eq", "$in", "$gt", "$gte", "$lt", "$lte", "$glob"})
-_FIELD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
 _NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
-_RANGE_SQL = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 
 
 def dump_metadata(meta: Mapping[str, Any], store: str) -> str:
@@ -45,19 +45,11 @@ def dump_metadata(meta: Mapping[str, Any], store: str) -> str:
         raise StoreError(f"{store}: metadata must be JSON-serializable ({exc}); got {meta!r}") from exc
 
 
-def _path_of(field: str) -> str:
-    if not _FIELD.match(field):
-        raise StoreError(
-            f"invalid filter field name {field!r}: use letters, digits, '_', '-' and '.' only"
-        )
-    return f'$."{field}"'
-
-
 def _canonical(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
-def _eq(path: str, value: Any) -> tuple[str, list[Any]]:
+def _eq(path: str, value: Any) -> Fragment:
     """SQL for ``metadata[field] == value`` with JSON-type awareness."""
     if isinstance(value, bool):
         return ("(json_type(metadata, ?) = 'BOOLEAN' AND json_extract_string(metadata, ?) = ?)",
@@ -73,39 +65,26 @@ def _eq(path: str, value: Any) -> tuple[str, list[Any]]:
             "AND CAST(json_extract(metadata, ?) AS VARCHAR) = ?)", [path, path, _canonical(value)])
 
 
-def _range(path: str, op: str, value: Any) -> tuple[str, list[Any]]:
-    sql_op = "=" if op == "$eq" else _RANGE_SQL[op]
+def _range(path: str, op: str, value: Any) -> Fragment:
+    sql_op = RANGE_SQL[op]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (f"(json_type(metadata, ?) IN {_NUMBER_TYPES} "
                 f"AND TRY_CAST(json_extract(metadata, ?) AS DOUBLE) {sql_op} ?)", [path, path, float(value)])
     if isinstance(value, str):
         return (f"(json_type(metadata, ?) = 'VARCHAR' AND json_extract_string(metadata, ?) {sql_op} ?)",
                 [path, path, value])
-    raise StoreError(f"filter operator {op!r} needs a number or a string (got {value!r})")
+    raise needs_number_or_string(op, value)
 
 
-def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
+_DIALECT = SQLDialect(
+    path=json_path, eq=_eq, compare=_range,
+    glob=lambda path, pattern: (
+        "(json_type(metadata, ?) = 'VARCHAR' AND json_extract_string(metadata, ?) GLOB ?)", [path, path, pattern]))
+
+
+def compile_filter(flt: Filter | None) -> Fragment:
     """Return ``(where_sql, params)``; ``"TRUE"`` for no filter."""
-    norm = check_supported(flt, FILTER_OPS, NAME)
-    parts: list[str] = []
-    params: list[Any] = []
-    for field, cond in norm.items():
-        path = _path_of(field)
-        for op, value in cond.items():
-            if op == "$eq":
-                sql, p = _eq(path, value)
-            elif op == "$in":
-                pieces = [_eq(path, v) for v in value]
-                sql = "(" + " OR ".join(s for s, _ in pieces) + ")" if pieces else "FALSE"
-                p = [x for _, ps in pieces for x in ps]
-            elif op == "$glob":
-                sql = "(json_type(metadata, ?) = 'VARCHAR' AND json_extract_string(metadata, ?) GLOB ?)"
-                p = [path, path, str(value)]
-            else:
-                sql, p = _range(path, op, value)
-            parts.append(sql)
-            params.extend(p)
-    return (" AND ".join(parts) or "TRUE"), params
+    return compile_sql_filter(flt, FILTER_OPS, NAME, _DIALECT)
 
 
 @stores.register(NAME)

@@ -28,7 +28,9 @@ from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
-from ragkit.stores.filters import ALL_OPS, Filter, check_supported
+from ragkit.stores.filters import ALL_OPS, Filter
+from ragkit.stores.sql_filters import RANGE_SQL, Fragment, SQLDialect, check_field, needs_number_or_string
+from ragkit.stores.sql_filters import compile_filter as compile_sql_filter
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
 
@@ -39,8 +41,6 @@ DEFAULTS: dict[str, Any] = {"table": "ragkit_vectors", "m": 16, "ef_construction
 BATCH = 1000
 MAX_HNSW_DIMENSION = 2000
 _TABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
-_FIELD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
-_RANGE_SQL = {"$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 _REGEX_SPECIAL = set("\\.^$|?*+()[]{}")
 
 
@@ -70,37 +70,32 @@ def _class_end(pattern: str, i: int) -> int:
     return pattern.find("]", j)
 
 
-def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
-    """Return ``(where_sql, params)`` over the JSONB column; ``"TRUE"`` for no filter."""
+def _jsonb(value: Any) -> Any:
     from psycopg.types.json import Jsonb
 
-    norm = check_supported(flt, ALL_OPS, NAME)
-    parts: list[str] = []
-    params: list[Any] = []
-    for field, cond in norm.items():
-        if not _FIELD.match(field):
-            raise StoreError(f"invalid filter field name {field!r}: use letters, digits, '_', '-' and '.' only")
-        for op, value in cond.items():
-            if op == "$eq":
-                parts.append("(metadata -> %s = %s)")
-                params += [field, Jsonb(value)]
-            elif op == "$in":
-                values = list(value)
-                parts.append("(" + " OR ".join(["metadata -> %s = %s"] * len(values)) + ")" if values else "FALSE")
-                params += [p for v in values for p in (field, Jsonb(v))]
-            elif op == "$glob":
-                parts.append("(jsonb_typeof(metadata -> %s) = 'string' AND (metadata ->> %s) ~ %s)")
-                params += [field, field, glob_to_regex(str(value))]
-            elif isinstance(value, (int, float)) and not isinstance(value, bool):
-                parts.append(f"(jsonb_typeof(metadata -> %s) = 'number' AND metadata -> %s {_RANGE_SQL[op]} %s)")
-                params += [field, field, Jsonb(value)]
-            elif isinstance(value, str):
-                parts.append(f"(jsonb_typeof(metadata -> %s) = 'string' "
-                             f"AND (metadata ->> %s) COLLATE \"C\" {_RANGE_SQL[op]} %s)")
-                params += [field, field, value]
-            else:
-                raise StoreError(f"filter operator {op!r} needs a number or a string (got {value!r})")
-    return (" AND ".join(parts) or "TRUE"), params
+    return Jsonb(value)
+
+
+def _compare(field: str, op: str, value: Any) -> Fragment:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return (f"(jsonb_typeof(metadata -> %s) = 'number' AND metadata -> %s {RANGE_SQL[op]} %s)",
+                [field, field, _jsonb(value)])
+    if isinstance(value, str):
+        return (f"(jsonb_typeof(metadata -> %s) = 'string' AND (metadata ->> %s) COLLATE \"C\" {RANGE_SQL[op]} %s)",
+                [field, field, value])
+    raise needs_number_or_string(op, value)
+
+
+_DIALECT = SQLDialect(
+    path=check_field, compare=_compare,
+    eq=lambda field, value: ("(metadata -> %s = %s)", [field, _jsonb(value)]),
+    glob=lambda field, pattern: ("(jsonb_typeof(metadata -> %s) = 'string' AND (metadata ->> %s) ~ %s)",
+                                 [field, field, glob_to_regex(pattern)]))
+
+
+def compile_filter(flt: Filter | None) -> Fragment:
+    """Return ``(where_sql, params)`` over the JSONB column; ``"TRUE"`` for no filter."""
+    return compile_sql_filter(flt, ALL_OPS, NAME, _DIALECT)
 
 
 def describe_dsn(dsn: str) -> str:

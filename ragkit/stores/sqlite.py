@@ -15,7 +15,6 @@ from __future__ import annotations
 import itertools
 import json
 import logging
-import re
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -28,7 +27,9 @@ from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
 from ragkit.stores.base import Capabilities, check_query, check_vectors
-from ragkit.stores.filters import Filter, check_supported
+from ragkit.stores.filters import Filter
+from ragkit.stores.sql_filters import RANGE_SQL, Fragment, SQLDialect, json_path, needs_number_or_string
+from ragkit.stores.sql_filters import compile_filter as compile_sql_filter
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
 
@@ -37,8 +38,6 @@ log = logging.getLogger(__name__)
 NAME = "sqlite"
 FILENAME = "vectors.sqlite"
 FILTER_OPS = frozenset({"$eq", "$in", "$gt", "$gte", "$lt", "$lte", "$glob"})
-_FIELD = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.\-]*$")
-_RANGE_SQL = {"$eq": "=", "$gt": ">", "$gte": ">=", "$lt": "<", "$lte": "<="}
 _memory_ids = itertools.count()
 
 
@@ -57,13 +56,7 @@ def sqlite_driver() -> ModuleType:
                                  "cannot load extensions)")
 
 
-def _path_of(field: str) -> str:
-    if not _FIELD.match(field):
-        raise StoreError(f"invalid filter field name {field!r}: use letters, digits, '_', '-' and '.' only")
-    return f'$."{field}"'
-
-
-def _eq(path: str, value: Any) -> tuple[str, list[Any]]:
+def _eq(path: str, value: Any) -> Fragment:
     if isinstance(value, bool):
         return "(json_type(metadata, ?) = ?)", [path, "true" if value else "false"]
     if value is None:
@@ -75,39 +68,27 @@ def _eq(path: str, value: Any) -> tuple[str, list[Any]]:
             [path, path, canonical])
 
 
-def _compare(path: str, op: str, value: Any) -> tuple[str, list[Any]]:
-    sql_op = _RANGE_SQL[op]
+def _compare(path: str, op: str, value: Any) -> Fragment:
+    sql_op = RANGE_SQL[op]
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         return (f"(json_type(metadata, ?) IN ('integer', 'real') AND json_extract(metadata, ?) {sql_op} ?)",
                 [path, path, value])
     if isinstance(value, str):
         return (f"(json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) {sql_op} ?)",
                 [path, path, value])
-    raise StoreError(f"filter operator {op!r} needs a number or a string (got {value!r})")
+    raise needs_number_or_string(op, value)
 
 
-def compile_filter(flt: Filter | None) -> tuple[str, list[Any]]:
+_DIALECT = SQLDialect(
+    path=json_path, eq=_eq, compare=_compare, true_sql="1", false_sql="0",
+    # SQLite negates a class with [^...], fnmatch with [!...]
+    glob=lambda path, pattern: ("(json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) GLOB ?)",
+                                [path, path, pattern.replace("[!", "[^")]))
+
+
+def compile_filter(flt: Filter | None) -> Fragment:
     """Return ``(where_sql, params)`` for SQLite's JSON functions; ``"1"`` for no filter."""
-    norm = check_supported(flt, FILTER_OPS, NAME)
-    parts: list[str] = []
-    params: list[Any] = []
-    for field, cond in norm.items():
-        path = _path_of(field)
-        for op, value in cond.items():
-            if op == "$eq":
-                sql, p = _eq(path, value)
-            elif op == "$in":
-                pieces = [_eq(path, v) for v in value]
-                sql = "(" + " OR ".join(s for s, _ in pieces) + ")" if pieces else "0"
-                p = [x for _, ps in pieces for x in ps]
-            elif op == "$glob":  # SQLite negates a class with [^...], fnmatch with [!...]
-                sql = "(json_type(metadata, ?) = 'text' AND json_extract(metadata, ?) GLOB ?)"
-                p = [path, path, str(value).replace("[!", "[^")]
-            else:
-                sql, p = _compare(path, op, value)
-            parts.append(sql)
-            params.extend(p)
-    return (" AND ".join(parts) or "1"), params
+    return compile_sql_filter(flt, FILTER_OPS, NAME, _DIALECT)
 
 
 @stores.register(NAME)

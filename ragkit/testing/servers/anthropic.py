@@ -23,7 +23,6 @@ from ragkit.testing.servers.base import (
     chunk_text,
     content_text,
     count_tokens,
-    last_user_text,
     messages_tokens,
     word_chunks,
 )
@@ -46,10 +45,6 @@ class FakeAnthropicServer(FakeServer):
 
     chat_path = MESSAGES_PATH
 
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0) -> None:
-        super().__init__(host=host, port=port)
-        self._counter = 0
-
     def error_body(self, status: int, message: str) -> Any:
         kind = _ERROR_TYPES.get(status, "api_error")
         return {"type": "error", "error": {"type": kind, "message": message}}
@@ -58,15 +53,11 @@ class FakeAnthropicServer(FakeServer):
         if request.path != MESSAGES_PATH:
             return JSONReply(self.error_body(404, f"unknown path {request.path}"), 404)
         body = request.body or {}
-        if reply is None:
-            reply = TextReply(f"echo: {last_user_text(body.get('messages', []))}")
-        if not isinstance(reply, TextReply | ToolCallReply):
-            raise TypeError(f"cannot answer a messages request with {reply!r}")
-        self._counter += 1
-        mid = f"msg_{self._counter}"
+        reply, number = self.chat_turn(body, reply)
+        mid = f"msg_{number}"
         model = str(body.get("model", "fake-claude"))
         prompt = messages_tokens(body.get("messages", []), content_text(body.get("system")))
-        blocks, stop, output = _blocks(reply, self._counter)
+        blocks, stop, output = _blocks(reply, number)
         if body.get("stream"):
             return SSE(_stream(mid, model, reply, blocks, stop, prompt, output))
         return JSONReply(

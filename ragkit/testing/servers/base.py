@@ -177,6 +177,17 @@ class FakeServer:
         self._queues: dict[str, deque[Reply]] = {}
         self._stopping = threading.Event()
         self.requests: list[RecordedRequest] = []
+        self._counter = 0  # chat replies served, numbering their ids
+
+    def chat_turn(self, body: dict[str, Any], reply: Reply | None) -> tuple[TextReply | ToolCallReply, int]:
+        """The reply to a chat request (an echo of the last user text when none was queued), numbered."""
+        if reply is None:
+            reply = TextReply(f"echo: {last_user_text(body.get('messages', []))}")
+        if not isinstance(reply, TextReply | ToolCallReply):
+            raise TypeError(f"cannot answer a chat request with {reply!r}")
+        with self._lock:
+            self._counter += 1
+            return reply, self._counter
 
     # -- lifecycle
     def start(self) -> FakeServer:

@@ -27,7 +27,6 @@ from ragkit.testing.servers.base import (
     content_text,
     count_tokens,
     hashed_vector,
-    last_user_text,
     messages_tokens,
     overlap_score,
     word_chunks,
@@ -51,7 +50,6 @@ class FakeCohereServer(FakeServer):
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, dimension: int = 64) -> None:
         super().__init__(host=host, port=port)
         self.dimension = dimension
-        self._counter = 0
 
     def error_body(self, status: int, message: str) -> Any:
         return {"id": "err", "message": message}
@@ -68,14 +66,10 @@ class FakeCohereServer(FakeServer):
 
     # ------------------------------------------------------------ chat
     def _chat(self, body: dict[str, Any], reply: Reply | None) -> HTTPAnswer:
-        if reply is None:
-            reply = TextReply(f"echo: {last_user_text(body.get('messages', []))}")
-        if not isinstance(reply, TextReply | ToolCallReply):
-            raise TypeError(f"cannot answer a chat request with {reply!r}")
-        self._counter += 1
-        cid = f"chat-{self._counter}"
+        reply, number = self.chat_turn(body, reply)
+        cid = f"chat-{number}"
         prompt = messages_tokens(body.get("messages", []))
-        message, finish, output = _message(reply, self._counter)
+        message, finish, output = _message(reply, number)
         usage = {
             "billed_units": {"input_tokens": prompt, "output_tokens": output},
             "tokens": {"input_tokens": prompt + 7, "output_tokens": output},

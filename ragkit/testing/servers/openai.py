@@ -24,7 +24,6 @@ from ragkit.testing.servers.base import (
     chunk_text,
     count_tokens,
     hashed_vector,
-    last_user_text,
     messages_tokens,
     word_chunks,
 )
@@ -43,7 +42,6 @@ class FakeOpenAIServer(FakeServer):
     def __init__(self, *, host: str = "127.0.0.1", port: int = 0, dimension: int = 64) -> None:
         super().__init__(host=host, port=port)
         self.dimension = dimension
-        self._counter = 0
 
     def error_body(self, status: int, message: str) -> Any:
         kind = (
@@ -64,18 +62,14 @@ class FakeOpenAIServer(FakeServer):
 
     # ------------------------------------------------------------ chat
     def _chat(self, body: dict[str, Any], reply: Reply | None) -> HTTPAnswer:
-        if reply is None:
-            reply = TextReply(f"echo: {last_user_text(body.get('messages', []))}")
-        if not isinstance(reply, TextReply | ToolCallReply):
-            raise TypeError(f"cannot answer a chat request with {reply!r}")
-        self._counter += 1
-        cid = f"chatcmpl-{self._counter}"
+        reply, number = self.chat_turn(body, reply)
+        cid = f"chatcmpl-{number}"
         model = str(body.get("model", "fake-model"))
         prompt = messages_tokens(body.get("messages", []))
         if body.get("stream"):
             include_usage = bool((body.get("stream_options") or {}).get("include_usage"))
             return SSE(_stream_events(cid, model, reply, prompt, include_usage))
-        message, finish, completion = _message(reply, self._counter)
+        message, finish, completion = _message(reply, number)
         return JSONReply(
             {
                 "id": cid,
