@@ -95,6 +95,14 @@ class Citation:
     heading: str | None = None
     score: float | None = None
     text: str = ""
+    page_unit: str = "page"  # what ``page`` counts: "cell" for a notebook (the loader's page_unit)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def location(self, *, short: bool = False) -> str:
+        """``page 3`` (``p. 3`` when short), ``cell 3`` for a notebook, ``""`` without a page."""
+        if self.page is None:
+            return ""
+        unit = "p." if short and self.page_unit == "page" else self.page_unit
+        return f"{unit} {self.page}"
