@@ -14,6 +14,7 @@ size: an unchanged re-run and adding one file. ``--increments N`` instead adds N
     python benchmarks/index_scale.py --sizes 100000,300000,1000000           # the issue's run
     python benchmarks/index_scale.py --increments 4 --increment-rows 25000 --flush-chunks 256
     python benchmarks/index_scale.py --sizes 20000 --engines ragkit,lancedb  # store level, side by side
+    python benchmarks/index_scale.py --sizes 1000000 --engines ragkit --vectors /tmp/vec-1m.npy  # search at 1M
 """
 
 from __future__ import annotations
@@ -54,6 +55,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--model-sample", type=int, default=0, help="also index N rows with the real model")
     ap.add_argument("--engines", default="", help="store-level comparison: ragkit,lancedb")
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--vectors", type=Path, default=None, help="--engines: a .npy cache of the rows' vectors")
     ap.add_argument("--workdir", type=Path, default=None)
     ap.add_argument("--json-out", type=Path, default=None)
     ap.add_argument("--child", choices=["index", "search"], help=argparse.SUPPRESS)

@@ -9,6 +9,7 @@ YAML). Validation happens before anything runs, and every error names the file, 
 from __future__ import annotations
 
 import inspect
+import json
 import os
 import re
 from collections.abc import Mapping
@@ -44,7 +45,9 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 DEFAULT_INDEX = Path(".ragkit/index")
 #: files left out by default: dotfiles and dot-folders, and the sample corpus's question set
 DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
-DEFAULT_SPLITTER: dict[str, Any] = {"type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30}
+DEFAULT_SPLITTER: dict[str, Any] = {
+    "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
+}
 #: ONNX Runtime fp32: PyTorch's vectors (cosine >= 0.99999) on every processor, without PyTorch at
 #: run time. int8 (``backend: onnx-int8``, about 2x faster) missed the quality bar on dbpedia-5k-dev
 #: (nDCG@10 0.011 below fp32 with the hybrid retriever; README, "Indexing speed"; issue 25)
@@ -100,6 +103,8 @@ class SplitterSpec(ComponentSpec):
     chunk_size: int = Field(default=200, ge=1)
     chunk_overlap: int = Field(default=30, ge=0)
     unit: Literal["tokens", "chars"] = "tokens"
+    #: prepend the document title and heading path to what is embedded and BM25-indexed
+    context_header: bool = DEFAULT_SPLITTER["context_header"]
 
 
 class EmbedderSpec(ComponentSpec):
@@ -242,6 +247,15 @@ class PipelineSpec(_Strict):
         if self.lexical.enabled is not None:
             return self.lexical.enabled
         return "lexical" in retriever_needs({"type": self.retriever.type, **self.retriever.options})
+
+    def settings_key(self, *sections: str) -> str:
+        """The JSON of ``sections`` (what decides an index's chunks or vectors), for fingerprints.
+        A splitter option at its off value that older versions did not have (``context_header:
+        false``) is left out, so an index built before it existed keeps its fingerprint."""
+        data = self.model_dump(mode="json", include=set(sections))
+        if "splitter" in data and data["splitter"].get("context_header") is False:
+            del data["splitter"]["context_header"]
+        return json.dumps(data, separators=(",", ":"), ensure_ascii=False)  # as model_dump_json writes it
 
     def to_yaml_dict(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude={"origin"})

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 Metadata = dict[str, Any]
+
+#: the chunk metadata key of its contextual header: where the passage sits (the document's title
+#: and heading path, "Configuration > Build directories > dev_addr"), set by the splitter when its
+#: ``context_header`` option is on
+CONTEXT_HEADER = "context_header"
+
+
+def indexed_text(text: str, metadata: Mapping[str, Any]) -> str:
+    """The text of a chunk that is embedded and indexed by BM25: its contextual header (when the
+    splitter gave it one), a blank line, then its text. What is shown and cited is the chunk's own
+    text (its offsets stay exact); only the vector and the BM25 terms see the header."""
+    header = metadata.get(CONTEXT_HEADER)
+    return f"{header}\n\n{text}" if header else text
 
 
 @dataclass(frozen=True)
@@ -42,6 +56,11 @@ class Chunk:
     def source(self) -> str:
         return str(self.metadata.get("source", ""))
 
+    @property
+    def indexed_text(self) -> str:
+        """What is embedded and indexed by BM25 (see :func:`indexed_text`)."""
+        return indexed_text(self.text, self.metadata)
+
 
 @dataclass(frozen=True)
 class SearchHit:
@@ -76,6 +95,14 @@ class Citation:
     heading: str | None = None
     score: float | None = None
     text: str = ""
+    page_unit: str = "page"  # what ``page`` counts: "cell" for a notebook (the loader's page_unit)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+    def location(self, *, short: bool = False) -> str:
+        """``page 3`` (``p. 3`` when short), ``cell 3`` for a notebook, ``""`` without a page."""
+        if self.page is None:
+            return ""
+        unit = "p." if short and self.page_unit == "page" else self.page_unit
+        return f"{unit} {self.page}"

@@ -149,7 +149,7 @@ def print_sources(result: Any, *, show_text: bool = False) -> None:
         return
     click.echo("\nSources:")
     for c in result.citations:
-        where = c.source + (f", page {c.page}" if c.page is not None else "")
+        where = c.source + (f", {c.location()}" if c.page is not None else "")
         if c.heading:
             where += f" — {c.heading}"
         click.echo(f"  [{c.number}] {where}")

@@ -190,10 +190,16 @@ def _print_search_index(si: dict[str, Any] | None) -> None:
     if not si or si.get("damaged"):
         return
     line = f"search: {si.get('search_mode', 'exact')} over {si.get('live', 0):,} vectors in {si.get('segments', 0)} segments"
-    if si.get("ivf_segments"):
-        probe = "/".join(str(n) for n in si.get("nprobe") or [])
-        line += (f"; {si['ivf_rows']:,} of them in {si['ivf_segments']} IVF segments (nprobe {probe}, recall@10 "
-                 f"{si['recall_at_10']:.3f} against exact search, measured when built)")
+    if si.get("ann_segments") or si.get("ivf_segments"):
+        kinds = []
+        if si.get("pq_segments"):
+            kinds.append(f"{si['pq_segments']} PQ segments (re-rank {'/'.join(str(n) for n in si.get('rerank') or [])}, "
+                         f"m {'/'.join(str(n) for n in si.get('pq_m') or [])})")
+        if si.get("ivf_segments"):
+            kinds.append(f"{si['ivf_segments']} IVF segments (nprobe {'/'.join(str(n) for n in si.get('nprobe') or [])})")
+        rows = si.get("ann_rows", si.get("ivf_rows", 0))
+        line += (f"; {rows:,} of them in {' and '.join(kinds)}, recall@10 {si['recall_at_10']:.3f} against exact "
+                 "search, measured when built")
     click.echo(line)
 
 

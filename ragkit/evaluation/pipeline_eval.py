@@ -89,7 +89,7 @@ def eval_spec(spec: PipelineSpec, retriever_names: Sequence[str]) -> PipelineSpe
 def index_for(spec: PipelineSpec, dataset: BeirDataset, index_root: Path) -> Path:
     # the BM25 settings are not part of the key: BM25 re-tokenizes its stored texts when reopened
     # with other settings, so pipelines that differ only there share one embedded corpus
-    key = spec.model_dump_json(include={"splitter", "embedder", "store", "loaders"})
+    key = spec.settings_key("splitter", "embedder", "store", "loaders")
     digest = hashlib.sha256(key.encode()).hexdigest()[:10]
     return index_root / f"{dataset.name}-{digest}"
 

@@ -61,6 +61,8 @@ class ChunkRow:
     part: str
     start: int
     end: int
+    #: the hash of the text that is embedded (``ragkit.types.indexed_text``: the contextual header,
+    #: when the chunk has one, and the text), the embedding cache's key
     text_hash: str
     tokens: int
     #: the chunk's text and its sink metadata (JSON): enough to rebuild any sink without the files
@@ -333,8 +335,16 @@ class Catalog:
         return keys
 
     def put_embeddings(self, model: str, items: dict[str, np.ndarray]) -> None:
+        """Add vectors to the cache. The writer puts only texts it just found missing, so a plain
+        INSERT almost always succeeds; DuckDB's ``INSERT OR IGNORE`` costs ~7x more per row at
+        300k cached texts, growing with the cache, and is used only when a text is already there."""
+        import duckdb  # noqa: PLC0415 - loaded with the catalog already
+
         rows = [(model, h, np.asarray(v, dtype=np.float32).tobytes()) for h, v in items.items()]
-        _insert(self.con, "embeddings", rows, verb="INSERT OR IGNORE")
+        try:
+            _insert(self.con, "embeddings", rows)
+        except duckdb.ConstraintException:
+            _insert(self.con, "embeddings", rows, verb="INSERT OR IGNORE")
 
     # ------------------------------------------------------------------ runs
     def start_run(self) -> int:

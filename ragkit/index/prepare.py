@@ -64,9 +64,10 @@ class Prepared:
     hashes: list[str] = field(default_factory=list)
 
     def chunk_hashes(self) -> list[str]:
-        """The text hash of each chunk (the embedding cache's and the catalog's key), computed once."""
+        """The hash of the text each chunk embeds (``Chunk.indexed_text``: its contextual header,
+        when it has one, and its text), the embedding cache's and the catalog's key; computed once."""
         if len(self.hashes) != len(self.chunks):
-            self.hashes = [text_hash(c.text) for c in self.chunks]
+            self.hashes = [text_hash(c.indexed_text) for c in self.chunks]
         return self.hashes
 
 
@@ -162,7 +163,7 @@ class Preparer:
             raise LoaderError(f"{p.source}: no text found", path=p.source, reason="no text found")
         emb = self.parts.embedder
         counter = getattr(emb, "count_tokens_batch", None)
-        texts = [c.text for c in p.chunks]
+        texts = [c.indexed_text for c in p.chunks]  # what is embedded: the header counts too
         p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
         p.chunk_hashes()
 

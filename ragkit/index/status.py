@@ -113,5 +113,6 @@ def search_index(kb: KnowledgeBase) -> dict[str, Any] | None:
     if not callable(describe):
         return None
     info = describe()
-    keys = ("index", "segments", "live", "search_mode", "ivf_segments", "ivf_rows", "nprobe", "recall_at_10")
+    keys = ("index", "segments", "live", "search_mode", "ann_segments", "ann_rows", "pq_segments", "pq_rows", "pq_m",
+            "rerank", "ivf_segments", "ivf_rows", "nprobe", "recall_at_10")
     return {k: info[k] for k in keys if k in info}

@@ -57,7 +57,7 @@ from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
-from ragkit.types import Chunk, Document
+from ragkit.types import Chunk, Document, indexed_text
 
 log = logging.getLogger(__name__)
 _DONE = object()
@@ -249,7 +249,7 @@ class _Run:
             self._switch_embedder(model, emb.model_id)
         # what decides the chunks and their vectors (not keys, URLs or timeouts)
         # (the model, not its backend: another backend or int8 recipe has the same tokens, same chunks)
-        fingerprint = self.pipe.spec.model_dump_json(include={"loaders", "splitter"}) + "|" + _base_model(emb.model_id)
+        fingerprint = self.pipe.spec.settings_key("loaders", "splitter") + "|" + _base_model(emb.model_id)
         if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
             log.info("loader/splitter/embedder settings changed: every source will be re-split")
             self.catalog.mark_dirty(list(self.known))
@@ -357,7 +357,8 @@ class _Run:
             recs: list[ChunkRecord] = [r for r in self.catalog.chunk_records(pending[i : i + step]) if r.text]
             if not recs:
                 continue
-            vectors = self.vectors.get([r.text_hash for r in recs], [r.text for r in recs], {}, count_hits=False)
+            texts = [indexed_text(r.text, r.metadata) for r in recs]
+            vectors = self.vectors.get([r.text_hash for r in recs], texts, {}, count_hits=False)
             sink.upsert([SinkRecord(r.id, r.text, v, r.metadata) for r, v in zip(recs, vectors, strict=True)])
             restored.update(r.id for r in recs)
         if restored:
@@ -447,7 +448,7 @@ class _Run:
         if self.batch_chunks >= self.pipe.flush_chunks:
             self._flush()
         elif not p.vectors:  # (an engine's workers embedded the rest already)
-            self.pending.update(zip(p.chunk_hashes(), (c.text for c in p.chunks), strict=True))
+            self.pending.update(zip(p.chunk_hashes(), (c.indexed_text for c in p.chunks), strict=True))
             if len(self.pending) >= EMBED_AHEAD:
                 todo, self.pending = self.pending, {}
                 self.vectors.ahead(todo)
@@ -494,7 +495,7 @@ class _Run:
                  computed: Mapping[str, np.ndarray]) -> np.ndarray:
         """Vectors of ``chunks`` (their text ``hashes``): from the cache, else ``computed`` elsewhere
         (an engine's workers), else embedded here."""
-        return self.vectors.get(hashes, [c.text for c in chunks], computed)
+        return self.vectors.get(hashes, [c.indexed_text for c in chunks], computed)  # the contextual header and the text
 
     def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]]) -> None:
         rows, chunk_rows = [], []

@@ -237,7 +237,8 @@ class InlineSources:
 
 def sources_block(citations: list[Citation]) -> str:
     """``\n\nSources:\n[1] guide.pdf, p. 3\n[2] notes/ferry.md``: one line per citation, as numbered."""
-    lines = [f"[{c.number}] {c.source}" + (f", p. {c.page}" if c.page is not None else "") for c in citations]
+    lines = [f"[{c.number}] {c.source}" + (f", {c.location(short=True)}" if c.page is not None else "")
+             for c in citations]
     return "\n\nSources:\n" + "\n".join(lines)
 
 

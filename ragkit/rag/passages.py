@@ -42,7 +42,7 @@ def format_passage(c: Citation) -> str:
     """A numbered passage as the search tool shows it to the model."""
     head = [f"source: {c.source}"]
     if c.page is not None:
-        head.append(f"page: {c.page}")
+        head.append(f"{c.page_unit}: {c.page}")
     if c.heading:
         head.append(f"heading: {c.heading}")
     head.append(f"score: {c.score:.3f}")

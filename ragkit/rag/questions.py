@@ -1,6 +1,7 @@
 """Score a RAG agent on a question set (``data/questions.yaml`` format).
 
-Each item has ``question``, ``answer`` and ``source`` (the file that holds the fact):
+Each item has ``question``, ``answer`` and ``source`` (the file that holds the fact, or a list
+of files that each state it: citing any of them counts):
 
 - ``answer`` is a text a correct answer contains, a list of texts it must all contain (a list
   answer: "the three rules"), or null when the corpus cannot answer;
@@ -16,6 +17,7 @@ full; **wrong** otherwise (a refusal of an answerable question included).
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -30,7 +32,7 @@ GRADES = ("correct", "partial", "wrong")
 class QuestionOutcome:
     question: str
     expected: str | list[str] | None
-    source: str | None
+    source: str | list[str] | None
     answer: str
     cited: list[str]
     grade: str  # correct, partial or wrong
@@ -41,8 +43,8 @@ class QuestionOutcome:
 
     @property
     def cited_source(self) -> bool:
-        """Whether the answer cites the file that holds the answer."""
-        return self.source is not None and self.source in self.cited
+        """Whether the answer cites a file that holds the answer."""
+        return bool(set(sources_of(self.source)) & set(self.cited))
 
 
 def load_questions(path: str | Path) -> list[dict[str, Any]]:
@@ -57,7 +59,16 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
             raise ConfigError(f"{path}: questions[{i}] needs a 'question' key")
         if not isinstance(q.get("answer"), (str, list, int, float, type(None))):
             raise ConfigError(f"{path}: questions[{i}].answer must be a text, a list of texts or null")
+        if not isinstance(q.get("source"), (str, list, type(None))):
+            raise ConfigError(f"{path}: questions[{i}].source must be a file name or a list of file names")
     return items
+
+
+def sources_of(source: str | list[str] | None) -> list[str]:
+    """The files an item's ``source`` names (one, several, or none for an unanswerable question)."""
+    if source is None:
+        return []
+    return [str(s) for s in source] if isinstance(source, list) else [str(source)]
 
 
 def _expected_texts(item: dict[str, Any]) -> list[str]:
@@ -75,7 +86,7 @@ def grade_answer(item: dict[str, Any], answer: str, cited_sources: list[str]) ->
         return "correct" if is_refusal(answer) else "wrong"
     texts = _expected_texts(item)
     found = sum(t.lower() in answer.lower() for t in texts)
-    cited = item.get("source") in cited_sources
+    cited = bool(set(sources_of(item.get("source"))) & set(cited_sources))
     if found == len(texts) and cited:
         return "correct"
     return "partial" if cited or found else "wrong"
@@ -95,6 +106,34 @@ def run_questions(agent: Any, items: list[dict[str, Any]]) -> list[QuestionOutco
         out.append(QuestionOutcome(item["question"], item.get("answer"), item.get("source"),
                                    result.content, cited, grade_answer(item, result.content, cited)))
     return out
+
+
+def page_ranks(search: Callable[[str], list[str]], items: list[dict[str, Any]]) -> list[int | None]:
+    """For each answerable item, the rank (1-based) of the first retrieved passage from a file
+    that holds the answer, or None when none is retrieved; ``search`` maps a query to the sources
+    of the passages retrieved, best first. A follow-up is searched as the local provider searches
+    it (the question and the key words of its earlier question)."""
+    from ragkit.rag.local import follow_up_query
+
+    ranks: list[int | None] = []
+    for item in items:
+        wanted = set(sources_of(item.get("source")))
+        if item.get("answer") is None or not wanted:
+            continue
+        found = search(follow_up_query(item["question"], [item["after"]] if item.get("after") else []))
+        ranks.append(next((i for i, src in enumerate(found, 1) if src in wanted), None))
+    return ranks
+
+
+def retrieval_summary(ranks: list[int | None], k: int) -> dict[str, Any]:
+    """Page-level retrieval: hit@1, hit@k and MRR@k over ``page_ranks``."""
+    n = len(ranks)
+    return {
+        "k": k, "queries": n,
+        "hit@1": sum(r == 1 for r in ranks) / n if n else 0.0,
+        f"hit@{k}": sum(r is not None and r <= k for r in ranks) / n if n else 0.0,
+        f"mrr@{k}": sum(1 / r for r in ranks if r is not None and r <= k) / n if n else 0.0,
+    }
 
 
 def summary(outcomes: list[QuestionOutcome]) -> dict[str, Any]:

@@ -40,6 +40,7 @@ class CitationBook:
                     number=len(self._by_chunk) + 1, source=hit.source, chunk_id=hit.id,
                     page=m.get("page"), start=m.get("start"), end=m.get("end"),
                     heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
+                    page_unit=str(m.get("page_unit") or "page"),
                 )
             return self._by_chunk[hit.id]
 

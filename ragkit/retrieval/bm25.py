@@ -1,6 +1,8 @@
 """A persistent BM25 index whose commits cost what they add.
 
-Text is tokenized with ``bm25s``'s tokenizer (lower-case words, stopwords removed, optionally
+A row's terms are those of its indexed text (``ragkit.types.indexed_text``: the chunk's contextual
+header, when it has one, and its text); its shown text is the chunk's own. Text is tokenized with
+``bm25s``'s tokenizer (lower-case words, stopwords removed, optionally
 stemmed with PyStemmer); the postings live in append-only segments (``ragkit.stores._segments``,
 the same layout as the faiss store: a commit writes one new segment and one tombstone file,
 background merges keep the number of segments low) and are scored at query time with the
@@ -36,7 +38,7 @@ from ragkit.registry import retrievers
 from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, stats, term_hash
 from ragkit.stores._segments import Rows, Segment, SegmentLog
 from ragkit.stores.filters import Filter, normalize
-from ragkit.types import SearchHit
+from ragkit.types import SearchHit, indexed_text
 
 if TYPE_CHECKING:
     from ragkit.stores.base import SinkRecord
@@ -187,7 +189,7 @@ class BM25Index:
     def _fill(self, log_: SegmentLog, rows: list[list[Any]]) -> None:
         for start in range(0, len(rows), 50_000):
             part = rows[start : start + 50_000]
-            tokens = self._analyzer.tokenize([r[2] for r in part])
+            tokens = self._analyzer.tokenize([indexed_text(r[2], r[1]) for r in part])
             log_.add([r[0] for r in part], [Rows.encode(r[0], r[1], r[2]) for r in part], [tuple(t) for t in tokens])
 
     @property
@@ -217,7 +219,7 @@ class BM25Index:
         keep = sorted(last.values())
         texts = [str(texts[n]) for n in keep]
         ids, metas = [ids[n] for n in keep], [metas[n] for n in keep]
-        tokens = self._analyzer.tokenize(texts)
+        tokens = self._analyzer.tokenize([indexed_text(t, m) for t, m in zip(texts, metas, strict=True)])
         lines = [Rows.encode(i, dict(m), t) for i, m, t in zip(ids, metas, texts, strict=True)]
         self._log.add(list(ids), lines, [tuple(t) for t in tokens])
 

@@ -4,7 +4,9 @@
 ``pgvector`` store (or ``lexical.dsn``), so an index run with a server store writes no local file
 at all (a Ray cluster's driver, a search service on another host), and every commit applies only
 its own upserts and deletes. The table is ``(id TEXT PRIMARY KEY, text TEXT, metadata JSONB,
-tsv tsvector GENERATED from text)`` with a GIN index on ``tsv``.
+tsv tsvector GENERATED from the indexed text)`` with a GIN index on ``tsv``: the chunk's
+contextual header (``metadata.context_header``, when the splitter gave it one) and its text, as
+``ragkit.types.indexed_text`` has them; hits show the text alone.
 
 Ranking is PostgreSQL's ``ts_rank`` (term frequency, normalized by document length) over the
 query's lexemes joined with OR, not BM25: scores differ from the local ``BM25Index``, which the
@@ -90,7 +92,8 @@ class PgLexicalIndex:
 
     def _setup(self) -> None:
         self._run("CREATE TABLE IF NOT EXISTS {t} (id TEXT PRIMARY KEY, text TEXT NOT NULL, metadata JSONB NOT NULL, "
-                  "tsv tsvector GENERATED ALWAYS AS (to_tsvector({lang}::regconfig, text)) STORED)")
+                  "tsv tsvector GENERATED ALWAYS AS (to_tsvector({lang}::regconfig, "
+                  "coalesce((metadata->>'context_header') || E'\\n\\n', '') || text)) STORED)")
         self._run("CREATE INDEX IF NOT EXISTS {idx} ON {t} USING GIN (tsv)")
 
     # -- IndexSink -------------------------------------------------------------------------

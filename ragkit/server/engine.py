@@ -70,7 +70,7 @@ def usage_of(result: AgentResult) -> dict[str, Any]:
 
 def citations_of(result: AgentResult) -> list[dict[str, Any]]:
     """The answer's citations as the API shows them (``n`` is the answer's ``[n]``)."""
-    return [{"n": c.number, "source": c.source, "page": c.page, "start": c.start, "end": c.end, "text": c.text}
+    return [{"n": c.number, "source": c.source, "page": c.page, "page_unit": c.page_unit, "start": c.start, "end": c.end, "text": c.text}
             for c in result.citations]
 
 

@@ -7,6 +7,9 @@ heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``headin
 (``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
 headings (underlined with ``===``/``---``) are not recognised.
 
+With ``context_header`` on, each chunk also records its contextual header: the document's title
+and the heading path (``ragkit.splitters.base``), embedded and indexed with the chunk, never shown.
+
 Only Markdown is cut at headings: a document whose ``mime`` says it is something else (a ``#``
 line in plain text or code is a comment, not a heading) is split by the recursive algorithm
 alone, without heading metadata. A document without ``mime`` is taken to be Markdown, and so is
@@ -22,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from ragkit.registry import splitters
-from ragkit.splitters.base import Span, make_chunks
+from ragkit.splitters.base import Span, header_parts, make_chunks
 from ragkit.splitters.recursive import LengthFunction, RecursiveSplitter
 from ragkit.types import Chunk, Document
 
@@ -102,10 +105,11 @@ class MarkdownSplitter:
         unit: Literal["tokens", "chars"] = "tokens",
         length_function: LengthFunction | None = None,
         separators: Sequence[str] | None = None,
+        context_header: bool = False,
     ) -> None:
         self.recursive = RecursiveSplitter(
             chunk_size=chunk_size, chunk_overlap=chunk_overlap, unit=unit,
-            length_function=length_function, separators=separators,
+            length_function=length_function, separators=separators, context_header=context_header,
         )
 
     @property
@@ -116,21 +120,32 @@ class MarkdownSplitter:
     def unit(self) -> str:
         return self.recursive.unit
 
+    @property
+    def context_header(self) -> bool:
+        return self.recursive.context_header
+
     def __repr__(self) -> str:
         r = self.recursive
-        return f"MarkdownSplitter(chunk_size={r.chunk_size}, chunk_overlap={r.chunk_overlap}, unit={r.unit!r})"
+        return (f"MarkdownSplitter(chunk_size={r.chunk_size}, chunk_overlap={r.chunk_overlap}, unit={r.unit!r}, "
+                f"context_header={r.context_header})")
 
     def split(self, doc: Document) -> list[Chunk]:
-        """Chunks of ``doc`` that never span two sections, with ``headings``/``heading`` metadata."""
+        """Chunks of ``doc`` that never span two sections, with ``headings``/``heading`` metadata
+        (and the contextual header, with ``context_header``)."""
         if not is_markdown(doc):
             return self.recursive.split(doc)
-        return make_chunks(doc, self._spans(doc.text))
+        return make_chunks(doc, self._spans(doc))
 
-    def _spans(self, text: str) -> Iterator[tuple[Span, dict[str, Any]]]:
+    def _spans(self, doc: Document) -> Iterator[tuple[Span, dict[str, Any]]]:
+        text = doc.text
         for section in sections(text):
-            heading = " > ".join(section.headings)
-            for span in self.recursive.split_spans(text, section.start, section.end):
-                yield span, {"headings": list(section.headings), "heading": heading}
+            extra: dict[str, Any] = {"headings": list(section.headings), "heading": " > ".join(section.headings)}
+            splitter = self.recursive
+            if self.context_header:
+                extra["header"], room = splitter.header_room(header_parts(doc, section.headings))
+                splitter = splitter.with_room(room)
+            for span in splitter.split_spans(text, section.start, section.end):
+                yield span, extra
 
 
 __all__ = ["MARKDOWN_MIMES", "MarkdownSplitter", "Section", "is_markdown", "sections"]

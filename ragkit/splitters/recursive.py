@@ -7,6 +7,10 @@ and each new chunk starts with up to ``chunk_overlap`` units taken (on piece bou
 the end of the previous one. Text no separator can break is cut at the character level at the
 longest prefix that fits (a galloping binary search on the length function), with overlap.
 
+With ``context_header`` on, each chunk also records the document's title (its contextual header,
+see ``ragkit.splitters.base``), and the header's length is taken from ``chunk_size`` so header and
+text together still fit.
+
 The length function (the embedder's tokenizer) is the cost, so each piece is measured once and
 chunk lengths are estimated as sums of piece lengths. Every merged chunk is then measured once
 more, and one that overflows (token counts are not exactly additive) is split again, so
@@ -15,6 +19,7 @@ more, and one that overflows (token counts are not exactly additive) is split ag
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 from collections.abc import Callable, Sequence
@@ -22,7 +27,7 @@ from typing import Literal, NamedTuple
 
 from ragkit.errors import ConfigError
 from ragkit.registry import splitters
-from ragkit.splitters.base import Span, make_chunks, strip_span
+from ragkit.splitters.base import Span, fit_header, header_parts, make_chunks, strip_span
 from ragkit.types import Chunk, Document
 
 log = logging.getLogger(__name__)
@@ -111,6 +116,8 @@ class RecursiveSplitter:
     ``length_function`` counts tokens (the pipeline passes the embedder's ``count_tokens``); it is
     required for ``unit="tokens"`` and ignored for ``unit="chars"``. ``separators`` are literal
     strings tried in order (runs of a separator count as one), plus :data:`SENTENCE`.
+    ``context_header``: record the document's title as each chunk's contextual header (embedded
+    and indexed with the chunk, never shown; see ``ragkit.splitters.base``).
     """
 
     def __init__(
@@ -121,10 +128,14 @@ class RecursiveSplitter:
         unit: Literal["tokens", "chars"] = "tokens",
         length_function: LengthFunction | None = None,
         separators: Sequence[str] | None = None,
+        context_header: bool = False,
     ) -> None:
         _validate(chunk_size, chunk_overlap, unit, length_function)
+        if not isinstance(context_header, bool):
+            raise ConfigError(f"context_header must be true or false (got {context_header!r})")
         self.chunk_size = chunk_size
         self.chunk_overlap = chunk_overlap
+        self.context_header = context_header
         self.unit = unit
         self.separators = _check_separators(separators)
         self._patterns = [_compile(s) for s in self.separators]
@@ -132,13 +143,31 @@ class RecursiveSplitter:
 
     def __repr__(self) -> str:
         return (f"RecursiveSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
-                f"unit={self.unit!r})")
+                f"unit={self.unit!r}, context_header={self.context_header})")
 
     # -- public API -------------------------------------------------------------------------
 
     def split(self, doc: Document) -> list[Chunk]:
-        """Split ``doc`` into chunks of at most ``chunk_size`` units with exact offsets."""
-        return make_chunks(doc, ((span, {}) for span in self.split_spans(doc.text)))
+        """Split ``doc`` into chunks of at most ``chunk_size`` units with exact offsets (header
+        included, with ``context_header``)."""
+        if not self.context_header:
+            return make_chunks(doc, ((span, {}) for span in self.split_spans(doc.text)))
+        parts, room = self.header_room(header_parts(doc))
+        spans = self.with_room(room).split_spans(doc.text)
+        return make_chunks(doc, ((span, {}) for span in spans), header=parts)
+
+    def header_room(self, parts: Sequence[str]) -> tuple[list[str], int]:
+        """The header parts that fit beside the text and the room they take (see ``fit_header``)."""
+        return fit_header(parts, self.measure, self.chunk_size) if parts else ([], 0)
+
+    def with_room(self, room: int) -> RecursiveSplitter:
+        """This splitter with ``room`` units of ``chunk_size`` kept free (for a header)."""
+        if room <= 0:
+            return self
+        clone = copy.copy(self)
+        clone.chunk_size = max(1, self.chunk_size - room)
+        clone.chunk_overlap = min(self.chunk_overlap, clone.chunk_size - 1)
+        return clone
 
     def split_spans(self, text: str, start: int = 0, end: int | None = None) -> list[Span]:
         """Chunk spans of ``text[start:end]`` as offsets into ``text`` (stripped, non-empty)."""

@@ -18,9 +18,11 @@ from ragkit.registry import did_you_mean
 
 AUTO = None
 # index kind -> build parameter defaults (None = chosen from the data: "auto")
-BUILD_DEFAULTS: dict[str, dict[str, int | None]] = {
-    # segmented (``ragkit.stores.faiss``): merged segments of ann_min+ rows get an IVF index
-    "auto": {"ann_min": 20_000, "nlist": AUTO, "merge_factor": 8},
+BUILD_DEFAULTS: dict[str, dict[str, Any]] = {
+    # segmented (``ragkit.stores.faiss``): merged segments of ann_min+ rows get an approximate
+    # index: ann pq = PQ fast scan + exact re-rank (pq_m auto = d/2, then d if recall falls short),
+    # ann ivf = IVF lists (nlist auto = sqrt(rows))
+    "auto": {"ann": "pq", "ann_min": 20_000, "pq_m": AUTO, "nlist": AUTO, "merge_factor": 8},
     "flat": {"merge_factor": 8},
     "hnsw": {"M": 32, "ef_construction": 200},
     "ivf_flat": {"nlist": AUTO, "train_min": 1000},
@@ -28,14 +30,17 @@ BUILD_DEFAULTS: dict[str, dict[str, int | None]] = {
 }
 # index kind -> query-time parameter defaults
 SEARCH_DEFAULTS: dict[str, dict[str, int | None]] = {
-    # exact search below exact_max live rows; nprobe auto = what reached recall@10 >= 0.95 when built
-    "auto": {"exact_max": 100_000, "nprobe": AUTO},
+    # exact search below exact_max live rows; rerank (pq) and nprobe (ivf) auto = what reached
+    # recall@10 >= 0.95 when the segment was built
+    "auto": {"exact_max": 100_000, "rerank": AUTO, "nprobe": AUTO},
     "flat": {},
     "hnsw": {"ef_search": 64},
     "ivf_flat": {"nprobe": 16},
     "ivf_pq": {"nprobe": 16, "refine": 10},
 }
 INDEX_KINDS = tuple(BUILD_DEFAULTS)
+#: parameters that take one of a few words instead of a number
+CHOICES = {"ann": ("pq", "ivf")}
 #: kinds kept in append-only segments (``stores/_segments.py``); the others are one file each
 SEGMENTED = ("auto", "flat")
 
@@ -45,7 +50,7 @@ class FaissOptions:
     """Validated options: ``build`` shapes the index, ``search`` applies to every query."""
 
     kind: str
-    build: dict[str, int | None] = field(default_factory=dict)
+    build: dict[str, Any] = field(default_factory=dict)
     search: dict[str, int | None] = field(default_factory=dict)
 
     @property
@@ -83,7 +88,7 @@ def parse_options(
     if kind not in BUILD_DEFAULTS:
         raise ConfigError(f"faiss store: unknown index '{kind}'{did_you_mean(str(kind), INDEX_KINDS)}")
     b = _merge("build", kind, BUILD_DEFAULTS[kind], build, auto_ok={"nlist", "pq_m"})
-    s = _merge("search", kind, SEARCH_DEFAULTS[kind], search, auto_ok={"nprobe"} if kind == "auto" else set())
+    s = _merge("search", kind, SEARCH_DEFAULTS[kind], search, auto_ok={"nprobe", "rerank"} if kind == "auto" else set())
     if kind == "ivf_pq":
         nbits = int(b["pq_nbits"] or 8)
         if nbits > 16:
@@ -100,6 +105,9 @@ def parse_options(
                 f"faiss store: build.train_min must be at least 2**pq_nbits = {2**nbits} "
                 f"(got {b['train_min']}) so the product quantizer can be trained"
             )
+    if kind == "auto" and b["pq_m"] is not None and dimension % int(b["pq_m"]):
+        raise ConfigError(f"faiss store: build.pq_m must divide the dimension {dimension} (got {b['pq_m']}); "
+                          f"try {dimension // 2 or 1} or auto")
     if kind in SEGMENTED and int(b["merge_factor"] or 2) < 2:
         raise ConfigError(f"faiss store: build.merge_factor must be at least 2 (got {b['merge_factor']})")
     return FaissOptions(kind=kind, build=b, search={k: None if v is None else int(v) for k, v in s.items()})
@@ -120,6 +128,11 @@ def _merge(
             )
         if key in auto_ok and value in (None, "auto"):
             out[key] = None
+            continue
+        if key in CHOICES:
+            if value not in CHOICES[key]:
+                raise ConfigError(f"faiss store: {section}.{key} must be one of {', '.join(CHOICES[key])} (got {value!r})")
+            out[key] = value
             continue
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise ConfigError(

@@ -301,20 +301,21 @@ class SegmentLog:
 
     # ------------------------------------------------------------------ merging
     def maybe_merge(self) -> None:
-        """Start a background merge when segments have piled up (one at a time)."""
+        """Start a background merge when segments have piled up (one at a time; a merge that
+        ends starts the next, so a backlog drains without waiting for another commit)."""
         with self._lock:
-            if self._merger is not None and self._merger.is_alive():
+            if self._merger is not None and self._merger.is_alive() and self._merger is not threading.current_thread():
                 return
             picked = self._pick()
             if not picked:
                 return
-            names = [self._reserve()]
-        if not self.background:
-            self._merge(picked, names[0])
-            return
-        self._merger = threading.Thread(target=self._merge_guarded, args=(picked, names[0]),
-                                        name=f"ragkit-merge-{self.kind.name}", daemon=True)
-        self._merger.start()
+            name = self._reserve()
+            if self.background:  # the merger is set before the lock is released: one merge at a time
+                self._merger = threading.Thread(target=self._merge_guarded, args=(picked, name),
+                                                name=f"ragkit-merge-{self.kind.name}", daemon=True)
+                self._merger.start()
+                return
+        self._merge(picked, name)
 
     def _pick(self) -> list[Segment]:
         """Tiered: the first size class holding ``merge_factor`` segments; else a segment that

@@ -1,7 +1,14 @@
-"""Vector segments for ``ragkit.stores._segments``: exact search below a size, IVF above it.
+"""Vector segments for ``ragkit.stores._segments``: exact search below a size, approximate above it.
 
 A segment's vectors are one ``vectors.npy`` (memory-mapped, so a reader's memory is the page
-cache, not a copy). A merged segment of at least ``ann_min`` rows also gets an IVF index: k-means
+cache, not a copy). A merged segment of at least ``ann_min`` rows also gets an approximate index.
+By default (``ann: pq``) that is a 4-bit product-quantizer fast scan whose shortlist of
+``rerank`` rows is re-ranked exactly with ``vectors.npy`` (``ragkit.stores._pq_rerank``: files
+``pq.faiss`` and ``pq.json``, the shortlist calibrated when built). A filter or tombstones that
+leave a quarter of the rows or more lengthen the shortlist in proportion; fewer are searched
+exactly; a shortlist left with fewer than k matching rows falls back to exact search.
+
+With ``ann: ivf`` (and in segments built before the PQ index existed) it is an IVF index: k-means
 centroids (``ivf.centroids.npy``), its rows stored list by list (``ivf.lists.npy`` holds the
 offsets), and ``ivf.json`` with the ``nprobe`` that reached the recall target against exact
 search on a sample of the segment's own rows (``recall``, measured when it was built). A search
@@ -23,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.stores._pq_rerank import PqIndex, exact_topk
+from ragkit.stores._pq_rerank import build as build_pq
 from ragkit.stores._segments import save_npy
 from ragkit.stores.memory import top_k
 
@@ -40,14 +49,19 @@ _BLOCK = 65_536
 
 @dataclass(frozen=True)
 class AnnOptions:
-    """``approximate``: build IVF indexes at all (``index: auto``); the rest as in the module docstring."""
+    """``approximate``: build approximate indexes at all (``index: auto``); ``method``: ``pq`` (PQ
+    fast scan + exact re-rank, ``ragkit.stores._pq_rerank``) or ``ivf``; the rest as in the module
+    docstring (None: calibrated when built)."""
 
     approximate: bool = True
+    method: str = "pq"
     ann_min: int = ANN_MIN
     exact_max: int = EXACT_MAX
     recall: float = RECALL_TARGET
     nlist: int | None = None
     nprobe: int | None = None
+    pq_m: int | None = None
+    rerank: int | None = None
 
 
 @dataclass
@@ -87,9 +101,12 @@ class Ivf:
 
 
 class VectorPayload:
-    def __init__(self, vectors: np.ndarray, ivf: Ivf | None = None, scratch: Path | None = None) -> None:
+    def __init__(self, vectors: np.ndarray, ivf: Ivf | None = None, scratch: Path | None = None,
+                 pq: PqIndex | None = None, rerank: int | None = None) -> None:
         self.vectors = vectors
         self.ivf = ivf
+        self.pq = pq
+        self._rerank = rerank  # search.rerank when set (else the one calibrated when built)
         self._scratch = scratch  # a merged segment's vectors, written beside it, moved in by write()
 
     def __len__(self) -> int:
@@ -106,6 +123,8 @@ class VectorPayload:
             save_npy(folder / "vectors.npy", np.ascontiguousarray(self.vectors, dtype=np.float32))
         if self.ivf is not None:
             self.ivf.write(folder)
+        if self.pq is not None:
+            self.pq.write(folder)
 
     def search(self, q: np.ndarray, k: int, allowed: np.ndarray | None, *, ann: bool) -> tuple[np.ndarray, np.ndarray]:
         """Top ``k`` (rows, scores) among ``allowed`` rows (a bool mask; None = all)."""
@@ -113,6 +132,18 @@ class VectorPayload:
         want = min(k, n_allowed)
         if want == 0:
             return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+        if ann and self.pq is not None and (allowed is None or n_allowed * 4 >= len(self)):
+            # the shortlist grows as a filter (or tombstones) thins the rows out, so about as many
+            # matching rows are re-ranked as without one; a selective filter is searched exactly
+            size = self._rerank or self.pq.rerank
+            rows = self.pq.shortlist(q, -(-size * len(self) // max(n_allowed, 1)))
+            if allowed is not None:
+                rows = rows[allowed[rows]]
+            if rows.size >= want:
+                rows = np.sort(rows)
+                scores = _dot(self.vectors[rows], q)
+                order = top_k(scores, want)
+                return rows[order], scores[order]
         if ann and self.ivf is not None:
             rows, scores = self.ivf.probe(self.vectors, q, self.ivf.nprobe)
             if allowed is not None:
@@ -147,13 +178,13 @@ class VectorKind:
         vectors = np.load(folder / "vectors.npy", mmap_mode="r")
         if vectors.shape != (n, self.dimension):
             raise ValueError(f"{folder.name}/vectors.npy has shape {vectors.shape}, expected ({n}, {self.dimension})")
-        return VectorPayload(vectors, Ivf.load(folder))
+        return VectorPayload(vectors, Ivf.load(folder), pq=PqIndex.load(folder), rerank=self.ann.rerank)
 
     def merge(self, parts: Sequence[tuple[Any, np.ndarray]], scratch: Path | None) -> tuple[VectorPayload, np.ndarray | None]:
         src = _Concat(parts, self.dimension)
         n = src.n
-        order = ivf = None
-        if self.ann.approximate and n >= self.ann.ann_min:
+        order = ivf = pq = None
+        if self.ann.approximate and n >= self.ann.ann_min and self.ann.method == "ivf":
             order, ivf = build_ivf(src, self.ann)
         out = (np.lib.format.open_memmap(scratch, mode="w+", dtype=np.float32, shape=(n, self.dimension))
                if scratch is not None and n else np.empty((n, self.dimension), dtype=np.float32))
@@ -162,10 +193,12 @@ class VectorKind:
             out[a : a + sel.size] = src.take(sel)
         if ivf is not None:
             ivf.nprobe, ivf.recall = calibrate(out, ivf, self.ann)
+        if self.ann.approximate and n >= self.ann.ann_min and self.ann.method == "pq":
+            pq = build_pq(out, recall=self.ann.recall, m=self.ann.pq_m, rerank=self.ann.rerank)
         for payload, _ in parts:
             release(payload.vectors)
         release(out)
-        return VectorPayload(out, ivf, scratch if scratch is not None and n else None), order
+        return VectorPayload(out, ivf, scratch if scratch is not None and n else None, pq=pq, rerank=self.ann.rerank), order
 
 
 class _Concat:
@@ -240,7 +273,7 @@ def calibrate(vectors: np.ndarray, ivf: Ivf, ann: AnnOptions) -> tuple[int, floa
     mixed /= np.maximum(np.linalg.norm(mixed, axis=1, keepdims=True), 1e-12)
     sets = [(np.ascontiguousarray(vectors[qrows], dtype=np.float32), qrows, 1 - (1 - ann.recall) / 2.5),
             (np.ascontiguousarray(mixed, dtype=np.float32), None, ann.recall)]
-    exact = [_exact_topk(vectors, queries, 11) for queries, _, _ in sets]
+    exact = [exact_topk(vectors, queries, 11) for queries, _, _ in sets]
     nlist = ivf.centroids.shape[0]
     # a true neighbour is found by nprobe lists exactly when its list ranks below nprobe among the
     # query's nearest centroids: the recall of every nprobe from one ranking, no probing
@@ -271,19 +304,6 @@ def _truth_list_ranks(ivf: Ivf, queries: np.ndarray, own: np.ndarray | None, exa
         lists = np.searchsorted(ivf.lists, rows, side="right") - 1
         out.append(rank[qi, lists])
     return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
-
-
-def _exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 8192) -> list[list[int]]:
-    best_s = np.full((queries.shape[0], 0), -np.inf, dtype=np.float32)
-    best_r = np.empty((queries.shape[0], 0), dtype=np.int64)
-    for a in range(0, vectors.shape[0], block):
-        s = queries @ np.asarray(vectors[a : a + block]).T
-        r = np.broadcast_to(np.arange(a, a + s.shape[1]), s.shape)
-        s, r = np.concatenate([best_s, s], axis=1), np.concatenate([best_r, r], axis=1)
-        keep = np.argpartition(-s, min(k, s.shape[1]) - 1, axis=1)[:, :k]
-        best_s, best_r = np.take_along_axis(s, keep, 1), np.take_along_axis(r, keep, 1)
-    order = np.argsort(-best_s, axis=1, kind="stable")
-    return np.take_along_axis(best_r, order, 1).tolist()
 
 
 def release(arr: np.ndarray) -> None:

@@ -5,21 +5,26 @@ Options (pipeline YAML ``store:`` keys)::
     type: faiss
     index: auto                 # auto (default) | flat | hnsw | ivf_flat | ivf_pq
     build:
-      ann_min: 20000            #   auto: rows a merged segment needs to get an IVF index
-      nlist: auto               #   auto: IVF lists per segment; auto = sqrt(rows)
+      ann: pq                   #   auto: pq (PQ fast scan + exact re-rank) | ivf
+      ann_min: 20000            #   auto: rows a merged segment needs to get an approximate index
+      pq_m: auto                #   ann pq: sub-quantizers (4 bits each); auto = d/2, d if recall falls short
+      nlist: auto               #   ann ivf: lists per segment; auto = sqrt(rows)
       merge_factor: 8           #   auto, flat: segments of one size class merged into one
     search:
       exact_max: 100000         #   auto: below this many rows every search is exact
-      nprobe: auto              #   auto: lists probed; auto = what reached recall@10 >= 0.95 when built
+      rerank: auto              #   ann pq: rows re-ranked exactly; auto = what reached recall@10 >= 0.95 when built
+      nprobe: auto              #   ann ivf: lists probed; auto = what reached recall@10 >= 0.95 when built
 
 ``auto`` and ``flat`` keep append-only *segments* (``ragkit.stores._segments``): ``add`` and
 ``delete`` collect in memory, ``persist`` writes them as one new segment and one tombstone file
 and switches the manifest, so a commit costs what it adds, never the size of the store. A
-background thread merges segments as they pile up; merged segments of ``ann_min``+ rows get an IVF
-index whose ``nprobe`` is calibrated when it is built (recall@10 against exact search, reported by
-``describe()`` and ``ragkit status``). With ``auto`` a store below ``exact_max`` live rows is
-searched exactly, larger ones through the IVF indexes (plus the small segments, exactly); ``flat``
-is always exact. Vectors are memory-mapped, so neither a writer nor a reader holds them all.
+background thread merges segments as they pile up; merged segments of ``ann_min``+ rows get an
+approximate index calibrated when it is built (recall@10 against exact search, reported by
+``describe()`` and ``ragkit status``): by default a PQ fast scan whose shortlist of ``rerank``
+rows is re-ranked exactly (``ann: pq``), or IVF lists probed ``nprobe`` at a time (``ann: ivf``;
+segments built by an older ragkit keep theirs). With ``auto`` a store below ``exact_max`` live
+rows is searched exactly, larger ones through the approximate indexes (plus the small segments,
+exactly); ``flat`` is always exact. Vectors are memory-mapped, so neither a writer nor a reader holds them all.
 
 ``hnsw``, ``ivf_flat`` and ``ivf_pq`` keep one FAISS index rewritten whole by every ``persist``
 (``ragkit.stores._faiss_single``; see its options there): fine for a store built once, quadratic for
@@ -88,8 +93,9 @@ class FaissStore:
         )
         b, s = self.options.build, self.options.search
         self.ann = AnnOptions(
-            approximate=index == "auto", ann_min=int(b.get("ann_min") or 0), nlist=b.get("nlist"),
-            exact_max=int(s.get("exact_max") or 0), nprobe=s.get("nprobe"),
+            approximate=index == "auto", method=str(b.get("ann") or "pq"), ann_min=int(b.get("ann_min") or 0),
+            nlist=b.get("nlist"), pq_m=b.get("pq_m"), exact_max=int(s.get("exact_max") or 0), nprobe=s.get("nprobe"),
+            rerank=s.get("rerank"),
         )
         header = {"store": self.name, "dimension": dimension}
         self._check_dir()
@@ -220,17 +226,23 @@ class FaissStore:
         return self._log.count()
 
     def describe(self) -> dict[str, Any]:
-        """Layout, segments and the IVF indexes with their measured recall (``ragkit status``)."""
+        """Layout, segments and the approximate indexes with their measured recall (``ragkit status``)."""
         segs = self._log.live_segments()
+        pq = [s for s in segs if s.payload.pq is not None]
         ivf = [s for s in segs if s.payload.ivf is not None]
         live = sum(len(s) - s.n_dead() for s in segs)
-        ivf_rows = sum(len(s) for s in ivf)
-        recall = (sum(len(s) * (s.payload.ivf.recall or 0.0) for s in ivf) / ivf_rows) if ivf_rows else None
+        ann_rows = sum(len(s) for s in pq + ivf)
+        measured = [(len(s), s.payload.pq.recall) for s in pq] + [(len(s), s.payload.ivf.recall) for s in ivf]
+        recall = (sum(n * (r or 0.0) for n, r in measured) / ann_rows) if ann_rows else None
         return {
             "store": self.name, "index": self.options.kind, "build": dict(self.options.build),
             "search": dict(self.options.search), **self._log.describe(), "live": live,
-            "ivf_segments": len(ivf), "ivf_rows": ivf_rows,
+            "ann_segments": len(pq) + len(ivf), "ann_rows": ann_rows,
+            "pq_segments": len(pq), "pq_rows": sum(len(s) for s in pq),
+            "ivf_segments": len(ivf), "ivf_rows": sum(len(s) for s in ivf),
             "search_mode": "approximate" if self.ann.approximate and live >= self.ann.exact_max else "exact",
+            "pq_m": sorted({s.payload.pq.m for s in pq}),
+            "rerank": sorted({self.ann.rerank or s.payload.pq.rerank for s in pq}),
             "nprobe": sorted({s.payload.ivf.nprobe for s in ivf}),
             "recall_at_10": None if recall is None else round(recall, 4),
         }

@@ -152,3 +152,21 @@ def test_a_markdown_cell_is_found_by_its_words_and_cited_by_cell(tmp_path: Path)
     assert hit["heading"] == "US Births > Weekday effect"
     run = CliRunner().invoke(cli, ["search", "babies born on weekends", "--index", str(tmp_path / "index"), "-k", "1"])
     assert "births.ipynb" in run.stdout and "cell 3" in run.stdout
+
+
+def test_an_answer_cites_a_notebook_by_cell_not_page(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    write(docs, notebook_json(CELLS))
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(json.dumps({"index": str(tmp_path / "index"), "embedder": {"type": "hashing", "dimension": 64},
+                                "store": {"type": "faiss", "index": "flat"}}), encoding="utf-8")
+    assert CliRunner().invoke(cli, ["index", str(docs), "--pipeline", str(pipe)]).exit_code == 0
+    run = CliRunner().invoke(cli, ["ask", "Why are fewer babies born on weekends?", "--index",
+                                   str(tmp_path / "index"), "--provider", "local", "--json"])
+    assert run.exit_code == 0, run.output
+    cited = json.loads(run.stdout)["citations"]
+    assert cited and all(c["page_unit"] == "cell" for c in cited if c["source"] == "births.ipynb")
+    run = CliRunner().invoke(cli, ["ask", "Why are fewer babies born on weekends?", "--index",
+                                   str(tmp_path / "index"), "--provider", "local"])
+    assert "births.ipynb, cell " in run.stdout and "births.ipynb, page" not in run.stdout

@@ -149,7 +149,7 @@ class _LoadSplitEmbed:
         for p in prepared:
             for c, h in zip(p.chunks, p.chunk_hashes(), strict=True):
                 if not has_key(self.cached, key_of(h)):
-                    todo.setdefault(h, c.text)
+                    todo.setdefault(h, c.indexed_text)
         order = sorted(todo, key=lambda h: len(todo[h]))  # length-sorted: little padding
         emb = self.parts.embedder
         before = emb.usage.snapshot()

@@ -2,7 +2,11 @@
 
 - ``text``: content-word stems, and passages parsed into blocks (sentences, list items, table
   rows, headings, code) with markup removed
-- ``answer_type``: the kind of answer a question wants (person, date, number; a list; a how-to)
+- ``answer_type``: the kind of answer a question wants (person, date, number; a list; a how-to;
+  a definition; a byline)
+- ``values``: questions that ask documentation for a value (a default, a port, a version) and the
+  text that states one; the heading a question names
+- ``query``: the question as the answerer reads it (stems, weights, kind)
 - ``engine``: ``extractive_answer(question, passages)``: sentences scored, or the refusal
 - ``compose``: the answer written from the scored sentences, every quote cited
 """

@@ -82,21 +82,48 @@ _LIST = re.compile(
     r"|^\W*(?:what|which)\s+\w+s\s+(?:do|does|did|should|must|are|were)\b",
     re.IGNORECASE,
 )
+_VERB_LIST = re.compile(r"\b(?:i|we|you|to)\s+list\b", re.IGNORECASE)
 _ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
 
 
-_DEFINITION = re.compile(r"^\W*what\s+(?:is|are)\s+(?:a|an|the)?\s*([\w\s-]{2,40}?)\s*\??$", re.IGNORECASE)
+_DEFINITION = re.compile(
+    r"^\W*what\s+(?:is|are)\s+(?:(?:a|an|the)\s+)?(?P<term>[\w\s-]{2,40}?)\s*\??$"
+    r"|^\W*what\s+(?:does|do)\s+(?:(?:a|an|the)\s+)?(?P<doer>[\w\s-]{2,40}?)\s+do\b",
+    re.IGNORECASE,
+)
 
 
 def defined_term(question: str) -> str | None:
-    """The term a definition question asks about ("What is a scope?" -> "scope"), else None."""
+    """The term a definition question asks about ("What is a scope?" -> "scope", "What does the
+    reduce function do?" -> "function"), else None."""
     match = _DEFINITION.match(question.strip())
-    return match.group(1).split()[-1].lower() if match else None
+    return (match.group("term") or match.group("doer")).split()[-1].lower() if match else None
 
 
 def defines(term: str, sentence: str) -> bool:
-    """Whether ``sentence`` defines ``term`` ("A scope is the range …")."""
-    return bool(re.search(rf"\b{re.escape(term)}s?\s+(?:is|are|means|refers to)\b", sentence, re.IGNORECASE))
+    """Whether ``sentence`` defines ``term``: "A scope is the range …", "harvest, which measures
+    …", "a reduce function that merges …", "Anti-entropy: every site …"."""
+    t = re.escape(term)
+    return bool(
+        re.search(rf"\b{t}s?\s+(?:is|are|means|refers to)\b|\b{t}s?,?\s+(?:which|that)\s+\w+", sentence, re.IGNORECASE)
+        or re.match(rf"^\W*(?:\d+\.\s*)?{t}s?\s*:", sentence, re.IGNORECASE)
+    )
+
+
+_AUTHORSHIP = re.compile(
+    r"^\W*who\s+(?:wrote|authored|writes|has written|co-?authored)\b|\bwho\s+(?:is|are|was|were)\s+the\s+(?:co-?)?authors?\b",
+    re.IGNORECASE,
+)
+#: words that name the relation an authorship question asks about, not its subject
+AUTHORSHIP_WORDS = frozenset(
+    "wrote written write writes authored author authors coauthored paper papers article book report document".split()
+)
+
+
+def asks_author(question: str) -> bool:
+    """Whether a question asks who wrote a document ("Who wrote the Raft paper?"): its answer is
+    the byline under the document's title."""
+    return bool(_AUTHORSHIP.search(question))
 
 
 def is_howto(question: str) -> bool:
@@ -107,8 +134,9 @@ def is_howto(question: str) -> bool:
 def wants_list(question: str) -> tuple[bool, bool]:
     """Whether a question asks for a list ("the three rules", "what are the steps"), and whether
     for an ordered one (steps, a procedure)."""
-    wanted = bool(_LIST.search(question))
-    return wanted, wanted and bool(_ORDERED.search(question))
+    asked = _VERB_LIST.sub(" ", question)  # "How do I list the contents of …": a verb, not a list asked for
+    wanted = bool(_LIST.search(asked))
+    return wanted, wanted and bool(_ORDERED.search(asked))
 
 
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:

@@ -10,7 +10,10 @@ followed by that passage's ``[n]`` marker.
 - *how-to*: the sentences (from the best sentence's page only), then the code block of the best
   sentence's section (the first one
   after it, else the last one before it); a console block keeps only its ``$`` command lines, not
-  the pasted build output.
+  the pasted build output. When the best is a description line that a command follows ("- Add a
+  remote:" then "`git remote add …`", a command reference's layout), that line and its command;
+- *a value* ("What is the default value of dev_addr?"): the sentence or line that states it,
+  after the heading the question names when it does not say it ("dev_addr: default: …").
 """
 
 from __future__ import annotations
@@ -19,13 +22,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from ragkit.rag.extractive.text import Block
+from ragkit.rag.extractive.values import gloss
 
 
 @dataclass(frozen=True)
 class Unit:
     rank: int  # the passage's retrieval rank
     position: int  # the unit's place in its passage
-    kind: str  # prose, item, row, heading or code
+    kind: str  # prose, item, row, heading, code, or line (one line of a code block: a value's candidate)
     text: str
     number: int  # the passage's citation number
     source: str  # the passage's source file
@@ -38,6 +42,9 @@ class Unit:
     elsewhere: frozenset[str]  # terms of the passage's other section headings
     block: Block
     block_index: int
+    parents: tuple[str, ...] = ()  # the headings above the passage's first section (the page title first)
+    leads_code: bool = False  # a description line ending with ":" that a code block follows
+    opening: bool = False  # one of the first lines of a document (where a paper's byline is)
 
 
 @dataclass(frozen=True)
@@ -45,7 +52,8 @@ class Candidate:
     score: float
     unit: Unit
     own_share: float  # the share of the question's weight in the unit's own words
-    typed: bool = False  # holds the kind of answer the question wants (a date, a number, a name)
+    typed: bool = False  # holds the kind of answer the question wants (a date, a number, a name, a value)
+    label: str = ""  # the heading the question names, when the unit does not say it: quoted before it
 
 
 _SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
@@ -113,12 +121,17 @@ def _render_code(code: Unit) -> str:
     return f"```{code.block.lang}\n{body}\n```"
 
 
-def _sentence(u: Unit, bare: bool) -> str:
+def _sentence(u: Unit, bare: bool, label: str = "") -> str:
     """A list item, or a sentence that matched only through its heading (a poem's date line), is
-    prefixed with its section heading: alone it would not say what it is about."""
+    prefixed with its section heading: alone it would not say what it is about; a value is
+    prefixed with the heading the question names ("dev_addr: default: '127.0.0.1:8000'"), and a
+    line of a console block is quoted as code. A code-like duration gets its plain reading."""
+    text = f"`{u.text}`" if u.kind == "line" else u.text
+    if label and u.kind != "heading":
+        return gloss(f"{label}: {text}")
     if (u.kind == "item" or bare) and u.block.section and u.kind != "heading":
-        return f"{u.block.section}: {u.text}"
-    return u.text
+        return gloss(f"{u.block.section}: {text}")
+    return gloss(text)
 
 
 def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Unit | None = None,
@@ -171,9 +184,12 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     share = _TYPED_SHARE if candidates[0].typed else _SENTENCE_SHARE
     if howto:  # the steps of one page: sentences from other pages would only distract
         candidates = [c for c in candidates if c.unit.source == best.source]
+    if howto and best.leads_code:  # "- Add a remote:" and its command: the one description says it
+        max_sentences = 1
     chosen = _sentences(candidates, max_sentences, first=lead, share=share)
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
-    text = " ".join(f"{_sentence(u, id(u) in bare)} [{u.number}]" for u in chosen)
+    labels = {id(c.unit): c.label for c in candidates if c.label}
+    text = " ".join(f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))} [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"

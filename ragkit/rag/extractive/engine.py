@@ -17,7 +17,18 @@ question of the conversation weigh half. The score is then weighed by:
 - a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
   one not about the title the question quotes ("When was "Winter Sluice" written?") or about a
   name the question gives that heads another section of the passage (another poem's date);
-- a sentence that defines the term a "What is X?" question asks about ("X is …") counts a fifth more;
+- a sentence that defines the term a "What is X?" / "What does X do?" question asks about ("X is …",
+  "X, which measures …", "X that merges …", "X: …") counts a fifth more;
+- *documentation* (issue 24): a question that asks for a value (``ragkit.rag.extractive.values``:
+  a default, a port, a version) wants a sentence that states one ("Default: True", "defaults to
+  5"; for a port, a host:port address counts more), and then a line of a console block may answer
+  ("Serving on http://127.0.0.1:8080", a little less than prose); a unit under the heading the
+  question names (``dev_addr``, ``PERMANENT_SESSION_LIFETIME``) counts half again, one on a page
+  whose title it names ("Waitress") a fifth more, and such a value is a candidate whatever else
+  it shares; a how-to's description line that a command follows ("- Add a remote:" and
+  "`git remote add …`") counts more, the more when it opens with the question's verb, and the
+  command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
+  under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
@@ -37,17 +48,10 @@ import logging
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
-from ragkit.rag.extractive.answer_type import (
-    answer_type,
-    defined_term,
-    defines,
-    has_answer_type,
-    is_howto,
-    wants_list,
-)
+from ragkit.rag.extractive.answer_type import defines, has_answer_type
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
+from ragkit.rag.extractive.query import Query, read_question
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -55,8 +59,8 @@ from ragkit.rag.extractive.text import (
     parse_blocks,
     split_prose,
     terms,
-    word_terms,
 )
+from ragkit.rag.extractive.values import holds_value, named_heading, serves_address
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -78,90 +82,22 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
+_NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
+_NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
+_LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follows ("Add a remote:")
+_SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
+# the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
+_FUNCTION_WORDS = STOPWORDS - frozenset(
+    "all any both each few more most no nor not only other same some before after above below off on out over "
+    "under up down again further once".split()
+)
+_BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
+_OPENING_LINES = 4  # a document's byline is among its first lines
+_ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
+_LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
-_VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
-_OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
-_CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
-
-
-@dataclass(frozen=True)
-class _Query:
-    kind: str | None  # the answer type: person, date, number or None
-    howto: bool
-    list_wanted: bool
-    ordered: bool
-    boosts: dict[str, float]  # content-word stem -> boost
-    numbers: frozenset[str]  # the question's numbers (years, quantities): they scope it
-    names: frozenset[str]  # the question's names (capitalised words, identifiers)
-    quoted: frozenset[str]  # the stems of a title the question quotes
-    defined: str | None  # the term a definition question asks about ("What is a scope?")
-    words: frozenset[str]  # the question's words, lower-cased
-
-
-_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
-
-
-def _owners(words: list[str]) -> set[int]:
-    """Positions of a possessive name ("Edith Carrow's" brother): it sets the scene, the noun
-    after it is what the question is about, so it is not boosted as a name."""
-    out: set[int] = set()
-    for i, w in enumerate(words):
-        if w[0].isupper() and w.lower().endswith(("'s", "’s")):
-            j = i
-            while j >= 1 and words[j][0].isupper() and j not in out:
-                out.add(j)
-                j -= 1
-    return out
-
-
-def _howto_verb(words: list[str]) -> int:
-    """The position of a how-to question's verb ("How do I *read* a cookie?", "how to *add* …"):
-    documentation names the task's object, not always its verb ("declare a cookie parameter")."""
-    for i, w in enumerate(words[:-1]):
-        if w.lower() in ("i", "we", "you", "to") and i + 1 < len(words) and words[i + 1][0].islower():
-            return i + 1
-    return -1
-
-
-def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
-    """Boost factors (numbers and quoted words x2, capitalised names not opening the question
-    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
-    (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
-    they name what the answer is, not what it is about."""
-    boosts: dict[str, float] = {}
-    names: set[str] = set()
-    quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
-    words = WORD.findall(question)
-    owner = _owners(words)
-    verb = _howto_verb(words) if is_howto(question) else -1
-    for i, raw in enumerate(words):
-        if raw.lower() in drop:
-            continue
-        digit = any(c.isdigit() for c in raw)
-        name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
-        for k, key in enumerate(word_terms(raw)):
-            boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
-                     else _VERB if i == verb else 1.0)
-            boosts[key] = max(boosts.get(key, 0.0), boost)
-            if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
-                names.add(key)
-    return boosts, names
-
-
-def _query(question: str, context: str) -> _Query:
-    kind, type_nouns = answer_type(question)
-    listed, ordered = wants_list(question)
-    boosts, names = _question_terms(question, type_nouns)
-    for t in terms(context):
-        boosts.setdefault(t, _CONTEXT_BOOST)
-    return _Query(
-        kind, is_howto(question), listed, ordered, boosts,
-        frozenset(t for t in boosts if t.isdigit()), frozenset(names),
-        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
-        frozenset(w.lower() for w in WORD.findall(question)),
-    )
 
 
 _PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
@@ -181,9 +117,10 @@ def _with_aliases(found: frozenset[str], aliases: dict[str, str]) -> frozenset[s
     return found | {aliases[t] for t in found if t in aliases}
 
 
-def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) -> list[Unit]:
+def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *, lines: bool = False) -> list[Unit]:
     """Every sentence, item, row, heading and code block of the passages, with its context
-    (stems that match a ``wanted`` one by prefix count as that one)."""
+    (stems that match a ``wanted`` one by prefix count as that one); with ``lines``, also every
+    line of the code blocks (a value asked for may be in a console's output)."""
     aliases = _aliases(wanted, passages)
 
     def terms_of(text: str) -> frozenset[str]:
@@ -206,6 +143,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
                 raw += [("prose", s, b_index) for s in split_prose(b.text) if is_sentence(s)]
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
+        if lines:
+            raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
+                    for ln in b.text.splitlines() if is_sentence(ln.strip())]
         own = [terms_of(text) for _, text, _ in raw]
         headings = terms_of(" ".join({b.section for b in blocks}))
         for pos, (kind, text, b_index) in enumerate(raw):
@@ -213,15 +153,21 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset()) ->
             section = terms_of(f"{title} {b.section}" if kind != "heading" else title)
             near = frozenset().union(*(
                 own[j] for j in (pos - 1, pos + 1)
-                if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading") and blocks[raw[j][2]].section == b.section
+                if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading", "line") and blocks[raw[j][2]].section == b.section
             ))
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
+            leads = (text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
+                     and blocks[raw[pos + 1][2]].section == b.section)
+            if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
+                near |= own[pos + 1]
+            opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
-                              near, scope, document, headings - section, b, b_index))
+                              near, scope, document, headings - section, b, b_index, tuple(parents), leads,
+                              opening))
     return units
 
 
-def _term_weights(query: _Query, units: Sequence[Unit]) -> dict[str, float]:
+def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     """IDF over the retrieved sentences, times the question's boosts. For a how-to question the
     IDF has a floor: the retrieved pages are all about its topic ("cookie" in every sentence of
     the cookie page), which must not make the topic word count for little."""
@@ -235,24 +181,28 @@ def _term_weights(query: _Query, units: Sequence[Unit]) -> dict[str, float]:
     }
 
 
-def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:
+def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:
     """A unit's score, or None when it cannot be an answer (see the module docstring)."""
     wanted = weight.keys()
     if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
-    typed = query.kind is not None and has_answer_type(query.kind, u.text, query.words)
-    if u.kind == "heading" and not (typed and query.kind in ("date", "number")):
-        return None  # a heading answers only when it holds the wanted date or number
+    typed = _typed(u, query)
+    byline = query.author and u.opening and typed and u.position > 0  # the title is the first line
+    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
+        return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
+    if u.kind == "line" and not typed:
+        return None  # a line of a console or code block answers only with the value asked for
     hits = u.own & wanted
     section_hits = (u.section - u.own) & wanted
     near_hits = (u.near - u.own - u.section) & wanted
     scope_hits = (u.scope - u.own - u.section - u.near) & wanted
     document_hits = u.document & wanted
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
-    if not (hits - query.numbers) and not (section_hits - query.numbers):
-        return None  # about none of the question's words
-    if not (u.own - wanted):
-        return None  # adds nothing beyond the question
+    if not (hits - query.numbers) and not (section_hits - query.numbers) and not (byline and scope_hits):
+        return None  # about none of the question's words (a byline: about the document they are in)
+    if not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value"):
+        return None  # adds nothing beyond the question (a description line adds the command after it,
+        # "Default: '/'" its value)
     coverage = (
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)
@@ -261,27 +211,68 @@ def _score(u: Unit, query: _Query, weight: dict[str, float], min_coverage: float
         + _SCOPE * sum(weight[t] for t in document_hits)
     ) / sum(weight.values())
     matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
-    # one shared word must carry most of the question's weight; two or more, a fair share
-    if coverage < (min_coverage if matched >= 2 or len(wanted) == 1 else max(min_coverage, 0.55)):
+    named = _named(u, query)
+    # one shared word must carry most of the question's weight; two or more, a fair share; the
+    # value asked for under the heading the question names is a candidate whatever else it shares
+    # ("Serving on …:8080" under "Waitress" for "What port does Waitress listen on?")
+    needed = min_coverage if matched >= 2 or len(wanted) == 1 or byline else max(min_coverage, 0.55)
+    if coverage < needed and not (typed and named and query.kind == "value"):
         return None
+    fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0)
+    own_share = sum(weight[t] for t in hits) / sum(weight.values())
+    label = " > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else ""
+    return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
+
+
+def _typed(u: Unit, query: Query) -> bool:
+    if query.kind == "value":
+        return holds_value(query.value_kind, u.text, query.said, default=query.default)
+    return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
+
+
+def _named(u: Unit, query: Query) -> list[str]:
+    """The headings of ``u`` the question names: its section ("dev_addr"), or a heading above it
+    (the page title "Waitress") followed by its section."""
+    if named_heading(u.block.section, query.text):
+        return [u.block.section]
+    above = [h for h in u.parents if named_heading(h, query.text)]
+    return [above[0], u.block.section] if above and u.block.section and u.block.section != above[0] else above[:1]
+
+
+def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
+    """The score factors of the module docstring."""
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
-    if u.kind != "heading" and not (u.own - wanted - u.section):
-        fit *= _RESTATES  # only the question's and its heading's words: likely a restatement
+    if (u.kind != "heading" and not (u.own - query.boosts.keys() - u.section) and not (query.howto and u.leads_code)
+            and not (typed and query.kind == "value")):
+        fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
+        # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
+        # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
         fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
-    own_share = sum(weight[t] for t in hits) / sum(weight.values())
-    return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed)
+    if named:
+        fit *= _NAMED if named[-1] == u.block.section and len(named) == 1 else _NAMED_PAGE
+    if query.howto and u.leads_code:
+        fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
+        if query.action and terms(u.text)[:1] == [query.action]:
+            fit *= _LEADS_CODE  # ... that starts with the action asked about ("add"), not "Change the URL"
+    if u.kind == "line":
+        fit *= _LINE  # a console's output line: when no sentence says the value
+    if query.value_kind == "port" and serves_address(u.text):
+        fit *= _ADDRESS  # "Serving on http://127.0.0.1:8080": the address a server listens on
+    same = len(query.words & {w.lower() for w in WORD.findall(u.text)} - _FUNCTION_WORDS)
+    fit *= 1.0 + _SURFACE * min(same, 5)  # a tie-break on the very words, quantifiers included ("all")
+    return fit
 
 
-def _missing_share(query: _Query, units: Sequence[Unit]) -> float:
+def _missing_share(query: Query, units: Sequence[Unit]) -> float:
     """The share of the question's own words (boost-weighted; not the conversation's words) that
     no passage has."""
     present = frozenset().union(*(u.scope | u.document for u in units))
-    own = {t: b for t, b in query.boosts.items() if b > _CONTEXT_BOOST}
+    own = {t: b for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
     return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
 
@@ -294,8 +285,8 @@ def extractive_answer(
 
     ``context`` is text the question leans on (an earlier question of the conversation, for a
     follow-up such as "And how do I add elements to it?"): its words count at half weight."""
-    query = _query(question, context)
-    units = _units(passages, frozenset(query.boosts)) if query.boosts else []
+    query = read_question(question, context)
+    units = _units(passages, frozenset(query.boosts), lines=query.kind == "value") if query.boosts else []
     if not units:
         return REFUSAL
     present = frozenset().union(*(u.scope | u.document for u in units))

@@ -5,7 +5,9 @@
 - ``parse_blocks``: a passage as typed blocks, with markup removed: prose sentences, list items
   (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
   "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
-  fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled). HTML
+  fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled); a line
+  that is one inline code span (a command reference's "`tar czf {{target.tar.gz}} {{file}}`") is
+  a code block too. HTML
   tags such as ``<Listing …>``, documentation-site directives (``{* include *}``, ``/// tip``,
   ``!!! note``), quote markers (``> >``), emphasis, links and bracketed reference numbers are
   stripped from prose, so none of them reach an answer;
@@ -89,13 +91,16 @@ _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
+# a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
+_MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]")
 _EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 
 
 def clean_line(line: str) -> str:
-    """A prose line without markup: quote markers, HTML tags, images, links, emphasis and a
-    document's own bracketed reference numbers removed (inline code is kept)."""
+    """A prose line without markup: quote markers, HTML tags, images, links, emphasis, a
+    document's own bracketed reference numbers and a command reference's mnemonic brackets
+    ("[c]reate" -> "create") removed (inline code is kept)."""
     line = _QUOTE.sub("", line.strip())
     line = _IMAGE.sub("", line)
     line = _LINK.sub(r"\1", line)
@@ -103,6 +108,7 @@ def clean_line(line: str) -> str:
     for i in range(0, len(pieces), 2):
         text = _INLINE_TAG.sub("", pieces[i])
         text = _REFERENCE.sub("", text)
+        text = _MNEMONIC.sub(lambda m: m.group(1) or m.group(2), text)
         pieces[i] = _EMPHASIS.sub(r"\2", text)
     return re.sub(r"\s{2,}", " ", "".join(pieces)).strip()
 
@@ -145,10 +151,12 @@ def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
 
 def _is_title(line: str) -> bool:
     """A title or section line of plain text ("POWER AND SUPPLIES", "Annual Report 2022"): no
-    closing punctuation, no comma and every longer word capitalised."""
+    closing punctuation, no comma, every longer word capitalised, and not a one-word label with
+    its value ("Default: True")."""
     words = [w for w in WORD.findall(line) if len(w) > 3 and not w.isdigit()]
     return (
         bool(words)
+        and not _ONE_WORD_LABEL.match(line)
         and len(line.split()) <= 12
         and line[-1] not in ".!?:;,"
         and "," not in line
@@ -156,6 +164,7 @@ def _is_title(line: str) -> bool:
     )
 
 
+_COMMAND_LINE = re.compile(r"^\s*`([^`]+)`\s*$")  # a line that is one inline code span: a command
 _CODE_LINE = re.compile(r"^\s{2,}\S|[;{}()\[\]]\s*$|\s=\s|^\s*(?:\$|>>>)\s")
 
 
@@ -205,6 +214,11 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         i += 1
         if _TAG_LINE.match(raw) or _DIRECTIVE.match(raw):
             continue  # <Listing …>, </Listing>, <div class=…>, {* include *}, /// tip: layout, not text
+        command = _COMMAND_LINE.match(raw)
+        if command:  # "`git remote add {{name}} {{url}}`" alone on its line: a command, i.e. code
+            blocks.append(Block("code", command.group(1).strip(), section))
+            in_list, header = False, None
+            continue
         stripped = clean_line(raw)
         cells = table_cells(stripped)
         if cells is not None:
@@ -219,6 +233,11 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         if not stripped:
             blocks.append(Block("prose", "", section))  # a paragraph break
             continue
+        last = blocks[-1] if blocks else None
+        if last and last.kind == "item" and not raw.lstrip().startswith("#") and not _ITEM.match(stripped):
+            # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
+            blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
+            continue
         if raw.lstrip().startswith("#") or _is_title(stripped):
             section = stripped.lstrip("#").strip()
             blocks.append(Block("heading", section, section))
@@ -229,10 +248,6 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             if not in_list:
                 group, in_list = group + 1, True
             blocks.append(Block("item", stripped[item.end():], section, group, ordered=bool(item.group(2))))
-            continue
-        last = blocks[-1] if blocks else None
-        if last and last.kind == "item" and raw[:1].isspace():  # an item's wrapped line
-            blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
             continue
         in_list = False
         label = last is not None and len(last.text.split()) <= 3 and stripped[:1].isupper()
@@ -254,8 +269,13 @@ def split_prose(block: str) -> list[str]:
     return [p.strip() for p in pieces if p.strip()]
 
 
+_ONE_WORD_LABEL = re.compile(r"^\s*[A-Za-z]+:\s+\S")  # "Default: True", "Type: int"
+_LABELLED = re.compile(r"^[A-Za-z][\w ]{0,30}:\s+\S")  # "default: `origin`", "Default: True"
+
+
 def is_sentence(text: str) -> bool:
-    return len(text.split()) >= 3 or any(c.isdigit() for c in text)
+    """Three words or more, a number, or a labelled value ("default: `origin`")."""
+    return len(text.split()) >= 3 or any(c.isdigit() for c in text) or bool(_LABELLED.match(text))
 
 
 def split_sentences(text: str) -> list[str]:

@@ -182,7 +182,7 @@ function finishAnswer(view, citations, usage, traceId, status) {
   if (traceId) meta.append(el("button", { type: "button", class: "trace-link", onclick: () => showTrace(traceId) }, "trace"));
   if (citations && citations.length) {
     view.node.append(el("div", { class: "sources" },
-      "Sources: " + citations.map((c) => `[${c.n}] ${c.source}${c.page != null ? ", p. " + c.page : ""}`).join("  ")));
+      "Sources: " + citations.map((c) => `[${c.n}] ${c.source}${c.page != null ? ", " + (c.page_unit === "cell" ? "cell " : "p. ") + c.page : ""}`).join("  ")));
   }
   view.node.append(meta);
 }
@@ -195,7 +195,7 @@ function openPanel(title, ...children) {
 }
 
 function showCitation(c) {
-  const where = c.source + (c.page != null ? ", page " + c.page : "") +
+  const where = c.source + (c.page != null ? ", " + (c.page_unit || "page") + " " + c.page : "") +
     (c.start != null ? ` · characters ${c.start}–${c.end}` : "");
   openPanel(`[${c.n}] ${c.source}`, el("div", { class: "where" }, where), el("blockquote", {}, c.text));
 }

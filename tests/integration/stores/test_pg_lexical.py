@@ -54,6 +54,22 @@ def test_sink_operations_and_search(postgres_dsn: str, tmp_path: Path) -> None:
         index.close()
 
 
+def test_contextual_header_is_searched_not_shown(postgres_dsn: str, tmp_path: Path) -> None:
+    """Like the local BM25 index, the table's terms are the chunk's indexed text (its contextual
+    header and its text); the hit shows the text alone."""
+    index = PgLexicalIndex(dsn=postgres_dsn, table=table_for(tmp_path))
+    try:
+        index.upsert([SinkRecord("h1", "It listens on port 8080 by default.", None,
+                                 {"source": "deploying/waitress.rst", "context_header": "Waitress"}),
+                      SinkRecord("h2", "The development server is not for production.", None,
+                                 {"source": "server.rst"})])
+        hit = index.search("waitress", k=5)
+        assert [h.id for h in hit] == ["h1"] and hit[0].metadata["text"] == "It listens on port 8080 by default."
+        assert "context_header" not in index.search("development", k=1)[0].metadata
+    finally:
+        index.close()
+
+
 def test_index_run_with_pgvector_keeps_no_local_sink(postgres_dsn: str, tmp_path: Path) -> None:
     docs = tmp_path / "docs"
     for rel, text in {"alpha.md": "# Alpha\n\nThe lighthouse at Alpha Point was built in 1871.\n",

@@ -220,3 +220,17 @@ def test_clean_rerun_skips_reconcile_until_the_store_files_change(spec, tree: Pa
     run(spec, tree)
     assert calls == [1]
     assert "stray" not in store_ids(spec)
+
+
+def test_embedding_cache_put_keeps_the_first_vector_of_a_text(tmp_path: Path) -> None:
+    """A plain INSERT first (fast), and on a text already cached the old vector stays."""
+    import numpy as np
+
+    cat = Catalog(tmp_path / "catalog.duckdb")
+    try:
+        cat.put_embeddings("m", {"h1": np.ones(4), "h2": np.full(4, 2.0)})
+        cat.put_embeddings("m", {"h2": np.full(4, 9.0), "h3": np.full(4, 3.0)})  # h2 already there
+        got = cat.cached_embeddings("m", ["h1", "h2", "h3"], 4)
+        assert sorted(got) == ["h1", "h2", "h3"] and got["h2"].tolist() == [2.0] * 4
+    finally:
+        cat.close()

@@ -42,9 +42,12 @@ def _setup(tmp_path: Path, delay: float) -> tuple[Path, Path, Path]:
 
 
 def _start(docs: Path, pipe: Path) -> subprocess.Popen[str]:
+    # Ctrl-C as in a terminal: a shell's background job (how CI may run us) inherits SIGINT
+    # ignored, and Python then installs no KeyboardInterrupt handler
     return subprocess.Popen(
         [sys.executable, "-m", "ragkit.cli.main", "index", str(docs), "--pipeline", str(pipe), "--json"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
 
 

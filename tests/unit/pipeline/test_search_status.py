@@ -1,5 +1,5 @@
 """`ragkit status` says how the index searches: exact below the threshold, approximate (IVF) above
-it with the recall@10 its IVF segments measured against exact search when they were built."""
+it with the recall@10 its approximate segments measured against exact search when they were built."""
 
 from __future__ import annotations
 
@@ -41,7 +41,7 @@ def test_status_reports_the_search_mode_and_measured_recall(tmp_path: Path, exac
     assert runner.invoke(cli, ["index", str(docs), "-p", str(pipe)], catch_exceptions=False).exit_code == 0
     out = runner.invoke(cli, ["status", "--index", str(tmp_path / "index")], catch_exceptions=False).output
     assert f"search: {mode} over 2,400 vectors" in out, out
-    assert "IVF segments (nprobe" in out and "recall@10 0.9" in out, out  # merges built IVF either way
+    assert "PQ segments (re-rank" in out and "recall@10 0.9" in out, out  # merges built PQ indexes either way
     info = json.loads(runner.invoke(cli, ["status", "--json", "--index", str(tmp_path / "index")]).stdout)
     si = info["search_index"]
-    assert si["search_mode"] == mode and si["ivf_segments"] >= 1 and si["recall_at_10"] >= 0.95
+    assert si["search_mode"] == mode and si["pq_segments"] >= 1 and si["recall_at_10"] >= 0.95

@@ -1,5 +1,5 @@
 """The segmented faiss store (``index: auto``/``flat``): commits that write only what they add,
-background merges, IVF segments with calibrated recall, tombstones, crash safety, upgrades."""
+background merges, approximate segments (PQ + exact re-rank, or IVF) with calibrated recall, tombstones, crash safety, upgrades."""
 
 from __future__ import annotations
 
@@ -51,14 +51,19 @@ def test_a_commit_writes_only_what_it_adds(tmp_path: Path) -> None:
     assert s.count() == 650
 
 
-def test_merges_build_ivf_with_measured_recall_and_filters_work(tmp_path: Path) -> None:
-    s = _store(tmp_path / "s")
+@pytest.mark.parametrize("ann", ["pq", "ivf"])
+def test_merges_build_an_approximate_index_with_measured_recall_and_filters_work(tmp_path: Path, ann: str) -> None:
+    s = _store(tmp_path / "s", build={"ann": ann, "ann_min": 400, "merge_factor": 4})
     rows = make_rows(2000, DIM, 3)
     _fill(s, rows, 50)
     info = s.describe()
-    assert info["ivf_segments"] >= 1 and info["search_mode"] == "approximate"
+    assert info[f"{ann}_segments"] >= 1 and info["ann_segments"] == info[f"{ann}_segments"]
+    assert info["search_mode"] == "approximate"
     assert info["recall_at_10"] is not None and info["recall_at_10"] >= 0.95
     assert info["segments"] < 2000 // 50  # merged
+    assert s._log._pick() == []  # each merge started the next: no backlog left once merges settle
+    if ann == "pq":
+        assert info["rerank"] and info["pq_m"] == [DIM // 2]
     queries = make_queries(40, DIM, 3)
     found = total = 0
     for q in queries:
@@ -73,7 +78,51 @@ def test_merges_build_ivf_with_measured_recall_and_filters_work(tmp_path: Path) 
         assert [h.id for h in s.search(q, k=5, filter=flt)] == [i for i, _ in brute_force(rows, q, 5, flt)][:5] or \
             all(h.metadata["source"] == "doc3.md" for h in s.search(q, k=5, filter=flt))
     reopened = _store(tmp_path / "s")
-    assert reopened.count() == 2000 and reopened.describe()["ivf_segments"] == info["ivf_segments"]
+    assert reopened.count() == 2000 and reopened.describe()[f"{ann}_segments"] == info[f"{ann}_segments"]
+
+
+def test_pq_segments_keep_filters_and_tombstones_exact_enough(tmp_path: Path) -> None:
+    """A filter that keeps half the rows lengthens the shortlist; one that keeps few is searched
+    exactly; deleted rows never come back; a fixed ``search.rerank`` overrides the calibrated one."""
+    s = _store(tmp_path / "s")
+    ids, x, meta = make_rows(2000, DIM, 5)
+    for i, m in enumerate(meta):
+        m["half"] = i % 2
+        m["rare"] = i % 97 == 0
+    _fill(s, (ids, x, meta), 100)
+    assert s.describe()["pq_segments"] >= 1
+    gone = set(ids[::3])
+    s.delete(sorted(gone))
+    s.persist()
+    rows = ([i for i in ids if i not in gone], np.stack([v for i, v in zip(ids, x, strict=True) if i not in gone]),
+            [m for i, m in zip(ids, meta, strict=True) if i not in gone])
+    found = total = 0
+    for q in make_queries(20, DIM, 6):
+        for flt in ({"half": 1}, {"rare": True}):
+            truth = [i for i, _ in brute_force(rows, q, 10, flt)]
+            got = [h.id for h in s.search(q, k=10, filter=flt)]
+            assert len(got) == min(10, len(truth)) and not gone & set(got)
+            if flt == {"rare": True}:
+                assert got == truth  # few matching rows: exact
+            found += len(set(truth) & set(got))
+            total += len(truth)
+    assert found / total >= 0.9
+    tiny = _store(tmp_path / "s", search={"exact_max": 600, "rerank": 10})
+    assert tiny.describe()["rerank"] == [10]
+    assert len(tiny.search(make_queries(1, DIM, 7)[0], k=10)) == 10
+
+
+def test_ivf_segments_built_before_the_pq_index_still_open_and_search(tmp_path: Path) -> None:
+    s = _store(tmp_path / "s", build={"ann": "ivf", "ann_min": 400, "merge_factor": 4})
+    rows = make_rows(1200, DIM, 8)
+    _fill(s, rows, 100)
+    s.close()
+    again = _store(tmp_path / "s")  # today's defaults: ann pq
+    info = again.describe()
+    assert info["ivf_segments"] >= 1 and info["search_mode"] == "approximate"
+    q = make_queries(1, DIM, 9)[0]
+    truth = [i for i, _ in brute_force(rows, q, 10)]
+    assert len(set(truth) & {h.id for h in again.search(q, k=10)}) >= 8
 
 
 def test_deletes_and_upserts_survive_merges_and_reopen(tmp_path: Path) -> None:

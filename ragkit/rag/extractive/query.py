@@ -1,0 +1,141 @@
+"""A question as the extractive answerer reads it (``read_question``): its content-word stems
+with their weights (numbers and quoted words count double, names one and a half, a how-to's verb
+and an identifier's parts less, words carried over from an earlier question half), the kind of
+answer it wants (``answer_type``, ``values``), whether it wants a list, a definition, a byline,
+and the words a passage must not be refused for lacking."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ragkit.rag.extractive.answer_type import (
+    AUTHORSHIP_WORDS,
+    answer_type,
+    asks_author,
+    defined_term,
+    is_howto,
+    wants_list,
+)
+from ragkit.rag.extractive.text import WORD, terms, word_terms
+from ragkit.rag.extractive.values import value_question
+
+_VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
+_PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
+_OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
+_CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
+
+
+@dataclass(frozen=True)
+class Query:
+    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…) or None
+    howto: bool
+    list_wanted: bool
+    ordered: bool
+    boosts: dict[str, float]  # content-word stem -> boost
+    numbers: frozenset[str]  # the question's numbers (years, quantities): they scope it
+    names: frozenset[str]  # the question's names (capitalised words, identifiers)
+    quoted: frozenset[str]  # the stems of a title the question quotes
+    defined: str | None  # the term a definition question asks about ("What is a scope?")
+    words: frozenset[str]  # the question's words, lower-cased
+    text: str = ""  # the question
+    own: frozenset[str] = frozenset()  # the stems of the question's own words (not the conversation's,
+    # nor the parts of an identifier: "MkDocs" counts once), for the share of it no passage has
+    value_kind: str | None = None  # for a value question: port, version or None (any literal)
+    default: bool = False  # the question asks for a default
+    author: bool = False  # the question asks who wrote a document: the byline under its title
+    action: str = ""  # a how-to question's verb, stemmed ("How do I add a remote?" -> "add")
+    said: frozenset[str] = frozenset()  # what a value may not be: the question's words, identifiers whole
+    # (the value of SESSION_COOKIE_NAME may be 'session': the identifier's parts are not said alone)
+
+
+_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+
+
+def _owners(words: list[str]) -> set[int]:
+    """Positions of a possessive name ("Edith Carrow's" brother): it sets the scene, the noun
+    after it is what the question is about, so it is not boosted as a name."""
+    out: set[int] = set()
+    for i, w in enumerate(words):
+        if w[0].isupper() and w.lower().endswith(("'s", "’s")):
+            j = i
+            while j >= 1 and words[j][0].isupper() and j not in out:
+                out.add(j)
+                j -= 1
+    return out
+
+
+def _howto_verb(words: list[str]) -> int:
+    """The position of a how-to question's verb ("How do I *read* a cookie?", "how to *add* …"):
+    documentation names the task's object, not always its verb ("declare a cookie parameter")."""
+    for i, w in enumerate(words[:-1]):
+        if w.lower() in ("i", "we", "you", "to") and i + 1 < len(words) and words[i + 1][0].islower():
+            return i + 1
+    return -1
+
+
+def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
+    """Boost factors (numbers and quoted words x2, capitalised names not opening the question
+    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
+    (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
+    they name what the answer is, not what it is about."""
+    boosts: dict[str, float] = {}
+    names: set[str] = set()
+    quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
+    words = WORD.findall(question)
+    owner = _owners(words)
+    verb = _howto_verb(words) if is_howto(question) else -1
+    for i, raw in enumerate(words):
+        if raw.lower() in drop:
+            continue
+        digit = any(c.isdigit() for c in raw)
+        name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
+        for k, key in enumerate(word_terms(raw)):
+            boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
+                     else _VERB if i == verb else 1.0) * (_PART if k else 1.0)
+            boosts[key] = max(boosts.get(key, 0.0), boost)
+            if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
+                names.add(key)
+    return boosts, names
+
+
+def _action(question: str) -> str:
+    words = WORD.findall(question)
+    verb = _howto_verb(words) if is_howto(question) else -1
+    return next(iter(word_terms(words[verb])), "") if verb >= 0 else ""
+
+
+def read_question(question: str, context: str = "") -> Query:
+    kind, type_nouns = answer_type(question)
+    author = asks_author(question)
+    if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
+        type_nouns = type_nouns | AUTHORSHIP_WORDS
+    value, value_kind = value_question(question)
+    if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
+        kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
+    listed, ordered = wants_list(question)
+    boosts, names = _question_terms(question, type_nouns)
+    own = frozenset(boosts) - {p for raw in WORD.findall(question) for p in word_terms(raw)[1:]}
+    for t in terms(context):
+        boosts.setdefault(t, _CONTEXT_BOOST)
+    return Query(
+        kind, is_howto(question), listed, ordered, boosts,
+        frozenset(t for t in boosts if t.isdigit()), frozenset(names),
+        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
+        frozenset(w.lower() for w in WORD.findall(question)),
+        text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
+        default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
+    )
+
+
+_IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+\b")
+
+
+def said_words(question: str) -> frozenset[str]:
+    """The question's words, lower-cased, with each identifier (``SESSION_COOKIE_NAME``,
+    ``flask.session``) kept whole instead of as its parts."""
+    idents = [m.group().lower() for m in _IDENTIFIER.finditer(question)]
+    return frozenset(w.lower() for w in WORD.findall(_IDENTIFIER.sub(" ", question))) | frozenset(idents)
+
+
+__all__ = ["Query", "read_question", "said_words"]

@@ -1,0 +1,142 @@
+"""Questions that ask documentation for a value, and the text that states one.
+
+"What is the default value of dev_addr?", "What port does Waitress listen on by default?",
+"Which Python version does HTTPX require?": the answer is a literal (``'127.0.0.1:8000'``, a
+port, a version, ``True``, a command's option), usually on a short line under the heading that
+names the setting ("### dev_addr ... **default**: `'127.0.0.1:8000'`"), sometimes in a console
+block ("Serving on http://127.0.0.1:8080"). This module recognises them:
+
+- ``value_question``: whether a question asks for a value, and which kind (``port``, ``version``
+  or any literal);
+- ``holds_value``: whether a sentence holds a literal of that kind that the question does not;
+- ``declares_default``: "Default: X", "defaults to X", "(Default 100)", "X by default";
+- ``named_heading``: whether a heading is named in the question (an identifier such as
+  ``dev_addr`` or ``PERMANENT_SESSION_LIFETIME``, a page's title such as "Waitress");
+- ``gloss``: a readable reading beside a code-like value (``timedelta(days=31)`` -> "31 days").
+"""
+
+from __future__ import annotations
+
+import re
+
+from ragkit.rag.extractive.text import STOPWORDS, WORD
+
+_NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version"}
+_VALUE_NOUNS = (
+    "port|version|address|url|host|hostname|branch|directory|folder|path|file|filename|encoding|command|"
+    "option|flag|setting|extension|scheme|separator|value"
+)
+_VALUE = re.compile(
+    rf"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)\b(?:\s+[\w.-]+){{0,3}}?\s+"
+    rf"(?P<noun>(?:{_VALUE_NOUNS})s?)\b"
+    r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*\bdefaults?\b",
+    re.IGNORECASE,
+)
+_PORT = re.compile(
+    r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]|\b[a-z][\w-]*(?:\.[\w-]+)+|\*):\d{2,5}\b|\bports?\s+\d{2,5}\b",
+    re.IGNORECASE,
+)
+_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bversion\s+\d+\b", re.IGNORECASE)
+_CODE = re.compile(r"`([^`]+)`")
+_QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"]+)\"")
+_CONSTANT = re.compile(r"\b(?:true|false|none|null|nil)\b", re.IGNORECASE)
+_NUMBER_WORD = re.compile(
+    r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|hundred|"
+    r"thousand)\b", re.IGNORECASE,
+)
+_DEFAULT = re.compile(
+    r"\bdefault[*_`]*\s*[:=]|\bdefaults\s+to\b|\bdefaults?\s+(?:is|are|value\s+is|of)\b|\bdefaults?\s+\d"
+    r"|\bthe default\b[^.;]{0,40}?\b(?:is|are)\b|\(\s*(?:the\s+)?defaults?\b|\bby default\b",
+    re.IGNORECASE,
+)
+
+
+def value_question(question: str) -> tuple[bool, str | None]:
+    """Whether ``question`` asks for a value, and the kind when it names one (``port`` or
+    ``version``; None: any literal)."""
+    match = _VALUE.search(question)
+    if not match:
+        return False, None
+    noun = (match.group("noun") or "").lower()
+    return True, _NOUNS.get(noun)
+
+
+def _new(literal: str, question_words: frozenset[str]) -> bool:
+    """Whether ``literal`` says something the question does not. ``question_words`` holds the
+    question's words and its identifiers whole (``session_cookie_name``): a literal made of the
+    question's words, or of two or more parts of one of its identifiers (``--dev-addr`` for
+    ``dev_addr``), is not new; one part alone is ('session', the value of SESSION_COOKIE_NAME)."""
+    words = [w.lower() for w in WORD.findall(literal)]
+    if not words:
+        return True
+    if all(w in question_words for w in words):
+        return False
+    joined = f"_{'_'.join(words)}_"
+    idents = (f"_{w.replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
+    return not any(joined in ident and (len(words) > 1 or joined == ident) for ident in idents)
+
+
+def holds_value(kind: str | None, sentence: str, question_words: frozenset[str], *, default: bool = False) -> bool:
+    """Whether ``sentence`` holds a literal of ``kind`` that the question does not say: a port
+    (``127.0.0.1:8000``, "port 5000"), a version (``3.9``), or for any kind a code span, a quoted
+    string, a number or a constant (``True``, ``None``), or what follows "Default:". With
+    ``default`` (the question asks for a default), a literal of any kind counts only in a sentence
+    that declares a default ("Default: X", "defaults to X", "X by default")."""
+    if kind is None and default and not declares_default(sentence):
+        return False
+    if kind == "port":
+        return any(_new(m.group(), question_words) for m in _PORT.finditer(sentence))
+    if kind == "version":
+        return any(_new(m.group(), question_words) for m in _VERSION.finditer(sentence))
+    literals = [m.group(1) for m in _CODE.finditer(sentence)]
+    literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
+    literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
+    literals += _CONSTANT.findall(sentence) + _NUMBER_WORD.findall(sentence)
+    if any(_new(lit, question_words) for lit in literals):
+        return True
+    after = re.split(r"\bdefaults?\s*[:=]", sentence, maxsplit=1, flags=re.IGNORECASE)
+    return len(after) == 2 and _new(after[1], question_words)
+
+
+_ADDRESS = re.compile(r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]):\d{2,5}\b", re.IGNORECASE)
+
+
+def serves_address(sentence: str) -> bool:
+    """Whether ``sentence`` holds a host:port address (``127.0.0.1:8080``, ``localhost:5000``)."""
+    return bool(_ADDRESS.search(sentence))
+
+
+def declares_default(sentence: str) -> bool:
+    """"Default: X", "defaults to X", "the default is X", "(Default 100)", "X by default"."""
+    return bool(_DEFAULT.search(sentence))
+
+
+def _normal(text: str) -> str:
+    return " ".join(w.lower() for w in re.findall(r"[A-Za-z0-9]+", text))
+
+
+def named_heading(heading: str, question: str) -> bool:
+    """Whether ``heading`` is named in ``question`` as a whole (``dev_addr`` in "What is the
+    default value of dev_addr?", "Waitress" in "What port does Waitress listen on?"); a heading of
+    stopwords only, or one that is only "default", names nothing."""
+    words = _normal(heading)
+    meaningful = [w for w in words.split() if w not in STOPWORDS and w != "default" and len(w) > 2]
+    return bool(meaningful) and f" {words} " in f" {_normal(question)} "
+
+
+_DURATION = re.compile(r"\btimedelta\(\s*(weeks|days|hours|minutes|seconds)\s*=\s*(\d+(?:\.\d+)?)\s*\)")
+
+
+def gloss(text: str) -> str:
+    """``text`` with a plain reading after a code-like duration: ``timedelta(days=31)`` ->
+    ``timedelta(days=31) (31 days)``, unless the text says it already."""
+
+    def reading(m: re.Match[str]) -> str:
+        unit, amount = m.group(1), m.group(2)
+        plain = f"{amount} {unit[:-1] if amount == '1' else unit}"
+        return m.group() if plain in text else f"{m.group()} ({plain})"
+
+    return _DURATION.sub(reading, text)
+
+
+__all__ = ["declares_default", "gloss", "holds_value", "named_heading", "serves_address", "value_question"]

@@ -1,0 +1,188 @@
+"""The offline answerer on real documentation (issue 24): the sentence that states the value a
+question asks for (a default, a port, a version), the heading that names it, the command after a
+description line, bylines and definitions, and follow-ups resolved against the previous turn.
+The passages are small hand-written copies of the shapes found in MkDocs', Flask's and HTTPX's
+documentation, tldr pages and papers; ``benchmarks/folders/`` holds the question sets over the
+real folders."""
+
+from __future__ import annotations
+
+from ragkit.agent import Agent, AgentConfig, ConversationMemory
+from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_blocks, wants_list
+from ragkit.rag.extractive.query import said_words
+from ragkit.rag.extractive.values import gloss, holds_value, named_heading, value_question
+from ragkit.rag.local import LocalProvider, follow_up_query
+from ragkit.rag.passages import Passage
+from ragkit.tools import ToolOutput, tool
+from ragkit.types import Citation
+
+
+def passages(*texts: tuple[str, str, str], page: str | None = None) -> list[Passage]:
+    """Passages (source, heading, text) numbered from 1, as the search tool gives them."""
+    out = []
+    for n, (source, heading, text) in enumerate(texts, 1):
+        meta = {"source": source, "heading": heading, "start": "0"}
+        if page is not None:
+            meta["page"] = page
+        out.append(Passage(n, text, meta))
+    return out
+
+
+CONFIG = passages(
+    ("configuration.md", "Configuration > Live Reloading > dev_addr",
+     "### dev_addr\n\nDetermines the address used when running `mkdocs serve`. Must be of the format\n`IP:PORT`.\n\n"
+     "Allows a custom default to be set without the need to pass it through the `--dev-addr`\noption every time "
+     "the `mkdocs serve` command is called.\n\n**default**: `'127.0.0.1:8000'`\n"),
+    ("configuration.md", "Configuration > Project information > remote_name",
+     "### remote_name\n\nSet the remote name to push to when using `gh-deploy` to deploy to GitHub Pages.\n\n"
+     "**default**: `origin`\n"),
+    ("config.rst", "Configuration Handling > Builtin Configuration Values > PERMANENT_SESSION_LIFETIME",
+     "### PERMANENT_SESSION_LIFETIME\n\nIf session.permanent is true, the cookie's expiration will be set this "
+     "number of seconds in the future.\n\nDefault: timedelta(days=31) (2678400 seconds)\n\n"
+     "### SESSION_COOKIE_HTTPONLY\n\nBrowsers will not allow JavaScript access to cookies marked as \"HTTP only\" "
+     "for security.\n\nDefault: True\n"),
+)
+
+
+def test_a_default_is_answered_with_the_line_that_states_it_under_the_heading_that_names_it() -> None:
+    """Before: "Allows a custom default to be set …" (it has the question's words, not the value)."""
+    got = extractive_answer("What is the default value of dev_addr?", CONFIG)
+    assert got == "dev_addr: default: `'127.0.0.1:8000'` [1]"
+    assert extractive_answer("What is the default remote_name?", CONFIG) == "remote_name: default: `origin` [2]"
+    assert "SESSION_COOKIE_HTTPONLY: Default: True [3]" == extractive_answer(
+        "What is the default value of SESSION_COOKIE_HTTPONLY?", CONFIG)
+
+
+def test_a_code_like_duration_is_read_out() -> None:
+    """Flask's docs: "What is the default value of PERMANENT_SESSION_LIFETIME?" must say 31 days."""
+    got = extractive_answer("What is the default value of PERMANENT_SESSION_LIFETIME?", CONFIG)
+    assert "31 days" in got and got.startswith("PERMANENT_SESSION_LIFETIME: Default: timedelta(days=31)")
+    assert gloss("timedelta(hours=1)") == "timedelta(hours=1) (1 hour)"
+    assert gloss("timedelta(days=2) (2 days)") == "timedelta(days=2) (2 days)"
+
+
+SERVERS = passages(
+    ("server.rst", "Development Server > Command Line",
+     "## Command Line\n\nThe flask run CLI command is the recommended way to run the development server.\n\n"
+     "If another program is already using port 5000, you'll see an OSError when the server tries to start.\n"),
+    ("deploying/waitress.rst", "Waitress > Running",
+     "## Running\n\nThe only required argument to waitress-serve tells it how to load your Flask application.\n\n"
+     "```text\n$ waitress-serve --host 127.0.0.1 hello:app\n\nServing on http://127.0.0.1:8080\n```\n\n"
+     "The --host option binds the server to local 127.0.0.1 only.\n"),
+)
+
+
+def test_a_value_that_is_a_part_of_the_identifier_asked_about_is_still_a_value() -> None:
+    """Flask's SESSION_COOKIE_NAME defaults to 'session': before, the value was taken for a word of
+    the question, and the neighbouring setting's "Not set by default" answered."""
+    cookies = passages(
+        ("config.rst", "Configuration Handling > Builtin Configuration Values > SESSION_COOKIE_NAME",
+         "### SESSION_COOKIE_NAME\n\nThe name of the session cookie. Can be changed in case you already have a "
+         "cookie with the same name.\n\nDefault: 'session'\n"),
+        ("config.rst", "Configuration Handling > Builtin Configuration Values > SESSION_COOKIE_DOMAIN",
+         "### SESSION_COOKIE_DOMAIN\n\nThe value of the Domain parameter on the session cookie. If not set, "
+         "browsers will only send the cookie to the exact domain it was set from.\n\nDefault: None\n\n"
+         "Changed in version 2.3: Not set by default, does not fall back to SERVER_NAME. Changing this requires "
+         "changing SESSION_COOKIE_NAME as well.\n"),
+    )
+    got = extractive_answer("What is the default value of SESSION_COOKIE_NAME?", cookies)
+    assert got.startswith("SESSION_COOKIE_NAME: Default: 'session' [1]")
+    said = said_words("What is the default value of SESSION_COOKIE_NAME?")
+    assert holds_value(None, "Default: 'session'", said, default=True)
+    assert not holds_value(None, "Default: `SESSION_COOKIE_NAME`", said, default=True)
+    assert not holds_value(None, "Pass `--dev-addr` by default.", said_words("What is the default dev_addr?"),
+                           default=True)
+
+
+def test_a_port_is_found_in_the_console_output_of_the_page_the_question_names() -> None:
+    """Flask's docs: "What port does Waitress listen on by default?" cited the development server's
+    page (port 5000) before; the Waitress page shows its port only in a console block."""
+    got = extractive_answer("What port does Waitress listen on by default?", SERVERS)
+    assert "8080" in got and "[2]" in got and "[1]" not in got and "5000" not in got
+    assert got.startswith("Waitress > Running: `Serving on http://127.0.0.1:8080`")
+
+
+TLDR = passages(
+    ("git-remote.md", "git remote",
+     "# git remote\n\n> Manage set of tracked repositories (\"remotes\").\n\n- List existing remotes with their "
+     "names and URLs:\n\n`git remote {{[-v|--verbose]}}`\n\n- Change the URL of a remote (use `--add` to keep the "
+     "existing URL):\n\n`git remote set-url {{remote_name}} {{new_url}}`\n\n- Add a remote:\n\n"
+     "`git remote add {{remote_name}} {{remote_url}}`\n\n- Remove a remote:\n\n`git remote remove {{remote_name}}`\n"),
+    ("tar.md", "tar",
+     "# tar\n\n> Archiving utility.\n\n- [c]reate a g[z]ipped archive and write it to a [f]ile:\n\n"
+     "`tar czf {{path/to/target.tar.gz}} {{path/to/file1 path/to/file2 ...}}`\n\n"
+     "- Lis[t] the contents of a tar [f]ile [v]erbosely:\n\n`tar tvf {{path/to/source.tar}}`\n"),
+)
+
+
+def test_the_command_after_a_description_line_answers_a_how_to() -> None:
+    """A command reference: "- Description:" then the command on a line of its own. Before: three
+    other descriptions of the page, the wrong command, no "git remote add"."""
+    got = extractive_answer("How do I add a git remote?", TLDR)
+    assert got == "git remote: Add a remote: [1]\n\n```\ngit remote add {{remote_name}} {{remote_url}}\n```"
+    got = extractive_answer("How do I list the contents of a tar file?", TLDR)  # "list" is a verb here
+    assert "tar tvf" in got and "List the contents of a tar file verbosely:" in got  # mnemonics read as words
+    assert wants_list("How do I list the contents of a tar file?") == (False, False)
+    assert [b.kind for b in parse_blocks(TLDR[1].text)][-2:] == ["item", "code"]
+
+
+def test_a_follow_up_is_searched_and_answered_as_what_the_earlier_question_named() -> None:
+    """Before: "And how do I remove it?" after a git-remote question was searched as is and refused."""
+    assert follow_up_query("And how do I remove it?", ["How do I add a git remote?"]) == "How do I remove a git remote?"
+    assert follow_up_query("How do I delete a branch?", ["How do I add a git remote?"]) == "How do I delete a branch?"
+    queries: list[str] = []
+
+    @tool
+    def search_knowledge_base(query: str, top_k: int = 5) -> ToolOutput:
+        """Search the knowledge base for passages relevant to the query."""
+        queries.append(query)
+        cites = [Citation(number=p.number, source=p.meta["source"], chunk_id=str(p.number), heading=p.meta["heading"],
+                          score=1.0, text=p.text) for p in TLDR[:1]]
+        return ToolOutput(content="(passages attached)", citations=cites)
+
+    agent = Agent(LocalProvider(), tools=[search_knowledge_base],
+                  config=AgentConfig(memory=ConversationMemory(max_messages=20)))
+    assert "git remote add" in agent.run("How do I add a git remote?").content
+    answer = agent.run("And how do I remove it?").content
+    assert queries[-1] == "How do I remove a git remote?"
+    assert "git remote remove {{remote_name}}" in answer and answer.startswith("git remote: Remove a remote: [1]")
+
+
+PAPERS = passages(
+    ("raft.pdf", "",
+     "In Search of an Understandable Consensus Algorithm\nDiego Ongaro and John Ousterhout\nStanford University\n"
+     "Abstract\nRaft is a consensus algorithm for managing a replicated log. It produces a result equivalent to "
+     "Paxos, and it is as efficient as Paxos."),
+    ("harvest.pdf", "",
+     "We assume that clients make queries to servers, in which case there are at least two metrics for correct "
+     "behavior: yield, which is the probability of completing a request, and harvest, which measures the "
+     "fraction of the data reflected in the response. Yield is the common metric."),
+    page="1",
+)
+
+
+def test_a_byline_answers_who_wrote_a_paper_and_appositions_define_terms() -> None:
+    assert extractive_answer("Who wrote the Raft paper?", PAPERS) == "Diego Ongaro and John Ousterhout [1]"
+    got = extractive_answer("What are yield and harvest?", PAPERS)
+    assert got.startswith("We assume that clients") and "probability of completing a request" in got
+    assert "[2]" in got
+
+
+def test_value_questions_and_what_holds_a_value() -> None:
+    assert value_question("What is the default value of dev_addr?") == (True, None)
+    assert value_question("What port does Waitress listen on by default?") == (True, "port")
+    assert value_question("Since which version are Setext headers supported?") == (True, "version")
+    assert value_question("Who founded the observatory?") == (False, None)
+    none: frozenset[str] = frozenset()
+    assert holds_value("port", "Serving on http://127.0.0.1:8080", none)
+    assert not holds_value("port", "The --host option binds to local 127.0.0.1 only.", none)
+    assert holds_value(None, "default: `origin`", none, default=True)
+    # a literal counts for a default question only where a default is declared
+    assert not holds_value(None, "Allows a custom default to be set with `--dev-addr`.", frozenset({"dev", "addr"}),
+                           default=True)
+    assert named_heading("PERMANENT_SESSION_LIFETIME", "What is the default of PERMANENT_SESSION_LIFETIME?")
+    assert not named_heading("Default", "What is the default theme?")
+
+
+def test_an_unanswerable_value_question_is_still_refused() -> None:
+    assert extractive_answer("What port does the Kubernetes ingress use?", SERVERS) == REFUSAL
