@@ -121,10 +121,12 @@ class _Analyzer:
         if self._stem is None:
             return out
         stems = self._stems
-        new = list({t for toks in out for t in toks if t not in stems})
+        words = {t for toks in out for t in toks}
+        new = [t for t in words if t not in stems]
         if new:
-            if len(stems) + len(new) > self._CACHE_MAX:
+            if len(stems) + len(new) > self._CACHE_MAX:  # start afresh: the cache keeps these texts' words
                 stems.clear()
+                new = list(words)
             stems.update(zip(new, self._stem(new), strict=True))
         return [[stems[t] for t in toks] for toks in out]
 

@@ -38,6 +38,18 @@ def test_stemming_matches_inflections() -> None:
     assert {h.id for h in build(stemmer=None).search("foxes", k=10)} == {"a2"}
 
 
+def test_the_stem_cache_starting_afresh_keeps_the_words_of_the_batch_at_hand() -> None:
+    # a 1M-row build crashed with KeyError once the cache passed its bound: words cached by an
+    # earlier batch were cleared, then looked up
+    from ragkit.retrieval.bm25 import _Analyzer
+
+    analyzer = _Analyzer(stemmer="english", stopwords="en")
+    analyzer._CACHE_MAX = 3
+    assert analyzer.tokenize(["foxes jumping"]) == [["fox", "jump"]]
+    assert analyzer.tokenize(["foxes jumping, sleeping dogs"]) == [["fox", "jump", "sleep", "dog"]]
+    assert len(analyzer._stems) == 4  # afresh: just this batch's words
+
+
 def test_documents_without_query_terms_are_not_returned() -> None:
     index = build()
     assert [h.id for h in index.search("bread", k=10)] == ["c1"]
