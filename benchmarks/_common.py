@@ -2,9 +2,10 @@
 
 - the msmarco-5k corpus: read it (split on ``\\n`` only: six passages hold a raw U+0085), write
   it as one ``.txt`` file per passage;
-- whole-process timing of a subprocess: wall time (``time.perf_counter`` around spawn → exit)
-  and the child's own peak RSS from ``os.wait4`` (exact per child, unlike polling), plus the
-  last JSON object the child printed on stdout (its in-process phase times);
+- whole-process timing of a subprocess: wall time (``time.perf_counter`` around spawn → exit),
+  the child's own CPU time (user + system) and peak RSS from ``os.wait4`` (exact per child,
+  unlike polling), the load average when it started, plus the last JSON object the child printed
+  on stdout (its in-process phase times);
 - medians, ratios and a Markdown table;
 - the machine and library versions to record with every result.
 """
@@ -99,6 +100,10 @@ class Measured:
     returncode: int
     report: dict[str, Any] = field(default_factory=dict)
     stderr_tail: str = ""
+    #: CPU seconds of the child (user + system, its own children included), from ``os.wait4``
+    cpu: float = float("nan")
+    #: 1-minute load average when the run started
+    load: float = float("nan")
 
     @property
     def ok(self) -> bool:
@@ -123,6 +128,7 @@ def run_measured(
     Peak RSS comes from ``os.wait4`` on this very child (``ru_maxrss``, KiB on Linux), so it is
     exact and unaffected by other children. The child's stdout is scanned for its last line that
     parses as a JSON object (its in-process report)."""
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(list(cmd), cwd=cwd, env=dict(env) if env else bench_env(), stdout=out, stderr=err)
@@ -135,7 +141,8 @@ def run_measured(
         stderr = err.read().decode("utf-8", "replace")
     rss_mb = usage.ru_maxrss / 1024 if sys.platform != "darwin" else usage.ru_maxrss / 2**20
     tail = "\n".join(stderr.strip().splitlines()[-15:]) if proc.returncode else ""
-    return Measured(name, wall, rss_mb, proc.returncode, last_json(stdout), tail)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measured(name, wall, rss_mb, proc.returncode, last_json(stdout), tail, cpu, load)
 
 
 def last_json(stdout: str) -> dict[str, Any]:

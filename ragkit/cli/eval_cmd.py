@@ -46,7 +46,7 @@ def eval_(datasets: tuple[str, ...], pipelines: tuple[str, ...], retrievers: tup
       ragkit eval --dataset ../shared/datasets/msmarco-5k -r dense -r bm25 -r hybrid
       ragkit eval -d ../shared/datasets/msmarco-5k -d ../shared/datasets/dbpedia-5k-dev \\
                   -r dense -r hybrid:fusion=dbsf -r hybrid:fusion=rrf,weight=0.7
-      ragkit eval -d DIR -p pipelines/default.yaml -p pipelines/fast.yaml --results evals.duckdb
+      ragkit eval -d DIR -p pipelines/default.yaml -p pipelines/torch.yaml --results evals.duckdb
     """
     from ragkit.evaluation import multi
     from ragkit.evaluation.pipeline_eval import evaluate_pipelines

@@ -146,7 +146,8 @@ def status(pipeline: str | None, index_dir: str | None, verify: bool, as_json: b
 def _print_status(info: dict[str, Any]) -> None:
     t = info["totals"]
     click.echo(f"index: {info['index_dir']}  ({info['size_bytes'] / 1e6:.1f} MB on disk)")
-    click.echo(f"pipeline: store {info['store']}, embedder {info['embedder']}")
+    how = ", ".join(f"{k} {info[k]}" for k in ("backend", "recipe") if info.get(k))
+    click.echo(f"pipeline: store {info['store']}, embedder {info['embedder']}" + (f" ({how})" if how else ""))
     if info.get("running"):
         pid = info["running"].get("pid")
         click.echo(f"an index run is in progress ({f'pid {pid}' if pid else 'pid unknown'}); "

@@ -66,6 +66,16 @@ class Embedder(ABC):
     def load(self) -> None:  # noqa: B027 - optional hook, a no-op for embedders with nothing to load
         """Load heavy resources now (a model) instead of on the first embed call."""
 
+    def load_for_queries(self) -> None:
+        """Load what embedding a query needs now (a search, ask or chat warm-up); by default the
+        same as :meth:`load`, less where queries take a lighter path (no PyTorch for a query)."""
+        self.load()
+
+    def saved_options(self) -> dict[str, object]:
+        """Options that decide the vectors, resolved, for the index's saved pipeline: an index keeps
+        what it was built with even when a later ragkit changes a default (e.g. ``backend``)."""
+        return {}
+
     def count_tokens(self, text: str) -> int:
         """Tokens this model sees for ``text`` (default: a whitespace estimate)."""
         return max(1, len(text.split())) if text else 0

@@ -1,11 +1,21 @@
 """ONNX Runtime embedder for sentence-transformers models (BERT-like encoder + mean pooling).
 
-The ONNX graph is exported once from the locally installed model and cached (see
-:mod:`ragkit.embedders.onnx_export`); ``quantize: int8`` adds dynamic per-channel int8 weights
-with the recipe chosen for this processor's ISA class (:mod:`ragkit.embedders.isa`), which the
-model id names (e.g. ``all-MiniLM-L6-v2+onnx-int8-s8-vnni``). Inference
-tokenizes with the model's fast tokenizer, sorts the texts by token length so each batch pads
-little, runs the session, mean-pools over the attention mask and L2-normalizes in NumPy.
+The ONNX graph is exported once from the locally installed model, fused by ONNX Runtime's
+transformer optimizer and cached (see :mod:`ragkit.embedders.onnx_export`); ``quantize: int8``
+adds dynamic per-channel int8 weights with an int8 ``recipe``: ``s8-rr`` (the default) gives the
+same vectors on AVX2 and VNNI processors, ``s8`` and ``auto`` depend on the processor's ISA class
+(:mod:`ragkit.embedders.isa`). The model id names the recipe (``all-MiniLM-L6-v2+onnx-int8-s8-rr``).
+
+Inference tokenizes each call's texts once with the model's fast tokenizer and, by default
+(``batch_tokens: 0``), runs every text on its own: no padding at all, activations small enough to
+stay in the core's cache, and for int8 activation ranges of that text alone, so a text's vector
+never depends on the texts embedded with it (a query gets the vector its text has as a document;
+the Ray and local engines agree). On 2 cores this took 15 % less CPU than batches of 2,048 tokens
+and about 30 % less than 64 texts per run, for int8 and fp32 alike (``benchmarks/README.md``,
+issue 25). ``batch_tokens: N`` instead orders the texts by token length and cuts the order into
+batches of at most N tokens with padding (at most ``batch_size`` texts). The session runs on as
+many intra-op threads as the process may use (``os.sched_getaffinity``); pooling and
+normalization run in NumPy.
 
 Neither onnxruntime nor torch is imported until the first embed call; torch is needed only for
 the one-time export.
@@ -27,6 +37,7 @@ import numpy as np
 from ragkit.embedders.base import Embedder
 from ragkit.embedders.models import load_tokenizer, resolve_model_dir
 from ragkit.embedders.onnx_export import (
+    DEFAULT_RECIPE,
     ExportedModel,
     ExportSettings,
     cached_export,
@@ -40,6 +51,9 @@ from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Quantize = Literal["none", "int8"]
+Recipe = Literal["s8-rr", "s8", "u8u8", "auto"]
+#: tokens (padding included) per session run; 0: one text per run (see the module docstring)
+BATCH_TOKENS = 0
 _SUPPORTED_MODULES = (
     "sentence_transformers.models.Transformer",
     "sentence_transformers.models.Pooling",
@@ -49,10 +63,11 @@ _SUPPORTED_MODULES = (
 
 @embedders.register("onnx")
 class OnnxEmbedder(Embedder):
-    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8}``.
+    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8, recipe: s8-rr}``.
 
-    ``isa`` picks the int8 recipe of another ISA class (``vnni``, ``avx2``); default:
-    ``$RAGKIT_INT8_ISA``, else this processor's class.
+    ``recipe`` (int8 only): ``s8-rr`` (portable, the default), ``s8`` (VNNI processors only),
+    ``u8u8`` (portable, slower) or ``auto`` (per ISA class); ``isa`` names the ISA class for ``s8``
+    and ``auto`` (``vnni``, ``avx2``; default ``$RAGKIT_INT8_ISA``, else this processor's).
     """
 
     def __init__(
@@ -60,7 +75,9 @@ class OnnxEmbedder(Embedder):
         *,
         model: str = "all-MiniLM-L6-v2",
         quantize: Quantize = "none",
+        recipe: Recipe = DEFAULT_RECIPE,
         batch_size: int = 64,
+        batch_tokens: int = BATCH_TOKENS,
         max_length: int | None = None,
         cache_dir: str | os.PathLike[str] | None = None,
         threads: int | None = None,
@@ -71,13 +88,16 @@ class OnnxEmbedder(Embedder):
             raise ConfigError(f"quantize must be 'none' or 'int8' (got {quantize!r})")
         if batch_size < 1:
             raise ConfigError(f"batch_size must be at least 1 (got {batch_size})")
+        if batch_tokens < 0:
+            raise ConfigError(f"batch_tokens must be 0 (one text per run) or more (got {batch_tokens})")
         if threads is not None and threads < 1:
             raise ConfigError(f"threads must be at least 1, or omitted for all cores (got {threads})")
         if importlib.util.find_spec("onnxruntime") is None:
-            raise MissingDependencyError("onnxruntime", "onnx")
+            raise MissingDependencyError("onnxruntime", "local")
         self.model_name = model
         self.quantize = quantize
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.threads = threads or _available_cores()
         self.cache_dir = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
         self._dir = resolve_model_dir(model)
@@ -86,8 +106,10 @@ class OnnxEmbedder(Embedder):
         # the cache entry is named after the resolved directory, so a name and its path share one export
         self._name = self._dir.parent.name if self._dir.name == "model" else self._dir.name
         label = self._name if Path(model).expanduser().is_dir() else model.split("/")[-1]
-        # the int8 recipe depends on the processor; the id names it, so an index never mixes recipes
-        self.settings = int8_settings(isa) if quantize == "int8" else ExportSettings()
+        # the id names the int8 recipe (and, for a processor-dependent one, the ISA class), so an
+        # index never mixes recipes
+        self.settings = int8_settings(recipe, isa=isa) if quantize == "int8" else ExportSettings()
+        self.recipe = recipe if quantize == "int8" else None
         self.model_id = f"{label}+onnx" + (f"-{self.settings.variant}" if quantize == "int8" else "")
         self._lock = threading.Lock()
         self._session: Any = None
@@ -107,22 +129,28 @@ class OnnxEmbedder(Embedder):
         return len(self._counter.encode(text, add_special_tokens=False).ids)
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embed_counted(texts)[0]
+
+    def embed_counted(self, texts: Sequence[str]) -> tuple[np.ndarray, int]:
+        """The vectors of ``texts`` and the tokens embedded (without [CLS]/[SEP], after truncation)."""
         texts = list(texts)
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         if not texts:
-            return out
+            return out, 0
         session, tokenizer = self._load()
         encodings = tokenizer.encode_batch(texts)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
-        order = np.argsort(lengths, kind="stable")  # length-sorted batches pad little
-        for start in range(0, len(texts), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            feeds, mask = self._feeds([encodings[i] for i in idx], int(lengths[idx].max()))
+        for idx in length_batches(lengths, self.batch_tokens, self.batch_size):
+            feeds, mask = self._feeds([encodings[i] for i in idx], int(lengths[idx[-1]]))
             hidden = session.run(["last_hidden_state"], feeds)[0]
             out[idx] = _mean_pool_normalize(hidden, mask)
         specials = 2  # [CLS] and [SEP] (or <s> and </s>)
-        self._record(int(np.maximum(lengths - specials, 0).sum()), len(texts))
-        return out
+        tokens = int(np.maximum(lengths - specials, 0).sum())
+        self._record(tokens, len(texts))
+        return out, tokens
+
+    def saved_options(self) -> dict[str, Any]:
+        return {"quantize": self.quantize, **({"recipe": self.recipe} if self.recipe else {})}
 
     def is_exported(self) -> bool:
         """Whether this model's ONNX file for these settings is already in the cache (no export runs)."""
@@ -163,7 +191,7 @@ class OnnxEmbedder(Embedder):
         try:
             session = open_session(exported.path, threads=self.threads)
         except ImportError as exc:  # pragma: no cover - checked in __init__
-            raise MissingDependencyError("onnxruntime", "onnx") from exc
+            raise MissingDependencyError("onnxruntime", "local") from exc
         except Exception as exc:
             raise EmbeddingError(
                 f"could not load the cached ONNX model {exported.path}: {exc}; delete that directory "
@@ -173,7 +201,28 @@ class OnnxEmbedder(Embedder):
         return session
 
 
+def length_batches(lengths: np.ndarray, batch_tokens: int, batch_size: int) -> list[np.ndarray]:
+    """Indexes of ``lengths`` in ascending length order, cut into batches of at most ``batch_size``
+    rows whose padded size (rows × the longest) stays within ``batch_tokens`` (a longer text, and
+    with ``batch_tokens`` 0 every text, gets a batch of its own); each batch's last index is its
+    longest text."""
+    order = np.argsort(lengths, kind="stable")
+    batches: list[np.ndarray] = []
+    start = 0
+    n = len(order)
+    while start < n:
+        end = start + 1
+        while end < n and end - start < batch_size and (end - start + 1) * lengths[order[end]] <= batch_tokens:
+            end += 1
+        batches.append(order[start:end])
+        start = end
+    return batches
+
+
 def _mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    if hidden.shape[0] == 1:  # one text, no padding: the mean over its tokens
+        pooled = hidden[0].mean(axis=0, dtype=np.float32)
+        return (pooled / max(float(np.sqrt(pooled @ pooled)), 1e-12))[None, :]
     weights = mask[..., None].astype(np.float32)
     summed = (hidden * weights).sum(axis=1)
     pooled = summed / np.maximum(weights.sum(axis=1), 1e-9)
@@ -188,10 +237,14 @@ def _truncating_tokenizer(model_dir: Path, max_length: int) -> Any:
 
 
 def _available_cores() -> int:
+    """The cores this process may run on (its CPU affinity), or fewer when ``OMP_NUM_THREADS``
+    says so (Ray sets it to an actor's ``num_cpus``, so two embed actors do not share threads)."""
     try:
-        return max(1, len(os.sched_getaffinity(0)))
+        cores = max(1, len(os.sched_getaffinity(0)))
     except AttributeError:  # pragma: no cover - not on Linux
-        return max(1, os.cpu_count() or 1)
+        cores = max(1, os.cpu_count() or 1)
+    omp = os.environ.get("OMP_NUM_THREADS", "")
+    return min(cores, int(omp)) if omp.isdigit() and int(omp) > 0 else cores
 
 
 def _read_json(path: Path) -> dict[str, Any]:

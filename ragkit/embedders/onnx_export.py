@@ -12,19 +12,23 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
 
 - fp32: ``torch.onnx.export`` (TorchScript exporter, opset 17) of the encoder with eager attention;
   inputs ``input_ids``, ``attention_mask`` [, ``token_type_ids``], output ``last_hidden_state``,
-  dynamic batch and sequence axes. Pooling and normalization run in NumPy.
-- int8: ONNX Runtime's transformer optimizer fuses the graph (Attention, SkipLayerNorm, BiasGelu),
-  then ``quantize_dynamic`` quantizes the weights to int8 *per channel*. Per-tensor int8 loses too
+  dynamic batch and sequence axes, then ONNX Runtime's transformer optimizer fuses the graph
+  (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu: same vectors, fewer and
+  faster kernels). Pooling and normalization run in NumPy.
+- int8: ``quantize_dynamic`` quantizes the fused graph's weights to int8 *per channel*. Per-tensor int8 loses too
   much (mean cosine about 0.957 to fp32 for MiniLM); per channel keeps about 0.994.
-- the int8 recipe depends on the processor's ISA class (:mod:`ragkit.embedders.isa`, read once):
-  activations are u8 and ORT's u8×s8 kernels without VNNI (AVX2) add pairs of products in 16-bit
-  lanes, which saturate with full-range s8 weights (2·255·127 > 32767; mean cosine 0.9896 to fp32
-  on an AVX2-only machine). So ``vnni`` uses full-range s8 weights (``s8``) and ``avx2`` 7-bit
-  weights (``s8-rr``, ``reduce_range``: 2·255·63 fits, exact, same fast kernels). u8 weights
-  (``u8u8``) cannot saturate either but ran about 2× slower than ``s8`` on VNNI. Figures:
-  ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``, an AVX2-only view).
-  :attr:`ExportSettings.variant` names recipe and ISA class (``int8-s8-rr-avx2``); it is part of
-  the cache key and ends the embedder's model id.
+- int8 recipes (:data:`INT8_RECIPES`). Activations are u8, and ORT's u8×s8 kernels without VNNI
+  (AVX2) add pairs of products in 16-bit lanes, which saturate with full-range s8 weights
+  (2·255·127 > 32767; mean cosine 0.9896 to fp32 on an AVX2-only machine). ``s8-rr`` (7-bit
+  weights, ``reduce_range``: 2·255·63 fits) is exact on both classes with the same fast kernels,
+  so its vectors do not depend on the processor: it is *portable*, the default, and its variant
+  names no ISA class (``int8-s8-rr``), so an index built on one class is searched and extended on
+  the other. ``s8`` (full range) is accurate only with VNNI; its variant names the class it runs
+  on (``int8-s8-vnni``). ``u8u8`` (u8 weights) is portable too but ran about 2× slower.
+  ``auto`` is the per-class choice of issue 10 (``s8`` on ``vnni``, ``s8-rr`` elsewhere, variant
+  ``int8-s8-vnni`` / ``int8-s8-rr-avx2``), kept for the indexes built with it.
+  :attr:`ExportSettings.variant` is part of the cache key and ends the embedder's model id.
+  Figures: ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``).
 """
 
 from __future__ import annotations
@@ -48,11 +52,19 @@ from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 log = logging.getLogger(__name__)
 
 #: bump when the exported graph or the quantization recipe changes; old cache entries are ignored
-EXPORT_FORMAT_VERSION = 2
+EXPORT_FORMAT_VERSION = 3  # 3: the fp32 export is fused (Attention, SkipLayerNorm, BiasGelu)
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
-#: ISA class -> int8 recipe (weight type, reduce_range); the module docstring has the measurements
-INT8_RECIPES = {"vnni": ("s8", False), "avx2": ("s8", True), "base": ("s8", True)}
+#: int8 recipe -> (weight type, reduce_range); the module docstring has the measurements
+INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False)}
+#: recipes whose integer sums cannot saturate on any ISA class: the same vectors everywhere
+PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8"})
+#: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
+AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
+#: what a new index uses: accurate and fast on AVX2 and VNNI alike
+DEFAULT_RECIPE = "s8-rr"
+#: the values of the embedders' ``recipe`` option
+RECIPES = ("s8-rr", "s8", "u8u8", "auto")
 
 
 @dataclass(frozen=True)
@@ -60,7 +72,7 @@ class ExportSettings:
     """How to build one cached ONNX variant."""
 
     quantize: str = "none"  # "none" | "int8"
-    optimize: bool = True  # ORT transformer optimizer before quantizing (int8 only)
+    optimize: bool = True  # ORT's transformer fusions in the fp32 export (the int8 one is built from it)
     weights: str = "s8"  # int8 weight type: "s8" (QInt8) | "u8" (QUInt8)
     per_channel: bool = True
     reduce_range: bool = False
@@ -82,19 +94,29 @@ class ExportSettings:
         return f"{self.quantize}-{self.recipe}" + (f"-{self.isa}" if self.isa else "")
 
 
-def int8_settings(isa: str | None = None) -> ExportSettings:
-    """The int8 recipe for ``isa``; default: ``$RAGKIT_INT8_ISA``, else this processor's ISA class.
+def int8_settings(recipe: str = DEFAULT_RECIPE, *, isa: str | None = None) -> ExportSettings:
+    """The export settings of an int8 ``recipe`` (:data:`RECIPES`).
 
-    ``RAGKIT_INT8_ISA=avx2`` builds with the AVX2 recipe on a VNNI machine, e.g. for an index that
-    AVX2-only machines extend too (7-bit weights give the same vectors on both)."""
-    if isa is None:
-        from ragkit.embedders.isa import cpu_isa
+    A portable recipe (``s8-rr``, ``u8u8``) is the same on every processor and names no ISA class.
+    ``s8`` names the class it runs on, and ``auto`` picks the recipe per class; the class is
+    ``isa``, else ``$RAGKIT_INT8_ISA``, else this processor's (``RAGKIT_INT8_ISA=avx2`` builds the
+    AVX2 choice of ``auto`` on a VNNI machine)."""
+    if recipe not in RECIPES:
+        raise ConfigError(f"unknown int8 recipe {recipe!r}: use one of {', '.join(RECIPES)}")
+    cls = ""
+    if recipe not in PORTABLE_RECIPES:
+        if isa is None:
+            from ragkit.embedders.isa import cpu_isa
 
-        isa = os.environ.get("RAGKIT_INT8_ISA") or cpu_isa()
-    if isa not in INT8_RECIPES:
-        raise ConfigError(f"unknown int8 ISA class {isa!r} (RAGKIT_INT8_ISA): use one of {', '.join(INT8_RECIPES)}")
-    weights, reduce_range = INT8_RECIPES[isa]
-    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=isa)
+            isa = os.environ.get("RAGKIT_INT8_ISA") or cpu_isa()
+        if isa not in AUTO_RECIPES:
+            raise ConfigError(
+                f"unknown int8 ISA class {isa!r} (RAGKIT_INT8_ISA): use one of {', '.join(AUTO_RECIPES)}"
+            )
+        cls = isa
+        recipe = AUTO_RECIPES[isa] if recipe == "auto" else recipe
+    weights, reduce_range = INT8_RECIPES[recipe]
+    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=cls)
 
 
 @dataclass(frozen=True)
@@ -240,13 +262,31 @@ def _build(
 ) -> tuple[str, ...]:
     started = time.perf_counter()
     if settings.quantize == "none":
-        inputs = export_fp32(model_dir, out, opset=settings.opset)
-    else:
+        raw = out.with_name("exported.onnx")
+        inputs = export_fp32(model_dir, raw, opset=settings.opset)
+        if settings.optimize:
+            fuse_or_keep(raw, out, model_dir=model_dir)
+        else:
+            raw.replace(out)
+    else:  # from the fused fp32 export of the same model
         base = _ensure(model_dir, cache_dir, ExportSettings(opset=settings.opset), fingerprint, name)
-        quantize_int8(base.path, out, model_dir=model_dir, settings=settings)
+        quantize_int8(base.path, out, settings=settings)
         inputs = base.input_names
     log.info("built ONNX %s model for %s in %.1f s", settings.variant, name, time.perf_counter() - started)
     return inputs
+
+
+def fuse_or_keep(src: Path, out: Path, *, model_dir: Path) -> None:
+    """``out`` = ``src`` with ORT's transformer fusions (same vectors, fewer and faster kernels);
+    a model the optimizer cannot handle is kept as exported."""
+    try:
+        with _quiet_loggers():
+            optimize_bert(src, out, model_dir=model_dir)
+        src.unlink()
+    except Exception as exc:  # noqa: BLE001 - an unusual architecture still runs unfused
+        log.warning("ONNX Runtime's transformer optimizer failed on %s (%s); using the unfused export", model_dir, exc)
+        out.unlink(missing_ok=True)
+        src.replace(out)
 
 
 def export_fp32(model_dir: Path, out: Path, *, opset: int = 17) -> tuple[str, ...]:
@@ -258,6 +298,10 @@ def export_fp32(model_dir: Path, out: Path, *, opset: int = 17) -> tuple[str, ..
         raise MissingDependencyError("torch", "local", "exporting the model to ONNX (once)") from exc
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     log.info("exporting %s to ONNX (once; cached afterwards)", model_dir)
+    with contextlib.suppress(Exception):  # no "Loading weights" bar on the user's terminal
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
     try:
         model = AutoModel.from_pretrained(str(model_dir), attn_implementation="eager", local_files_only=True)
     except Exception as exc:
@@ -305,28 +349,21 @@ def _quiet_export(run: Any) -> None:
             raise EmbeddingError(f"torch.onnx.export failed: {exc}") from exc
 
 
-def quantize_int8(src: Path, out: Path, *, model_dir: Path, settings: ExportSettings) -> None:
-    """Optionally fuse with ORT's transformer optimizer, then dynamic int8 weight quantization."""
+def quantize_int8(src: Path, out: Path, *, settings: ExportSettings) -> None:
+    """Dynamic int8 weight quantization (per channel) of the fused fp32 model ``src``."""
     try:
         from onnxruntime.quantization import QuantType, quantize_dynamic
     except ImportError as exc:
-        raise MissingDependencyError("onnxruntime", "onnx") from exc
-    source = src
+        raise MissingDependencyError("onnxruntime", "local") from exc
     try:
         with _quiet_loggers():
-            if settings.optimize:
-                source = out.with_name("optimized.onnx")
-                optimize_bert(src, source, model_dir=model_dir)
             quantize_dynamic(
-                str(source), str(out), weight_type=QuantType.QUInt8 if settings.weights == "u8" else QuantType.QInt8,
+                str(src), str(out), weight_type=QuantType.QUInt8 if settings.weights == "u8" else QuantType.QInt8,
                 per_channel=settings.per_channel,
                 reduce_range=settings.reduce_range, extra_options={"DefaultTensorType": 1},  # FLOAT
             )
     except Exception as exc:
         raise EmbeddingError(f"int8 quantization of {src} failed: {exc}; use quantize: none") from exc
-    finally:
-        if source != src:
-            source.unlink(missing_ok=True)
 
 
 @contextlib.contextmanager

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.config import PipelineSpec, load_pipeline, resolved_options
 from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
@@ -42,8 +42,24 @@ def resolve_spec(pipeline: str | Path | None, index: str | Path | None) -> tuple
     return spec, index_dir
 
 
-def _describe(store: Any) -> str:
-    return ", ".join(f"{k}: {v}" for k, v in {"type": store.type, **store.options}.items())
+def _describe(component: Any) -> str:
+    return ", ".join(f"{k}: {v}" for k, v in {"type": component.type, **component.options}.items())
+
+
+def _as_built(spec: PipelineSpec, built: PipelineSpec, index_dir: Path, pipeline: str | Path) -> PipelineSpec:
+    """``spec`` with the store and the embedder the index was built with: its vectors are in that
+    store and queries must be embedded like them (same backend and int8 recipe); `ragkit index
+    --pipeline FILE` rebuilds the store from the embedding cache, or re-embeds for another backend."""
+    fix = {"store": "rebuild it from the embedding cache", "embedder": "embed the index again with it"}
+    for section in ("store", "embedder"):
+        if resolved_options(built, section) != resolved_options(spec, section):
+            log.warning(
+                "the index at %s was built with %s %s; %s asks for %s: searching the %s as built "
+                "(run `ragkit index --pipeline %s` to %s)", index_dir, section, _describe(getattr(built, section)),
+                pipeline, _describe(getattr(spec, section)), section, pipeline, fix[section],
+            )
+            spec = spec.model_copy(update={section: getattr(built, section)})
+    return spec
 
 
 class KnowledgeBase:
@@ -61,15 +77,7 @@ class KnowledgeBase:
         spec, index_dir = resolve_spec(pipeline, index)
         saved = IndexLayout(index_dir).pipeline_file
         if pipeline is not None and saved.is_file():
-            built = load_pipeline(saved, saved=True).store
-            if built != spec.store:
-                # the store is what the index was built as; `ragkit index` rebuilds it as the file says
-                log.warning(
-                    "the index at %s was built with store %s; %s asks for %s: searching the store as built "
-                    "(run `ragkit index --pipeline %s` to rebuild it from the embedding cache)",
-                    index_dir, _describe(built), pipeline, _describe(spec.store), pipeline,
-                )
-                spec = spec.model_copy(update={"store": built})
+            spec = _as_built(spec, load_pipeline(saved, saved=True), index_dir, pipeline)
         kb = cls(spec, index_dir)
         if not kb.layout.exists():
             raise RagkitError(

@@ -73,6 +73,9 @@ class IndexReport:
     #: catalog and the embedding cache
     chunks_restored: int = 0
     store_rebuilt: bool = False
+    #: ``old -> new`` embedder id when this run embedded the whole index again with another
+    #: backend or int8 recipe of the same model
+    embedder_switch: str | None = None
     texts_embedded: int = 0
     cache_hits: int = 0
     embedding_tokens: int = 0
@@ -110,6 +113,8 @@ class IndexReport:
             f"chunks: {self.chunks_before} + {self.chunks_added} added - {self.chunks_removed} removed = "
             f"{self.chunks_total} in the index"
             + (f" ({self.chunks_restored} restored from the catalog and the embedding cache)" if self.chunks_restored else ""),
+            *([f"embedder changed: {self.embedder_switch}; re-embedded the index's "
+               f"{self.chunks_restored} chunks from the catalog"] if self.embedder_switch else []),
             f"embedding: {self.texts_embedded} texts embedded, {self.cache_hits} from cache, "
             f"{self.embedding_tokens:,} tokens, cost {format_cost(self.embedding_cost, digits=6)}",
             f"time: {self.seconds:.2f} s ({self.chunks_per_second:.1f} chunks/s)",

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import IndexLockedError, StoreDamagedError
+from ragkit.errors import IndexLockedError, RagkitError, StoreDamagedError
 from ragkit.index.catalog import Catalog
 from ragkit.index.lock import is_locked, running_pid
 from ragkit.index.reader import KnowledgeBase
@@ -37,6 +37,7 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         "size_bytes": dir_size(kb.index_dir),
         "store": kb.spec.store.type,
         "embedder": kb.spec.embedder.options.get("model") or kb.spec.embedder.type,
+        **embedder_settings(kb),
         "running": {"pid": running_pid(kb.layout)} if running else None,
         "totals": None,
         "last_run": None,
@@ -70,6 +71,18 @@ def index_status(*, pipeline: str | None = None, index: str | None = None, verif
         cat.close()
         kb.close()
     return info
+
+
+def embedder_settings(kb: KnowledgeBase) -> dict[str, Any]:
+    """``backend`` and int8 ``recipe`` of the index's embedder (what its vectors and queries use):
+    from the embedder when it can be built here, else as the saved pipeline writes them."""
+    try:
+        settings = dict(kb.embedder.saved_options())
+    except RagkitError:  # e.g. the model is not installed on this machine
+        settings = {k: v for k, v in kb.spec.embedder.options.items() if k in ("backend", "quantize", "recipe")}
+    if "quantize" in settings:  # the onnx embedder
+        settings["backend"] = "onnx-int8" if settings.pop("quantize") == "int8" else "onnx"
+    return {"backend": settings.get("backend"), "recipe": settings.get("recipe")}
 
 
 def verify_index(kb: KnowledgeBase, cat: Catalog) -> dict[str, Any]:

@@ -9,12 +9,13 @@ Flow of a run:
 3. A producer thread walks the sources, hashes their content (content only: touching a file
    changes nothing) and loads + splits the new and changed ones; a bounded queue hands them to
    the consumer, which overlaps embedding with loading.
-4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks; per
-   batch it embeds only the texts the embedding cache lacks (sorted by length, in slices of
-   ``EMBED_SLICE`` texts, each committed to the cache as soon as it is embedded, so an
-   interrupted run never computes an embedding twice), updates the store (delete old ids, add
-   new ones), persists it, then commits the catalog rows. A kill at any point leaves a state that
-   step 2 repairs.
+4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks. It
+   embeds only the texts the embedding cache lacks, as soon as ``EMBED_AHEAD`` of them are
+   collected (so embedding overlaps the loading of the next files), sorted by length, in slices
+   of ``EMBED_SLICE`` texts, each committed to the cache as soon as it is embedded, so an
+   interrupted run never computes an embedding twice (``ragkit.index.vectors``). Per batch it
+   updates the store (delete old ids, add new ones), persists it, then commits the catalog rows.
+   A kill at any point leaves a state that step 2 repairs.
 5. Sources that disappeared are removed from the store, then from the catalog (a folder root that
    would lose all, or more than half, of its sources needs ``prune=True``: an unmounted drive
    must not empty the index).
@@ -54,16 +55,15 @@ from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
+from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
-from ragkit.types import Chunk, Document
+from ragkit.types import Chunk, Document, indexed_text
 
 log = logging.getLogger(__name__)
 _DONE = object()
 #: progress events: ``total`` (files), ``file``, ``embed_total`` / ``embedded`` (texts to embed /
 #: embedded), ``chunks`` (chunks stored)
 Progress = Callable[[str, int], None]
-#: texts embedded (and committed to the cache) at a time
-EMBED_SLICE = 256
 #: the local sinks' file layout (2: segments); part of the sinks' state, so the first run after a
 #: layout change opens the sinks, which read the older files, and saves them in the new layout
 SINK_LAYOUT = 2
@@ -172,6 +172,9 @@ class _Run:
         self.batch: list[Prepared] = []
         self.batch_chunks = 0
         self.missing: set[str] = set()
+        self.vectors = RunVectors(self.parts.embedder, catalog, self.report, pipe.progress)
+        #: texts of the collected batch not yet resolved ahead of the flush (hash -> text)
+        self.pending: dict[str, str] = {}
 
     def execute(self, units: Callable[[], Iterator[Unit]]) -> IndexReport:
         t0 = time.perf_counter()
@@ -237,13 +240,16 @@ class _Run:
         emb = self.parts.embedder
         model = self.catalog.get_meta("embedder")
         if model is not None and model != emb.model_id and self.known:
-            raise ConfigError(
-                f"the index at {self.pipe.index_dir} was built with embedder '{model}', but this pipeline "
-                f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
-                "--index directory, or delete this one to rebuild it"
-            )
+            if _base_model(model) != _base_model(emb.model_id):
+                raise ConfigError(
+                    f"the index at {self.pipe.index_dir} was built with embedder '{model}', but this pipeline "
+                    f"uses '{emb.model_id}'; vectors of different models cannot be mixed: use another "
+                    "--index directory, or delete this one to rebuild it"
+                )
+            self._switch_embedder(model, emb.model_id)
         # what decides the chunks and their vectors (not keys, URLs or timeouts)
-        fingerprint = self.pipe.spec.settings_key("loaders", "splitter") + "|" + emb.model_id
+        # (the model, not its backend: another backend or int8 recipe has the same tokens, same chunks)
+        fingerprint = self.pipe.spec.settings_key("loaders", "splitter") + "|" + _base_model(emb.model_id)
         if self.catalog.get_meta("fingerprint") not in (None, fingerprint):
             log.info("loader/splitter/embedder settings changed: every source will be re-split")
             self.catalog.mark_dirty(list(self.known))
@@ -251,7 +257,20 @@ class _Run:
         self.catalog.set_meta("embedder", emb.model_id)
         self.catalog.set_meta("fingerprint", fingerprint)
         self._check_store_settings()
-        _write_if_changed(self.pipe.layout.pipeline_file, _spec_yaml(self.pipe.spec))
+        _write_if_changed(self.pipe.layout.pipeline_file, _spec_yaml(self.pipe.spec, emb))
+
+    def _switch_embedder(self, old: str, new: str) -> None:
+        """The same model through another backend or int8 recipe (asked for with ``--pipeline``):
+        every chunk is embedded again, from the texts the catalog keeps, into a new store; the old
+        vectors stay in the embedding cache, so switching back costs nothing."""
+        count = self.catalog.chunk_count()
+        self.report.embedder_switch = f"{old} -> {new}"
+        log.warning(
+            "the embedder changed from %s to %s: embedding all %d chunks of the index again (from the "
+            "catalog's texts; the old vectors stay in the embedding cache)", old, new, count,
+        )
+        self.parts.discard_store(self.catalog.get_meta("store_type") or self.pipe.spec.store.type)
+        self.catalog.set_meta("sinks_state", "")  # reconcile fills the new store
 
     def _check_store_settings(self) -> None:
         """A changed store (type or build options) is built anew from the catalog and the
@@ -331,17 +350,17 @@ class _Run:
         and the vectors of the embedding cache (a new, damaged or extra sink: nothing is
         re-embedded, no file re-read). Returns the ids restored; the others (an index from before
         the catalog kept texts) make their sources dirty."""
-        emb = self.parts.embedder
         restored: set[str] = set()
         step = self.pipe.flush_chunks
         pending = sorted(ids)
         for i in range(0, len(pending), step):
-            recs: list[ChunkRecord] = self.catalog.chunk_records(pending[i : i + step])
-            cached = self.catalog.cached_embeddings(emb.model_id, [r.text_hash for r in recs], emb.dimension)
-            rows = [SinkRecord(r.id, r.text, cached[r.text_hash], r.metadata) for r in recs if r.text_hash in cached]
-            if rows:
-                sink.upsert(rows)
-                restored.update(r.id for r in rows)
+            recs: list[ChunkRecord] = [r for r in self.catalog.chunk_records(pending[i : i + step]) if r.text]
+            if not recs:
+                continue
+            texts = [indexed_text(r.text, r.metadata) for r in recs]
+            vectors = self.vectors.get([r.text_hash for r in recs], texts, {}, count_hits=False)
+            sink.upsert([SinkRecord(r.id, r.text, v, r.metadata) for r, v in zip(recs, vectors, strict=True)])
+            restored.update(r.id for r in recs)
         if restored:
             if persist:
                 sink.persist()
@@ -428,6 +447,11 @@ class _Run:
         self.batch_chunks += len(p.chunks)
         if self.batch_chunks >= self.pipe.flush_chunks:
             self._flush()
+        elif not p.vectors:  # (an engine's workers embedded the rest already)
+            self.pending.update(zip(p.chunk_hashes(), (c.indexed_text for c in p.chunks), strict=True))
+            if len(self.pending) >= EMBED_AHEAD:
+                todo, self.pending = self.pending, {}
+                self.vectors.ahead(todo)
 
     def _flush(self) -> None:
         if not self.batch:
@@ -451,6 +475,8 @@ class _Run:
                 sink.delete(stale)
             sink.upsert(records)
             sink.persist()
+        self.vectors.clear()
+        self.pending = {}
         self._commit_batch(batch, old)
         self.report.chunks_added += len(new_ids - old_ids)
         self.report.chunks_removed += len(stale)
@@ -469,30 +495,7 @@ class _Run:
                  computed: Mapping[str, np.ndarray]) -> np.ndarray:
         """Vectors of ``chunks`` (their text ``hashes``): from the cache, else ``computed`` elsewhere
         (an engine's workers), else embedded here."""
-        emb = self.parts.embedder
-        dim = emb.dimension
-        if not chunks:
-            return np.zeros((0, dim), dtype=np.float32)
-        texts = [c.indexed_text for c in chunks]  # the contextual header and the text
-        cached = self.catalog.cached_embeddings(emb.model_id, hashes, dim)
-        todo: dict[str, str] = {}
-        for h, t in zip(hashes, texts, strict=True):
-            if h not in cached:
-                todo.setdefault(h, t)
-        self.report.cache_hits += len(chunks) - sum(1 for h in hashes if h in todo)
-        # longest first, so each slice pads little; every slice is committed to the cache (before
-        # the store changes) as soon as it is embedded, so an interrupted run loses at most one
-        order = sorted(todo, key=lambda h: -len(todo[h]))
-        if order:
-            self.pipe.progress("embed_total", len(order))
-        for i in range(0, len(order), EMBED_SLICE):
-            part = order[i : i + EMBED_SLICE]
-            fresh = dict(zip(part, _embed_missing(emb, {h: todo[h] for h in part}, computed), strict=True))
-            self.catalog.put_embeddings(emb.model_id, fresh)
-            cached.update(fresh)
-            self.report.texts_embedded += len(part)
-            self.pipe.progress("embedded", len(part))
-        return np.stack([cached[h] for h in hashes]).astype(np.float32)
+        return self.vectors.get(hashes, [c.indexed_text for c in chunks], computed)  # the contextual header and the text
 
     def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]]) -> None:
         rows, chunk_rows = [], []
@@ -549,13 +552,6 @@ class _Run:
         self.report.chunks_removed += len(ids)
 
 
-def _embed_missing(emb: Embedder, todo: Mapping[str, str], computed: Mapping[str, np.ndarray]) -> list[np.ndarray]:
-    """Vectors for ``todo`` (text hash -> text): those ``computed`` by an engine, the rest embedded now."""
-    rest = [h for h in todo if h not in computed]
-    fresh = dict(zip(rest, emb.embed_documents([todo[h] for h in rest]), strict=True)) if rest else {}
-    return [computed[h] if h in computed else fresh[h] for h in todo]
-
-
 def _metadata(chunk: Chunk) -> dict[str, Any]:
     """What a sink keeps beside a chunk's text: its JSON-able metadata and its span."""
     meta = {k: v for k, v in chunk.metadata.items() if _jsonable(v)}
@@ -569,12 +565,22 @@ def _jsonable(v: Any) -> bool:
     return isinstance(v, (list, tuple)) and all(isinstance(x, (str, int, float)) for x in v)
 
 
-def _spec_yaml(spec: PipelineSpec) -> str:
+def _spec_yaml(spec: PipelineSpec, embedder: Embedder) -> str:
+    """The pipeline as the index keeps it, with the embedder's vector-deciding options pinned
+    (backend, int8 recipe), so a later change of their defaults never changes this index."""
     import yaml
 
+    saved = spec.to_saved_dict()
+    saved["embedder"] = {**saved["embedder"], **{k: v for k, v in embedder.saved_options().items()
+                                                   if k not in saved["embedder"]}}
     return "# resolved pipeline this index was built with (written by ragkit index)\n" + yaml.safe_dump(
-        spec.to_saved_dict(), sort_keys=False
+        saved, sort_keys=False
     )
+
+
+def _base_model(model_id: str) -> str:
+    """The model of an embedder id without its backend and recipe (``all-MiniLM-L6-v2+onnx-int8-s8-rr``)."""
+    return model_id.split("+", 1)[0]
 
 
 def _write_if_changed(target: Path, text: str) -> None:
@@ -593,4 +599,4 @@ def _write_if_changed(target: Path, text: str) -> None:
         tmp.unlink(missing_ok=True)
 
 
-__all__ = ["IndexReport", "IndexingPipeline"]
+__all__ = ["EMBED_SLICE", "IndexReport", "IndexingPipeline"]

@@ -102,8 +102,8 @@ class RAGAgent:
 
     # ------------------------------------------------------------------ asking
     def warm_up(self) -> None:
-        """Load the embedding model now, so the first search is not slowed (or timed out) by it."""
-        self.kb.embedder.load()
+        """Load the query embedding model now, so the first search is not slowed (or timed out) by it."""
+        self.kb.embedder.load_for_queries()
 
     def turn(self, question: str | Sequence[Message], *, session_id: str | None = None) -> Turn:
         """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.turns``)."""

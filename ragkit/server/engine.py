@@ -102,7 +102,7 @@ class Engine:
         """Open the index, load the embedding model, build the default agent and run one search
         now, so that no question pays for them (a worker's first search loads the store and the
         retriever: hundreds of ms on a busy machine, for every question waiting behind it)."""
-        self.library.kb.embedder.load()
+        self.library.kb.embedder.load_for_queries()
         self._agent(TurnOptions())
         try:
             self.library.search("warm-up", k=1, filter=None, kind=None)

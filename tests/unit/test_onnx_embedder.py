@@ -105,8 +105,28 @@ def test_int8_stays_close_to_sentence_transformers(
 
 
 @pytest.mark.model
+def test_an_int8_vector_does_not_depend_on_the_texts_embedded_with_it(int8: OnnxEmbedder) -> None:
+    """One text per run: int8 activation ranges are the text's own, so a text gets the same vector
+    alone (a query), in any batch, on the local engine and on Ray's actors."""
+    text = "photosynthesis converts light energy into chemical energy"
+    alone = int8.embed_batch([text])[0]
+    others = ["a", "word " * 300, "the river bank", "Mount Everest is the highest mountain above sea level"]
+    for batch in ([*others, text], [text, *others[::-1]]):
+        np.testing.assert_array_equal(int8.embed_batch(batch)[batch.index(text)], alone)
+
+
+def test_length_batches_pad_little_and_keep_to_the_budget() -> None:
+    lengths = np.array([5, 40, 3, 100, 7, 41, 300])
+    assert [list(b) for b in onnx_mod.length_batches(lengths, 0, 64)] == [[2], [0], [4], [1], [5], [3], [6]]
+    batches = onnx_mod.length_batches(lengths, 120, 64)
+    assert [list(b) for b in batches] == [[2, 0, 4], [1, 5], [3], [6]]  # 300 > 120 alone
+    assert all(len(b) * lengths[b[-1]] <= 120 or len(b) == 1 for b in batches)
+    assert [list(b) for b in onnx_mod.length_batches(lengths, 10_000, 2)] == [[2, 0], [4, 1], [5, 3], [6]]
+
+
+@pytest.mark.model
 def test_mixed_length_batch_equals_one_by_one(onnx_cache: Path, fp32: OnnxEmbedder) -> None:
-    emb = OnnxEmbedder(cache_dir=onnx_cache, batch_size=3)  # several padded batches
+    emb = OnnxEmbedder(cache_dir=onnx_cache, batch_size=3, batch_tokens=600)  # several padded batches
     texts = ["a", "a much longer sentence about rivers, banks and interest rates " * 3, "", "short one",
              "word " * 400, "Mount Everest", "b c d e f g"]
     together = emb.embed_batch(texts)
@@ -152,8 +172,9 @@ def test_construction_reads_dimension_and_max_length_without_loading(tmp_path: P
     emb = OnnxEmbedder(cache_dir=tmp_path)
     assert (emb.dimension, emb.max_length, emb.model_id) == (384, 256, "all-MiniLM-L6-v2+onnx")
     int8 = OnnxEmbedder(cache_dir=tmp_path, quantize="int8")
-    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}"
-    assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr|u8u8)-(vnni|avx2|base)", int8.model_id)
+    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}" == "all-MiniLM-L6-v2+onnx-int8-s8-rr"
+    auto = OnnxEmbedder(cache_dir=tmp_path, quantize="int8", recipe="auto")
+    assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr)-(vnni|avx2|base)", auto.model_id)
     assert emb.embed_batch([]).shape == (0, 384)
     assert not list(tmp_path.iterdir())  # nothing exported yet
 
@@ -187,6 +208,8 @@ def test_non_mean_pooling_is_rejected(tmp_path: Path) -> None:
     [
         ({"quantize": "int4"}, "quantize must be 'none' or 'int8' (got 'int4')"),
         ({"batch_size": 0}, "batch_size must be at least 1 (got 0)"),
+        ({"batch_tokens": -1}, "batch_tokens must be 0 (one text per run) or more (got -1)"),
+        ({"quantize": "int8", "recipe": "s9"}, "unknown int8 recipe 's9'"),
         ({"threads": 0}, "threads must be at least 1"),
         ({"max_length": 1000}, "max_length must be between 3 and the model's 512"),
     ],
@@ -197,12 +220,31 @@ def test_invalid_options_name_the_value(tmp_path: Path, kwargs: dict[str, object
     assert fragment in str(err.value)
 
 
+def test_threads_follow_the_cores_the_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    cores = len(os.sched_getaffinity(0))
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert onnx_mod._available_cores() == cores
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")  # what Ray gives an actor with num_cpus 1
+    assert onnx_mod._available_cores() == 1
+    monkeypatch.setenv("OMP_NUM_THREADS", "64")
+    assert onnx_mod._available_cores() == cores
+
+
+def test_a_gpu_device_needs_the_torch_backend() -> None:
+    from ragkit.embedders.sentence_transformers import SentenceTransformerEmbedder
+
+    with pytest.raises(ConfigError, match="device: cuda needs backend: torch"):
+        SentenceTransformerEmbedder(device="cuda")
+
+
 def test_missing_onnxruntime_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     real = onnx_mod.importlib.util.find_spec
     monkeypatch.setattr(
         onnx_mod.importlib.util, "find_spec", lambda name, *a: None if name == "onnxruntime" else real(name, *a)
     )
-    with pytest.raises(MissingDependencyError, match=r"pip install 'ragkit\[onnx\]'"):
+    with pytest.raises(MissingDependencyError, match=r"pip install 'ragkit\[local\]'"):
         OnnxEmbedder(cache_dir=tmp_path)
 
 
@@ -216,8 +258,9 @@ def test_cache_key_depends_on_model_settings_and_format(tmp_path: Path, monkeypa
     assert model_fingerprint(model) != first
     fp32_key = cache_key(first, ExportSettings())
     assert cache_key(first, ExportSettings(quantize="int8")) != fp32_key
-    recipes = {cache_key(first, int8_settings(isa)) for isa in ("vnni", "avx2", "base")}
-    assert len(recipes) == 3 and fp32_key not in recipes  # an ISA class never reuses another's file
+    recipes = {cache_key(first, int8_settings("auto", isa=isa)) for isa in ("vnni", "avx2", "base")}
+    recipes |= {cache_key(first, int8_settings(r)) for r in ("s8-rr", "u8u8")}
+    assert len(recipes) == 5 and fp32_key not in recipes  # a recipe or ISA class never reuses another's file
     monkeypatch.setattr(onnx_export, "EXPORT_FORMAT_VERSION", onnx_export.EXPORT_FORMAT_VERSION + 1)
     assert cache_key(first, ExportSettings()) != fp32_key
 

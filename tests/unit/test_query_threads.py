@@ -12,7 +12,7 @@ def test_query_on_one_thread_matches_batch_and_restores_the_thread_count() -> No
     torch = pytest.importorskip("torch")
     from ragkit.embedders.sentence_transformers import SentenceTransformerEmbedder
 
-    emb = SentenceTransformerEmbedder()
+    emb = SentenceTransformerEmbedder(backend="torch")
     before = torch.get_num_threads()
     query = emb.embed_query("how far is the moon from the earth")
     assert torch.get_num_threads() == before

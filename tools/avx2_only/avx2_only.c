@@ -12,11 +12,18 @@
  * interposed, so the program's handler is recorded and called for every fault that is not a
  * trapped cpuid, and the program sees the handler it installed when it asks.
  *
+ * Without CPUID faulting (e.g. AMD processors, or a hypervisor that does not offer it),
+ * `tools/avx2_only/run` patches instead: avx2_audit.so (LD_AUDIT) replaces the `cpuid`
+ * instructions of the libraries that choose kernels from it (ONNX Runtime, NumPy; found with
+ * objdump) by `int3; nop` as they are loaded, and with AVX2_ONLY_PATCHED set this library answers
+ * the SIGTRAP exactly as it answers a trapped cpuid. (PyTorch, oneDNN, MKL and FAISS are told by
+ * their own environment variables.) SIGTRAP handlers of the program are kept the same way.
+ *
  * Limits: code that ran before this library's constructor (the dynamic loader and glibc's own
  * start-up) saw the real flags; /proc/cpuinfo still lists the real flags. Where the kernel or CPU
- * has no CPUID faulting the process runs unchanged and the constructor says so on stderr (with
- * AVX2_ONLY_CHECK set it exits 3 instead: `tools/avx2_only/run` checks this before it runs
- * anything).
+ * has no CPUID faulting and the run is not patched, the process runs unchanged and the
+ * constructor says so on stderr (with AVX2_ONLY_CHECK set it exits 3 instead: `tools/avx2_only/run`
+ * checks this before it chooses a mode).
  */
 #define _GNU_SOURCE
 #include <asm/prctl.h>
@@ -35,6 +42,7 @@ typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
 static sigaction_fn real_sigaction;
 static struct sigaction program_handler; /* what the program asked for, SIG_DFL until it asks */
 static int armed;
+static int trapped_sig = SIGSEGV; /* SIGSEGV (CPUID faulting) or SIGTRAP (patched cpuid) */
 
 static int cpuid_faulting(int on) { return (int)syscall(SYS_arch_prctl, ARCH_SET_CPUID, on ? 0 : 1); }
 
@@ -64,6 +72,20 @@ static void mask_features(unsigned leaf, unsigned sub, unsigned r[4]) {
     }
 }
 
+/* Run the real cpuid for the leaf in the trapped context, mask it, write the answer into the
+ * context's registers and resume `skip` bytes further. */
+static void answer_cpuid(greg_t *regs, int skip) {
+    unsigned r[4];
+    unsigned leaf = (unsigned)regs[REG_RAX], sub = (unsigned)regs[REG_RCX];
+    run_cpuid(leaf, sub, r);
+    mask_features(leaf, sub, r);
+    regs[REG_RAX] = r[0];
+    regs[REG_RBX] = r[1];
+    regs[REG_RCX] = r[2];
+    regs[REG_RDX] = r[3];
+    regs[REG_RIP] += skip;
+}
+
 static void call_program_handler(int sig, siginfo_t *info, void *context) {
     struct sigaction h = program_handler;
     if (h.sa_flags & SA_SIGINFO) {
@@ -87,17 +109,21 @@ static void on_segv(int sig, siginfo_t *info, void *context) {
     greg_t *regs = uc->uc_mcontext.gregs;
     const unsigned char *ip = (const unsigned char *)regs[REG_RIP];
     if (info->si_code == SI_KERNEL && ip[0] == 0x0f && ip[1] == 0xa2) {
-        unsigned r[4];
-        unsigned leaf = (unsigned)regs[REG_RAX], sub = (unsigned)regs[REG_RCX];
         cpuid_faulting(0);
-        run_cpuid(leaf, sub, r);
+        answer_cpuid(regs, 2);
         cpuid_faulting(1);
-        mask_features(leaf, sub, r);
-        regs[REG_RAX] = r[0];
-        regs[REG_RBX] = r[1];
-        regs[REG_RCX] = r[2];
-        regs[REG_RDX] = r[3];
-        regs[REG_RIP] += 2;
+        return;
+    }
+    call_program_handler(sig, info, context);
+}
+
+/* A patched cpuid (int3; nop): the int3 has run, RIP points at the nop. */
+static void on_trap(int sig, siginfo_t *info, void *context) {
+    ucontext_t *uc = context;
+    greg_t *regs = uc->uc_mcontext.gregs;
+    const unsigned char *ip = (const unsigned char *)regs[REG_RIP];
+    if (info->si_code == SI_KERNEL && ip[-1] == 0xcc && ip[0] == 0x90) {
+        answer_cpuid(regs, 1);
         return;
     }
     call_program_handler(sig, info, context);
@@ -109,7 +135,7 @@ static void resolve(void) {
 
 int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
     resolve();
-    if (sig != SIGSEGV || !armed) return real_sigaction(sig, act, old);
+    if (sig != trapped_sig || !armed) return real_sigaction(sig, act, old);
     if (old) *old = program_handler;
     if (act) program_handler = *act;
     return 0;
@@ -135,6 +161,13 @@ __attribute__((constructor)) static void arm(void) {
     if (real_sigaction(SIGSEGV, &act, &program_handler) != 0) return;
     if (cpuid_faulting(1) != 0) {
         real_sigaction(SIGSEGV, &program_handler, NULL);
+        if (getenv("AVX2_ONLY_PATCHED") && !getenv("AVX2_ONLY_CHECK")) {
+            act.sa_sigaction = on_trap;
+            if (real_sigaction(SIGTRAP, &act, &program_handler) != 0) return;
+            trapped_sig = SIGTRAP;
+            armed = 1;
+            return;
+        }
         static const char msg[] = "avx2_only: this kernel or CPU has no CPUID faulting; flags unchanged\n";
         (void)!write(2, msg, sizeof msg - 1);
         if (getenv("AVX2_ONLY_CHECK")) _exit(3);

@@ -29,7 +29,7 @@ def test_both_cpu_views_are_measured_and_reported_side_by_side(tmp_path: Path) -
     res = subprocess.run([sys.executable, str(SCRIPT), "--corpus", str(corpus), "--cpu-view", "both", "--rounds", "1",
                           "--json", str(out)], capture_output=True, text=True, cwd=REPO, timeout=900, check=False)
     if res.returncode == 3 and "CPUID faulting" in res.stderr:
-        pytest.skip("no CPUID faulting on this kernel or CPU")
+        pytest.skip("no CPUID faulting (nor objdump to patch cpuid) on this machine")
     assert res.returncode == 0, res.stderr[-2000:]
     assert "## CPU view: native" in res.stdout and "## CPU view: avx2" in res.stdout
     views = json.loads(out.read_text(encoding="utf-8"))
@@ -37,6 +37,6 @@ def test_both_cpu_views_are_measured_and_reported_side_by_side(tmp_path: Path) -
     assert avx2["environment"]["int8 ISA class (cpuid)"] == "avx2"
     assert "AVX512F" not in avx2["environment"]["cpuid features"]
     names = [r["name"] for r in avx2["results"]]
-    assert names[0].startswith("sentence-transformers") and any("int8-s8-rr-avx2" in n for n in names)
+    assert names[0].startswith("sentence-transformers") and any("int8-s8-rr)" in n for n in names)
     for r in avx2["results"]:
         assert len(r["rates"]) == 1 and r["rates"][0] > 0 and r["cos_mean"] > 0.95

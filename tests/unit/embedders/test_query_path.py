@@ -34,7 +34,7 @@ def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.mark.slow
 def test_cached_export_embeds_queries_like_pytorch(onnx_cache: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("RAGKIT_CACHE_DIR", str(onnx_cache))
-    emb = SentenceTransformerEmbedder(query_prefix="query: ")
+    emb = SentenceTransformerEmbedder(backend="torch", query_prefix="query: ")
     fast = np.vstack([emb.embed_query(q) for q in QUERIES])
     assert emb._model is None  # PyTorch was not loaded for the queries
     assert emb.usage.texts == len(QUERIES)
@@ -51,7 +51,7 @@ def test_a_fresh_process_embeds_a_query_without_importing_torch(onnx_cache: Path
     code = (
         "import json, sys\n"
         "from ragkit.embedders.sentence_transformers import SentenceTransformerEmbedder\n"
-        "v = SentenceTransformerEmbedder().embed_query('which database does project alpha use')\n"
+        "v = SentenceTransformerEmbedder(backend='torch').embed_query('which database does project alpha use')\n"
         "print(json.dumps({'torch': 'torch' in sys.modules, 'norm': float((v * v).sum())}))\n"
     )
     env = {**os.environ, "RAGKIT_CACHE_DIR": str(onnx_cache), "PYTHONPATH": str(REPO)}
@@ -64,17 +64,24 @@ def test_a_fresh_process_embeds_a_query_without_importing_torch(onnx_cache: Path
 
 def test_other_backends_and_devices_embed_queries_themselves() -> None:
     assert SentenceTransformerEmbedder(backend="onnx")._onnx_for_queries() is None
-    assert SentenceTransformerEmbedder(device="cuda")._onnx_for_queries() is None
-    assert SentenceTransformerEmbedder(query_backend="torch")._onnx_for_queries() is None
+    assert SentenceTransformerEmbedder()._onnx_for_queries() is None  # the default onnx: its own session
+    assert SentenceTransformerEmbedder(backend="torch", device="cuda")._onnx_for_queries() is None
+    assert SentenceTransformerEmbedder(backend="torch", query_backend="torch")._onnx_for_queries() is None
     with pytest.raises(ConfigError, match="query_backend must be auto or torch"):
         SentenceTransformerEmbedder(query_backend="onnx")  # type: ignore[arg-type]
 
 
-def test_the_index_id_of_int8_names_recipe_and_isa(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`ragkit status` prints this id; an index never mixes two recipes' vectors."""
+def test_the_index_id_names_backend_and_recipe(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`ragkit status` prints this id; an index never mixes two recipes' vectors. The default recipe
+    is the same on every processor, so its id names no ISA class."""
+    for isa in ("avx2", "vnni"):
+        monkeypatch.setenv("RAGKIT_INT8_ISA", isa)
+        assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr"
     monkeypatch.setenv("RAGKIT_INT8_ISA", "avx2")
-    assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-avx2"
+    assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-avx2"
     monkeypatch.setenv("RAGKIT_INT8_ISA", "vnni")
-    assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
-    assert SentenceTransformerEmbedder(backend="onnx").model_id == "all-MiniLM-L6-v2+onnx"
-    assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2"  # torch, also when queries use ONNX
+    assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
+    assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="s8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
+    assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2+onnx"  # the default: fp32
+    # torch, also when its queries use the ONNX fp32 export
+    assert SentenceTransformerEmbedder(backend="torch").model_id == "all-MiniLM-L6-v2"

@@ -35,15 +35,15 @@ def test_default_yaml_parses_to_exactly_the_code_defaults(monkeypatch: pytest.Mo
     assert _defaults()["index"] == (env_index or ".ragkit/index")
 
 
-def test_the_fast_pipeline_is_the_default_with_the_int8_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_torch_pipeline_is_the_default_with_the_pytorch_embedder(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RAGKIT_INDEX", raising=False)
-    fast = load_pipeline(REPO / "pipelines" / "fast.yaml").to_yaml_dict()
-    assert fast["embedder"].pop("backend") == "onnx-int8" and fast.pop("index") == ".ragkit/index-fast"
-    assert fast.pop("name") == "fast"
+    torch = load_pipeline(REPO / "pipelines" / "torch.yaml").to_yaml_dict()
+    assert torch["embedder"].pop("backend") == "torch" and torch.pop("index") == ".ragkit/index-torch"
+    assert torch.pop("name") == "torch"
     default = _defaults()
-    default["embedder"].pop("backend", None)
+    assert default["embedder"].pop("backend") == "onnx"
     default.pop("index"), default.pop("name")
-    assert fast == default
+    assert torch == default
 
 
 def test_the_readme_pipeline_reference_is_the_default() -> None:
