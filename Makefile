@@ -11,7 +11,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-avx2 test-fast bench lint clean chromium redis
+.PHONY: demo test test-avx2 test-fast bench lint clean chromium redis avx2-tools
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
@@ -41,6 +41,11 @@ chromium:
 redis:
 	command -v redis-server >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server)
 
+# the AVX2 view (test-avx2) builds tools/avx2_only with a C compiler and, without CPUID faulting,
+# finds the cpuid instructions to patch with objdump
+avx2-tools:
+	(command -v cc && command -v objdump) >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y gcc binutils)
+
 # LlamaIndex's OpenAI integration requires openai<3 and the test environment pins openai 3.x: its
 # client test runs it in its own virtualenv, with the versions tests/clients/llamaindex.txt pins
 LLAMAINDEX_VENV := $(VENV)-llamaindex
@@ -61,7 +66,7 @@ test: $(VENV)/.test-installed $(LLAMAINDEX_VENV)/.installed chromium redis
 ISA_TESTS := tests/unit/embedders tests/unit/test_onnx_embedder.py tests/unit/stores \
 	tests/integration/embedders tests/integration/stores tests/integration/test_answer_quality.py \
 	tests/integration/test_sample_corpus.py tests/integration/test_rag_questions.py tests/unit/test_query_threads.py
-test-avx2: $(VENV)/.test-installed
+test-avx2: $(VENV)/.test-installed avx2-tools
 	@if [ "$$(uname -m)" != x86_64 ]; then echo "test-avx2: not an x86-64 machine; skipped"; \
 	elif ! grep -qw avx512f /proc/cpuinfo; then echo "test-avx2: this CPU has no AVX-512; the run above was the AVX2 run"; \
 	elif ! command -v $${CC:-cc} >/dev/null; then echo "test-avx2: no C compiler to build tools/avx2_only; skipped"; \
