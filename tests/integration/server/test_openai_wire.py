@@ -13,7 +13,7 @@ from ragkit.testing.echo import BAD_MARKER_TRIGGER, FAIL_TRIGGER
 
 pytestmark = [pytest.mark.slow, pytest.mark.network_local]
 QUESTION = "When does the ferry sail?"
-CITATION_FIELDS = {"n", "source", "page", "start", "end", "text"}
+CITATION_FIELDS = {"n", "source", "page", "page_unit", "start", "end", "text"}
 
 
 def client(server, **kw):
