@@ -58,6 +58,10 @@ MERGE_FACTOR = 8
 DEAD_RATIO = 0.3
 #: the smallest size class (rows): smaller segments all count as this one
 BASE_ROWS = 1024
+#: no merge writes a segment of more rows (as Lucene's maximum merged segment size): a merge's time
+#: and memory stay bounded whatever the index's size, and one added file never pays for a cascade
+#: that rewrites the whole index; segments near the cap are final (search visits each, cheaply)
+MAX_MERGED_ROWS = 262_144
 #: unpersisted rows of a store without a path are sealed into a segment at this size
 SEAL_ROWS = 50_000
 
@@ -74,10 +78,11 @@ class SegmentLog:
 
     def __init__(
         self, path: Path | None, kind: PayloadKind, *, header: Mapping[str, Any], label: str,
-        merge_factor: int = MERGE_FACTOR, background: bool = True,
+        merge_factor: int = MERGE_FACTOR, background: bool = True, max_merged_rows: int = MAX_MERGED_ROWS,
     ) -> None:
         self.path, self.kind, self.header, self.label = path, kind, dict(header), label
         self.merge_factor = merge_factor
+        self.max_merged_rows = max_merged_rows
         self.background = background
         self.seq = 0
         self._next = 1
@@ -318,14 +323,25 @@ class SegmentLog:
         self._merge(picked, name)
 
     def _pick(self) -> list[Segment]:
-        """Tiered: the first size class holding ``merge_factor`` segments; else a segment that
+        """Tiered: the first size class holding ``merge_factor`` segments (the oldest, or when
+        they would pass ``max_merged_rows`` the smallest that fit under it); else a segment that
         is mostly dead."""
         classes: dict[int, list[Segment]] = {}
         for seg in self.segments:
             classes.setdefault(_size_class(len(seg), self.merge_factor), []).append(seg)
         for cls in sorted(classes):
             if len(classes[cls]) >= self.merge_factor:
-                return sorted(classes[cls], key=lambda s: s.seq)[: self.merge_factor]
+                picked = sorted(classes[cls], key=lambda s: s.seq)[: self.merge_factor]
+                if sum(len(seg) for seg in picked) <= self.max_merged_rows:
+                    return picked
+                fits, rows = [], 0  # the smallest of the class that fit under the cap together
+                for seg in sorted(classes[cls], key=lambda s: (len(s), s.seq)):
+                    if rows + len(seg) > self.max_merged_rows:
+                        break
+                    fits.append(seg)
+                    rows += len(seg)
+                if len(fits) >= 2:
+                    return sorted(fits, key=lambda s: s.seq)
         for seg in self.segments:
             if seg.dead_known and seg.n_dead() > DEAD_RATIO * len(seg):
                 return [seg]

@@ -142,6 +142,21 @@ def test_deletes_and_upserts_survive_merges_and_reopen(tmp_path: Path) -> None:
         assert hit.id == ids[300] and hit.metadata == {"v": 2}
 
 
+def test_no_merge_writes_more_rows_than_the_cap_and_segments_stay_bounded(tmp_path: Path) -> None:
+    # a 1M-row index paid a cascade for one added file (every tier merged up: 433 s, 6 GB);
+    # segments near the cap are final, the smaller ones still merge
+    s = _store(tmp_path / "s", build={"ann_min": 400, "merge_factor": 4})
+    s._log.max_merged_rows = 1000
+    ids, x, meta = make_rows(4000, DIM, 6)
+    _fill(s, (ids, x, meta), 100)
+    sizes = sorted(len(seg) for seg in s._log.live_segments())
+    assert max(sizes) <= 1000 and sum(sizes) == 4000
+    assert len(sizes) <= 4000 // 500 + 2 * 4  # capped ones (>= half the cap) + fewer than merge_factor a class
+    assert s.search(x[1234], k=1)[0].id == ids[1234]
+    for store in (s, _store(tmp_path / "s")):
+        assert store.count() == 4000
+
+
 def test_flat_upgrades_an_older_single_file_store(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "s"
     old = SingleFileFaiss(dimension=DIM, path=path, index="flat")
