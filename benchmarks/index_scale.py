@@ -234,9 +234,9 @@ def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[
         out.append(res)
         done = size
     rerun = run_index("unchanged re-run", pipe, folders)
-    extra = work / "one-more"
-    write_rows(extra, done, args.rows_per_file, args.rows_per_file, texts)
-    one = run_index("add one file", pipe, [*folders, extra])
+    extra = folders[-1] / "one-more"  # inside a root: a new root beside them would move the index's base
+    write_rows(extra, done, args.rows_per_file, args.rows_per_file, texts)  # and rename every source
+    one = run_index("add one file", pipe, folders)
     out += [rerun, one]
     return out
 
