@@ -250,3 +250,15 @@ def machine_facts() -> dict[str, str]:
 
 def print_facts(title: str, facts: Mapping[str, str]) -> None:
     print(f"{title}: " + "; ".join(f"{k} {v}" for k, v in facts.items()))
+
+
+#: short msmarco-style questions the cold-start benchmarks (cold_search.py, cold_ask.py) take turns on
+COLD_QUERIES = [
+    "what is the highest mountain above sea level",
+    "how does photosynthesis convert light energy",
+    "what does a thermometer measure",
+    "interest rate of a bank savings account",
+    "capital of japan",
+    "symptoms of the common cold",
+    "how long to boil an egg",
+]

@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from _common import (  # noqa: E402 - the benchmarks folder is not a package
+    COLD_QUERIES,
     DEFAULT_CORPUS,
     REPO,
     bench_env,
@@ -39,15 +40,6 @@ from _common import (  # noqa: E402 - the benchmarks folder is not a package
     write_txt_files,
 )
 
-QUESTIONS = [
-    "what is the highest mountain above sea level",
-    "how does photosynthesis convert light energy",
-    "what does a thermometer measure",
-    "interest rate of a bank savings account",
-    "capital of japan",
-    "symptoms of the common cold",
-    "how long to boil an egg",
-]
 TARGET = 1.5
 #: the CLI in a fresh process, reporting at exit whether PyTorch was imported
 CHILD = """
@@ -93,13 +85,13 @@ def main(argv: list[str] | None = None) -> int:
             return m.wall, bool(m.report.get("torch")), m.ok
 
         for case in cases:  # untimed: libraries into the OS file cache, the ONNX exports built
-            run(case, QUESTIONS[-1])
+            run(case, COLD_QUERIES[-1])
         times: dict[tuple[str, str, str], list[float]] = {c: [] for c in cases}
         torch_seen: dict[tuple[str, str, str], bool] = dict.fromkeys(cases, False)
         for r in range(args.rounds):
             order = cases[r % len(cases):] + cases[: r % len(cases)]
             for case in order:
-                wall, torch, ok = run(case, QUESTIONS[r % len(QUESTIONS)])
+                wall, torch, ok = run(case, COLD_QUERIES[r % len(COLD_QUERIES)])
                 times[case].append(wall if ok else float("nan"))
                 torch_seen[case] |= torch
             print(f"round {r + 1}: " + ", ".join(f"{' '.join(c)} {times[c][-1]:.2f} s" for c in cases)

@@ -30,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from _common import (  # noqa: E402 - the benchmarks folder is not a package
+    COLD_QUERIES,
     DEFAULT_CORPUS,
     bench_env,
     check_ok,
@@ -44,15 +45,6 @@ from _common import (  # noqa: E402 - the benchmarks folder is not a package
     write_txt_files,
 )
 
-QUERIES = [
-    "what is the highest mountain above sea level",
-    "how does photosynthesis convert light energy",
-    "what does a thermometer measure",
-    "interest rate of a bank savings account",
-    "capital of japan",
-    "symptoms of the common cold",
-    "how long to boil an egg",
-]
 PIPELINE = """version: 1
 name: cold-search-{name}
 embedder:
@@ -152,7 +144,7 @@ def main(argv: list[str] | None = None) -> int:
     phase_times: dict[str, list[dict[str, float]]] = {version: [] for version in code}
     same = 0
     for r in range(args.rounds):
-        query = QUERIES[r % len(QUERIES)]
+        query = COLD_QUERIES[r % len(COLD_QUERIES)]
         tops = {}
         for run in runs:
             wall, tops[run] = search(*run, query)
