@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
+from ragkit.loaders import pdf_paper as paper
 from ragkit.loaders.base import Loader
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
@@ -42,40 +43,93 @@ class PdfLoader(Loader):
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         reader = _open(path)
-        title = _title(reader) or path.stem
-        docs: list[Document] = []
+        pages: list[tuple[int, str]] = []  # (page number, text) of the pages with words
         garbage: list[tuple[int, str]] = []
+        fragments: list[tuple[float, float, str]] = []  # the first page's (font size, y, text)
         try:
             for number, page in enumerate(reader.pages, start=1):
-                text = unicodedata.normalize("NFKC", page.extract_text() or "").strip()
+                raw = page.extract_text(visitor_text=_collector(fragments)) if number == 1 else page.extract_text()
+                text = unicodedata.normalize("NFKC", raw or "").strip()
                 if not text:
                     continue
                 reason = garbage_reason(text)
                 if reason is not None:
                     garbage.append((number, reason))
                     continue
-                text = _CONTROL.sub("", text)  # unmapped glyphs (a math font's minus): never text
-                docs.append(Document(text=text, metadata=self._metadata(source, title=title, page=number)))
+                pages.append((number, _CONTROL.sub("", text)))  # unmapped glyphs (a math font's minus): never text
         except Exception as exc:  # pypdf raises many types on damaged content streams
             raise _unreadable(path, exc) from exc
-        if garbage and not docs:
+        if garbage and not pages:
             raise LoaderError(
                 f"{path}: the text layer of all {len(garbage)} page(s) with text is not words ({garbage[0][1]}): "
                 "the fonts carry no Unicode map; run OCR to get real text (e.g. ocrmypdf --force-ocr in.pdf out.pdf)",
                 path=str(path), reason="text layer is not words (needs OCR)",
             )
         if garbage:
-            pages = ", ".join(str(n) for n, _ in garbage[:10]) + (" …" if len(garbage) > 10 else "")
+            listed = ", ".join(str(n) for n, _ in garbage[:10]) + (" …" if len(garbage) > 10 else "")
             log.warning("%s: left out %d page(s) whose text is mostly not words (%s): page %s; OCR would recover "
-                        "them (ocrmypdf --force-ocr)", path, len(garbage), garbage[0][1], pages)
-        if not docs:
+                        "them (ocrmypdf --force-ocr)", path, len(garbage), garbage[0][1], listed)
+        if not pages:
             raise LoaderError(
                 f"{path}: no extractable text in {len(reader.pages)} page(s) (scanned? run OCR first, "
                 "e.g. ocrmypdf)",
                 path=str(path),
                 reason="no extractable text",
             )
-        return iter(docs)
+        first = pages[0][1] if pages[0][0] == 1 else ""
+        found = paper.document_title(_title(reader), _normalized(fragments) if first else [], _height(reader))
+        title = found or path.stem
+        meta = {"title": title, "authors": paper.byline(first, found) if first else None}
+        return iter(self._documents(source, pages, meta))
+
+    def _documents(self, source: str, pages: list[tuple[int, str]], meta: dict[str, Any]) -> list[Document]:
+        """One document per page; the reference list (``ragkit.loaders.pdf_paper``) in documents of
+        its own, marked ``references: True`` with the heading ``References``: a page where it starts
+        or an appendix follows it gives two."""
+        start = paper.references_start([text for _, text in pages])
+        docs: list[Document] = []
+        in_references = False
+        for index, (number, text) in enumerate(pages):
+            parts: list[tuple[str, bool]] = [(text, in_references)]
+            if start is not None and index == start[0]:
+                parts = [(text[:start[1]], False), (text[start[1]:], True)]
+                in_references = True
+            if in_references and (cut := paper.appendix_start(parts[-1][0])) is not None:
+                tail = parts.pop()[0]
+                parts += [(tail[:cut], True), (tail[cut:], False)]
+                in_references = False
+            for part, references in parts:
+                if part.strip():
+                    extra = {"references": True, "heading": "References"} if references else {}
+                    docs.append(Document(text=part.strip(), metadata=self._metadata(source, **meta, page=number,
+                                                                                      **extra)))
+        return docs
+
+
+def _collector(fragments: list[tuple[float, float, str]]) -> Any:
+    """A pypdf ``visitor_text`` that records each fragment's rendered font size and height."""
+
+    def visit(text: str, cm: Any, tm: Any, font: Any, size: Any) -> None:
+        if text and text.strip():
+            try:
+                rendered, y = paper.fragment_size(cm, tm, float(size))
+            except (TypeError, ValueError, IndexError):
+                return
+            fragments.append((rendered, y, text))
+
+    return visit
+
+
+def _normalized(fragments: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
+    return [(size, y, _CONTROL.sub("", unicodedata.normalize("NFKC", text))) for size, y, text in fragments]
+
+
+def _height(reader: Any) -> float | None:
+    try:
+        box = reader.pages[0].mediabox
+        return float(box.top) - float(box.bottom)
+    except Exception:  # a damaged page box: the title is then looked for on the whole page
+        return None
 
 
 def _open(path: Path) -> Any:
