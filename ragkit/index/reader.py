@@ -19,6 +19,7 @@ from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout, default_index
 from ragkit.index.sinks import IndexSink
+from ragkit.retrieval.back_matter import demote_back_matter, is_back_matter, overfetch
 from ragkit.retrieval.base import Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import VectorStore
@@ -121,7 +122,11 @@ class KnowledgeBase:
         k = k if k is not None else self.spec.retriever.top_k
         if k < 1:
             raise ConfigError(f"k must be at least 1 (got {k})")
-        return list(self.retriever(kind).retrieve(query, k=k, filter=filter))
+        retriever = self.retriever(kind)
+        hits = retriever.retrieve(query, k=k, filter=filter)
+        if any(is_back_matter(h) for h in hits):  # a paper's reference list ranks below its body
+            hits = demote_back_matter(retriever.retrieve(query, k=overfetch(k), filter=filter), k)
+        return list(hits)
 
     def close(self) -> None:
         self.components.close()
