@@ -82,6 +82,10 @@ class SearchHit:
         return asdict(self)
 
 
+def _text_or_none(value: object) -> str | None:
+    return str(value) if value not in (None, "") else None
+
+
 @dataclass(frozen=True)
 class Citation:
     """Where a numbered passage [n] in an answer came from."""
@@ -96,6 +100,20 @@ class Citation:
     score: float | None = None
     text: str = ""
     page_unit: str = "page"  # what ``page`` counts: "cell" for a notebook (the loader's page_unit)
+    title: str | None = None  # the document's title, when its loader found one
+    authors: str | None = None  # the document's byline (a paper's authors: ``ragkit.loaders.pdf_paper``)
+    references: bool = False  # the passage is part of a reference list (weighed down in answers)
+
+    @classmethod
+    def from_hit(cls, number: int, hit: SearchHit) -> Citation:
+        """The citation [number] of a search hit, from its chunk's metadata."""
+        m = hit.metadata
+        return cls(
+            number=number, source=hit.source, chunk_id=hit.id, page=m.get("page"), start=m.get("start"),
+            end=m.get("end"), heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
+            page_unit=str(m.get("page_unit") or "page"), title=_text_or_none(m.get("title")),
+            authors=_text_or_none(m.get("authors")), references=bool(m.get("references")),
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

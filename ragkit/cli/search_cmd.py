@@ -33,6 +33,7 @@ def search(query: str, k: int | None, source_glob: str | None, retriever: str | 
     """
     from ragkit.errors import ConfigError
     from ragkit.index.reader import KnowledgeBase
+    from ragkit.types import Citation
 
     flt = {"source": {"$glob": source_glob}} if source_glob else None
     with KnowledgeBase.open(pipeline=pipeline, index=index_dir) as kb:
@@ -49,8 +50,8 @@ def search(query: str, k: int | None, source_glob: str | None, retriever: str | 
         click.echo("no results")
     for i, h in enumerate(hits, 1):
         m = h.metadata
-        unit = "cell " if m.get("page_unit") == "cell" else "p."  # a notebook's pages are its cells
-        where = m.get("source", "?") + (f"  {unit}{m['page']}" if m.get("page") is not None else "")
+        location = Citation.from_hit(i, h).location(short=True)  # "p. 3"; a notebook's "cell 3"
+        where = m.get("source", "?") + (f"  {location}" if location else "")
         if m.get("heading"):
             where += f"  § {m['heading']}"
         click.echo(click.style(f"{i}. {h.score:.3f}  ", bold=True) + click.style(where, fg="cyan"))

@@ -35,6 +35,9 @@ class Passage:
             meta["heading"] = c.heading
         if c.start is not None:
             meta["start"] = str(c.start)
+        meta.update({key: value for key, value in (("document_title", c.title), ("authors", c.authors)) if value})
+        if c.references:
+            meta["references"] = "yes"
         return cls(c.number, _plain(c.text), meta)
 
 

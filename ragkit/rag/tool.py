@@ -35,13 +35,7 @@ class CitationBook:
     def number(self, hit: SearchHit) -> Citation:
         with self._lock:
             if hit.id not in self._by_chunk:
-                m = hit.metadata
-                self._by_chunk[hit.id] = Citation(
-                    number=len(self._by_chunk) + 1, source=hit.source, chunk_id=hit.id,
-                    page=m.get("page"), start=m.get("start"), end=m.get("end"),
-                    heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
-                    page_unit=str(m.get("page_unit") or "page"),
-                )
+                self._by_chunk[hit.id] = Citation.from_hit(len(self._by_chunk) + 1, hit)
             return self._by_chunk[hit.id]
 
     def get(self, number: int) -> Citation | None:

@@ -45,6 +45,7 @@ class Unit:
     parents: tuple[str, ...] = ()  # the headings above the passage's first section (the page title first)
     leads_code: bool = False  # a description line ending with ":" that a code block follows
     opening: bool = False  # one of the first lines of a document (where a paper's byline is)
+    references: bool = False  # part of a paper's reference list
 
 
 @dataclass(frozen=True)

@@ -92,6 +92,7 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
     "under up down again further once".split()
 )
 _BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
+_REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
 _LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
@@ -163,7 +164,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
-                              opening))
+                              opening, bool(p.meta.get("references"))))
     return units
 
 
@@ -197,6 +198,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
     near_hits = (u.near - u.own - u.section) & wanted
     scope_hits = (u.scope - u.own - u.section - u.near) & wanted
     document_hits = u.document & wanted
+    if byline:  # the names under a title are about the whole document: its other passages scope them
+        scope_hits, document_hits = scope_hits | (document_hits - u.own - u.section - u.near), frozenset()
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if not (hits - query.numbers) and not (section_hits - query.numbers) and not (byline and scope_hits):
         return None  # about none of the question's words (a byline: about the document they are in)
@@ -259,6 +262,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
         if query.action and terms(u.text)[:1] == [query.action]:
             fit *= _LEADS_CODE  # ... that starts with the action asked about ("add"), not "Change the URL"
+    if u.references:
+        fit *= _REFERENCE_LIST  # an entry of a paper's reference list names a topic, rarely answers
     if u.kind == "line":
         fit *= _LINE  # a console's output line: when no sentence says the value
     if query.value_kind == "port" and serves_address(u.text):
@@ -266,6 +271,24 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     same = len(query.words & {w.lower() for w in WORD.findall(u.text)} - _FUNCTION_WORDS)
     fit *= 1.0 + _SURFACE * min(same, 5)  # a tie-break on the very words, quantifiers included ("all")
     return fit
+
+
+def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
+    """The passages, each document's first one followed by its title and byline when its loader
+    found them (``authors``: a paper's names under its title, ``ragkit.loaders.pdf_paper``) and
+    its first page is not among them: "Who wrote the Raft paper?" is answered from any retrieved
+    passage of the paper. The added passage cites the passage it follows."""
+    out: list[Passage] = []
+    opened = {p.meta.get("source") for p in passages if p.meta.get("page", "1") == "1" and p.meta.get("start") == "0"}
+    done: set[str] = set()
+    for p in passages:
+        out.append(p)
+        source, authors = p.meta.get("source", ""), p.meta.get("authors", "")
+        if authors and source not in done and source not in opened:
+            title = p.meta.get("document_title", "") or source
+            out.append(Passage(p.number, f"{title}\n{authors}", {"source": source, "page": "1", "start": "0"}))
+        done.add(source)
+    return out
 
 
 def _missing_share(query: Query, units: Sequence[Unit]) -> float:
@@ -286,6 +309,8 @@ def extractive_answer(
     ``context`` is text the question leans on (an earlier question of the conversation, for a
     follow-up such as "And how do I add elements to it?"): its words count at half weight."""
     query = read_question(question, context)
+    if query.author:
+        passages = _with_bylines(passages)
     units = _units(passages, frozenset(query.boosts), lines=query.kind == "value") if query.boosts else []
     if not units:
         return REFUSAL
