@@ -188,7 +188,15 @@ class Preparer:
             cls = registry.loaders.get(name)
             check_options(cls, opts, section=f"loaders.{ext}", kind="loader", name=name, origin=self.spec.origin)
             self._loaders[key] = cls(**opts)
+            self._loaders[key].use_inner_loaders(self._inner)
         return self._loaders[key]
+
+    def _inner(self, path: Path) -> tuple[str, Loader] | None:
+        """The loader of a file inside another (a mail's attachment), by the same mapping."""
+        from ragkit.loaders.base import loader_name_for
+
+        name = loader_name_for(path, {k: v.type for k, v in self.overrides.items()})
+        return (name, self._loader(name, path.suffix.lower())) if name is not None else None
 
 
 def _reason(exc: LoaderError, unit: Unit) -> str:

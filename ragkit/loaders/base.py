@@ -17,7 +17,7 @@ import os
 import re
 import stat
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -97,6 +97,11 @@ class Loader(ABC):
     @abstractmethod
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         """Read ``path`` into documents whose metadata carries ``source`` and ``mime``."""
+
+    def use_inner_loaders(self, choose: InnerLoaders) -> None:  # noqa: B027 - a hook for containers only
+        """How this loader finds the loader of a file inside what it reads (a mail's attachments):
+        the indexer passes one that follows the pipeline's ``loaders:`` mapping. A loader that
+        reads no inner files ignores it."""
 
     def _metadata(self, source: str, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"source": source, "mime": self.mime}
@@ -186,6 +191,18 @@ def strip_encoded_data(text: str) -> str:
     any hash) and SVG path data (``M10 20 L30 40 ...``), so they are never chunked or embedded.
     Words, numbers, tables, hashes and ordinary URLs are kept."""
     return _ENCODED_DATA.sub("", text)
+
+
+#: (path of an inner file) -> (loader name, loader), or None when no loader reads it
+InnerLoaders = Callable[[Path], "tuple[str, Loader] | None"]
+
+
+def default_inner_loader(path: Path) -> tuple[str, Loader] | None:
+    """The default loader of an inner file (no pipeline mapping): the one of its extension."""
+    from ragkit.registry import loaders
+
+    name = loader_name_for(path)
+    return (name, loaders.get(name)()) if name is not None else None
 
 
 def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> str | None:

@@ -3,7 +3,8 @@ with the standard library's ``email`` and ``mailbox``.
 
 A message becomes a document of its ``Subject``, ``From``, ``To`` and ``Date`` lines, a blank line
 and its body (the plain-text part, else the HTML part as visible text). Its attachments go through
-the loader of their extension (a PDF through ``pdf``, a CSV through ``csv``...), each document
+the loader of their extension (a PDF through ``pdf``, a CSV through ``csv``...; the pipeline's
+``loaders:`` mapping applies to them as to files, with its options), each document
 marked with ``attachment`` (the file name); attachments that are assets (images...), have no loader
 or cannot be read are left out with a log line, the message itself is still indexed. Metadata:
 ``title`` (the subject), ``author`` (the sender), ``date`` (ISO 8601); in a mailbox ``page`` is
@@ -25,7 +26,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError, RagkitError
 from ragkit.loaders.assets import is_asset
-from ragkit.loaders.base import Loader, loader_name_for, strip_encoded_data
+from ragkit.loaders.base import InnerLoaders, Loader, default_inner_loader, strip_encoded_data
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -37,6 +38,10 @@ _NO_NESTING = frozenset({"eml", "mbox"})
 
 class _MailLoader(Loader):
     option_defaults = {"attachments": True}
+    _inner: InnerLoaders = staticmethod(default_inner_loader)
+
+    def use_inner_loaders(self, choose: InnerLoaders) -> None:
+        self._inner = choose  # the pipeline's loaders: mapping applies to attachments too
 
     def _message_documents(self, msg: EmailMessage, source: str, where: str, **extra: Any) -> list[Document]:
         meta = self._metadata(
@@ -47,7 +52,7 @@ class _MailLoader(Loader):
         body = _body(msg)
         docs = [Document(text=strip_encoded_data("\n".join(lines) + ("\n\n" + body if body else "")), metadata=meta)]
         if self.options["attachments"]:
-            docs.extend(_attachments(msg, source, where, meta))
+            docs.extend(_attachments(msg, source, where, meta, self._inner))
         return docs
 
 
@@ -146,28 +151,33 @@ def _part_text(part: EmailMessage) -> str:
     return content.replace("\r\n", "\n").strip()
 
 
-def _attachments(msg: EmailMessage, source: str, where: str, meta: dict[str, Any]) -> Iterator[Document]:
+def _attachments(msg: EmailMessage, source: str, where: str, meta: dict[str, Any],
+                 choose: InnerLoaders) -> Iterator[Document]:
     for part in msg.iter_attachments():
         name = Path(part.get_filename() or "").name
         if not name or is_asset(name):
             continue
-        loader_name = loader_name_for(Path(name))
-        if loader_name is None or loader_name in _NO_NESTING:
-            log.info("%s: attachment %s has no loader; left out", where, name)
-            continue
         data = part.get_payload(decode=True)
         if not isinstance(data, bytes) or not data:
             continue
-        yield from _load_attachment(name, data, loader_name, source, where, meta)
+        yield from _load_attachment(name, data, choose, source, where, meta)
 
 
-def _load_attachment(name: str, data: bytes, loader_name: str, source: str, where: str,
+def _load_attachment(name: str, data: bytes, choose: InnerLoaders, source: str, where: str,
                      meta: dict[str, Any]) -> list[Document]:
     with tempfile.TemporaryDirectory(prefix="ragkit-attachment-") as tmp:
         path = Path(tmp) / name
+        try:
+            found = choose(path)
+        except RagkitError as exc:  # a mapping to a loader with bad options
+            log.warning("%s: attachment %s left out: %s", where, name, exc)
+            return []
+        if found is None or found[0] in _NO_NESTING:
+            log.info("%s: attachment %s has no loader; left out", where, name)
+            return []
         path.write_bytes(data)
         try:
-            docs = list(loaders.get(loader_name)().load(path, source=source))
+            docs = list(found[1].load(path, source=source))
         except RagkitError as exc:
             log.warning("%s: attachment %s left out: %s", where, name, str(exc).replace(str(path), name))
             return []

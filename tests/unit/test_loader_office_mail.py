@@ -192,3 +192,28 @@ def test_an_mbox_gives_one_document_per_message(tmp_path: Path) -> None:
     assert [(d.metadata["page"], d.metadata.get("attachment")) for d in docs] == [(1, None), (2, None), (2, "shifts.csv")]
     assert docs[1].metadata["title"] == "Tuesday" and docs[1].text.endswith("The lighthouse lamp was replaced.")
     assert docs[2].text == "table: shifts\nname: Ben\nshift: night"
+
+
+def test_attachments_follow_the_pipelines_loaders_mapping(tmp_path: Path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from ragkit.cli.main import cli
+
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    msg = message("Ports", "The list is attached.", attachments=(("ports.csv", b"port,ships\nLeith,4\n", "text/csv"),
+                                                                  ("shifts.log", b"night shift: Ben\n", "text/plain")))
+    (docs / "ports.eml").write_bytes(bytes(msg))
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(json.dumps({"index": str(tmp_path / "index"), "embedder": {"type": "hashing", "dimension": 64},
+                                "store": {"type": "faiss", "index": "flat"},
+                                "loaders": {".csv": "text", ".log": "text"}}), encoding="utf-8")
+    run = CliRunner().invoke(cli, ["index", str(docs), "--pipeline", str(pipe), "--json"], catch_exceptions=False)
+    assert run.exit_code == 0, run.output
+    run = CliRunner().invoke(cli, ["search", "Leith ships night shift", "--index", str(tmp_path / "index"), "-k", "5",
+                                   "--json"])
+    texts = {h.get("attachment"): h["text"] for h in json.loads(run.stdout)}
+    assert texts["ports.csv"] == "port,ships\nLeith,4"  # as text, as the mapping says: not "table: ports ..."
+    assert texts["shifts.log"] == "night shift: Ben"  # an extension only the mapping knows
