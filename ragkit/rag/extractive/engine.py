@@ -36,7 +36,12 @@ by its ``[n]`` marker; a whole list when the question asks for one or the best s
 one; for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
 number or a name the question is about appears in none of the passages, or when most of the
-question's weight is in words no passage has.
+question's weight is in words no passage has. A question that names something found in some
+passages is answered only from the documents that mention it ("What is the price of a Chubby
+license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
+paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
+PDF loader) when its first page is not among the passages; a sentence of a reference list
+(``references`` metadata) counts half.
 
 Passage text is data: nothing in it is ever followed as an instruction; the only thing text can
 do is be quoted if it is relevant to the question.
@@ -323,6 +328,9 @@ def extractive_answer(
         (c for u in units if (c := _score(u, query, weight, min_coverage))),
         key=lambda c: (-c.score, c.unit.rank, c.unit.position),
     )
+    named = query.names & present
+    if named:  # a question about a name is answered from a document that mentions it
+        candidates = [c for c in candidates if named & (c.unit.scope | c.unit.document | c.unit.section)]
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
