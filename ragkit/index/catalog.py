@@ -305,9 +305,17 @@ class Catalog:
     def cached_embeddings(self, model: str, hashes: Sequence[str], dimension: int) -> dict[str, np.ndarray]:
         if not hashes:
             return {}
-        rows = self.con.execute(
-            "SELECT text_hash, vector FROM embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
+        # two steps: which rows hold the hashes (a scan of the hash column only), then the vectors of
+        # those rows alone; one join that also selected ``vector`` read every cached vector per batch
+        # (0.5-0.7 s per lookup at a million cached texts, most batches finding nothing)
+        found = self.con.execute(
+            "SELECT rowid FROM embeddings WHERE model = ? AND text_hash IN (SELECT unnest(?))",
             [model, list(set(hashes))],
+        ).fetchall()
+        if not found:
+            return {}
+        rows = self.con.execute(
+            "SELECT text_hash, vector FROM embeddings WHERE rowid IN (SELECT unnest(?))", [[r for (r,) in found]]
         ).fetchall()
         out = {}
         for h, blob in rows:
