@@ -90,8 +90,7 @@ class Preparer:
         self.spec = spec
         self.known = known
         self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
-        self.overrides = spec.loader_overrides()
-        self._loaders: dict[str, Loader] = {}
+        self.loaders = PipelineLoaders(spec)
 
     def prepare(self, unit: Unit) -> Prepared:
         """Check, load and split ``unit`` (a source the catalog has unchanged is not loaded)."""
@@ -137,10 +136,8 @@ class Preparer:
     def _documents(self, unit: Unit, p: Prepared) -> list[Document]:
         if unit.docs is not None:
             return list(unit.docs)
-        from ragkit.loaders.base import loader_name_for
-
         assert unit.path is not None
-        name = loader_name_for(unit.path, {k: v.type for k, v in self.overrides.items()})
+        name = self.loaders.name_for(unit.path)
         if name is None:
             ext = unit.path.suffix or unit.path.name
             raise LoaderError(
@@ -181,6 +178,25 @@ class Preparer:
         )
 
     def _loader(self, name: str, ext: str) -> Loader:
+        return self.loaders.get(name, ext)
+
+
+class PipelineLoaders:
+    """The loaders of a pipeline: each built once with the options its ``loaders:`` entry gives
+    (checked), and handed the same mapping for the files inside what it reads (a mail's
+    attachments: ``Loader.use_inner_loaders``)."""
+
+    def __init__(self, spec: PipelineSpec) -> None:
+        self.spec = spec
+        self.overrides = spec.loader_overrides()
+        self._loaders: dict[str, Loader] = {}
+
+    def name_for(self, path: Path) -> str | None:
+        from ragkit.loaders.base import loader_name_for
+
+        return loader_name_for(path, {k: v.type for k, v in self.overrides.items()})
+
+    def get(self, name: str, ext: str) -> Loader:
         key = f"{name}:{ext}"
         if key not in self._loaders:
             spec = self.overrides.get(ext)
@@ -188,15 +204,13 @@ class Preparer:
             cls = registry.loaders.get(name)
             check_options(cls, opts, section=f"loaders.{ext}", kind="loader", name=name, origin=self.spec.origin)
             self._loaders[key] = cls(**opts)
-            self._loaders[key].use_inner_loaders(self._inner)
+            self._loaders[key].use_inner_loaders(self.inner)
         return self._loaders[key]
 
-    def _inner(self, path: Path) -> tuple[str, Loader] | None:
+    def inner(self, path: Path) -> tuple[str, Loader] | None:
         """The loader of a file inside another (a mail's attachment), by the same mapping."""
-        from ragkit.loaders.base import loader_name_for
-
-        name = loader_name_for(path, {k: v.type for k, v in self.overrides.items()})
-        return (name, self._loader(name, path.suffix.lower())) if name is not None else None
+        name = self.name_for(path)
+        return (name, self.get(name, path.suffix.lower())) if name is not None else None
 
 
 def _reason(exc: LoaderError, unit: Unit) -> str:

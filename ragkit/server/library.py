@@ -261,8 +261,7 @@ class Library:
     def document_text(self, source: str, max_chars: int = 2_000_000) -> str:
         """The text of an indexed document as the pipeline's loader extracted it (a PDF's pages
         as ``[page N]`` sections, a DOCX's paragraphs), for MCP resources."""
-        from ragkit import registry
-        from ragkit.loaders.base import loader_name_for
+        from ragkit.index.prepare import PipelineLoaders
 
         rows, base, names = self._snapshot()
         row = rows.get(names.stored(source))
@@ -272,11 +271,9 @@ class Library:
         if not path.is_file():
             raise ConfigError(f"the document '{source}' is indexed but its file is gone")
         spec, _ = resolve_spec(self.pipeline, self.index_dir)
-        overrides = spec.loader_overrides()
-        name = row.loader or loader_name_for(path, {k: v.type for k, v in overrides.items()}) or "text"
-        override = overrides.get(path.suffix.lower())
-        options = override.options if override is not None and override.type == name else {}
-        docs = list(registry.loaders.get(name)(**options).load(path, source=row.source))
+        pipeline_loaders = PipelineLoaders(spec)
+        name = row.loader or pipeline_loaders.name_for(path) or "text"
+        docs = list(pipeline_loaders.get(name, path.suffix.lower()).load(path, source=row.source))
         paged = len(docs) > 1 and all(d.metadata.get("page") is not None for d in docs)
         text = "\n\n".join(f"[page {d.metadata['page']}]\n{d.text}" if paged else d.text for d in docs)
         return text[:max_chars]
