@@ -14,7 +14,8 @@ rewritten, so a commit costs what it adds. A tombstone of seq ``t`` hides the ro
 in every segment of seq < ``t`` (an upsert writes the new row and tombstones the old one in the
 same commit). Reading merges the segments' answers.
 
-Segments pile up, so a background thread merges them (tiered: ``merge_factor`` segments of one
+Segments pile up, so a background thread at low priority (niceness 19: it takes the CPU the
+writer leaves) merges them (tiered: ``merge_factor`` segments of one
 size class into one; a segment with many dead rows is rewritten alone): it writes the merged
 segment from a snapshot, then swaps it into the manifest; searches never wait for it. Merged
 segments get the payload's search structure (an IVF index for vectors). A kill at any instant
@@ -26,6 +27,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -348,6 +350,7 @@ class SegmentLog:
         return []
 
     def _merge_guarded(self, picked: list[Segment], name: str) -> None:
+        lower_thread_priority()
         try:
             self._merge(picked, name)
         except BaseException as exc:  # reported by wait_merges; the inputs stay as they were
@@ -435,6 +438,21 @@ def _dead_mask(seg: Segment, tombs: Sequence[_Tomb], extra: Sequence[str]) -> np
     return hit if hit.any() else None
 
 
+#: the niceness a background merge runs at: it takes the CPU the writer and the searches leave
+#: (on 2 cores a merge at normal priority stole half the machine from the flushes beside it)
+MERGE_NICENESS = 19
+
+
+def lower_thread_priority() -> None:
+    """Run the calling thread at ``MERGE_NICENESS`` (Linux sets a niceness per thread; elsewhere,
+    or when not allowed, nothing changes)."""
+    try:
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, max(MERGE_NICENESS, os.getpriority(os.PRIO_PROCESS, tid)))
+    except (AttributeError, OSError) as exc:  # no per-thread niceness here
+        log.debug("a merge runs at the writer's priority: %s", exc)
+
+
 def _size_class(rows: int, factor: int) -> int:
     cls, size = 0, BASE_ROWS
     while rows > size:
@@ -443,5 +461,5 @@ def _size_class(rows: int, factor: int) -> int:
     return cls
 
 
-__all__ = ["MANIFEST", "Payload", "PayloadKind", "Rows", "Segment", "SegmentLog", "id_keys", "save_npy"]
+__all__ = ["MANIFEST", "Payload", "PayloadKind", "Rows", "Segment", "SegmentLog", "id_keys", "lower_thread_priority", "save_npy"]
 

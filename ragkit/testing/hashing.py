@@ -26,13 +26,16 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class HashingEmbedder(Embedder):
     def __init__(
         self, *, dimension: int = 256, model: str = "hashing", price_per_million: float | None = None,
-        delay: float = 0.0,
+        delay: float = 0.0, calls_file: str | None = None,
     ) -> None:
         """``model`` names the model it pretends to be for pricing (its price in the model registry,
         ``ragkit/models.yaml``, unless ``price_per_million`` is given; a model without a price is
-        unpriced); ``delay`` seconds of sleep per embed call simulate a slow model (crash tests)."""
+        unpriced); ``delay`` seconds of sleep per embed call simulate a slow model (crash tests);
+        ``calls_file``: each embed call appends a line to it when it starts (a test in another
+        process waits on it instead of on the clock)."""
         super().__init__()
         self.delay = delay
+        self.calls_file = calls_file
         self.pricing_name = model
         if price_per_million is None:
             from ragkit import pricing
@@ -54,6 +57,9 @@ class HashingEmbedder(Embedder):
         return len(_WORD.findall(text))
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        if self.calls_file:
+            with open(self.calls_file, "a", encoding="utf-8") as fh:
+                fh.write(f"{len(texts)}\n")
         if self.delay:
             time.sleep(self.delay)
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)

@@ -222,15 +222,26 @@ def test_clean_rerun_skips_reconcile_until_the_store_files_change(spec, tree: Pa
     assert "stray" not in store_ids(spec)
 
 
-def test_embedding_cache_put_keeps_the_first_vector_of_a_text(tmp_path: Path) -> None:
-    """A plain INSERT first (fast), and on a text already cached the old vector stays."""
+@pytest.mark.parametrize("keyed", [False, True], ids=["new catalog", "catalog made with a primary key"])
+def test_embedding_cache_put_keeps_the_first_vector_of_a_text(tmp_path: Path, keyed: bool) -> None:
+    """Each text once, and on a text already cached the old vector stays: in a new catalog (no
+    primary key, whose index DuckDB rewrote at every checkpoint) and in one made with the key."""
+    import duckdb
     import numpy as np
 
+    if keyed:  # the table as catalogs made before had it
+        con = duckdb.connect(str(tmp_path / "catalog.duckdb"))
+        con.execute("CREATE TABLE embeddings(model VARCHAR, text_hash VARCHAR, vector BLOB, PRIMARY KEY (model, text_hash))")
+        con.close()
     cat = Catalog(tmp_path / "catalog.duckdb")
     try:
         cat.put_embeddings("m", {"h1": np.ones(4), "h2": np.full(4, 2.0)})
         cat.put_embeddings("m", {"h2": np.full(4, 9.0), "h3": np.full(4, 3.0)})  # h2 already there
+        cat.put_embeddings("other", {"h2": np.full(4, 5.0)})  # the same text under another model
         got = cat.cached_embeddings("m", ["h1", "h2", "h3"], 4)
         assert sorted(got) == ["h1", "h2", "h3"] and got["h2"].tolist() == [2.0] * 4
+        assert cat.cached_embeddings("other", ["h2"], 4)["h2"].tolist() == [5.0] * 4
+        rows = cat.con.execute("SELECT model, text_hash, count(*) FROM embeddings GROUP BY ALL ORDER BY ALL").fetchall()
+        assert rows == [("m", "h1", 1), ("m", "h2", 1), ("m", "h3", 1), ("other", "h2", 1)]
     finally:
         cat.close()

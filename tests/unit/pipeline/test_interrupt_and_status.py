@@ -24,6 +24,8 @@ N_CHUNKS = 12 * EMBED_SLICE
 
 
 def _setup(tmp_path: Path, delay: float) -> tuple[Path, Path, Path]:
+    """A folder of 12 files, an index and a pipeline whose fake embedder sleeps ``delay`` per call
+    and notes each call in ``tmp_path / "calls"``."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for f in range(12):  # one flush batch (flush_chunks 4096): before the fix nothing was kept
@@ -34,7 +36,7 @@ def _setup(tmp_path: Path, delay: float) -> tuple[Path, Path, Path]:
     pipe.write_text(yaml.safe_dump({
         "index": str(index),
         "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 80, "chunk_overlap": 0},
-        "embedder": {"type": "hashing", "dimension": 32, "delay": delay},
+        "embedder": {"type": "hashing", "dimension": 32, "delay": delay, "calls_file": str(tmp_path / "calls")},
         "store": {"type": "faiss", "index": "flat"},
         "retriever": {"type": "dense"},
     }), encoding="utf-8")
@@ -51,6 +53,10 @@ def _start(docs: Path, pipe: Path) -> subprocess.Popen[str]:
     )
 
 
+def _lines(path: Path) -> list[str]:
+    return path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+
+
 def _wait_for_run(index: Path, proc: subprocess.Popen[str], timeout: float = 60) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline and proc.poll() is None:
@@ -64,7 +70,10 @@ def test_sigint_keeps_the_embeddings_computed_so_far(tmp_path: Path) -> None:
     docs, index, pipe = _setup(tmp_path, delay=0.4)
     proc = _start(docs, pipe)
     _wait_for_run(index, proc)
-    time.sleep(2.5)  # a few slices of 256 texts (0.4 s each) are embedded, far from all 12
+    calls = tmp_path / "calls"  # a third embed call started: two slices of 256 texts are embedded,
+    deadline = time.monotonic() + 60  # far from all 12 (whatever the machine's load)
+    while time.monotonic() < deadline and proc.poll() is None and len(_lines(calls)) < 3:
+        time.sleep(0.02)
     assert proc.poll() is None, "the run finished before it could be interrupted"
     os.kill(proc.pid, signal.SIGINT)
     _, err = proc.communicate(timeout=60)

@@ -217,3 +217,40 @@ def test_sigkill_mid_merge_leaves_a_consistent_store(tmp_path: Path, kill_at: in
     assert names <= {MANIFEST} | {s["name"] for s in json.loads((path / MANIFEST).read_text())["segments"]} | {
         t["file"] for t in json.loads((path / MANIFEST).read_text())["tombstones"]}  # orphans removed
     assert manifest["seq"] >= 1
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a niceness per thread is Linux's")
+def test_background_merges_run_at_low_priority_beside_the_writer(tmp_path: Path) -> None:
+    """A merge takes the CPU the flushes leave (on 2 cores one at normal priority doubled the
+    flushes beside it); the writer's own thread keeps its priority."""
+    import threading
+
+    from ragkit.stores._segments import MERGE_NICENESS, lower_thread_priority
+
+    seen: list[int] = []
+    t = threading.Thread(target=lambda: (lower_thread_priority(), seen.append(os.getpriority(os.PRIO_PROCESS, 0))))
+    t.start()
+    t.join()
+    assert seen == [MERGE_NICENESS]
+    writer_nice = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    s = _store(tmp_path / "s", build={"ann_min": 100_000, "merge_factor": 2})
+    ids, x, meta = make_rows(3000, DIM, 8)
+    niceness: set[int] = set()
+    for a in range(0, 3000, 100):
+        s.add(ids[a : a + 100], x[a : a + 100], meta[a : a + 100])
+        s.persist()
+        merger = s._log._merger
+        deadline = time.monotonic() + 5
+        while merger is not None and merger.is_alive() and time.monotonic() < deadline:
+            try:
+                nice = os.getpriority(os.PRIO_PROCESS, merger.native_id)
+            except OSError:  # it ended meanwhile
+                break
+            if nice == MERGE_NICENESS:
+                niceness.add(nice)
+                break
+            time.sleep(0.001)
+    s.wait_merges()
+    assert niceness == {MERGE_NICENESS}, "no merge was seen running at low priority"
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == writer_nice
+    assert s.count() == 3000 and s.search(x[2345], k=1)[0].id == ids[2345]
