@@ -116,11 +116,15 @@ def test_an_int8_vector_does_not_depend_on_the_texts_embedded_with_it(int8: Onnx
 
 
 @pytest.mark.model
-def test_a_mixed_export_leaves_the_named_weights_fp32(onnx_cache: Path, fp32: OnnxEmbedder) -> None:
+def test_a_mixed_export_leaves_the_named_weights_fp32(
+    onnx_cache: Path, fp32: OnnxEmbedder, tmp_path: Path
+) -> None:
     """``ExportSettings.fp32``: the FFN output MatMuls stay fp32 MatMuls, every other weight is
     int8, and the vectors are closer to fp32's than the all-int8 export's (benchmarks/int8_recipes.py)."""
     import onnx
 
+    shutil.copytree(onnx_cache, tmp_path / "cache")  # the session's exports, without adding to them
+    onnx_cache = tmp_path / "cache"
     mixed = ExportSettings(quantize="int8", reduce_range=True, fp32="ffn-out")
     emb = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8")
     emb.settings = mixed  # no recipe of ragkit's mixes (issue 25): set before the first load
