@@ -3,7 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
-const state = { key: localStorage.getItem("ragkit-key") || "", model: "ragkit", session: null };
+const state = { key: localStorage.getItem("ragkit-key") || "", model: "ragkit", session: null, switching: null };
 
 function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
@@ -85,7 +85,16 @@ async function loadSessions() {
         (s.items ? ` · ${Math.ceil(s.items / 2)} question${s.items > 2 ? "s" : ""}` : "")))));
 }
 
-async function openSession(id) {
+// A session switch under way (new, opened, ended): a question asked meanwhile waits for it, so it
+// goes to the session on the screen and the switch's redraw does not wipe its answer.
+function track(switching) {
+  state.switching = switching;
+  return switching.finally(() => { if (state.switching === switching) state.switching = null; });
+}
+
+function openSession(id) { return track(showSession(id)); }
+
+async function showSession(id) {
   const session = await getJSON("/sessions/" + encodeURIComponent(id));
   state.session = id;
   localStorage.setItem("ragkit-session", id);
@@ -112,11 +121,13 @@ async function openSession(id) {
   await loadSessions();
 }
 
-async function newSession() {
+function newSession() {
   menu(false);
-  const session = await sendJSON("/sessions", "POST", {});
-  await openSession(session.id);
-  $("question").focus();
+  return track((async () => {
+    const session = await sendJSON("/sessions", "POST", {});
+    await openSession(session.id);
+    $("question").focus();
+  })());
 }
 
 async function endSession() {
@@ -214,6 +225,7 @@ async function showTrace(id) {
 // ---------------------------------------------------------------- asking (streamed)
 async function ask(question) {
   showError("");
+  while (state.switching) await state.switching.catch(() => {});
   if (!state.session) {
     const session = await sendJSON("/sessions", "POST", {});
     state.session = session.id;

@@ -216,3 +216,50 @@ def test_the_usage_line_says_unpriced_for_a_model_without_a_price(tmp_path: Path
             assert "$" not in usage.text_content()
         finally:
             browser.close()
+
+
+def test_a_question_asked_while_a_new_session_opens_goes_to_it_and_keeps_its_answer(tmp_path: Path) -> None:
+    """Typing the next question right after "+ New" (as fast as a test does): the question waited
+    for the switch, so it went to the new session and the switch's redraw did not wipe its answer
+    (it did at 390 px in a CI run). The server's reply to the new session is held back 1.5 s here,
+    so the race is certain rather than a matter of timing."""
+    from playwright.sync_api import expect, sync_playwright
+
+    index = build_index(tmp_path)
+    with ragkit_server(index, provider="echo") as server, sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=chromium(), args=CHROMIUM_ARGS)
+        try:
+            page = browser.new_page()
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(server.url)
+            page.fill("#question", QUESTION)
+            page.press("#question", "Enter")
+            expect(page.locator(".message.assistant .meta")).to_have_count(1, timeout=30_000)
+            first = page.evaluate("localStorage.getItem('ragkit-session')")
+
+            page.evaluate("""() => {  // the network is slow to answer "create a session"
+              const fetch0 = window.fetch;
+              window.fetch = async (url, opts) => {
+                if (String(url).endsWith('/sessions') && opts && opts.method === 'POST') {
+                  await new Promise((done) => setTimeout(done, 1500));
+                }
+                return fetch0(url, opts);
+              };
+            }""")
+            page.click("#new-session")
+            page.fill("#question", "And who kept it?")
+            page.press("#question", "Enter")
+            expect(page.locator(".message.assistant .meta")).to_have_count(1, timeout=30_000)
+            expect(page.locator(".message.user .text")).to_have_text(["And who kept it?"])
+            second = page.evaluate("localStorage.getItem('ragkit-session')")
+            assert second and second != first
+            history = page.evaluate("""async (id) => {
+              const key = localStorage.getItem('ragkit-key') || '';
+              const r = await fetch('/sessions/' + encodeURIComponent(id), {headers: key ? {Authorization: 'Bearer ' + key} : {}});
+              return (await r.json()).messages.map((m) => m.role + ':' + m.content.slice(0, 16));
+            }""", second)
+            assert history[0] == "user:And who kept it?" and len(history) == 2, history
+            assert not errors, errors
+        finally:
+            browser.close()
