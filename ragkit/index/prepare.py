@@ -145,7 +145,7 @@ class Preparer:
                 "loaders: in the pipeline", path=unit.source,
             )
         p.loader = name
-        docs = list(self._loader(name, unit.path.suffix.lower()).load(unit.path, source=unit.source))
+        docs = list(self.loaders.get(name, unit.path.suffix.lower()).load(unit.path, source=unit.source))
         if not docs or not any(d.text.strip() for d in docs):
             raise LoaderError(f"{unit.source}: no text found", path=unit.source, reason="no text found")
         return docs
@@ -176,9 +176,6 @@ class Preparer:
             row is not None and row.status == "skipped" and row.content_hash == content_hash
             and not any(word in (row.reason or "") for word in _RETRY_REASONS)
         )
-
-    def _loader(self, name: str, ext: str) -> Loader:
-        return self.loaders.get(name, ext)
 
 
 class PipelineLoaders:
