@@ -130,6 +130,11 @@ TRIED_RECIPES = {
     "s8-rr-ffn32": {"weights": "s8", "reduce_range": True, "fp32": "ffn-out"},
     "s8-rr-ends32": {"weights": "s8", "reduce_range": True, "fp32": "ends"},
     "u8u8-ffn32": {"weights": "u8", "reduce_range": False, "fp32": "ffn-out"},
+    # SmoothQuant-style smoothing alone (issue 25): every part, alpha 0.5 and 0.75
+    "s8-rr-sq50-all": {"weights": "s8", "reduce_range": True, "smooth": "qkv+ffn-in+ffn-out", "alpha": 0.5},
+    "s8-rr-sq75-all": {"weights": "s8", "reduce_range": True, "smooth": "qkv+ffn-in+ffn-out", "alpha": 0.75},
+    # only the FFN outlier channels split off in fp32 (s8-rr-sq without the QKV smoothing)
+    "s8-rr-ol6": {"weights": "s8", "reduce_range": True, "split": "ffn-in+ffn-out", "factor": 6.0},
 }
 
 

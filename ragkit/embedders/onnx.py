@@ -51,7 +51,7 @@ from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Quantize = Literal["none", "int8"]
-Recipe = Literal["s8-rr", "s8", "u8u8", "auto"]
+Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq"]
 #: tokens (padding included) per session run; 0: one text per run (see the module docstring)
 BATCH_TOKENS = 0
 _SUPPORTED_MODULES = (

@@ -61,20 +61,25 @@ EXPORT_FORMAT_VERSION = 3  # 3: the fp32 export is fused (Attention, SkipLayerNo
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
 #: int8 recipe -> (weight type, reduce_range); the module docstring has the measurements
-INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False)}
+INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False), "s8-rr-sq": ("s8", True)}
+#: recipes that treat activation outliers before quantizing (:mod:`ragkit.embedders.onnx_smooth`):
+#: recipe -> ExportSettings fields. ``s8-rr-sq``: the QKV projections' inputs smoothed into their
+#: weights (alpha 0.5), and the FFN MatMuls' outlier input channels (calibration maximum > 6x the
+#: median channel's) in fp32 MatMuls of their own
+SMOOTHED_RECIPES = {"s8-rr-sq": {"smooth": "qkv", "alpha": 0.5, "split": "ffn-in+ffn-out", "factor": 6.0}}
 #: the weight-bearing nodes of the fused graph an int8 export can leave in fp32 (see :func:`fp32_nodes`),
 #: and how the variant's name says so. No recipe of ragkit's does (yet): ``benchmarks/int8_recipes.py``
 #: measures such mixed exports, and none kept nDCG@10 within 0.005 while running >= 1.3x fp32 on
 #: both ISA classes (issue 25; benchmarks/README.md)
 FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 #: recipes whose integer sums cannot saturate on any ISA class: the same vectors everywhere
-PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8"})
+PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq"})
 #: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
 AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
 #: what a new index uses: accurate and fast on AVX2 and VNNI alike
 DEFAULT_RECIPE = "s8-rr"
 #: the values of the embedders' ``recipe`` option
-RECIPES = ("s8-rr", "s8", "u8u8", "auto")
+RECIPES = ("s8-rr", "s8", "u8u8", "auto", "s8-rr-sq")
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,10 @@ class ExportSettings:
     isa: str = ""  # the ISA class the recipe was chosen for (see ragkit.embedders.isa); int8 only
     opset: int = 17
     fp32: str = ""  # int8 only: weights kept fp32, "+"-joined FP32_PARTS ("" = every MatMul and Attention in int8)
+    smooth: str = ""  # int8 only: inputs smoothed into the weights first, "+"-joined onnx_smooth.SMOOTH_PARTS
+    alpha: float = 0.5  # the smoothing's migration strength (with smooth)
+    split: str = ""  # int8 only: MatMuls ("ffn-in", "ffn-out") whose outlier input channels stay fp32
+    factor: float = 6.0  # (with split) an outlier channel's calibration maximum exceeds factor x the median's
 
     @property
     def recipe(self) -> str:
@@ -97,7 +106,17 @@ class ExportSettings:
             return "fp32"
         base = "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
         kept = "-".join(FP32_PARTS[p] for p in self.fp32.split("+")) if self.fp32 else ""
-        return base + (f"-{kept}32" if kept else "")
+        return base + (f"-{kept}32" if kept else "") + self._smooth_suffix()
+
+    def _smooth_suffix(self) -> str:
+        """``-sq`` for the outlier treatment of ``s8-rr-sq``; others name their parts and strengths."""
+        mine = {k: getattr(self, k) for k in ("smooth", "alpha", "split", "factor")}
+        if not (self.smooth or self.split):
+            return ""
+        if mine == SMOOTHED_RECIPES["s8-rr-sq"]:
+            return "-sq"
+        suffix = f"-sq{round(self.alpha * 100)}-{self.smooth.replace('+', '-')}" if self.smooth else ""
+        return suffix + (f"-ol{self.factor:g}-{self.split.replace('+', '-')}" if self.split else "")
 
     @property
     def variant(self) -> str:
@@ -129,7 +148,8 @@ def int8_settings(recipe: str = DEFAULT_RECIPE, *, isa: str | None = None) -> Ex
         cls = isa
         recipe = AUTO_RECIPES[isa] if recipe == "auto" else recipe
     weights, reduce_range = INT8_RECIPES[recipe]
-    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=cls)
+    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=cls,
+                          **SMOOTHED_RECIPES.get(recipe, {}))
 
 
 @dataclass(frozen=True)
@@ -204,7 +224,16 @@ def cache_key(fingerprint: str, settings: ExportSettings) -> str:
     fields = asdict(settings)
     if not fields["fp32"]:  # settings from before the field existed keep their cache entries
         del fields["fp32"]
-    payload = json.dumps({"model": fingerprint, "settings": fields, "format": EXPORT_FORMAT_VERSION}, sort_keys=True)
+    extra = {}
+    if fields["smooth"] or fields["split"]:  # the scales and outlier channels come from the calibration text
+        from ragkit.embedders.onnx_smooth import calibration_digest
+
+        extra["calibration"] = calibration_digest()
+    else:  # as above
+        for name in ("smooth", "alpha", "split", "factor"):
+            del fields[name]
+    payload = json.dumps({"model": fingerprint, "settings": fields, "format": EXPORT_FORMAT_VERSION, **extra},
+                         sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()[:16]
 
 
@@ -284,10 +313,32 @@ def _build(
             raw.replace(out)
     else:  # from the fused fp32 export of the same model
         base = _ensure(model_dir, cache_dir, ExportSettings(opset=settings.opset), fingerprint, name)
-        quantize_int8(base.path, out, settings=settings)
+        src = _treat_outliers(base, out.parent, settings, model_dir)
+        quantize_int8(src, out, settings=settings)
+        if src != base.path:
+            src.unlink()
         inputs = base.input_names
     log.info("built ONNX %s model for %s in %.1f s", settings.variant, name, time.perf_counter() - started)
     return inputs
+
+
+def _treat_outliers(base: ExportedModel, tmp: Path, settings: ExportSettings, model_dir: Path) -> Path:
+    """The fp32 graph to quantize: ``base``, smoothed and/or with outlier channels split off."""
+    from ragkit.embedders.onnx_smooth import calibration_feeds, smooth_model, split_outliers
+
+    src = base.path
+    feeds = calibration_feeds(model_dir, base.input_names)
+    if settings.smooth:
+        smoothed = tmp / "smoothed.onnx"
+        smooth_model(src, smoothed, feeds=feeds, alpha=settings.alpha, parts=settings.smooth.split("+"))
+        src = smoothed
+    if settings.split:
+        split = tmp / "split.onnx"
+        split_outliers(src, split, feeds=feeds, factor=settings.factor, parts=settings.split.split("+"))
+        if src != base.path:
+            src.unlink()
+        src = split
+    return src
 
 
 def fuse_or_keep(src: Path, out: Path, *, model_dir: Path) -> None:
@@ -371,6 +422,10 @@ def quantize_int8(src: Path, out: Path, *, settings: ExportSettings) -> None:
         raise MissingDependencyError("onnxruntime", "local") from exc
     try:
         keep = fp32_nodes(src, settings.fp32) if settings.fp32 else []
+        if settings.split:
+            from ragkit.embedders.onnx_smooth import outlier_matmuls
+
+            keep += outlier_matmuls(src)
         with _quiet_loggers():
             quantize_dynamic(
                 str(src), str(out), weight_type=QuantType.QUInt8 if settings.weights == "u8" else QuantType.QInt8,
