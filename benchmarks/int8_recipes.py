@@ -152,8 +152,10 @@ def _embedder(name: str):  # noqa: ANN202
     return emb
 
 
-def compare(limit: int, block: int, rounds: int, recipes: list[str]) -> None:
-    """ragkit's ``OnnxEmbedder``, fp32 and each int8 recipe, on the same blocks of passages in turn."""
+def compare(limit: int, block: int, rounds: int, recipes: list[str], vectors_dir: Path | None = None) -> None:
+    """ragkit's ``OnnxEmbedder``, fp32 and each int8 recipe, on the same blocks of passages in turn.
+    With ``vectors_dir``, each recipe's vectors are saved there per ISA class, and a run on the other
+    class prints the min cosine between the two classes' vectors of each recipe."""
     from _common import DEFAULT_CORPUS, read_corpus
 
     from ragkit.embedders.isa import cpu_isa
@@ -188,6 +190,17 @@ def compare(limit: int, block: int, rounds: int, recipes: list[str]) -> None:
         per_round = " / ".join(f"{seconds['fp32'][r] / seconds[n][r]:.2f}" for r in range(rounds))
         print(f"| {n} | {len(passages) * rounds / sum(seconds[n]):.1f} | "
               f"{sum(seconds['fp32']) / sum(seconds[n]):.2f}x | {per_round} | {cos.mean():.5f} | {cos.min():.5f} |")
+    if vectors_dir is not None:
+        vectors_dir.mkdir(parents=True, exist_ok=True)
+        isa = cpu_isa()
+        for n in names:
+            vecs = np.vstack(vectors[n])
+            np.save(vectors_dir / f"{n}@{isa}@{len(passages)}.npy", vecs)
+            for other in sorted(vectors_dir.glob(f"{n}@*@{len(passages)}.npy")):
+                if other.stem != f"{n}@{isa}@{len(passages)}":
+                    same = np.einsum("ij,ij->i", vecs, np.load(other))
+                    print(f"{n}: min cosine to {other.stem} {same.min():.6f} (mean {same.mean():.6f}), "
+                          f"max abs difference {np.abs(vecs - np.load(other)).max():.4f}")
 
 
 def main() -> int:
@@ -199,6 +212,8 @@ def main() -> int:
     parser.add_argument("--limit", type=int, default=1000, help="compare: msmarco-5k passages")
     parser.add_argument("--block", type=int, default=250, help="compare: passages per turn")
     parser.add_argument("--rounds", type=int, default=2, help="compare: rounds")
+    parser.add_argument("--vectors-dir", type=Path, default=None,
+                        help="compare: save each recipe's vectors here per ISA class; print the cosine across classes")
     parser.add_argument("--every", type=int, default=1, help="measure every k-th prepared text (faster under qemu)")
     parser.add_argument("--recipes", nargs="*", default=[], help=f"fp32 and/or {', '.join(RECIPES)} (default: all)")
     args = parser.parse_args()
@@ -207,7 +222,7 @@ def main() -> int:
     if args.step == "prepare":
         prepare(args.workdir, args.texts)
     elif args.step == "compare":
-        compare(args.limit, args.block, args.rounds, args.recipes)
+        compare(args.limit, args.block, args.rounds, args.recipes, args.vectors_dir)
     else:
         measure(args.workdir, args.repeats, args.recipes, args.every)
     return 0

@@ -65,7 +65,8 @@ _SUPPORTED_MODULES = (
 class OnnxEmbedder(Embedder):
     """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8, recipe: s8-rr}``.
 
-    ``recipe`` (int8 only): ``s8-rr`` (portable, the default), ``s8`` (VNNI processors only),
+    ``recipe`` (int8 only): ``s8-rr`` (portable, the default), ``s8-rr-sq`` (portable, outlier
+    channels treated: closer to fp32, somewhat slower), ``s8`` (VNNI processors only),
     ``u8u8`` (portable, slower) or ``auto`` (per ISA class); ``isa`` names the ISA class for ``s8``
     and ``auto`` (``vnni``, ``avx2``; default ``$RAGKIT_INT8_ISA``, else this processor's).
     """

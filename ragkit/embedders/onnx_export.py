@@ -29,6 +29,12 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   ``int8-s8-vnni`` / ``int8-s8-rr-avx2``), kept for the indexes built with it.
   :attr:`ExportSettings.variant` is part of the cache key and ends the embedder's model id.
   Figures: ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``).
+- ``s8-rr-sq`` (issue 25): ``s8-rr`` after two exact fp32 graph transforms that take the activation
+  outliers out of the per-tensor u8 ranges (:mod:`ragkit.embedders.onnx_smooth`, calibrated on
+  ``ragkit/_data/calibration.txt``): the QKV projections' inputs are smoothed into their weights
+  (SmoothQuant, alpha 0.5, power-of-two scales) and the FFN MatMuls' outlier input channels run in
+  small fp32 MatMuls of their own (:attr:`ExportSettings.smooth`, ``split``). Portable like
+  ``s8-rr`` (the export is byte-identical on AVX2 and VNNI); measured in benchmarks/README.md.
 - mixed exports (:attr:`ExportSettings.fp32`, issue 25): int8 with some weights left fp32
   (:func:`fp32_nodes`: the attention's QKV, the FFN output MatMul, the first and last layer). They
   move the vectors closer to fp32 but give back most of the speed; none kept the hybrid

@@ -1,30 +1,34 @@
-"""SmoothQuant-style per-channel smoothing of a fused fp32 BERT graph before dynamic int8 quantization.
+"""Take activation outliers out of dynamic int8 quantization: two exact transforms of a fused fp32
+BERT graph, calibrated on a text that ships with ragkit (issue 25, recipe ``s8-rr-sq``).
 
 Dynamic quantization gives each activation tensor one u8 range (per tensor, per run). A few input
-channels of some MatMuls carry values far larger than the rest (outliers: the GELU output feeding
-the FFN's second MatMul is the worst), so that range is wide and the other channels lose their
-precision. Smoothing moves part of that range into the weights, which are quantized per channel:
-for input channel ``j`` of a weight-bearing node, the activation is divided by ``s_j`` (a ``Mul``
-node inserted before the node) and row ``j`` of the weight multiplied by ``s_j``, with
+channels of some weight-bearing nodes carry values far larger than the rest (outliers: up to 16x
+the median channel's maximum in MiniLM's FFN inputs), so that range is wide and the other channels
+lose their precision.
 
-    s_j = max|X_j| ** alpha / max|W_j| ** (1 - alpha)
+- :func:`smooth_model` (SmoothQuant, Xiao et al. 2022) moves part of the range into the weights:
+  input channel ``j`` is divided by ``s_j`` (a ``Mul`` inserted before the node) and row ``j`` of
+  the weight multiplied by it, ``s_j = max|X_j| ** alpha / max|W_j| ** (1 - alpha)`` rounded to a
+  power of two. ``s8-rr-sq`` smooths the QKV projections' inputs (the fused ``Attention``). The
+  ``Mul`` cannot be folded into the LayerNorm's gamma and beta: each LayerNorm output also feeds
+  the residual connection. On the FFN MatMuls smoothing made int8 *worse* (smoothing the FFN output
+  MatMuls' inputs took the model's mean cosine to fp32 from 0.9935 to 0.9864): their outlier channels' weight rows already
+  set most columns' per-channel weight ranges, so scaling them up coarsens every weight.
+- :func:`split_outliers` (LLM.int8()-style decomposition) therefore gives the FFN MatMuls' outlier
+  channels (calibration maximum above ``factor`` x the median channel's) an fp32 MatMul of their
+  own and zeroes them for the int8 one (a 0/1 ``Mul``; their weight rows zeroed, which narrows
+  the columns' ranges too).
 
-(Xiao et al., "SmoothQuant", 2022). ``max|X_j|`` comes from running the fp32 graph on a
-calibration text that ships with ragkit (``ragkit/_data/calibration.txt``: generic sentences, not
-any evaluation set). Each ``s_j`` is rounded to a power of two, so
+Both leave the fp32 graph's outputs as they were (powers of two scale exactly; the split only
+reorders a sum). Determinism across processors: the activation maxima differ between CPUs' fp32
+kernels in the last bits only, and a power-of-two scale or an outlier choice changes only if a
+value lies within that distance of a boundary; for all-MiniLM-L6-v2 the nearest is 6.7e-5
+(relative) away, and the exports built natively and under ``tools/avx2_only/run`` are
+byte-identical. The calibration text (``ragkit/_data/calibration.txt``: generic sentences, no
+evaluation data) is part of the export's cache key.
 
-- the smoothed fp32 graph computes exactly what the original does (dividing and multiplying by a
-  power of two is exact in floating point), and
-- the scales, hence the int8 weights, do not depend on the processor that exported them: the
-  activation maxima differ between CPUs' fp32 kernels only in the last bits, which moves a scale
-  only if its exact value lies within that distance of a rounding boundary.
-
-The ``Mul`` nodes cannot be folded into the LayerNorms' gamma and beta in this graph, because each
-LayerNorm output feeds both the next weight-bearing node and the residual connection (the next
-``SkipLayerNormalization``); nor into the GELU, which is not linear.
-
-Parts (``SMOOTH_PARTS``): ``qkv`` (the fused ``Attention`` nodes' QKV projection), ``ffn-in`` (the
-first FFN MatMul, fed by a LayerNorm), ``ffn-out`` (the second, fed by the GELU).
+Parts (:data:`SMOOTH_PARTS`): ``qkv`` (the fused ``Attention`` nodes' QKV projection), ``ffn-in``
+(the first FFN MatMul, fed by a LayerNorm), ``ffn-out`` (the second, fed by the GELU).
 """
 
 from __future__ import annotations
