@@ -11,7 +11,10 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
 - Tool results present: the passages of the results (the structured citations the search tool
   returns; a tool that returns only the passage text format is read through
   ``ragkit.rag.passages.parse_passages``) go to ``extractive_answer``: the best 1-3 sentences,
-  each followed by its ``[n]`` marker, or a refusal. Other tool results are reported as they are.
+  each followed by its ``[n]`` marker, or a refusal. A search tool is asked for ``passages`` (10)
+  passages and ``FURTHER`` (10) more; the further ones are read only when the first give no
+  answer, so an answer found in the first ten never changes. Other tool results are reported as
+  they are.
 - No tools: a short deterministic reply.
 
 Token usage is estimated (~4 characters per token) so cost accounting works; the model name is
@@ -43,6 +46,7 @@ from ragkit.providers.base import BaseProvider
 from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
+from ragkit.rag.tool import MAX_TOP_K
 from ragkit.registry import providers
 
 
@@ -176,6 +180,10 @@ def follow_up_query(question: str, earlier: Sequence[str]) -> str:
 #: (reading costs nothing here, and the answerer discounts later ranks itself); with 10 instead of
 #: the pipeline's 5 the cited page rose from 22 to 25 of 30 on MkDocs' documentation (README)
 PASSAGES = 10
+#: passages asked for beyond those read first: read only when the first ``passages`` give no answer
+#: (a refusal costs the user more than reading on; an answer found first is never changed). The
+#: answer a paper's abstract or definitions section holds often sits just below the top 10.
+FURTHER = 10
 
 
 @providers.register("local")
@@ -215,7 +223,8 @@ class LocalProvider(BaseProvider):
             args = tool_arguments(query, spec)
             if self.passages is not None and _looks_like_search(spec.name) and "top_k" in spec.parameters.get(
                     "properties", {}):
-                args["top_k"] = self.passages  # reading costs it nothing: it weighs rank itself
+                # reading costs it nothing (it weighs rank itself); the further ones only after a refusal
+                args["top_k"] = min(MAX_TOP_K, self.passages + FURTHER)
             call = ToolCall(id=f"call_{digest}", name=spec.name, arguments=args)
             return self._response(messages, tools, "", (call,))
         if results:
@@ -241,10 +250,16 @@ class LocalProvider(BaseProvider):
     def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
         passages = [p for m in results if not m.content.startswith("error:") for p in _passages(m)]
         if passages:
-            return extractive_answer(
-                question, passages, max_sentences=self.max_sentences, min_coverage=self.min_coverage,
-                context=context,
+            first = passages[: self.passages] if self.passages is not None else passages
+            answer = extractive_answer(
+                question, first, max_sentences=self.max_sentences, min_coverage=self.min_coverage, context=context,
             )
+            if answer == REFUSAL and len(first) < len(passages):  # no answer in the first ones: read on
+                answer = extractive_answer(
+                    question, passages, max_sentences=self.max_sentences, min_coverage=self.min_coverage,
+                    context=context,
+                )
+            return answer
         errors = [m.content for m in results if m.content.startswith("error:")]
         if errors and len(errors) == len(results):
             return f"I could not answer because the tool failed: {errors[0].removeprefix('error:').strip()}"

@@ -186,3 +186,31 @@ def test_value_questions_and_what_holds_a_value() -> None:
 
 def test_an_unanswerable_value_question_is_still_refused() -> None:
     assert extractive_answer("What port does the Kubernetes ingress use?", SERVERS) == REFUSAL
+
+
+# a paper's page as its text layer gives it: a figure's labels ("Tenant A", "Quarry", "coordinator")
+# one per line, right after the sentence that answers
+FIGURE = passages(
+    ("quarry.pdf", "",
+     "3.2 Overview\nQuarry consists of a coordinator that tracks the disks of every node, and tenants that store "
+     "data on them.\nThe coordinator divides capacity among tenants using leases. Each lease names a disk and a "
+     "quota. The coordinator decides how many leases to grant each tenant\nTenant A\nJob 1 Job 2\nQuarry\n"
+     "coordinator\n<d1, 4tb> 1 <t1, 2tb>\nFigure 3: Lease example."),
+    ("quarry.pdf", "",
+     "Quarry decides how much capacity to offer each tenant, based on a policy such as fair division, while "
+     "tenants decide which disks to accept. Each tenant running on Quarry divides its data into shards."),
+    page="3",
+)
+
+
+def test_a_run_of_figure_labels_heads_no_other_subject() -> None:
+    blocks = parse_blocks(FIGURE[0].text)
+    assert [(b.text, b.label) for b in blocks if b.kind == "heading"] == [
+        ("3.2 Overview", False), ("Tenant A", True), ("Quarry", True)]
+    # "Quarry", in a figure's labels after the sentence that answers, is not taken for the heading
+    # of another section (another subject) of the passage
+    answer = extractive_answer("How does Quarry divide capacity among tenants?", FIGURE)
+    assert "divides capacity among tenants using leases" in answer
+    # a title line followed by its text (past its subheadings) is a heading; a Markdown one always is
+    assert not any(b.label for b in parse_blocks("POWER AND SUPPLIES\nElectricity\nThe island is off the grid."))
+    assert not parse_blocks("# Quarry\nTenant A\nJob 1\n")[0].label

@@ -71,8 +71,9 @@ def test_calls_the_most_relevant_tool_with_the_question() -> None:
     assert response.tool_calls[0].arguments == {"text": question}
     response = provider.complete([Message(role="user", content="How do I install ragkit?")], specs)
     assert response.tool_calls[0].name == "search_knowledge_base"  # no overlap: the search tool
-    # a search tool is asked for LocalProvider.passages (10) passages: the answerer weighs rank itself
-    assert response.tool_calls[0].arguments == {"query": "How do I install ragkit?", "top_k": 10}
+    # a search tool is asked for LocalProvider.passages (10) passages and 10 more, read only after a
+    # refusal: the answerer weighs rank itself
+    assert response.tool_calls[0].arguments == {"query": "How do I install ragkit?", "top_k": 20}
     narrow = LocalProvider(passages=None).complete([Message(role="user", content="How do I install ragkit?")], specs)
     assert narrow.tool_calls[0].arguments == {"query": "How do I install ragkit?"}
     assert response.usage.input_tokens > 0 and response.model == "local-extractive"
@@ -83,7 +84,7 @@ def test_calls_the_most_relevant_tool_with_the_question() -> None:
     ('How many words are in "the quick brown fox"?', "word_count", {"text": "the quick brown fox"}),
     ("What's the word count of ‘one two’?", "word_count", {"text": "one two"}),  # an apostrophe opens no quote
     ("Search the knowledge base for 'ragkit install'", "search_knowledge_base",
-     {"query": "Search the knowledge base for 'ragkit install'", "top_k": 10}),  # a search gets the whole question
+     {"query": "Search the knowledge base for 'ragkit install'", "top_k": 20}),  # a search gets the whole question
 ])
 def test_a_tool_that_is_not_a_search_gets_the_quoted_text(question: str, tool_name: str, arguments: dict) -> None:
     specs = [word_count.to_spec(), search_knowledge_base.to_spec()]
@@ -313,3 +314,31 @@ def test_conversation_context(question: str, earlier: list[str], context: str) -
     from ragkit.rag.local import conversation_context
 
     assert conversation_context(question, earlier) == context
+
+
+def _ranked_search(texts: list[str]):
+    @tool
+    def search_knowledge_base(query: str, top_k: int = 5) -> str:
+        """Search the knowledge base for passages relevant to the query."""
+        return "\n\n".join(f"[{n}] source: doc{n}.md | score: {1 - n / 100:.2f}\n{text}"
+                             for n, text in enumerate(texts[:top_k], 1))
+
+    return search_knowledge_base
+
+
+FILLER = [f"The {name} committee meets on the first {day} of every month in room {n}." for n, (name, day) in
+          enumerate(zip(["garden", "chess", "film", "choir", "book", "hiking", "pottery", "poetry", "radio", "quilt"],
+                        ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday"] * 2, strict=True), 1)]
+
+
+def test_a_refusal_from_the_first_passages_reads_the_further_ones() -> None:
+    # the only passage on backups is the 11th: the first ten give no answer, so the next ten are read
+    later = FILLER + ["Backups of the shared drive run nightly at 2 am and are kept for 30 days."]
+    answer = Agent(LocalProvider(), tools=[_ranked_search(later)]).run("When do backups of the shared drive run?")
+    assert answer.content.startswith("Backups of the shared drive run nightly at 2 am") and "[11]" in answer.content
+    # an answer found in the first ten is kept: the further passages are not read
+    early = ["Backups of the shared drive run weekly on Sundays.", *FILLER[1:], "Backups of the shared drive run nightly."]
+    first = Agent(LocalProvider(), tools=[_ranked_search(early)]).run("When do backups of the shared drive run?")
+    assert "[1]" in first.content and "[11]" not in first.content
+    # a question none of the twenty passages answers is still refused
+    assert Agent(LocalProvider(), tools=[_ranked_search(later)]).run("Who repairs the boiler?").content == REFUSAL

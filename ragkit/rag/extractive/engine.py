@@ -16,7 +16,8 @@ question of the conversation weigh half. The score is then weighed by:
   2024)") is a candidate too;
 - a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
   one not about the title the question quotes ("When was "Winter Sluice" written?") or about a
-  name the question gives that heads another section of the passage (another poem's date);
+  name the question gives that heads another section of the passage (another poem's date; a
+  figure's labels that a PDF's text layer gives line by line, "Job 1", "master", head none);
 - a sentence that defines the term a "What is X?" / "What does X do?" question asks about ("X is …",
   "X, which measures …", "X that merges …", "X: …") counts a fifth more;
 - *documentation* (issue 24): a question that asks for a value (``ragkit.rag.extractive.values``:
@@ -153,7 +154,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
         own = [terms_of(text) for _, text, _ in raw]
-        headings = terms_of(" ".join({b.section for b in blocks}))
+        # the sections the passage shows (a figure's labels head none: ``Block.label``)
+        labels = {b.section for b in blocks if b.kind == "heading" and b.label}
+        headings = terms_of(" ".join({b.section for b in blocks} - labels))
         for pos, (kind, text, b_index) in enumerate(raw):
             b = blocks[b_index]
             section = terms_of(f"{title} {b.section}" if kind != "heading" else title)

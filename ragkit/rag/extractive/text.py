@@ -122,6 +122,8 @@ class Block:
     group: int = -1  # items of one list share a group number
     ordered: bool = False  # a numbered list item
     lang: str = ""  # a code block's language tag
+    label: bool = False  # a title-like line that is one of a run of labels (a figure's, in a PDF's
+    # text), not a heading other text follows; it still starts a section, but heads no other subject
 
 
 _ABBREVIATION = re.compile(
@@ -162,6 +164,31 @@ def _is_title(line: str) -> bool:
         and "," not in line
         and all(w[0].isupper() for w in words)
     )
+
+
+_LABEL_RUN = 6  # how far past a title-like line its subheadings are looked through
+_LABEL_WORDS = 4  # a figure's or a table's label: a line of at most this many words, no closing punctuation
+
+
+def _is_label(line: str) -> bool:
+    """A short line without closing punctuation ("Job 1 Job 2", "master"): one label of a figure
+    or a table whose text a PDF's text layer gives line by line."""
+    text = clean_line(line)
+    return (bool(WORD.search(text)) and len(text.split()) <= _LABEL_WORDS and text[-1] not in ".!?:;,"
+            and not line.lstrip().startswith(("#", "`", "|", "-", "*", "+", ">")) and not _ITEM.match(text))
+
+
+def _label_follows(lines: list[str], i: int) -> bool:
+    """Whether a title-like line (line ``i - 1``) is one of a run of labels rather than a heading
+    of other text:
+    past the title-like lines under it (a heading's subheadings), the next line is a label too (a
+    figure's "Tenant A", "Job 1 Job 2", "Quarry", "coordinator" in a paper's page). A heading is
+    followed by its text ("POWER AND SUPPLIES", "Electricity", "The island is not on the grid.")."""
+    following = [ln for ln in lines[i:i + _LABEL_RUN] if ln.strip()]
+    for line in following:
+        if not _is_title(clean_line(line)) or line.lstrip().startswith("#"):
+            return _is_label(line)
+    return False  # nothing but title-like lines in sight: headings, as before
 
 
 _COMMAND_LINE = re.compile(r"^\s*`([^`]+)`\s*$")  # a line that is one inline code span: a command
@@ -240,7 +267,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             continue
         if raw.lstrip().startswith("#") or _is_title(stripped):
             section = stripped.lstrip("#").strip()
-            blocks.append(Block("heading", section, section))
+            figure = not raw.lstrip().startswith("#") and _label_follows(lines, i)
+            blocks.append(Block("heading", section, section, label=figure))
             in_list = False
             continue
         item = _ITEM.match(stripped)
