@@ -330,6 +330,8 @@ def _build(
 
 def _treat_outliers(base: ExportedModel, tmp: Path, settings: ExportSettings, model_dir: Path) -> Path:
     """The fp32 graph to quantize: ``base``, smoothed and/or with outlier channels split off."""
+    if not (settings.smooth or settings.split):
+        return base.path
     from ragkit.embedders.onnx_smooth import calibration_feeds, smooth_model, split_outliers
 
     src = base.path
