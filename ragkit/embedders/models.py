@@ -36,8 +36,9 @@ def resolve_model_dir(model: str) -> Path:
     )
 
 
-def load_tokenizer(model_dir: Path):  # -> tokenizers.Tokenizer
-    """The fast tokenizer of a model directory, without importing torch or transformers."""
+def load_tokenizer(model_dir: Path, max_length: int | None = None):  # -> tokenizers.Tokenizer
+    """The fast tokenizer of a model directory, without importing torch or transformers; it
+    truncates to ``max_length`` tokens when given (what the model is fed), else never (counting)."""
     try:
         from tokenizers import Tokenizer
     except ImportError as exc:  # pragma: no cover - tokenizers comes with sentence-transformers
@@ -48,6 +49,9 @@ def load_tokenizer(model_dir: Path):  # -> tokenizers.Tokenizer
     if not path.is_file():
         raise EmbeddingError(f"no tokenizer.json in model directory {model_dir}; it is needed to count tokens")
     tok = Tokenizer.from_file(str(path))
-    tok.no_truncation()
+    if max_length is None:
+        tok.no_truncation()
+    else:
+        tok.enable_truncation(max_length=max_length)
     tok.no_padding()
     return tok

@@ -45,7 +45,7 @@ from ragkit.embedders.onnx_export import (
     ensure_exported,
     int8_settings,
 )
-from ragkit.embedders.onnx_session import open_session
+from ragkit.embedders.onnx_session import open_session, session_feeds
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 from ragkit.registry import embedders
 
@@ -142,7 +142,7 @@ class OnnxEmbedder(Embedder):
         encodings = tokenizer.encode_batch(texts)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
         for idx in length_batches(lengths, self.batch_tokens, self.batch_size):
-            feeds, mask = self._feeds([encodings[i] for i in idx], int(lengths[idx[-1]]))
+            feeds, mask = session_feeds([encodings[i] for i in idx], int(lengths[idx[-1]]), self._input_names)
             hidden = session.run(["last_hidden_state"], feeds)[0]
             out[idx] = _mean_pool_normalize(hidden, mask)
         specials = 2  # [CLS] and [SEP] (or <s> and </s>)
@@ -164,18 +164,6 @@ class OnnxEmbedder(Embedder):
         self._load()
 
     # ------------------------------------------------------------------ internals
-    def _feeds(self, encodings: list[Any], width: int) -> tuple[dict[str, np.ndarray], np.ndarray]:
-        ids = np.zeros((len(encodings), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, enc in enumerate(encodings):
-            n = len(enc.ids)
-            ids[row, :n] = enc.ids
-            mask[row, :n] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
-        return feeds, mask
-
     def _load(self) -> tuple[Any, Any]:
         with self._lock:
             if self._session is None:
@@ -185,7 +173,7 @@ class OnnxEmbedder(Embedder):
                 )
                 self._session = self._open(exported)
                 self._input_names = exported.input_names
-                self._tokenizer = _truncating_tokenizer(self._dir, self.max_length)
+                self._tokenizer = load_tokenizer(self._dir, self.max_length)
         return self._session, self._tokenizer
 
     def _open(self, exported: ExportedModel) -> Any:
@@ -229,12 +217,6 @@ def _mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     pooled = summed / np.maximum(weights.sum(axis=1), 1e-9)
     norms = np.linalg.norm(pooled, axis=1, keepdims=True)
     return pooled / np.maximum(norms, 1e-12)
-
-
-def _truncating_tokenizer(model_dir: Path, max_length: int) -> Any:
-    tokenizer = load_tokenizer(model_dir)
-    tokenizer.enable_truncation(max_length=max_length)
-    return tokenizer
 
 
 def _available_cores() -> int:

@@ -79,3 +79,20 @@ def _session(ort: Any, path: Path, threads: int, *, save: Path | None = None) ->
         options.add_session_config_entry("session.optimized_model_external_initializers_file_name", DATA_FILE)
         options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
     return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+
+
+def session_feeds(encodings: list[Any], width: int, input_names: tuple[str, ...] | list[str]) -> tuple[dict[str, Any], Any]:
+    """The inputs of one session run over ``encodings`` (tokenizer encodings) padded to ``width``
+    tokens, and their attention mask (``token_type_ids`` only when the graph has that input)."""
+    import numpy as np
+
+    ids = np.zeros((len(encodings), width), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, enc in enumerate(encodings):
+        n = len(enc.ids)
+        ids[row, :n] = enc.ids
+        mask[row, :n] = 1
+    feeds = {"input_ids": ids, "attention_mask": mask}
+    if "token_type_ids" in input_names:
+        feeds["token_type_ids"] = np.zeros_like(ids)
+    return feeds, mask

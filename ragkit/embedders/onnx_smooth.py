@@ -96,17 +96,11 @@ def smooth_targets(graph: Any, parts: Iterable[str]) -> list[tuple[str, Any]]:
 def calibration_feeds(model_dir: Path, input_names: tuple[str, ...], max_length: int = 512) -> list[dict[str, np.ndarray]]:
     """One run per calibration text (as the embedder runs texts: no padding)."""
     from ragkit.embedders.models import load_tokenizer
+    from ragkit.embedders.onnx_session import session_feeds
 
-    tokenizer = load_tokenizer(model_dir)
-    tokenizer.enable_truncation(max_length=max_length)
-    feeds = []
-    for enc in tokenizer.encode_batch(list(calibration_texts())):
-        ids = np.array([enc.ids], dtype=np.int64)
-        feed = {"input_ids": ids, "attention_mask": np.ones_like(ids)}
-        if "token_type_ids" in input_names:
-            feed["token_type_ids"] = np.zeros_like(ids)
-        feeds.append(feed)
-    return feeds
+    tokenizer = load_tokenizer(model_dir, max_length)
+    return [session_feeds([enc], len(enc.ids), input_names)[0]
+            for enc in tokenizer.encode_batch(list(calibration_texts()))]
 
 
 def activation_maxima(model: Any, names: list[str], feeds: Iterable[dict[str, np.ndarray]]) -> dict[str, np.ndarray]:
