@@ -7,7 +7,7 @@ interleaved rounds (the order rotates each round, so none always runs first or l
 - ``raw``: ``SentenceTransformer.encode`` of every passage in one call (batch 64, PyTorch fp32);
 - ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime fp32; Markdown/recursive
   splitter at 200 tokens, flat FAISS, BM25 for the hybrid retriever), and ``ragkit-int8``, the
-  same with ``backend: onnx-int8`` (recipe ``s8-rr``);
+  same with ``backend: onnx-int8`` (recipe ``--int8-recipe``, default ``s8-rr``);
 - ``langchain``: ``DirectoryLoader`` -> ``RecursiveCharacterTextSplitter(900, 135)`` characters
   (about 200/30 MiniLM tokens on this corpus) -> ``HuggingFaceEmbeddings`` -> ``FAISS.from_documents``;
 - ``llamaindex``: ``SimpleDirectoryReader`` -> ``SentenceSplitter(200, 30)`` in MiniLM tokens ->
@@ -98,6 +98,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
                          "langchain-api, llamaindex-pipeline)")
     ap.add_argument("--peers-python", default=os.environ.get("RAGKIT_PEERS_PYTHON", "/tmp/venv-peers/bin/python"))
     ap.add_argument("--rounds", type=int, default=1)
+    ap.add_argument("--int8-recipe", default="s8-rr", help="the int8 recipe of the ragkit-int8 path")
     ap.add_argument("--reruns", action="store_true", help="also time the unchanged re-run of incremental paths")
     ap.add_argument("--cpu-view", choices=("native", "avx2", "both"), default="native",
                     help="avx2: every process as on an AVX2-only CPU (tools/avx2_only/run); both: each round twice")
@@ -116,12 +117,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 # --------------------------------------------------------------------------- the paths
 
 
-def ragkit_pipeline(backend: str | None, dest: Path) -> Path:
+def ragkit_pipeline(backend: str | None, dest: Path, recipe: str | None = None) -> Path:
     import yaml
 
     data: dict[str, Any] = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))
     if backend is not None:
         data["embedder"] = {**data["embedder"], "backend": backend}
+    if recipe is not None:
+        data["embedder"] = {**data["embedder"], "recipe": recipe}
     dest.write_text(yaml.safe_dump(data, sort_keys=False), encoding="utf-8")
     return dest
 
@@ -143,10 +146,11 @@ def build_paths(args: argparse.Namespace, corpus: Path, work: Path, tag: str) ->
                            (sys.executable, str(PEERS_DIR / "raw_encode.py"), "--dir", d, "--vectors", str(vec("raw"))),
                            False, vec("raw"))
     for key, backend in (("ragkit", None), ("ragkit-int8", "onnx-int8"), ("ragkit-torch", "torch")):
-        pipe = ragkit_pipeline(backend, work / f"pipeline-{key}.yaml")
+        recipe = args.int8_recipe if backend == "onnx-int8" else None
+        pipe = ragkit_pipeline(backend, work / f"pipeline-{key}.yaml", recipe)
         index = work / f"{key}-{tag}"
         label = "`ragkit index`, default pipeline (ONNX fp32)" if backend is None else \
-            f"`ragkit index`, backend {backend}" + (" (s8-rr)" if backend == "onnx-int8" else "")
+            f"`ragkit index`, backend {backend}" + (f" ({recipe})" if recipe else "")
         out[key] = Contender(key, "ragkit", label, (*ragkit_bin(), "index", d, "-p", str(pipe), "-i", str(index),
                                                     "--json"), True, vec(key), index)
     lc = (peers, str(PEERS_DIR / "langchain_index.py"), "--dir", d, "--chunk-size", str(args.lc_chunk_size),

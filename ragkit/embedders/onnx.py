@@ -51,7 +51,7 @@ from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Quantize = Literal["none", "int8"]
-Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq"]
+Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx"]
 #: tokens (padding included) per session run; 0: one text per run (see the module docstring)
 BATCH_TOKENS = 0
 _SUPPORTED_MODULES = (
@@ -66,7 +66,9 @@ class OnnxEmbedder(Embedder):
     """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8, recipe: s8-rr}``.
 
     ``recipe`` (int8 only): ``s8-rr`` (portable, the default), ``s8-rr-sq`` (portable, outlier
-    channels treated: closer to fp32, somewhat slower), ``s8`` (VNNI processors only),
+    channels treated: closer to fp32, somewhat slower), ``s8-rr-sqx`` (``s8-rr-sq`` with the
+    attention in plain operators: the same bits on every processor class, a little slower),
+    ``s8`` (VNNI processors only),
     ``u8u8`` (portable, slower) or ``auto`` (per ISA class); ``isa`` names the ISA class for ``s8``
     and ``auto`` (``vnni``, ``avx2``; default ``$RAGKIT_INT8_ISA``, else this processor's).
     """

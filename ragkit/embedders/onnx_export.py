@@ -35,6 +35,10 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   (SmoothQuant, alpha 0.5, power-of-two scales) and the FFN MatMuls' outlier input channels run in
   small fp32 MatMuls of their own (:attr:`ExportSettings.smooth`, ``split``). Portable like
   ``s8-rr`` (the export is byte-identical on AVX2 and VNNI); measured in benchmarks/README.md.
+- ``s8-rr-sqx`` (issue 25): ``s8-rr-sq`` with its fused ``QAttention`` nodes rewritten in plain
+  operators (:mod:`ragkit.embedders.onnx_attention`, :attr:`ExportSettings.attention`): the fused
+  node's softmax is the one kernel of the int8 graph whose result depends on the instruction set,
+  so without it the vectors are the same bits on AVX2 and VNNI machines.
 - mixed exports (:attr:`ExportSettings.fp32`, issue 25): int8 with some weights left fp32
   (:func:`fp32_nodes`: the attention's QKV, the FFN output MatMul, the first and last layer). They
   move the vectors closer to fp32 but give back most of the speed; none kept the hybrid
@@ -67,25 +71,30 @@ EXPORT_FORMAT_VERSION = 3  # 3: the fp32 export is fused (Attention, SkipLayerNo
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
 #: int8 recipe -> (weight type, reduce_range); the module docstring has the measurements
-INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False), "s8-rr-sq": ("s8", True)}
+INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False), "s8-rr-sq": ("s8", True),
+                "s8-rr-sqx": ("s8", True)}
 #: recipes that treat activation outliers before quantizing (:mod:`ragkit.embedders.onnx_smooth`):
 #: recipe -> ExportSettings fields. ``s8-rr-sq``: the QKV projections' inputs smoothed into their
 #: weights (alpha 0.5), and the FFN MatMuls' outlier input channels (calibration maximum > 6x the
 #: median channel's) in fp32 MatMuls of their own
 SMOOTHED_RECIPES = {"s8-rr-sq": {"smooth": "qkv", "alpha": 0.5, "split": "ffn-in+ffn-out", "factor": 6.0}}
+SMOOTHED_RECIPES["s8-rr-sqx"] = SMOOTHED_RECIPES["s8-rr-sq"]
+#: recipes whose attention runs in plain operators (:mod:`ragkit.embedders.onnx_attention`): the
+#: same bits on every x86 processor class, where the fused attention's softmax differs in the last bit
+PLAIN_ATTENTION_RECIPES = frozenset({"s8-rr-sqx"})
 #: the weight-bearing nodes of the fused graph an int8 export can leave in fp32 (see :func:`fp32_nodes`),
 #: and how the variant's name says so. No recipe of ragkit's does (yet): ``benchmarks/int8_recipes.py``
 #: measures such mixed exports, and none kept nDCG@10 within 0.005 while running >= 1.3x fp32 on
 #: both ISA classes (issue 25; benchmarks/README.md)
 FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 #: recipes whose integer sums cannot saturate on any ISA class: the same vectors everywhere
-PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq"})
+PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq", "s8-rr-sqx"})
 #: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
 AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
 #: what a new index uses: accurate and fast on AVX2 and VNNI alike
 DEFAULT_RECIPE = "s8-rr"
 #: the values of the embedders' ``recipe`` option
-RECIPES = ("s8-rr", "s8", "u8u8", "auto", "s8-rr-sq")
+RECIPES = ("s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx")
 
 
 @dataclass(frozen=True)
@@ -104,6 +113,7 @@ class ExportSettings:
     alpha: float = 0.5  # the smoothing's migration strength (with smooth)
     split: str = ""  # int8 only: MatMuls ("ffn-in", "ffn-out") whose outlier input channels stay fp32
     factor: float = 6.0  # (with split) an outlier channel's calibration maximum exceeds factor x the median's
+    attention: str = ""  # int8 only: "" (the fused QAttention) | "plain" (onnx_attention: the same bits on every ISA)
 
     @property
     def recipe(self) -> str:
@@ -112,7 +122,7 @@ class ExportSettings:
             return "fp32"
         base = "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
         kept = "-".join(FP32_PARTS[p] for p in self.fp32.split("+")) if self.fp32 else ""
-        return base + (f"-{kept}32" if kept else "") + self._smooth_suffix()
+        return base + (f"-{kept}32" if kept else "") + self._smooth_suffix() + ("x" if self.attention else "")
 
     def _smooth_suffix(self) -> str:
         """``-sq`` for the outlier treatment of ``s8-rr-sq``; others name their parts and strengths."""
@@ -155,6 +165,7 @@ def int8_settings(recipe: str = DEFAULT_RECIPE, *, isa: str | None = None) -> Ex
         recipe = AUTO_RECIPES[isa] if recipe == "auto" else recipe
     weights, reduce_range = INT8_RECIPES[recipe]
     return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=cls,
+                          attention="plain" if recipe in PLAIN_ATTENTION_RECIPES else "",
                           **SMOOTHED_RECIPES.get(recipe, {}))
 
 
@@ -228,8 +239,9 @@ def _fingerprint(model_dir: Path, stats: tuple[tuple[str, int, int], ...]) -> st
 
 def cache_key(fingerprint: str, settings: ExportSettings) -> str:
     fields = asdict(settings)
-    if not fields["fp32"]:  # settings from before the field existed keep their cache entries
-        del fields["fp32"]
+    for name in ("fp32", "attention"):
+        if not fields[name]:  # settings from before the field existed keep their cache entries
+            del fields[name]
     extra = {}
     if fields["smooth"] or fields["split"]:  # the scales and outlier channels come from the calibration text
         from ragkit.embedders.onnx_smooth import calibration_digest
@@ -323,6 +335,8 @@ def _build(
         quantize_int8(src, out, settings=settings)
         if src != base.path:
             src.unlink()
+        if settings.attention:
+            _plain_attention(out)
         inputs = base.input_names
     log.info("built ONNX %s model for %s in %.1f s", settings.variant, name, time.perf_counter() - started)
     return inputs
@@ -347,6 +361,16 @@ def _treat_outliers(base: ExportedModel, tmp: Path, settings: ExportSettings, mo
             src.unlink()
         src = split
     return src
+
+
+def _plain_attention(model: Path) -> None:
+    """Rewrite ``model``'s fused ``QAttention`` nodes in plain operators, in place."""
+    from ragkit.embedders.onnx_attention import decompose_qattention
+
+    fused = model.with_name("fused.onnx")
+    model.replace(fused)
+    decompose_qattention(fused, model)
+    fused.unlink()
 
 
 def fuse_or_keep(src: Path, out: Path, *, model_dir: Path) -> None:
