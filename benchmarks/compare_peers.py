@@ -5,9 +5,10 @@ each path a separate process (wall time includes imports and model load), paths 
 interleaved rounds (the order rotates each round, so none always runs first or last):
 
 - ``raw``: ``SentenceTransformer.encode`` of every passage in one call (batch 64, PyTorch fp32);
-- ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime fp32; Markdown/recursive
-  splitter at 200 tokens, flat FAISS, BM25 for the hybrid retriever), and ``ragkit-int8``, the
-  same with ``backend: onnx-int8`` (recipe ``--int8-recipe``, default ``s8-rr``);
+- ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime int8, recipe ``s8-rr-sqx``;
+  Markdown/recursive splitter at 200 tokens, flat FAISS, BM25 for the hybrid retriever),
+  ``ragkit-fp32``, the same with ``backend: onnx`` (ONNX Runtime fp32, the default before), and
+  ``ragkit-int8``, the same with the int8 recipe ``--int8-recipe`` (default ``s8-rr``);
 - ``langchain``: ``DirectoryLoader`` -> ``RecursiveCharacterTextSplitter(900, 135)`` characters
   (about 200/30 MiniLM tokens on this corpus) -> ``HuggingFaceEmbeddings`` -> ``FAISS.from_documents``;
 - ``llamaindex``: ``SimpleDirectoryReader`` -> ``SentenceSplitter(200, 30)`` in MiniLM tokens ->
@@ -65,7 +66,7 @@ from _common import (  # noqa: E402 - the benchmarks folder is not a package
     write_txt_files,
 )
 
-DEFAULT_PATHS = "raw,ragkit,ragkit-int8,langchain,llamaindex,fastembed"
+DEFAULT_PATHS = "raw,ragkit,ragkit-fp32,langchain,llamaindex,fastembed"
 #: the issue's targets: ragkit's wall time against LangChain's per view, and against fastembed's
 LANGCHAIN_TARGET = {"native": 0.33, "avx2": 0.4}
 VIEW_RUN = REPO / "tools" / "avx2_only" / "run"
@@ -94,7 +95,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS)
     ap.add_argument("--limit", type=int, default=2000, help="the first N passages (0: all 5,000)")
     ap.add_argument("--paths", default=DEFAULT_PATHS,
-                    help=f"comma-separated paths to run (default {DEFAULT_PATHS}; also ragkit-torch, "
+                    help=f"comma-separated paths to run (default {DEFAULT_PATHS}; also ragkit-int8, ragkit-torch, "
                          "langchain-api, llamaindex-pipeline)")
     ap.add_argument("--peers-python", default=os.environ.get("RAGKIT_PEERS_PYTHON", "/tmp/venv-peers/bin/python"))
     ap.add_argument("--rounds", type=int, default=1)
@@ -136,6 +137,8 @@ def ragkit_bin() -> list[str]:
 
 def build_paths(args: argparse.Namespace, corpus: Path, work: Path, tag: str) -> list[Contender]:
     """Every path of ``--paths``, in the order given; ``tag`` keeps each round's and view's outputs apart."""
+    import yaml
+
     peers, d = args.peers_python, str(corpus)
     out: dict[str, Contender] = {}
 
@@ -145,11 +148,12 @@ def build_paths(args: argparse.Namespace, corpus: Path, work: Path, tag: str) ->
     out["raw"] = Contender("raw", "sentence-transformers", "raw `encode` (1 call, batch 64)",
                            (sys.executable, str(PEERS_DIR / "raw_encode.py"), "--dir", d, "--vectors", str(vec("raw"))),
                            False, vec("raw"))
-    for key, backend in (("ragkit", None), ("ragkit-int8", "onnx-int8"), ("ragkit-torch", "torch")):
+    default = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))["embedder"]
+    for key, backend in (("ragkit", None), ("ragkit-fp32", "onnx"), ("ragkit-int8", "onnx-int8"), ("ragkit-torch", "torch")):
         recipe = args.int8_recipe if backend == "onnx-int8" else None
         pipe = ragkit_pipeline(backend, work / f"pipeline-{key}.yaml", recipe)
         index = work / f"{key}-{tag}"
-        label = "`ragkit index`, default pipeline (ONNX fp32)" if backend is None else \
+        label = f"`ragkit index`, default pipeline ({default['backend']} {default.get('recipe', '')})" if backend is None else \
             f"`ragkit index`, backend {backend}" + (f" ({recipe})" if recipe else "")
         out[key] = Contender(key, "ragkit", label, (*ragkit_bin(), "index", d, "-p", str(pipe), "-i", str(index),
                                                     "--json"), True, vec(key), index)
@@ -309,8 +313,8 @@ def summarize(args: argparse.Namespace, rounds: list[dict[str, Any]], view: str,
                             "load avg"], rows)
     lines = [f"### CPU view: {view} — {n:,} passages as {n:,} .txt files, {len(runs)} interleaved round(s), "
              "medians", "", table, ""]
-    for key in (k for k in ("ragkit", "ragkit-int8") if k in args.path_keys):
-        name = "ragkit default" if key == "ragkit" else "ragkit int8"
+    for key in (k for k in ("ragkit", "ragkit-fp32", "ragkit-int8") if k in args.path_keys):
+        name = {"ragkit": "ragkit default", "ragkit-fp32": "ragkit fp32", "ragkit-int8": "ragkit int8"}[key]
         if lc:
             rr = per_round(key, lc)
             target = LANGCHAIN_TARGET[view]

@@ -48,11 +48,12 @@ DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
 DEFAULT_SPLITTER: dict[str, Any] = {
     "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
 }
-#: ONNX Runtime fp32: PyTorch's vectors (cosine >= 0.99999) on every processor, without PyTorch at
-#: run time. int8 (``backend: onnx-int8``, about 2x faster) missed the quality bar on dbpedia-5k-dev
-#: (nDCG@10 0.011 below fp32 with the hybrid retriever; README, "Indexing speed"; issue 25)
+#: ONNX Runtime int8, recipe ``s8-rr-sqx`` (issue 25): nDCG@10 within 0.005 of PyTorch fp32 on both
+#: shared datasets, about 1.4x ONNX fp32's speed, and the same vectors on AVX2 and VNNI machines
+#: (README, "The default embedder"). ``backend: onnx`` is fp32 (PyTorch's vectors), ``torch`` PyTorch.
 DEFAULT_EMBEDDER: dict[str, Any] = {
-    "type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64, "backend": "onnx",
+    "type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64, "backend": "onnx-int8",
+    "recipe": "s8-rr-sqx",
 }
 DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages

@@ -42,7 +42,7 @@ Backend = Literal["torch", "onnx", "onnx-int8"]
 QueryBackend = Literal["auto", "torch"]
 Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx"]
 #: what a new index embeds with (config.DEFAULT_EMBEDDER spells it out)
-DEFAULT_BACKEND = "onnx"
+DEFAULT_BACKEND = "onnx-int8"
 
 
 @embedders.register("sentence-transformers")

@@ -137,7 +137,7 @@ def test_a_mixed_export_leaves_the_named_weights_fp32(
     assert len(kept) == 6 and all(nodes.get(name) == "MatMul" for name in kept)
     assert sum(t in ("MatMulInteger", "QAttention") for t in nodes.values()) == 6 + 6 + 6  # qkv, attn out, ffn in
     reference = fp32.embed_batch(texts)
-    all_int8 = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8").embed_batch(texts)
+    all_int8 = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8", recipe="s8-rr").embed_batch(texts)
     assert cosines(got, reference).mean() > cosines(all_int8, reference).mean()
 
 
@@ -202,7 +202,7 @@ def test_construction_reads_dimension_and_max_length_without_loading(tmp_path: P
     emb = OnnxEmbedder(cache_dir=tmp_path)
     assert (emb.dimension, emb.max_length, emb.model_id) == (384, 256, "all-MiniLM-L6-v2+onnx")
     int8 = OnnxEmbedder(cache_dir=tmp_path, quantize="int8")
-    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}" == "all-MiniLM-L6-v2+onnx-int8-s8-rr"
+    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}" == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx"
     auto = OnnxEmbedder(cache_dir=tmp_path, quantize="int8", recipe="auto")
     assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr)-(vnni|avx2|base)", auto.model_id)
     assert emb.embed_batch([]).shape == (0, 384)

@@ -97,36 +97,38 @@ def test_a_torch_index_keeps_torch_and_a_backend_switch_re_embeds_with_a_count(
     res = CliRunner().invoke(cli, ["index", str(docs), "-p", str(REPO / "pipelines" / "default.yaml"), "-i", str(index)],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    assert (f"embedder changed: all-MiniLM-L6-v2 -> all-MiniLM-L6-v2+onnx; re-embedded the index's "
+    default = "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx"
+    assert (f"embedder changed: all-MiniLM-L6-v2 -> {default}; re-embedded the index's "
             f"{total} chunks from the catalog") in res.output
     assert f"embedding: {total} texts embedded" in res.output
     status = CliRunner().invoke(cli, ["status", "-i", str(index)], catch_exceptions=False).output
-    assert "embedder all-MiniLM-L6-v2+onnx (backend onnx)" in status
+    assert f"embedder {default} (backend onnx-int8, recipe s8-rr-sqx)" in status
 
-    # and int8, whose vectors differ enough from fp32 to see which ones the store holds
-    int8 = tmp_path / "int8.yaml"
+    # and fp32, whose vectors differ enough from int8 to see which ones the store holds
+    fp32 = tmp_path / "fp32.yaml"
     saved = yaml.safe_load((REPO / "pipelines" / "default.yaml").read_text(encoding="utf-8"))
-    saved["embedder"]["backend"] = "onnx-int8"
-    int8.write_text(yaml.safe_dump(saved), encoding="utf-8")
-    switched = _index([str(docs), "-p", str(int8), "-i", str(index)])
-    assert switched["embedder_switch"] == "all-MiniLM-L6-v2+onnx -> all-MiniLM-L6-v2+onnx-int8-s8-rr"
+    saved["embedder"]["backend"] = "onnx"
+    del saved["embedder"]["recipe"]
+    fp32.write_text(yaml.safe_dump(saved), encoding="utf-8")
+    switched = _index([str(docs), "-p", str(fp32), "-i", str(index)])
+    assert switched["embedder_switch"] == f"{default} -> all-MiniLM-L6-v2+onnx"
     assert switched["texts_embedded"] == switched["chunks_restored"] == total
     cat = Catalog(layout.catalog, read_only=True)
     records = cat.chunk_records()
     cat.close()
     with KnowledgeBase.open(index=index) as kb:
-        assert kb.spec.embedder.options["backend"] == "onnx-int8" and kb.spec.embedder.options["recipe"] == "s8-rr"
+        assert kb.spec.embedder.options["backend"] == "onnx" and "recipe" not in kb.spec.embedder.options
         assert kb.store.count() == total
         assert kb.search("when does the ferry sail", k=1)[0].source == "notes/gamma.txt"
-        for rec in records:  # every stored vector is the int8 model's vector of its text
+        for rec in records:  # every stored vector is the fp32 model's vector of its text
             hit = kb.store.search(kb.embedder.embed_documents([rec.text])[0], k=1)[0]
             assert hit.id == rec.id and hit.score > 0.99999
     status = CliRunner().invoke(cli, ["status", "-i", str(index)], catch_exceptions=False).output
-    assert "embedder all-MiniLM-L6-v2+onnx-int8-s8-rr (backend onnx-int8, recipe s8-rr)" in status
+    assert "embedder all-MiniLM-L6-v2+onnx (backend onnx)" in status
 
     # and back: the torch vectors are still in the embedding cache, nothing is embedded
     back = _index([str(docs), "-p", str(REPO / "pipelines" / "torch.yaml"), "-i", str(index)])
-    assert back["embedder_switch"] == "all-MiniLM-L6-v2+onnx-int8-s8-rr -> all-MiniLM-L6-v2"
+    assert back["embedder_switch"] == "all-MiniLM-L6-v2+onnx -> all-MiniLM-L6-v2"
     assert back["texts_embedded"] == 0 and back["chunks_restored"] == total
 
 
