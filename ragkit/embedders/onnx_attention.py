@@ -11,10 +11,13 @@ plain ``Exp``, ``ReduceMax``, ``ReduceSum`` and ``Div`` operators) computes the 
 dynamic quantization rounds a few values the other way, and those steps grow through the layers.
 
 :func:`decompose_qattention` rewrites each ``QAttention`` node as the same computation in plain
-operators: the QKV projection as a ``DynamicQuantizeMatMul`` (the same u8 x s8 product), the
-per-head scores as fp32 ``MatMul``\\ s, and the softmax as ``exp(x - max) / sum``. The vectors stay
-within float rounding of the fused node's (checked by a unit test), and are the same bits on
-both processor classes, so an index built on one is extended on the other with no drift at all.
+operators: the QKV projection as three ``DynamicQuantizeMatMul`` nodes (Q, K and V: the same
+u8 x s8 products), the per-head scores as fp32 ``MatMul``\\ s, and the softmax as
+``exp(x - max) / sum`` (the division applied to the context, which is smaller than the
+scores). The vectors stay within float rounding of the fused node's (checked by a unit test),
+and are the same bits on both processor classes, so an index built on one is extended on the
+other with no drift at all. The price: about 15 % of the fused recipe's speed (more, smaller
+kernels; benchmarks/README.md).
 """
 
 from __future__ import annotations
@@ -66,14 +69,14 @@ def decompose_qattention(src: Path, out: Path, *, mask_input: str = "attention_m
     const("attn_axis_last", np.array([-1], np.int64))
     nodes: list[Any] = []
     count = 0
-    dropped: set[int] = set()
+    dropped: set[str] = set()  # the first output of each QAttention's own DynamicQuantizeLinear
     for node in graph.node:
         if node.op_type != "QAttention":
             nodes.append(node)
             continue
         quantizer = producers.get(node.input[0])
         if quantizer is None or quantizer.op_type != "DynamicQuantizeLinear" or any(
-            consumers.get(o, 0) != 1 for o in quantizer.output[:1]
+            consumers.get(o, 0) != 1 for o in quantizer.output
         ):
             raise EmbeddingError(f"{src}: QAttention {node.name} is not fed by a DynamicQuantizeLinear of its own")
         attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
@@ -81,22 +84,24 @@ def decompose_qattention(src: Path, out: Path, *, mask_input: str = "attention_m
             raise EmbeddingError(f"{src}: QAttention {node.name} has attributes this rewrite does not handle: {attrs}")
         if len(node.input) > 8 and node.input[8]:
             raise EmbeddingError(f"{src}: QAttention {node.name} has a past state; only encoders are rewritten")
-        weight = next(t for t in graph.initializer if t.name == node.input[1])
-        hidden = weight.dims[1] // 3
+        # QAttention's weight, its per-column scales and zero points and the bias, each cut below
+        # into its Q, K and V columns: one DynamicQuantizeMatMul per part (no Split copy afterwards)
+        fused = {name: numpy_helper.to_array(t) for t in graph.initializer
+                 for name in (node.input[1], node.input[4], node.input[7], node.input[2]) if t.name == name}
+        hidden = fused[node.input[1]].shape[1] // 3
         heads = int(attrs["num_heads"])
         size = hidden // heads
-        dropped.add(id(quantizer))
+        dropped.add(quantizer.output[0])
         p = f"attn{count}_"
-        x, w, bias, w_scale, w_zero = quantizer.input[0], node.input[1], node.input[2], node.input[4], node.input[7]
-        q_w, k_w, v_w = _split_columns(graph, w, hidden, p + "w")
-        q_s, k_s, v_s = _split_columns(graph, w_scale, hidden, p + "ws")
-        q_z, k_z, v_z = _split_columns(graph, w_zero, hidden, p + "wz")
-        q_b, k_b, v_b = _split_columns(graph, bias, hidden, p + "b")
-        inits.extend([q_w, k_w, v_w, q_s, k_s, v_s, q_z, k_z, v_z, q_b, k_b, v_b])
         heads4 = const(p + "heads", np.array([0, 0, heads, size], np.int64))
-        for part, (pw, ps, pz, pb) in zip("qkv", [(q_w, q_s, q_z, q_b), (k_w, k_s, k_z, k_b), (v_w, v_s, v_z, v_b)]):
+        for i, part in enumerate("qkv"):
+            cols = slice(i * hidden, (i + 1) * hidden)
+            weights = [const(f"{p}{part}_{role}", np.ascontiguousarray(fused[name][..., cols] if fused[name].ndim
+                                                                       else fused[name]))  # a per-tensor scale stays
+                       for role, name in (("w", node.input[1]), ("scale", node.input[4]),
+                                          ("zero", node.input[7]), ("bias", node.input[2]))]
             nodes += [
-                helper.make_node("DynamicQuantizeMatMul", [x, pw.name, ps.name, pz.name, pb.name], [p + part],
+                helper.make_node("DynamicQuantizeMatMul", [quantizer.input[0], *weights], [p + part],
                                  domain="com.microsoft"),
                 helper.make_node("Reshape", [p + part, heads4], [p + part + "4"]),
                 helper.make_node("Transpose", [p + part + "4"], [p + part + "t"],
@@ -120,7 +125,7 @@ def decompose_qattention(src: Path, out: Path, *, mask_input: str = "attention_m
                              [node.output[0]]),
         ]
         count += 1
-    kept = [n for n in nodes if id(n) not in dropped]
+    kept = [n for n in nodes if n.output[0] not in dropped]
     if count:
         kept = mask + kept
     del graph.node[:]
@@ -129,15 +134,6 @@ def decompose_qattention(src: Path, out: Path, *, mask_input: str = "attention_m
     _drop_unused(graph)
     onnx.save(model, str(out))
     return count
-
-
-def _split_columns(graph: Any, name: str, width: int, prefix: str) -> tuple[Any, Any, Any]:
-    """The Q, K and V thirds of a fused QKV initializer (its last axis), as new initializers."""
-    from onnx import numpy_helper
-
-    value = numpy_helper.to_array(next(t for t in graph.initializer if t.name == name))
-    return tuple(numpy_helper.from_array(np.ascontiguousarray(value[..., i * width:(i + 1) * width]), f"{prefix}_{part}")
-                 for i, part in enumerate("qkv"))  # type: ignore[return-value]
 
 
 def _drop_unused(graph: Any) -> None:
