@@ -49,7 +49,7 @@ DEFAULT_SPLITTER: dict[str, Any] = {
     "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
 }
 #: ONNX Runtime int8, recipe ``s8-rr-sqx`` (issue 25): nDCG@10 within 0.005 of PyTorch fp32 on both
-#: shared datasets, about 1.4x ONNX fp32's speed, and the same vectors on AVX2 and VNNI machines
+#: shared datasets, 1.5x ONNX fp32's speed with VNNI (1.2x on AVX2 alone), the same vectors on both
 #: (README, "The default embedder"). ``backend: onnx`` is fp32 (PyTorch's vectors), ``torch`` PyTorch.
 DEFAULT_EMBEDDER: dict[str, Any] = {
     "type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64, "backend": "onnx-int8",

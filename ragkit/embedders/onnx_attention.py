@@ -7,8 +7,9 @@ the graph on both showed that each node's output is bit-identical except the fus
 (``MlasComputeSoftmax``) has one exp kernel per instruction set. Everything else in the graph
 (``DynamicQuantizeMatMul``, ``SkipLayerNormalization``, ``BiasGelu``, fp32 ``MatMul``, and the
 plain ``Exp``, ``ReduceMax``, ``ReduceSum`` and ``Div`` operators) computes the same bits on both
-(``tests/integration/test_cross_isa_index.py`` checks the whole model). A 2e-7 difference is small, but the next
-dynamic quantization rounds a few values the other way, and those steps grow through the layers.
+(``benchmarks/isa_diff.py`` lists such nodes; ``tests/integration/test_cross_isa_index.py`` checks
+the whole model). A 2e-7 difference is small, but the next dynamic quantization rounds a few
+values the other way, and those steps grow through the layers.
 
 :func:`decompose_qattention` rewrites each ``QAttention`` node as the same computation in plain
 operators: the QKV projection as three ``DynamicQuantizeMatMul`` nodes (Q, K and V: the same

@@ -21,7 +21,8 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   (AVX2) add pairs of products in 16-bit lanes, which saturate with full-range s8 weights
   (2·255·127 > 32767; mean cosine 0.9896 to fp32 on an AVX2-only machine). ``s8-rr`` (7-bit
   weights, ``reduce_range``: 2·255·63 fits) is exact on both classes with the same fast kernels,
-  so its vectors do not depend on the processor: it is *portable*, the default, and its variant
+  so its integer sums do not depend on the processor: it is *portable* (its vectors agree across
+  classes to cosine 0.997: the fp32 steps between them round differently), and its variant
   names no ISA class (``int8-s8-rr``), so an index built on one class is searched and extended on
   the other. ``s8`` (full range) is accurate only with VNNI; its variant names the class it runs
   on (``int8-s8-vnni``). ``u8u8`` (u8 weights) is portable too but ran about 2× slower.
@@ -91,8 +92,8 @@ FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq", "s8-rr-sqx"})
 #: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
 AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
-#: what a new index uses (issue 25): within 0.005 nDCG@10 of fp32, about 1.4x its speed, and the
-#: same bits on AVX2 and VNNI machines, so an index moves between them without drift
+#: what a new index uses (issue 25): within 0.005 nDCG@10 of fp32, 1.5x its speed with VNNI (1.2x on
+#: AVX2 alone), and the same bits on AVX2 and VNNI machines, so an index moves between them without drift
 DEFAULT_RECIPE = "s8-rr-sqx"
 #: the values of the embedders' ``recipe`` option
 RECIPES = ("s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx")
