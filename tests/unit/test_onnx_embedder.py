@@ -116,6 +116,28 @@ def test_an_int8_vector_does_not_depend_on_the_texts_embedded_with_it(int8: Onnx
 
 
 @pytest.mark.model
+def test_the_default_recipe_gives_the_same_bits_on_any_number_of_threads(int8: OnnxEmbedder, onnx_cache: Path) -> None:
+    """A machine with more cores runs more intra-op threads; the threads share out the kernels'
+    work without changing any sum's order, so an index extended there gets the same vectors (the
+    other half of "the same bits everywhere"; the ISA half is tests/integration/test_cross_isa_index.py)."""
+    from ragkit.embedders.models import load_tokenizer
+    from ragkit.embedders.onnx_session import open_session, session_feeds
+
+    assert int8.settings.recipe == "s8-rr-sqx"
+    int8.embed_batch(["warm up"])
+    model = next(onnx_cache.glob("*-int8-s8-rr-sqx-*/model.onnx"))
+    tokenizer = load_tokenizer(MODEL_DIR, 256)
+    runs = {}
+    for threads in (1, 3, 4):
+        session = open_session(model, threads=threads)
+        names = [i.name for i in session.get_inputs()]
+        runs[threads] = [session.run(None, session_feeds([enc], len(enc.ids), names)[0])[0]
+                         for enc in tokenizer.encode_batch(varied_texts()[:30])]
+    for threads in (3, 4):
+        assert all(np.array_equal(a, b) for a, b in zip(runs[threads], runs[1], strict=True))
+
+
+@pytest.mark.model
 def test_a_mixed_export_leaves_the_named_weights_fp32(
     onnx_cache: Path, fp32: OnnxEmbedder, tmp_path: Path
 ) -> None:
