@@ -1,4 +1,5 @@
 """How to schedule the ONNX fp32 embedder on the cores it has: variants side by side, interleaved.
+(``--recipe s8-rr-sqx``: the same for an int8 export.)
 
     python benchmarks/embed_schedule.py --limit 2000 --block 250 --rounds 3
     tools/avx2_only/run .venv/bin/python benchmarks/embed_schedule.py --limit 2000 --block 250 --rounds 3
@@ -46,16 +47,16 @@ VARIANTS = ("default", "spin", "sessions", "no-arena", "no-pattern", "parallel",
             "b64", "sessions-b2048")
 
 
-def make_variants(names: list[str]) -> dict[str, Embed]:
+def make_variants(names: list[str], recipe: str = "fp32") -> dict[str, Embed]:
     import onnxruntime as ort
 
     from ragkit.embedders.onnx import OnnxEmbedder, _available_cores, _mean_pool_normalize, length_batches
 
-    base = OnnxEmbedder()
+    base = OnnxEmbedder() if recipe == "fp32" else OnnxEmbedder(quantize="int8", recipe=recipe)
     base.load()
     cores = _available_cores()
     tok = base._tokenizer
-    exported = next(p for p in base.cache_dir.glob("*-fp32-*/model.onnx")
+    exported = next(p for p in base.cache_dir.glob(f"*-{base.settings.variant}-*/model.onnx")
                     if (p.parent / "export.json").read_text().count('"format": 3'))
     path = exported.parent / f"optimized-ort{ort.__version__}" / "model.onnx"
     if not path.is_file():
@@ -140,6 +141,7 @@ def main() -> int:
     parser.add_argument("--block", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--variants", default=",".join(VARIANTS))
+    parser.add_argument("--recipe", default="fp32", help="fp32 (the default) or an int8 recipe, e.g. s8-rr-sqx")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
@@ -153,7 +155,7 @@ def main() -> int:
     texts = [p.text for p in read_corpus(args.corpus, args.limit)]
     blocks = [texts[i:i + args.block] for i in range(0, len(texts), args.block)]
     load_before = os.getloadavg()
-    variants = make_variants(names)
+    variants = make_variants(names, args.recipe)
     for embed in variants.values():  # warm-up
         embed(blocks[0][:32])
     seconds = {n: [0.0] * args.rounds for n in names}
