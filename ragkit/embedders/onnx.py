@@ -2,9 +2,10 @@
 
 The ONNX graph is exported once from the locally installed model, fused by ONNX Runtime's
 transformer optimizer and cached (see :mod:`ragkit.embedders.onnx_export`); ``quantize: int8``
-adds dynamic per-channel int8 weights with an int8 ``recipe``: ``s8-rr`` (the default) gives the
-same vectors on AVX2 and VNNI processors, ``s8`` and ``auto`` depend on the processor's ISA class
-(:mod:`ragkit.embedders.isa`). The model id names the recipe (``all-MiniLM-L6-v2+onnx-int8-s8-rr``).
+adds dynamic per-channel int8 weights with an int8 ``recipe``: ``s8-rr-sqx`` (the default) gives
+the same vectors, bit for bit, on AVX2 and VNNI processors, ``s8`` and ``auto`` depend on the
+processor's ISA class (:mod:`ragkit.embedders.isa`). The model id names the recipe
+(``all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx``).
 
 Inference tokenizes each call's texts once with the model's fast tokenizer and, by default
 (``batch_tokens: 0``), runs every text on its own: no padding at all, activations small enough to
@@ -13,9 +14,12 @@ never depends on the texts embedded with it (a query gets the vector its text ha
 the Ray and local engines agree). On 2 cores this took 15 % less CPU than batches of 2,048 tokens
 and about 30 % less than 64 texts per run, for int8 and fp32 alike (``benchmarks/README.md``,
 issue 25). ``batch_tokens: N`` instead orders the texts by token length and cuts the order into
-batches of at most N tokens with padding (at most ``batch_size`` texts). The session runs on as
-many intra-op threads as the process may use (``os.sched_getaffinity``); pooling and
-normalization run in NumPy.
+batches of at most N tokens with padding (at most ``batch_size`` texts). A long call (documents)
+runs on one single-threaded session per core the process may use (``os.sched_getaffinity``),
+each on its own thread taking the next text: one text's kernels are too small to share out
+between threads well, so this ran 1.2x (fp32) and 1.5x (int8) the throughput of one session on
+both cores, with the same bits. A short call (a query) runs on one session with all cores, which
+answers it soonest. Pooling and normalization run in NumPy.
 
 Neither onnxruntime nor torch is imported until the first embed call; torch is needed only for
 the one-time export.
@@ -54,6 +58,11 @@ Quantize = Literal["none", "int8"]
 Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx"]
 #: tokens (padding included) per session run; 0: one text per run (see the module docstring)
 BATCH_TOKENS = 0
+#: a call with at least this many session runs per core runs them on one single-threaded session
+#: per core (each text's kernels are too small to share out well; 1.2x fp32's and 1.5x int8's
+#: throughput on 2 cores, the same bits: benchmarks/README.md, issue 25); fewer, e.g. a query, run
+#: on one session with all cores
+PER_CORE_MIN_RUNS = 4
 _SUPPORTED_MODULES = (
     "sentence_transformers.models.Transformer",
     "sentence_transformers.models.Pooling",
@@ -116,6 +125,7 @@ class OnnxEmbedder(Embedder):
         self.model_id = f"{label}+onnx" + (f"-{self.settings.variant}" if quantize == "int8" else "")
         self._lock = threading.Lock()
         self._session: Any = None
+        self._per_core: list[Any] = []  # single-threaded sessions, one per core, for long calls
         self._input_names: tuple[str, ...] = ()
         self._tokenizer: Any = None
         self._counter: Any = None
@@ -143,10 +153,17 @@ class OnnxEmbedder(Embedder):
         session, tokenizer = self._load()
         encodings = tokenizer.encode_batch(texts)
         lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
-        for idx in length_batches(lengths, self.batch_tokens, self.batch_size):
+        batches = length_batches(lengths, self.batch_tokens, self.batch_size)
+
+        def run(sess: Any, idx: np.ndarray) -> None:
             feeds, mask = session_feeds([encodings[i] for i in idx], int(lengths[idx[-1]]), self._input_names)
-            hidden = session.run(["last_hidden_state"], feeds)[0]
-            out[idx] = _mean_pool_normalize(hidden, mask)
+            out[idx] = _mean_pool_normalize(sess.run(["last_hidden_state"], feeds)[0], mask)
+
+        if self.threads > 1 and len(batches) >= PER_CORE_MIN_RUNS * self.threads:
+            _run_per_core(self._per_core_sessions(), batches, run)
+        else:  # a query or a few texts: one session on all cores answers soonest
+            for idx in batches:
+                run(session, idx)
         specials = 2  # [CLS] and [SEP] (or <s> and </s>)
         tokens = int(np.maximum(lengths - specials, 0).sum())
         self._record(tokens, len(texts))
@@ -178,9 +195,19 @@ class OnnxEmbedder(Embedder):
                 self._tokenizer = load_tokenizer(self._dir, self.max_length)
         return self._session, self._tokenizer
 
-    def _open(self, exported: ExportedModel) -> Any:
+    def _per_core_sessions(self) -> list[Any]:
+        """``threads`` single-threaded sessions of the same export, opened on the first long call."""
+        with self._lock:
+            if not self._per_core:
+                exported = ensure_exported(self._dir, cache_dir=self.cache_dir, settings=self.settings,
+                                           name=self._name)
+                self._per_core = [self._open(exported, threads=1) for _ in range(self.threads)]
+        return self._per_core
+
+    def _open(self, exported: ExportedModel, *, threads: int | None = None) -> Any:
+        threads = threads or self.threads
         try:
-            session = open_session(exported.path, threads=self.threads)
+            session = open_session(exported.path, threads=threads)
         except ImportError as exc:  # pragma: no cover - checked in __init__
             raise MissingDependencyError("onnxruntime", "local") from exc
         except Exception as exc:
@@ -188,8 +215,37 @@ class OnnxEmbedder(Embedder):
                 f"could not load the cached ONNX model {exported.path}: {exc}; delete that directory "
                 "to re-export it"
             ) from exc
-        log.info("ONNX %s session for %s (%d threads)", exported.settings.variant, self._name, self.threads)
+        log.info("ONNX %s session for %s (%d threads)", exported.settings.variant, self._name, threads)
         return session
+
+
+def _run_per_core(sessions: list[Any], batches: list[np.ndarray], run: Any) -> None:
+    """``run(session, batch)`` for every batch, each session on a thread of its own taking the next
+    batch when it is done (ONNX Runtime releases the GIL while it runs); a worker's error is raised
+    here after the others stop."""
+    pending = iter(batches)
+    lock = threading.Lock()
+    errors: list[BaseException] = []
+
+    def work(session: Any) -> None:
+        while not errors:
+            with lock:
+                idx = next(pending, None)
+            if idx is None:
+                return
+            try:
+                run(session, idx)
+            except BaseException as exc:  # noqa: BLE001 - re-raised in the caller's thread
+                errors.append(exc)
+
+    workers = [threading.Thread(target=work, args=(s,), name=f"onnx-core-{i}", daemon=True)
+               for i, s in enumerate(sessions)]
+    for w in workers:
+        w.start()
+    for w in workers:
+        w.join()
+    if errors:
+        raise errors[0]
 
 
 def length_batches(lengths: np.ndarray, batch_tokens: int, batch_size: int) -> list[np.ndarray]:

@@ -336,3 +336,29 @@ def test_fingerprint_memo_follows_the_files(tmp_path: Path) -> None:
     assert model_fingerprint(model, memo_dir=memo) == first  # read back from the memo
     (model / "model.safetensors").write_bytes(b"weights-002")
     assert model_fingerprint(model, memo_dir=memo) == model_fingerprint(model) != first
+
+
+@pytest.mark.model
+def test_a_long_call_runs_one_session_per_core_with_the_same_vectors(onnx_cache: Path, int8: OnnxEmbedder) -> None:
+    """Documents go to one single-threaded session per core (faster on small per-text kernels);
+    each text gets the vector it gets alone on the all-cores session, as a query does."""
+    emb = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8", threads=2)
+    texts = varied_texts()
+    together = emb.embed_batch(texts)
+    assert len(emb._per_core) == 2  # the long call opened them
+    alone = np.vstack([emb.embed_batch([t]) for t in texts])  # one run each: the all-cores session
+    np.testing.assert_array_equal(together, alone)
+
+
+def test_a_per_core_worker_error_reaches_the_caller() -> None:
+    done: list[int] = []
+
+    def run(session: str, idx: np.ndarray) -> None:
+        if int(idx[0]) == 3:
+            raise EmbeddingError("text 3 failed")
+        done.append(int(idx[0]))
+
+    with pytest.raises(EmbeddingError, match="text 3 failed"):
+        onnx_mod._run_per_core(["a", "b"], [np.array([i]) for i in range(8)], run)
+    assert 3 not in done
+    onnx_mod._run_per_core(["a", "b"], [np.array([i]) for i in range(8) if i != 3], run)
