@@ -284,7 +284,8 @@ def run_round(args: argparse.Namespace, corpus: Path, work: Path, r: int, env: d
 
 
 def summarize(args: argparse.Namespace, rounds: list[dict[str, Any]], view: str, n: int) -> str:
-    paths = build_paths(args, Path("."), Path("."), "x")
+    with tempfile.TemporaryDirectory() as tmp:  # only the labels are needed: no files in the cwd
+        paths = build_paths(args, Path("."), Path(tmp), "x")
     runs = [rd[view] for rd in rounds]
 
     def med(key: str, attr: str, kind: str = "first") -> float:
