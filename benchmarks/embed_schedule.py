@@ -31,7 +31,6 @@ import argparse
 import os
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -50,7 +49,14 @@ VARIANTS = ("default", "spin", "sessions", "no-arena", "no-pattern", "parallel",
 def make_variants(names: list[str], recipe: str = "fp32") -> dict[str, Embed]:
     import onnxruntime as ort
 
-    from ragkit.embedders.onnx import OnnxEmbedder, _available_cores, _mean_pool_normalize, length_batches
+    from ragkit.embedders.onnx import (
+        OnnxEmbedder,
+        _available_cores,
+        _mean_pool_normalize,
+        _run_per_core,
+        length_batches,
+    )
+    from ragkit.embedders.onnx_session import session_feeds
 
     base = OnnxEmbedder() if recipe == "fp32" else OnnxEmbedder(quantize="int8", recipe=recipe)
     base.load()
@@ -75,16 +81,7 @@ def make_variants(names: list[str], recipe: str = "fp32") -> dict[str, Embed]:
         return ort.InferenceSession(str(path), o, providers=["CPUExecutionProvider"])
 
     def run_batch(sess: object, encs: list, idx: np.ndarray, lengths: np.ndarray, out: np.ndarray) -> None:
-        width = int(lengths[idx[-1]])
-        ids = np.zeros((len(idx), width), dtype=np.int64)
-        mask = np.zeros_like(ids)
-        for row, i in enumerate(idx):
-            n = len(encs[i].ids)
-            ids[row, :n] = encs[i].ids
-            mask[row, :n] = 1
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in base._input_names:
-            feeds["token_type_ids"] = np.zeros_like(ids)
+        feeds, mask = session_feeds([encs[i] for i in idx], int(lengths[idx[-1]]), base._input_names)
         hidden = sess.run(["last_hidden_state"], feeds)[0]  # type: ignore[attr-defined]
         out[idx] = _mean_pool_normalize(hidden, mask)
 
@@ -105,17 +102,9 @@ def make_variants(names: list[str], recipe: str = "fp32") -> dict[str, Embed]:
             encs = tok.encode_batch(texts)
             lengths = np.fromiter((len(e.ids) for e in encs), dtype=np.int64, count=len(encs))
             out = np.zeros((len(texts), base.dimension), dtype=np.float32)
-            queue = iter(length_batches(lengths, batch_tokens, 64))  # next() is atomic under the GIL
-
-            def work(sess: object) -> None:
-                for idx in queue:
-                    run_batch(sess, encs, idx, lengths, out)
-
-            threads = [threading.Thread(target=work, args=(s,)) for s in sessions]
-            for t in threads:
-                t.start()
-            for t in threads:
-                t.join()
+            # ragkit's own per-core runner (OnnxEmbedder's schedule for long calls)
+            _run_per_core(sessions, length_batches(lengths, batch_tokens, 64),
+                          lambda sess, idx: run_batch(sess, encs, idx, lengths, out))
             return out
         return embed
 

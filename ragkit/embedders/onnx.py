@@ -124,6 +124,7 @@ class OnnxEmbedder(Embedder):
         self.recipe = recipe if quantize == "int8" else None
         self.model_id = f"{label}+onnx" + (f"-{self.settings.variant}" if quantize == "int8" else "")
         self._lock = threading.Lock()
+        self._exported: ExportedModel | None = None
         self._session: Any = None
         self._per_core: list[Any] = []  # single-threaded sessions, one per core, for long calls
         self._input_names: tuple[str, ...] = ()
@@ -191,17 +192,18 @@ class OnnxEmbedder(Embedder):
                     name=self._name,
                 )
                 self._session = self._open(exported)
+                self._exported = exported
                 self._input_names = exported.input_names
                 self._tokenizer = load_tokenizer(self._dir, self.max_length)
         return self._session, self._tokenizer
 
     def _per_core_sessions(self) -> list[Any]:
-        """``threads`` single-threaded sessions of the same export, opened on the first long call."""
+        """``threads`` single-threaded sessions of the export ``_load`` found, opened on the first long call."""
+        self._load()
         with self._lock:
             if not self._per_core:
-                exported = ensure_exported(self._dir, cache_dir=self.cache_dir, settings=self.settings,
-                                           name=self._name)
-                self._per_core = [self._open(exported, threads=1) for _ in range(self.threads)]
+                self._per_core = [self._open(self._exported, threads=1)  # type: ignore[arg-type]
+                                  for _ in range(self.threads)]
         return self._per_core
 
     def _open(self, exported: ExportedModel, *, threads: int | None = None) -> Any:
