@@ -152,23 +152,42 @@ class OnnxEmbedder(Embedder):
         if not texts:
             return out, 0
         session, tokenizer = self._load()
-        encodings = tokenizer.encode_batch(texts)
-        lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
-        batches = length_batches(lengths, self.batch_tokens, self.batch_size)
+        if self.batch_tokens == 0 and self.threads > 1 and len(texts) >= PER_CORE_MIN_RUNS * self.threads:
+            lengths = self._embed_per_core(texts, tokenizer, out)
+        else:
+            encodings = tokenizer.encode_batch(texts)
+            lengths = np.fromiter((len(e.ids) for e in encodings), dtype=np.int64, count=len(texts))
+            batches = length_batches(lengths, self.batch_tokens, self.batch_size)
 
-        def run(sess: Any, idx: np.ndarray) -> None:
-            feeds, mask = session_feeds([encodings[i] for i in idx], int(lengths[idx[-1]]), self._input_names)
-            out[idx] = _mean_pool_normalize(sess.run(["last_hidden_state"], feeds)[0], mask)
+            def run(sess: Any, idx: np.ndarray) -> None:
+                feeds, mask = session_feeds([encodings[i] for i in idx], int(lengths[idx[-1]]), self._input_names)
+                out[idx] = _mean_pool_normalize(sess.run(["last_hidden_state"], feeds)[0], mask)
 
-        if self.threads > 1 and len(batches) >= PER_CORE_MIN_RUNS * self.threads:
-            _run_per_core(self._per_core_sessions(), batches, run)
-        else:  # a query or a few texts: one session on all cores answers soonest
-            for idx in batches:
-                run(session, idx)
+            if self.threads > 1 and len(batches) >= PER_CORE_MIN_RUNS * self.threads:
+                _run_per_core(self._per_core_sessions(), batches, run)
+            else:  # a query or a few texts: one session on all cores answers soonest
+                for idx in batches:
+                    run(session, idx)
         specials = 2  # [CLS] and [SEP] (or <s> and </s>)
         tokens = int(np.maximum(lengths - specials, 0).sum())
         self._record(tokens, len(texts))
         return out, tokens
+
+    def _embed_per_core(self, texts: list[str], tokenizer: Any, out: np.ndarray) -> np.ndarray:
+        """One text per run on the per-core sessions, each worker tokenizing the text it takes, so
+        one core tokenizes while the other runs the model (no serial tokenizing phase); longest
+        first, so the cores run out of work together. Returns each text's token count."""
+        lengths = np.zeros(len(texts), dtype=np.int64)
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+
+        def run(sess: Any, i: int) -> None:
+            enc = tokenizer.encode(texts[i])
+            lengths[i] = len(enc.ids)
+            feeds, mask = session_feeds([enc], len(enc.ids), self._input_names)
+            out[i] = _mean_pool_normalize(sess.run(["last_hidden_state"], feeds)[0], mask)
+
+        _run_per_core(self._per_core_sessions(), order, run)
+        return lengths
 
     def saved_options(self) -> dict[str, Any]:
         return {"quantize": self.quantize, **({"recipe": self.recipe} if self.recipe else {})}
@@ -221,10 +240,10 @@ class OnnxEmbedder(Embedder):
         return session
 
 
-def _run_per_core(sessions: list[Any], batches: list[np.ndarray], run: Any) -> None:
-    """``run(session, batch)`` for every batch, each session on a thread of its own taking the next
-    batch when it is done (ONNX Runtime releases the GIL while it runs); a worker's error is raised
-    here after the others stop."""
+def _run_per_core(sessions: list[Any], batches: Sequence[Any], run: Any) -> None:
+    """``run(session, batch)`` for every batch (an array of text indexes, or one text's index),
+    each session on a thread of its own taking the next batch when it is done (ONNX Runtime
+    releases the GIL while it runs); a worker's error is raised here after the others stop."""
     pending = iter(batches)
     lock = threading.Lock()
     errors: list[BaseException] = []

@@ -10,12 +10,13 @@ Flow of a run:
    changes nothing) and loads + splits the new and changed ones; a bounded queue hands them to
    the consumer, which overlaps embedding with loading.
 4. The consumer collects prepared sources into batches of about ``flush_chunks`` chunks. It
-   embeds only the texts the embedding cache lacks, as soon as ``EMBED_AHEAD`` of them are
-   collected (so embedding overlaps the loading of the next files), sorted by length, in slices
-   of ``EMBED_SLICE`` texts, each committed to the cache as soon as it is embedded, so an
-   interrupted run never computes an embedding twice (``ragkit.index.vectors``). Per batch it
-   updates the store (delete old ids, add new ones), persists it, then commits the catalog rows.
-   A kill at any point leaves a state that step 2 repairs.
+   hands the texts the embedding cache lacks to an embedding thread as soon as ``EMBED_AHEAD`` of
+   them are collected, so embedding overlaps the loading of the next files and the consumer's
+   own work; the thread embeds them in slices of ``EMBED_SLICE`` texts, and the consumer commits
+   each slice to the cache as soon as it sees it, so an interrupted run never computes an
+   embedding twice (``ragkit.index.vectors``). Per batch it updates the store (delete old ids,
+   add new ones), persists it, then commits the catalog rows. A kill at any point leaves a state
+   that step 2 repairs.
 5. Sources that disappeared are removed from the store, then from the catalog (a folder root that
    would lose all, or more than half, of its sources needs ``prune=True``: an unmounted drive
    must not empty the index).
@@ -202,6 +203,7 @@ class _Run:
             status = "interrupted"
             raise
         finally:
+            self.vectors.close()
             used = self.parts.embedder.usage.since(usage0)
             self.report.embedding_tokens, self.report.embedding_cost = used.tokens, used.cost
             self.report.seconds = time.perf_counter() - t0
