@@ -71,6 +71,11 @@ class Embedder(ABC):
         same as :meth:`load`, less where queries take a lighter path (no PyTorch for a query)."""
         self.load()
 
+    def load_for_documents(self) -> None:
+        """Load what embedding many documents needs now (an index run warms it up while it reads
+        the first files); by default the same as :meth:`load`."""
+        self.load()
+
     def saved_options(self) -> dict[str, object]:
         """Options that decide the vectors, resolved, for the index's saved pipeline: an index keeps
         what it was built with even when a later ragkit changes a default (e.g. ``backend``)."""

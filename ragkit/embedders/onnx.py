@@ -151,8 +151,8 @@ class OnnxEmbedder(Embedder):
         out = np.zeros((len(texts), self._dim), dtype=np.float32)
         if not texts:
             return out, 0
-        session, tokenizer = self._load()
-        if self.batch_tokens == 0 and self.threads > 1 and len(texts) >= PER_CORE_MIN_RUNS * self.threads:
+        tokenizer = self._load()
+        if self.batch_tokens == 0 and self._per_core_call(len(texts)):
             lengths = self._embed_per_core(texts, tokenizer, out)
         else:
             encodings = tokenizer.encode_batch(texts)
@@ -163,15 +163,24 @@ class OnnxEmbedder(Embedder):
                 feeds, mask = session_feeds([encodings[i] for i in idx], int(lengths[idx[-1]]), self._input_names)
                 out[idx] = _mean_pool_normalize(sess.run(["last_hidden_state"], feeds)[0], mask)
 
-            if self.threads > 1 and len(batches) >= PER_CORE_MIN_RUNS * self.threads:
+            if self._per_core_call(len(batches)):
                 _run_per_core(self._per_core_sessions(), batches, run)
             else:  # a query or a few texts: one session on all cores answers soonest
+                session = self._all_cores_session()
                 for idx in batches:
                     run(session, idx)
         specials = 2  # [CLS] and [SEP] (or <s> and </s>)
         tokens = int(np.maximum(lengths - specials, 0).sum())
         self._record(tokens, len(texts))
         return out, tokens
+
+    def _per_core_call(self, runs: int) -> bool:
+        """Whether a call of ``runs`` session runs goes to the per-core sessions: a long call, or,
+        once they are open (an index run) and the all-cores session is not, any call of two runs
+        or more (an index run's last, short call opens no other session)."""
+        if self.threads < 2:
+            return False
+        return runs >= PER_CORE_MIN_RUNS * self.threads or (runs > 1 and bool(self._per_core) and self._session is None)
 
     def _embed_per_core(self, texts: list[str], tokenizer: Any, out: np.ndarray) -> np.ndarray:
         """One text per run on the per-core sessions, each worker tokenizing the text it takes, so
@@ -194,27 +203,43 @@ class OnnxEmbedder(Embedder):
 
     def is_exported(self) -> bool:
         """Whether this model's ONNX file for these settings is already in the cache (no export runs)."""
-        return self._session is not None or cached_export(
+        return self._exported is not None or cached_export(
             self._dir, cache_dir=self.cache_dir, settings=self.settings, name=self._name
         ) is not None
 
     def load(self) -> None:
-        """Export (once, cached) and open the ONNX Runtime session now rather than on first use."""
-        self._load()
+        """Export (once, cached) and open the session queries run on (all cores) now rather than on
+        first use."""
+        self._all_cores_session()
+
+    def load_for_documents(self) -> None:
+        """Export (once, cached) and open the sessions documents run on (one per core) now."""
+        if self.threads > 1:
+            self._per_core_sessions()
+        else:
+            self._all_cores_session()
 
     # ------------------------------------------------------------------ internals
-    def _load(self) -> tuple[Any, Any]:
+    def _load(self) -> Any:
+        """The export (built once, cached) and the tokenizer; returns the tokenizer."""
         with self._lock:
-            if self._session is None:
+            if self._exported is None:
                 exported = ensure_exported(
                     self._dir, cache_dir=self.cache_dir, settings=self.settings,
                     name=self._name,
                 )
-                self._session = self._open(exported)
-                self._exported = exported
                 self._input_names = exported.input_names
                 self._tokenizer = load_tokenizer(self._dir, self.max_length)
-        return self._session, self._tokenizer
+                self._exported = exported
+        return self._tokenizer
+
+    def _all_cores_session(self) -> Any:
+        """The session on all ``threads`` cores (queries and short calls), opened on first use."""
+        self._load()
+        with self._lock:
+            if self._session is None:
+                self._session = self._open(self._exported)  # type: ignore[arg-type]
+        return self._session
 
     def _per_core_sessions(self) -> list[Any]:
         """``threads`` single-threaded sessions of the export ``_load`` found, opened on the first long call."""

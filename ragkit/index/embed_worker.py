@@ -33,6 +33,12 @@ class EmbedWorker:
         self._closed = False
         self._thread: threading.Thread | None = None
 
+    def warm(self) -> None:
+        """Start the thread now, loading the model (``Embedder.load_for_documents``) while the
+        writer reads the first files."""
+        with self._cond:
+            self._start(warm=True)
+
     def submit(self, texts: Mapping[str, str]) -> None:
         """Embed ``texts`` (text hash -> text) after what was handed in before."""
         if not texts:
@@ -41,10 +47,13 @@ class EmbedWorker:
             if self._closed:
                 raise RuntimeError("the embedding worker is closed")
             self._todo.extend(texts.items())
-            if self._thread is None:
-                self._thread = threading.Thread(target=self._work, name="ragkit-embed", daemon=True)
-                self._thread.start()
+            self._start(warm=False)
             self._cond.notify_all()
+
+    def _start(self, *, warm: bool) -> None:
+        if self._thread is None and not self._closed:
+            self._thread = threading.Thread(target=self._work, args=(warm,), name="ragkit-embed", daemon=True)
+            self._thread.start()
 
     def results(self, *, wait: bool) -> list[tuple[list[str], np.ndarray]]:
         """The (hashes, vectors) of the calls finished since the last call; with ``wait``, once
@@ -69,7 +78,12 @@ class EmbedWorker:
         if thread is not None:
             thread.join()
 
-    def _work(self) -> None:
+    def _work(self, warm: bool) -> None:
+        if warm:
+            try:
+                self.embedder.load_for_documents()
+            except Exception as exc:  # noqa: BLE001 - the first embed call meets it again and says so
+                log.debug("the embedder did not load ahead of the run: %s", exc)
         while True:
             with self._cond:
                 while not self._todo and not self._closed:

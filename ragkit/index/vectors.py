@@ -42,6 +42,10 @@ class RunVectors:
         #: hashes handed to the worker whose vectors have not come back
         self._inflight: set[str] = set()
 
+    def warm(self) -> None:
+        """Load the model in the worker's thread now: the run has texts to embed."""
+        self.worker.warm()
+
     def ahead(self, todo: Mapping[str, str]) -> None:
         """Resolve ``todo`` (text hash -> text) ahead of the flush: looked up now, the rest handed
         to the worker; commits the vectors of the calls finished meanwhile."""

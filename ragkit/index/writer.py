@@ -176,6 +176,8 @@ class _Run:
         self.vectors = RunVectors(self.parts.embedder, catalog, self.report, pipe.progress)
         #: texts of the collected batch not yet resolved ahead of the flush (hash -> text)
         self.pending: dict[str, str] = {}
+        #: whether the embedding worker was started (with the first source that has texts to embed)
+        self.warmed = False
 
     def execute(self, units: Callable[[], Iterator[Unit]]) -> IndexReport:
         t0 = time.perf_counter()
@@ -188,6 +190,8 @@ class _Run:
             before = self._sinks_state()
             if before is None or before != self.catalog.get_meta("sinks_state"):
                 self._reconcile()
+            if not self.known and self.pipe.spec.indexing.engine != "ray":
+                self._warm()  # a new index: every source is embedded; load the model while files are found
             for prepared in self._prepared(units()):
                 self._consume(prepared)
             self._flush()
@@ -445,6 +449,8 @@ class _Run:
             if self.pipe.strict:
                 self._flush()
                 raise LoaderError(f"{p.source}: {p.error} (--strict stops at the first unreadable file)", path=p.source)
+        if p.chunks and not p.vectors:  # the first source to embed: load the model meanwhile
+            self._warm()
         self.batch.append(p)
         self.batch_chunks += len(p.chunks)
         if self.batch_chunks >= self.pipe.flush_chunks:
@@ -454,6 +460,11 @@ class _Run:
             if len(self.pending) >= EMBED_AHEAD:
                 todo, self.pending = self.pending, {}
                 self.vectors.ahead(todo)
+
+    def _warm(self) -> None:
+        if not self.warmed:
+            self.warmed = True
+            self.vectors.warm()
 
     def _flush(self) -> None:
         if not self.batch:
@@ -465,18 +476,20 @@ class _Run:
         new_ids = {c.id for c in new_chunks}
         # ids the catalog already had are in the store (after reconcile), except the missing ones
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
-        hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
-        vectors = self._vectors(to_add, [hash_of[c.id] for c in to_add],
-                                {h: v for p in batch for h, v in p.vectors.items()})
         stale = sorted(old_ids - new_ids)
-        records = [
-            SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)
-        ]
-        for sink in self._sinks():
-            if stale:
-                sink.delete(stale)
-            sink.upsert(records)
-            sink.persist()
+        hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
+        hashes = [hash_of[c.id] for c in to_add]
+        computed = {h: v for p in batch for h, v in p.vectors.items()}
+        # the batch's last texts go to the embedding thread now, and the sinks that need no vectors
+        # (BM25) are written while they embed
+        self.vectors.ahead({h: c.indexed_text for h, c in zip(hashes, to_add, strict=True) if h not in computed})
+        sinks = self._sinks()
+        for sink in [s for s in sinks if not getattr(s, "needs_vectors", True)]:
+            _write(sink, stale, [SinkRecord(c.id, c.text, None, _metadata(c)) for c in to_add])
+        vectors = self._vectors(to_add, hashes, computed)
+        records = [SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)]
+        for sink in [s for s in sinks if getattr(s, "needs_vectors", True)]:
+            _write(sink, stale, records)
         self.vectors.clear()
         self.pending = {}
         self._commit_batch(batch, old)
@@ -552,6 +565,14 @@ class _Run:
         self.catalog.commit()
         self.report.removed.extend(sorted(gone))
         self.report.chunks_removed += len(ids)
+
+
+def _write(sink: IndexSink, stale: list[str], records: list[SinkRecord]) -> None:
+    """One flush's change to one sink: stale ids out, new rows in, saved."""
+    if stale:
+        sink.delete(stale)
+    sink.upsert(records)
+    sink.persist()
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:

@@ -138,6 +138,7 @@ class BM25Index:
     catalog through ``upsert``/``delete``/``persist``; its state is the files under ``path``."""
 
     local = True
+    needs_vectors = False  # IndexSink: rows need no vectors (written before the flush waits for them)
 
     def __init__(
         self,

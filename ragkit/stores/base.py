@@ -103,6 +103,8 @@ class SinkRecord:
 class IndexSink(Protocol):
     #: whether the sink's whole state is files under ``path`` (see the module docstring)
     local: bool
+    #: (optional, default True) whether ``upsert`` needs the rows' vectors; a sink that does not
+    #: (BM25) is written while the writer's last texts are still embedding
     path: Path | None
 
     def upsert(self, records: Sequence[SinkRecord]) -> None: ...

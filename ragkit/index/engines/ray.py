@@ -141,7 +141,7 @@ class _LoadSplitEmbed:
         # sorted 64-bit keys of the cached text hashes: a numpy array read from the object store
         # without a copy, so the actors of a node share one
         self.cached: np.ndarray = ray.get(cached) if isinstance(cached, ray.ObjectRef) else cached
-        self.parts.embedder.load()  # the model, once per actor
+        self.parts.embedder.load_for_documents()  # the model, once per actor
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list[Any]]:
         prepared = [self.preparer.prepare(pickle.loads(blob)) for blob in batch["unit"]]
