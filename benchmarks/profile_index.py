@@ -5,12 +5,12 @@ passages written as ``.txt`` files (a fresh index; the ONNX export is built, unt
 warm-up first), under ``cProfile`` in every thread (the writer's and the loader's), and prints:
 
 - wall and CPU time of the run, and the load average;
-- the share of the run's wall time spent in the model (ONNX Runtime's ``InferenceSession.run``),
-  in tokenizing, in the loader thread (read, hash, split, count tokens: overlapped with
-  embedding), in the catalog and the embedding cache (DuckDB), in the stores (FAISS, BM25), and
-  the rest (the pipeline's own Python);
-- the Python the embedder spends per session run (building the inputs, pooling), and the top
-  functions of the run by their own time, the model excluded.
+- per thread, as a share of the run's wall time: the embedding thread's time in embed calls (the
+  model's share of the run), and within them each per-core session thread's time in the model
+  (ONNX Runtime's ``InferenceSession.run``), in tokenizing and in Python (inputs, pooling); the
+  loader thread (read, hash, split, count tokens: overlapped with embedding); the writer thread's
+  catalog and embedding cache (DuckDB), stores (FAISS, BM25), waiting, and the rest;
+- the Python per session run, and the writer's top functions by their own time.
 
 cProfile adds its own cost to every Python call, so the non-model shares are upper bounds.
 
@@ -82,57 +82,74 @@ def phase_of(key: tuple[str, int, str]) -> str | None:
     return None
 
 
-def report(wall: float, cpu: float, profiles: list[tuple[str, cProfile.Profile]], n: int) -> str:
-    main = pstats.Stats(profiles[0][1])
+def _own(prof: cProfile.Profile) -> dict[str, float]:
+    """Own time per phase of one thread's profile."""
     own: dict[str, float] = {}
-    runs = 0
-    embedder_python = 0.0
-    for key, (_, ncalls, tottime, _, _) in main.stats.items():  # type: ignore[attr-defined]
+    for key, (_, _, tottime, _, _) in pstats.Stats(prof).stats.items():  # type: ignore[attr-defined]
         phase = phase_of(key)
         if phase:
             own[phase] = own.get(phase, 0.0) + tottime
-        if phase == "model (ONNX Runtime run)":
-            runs += ncalls
-        if key[0].endswith(os.path.join("embedders", "onnx.py")):
-            embedder_python += tottime
+    return own
+
+
+def _cum(prof: cProfile.Profile, function: str) -> float:
+    return sum(ct for key, (_, _, _, ct, _) in pstats.Stats(prof).stats.items()  # type: ignore[attr-defined]
+               if key[2] == function)
+
+
+def report(wall: float, cpu: float, profiles: list[tuple[str, cProfile.Profile]], n: int) -> str:
+    """Three kinds of thread: the writer (this one), the loader (``ragkit-prepare``: read, hash,
+    split, count tokens) and the embedding thread (``ragkit-embed``), whose long calls run on one
+    session per core (``onnx-core-N``: tokenizing the text each takes, the model, pooling)."""
+    writer = profiles[0][1]
+    own = _own(writer)
+    waiting = sum(tt for key, (_, _, tt, _, _) in pstats.Stats(writer).stats.items()  # type: ignore[attr-defined]
+                  if key[2] == "<method 'acquire' of '_thread.lock' objects>")
     loader = sum(pstats.Stats(p).total_tt for name, p in profiles[1:] if name == "ragkit-prepare")  # type: ignore[attr-defined]
-    waiting = sum(tt for key, (_, _, tt, _, _) in main.stats.items() if key[2] in (  # type: ignore[attr-defined]
-        "<method 'acquire' of '_thread.lock' objects>",))
-    # documents run on one session per core, on threads of their own: the writer waits for them
-    # in _run_per_core, which is model time, not waiting for the loader
-    per_core = sum(ct for key, (_, _, _, ct, _) in main.stats.items() if key[2] == "_run_per_core")  # type: ignore[attr-defined]
-    if per_core:
-        own["model (ONNX Runtime run)"] = own.get("model (ONNX Runtime run)", 0.0) + per_core
-        waiting = max(waiting - per_core, 0.0)
-        for name, prof in profiles[1:]:
-            if name.startswith("onnx-core"):
-                runs += sum(nc for key, (_, nc, _, _, _) in pstats.Stats(prof).stats.items()  # type: ignore[attr-defined]
-                            if phase_of(key) == "model (ONNX Runtime run)")
-    rows = [(name, own.get(name, 0.0)) for name, _ in PHASES]
-    rest = wall - sum(t for _, t in rows) - waiting
+    embedding = sum(_cum(p, "embed_documents") for name, p in profiles[1:] if name == "ragkit-embed")
+    cores = [p for name, p in profiles[1:] if name.startswith("onnx-core")]
+    model = tokenizing = python = 0.0
+    runs = 0
+    for prof in cores:
+        stats = pstats.Stats(prof)
+        for key, (_, ncalls, tottime, _, _) in stats.stats.items():  # type: ignore[attr-defined]
+            phase = phase_of(key)
+            if phase == "model (ONNX Runtime run)":
+                model, runs = model + tottime, runs + ncalls
+            elif "encode" in key[2] and "Tokenizer" in key[2]:
+                tokenizing += tottime
+            elif "acquire" not in key[2]:
+                python += tottime
+    per = max(len({name for name, _ in profiles[1:] if name.startswith("onnx-core")}), 1)  # a thread per core and call
+    writer_rows = [(name, t) for name, t in own.items() if name != "model (ONNX Runtime run)"]
+    rest = wall - sum(t for _, t in writer_rows) - waiting
     lines = [
         f"default pipeline, {n:,} passages as .txt files: wall {wall:.1f} s, CPU {cpu:.1f} s (user+sys, all threads), "
         f"load average {', '.join(f'{x:.1f}' for x in os.getloadavg())} at the end",
         "",
-        "| writer thread | seconds | share of wall |",
-        "|---|---:|---:|",
-        *[f"| {name} | {t:.2f} | {t / wall:.1%} |" for name, t in rows],
-        f"| waiting for the loader thread | {waiting:.2f} | {waiting / wall:.1%} |",
-        f"| the rest (pipeline Python, pooling, cache and store glue) | {max(rest, 0.0):.2f} | {max(rest, 0.0) / wall:.1%} |",
+        "| thread | what | seconds | share of wall |",
+        "|---|---|---:|---:|",
+        f"| embedding | busy in embed calls (the model's share of the run) | {embedding:.2f} | {embedding / wall:.1%} |",
+        f"| per core ({per}), mean | model (ONNX Runtime run) | {model / per:.2f} | {model / per / wall:.1%} |",
+        f"| per core, mean | tokenizing the text it takes | {tokenizing / per:.2f} | {tokenizing / per / wall:.1%} |",
+        f"| per core, mean | Python around the model (inputs, pooling) | {python / per:.2f} | {python / per / wall:.1%} |",
+        f"| loader | read, hash, split, count tokens (overlapped) | {loader:.2f} | {loader / wall:.1%} |",
+        *[f"| writer | {name} | {t:.2f} | {t / wall:.1%} |" for name, t in writer_rows],
+        f"| writer | waiting (for the loader, or for the embedding thread) | {waiting:.2f} | {waiting / wall:.1%} |",
+        f"| writer | the rest (pipeline Python, cache and store glue) | {max(rest, 0.0):.2f} | {max(rest, 0.0) / wall:.1%} |",
         "",
-        f"loader thread (read, hash, split, count tokens; overlapped with the model): {loader:.2f} s busy",
-        f"embedder Python around the model: {embedder_python:.2f} s over {runs:,} session runs "
-        f"({1e3 * embedder_python / max(runs, 1):.2f} ms per run)",
+        f"session runs: {runs:,}; Python per run (inputs, pooling, tokenizing): "
+        f"{1e3 * (python + tokenizing) / max(runs, 1):.2f} ms",
         "",
-        "top functions by own time, the model excluded (writer thread):",
+        "top functions of the writer thread by own time, waiting excluded:",
     ]
-    s = io.StringIO()
-    stats = pstats.Stats(profiles[0][1], stream=s)
+    out = io.StringIO()
+    stats = pstats.Stats(writer, stream=out)
     for key in list(stats.stats):  # type: ignore[attr-defined]
-        if phase_of(key) == "model (ONNX Runtime run)" or "acquire" in key[2]:
+        if "acquire" in key[2]:
             del stats.stats[key]  # type: ignore[attr-defined]
     stats.sort_stats("tottime").print_stats(12)
-    lines += [ln for ln in s.getvalue().splitlines() if ln.strip()][-13:]
+    lines += [ln for ln in out.getvalue().splitlines() if ln.strip()][-13:]
     return "\n".join(lines)
 
 

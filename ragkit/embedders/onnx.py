@@ -16,10 +16,12 @@ and about 30 % less than 64 texts per run, for int8 and fp32 alike (``benchmarks
 issue 25). ``batch_tokens: N`` instead orders the texts by token length and cuts the order into
 batches of at most N tokens with padding (at most ``batch_size`` texts). A long call (documents)
 runs on one single-threaded session per core the process may use (``os.sched_getaffinity``),
-each on its own thread taking the next text: one text's kernels are too small to share out
-between threads well, so this ran 1.2x (fp32) and 1.5x (int8) the throughput of one session on
-both cores, with the same bits. A short call (a query) runs on one session with all cores, which
-answers it soonest. Pooling and normalization run in NumPy.
+each on its own thread taking the next text (longest first, so the cores run out of work
+together) and tokenizing it itself, so no serial tokenizing phase leaves the cores idle: one
+text's kernels are too small to share out between threads well, so this ran 1.2x (fp32) and 1.5x
+(int8) the throughput of one session on both cores, with the same bits. A short call (a query)
+runs on one session with all cores, which answers it soonest; an index run
+(``load_for_documents``) opens only the per-core sessions. Pooling and normalization run in NumPy.
 
 Neither onnxruntime nor torch is imported until the first embed call; torch is needed only for
 the one-time export.

@@ -57,15 +57,16 @@ class EmbedWorker:
 
     def results(self, *, wait: bool) -> list[tuple[list[str], np.ndarray]]:
         """The (hashes, vectors) of the calls finished since the last call; with ``wait``, once
-        every text handed in is embedded. An embedding error is raised here (once)."""
+        every text handed in is embedded. An embedding error is raised here, once, after the
+        calls that finished before it were returned."""
         with self._cond:
             while wait and (self._todo or self._taken) and self._error is None:
                 self._cond.wait()
-            error, self._error = self._error, None
             done, self._done = self._done, []
-        if error is not None:
-            raise error
-        return done
+            if done or self._error is None:
+                return done
+            error, self._error = self._error, None
+        raise error
 
     def close(self) -> None:
         """Drop the texts not yet taken and wait for the call running now (its vectors stay in

@@ -105,9 +105,15 @@ class RunVectors:
         self.worker.submit(dict(sorted(send.items(), key=lambda kv: -len(kv[1]))))
 
     def _collect(self, *, wait: bool) -> None:
-        for hashes, vectors in self.worker.results(wait=wait and bool(self._inflight)):
-            self._inflight.difference_update(hashes)
-            self._commit(hashes, vectors)
+        """Commit the worker's finished calls; with ``wait``, until nothing is in flight (an
+        embedding error is raised after the calls finished before it are committed)."""
+        while True:
+            done = self.worker.results(wait=wait and bool(self._inflight))
+            for hashes, vectors in done:
+                self._inflight.difference_update(hashes)
+                self._commit(hashes, vectors)
+            if not done or not (wait and self._inflight):
+                return
 
     def _commit(self, hashes: list[str], vectors: np.ndarray) -> None:
         fresh = dict(zip(hashes, vectors, strict=True))
