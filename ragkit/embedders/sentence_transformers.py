@@ -41,7 +41,7 @@ from ragkit.registry import embedders
 log = logging.getLogger(__name__)
 Backend = Literal["torch", "onnx", "onnx-int8"]
 QueryBackend = Literal["auto", "torch"]
-Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx"]
+Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"]
 #: what a new index embeds with (config.DEFAULT_EMBEDDER spells it out)
 DEFAULT_BACKEND = "onnx-int8"
 
