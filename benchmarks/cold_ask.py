@@ -3,7 +3,7 @@
     python benchmarks/cold_ask.py [--passages 200] [--rounds 5] [--baseline /path/to/other/checkout]
 
 Indexes the first N msmarco-5k passages (one ``.txt`` file each) with ``pipelines/default.yaml``
-(ONNX Runtime int8, recipe ``s8-rr-sqx``) and with ``pipelines/torch.yaml`` (PyTorch; its queries
+(ONNX Runtime int8, recipe ``s8-rr-sqxl``) and with ``pipelines/torch.yaml`` (PyTorch; its queries
 go through the cached ONNX fp32 export), then times fresh processes of ``ragkit search Q`` and ``ragkit ask Q`` (the offline
 ``local`` provider: the time to the first, complete answer) on each index, taking turns, with a
 different question each round. ``--baseline DIR`` also times both commands with another

@@ -5,7 +5,7 @@ each path a separate process (wall time includes imports and model load), paths 
 interleaved rounds (the order rotates each round, so none always runs first or last):
 
 - ``raw``: ``SentenceTransformer.encode`` of every passage in one call (batch 64, PyTorch fp32);
-- ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime int8, recipe ``s8-rr-sqx``;
+- ``ragkit``: ``ragkit index`` with ``pipelines/default.yaml`` (ONNX Runtime int8, recipe ``s8-rr-sqxl``;
   Markdown/recursive splitter at 200 tokens, flat FAISS, BM25 for the hybrid retriever),
   ``ragkit-fp32``, the same with ``backend: onnx`` (ONNX Runtime fp32, the default before), and
   ``ragkit-int8``, the same with the int8 recipe ``--int8-recipe`` (default ``s8-rr``);

@@ -19,7 +19,7 @@ its flags (avx2, avx512f, avx512_vnni, avx_vnni, amx) and the ISA class that cho
 
 ``--cpu-view avx2`` measures as on an AVX2-only processor: the measuring process runs under
 ``tools/avx2_only/run``, which hides AVX-512 and VNNI from cpuid, so ONNX Runtime, PyTorch and
-NumPy take their AVX2 kernels and run them natively (the default int8 recipe, ``s8-rr-sqx``, is the same on both).
+NumPy take their AVX2 kernels and run them natively (the default int8 recipe, ``s8-rr-sqxl``, is the same on both).
 ``--cpu-view both`` alternates the two views round by round, each in its own process, and prints
 one table per view: a whole comparison in one run.
 """

@@ -1,5 +1,5 @@
 """How to schedule the ONNX fp32 embedder on the cores it has: variants side by side, interleaved.
-(``--recipe s8-rr-sqx``: the same for an int8 export.)
+(``--recipe s8-rr-sqxl``: the same for an int8 export.)
 
     python benchmarks/embed_schedule.py --limit 2000 --block 250 --rounds 3
     tools/avx2_only/run .venv/bin/python benchmarks/embed_schedule.py --limit 2000 --block 250 --rounds 3
@@ -130,7 +130,7 @@ def main() -> int:
     parser.add_argument("--block", type=int, default=250)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--variants", default=",".join(VARIANTS))
-    parser.add_argument("--recipe", default="fp32", help="fp32 (the default) or an int8 recipe, e.g. s8-rr-sqx")
+    parser.add_argument("--recipe", default="fp32", help="fp32 (the default) or an int8 recipe, e.g. s8-rr-sqxl")
     args = parser.parse_args()
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

@@ -8,7 +8,7 @@ inputs were the same bits: the kernels that depend on the instruction set. Nodes
 because an input did are counted, not listed.
 
     .venv/bin/python benchmarks/isa_diff.py --recipe s8-rr-sq     # the fused QAttention's softmax
-    .venv/bin/python benchmarks/isa_diff.py --recipe s8-rr-sqx    # none
+    .venv/bin/python benchmarks/isa_diff.py --recipe s8-rr-sqxl   # none
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def dump(model: Path, out: Path) -> None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--recipe", default="s8-rr-sqx", help="fp32, or an int8 recipe (default s8-rr-sqx)")
+    ap.add_argument("--recipe", default="s8-rr-sqxl", help="fp32, or an int8 recipe (default s8-rr-sqxl)")
     ap.add_argument("--dump", type=Path, default=None, help=argparse.SUPPRESS)  # the child's job
     args = ap.parse_args()
     from ragkit.embedders.models import resolve_model_dir

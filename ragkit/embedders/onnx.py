@@ -2,10 +2,10 @@
 
 The ONNX graph is exported once from the locally installed model, fused by ONNX Runtime's
 transformer optimizer and cached (see :mod:`ragkit.embedders.onnx_export`); ``quantize: int8``
-adds dynamic per-channel int8 weights with an int8 ``recipe``: ``s8-rr-sqx`` (the default) gives
+adds dynamic per-channel int8 weights with an int8 ``recipe``: ``s8-rr-sqxl`` (the default) gives
 the same vectors, bit for bit, on AVX2 and VNNI processors, ``s8`` and ``auto`` depend on the
 processor's ISA class (:mod:`ragkit.embedders.isa`). The model id names the recipe
-(``all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx``).
+(``all-MiniLM-L6-v2+onnx-int8-s8-rr-sqxl``).
 
 Inference tokenizes each call's texts once with the model's fast tokenizer and, by default
 (``batch_tokens: 0``), runs every text on its own: no padding at all, activations small enough to
@@ -74,11 +74,12 @@ _SUPPORTED_MODULES = (
 
 @embedders.register("onnx")
 class OnnxEmbedder(Embedder):
-    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8, recipe: s8-rr-sqx}``.
+    """``embedder: {type: onnx, model: all-MiniLM-L6-v2, quantize: int8, recipe: s8-rr-sqxl}``.
 
-    ``recipe`` (int8 only): ``s8-rr-sqx`` (the default: outlier channels treated, the attention in
-    plain operators; the same bits on every processor class), ``s8-rr-sq`` (the same with ONNX
-    Runtime's fused attention: a little faster, vectors within cosine 0.999 across classes),
+    ``recipe`` (int8 only): ``s8-rr-sqxl`` (the default: outlier channels treated, the attention and
+    the layer norms in plain operators; the same bits on every processor class), ``s8-rr-sqx`` (the
+    default before: the same with ONNX Runtime's fused, slower layer norms), ``s8-rr-sq`` (fused
+    attention too: vectors within cosine 0.999 across classes),
     ``s8-rr`` (portable, faster, further from fp32), ``s8`` (VNNI processors only),
     ``u8u8`` (portable, slower) or ``auto`` (per ISA class); ``isa`` names the ISA class for ``s8``
     and ``auto`` (``vnni``, ``avx2``; default ``$RAGKIT_INT8_ISA``, else this processor's).

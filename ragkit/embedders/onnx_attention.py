@@ -1,4 +1,5 @@
-"""Attention that gives the same bits on every x86 processor class (issue 25, recipe ``s8-rr-sqx``).
+"""Attention that gives the same bits on every x86 processor class (issue 25, recipes ``s8-rr-sqx``
+and ``s8-rr-sqxl``, the default).
 
 An int8 export whose integer sums cannot saturate (``s8-rr``) still gave vectors that differ
 between an AVX2-only and an AVX-512 VNNI machine (cosine about 0.9996): dumping every tensor of

@@ -395,8 +395,7 @@ def _plain_layernorms(model: Path) -> None:
 
     fused = model.with_name("fused.onnx")
     model.replace(fused)
-    if not plain_layernorms(fused, model):
-        raise EmbeddingError(f"{model}: no SkipLayerNormalization to rewrite (the fused export changed?)")
+    plain_layernorms(fused, model)  # a graph the optimizer did not fuse has none: kept as it is
     fused.unlink()
 
 

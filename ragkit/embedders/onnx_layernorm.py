@@ -58,7 +58,7 @@ def plain_layernorms(src: Path, out: Path) -> int:
         count += 1
     del graph.node[:]
     graph.node.extend(nodes)
-    if not any(o.domain in ("", "ai.onnx") and o.version >= 17 for o in model.opset_import):
+    if count and not any(o.domain in ("", "ai.onnx") and o.version >= 17 for o in model.opset_import):
         raise EmbeddingError(f"{src}: LayerNormalization needs opset 17 or later")
     onnx.save(model, str(out))
     return count

@@ -123,9 +123,9 @@ def test_the_default_recipe_gives_the_same_bits_on_any_number_of_threads(int8: O
     from ragkit.embedders.models import load_tokenizer
     from ragkit.embedders.onnx_session import open_session, session_feeds
 
-    assert int8.settings.recipe == "s8-rr-sqx"
+    assert int8.settings.recipe == "s8-rr-sqxl"
     int8.embed_batch(["warm up"])
-    model = next(onnx_cache.glob("*-int8-s8-rr-sqx-*/model.onnx"))
+    model = next(onnx_cache.glob("*-int8-s8-rr-sqxl-*/model.onnx"))
     tokenizer = load_tokenizer(MODEL_DIR, 256)
     runs = {}
     for threads in (1, 3, 4):
@@ -224,7 +224,7 @@ def test_construction_reads_dimension_and_max_length_without_loading(tmp_path: P
     emb = OnnxEmbedder(cache_dir=tmp_path)
     assert (emb.dimension, emb.max_length, emb.model_id) == (384, 256, "all-MiniLM-L6-v2+onnx")
     int8 = OnnxEmbedder(cache_dir=tmp_path, quantize="int8")
-    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}" == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx"
+    assert int8.model_id == f"all-MiniLM-L6-v2+onnx-{int8_settings().variant}" == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqxl"
     auto = OnnxEmbedder(cache_dir=tmp_path, quantize="int8", recipe="auto")
     assert re.fullmatch(r"all-MiniLM-L6-v2\+onnx-int8-(s8|s8-rr)-(vnni|avx2|base)", auto.model_id)
     assert emb.embed_batch([]).shape == (0, 384)

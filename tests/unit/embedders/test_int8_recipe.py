@@ -1,4 +1,4 @@
-"""int8 recipes: the default (s8-rr-sqx) is portable and names no ISA class; ``s8`` and ``auto`` follow the
+"""int8 recipes: the default (s8-rr-sqxl) is portable and names no ISA class; ``s8`` and ``auto`` follow the
 processor's ISA class, which is read from cpuid."""
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ def test_without_vnni_auto_cannot_saturate_16_bit_sums(isa: str) -> None:
 
 @pytest.mark.parametrize("isa", ["vnni", "avx2", "base"])
 def test_the_default_recipe_is_portable_and_cannot_saturate(isa: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """s8-rr-sqx on every class: 7-bit weights that cannot saturate, and no ISA-dependent kernel, so
+    """s8-rr-sqxl on every class: 7-bit weights that cannot saturate, and no ISA-dependent kernel, so
     its variant names no class and an index built on one class is extended and searched on another
     with the same recipe (the same bits: tests/integration/test_cross_isa_index.py)."""
     monkeypatch.setenv("RAGKIT_INT8_ISA", isa)
     s = int8_settings()
-    assert (s.recipe, s.isa, s.variant, s.reduce_range) == ("s8-rr-sqx", "", "int8-s8-rr-sqx", True)
+    assert (s.recipe, s.isa, s.variant, s.reduce_range) == ("s8-rr-sqxl", "", "int8-s8-rr-sqxl", True)
     assert int8_settings("s8-rr").variant == "int8-s8-rr"
     assert int8_settings("u8u8").variant == "int8-u8u8"
 

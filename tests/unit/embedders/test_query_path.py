@@ -76,13 +76,13 @@ def test_the_index_id_names_backend_and_recipe(monkeypatch: pytest.MonkeyPatch) 
     is the same on every processor, so its id names no ISA class."""
     for isa in ("avx2", "vnni"):
         monkeypatch.setenv("RAGKIT_INT8_ISA", isa)
-        assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx"
+        assert SentenceTransformerEmbedder(backend="onnx-int8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqxl"
     monkeypatch.setenv("RAGKIT_INT8_ISA", "avx2")
     assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-avx2"
     monkeypatch.setenv("RAGKIT_INT8_ISA", "vnni")
     assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="auto").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
     assert SentenceTransformerEmbedder(backend="onnx-int8", recipe="s8").model_id == "all-MiniLM-L6-v2+onnx-int8-s8-vnni"
-    assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx"  # the default
+    assert SentenceTransformerEmbedder().model_id == "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqxl"  # the default
     assert SentenceTransformerEmbedder(backend="onnx").model_id == "all-MiniLM-L6-v2+onnx"  # fp32
     # torch, also when its queries use the ONNX fp32 export
     assert SentenceTransformerEmbedder(backend="torch").model_id == "all-MiniLM-L6-v2"

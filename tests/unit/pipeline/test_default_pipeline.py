@@ -41,7 +41,7 @@ def test_the_torch_pipeline_is_the_default_with_the_pytorch_embedder(monkeypatch
     assert torch["embedder"].pop("backend") == "torch" and torch.pop("index") == ".ragkit/index-torch"
     assert torch.pop("name") == "torch"
     default = _defaults()
-    assert default["embedder"].pop("backend") == "onnx-int8" and default["embedder"].pop("recipe") == "s8-rr-sqx"
+    assert default["embedder"].pop("backend") == "onnx-int8" and default["embedder"].pop("recipe") == "s8-rr-sqxl"
     default.pop("index"), default.pop("name")
     assert torch == default
 

@@ -97,12 +97,12 @@ def test_a_torch_index_keeps_torch_and_a_backend_switch_re_embeds_with_a_count(
     res = CliRunner().invoke(cli, ["index", str(docs), "-p", str(REPO / "pipelines" / "default.yaml"), "-i", str(index)],
                              catch_exceptions=False)
     assert res.exit_code == 0, res.output
-    default = "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqx"
+    default = "all-MiniLM-L6-v2+onnx-int8-s8-rr-sqxl"
     assert (f"embedder changed: all-MiniLM-L6-v2 -> {default}; re-embedded the index's "
             f"{total} chunks from the catalog") in res.output
     assert f"embedding: {total} texts embedded" in res.output
     status = CliRunner().invoke(cli, ["status", "-i", str(index)], catch_exceptions=False).output
-    assert f"embedder {default} (backend onnx-int8, recipe s8-rr-sqx)" in status
+    assert f"embedder {default} (backend onnx-int8, recipe s8-rr-sqxl)" in status
 
     # and fp32, whose vectors differ enough from int8 to see which ones the store holds
     fp32 = tmp_path / "fp32.yaml"
