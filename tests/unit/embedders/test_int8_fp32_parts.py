@@ -80,7 +80,7 @@ def test_the_variant_names_what_stays_fp32() -> None:
 
 
 def test_recipes_from_before_keep_their_cache_keys() -> None:
-    """The ``fp32`` field (and the outlier treatment's and the attention's fields) are left out of the key when empty, so
+    """The ``fp32`` field (and the outlier treatment's, the attention's and the layer norms' fields) are left out of the key when empty, so
     existing exports are found again."""
     import hashlib
     import json
@@ -89,7 +89,7 @@ def test_recipes_from_before_keep_their_cache_keys() -> None:
     from ragkit.embedders.onnx_export import EXPORT_FORMAT_VERSION
 
     for settings in (ExportSettings(), int8_settings("s8-rr")):
-        old = {k: v for k, v in asdict(settings).items() if k not in ("fp32", "smooth", "alpha", "split", "factor", "attention")}
+        old = {k: v for k, v in asdict(settings).items() if k not in ("fp32", "smooth", "alpha", "split", "factor", "attention", "layernorm")}
         payload = json.dumps({"model": "f", "settings": old, "format": EXPORT_FORMAT_VERSION}, sort_keys=True)
         assert cache_key("f", settings) == hashlib.sha256(payload.encode()).hexdigest()[:16]
     mixed = ExportSettings(quantize="int8", reduce_range=True, fp32="qkv+ffn-out")
