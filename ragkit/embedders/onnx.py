@@ -46,6 +46,7 @@ from ragkit.embedders.onnx_export import (
     DEFAULT_RECIPE,
     ExportedModel,
     ExportSettings,
+    Recipe,
     cached_export,
     default_cache_dir,
     ensure_exported,
@@ -57,7 +58,6 @@ from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Quantize = Literal["none", "int8"]
-Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"]
 #: tokens (padding included) per session run; 0: one text per run (see the module docstring)
 BATCH_TOKENS = 0
 #: a call with at least this many session runs per core runs them on one single-threaded session

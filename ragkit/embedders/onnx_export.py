@@ -67,7 +67,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, get_args
 
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 
@@ -104,8 +104,10 @@ AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
 #: what a new index uses (issue 25): within 0.005 nDCG@10 of fp32, the fastest recipe whose vectors
 #: are the same bits on AVX2 and VNNI machines, so an index moves between them without drift
 DEFAULT_RECIPE = "s8-rr-sqxl"
-#: the values of the embedders' ``recipe`` option
-RECIPES = ("s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl")
+#: the values of the embedders' ``recipe`` option (the one list: the onnx and sentence-transformers
+#: embedders annotate their option with it, and the pipeline's validation reads the annotation)
+Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"]
+RECIPES: tuple[str, ...] = get_args(Recipe)
 
 
 @dataclass(frozen=True)

@@ -34,14 +34,13 @@ import numpy as np
 
 from ragkit.embedders.base import Embedder, normalize_rows
 from ragkit.embedders.models import load_tokenizer, resolve_model_dir
-from ragkit.embedders.onnx_export import DEFAULT_RECIPE, int8_settings
+from ragkit.embedders.onnx_export import DEFAULT_RECIPE, Recipe, int8_settings
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 from ragkit.registry import embedders
 
 log = logging.getLogger(__name__)
 Backend = Literal["torch", "onnx", "onnx-int8"]
 QueryBackend = Literal["auto", "torch"]
-Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"]
 #: what a new index embeds with (config.DEFAULT_EMBEDDER spells it out)
 DEFAULT_BACKEND = "onnx-int8"
 
