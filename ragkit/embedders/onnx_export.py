@@ -41,8 +41,8 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   node's softmax is the one kernel of the int8 graph whose result depends on the instruction set,
   so without it the vectors are the same bits on AVX2 and VNNI machines.
 - ``s8-rr-sqxl`` (issue 25, the default): ``s8-rr-sqx`` with its ``SkipLayerNormalization`` nodes
-  as ``Sum`` + ``LayerNormalization`` and their biases added by the quantized MatMuls
-  (:mod:`ragkit.embedders.onnx_layernorm`, :attr:`ExportSettings.layernorm`): ONNX Runtime's fused
+  as ``Add`` (the bias, which ONNX Runtime folds into the quantized MatMul before it where it
+  can), ``Sum`` (the residual) and ``LayerNormalization`` (:mod:`ragkit.embedders.onnx_layernorm`, :attr:`ExportSettings.layernorm`): ONNX Runtime's fused
   kernel was 5x slower than the plain pair, so the model runs 1.13x (AVX2) to 1.19x (VNNI) as fast
   as ``s8-rr-sqx``, with the same bits on both classes; its vectors are within float rounding of
   ``s8-rr-sqx``'s (mean cosine 0.9997), so it has an id of its own.
@@ -101,8 +101,9 @@ FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"})
 #: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
 AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
-#: what a new index uses (issue 25): within 0.005 nDCG@10 of fp32, the fastest recipe whose vectors
-#: are the same bits on AVX2 and VNNI machines, so an index moves between them without drift
+#: what a new index uses (issue 25): fp32's retrieval quality (no nDCG@10 loss on either shared set;
+#: README, "The default embedder"), and the fastest recipe whose vectors are the same bits on AVX2
+#: and VNNI machines, so an index moves between them without drift
 DEFAULT_RECIPE = "s8-rr-sqxl"
 #: the values of the embedders' ``recipe`` option (the one list: the onnx and sentence-transformers
 #: embedders annotate their option with it, and the pipeline's validation reads the annotation)
