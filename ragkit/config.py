@@ -49,8 +49,8 @@ DEFAULT_SPLITTER: dict[str, Any] = {
     "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
 }
 #: ONNX Runtime int8, recipe ``s8-rr-sqxl`` (issue 25): PyTorch fp32's retrieval quality (no
-#: nDCG@10 loss on either shared dataset), the fastest recipe whose vectors are the same bits on AVX2 and AVX-512 VNNI
-#: processors (README, "The default embedder"). ``backend: onnx`` is fp32 (PyTorch's vectors), ``torch`` PyTorch.
+#: nDCG@10 loss on either shared dataset), the fastest recipe whose vectors are the same bits on
+#: AVX2 and AVX-512 VNNI processors (README, "The default embedder"). ``backend: onnx`` is fp32 (PyTorch's vectors), ``torch`` PyTorch.
 DEFAULT_EMBEDDER: dict[str, Any] = {
     "type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64, "backend": "onnx-int8",
     "recipe": "s8-rr-sqxl",

@@ -42,10 +42,11 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   so without it the vectors are the same bits on AVX2 and VNNI machines.
 - ``s8-rr-sqxl`` (issue 25, the default): ``s8-rr-sqx`` with its ``SkipLayerNormalization`` nodes
   as ``Add`` (the bias, which ONNX Runtime folds into the quantized MatMul before it where it
-  can), ``Sum`` (the residual) and ``LayerNormalization`` (:mod:`ragkit.embedders.onnx_layernorm`, :attr:`ExportSettings.layernorm`): ONNX Runtime's fused
-  kernel was 5x slower than the plain pair, so the model runs 1.13x (AVX2) to 1.19x (VNNI) as fast
-  as ``s8-rr-sqx``, with the same bits on both classes; its vectors are within float rounding of
-  ``s8-rr-sqx``'s (mean cosine 0.9997), so it has an id of its own.
+  can), ``Sum`` (the residual) and ``LayerNormalization`` (:mod:`ragkit.embedders.onnx_layernorm`,
+  :attr:`ExportSettings.layernorm`): ONNX Runtime's fused kernel was 5x slower than the plain
+  pair, so the model runs 1.13x (AVX2) to 1.19x (VNNI) as fast as ``s8-rr-sqx``, with the same
+  bits on both classes; its vectors are within float rounding of ``s8-rr-sqx``'s (mean cosine
+  0.9997), so it has an id of its own.
 - mixed exports (:attr:`ExportSettings.fp32`, issue 25): int8 with some weights left fp32
   (:func:`fp32_nodes`: the attention's QKV, the FFN output MatMul, the first and last layer). They
   move the vectors closer to fp32 but give back most of the speed; none kept the hybrid
@@ -137,8 +138,8 @@ class ExportSettings:
             return "fp32"
         base = "u8u8" if self.weights == "u8" else "s8" + ("-rr" if self.reduce_range else "")
         kept = "-".join(FP32_PARTS[p] for p in self.fp32.split("+")) if self.fp32 else ""
-        return base + (f"-{kept}32" if kept else "") + self._smooth_suffix() + ("x" if self.attention else "") + (
-            "l" if self.layernorm else "")
+        plain = ("x" if self.attention else "") + ("l" if self.layernorm else "")
+        return base + (f"-{kept}32" if kept else "") + self._smooth_suffix() + plain
 
     def _smooth_suffix(self) -> str:
         """``-sq`` for the outlier treatment of ``s8-rr-sq``; others name their parts and strengths."""
@@ -352,10 +353,7 @@ def _build(
         quantize_int8(src, out, settings=settings)
         if src != base.path:
             src.unlink()
-        if settings.attention:
-            _plain_attention(out)
-        if settings.layernorm:
-            _plain_layernorms(out)
+        _plain_operators(out, settings)
         inputs = base.input_names
     log.info("built ONNX %s model for %s in %.1f s", settings.variant, name, time.perf_counter() - started)
     return inputs
@@ -382,24 +380,20 @@ def _treat_outliers(base: ExportedModel, tmp: Path, settings: ExportSettings, mo
     return src
 
 
-def _plain_attention(model: Path) -> None:
-    """Rewrite ``model``'s fused ``QAttention`` nodes in plain operators, in place."""
+def _plain_operators(model: Path, settings: ExportSettings) -> None:
+    """Rewrite ``model`` in place with the fused nodes ``settings`` asks for in plain operators:
+    ``QAttention`` (:mod:`ragkit.embedders.onnx_attention`), then ``SkipLayerNormalization``
+    (:mod:`ragkit.embedders.onnx_layernorm`; a graph the optimizer did not fuse has none)."""
     from ragkit.embedders.onnx_attention import decompose_qattention
-
-    fused = model.with_name("fused.onnx")
-    model.replace(fused)
-    decompose_qattention(fused, model)
-    fused.unlink()
-
-
-def _plain_layernorms(model: Path) -> None:
-    """Rewrite ``model``'s ``SkipLayerNormalization`` nodes as Sum + LayerNormalization, in place."""
     from ragkit.embedders.onnx_layernorm import plain_layernorms
 
+    rewrites = [r for wanted, r in ((settings.attention, decompose_qattention),
+                                    (settings.layernorm, plain_layernorms)) if wanted]
     fused = model.with_name("fused.onnx")
-    model.replace(fused)
-    plain_layernorms(fused, model)  # a graph the optimizer did not fuse has none: kept as it is
-    fused.unlink()
+    for rewrite in rewrites:
+        model.replace(fused)
+        rewrite(fused, model)
+        fused.unlink()
 
 
 def fuse_or_keep(src: Path, out: Path, *, model_dir: Path) -> None:

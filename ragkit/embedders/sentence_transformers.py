@@ -1,9 +1,9 @@
 """Local sentence-transformers embedder (default: all-MiniLM-L6-v2, loaded offline).
 
 ``backend`` says what computes the vectors: ``onnx-int8`` (the default: ONNX Runtime with int8
-weights in the ``s8-rr-sqxl`` recipe: about 1.5-1.8× fp32's throughput on a CPU, the same
-retrieval quality as fp32, the same vectors bit for bit on AVX2 and VNNI processors; ``recipe`` picks another),
-``onnx`` (ONNX Runtime fp32: PyTorch's vectors, fused graph, no PyTorch at run time) or ``torch``
+weights in the ``s8-rr-sqxl`` recipe: about 1.5-2.5× fp32's throughput on a CPU, the same
+retrieval quality as fp32, the same vectors bit for bit on AVX2 and VNNI processors; ``recipe``
+picks another), ``onnx`` (ONNX Runtime fp32: PyTorch's vectors, fused graph, no PyTorch at run time) or ``torch``
 (PyTorch, e.g. on a GPU). The ONNX backends delegate to
 :mod:`ragkit.embedders.onnx`; the export is built once from the same local model (with PyTorch)
 and cached. An index keeps the backend and recipe it was built with in its saved pipeline
