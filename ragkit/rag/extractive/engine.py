@@ -61,6 +61,7 @@ from ragkit.rag.extractive.query import Query, read_question
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
+    Block,
     is_sentence,
     parse_blocks,
     split_prose,
@@ -147,7 +148,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
-                raw += [("prose", s, b_index) for s in split_prose(b.text) if is_sentence(s)]
+                said = split_prose(b.text)
+                raw += [("prose", s, b_index) for k, s in enumerate(said)
+                        if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
         if lines:
@@ -172,8 +175,16 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
-                              opening, bool(p.meta.get("references"))))
+                              opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else ""))
     return units
+
+
+def _introduces_code(sentence: str, blocks: Sequence[Block], index: int) -> bool:
+    """Whether ``sentence`` (the last of block ``index``) ends with a colon and a code block of the
+    same section follows: "Default:" and reStructuredText's "The default is::" before a literal."""
+    after = blocks[index + 1] if index + 1 < len(blocks) else None
+    return (sentence.rstrip().endswith(":") and after is not None and after.kind == "code"
+            and after.section == blocks[index].section)
 
 
 def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
@@ -236,8 +247,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
 
 
 def _typed(u: Unit, query: Query) -> bool:
-    if query.kind == "value":
-        return holds_value(query.value_kind, u.text, query.said, default=query.default)
+    if query.kind == "value":  # "The default is:" states the code block after it
+        text = f"{u.text} `{' '.join(u.code_after.split())}`" if u.code_after else u.text
+        return holds_value(query.value_kind, text, query.said, default=query.default)
     return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
 
 
