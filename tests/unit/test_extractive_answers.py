@@ -66,6 +66,7 @@ def test_a_byline_of_one_name_alone_on_its_line_answers_who_wrote_the_paper() ->
     paper's author answers rather than the second paper's longer byline."""
     assert extractive_answer("Who wrote Ledgers Made Plain?", PAPERS) == "Marta Quell [1]"
     assert has_answer_type("person", "Marta Quell", frozenset({"who", "wrote"}))
+    assert has_answer_type("person", "Marta J. Quell", frozenset({"who", "wrote"}))  # an initial inside
     assert not has_answer_type("person", "Clutter grows unnoticed.", frozenset({"who", "wrote"}))
 
 

@@ -178,12 +178,12 @@ _NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and"
 
 
 def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
-    """Two adjacent capitalised words (not opening the sentence, unless the line is only such
-    words and "and": a byline, "Marta Quell"; at least one of them not from the question) of
-    which neither is a place or organisation designator: "Ada Lovelace" yes, "Thomas Carrow" yes
-    when the question names Edith Carrow, "Port Aldous" no."""
-    words = WORD.findall(sentence)
-    byline = (len(words) <= _NAME_LINE_WORDS and sentence.rstrip()[-1:] not in ".!?:"
+    """Two adjacent capitalised words (initials aside) of which neither is a place or organisation
+    designator and at least one is not from the question, not opening the sentence unless the line
+    is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell"): "Ada Lovelace" yes,
+    "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
+    words = [w for w in WORD.findall(sentence) if not (len(w) == 1 and w.isupper())]  # initials: "John C. Ames"
+    byline = (0 < len(words) <= _NAME_LINE_WORDS and sentence.rstrip()[-1:] not in ".!?:"
               and all(w[0].isupper() or w == "and" for w in words))
     name = [
         (i > 0 or byline) and w[0].isupper() and not w.isupper() and w.lower() not in _DESIGNATORS
