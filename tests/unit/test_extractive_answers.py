@@ -4,7 +4,7 @@ shape of a document where the answerer once quoted a true sentence that did not 
 
 from __future__ import annotations
 
-from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
+from ragkit.rag.extractive import REFUSAL, extractive_answer, stem, terms
 from ragkit.rag.extractive.answer_type import defined_term, has_answer_type, list_count
 from ragkit.rag.passages import Passage
 
@@ -20,7 +20,7 @@ MUDDLE = _passages(
      {"source": "muddle.pdf", "page": "1", "start": "0"}),
     ("4 Causes of clutter\n\nIn our experience, the single biggest remaining cause of clutter in most contemporary "
      "workshops is offcuts, and the more we can do to limit and manage offcuts, the better. Packaging and "
-     "half-finished work come a long way behind.\n",
+     "half-finished work come a long way behind.\n\n4.1 Clutter caused by offcuts\n\nOffcuts pile up under benches.\n",
      {"source": "muddle.pdf", "page": "4", "start": "9000"}),
 )
 
@@ -70,22 +70,30 @@ def test_a_byline_of_one_name_alone_on_its_line_answers_who_wrote_the_paper() ->
     assert not has_answer_type("person", "Clutter grows unnoticed.", frozenset({"who", "wrote"}))
 
 
-CHECKS = _passages((
-    "## Running checks in parallel or consecutively\n\nWhen you run several checks, by default they run in "
-    "parallel using threads, meaning they finish running faster and you get results sooner. Because the checks run "
-    "at the same time, make sure they do not depend on each other or on shared state.\n\n"
-    "If you don't want to run the checks in parallel, or want finer control over the number of threads used, "
-    "pass the --workers flag and the number of workers you want:\n\n```console\n$ kiln check --workers=1\n```\n\n"
-    "We set the number of workers to 1, telling the runner not to use any parallelism.\n",
-    {"source": "checks.md", "heading": "Running checks in parallel or consecutively"}),
+CHECKS = _passages(
+    ("### Running Checks in Parallel or Consecutively\n\nWhen you run multiple checks, by default they run in "
+     "parallel using threads, meaning they finish running faster and you get feedback quicker. Because the checks are "
+     "running at the same time, you must make sure your checks don't depend on each other or on any shared state.\n\n"
+     "If you don't want to run the checks in parallel or if you want more fine-grained control over the number of "
+     "threads used, you can send the `--check-threads` flag and the number of threads you want to use to the check "
+     "binary. Take a look at the following example:\n\n```console\n$ kiln check -- --check-threads=1\n```\n\n"
+     "We set the number of check threads to `1`, telling the program not to use any parallelism. Running the checks "
+     "using one thread will take longer than running them in parallel, but the checks won't interfere with each other.\n",
+     {"source": "running-checks.md", "heading": "Controlling How Checks Are Run > Running Checks in Parallel"}),
+    ("## Controlling How Checks Are Run\n\nJust as `kiln run` compiles your code and then runs the resulting binary, "
+     "`kiln check` compiles your code in check mode and runs the resulting check binary. The default behavior of the "
+     "binary produced by `kiln check` is to run all the checks in parallel.\n",
+     {"source": "running-checks.md", "heading": "Controlling How Checks Are Run"}),
 )
 
 
-def test_one_at_a_time_is_answered_by_the_single_worker_command_not_by_parallelism() -> None:
-    """"One" reads as 1 ("--workers=1"); before, "the checks run at the same time" answered."""
+def test_one_at_a_time_is_answered_by_the_single_thread_not_by_running_at_the_same_time() -> None:
+    """"One" reads as 1 and "at a time" is no time: before, "the checks are running at the same
+    time" answered, on the strength of the word "time"."""
     got = extractive_answer("How do I run the checks one at a time?", CHECKS)
-    assert "kiln check --workers=1" in got and "same time" not in got
-    assert terms("one at a time") == ["1", "tim"]
+    assert got.startswith("Running the checks using one thread will take longer") and "same time" not in got
+    assert "kiln check -- --check-threads=1" in got
+    assert terms("one at a time") == ["1", "tim"] and stem("running") == stem("run") and stem("added") == "add"
     # a number word matches digits but does not scope the question: no refusal for lacking a "1"
     assert extractive_answer("Which one of the checks runs faster?", CHECKS) != REFUSAL
 

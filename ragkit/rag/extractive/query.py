@@ -1,6 +1,7 @@
 """A question as the extractive answerer reads it (``read_question``): its content-word stems
-with their weights (numbers and quoted words count double, names one and a half, a how-to's verb
-and an identifier's parts less, words carried over from an earlier question half), the kind of
+with their weights (numbers and quoted words count double, names one and a half, a how-to's verb,
+a counted list's noun and an identifier's parts less, words carried over from an earlier question
+half; a list's count and the "time" of "one at a time" not at all), the kind of
 answer it wants (``answer_type``, ``values``), whether it wants a list, a definition, a byline,
 and the words a passage must not be refused for lacking."""
 
@@ -76,6 +77,10 @@ def _howto_verb(words: list[str]) -> int:
     return -1
 
 
+# phrases in which "time" is no time: "one at a time" (in turn), "at the same time" (together)
+_IDIOM = re.compile(r"\b(?:at\s+(?:a|the\s+same|one|any)|from\s+time\s+to|all\s+the)\s+time\b", re.IGNORECASE)
+
+
 def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
     """Boost factors (numbers and quoted words x2, capitalised names not opening the question
     x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
@@ -84,7 +89,7 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
     boosts: dict[str, float] = {}
     names: set[str] = set()
     quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
-    words = WORD.findall(question)
+    words = WORD.findall(_IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], question))
     owner = _owners(words)
     verb = _howto_verb(words) if is_howto(question) else -1
     for i, raw in enumerate(words):
