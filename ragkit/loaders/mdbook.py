@@ -11,6 +11,7 @@ replaces each directive line with the lines it names, the way mdBook does:
   ``ANCHOR: name`` and ``ANCHOR_END: name``); ``ANCHOR`` marker lines never reach the text;
 - at most ``MAX_INCLUDE_BYTES`` per included file; an included Markdown file's own directives are
   resolved too, ``MAX_DEPTH`` deep, and a file that includes itself (directly or not) is not read again;
+- ``\\{{#include …}}`` (escaped) is text: it is kept without its backslash, as mdBook shows it;
 - a directive that cannot be resolved (a missing file, a path outside the book, an unknown anchor,
   a binary or too large file) is dropped, with a debug log line naming it.
 """
@@ -26,7 +27,7 @@ log = logging.getLogger(__name__)
 MAX_INCLUDE_BYTES = 256 * 1024
 MAX_DEPTH = 4
 _BOOK_SEARCH_DEPTH = 8  # how many folders above a chapter are looked through for book.toml
-_DIRECTIVE = re.compile(r"\{\{#(?P<kind>include|rustdoc_include|playground)\s+(?P<arg>[^}]+?)\s*\}\}")
+_DIRECTIVE = re.compile(r"(?P<escape>\\?)\{\{#(?P<kind>include|rustdoc_include|playground)\s+(?P<arg>[^}]+?)\s*\}\}")
 _ANCHOR = re.compile(r"\bANCHOR(?:_END)?:\s*[\w-]+")
 
 
@@ -49,6 +50,8 @@ def resolve_includes(text: str, path: Path, *, root: Path | None = None) -> str:
 
 def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...]) -> str:
     def replace(m: re.Match[str]) -> str:
+        if m.group("escape"):  # "\{{#include x}}": the directive written as text, as mdBook shows it
+            return m.group()[1:]
         found = _included(m.group("arg"), path, root, chain)
         if found is None:
             log.debug("%s: dropped %s (cannot be resolved inside %s)", path, m.group(), root)

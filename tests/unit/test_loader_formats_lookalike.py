@@ -71,6 +71,8 @@ def test_mdbook_includes_are_resolved_against_the_book(tmp_path: Path) -> None:
     assert 'fn main() {\n    println!("Guess the number!");\n}' in text
     assert "```rust\nuse std::io;\n```" in text
     assert "Shared *intro* text." in text  # a loop (intro.md includes ch02.md) stops: no file read twice
+    escaped = _chapter(tmp_path, "Write `\\{{#include file.rs:2:5}}` to include lines 2 to 5.\n")
+    assert "Write `{{#include file.rs:2:5}}` to include lines 2 to 5." in escaped
 
 
 def test_mdbook_includes_that_cannot_be_resolved_are_dropped(tmp_path: Path) -> None:
