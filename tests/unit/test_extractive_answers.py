@@ -4,7 +4,7 @@ shape of a document where the answerer once quoted a true sentence that did not 
 
 from __future__ import annotations
 
-from ragkit.rag.extractive import REFUSAL, extractive_answer, stem, terms
+from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.extractive.answer_type import defined_term, has_answer_type, list_count
 from ragkit.rag.passages import Passage
 
@@ -93,7 +93,7 @@ def test_one_at_a_time_is_answered_by_the_single_thread_not_by_running_at_the_sa
     got = extractive_answer("How do I run the checks one at a time?", CHECKS)
     assert got.startswith("Running the checks using one thread will take longer") and "same time" not in got
     assert "kiln check -- --check-threads=1" in got
-    assert terms("one at a time") == ["1", "tim"] and stem("running") == stem("run") and stem("added") == "add"
+    assert terms("one at a time") == ["1", "tim"]
     # a number word matches digits but does not scope the question: no refusal for lacking a "1"
     assert extractive_answer("Which one of the checks runs faster?", CHECKS) != REFUSAL
 

@@ -2,7 +2,7 @@
 
 - ``stem``/``terms``: content-word stems (stopwords removed, light suffix stripping; identifiers
   such as ``ProbeClient`` or ``add_process_time`` also give their parts; "one" to "twelve" are
-  read as their digits; a consonant doubled before "-ing"/"-ed" is undoubled: running -> run);
+  read as their digits);
 - ``parse_blocks``: a passage as typed blocks, with markup removed: prose sentences, list items
   (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
   "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
@@ -58,8 +58,6 @@ def stem(word: str) -> str:
             and not w.endswith("ss" if suffix == "s" else "\0")
         ):
             w = w[: -len(suffix)] + repl
-            if suffix in ("ing", "ed") and len(w) >= 4 and w[-1] == w[-2] and w[-1] not in "aeiouylsz":
-                w = w[:-1]  # running -> run, stopped -> stop (not install, pass, buzz)
             break
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
