@@ -114,3 +114,20 @@ def test_a_default_introduced_by_a_colon_keeps_its_code_block() -> None:
     assert got.startswith("STORAGES: Default: [1]") and '"BACKEND": "files.FileSystemStorage"' in got
     got = extractive_answer("What is the default of PLANTER_HOSTS?", SETTINGS)
     assert "The default is: [2]" in got and '["localhost:6379"]' in got
+
+
+RELEASES = _passages((
+    "## 2.4.0 (March 3, 2025)\n\n#### Added\n\n* Support for zstd request bodies #311.\n\n#### Removed\n\n"
+    "* Drop Python 3.8 support #2823.\n* Remove the deprecated `on_startup` argument #2790.\n\n"
+    "## 2.3.1 (January 9, 2025)\n\n#### Fixed\n\n* Python 3.13 wheels are tagged correctly #2801.\n",
+    {"source": "release-notes.md", "heading": "Release Notes"}),
+)
+
+
+def test_which_release_is_answered_with_the_version_heading_above_the_change() -> None:
+    """Release notes name the version once, in the heading above its changes: the change is
+    quoted after it. Before: "Removed: Drop Python 3.8 support", with no release."""
+    got = extractive_answer("Which Kiln release dropped Python 3.8 support?", RELEASES)
+    assert got == "2.4.0 (March 3, 2025): Drop Python 3.8 support #2823. [1]"
+    got = extractive_answer("Which version removed the on_startup argument?", RELEASES)
+    assert got.startswith("2.4.0 (March 3, 2025): Remove the deprecated `on_startup` argument") and "3.8" not in got

@@ -49,6 +49,7 @@ class Unit:
     opening: bool = False  # one of the first lines of a document (where a paper's byline is)
     references: bool = False  # part of a paper's reference list
     code_after: str = ""  # the code block a description line ending with ":" introduces
+    above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
 
 
 @dataclass(frozen=True)
