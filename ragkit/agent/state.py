@@ -30,6 +30,7 @@ from ragkit.errors import AgentError, RagkitError
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 from ragkit.providers.base import Provider
 from ragkit.providers.params import ParamError
+from ragkit.providers.vision import require_vision
 from ragkit.registry import did_you_mean
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import ToolResult
@@ -178,11 +179,14 @@ class Run:
         if state is None:
             run_id = uuid.uuid4().hex[:12]
             messages, new_from = self._initial_messages(prompt, history)
+            require_vision(provider, messages)  # images for a model that cannot see them: refused before any call
             state = RunState(
                 run_id=run_id, provider=provider.name, model=provider.model, tools=tools.names(),
                 messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
                 trace=AgentTrace(run_id=run_id),
             )
+            # what the model requests carry: the provider's defaults, then the run's own settings
+            state.trace.record_sampling(getattr(provider, "default_params", None) or {}, state.params)
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
@@ -292,11 +296,12 @@ class Run:
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
                                   output_tokens=response.usage.output_tokens, provider=self.provider.name,
-                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens,
+                                  images=response.usage.images)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,
-            [c.name for c in response.tool_calls], response.stop_reason, streamed,
+            [c.name for c in response.tool_calls], response.stop_reason, streamed, images=response.usage.images,
         ))
         named = response if response.model else replace(response, model=model)  # observers learn the model
         self.obs.emit("on_llm_end", self.run_id, self.iteration, named, duration)
