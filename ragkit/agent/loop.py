@@ -193,7 +193,9 @@ def tools_step(run: Run, calls: Sequence[ToolCall], decided: dict[int, ToolResul
         if early is not None:
             runs[index] = ToolRun(call, early, starts[index])
         else:
-            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout))
+            once = call.id in run.marks.get("approved", ())  # an approval runs the call once, never retried
+            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout,
+                                retry=not once))
     if jobs:
         parallel = run.config.max_parallel_tools if run.config.parallel_tool_calls else 1
         source = yield RunTools(tuple(jobs), parallel)

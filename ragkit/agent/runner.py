@@ -41,6 +41,7 @@ from ragkit.messages import Message
 from ragkit.providers.base import Provider
 from ragkit.sessions.messages import last_agent
 from ragkit.tools.registry import ToolRegistry
+from ragkit.tools.tool import current_attempt
 from ragkit.usage import AgentUsage
 
 log = logging.getLogger(__name__)
@@ -72,6 +73,12 @@ class ToolContext:
     @property
     def run_id(self) -> str:
         return self._state.run_id
+
+    @property
+    def attempt(self) -> int:
+        """Which try of the running tool call this is: 1, then 2, 3... when the tool's retry policy
+        (``@tool(retries=...)``) runs it again."""
+        return current_attempt()
 
 
 @dataclass

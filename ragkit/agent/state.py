@@ -372,7 +372,8 @@ class Run:
                                          citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
                                         dict(call.arguments), result.content, result.is_error, result.error_kind,
-                                        result.chunks, result.chunk_bytes, result.first_chunk))
+                                        result.chunks, result.chunk_bytes, result.first_chunk, result.attempts,
+                                        list(result.retried)))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
                                                result.is_error, result.error_kind, self.iteration, result.duration))
             if call.name in self.tools:

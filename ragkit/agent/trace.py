@@ -52,6 +52,9 @@ class ToolCallStep:
     chunks: int = 0
     chunk_bytes: int = 0
     first_chunk: float | None = None
+    # the tool's retry policy: how many times it ran, and why each failed try failed
+    attempts: int = 1
+    retried: list[str] = field(default_factory=list)
     type: ClassVar[str] = "tool_call"
 
 
