@@ -12,6 +12,7 @@ parameter named ``ctx`` (``@tool(inject=["ctx"])``); no run can see another's.
     if result.stop_reason == "paused":                     # a call waits for a human
         text = result.state.to_json()                      # ... store it, decide later, elsewhere:
         state = RunState.from_json(text, agents=runner); state.approve(call_id); runner.resume(state)
+    later = runner.continue_from(result.state, "And the other charge?")  # a finished run, continued
 
 With a ``session_id`` the conversation comes from the session store and continues with the agent
 that last spoke; the run's new messages (each assistant message naming its agent) are written
@@ -177,6 +178,19 @@ class AgentRunner:
             raise AgentError(f"the run is still waiting for approval of {undecided}; call state.approve(call_id) "
                              "or state.reject(call_id, message) for each before resuming")
         return _last(Runner(self, state.bind(self)).events(streaming=False))
+
+    def continue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
+        """Continue a finished run (its ``state``, or ``RunState.from_json`` of it) with a new user
+        ``message``: a new run (own ``run_id``, usage and trace, whose ``continued_from`` names the
+        old one) over the whole conversation, answered by the agent that spoke last, with the tool
+        state and context carried over. A run paused for approval is resumed, not continued; a run
+        of a session is continued through the session (``run(message, session_id=...)``)."""
+        return _last(Runner(self, state.continued(message).bind(self, self.context_type)).events(streaming=False))
+
+    async def acontinue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
+        """``continue_from``, awaited."""
+        runner = Runner(self, state.continued(message).bind(self, self.context_type))
+        return _last([event async for event in runner.aevents(streaming=False)])
 
     def runner(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> Runner:
         """The per-run ``Runner`` of a new run (``run``/``stream`` use it)."""
