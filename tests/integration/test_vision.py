@@ -160,3 +160,17 @@ def test_ask_image_reaches_the_model_and_a_non_image_file_is_a_clear_error(tmp_p
     user = [m for m in body["messages"] if m["role"] == "user"][-1]
     assert [p["type"] for p in user["content"]] == ["text", "image_url"]
     assert '"images": 1' in res.output
+
+
+def test_cohere_sends_image_url_parts() -> None:
+    from ragkit.providers.cohere import CohereProvider
+    from ragkit.testing.servers import FakeCohereServer
+
+    with FakeCohereServer() as server:
+        provider = CohereProvider(model="command-a-vision-07-2025", api_key="test", base_url=server.url)
+        response = provider.complete(question(Image.from_bytes(PNG)))
+        body = server.requests[-1].body
+    parts = body["messages"][-1]["content"]
+    assert parts[0] == {"type": "text", "text": "What is in the picture?"}
+    assert parts[1]["type"] == "image_url" and parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
+    assert response.usage.images == 1
