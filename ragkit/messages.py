@@ -1,11 +1,11 @@
 """The conversation vocabulary: what a run, a provider, a tool, a session and a cache all speak.
 
-``Message`` (with its ``ToolCall`` s and, on tool messages, the ``Citation`` s the tool returned),
-``Image`` (a picture a user message carries, by URL or as bytes), ``ToolSpec`` (what a model is told
-about a tool), ``Usage`` (tokens), ``Response`` (one model
-reply) and ``StreamEvent`` (a piece of one). Plain frozen dataclasses at the bottom of the layers
-(like pydantic-ai's ``messages.py`` and haystack's ``dataclasses/``): every layer may import them,
-they import nothing but ``ragkit.types``. Each provider module translates them to and from its wire
+``Message`` (with its ``ToolCall`` s, on tool messages the ``Citation`` s the tool returned, and on
+user messages the ``Image`` s the model is shown), ``ToolSpec`` (what a model is told about a
+tool), ``Usage`` (tokens), ``Response`` (one model reply) and ``StreamEvent`` (a piece of one).
+Plain frozen dataclasses at the bottom of the layers (like pydantic-ai's ``messages.py`` and
+haystack's ``dataclasses/``): every layer may import them, they import nothing but
+``ragkit.types`` and ``ragkit.errors``. Each provider module translates them to and from its wire
 format; :mod:`ragkit.providers.base` re-exports them beside the ``Provider`` protocol.
 """
 
