@@ -40,6 +40,7 @@ from ragkit.agent.turns import Conversation
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message
 from ragkit.providers.base import Provider
+from ragkit.providers.vision import require_vision
 from ragkit.sessions.messages import last_agent
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import current_attempt
@@ -265,6 +266,7 @@ class Runner:
     def switch(self, run: Run, target: Handoff) -> None:
         """Make ``target`` the current agent of ``run`` (its provider, tools, config and prompt)."""
         bound = self.owner.agents[target.agent]
+        require_vision(bound.provider, run.messages)  # the new agent's model must see the images it is given
         source = run.agent_name or ""
         run.provider, run.tools, run.config = bound.provider, bound.tools, bound.config
         run.specs = bound.tools.specs()

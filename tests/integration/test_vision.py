@@ -174,3 +174,18 @@ def test_cohere_sends_image_url_parts() -> None:
     assert parts[0] == {"type": "text", "text": "What is in the picture?"}
     assert parts[1]["type"] == "image_url" and parts[1]["image_url"]["url"].startswith("data:image/png;base64,")
     assert response.usage.images == 1
+
+
+def test_a_handoff_to_an_agent_that_cannot_see_the_images_is_refused_before_it_is_called() -> None:
+    from ragkit.agent import AgentRunner
+    from ragkit.agent.definition import AgentDefinition
+    from ragkit.agent.handoff import handoff
+    from ragkit.testing.scripted import ScriptedProvider, tool_call_response
+
+    seeing = ScriptedProvider([tool_call_response(("transfer_to_text", {}))], model="gpt-4o-mini")
+    blind = ScriptedProvider(["never asked"])
+    a = AgentDefinition(name="vision", provider=seeing, handoffs=[handoff("text")])
+    b = AgentDefinition(name="text", provider=blind)
+    with pytest.raises(VisionError, match="'scripted' provider's model 'scripted' does not take images"):
+        AgentRunner([a, b], entry="vision").run(question(Image.from_bytes(PNG)))
+    assert len(seeing.calls) == 1 and blind.calls == []

@@ -102,3 +102,4 @@ def test_what_cannot_be_continued_says_what_to_do() -> None:
 
     with pytest.raises(AgentError, match="continue a run with a user message"):
         Agent(ScriptedProvider(["x"])).run("q").state.continued([])
+
