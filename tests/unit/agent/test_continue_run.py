@@ -103,3 +103,20 @@ def test_what_cannot_be_continued_says_what_to_do() -> None:
     with pytest.raises(AgentError, match="continue a run with a user message"):
         Agent(ScriptedProvider(["x"])).run("q").state.continued([])
 
+
+
+def test_a_run_that_asked_the_client_for_tool_results_continues_with_them() -> None:
+    from ragkit.agent import AgentConfig
+    from ragkit.messages import Message, ToolSpec
+
+    where = ToolSpec("get_location", "The user's city.", {"type": "object", "properties": {}})
+    provider = ScriptedProvider([tool_call_response(("get_location", {})), "You are in Paris."])
+    agent = Agent(provider, config=AgentConfig(client_tools=[where]))
+    asked = agent.run("Where am I?")
+    assert asked.stop_reason == "tool_calls" and [c.name for c in asked.client_calls] == ["get_location"]
+    state = RunState.from_json(asked.state.to_json())
+    with pytest.raises(AgentError, match="waiting for the results of its tool calls"):
+        agent.continue_from(state, "hello?")
+    answer = Message(role="tool", tool_call_id=asked.client_calls[0].id, name="get_location", content="Paris")
+    done = agent.continue_from(state, answer)
+    assert done.content == "You are in Paris." and provider.calls[1].messages[-1].content == "Paris"
