@@ -189,3 +189,16 @@ def test_a_handoff_to_an_agent_that_cannot_see_the_images_is_refused_before_it_i
     with pytest.raises(VisionError, match="'scripted' provider's model 'scripted' does not take images"):
         AgentRunner([a, b], entry="vision").run(question(Image.from_bytes(PNG)))
     assert len(seeing.calls) == 1 and blind.calls == []
+
+
+def test_images_count_in_the_context_window_estimate() -> None:
+    from ragkit.agent import AgentConfig, ConversationMemory
+    from ragkit.agent.memory import IMAGE_TOKENS_ESTIMATE
+    from ragkit.testing.scripted import ScriptedProvider
+
+    memory = ConversationMemory(context_window=IMAGE_TOKENS_ESTIMATE)  # room for the text, not for the picture
+    provider = ScriptedProvider(["A cat."], model="gpt-4o-mini")
+    assert Agent(provider, config=AgentConfig(memory=memory)).run(question()).stop_reason == "stop"
+    result = Agent(provider, config=AgentConfig(memory=memory)).run(question(Image.from_bytes(PNG)))
+    assert result.stop_reason == "budget" and len(provider.calls) == 1  # the second request never left
+    assert memory.count_tokens(question(Image.from_bytes(PNG))) > IMAGE_TOKENS_ESTIMATE
