@@ -170,7 +170,7 @@ class IndexingSpec(_Strict):
 
 
 class AgentSpec(_Strict):
-    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
+    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.values``)."""
 
     #: the offline guardrails (``default_guardrails()``): injection blocked, personal data redacted
     guardrails: bool = False

@@ -6,20 +6,13 @@ from __future__ import annotations
 
 from ragkit.agent.analytics import Analytics
 from ragkit.agent.audit import AuditLog
-from ragkit.agent.coherence import (
-    CoherenceChecker,
-    CoherenceResult,
-    LLMCoherenceChecker,
-    RuleCoherenceChecker,
-)
+from ragkit.agent.coherence import CoherenceChecker, LLMCoherenceChecker, RuleCoherenceChecker
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.definition import AgentDefinition
 from ragkit.agent.handoff import Handoff, HandoffInputData, handoff
-from ragkit.agent.limits import UsageLimits
 from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
 from ragkit.agent.observers import LoggingObserver, Observer, RecordingObserver
-from ragkit.agent.policy import ApprovalDecision, ApprovalRequest, PolicyDecision, ToolPolicy
 from ragkit.agent.result import AgentEvent, AgentResult, BudgetExceeded, GuardrailTripped, ToolCallRecord
 from ragkit.agent.runner import AgentRunner, RunResult, ToolContext
 from ragkit.agent.state import RunState
@@ -31,6 +24,14 @@ from ragkit.agent.trace import (
     LLMCallStep,
     StepKind,
     ToolCallStep,
+)
+from ragkit.agent.values import (
+    ApprovalDecision,
+    ApprovalRequest,
+    CoherenceResult,
+    PolicyDecision,
+    ToolPolicy,
+    UsageLimits,
 )
 
 __all__ = [

@@ -35,9 +35,8 @@ from ragkit.errors import ConfigError
 from ragkit.messages import Response, ToolCall
 
 if TYPE_CHECKING:
-    from ragkit.agent.coherence import CoherenceResult
-    from ragkit.agent.policy import PolicyDecision
     from ragkit.agent.result import AgentResult
+    from ragkit.agent.values import CoherenceResult, PolicyDecision
     from ragkit.guardrails.base import GuardrailResult
     from ragkit.tools.tool import ToolResult
 

@@ -1,4 +1,4 @@
-"""The budget steps: ``UsageLimits`` (:mod:`ragkit.agent.limits`) checked **before** the call that would exceed them.
+"""The budget steps: ``UsageLimits`` (:mod:`ragkit.agent.values`) checked **before** the call that would exceed them.
 
     AgentConfig(limits=UsageLimits(requests=5, tool_calls=10, per_tool_calls={"search": 3},
                                    total_tokens=20_000, cost_usd=0.05, final_turn=True))
@@ -32,11 +32,11 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from ragkit.agent.guarded import StopRun
-from ragkit.agent.limits import UsageLimits
 from ragkit.agent.memory import estimate_tokens
 from ragkit.agent.result import AgentEvent, BudgetExceeded
 from ragkit.agent.state import Run
 from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
+from ragkit.agent.values import UsageLimits
 from ragkit.messages import Message, ToolCall, ToolSpec
 from ragkit.tools.tool import ToolResult
 

@@ -10,9 +10,8 @@ from ragkit.errors import ConfigError
 
 if TYPE_CHECKING:
     from ragkit.agent.coherence import CoherenceChecker
-    from ragkit.agent.limits import UsageLimits
     from ragkit.agent.memory import ConversationMemory
-    from ragkit.agent.policy import ToolPolicy
+    from ragkit.agent.values import ToolPolicy, UsageLimits
     from ragkit.cache import ResponseCache
     from ragkit.guardrails import GuardrailSet
 

@@ -60,7 +60,7 @@ def guarded_config(policy: str | None, guardrails: bool) -> Any:
     if policy is None and not guardrails:
         return None
     from ragkit.agent import AgentConfig
-    from ragkit.agent.policy import ToolPolicy
+    from ragkit.agent.values import ToolPolicy
     from ragkit.guardrails import default_guardrails
 
     return AgentConfig(

@@ -157,7 +157,7 @@ def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", mod
 def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
     """The pipeline's ``agent:`` section fills in a policy and guardrails the config does not set."""
     if config.policy is None and spec.agent.policy is not None:
-        from ragkit.agent.policy import ToolPolicy
+        from ragkit.agent.values import ToolPolicy
 
         config = replace(config, policy=ToolPolicy.from_dict(spec.agent.policy, origin=f"{spec.origin}: agent.policy"))
     if config.guardrails is None and spec.agent.guardrails:

@@ -154,7 +154,7 @@ def test_a_tool_policy_review_decision_pauses() -> None:
         def __init__(self, decision: str) -> None:
             self.decision = decision
 
-    class Policy:  # the shape of agent.policy.ToolPolicy: decide(tool, arguments).decision
+    class Policy:  # the shape of agent.values.ToolPolicy: decide(tool, arguments).decision
         def decide(self, tool: str, arguments: dict) -> Decision:
             return Decision("review" if arguments.get("amount", 0) > 100 else "allow")
 

@@ -14,7 +14,7 @@ from ragkit.agent import Agent, AgentConfig
 from ragkit.agent.analytics import Analytics
 from ragkit.agent.audit import AuditLog, digest
 from ragkit.agent.observers import HOOKS, Observer
-from ragkit.agent.policy import ToolPolicy
+from ragkit.agent.values import ToolPolicy
 from ragkit.guardrails import GuardrailSet, PIIRedactor
 from ragkit.providers.base import Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
