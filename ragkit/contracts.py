@@ -20,8 +20,8 @@ or database driver.
 
 from __future__ import annotations
 
-from ragkit.agent.coherence import CoherenceChecker
-from ragkit.agent.observers import Observer
+from ragkit.agent.guard.coherence import CoherenceChecker
+from ragkit.agent.observe.observers import Observer
 from ragkit.agent.result import AgentEvent
 from ragkit.agent.values import CoherenceResult
 from ragkit.embedders.base import Embedder

@@ -4,19 +4,17 @@ multi-agent runs: ``AgentDefinition``, ``handoff``, ``AgentRunner`` (with ``Tool
 
 from __future__ import annotations
 
-from ragkit.agent.analytics import Analytics
-from ragkit.agent.audit import AuditLog
-from ragkit.agent.coherence import CoherenceChecker, LLMCoherenceChecker, RuleCoherenceChecker
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import Handoff, HandoffInputData, handoff
+from ragkit.agent.guard.audit import AuditLog
+from ragkit.agent.guard.coherence import CoherenceChecker, LLMCoherenceChecker, RuleCoherenceChecker
 from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
-from ragkit.agent.observers import LoggingObserver, Observer, RecordingObserver
-from ragkit.agent.result import AgentEvent, AgentResult, BudgetExceeded, GuardrailTripped, ToolCallRecord
-from ragkit.agent.runner import AgentRunner, RunResult, ToolContext
-from ragkit.agent.state import RunState
-from ragkit.agent.trace import (
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import Handoff, HandoffInputData, handoff
+from ragkit.agent.multi.runner import AgentRunner, RunResult, ToolContext
+from ragkit.agent.observe.analytics import Analytics
+from ragkit.agent.observe.observers import LoggingObserver, Observer, RecordingObserver
+from ragkit.agent.observe.trace import (
     AgentTrace,
     CacheHitStep,
     ErrorStep,
@@ -25,6 +23,8 @@ from ragkit.agent.trace import (
     StepKind,
     ToolCallStep,
 )
+from ragkit.agent.result import AgentEvent, AgentResult, BudgetExceeded, GuardrailTripped, ToolCallRecord
+from ragkit.agent.state import RunState
 from ragkit.agent.values import (
     ApprovalDecision,
     ApprovalRequest,

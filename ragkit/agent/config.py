@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from ragkit.agent.coherence import CoherenceChecker
+    from ragkit.agent.guard.coherence import CoherenceChecker
     from ragkit.agent.memory import ConversationMemory
     from ragkit.agent.values import ToolPolicy, UsageLimits
     from ragkit.cache import ResponseCache

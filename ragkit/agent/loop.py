@@ -39,11 +39,18 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
-from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.decide import decide_step
-from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.guard.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
+from ragkit.agent.guard.decide import decide_step
+from ragkit.agent.guard.guardrails import (
+    StopRun,
+    handoff_input_step,
+    holds,
+    input_step,
+    output_step,
+    results_step,
+)
+from ragkit.agent.observe.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
@@ -263,7 +270,7 @@ class Agent:
               history: Sequence[Message] | None = None, config: AgentConfig | None = None,
               response_format: Any = None) -> Run:
         """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
-        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
+        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.conversation``).
         ``config``: this run's own (request parameters, say), else the agent's; ``response_format``
         (else the config's) asks for structured output (``agent/structured.py``)."""
         return Run(provider=self.provider, config=config or self.config, tools=self.tools, observers=self.observers,

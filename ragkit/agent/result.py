@@ -6,7 +6,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ragkit.agent.trace import AgentTrace
+from ragkit.agent.observe.trace import AgentTrace
 from ragkit.messages import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage

@@ -17,11 +17,11 @@ from typing import Any
 
 from ragkit.agent import values
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.observers import ObserverSet
+from ragkit.agent.observe.observers import ObserverSet
+from ragkit.agent.observe.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
 from ragkit.agent.structured import OutputFormat, is_native, with_instructions
 from ragkit.agent.tool_choice import offer
-from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
 from ragkit.agent.values import ExecutionLog, preview
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
@@ -69,7 +69,7 @@ class RunState:
     # messages it already holds
     current_agent: str | None = None
     handoffs: int = 0
-    # tool calls waiting for a human (see agent/approval.py): {call_id, tool, arguments, preview,
+    # tool calls waiting for a human (see agent/guard/approval.py): {call_id, tool, arguments, preview,
     # reason, agent, decision: None | "approved" | "rejected", message}; the paused turn runs on resume
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)  # why the model chose its tools, per turn
@@ -184,13 +184,13 @@ class Run:
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
-        # hooks of multi-agent runs (set by ``agent.runner.Runner``; a plain ``Agent`` has none)
+        # hooks of multi-agent runs (set by ``agent.multi.runner.Runner``; a plain ``Agent`` has none)
         self.agent_name: str | None = st.current_agent
         self.needs_approval: Callable[[ToolCall], bool] | None = None
         self.execution_log: ExecutionLog | None = None
         self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
         # a step run once a fresh run's input has passed the input guardrails, before the first model
-        # call (the turn owner stores the input there: see ``agent/turns.py``)
+        # call (the turn owner stores the input there: see ``agent/conversation.py``)
         self.admit: Callable[[Run], Any] | None = None
         self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [values.precheck]
         self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)

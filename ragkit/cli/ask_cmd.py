@@ -190,7 +190,7 @@ _GUARDED = {
 
 
 def print_analytics(result: Any) -> None:
-    from ragkit.agent.analytics import Analytics
+    from ragkit.agent.observe.analytics import Analytics
 
     tools = Analytics().add_trace(result.trace).summary()["tools"]
     if not tools:

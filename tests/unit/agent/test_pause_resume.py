@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.runner import AgentRunner
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.runner import AgentRunner
 from ragkit.agent.state import RunState
 from ragkit.errors import AgentError
 from ragkit.sessions.memory import MemorySessionStore

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from ragkit.agent import AgentConfig
-from ragkit.agent.coherence import LLMCoherenceChecker, RuleCoherenceChecker
-from ragkit.agent.trace import StepKind
+from ragkit.agent.guard.coherence import LLMCoherenceChecker, RuleCoherenceChecker
+from ragkit.agent.observe.trace import StepKind
 from ragkit.agent.values import CoherenceResult, ToolPolicy
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline

@@ -31,11 +31,11 @@ import logging
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from ragkit.agent.guarded import StopRun
+from ragkit.agent.guard.guardrails import StopRun
 from ragkit.agent.memory import estimate_tokens
+from ragkit.agent.observe.trace import BudgetStep, CacheHitStep, LLMCallStep
 from ragkit.agent.result import AgentEvent, BudgetExceeded
 from ragkit.agent.state import Run
-from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
 from ragkit.agent.values import UsageLimits
 from ragkit.messages import Message, ToolCall, ToolSpec
 from ragkit.tools.tool import ToolResult

@@ -30,7 +30,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.agent.observers import Observer
+from ragkit.agent.observe.observers import Observer
 from ragkit.errors import ConfigError
 from ragkit.messages import Response, ToolCall
 

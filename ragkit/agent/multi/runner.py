@@ -30,12 +30,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import Handoff, HandoffInputData, Handoffs
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.conversation import Conversation
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import Handoff, HandoffInputData, Handoffs
+from ragkit.agent.observe.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Run, RunState
-from ragkit.agent.turns import Conversation
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message
 from ragkit.providers.base import Provider
@@ -187,7 +187,7 @@ class Runner:
     """One run of an ``AgentRunner``: its state, its ``ToolContext``, its handoff rules.
 
     Its session (lease, history, what is written) is a turn of the runner's ``Conversation``
-    (:mod:`ragkit.agent.turns`); the run is built once the history is loaded under the lease."""
+    (:mod:`ragkit.agent.conversation`); the run is built once the history is loaded under the lease."""
 
     def __init__(self, owner: AgentRunner, state: RunState | None, *, new: Sequence[Message] = (),
                  context: Any = None, session_id: str | None = None) -> None:

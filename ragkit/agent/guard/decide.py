@@ -27,11 +27,11 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from ragkit.agent import approval as approvals
 from ragkit.agent.actions import Call
-from ragkit.agent.guarded import StopRun
+from ragkit.agent.guard import approval as approvals
+from ragkit.agent.guard.guardrails import StopRun
+from ragkit.agent.observe.trace import ApprovalStep, CoherenceStep, PolicyStep
 from ragkit.agent.state import Run
-from ragkit.agent.trace import ApprovalStep, CoherenceStep, PolicyStep
 from ragkit.agent.values import (
     ApprovalDecision,
     ApprovalRequest,

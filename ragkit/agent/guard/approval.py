@@ -2,7 +2,7 @@
 
 A call that needs review — the *review* decision of the tool policy (``AgentConfig.policy``) or
 ``Run.needs_approval`` (an ``AgentDefinition``'s ``needs_approval``), both decided in
-``agent/decide.py`` — and that no approval handler answers is not run: the decision step records it
+``agent/guard/decide.py`` — and that no approval handler answers is not run: the decision step records it
 in ``RunState.pending_approvals`` (plain dicts: ``call_id``, ``tool``, ``arguments``, ``preview``,
 ``reason``, ``agent``, ``decision`` — None while waiting, then "approved" or "rejected" — and
 ``message``) and ``Run.pause`` ends the run with ``stop_reason="paused"``, the model's tool-call
