@@ -20,10 +20,9 @@ or database driver.
 
 from __future__ import annotations
 
-from ragkit.agent.guard.coherence import CoherenceChecker
 from ragkit.agent.observe.observers import Observer
 from ragkit.agent.result import AgentEvent
-from ragkit.agent.values import CoherenceResult
+from ragkit.agent.values import CoherenceChecker, CoherenceResult
 from ragkit.embedders.base import Embedder
 from ragkit.errors import (
     AgentError,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.guard.audit import AuditLog
-from ragkit.agent.guard.coherence import CoherenceChecker, LLMCoherenceChecker, RuleCoherenceChecker
+from ragkit.agent.guard.coherence import LLMCoherenceChecker, RuleCoherenceChecker
 from ragkit.agent.loop import Agent
 from ragkit.agent.memory import ConversationMemory, estimate_tokens
 from ragkit.agent.multi.definition import AgentDefinition
@@ -28,6 +28,7 @@ from ragkit.agent.state import RunState
 from ragkit.agent.values import (
     ApprovalDecision,
     ApprovalRequest,
+    CoherenceChecker,
     CoherenceResult,
     PolicyDecision,
     ToolPolicy,

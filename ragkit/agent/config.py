@@ -9,9 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from ragkit.agent.guard.coherence import CoherenceChecker
     from ragkit.agent.memory import ConversationMemory
-    from ragkit.agent.values import ToolPolicy, UsageLimits
+    from ragkit.agent.values import CoherenceChecker, ToolPolicy, UsageLimits
     from ragkit.cache import ResponseCache
     from ragkit.guardrails import GuardrailSet
 

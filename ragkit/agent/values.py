@@ -6,7 +6,7 @@
 - the usage limits of a run (``UsageLimits``, enforced by :mod:`ragkit.agent.guard.budget`);
 - the approval entries and the execution log of gated tool calls (``ExecutionLog``; the mechanism
   is told in :mod:`ragkit.agent.guard.approval`);
-- the result of a coherence check (``CoherenceResult``; the checkers are in
+- a coherence check's contract and result (``CoherenceChecker``, ``CoherenceResult``; the checkers are in
   :mod:`ragkit.agent.guard.coherence`);
 - a saved run's user context and agents, to JSON data and back (``RunState.to_json``/``from_json``).
 
@@ -52,10 +52,10 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from ragkit.errors import AgentError, ConfigError
-from ragkit.messages import ToolCall, Usage
+from ragkit.messages import ToolCall, ToolSpec, Usage
 from ragkit.tools.tool import ToolResult
 
 DECISIONS = ("allow", "review", "deny")
@@ -293,6 +293,13 @@ class CoherenceResult:
     model: str = ""  # the model whose tokens ``usage`` counts (LLM checkers)
 
 
+
+@runtime_checkable
+class CoherenceChecker(Protocol):
+    def check(self, user_message: str, tool_name: str, tool_args: Mapping[str, Any],
+              tools: Sequence[ToolSpec]) -> CoherenceResult: ...
+
+
 # --- saved context and agents ----------------------------------------------------------------
 
 def dump_context(context: Any) -> Any:
@@ -339,7 +346,7 @@ def check_agents(named: Iterable[str | None], agents: Any) -> type | None:
 
 
 __all__ = [
-    "ApprovalDecision", "ApprovalRequest", "CoherenceResult", "DECISIONS", "ExecutionLog", "PolicyDecision",
+    "ApprovalDecision", "ApprovalRequest", "CoherenceChecker", "CoherenceResult", "DECISIONS", "ExecutionLog", "PolicyDecision",
     "ToolPolicy", "UsageLimits", "as_approval", "check_agents", "decide", "dump_context", "load_context",
     "plain_context", "precheck", "preview", "record", "registry_of",
 ]
