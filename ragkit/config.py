@@ -31,7 +31,6 @@ from ragkit.errors import ConfigError, RegistryError
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
-from ragkit.wiring import keyword_options as keyword_options  # re-exported: stores import it from here
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # where an index lives by default is part of the one default pipeline (``ragkit.config``)
-from ragkit.config import DEFAULT_INDEX, default_index
 
 
 @dataclass(frozen=True)
@@ -58,4 +57,4 @@ class IndexLayout:
         return self.catalog.exists()
 
 
-__all__ = ["DEFAULT_INDEX", "IndexLayout", "default_index"]
+__all__ = ["IndexLayout"]

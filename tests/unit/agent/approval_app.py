@@ -21,7 +21,7 @@ from ragkit.agent.multi.definition import AgentDefinition
 from ragkit.agent.multi.handoff import handoff
 from ragkit.agent.multi.runner import AgentRunner, ToolContext
 from ragkit.agent.state import RunState
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
 from ragkit.sessions.sql import SQLSessionStore
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool

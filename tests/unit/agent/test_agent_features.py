@@ -17,7 +17,7 @@ from ragkit.agent import (
     RecordingObserver,
 )
 from ragkit.cache import InMemoryCache
-from ragkit.providers.base import Response, Usage
+from ragkit.messages import Response, Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import ToolOutput, tool
 from ragkit.types import Citation

@@ -14,7 +14,7 @@ from ragkit.agent.multi.handoff import IGNORED, HandoffInputData, handoff
 from ragkit.agent.multi.runner import AgentRunner, ToolContext
 from ragkit.agent.state import RunState
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
 from ragkit.sessions.memory import MemorySessionStore
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool

@@ -12,7 +12,7 @@ from ragkit.agent.loop import run_steps
 from ragkit.agent.observe.observers import ObserverSet
 from ragkit.agent.result import AgentEvent
 from ragkit.agent.state import Run, RunState
-from ragkit.providers.base import Response
+from ragkit.messages import Response
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import ToolRegistry, tool
 

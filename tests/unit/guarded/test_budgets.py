@@ -12,7 +12,7 @@ from ragkit.agent.observe.trace import StepKind
 from ragkit.agent.result import BudgetExceeded
 from ragkit.agent.values import UsageLimits
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Usage
+from ragkit.messages import Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool
 

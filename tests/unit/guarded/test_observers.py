@@ -16,7 +16,7 @@ from ragkit.agent.observe.analytics import Analytics
 from ragkit.agent.observe.observers import HOOKS, Observer
 from ragkit.agent.values import ToolPolicy
 from ragkit.guardrails import GuardrailSet, PIIRedactor
-from ragkit.providers.base import Usage
+from ragkit.messages import Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool
 
