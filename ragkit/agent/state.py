@@ -19,7 +19,7 @@ from ragkit.agent import values
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.observe.observers import ObserverSet
 from ragkit.agent.observe.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
-from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
+from ragkit.agent.result import AgentResult, ToolCallRecord
 from ragkit.agent.structured import OutputFormat, is_native, with_instructions
 from ragkit.agent.tool_choice import offer
 from ragkit.agent.values import ExecutionLog, preview
@@ -137,7 +137,7 @@ class RunState:
                              f"({SCHEMA_VERSION}); upgrade ragkit to resume it")
         return cls(
             run_id=data["run_id"], provider=data["provider"], model=data.get("model", ""),
-            tools=list(data.get("tools", [])), messages=[message_from_dict(m) for m in data["messages"]],
+            tools=list(data.get("tools", [])), messages=[Message.from_dict(m) for m in data["messages"]],
             new_from=data.get("new_from", 0), params=dict(data.get("params", {})),
             iteration=data.get("iteration", 0), use_memory=data.get("use_memory", True),
             trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
