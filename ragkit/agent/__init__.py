@@ -8,7 +8,7 @@ from ragkit.agent.config import AgentConfig
 from ragkit.agent.guard.audit import AuditLog
 from ragkit.agent.guard.coherence import LLMCoherenceChecker, RuleCoherenceChecker
 from ragkit.agent.loop import Agent
-from ragkit.agent.memory import ConversationMemory, estimate_tokens
+from ragkit.agent.memory import ConversationMemory
 from ragkit.agent.multi.definition import AgentDefinition
 from ragkit.agent.multi.handoff import Handoff, HandoffInputData, handoff
 from ragkit.agent.multi.runner import AgentRunner, RunResult, ToolContext
@@ -34,6 +34,7 @@ from ragkit.agent.values import (
     ToolPolicy,
     UsageLimits,
 )
+from ragkit.tokens import estimate_tokens
 
 __all__ = [
     "Analytics",

@@ -32,12 +32,12 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, NoReturn
 
 from ragkit.agent.guard.guardrails import StopRun
-from ragkit.agent.memory import estimate_tokens
 from ragkit.agent.observe.trace import BudgetStep, CacheHitStep, LLMCallStep
 from ragkit.agent.result import AgentEvent, BudgetExceeded
 from ragkit.agent.state import Run
 from ragkit.agent.values import UsageLimits
 from ragkit.messages import Message, ToolCall, ToolSpec
+from ragkit.tokens import MESSAGE_OVERHEAD, estimate_tokens, message_text
 from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]
@@ -60,9 +60,7 @@ def _stop(run: Run, limit: str, maximum: float, used: float | None, why: str) ->
 
 
 def _text_tokens(messages: Sequence[Message]) -> int:
-    text = "".join(m.content + "".join(c.name + json.dumps(c.arguments, default=str) for c in m.tool_calls)
-                   for m in messages)
-    return estimate_tokens(text) + 4 * len(messages)
+    return estimate_tokens("".join(message_text(m) for m in messages)) + MESSAGE_OVERHEAD * len(messages)
 
 
 def next_input_estimate(run: Run) -> int:
