@@ -1,6 +1,19 @@
 """The tool-calling agent loop: ``Agent``, its config, results, traces, observers and memory; the
 guarded-run parts: tool policy and approval, coherence checks, budgets, audit log, analytics; and
-multi-agent runs: ``AgentDefinition``, ``handoff``, ``AgentRunner`` (with ``ToolContext``)."""
+multi-agent runs: ``AgentDefinition``, ``handoff``, ``AgentRunner`` (with ``ToolContext``).
+
+The package's parts, each importing only those before it (``tests/unit/test_import_graph.py``):
+``values.py`` (the shared value types); the run and its records (``state``, ``result``, ``config``,
+``actions``, ``memory``, ``structured``, ``tool_choice``) with ``observe/`` (trace, observers,
+analytics, OpenTelemetry); ``guard/`` (guardrails in the loop, the policy's decision step, approval,
+coherence, budgets, audit); the loop (``loop``, its ``drivers``, and ``conversation``, the one owner
+of a conversation turn); ``multi/`` (definitions, handoffs, ``AgentRunner``).
+
+One vocabulary of runs: a **run** is one agent answering one input (``Run``, live; ``RunState``,
+its saved form; ``AgentResult``, its outcome); ``AgentRunner`` is the long-lived object that runs
+several agents, each of its runs a ``MultiAgentRun`` (a sequence of ``Run``s joined by handoffs)
+ending in a ``RunResult``.
+"""
 
 from __future__ import annotations
 

@@ -184,7 +184,7 @@ class Run:
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
-        # hooks of multi-agent runs (set by ``agent.multi.runner.Runner``; a plain ``Agent`` has none)
+        # hooks of multi-agent runs (set by ``agent.multi.runner.MultiAgentRun``; a plain ``Agent`` has none)
         self.agent_name: str | None = st.current_agent
         self.needs_approval: Callable[[ToolCall], bool] | None = None
         self.execution_log: ExecutionLog | None = None
