@@ -313,9 +313,10 @@ def _open_sessions(url: str | None, pipeline: str | None, index_dir: str | None)
     from ragkit.sessions import open_session_store
 
     if url is None:
+        from ragkit.index.layout import IndexLayout
         from ragkit.index.reader import resolve_spec
 
-        url = f"sqlite:///{resolve_spec(pipeline, index_dir)[1]}/state.db"
+        url = f"sqlite:///{IndexLayout(resolve_spec(pipeline, index_dir)[1]).state_db}"
     return open_session_store(url)
 
 

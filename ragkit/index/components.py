@@ -134,7 +134,7 @@ class Components:
         scratch = Path(tempfile.mkdtemp(prefix=".store-check-", dir=self.layout.root))
         try:
             store = build_component(
-                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=scratch / "store"
+                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=IndexLayout(scratch).store
             )
             store.close()
         finally:
