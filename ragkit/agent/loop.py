@@ -15,8 +15,8 @@ A tool failure is an observation, never a crash. The run ends with the model's a
 
 To add a step: write it as a generator over ``Run`` like ``model_step``/``tools_step`` and add one
 ``yield from`` line; a step that ends the run raises ``StopRun(result)``. The guarded steps
-(guardrails, budgets, policy/coherence/approval) live in ``guarded.py``, ``budget.py`` and
-``decide.py``; their order is in ``run_steps``' docstring.
+(guardrails, budgets, policy/coherence/approval) live in ``guard/``: ``guardrails.py``, ``budget.py``
+and ``decide.py``; their order is in ``run_steps``' docstring.
 
     agent = Agent(LocalProvider(), tools=[word_count])
     print(agent.run("How many words are in this sentence?").content)
