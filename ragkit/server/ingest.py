@@ -73,7 +73,7 @@ async def _uploads(request: Request) -> list[tuple[str, bytes]]:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ApiError(422, f"invalid field '{where}': {first['msg']} (send multipart 'files' or JSON "
+        raise ApiError(400, f"invalid field '{where}': {first['msg']} (send multipart 'files' or JSON "
                        "{\"documents\": [{\"name\", \"text\"}]})", param=where, code="invalid_field") from None
     return [(d.name, d.text.encode("utf-8")) for d in body.documents]
 

@@ -334,7 +334,7 @@ def _mtime(path: Path) -> int:
 
 
 def check_filter(value: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Validate a request's metadata filter (pydantic validator: errors become 422 on ``filter``)."""
+    """Validate a request's metadata filter (pydantic validator: errors become a 400 on ``filter``)."""
     from ragkit.errors import StoreError
     from ragkit.stores.filters import normalize
 

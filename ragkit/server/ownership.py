@@ -10,7 +10,7 @@
 - a session any code creates during the request without naming an owner belongs to the
   request's key (``OwnedSessions``, the server's session store, reads ``current_owner``);
 - a JSON body's text must be valid Unicode: a lone UTF-16 surrogate (``"\\ud800"``, which JSON
-  allows and no database or model accepts) is a 422 naming the field; an ``Idempotency-Key``
+  allows and no database or model accepts) is a 400 naming the field; an ``Idempotency-Key``
   has at most 255 characters.
 
 Lists (sessions, traces, documents) filter by owner in their routes: ``principal(request)``.
@@ -119,7 +119,7 @@ async def check_request(request: Request) -> None:
     body = await _json_body(request)
     field = bad_text(body) if body is not None else None
     if field is not None:
-        raise ApiError(422, f"invalid field '{field}': the text holds a lone UTF-16 surrogate (an escape like "
+        raise ApiError(400, f"invalid field '{field}': the text holds a lone UTF-16 surrogate (an escape like "
                        "\\ud800 without its pair), which is not valid Unicode; send the text as valid UTF-8",
                        param=field, code="invalid_text")
     for param, (kind, _) in OWNED_PARAMS.items():
