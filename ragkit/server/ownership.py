@@ -134,7 +134,14 @@ async def check_request(request: Request) -> None:
             _claim_session, state, who, body_sid):
         raise not_found("session", body_sid, "session_id")
     if not who.admin:
-        hidden_sources.set(frozenset(await asyncio.to_thread(state.records.uploads_of_others, who)))
+        hidden_sources.set(await asyncio.to_thread(hidden_uploads, state.records, who))
 
 
-__all__ = ["OWNED_PARAMS", "OwnedSessions", "bad_text", "check_request", "current_owner", "not_found"]
+def hidden_uploads(records: Any, who: Any) -> frozenset[str]:
+    """The uploaded documents ``who`` may not see or find: other keys' (none for an admin, or the
+    local user of a server without keys). ``ragkit serve`` and ``ragkit mcp`` both ask this."""
+    return frozenset() if who.admin else frozenset(records.uploads_of_others(who))
+
+
+__all__ = ["OWNED_PARAMS", "OwnedSessions", "bad_text", "check_request", "current_owner", "hidden_uploads",
+           "not_found"]
