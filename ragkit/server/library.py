@@ -41,6 +41,7 @@ from ragkit.types import SearchHit
 
 log = logging.getLogger(__name__)
 GENERATION_FILE = "server.generation"
+QUARANTINE_DIR = "quarantine"  # <index>/quarantine/<job id>/: uploads of a job that was given up
 RETIRE_GRACE_SECONDS = 120.0
 MAX_NAME_BYTES, MAX_PART_BYTES = 1024, 255  # what file systems take
 #: uploaded documents (as the server names them) the current request may not see: searches leave
@@ -297,6 +298,23 @@ class Library:
             report[key] = [names.show(n) for n in report.get(key, [])]
         report["skipped"] = [{**s, "source": names.show(s["source"])} for s in report.get("skipped", [])]
         return report
+
+    def set_aside(self, names: list[str], folder: str) -> list[str]:
+        """Move these uploads out of the upload area to ``<index>/quarantine/<folder>/`` (kept
+        there, never indexed); returns the names moved."""
+        moved = []
+        for name in names:
+            try:
+                source = resolve_upload(self.uploads_dir, name)
+            except ConfigError:
+                continue
+            if not source.is_file():
+                continue
+            target = self.index_dir / QUARANTINE_DIR / folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+            moved.append(name)
+        return moved
 
     def close(self) -> None:
         with self._lock:
