@@ -69,7 +69,7 @@ async def _uploads(request: Request) -> list[tuple[str, bytes]]:
             raise ApiError(400, "no files: send them as multipart field 'files'", param="files", code="invalid_field")
         return files
     try:
-        body = TextDocuments.model_validate_json(await request.body())
+        body = await asyncio.to_thread(TextDocuments.model_validate_json, await request.body())
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "body"

@@ -19,6 +19,7 @@ Lists (sessions, traces, documents) filter by owner in their routes: ``principal
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from contextvars import ContextVar
 from typing import Any
@@ -31,6 +32,7 @@ from ragkit.server.library import hidden_sources
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_IDEMPOTENCY_KEY = 255
+ON_LOOP_BYTES = 64 * 1024  # a larger JSON body is parsed and checked in a thread, off the event loop
 #: the API key id of the request being served (None: no key, or no request)
 current_owner: ContextVar[str | None] = ContextVar("current_owner", default=None)
 #: path parameter -> (what it names, the error code of a missing one)
@@ -98,14 +100,17 @@ def bad_text(value: Any, where: str = "") -> str | None:
     return None
 
 
-async def _json_body(request: Request) -> Any:
+async def _json_body(request: Request) -> tuple[Any, bool]:
+    """The request's JSON body (None: none, or not JSON) and whether it is large."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if request.method not in ("POST", "PUT", "PATCH") or not (ctype == "application/json" or ctype.endswith("+json")):
-        return None
+        return None, False
+    raw = await request.body()
+    large = len(raw) > ON_LOOP_BYTES
     try:
-        return await request.json()
+        return (await asyncio.to_thread(json.loads, raw) if large else json.loads(raw)), large
     except (ValueError, UnicodeDecodeError):
-        return None  # the route's own validation names what is wrong
+        return None, large  # the route's own validation names what is wrong
 
 
 async def check_request(request: Request) -> None:
@@ -116,8 +121,8 @@ async def check_request(request: Request) -> None:
     if idempotency is not None and not 0 < len(idempotency) <= MAX_IDEMPOTENCY_KEY:
         raise ApiError(400, f"the Idempotency-Key header must have 1 to {MAX_IDEMPOTENCY_KEY} characters "
                        f"(got {len(idempotency)})", param="Idempotency-Key", code="invalid_header")
-    body = await _json_body(request)
-    field = bad_text(body) if body is not None else None
+    body, large = await _json_body(request)
+    field = None if body is None else await asyncio.to_thread(bad_text, body) if large else bad_text(body)
     if field is not None:
         raise ApiError(400, f"invalid field '{field}': the text holds a lone UTF-16 surrogate (an escape like "
                        "\\ud800 without its pair), which is not valid Unicode; send the text as valid UTF-8",
