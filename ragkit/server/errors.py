@@ -5,8 +5,8 @@
 have (405 with ``Allow``), ragkit's own errors (an index being written: 503; bad configuration or
 input: 400), a full disk (507, naming what could not be written) and anything unexpected (500,
 logged, never a traceback in the response) into the envelope. Messages made from exceptions never
-show server paths (an absolute path is cut to its last part) nor the model provider's URL (an
-upstream error says "the model provider"); the full message is logged.
+show server paths (an absolute path is cut to its last part) nor the model provider's URL (it
+reads "the model provider's endpoint"); the full message is logged.
 
 Unexpected exceptions are answered by ``ErrorMiddleware``, inside Starlette's outermost error
 layer: that layer re-raises after answering, and uvicorn then closes the connection, so a client
@@ -62,7 +62,8 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-_WHY = {400: "Bad input or an invalid field (error.param names it; the message says the fix)", 401: "Missing, invalid or revoked API key",
+_WHY = {400: "Bad input or an invalid field (error.param names it; the message says the fix)",
+        401: "Missing, invalid or revoked API key",
         403: "Refused cross-site request (Origin, or a non-JSON POST without X-Ragkit-Client)",
         404: "No such route or id (another API key's ids too)", 409: "Conflict (a name taken, a session ended)",
         413: "Body or upload too large", 421: "Host name not allowed (DNS rebinding protection; --allowed-host)",
