@@ -28,6 +28,7 @@ from pydantic import (
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
+from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
@@ -169,6 +170,20 @@ class IndexingSpec(_Strict):
     ray: RaySpec = Field(default_factory=RaySpec)
 
 
+class LimitsSpec(_Strict):
+    """``limits:``: what loading one file, and one run, may cost (defaults: ``LoadLimits``;
+    docs/guides/limits.md). A file over a limit is skipped with the key to raise."""
+
+    max_text_per_file_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_file_mb, gt=0)
+    max_text_per_run_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_run_mb, gt=0)
+    max_unzipped_mb: float = Field(default=DEFAULT_LIMITS.max_unzipped_mb, gt=0)
+    file_timeout_s: float = Field(default=DEFAULT_LIMITS.file_timeout_s, gt=0)
+    max_memory_mb: float = Field(default=DEFAULT_LIMITS.max_memory_mb, ge=64)
+
+    def load_limits(self) -> LoadLimits:
+        return LoadLimits(**self.model_dump())
+
+
 class AgentSpec(_Strict):
     """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
 
@@ -213,6 +228,7 @@ class PipelineSpec(_Strict):
     retriever: RetrieverSpec = Field(default_factory=lambda: RetrieverSpec(**DEFAULT_RETRIEVER))
     lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
     agent: AgentSpec = Field(default_factory=AgentSpec)
     #: prices of models the registry lacks (or prices you pay instead): ``{name: {input, output, ...}}``
     pricing: dict[str, PriceSpec] = Field(default_factory=dict)
