@@ -16,6 +16,7 @@ import logging
 import os
 import pickle
 import select
+import signal
 import struct
 import subprocess
 import sys
@@ -185,6 +186,7 @@ def _read_exact(stream: IO[bytes], n: int) -> bytes:
 def _serve() -> None:
     from ragkit.index.loading import PipelineLoaders, load_file, out_of_memory
 
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it ends this process
     requests = os.fdopen(os.dup(0), "rb")
     replies = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # what libraries print goes to stderr, never into the replies

@@ -162,3 +162,20 @@ def test_limits_are_pipeline_keys_checked_by_name() -> None:
         make_spec(Path("unused"), limits={"max_unziped_mb": 10})
     with pytest.raises(ConfigError, match=r"limits\.file_timeout_s"):
         make_spec(Path("unused"), limits={"file_timeout_s": 0})
+
+
+def test_the_servers_ingest_loads_uploads_under_the_same_limits(tmp_path: Path) -> None:
+    from ragkit.server.library import Library
+
+    _index(make_spec(tmp_path / "index"), write_tree(tmp_path / "docs", GOOD))
+    library = Library(tmp_path / "index", pipeline=None, uploads_dir=tmp_path / "index" / "uploads")
+    try:
+        library.uploads_dir.mkdir(parents=True)
+        docx_bomb(library.uploads_dir / "bomb.docx", inflated_mb=300)
+        (library.uploads_dir / "winter.md").write_text("In winter the ferry sails on Fridays.\n", encoding="utf-8")
+        report = library.ingest()
+    finally:
+        library.close()
+    assert report["added"] == ["winter.md"]
+    [skip] = report["skipped"]
+    assert skip["source"] == "bomb.docx" and "limits.max_unzipped_mb" in skip["reason"]
