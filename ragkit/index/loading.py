@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -61,17 +63,20 @@ class PipelineLoaders:
         return (name, self.get(name, path.suffix.lower())) if name is not None else None
 
 
-def load_file(loaders: PipelineLoaders, name: str, path: Path, source: str) -> tuple[list[Document], list[str]]:
+def load_file(loaders: PipelineLoaders, name: str, path: Path, source: str, *,
+              check_zip: bool = True) -> tuple[list[Document], list[str]]:
     """``path`` read by the loader ``name`` under the pipeline's limits: its documents and the
     warnings the loader logged about it (a table it dropped). Raises :class:`LoaderError` for
-    anything that stops the file, whatever the loader raised."""
+    anything that stops the file, whatever the loader raised. ``check_zip``: a zip given to a
+    loader that does not check zip containers itself is checked first (``False`` for the loaders
+    that only read text, which refuse binary files anyway)."""
     loader = loaders.get(name, path.suffix.lower())
-    with _Warnings() as warnings:
+    with _Warnings.capture() as warnings:
         try:
-            if not loader.checks_zip and _is_zip(path):
-                from ragkit.loaders.zipcheck import check_zip
+            if check_zip and not loader.checks_zip and _is_zip(path):
+                from ragkit.loaders import zipcheck
 
-                check_zip(path, loaders.limits, what=f"{path.suffix or 'zip'} file")
+                zipcheck.check_zip(path, loaders.limits, what=f"{path.suffix or 'zip'} file")
             docs = bounded_documents(loader.load(path, source=source), path, loaders.limits)
         except LoaderError as exc:
             if _ran_out_of_memory(exc):  # a parser's wrapped allocation failure
@@ -89,7 +94,7 @@ def load_file(loaders: PipelineLoaders, name: str, path: Path, source: str) -> t
             raise LoaderError(f"{path}: the {name} loader could not read it ({what}); re-save the file "
                               "from the program that made it, or exclude it", path=str(path),
                               reason=f"loader failed: {what}") from None
-    return docs, [m.removeprefix(f"{path}: ") for m in warnings.messages]
+    return docs, [m.removeprefix(f"{path}: ") for m in warnings]
 
 
 def out_of_memory(path: Path | str, limits: LoadLimits) -> LoaderError:
@@ -119,24 +124,33 @@ def _is_zip(path: Path) -> bool:
 
 
 class _Warnings(logging.Handler):
-    """The warnings ``ragkit.loaders`` logs from this thread while it is installed."""
+    """Collects what ``ragkit.loaders`` logs at WARNING and above, per thread, while a thread's
+    ``capture`` is open (one handler for the process, installed on first use)."""
+
+    _local = threading.local()
+    _installed: _Warnings | None = None
+    _install_lock = threading.Lock()
 
     def __init__(self) -> None:
         super().__init__(logging.WARNING)
-        self.messages: list[str] = []
-        self._thread = threading.get_ident()
-        self._logger = logging.getLogger("ragkit.loaders")
 
     def emit(self, record: logging.LogRecord) -> None:
-        if record.thread == self._thread:
-            self.messages.append(record.getMessage())
+        messages = getattr(self._local, "messages", None)
+        if messages is not None:
+            messages.append(record.getMessage())
 
-    def __enter__(self) -> _Warnings:
-        self._logger.addHandler(self)
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._logger.removeHandler(self)
+    @classmethod
+    @contextmanager
+    def capture(cls) -> Iterator[list[str]]:
+        with cls._install_lock:
+            if cls._installed is None:
+                cls._installed = cls()
+                logging.getLogger("ragkit.loaders").addHandler(cls._installed)
+        cls._local.messages = messages = []
+        try:
+            yield messages
+        finally:
+            cls._local.messages = None
 
 
 __all__ = ["PipelineLoaders", "load_file", "out_of_memory"]

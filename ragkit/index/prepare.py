@@ -203,7 +203,7 @@ class Preparer:
         if isolated(name, loader):
             self._loader_process().submit(name, unit.path, unit.source)
             return None
-        return load_file(self.loaders, name, unit.path, unit.source)
+        return load_file(self.loaders, name, unit.path, unit.source, check_zip=name not in IN_PROCESS_LOADERS)
 
     def _loaded(self, unit: Unit, p: Prepared, docs: list[Document], warnings: list[str]) -> list[Document]:
         p.warnings = warnings

@@ -6,7 +6,9 @@ key to raise."""
 from __future__ import annotations
 
 import logging
+import os
 import re
+import signal
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -179,3 +181,27 @@ def test_the_servers_ingest_loads_uploads_under_the_same_limits(tmp_path: Path) 
     assert report["added"] == ["winter.md"]
     [skip] = report["skipped"]
     assert skip["source"] == "bomb.docx" and "limits.max_unzipped_mb" in skip["reason"]
+
+
+def test_a_loader_process_that_dies_costs_one_file_and_the_next_files_go_to_a_new_one(tmp_path: Path) -> None:
+    from ragkit.index.load_worker import LoaderProcess
+
+    pages = []
+    for name in ("one", "two", "three"):
+        page = tmp_path / f"{name}.html"
+        page.write_text(f"<html><body><p>Page {name} of the harbour guide.</p></body></html>", encoding="utf-8")
+        pages.append(page)
+    process = LoaderProcess(make_spec(tmp_path / "index"))
+    try:
+        child = process._started()
+        os.kill(child.pid, signal.SIGSTOP)  # it answers nothing before it is killed
+        for page in pages:
+            process.submit("html", page, page.name)
+        assert process.in_flight == 3
+        child.kill()  # as the kernel's OOM killer would
+        with pytest.raises(LoaderError, match=r"loader process ended.*limits\.max_memory_mb"):
+            process.result()
+        texts = [process.result()[0][0].text for _ in range(2)]
+        assert texts == ["Page two of the harbour guide.", "Page three of the harbour guide."]
+    finally:
+        process.close()
