@@ -85,6 +85,20 @@ class ComponentSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
+class LimitsSpec(_Strict):
+    """``sources.limits``: what loading one file, and one run, may cost (defaults: ``LoadLimits``;
+    docs/guides/limits.md). A file over a limit is skipped with the key to raise."""
+
+    max_text_per_file_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_file_mb, gt=0)
+    max_text_per_run_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_run_mb, gt=0)
+    max_unzipped_mb: float = Field(default=DEFAULT_LIMITS.max_unzipped_mb, gt=0)
+    file_timeout_s: float = Field(default=DEFAULT_LIMITS.file_timeout_s, gt=0)
+    max_memory_mb: float = Field(default=DEFAULT_LIMITS.max_memory_mb, ge=64)
+
+    def load_limits(self) -> LoadLimits:
+        return LoadLimits(**self.model_dump())
+
+
 class SourcesSpec(_Strict):
     paths: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=lambda: ["**/*"])
@@ -92,6 +106,8 @@ class SourcesSpec(_Strict):
     respect_gitignore: bool = True
     max_file_size_mb: float = Field(default=50.0, gt=0)
     follow_symlinks: bool = True
+    #: what loading a file (and a run) may cost: text, zip containers, time, memory
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
     #: asset extensions (images, SVG, CSS, ...) indexed anyway: those mapped under ``loaders:``
     _asset_opt_ins: frozenset[str] = PrivateAttr(default=frozenset())
 
@@ -170,20 +186,6 @@ class IndexingSpec(_Strict):
     ray: RaySpec = Field(default_factory=RaySpec)
 
 
-class LimitsSpec(_Strict):
-    """``limits:``: what loading one file, and one run, may cost (defaults: ``LoadLimits``;
-    docs/guides/limits.md). A file over a limit is skipped with the key to raise."""
-
-    max_text_per_file_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_file_mb, gt=0)
-    max_text_per_run_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_run_mb, gt=0)
-    max_unzipped_mb: float = Field(default=DEFAULT_LIMITS.max_unzipped_mb, gt=0)
-    file_timeout_s: float = Field(default=DEFAULT_LIMITS.file_timeout_s, gt=0)
-    max_memory_mb: float = Field(default=DEFAULT_LIMITS.max_memory_mb, ge=64)
-
-    def load_limits(self) -> LoadLimits:
-        return LoadLimits(**self.model_dump())
-
-
 class AgentSpec(_Strict):
     """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
 
@@ -228,7 +230,6 @@ class PipelineSpec(_Strict):
     retriever: RetrieverSpec = Field(default_factory=lambda: RetrieverSpec(**DEFAULT_RETRIEVER))
     lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
-    limits: LimitsSpec = Field(default_factory=LimitsSpec)
     agent: AgentSpec = Field(default_factory=AgentSpec)
     #: prices of models the registry lacks (or prices you pay instead): ``{name: {input, output, ...}}``
     pricing: dict[str, PriceSpec] = Field(default_factory=dict)

@@ -45,7 +45,7 @@ class LoaderProcess:
 
     def __init__(self, spec: PipelineSpec) -> None:
         self.spec = spec
-        self.limits = spec.limits.load_limits()
+        self.limits = spec.sources.limits.load_limits()
         self._proc: subprocess.Popen[bytes] | None = None
         #: submitted, not yet answered: (loader name, path, source), oldest first
         self._pending: deque[tuple[str, Path, str]] = deque()

@@ -36,7 +36,7 @@ class PipelineLoaders:
     def __init__(self, spec: PipelineSpec) -> None:
         self.spec = spec
         self.overrides = spec.loader_overrides()
-        self.limits = spec.limits.load_limits()
+        self.limits = spec.sources.limits.load_limits()
         self._loaders: dict[str, Loader] = {}
 
     def name_for(self, path: Path) -> str | None:

@@ -260,7 +260,7 @@ class RunTextBudget:
     skipped with the limit named (and loaded again by the next run)."""
 
     def __init__(self, spec: PipelineSpec) -> None:
-        self.limit = spec.limits.max_text_per_run_mb
+        self.limit = spec.sources.limits.max_text_per_run_mb
         self.left = int(self.limit * MB)
 
     def take(self, p: Prepared) -> None:

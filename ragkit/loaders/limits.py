@@ -1,4 +1,4 @@
-"""The limits every load runs under, whatever the file claims (the pipeline's ``limits:``).
+"""The limits every load runs under, whatever the file claims (the pipeline's ``sources.limits``).
 
 :class:`LoadLimits` holds the one set of defaults (``ragkit.config.LimitsSpec`` reads them from
 here). A file over a limit is a :class:`~ragkit.errors.LoaderError` whose message names the limit's
@@ -18,8 +18,8 @@ from ragkit.errors import LoaderError
 from ragkit.types import Document
 
 MB = 1024 * 1024
-#: ``(limits.KEY: VALUE)`` in a skip reason: the limit and the value it had
-_LIMIT_MARK = re.compile(r"limits\.(\w+) in the pipeline YAML \(now ([^)]+)\)")
+#: ``raise sources.limits.KEY in the pipeline YAML (now VALUE)`` in a skip reason: the limit, its value
+_LIMIT_MARK = re.compile(r"sources\.limits\.(\w+) in the pipeline YAML \(now ([^)]+)\)")
 
 
 @dataclass(frozen=True)
@@ -43,14 +43,14 @@ DEFAULT_LIMITS = LoadLimits()
 
 
 def over_limit(path: Path | str, what: str, key: str, value: float, unit: str) -> LoaderError:
-    """A file over a limit: ``{what} (limit {value} {unit}); to index it, raise limits.{key} in
-    the pipeline YAML (now {value})``; a later run with the limit changed loads the file again
-    (:func:`limit_changed`)."""
+    """A file over a limit: ``{what} (limit {value} {unit}); to index it, raise
+    sources.limits.{key} in the pipeline YAML (now {value})``; a later run with the limit changed
+    loads the file again (:func:`limit_changed`)."""
     shown = f"{value:g}"
     return LoaderError(
-        f"{path}: {what} (limit {shown} {unit}); to index it, raise limits.{key} in the pipeline YAML "
+        f"{path}: {what} (limit {shown} {unit}); to index it, raise sources.limits.{key} in the pipeline YAML "
         f"(now {shown})",
-        path=str(path), reason=f"over a limit: limits.{key}",
+        path=str(path), reason=f"over a limit: sources.limits.{key}",
     )
 
 

@@ -1,6 +1,6 @@
 """Loading is bounded: whatever a loader raises skips that file (named, with its reason) and the run
 goes on; a broken DOCX table drops the table, not the document; zip containers, extracted text, time
-and memory are limited by the pipeline's ``limits:``, and a file over a limit is skipped naming the
+and memory are limited by the pipeline's ``sources.limits``, and a file over a limit is skipped naming the
 key to raise."""
 
 from __future__ import annotations
@@ -90,7 +90,7 @@ def test_whatever_a_loader_raises_skips_that_file_and_the_run_goes_on(tmp_path: 
     reasons = _reasons(report)
     assert "ValueError: no tc element at grid_offset=1 (value)" in reasons["a.boom"]
     assert "test-raising loader" in reasons["a.boom"]
-    assert "nests too deep" in reasons["b.boom"] and "limits.max_memory_mb" in reasons["c.boom"]
+    assert "nests too deep" in reasons["b.boom"] and "sources.limits.max_memory_mb" in reasons["c.boom"]
     # a file added later gets in, while the bad ones stay skipped with their reasons
     (folder / "later.txt").write_text("Added later: the pier opens at dawn.\n", encoding="utf-8")
     again = _index(spec, folder)
@@ -107,7 +107,7 @@ def test_a_docx_bomb_is_skipped_naming_the_limit_and_the_good_files_are_searchab
     report = _index(spec, folder)
     assert sorted(report.added) == ["fine.docx", "good.txt"]
     reason = _reasons(report)["bomb.docx"]
-    assert "limits.max_unzipped_mb" in reason and "pipeline YAML" in reason
+    assert "sources.limits.max_unzipped_mb" in reason and "pipeline YAML" in reason
     assert re.search(r"declares 30\d MB uncompressed \(limit 256 MB\)", reason)
     assert "September" in _search(spec, "when do the apples ripen")[0].text
     assert "Tuesdays" in _search(spec, "when does the ferry sail")[0].text
@@ -119,7 +119,7 @@ def test_a_zip_inflating_past_what_it_declares_is_stopped_while_inflating(tmp_pa
         check_zip(liar, LoadLimits(), what=".docx file")
     assert "CRC" in str(err.value) or "Bad" in str(err.value)
     honest = docx_bomb(tmp_path / "honest.docx", inflated_mb=3)
-    with pytest.raises(LoaderError, match=r"limits\.max_unzipped_mb in the pipeline YAML \(now 2\)"):
+    with pytest.raises(LoaderError, match=r"sources\.limits\.max_unzipped_mb in the pipeline YAML \(now 2\)"):
         check_zip(honest, LoadLimits(max_unzipped_mb=2), what=".docx file")
     check_zip(honest, LoadLimits(max_unzipped_mb=4), what=".docx file")  # under the limit: fine
 
@@ -127,10 +127,10 @@ def test_a_zip_inflating_past_what_it_declares_is_stopped_while_inflating(tmp_pa
 def test_a_file_over_the_time_limit_is_skipped_and_loads_once_the_limit_is_raised(tmp_path: Path) -> None:
     folder = write_tree(tmp_path / "docs", GOOD)
     broken_table_docx(folder / "slow.docx", before="The mill grinds barley on Mondays.", after="Closed Sundays.")
-    report = _index(make_spec(tmp_path / "index", limits={"file_timeout_s": 0.001}), folder)
+    report = _index(make_spec(tmp_path / "index", sources={"limits": {"file_timeout_s": 0.001}}), folder)
     assert report.added == ["good.txt"]
     reason = _reasons(report)["slow.docx"]
-    assert "took longer than 0.001 s" in reason and "limits.file_timeout_s" in reason
+    assert "took longer than 0.001 s" in reason and "sources.limits.file_timeout_s" in reason
     again = _index(make_spec(tmp_path / "index"), folder)  # the limit changed: the file is tried again
     assert again.added == ["slow.docx"] and not again.skipped
 
@@ -138,32 +138,32 @@ def test_a_file_over_the_time_limit_is_skipped_and_loads_once_the_limit_is_raise
 def test_a_loader_over_the_memory_ceiling_is_skipped_naming_the_limit(tmp_path: Path) -> None:
     folder = write_tree(tmp_path / "docs", GOOD)
     docx_bomb(folder / "big.docx", inflated_mb=200)  # under max_unzipped_mb, over the memory ceiling
-    report = _index(make_spec(tmp_path / "index", limits={"max_memory_mb": 64}), folder)
+    report = _index(make_spec(tmp_path / "index", sources={"limits": {"max_memory_mb": 64}}), folder)
     assert report.added == ["good.txt"]
     reason = _reasons(report)["big.docx"]
-    assert "limits.max_memory_mb" in reason and "(now 64)" in reason
+    assert "sources.limits.max_memory_mb" in reason and "(now 64)" in reason
 
 
 def test_text_per_file_and_per_run_are_limited(tmp_path: Path) -> None:
     folder = write_tree(tmp_path / "docs", {"long.txt": "word " * 400, "a.txt": "alpha " * 15, "b.txt": "beta " * 15})
-    spec = make_spec(tmp_path / "index", limits={"max_text_per_file_mb": 0.001, "max_text_per_run_mb": 0.0001})
+    spec = make_spec(tmp_path / "index", sources={"limits": {"max_text_per_file_mb": 0.001, "max_text_per_run_mb": 0.0001}})
     report = _index(spec, folder)
     reasons = _reasons(report)
-    assert "limits.max_text_per_file_mb" in reasons["long.txt"]
-    assert report.added == ["a.txt"] and "limits.max_text_per_run_mb" in reasons["b.txt"]
+    assert "sources.limits.max_text_per_file_mb" in reasons["long.txt"]
+    assert report.added == ["a.txt"] and "sources.limits.max_text_per_run_mb" in reasons["b.txt"]
     # the run's limit is the run's: the next run loads what the last one had no room for
     again = _index(spec, folder)
     assert again.added == ["b.txt"] and "long.txt" in _reasons(again)
 
 
 def test_limits_are_pipeline_keys_checked_by_name() -> None:
-    spec = make_spec(Path("unused"), limits={"max_unzipped_mb": 10})
-    assert spec.limits.load_limits() == LoadLimits(max_unzipped_mb=10)
-    assert make_spec(Path("unused")).limits.load_limits() == LoadLimits()
-    with pytest.raises(ConfigError, match=r"limits\.max_unziped_mb: unknown key; did you mean 'max_unzipped_mb'"):
-        make_spec(Path("unused"), limits={"max_unziped_mb": 10})
-    with pytest.raises(ConfigError, match=r"limits\.file_timeout_s"):
-        make_spec(Path("unused"), limits={"file_timeout_s": 0})
+    spec = make_spec(Path("unused"), sources={"limits": {"max_unzipped_mb": 10}})
+    assert spec.sources.limits.load_limits() == LoadLimits(max_unzipped_mb=10)
+    assert make_spec(Path("unused")).sources.limits.load_limits() == LoadLimits()
+    with pytest.raises(ConfigError, match=r"sources\.limits\.max_unziped_mb: unknown key; did you mean 'max_unzipped_mb'"):
+        make_spec(Path("unused"), sources={"limits": {"max_unziped_mb": 10}})
+    with pytest.raises(ConfigError, match=r"sources\.limits\.file_timeout_s"):
+        make_spec(Path("unused"), sources={"limits": {"file_timeout_s": 0}})
 
 
 def test_the_servers_ingest_loads_uploads_under_the_same_limits(tmp_path: Path) -> None:
@@ -180,7 +180,7 @@ def test_the_servers_ingest_loads_uploads_under_the_same_limits(tmp_path: Path) 
         library.close()
     assert report["added"] == ["winter.md"]
     [skip] = report["skipped"]
-    assert skip["source"] == "bomb.docx" and "limits.max_unzipped_mb" in skip["reason"]
+    assert skip["source"] == "bomb.docx" and "sources.limits.max_unzipped_mb" in skip["reason"]
 
 
 def test_a_loader_process_that_dies_costs_one_file_and_the_next_files_go_to_a_new_one(tmp_path: Path) -> None:
@@ -199,7 +199,7 @@ def test_a_loader_process_that_dies_costs_one_file_and_the_next_files_go_to_a_ne
             process.submit("html", page, page.name)
         assert process.in_flight == 3
         child.kill()  # as the kernel's OOM killer would
-        with pytest.raises(LoaderError, match=r"loader process ended.*limits\.max_memory_mb"):
+        with pytest.raises(LoaderError, match=r"loader process ended.*sources\.limits\.max_memory_mb"):
             process.result()
         texts = [process.result()[0][0].text for _ in range(2)]
         assert texts == ["Page two of the harbour guide.", "Page three of the harbour guide."]
