@@ -256,7 +256,7 @@ class Preparer:
 
 
 class RunTextBudget:
-    """The text one run may load (``limits.max_text_per_run_mb``): a source that would pass it is
+    """The text one run may load (``sources.limits.max_text_per_run_mb``): a source that would pass it is
     skipped with the limit named (and loaded again by the next run)."""
 
     def __init__(self, spec: PipelineSpec) -> None:
