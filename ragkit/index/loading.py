@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -71,29 +69,32 @@ def load_file(loaders: PipelineLoaders, name: str, path: Path, source: str, *,
     loader that does not check zip containers itself is checked first (``False`` for the loaders
     that only read text, which refuse binary files anyway)."""
     loader = loaders.get(name, path.suffix.lower())
-    with _Warnings.capture() as warnings:
-        try:
-            if check_zip and not loader.checks_zip and _is_zip(path):
-                from ragkit.loaders import zipcheck
+    warnings: list[str] = []
+    _Warnings.collecting.messages = warnings
+    try:
+        if check_zip and not loader.checks_zip and _is_zip(path):
+            from ragkit.loaders import zipcheck
 
-                zipcheck.check_zip(path, loaders.limits, what=f"{path.suffix or 'zip'} file")
-            docs = bounded_documents(loader.load(path, source=source), path, loaders.limits)
-        except LoaderError as exc:
-            if _ran_out_of_memory(exc):  # a parser's wrapped allocation failure
-                raise out_of_memory(path, loaders.limits) from None
-            raise
-        except MemoryError:
+            zipcheck.check_zip(path, loaders.limits, what=f"{path.suffix or 'zip'} file")
+        docs = bounded_documents(loader.load(path, source=source), path, loaders.limits)
+    except LoaderError as exc:
+        if _ran_out_of_memory(exc):  # a parser's wrapped allocation failure
             raise out_of_memory(path, loaders.limits) from None
-        except RecursionError:
-            raise LoaderError(f"{path}: the {name} loader gave up: the file nests too deep to read "
-                              "(RecursionError); exclude it or simplify it", path=str(path),
-                              reason="unreadable: nested too deep") from None
-        except Exception as exc:  # noqa: BLE001 - any loader failure is this file's, never the run's
-            log.debug("the %s loader failed on %s", name, path, exc_info=True)
-            what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-            raise LoaderError(f"{path}: the {name} loader could not read it ({what}); re-save the file "
-                              "from the program that made it, or exclude it", path=str(path),
-                              reason=f"loader failed: {what}") from None
+        raise
+    except MemoryError:
+        raise out_of_memory(path, loaders.limits) from None
+    except RecursionError:
+        raise LoaderError(f"{path}: the {name} loader gave up: the file nests too deep to read "
+                          "(RecursionError); exclude it or simplify it", path=str(path),
+                          reason="unreadable: nested too deep") from None
+    except Exception as exc:  # noqa: BLE001 - any loader failure is this file's, never the run's
+        log.debug("the %s loader failed on %s", name, path, exc_info=True)
+        what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+        raise LoaderError(f"{path}: the {name} loader could not read it ({what}); re-save the file "
+                          "from the program that made it, or exclude it", path=str(path),
+                          reason=f"loader failed: {what}") from None
+    finally:
+        _Warnings.collecting.messages = None
     return docs, [m.removeprefix(f"{path}: ") for m in warnings]
 
 
@@ -124,33 +125,18 @@ def _is_zip(path: Path) -> bool:
 
 
 class _Warnings(logging.Handler):
-    """Collects what ``ragkit.loaders`` logs at WARNING and above, per thread, while a thread's
-    ``capture`` is open (one handler for the process, installed on first use)."""
+    """Collects what ``ragkit.loaders`` logs at WARNING and above in a thread while that thread
+    has a list in ``collecting.messages`` (one handler for the process)."""
 
-    _local = threading.local()
-    _installed: _Warnings | None = None
-    _install_lock = threading.Lock()
-
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
+    collecting = threading.local()
 
     def emit(self, record: logging.LogRecord) -> None:
-        messages = getattr(self._local, "messages", None)
+        messages = getattr(self.collecting, "messages", None)
         if messages is not None:
             messages.append(record.getMessage())
 
-    @classmethod
-    @contextmanager
-    def capture(cls) -> Iterator[list[str]]:
-        with cls._install_lock:
-            if cls._installed is None:
-                cls._installed = cls()
-                logging.getLogger("ragkit.loaders").addHandler(cls._installed)
-        cls._local.messages = messages = []
-        try:
-            yield messages
-        finally:
-            cls._local.messages = None
+
+logging.getLogger("ragkit.loaders").addHandler(_Warnings(logging.WARNING))
 
 
 __all__ = ["PipelineLoaders", "load_file", "out_of_memory"]

@@ -11,7 +11,6 @@ import json
 import logging
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -140,30 +139,36 @@ class Preparer:
         catalog; nothing is loaded or split (a distributed engine's driver does this, and ships
         what is neither unchanged nor unreadable)."""
         p = Prepared(source=unit.source, root=unit.root)
-        with _skipping(unit, p):
+        try:
             self._hash(unit, p)
+        except LoaderError as exc:
+            _skipped(unit, p, exc)
         return p
 
     def _start(self, unit: Unit) -> tuple[Prepared, bool]:
         """Hash ``unit`` and, when it changed, load and split it here or send it to the loader
         process (then ``True``: ``_finish`` takes its documents)."""
         p = Prepared(source=unit.source, root=unit.root)
-        with _skipping(unit, p):
+        try:
             self._hash(unit, p)
             if not p.unchanged:
                 docs = self._documents(unit, p)
                 if docs is None:
                     return p, True
                 self._split(self._loaded(unit, p, *docs), p)
+        except LoaderError as exc:
+            _skipped(unit, p, exc)
         return p, False
 
     def _finish(self, unit: Unit, p: Prepared, submitted: bool) -> Prepared:
         if submitted:
-            with _skipping(unit, p):
+            try:
                 docs, warnings = self._loader_process().result()
                 for warning in warnings:  # logged in the loader process, where no one sees it
                     log.warning("%s: %s", unit.source, warning)
                 self._split(self._loaded(unit, p, docs, warnings), p)
+            except LoaderError as exc:
+                _skipped(unit, p, exc)
         return p
 
     # ------------------------------------------------------------------ steps
@@ -274,14 +279,10 @@ class RunTextBudget:
         self.left -= p.text_chars
 
 
-@contextmanager
-def _skipping(unit: Unit, p: Prepared) -> Iterator[None]:
-    """A :class:`LoaderError` inside makes ``p`` a skipped source with the error's reason."""
-    try:
-        yield
-    except LoaderError as exc:
-        p.skip(_reason(exc, unit))
-        log.info("skipped %s: %s", unit.source, p.error)  # listed once, in the run report
+def _skipped(unit: Unit, p: Prepared, exc: LoaderError) -> None:
+    """``p`` becomes a skipped source with ``exc``'s reason."""
+    p.skip(_reason(exc, unit))
+    log.info("skipped %s: %s", unit.source, p.error)  # listed once, in the run report
 
 
 def isolated(name: str, loader: Loader) -> bool:
