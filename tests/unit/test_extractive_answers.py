@@ -131,3 +131,19 @@ def test_which_release_is_answered_with_the_version_heading_above_the_change() -
     assert got == "2.4.0 (March 3, 2025): Drop Python 3.8 support #2823. [1]"
     got = extractive_answer("Which version removed the on_startup argument?", RELEASES)
     assert got.startswith("2.4.0 (March 3, 2025): Remove the deprecated `on_startup` argument") and "3.8" not in got
+
+
+POOLS = _passages(
+    ("## Setting a default limit on a pool\n\nYou can set a limit on a pool instance, which results in the given "
+     "`limit` being used as the default for connections made with this pool:\n\n```python\npool = kiln.Pool()  # Use a "
+     "default 10 connections everywhere.\npool = kiln.Pool(limit=20)  # Use a default of 20 everywhere.\n```\n",
+     {"source": "advanced/pools.md", "heading": "Pools > Setting a default limit on a pool"}),
+    ("## Limits\n\nThe default limit for open connections is ten. You can change it on any pool.\n",
+     {"source": "quickstart.md", "heading": "Quickstart > Limits"}),
+)
+
+
+def test_a_how_tos_description_line_is_not_a_value_because_its_example_holds_literals() -> None:
+    """Only a short label line ("Default:", "The default is:") states the value of the code
+    after it; a how-to's sentence that introduces an example does not."""
+    assert extractive_answer("What is the default limit?", POOLS) == "The default limit for open connections is ten. [2]"

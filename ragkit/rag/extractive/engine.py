@@ -70,7 +70,7 @@ from ragkit.rag.extractive.text import (
     split_prose,
     terms,
 )
-from ragkit.rag.extractive.values import holds_value, named_heading, serves_address
+from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -109,6 +109,7 @@ _LINE = 0.7  # ... for a line of a code block that holds the value asked for (pr
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
+_LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -254,8 +255,10 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
 
 
 def _typed(u: Unit, query: Query) -> bool:
-    if query.kind == "value":  # "The default is:" states the code block after it
-        text = f"{u.text} `{' '.join(u.code_after.split())}`" if u.code_after else u.text
+    if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
+        # longer description line only introduces an example, whatever literals it holds)
+        labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
+        text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         return holds_value(query.value_kind, text, query.said, default=query.default)
     return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
 
