@@ -168,9 +168,10 @@ def test_which_adjective_plural_are_asks_for_the_whole_list() -> None:
     notes = _passages(("## 0.38.4\n\n#### Fixed\n\n* Ensure accurate `root_path` removal in `get_route_path` #2600.\n",
                        {"source": "release-notes.md", "heading": "Release Notes > 0.38.4"}),
                       ("Path parameters are made available in the request, as the `request.path_args` dictionary. "
-                       "See below how to create a `datetime` filter, and how to register it:\n\n```python\nx = 1\n```\n",
+                       "You can use filters to change what is captured. See below how to create a `datetime` filter, "
+                       "and how to register it:\n\n```python\nx = 1\n```\n",
                        {"source": "routing.md", "heading": "Routing > Path Parameters"}),
-                      ("You can use filters to change what is captured. The available filters are:\n\n"
+                      ("The available filters are:\n\n"
                        "* `str` returns a string.\n* `int` returns an integer.\n",
                        {"source": "routing.md", "heading": "Routing > Path Parameters"}))
     got = extractive_answer("Which path filters are available in routes?", notes)
