@@ -28,7 +28,8 @@ question of the conversation weigh half. The score is then weighed by:
   whose title it names ("Waitress") a fifth more, and such a value is a candidate whatever else
   it shares; a change under a release's heading holds the version a "Which release…?" question
   asks for (the heading is quoted before it: "2.4.0 (March 2025): Drop Python 3.8 support"), and
-  a line ending with a colon the value of the code block it introduces ("Default:", a literal block); a how-to's description line that a command follows ("- Add a remote:" and
+  a short line ending with a colon the value of the code block it introduces ("Default:", a
+  literal block); a how-to's description line that a command follows ("- Add a remote:" and
   "`git remote add …`") counts more, the more when it opens with the question's verb, and the
   command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
   under a document's title; a small tie-break prefers the question's very words ("all");
