@@ -28,6 +28,7 @@ from ragkit.providers.remote import function_calls, make_tool_call
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider
 from ragkit.rag.turns import AGENT_NAME, answer_turn
 from ragkit.server.library import Library
+from ragkit.sessions.messages import items_to_messages, message_to_item
 
 log = logging.getLogger(__name__)
 MAX_CACHED_AGENTS = 32
@@ -146,6 +147,16 @@ class Engine:
         inline = (options.citations or self.citations) == "inline" and not options.config.get("response_format")
         return answer_turn(self.conversation, lambda: self.prepare(options), new, session_id=session_id,
                            request_id=request_id, trace_id=trace_id, system=system, inline_sources=inline)
+
+    def adopt_history(self, turn: Turn, messages: Sequence[dict[str, Any]]) -> None:
+        """A begun turn (its lease held) of a session with no history yet: ``messages`` (a client's
+        conversation before its new messages) are stored as the session's history and given to the
+        run, so a platform that keeps its own history is answered with it, and its next turn in
+        the session is not sent it twice."""
+        if turn.store is None or turn.replayed is not None or turn.history:
+            return
+        stored = turn.store.add_items(turn.session_id, [message_to_item(to_message(m)) for m in messages])
+        turn.history = items_to_messages(stored)
 
     async def stream(self, messages: Sequence[dict[str, Any]], options: TurnOptions,
                      system: str | None = None) -> AsyncIterator[str | Answer]:

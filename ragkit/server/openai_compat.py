@@ -67,11 +67,13 @@ class ChatCompletionRequest(RagOptions):
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
                request_id: str | None, key_id: str | None = None) -> Turn:
     """System text aside (with the design's ``system_prompt``); the turn's new messages (see
-    ``wire_messages``: with a session, those after the client's last assistant message)."""
+    ``wire_messages``: with a session, those after the client's last assistant message; the ones
+    before them become the history of a session that has none yet)."""
     convo, system = conversation(messages)
     system = "\n\n".join(t for t in (system, opts.system_prompt) if t) or None
-    return Turn(messages=new_messages(convo, session_id is not None), model=model, session_id=session_id,
-                system=system, options=opts.turn_options(), request_id=request_id, key_id=key_id)
+    new = new_messages(convo, session_id is not None)
+    return Turn(messages=new, model=model, session_id=session_id, system=system, options=opts.turn_options(),
+                request_id=request_id, key_id=key_id, earlier=convo[:len(convo) - len(new)])
 
 
 def check_model(request: Request, model: str | None) -> str:
