@@ -123,6 +123,7 @@ embedders: Registry[type] = Registry(
         "onnx": "ragkit.embedders.onnx",
         "cohere": "ragkit.embedders.cohere",
         "openai": "ragkit.embedders.openai",
+        "voyage": "ragkit.embedders.voyage",
     },
 )
 stores: Registry[type] = Registry(
