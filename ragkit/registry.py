@@ -147,5 +147,10 @@ retrievers: Registry[type] = Registry(
         "mmr": "ragkit.retrieval.mmr",
     },
 )
+#: tools by name (a server's configured tools): factories taking the tool's options, returning a Tool
+tools: Registry[Callable[..., object]] = Registry(
+    "tool",
+    {name: "ragkit.tools.builtin" for name in ("calculator", "current_time", "read_file", "search_files")},
+)
 #: built from the one list of provider names (``ragkit.provider_names``), presets included
 providers: Registry[type] = Registry("provider", builtin_modules())
