@@ -82,11 +82,13 @@ TRANSCRIPT = Transcript(dialogue=True, agent=AGENT_NAME, usage=usage_of, citatio
 class Engine:
     def __init__(self, library: Library, *, provider: str, model: str | None = None, base_url: str | None = None,
                  provider_options: dict[str, Any] | None = None, sessions: Any = None, session_wait: float = 60.0,
-                 session_lease: float = 600.0, citations: str = "field") -> None:
+                 session_lease: float = 600.0, citations: str = "field", tools: Sequence[Any] = ()) -> None:
         """``citations``: "inline" ends every answer with a numbered Sources block (a request's
-        ``citations`` field overrides it); "field" keeps them in the extension field only."""
+        ``citations`` field overrides it); "field" keeps them in the extension field only.
+        ``tools``: server-side tools the agent may call beside the knowledge base."""
         self.library = library
         self.citations = citations
+        self.tools = list(tools)
         options = dict(provider_options or {})
         if base_url:
             options["base_url"] = base_url
@@ -126,9 +128,9 @@ class Engine:
     def _build(self, options: TurnOptions) -> Agent:
         if not options.use_knowledge_base:
             config = guarded_by_spec(AgentConfig(system_prompt=None), self.library.kb.spec)  # the agent: section
-            return Agent(self.provider, config=config)
+            return Agent(self.provider, tools=self.tools, config=config)
         kb = self.library.scoped(options.filter, options.retriever)
-        return RAGAgent(kb, provider=self.provider, top_k=options.top_k).agent
+        return RAGAgent(kb, provider=self.provider, top_k=options.top_k, tools=self.tools).agent
 
     def prepare(self, options: TurnOptions) -> Agent:
         """The agent of a turn with the request's model parameters, checked before any answer is

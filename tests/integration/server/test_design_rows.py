@@ -1,15 +1,24 @@
-"""A platform that keeps its own history: ``POST /chat`` sends the model the whole conversation a
-request gives, exactly as ``/v1/chat/completions`` does, and a session stores it once (a real
-`ragkit serve` in front of a loopback OpenAI-wire server that records what the model receives)."""
+"""Rows of the served-agent design, through a real `ragkit serve` in front of a loopback
+OpenAI-wire server that records what the model receives: a platform's own history on ``POST
+/chat`` (sent whole, as ``/v1/chat/completions`` does, and stored once), ``min_score`` on
+``/search``, the design's response shapes beside ragkit's, and server-side tools."""
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
 
 import httpx
 import openai
 import pytest
+from click.testing import CliRunner
 
+from ragkit.cli.main import cli
+from ragkit.testing.server_process import ServerProcess, ragkit_server
 from ragkit.testing.servers import FakeOpenAIServer
 from ragkit.testing.servers.openai import CHAT_PATH
+
+from .conftest import build_index
 
 pytestmark = [pytest.mark.slow, pytest.mark.network_local]
 HISTORY = [{"role": "system", "content": "Answer like a ferry captain."},
@@ -82,3 +91,48 @@ def test_the_design_response_shapes_beside_ragkits_own(wired) -> None:
     assert ended["ended"]
     listed = httpx.get(wired.url + "/traces", params={"session_id": sid}).json()
     assert listed["traces"] == listed["data"] and listed["count"] == listed["total"] == 1
+
+
+@pytest.fixture(scope="module")
+def tooled(tmp_path_factory: pytest.TempPathFactory, upstream: FakeOpenAIServer) -> Iterator[ServerProcess]:
+    """`ragkit serve` with the calculator and search_files (over a folder of its own) as server-side tools."""
+    root = tmp_path_factory.mktemp("tooled")
+    files = root / "files"
+    (files / "ops").mkdir(parents=True)
+    (files / "ops" / "rota.md").write_text("# Rota\nThe ferry crew changes on Mondays.\n", encoding="utf-8")
+    args = ["--model", "gpt-test", "--base-url", upstream.url, "--tool", "calculator", "--tool", "search_files",
+            "--tool-option", f"search_files.roots=[{files}]", "--tool-option", "search_files.max_results=5"]
+    with ragkit_server(build_index(root), provider="openai", args=args, env={"OPENAI_API_KEY": "sk-test"}) as server:
+        yield server
+
+
+def test_server_side_tools_run_on_the_server(tooled, upstream) -> None:
+    sdk = openai.OpenAI(base_url=tooled.base_url, api_key="no-key-configured", max_retries=0)
+    upstream.enqueue_tool_call("calculator", {"expression": "sqrt(16) * pi"})
+    upstream.enqueue_text("About 12.57.")
+    resp = sdk.chat.completions.create(model="ragkit", messages=[{"role": "user", "content": "4 times pi?"}],
+                                       extra_body={"trace": True})
+    assert resp.choices[0].message.content == "About 12.57." and resp.choices[0].finish_reason == "stop"
+    first, second = upstream.requests_to(CHAT_PATH)[-2:]
+    offered = {t["function"]["name"] for t in first.body["tools"]}
+    assert offered == {"search_knowledge_base", "calculator", "search_files"}
+    assert second.body["messages"][-1]["role"] == "tool" and second.body["messages"][-1]["content"] == "12.5663706143592"
+    assert [c["name"] for c in resp.model_extra["trace"]["tool_calls"]] == ["calculator"]
+
+    upstream.enqueue_tool_call("search_files", {"pattern": "**/*.md", "contains": "ferry"})
+    upstream.enqueue_text("On Mondays.")
+    r = httpx.post(tooled.url + "/chat", json={"message": "When does the crew change?"}, timeout=60).json()
+    assert r["response"] == "On Mondays." and r["trace"]["tool_calls"][0]["name"] == "search_files"
+    sent = upstream.requests_to(CHAT_PATH)[-1].body["messages"][-1]
+    assert sent["content"] == "ops/rota.md:2: The ferry crew changes on Mondays."
+
+
+def test_serve_refuses_an_unknown_tool_or_option_before_starting(index_dir: Path) -> None:
+    for args, message in [
+        (["--tool", "calculater"], "unknown tool 'calculater'; did you mean 'calculator'"),
+        (["--tool", "os.system"], "unknown tool 'os.system'"),
+        (["--tool", "search_files", "--tool-option", "search_files.root=docs"], "unknown option 'root'"),
+        (["--tool-option", "calculator.x=1"], "'calculator' is not a tool of this server; add --tool calculator"),
+    ]:
+        res = CliRunner().invoke(cli, ["serve", "--index", str(index_dir), *args])
+        assert res.exit_code != 0 and message in res.stderr, res.stderr
