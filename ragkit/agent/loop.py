@@ -43,7 +43,7 @@ from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_ste
 from ragkit.agent.config import AgentConfig
 from ragkit.agent.decide import decide_step
 from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.observers import ObserverLike, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
@@ -225,7 +225,7 @@ class Agent:
         *,
         tools: Iterable[Tool | Callable[..., Any]] | ToolRegistry = (),
         config: AgentConfig | None = None,
-        observers: Sequence[Observer] = (),
+        observers: Sequence[ObserverLike] = (),
         context: dict[str, Any] | None = None,
     ) -> None:
         if isinstance(provider, str):
