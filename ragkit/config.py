@@ -30,7 +30,7 @@ from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
-from ragkit.wiring import PIPELINE_KEYS, check_min_score, retriever_needs, wired
+from ragkit.wiring import MIN_SCORE_RULE, PIPELINE_KEYS, check_min_score, retriever_needs, wired
 from ragkit.wiring import keyword_options as keyword_options  # re-exported: stores import it from here
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
@@ -127,9 +127,9 @@ class RetrieverSpec(ComponentSpec):
     @classmethod
     def _min_score(cls, v: Any) -> float | None:
         try:
-            return check_min_score(v, "it")
-        except ConfigError as exc:
-            raise ValueError(str(exc)) from None
+            return check_min_score(v)
+        except ConfigError:
+            raise ValueError(MIN_SCORE_RULE) from None
 
 
 class LexicalSpec(_Strict):

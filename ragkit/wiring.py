@@ -61,14 +61,17 @@ def retriever_needs(conf: Mapping[str, Any]) -> frozenset[str]:
     return frozenset(needs)
 
 
+#: what a ``min_score`` must be
+MIN_SCORE_RULE = "must be a finite number, the lowest score a hit may have (e.g. 0.3 for dense cosine similarity)"
+
+
 def check_min_score(value: Any, key: str = "min_score") -> float | None:
     """A score threshold as given (``None``: none), or a ``ConfigError`` naming ``key``: it must be a
     finite number, in the units of the retriever's score (cosine similarity for dense, ...)."""
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ConfigError(f"{key} must be a finite number, the lowest score a hit may have "
-                          f"(e.g. 0.3 for dense cosine similarity; got {value!r})")
+        raise ConfigError(f"{key} {MIN_SCORE_RULE} (got {value!r})")
     return float(value)
 
 
@@ -99,5 +102,5 @@ def keyword_options(kind: str, name: str) -> Callable[[_F], _F]:
     return deco
 
 
-__all__ = ["DEFAULT_BASE", "PIPELINE_KEYS", "PLACEHOLDERS", "WIRED", "check_min_score", "keyword_options",
+__all__ = ["DEFAULT_BASE", "MIN_SCORE_RULE", "PIPELINE_KEYS", "PLACEHOLDERS", "WIRED", "check_min_score", "keyword_options",
            "retriever_needs", "wired"]
