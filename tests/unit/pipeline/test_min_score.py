@@ -18,6 +18,7 @@ from ragkit.config import parse_pipeline
 from ragkit.errors import ConfigError
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
+from ragkit.rag.agent import RAGAgent
 from ragkit.rag.tool import NO_RESULTS, make_search_tool
 
 from .helpers import make_spec, write_cli_pipeline, write_tree
@@ -111,3 +112,13 @@ def test_search_cli_min_score(tmp_path: Path) -> None:
     assert [h["id"] for h in json.loads(res.stdout)] == [every[0]["id"]]
     res = runner.invoke(cli, ["search", QUERY, "--index", index, "--min-score", "nan"])
     assert res.exit_code != 0 and "min_score must be a finite number" in res.stderr
+
+
+def test_a_rag_agent_with_a_threshold_finds_nothing_below_it(tmp_path: Path) -> None:
+    with indexed(tmp_path, {"type": "dense"}) as kb:
+        best = kb.search(QUERY, k=1)[0].score
+        assert RAGAgent(kb, provider="local").ask("When does the ferry sail?").citations
+        strict = RAGAgent(kb, provider="local", min_score=best + 1).ask("When does the ferry sail?")
+        assert strict.citations == [] and strict.tool_calls[0].output == NO_RESULTS
+        with pytest.raises(ConfigError, match="min_score must be a finite number"):
+            RAGAgent(kb, provider="local", min_score=math.inf)
