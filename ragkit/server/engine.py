@@ -158,7 +158,7 @@ class Engine:
         if turn.store is None or turn.replayed is not None or turn.history:
             return
         stored = turn.store.add_items(turn.session_id, [message_to_item(to_message(m)) for m in messages])
-        turn.history = items_to_messages(stored)
+        turn.history = items_to_messages(stored, answered=turn.answers)
 
     async def stream(self, messages: Sequence[dict[str, Any]], options: TurnOptions,
                      system: str | None = None) -> AsyncIterator[str | Answer]:

@@ -55,6 +55,19 @@ def test_chat_sends_a_platform_history_as_chat_completions_does(wired, upstream)
     assert httpx.get(f"{wired.url}/sessions/{sid}").json()["items"] == 6
 
 
+def test_a_platform_history_ending_in_its_tool_results(wired, upstream) -> None:
+    weather = {"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}
+    call = {"id": "call_1", "type": "function", "function": {"name": "get_weather", "arguments": '{"city": "Oslo"}'}}
+    history = [{"role": "user", "content": "Weather in Oslo?"},
+               {"role": "assistant", "content": None, "tool_calls": [call]},
+               {"role": "tool", "tool_call_id": "call_1", "content": "sunny, 21 C"}]
+    r = httpx.post(wired.url + "/chat", json={"messages": history, "tools": [weather]}, timeout=60)
+    assert r.status_code == 200, r.text
+    sent = upstream.requests_to(CHAT_PATH)[-1].body["messages"]
+    assert [m["role"] for m in sent if m["role"] != "system"] == ["user", "assistant", "tool"]
+    assert sent[-2]["tool_calls"][0]["id"] == "call_1" and sent[-1]["content"] == "sunny, 21 C"
+
+
 def test_a_named_session_without_history_takes_the_platform_history(wired, upstream) -> None:
     sid = httpx.post(wired.url + "/sessions", json={}).json()["id"]
     r = httpx.post(wired.url + "/chat", json={"messages": HISTORY, "session_id": sid}, timeout=60)
