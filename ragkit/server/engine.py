@@ -40,6 +40,7 @@ class TurnOptions:
     filter: dict[str, Any] | None = None
     retriever: str | None = None
     use_knowledge_base: bool = True
+    min_score: float | None = None  # the lowest score a passage may have, in the retriever's units
     # the request's model parameters: ``AgentConfig`` fields, and those honoured only when neutral
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     refusable: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -117,7 +118,7 @@ class Engine:
         per-run state (no memory; the citation book is made per turn)."""
         kb = self.library.kb
         key = (id(kb), options.top_k, json.dumps(options.filter, sort_keys=True), options.retriever,
-               options.use_knowledge_base)
+               options.use_knowledge_base, options.min_score)
         with self._lock:
             if key not in self._agents:
                 if len(self._agents) >= MAX_CACHED_AGENTS or any(k[0] != id(kb) for k in self._agents):
@@ -130,7 +131,8 @@ class Engine:
             config = guarded_by_spec(AgentConfig(system_prompt=None), self.library.kb.spec)  # the agent: section
             return Agent(self.provider, tools=self.tools, config=config)
         kb = self.library.scoped(options.filter, options.retriever)
-        return RAGAgent(kb, provider=self.provider, top_k=options.top_k, tools=self.tools).agent
+        return RAGAgent(kb, provider=self.provider, top_k=options.top_k, tools=self.tools,
+                        min_score=options.min_score).agent
 
     def prepare(self, options: TurnOptions) -> Agent:
         """The agent of a turn with the request's model parameters, checked before any answer is

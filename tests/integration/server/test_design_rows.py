@@ -93,6 +93,21 @@ def test_search_takes_a_min_score(wired) -> None:
         assert r.status_code == 422 and r.json()["error"]["param"] == "min_score"
 
 
+def test_chat_takes_a_min_score_for_its_knowledge_base(wired, upstream) -> None:
+    from ragkit.rag.prompts import NO_RESULTS
+
+    for min_score, found in ((None, True), (100.0, False)):
+        upstream.enqueue_tool_call("search_knowledge_base", {"query": "ferry Tuesdays"})
+        upstream.enqueue_text("Done.")
+        body = {"message": "When does the ferry sail?", **({"min_score": min_score} if min_score else {})}
+        assert httpx.post(wired.url + "/chat", json=body, timeout=60).status_code == 200
+        result = upstream.requests_to(CHAT_PATH)[-1].body["messages"][-1]
+        assert result["role"] == "tool" and (result["content"] == NO_RESULTS) is not found
+    r = httpx.post(wired.url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "x"}],
+                                                             "min_score": "high"})
+    assert r.status_code == 422 and r.json()["error"]["param"] == "min_score"
+
+
 def test_the_design_response_shapes_beside_ragkits_own(wired) -> None:
     started = httpx.post(wired.url + "/session/start", json={}).json()
     assert started["session_id"] == started["id"] and started["started_at"] == started["created_at"] > 0
