@@ -38,7 +38,8 @@ def _missing(session_id: str) -> ApiError:
 
 
 def _session(info: Any) -> dict[str, Any]:
-    return {**info.to_dict(), "object": "session"}
+    """A session as the API shows it, its id also under the design's name ``session_id``."""
+    return {**info.to_dict(), "object": "session", "session_id": info.id}
 
 
 @router.post("/sessions", status_code=201)

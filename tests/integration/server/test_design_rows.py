@@ -117,6 +117,9 @@ def test_the_design_response_shapes_beside_ragkits_own(wired) -> None:
     ended = httpx.post(wired.url + "/session/end", json={"session_id": sid}).json()
     assert ended["session_id"] == ended["id"] == sid and ended["message_count"] == ended["items"] == 2
     assert ended["ended"]
+    missing = httpx.post(wired.url + "/session/end", json={"session_id": "never-started"})
+    assert missing.status_code == 404 and missing.json()["error"]["code"] == "session_not_found"
+    assert httpx.get(wired.url + "/sessions/never-started").status_code == 404  # ending it did not create it
     listed = httpx.get(wired.url + "/traces", params={"session_id": sid}).json()
     assert listed["traces"] == listed["data"] and listed["count"] == listed["total"] == 1
 
