@@ -16,7 +16,7 @@ Pipeline YAML::
       model: voyage-3.5          # 1024 dimensions; dimension: 256/512/2048 asks for other sizes
 
 Chunk sizes in ``unit: tokens`` are measured with a conservative estimate
-(:func:`ragkit.embedders.remote.estimate_tokens`), since Voyage's tokenizer is not available offline.
+(:func:`ragkit.tokens.upper_bound_tokens`), since Voyage's tokenizer is not available offline.
 """
 
 from __future__ import annotations

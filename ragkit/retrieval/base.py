@@ -9,7 +9,7 @@ units of the score the retriever gives (``MinScore``; the meaning per kind: docs
 A registered retriever class declares what it ``needs`` of the index: ``"dense"`` (the embedder
 and the vector store) and/or ``"lexical"`` (the BM25 index). A wrapper (``rerank``, ``mmr``)
 takes a ``base`` retriever spec and needs what its base needs. ``retriever_needs`` (defined in
-:mod:`ragkit.wiring`, with what the pipeline wires into a retriever, and re-exported here) reads
+:mod:`ragkit.wiring`, with what the pipeline wires into a retriever) reads
 this from a spec, so whether an index keeps a BM25 index is decided in one place.
 """
 
@@ -22,7 +22,7 @@ from ragkit import wiring
 from ragkit.errors import ConfigError
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
-from ragkit.wiring import DEFAULT_BASE, check_min_score, retriever_needs
+from ragkit.wiring import check_min_score
 
 #: keys of a retriever spec that the pipeline consumes itself (not constructor arguments)
 PIPELINE_KEYS = frozenset({"type"}) | wiring.PIPELINE_KEYS["retriever"]
@@ -60,5 +60,4 @@ class MinScore:
         return getattr(self.retriever, name)
 
 
-__all__ = ["DEFAULT_BASE", "PIPELINE_KEYS", "MinScore", "Retriever", "above", "check_k", "check_min_score",
-           "retriever_needs"]
+__all__ = ["PIPELINE_KEYS", "MinScore", "Retriever", "above", "check_k"]

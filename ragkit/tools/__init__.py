@@ -14,7 +14,7 @@ from ragkit.tools.builtin import (
 )
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.schema import Injected, parse_docstring
-from ragkit.tools.tool import Tool, ToolArgumentError, ToolOutput, ToolResult, as_tool, tool
+from ragkit.tools.tool import Tool, ToolArgumentError, ToolOutput, ToolResult, as_tool, current_attempt, tool
 
 __all__ = [
     "Injected",
@@ -25,6 +25,7 @@ __all__ = [
     "ToolResult",
     "as_tool",
     "calculator",
+    "current_attempt",
     "current_time",
     "default_tools",
     "named_tool",

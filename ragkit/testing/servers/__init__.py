@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ragkit.testing.servers.anthropic import FakeAnthropicServer
 from ragkit.testing.servers.base import (
+    IMAGE_TOKENS,
     SSE,
     Disconnect,
     ErrorReply,
@@ -39,6 +40,7 @@ from ragkit.testing.servers.openai import FakeOpenAIServer
 from ragkit.testing.servers.voyage import FakeVoyageServer
 
 __all__ = [
+    "IMAGE_TOKENS",
     "SSE",
     "Disconnect",
     "ErrorReply",
