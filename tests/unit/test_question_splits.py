@@ -1,0 +1,60 @@
+"""The tune / untouched halves of the held-out question sets (``benchmarks/folders/*.yaml`` with a
+``split`` per question): each question's half is the one its text hashes to, so nobody can move a
+question between halves after seeing results, and ``--split`` scores one half only."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+FOLDERS = REPO / "benchmarks" / "folders"
+
+
+def _answer_quality() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("answer_quality", REPO / "benchmarks" / "answer_quality.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("answer_quality", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+aq = _answer_quality()
+SPLIT_SETS = sorted(p for p in FOLDERS.glob("*.yaml")
+                    if any("split" in q for q in yaml.safe_load(p.read_text(encoding="utf-8"))["questions"]))
+
+
+def test_there_are_six_split_sets() -> None:
+    assert len(SPLIT_SETS) >= 6
+
+
+@pytest.mark.parametrize("path", SPLIT_SETS, ids=lambda p: p.stem)
+def test_every_question_sits_in_the_half_its_text_hashes_to(path: Path) -> None:
+    items = yaml.safe_load(path.read_text(encoding="utf-8"))["questions"]
+    assert [q.get("split") for q in items] == aq.hash_splits(items)
+    for half in aq.SPLITS:  # each half holds answerable questions and at least one to refuse
+        chosen = aq.in_split(items, half)
+        assert any(q["answer"] is None for q in chosen) and sum(q["answer"] is not None for q in chosen) >= 5
+
+
+def test_the_halves_depend_on_the_texts_not_the_order() -> None:
+    items = [{"question": f"question {i}", "answer": "x"} for i in range(9)] + [{"question": "none", "answer": None},
+                                                                                 {"question": "nil", "answer": None}]
+    halves = dict(zip([q["question"] for q in items], aq.hash_splits(items), strict=True))
+    reordered = list(reversed(items))
+    assert dict(zip([q["question"] for q in reordered], aq.hash_splits(reordered), strict=True)) == halves
+    assert sorted(halves.values()).count("tune") == 4 + 1  # half of each group, rounded down
+    assert aq.in_split(items, None) == items
+
+
+def test_file_ranking_scores_the_rank_of_the_answers_file() -> None:
+    got = aq.file_ranking([1, 3, None, 4])
+    assert got["top3"] == 0.5 and got["queries"] == 4
+    assert got["mrr@10"] == pytest.approx((1 + 1 / 3 + 1 / 4) / 4)
+    assert got["ndcg@10"] == pytest.approx((1 + 0.5 + 1 / 2.321928094887362) / 4)
