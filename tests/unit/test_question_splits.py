@@ -58,3 +58,25 @@ def test_file_ranking_scores_the_rank_of_the_answers_file() -> None:
     assert got["top3"] == 0.5 and got["queries"] == 4
     assert got["mrr@10"] == pytest.approx((1 + 1 / 3 + 1 / 4) / 4)
     assert got["ndcg@10"] == pytest.approx((1 + 0.5 + 1 / 2.321928094887362) / 4)
+
+
+def _result(name: str, half: str, correct: int, top3: float) -> dict:
+    rank = {"queries": 4, "top3": top3, "mrr@10": 0.5, "ndcg@10": 0.6}
+    return {"set": name, "split": half, "correct": correct, "partial": 1, "wrong": 4 - correct, "refused": 1,
+            "stated": correct + 1, "total": 5, "cited_source": 3, "answerable": 4,
+            "file_rank": {"default": rank, "dense": {**rank, "ndcg@10": 0.5}}}
+
+
+def test_the_table_renders_the_json_results_before_and_after(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("answer_quality_table", REPO / "benchmarks" / "answer_quality_table.py")
+    assert spec and spec.loader
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    before, after = tmp_path / "before", tmp_path / "after"
+    for folder, correct in ((before, 1), (after, 3)):
+        folder.mkdir()
+        for name in ("api", "book"):
+            aq.write_results(folder, [_result(name, "untouched", correct, 0.75)], {"load": [1.5], "commit": "abc"})
+    text = table.render(table.load(after), table.load(before))
+    assert "| api | untouched | 1 / 1 / 3 → 3 / 1 / 1 | 1 | 2/5 → 4/5 | 3/4 | 3/4 | 0.600 / 0.500 |" in text
+    assert "| **all** | untouched | 2 / 2 / 6 → 6 / 2 / 2 | 2 | 4/10 (40%) → 8/10 (80%) | 6/8 (75%) | 6/8 (75%)" in text
