@@ -3,12 +3,16 @@ wrote (``answer_quality_NAME_SPLIT.json``), so the figures in the docs come from
 
     .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results            # one run
     .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results --before benchmarks/results/main
+    .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results --beir benchmarks/results/retrieval_beir.json
 
 Per set and half: questions; correct / partial / wrong and refused (answerable questions the
 answerer declined); answers that state the asked fact; answerable questions citing the file that
 holds the answer; that file in the default retriever's top 3; nDCG@10 of that file in the default
 and in plain dense search. Then the totals per half, against the acceptance targets. With
-``--before``, each cell shows ``before → after``.
+``--before``, each cell shows ``before → after``. With ``--beir FILE`` (``ragkit eval --json``
+over the shared BEIR sets with ``-r dense -r hybrid``, saved under ``"eval"``), the retrieval
+table: nDCG@10 of the default retriever and of dense on each BEIR set and on each folder (both
+halves), and the mean over all of them.
 """
 
 from __future__ import annotations
@@ -94,16 +98,44 @@ def run_line(results: dict) -> str:
     return f"commit {', '.join(commits)}; 1-minute load average at the start of the runs: {', '.join(loads)}"
 
 
+def retrieval_rows(results: dict, beir: dict | None) -> list[tuple[str, float, float]]:
+    """(set, default nDCG@10, dense nDCG@10): the BEIR sets (``hybrid`` is the default pipeline's
+    retriever), then each folder over both halves, per query."""
+    rows = []
+    for ds in (beir or {}).get("eval", {}).get("datasets", []):
+        got = {r["retriever"]: r["metrics"]["ndcg@10"] for r in ds["results"]}
+        rows.append((ds["dataset"], got["hybrid"], got["dense"]))
+    for name in sorted({k[0] for k in results}):
+        t = totals([r for k, r in results.items() if k[0] == name])
+        q = t["queries"] or 1
+        rows.append((name, t["ndcg_default"] / q, t["ndcg_dense"] / q))
+    return rows
+
+
+def render_retrieval(rows: list[tuple[str, float, float]]) -> str:
+    lines = ["| set | default nDCG@10 | dense nDCG@10 | default − dense |", "|---|---|---|---|"]
+    lines += [f"| {name} | {a:.4f} | {b:.4f} | {a - b:+.4f} |" for name, a, b in rows]
+    if rows:
+        mean_a, mean_b = (sum(r[i] for r in rows) / len(rows) for i in (1, 2))
+        lines.append(f"| **mean of {len(rows)}** | {mean_a:.4f} | {mean_b:.4f} | {mean_a - mean_b:+.4f} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("results", type=Path, help="the directory answer_quality.py --out wrote")
     parser.add_argument("--before", type=Path, help="an earlier run's directory, shown as before → after")
+    parser.add_argument("--beir", type=Path, help="ragkit eval --json results (under 'eval'): the retrieval table too")
     args = parser.parse_args(argv)
     after = load(args.results)
     if not after:
         raise SystemExit(f"{args.results}: no answer_quality_*.json files (run answer_quality.py --out {args.results})")
     before = load(args.before) if args.before else None
     print(render(after, before))
+    if args.beir:
+        beir = json.loads(args.beir.read_text(encoding="utf-8"))
+        print()
+        print(render_retrieval(retrieval_rows(after, beir)))
     if before:
         print(f"before: {run_line(before)}", file=sys.stderr)
     print(f"{'after' if before else 'run'}: {run_line(after)}", file=sys.stderr)

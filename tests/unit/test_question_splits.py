@@ -80,3 +80,17 @@ def test_the_table_renders_the_json_results_before_and_after(tmp_path: Path) -> 
     text = table.render(table.load(after), table.load(before))
     assert "| api | untouched | 1 / 1 / 3 → 3 / 1 / 1 | 1 | 2/5 → 4/5 | 3/4 | 3/4 | 0.600 / 0.500 |" in text
     assert "| **all** | untouched | 2 / 2 / 6 → 6 / 2 / 2 | 2 | 4/10 (40%) → 8/10 (80%) | 6/8 (75%) | 6/8 (75%)" in text
+
+
+def test_the_retrieval_table_puts_the_beir_sets_beside_the_folders(tmp_path: Path) -> None:
+    spec = importlib.util.spec_from_file_location("answer_quality_table", REPO / "benchmarks" / "answer_quality_table.py")
+    assert spec and spec.loader
+    table = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(table)
+    aq.write_results(tmp_path, [_result("api", "tune", 2, 0.5), _result("api", "untouched", 2, 0.5)], {})
+    beir = {"eval": {"datasets": [{"dataset": "msmarco-5k", "results": [
+        {"retriever": "dense", "metrics": {"ndcg@10": 0.8}}, {"retriever": "hybrid", "metrics": {"ndcg@10": 0.7995}}]}]}}
+    text = table.render_retrieval(table.retrieval_rows(table.load(tmp_path), beir))
+    assert "| msmarco-5k | 0.7995 | 0.8000 | -0.0005 |" in text
+    assert "| api | 0.6000 | 0.5000 | +0.1000 |" in text
+    assert "| **mean of 2** | 0.6997 | 0.6500 | +0.0497 |" in text
