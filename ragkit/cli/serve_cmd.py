@@ -15,15 +15,27 @@ from ragkit.cli.serve_support import missing as _missing
 log = logging.getLogger(__name__)
 
 
-def _provider_option(values: tuple[str, ...]) -> dict[str, Any]:
+def _provider_option(values: tuple[str, ...], hint: str = "--provider-option") -> dict[str, Any]:
     import yaml
 
     options: dict[str, Any] = {}
     for raw in values:
         key, sep, value = raw.partition("=")
         if not sep or not key.strip():
-            raise click.BadParameter(f"expected KEY=VALUE, got {raw!r}", param_hint="--provider-option")
+            raise click.BadParameter(f"expected KEY=VALUE, got {raw!r}", param_hint=hint)
         options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def _tool_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """``--tool-option NAME.KEY=VALUE`` (VALUE read as YAML: ``roots=[docs, notes]``), by tool."""
+    options: dict[str, dict[str, Any]] = {}
+    for name_key, value in _provider_option(values, "--tool-option").items():
+        name, dot, key = name_key.partition(".")
+        if not dot or not name or not key:
+            raise click.BadParameter(f"expected NAME.KEY=VALUE, e.g. search_files.roots=[docs], got {name_key!r}",
+                                     param_hint="--tool-option")
+        options.setdefault(name, {})[key] = value
     return options
 
 
@@ -62,14 +74,19 @@ allowed_host_option = click.option(
               help="Where answers carry their sources: the 'citations' extension field, or also a short "
                    "numbered Sources block at the end of the text (for clients that drop extension fields). "
                    "A request's 'citations' field overrides it.")
+@click.option("--tool", "tools", multiple=True, metavar="NAME",
+              help="A server-side tool the agent may call beside the knowledge base (repeatable), by registry "
+                   "name: calculator, current_time, read_file, search_files, or a plugin's.")
+@click.option("--tool-option", "tool_options", multiple=True, metavar="NAME.KEY=VALUE",
+              help="An option of a --tool (repeatable; VALUE is YAML), e.g. --tool-option search_files.roots=[docs].")
 @click.option("--create-key", is_flag=True, help="Create an API key, print it once, exit (as `ragkit serve keys create`).")
 @click.option("--key-name", default="", help="A label for the key made by --create-key.")
 @click.pass_context
 def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int,
           provider: str, model: str | None, base_url: str | None, provider_options: tuple[str, ...],
           served_model: str, sessions_url: str | None, cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...],
-          max_body_kb: int, max_upload_mb: int, session_wait: float, citations: str, create_key: bool,
-          key_name: str) -> None:
+          max_body_kb: int, max_upload_mb: int, session_wait: float, citations: str, tools: tuple[str, ...],
+          tool_options: tuple[str, ...], create_key: bool, key_name: str) -> None:
     """Serve the knowledge base: an OpenAI-compatible API, sessions, traces, ingest and a web chat.
 
     \b
@@ -90,19 +107,18 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
       ragkit serve keys create --name alice          # then send Authorization: Bearer rk-...
       ragkit serve keys list                         # names, creation, last use (never the secret)
       ragkit serve --host 0.0.0.0 --allowed-host rag.example.org --workers 4 --provider openai
+      ragkit serve --provider openai --tool calculator --tool search_files --tool-option search_files.roots=[docs]
     """
     if ctx.invoked_subcommand is not None:
         if create_key:
             raise click.UsageError("--create-key is an option of `ragkit serve` itself; use `ragkit serve keys create`")
         ctx.obj = {"pipeline": pipeline, "index_dir": index_dir, "sessions_url": sessions_url}
         return
-    from ragkit.errors import ConfigError
-
     try:
         import uvicorn  # noqa: F401 - the extra's check: ragkit.server.workers runs it
 
         from ragkit.server.records import Records
-        from ragkit.server.settings import ENV, ServerSettings, is_loopback
+        from ragkit.server.settings import ENV, ServerSettings
         from ragkit.server.workers import run as run_workers
         from ragkit.sessions.db import Database
     except ImportError as exc:
@@ -113,8 +129,10 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
         base_url=base_url, provider_options=_provider_option(provider_options), served_model=served_model,
         sessions_url=sessions_url, cors_origins=list(cors_origins), max_body_bytes=max_body_kb * 1024,
         max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait, host=host,
-        allowed_hosts=list(allowed_hosts), citations=citations,
+        allowed_hosts=list(allowed_hosts), citations=citations, tools=list(tools),
+        tool_options=_tool_options(tool_options),
     )
+    settings.built_tools()  # an unknown tool or a bad option fails here, before any worker starts
     db = Database.open(settings.state_url)
     try:
         records = Records(db)
@@ -126,17 +144,14 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
         has_keys = records.has_keys()
     finally:
         db.close()
-    if not has_keys and not is_loopback(host):
-        raise ConfigError(
-            f"refusing to bind {host} without an API key: anyone on the network could use the server; "
-            "create one with `ragkit serve keys create`, or bind 127.0.0.1"
-        )
+    _refuse_open_bind(host, has_keys)
     from ragkit.registry import providers
 
     providers.get(provider)  # an unknown name fails here, with suggestions
     os.environ[ENV] = settings.to_env()
     click.echo(f"ragkit serve: http://{host}:{port}/ (index {settings.index_dir}, provider {provider}, "
-               f"{workers} worker{'s' if workers > 1 else ''}, API keys {'required' if has_keys else 'off'})", err=True)
+               f"{workers} worker{'s' if workers > 1 else ''}, API keys {'required' if has_keys else 'off'}"
+               f"{', tools ' + ', '.join(tools) if tools else ''})", err=True)
     level = logging.getLogger().getEffectiveLevel()
     run_workers(host=host, port=port, workers=workers, log_level=logging.getLevelName(max(level, logging.INFO)).lower(),
                 access_log=level <= logging.INFO)
@@ -147,14 +162,23 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
 @index_option
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
               help="stdio (an agent starts `ragkit mcp`) or streamable HTTP.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="With --transport http.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="With --transport http. Anything but loopback needs an API key (ragkit serve keys create).")
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="With --transport http.")
 @click.option("--provider", default="local", show_default=True, help="LLM provider for the `ask` tool.")
 @click.option("--model", "-m", default=None, help="Model name for the provider.")
+@click.option("--sessions-url", default=None,
+              help="With --transport http: the state database holding the API keys, as `ragkit serve "
+                   "--sessions-url`. Default: state.db in the index.")
 @allowed_host_option
 def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, port: int, provider: str,
-        model: str | None, allowed_hosts: tuple[str, ...]) -> None:
+        model: str | None, sessions_url: str | None, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the knowledge base over MCP: tools search_knowledge_base and ask, documents as resources.
+
+    \b
+    Over HTTP it checks what `ragkit serve` checks: once the index has an API key, every request
+    needs 'Authorization: Bearer <key>', and each key sees only its own uploaded documents
+    besides the indexed folders (an admin key sees all). Over stdio the caller is the local user.
 
     \b
     Examples:
@@ -165,13 +189,40 @@ def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, 
 
     try:
         from ragkit.mcp import build_server
-        from ragkit.server.settings import is_loopback
+        from ragkit.server.settings import ServerSettings
     except ImportError as exc:
         raise _missing(exc, "ragkit mcp") from exc
-    if transport == "http" and not is_loopback(host):
-        raise ConfigError(f"refusing to serve MCP on {host}: it has no authentication; bind 127.0.0.1")
-    server = build_server(index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model)
-    server.serve(transport=transport, host=host, port=port, allowed_hosts=list(allowed_hosts))
+    index = _index_dir(index_dir, pipeline)
+    state_url = ServerSettings(index=index, pipeline=pipeline, sessions_url=sessions_url).state_url
+    if transport == "http":
+        _refuse_open_bind(host, _has_keys(state_url))
+    elif sessions_url:
+        raise ConfigError("--sessions-url is for --transport http (over stdio the caller is the local user)")
+    server = build_server(index=index, pipeline=pipeline, provider=provider, model=model)
+    server.serve(transport=transport, host=host, port=port, allowed_hosts=list(allowed_hosts), state_url=state_url)
+
+
+def _has_keys(state_url: str) -> bool:
+    from ragkit.server.records import Records
+    from ragkit.sessions.db import Database
+
+    db = Database.open(state_url)
+    try:
+        return Records(db).has_keys()
+    finally:
+        db.close()
+
+
+def _refuse_open_bind(host: str, has_keys: bool) -> None:
+    """A server without API keys binds loopback only (`ragkit serve` and `ragkit mcp` alike)."""
+    from ragkit.errors import ConfigError
+    from ragkit.server.settings import is_loopback
+
+    if not has_keys and not is_loopback(host):
+        raise ConfigError(
+            f"refusing to bind {host} without an API key: anyone on the network could use the server; "
+            "create one with `ragkit serve keys create`, or bind 127.0.0.1"
+        )
 
 
 def _add_keys() -> None:

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit import ids as _ids
 from ragkit.config import PipelineSpec
 from ragkit.embedders.base import Embedder
 from ragkit.errors import (
@@ -46,18 +47,18 @@ from ragkit.errors import (
     StoreDamagedError,
     StoreError,
 )
-from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
 from ragkit.index.lock import describe_holder
-from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
+from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, RunTextBudget, Unit, document_units
 from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
-from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
+from ragkit.index.sinks import settle, sink_ids
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
+from ragkit.stores.base import IndexSink, SinkRecord
 from ragkit.types import Chunk, Document, indexed_text
 
 log = logging.getLogger(__name__)
@@ -178,6 +179,8 @@ class _Run:
         self.pending: dict[str, str] = {}
         #: whether the embedding worker was started (with the first source that has texts to embed)
         self.warmed = False
+        #: the text this run may still load (``limits.max_text_per_run_mb``)
+        self.text_budget = RunTextBudget(pipe.spec)
 
     def execute(self, units: Callable[[], Iterator[Unit]]) -> IndexReport:
         t0 = time.perf_counter()
@@ -385,6 +388,12 @@ class _Run:
             yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog)
             return
         preparer = Preparer(self.parts, self.pipe.spec, self.known)
+        try:
+            yield from self._produced(preparer, units)
+        finally:
+            preparer.close()
+
+    def _produced(self, preparer: Preparer, units: Iterator[Unit]) -> Iterator[Prepared]:
         q: queue.Queue[Any] = queue.Queue()
         stop = threading.Event()
         # the producer runs ahead by at most two flushes of chunks (and 256 sources), so memory
@@ -395,10 +404,9 @@ class _Run:
 
         def produce() -> None:
             try:
-                for unit in units:
+                for p in preparer.prepare_all(_until(stop, units)):
                     if stop.is_set():
                         return
-                    p = preparer.prepare(unit)
                     with budget:
                         while (ahead["items"] and (ahead["chunks"] >= limit or ahead["items"] >= 256)
                                and not stop.is_set()):
@@ -438,6 +446,8 @@ class _Run:
     def _consume(self, p: Prepared) -> None:
         self.seen.add(p.source)
         self.pipe.progress("file", 1)
+        self.text_budget.take(p)
+        self.report.warnings.extend((p.source, w) for w in p.warnings)
         if p.unchanged:
             if p.error is not None:  # skipped before, same content: not loaded again
                 self.report.skipped.append((p.source, p.error))
@@ -474,8 +484,11 @@ class _Run:
         new_chunks = [c for p in batch for c in p.chunks]
         old_ids = {cid for ids in old.values() for cid in ids}
         new_ids = {c.id for c in new_chunks}
-        # ids the catalog already had are in the store (after reconcile), except the missing ones
-        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
+        # ids the catalog already had are in the store (after reconcile), except the missing ones;
+        # a kept chunk whose metadata changed (a new title, the same text) is written again
+        kept_meta = self.catalog.chunk_metadata(new_ids & old_ids)
+        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing
+                  or kept_meta.get(c.id) != json.dumps(_metadata(c))]
         stale = sorted(old_ids - new_ids)
         hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
         hashes = [hash_of[c.id] for c in to_add]
@@ -573,6 +586,14 @@ def _write(sink: IndexSink, stale: list[str], records: list[SinkRecord]) -> None
         sink.delete(stale)
     sink.upsert(records)
     sink.persist()
+
+
+def _until(stop: threading.Event, units: Iterator[Unit]) -> Iterator[Unit]:
+    """``units`` until ``stop`` is set."""
+    for unit in units:
+        if stop.is_set():
+            return
+        yield unit
 
 
 def _metadata(chunk: Chunk) -> dict[str, Any]:

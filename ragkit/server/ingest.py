@@ -19,11 +19,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragkit.errors import ConfigError
+from ragkit.index.layout import IndexLayout
 from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import hidden_sources, resolve_upload
 from ragkit.server.openai_compat import Filter
-from ragkit.server.uploads import STAGING_DIR, UploadBatch, clashes
+from ragkit.server.uploads import UploadBatch, clashes
 
 router = APIRouter()
 
@@ -34,6 +35,7 @@ class SearchRequest(BaseModel):
     top_k: int | None = Field(None, ge=1, le=50)
     filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
+    min_score: float | None = Field(None, allow_inf_nan=False, strict=True)  # in the retriever's units (docs/guides/retrieval.md)
 
 
 class TextDocument(BaseModel):
@@ -56,7 +58,7 @@ async def search(body: SearchRequest, request: Request) -> dict[str, Any]:
     if not body.query.strip():
         raise ApiError(400, "the search query is empty", param="query", code="invalid_field")
     hits = await asyncio.to_thread(_state(request).library.search, body.query, k=body.top_k, filter=body.filter,
-                                   kind=body.retriever)
+                                   kind=body.retriever, min_score=body.min_score)
     return {"object": "list", "data": hits}
 
 
@@ -69,11 +71,11 @@ async def _uploads(request: Request) -> list[tuple[str, bytes]]:
             raise ApiError(400, "no files: send them as multipart field 'files'", param="files", code="invalid_field")
         return files
     try:
-        body = TextDocuments.model_validate_json(await request.body())
+        body = await asyncio.to_thread(TextDocuments.model_validate_json, await request.body())
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ApiError(422, f"invalid field '{where}': {first['msg']} (send multipart 'files' or JSON "
+        raise ApiError(400, f"invalid field '{where}': {first['msg']} (send multipart 'files' or JSON "
                        "{\"documents\": [{\"name\", \"text\"}]})", param=where, code="invalid_field") from None
     return [(d.name, d.text.encode("utf-8")) for d in body.documents]
 
@@ -117,7 +119,7 @@ def _check(state: Any, who: Any, root: Path, names: list[str], files: list[tuple
 
 def _store(state: Any, who: Any, root: Path, names: list[str], files: list[tuple[str, bytes]]) -> str:
     """Write the batch, record its owner and queue its job: all of it, or nothing."""
-    batch = UploadBatch(root, state.settings.index_dir / STAGING_DIR)
+    batch = UploadBatch(root, IndexLayout(state.settings.index_dir).upload_staging)
     try:
         for name, (_, data) in zip(names, files, strict=True):
             batch.stage(root / name, data)

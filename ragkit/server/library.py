@@ -40,7 +40,6 @@ from ragkit.server.names import SourceNames
 from ragkit.types import SearchHit
 
 log = logging.getLogger(__name__)
-GENERATION_FILE = "server.generation"
 RETIRE_GRACE_SECONDS = 120.0
 MAX_NAME_BYTES, MAX_PART_BYTES = 1024, 255  # what file systems take
 #: uploaded documents (as the server names them) the current request may not see: searches leave
@@ -116,11 +115,11 @@ class Library:
     def _generation(self) -> tuple[int, int]:
         """What changes when the index does: the ``generation`` file a server job writes, and the
         catalog file (a ``ragkit index`` run)."""
-        return _mtime(self.index_dir / GENERATION_FILE), _mtime(IndexLayout(self.index_dir).catalog)
+        return _mtime(IndexLayout(self.index_dir).server_generation), _mtime(IndexLayout(self.index_dir).catalog)
 
     def search(self, query: str, *, k: int | None, filter: dict[str, Any] | None,
-               kind: str | None) -> list[dict[str, Any]]:
-        hits = self.scoped(None, None).search(query, k, filter, kind=kind)
+               kind: str | None, min_score: float | None = None) -> list[dict[str, Any]]:
+        hits = self.scoped(None, None).search(query, k, filter, kind=kind, min_score=min_score)
         return [{"id": h.id, "source": h.source, "score": round(float(h.score), 6), "text": h.text,
                  "page": h.metadata.get("page"), "start": h.metadata.get("start"), "end": h.metadata.get("end"),
                  "heading": h.metadata.get("heading")} for h in hits]
@@ -170,7 +169,7 @@ class Library:
         from ragkit.index.catalog import SourceRow
 
         try:
-            data = json.loads((self.index_dir / GENERATION_FILE).read_text(encoding="utf-8"))
+            data = json.loads((IndexLayout(self.index_dir).server_generation).read_text(encoding="utf-8"))
             rows = {r[0]: SourceRow(*r) for r in data["sources"]}
         except (OSError, ValueError, TypeError, KeyError):
             return None  # none yet, or written by an older ragkit (a bare timestamp)
@@ -181,7 +180,7 @@ class Library:
         worker lists from now on (written atomically: the file's change is the new generation)."""
         import dataclasses
 
-        target = self.index_dir / GENERATION_FILE
+        target = IndexLayout(self.index_dir).server_generation
         data = {"written_ns": time.time_ns(), "base": catalog.get_meta("base"),
                 "sources": [list(dataclasses.astuple(r)) for r in catalog.sources().values()]}
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -291,12 +290,29 @@ class Library:
             pipeline = IndexingPipeline(spec, index_dir=self.index_dir)
             pipeline.after_run = self._write_generation
             report = pipeline.index_paths([self.uploads_dir], prune=True).to_dict()
-            os.utime(self.index_dir / GENERATION_FILE)  # newer than the catalog the run closed
+            os.utime(IndexLayout(self.index_dir).server_generation)  # newer than the catalog the run closed
         names = self._read_names(keep=self._names)
         for key in ("added", "updated", "removed"):
             report[key] = [names.show(n) for n in report.get(key, [])]
         report["skipped"] = [{**s, "source": names.show(s["source"])} for s in report.get("skipped", [])]
         return report
+
+    def set_aside(self, names: list[str], folder: str) -> list[str]:
+        """Move these uploads out of the upload area to ``<index>/quarantine/<folder>/`` (kept
+        there, never indexed); returns the names moved."""
+        moved = []
+        for name in names:
+            try:
+                source = resolve_upload(self.uploads_dir, name)
+            except ConfigError:
+                continue
+            if not source.is_file():
+                continue
+            target = IndexLayout(self.index_dir).quarantine / folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+            moved.append(name)
+        return moved
 
     def close(self) -> None:
         with self._lock:
@@ -319,10 +335,10 @@ class _ScopedKB:
         return getattr(self._kb, name)
 
     def search(self, query: str, k: int | None = None, filter: dict[str, Any] | None = None, *,
-               kind: str | None = None) -> list[SearchHit]:
+               kind: str | None = None, min_score: float | None = None) -> list[SearchHit]:
         merged = {**(filter or {}), **self._filter}  # the request's filter wins over the model's
         scoped = self._names.filter(merged, hidden=hidden_sources.get())
-        hits = self._kb.search(query, k, scoped or None, kind=kind or self._kind)
+        hits = self._kb.search(query, k, scoped or None, kind=kind or self._kind, min_score=min_score)
         return [self._names.hit(h) for h in hits]
 
 
@@ -334,7 +350,7 @@ def _mtime(path: Path) -> int:
 
 
 def check_filter(value: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Validate a request's metadata filter (pydantic validator: errors become 422 on ``filter``)."""
+    """Validate a request's metadata filter (pydantic validator: errors become a 400 on ``filter``)."""
     from ragkit.errors import StoreError
     from ragkit.stores.filters import normalize
 

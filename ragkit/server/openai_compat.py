@@ -1,7 +1,7 @@
 """``POST /v1/chat/completions`` and ``GET /v1/models``, as the official ``openai`` SDK expects.
 
 RAG options are top-level request fields (the SDK's ``extra_body``): ``top_k``, ``filter``,
-``retriever``, ``session_id``, ``use_knowledge_base``, ``citations``. The model parameters
+``retriever``, ``min_score``, ``session_id``, ``use_knowledge_base``, ``citations``. The model parameters
 (``server/params.py``) reach the agent and its provider; ``n > 1`` and ``logprobs`` are a 400. The
 answer's citations are an extension field of the message (``message.citations``; in a stream, one
 dedicated chunk before the finish chunk, ``delta.citations``), and ``usage`` adds
@@ -19,14 +19,14 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from ragkit.server.auth import principal
+from ragkit.server.chat_turn import Turn, TurnRun
 from ragkit.server.engine import Answer, TurnOptions
 from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import check_filter
-from ragkit.server.params import ModelParams
-from ragkit.server.turns import Turn, TurnRun
+from ragkit.server.params import ModelParams, WireModel
 from ragkit.server.wire_messages import ChatMessage, conversation, new_messages
 
 log = logging.getLogger(__name__)
@@ -42,16 +42,17 @@ class RagOptions(ModelParams):
     top_k: int | None = Field(None, ge=1, le=50)
     filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
+    min_score: float | None = Field(None, allow_inf_nan=False, strict=True)  # the knowledge base's, as on /search
     session_id: str | None = Field(None, min_length=1, max_length=128)
     use_knowledge_base: bool = True
     citations: Literal["field", "inline"] | None = None  # None: the server's --citations
 
     def turn_options(self) -> TurnOptions:
-        return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base,
+        return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base, min_score=self.min_score,
                            config=self.config_changes(), refusable=self.refusable(), citations=self.citations)
 
 
-class StreamOptions(BaseModel):
+class StreamOptions(WireModel):
     model_config = ConfigDict(extra="allow")
     include_usage: bool = False
 
@@ -67,11 +68,13 @@ class ChatCompletionRequest(RagOptions):
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
                request_id: str | None, key_id: str | None = None) -> Turn:
     """System text aside (with the design's ``system_prompt``); the turn's new messages (see
-    ``wire_messages``: with a session, those after the client's last assistant message)."""
+    ``wire_messages``: with a session, those after the client's last assistant message; the ones
+    before them become the history of a session that has none yet)."""
     convo, system = conversation(messages)
     system = "\n\n".join(t for t in (system, opts.system_prompt) if t) or None
-    return Turn(messages=new_messages(convo, session_id is not None), model=model, session_id=session_id,
-                system=system, options=opts.turn_options(), request_id=request_id, key_id=key_id)
+    new = new_messages(convo, session_id is not None)
+    return Turn(messages=new, model=model, session_id=session_id, system=system, options=opts.turn_options(),
+                request_id=request_id, key_id=key_id, earlier=convo[:len(convo) - len(new)])
 
 
 def check_model(request: Request, model: str | None) -> str:
@@ -129,7 +132,8 @@ def _base(run: TurnRun, obj: str) -> dict[str, Any]:
 
 
 def completion(run: TurnRun, answer: Answer, trace: bool = False) -> dict[str, Any]:
-    message = {"role": "assistant", "content": answer.content, "refusal": None, "citations": answer.citations}
+    message = {"role": "assistant", "content": None if answer.refusal else answer.content, "refusal": answer.refusal,
+               "citations": answer.citations}
     if answer.tool_calls:  # the client's tools to run: OpenAI's shape, content null when the model said nothing
         message.update(content=answer.content or None, tool_calls=answer.tool_calls)
     return {**_base(run, "chat.completion"),
@@ -173,6 +177,8 @@ async def _sse(run: TurnRun, include_usage: bool, trace: bool = False) -> AsyncI
             if isinstance(piece, Answer):
                 for delta in tool_call_deltas(piece.tool_calls):
                     yield _chunk(run, delta)
+                if piece.refusal:
+                    yield _chunk(run, {"refusal": piece.refusal})
                 yield _chunk(run, {"citations": piece.citations}, session_id=run.turn.session_id, trace_id=run.id,
                              **inline_trace(run, piece, trace))
                 yield _chunk(run, {}, FINISH.get(piece.stop_reason, "stop"))

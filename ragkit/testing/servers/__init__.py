@@ -1,4 +1,4 @@
-"""Loopback HTTP servers that speak the OpenAI, Anthropic and Cohere wire protocols.
+"""Loopback HTTP servers that speak the OpenAI, Anthropic, Cohere and Voyage wire protocols.
 
 Used by ragkit's tests (and usable by yours) to drive the real SDK clients without a network::
 
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ragkit.testing.servers.anthropic import FakeAnthropicServer
 from ragkit.testing.servers.base import (
+    IMAGE_TOKENS,
     SSE,
     Disconnect,
     ErrorReply,
@@ -36,8 +37,10 @@ from ragkit.testing.servers.base import (
 )
 from ragkit.testing.servers.cohere import FakeCohereServer
 from ragkit.testing.servers.openai import FakeOpenAIServer
+from ragkit.testing.servers.voyage import FakeVoyageServer
 
 __all__ = [
+    "IMAGE_TOKENS",
     "SSE",
     "Disconnect",
     "ErrorReply",
@@ -45,6 +48,7 @@ __all__ = [
     "FakeCohereServer",
     "FakeOpenAIServer",
     "FakeServer",
+    "FakeVoyageServer",
     "Hang",
     "JSONReply",
     "RecordedRequest",
