@@ -11,6 +11,7 @@ read, so a caller never has to discard half a file; the pipeline records the err
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import logging
 import os
@@ -119,6 +120,12 @@ def check_file(path: Path, *, max_bytes: int) -> None:
     where = str(path)
     if path.is_symlink() and not path.exists():
         target = os.readlink(path)
+        if _loops(path):
+            raise LoaderError(
+                f"{where}: symlink loop (it points to {target!r}, which leads back to itself); fix or remove the link",
+                path=where,
+                reason="symlink loop",
+            )
         raise LoaderError(
             f"{where}: broken symlink (points to {target!r}, which does not exist); fix or remove the link",
             path=where,
@@ -250,6 +257,14 @@ def unstructured_available() -> bool:
         return importlib.util.find_spec("unstructured") is not None
     except (ImportError, ValueError):
         return False
+
+
+def _loops(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
 
 
 def _read_bytes(path: Path) -> bytes:
