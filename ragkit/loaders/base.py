@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragkit.errors import ConfigError, LoaderError
+from ragkit.loaders.encoding import SNIFF_BYTES, decode_text
 from ragkit.types import Document
 
 log = logging.getLogger(__name__)
@@ -63,9 +64,7 @@ TEXT_EXTENSIONS = (
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 
 #: bytes inspected for NUL characters when deciding whether a file is binary
-BINARY_SNIFF_BYTES = 8192
-
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+BINARY_SNIFF_BYTES = SNIFF_BYTES
 
 #: inline data (``data:image/png;base64,...``), long base64 runs and SVG path data: never text
 _ENCODED_DATA = re.compile(
@@ -162,31 +161,15 @@ def check_file(path: Path, *, max_bytes: int) -> None:
 
 
 def read_text(path: Path) -> str:
-    """Read a text file: UTF-8 (a BOM is stripped) or UTF-16 with a BOM; newlines become ``\\n``.
+    """Read a text file: UTF-8 (a BOM is stripped), UTF-16 or UTF-32 (with or without a BOM:
+    ``ragkit.loaders.encoding``); newlines become ``\\n``.
 
     Inline encoded data (data URIs, base64, SVG path data) is removed, see
     :func:`strip_encoded_data`. Raises :class:`LoaderError` for binary content, undecodable bytes
     or a file without text.
     """
     where = str(path)
-    data = _read_bytes(path)
-    if data.startswith(_UTF16_BOMS):
-        try:
-            text = data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise _decode_error(where, exc, "UTF-16") from None
-    else:
-        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-            raise LoaderError(
-                f"{where}: binary file (NUL bytes in the first {BINARY_SNIFF_BYTES} bytes), not text; "
-                "exclude it from the sources or map its extension to a suitable loader",
-                path=where,
-                reason="binary file",
-            )
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise _decode_error(where, exc, "UTF-8") from None
+    text = decode_text(_read_bytes(path), where)
     text = strip_encoded_data(text.replace("\r\n", "\n").replace("\r", "\n"))
     if not text.strip():
         raise LoaderError(f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file")
@@ -280,16 +263,6 @@ def _read_bytes(path: Path) -> bytes:
         raise LoaderError(
             f"{path}: cannot read file ({exc.strerror or exc})", path=str(path), reason="read error"
         ) from None
-
-
-def _decode_error(where: str, exc: UnicodeDecodeError, encoding: str) -> LoaderError:
-    bad = exc.object[exc.start : exc.start + 1].hex()
-    return LoaderError(
-        f"{where}: not valid {encoding} text (undecodable byte 0x{bad} at byte offset {exc.start}); "
-        "convert the file to UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)",
-        path=where,
-        reason="undecodable text",
-    )
 
 
 def _permission_error(where: str) -> LoaderError:

@@ -9,6 +9,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader
+from ragkit.loaders.office_binary import office_container_error
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -61,7 +62,7 @@ def _open(path: Path) -> Any:
         return docx.Document(str(path))
     except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
         reason = str(exc) or type(exc).__name__
-        raise LoaderError(
+        raise office_container_error(path) or LoaderError(
             f"{path}: not a readable .docx file ({reason}); re-save it from Word/LibreOffice "
             "(old binary .doc files are not supported)",
             path=str(path),

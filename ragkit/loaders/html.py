@@ -12,7 +12,9 @@ from ragkit.loaders.base import Loader, read_text
 from ragkit.registry import loaders
 from ragkit.types import Document
 
-DROP_TAGS = ("script", "style", "nav", "head", "noscript", "template", "svg", "iframe")
+#: never visible text; the head's own elements are dropped one by one, never the head as a whole: a
+#: page whose head is not closed (a stray ``</div>`` there) has its body inside it
+DROP_TAGS = ("script", "style", "nav", "title", "meta", "link", "base", "noscript", "template", "svg", "iframe")
 BLOCK_TAGS = (
     "p", "div", "section", "article", "main", "header", "footer", "aside", "h1", "h2", "h3",
     "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "blockquote", "pre",
