@@ -31,6 +31,7 @@ class DocxLoader(Loader):
         document = _open(path)
         blocks: list[str] = []
         first_heading: str | None = None
+        styles: dict[str | None, str] = {}
         for item in document.iter_inner_content():
             if hasattr(item, "rows"):
                 rows = _table_lines(item)
@@ -40,8 +41,7 @@ class DocxLoader(Loader):
             text = item.text.strip()
             if not text:
                 continue
-            style = item.style.name if item.style is not None else ""
-            if first_heading is None and style in _TITLE_STYLES:
+            if first_heading is None and _style_name(item, styles) in _TITLE_STYLES:
                 first_heading = text
             blocks.append(text)
         if not blocks:
@@ -51,6 +51,16 @@ class DocxLoader(Loader):
         title = (document.core_properties.title or "").strip() or first_heading or path.stem
         text = "\n\n".join(blocks)
         return iter([Document(text=text, metadata=self._metadata(source, title=title))])
+
+
+def _style_name(paragraph: Any, names: dict[str | None, str]) -> str:
+    """The name of ``paragraph``'s style, looked up once per style id (python-docx scans every
+    style for each lookup: a long document would take minutes)."""
+    key = paragraph._p.style  # the style id, None for the default style
+    if key not in names:
+        style = paragraph.style
+        names[key] = style.name if style is not None else ""
+    return names[key]
 
 
 def _open(path: Path) -> Any:

@@ -259,3 +259,15 @@ def test_the_json_report_lists_encodings_fixed_in_one_run(tmp_path: Path) -> Non
     assert sorted(report["added"]) == ["semi.csv", "wide.txt", "wider.txt"] and not report["skipped"]
     found = CliRunner().invoke(cli, ["search", "lighthouse keeper", "--pipeline", str(pipe), "--json"])
     assert "The lighthouse keeper writes in UTF-16." in found.stdout
+
+
+# ---------------------------------------------------------------- found by the fuzz harness
+
+def test_html_nested_twenty_thousand_deep_is_read(tmp_path: Path) -> None:
+    """Block sentinels were inserted after each element, a walk to its last descendant each time:
+    quadratic in the depth (minutes for this page)."""
+    path = tmp_path / "deep.html"
+    n = 20000
+    path.write_bytes(b"<html><body>" + b"<div><span>" * n + b"deep text" + b"</span></div>" * n + b"</body></html>")
+    [doc] = load("html", path)
+    assert doc.text == "deep text"
