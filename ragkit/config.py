@@ -28,6 +28,7 @@ from pydantic import (
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
+from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
@@ -84,6 +85,20 @@ class ComponentSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
+class LimitsSpec(_Strict):
+    """``sources.limits``: what loading one file, and one run, may cost (defaults: ``LoadLimits``;
+    docs/guides/limits.md). A file over a limit is skipped with the key to raise."""
+
+    max_text_per_file_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_file_mb, gt=0)
+    max_text_per_run_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_run_mb, gt=0)
+    max_unzipped_mb: float = Field(default=DEFAULT_LIMITS.max_unzipped_mb, gt=0)
+    file_timeout_s: float = Field(default=DEFAULT_LIMITS.file_timeout_s, gt=0)
+    max_memory_mb: float = Field(default=DEFAULT_LIMITS.max_memory_mb, ge=64)
+
+    def load_limits(self) -> LoadLimits:
+        return LoadLimits(**self.model_dump())
+
+
 class SourcesSpec(_Strict):
     paths: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=lambda: ["**/*"])
@@ -91,6 +106,8 @@ class SourcesSpec(_Strict):
     respect_gitignore: bool = True
     max_file_size_mb: float = Field(default=50.0, gt=0)
     follow_symlinks: bool = True
+    #: what loading a file (and a run) may cost: text, zip containers, time, memory
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
     #: asset extensions (images, SVG, CSS, ...) indexed anyway: those mapped under ``loaders:``
     _asset_opt_ins: frozenset[str] = PrivateAttr(default=frozenset())
 

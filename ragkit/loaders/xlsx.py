@@ -20,6 +20,7 @@ from ragkit.errors import LoaderError
 from ragkit.loaders.base import import_extra, unreadable
 from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.tabular import TableLoader
+from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -30,8 +31,10 @@ class XlsxLoader(TableLoader):
 
     name = "xlsx"
     mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        check_zip(path, self.limits, what="Excel workbook")
         workbook = _open(path)  # a missing package or a broken file fails here, before any row
         return self._rows(path, source, workbook)
 

@@ -109,7 +109,7 @@ def _preparing() -> str | None:
     for frame in list(sys._current_frames().values()):
         f = frame
         while f is not None:
-            unit = f.f_locals.get("unit") if f.f_code.co_name in ("prepare", "_guarded") else None
+            unit = f.f_locals.get("unit") if "unit" in f.f_code.co_varnames else None
             if isinstance(unit, Unit):
                 return unit.source
             f = f.f_back
