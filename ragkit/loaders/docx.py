@@ -9,8 +9,8 @@ from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader
-from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.limits import LoadLimits
+from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
