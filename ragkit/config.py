@@ -32,7 +32,6 @@ from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
-from ragkit.wiring import keyword_options as keyword_options  # re-exported: stores import it from here
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
@@ -60,7 +59,7 @@ DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
 #: holding the query's rare terms; README, "Retrieval quality")
 DEFAULT_RETRIEVER: dict[str, Any] = {
-    "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "top_k": 5,
+    "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "exact_boost": 0.5, "top_k": 5,
 }
 
 
@@ -187,7 +186,7 @@ class IndexingSpec(_Strict):
 
 
 class AgentSpec(_Strict):
-    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
+    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.values``)."""
 
     #: the offline guardrails (``default_guardrails()``): injection blocked, personal data redacted
     guardrails: bool = False

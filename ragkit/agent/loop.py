@@ -15,8 +15,8 @@ A tool failure is an observation, never a crash. The run ends with the model's a
 
 To add a step: write it as a generator over ``Run`` like ``model_step``/``tools_step`` and add one
 ``yield from`` line; a step that ends the run raises ``StopRun(result)``. The guarded steps
-(guardrails, budgets, policy/coherence/approval) live in ``guarded.py``, ``budget.py`` and
-``decide.py``; their order is in ``run_steps``' docstring.
+(guardrails, budgets, policy/coherence/approval) live in ``guard/``: ``guardrails.py``, ``budget.py``
+and ``decide.py``; their order is in ``run_steps``' docstring.
 
     agent = Agent(LocalProvider(), tools=[word_count])
     print(agent.run("How many words are in this sentence?").content)
@@ -39,13 +39,20 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
-from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.decide import decide_step
-from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.guard.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
+from ragkit.agent.guard.decide import decide_step
+from ragkit.agent.guard.guardrails import (
+    StopRun,
+    handoff_input_step,
+    holds,
+    input_step,
+    output_step,
+    results_step,
+)
+from ragkit.agent.observe.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
-from ragkit.agent.state import Prompt, Run, ToolRun
+from ragkit.agent.state import Prompt, Run, RunState, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
 from ragkit.agent.tool_choice import offer
 from ragkit.errors import AgentError
@@ -193,7 +200,9 @@ def tools_step(run: Run, calls: Sequence[ToolCall], decided: dict[int, ToolResul
         if early is not None:
             runs[index] = ToolRun(call, early, starts[index])
         else:
-            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout))
+            once = call.id in run.marks.get("approved", ())  # an approval runs the call once, never retried
+            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout,
+                                retry=not once))
     if jobs:
         parallel = run.config.max_parallel_tools if run.config.parallel_tool_calls else 1
         source = yield RunTools(tuple(jobs), parallel)
@@ -263,7 +272,7 @@ class Agent:
               history: Sequence[Message] | None = None, config: AgentConfig | None = None,
               response_format: Any = None) -> Run:
         """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
-        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
+        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.conversation``).
         ``config``: this run's own (request parameters, say), else the agent's; ``response_format``
         (else the config's) asks for structured output (``agent/structured.py``)."""
         return Run(provider=self.provider, config=config or self.config, tools=self.tools, observers=self.observers,
@@ -307,7 +316,27 @@ class Agent:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-batch") as pool:
             return list(pool.map(one, prompts))
 
+    def continue_from(self, state: RunState, message: str | Message | Sequence[Message], *,
+                      context: dict[str, Any] | None = None) -> AgentResult:
+        """Continue a finished run (``result.state``, or ``RunState.from_json`` of it) with a new user
+        ``message``: a new run over the whole conversation (see ``RunState.continued``)."""
+        from ragkit.agent.drivers import drive
+
+        return _result(drive(run_steps(self._continued(state, message, context), False), self.provider))
+
+    def _continued(self, state: RunState, message: str | Message | Sequence[Message],
+                   context: dict[str, Any] | None) -> Run:
+        new = state.continued(message)
+        new.provider, new.model, new.tools = self.provider.name, self.provider.model, self.tools.names()
+        return Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
+                   context={**self.context, **(context or {})}, state=new)
+
     # --- async -------------------------------------------------------------------------------
+
+    async def acontinue_from(self, state: RunState, message: str | Message | Sequence[Message], *,
+                             context: dict[str, Any] | None = None) -> AgentResult:
+        """``continue_from``, awaited."""
+        return await _aresult(run_steps(self._continued(state, message, context), False), self.provider)
 
     async def arun(self, prompt: Prompt, *, context: dict[str, Any] | None = None,
                    response_format: Any = None) -> AgentResult:

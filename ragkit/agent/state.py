@@ -9,27 +9,27 @@ responses and tool results into the state; the step machine in ``loop.py`` decid
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ragkit.agent import approval as approvals
-from ragkit.agent import snapshot
-from ragkit.agent.approval import ExecutionLog
+from ragkit.agent import values
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.observers import ObserverSet
-from ragkit.agent.policy import preview
-from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
+from ragkit.agent.observe.observers import ObserverSet
+from ragkit.agent.observe.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
+from ragkit.agent.result import AgentResult, ToolCallRecord
 from ragkit.agent.structured import OutputFormat, is_native, with_instructions
 from ragkit.agent.tool_choice import offer
-from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
+from ragkit.agent.values import ExecutionLog, preview
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 from ragkit.providers.base import Provider
 from ragkit.providers.params import ParamError
+from ragkit.providers.vision import require_vision
 from ragkit.registry import did_you_mean
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import ToolResult
@@ -71,7 +71,7 @@ class RunState:
     # messages it already holds
     current_agent: str | None = None
     handoffs: int = 0
-    # tool calls waiting for a human (see agent/approval.py): {call_id, tool, arguments, preview,
+    # tool calls waiting for a human (see agent/guard/approval.py): {call_id, tool, arguments, preview,
     # reason, agent, decision: None | "approved" | "rejected", message}; the paused turn runs on resume
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)  # why the model chose its tools, per turn
@@ -91,11 +91,45 @@ class RunState:
 
     def approve(self, call_id: str) -> dict[str, Any]:
         """Let the paused call run when the run resumes."""
-        return approvals.decide(self.pending_approvals, call_id, "approved")
+        return values.decide(self.pending_approvals, call_id, "approved")
 
     def reject(self, call_id: str, message: str = "") -> dict[str, Any]:
         """Do not run the call; the model gets ``message`` as its result."""
-        return approvals.decide(self.pending_approvals, call_id, "rejected", message)
+        return values.decide(self.pending_approvals, call_id, "rejected", message)
+
+    # --- continuing a finished run ----------------------------------------------------------
+
+    def continued(self, message: str | Message | Sequence[Message]) -> RunState:
+        """The state of a new run that continues this finished one with ``message`` (a user
+        question, or the results of a client's tool calls): the conversation, the current agent,
+        the tool state and the context carry over; iterations, usage, trace (its
+        ``continued_from`` names this run), records and citations start afresh. This state is left
+        as it is (continue it again, or from its JSON in another process)."""
+        new = [Message(role="user", content=message)] if isinstance(message, str) else \
+            [message] if isinstance(message, Message) else list(message)
+        if not new or any(m.role not in ("user", "tool") for m in new):
+            raise AgentError("continue a run with a user message (a string or Message(role='user', ...)) or with "
+                             "the results of its client tool calls (role 'tool')")
+        if self.pending:
+            raise AgentError(f"this run is paused for approval of {[e['call_id'] for e in self.pending]}; decide "
+                             "(state.approve / state.reject) and resume() it, then continue the finished run")
+        if self.session_id is not None:
+            raise AgentError(f"this run belongs to session {self.session_id!r}, whose store holds the conversation; "
+                             f"continue it with run(message, session_id={self.session_id!r})")
+        last = self.messages[-1] if self.messages else None
+        asked = {c.id for c in last.tool_calls} if last is not None and last.role == "assistant" else set()
+        missing = sorted(asked - {m.tool_call_id for m in new if m.role == "tool"})
+        if missing:
+            raise AgentError(f"the run ended waiting for the results of its tool calls {missing}; continue it with a "
+                             "Message(role='tool', tool_call_id=..., content=...) for each")
+        run_id = uuid.uuid4().hex[:12]
+        trace = AgentTrace(run_id=run_id, sampling=dict(self.trace.sampling), continued_from=self.run_id)
+        return RunState(
+            run_id=run_id, provider=self.provider, model=self.model, tools=list(self.tools),
+            messages=[*self.messages, *new], new_from=len(self.messages), params=dict(self.params),
+            use_memory=self.use_memory, trace=trace, current_agent=self.current_agent,
+            tool_state=copy.deepcopy(self.tool_state), context=copy.deepcopy(self.context),
+        )
 
     # --- serialization -----------------------------------------------------------------------
 
@@ -111,8 +145,8 @@ class RunState:
 
     def bind(self, agents: Any = None, context_type: type | None = None) -> RunState:
         """Check the agents this state names against ``agents``; rebuild a saved dataclass context."""
-        found = snapshot.check_agents([self.current_agent, *(m.agent for m in self.messages)], agents)
-        self.context = snapshot.load_context(self.context, context_type or found)
+        found = values.check_agents([self.current_agent, *(m.agent for m in self.messages)], agents)
+        self.context = values.load_context(self.context, context_type or found)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -126,7 +160,7 @@ class RunState:
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
             "current_agent": self.current_agent, "handoffs": self.handoffs,
             "pending_approvals": [dict(e) for e in self.pending_approvals], "tool_state": self.tool_state,
-            "context": snapshot.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
+            "context": values.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
             "written": self.written, "reasoning": list(self.reasoning),
             "schema_version": self.schema_version,
         }
@@ -139,7 +173,7 @@ class RunState:
                              f"({SCHEMA_VERSION}); upgrade ragkit to resume it")
         return cls(
             run_id=data["run_id"], provider=data["provider"], model=data.get("model", ""),
-            tools=list(data.get("tools", [])), messages=[message_from_dict(m) for m in data["messages"]],
+            tools=list(data.get("tools", [])), messages=[Message.from_dict(m) for m in data["messages"]],
             new_from=data.get("new_from", 0), params=dict(data.get("params", {})),
             iteration=data.get("iteration", 0), use_memory=data.get("use_memory", True),
             trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
@@ -147,7 +181,7 @@ class RunState:
             citations=[Citation(**c) for c in data.get("citations", [])],
             current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
             pending_approvals=[dict(e) for e in data.get("pending_approvals", [])],
-            tool_state=dict(data.get("tool_state") or {}), context=snapshot.plain_context(data.get("context")),
+            tool_state=dict(data.get("tool_state") or {}), context=values.plain_context(data.get("context")),
             session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
             reasoning=list(data.get("reasoning", [])),
         )
@@ -183,18 +217,22 @@ class Run:
                 messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
                 trace=AgentTrace(run_id=run_id),
             )
+            # what the model requests carry: the provider's defaults, then the run's own settings
+            state.trace.record_sampling(getattr(provider, "default_params", None) or {}, state.params)
+        if state.iteration == 0:  # images for a model that cannot see them: refused before any call
+            require_vision(provider, state.messages)
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
-        # hooks of multi-agent runs (set by ``agent.runner.Runner``; a plain ``Agent`` has none)
+        # hooks of multi-agent runs (set by ``agent.multi.runner.MultiAgentRun``; a plain ``Agent`` has none)
         self.agent_name: str | None = st.current_agent
         self.needs_approval: Callable[[ToolCall], bool] | None = None
         self.execution_log: ExecutionLog | None = None
         self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
         # a step run once a fresh run's input has passed the input guardrails, before the first model
-        # call (the turn owner stores the input there: see ``agent/turns.py``)
+        # call (the turn owner stores the input there: see ``agent/conversation.py``)
         self.admit: Callable[[Run], Any] | None = None
-        self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
+        self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [values.precheck]
         self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)
 
     @property
@@ -292,11 +330,12 @@ class Run:
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
                                   output_tokens=response.usage.output_tokens, provider=self.provider.name,
-                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens,
+                                  images=response.usage.images)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,
-            [c.name for c in response.tool_calls], response.stop_reason, streamed,
+            [c.name for c in response.tool_calls], response.stop_reason, streamed, images=response.usage.images,
         ))
         named = response if response.model else replace(response, model=model)  # observers learn the model
         self.obs.emit("on_llm_end", self.run_id, self.iteration, named, duration)
@@ -360,14 +399,15 @@ class Run:
 
     def tools_finished(self, runs: Sequence[ToolRun]) -> None:
         """Fold results (in call order) into messages, trace, usage, records and citations."""
-        approvals.record(self, runs)  # first: a crash after this point cannot run a gated call twice
+        values.record(self, runs)  # first: a crash after this point cannot run a gated call twice
         for run in runs:
             call, result = run.call, run.result
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,
                                          citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
                                         dict(call.arguments), result.content, result.is_error, result.error_kind,
-                                        result.chunks, result.chunk_bytes, result.first_chunk))
+                                        result.chunks, result.chunk_bytes, result.first_chunk, result.attempts,
+                                        list(result.retried)))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
                                                result.is_error, result.error_kind, self.iteration, result.duration))
             if call.name in self.tools:

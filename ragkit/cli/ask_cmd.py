@@ -3,28 +3,57 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
-from ragkit.provider_names import cli_choices
-
-PROVIDERS = cli_choices()
 
 
-def _key_help() -> str:
+class _ProviderChoice(click.Choice):
+    """The ``--provider`` names, read from the provider list when a command parses or shows help
+    (not when the CLI imports, so ``ragkit index`` does no provider work)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        from ragkit.provider_names import cli_choices
+
+        return tuple(cli_choices())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # click's __init__ sets it; the list above is the one source
+        pass
+
+
+class _LazyHelpOption(click.Option):
+    """An option whose help text is written when help is shown (it imports the vendors)."""
+
+    def __init__(self, *args: Any, help_text: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._help_text = help_text
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        if self.help is None:
+            self.help = self._help_text()
+        return super().get_help_record(ctx)
+
+
+def _provider_help() -> str:
     from ragkit.vendors import all_vendors
 
-    return "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in all_vendors())
+    keys = "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in all_vendors())
+    return f"LLM provider. `local` is offline and extractive; the others read their API key from the environment ({keys})."
 
 
 def provider_options(f: Any) -> Any:
     f = click.option("--base-url", default=None, help="Endpoint of the provider's server (default: the provider's own, e.g. http://localhost:11434/v1 for ollama).")(f)
     f = click.option("--model", "-m", default=None, help="Model name for the provider (default: the provider's).")(f)
-    f = click.option("--provider", type=click.Choice(PROVIDERS), default="local", show_default=True,
-                     help="LLM provider. `local` is offline and extractive; the others read their API key "
-                          f"from the environment ({_key_help()}).")(f)
+    f = click.option("--provider", type=_ProviderChoice(), default="local", show_default=True,
+                     cls=_LazyHelpOption, help_text=_provider_help)(f)
     f = click.option("--top-k", "-k", type=click.IntRange(1, 20), default=None, help="Passages per search (default: the pipeline's).")(f)
     return f
 
@@ -60,7 +89,7 @@ def guarded_config(policy: str | None, guardrails: bool) -> Any:
     if policy is None and not guardrails:
         return None
     from ragkit.agent import AgentConfig
-    from ragkit.agent.policy import ToolPolicy
+    from ragkit.agent.values import ToolPolicy
     from ragkit.guardrails import default_guardrails
 
     return AgentConfig(
@@ -95,11 +124,14 @@ def guard_options(f: Any) -> Any:
 @click.option("--show-sources", is_flag=True, help="Also print the cited passages' text.")
 @click.option("--trace", "show_trace", is_flag=True, help="Print the agent's steps (model calls, tool calls, "
               "guardrails, policy decisions, timings) and per-tool analytics.")
+@click.option("--image", "image_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Show the model an image with the question (PNG, JPEG, GIF or WebP, at most 20 MB; repeat for "
+                   "several). Needs a vision model, e.g. --provider openai --model gpt-4o-mini.")
 @guard_options
 @json_option
 def ask(question: str, pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
         base_url: str | None, top_k: int | None, stream: bool, show_sources: bool, show_trace: bool,
-        policy: str | None, guardrails: bool, as_json: bool) -> None:
+        image_files: tuple[str, ...], policy: str | None, guardrails: bool, as_json: bool) -> None:
     """Answer QUESTION from the indexed documents, citing sources as [n].
 
     Prints the answer, the numbered sources (path, page), and a usage line with the LLM and
@@ -112,12 +144,16 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
       ragkit ask "..." --provider openai --base-url http://localhost:8000/v1 --stream
       ragkit ask "..." --json | jq .citations
       ragkit ask "..." --guardrails --policy policy.yaml --trace
+      ragkit ask "What does this chart show?" --image chart.png --provider openai --model gpt-4o-mini
     """
+    from ragkit.messages import Image
+
+    images = [Image.from_file(f) for f in image_files]  # a file that is not an image fails before anything loads
     with build_agent(pipeline, index_dir, provider, model, base_url, top_k, policy=policy, guardrails=guardrails) as agent:
         if stream and not as_json:
-            result = _stream_answer(agent, question)
+            result = _stream_answer(agent, question, images=images)
         else:
-            result = agent.ask(question)
+            result = agent.ask(question, images=images)
             if not as_json:
                 click.echo(result.content)
     if as_json:
@@ -132,10 +168,10 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
     click.secho(result.usage.summary_line(), dim=True)
 
 
-def _stream_answer(agent: Any, question: str, session_id: str | None = None) -> Any:
+def _stream_answer(agent: Any, question: str, session_id: str | None = None, images: Any = ()) -> Any:
     """Print the answer as it streams (a run stopped before any text streams why); its result."""
     result = None
-    for event in agent.stream(question, session_id=session_id):
+    for event in agent.stream(question, session_id=session_id, images=images):
         if event.type == "text":
             click.echo(event.text, nl=False)
         elif event.type == "result":
@@ -190,7 +226,7 @@ _GUARDED = {
 
 
 def print_analytics(result: Any) -> None:
-    from ragkit.agent.analytics import Analytics
+    from ragkit.agent.observe.analytics import Analytics
 
     tools = Analytics().add_trace(result.trace).summary()["tools"]
     if not tools:
@@ -284,9 +320,10 @@ def _open_sessions(url: str | None, pipeline: str | None, index_dir: str | None)
     from ragkit.sessions import open_session_store
 
     if url is None:
+        from ragkit.index.layout import IndexLayout
         from ragkit.index.reader import resolve_spec
 
-        url = f"sqlite:///{resolve_spec(pipeline, index_dir)[1]}/state.db"
+        url = f"sqlite:///{IndexLayout(resolve_spec(pipeline, index_dir)[1]).state_db}"
     return open_session_store(url)
 
 

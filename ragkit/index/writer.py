@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit import ids as _ids
 from ragkit.config import PipelineSpec
 from ragkit.embedders.base import Embedder
 from ragkit.errors import (
@@ -46,7 +47,6 @@ from ragkit.errors import (
     StoreDamagedError,
     StoreError,
 )
-from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
@@ -54,10 +54,11 @@ from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, RunTextBudget, Unit, document_units
 from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
-from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
+from ragkit.index.sinks import settle, sink_ids
 from ragkit.index.sources import LinkNotes, Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
+from ragkit.stores.base import IndexSink, SinkRecord
 from ragkit.types import Chunk, Document, indexed_text
 
 log = logging.getLogger(__name__)
@@ -485,8 +486,11 @@ class _Run:
         new_chunks = [c for p in batch for c in p.chunks]
         old_ids = {cid for ids in old.values() for cid in ids}
         new_ids = {c.id for c in new_chunks}
-        # ids the catalog already had are in the store (after reconcile), except the missing ones
-        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
+        # ids the catalog already had are in the store (after reconcile), except the missing ones;
+        # a kept chunk whose metadata changed (a new title, the same text) is written again
+        kept_meta = self.catalog.chunk_metadata(new_ids & old_ids)
+        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing
+                  or kept_meta.get(c.id) != json.dumps(_metadata(c))]
         stale = sorted(old_ids - new_ids)
         hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
         hashes = [hash_of[c.id] for c in to_add]

@@ -4,7 +4,7 @@
 whose ``citations`` map every [n] in the answer to source, page and character span, numbered in
 order of first appearance in the answer ([1] first); markers that do not resolve are removed, so
 an answer's citations always resolve (:mod:`ragkit.rag.citations`, the one resolver). Every
-question is a turn of the one turn owner (:func:`ragkit.rag.turns.answer_turn`): with
+question is a turn of the one turn owner (:func:`ragkit.rag.answer_turn.answer_turn`): with
 ``sessions=`` and a ``session_id`` the conversation lives in a session store (lease, history,
 exactly the run's messages written). The embedding tokens and cost of the queries appear in the
 result's usage, attributed to the tool; ``index_report`` holds what indexing cost when the agent
@@ -20,19 +20,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
-from ragkit.agent.turns import Conversation, Turn
+from ragkit.agent.conversation import Conversation, Turn
 from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.errors import AgentError
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.report import IndexReport
-from ragkit.messages import Message
+from ragkit.messages import Image, Message
+from ragkit.rag.answer_turn import RAG_TRANSCRIPT, answer_turn
 from ragkit.rag.citations import CitationNumbering, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import make_search_tool
-from ragkit.rag.turns import RAG_TRANSCRIPT, answer_turn
 from ragkit.types import Document
 
 if TYPE_CHECKING:
-    from ragkit.agent.definition import AgentDefinition
+    from ragkit.agent.multi.definition import AgentDefinition
 
 log = logging.getLogger(__name__)
 
@@ -105,27 +106,34 @@ class RAGAgent:
         """Load the query embedding model now, so the first search is not slowed (or timed out) by it."""
         self.kb.embedder.load_for_queries()
 
-    def turn(self, question: str | Sequence[Message], *, session_id: str | None = None) -> Turn:
-        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.turns``)."""
+    def turn(self, question: str | Sequence[Message], *, session_id: str | None = None,
+             images: Sequence[Image] = ()) -> Turn:
+        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.conversation``).
+        ``images``: shown to the model with the question (a vision model; see ``ragkit.messages.Image``)."""
+        if images:
+            if not isinstance(question, str):
+                raise AgentError("images= goes with a question string; put the images in your Message(images=...)")
+            question = [Message(role="user", content=question, images=tuple(images))]
         return answer_turn(self.conversation, self.agent, question, session_id=session_id)
 
-    def ask(self, question: str, *, session_id: str | None = None) -> AgentResult:
+    def ask(self, question: str, *, session_id: str | None = None, images: Sequence[Image] = ()) -> AgentResult:
         """The answer, its citations numbered as it shows them; with ``session_id`` a turn of that
-        session (needs ``sessions=``)."""
+        session (needs ``sessions=``); ``images`` are shown to the model with the question."""
         self.warm_up()
         result = None
-        for event in self.turn(question, session_id=session_id).events(streaming=False):
+        for event in self.turn(question, session_id=session_id, images=images).events(streaming=False):
             result = event.result or result
         assert result is not None, "a turn always ends with a result"
         return result
 
-    def stream(self, question: str, *, session_id: str | None = None) -> Iterator[AgentEvent]:
+    def stream(self, question: str, *, session_id: str | None = None,
+               images: Sequence[Image] = ()) -> Iterator[AgentEvent]:
         """Text deltas and tool events; the final ``result`` event's content is exactly the text
         streamed, with its citations (markers renumbered in order of first appearance as they
         stream, markers that do not resolve removed). A run stopped before any text (a guardrail,
         a budget) streams its explanation."""
         self.warm_up()
-        yield from self.turn(question, session_id=session_id).events(streaming=True)
+        yield from self.turn(question, session_id=session_id, images=images).events(streaming=True)
 
     def reset(self) -> None:
         self.agent.reset()
@@ -146,7 +154,7 @@ def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", mod
     """An ``AgentDefinition`` that answers from ``kb`` with ``search_knowledge_base``, for an
     ``AgentRunner``; give the runner ``per_run={"book": CitationBook}`` so that each run numbers
     its own citations. The pipeline's ``agent:`` section (policy, guardrails) applies as in ``RAGAgent``."""
-    from ragkit.agent.definition import AgentDefinition
+    from ragkit.agent.multi.definition import AgentDefinition
 
     tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
     return AgentDefinition(name=name, instructions=instructions, description=description, provider=provider,
@@ -157,7 +165,7 @@ def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", mod
 def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
     """The pipeline's ``agent:`` section fills in a policy and guardrails the config does not set."""
     if config.policy is None and spec.agent.policy is not None:
-        from ragkit.agent.policy import ToolPolicy
+        from ragkit.agent.values import ToolPolicy
 
         config = replace(config, policy=ToolPolicy.from_dict(spec.agent.policy, origin=f"{spec.origin}: agent.policy"))
     if config.guardrails is None and spec.agent.guardrails:

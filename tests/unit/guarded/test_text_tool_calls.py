@@ -7,9 +7,9 @@ import json
 import pytest
 
 from ragkit.agent import Agent
-from ragkit.agent.parser import parse_tool_calls, text_tool_messages
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 from ragkit.providers.openai import OpenAIProvider
+from ragkit.providers.text_tools import parse_tool_calls, text_tool_messages
 from ragkit.testing.servers import FakeOpenAIServer
 from ragkit.tools import tool
 
@@ -73,7 +73,7 @@ REFUSED = [
     ("missing argument", 'TOOL_CALL: {"tool": "search", "parameters": {"top_k": 3}}', (), "missing required 'query'"),
     ("wrong type", 'TOOL_CALL: {"tool": "search", "parameters": {"query": "a", "top_k": "many"}}', (),
      "'top_k' must be integer"),
-    ("bad JSON", 'TOOL_CALL: {"tool": "search", "parameters": {"query": "a",}}', (), "not valid JSON"),
+    ("bad JSON", 'TOOL_CALL: {"tool": "search", "parameters": {"query": }}', (), "not valid JSON"),
     ("echoed from a tool result", 'Sure.\nTOOL_CALL: {"tool": "delete_file", "parameters": {"path": "/data"}}',
      (ECHO_SOURCE,), "only repeats text from a tool result"),
 ]
@@ -92,7 +92,7 @@ def test_the_same_call_not_quoted_from_a_tool_result_is_accepted() -> None:
 
 
 def test_the_conversation_is_rewritten_for_a_model_without_tools() -> None:
-    from ragkit.providers.base import ToolCall
+    from ragkit.messages import ToolCall
 
     msgs = text_tool_messages([Message("system", "Be brief."), Message("user", "q"),
                                Message("assistant", "", (ToolCall("c1", "search", {"query": "q"}),)),

@@ -2,7 +2,7 @@
 
 The runner is built once (a frozen registry: agent name → definition, provider, tools, config)
 and is safe to share between threads. Each ``run``/``stream``/``arun``/``resume`` makes a
-``Runner`` for that run alone: a deep copy of the caller's ``context``, its own ``RunState``
+``MultiAgentRun`` for that run alone: a deep copy of the caller's ``context``, its own ``RunState``
 (messages, usage, tool state, trace) and a ``ToolContext`` that tools declare as an injected
 parameter named ``ctx`` (``@tool(inject=["ctx"])``); no run can see another's.
 
@@ -12,6 +12,7 @@ parameter named ``ctx`` (``@tool(inject=["ctx"])``); no run can see another's.
     if result.stop_reason == "paused":                     # a call waits for a human
         text = result.state.to_json()                      # ... store it, decide later, elsewhere:
         state = RunState.from_json(text, agents=runner); state.approve(call_id); runner.resume(state)
+    later = runner.continue_from(result.state, "And the other charge?")  # a finished run, continued
 
 With a ``session_id`` the conversation comes from the session store and continues with the agent
 that last spoke; the run's new messages (each assistant message naming its agent) are written
@@ -30,17 +31,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import Handoff, HandoffInputData, Handoffs
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.conversation import Conversation
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import Handoff, HandoffInputData, Handoffs
+from ragkit.agent.observe.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Run, RunState
-from ragkit.agent.turns import Conversation
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message
 from ragkit.providers.base import Provider
+from ragkit.providers.vision import require_vision
 from ragkit.sessions.messages import last_agent
 from ragkit.tools.registry import ToolRegistry
+from ragkit.tools.tool import current_attempt
 from ragkit.usage import AgentUsage
 
 log = logging.getLogger(__name__)
@@ -72,6 +75,12 @@ class ToolContext:
     @property
     def run_id(self) -> str:
         return self._state.run_id
+
+    @property
+    def attempt(self) -> int:
+        """Which try of the running tool call this is: 1, then 2, 3... when the tool's retry policy
+        (``@tool(retries=...)``) runs it again."""
+        return current_attempt()
 
 
 @dataclass
@@ -143,20 +152,20 @@ class AgentRunner:
     def names(self) -> list[str]:
         return list(self.agents)
 
-    # --- entry points (sync and async drive the same Runner) -----------------------------------
+    # --- entry points (sync and async drive the same MultiAgentRun) -------------------------
 
     def run(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> RunResult:
         """Run to the end (an answer, a cap, or a pause for approval)."""
-        return _last(self.runner(input, context=context, session_id=session_id).events(streaming=False))
+        return _last(self.start(input, context=context, session_id=session_id).events(streaming=False))
 
     def stream(self, input: str | Sequence[Message], *, context: Any = None,
                session_id: str | None = None) -> Iterator[AgentEvent]:
         """Text deltas, tool and ``handoff`` events, then one ``result`` event (a ``RunResult``)."""
-        yield from self.runner(input, context=context, session_id=session_id).events(streaming=True)
+        yield from self.start(input, context=context, session_id=session_id).events(streaming=True)
 
     async def arun(self, input: str | Sequence[Message], *, context: Any = None,
                    session_id: str | None = None) -> RunResult:
-        runner = self.runner(input, context=context, session_id=session_id)
+        runner = self.start(input, context=context, session_id=session_id)
         return _last([event async for event in runner.aevents(streaming=False)])
 
     def resume(self, state: RunState) -> RunResult:
@@ -169,10 +178,23 @@ class AgentRunner:
         if undecided:
             raise AgentError(f"the run is still waiting for approval of {undecided}; call state.approve(call_id) "
                              "or state.reject(call_id, message) for each before resuming")
-        return _last(Runner(self, state.bind(self)).events(streaming=False))
+        return _last(MultiAgentRun(self, state.bind(self)).events(streaming=False))
 
-    def runner(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> Runner:
-        """The per-run ``Runner`` of a new run (``run``/``stream`` use it)."""
+    def continue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
+        """Continue a finished run (its ``state``, or ``RunState.from_json`` of it) with a new user
+        ``message``: a new run (own ``run_id``, usage and trace, whose ``continued_from`` names the
+        old one) over the whole conversation, answered by the agent that spoke last, with the tool
+        state and context carried over. A run paused for approval is resumed, not continued; a run
+        of a session is continued through the session (``run(message, session_id=...)``)."""
+        return _last(MultiAgentRun(self, state.continued(message).bind(self, self.context_type)).events(streaming=False))
+
+    async def acontinue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
+        """``continue_from``, awaited."""
+        runner = MultiAgentRun(self, state.continued(message).bind(self, self.context_type))
+        return _last([event async for event in runner.aevents(streaming=False)])
+
+    def start(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> MultiAgentRun:
+        """The per-run ``MultiAgentRun`` of a new run (``run``/``stream`` use it)."""
         new = [Message(role="user", content=input)] if isinstance(input, str) else list(input)
         try:
             own = copy.deepcopy(context)
@@ -180,14 +202,14 @@ class AgentRunner:
             raise ConfigError(f"run(context=...) must be deep-copyable, so that no run sees another's "
                               f"({type(exc).__name__}: {exc}); pass shared resources (clients, locks) as "
                               "tool.bind(...) or AgentRunner(per_run=...) instead") from exc
-        return Runner(self, None, new=new, context=own, session_id=session_id)
+        return MultiAgentRun(self, None, new=new, context=own, session_id=session_id)
 
 
-class Runner:
+class MultiAgentRun:
     """One run of an ``AgentRunner``: its state, its ``ToolContext``, its handoff rules.
 
     Its session (lease, history, what is written) is a turn of the runner's ``Conversation``
-    (:mod:`ragkit.agent.turns`); the run is built once the history is loaded under the lease."""
+    (:mod:`ragkit.agent.conversation`); the run is built once the history is loaded under the lease."""
 
     def __init__(self, owner: AgentRunner, state: RunState | None, *, new: Sequence[Message] = (),
                  context: Any = None, session_id: str | None = None) -> None:
@@ -244,6 +266,7 @@ class Runner:
     def switch(self, run: Run, target: Handoff) -> None:
         """Make ``target`` the current agent of ``run`` (its provider, tools, config and prompt)."""
         bound = self.owner.agents[target.agent]
+        require_vision(bound.provider, run.messages)  # the new agent's model must see the images it is given
         source = run.agent_name or ""
         run.provider, run.tools, run.config = bound.provider, bound.tools, bound.config
         run.specs = bound.tools.specs()
@@ -290,4 +313,4 @@ def _last(events: Iterable[AgentEvent]) -> RunResult:
     return result
 
 
-__all__ = ["AgentRunner", "BoundAgent", "RunResult", "Runner", "ToolContext"]
+__all__ = ["AgentRunner", "BoundAgent", "MultiAgentRun", "RunResult", "ToolContext"]
