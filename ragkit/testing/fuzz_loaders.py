@@ -252,7 +252,8 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="fuzz-summary.json", help="where the JSON summary goes")
     p.add_argument("--workdir", help="folder for the files and the index (default: a temporary folder)")
     p.add_argument("--bomb-mb", type=int, default=50, help="inflated size of zip bomb members in MB (default 50)")
-    p.add_argument("--hang-seconds", type=float, default=300.0, help="a file taking longer is a hang (default 300)")
+    p.add_argument("--hang-seconds", type=float, default=420.0,
+                   help="a file taking longer is a hang (default 420: past the pipeline's own per-file time limit)")
     p.add_argument("--memory-mb", type=int, default=4096,
                    help="address-space limit of the run in MB (default 4096; 0: none)")
     p.add_argument("--keep", action="store_true", help="keep the files and the index")

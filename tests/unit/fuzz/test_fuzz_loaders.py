@@ -46,8 +46,8 @@ def test_a_bounded_fuzz_run_completes_and_accounts_for_every_file(tmp_path: Path
     env = {**os.environ, "PYTHONPATH": str(ROOT), "HF_HUB_OFFLINE": "1"}
     proc = subprocess.run(
         [sys.executable, "-m", "ragkit.testing.fuzz_loaders", "--files", "288", "--seed", "11", "--bomb-mb", "1",
-         "--hang-seconds", "60", "--memory-mb", "3072", "--workdir", str(tmp_path / "work"), "--out", str(out)],
-        env=env, capture_output=True, text=True, timeout=600, cwd=ROOT,
+         "--hang-seconds", "360", "--memory-mb", "3072", "--workdir", str(tmp_path / "work"), "--out", str(out)],
+        env=env, capture_output=True, text=True, timeout=1200, cwd=ROOT,
     )
     assert out.exists(), proc.stderr[-3000:]
     summary = json.loads(out.read_text(encoding="utf-8"))
