@@ -84,6 +84,8 @@ class IndexReport:
     #: asset files left out by discovery: extension -> count, and the one-line summary
     assets_skipped: dict[str, int] = field(default_factory=dict)
     assets_summary: str | None = None
+    #: symlinked folders discovery did not follow (a cycle, or a folder already walked), one line each
+    links_not_followed: list[str] = field(default_factory=list)
     #: ``(source, message)``: what a loader warned about a file it indexed (a table it dropped)
     warnings: list[tuple[str, str]] = field(default_factory=list)
 
@@ -133,4 +135,7 @@ class IndexReport:
                 lines.append(f"  and {len(self.warnings) - SKIP_EXAMPLES * 3} more")
         if self.assets_summary:
             lines.append(self.assets_summary)
+        if self.links_not_followed:
+            lines.append(f"symlinked folders not followed: {len(self.links_not_followed)}")
+            lines.extend(f"  {line}" for line in self.links_not_followed)
         return lines

@@ -6,7 +6,10 @@ run's roots: ``ragkit index docs`` names ``docs/a.md`` ``a.md``; ``ragkit index 
 ``projA/README.md`` and ``projB/README.md``). A root indexed later outside the base moves the base up
 to the common parent and renames the sources already indexed (``README.md`` becomes
 ``projA/README.md`` beside ``projB/README.md``: the names indexing both at once gives), and a root
-nested in an indexed one finds the same names (no file is indexed twice). Include and exclude globs match paths relative to the root and use
+nested in an indexed one finds the same names (no file is indexed twice). Each real folder is walked
+once, whatever the symlinks leading to it: real folders first, then symlinked folders not walked
+yet; a link back to a folder that holds it (a cycle) or to one already walked is reported and not
+followed. Include and exclude globs match paths relative to the root and use
 .gitignore syntax (``**/*.md``, ``drafts/``); ``.gitignore`` files under a root
 are respected when ``respect_gitignore`` is on. ``.git`` and the index directory are never indexed,
 nor a Sphinx folder's build files (``conf.py``, ``Makefile``, ``make.bat``, ``_build/``:
@@ -15,7 +18,9 @@ nor a Sphinx folder's build files (``conf.py``, ``Makefile``, ``make.bat``, ``_b
 
 from __future__ import annotations
 
+import logging
 import os
+from collections import deque
 from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +29,8 @@ from ragkit.config import SourcesSpec
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.loaders.assets import AssetTally, skip_assets
 from ragkit.loaders.sphinx_project import sphinx_build_entries
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -88,15 +95,19 @@ def make_roots(paths: Sequence[str | Path]) -> list[Root]:
 
 def discover(
     roots: Sequence[Root], spec: SourcesSpec, *, base: Path, skip_dirs: Sequence[Path] = (),
-    assets: AssetTally | None = None,
+    assets: AssetTally | None = None, links: LinkNotes | None = None,
 ) -> Iterator[SourceFile]:
     """Every file to index under ``roots``, each once (nested or repeated roots overlap), named
     relative to ``base``; assets (images, SVG, CSS, ...) are left out, counted into ``assets``
-    when given, else summarized in one log line."""
-    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins, tally=assets)
+    when given, else summarized in one log line. Each real folder is walked once: symlinked
+    folders already walked (cycles among them) are noted into ``links``."""
+    notes = links if links is not None else LinkNotes()
+    return skip_assets(_discover(roots, spec, base, skip_dirs, notes), spec.asset_opt_ins, tally=assets)
 
 
-def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:
+def _discover(
+    roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: Sequence[Path], links: LinkNotes
+) -> Iterator[SourceFile]:
     import pathspec
 
     include = pathspec.GitIgnoreSpec.from_lines(spec.include)
@@ -105,7 +116,7 @@ def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: S
     seen: set[str] = set()
     for root in roots:
         found = (
-            iter([root.path / root.only]) if root.only is not None else _walk(root, include, exclude, spec, skip)
+            iter([root.path / root.only]) if root.only is not None else _walk(root, include, exclude, spec, skip, links)
         )
         for path in found:
             name = source_name(path, base)
@@ -114,32 +125,111 @@ def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: S
                 yield SourceFile(root, path, name)
 
 
-def _walk(root: Root, include, exclude, spec: SourcesSpec, skip: set[Path]) -> Iterator[Path]:  # type: ignore[no-untyped-def]
+def _walk(  # type: ignore[no-untyped-def]
+    root: Root, include, exclude, spec: SourcesSpec, skip: set[Path], links: LinkNotes
+) -> Iterator[Path]:
+    """The files under ``root``, each real folder walked once: the real folders first (depth
+    first, sorted), then the symlinked folders whose target was not walked yet; a link to a
+    folder already walked (a cycle when the target holds the link) is noted, not followed."""
     import pathspec
 
     ignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
-    for dirpath, dirnames, filenames in os.walk(root.path, followlinks=spec.follow_symlinks):
-        rel_dir = os.path.relpath(dirpath, root.path)
-        rel_dir = "" if rel_dir == "." else rel_dir.replace(os.sep, "/")
-        if spec.respect_gitignore and ".gitignore" in filenames:
-            lines = (Path(dirpath) / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
-            ignores.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
-        build = sphinx_build_entries(Path(dirpath), filenames)  # a Sphinx folder's conf.py, _build/, ...
-        kept = []
-        for d in sorted(dirnames):
-            rel = f"{rel_dir}/{d}" if rel_dir else d
-            full = Path(dirpath, d)
-            if d == ".git" or d in build or full.resolve() in skip or _ignored(rel + "/", ignores) or exclude.match_file(rel + "/"):
+    walked: dict[tuple[int, int], str] = {}
+    if (key := _dir_key(root.path)) is not None:
+        walked[key] = ""
+    linked: deque[tuple[Path, str]] = deque()
+    stack: list[tuple[Path, str]] = [(root.path, "")]
+    while stack or linked:
+        if not stack:
+            path, rel = linked.popleft()
+            if not _first_visit(path, rel, walked, links):
                 continue
-            kept.append(d)
-        dirnames[:] = kept
-        for name in sorted(filenames):
+            stack.append((path, rel))
+        dirpath, rel_dir = stack.pop()
+        dirnames, filenames = _entries(dirpath, spec.follow_symlinks)
+        if spec.respect_gitignore and ".gitignore" in filenames:
+            lines = (dirpath / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
+            ignores.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
+        build = sphinx_build_entries(dirpath, filenames)  # a Sphinx folder's conf.py, _build/, ...
+        for name in filenames:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if name == ".gitignore" or name in build or not include.match_file(rel) or exclude.match_file(rel):
                 continue
             if _ignored(rel, ignores):
                 continue
-            yield Path(dirpath, name)
+            yield dirpath / name
+        children = []
+        for d, is_link in dirnames:
+            rel = f"{rel_dir}/{d}" if rel_dir else d
+            full = dirpath / d
+            if d == ".git" or d in build or full.resolve() in skip or _ignored(rel + "/", ignores) or exclude.match_file(rel + "/"):
+                continue
+            if is_link:
+                linked.append((full, rel))
+            elif _first_visit(full, rel, walked, links):
+                children.append((full, rel))
+        stack.extend(reversed(children))
+
+
+class LinkNotes:
+    """The symlinked folders one discovery pass did not follow, one line each (``a: a symlink to
+    . (a folder holding it: a cycle); not followed``), also logged as warnings."""
+
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def add(self, line: str) -> None:
+        self.lines.append(line)
+        log.warning("%s", line)
+
+
+def _entries(dirpath: Path, follow_links: bool) -> tuple[list[tuple[str, bool]], list[str]]:
+    """The sub-folders (name, is a symlink) and the other entries of ``dirpath``, sorted; a
+    symlinked folder only when links are followed (a dangling or looping link is a file, which
+    its loader check reports). An unreadable folder is logged and has no entries."""
+    try:
+        with os.scandir(dirpath) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        log.warning("cannot read the folder %s (%s); its files are left out", dirpath, exc.strerror or exc)
+        return [], []
+    dirs, files = [], []
+    for entry in entries:
+        try:
+            is_dir = entry.is_dir()
+            is_link = is_dir and entry.is_symlink()
+        except OSError:
+            is_dir = is_link = False
+        if not is_dir:
+            files.append(entry.name)
+        elif follow_links or not is_link:
+            dirs.append((entry.name, is_link))
+    return dirs, files
+
+
+def _dir_key(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return (st.st_dev, st.st_ino)
+
+
+def _first_visit(path: Path, rel: str, walked: dict[tuple[int, int], str], links: LinkNotes) -> bool:
+    """Whether the folder at ``path`` (shown as ``rel``) is walked: not when it is one already
+    walked (reached again through a symlink), which is noted."""
+    key = _dir_key(path)
+    if key is None:
+        return False
+    if key not in walked:
+        walked[key] = rel
+        return True
+    target = os.readlink(path) if path.is_symlink() else str(path.resolve())
+    if is_under(path.parent.resolve(), path.resolve()):
+        links.add(f"{rel}: a symlink to {target} (a folder that holds the link: a cycle); not followed")
+    else:
+        links.add(f"{rel}: a symlink to {target}, a folder already walked as {walked[key] or '.'}; not followed")
+    return False
 
 
 def _ignored(rel: str, ignores: list[tuple[str, object]]) -> bool:

@@ -55,7 +55,7 @@ from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, RunTextBudg
 from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
 from ragkit.index.sinks import settle, sink_ids
-from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
+from ragkit.index.sources import LinkNotes, Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
 from ragkit.stores.base import IndexSink, SinkRecord
@@ -111,8 +111,10 @@ class IndexingPipeline:
 
         def units(base: Path) -> Iterator[Unit]:
             assert self.report is not None
-            tally = AssetTally()
-            files = list(discover(roots, self.spec.sources, base=base, skip_dirs=[self.index_dir], assets=tally))
+            tally, links = AssetTally(), LinkNotes()
+            files = list(discover(roots, self.spec.sources, base=base, skip_dirs=[self.index_dir], assets=tally,
+                                  links=links))
+            self.report.links_not_followed = links.lines
             self.report.assets_skipped = dict(tally.by_extension)
             self.report.assets_summary = tally.summary()
             for root in roots:

@@ -11,6 +11,7 @@ read, so a caller never has to discard half a file; the pipeline records the err
 
 from __future__ import annotations
 
+import errno
 import importlib.util
 import logging
 import os
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragkit.errors import ConfigError, LoaderError
+from ragkit.loaders.encoding import SNIFF_BYTES, decode_text
 from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.types import Document
 
@@ -63,9 +65,7 @@ TEXT_EXTENSIONS = (
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 
 #: bytes inspected for NUL characters when deciding whether a file is binary
-BINARY_SNIFF_BYTES = 8192
-
-_UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
+BINARY_SNIFF_BYTES = SNIFF_BYTES
 
 #: a path command's numbers, matched once as an atomic group (a lookahead captures them, the
 #: backreference consumes them): numbers the pattern could split in many ways ("v2.17.6, v2.18.5,
@@ -136,6 +136,12 @@ def check_file(path: Path, *, max_bytes: int) -> None:
     where = str(path)
     if path.is_symlink() and not path.exists():
         target = os.readlink(path)
+        if _loops(path):
+            raise LoaderError(
+                f"{where}: symlink loop (it points to {target!r}, which leads back to itself); fix or remove the link",
+                path=where,
+                reason="symlink loop",
+            )
         raise LoaderError(
             f"{where}: broken symlink (points to {target!r}, which does not exist); fix or remove the link",
             path=where,
@@ -172,31 +178,15 @@ def check_file(path: Path, *, max_bytes: int) -> None:
 
 
 def read_text(path: Path) -> str:
-    """Read a text file: UTF-8 (a BOM is stripped) or UTF-16 with a BOM; newlines become ``\\n``.
+    """Read a text file: UTF-8 (a BOM is stripped), UTF-16 or UTF-32 (with or without a BOM:
+    ``ragkit.loaders.encoding``); newlines become ``\\n``.
 
     Inline encoded data (data URIs, base64, SVG path data) is removed, see
     :func:`strip_encoded_data`. Raises :class:`LoaderError` for binary content, undecodable bytes
     or a file without text.
     """
     where = str(path)
-    data = _read_bytes(path)
-    if data.startswith(_UTF16_BOMS):
-        try:
-            text = data.decode("utf-16")
-        except UnicodeDecodeError as exc:
-            raise _decode_error(where, exc, "UTF-16") from None
-    else:
-        if b"\x00" in data[:BINARY_SNIFF_BYTES]:
-            raise LoaderError(
-                f"{where}: binary file (NUL bytes in the first {BINARY_SNIFF_BYTES} bytes), not text; "
-                "exclude it from the sources or map its extension to a suitable loader",
-                path=where,
-                reason="binary file",
-            )
-        try:
-            text = data.decode("utf-8-sig")
-        except UnicodeDecodeError as exc:
-            raise _decode_error(where, exc, "UTF-8") from None
+    text = decode_text(_read_bytes(path), where)
     text = strip_encoded_data(text.replace("\r\n", "\n").replace("\r", "\n"))
     if not text.strip():
         raise LoaderError(f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file")
@@ -269,6 +259,14 @@ def unstructured_available() -> bool:
         return False
 
 
+def _loops(path: Path) -> bool:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        return exc.errno == errno.ELOOP
+    return False
+
+
 def _read_bytes(path: Path) -> bytes:
     try:
         return path.read_bytes()
@@ -282,16 +280,6 @@ def _read_bytes(path: Path) -> bytes:
         raise LoaderError(
             f"{path}: cannot read file ({exc.strerror or exc})", path=str(path), reason="read error"
         ) from None
-
-
-def _decode_error(where: str, exc: UnicodeDecodeError, encoding: str) -> LoaderError:
-    bad = exc.object[exc.start : exc.start + 1].hex()
-    return LoaderError(
-        f"{where}: not valid {encoding} text (undecodable byte 0x{bad} at byte offset {exc.start}); "
-        "convert the file to UTF-8 (e.g. iconv -f LATIN1 -t UTF-8)",
-        path=where,
-        reason="undecodable text",
-    )
 
 
 def _permission_error(where: str) -> LoaderError:

@@ -10,6 +10,7 @@ from typing import Any
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader
 from ragkit.loaders.limits import LoadLimits
+from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -33,6 +34,7 @@ class DocxLoader(Loader):
         document = _open(path, self.limits)
         blocks: list[str] = []
         first_heading: str | None = None
+        styles: dict[str | None, str] = {}
         tables = 0
         for item in document.iter_inner_content():
             if hasattr(item, "rows"):
@@ -44,8 +46,7 @@ class DocxLoader(Loader):
             text = item.text.strip()
             if not text:
                 continue
-            style = item.style.name if item.style is not None else ""
-            if first_heading is None and style in _TITLE_STYLES:
+            if first_heading is None and _style_name(item, styles) in _TITLE_STYLES:
                 first_heading = text
             blocks.append(text)
         if not blocks:
@@ -55,6 +56,16 @@ class DocxLoader(Loader):
         title = (document.core_properties.title or "").strip() or first_heading or path.stem
         text = "\n\n".join(blocks)
         return iter([Document(text=text, metadata=self._metadata(source, title=title))])
+
+
+def _style_name(paragraph: Any, names: dict[str | None, str]) -> str:
+    """The name of ``paragraph``'s style, looked up once per style id (python-docx scans every
+    style for each lookup: a long document would take minutes)."""
+    key = paragraph._p.style  # the style id, None for the default style
+    if key not in names:
+        style = paragraph.style
+        names[key] = style.name if style is not None else ""
+    return names[key]
 
 
 def _open(path: Path, limits: LoadLimits) -> Any:
@@ -67,7 +78,7 @@ def _open(path: Path, limits: LoadLimits) -> Any:
         return docx.Document(str(path))
     except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
         reason = str(exc) or type(exc).__name__
-        raise LoaderError(
+        raise office_container_error(path) or LoaderError(
             f"{path}: not a readable .docx file ({reason}); re-save it from Word/LibreOffice "
             "(old binary .doc files are not supported)",
             path=str(path),

@@ -1,7 +1,7 @@
 """E-mail: single messages (``.eml``, loader ``eml``) and mailboxes (``.mbox``, loader ``mbox``),
 with the standard library's ``email`` and ``mailbox``.
 
-A message becomes a document of its ``Subject``, ``From``, ``To`` and ``Date`` lines, a blank line
+A message in UTF-16 or UTF-32 (a mail client's export) is read as well as one in bytes. A message becomes a document of its ``Subject``, ``From``, ``To`` and ``Date`` lines, a blank line
 and its body (the plain-text part, else the HTML part as visible text). Its attachments go through
 the loader of their extension (a PDF through ``pdf``, a CSV through ``csv``...; the pipeline's
 ``loaders:`` mapping applies to them as to files, with its options), each document
@@ -13,6 +13,7 @@ the message number (1-based). A mailbox is read one message at a time.
 
 from __future__ import annotations
 
+import codecs
 import email
 import email.policy
 import email.utils
@@ -27,6 +28,7 @@ from typing import Any
 from ragkit.errors import LoaderError, RagkitError
 from ragkit.loaders.assets import is_asset
 from ragkit.loaders.base import InnerLoaders, Loader, default_inner_loader, strip_encoded_data
+from ragkit.loaders.encoding import SNIFF_BYTES, binary_error, decode_text, sniff_encoding
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -65,11 +67,11 @@ class EmlLoader(_MailLoader):
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         try:
-            with open(path, "rb") as f:
-                msg = email.message_from_binary_file(f, policy=email.policy.default)
+            data = path.read_bytes()
         except OSError as exc:
             raise LoaderError(f"{path}: cannot read file ({exc.strerror or exc})", path=str(path),
                               reason="read error") from None
+        msg = email.message_from_bytes(_message_bytes(data, str(path)), policy=email.policy.default)
         if not isinstance(msg, EmailMessage) or not (msg.keys() or msg.get_payload()):
             raise LoaderError(f"{path}: not an e-mail message (no headers, no body)", path=str(path),
                               reason="not an e-mail message")
@@ -104,6 +106,17 @@ class MboxLoader(_MailLoader):
             box.close()
 
 
+def _message_bytes(data: bytes, where: str) -> bytes:
+    """A message's bytes as the parser reads them: a UTF-16 or UTF-32 file (``ragkit.loaders.encoding``)
+    re-encoded as UTF-8, a UTF-8 BOM dropped; a :class:`LoaderError` for binary content."""
+    encoding = sniff_encoding(data[:SNIFF_BYTES])
+    if encoding is None:
+        raise binary_error(where, "an e-mail message")
+    if encoding.startswith(("utf-16", "utf-32")):
+        return decode_text(data, where).encode("utf-8")
+    return data.removeprefix(codecs.BOM_UTF8)
+
+
 def _parse(f: Any) -> EmailMessage:
     return email.message_from_binary_file(f, policy=email.policy.default)  # type: ignore[return-value]
 
@@ -135,8 +148,11 @@ def _body(msg: EmailMessage) -> str:
 
 
 def _part_text(part: EmailMessage) -> str:
+    """A text part's text: in its charset; without one (8-bit text a client sent undeclared), as
+    UTF-8 when it is that, else Windows-1252."""
+    undeclared = part.get_content_charset() is None
     try:
-        content = part.get_content()
+        content = part.get_content() if not undeclared else _undeclared(part.get_payload(decode=True))
     except (LookupError, UnicodeError, AssertionError):  # an unknown charset
         payload = part.get_payload(decode=True) or b""
         content = payload.decode("utf-8", "replace") if isinstance(payload, bytes) else str(payload)
@@ -149,6 +165,15 @@ def _part_text(part: EmailMessage) -> str:
 
         return html_to_text(BeautifulSoup(content, "html.parser"))
     return content.replace("\r\n", "\n").strip()
+
+
+def _undeclared(payload: Any) -> str:
+    if not isinstance(payload, bytes):
+        return str(payload or "")
+    try:
+        return payload.decode("utf-8")
+    except UnicodeDecodeError:
+        return payload.decode("cp1252", "replace")
 
 
 def _attachments(msg: EmailMessage, source: str, where: str, meta: dict[str, Any],

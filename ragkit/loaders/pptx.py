@@ -14,6 +14,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
+from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -55,7 +56,7 @@ def _open(path: Path) -> Any:
     try:
         return pptx.Presentation(str(path))
     except Exception as exc:  # PackageNotFoundError, BadZipFile, KeyError on broken parts
-        raise unreadable(path, exc, what="PowerPoint file",
+        raise office_container_error(path) or unreadable(path, exc, what="PowerPoint file",
                          fix="re-save it as .pptx (old binary .ppt files are not supported)") from exc
 
 

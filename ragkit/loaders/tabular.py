@@ -16,17 +16,19 @@ metadata under their own names. Metadata ``row`` is the 0-based index of the rec
 
 from __future__ import annotations
 
-import codecs
 import csv
+import itertools
 import json
 import logging
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigError, LoaderError
-from ragkit.loaders.base import BINARY_SNIFF_BYTES, Loader, read_text, strip_encoded_data
+from ragkit.loaders.base import Loader, read_text, strip_encoded_data
+from ragkit.loaders.encoding import SNIFF_BYTES, binary_error, sniff_encoding
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -34,6 +36,12 @@ log = logging.getLogger(__name__)
 
 #: the column a table's text is taken from when ``text_field`` is not set and the header has it
 DEFAULT_TEXT_COLUMN = "text"
+#: the delimiters a CSV's is sniffed among (when the ``delimiter`` option is not set), the first preferred
+DELIMITERS = ",;\t|"
+#: the characters and lines of a CSV's start that its delimiter is sniffed from
+SAMPLE_CHARS = 65536
+SAMPLE_LINES = 50
+_NUMBER = re.compile(r"[-+]?[\d.,\s%$€£]*\d[\d.,\s%$€£]*")
 
 
 class _RecordLoader(Loader):
@@ -108,7 +116,10 @@ class TableLoader(_RecordLoader):
         rows: Iterable[tuple[Sequence[Any], Mapping[str, Any]]], *, first_row: int = 0,
     ) -> Iterator[Document]:
         """The documents of one table: ``rows`` (cells, extra metadata) under ``header`` (column
-        names); ``row`` metadata counts from ``first_row``."""
+        names); ``row`` metadata counts from ``first_row``. A title row above the header (one
+        filled cell, then a row of column names) names the table."""
+        title_row, header, rows = _title_row(header, iter(rows))
+        table = title_row or table
         names = [str(h).strip() if h is not None and str(h).strip() else f"column {i + 1}" for i, h in enumerate(header)]
         text_field = self.text_field
         if text_field is not None and text_field not in names:
@@ -129,6 +140,24 @@ class TableLoader(_RecordLoader):
             text = row_text(title, record)
             if text:
                 yield Document(text=text, metadata=self._row_metadata(source, row, record, title=table, **extra))
+
+
+def _title_row(
+    header: Sequence[Any], rows: Iterator[tuple[Sequence[Any], Mapping[str, Any]]]
+) -> tuple[str | None, Sequence[Any], Iterator[tuple[Sequence[Any], Mapping[str, Any]]]]:
+    """(the title, the real header, the rows) when ``header`` is a title row: a single filled
+    cell followed by a row of two or more names (filled cells, none a number); else (None,
+    ``header``, ``rows``) unchanged."""
+    filled = [str(h).strip() for h in header if h is not None and str(h).strip()]
+    if len(filled) != 1:
+        return None, header, rows
+    following = next(rows, None)
+    if following is None:
+        return None, header, iter(())
+    names = [c for c in following[0] if c is not None and str(c).strip()]
+    if len(names) >= 2 and all(isinstance(c, str) and not _NUMBER.fullmatch(c.strip()) for c in names):
+        return filled[0], following[0], rows
+    return None, header, itertools.chain([following], rows)
 
 
 def row_text(table: str, record: Mapping[str, Any]) -> str:
@@ -174,27 +203,32 @@ class JsonlLoader(_RecordLoader):
 
 @loaders.register("csv")
 class CsvLoader(TableLoader):
-    """CSV with a header row; ``delimiter`` option (default ``","``). Streamed row by row."""
+    """CSV with a header row; ``delimiter`` option (default ``null``: sniffed among ``,`` ``;``
+    tab and ``|``). Streamed row by row."""
 
     name = "csv"
     mime = "text/csv"
-    option_defaults = {**TableLoader.option_defaults, "delimiter": ","}
+    option_defaults = {**TableLoader.option_defaults, "delimiter": None}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         delimiter = self.options["delimiter"]
-        if not isinstance(delimiter, str) or len(delimiter) != 1:
-            raise ConfigError(f"loader '{self.name}': delimiter must be one character (got {delimiter!r})")
+        if delimiter is not None and (not isinstance(delimiter, str) or len(delimiter) != 1):
+            raise ConfigError(f"loader '{self.name}': delimiter must be one character or null (sniffed) "
+                              f"(got {delimiter!r})")
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        encoding = _sniff(path)  # binary or UTF-16: known before anything is yielded
+        encoding = _sniff(path)  # binary or UTF-16/32: known before anything is yielded
         return self._stream(path, source, encoding, self.options["delimiter"])
 
-    def _stream(self, path: Path, source: str, encoding: str, delimiter: str) -> Iterator[Document]:
+    def _stream(self, path: Path, source: str, encoding: str, delimiter: str | None) -> Iterator[Document]:
         where = str(path)
         with open(path, encoding=encoding, newline="") as f:
-            reader = csv.reader(f, delimiter=delimiter)
+            reader = csv.reader(f, delimiter=delimiter or DELIMITERS[0])
             try:
+                if delimiter is None:
+                    reader = csv.reader(f, delimiter=_sniff_delimiter(f.read(SAMPLE_CHARS)))
+                    f.seek(0)
                 header = next(reader, None)
                 if header is None or not any(h.strip() for h in header):
                     raise LoaderError(f"{where}: empty table (no header row)", path=where, reason="empty file")
@@ -228,23 +262,37 @@ class TsvLoader(CsvLoader):
 
 
 def _sniff(path: Path) -> str:
-    """The encoding to read ``path`` with (``utf-8-sig``, or ``utf-16`` after a BOM); a
-    :class:`LoaderError` for a binary file."""
+    """The encoding to read ``path`` with (``ragkit.loaders.encoding``); a :class:`LoaderError`
+    for a binary file."""
     try:
         with open(path, "rb") as f:
-            head = f.read(BINARY_SNIFF_BYTES)
+            head = f.read(SNIFF_BYTES)
     except OSError as exc:
         raise LoaderError(f"{path}: cannot read file ({exc.strerror or exc})", path=str(path),
                           reason="read error") from None
-    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return "utf-16"
-    if b"\x00" in head:
-        raise LoaderError(
-            f"{path}: binary file (NUL bytes in the first {BINARY_SNIFF_BYTES} bytes), not a CSV table; "
-            "exclude it from the sources or map its extension to a suitable loader",
-            path=str(path), reason="binary file",
-        )
-    return "utf-8-sig"
+    encoding = sniff_encoding(head)
+    if encoding is None or (encoding == "utf-8-sig" and 0 in head):
+        raise binary_error(str(path), "a CSV table")
+    return encoding
+
+
+def _sniff_delimiter(sample: str) -> str:
+    """The delimiter of a table starting with ``sample``: among :data:`DELIMITERS`, the one that
+    splits the most of its first lines into the same number (2 or more) of cells; ties go to the
+    wider table, then to the order of :data:`DELIMITERS` (a comma when nothing splits)."""
+    lines = sample.splitlines()
+    if len(sample) >= SAMPLE_CHARS and len(lines) > 1:
+        lines.pop()  # cut off mid-line
+    best, score = DELIMITERS[0], (0, 0)
+    for delimiter in DELIMITERS:
+        try:
+            widths = Counter(len(r) for r in csv.reader(lines[:SAMPLE_LINES], delimiter=delimiter) if any(r))
+        except csv.Error:
+            continue
+        width, rows = widths.most_common(1)[0] if widths else (0, 0)
+        if width > 1 and (rows, width) > score:
+            best, score = delimiter, (rows, width)
+    return best
 
 
 def _json_records(path: Path, text: str) -> list[tuple[int, Mapping[str, Any]]]:

@@ -18,6 +18,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import import_extra, unreadable
+from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.tabular import TableLoader
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
@@ -66,7 +67,7 @@ def _open(path: Path) -> Any:
     try:
         return openpyxl.load_workbook(path, read_only=True, data_only=True)
     except Exception as exc:  # InvalidFileException, BadZipFile, KeyError on missing parts
-        raise unreadable(path, exc, what="Excel workbook", fix="re-save it as .xlsx from Excel or LibreOffice "
+        raise office_container_error(path) or unreadable(path, exc, what="Excel workbook", fix="re-save it as .xlsx from Excel or LibreOffice "
                          "(old binary .xls files are not supported)") from exc
 
 

@@ -15,6 +15,7 @@ from ragkit.cli.main import cli
 from ragkit.errors import LoaderError
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
+from ragkit.testing.fuzz_seeds import pdf_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SOUP = "!\"#$%&'()*+,-./ 0#3G+G(3#3/@1 %*#! 7&(#@ $%3G <=>?@ [\\]^_` {|}~ +,-./:;<=>?@ " * 6
@@ -68,17 +69,7 @@ def ligature_pdf(path: Path, text: bytes) -> Path:
         b"/Ascent 700 /Descent 0 /CapHeight 700 /StemV 80 /FontFile3 7 0 R >>",
         b"<< /Subtype /Type1C /Length %d >>\nstream\n" % len(font) + font + b"\nendstream",
     ]
-    out = io.BytesIO()
-    out.write(b"%PDF-1.4\n")
-    offsets = []
-    for number, body in enumerate(objects, start=1):
-        offsets.append(out.tell())
-        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
-    xref = out.tell()
-    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
-    out.write(b"".join(b"%010d 00000 n \n" % off for off in offsets))
-    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
-    path.write_bytes(out.getvalue())
+    path.write_bytes(pdf_file(objects))
     return path
 
 

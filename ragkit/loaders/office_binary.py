@@ -1,0 +1,52 @@
+"""Office files that are not the zip packages their name says: password-protected (encrypted)
+documents and old binary files (``.xls``, ``.doc``, ``.ppt``) renamed.
+
+Excel, Word and PowerPoint save a password-protected ``.xlsx``/``.docx``/``.pptx`` as an OLE
+compound file (not a zip) holding an ``EncryptedPackage`` stream; an old binary file is an OLE
+compound file without one. :func:`office_container_error` tells them apart by the OLE signature and
+the stream's name in the file's directory, so the skip reason says which it is and how to fix it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.errors import LoaderError
+
+#: the first bytes of an OLE compound file
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED = "EncryptedPackage".encode("utf-16-le")  # a directory entry's name
+#: the application and the old binary extension, by the package's extension
+_APPS = {".xlsx": ("Excel", ".xls"), ".xlsm": ("Excel", ".xls"), ".docx": ("Word", ".doc"),
+         ".pptx": ("PowerPoint", ".ppt")}
+
+
+def office_container_error(path: Path) -> LoaderError | None:
+    """The error for ``path`` when it is an OLE compound file (encrypted, or an old binary file),
+    else None (a zip package, however damaged)."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(len(OLE_MAGIC)) != OLE_MAGIC:
+                return None
+            encrypted = _ENCRYPTED in f.read()
+    except OSError:
+        return None
+    app, old = _APPS.get(path.suffix.lower(), ("Office", "binary Office"))
+    where = str(path)
+    if encrypted:
+        return LoaderError(
+            f"{where}: password-protected (encrypted) {app} file; ragkit cannot read it without the password. "
+            f"Remove the password in {app} (File > Info > Protect > Encrypt with Password: clear it) and save, "
+            "or decrypt a copy: msoffcrypto-tool -p PASSWORD in out",
+            path=where, reason=f"encrypted {_KINDS.get(app, 'document')}",
+        )
+    return LoaderError(
+        f"{where}: an old binary {app} 97-2003 file ({old}) with a {path.suffix} name; open it in {app} or "
+        f"LibreOffice and save it as {path.suffix}",
+        path=where, reason=f"old binary {old} file",
+    )
+
+
+_KINDS = {"Excel": "workbook", "Word": "document", "PowerPoint": "presentation"}
+
+__all__ = ["OLE_MAGIC", "office_container_error"]

@@ -1,0 +1,203 @@
+"""Small valid documents of every format ragkit reads: the seeds the loader fuzz harness mutates.
+
+Each seed is built in memory from a few sentences (no fixture files). A format whose package is not
+installed (``openpyxl``, ``python-pptx``, ``EbookLib``) has no seed and is left out of the run.
+"""
+
+from __future__ import annotations
+
+import email.message
+import functools
+import io
+import json
+import logging
+from collections.abc import Callable
+
+log = logging.getLogger(__name__)
+
+PARAGRAPHS = (
+    "The lighthouse at Alpha Point was built in 1871 by Thomas Reid.",
+    "Its lamp burns paraffin and turns twice a minute; the keeper logs the weather at nine.",
+    "The ferry sails on Tuesdays and Fridays from the old harbour, weather permitting.",
+)
+#: the formats whose files are zip packages (members can be inflated)
+ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".epub")
+
+
+def text_seed() -> bytes:
+    return "\n\n".join(PARAGRAPHS).encode("utf-8")
+
+
+def markdown_seed() -> bytes:
+    return ("# Harbour notes\n\n" + PARAGRAPHS[0] + "\n\n## Ferry\n\n- " + PARAGRAPHS[2] + "\n").encode("utf-8")
+
+
+def rst_seed() -> bytes:
+    return ("Harbour notes\n=============\n\n" + PARAGRAPHS[0] + "\n\n.. note::\n\n   " + PARAGRAPHS[1]
+            + "\n").encode("utf-8")
+
+
+def html_seed() -> bytes:
+    body = "".join(f"<p class='x'>{p}</p>" for p in PARAGRAPHS)
+    return (f"<!DOCTYPE html><html><head><title>Harbour</title></head><body><h1>Harbour</h1>{body}"
+            "<table><tr><th>port</th><th>ships</th></tr><tr><td>Leith</td><td>4</td></tr></table></body></html>"
+            ).encode()
+
+
+def csv_seed() -> bytes:
+    return b"port,ships,note\nLeith,4,north berth\nBergen,7,\"fjord, deep\"\n"
+
+
+def tsv_seed() -> bytes:
+    return b"port\tships\nLeith\t4\nBergen\t7\n"
+
+
+def jsonl_seed() -> bytes:
+    return "\n".join(json.dumps({"text": p, "id": i}) for i, p in enumerate(PARAGRAPHS)).encode("utf-8")
+
+
+def json_seed() -> bytes:
+    return json.dumps({"harbour": {"ports": ["Leith", "Bergen"], "notes": list(PARAGRAPHS)}}).encode("utf-8")
+
+
+def notebook_seed() -> bytes:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# Harbour\n", PARAGRAPHS[0]]},
+             {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["print('ferry')"],
+              "outputs": [{"output_type": "stream", "name": "stdout", "text": ["ferry\n"]}]}]
+    return json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}).encode("utf-8")
+
+
+def eml_seed() -> bytes:
+    msg = email.message.EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "Ann <ann@example.org>", "Bob <bob@example.org>", "Ferry times"
+    msg["Date"] = "Tue, 01 Apr 2025 09:00:00 +0000"
+    msg.set_content("\n\n".join(PARAGRAPHS))
+    msg.add_attachment(csv_seed(), maintype="text", subtype="csv", filename="ports.csv")
+    return msg.as_bytes()
+
+
+def mbox_seed() -> bytes:
+    one = eml_seed()
+    return b"From ann@example.org Tue Apr  1 09:00:00 2025\n" + one + b"\nFrom bob@example.org Tue Apr  1 10:00:00 2025\n" + one
+
+
+def pdf_seed() -> bytes:
+    """A one-page PDF in Helvetica, written by hand (no PDF library needed)."""
+    lines = " ".join(f"({p}) Tj T*" for p in PARAGRAPHS)
+    content = f"BT /F1 11 Tf 14 TL 72 720 Td {lines} ET".encode("latin-1")
+    objects = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
+        b"/Contents 5 0 R >>",
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        b"<< /Title (Harbour notes) >>",
+    ]
+    return pdf_file(objects, trailer=b"/Info 6 0 R")
+
+
+def pdf_file(objects: list[bytes], *, trailer: bytes = b"") -> bytes:
+    """A PDF of ``objects`` (numbered from 1, the first the catalog), its xref table and trailer."""
+    out = io.BytesIO()
+    out.write(b"%PDF-1.4\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n" % number + body + b"\nendobj\n")
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.write(b"".join(b"%010d 00000 n \n" % off for off in offsets))
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R %s >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, trailer, xref))
+    return out.getvalue()
+
+
+def docx_seed() -> bytes:
+    import docx
+
+    document = docx.Document()
+    document.add_heading("Harbour notes", level=1)
+    for p in PARAGRAPHS:
+        document.add_paragraph(p)
+    table = document.add_table(rows=2, cols=2)
+    for (r, c), text in {(0, 0): "port", (0, 1): "ships", (1, 0): "Leith", (1, 1): "4"}.items():
+        table.cell(r, c).text = text
+    return _saved(document)
+
+
+def xlsx_seed() -> bytes:
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (["port", "ships", "note"], ["Leith", 4, "north berth"], ["Bergen", 7, "fjord"]):
+        sheet.append(row)
+    return _saved(book)
+
+
+def pptx_seed() -> bytes:
+    import pptx
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[1])
+    slide.shapes.title.text = "Harbour report"
+    slide.placeholders[1].text = PARAGRAPHS[2]
+    slide.notes_slide.notes_text_frame.text = PARAGRAPHS[1]
+    return _saved(deck)
+
+
+def epub_seed() -> bytes:
+    import tempfile
+    from pathlib import Path
+
+    from ebooklib import epub
+
+    book = epub.EpubBook()
+    book.set_identifier("harbour-1")
+    book.set_title("Harbour")
+    book.set_language("en")
+    chapters = []
+    for i, p in enumerate(PARAGRAPHS, start=1):
+        chapter = epub.EpubHtml(title=f"Chapter {i}", file_name=f"c{i}.xhtml", lang="en")
+        chapter.content = f"<h1>Chapter {i}</h1><p>{p}</p>"
+        book.add_item(chapter)
+        chapters.append(chapter)
+    book.toc = chapters
+    book.spine = ["nav", *chapters]
+    book.add_item(epub.EpubNcx())
+    book.add_item(epub.EpubNav())
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "book.epub"
+        epub.write_epub(str(path), book)
+        return path.read_bytes()
+
+
+def _saved(document: object) -> bytes:
+    out = io.BytesIO()
+    document.save(out)  # type: ignore[attr-defined]
+    return out.getvalue()
+
+
+#: extension -> the builder of its seed
+BUILDERS: dict[str, Callable[[], bytes]] = {
+    ".txt": text_seed, ".md": markdown_seed, ".rst": rst_seed, ".html": html_seed, ".csv": csv_seed,
+    ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
+    ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
+    ".epub": epub_seed,
+}
+
+
+@functools.cache
+def build_seeds() -> dict[str, bytes]:
+    """extension -> a valid document of that format; formats whose package is missing are left out.
+    Built once per process (the Office formats carry their creation time)."""
+    seeds = {}
+    for ext, build in BUILDERS.items():
+        try:
+            seeds[ext] = build()
+        except ImportError as exc:
+            log.warning("no %s seed: %s", ext, exc)
+    return seeds
+
+
+__all__ = ["BUILDERS", "PARAGRAPHS", "ZIP_FORMATS", "build_seeds", "pdf_file"]
