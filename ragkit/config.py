@@ -29,7 +29,7 @@ from pydantic import (
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
 from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
-from ragkit.loaders.ocr import IMAGE_EXTENSIONS, OcrSettings
+from ragkit.loaders.ocr import OcrSettings
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
@@ -115,7 +115,12 @@ class SourcesSpec(_Strict):
 
     @property
     def asset_opt_ins(self) -> frozenset[str]:
-        return self._asset_opt_ins | (frozenset(IMAGE_EXTENSIONS) if self._ocr.enabled else frozenset())
+        return self._asset_opt_ins
+
+    @property
+    def ocr_images(self) -> bool:
+        """Whether discovery passes images on to OCR (``ragkit.loaders.assets.ocr_image``)."""
+        return self._ocr.enabled
 
 
 class SplitterSpec(ComponentSpec):

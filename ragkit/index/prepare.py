@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DOCUMENTS_ROOT = "<documents>"
 #: skip reasons that may go away without the file changing (a package installed since, a run
-#: that reached its text limit)
-_RETRY_REASONS = ("install", "ragkit[", "requires", "required", "limits.max_text_per_run_mb")
+#: that reached its text limit, a scan that OCR turned on since can read)
+_RETRY_REASONS = ("install", "ragkit[", "requires", "required", "limits.max_text_per_run_mb", "ocrmypdf")
 #: ragkit's loaders that only read text (their memory bounded by the file size, their time by its
 #: length): run in the loading thread, like plugin loaders; ragkit's other loaders run in the loader
 #: process (``load_worker.py``), under the time limit and the memory ceiling

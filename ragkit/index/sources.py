@@ -91,9 +91,11 @@ def discover(
     assets: AssetTally | None = None,
 ) -> Iterator[SourceFile]:
     """Every file to index under ``roots``, each once (nested or repeated roots overlap), named
-    relative to ``base``; assets (images, SVG, CSS, ...) are left out, counted into ``assets``
+    relative to ``base``; assets (images, SVG, CSS, ...) are left out (images outside asset folders
+    not while OCR is on), counted into ``assets``
     when given, else summarized in one log line."""
-    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins, tally=assets)
+    return skip_assets(_discover(roots, spec, base, skip_dirs), spec.asset_opt_ins, tally=assets,
+                       ocr_images=spec.ocr_images)
 
 
 def _discover(roots: Sequence[Root], spec: SourcesSpec, base: Path, skip_dirs: Sequence[Path]) -> Iterator[SourceFile]:

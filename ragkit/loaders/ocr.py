@@ -21,8 +21,8 @@ import os
 import shutil
 import subprocess
 import tempfile
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -123,8 +123,14 @@ def ocr_pdf_page(pdf: Path, page: int, settings: OcrSettings) -> str:
 
 
 def _run(cmd: list[str], settings: OcrSettings, *, stdout: object, what: str) -> None:
-    """``cmd`` with no shell, one thread (``OMP_THREAD_LIMIT``) and the per-page time limit."""
+    """``cmd`` with no shell, one thread (``OMP_THREAD_LIMIT``) and the per-page time limit. The
+    limit is also given to coreutils' ``timeout`` wrapped around it, so the command ends even when
+    the loader process is killed (over its own time limit) while waiting for it."""
     env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    program = cmd[0]
+    guard = shutil.which("timeout")
+    if guard is not None:
+        cmd = [guard, "-s", "KILL", f"{settings.page_timeout_s + 1:g}", *cmd]
     try:
         done = subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,  # type: ignore[arg-type]
                               timeout=settings.page_timeout_s, check=False)
@@ -132,10 +138,10 @@ def _run(cmd: list[str], settings: OcrSettings, *, stdout: object, what: str) ->
         raise OcrError(f"{what} took longer than {settings.page_timeout_s:g} s; raise ocr.page_timeout_s in the "
                        "pipeline YAML to allow it") from None
     except OSError as exc:
-        raise OcrError(f"{what} could not start {cmd[0]} ({exc}); install it with: {INSTALL_COMMAND}") from None
+        raise OcrError(f"{what} could not start {program} ({exc}); install it with: {INSTALL_COMMAND}") from None
     if done.returncode != 0:
         detail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
-        raise OcrError(f"{what} failed ({cmd[0]}: {detail[0][:200]})")
+        raise OcrError(f"{what} failed ({program}: {detail[0][:200]})")
 
 
 def letters(text: str) -> int:

@@ -13,6 +13,7 @@ from ragkit.cli.main import cli
 from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.errors import ConfigError, LoaderError
 from ragkit.loaders import ocr
+from ragkit.loaders.assets import ocr_image
 from ragkit.loaders.image import ImageLoader
 from ragkit.loaders.pdf import PdfLoader
 
@@ -110,8 +111,13 @@ def test_ocr_never_keeps_todays_skip_and_leaves_images_out(tmp_path: Path) -> No
         load(PdfLoader(), pdf, settings(tmp_path, mode="never"))
     with pytest.raises(LoaderError, match=r"OCR turned off|ocr\.mode: never"):
         load(ImageLoader(), tmp_path / "scan.png", settings(tmp_path, mode="never"))
-    assert ".png" not in PipelineSpec(ocr="never").sources.asset_opt_ins
-    assert ".png" in PipelineSpec(ocr="auto").sources.asset_opt_ins
+    assert not PipelineSpec(ocr="never").sources.ocr_images and PipelineSpec(ocr="auto").sources.ocr_images
+
+
+def test_images_in_asset_folders_stay_assets() -> None:
+    assert ocr_image("scans/receipt.PNG") and ocr_image("page.tiff")
+    assert not ocr_image("site/img/shot.png") and not ocr_image("docs/_static/logo.png")
+    assert not ocr_image("scans/diagram.svg")
 
 
 def test_a_missing_language_names_the_package(tmp_path: Path) -> None:
@@ -147,3 +153,9 @@ def test_indexing_a_folder_reads_images_and_scans_once(tmp_path: Path, caplog: p
     assert sorted(report["added"]) == ["note.png", "scan.pdf"], run.output
     assert "OCR read 2 page(s)" in caplog.text
     assert len(list((index / "ocr-cache").iterdir())) == 2
+
+
+def test_a_page_over_the_time_limit_is_skipped_naming_the_key(tmp_path: Path) -> None:
+    image = text_image(tmp_path / "note.png")
+    with pytest.raises(LoaderError, match=r"took longer than 0\.001 s; raise ocr\.page_timeout_s"):
+        load(ImageLoader(), image, settings(tmp_path, page_timeout_s=0.001))
