@@ -93,8 +93,9 @@ class Loader(ABC):
     checks_zip: ClassVar[bool] = False
     #: the limits of the pipeline (``use_limits``); the defaults until then
     limits: LoadLimits = DEFAULT_LIMITS
-    #: the pipeline's ``ocr:`` settings (``use_ocr``); the defaults until then
-    ocr: OcrSettings = OcrSettings()
+    #: the pipeline's ``ocr:`` settings (``use_ocr``); until then none: a loader used on its own
+    #: does not OCR (the pipeline's default, ``auto``, comes with ``PipelineLoaders``)
+    ocr: OcrSettings = OcrSettings(mode="never")
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.option_defaults))

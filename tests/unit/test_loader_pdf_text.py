@@ -138,7 +138,8 @@ def test_a_pdf_of_garbage_is_skipped_with_the_reason_not_indexed(tmp_path: Path)
     assert str(garbage) in str(info.value)
     pipe = tmp_path / "pipe.yaml"
     pipe.write_text(json.dumps({"index": str(tmp_path / "index"), "embedder": {"type": "hashing", "dimension": 32},
-                                "store": {"type": "memory"}, "retriever": {"type": "dense"}}), encoding="utf-8")
+                                "store": {"type": "memory"}, "retriever": {"type": "dense"},
+                                "ocr": "never"}), encoding="utf-8")
     run = CliRunner().invoke(cli, ["index", str(docs), "--pipeline", str(pipe), "--json"])
     report = json.loads(run.stdout)
     assert report["added"] == ["good.pdf"]
