@@ -24,7 +24,7 @@ _MIMES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".ti
 
 @loaders.register("image")
 class ImageLoader(Loader):
-    """The text of an image, by OCR; metadata ``ocr: True``, ``title`` the file stem."""
+    """The text of an image, by OCR; metadata ``ocr: True``, ``page`` 1, ``title`` the file stem."""
 
     name = "image"
     mime = "image/png"
@@ -50,5 +50,5 @@ class ImageLoader(Loader):
             raise LoaderError(f"{path}: the image's OCR text is not words ({reason}): a photo or a diagram",
                               path=str(path), reason="image holds no text (OCR read noise)")
         mime = _MIMES.get(path.suffix.lower(), self.mime)
-        meta = {**self._metadata(source, title=path.stem, ocr=True), "mime": mime}
+        meta = {**self._metadata(source, title=path.stem, page=1, ocr=True), "mime": mime}
         return iter([Document(text=text, metadata=meta)])

@@ -67,6 +67,7 @@ def test_an_image_of_text_becomes_a_document_read_by_ocr(tmp_path: Path) -> None
     [doc] = load(ImageLoader(), image, settings(tmp_path))
     assert "lighthouse" in doc.text and "1871" in doc.text
     assert doc.metadata["ocr"] is True and doc.metadata["mime"] == "image/png" and doc.metadata["source"] == "note.png"
+    assert doc.metadata["page"] == 1
 
 
 def test_an_image_without_text_is_skipped_with_the_reason(tmp_path: Path) -> None:
@@ -159,3 +160,12 @@ def test_a_page_over_the_time_limit_is_skipped_naming_the_key(tmp_path: Path) ->
     image = text_image(tmp_path / "note.png")
     with pytest.raises(LoaderError, match=r"took longer than 0\.001 s; raise ocr\.page_timeout_s"):
         load(ImageLoader(), image, settings(tmp_path, page_timeout_s=0.001))
+
+
+def test_search_results_and_citations_say_the_text_came_from_ocr() -> None:
+    from ragkit.types import Citation, SearchHit
+
+    scanned = Citation.from_hit(1, SearchHit("c1", 0.5, {"source": "scan.pdf", "page": 2, "ocr": True, "text": "t"}))
+    born = Citation.from_hit(2, SearchHit("c2", 0.4, {"source": "born.pdf", "page": 2, "text": "t"}))
+    assert (scanned.location(short=True), scanned.location(), born.location()) == ("p. 2 (OCR)", "page 2 (OCR)", "page 2")
+    assert scanned.to_dict()["ocr"] is True
