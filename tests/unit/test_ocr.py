@@ -169,3 +169,18 @@ def test_search_results_and_citations_say_the_text_came_from_ocr() -> None:
     born = Citation.from_hit(2, SearchHit("c2", 0.4, {"source": "born.pdf", "page": 2, "text": "t"}))
     assert (scanned.location(short=True), scanned.location(), born.location()) == ("p. 2 (OCR)", "page 2 (OCR)", "page 2")
     assert scanned.to_dict()["ocr"] is True
+
+
+def test_without_the_engine_a_scan_is_skipped_naming_the_install_command(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pdf = scanned_pdf(tmp_path / "scan.pdf", text_image(tmp_path / "scan.png"))
+    monkeypatch.setenv("PATH", str(tmp_path / "no-programs-here"))
+    ocr.engine_available.cache_clear()
+    try:
+        assert not settings(tmp_path).enabled and not PipelineSpec().sources.ocr_images
+        with pytest.raises(LoaderError, match=r"no extractable text .*apt-get install tesseract-ocr"):
+            load(PdfLoader(), pdf, settings(tmp_path))
+        with pytest.raises(LoaderError, match="not installed; install it with: apt-get install tesseract-ocr"):
+            load(ImageLoader(), tmp_path / "scan.png", settings(tmp_path, mode="always"))
+    finally:
+        ocr.engine_available.cache_clear()
