@@ -32,7 +32,7 @@ from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.loaders.ocr import OcrSettings
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
-from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
+from ragkit.wiring import MIN_SCORE_RULE, PIPELINE_KEYS, check_min_score, retriever_needs, wired
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
@@ -144,6 +144,16 @@ class RetrieverSpec(ComponentSpec):
     #: hybrid, dense-first (README, "Retrieval quality"); see DEFAULT_RETRIEVER
     type: str = DEFAULT_RETRIEVER["type"]
     top_k: int = Field(default=5, ge=1)
+    #: hits scoring below it are dropped (in the units of this retriever's score)
+    min_score: float | None = None
+
+    @field_validator("min_score", mode="before")
+    @classmethod
+    def _min_score(cls, v: Any) -> float | None:
+        try:
+            return check_min_score(v)
+        except ConfigError:
+            raise ValueError(MIN_SCORE_RULE) from None
 
 
 class LexicalSpec(_Strict):
@@ -568,6 +578,10 @@ def check_retriever_spec(conf: Any, *, key: str, origin: str) -> None:
     cls = resolve(registry.retrievers, conf["type"], f"{key}.type", origin)
     opts = {k: v for k, v in conf.items() if k != "type" and k not in PIPELINE_KEYS["retriever"]}
     check_options(cls, opts, section=key, kind="retriever", name=conf["type"], origin=origin)
+    try:
+        check_min_score(conf.get("min_score"), f"{key}.min_score")
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
     if "base" in opts:
         check_retriever_spec(opts["base"], key=f"{key}.base", origin=origin)
 
