@@ -178,10 +178,14 @@ class OcrCache:
     def _save(self) -> None:
         if self._file is None:
             return
-        self._file.parent.mkdir(parents=True, exist_ok=True)
         tmp = self._file.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"pages": self.pages}, ensure_ascii=False), encoding="utf-8")
-        os.replace(tmp, self._file)
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"pages": self.pages}, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, self._file)
+        except OSError as exc:  # a read-only index: the text is still used, only not kept
+            log.warning("cannot keep OCR output in %s (%s); the file will be OCR'd again next time",
+                        self._file.parent, exc.strerror or exc)
 
 
 def _file_hash(path: Path) -> str:
