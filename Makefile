@@ -11,7 +11,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-avx2 test-fast bench lint clean chromium redis avx2-tools
+.PHONY: demo test test-avx2 test-fast bench lint clean chromium redis ocr avx2-tools
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
@@ -41,6 +41,10 @@ chromium:
 redis:
 	command -v redis-server >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y redis-server)
 
+# OCR (docs/guides/ocr.md) runs Debian's tesseract with its English data, and pdftoppm to render PDF pages
+ocr:
+	(command -v tesseract && command -v pdftoppm) >/dev/null || (apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y tesseract-ocr tesseract-ocr-eng poppler-utils)
+
 # the AVX2 view (test-avx2) builds tools/avx2_only with a C compiler and, without CPUID faulting,
 # finds the cpuid instructions to patch with objdump
 avx2-tools:
@@ -54,7 +58,7 @@ $(LLAMAINDEX_VENV)/.installed: tests/clients/llamaindex.txt
 	$(LLAMAINDEX_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r tests/clients/llamaindex.txt
 	touch $@
 
-test: $(VENV)/.test-installed $(LLAMAINDEX_VENV)/.installed chromium redis
+test: $(VENV)/.test-installed $(LLAMAINDEX_VENV)/.installed chromium redis ocr
 	$(BIN)/python -m pytest
 	$(MAKE) --no-print-directory test-avx2
 

@@ -29,6 +29,7 @@ from pydantic import (
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
 from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
+from ragkit.loaders.ocr import OcrSettings
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import MIN_SCORE_RULE, PIPELINE_KEYS, check_min_score, retriever_needs, wired
@@ -109,10 +110,17 @@ class SourcesSpec(_Strict):
     limits: LimitsSpec = Field(default_factory=LimitsSpec)
     #: asset extensions (images, SVG, CSS, ...) indexed anyway: those mapped under ``loaders:``
     _asset_opt_ins: frozenset[str] = PrivateAttr(default=frozenset())
+    #: the pipeline's ``ocr:``: images are read (not assets) while OCR is on
+    _ocr: OcrSettings = PrivateAttr(default_factory=lambda: OcrSettings(mode="never"))
 
     @property
     def asset_opt_ins(self) -> frozenset[str]:
         return self._asset_opt_ins
+
+    @property
+    def ocr_images(self) -> bool:
+        """Whether discovery passes images on to OCR (``ragkit.loaders.assets.ocr_image``)."""
+        return self._ocr.enabled
 
 
 class SplitterSpec(ComponentSpec):
@@ -187,6 +195,36 @@ class RaySpec(_Strict):
         raise ValueError("must be 'auto', 'ray://HOST:PORT' (Ray Client) or 'HOST:PORT' (the cluster's GCS)")
 
 
+class OcrSpec(_Strict):
+    """``ocr:``: text from images and PDF pages without a usable text layer (docs/guides/ocr.md).
+    ``ocr: auto`` alone sets the mode."""
+
+    mode: Literal["auto", "always", "never"] = "auto"
+    #: Tesseract language codes (each needs Debian's ``tesseract-ocr-<code>``)
+    languages: list[str] = Field(default_factory=lambda: ["eng"], min_length=1)
+    dpi: int = Field(default=300, ge=70, le=1200)
+    page_timeout_s: float = Field(default=60.0, gt=0)
+    #: an image with fewer letters and digits than this holds no text worth indexing
+    min_chars: int = Field(default=40, ge=0)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _mode_alone(cls, data: Any) -> Any:
+        return {"mode": data} if isinstance(data, str) else data
+
+    @field_validator("languages")
+    @classmethod
+    def _language_codes(cls, value: list[str]) -> list[str]:
+        bad = [lang for lang in value if not re.fullmatch(r"[A-Za-z_]{2,16}", lang)]
+        if bad:
+            raise ValueError(f"not a Tesseract language code: {bad[0]!r} (e.g. eng, deu, fra, chi_sim)")
+        return value
+
+    def settings(self, cache_dir: Path | None = None) -> OcrSettings:
+        return OcrSettings(mode=self.mode, languages=tuple(self.languages), dpi=self.dpi,
+                           page_timeout_s=self.page_timeout_s, min_chars=self.min_chars, cache_dir=cache_dir)
+
+
 class IndexingSpec(_Strict):
     #: chunks per embed/store/commit batch; a crash loses at most one batch of work
     flush_chunks: int = Field(default=4096, ge=1)
@@ -239,6 +277,7 @@ class PipelineSpec(_Strict):
     retriever: RetrieverSpec = Field(default_factory=lambda: RetrieverSpec(**DEFAULT_RETRIEVER))
     lexical: LexicalSpec = Field(default_factory=LexicalSpec)
     indexing: IndexingSpec = Field(default_factory=IndexingSpec)
+    ocr: OcrSpec = Field(default_factory=OcrSpec)
     agent: AgentSpec = Field(default_factory=AgentSpec)
     #: prices of models the registry lacks (or prices you pay instead): ``{name: {input, output, ...}}``
     pricing: dict[str, PriceSpec] = Field(default_factory=dict)
@@ -252,6 +291,7 @@ class PipelineSpec(_Strict):
     def model_post_init(self, context: Any, /) -> None:
         # an extension mapped to a loader is indexed even when it is an asset type (opt-in)
         self.sources._asset_opt_ins = frozenset(self.loader_overrides())
+        self.sources._ocr = self.ocr.settings()
 
     def register_prices(self) -> None:
         """Add ``pricing:`` to the model registry (``ragkit.pricing.register``), so costs use them."""

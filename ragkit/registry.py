@@ -109,6 +109,7 @@ loaders: Registry[type] = Registry(
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "unstructured": "ragkit.loaders.unstructured",
+        "image": "ragkit.loaders.image",
     },
 )
 splitters: Registry[type] = Registry(

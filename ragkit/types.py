@@ -103,6 +103,7 @@ class Citation:
     title: str | None = None  # the document's title, when its loader found one
     authors: str | None = None  # the document's byline (a paper's authors: ``ragkit.loaders.pdf_paper``)
     references: bool = False  # the passage is part of a reference list (weighed down in answers)
+    ocr: bool = False  # the passage's text was read by OCR (a scanned page or an image)
 
     @classmethod
     def from_hit(cls, number: int, hit: SearchHit) -> Citation:
@@ -113,14 +114,16 @@ class Citation:
             end=m.get("end"), heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
             page_unit=str(m.get("page_unit") or "page"), title=_text_or_none(m.get("title")),
             authors=_text_or_none(m.get("authors")), references=bool(m.get("references")),
+            ocr=bool(m.get("ocr")),
         )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
     def location(self, *, short: bool = False) -> str:
-        """``page 3`` (``p. 3`` when short), ``cell 3`` for a notebook, ``""`` without a page."""
+        """``page 3`` (``p. 3`` when short), ``cell 3`` for a notebook, ``""`` without a page;
+        ``page 3 (OCR)`` when its text was read by OCR."""
         if self.page is None:
             return ""
         unit = "p." if short and self.page_unit == "page" else self.page_unit
-        return f"{unit} {self.page}"
+        return f"{unit} {self.page}" + (" (OCR)" if self.ocr else "")

@@ -13,6 +13,7 @@ Layout of an index directory::
     upload-staging/   a request's uploads while they are checked, before they enter uploads/
     server.generation touched after each ingest job of the server (its workers then reopen the index)
     quarantine/       uploads of a server ingest job that was given up (its process died twice)
+    ocr-cache/        text OCR read from images and scanned PDF pages, by file content hash
 """
 
 from __future__ import annotations
@@ -79,6 +80,11 @@ class IndexLayout:
     def quarantine(self) -> Path:
         """Where the server moves the uploads of an ingest job it gave up on (one folder per job)."""
         return self.root / "quarantine"
+
+    @property
+    def ocr_cache(self) -> Path:
+        """OCR output by file content hash (``ragkit.loaders.ocr.OcrCache``): never OCR a file twice."""
+        return self.root / "ocr-cache"
 
     def exists(self) -> bool:
         """Whether an index was built here (its catalog exists)."""

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ragkit import registry
 from ragkit.config import PipelineSpec, check_options
 from ragkit.errors import LoaderError
+from ragkit.index.layout import IndexLayout
 from ragkit.loaders.limits import LoadLimits, bounded_documents, over_limit
 from ragkit.types import Document
 
@@ -35,6 +36,7 @@ class PipelineLoaders:
         self.spec = spec
         self.overrides = spec.loader_overrides()
         self.limits = spec.sources.limits.load_limits()
+        self.ocr = spec.ocr.settings(cache_dir=IndexLayout(spec.index).ocr_cache)
         self._loaders: dict[str, Loader] = {}
 
     def name_for(self, path: Path) -> str | None:
@@ -51,6 +53,7 @@ class PipelineLoaders:
             check_options(cls, opts, section=f"loaders.{ext}", kind="loader", name=name, origin=self.spec.origin)
             loader = cls(**opts)
             loader.use_limits(self.limits)
+            loader.use_ocr(self.ocr)
             loader.use_inner_loaders(self.inner)
             self._loaders[key] = loader
         return self._loaders[key]

@@ -34,8 +34,8 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 DOCUMENTS_ROOT = "<documents>"
 #: skip reasons that may go away without the file changing (a package installed since, a run
-#: that reached its text limit)
-_RETRY_REASONS = ("install", "ragkit[", "requires", "required", "limits.max_text_per_run_mb")
+#: that reached its text limit, a scan that OCR turned on since can read)
+_RETRY_REASONS = ("install", "ragkit[", "requires", "required", "limits.max_text_per_run_mb", "ocrmypdf")
 #: ragkit's loaders that only read text (their memory bounded by the file size, their time by its
 #: length): run in the loading thread, like plugin loaders; ragkit's other loaders run in the loader
 #: process (``load_worker.py``), under the time limit and the memory ceiling
@@ -112,9 +112,15 @@ class Preparer:
         self.loaders = PipelineLoaders(spec)
         self.limits = self.loaders.limits
         self._process: LoaderProcess | None = None
+        #: pages (and images) whose text came from OCR in this run: said once, at ``close``
+        self.ocr_pages = 0
 
     def close(self) -> None:
-        """End the loader process, if one was started."""
+        """End the loader process, if one was started; say how many pages OCR read."""
+        if self.ocr_pages:
+            log.info("OCR read %d page(s) and image(s) in this run (ocr.mode: %s)", self.ocr_pages,
+                     self.spec.ocr.mode)
+            self.ocr_pages = 0
         if self._process is not None:
             self._process.close()
             self._process = None
@@ -213,6 +219,7 @@ class Preparer:
     def _loaded(self, unit: Unit, p: Prepared, docs: list[Document], warnings: list[str]) -> list[Document]:
         p.warnings = warnings
         p.text_chars = sum(len(d.text) for d in docs)
+        self.ocr_pages += len({d.metadata.get("page") for d in docs if d.metadata.get("ocr")})
         if not docs or not any(d.text.strip() for d in docs):
             raise LoaderError(f"{unit.source}: no text found", path=unit.source, reason="no text found")
         return docs

@@ -98,11 +98,13 @@ def discover(
     assets: AssetTally | None = None, links: LinkNotes | None = None,
 ) -> Iterator[SourceFile]:
     """Every file to index under ``roots``, each once (nested or repeated roots overlap), named
-    relative to ``base``; assets (images, SVG, CSS, ...) are left out, counted into ``assets``
-    when given, else summarized in one log line. Each real folder is walked once: symlinked
-    folders already walked (cycles among them) are noted into ``links``."""
+    relative to ``base``; assets (images, SVG, CSS, ...) are left out (images outside asset folders
+    not while OCR is on), counted into ``assets`` when given, else summarized in one log line. Each
+    real folder is walked once: symlinked folders already walked (cycles among them) are noted into
+    ``links``."""
     notes = links if links is not None else LinkNotes()
-    return skip_assets(_discover(roots, spec, base, skip_dirs, notes), spec.asset_opt_ins, tally=assets)
+    return skip_assets(_discover(roots, spec, base, skip_dirs, notes), spec.asset_opt_ins, tally=assets,
+                       ocr_images=spec.ocr_images)
 
 
 def _discover(

@@ -7,6 +7,9 @@ loader under ``loaders:`` in the pipeline opts that extension back in::
 
     loaders:
       .svg: unstructured
+
+While OCR is on (``ocr:`` in the pipeline, docs/guides/ocr.md), images of the formats OCR reads
+are documents, except in asset folders (``img/``, ``static/``, ``icons/``, ...: a site's pictures).
 """
 
 from __future__ import annotations
@@ -14,8 +17,10 @@ from __future__ import annotations
 import logging
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Protocol, TypeVar
+
+from ragkit.loaders.ocr import IMAGE_EXTENSIONS
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +42,10 @@ _KINDS: dict[str, tuple[str, ...]] = {
 #: extension (lower case, with the dot) -> kind of asset; files with these are not indexed by default
 ASSET_EXTENSIONS: dict[str, str] = {ext: kind for kind, exts in _KINDS.items() for ext in exts}
 
+#: folders whose images are a site's or an app's pictures, never read by OCR
+ASSET_FOLDERS = frozenset({"img", "imgs", "image", "images", "_images", "icon", "icons", "static", "_static",
+                           "asset", "assets", "media", "public", "fonts", "css", "js", "node_modules"})
+
 #: how many extensions the summary line names before "…"
 _SUMMARY_EXTS = 6
 
@@ -53,6 +62,15 @@ def is_asset(path: str | Path, opted_in: Iterable[str] = ()) -> bool:
     if ext not in ASSET_EXTENSIONS:
         return False
     return ext not in {normalize_extension(e) for e in opted_in}
+
+
+def ocr_image(name: str | Path) -> bool:
+    """Whether ``name`` (relative to its root) is an image OCR reads: one of its formats, outside
+    the asset folders."""
+    path = PurePath(name)
+    if path.suffix.lower() not in IMAGE_EXTENSIONS:
+        return False
+    return not any(part.lower() in ASSET_FOLDERS for part in path.parts[:-1])
 
 
 class AssetTally:
@@ -89,18 +107,23 @@ class _HasPath(Protocol):
     @property
     def path(self) -> Path: ...
 
+    @property
+    def source(self) -> str: ...
+
 
 F = TypeVar("F", bound=_HasPath)
 
 
-def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: AssetTally | None = None) -> Iterator[F]:
-    """Pass through the discovered files that are not assets. The assets left out are counted
-    into ``tally`` when one is given (the caller reports them: the index run puts the summary in
-    its report); else, when the pass is over, one line summarizing them is logged."""
+def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: AssetTally | None = None,
+                ocr_images: bool = False) -> Iterator[F]:
+    """Pass through the discovered files that are not assets (with ``ocr_images``, the images OCR
+    reads: :func:`ocr_image`). The assets left out are counted into ``tally`` when one is given
+    (the caller reports them: the index run puts the summary in its report); else, when the pass
+    is over, one line summarizing them is logged."""
     allowed = frozenset(normalize_extension(e) for e in opted_in)
     counts = tally if tally is not None else AssetTally()
     for f in files:
-        if is_asset(f.path, allowed):
+        if is_asset(f.path, allowed) and not (ocr_images and ocr_image(f.source)):
             counts.add(f.path)
             continue
         yield f
@@ -109,4 +132,5 @@ def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: Asse
         log.warning("%s", summary)
 
 
-__all__ = ["ASSET_EXTENSIONS", "AssetTally", "is_asset", "normalize_extension", "skip_assets"]
+__all__ = ["ASSET_EXTENSIONS", "ASSET_FOLDERS", "AssetTally", "is_asset", "normalize_extension", "ocr_image",
+           "skip_assets"]

@@ -25,6 +25,7 @@ from typing import Any, ClassVar
 from ragkit.errors import ConfigError, LoaderError
 from ragkit.loaders.encoding import SNIFF_BYTES, decode_text
 from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
+from ragkit.loaders.ocr import IMAGE_EXTENSIONS, OcrSettings
 from ragkit.types import Document
 
 log = logging.getLogger(__name__)
@@ -63,6 +64,8 @@ TEXT_EXTENSIONS = (
     ".hs", ".ex", ".exs", ".erl", ".clj", ".tex", ".bib", ".log", ".diff", ".patch", ".srt", ".vtt",
 )
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
+# images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
+DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 
 #: bytes inspected for NUL characters when deciding whether a file is binary
 BINARY_SNIFF_BYTES = SNIFF_BYTES
@@ -97,6 +100,9 @@ class Loader(ABC):
     checks_zip: ClassVar[bool] = False
     #: the limits of the pipeline (``use_limits``); the defaults until then
     limits: LoadLimits = DEFAULT_LIMITS
+    #: the pipeline's ``ocr:`` settings (``use_ocr``); until then none: a loader used on its own
+    #: does not OCR (the pipeline's default, ``auto``, comes with ``PipelineLoaders``)
+    ocr: OcrSettings = OcrSettings(mode="never")
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.option_defaults))
@@ -119,6 +125,10 @@ class Loader(ABC):
     def use_limits(self, limits: LoadLimits) -> None:
         """The pipeline's ``limits:``, which the loader's own checks (a zip container's size) use."""
         self.limits = limits
+
+    def use_ocr(self, settings: OcrSettings) -> None:
+        """The pipeline's ``ocr:`` settings (with the index's OCR cache), for the loaders that OCR."""
+        self.ocr = settings
 
     def _metadata(self, source: str, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"source": source, "mime": self.mime}

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
+from ragkit.loaders import pdf_ocr
 from ragkit.loaders import pdf_paper as paper
 from ragkit.loaders.base import Loader
 from ragkit.loaders.textcheck import garbage_reason
@@ -45,12 +46,14 @@ class PdfLoader(Loader):
         reader = _open(path)
         pages: list[tuple[int, str]] = []  # (page number, text) of the pages with words
         garbage: list[tuple[int, str]] = []
+        empty: list[int] = []  # pages with no text layer at all
         fragments: list[tuple[float, float, str]] = []  # the first page's (font size, y, text)
         try:
             for number, page in enumerate(reader.pages, start=1):
                 raw = page.extract_text(visitor_text=_collector(fragments)) if number == 1 else page.extract_text()
                 text = unicodedata.normalize("NFKC", raw or "").strip()
                 if not text:
+                    empty.append(number)
                     continue
                 reason = garbage_reason(text)
                 if reason is not None:
@@ -59,10 +62,15 @@ class PdfLoader(Loader):
                 pages.append((number, _CONTROL.sub("", text)))  # unmapped glyphs (a math font's minus): never text
         except Exception as exc:  # pypdf raises many types on damaged content streams
             raise _unreadable(path, exc) from exc
+        # --- OCR: pages without a usable text layer (every page with ocr.mode: always) ---
+        ocr_done = pdf_ocr.recover_pages(path, pages, empty + [n for n, _ in garbage], self.ocr)
+        if ocr_done:
+            garbage = [(n, r) for n, r in garbage if n not in ocr_done]
+        # --- end OCR ---
         if garbage and not pages:
             raise LoaderError(
                 f"{path}: the text layer of all {len(garbage)} page(s) with text is not words ({garbage[0][1]}): "
-                "the fonts carry no Unicode map; run OCR to get real text (e.g. ocrmypdf --force-ocr in.pdf out.pdf)",
+                f"the fonts carry no Unicode map; {pdf_ocr.advice(self.ocr)}",
                 path=str(path), reason="text layer is not words (needs OCR)",
             )
         if garbage:
@@ -71,8 +79,7 @@ class PdfLoader(Loader):
                         "them (ocrmypdf --force-ocr)", path, len(garbage), garbage[0][1], listed)
         if not pages:
             raise LoaderError(
-                f"{path}: no extractable text in {len(reader.pages)} page(s) (scanned? run OCR first, "
-                "e.g. ocrmypdf)",
+                f"{path}: no extractable text in {len(reader.pages)} page(s) (scanned? {pdf_ocr.advice(self.ocr)})",
                 path=str(path),
                 reason="no extractable text",
             )
@@ -80,9 +87,10 @@ class PdfLoader(Loader):
         found = paper.document_title(_title(reader), _normalized(fragments) if first else [], _height(reader))
         title = found or path.stem
         meta = {"title": title, "authors": paper.byline(first, found) if first else None}
-        return iter(self._documents(source, pages, meta))
+        return iter(self._documents(source, pages, meta, ocr_done))
 
-    def _documents(self, source: str, pages: list[tuple[int, str]], meta: dict[str, Any]) -> list[Document]:
+    def _documents(self, source: str, pages: list[tuple[int, str]], meta: dict[str, Any],
+                   ocr_done: frozenset[int] = frozenset()) -> list[Document]:
         """One document per page; the reference list (``ragkit.loaders.pdf_paper``) in documents of
         its own, marked ``references: True`` with the heading ``References``: a page where it starts
         or an appendix follows it gives two."""
@@ -101,6 +109,8 @@ class PdfLoader(Loader):
             for part, references in parts:
                 if part.strip():
                     extra = {"references": True, "heading": "References"} if references else {}
+                    if number in ocr_done:
+                        extra["ocr"] = True
                     docs.append(Document(text=part.strip(), metadata=self._metadata(source, **meta, page=number,
                                                                                       **extra)))
         return docs

@@ -229,7 +229,7 @@ class Library:
         anything is written instead of a document silently left out."""
         import pathspec
 
-        from ragkit.loaders.assets import is_asset
+        from ragkit.loaders.assets import is_asset, ocr_image
         from ragkit.loaders.base import DEFAULT_LOADERS, loader_name_for
 
         spec, _ = resolve_spec(self.pipeline, self.index_dir)
@@ -245,7 +245,7 @@ class Library:
         if size > spec.sources.max_file_size_mb * 1024 * 1024:
             return f"it is larger than the pipeline's sources.max_file_size_mb ({spec.sources.max_file_size_mb:g} MB)"
         overrides = {k: v.type for k, v in spec.loader_overrides().items()}
-        if is_asset(name, overrides):
+        if is_asset(name, overrides) and not (spec.sources.ocr_images and ocr_image(name)):
             return "images, styles and other assets are not indexed (map the extension under loaders: to index it)"
         if loader_name_for(Path(name), overrides) is None:
             ext = Path(name).suffix or "extension-less"

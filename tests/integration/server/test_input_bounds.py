@@ -63,7 +63,7 @@ def test_an_upload_clashing_with_a_file_or_folder_is_409_and_writes_nothing(loca
 
 
 @pytest.mark.parametrize("name, why", [(".env", "hidden"), ("notes/.secret.md", "hidden"), (".git/config.md", "hidden"),
-                                       ("photo.png", "assets"), ("questions.yaml", "exclude")])
+                                       ("img/photo.png", "assets"), ("questions.yaml", "exclude")])
 def test_uploads_the_pipeline_would_drop_are_refused_with_the_reason(local_server, name: str, why: str) -> None:
     body = {"documents": [{"name": "kept.md", "text": "kept"}, {"name": name, "text": "API_KEY=1"}]}
     r = httpx.post(local_server.url + "/documents", json=body)

@@ -1,0 +1,211 @@
+"""OCR through the Tesseract command line: images and PDF pages without a usable text layer.
+
+Nothing here imports a Python OCR package: ``tesseract`` (Debian's ``tesseract-ocr`` with its
+language data) reads the image, and ``pdftoppm`` (Debian's ``poppler-utils``) renders a PDF page to
+one first. Both run as child processes without a shell, each with the per-page time limit
+(``ocr.page_timeout_s``) and an output cap (:data:`MAX_PAGE_CHARS`); as children of the loader
+process they also live under its memory ceiling.
+
+:class:`OcrSettings` holds the pipeline's ``ocr:`` section. :class:`OcrCache` keeps what a file
+yielded, keyed by the hash of its bytes (and the languages and DPI), in the index's OCR cache
+directory, so an unchanged file is never OCR'd twice.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import logging
+import os
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+log = logging.getLogger(__name__)
+
+#: the image formats read through OCR (Tesseract's image library reads them all)
+IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
+#: how to install the engine (Debian/Ubuntu); named in every skip that needs it
+INSTALL_COMMAND = "apt-get install tesseract-ocr tesseract-ocr-eng poppler-utils"
+#: text one page may yield (characters); more is cut off (a dense page holds ~10 000)
+MAX_PAGE_CHARS = 200_000
+#: seconds ``tesseract --list-langs`` may take
+_PROBE_TIMEOUT = 30.0
+
+OcrMode = Literal["auto", "always", "never"]
+
+
+class OcrError(Exception):
+    """A page that could not be OCR'd; the message says why and what to change."""
+
+
+@dataclass(frozen=True)
+class OcrSettings:
+    """The pipeline's ``ocr:`` section (``ragkit.config.OcrSpec``) plus where its cache lives.
+
+    ``mode``: ``auto`` OCRs images and the PDF pages without a usable text layer when the engine
+    is installed; ``always`` also OCRs every PDF page (a text layer that is wrong rather than
+    missing) and skips files with the install command when the engine is missing; ``never`` keeps
+    images out and scanned PDFs skipped."""
+
+    mode: OcrMode = "auto"
+    languages: tuple[str, ...] = ("eng",)
+    dpi: int = 300
+    page_timeout_s: float = 60.0
+    #: fewer letters and digits than this in an image's text: it holds no text worth indexing
+    min_chars: int = 40
+    #: where OCR output is cached (the index's ``IndexLayout.ocr_cache``); None: not cached
+    cache_dir: Path | None = None
+
+    @property
+    def enabled(self) -> bool:
+        """Whether files go through OCR: the mode allows it and (``auto``) the engine is installed."""
+        return self.mode == "always" or (self.mode == "auto" and engine_available())
+
+    def check_engine(self, path: Path) -> None:
+        """Raise :class:`OcrError` unless the engine and every language's data are installed."""
+        if not engine_available():
+            raise OcrError(f"the OCR engine (tesseract) is not installed; install it with: {INSTALL_COMMAND}")
+        missing = [lang for lang in self.languages if lang not in installed_languages()]
+        if missing:
+            pkgs = " ".join(f"tesseract-ocr-{lang}" for lang in missing)
+            raise OcrError(f"no Tesseract data for language(s) {', '.join(missing)} (ocr.languages); install "
+                           f"them with: apt-get install {pkgs}")
+
+
+@functools.lru_cache(maxsize=1)
+def engine_available() -> bool:
+    """Whether the ``tesseract`` command is on the PATH."""
+    return shutil.which("tesseract") is not None
+
+
+@functools.lru_cache(maxsize=1)
+def installed_languages() -> frozenset[str]:
+    """The languages Tesseract has data for (``tesseract --list-langs``)."""
+    try:
+        done = subprocess.run(["tesseract", "--list-langs"], capture_output=True, timeout=_PROBE_TIMEOUT,
+                              check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return frozenset()
+    lines = done.stdout.decode("utf-8", "replace").splitlines()
+    return frozenset(line.strip() for line in lines[1:] if line.strip())
+
+
+def ocr_image(image: Path, settings: OcrSettings) -> str:
+    """The text Tesseract reads in ``image`` (at most :data:`MAX_PAGE_CHARS` characters)."""
+    with tempfile.TemporaryDirectory(prefix="ragkit-ocr-") as tmp:
+        out = Path(tmp) / "page.txt"
+        with open(out, "wb") as sink:
+            _run(["tesseract", str(image), "stdout", "-l", "+".join(settings.languages), "--dpi",
+                  str(settings.dpi)], settings, stdout=sink, what="OCR")
+        with open(out, "rb") as fh:
+            data = fh.read(MAX_PAGE_CHARS * 4)
+    return data.decode("utf-8", "replace")[:MAX_PAGE_CHARS].strip()
+
+
+def ocr_pdf_page(pdf: Path, page: int, settings: OcrSettings) -> str:
+    """Page ``page`` (1-based) of ``pdf`` rendered at ``settings.dpi`` in grey, then OCR'd."""
+    if shutil.which("pdftoppm") is None:
+        raise OcrError(f"rendering PDF pages for OCR needs pdftoppm; install it with: {INSTALL_COMMAND}")
+    with tempfile.TemporaryDirectory(prefix="ragkit-ocr-") as tmp:
+        base = Path(tmp) / "page"
+        _run(["pdftoppm", "-f", str(page), "-l", str(page), "-r", str(settings.dpi), "-gray", "-png",
+              "-singlefile", str(pdf), str(base)], settings, stdout=subprocess.DEVNULL, what="rendering")
+        image = base.with_suffix(".png")
+        if not image.exists():
+            raise OcrError(f"pdftoppm rendered no image of page {page}")
+        return ocr_image(image, settings)
+
+
+def _run(cmd: list[str], settings: OcrSettings, *, stdout: object, what: str) -> None:
+    """``cmd`` with no shell, one thread (``OMP_THREAD_LIMIT``) and the per-page time limit. The
+    limit is also given to coreutils' ``timeout`` wrapped around it, so the command ends even when
+    the loader process is killed (over its own time limit) while waiting for it."""
+    env = {**os.environ, "OMP_THREAD_LIMIT": "1"}
+    program = cmd[0]
+    guard = shutil.which("timeout")
+    if guard is not None:
+        cmd = [guard, "-s", "KILL", f"{settings.page_timeout_s + 1:g}", *cmd]
+    try:
+        done = subprocess.run(cmd, stdout=stdout, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, env=env,  # type: ignore[arg-type]
+                              timeout=settings.page_timeout_s, check=False)
+    except subprocess.TimeoutExpired:
+        raise OcrError(f"{what} took longer than {settings.page_timeout_s:g} s; raise ocr.page_timeout_s in the "
+                       "pipeline YAML to allow it") from None
+    except OSError as exc:
+        raise OcrError(f"{what} could not start {program} ({exc}); install it with: {INSTALL_COMMAND}") from None
+    if done.returncode != 0:
+        detail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [f"exit {done.returncode}"]
+        raise OcrError(f"{what} failed ({program}: {detail[0][:200]})")
+
+
+def letters(text: str) -> int:
+    """How many letters and digits ``text`` has (what tells a page of text from a photo's noise)."""
+    return sum(1 for ch in text if ch.isalnum())
+
+
+class OcrCache:
+    """What one file's OCR yielded, page by page, in ``<cache_dir>/<sha256>-<langs>-<dpi>.json``
+    (nothing is kept when the settings have no ``cache_dir``)."""
+
+    def __init__(self, path: Path, settings: OcrSettings) -> None:
+        self._file: Path | None = None
+        self.pages: dict[int, str] = {}
+        if settings.cache_dir is None:
+            return
+        digest = _file_hash(path)
+        self._file = settings.cache_dir / f"{digest}-{'+'.join(settings.languages)}-{settings.dpi}.json"
+        try:
+            data = json.loads(self._file.read_text(encoding="utf-8"))
+            self.pages = {int(k): str(v) for k, v in data["pages"].items()}
+        except FileNotFoundError:
+            pass
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            log.warning("%s: unreadable OCR cache entry %s (%s); OCR runs again", path, self._file, exc)
+
+    def text(self, page: int, read: Callable[[], str]) -> str:
+        """The cached text of ``page``, else ``read()``'s (then kept)."""
+        if page not in self.pages:
+            self.pages[page] = read()
+            self._save()
+        return self.pages[page]
+
+    def _save(self) -> None:
+        if self._file is None:
+            return
+        tmp = self._file.with_suffix(f".{os.getpid()}.tmp")
+        try:
+            self._file.parent.mkdir(parents=True, exist_ok=True)
+            tmp.write_text(json.dumps({"pages": self.pages}, ensure_ascii=False), encoding="utf-8")
+            os.replace(tmp, self._file)
+        except OSError as exc:  # a read-only index: the text is still used, only not kept
+            log.warning("cannot keep OCR output in %s (%s); the file will be OCR'd again next time",
+                        self._file.parent, exc.strerror or exc)
+
+
+def _file_hash(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+__all__ = [
+    "IMAGE_EXTENSIONS",
+    "INSTALL_COMMAND",
+    "MAX_PAGE_CHARS",
+    "OcrCache",
+    "OcrError",
+    "OcrSettings",
+    "engine_available",
+    "installed_languages",
+    "letters",
+    "ocr_image",
+    "ocr_pdf_page",
+]

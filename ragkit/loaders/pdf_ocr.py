@@ -1,0 +1,66 @@
+"""OCR for the PDF loader: the pages whose text layer is missing or not words (``textcheck``) are
+rendered and read by Tesseract (``ragkit.loaders.ocr``); with ``ocr.mode: always``, every page.
+
+A page OCR cannot read (too slow, nothing but noise) stays out with a warning naming it; the rest
+of the file is kept. Without the engine the pages stay out and the skip names the install command.
+"""
+
+from __future__ import annotations
+
+import functools
+import logging
+from pathlib import Path
+
+from ragkit.errors import LoaderError
+from ragkit.loaders import ocr
+from ragkit.loaders.textcheck import garbage_reason
+
+log = logging.getLogger(__name__)
+
+
+def advice(settings: ocr.OcrSettings) -> str:
+    """What to do about pages without usable text, given the OCR settings."""
+    if settings.mode == "never":
+        return "OCR is turned off (ocr.mode: never); set ocr.mode: auto, or run OCR first (ocrmypdf)"
+    if not ocr.engine_available():
+        return f"install the OCR engine to read such pages: {ocr.INSTALL_COMMAND} (see docs/guides/ocr.md)"
+    return "OCR found no text on them either"
+
+
+def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
+                  settings: ocr.OcrSettings) -> frozenset[int]:
+    """OCR the pages of ``unread`` (every page under ``mode: always``) into ``pages`` (kept in page
+    order); the numbers of the pages whose text now comes from OCR."""
+    if not settings.enabled:
+        return frozenset()
+    try:
+        settings.check_engine(path)
+    except ocr.OcrError as exc:
+        if settings.mode == "always":
+            raise LoaderError(f"{path}: {exc}", path=str(path), reason=f"OCR failed: {exc}") from None
+        log.warning("%s: %s; pages without a text layer are left out", path, exc)
+        return frozenset()
+    wanted = sorted(set(unread) | ({n for n, _ in pages} if settings.mode == "always" else set()))
+    if not wanted:
+        return frozenset()
+    cache = ocr.OcrCache(path, settings)
+    read: dict[int, str] = {}
+    failed: list[str] = []
+    for number in wanted:
+        try:
+            text = cache.text(number, functools.partial(ocr.ocr_pdf_page, path, number, settings))
+        except ocr.OcrError as exc:
+            failed.append(f"page {number}: {exc}")
+            continue
+        if text and garbage_reason(text) is None:
+            read[number] = text
+    if failed:
+        log.warning("%s: OCR left out %d page(s) (%s)", path, len(failed), "; ".join(failed[:3]))
+    if read:
+        kept = [(n, t) for n, t in pages if n not in read]
+        pages[:] = sorted(kept + list(read.items()))
+        log.info("%s: OCR read %d page(s)", path, len(read))
+    return frozenset(read)
+
+
+__all__ = ["advice", "recover_pages"]
