@@ -26,32 +26,32 @@ Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
   names no ISA class (``int8-s8-rr``), so an index built on one class is searched and extended on
   the other. ``s8`` (full range) is accurate only with VNNI; its variant names the class it runs
   on (``int8-s8-vnni``). ``u8u8`` (u8 weights) is portable too but ran about 2× slower.
-  ``auto`` is the per-class choice of issue 10 (``s8`` on ``vnni``, ``s8-rr`` elsewhere, variant
+  ``auto`` is the first int8 default's per-class choice (``s8`` on ``vnni``, ``s8-rr`` elsewhere, variant
   ``int8-s8-vnni`` / ``int8-s8-rr-avx2``), kept for the indexes built with it.
   :attr:`ExportSettings.variant` is part of the cache key and ends the embedder's model id.
   Figures: ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``).
-- ``s8-rr-sq`` (issue 25): ``s8-rr`` after two exact fp32 graph transforms that take the activation
+- ``s8-rr-sq``: ``s8-rr`` after two exact fp32 graph transforms that take the activation
   outliers out of the per-tensor u8 ranges (:mod:`ragkit.embedders.onnx_smooth`, calibrated on
   ``ragkit/_data/calibration.txt``): the QKV projections' inputs are smoothed into their weights
   (SmoothQuant, alpha 0.5, power-of-two scales) and the FFN MatMuls' outlier input channels run in
   small fp32 MatMuls of their own (:attr:`ExportSettings.smooth`, ``split``). Portable like
-  ``s8-rr`` (the export is byte-identical on AVX2 and VNNI); measured in benchmarks/README.md.
-- ``s8-rr-sqx`` (issue 25): ``s8-rr-sq`` with its fused ``QAttention`` nodes rewritten in plain
+  ``s8-rr`` (the export is byte-identical on AVX2 and VNNI); measured in docs/benchmarks/runs.md.
+- ``s8-rr-sqx``: ``s8-rr-sq`` with its fused ``QAttention`` nodes rewritten in plain
   operators (:mod:`ragkit.embedders.onnx_attention`, :attr:`ExportSettings.attention`): the fused
   node's softmax is the one kernel of the int8 graph whose result depends on the instruction set,
   so without it the vectors are the same bits on AVX2 and VNNI machines.
-- ``s8-rr-sqxl`` (issue 25, the default): ``s8-rr-sqx`` with its ``SkipLayerNormalization`` nodes
+- ``s8-rr-sqxl`` (the default): ``s8-rr-sqx`` with its ``SkipLayerNormalization`` nodes
   as ``Add`` (the bias, which ONNX Runtime folds into the quantized MatMul before it where it
   can), ``Sum`` (the residual) and ``LayerNormalization`` (:mod:`ragkit.embedders.onnx_layernorm`,
   :attr:`ExportSettings.layernorm`): ONNX Runtime's fused kernel was 5x slower than the plain
   pair, so the model runs 1.13x (AVX2) to 1.19x (VNNI) as fast as ``s8-rr-sqx``, with the same
   bits on both classes; its vectors are within float rounding of ``s8-rr-sqx``'s (mean cosine
   0.9997), so it has an id of its own.
-- mixed exports (:attr:`ExportSettings.fp32`, issue 25): int8 with some weights left fp32
+- mixed exports (:attr:`ExportSettings.fp32`): int8 with some weights left fp32
   (:func:`fp32_nodes`: the attention's QKV, the FFN output MatMul, the first and last layer). They
   move the vectors closer to fp32 but give back most of the speed; none kept the hybrid
   pipeline's nDCG@10 within 0.005 of PyTorch while running >= 1.3x fp32 on both ISA classes, so
-  no recipe uses them (``benchmarks/int8_recipes.py compare``, benchmarks/README.md).
+  no recipe uses them (``benchmarks/int8_recipes.py compare``, docs/benchmarks/runs.md).
 """
 
 from __future__ import annotations
@@ -96,14 +96,14 @@ PLAIN_LAYERNORM_RECIPES = frozenset({"s8-rr-sqxl"})
 #: the weight-bearing nodes of the fused graph an int8 export can leave in fp32 (see :func:`fp32_nodes`),
 #: and how the variant's name says so. No recipe of ragkit's does (yet): ``benchmarks/int8_recipes.py``
 #: measures such mixed exports, and none kept nDCG@10 within 0.005 while running >= 1.3x fp32 on
-#: both ISA classes (issue 25; benchmarks/README.md)
+#: both ISA classes (docs/benchmarks/runs.md)
 FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 #: recipes whose integer sums cannot saturate on any ISA class: the same vectors everywhere
 PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"})
-#: ``recipe: auto``: the recipe per ISA class (issue 10), for the indexes built with it
+#: ``recipe: auto``: the recipe per ISA class (the first int8 default), for the indexes built with it
 AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
-#: what a new index uses (issue 25): fp32's retrieval quality (no nDCG@10 loss on either shared set;
-#: README, "The default embedder"), and the fastest recipe whose vectors are the same bits on AVX2
+#: what a new index uses: fp32's retrieval quality (no nDCG@10 loss on either shared set;
+#: docs/benchmarks/indexing.md), and the fastest recipe whose vectors are the same bits on AVX2
 #: and VNNI machines, so an index moves between them without drift
 DEFAULT_RECIPE = "s8-rr-sqxl"
 #: the values of the embedders' ``recipe`` option (the one list: the onnx and sentence-transformers

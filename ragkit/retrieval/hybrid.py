@@ -19,7 +19,7 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   than ``1 / rare_df`` chunks, where no term is that rare), and BM25 is not searched in full: the
   lexical retriever must offer ``rare_term_hits`` (``BM25Retriever`` does). ``weight`` is unused.
   The default: the only fusion measured at least as good as dense on both shared datasets
-  (msmarco-5k, dbpedia-5k-dev) and better on average (README, "Retrieval quality").
+  (msmarco-5k, dbpedia-5k-dev) and better on average (docs/benchmarks/quality.md).
 """
 
 from __future__ import annotations
