@@ -12,7 +12,8 @@ A result file holds one table and where it came from::
       "rows": [["raw encode", 91.1, ...], ...]
     }
 
-A cell is a string, a number (``decimals`` per column says how it prints: ``[null, 1, ...]``),
+``hidden_columns`` (optional) are kept in the file but not shown (a run's load average beside
+each path, say: a condition of the run, not a result). A cell is a string, a number (``decimals`` per column says how it prints: ``[null, 1, ...]``),
 ``null`` (printed as an empty cell) or ``{"value": ..., "bold": true}``. The documentation renders
 the table where a page says ``<!-- benchmark: NAME -->`` (``tools/docs_hooks.py``); the machine and
 the conditions stay in the file, so the prose never carries a date or a load average.
@@ -49,11 +50,12 @@ def render(path: Path) -> str:
     align = data.get("align") or ["left"] * len(columns)
     if len(decimals) != len(columns) or len(align) != len(columns):
         raise ValueError(f"{path.name}: 'decimals' and 'align' need one entry per column ({len(columns)})")
-    lines = [_row(columns), "|" + "|".join(_rule(a) for a in align) + "|"]
-    for i, row in enumerate(data["rows"]):
+    shown = [i for i, c in enumerate(columns) if c not in data.get("hidden_columns", [])]
+    lines = [_row([columns[i] for i in shown]), "|" + "|".join(_rule(align[i]) for i in shown) + "|"]
+    for n, row in enumerate(data["rows"]):
         if len(row) != len(columns):
-            raise ValueError(f"{path.name}: row {i + 1} has {len(row)} cells for {len(columns)} columns")
-        lines.append(_row([_cell(c, d) for c, d in zip(row, decimals, strict=True)]))
+            raise ValueError(f"{path.name}: row {n + 1} has {len(row)} cells for {len(columns)} columns")
+        lines.append(_row([_cell(row[i], decimals[i]) for i in shown]))
     return "\n".join(lines) + "\n"
 
 

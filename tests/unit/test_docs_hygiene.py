@@ -13,6 +13,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ISSUE = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)
+RUN_FACTS = re.compile(r"\b20\d\d-\d\d-\d\d\b|\bload (?:average|avg)\b|\bload \d|\b\d\d:\d\d UTC\b", re.IGNORECASE)
 MARKER = re.compile(r"^[ \t]*<!-- benchmark: ([\w.-]+) -->$", re.MULTILINE)  # as tools/docs_hooks.py reads it
 RESULTS = ROOT / "benchmarks" / "results"
 #: the files of ragkit/ read as text (code, data, the web page)
@@ -79,7 +80,12 @@ def test_every_result_file_renders_and_says_where_it_came_from(name: str) -> Non
     assert data["title"] and data.get("command") or data.get("source"), f"{name}.json: no title or command"
     table = _render_tables().render(RESULTS / f"{name}.json").splitlines()
     cells = re.split(r"(?<!\\)\|", table[0])[1:-1]  # an escaped \| is inside a cell
-    assert len(table) == 2 + len(data["rows"]) and len(cells) == len(data["columns"])
+    shown = [c for c in data["columns"] if c not in data.get("hidden_columns", [])]
+    assert len(table) == 2 + len(data["rows"]) and len(cells) == len(shown)
+    # the run's date, load and commit stay in the file; what the documentation shows is the result
+    text = "\n".join(table)
+    for pattern in (ISSUE, RUN_FACTS):
+        assert not pattern.search(text), f"{name}.json shows {pattern.search(text).group()!r}: keep it in 'conditions'"
 
 
 def test_a_result_written_by_a_script_renders(tmp_path: Path) -> None:
