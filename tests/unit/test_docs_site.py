@@ -6,6 +6,7 @@ files. Offline: the theme loads no web font and no plugin downloads anything."""
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -39,6 +40,14 @@ def test_the_site_builds_strict_with_its_generated_pages(site: Path) -> None:
     assert 'id="ragkit.rag.agent.RAGAgent"' in api and 'id="ragkit.loaders.base.Loader"' in api
     stores = (site / "benchmarks" / "stores" / "index.html").read_text(encoding="utf-8")
     assert "faiss-hnsw" in stores and "<!-- benchmark:" not in stores
+
+
+def test_no_generated_page_carries_an_issue_number(site: Path) -> None:
+    issue = re.compile(r"\bissues?\s+#?\d+", re.IGNORECASE)  # docstrings, help texts, rendered tables
+    for page in site.rglob("*.html"):
+        text = re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8"))
+        found = issue.search(text)
+        assert not found, f"{page.relative_to(site)}: {found.group()!r}"
 
 
 def test_the_site_fetches_nothing_from_the_network(site: Path) -> None:
