@@ -1,4 +1,4 @@
-"""Load benchmark for `ragkit serve` (issue 14): concurrent streaming clients against the server,
+"""Load benchmark for `ragkit serve`: concurrent streaming clients against the server,
 compared with calling the same agent in-process.
 
 Set-up: a small corpus indexed with the hashing embedder (no model), the `echo` provider (a
