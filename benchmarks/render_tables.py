@@ -27,11 +27,11 @@ the conditions stay in the file, so the prose never carries a date or a load ave
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import logging
-import os
-import platform
 import subprocess
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -85,17 +85,15 @@ def _cell(cell: Any, decimals: int | None) -> str:
     return str(cell)
 
 
-def machine() -> dict[str, Any]:
-    """The box a script ran on: CPU model, cores, Python, and the load average at the call."""
-    cpu = next((line.split(":", 1)[1].strip() for line in _cpuinfo() if line.startswith("model name")), platform.processor())
-    return {"cpu": cpu, "cores": os.cpu_count(), "python": platform.python_version(), "system": platform.platform()}
-
-
-def _cpuinfo() -> list[str]:
-    try:
-        return Path("/proc/cpuinfo").read_text(encoding="utf-8").splitlines()
-    except OSError:
-        return []
+def _machine_facts() -> dict[str, str]:
+    """``_common.machine_facts()`` (beside this file; loaded by path, so the docs hook needs no sys.path)."""
+    common = sys.modules.get("_common")
+    if common is None:
+        spec = importlib.util.spec_from_file_location("_common", Path(__file__).resolve().parent / "_common.py")
+        assert spec and spec.loader
+        common = sys.modules["_common"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(common)
+    return common.machine_facts()
 
 
 def _commit() -> str | None:
@@ -111,11 +109,10 @@ def write_result(name: str, *, title: str, command: str, columns: Sequence[str],
                  decimals: Sequence[int | None] | None = None, align: Sequence[str] | None = None,
                  conditions: dict[str, Any] | None = None, directory: Path = RESULTS) -> Path:
     """Write ``directory/NAME.json`` in the shape :func:`render` reads, with this machine's facts."""
-    from datetime import datetime, timezone
-
-    facts = {"date": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%MZ"),
-             "load_average": [round(x, 2) for x in os.getloadavg()], "commit": _commit(), **(conditions or {})}
-    data: dict[str, Any] = {"title": title, "command": command, "machine": machine(), "conditions": facts,
+    machine = _machine_facts()
+    facts = {"date": machine.pop("date"), "load_average": machine.pop("load average at start"), "commit": _commit(),
+             **(conditions or {})}
+    data: dict[str, Any] = {"title": title, "command": command, "machine": machine, "conditions": facts,
                             "columns": list(columns), "rows": [list(r) for r in rows]}
     if decimals is not None:
         data["decimals"] = list(decimals)
