@@ -8,6 +8,7 @@ without loading a model.
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from collections.abc import Sequence
@@ -16,7 +17,7 @@ from itertools import pairwise
 import numpy as np
 
 from ragkit.embedders.base import Embedder, normalize_rows
-from ragkit.errors import ConfigError
+from ragkit.errors import ConfigError, EmbeddingError
 from ragkit.registry import embedders
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -26,16 +27,21 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class HashingEmbedder(Embedder):
     def __init__(
         self, *, dimension: int = 256, model: str = "hashing", price_per_million: float | None = None,
-        delay: float = 0.0, calls_file: str | None = None,
+        delay: float = 0.0, calls_file: str | None = None, gate_file: str | None = None,
+        gate_timeout: float = 600.0,
     ) -> None:
         """``model`` names the model it pretends to be for pricing (its price in the model registry,
         ``ragkit/models.yaml``, unless ``price_per_million`` is given; a model without a price is
         unpriced); ``delay`` seconds of sleep per embed call simulate a slow model (crash tests);
         ``calls_file``: each embed call appends a line to it when it starts (a test in another
-        process waits on it instead of on the clock)."""
+        process waits on it instead of on the clock); ``gate_file``: each embed call, once noted,
+        waits until that file exists (a test in another process holds the run open by construction
+        and releases it by creating the file; after ``gate_timeout`` seconds the call fails)."""
         super().__init__()
         self.delay = delay
         self.calls_file = calls_file
+        self.gate_file = gate_file
+        self.gate_timeout = gate_timeout
         self.pricing_name = model
         if price_per_million is None:
             from ragkit import pricing
@@ -60,6 +66,8 @@ class HashingEmbedder(Embedder):
         if self.calls_file:
             with open(self.calls_file, "a", encoding="utf-8") as fh:
                 fh.write(f"{len(texts)}\n")
+        if self.gate_file:
+            self._wait_for_gate(self.gate_file)
         if self.delay:
             time.sleep(self.delay)
         out = np.zeros((len(texts), self._dimension), dtype=np.float32)
@@ -83,6 +91,14 @@ class HashingEmbedder(Embedder):
         self.calls.append(len(texts))
         self._record(tokens, len(texts))
         return normalize_rows(out)
+
+    def _wait_for_gate(self, gate: str) -> None:
+        deadline = time.monotonic() + self.gate_timeout
+        while not os.path.exists(gate):
+            if time.monotonic() > deadline:
+                raise EmbeddingError(f"hashing embedder: {gate} was not created within {self.gate_timeout:g} s "
+                                     "(gate_file holds each embed call until the file exists)")
+            time.sleep(0.01)
 
     def _feature(self, feat: str) -> int:
         """A feature's bucket + 1, negative for a negative sign; cached, as most words recur."""

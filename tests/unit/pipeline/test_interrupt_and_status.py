@@ -23,9 +23,9 @@ pytestmark = pytest.mark.slow
 N_CHUNKS = 12 * EMBED_SLICE
 
 
-def _setup(tmp_path: Path, delay: float) -> tuple[Path, Path, Path]:
+def _setup(tmp_path: Path, delay: float, gate: Path | None = None) -> tuple[Path, Path, Path]:
     """A folder of 12 files, an index and a pipeline whose fake embedder sleeps ``delay`` per call
-    and notes each call in ``tmp_path / "calls"``."""
+    and notes each call in ``tmp_path / "calls"`` (with ``gate``: then waits until that file exists)."""
     docs = tmp_path / "docs"
     docs.mkdir()
     for f in range(12):  # one flush batch (flush_chunks 4096): before the fix nothing was kept
@@ -36,7 +36,8 @@ def _setup(tmp_path: Path, delay: float) -> tuple[Path, Path, Path]:
     pipe.write_text(yaml.safe_dump({
         "index": str(index),
         "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 80, "chunk_overlap": 0},
-        "embedder": {"type": "hashing", "dimension": 32, "delay": delay, "calls_file": str(tmp_path / "calls")},
+        "embedder": {"type": "hashing", "dimension": 32, "delay": delay, "calls_file": str(tmp_path / "calls"),
+                     **({"gate_file": str(gate)} if gate else {})},
         "store": {"type": "faiss", "index": "flat"},
         "retriever": {"type": "dense"},
     }), encoding="utf-8")
@@ -90,14 +91,23 @@ def test_sigint_keeps_the_embeddings_computed_so_far(tmp_path: Path) -> None:
 
 
 def test_status_works_during_an_index_run(tmp_path: Path) -> None:
-    docs, index, pipe = _setup(tmp_path, delay=0.3)
-    first = IndexingPipeline(load_pipeline(pipe).model_copy(update={"embedder": load_pipeline(pipe).embedder.model_copy(
-        update={"delay": 0.0})})).index_paths([docs / "f00.txt"])
+    """The run is held open by construction: its first embed call waits for a file the test creates
+    only after both status calls, so no load can make the run end in between."""
+    gate = tmp_path / "release"
+    docs, index, pipe = _setup(tmp_path, delay=0.0, gate=gate)
+    spec = load_pipeline(pipe)
+    gate.touch()  # the first run (one file) is not held
+    first = IndexingPipeline(spec).index_paths([docs / "f00.txt"])
     assert first.chunks_total == EMBED_SLICE
+    gate.unlink()
     proc = _start(docs, pipe)
     try:
         _wait_for_run(index, proc)
-        time.sleep(0.5)
+        calls = tmp_path / "calls"
+        deadline = time.monotonic() + 120  # the run is inside an embed call, waiting for the gate
+        while time.monotonic() < deadline and proc.poll() is None and len(_lines(calls)) < 2:
+            time.sleep(0.02)
+        assert proc.poll() is None and len(_lines(calls)) >= 2, "the held run did not reach its embed call"
         out = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "status", "--index", str(index)],
                              capture_output=True, text=True, timeout=120)
         assert out.returncode == 0, out.stderr
@@ -105,6 +115,9 @@ def test_status_works_during_an_index_run(tmp_path: Path) -> None:
         as_json = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "status", "--json", "--index", str(index)],
                                  capture_output=True, text=True, timeout=120)
         assert json.loads(as_json.stdout)["running"] == {"pid": proc.pid}
+        assert proc.poll() is None  # still held: both answers were given during the run
     finally:
+        gate.touch()
         proc.wait(timeout=120)
     assert proc.returncode == 0
+    assert json.loads(proc.stdout.read())["chunks_total"] == N_CHUNKS

@@ -97,11 +97,32 @@ def _snapshot(pipe: Path) -> dict[str, Any]:
         vectors = {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows if h in current}
     finally:
         cat.close()
+    ids = [c[0] for c in chunks]
+    assert len(set(ids)) == len(ids)
     with KnowledgeBase.open(pipeline=pipe, index=index) as kb:
-        assert kb.store.ids() == {c[0] for c in chunks}
-        searches = {(kind, q): [(h.id, h.score) for h in kb.search(q, k=5, kind=kind)]
+        # nothing duplicated, nothing missing: each store holds exactly the catalog's chunks, once
+        assert kb.store.count() == len(ids) and kb.store.ids() == set(ids)
+        lexical = list(kb.lexical.iter_ids())
+        assert len(lexical) == kb.lexical.count() == len(ids) and set(lexical) == set(ids)
+        searches = {(kind, q): _ranking(kb.search(q, k=10, kind=kind), k=10)
                     for kind in ("dense", "bm25") for q in QUERIES}
     return {"sources": sources, "chunks": chunks, "vectors": vectors, "searches": searches}
+
+
+def _ranking(hits: list[Any], *, k: int, tol: float = 1e-6) -> list[tuple[str, float]]:
+    """Hits as (id, score) with equal scores (within ``tol``) ordered by id: the order of a tie is
+    the index's commit order, which differs between engines (a retried Ray batch commits later).
+    With ``k`` hits the last tie group is cut, as its members depend on that order too."""
+    pairs = sorted(((h.id, h.score) for h in hits), key=lambda p: -p[1])
+    groups: list[list[tuple[str, float]]] = []
+    for pair in pairs:
+        if groups and abs(groups[-1][-1][1] - pair[1]) <= tol:
+            groups[-1].append(pair)
+        else:
+            groups.append([pair])
+    if len(pairs) == k and groups:
+        groups.pop()
+    return [p for g in groups for p in sorted(g)]
 
 
 def _assert_same(a: dict[str, Any], b: dict[str, Any]) -> None:
