@@ -44,6 +44,7 @@ from ragkit.errors import ConfigError
 from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
 from ragkit.providers.base import BaseProvider
 from ragkit.providers.params import resolve_refs, stop_sequences
+from ragkit.rag.elision import elided_question
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.tool import MAX_TOP_K
@@ -162,7 +163,11 @@ def follow_up_query(question: str, earlier: Sequence[str]) -> str:
     """The search query of a chat follow-up: its pronoun replaced by what the earlier question was
     about, as that question said it ("And how do I remove it?" after "How do I add a git
     remote?" -> "how do I remove a git remote?"), else the question with the earlier question's
-    key words after it (``conversation_context``); a question that stands alone as it is."""
+    key words after it (``conversation_context``); a question that stands alone as it is. "What
+    about X?" is the earlier question asked about X (``ragkit.rag.elision``)."""
+    reframed = elided_question(question, earlier)
+    if reframed:
+        return reframed
     context = conversation_context(question, earlier)
     if not context:
         return question
@@ -214,10 +219,13 @@ class LocalProvider(BaseProvider):
         users = [i for i, m in enumerate(messages) if m.role == "user"]
         last_user = users[-1] if users else -1
         question = messages[last_user].content if last_user >= 0 else ""
-        context = conversation_context(question, [messages[i].content for i in users[:-1]])
+        earlier = [messages[i].content for i in users[:-1]]
+        # "What about X?" asks the earlier question again about X: searched and answered as that
+        question = elided_question(question, earlier) or question
+        context = conversation_context(question, earlier)
         results = [m for m in messages[last_user + 1 :] if m.role == "tool"]
         if tools and not results and question:
-            query = follow_up_query(question, [messages[i].content for i in users[:-1]])
+            query = follow_up_query(question, earlier)
             spec = choose_tool(query, list(tools))
             digest = hashlib.sha256(f"{len(messages)}\0{question}\0{spec.name}".encode()).hexdigest()[:16]
             args = tool_arguments(query, spec)

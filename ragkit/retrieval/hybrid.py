@@ -18,6 +18,10 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   without rare terms gets exactly the dense ranking (so does any query on a collection of fewer
   than ``1 / rare_df`` chunks, where no term is that rare), and BM25 is not searched in full: the
   lexical retriever must offer ``rare_term_hits`` (``BM25Retriever`` does). ``weight`` is unused.
+  Identifiers and quoted phrases in the query (``ragkit.retrieval.exact_terms``: ``SESSION_COOKIE_NAME``,
+  ``getUserName``, ``os.path.join``, ``"tidy data"``) ask for an exact match: a passage holding
+  those of them that are rare gets ``exact_boost`` more, in proportion, so it is not drowned by
+  a longer passage the dense side prefers. A query without them ranks as before.
   The default: the only fusion measured at least as good as dense on both shared datasets
   (msmarco-5k, dbpedia-5k-dev) and better on average (docs/benchmarks/quality.md).
 """
@@ -29,6 +33,7 @@ import logging
 from ragkit.errors import ConfigError
 from ragkit.registry import retrievers
 from ragkit.retrieval.base import Retriever, check_k
+from ragkit.retrieval.exact_terms import exact_terms
 from ragkit.retrieval.fusion import (
     boost_matches,
     convex_combination,
@@ -59,6 +64,7 @@ class HybridRetriever:
         candidates: int = 100,
         rare_df: float = 0.01,
         boost: float = 0.1,
+        exact_boost: float = 0.5,
     ) -> None:
         if fusion not in FUSIONS:
             raise ConfigError(f"unknown fusion {fusion!r}; allowed: {', '.join(FUSIONS)}")
@@ -70,6 +76,8 @@ class HybridRetriever:
             raise ConfigError(f"rare_df (a fraction of the documents) must be in (0, 1] (got {rare_df})")
         if boost < 0:
             raise ConfigError(f"boost must be non-negative (got {boost})")
+        if exact_boost < 0:
+            raise ConfigError(f"exact_boost must be non-negative (got {exact_boost})")
         self.dense = dense
         self.lexical = lexical
         self.fusion = fusion
@@ -78,6 +86,7 @@ class HybridRetriever:
         self.candidates = check_k(candidates, name="candidates")
         self.rare_df = float(rare_df)
         self.boost = float(boost)
+        self.exact_boost = float(exact_boost)
 
     @property
     def params(self) -> dict[str, object]:
@@ -88,6 +97,7 @@ class HybridRetriever:
             "candidates": self.candidates,
             "rare_df": self.rare_df,
             "boost": self.boost,
+            "exact_boost": self.exact_boost,
         }
 
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
@@ -102,9 +112,29 @@ class HybridRetriever:
                     f"(BM25), got {type(self.lexical).__name__}; choose another fusion: {', '.join(FUSIONS[:-1])}"
                 )
             rare = rare_term_hits(query, max_df=self.rare_df, k=n, filter=filter)
-            return boost_matches(dense_hits, rare, boost=self.boost)[:k]
+            exact = exact_terms(query) if self.exact_boost else []
+            if not exact:
+                return boost_matches(dense_hits, rare, boost=self.boost)[:k]
+            exact_hits = rare_term_hits(" ".join(exact), max_df=self.rare_df, k=n, filter=filter)
+            return self._boosted(dense_hits, rare, exact_hits)[:k]
         lexical_hits = self.lexical.retrieve(query, k=n, filter=filter)
         return self.fuse(dense_hits, lexical_hits)[:k]
+
+    def _boosted(self, dense_hits: list[SearchHit], rare: list[SearchHit], exact: list[SearchHit]) -> list[SearchHit]:
+        """Dense-first with two match lists: ``boost`` times the rare-term share plus
+        ``exact_boost`` times the exact-term share, as one boost of their sum."""
+        total = self.boost + self.exact_boost
+        if total == 0:
+            return boost_matches(dense_hits, [], boost=0.0)
+        shares: dict[str, float] = {}
+        meta = {}
+        for weight, hits in ((self.boost, rare), (self.exact_boost, exact)):
+            for hit in hits:
+                shares[hit.id] = shares.get(hit.id, 0.0) + weight * hit.score
+                meta.setdefault(hit.id, hit.metadata)
+        order = sorted(shares, key=lambda d: -shares[d])
+        matches = [SearchHit(id=d, score=shares[d] / total, metadata=meta[d]) for d in order]
+        return boost_matches(dense_hits, matches, boost=total)
 
     def fuse(self, dense_hits: list[SearchHit], lexical_hits: list[SearchHit]) -> list[SearchHit]:
         """Fuse two candidate lists with this retriever's settings (useful for sweeps).

@@ -342,3 +342,53 @@ def test_a_refusal_from_the_first_passages_reads_the_further_ones() -> None:
     assert "[1]" in first.content and "[11]" not in first.content
     # a question none of the twenty passages answers is still refused
     assert Agent(LocalProvider(), tools=[_ranked_search(later)]).run("Who repairs the boiler?").content == REFUSAL
+
+
+# ---------------------------------------------------------------- "what about X?" follow-ups
+SETTINGS = {
+    "DRAIN_TIMEOUT_SECONDS": "DRAIN_TIMEOUT_SECONDS sets how long a pump drains before it stops. Default: 45.",
+    "DRAIN_PUMP_LABEL": "DRAIN_PUMP_LABEL is the name shown on the pump's panel. Default: 'north-pump'.",
+}
+
+
+@pytest.mark.parametrize(("question", "earlier", "want"), [
+    ("What about DRAIN_PUMP_LABEL?", ["What is the default of DRAIN_TIMEOUT_SECONDS?"],
+     "What is the default of DRAIN_PUMP_LABEL?"),
+    ("What about Fridays?", ["When does the office close on Thursdays?"], "When does the office close on Fridays?"),
+    ("And what about 2019?", ["How many visitors came in 2018?"], "How many visitors came in 2019?"),
+    ("what about readBlock", ["What does writeBlock return?"], "What does readBlock return?"),
+    # a follow-up of a follow-up keeps the first question's frame
+    ("What about DRAIN_PUMP_SPEED?", ["What is the default of DRAIN_TIMEOUT_SECONDS?", "What about DRAIN_PUMP_LABEL?"],
+     "What is the default of DRAIN_PUMP_SPEED?"),
+    # nothing in the earlier question is like the new subject: no frame to reuse
+    ("And what about the ferry?", ["When does the bus leave?"], None),
+    ("What about it?", ["What does writeBlock return?"], None),
+    ("What about DRAIN_PUMP_LABEL?", [], None),
+])
+def test_elided_question(question: str, earlier: list[str], want: str | None) -> None:
+    from ragkit.rag.elision import elided_question
+
+    assert elided_question(question, earlier) == want
+
+
+def test_what_about_a_setting_answers_about_that_setting() -> None:
+    """A chat follow-up on a second setting is searched and answered about it, not the first."""
+    from ragkit.agent import AgentConfig, ConversationMemory
+
+    queries: list[str] = []
+
+    @tool
+    def search_knowledge_base(query: str) -> str:
+        """Search the knowledge base for passages relevant to the query."""
+        queries.append(query)
+        ranked = sorted(SETTINGS, key=lambda name: name not in query)
+        return "\n\n".join(f"[{n}] source: settings.md | score: 0.{9 - n}\n{SETTINGS[name]}"
+                           for n, name in enumerate(ranked, 1))
+
+    agent = Agent(LocalProvider(), tools=[search_knowledge_base],
+                  config=AgentConfig(memory=ConversationMemory(max_messages=20)))
+    first = agent.run("What is the default of DRAIN_TIMEOUT_SECONDS?").content
+    assert "45" in first
+    second = agent.run("What about DRAIN_PUMP_LABEL?").content
+    assert queries[1] == "What is the default of DRAIN_PUMP_LABEL?"
+    assert "north-pump" in second and "45" not in second

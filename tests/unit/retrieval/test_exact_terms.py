@@ -1,0 +1,74 @@
+"""Exact matches in the default fusion: an identifier or a quoted phrase that the lexical index
+holds in a few passages is not drowned by a longer passage the dense side prefers."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit.retrieval.bm25 import BM25Index, BM25Retriever
+from ragkit.retrieval.exact_terms import exact_terms
+from ragkit.retrieval.hybrid import HybridRetriever
+from ragkit.types import SearchHit
+
+from .helpers import RecordingRetriever
+
+
+@pytest.mark.parametrize(("query", "want"), [
+    ("What about RELAY_TIMEOUT_SECONDS?", ["RELAY_TIMEOUT_SECONDS"]),
+    ("what does __enter__ return", ["__enter__"]),
+    ("how is parseHeaderBlock called", ["parseHeaderBlock"]),
+    ("where is harbour.tides.predict defined", ["harbour.tides.predict"]),
+    ('the "three rules of tidy tables"', ["three rules of tidy tables"]),
+    ("the `--dry-run` flag", ["--dry-run"]),
+    ("why did the us enter ww1", []),  # an abbreviation, not an identifier
+    ("what is e.g. a tide gauge", []),
+    ("what's the 'keeper' of the lamp", []),  # an apostrophe is no quote
+    ("fill in the blank: _____", []),
+    ("", []),
+])
+def test_exact_terms_by_shape(query: str, want: list[str]) -> None:
+    assert exact_terms(query) == want
+
+
+def test_exact_terms_is_bounded_on_a_huge_query() -> None:
+    assert exact_terms("a_b " * 1_000_000)[:1] == ["a_b"]
+
+
+def _settings_corpus() -> tuple[dict[str, str], list[SearchHit]]:
+    """A settings reference: one short passage per setting, and long passages about the feature
+    that a dense model prefers for any question on it."""
+    names = ["RELAY_TIMEOUT_SECONDS", "RELAY_RETRY_LIMIT", "RELAY_QUEUE_NAME", "RELAY_HOST", "RELAY_PORT"]
+    docs = {f"setting-{n.lower()}": f"{n}: a setting of the relay. Default: {i * 7 + 3}." for i, n in enumerate(names)}
+    for i in range(120):
+        docs[f"guide-{i}"] = (f"Relays forward messages between stations {i}; the relay waits, retries and queues "
+                              "messages, and its timeouts, limits and queues are configured in settings.")
+    # the dense ranking: the long guide passages first, the setting's own passage eighth
+    dense_order = [f"guide-{i}" for i in range(7)] + ["setting-relay_timeout_seconds"] + [f"guide-{i}" for i in range(7, 60)]
+    scores = [0.72 - n * 0.005 for n in range(7)] + [0.60] + [0.50 - n * 0.001 for n in range(53)]
+    hits = [SearchHit(id=d, score=s, metadata={"text": docs[d]}) for d, s in zip(dense_order, scores, strict=True)]
+    return docs, hits
+
+
+def _hybrid(**opts: float) -> HybridRetriever:
+    docs, dense_hits = _settings_corpus()
+    index = BM25Index()
+    index.add(list(docs), list(docs.values()), [{} for _ in docs])
+    return HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=BM25Retriever(index=index), **opts)  # type: ignore[arg-type]
+
+
+def test_an_identifier_lexical_search_finds_is_in_the_default_top_3() -> None:
+    query = "What is the default of RELAY_TIMEOUT_SECONDS?"
+    top = [h.id for h in _hybrid().retrieve(query, k=3)]
+    assert "setting-relay_timeout_seconds" in top
+    # without the exact-match share the dense side drowns it (the rare-term boost alone is too small)
+    assert "setting-relay_timeout_seconds" not in [h.id for h in _hybrid(exact_boost=0.0).retrieve(query, k=3)]
+
+
+def test_a_query_without_exact_terms_ranks_as_before() -> None:
+    query = "how long does the relay wait before it gives up"
+    assert [h.id for h in _hybrid().retrieve(query, k=10)] == [h.id for h in _hybrid(exact_boost=0.0).retrieve(query, k=10)]
+
+
+def test_exact_boost_is_validated() -> None:
+    with pytest.raises(Exception, match="exact_boost must be non-negative"):
+        _hybrid(exact_boost=-1)
