@@ -21,13 +21,13 @@ TEXT_SUFFIXES = {".py", ".yaml", ".yml", ".txt", ".md", ".html", ".js", ".css", 
 
 
 def _text_files() -> list[Path]:
-    code = [p for folder in ("ragkit", "benchmarks", "tools") for p in (ROOT / folder).rglob("*")
+    code = [p for folder in ("ragkit", "benchmarks", "tools", "pipelines") for p in (ROOT / folder).rglob("*")
             if p.suffix in TEXT_SUFFIXES and "__pycache__" not in p.parts and "results" not in p.parts]
     return [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted(code)]
 
 
 def test_no_issue_numbers_in_code_readme_or_docs() -> None:
-    """ragkit/, benchmarks/ and tools/ (the result files keep the issue a run was for, as data)."""
+    """ragkit/, benchmarks/, tools/ and pipelines/ (the result files keep the issue a run was for, as data)."""
     found = []
     for path in _text_files():
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
