@@ -265,14 +265,20 @@ def max_output_tokens(model: str, provider: str | None = None) -> int | None:
 
 
 def price_llm(model: str, input_tokens: int, output_tokens: int, *, provider: str | None = None,
-              cached_input_tokens: int = 0) -> float | None:
-    """USD for one chat request; None when the model is unpriced (with one warning per model)."""
+              cached_input_tokens: int = 0, images: int = 0) -> float | None:
+    """USD for one chat request; None when the model is unpriced (with one warning per model).
+    ``images``: how many images the request carried. The vendors bill an image as input tokens
+    (counted in ``input_tokens``), so a request with images is priced only when the entry says
+    the model takes images (``vision: true``); otherwise its images, and so its cost, are unpriced."""
     match = lookup(model, provider)
     if match.local:
         return 0.0
     info = match.info
     if info is None or info.input is None or info.output is None:
         warn_unpriced(model, provider, match)
+        return None
+    if images and info.vision is not True:
+        warn_images_unpriced(model, provider)
         return None
     rin, rout, rcached = info.rates(input_tokens)
     cached = max(0, min(cached_input_tokens, input_tokens))
@@ -315,6 +321,18 @@ def unpriced_message(model: str, provider: str | None = None, match: Match | Non
             f"never $0); {fix}")
 
 
+def warn_images_unpriced(model: str, provider: str | None = None) -> None:
+    """Log once per (model, provider) that a request's images have no known price."""
+    with _lock:
+        first = (f"{model} (images)", provider) not in _warned
+        _warned.add((f"{model} (images)", provider))
+    if first:
+        log.warning("model %r: the request carried images and the price entry does not say the model takes them "
+                    "(vision: true), so the images' cost is unknown: the cost is unpriced (shown as null, never $0); "
+                    "add vision: true to its entry (ragkit.pricing.register(%r, ..., vision=True) or `vision: true` "
+                    "under pricing:) when the vendor bills images as input tokens", model, model)
+
+
 def warn_unpriced(model: str, provider: str | None = None, match: Match | None = None, *,
                   kind: str = "chat") -> None:
     """Log :func:`unpriced_message` once per (model, provider)."""
@@ -331,14 +349,15 @@ def warn_unpriced(model: str, provider: str | None = None, match: Match | None =
 def register(name: str, *, input: float, output: float | None = None, cached_input: float | None = None,
              provider: str | None = None, kind: str = "chat", context_window: int | None = None,
              max_output_tokens: int | None = None, dimension: int | None = None,
-             aliases: tuple[str, ...] | list[str] = (), origin: str = "ragkit.pricing.register") -> ModelInfo:
+             aliases: tuple[str, ...] | list[str] = (), vision: bool | None = None,
+             origin: str = "ragkit.pricing.register") -> ModelInfo:
     """Give ``name`` a price (USD per million tokens), for any provider or only ``provider``'s.
 
     It takes precedence over the registry file; registering a name again replaces its price.
     ``ragkit.pricing.register("house-llm", input=0.5, output=1.5, context_window=32_000)``"""
     entry: dict[str, Any] = {"kind": kind, "input": input, "output": output, "cached_input": cached_input,
                              "context_window": context_window, "max_output_tokens": max_output_tokens,
-                             "dimension": dimension, "aliases": list(aliases)}
+                             "dimension": dimension, "aliases": list(aliases), "vision": vision}
     where = f"{origin}: {name!r}"
     info = parse_entry({k: v for k, v in entry.items() if v is not None}, name=name, provider=provider or "",
                        local=False, where=where, origin=origin)
@@ -368,7 +387,7 @@ def register_many(prices: Mapping[str, Mapping[str, Any]], *, origin: str) -> li
             out.append(register(str(name), origin=f"{origin}: pricing.{name}", **fields))
         except TypeError as exc:
             raise ConfigError(f"{origin}: pricing.{name}: {exc}; allowed keys: input, output, cached_input, "
-                              "provider, kind, context_window, max_output_tokens, dimension, aliases") from None
+                              "provider, kind, context_window, max_output_tokens, dimension, aliases, vision") from None
     return out
 
 
@@ -391,5 +410,6 @@ __all__ = [
     "reload",
     "unpriced_message",
     "vendors",
+    "warn_images_unpriced",
     "warn_unpriced",
 ]

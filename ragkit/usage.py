@@ -146,6 +146,7 @@ class AgentUsage:
     llm_cost: float | None = 0.0
     embedding_tokens: int = 0
     embedding_cost: float | None = 0.0
+    images: int = 0  # images sent to the model (their tokens are part of input_tokens)
     by_tool: dict[str, ToolUsage] = field(default_factory=dict)
     unpriced: list[str] = field(default_factory=list)
     iterations: list[IterationUsage] = field(default_factory=list)
@@ -171,15 +172,18 @@ class AgentUsage:
             self.unpriced.append(name)
 
     def add_llm(self, *, model: str, input_tokens: int, output_tokens: int, cached: bool = False,
-                provider: str | None = None, iteration: int | None = None, cached_input_tokens: int = 0) -> Cost:
+                provider: str | None = None, iteration: int | None = None, cached_input_tokens: int = 0,
+                images: int = 0) -> Cost:
         """Count one model call; returns its cost (0 for a response-cache hit, None when unpriced).
-        ``cached_input_tokens`` (part of ``input_tokens``) are priced at the vendor's cached-input rate."""
+        ``cached_input_tokens`` (part of ``input_tokens``) are priced at the vendor's cached-input rate;
+        ``images``: how many the request carried (priced as the registry knows, see ``price_llm``)."""
         from ragkit import pricing
 
         cost = 0.0 if cached else pricing.price_llm(model, input_tokens, output_tokens, provider=provider,
-                                                    cached_input_tokens=cached_input_tokens)
+                                                    cached_input_tokens=cached_input_tokens, images=images)
         if cost is None:
             self._unpriced(model)
+        self.images += images
         self.llm_calls += 1
         self.cache_hits += int(cached)
         self.input_tokens += input_tokens
@@ -229,7 +233,7 @@ class AgentUsage:
 
     def merge(self, other: AgentUsage) -> AgentUsage:
         """Add ``other`` into this one (e.g. to total a batch); returns self."""
-        for name in ("llm_calls", "cache_hits", "input_tokens", "output_tokens", "embedding_tokens"):
+        for name in ("llm_calls", "cache_hits", "input_tokens", "output_tokens", "embedding_tokens", "images"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.llm_cost = add_costs(self.llm_cost, other.llm_cost)
         self.embedding_cost = add_costs(self.embedding_cost, other.embedding_cost)
@@ -261,6 +265,8 @@ class AgentUsage:
         """E.g. ``LLM 1,234 in / 210 out tokens · embeddings 35 tokens · cost $0.0012`` (or ``cost
         unpriced (no price for my-model)`` when a model has no known price)."""
         parts = [f"LLM {self.input_tokens:,} in / {self.output_tokens:,} out tokens"]
+        if self.images:
+            parts.append(f"{self.images} image{'s' if self.images != 1 else ''}")
         if self.embedding_tokens:
             parts.append(f"embeddings {self.embedding_tokens:,} tokens")
         if self.cache_hits:

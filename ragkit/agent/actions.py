@@ -34,6 +34,7 @@ class ToolJob:
     tool: Tool
     context: dict[str, Any] = field(repr=False)
     timeout: float | None
+    retry: bool = True  # False: run once whatever the tool's retry policy (a call a person approved)
 
 
 @dataclass(frozen=True)

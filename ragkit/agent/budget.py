@@ -33,11 +33,11 @@ from typing import Any, NoReturn
 
 from ragkit.agent.guarded import StopRun
 from ragkit.agent.limits import UsageLimits
-from ragkit.agent.memory import estimate_tokens
+from ragkit.agent.memory import IMAGE_TOKENS_ESTIMATE, estimate_tokens
 from ragkit.agent.result import AgentEvent, BudgetExceeded
 from ragkit.agent.state import Run
 from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
-from ragkit.messages import Message, ToolCall, ToolSpec
+from ragkit.messages import Message, ToolCall, ToolSpec, count_images
 from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]
@@ -62,7 +62,7 @@ def _stop(run: Run, limit: str, maximum: float, used: float | None, why: str) ->
 def _text_tokens(messages: Sequence[Message]) -> int:
     text = "".join(m.content + "".join(c.name + json.dumps(c.arguments, default=str) for c in m.tool_calls)
                    for m in messages)
-    return estimate_tokens(text) + 4 * len(messages)
+    return estimate_tokens(text) + 4 * len(messages) + IMAGE_TOKENS_ESTIMATE * count_images(messages)
 
 
 def next_input_estimate(run: Run) -> int:

@@ -148,6 +148,8 @@ def _marked(pending: dict[str, Any]) -> ApprovalDecision | None:
 
 
 def _record_approval(run: Run, call: ToolCall, answer: ApprovalDecision) -> None:
+    if answer.approved:  # the approval covers one run of the call: tools_step turns its retries off
+        run.marks.setdefault("approved", set()).add(call.id)
     run.trace.add(ApprovalStep(run.iteration, run.trace.elapsed(), call.name, call.id, answer.approved, answer.reason))
     run.obs.emit("on_approval", run.run_id, call, answer.approved, answer.reason)
 

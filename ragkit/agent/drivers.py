@@ -128,7 +128,7 @@ def _thread_tools(action: RunTools) -> Iterator[ToolChunk | ToolDone]:
     def work(job: ToolJob) -> None:
         try:
             result = job.tool.invoke(job.call.arguments, context=job.context, timeout=job.timeout,
-                                     on_chunk=lambda text: items.put(ToolChunk(job.index, text)))
+                                     on_chunk=lambda text: items.put(ToolChunk(job.index, text)), retry=job.retry)
             items.put(ToolDone(job.index, result))
         except BaseException as exc:  # noqa: BLE001 - re-raised in the driver's thread
             items.put(exc)
@@ -153,7 +153,8 @@ async def _task_tools(action: RunTools) -> AsyncIterator[ToolChunk | ToolDone]:
         async with limit:
             try:
                 result = await job.tool.ainvoke(job.call.arguments, context=job.context, timeout=job.timeout,
-                                                on_chunk=lambda text: put(ToolChunk(job.index, text)))
+                                                on_chunk=lambda text: put(ToolChunk(job.index, text)),
+                                                retry=job.retry)
                 put(ToolDone(job.index, result))
             except BaseException as exc:  # noqa: BLE001
                 put(exc)

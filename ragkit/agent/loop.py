@@ -45,7 +45,7 @@ from ragkit.agent.decide import decide_step
 from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
 from ragkit.agent.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
-from ragkit.agent.state import Prompt, Run, ToolRun
+from ragkit.agent.state import Prompt, Run, RunState, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
 from ragkit.agent.tool_choice import offer
 from ragkit.errors import AgentError
@@ -193,7 +193,9 @@ def tools_step(run: Run, calls: Sequence[ToolCall], decided: dict[int, ToolResul
         if early is not None:
             runs[index] = ToolRun(call, early, starts[index])
         else:
-            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout))
+            once = call.id in run.marks.get("approved", ())  # an approval runs the call once, never retried
+            jobs.append(ToolJob(index, call, run.tools.get(call.name), run.context, run.config.tool_timeout,
+                                retry=not once))
     if jobs:
         parallel = run.config.max_parallel_tools if run.config.parallel_tool_calls else 1
         source = yield RunTools(tuple(jobs), parallel)
@@ -307,7 +309,27 @@ class Agent:
         with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="ragkit-batch") as pool:
             return list(pool.map(one, prompts))
 
+    def continue_from(self, state: RunState, message: str | Message | Sequence[Message], *,
+                      context: dict[str, Any] | None = None) -> AgentResult:
+        """Continue a finished run (``result.state``, or ``RunState.from_json`` of it) with a new user
+        ``message``: a new run over the whole conversation (see ``RunState.continued``)."""
+        from ragkit.agent.drivers import drive
+
+        return _result(drive(run_steps(self._continued(state, message, context), False), self.provider))
+
+    def _continued(self, state: RunState, message: str | Message | Sequence[Message],
+                   context: dict[str, Any] | None) -> Run:
+        new = state.continued(message)
+        new.provider, new.model, new.tools = self.provider.name, self.provider.model, self.tools.names()
+        return Run(provider=self.provider, config=self.config, tools=self.tools, observers=self.observers,
+                   context={**self.context, **(context or {})}, state=new)
+
     # --- async -------------------------------------------------------------------------------
+
+    async def acontinue_from(self, state: RunState, message: str | Message | Sequence[Message], *,
+                             context: dict[str, Any] | None = None) -> AgentResult:
+        """``continue_from``, awaited."""
+        return await _aresult(run_steps(self._continued(state, message, context), False), self.provider)
 
     async def arun(self, prompt: Prompt, *, context: dict[str, Any] | None = None,
                    response_format: Any = None) -> AgentResult:

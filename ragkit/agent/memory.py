@@ -35,6 +35,10 @@ def estimate_tokens(text: str) -> int:
     return (len(text) + 3) // 4
 
 
+#: what one image is counted as in estimates (the vendors bill about 85 to 1,600 input tokens an image)
+IMAGE_TOKENS_ESTIMATE = 1600
+
+
 class ConversationMemory:
     """Thread-safe message history trimmed to ``max_messages`` and ``max_tokens``."""
 
@@ -100,7 +104,8 @@ class ConversationMemory:
         text = message.content
         for call in message.tool_calls:
             text += call.name + json.dumps(call.arguments, default=str)
-        return self.token_counter(text) + 4  # per-message overhead (role, separators)
+        images = IMAGE_TOKENS_ESTIMATE * len(message.images)
+        return self.token_counter(text) + images + 4  # per-message overhead (role, separators)
 
     def trim(self, messages: Sequence[Message]) -> list[Message]:
         """The window of ``messages`` that satisfies ``max_messages`` and ``max_tokens``."""

@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ragkit.agent.trace import AgentTrace
-from ragkit.messages import Message, ToolCall
+from ragkit.messages import Image, Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
@@ -147,7 +147,8 @@ class RunFailed(AgentResult):
 def message_from_dict(data: dict[str, Any]) -> Message:
     calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
     return Message(role=data["role"], content=data.get("content", ""), tool_calls=calls,
-                   tool_call_id=data.get("tool_call_id"), name=data.get("name"), agent=data.get("agent"))
+                   tool_call_id=data.get("tool_call_id"), name=data.get("name"), agent=data.get("agent"),
+                   images=tuple(Image.from_dict(i) for i in data.get("images", ())))
 
 
 

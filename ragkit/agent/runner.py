@@ -12,6 +12,7 @@ parameter named ``ctx`` (``@tool(inject=["ctx"])``); no run can see another's.
     if result.stop_reason == "paused":                     # a call waits for a human
         text = result.state.to_json()                      # ... store it, decide later, elsewhere:
         state = RunState.from_json(text, agents=runner); state.approve(call_id); runner.resume(state)
+    later = runner.continue_from(result.state, "And the other charge?")  # a finished run, continued
 
 With a ``session_id`` the conversation comes from the session store and continues with the agent
 that last spoke; the run's new messages (each assistant message naming its agent) are written
@@ -39,8 +40,10 @@ from ragkit.agent.turns import Conversation
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message
 from ragkit.providers.base import Provider
+from ragkit.providers.vision import require_vision
 from ragkit.sessions.messages import last_agent
 from ragkit.tools.registry import ToolRegistry
+from ragkit.tools.tool import current_attempt
 from ragkit.usage import AgentUsage
 
 log = logging.getLogger(__name__)
@@ -72,6 +75,12 @@ class ToolContext:
     @property
     def run_id(self) -> str:
         return self._state.run_id
+
+    @property
+    def attempt(self) -> int:
+        """Which try of the running tool call this is: 1, then 2, 3... when the tool's retry policy
+        (``@tool(retries=...)``) runs it again."""
+        return current_attempt()
 
 
 @dataclass
@@ -171,6 +180,19 @@ class AgentRunner:
                              "or state.reject(call_id, message) for each before resuming")
         return _last(Runner(self, state.bind(self)).events(streaming=False))
 
+    def continue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
+        """Continue a finished run (its ``state``, or ``RunState.from_json`` of it) with a new user
+        ``message``: a new run (own ``run_id``, usage and trace, whose ``continued_from`` names the
+        old one) over the whole conversation, answered by the agent that spoke last, with the tool
+        state and context carried over. A run paused for approval is resumed, not continued; a run
+        of a session is continued through the session (``run(message, session_id=...)``)."""
+        return _last(Runner(self, state.continued(message).bind(self, self.context_type)).events(streaming=False))
+
+    async def acontinue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
+        """``continue_from``, awaited."""
+        runner = Runner(self, state.continued(message).bind(self, self.context_type))
+        return _last([event async for event in runner.aevents(streaming=False)])
+
     def runner(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> Runner:
         """The per-run ``Runner`` of a new run (``run``/``stream`` use it)."""
         new = [Message(role="user", content=input)] if isinstance(input, str) else list(input)
@@ -244,6 +266,7 @@ class Runner:
     def switch(self, run: Run, target: Handoff) -> None:
         """Make ``target`` the current agent of ``run`` (its provider, tools, config and prompt)."""
         bound = self.owner.agents[target.agent]
+        require_vision(bound.provider, run.messages)  # the new agent's model must see the images it is given
         source = run.agent_name or ""
         run.provider, run.tools, run.config = bound.provider, bound.tools, bound.config
         run.specs = bound.tools.specs()

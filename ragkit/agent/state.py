@@ -9,6 +9,7 @@ responses and tool results into the state; the step machine in ``loop.py`` decid
 
 from __future__ import annotations
 
+import copy
 import json
 import uuid
 from collections.abc import Callable, Sequence
@@ -30,6 +31,7 @@ from ragkit.errors import AgentError, RagkitError
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 from ragkit.providers.base import Provider
 from ragkit.providers.params import ParamError
+from ragkit.providers.vision import require_vision
 from ragkit.registry import did_you_mean
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.tool import ToolResult
@@ -96,6 +98,40 @@ class RunState:
     def reject(self, call_id: str, message: str = "") -> dict[str, Any]:
         """Do not run the call; the model gets ``message`` as its result."""
         return approvals.decide(self.pending_approvals, call_id, "rejected", message)
+
+    # --- continuing a finished run ----------------------------------------------------------
+
+    def continued(self, message: str | Message | Sequence[Message]) -> RunState:
+        """The state of a new run that continues this finished one with ``message`` (a user
+        question, or the results of a client's tool calls): the conversation, the current agent,
+        the tool state and the context carry over; iterations, usage, trace (its
+        ``continued_from`` names this run), records and citations start afresh. This state is left
+        as it is (continue it again, or from its JSON in another process)."""
+        new = [Message(role="user", content=message)] if isinstance(message, str) else \
+            [message] if isinstance(message, Message) else list(message)
+        if not new or any(m.role not in ("user", "tool") for m in new):
+            raise AgentError("continue a run with a user message (a string or Message(role='user', ...)) or with "
+                             "the results of its client tool calls (role 'tool')")
+        if self.pending:
+            raise AgentError(f"this run is paused for approval of {[e['call_id'] for e in self.pending]}; decide "
+                             "(state.approve / state.reject) and resume() it, then continue the finished run")
+        if self.session_id is not None:
+            raise AgentError(f"this run belongs to session {self.session_id!r}, whose store holds the conversation; "
+                             f"continue it with run(message, session_id={self.session_id!r})")
+        last = self.messages[-1] if self.messages else None
+        asked = {c.id for c in last.tool_calls} if last is not None and last.role == "assistant" else set()
+        missing = sorted(asked - {m.tool_call_id for m in new if m.role == "tool"})
+        if missing:
+            raise AgentError(f"the run ended waiting for the results of its tool calls {missing}; continue it with a "
+                             "Message(role='tool', tool_call_id=..., content=...) for each")
+        run_id = uuid.uuid4().hex[:12]
+        trace = AgentTrace(run_id=run_id, sampling=dict(self.trace.sampling), continued_from=self.run_id)
+        return RunState(
+            run_id=run_id, provider=self.provider, model=self.model, tools=list(self.tools),
+            messages=[*self.messages, *new], new_from=len(self.messages), params=dict(self.params),
+            use_memory=self.use_memory, trace=trace, current_agent=self.current_agent,
+            tool_state=copy.deepcopy(self.tool_state), context=copy.deepcopy(self.context),
+        )
 
     # --- serialization -----------------------------------------------------------------------
 
@@ -183,6 +219,10 @@ class Run:
                 messages=messages, new_from=new_from, params=config.provider_params(), use_memory=use_memory,
                 trace=AgentTrace(run_id=run_id),
             )
+            # what the model requests carry: the provider's defaults, then the run's own settings
+            state.trace.record_sampling(getattr(provider, "default_params", None) or {}, state.params)
+        if state.iteration == 0:  # images for a model that cannot see them: refused before any call
+            require_vision(provider, state.messages)
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
@@ -292,11 +332,12 @@ class Run:
         model = response.model or self.provider.model
         cost = self.usage.add_llm(model=model, input_tokens=response.usage.input_tokens,
                                   output_tokens=response.usage.output_tokens, provider=self.provider.name,
-                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens)
+                                  iteration=self.iteration, cached_input_tokens=response.usage.cached_input_tokens,
+                                  images=response.usage.images)
         self.trace.add(LLMCallStep(
             self.iteration, start, duration, self.provider.name, model,
             response.usage.input_tokens, response.usage.output_tokens, cost,
-            [c.name for c in response.tool_calls], response.stop_reason, streamed,
+            [c.name for c in response.tool_calls], response.stop_reason, streamed, images=response.usage.images,
         ))
         named = response if response.model else replace(response, model=model)  # observers learn the model
         self.obs.emit("on_llm_end", self.run_id, self.iteration, named, duration)
@@ -367,7 +408,8 @@ class Run:
                                          citations=tuple(result.citations)))
             self.trace.add(ToolCallStep(self.iteration, run.start, result.duration, call.name, call.id,
                                         dict(call.arguments), result.content, result.is_error, result.error_kind,
-                                        result.chunks, result.chunk_bytes, result.first_chunk))
+                                        result.chunks, result.chunk_bytes, result.first_chunk, result.attempts,
+                                        list(result.retried)))
             self.records.append(ToolCallRecord(call.id, call.name, dict(call.arguments), result.content,
                                                result.is_error, result.error_kind, self.iteration, result.duration))
             if call.name in self.tools:

@@ -6,7 +6,8 @@ call answered from the response cache), ``handoff`` (a transfer between agents) 
 ``guardrail`` (a guardrail found something: block, rewrite or warn), ``policy`` (the tool policy's
 decision on one call), ``approval`` (what the approval handler or a reviewer of a paused run said),
 ``coherence`` (the coherence check of one call) and ``budget`` (a usage limit stopped the run).
-``StepKind`` names them all. ``start`` is seconds since the run began.
+``StepKind`` names them all. ``start`` is seconds since the run began (``AgentTrace.started_at``,
+ISO 8601 UTC).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from __future__ import annotations
 import json
 import time
 from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
 from enum import Enum
 from typing import Any, ClassVar
 
@@ -31,6 +33,7 @@ class LLMCallStep:
     tool_calls: list[str] = field(default_factory=list)
     stop_reason: str = ""
     streamed: bool = False
+    images: int = 0  # images the request carried
     type: ClassVar[str] = "llm_call"
 
 
@@ -49,6 +52,9 @@ class ToolCallStep:
     chunks: int = 0
     chunk_bytes: int = 0
     first_chunk: float | None = None
+    # the tool's retry policy: how many times it ran, and why each failed try failed
+    attempts: int = 1
+    retried: list[str] = field(default_factory=list)
     type: ClassVar[str] = "tool_call"
 
 
@@ -191,13 +197,29 @@ def step_from_dict(data: dict[str, Any]) -> TraceStep:
     return _STEP_TYPES[kind](**data)
 
 
+def utc_now() -> str:
+    """The current time as ISO 8601 UTC with milliseconds (``2026-01-31T12:00:00.123Z``)."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+#: the request settings a trace records (``AgentTrace.sampling``)
+SAMPLING_KEYS = ("temperature", "top_p", "max_tokens")
+
+
 @dataclass
 class AgentTrace:
-    """The ordered steps of one run plus its total duration (seconds)."""
+    """The ordered steps of one run plus its total duration (seconds), when it started and
+    completed (ISO 8601 UTC; ``completed_at`` is None while it runs), and the sampling settings its
+    model requests carried (``temperature``, ``top_p``, ``max_tokens``; a setting left to the
+    provider's default is absent)."""
 
     run_id: str = ""
     steps: list[TraceStep] = field(default_factory=list)
     duration: float = 0.0
+    started_at: str = field(default_factory=utc_now)
+    completed_at: str | None = None
+    sampling: dict[str, Any] = field(default_factory=dict)
+    continued_from: str | None = None  # the run this one continues (``AgentRunner.continue_from``)
     _t0: float = field(default_factory=time.perf_counter, repr=False, compare=False)
 
     def elapsed(self) -> float:
@@ -211,11 +233,20 @@ class AgentTrace:
         kind = kind.value if isinstance(kind, StepKind) else kind
         return [s for s in self.steps if s.type == kind]
 
+    def record_sampling(self, *sources: dict[str, Any]) -> None:
+        """Record the sampling settings of ``sources`` (later ones win; None values are defaults)."""
+        for source in sources:
+            self.sampling.update({k: source[k] for k in SAMPLING_KEYS if source.get(k) is not None})
+
     def finish(self) -> None:
         self.duration = self.elapsed()
+        self.completed_at = utc_now()
 
     def to_dict(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "duration": self.duration, "steps": [step_to_dict(s) for s in self.steps]}
+        data = {"run_id": self.run_id, "started_at": self.started_at, "completed_at": self.completed_at,
+                "duration": self.duration, "sampling": dict(self.sampling),
+                "steps": [step_to_dict(s) for s in self.steps]}
+        return {**data, "continued_from": self.continued_from} if self.continued_from else data
 
     def to_json(self, **kwargs: Any) -> str:
         return json.dumps(self.to_dict(), ensure_ascii=False, default=str, **kwargs)
@@ -223,7 +254,9 @@ class AgentTrace:
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> AgentTrace:
         return cls(run_id=data.get("run_id", ""), duration=data.get("duration", 0.0),
-                   steps=[step_from_dict(s) for s in data.get("steps", [])])
+                   steps=[step_from_dict(s) for s in data.get("steps", [])],
+                   started_at=data.get("started_at") or utc_now(), completed_at=data.get("completed_at"),
+                   sampling=dict(data.get("sampling") or {}), continued_from=data.get("continued_from"))
 
     @classmethod
     def from_json(cls, text: str) -> AgentTrace:

@@ -95,11 +95,14 @@ def guard_options(f: Any) -> Any:
 @click.option("--show-sources", is_flag=True, help="Also print the cited passages' text.")
 @click.option("--trace", "show_trace", is_flag=True, help="Print the agent's steps (model calls, tool calls, "
               "guardrails, policy decisions, timings) and per-tool analytics.")
+@click.option("--image", "image_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Show the model an image with the question (PNG, JPEG, GIF or WebP, at most 20 MB; repeat for "
+                   "several). Needs a vision model, e.g. --provider openai --model gpt-4o-mini.")
 @guard_options
 @json_option
 def ask(question: str, pipeline: str | None, index_dir: str | None, provider: str, model: str | None,
         base_url: str | None, top_k: int | None, stream: bool, show_sources: bool, show_trace: bool,
-        policy: str | None, guardrails: bool, as_json: bool) -> None:
+        image_files: tuple[str, ...], policy: str | None, guardrails: bool, as_json: bool) -> None:
     """Answer QUESTION from the indexed documents, citing sources as [n].
 
     Prints the answer, the numbered sources (path, page), and a usage line with the LLM and
@@ -112,12 +115,16 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
       ragkit ask "..." --provider openai --base-url http://localhost:8000/v1 --stream
       ragkit ask "..." --json | jq .citations
       ragkit ask "..." --guardrails --policy policy.yaml --trace
+      ragkit ask "What does this chart show?" --image chart.png --provider openai --model gpt-4o-mini
     """
+    from ragkit.messages import Image
+
+    images = [Image.from_file(f) for f in image_files]  # a file that is not an image fails before anything loads
     with build_agent(pipeline, index_dir, provider, model, base_url, top_k, policy=policy, guardrails=guardrails) as agent:
         if stream and not as_json:
-            result = _stream_answer(agent, question)
+            result = _stream_answer(agent, question, images=images)
         else:
-            result = agent.ask(question)
+            result = agent.ask(question, images=images)
             if not as_json:
                 click.echo(result.content)
     if as_json:
@@ -132,10 +139,10 @@ def ask(question: str, pipeline: str | None, index_dir: str | None, provider: st
     click.secho(result.usage.summary_line(), dim=True)
 
 
-def _stream_answer(agent: Any, question: str, session_id: str | None = None) -> Any:
+def _stream_answer(agent: Any, question: str, session_id: str | None = None, images: Any = ()) -> Any:
     """Print the answer as it streams (a run stopped before any text streams why); its result."""
     result = None
-    for event in agent.stream(question, session_id=session_id):
+    for event in agent.stream(question, session_id=session_id, images=images):
         if event.type == "text":
             click.echo(event.text, nl=False)
         elif event.type == "result":

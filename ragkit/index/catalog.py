@@ -154,6 +154,14 @@ class Catalog:
         ).fetchall()
         return {r[0]: SourceRow(*r) for r in rows}
 
+    def chunk_metadata(self, ids: Iterable[str]) -> dict[str, str | None]:
+        """chunk id -> the sink metadata (JSON) the catalog holds for it, for the ``ids`` it has."""
+        wanted = list(ids)
+        if not wanted:
+            return {}
+        rows = self.con.execute("SELECT id, meta FROM chunks WHERE id IN (SELECT unnest(?))", [wanted]).fetchall()
+        return dict(rows)
+
     def chunk_ids(self, sources: Iterable[str] | None = None) -> dict[str, list[str]]:
         """source -> its chunk ids (all sources when ``sources`` is None)."""
         if sources is None:

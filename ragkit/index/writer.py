@@ -474,8 +474,11 @@ class _Run:
         new_chunks = [c for p in batch for c in p.chunks]
         old_ids = {cid for ids in old.values() for cid in ids}
         new_ids = {c.id for c in new_chunks}
-        # ids the catalog already had are in the store (after reconcile), except the missing ones
-        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing]
+        # ids the catalog already had are in the store (after reconcile), except the missing ones;
+        # a kept chunk whose metadata changed (a new title, the same text) is written again
+        kept_meta = self.catalog.chunk_metadata(new_ids & old_ids)
+        to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing
+                  or kept_meta.get(c.id) != json.dumps(_metadata(c))]
         stale = sorted(old_ids - new_ids)
         hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
         hashes = [hash_of[c.id] for c in to_add]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
-from ragkit.messages import Message, Response, ToolSpec, Usage
+from ragkit.messages import Image, Message, Response, ToolSpec, Usage
 from ragkit.providers.params import stop_sequences
 from ragkit.providers.remote import (
     RemoteProvider,
@@ -41,6 +41,13 @@ def _append(wire: list[dict[str, Any]], role: str, blocks: list[dict[str, Any]])
         wire.append({"role": role, "content": blocks})
 
 
+def image_block(image: Image) -> dict[str, Any]:
+    """An image as a Messages API ``image`` block (base64 bytes, or a URL the API fetches)."""
+    if image.url is not None:
+        return {"type": "image", "source": {"type": "url", "url": image.url}}
+    return {"type": "image", "source": {"type": "base64", "media_type": image.media_type, "data": image.base64}}
+
+
 def to_wire(messages: Sequence[Message]) -> tuple[str | None, list[dict[str, Any]]]:
     """ragkit messages -> (system prompt, Messages API messages)."""
     system = [m.content for m in messages if m.role == "system" and m.content]
@@ -57,7 +64,7 @@ def to_wire(messages: Sequence[Message]) -> tuple[str | None, list[dict[str, Any
             ]
             _append(wire, "assistant", blocks or [{"type": "text", "text": ""}])
         else:
-            _append(wire, "user", _blocks(m.content) or [{"type": "text", "text": ""}])
+            _append(wire, "user", [*map(image_block, m.images), *_blocks(m.content)] or [{"type": "text", "text": ""}])
     for message in wire:  # plain single-text messages stay plain strings
         content = message["content"]
         if len(content) == 1 and content[0]["type"] == "text":
@@ -161,4 +168,4 @@ class AnthropicProvider(RemoteProvider):
 
 
 
-__all__ = ["AnthropicProvider", "AnthropicStream", "from_message", "to_wire", "to_wire_tools"]
+__all__ = ["AnthropicProvider", "AnthropicStream", "from_message", "image_block", "to_wire", "to_wire_tools"]

@@ -19,6 +19,7 @@ from ragkit.providers.remote import (
     fit_to_signature,
     function_calls,
     function_tools,
+    image_parts,
     make_tool_call,
 )
 from ragkit.registry import providers
@@ -39,7 +40,7 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
                 message["tool_plan"] = m.content
             wire.append(message)
         else:
-            wire.append({"role": m.role, "content": m.content})
+            wire.append({"role": m.role, "content": image_parts(m) if m.images else m.content})
     return wire
 
 

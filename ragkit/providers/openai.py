@@ -19,6 +19,7 @@ from ragkit.providers.remote import (
     fit_to_signature,
     function_calls,
     function_tools,
+    image_parts,
     make_tool_call,
 )
 from ragkit.registry import providers
@@ -36,7 +37,7 @@ def to_wire_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         elif m.role == "assistant" and m.tool_calls:
             wire.append({"role": "assistant", "content": m.content or None, "tool_calls": function_calls(m.tool_calls)})
         else:
-            wire.append({"role": m.role, "content": m.content})
+            wire.append({"role": m.role, "content": image_parts(m) if m.images else m.content})
     return wire
 
 

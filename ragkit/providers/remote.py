@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import inspect
 import json
 import logging
@@ -22,8 +23,9 @@ from collections.abc import AsyncIterator, Callable, Iterable, Iterator, Sequenc
 from typing import Any, ClassVar, TypeVar
 
 from ragkit.errors import ProviderError
-from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, Usage, count_images
 from ragkit.providers.base import BaseProvider
+from ragkit.providers.vision import require_vision
 from ragkit.retry import ErrorInfo, RetryPolicy, acall_with_retry, call_with_retry, translate_error
 from ragkit.vendors.base import Vendor, server_message
 
@@ -94,6 +96,17 @@ def function_calls(calls: Sequence[ToolCall]) -> list[dict[str, Any]]:
     """An assistant's tool calls in the same shape, arguments as the JSON text the model sent."""
     return [{"id": c.id, "type": "function", "function": {"name": c.name, "arguments": arguments_json(c)}}
             for c in calls]
+
+
+def image_parts(message: Message) -> list[dict[str, Any]]:
+    """A message with images as content parts of the ``image_url`` shape (OpenAI, its compatible
+    endpoints such as Gemini's, and Cohere v2): its text, then one part per image (an ``http(s)``
+    URL, or the bytes as a ``data:`` URL)."""
+    parts: list[dict[str, Any]] = [{"type": "text", "text": message.content}] if message.content else []
+    for image in message.images:
+        url: dict[str, Any] = {"url": image.as_url(), **({"detail": image.detail} if image.detail else {})}
+        parts.append({"type": "image_url", "image_url": url})
+    return parts
 
 
 class StreamAccumulator:
@@ -211,7 +224,10 @@ class RemoteProvider(BaseProvider):
         return self.stream_class(self.model)
 
     def finish(self, response: Response, messages: Sequence[Message], tools: Sequence[ToolSpec] | None) -> Response:
-        """The response as the agent gets it: with ``native_tools=False``, its TOOL_CALL text parsed."""
+        """The response as the agent gets it: its usage counting the request's images; with
+        ``native_tools=False``, its TOOL_CALL text parsed."""
+        if images := count_images(messages):
+            response = dataclasses.replace(response, usage=dataclasses.replace(response.usage, images=images))
         if self.native_tools or not tools:
             return response
         from ragkit.providers.text_tools import with_text_tool_calls
@@ -225,6 +241,7 @@ class RemoteProvider(BaseProvider):
     def build_request(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None, params: dict[str, Any]
     ) -> dict[str, Any]:
+        require_vision(self, messages)  # images to a model that cannot see them: refused before the call
         if tools and not self.native_tools:
             from ragkit.providers.text_tools import text_tool_messages
 
@@ -346,6 +363,7 @@ __all__ = [
     "function_calls",
     "function_tools",
     "fit_to_signature",
+    "image_parts",
     "make_tool_call",
     "parse_tool_arguments",
     "server_message",

@@ -3,9 +3,15 @@
 The provider describes the tools in the system prompt (:func:`tool_prompt`) and the model answers
 with ``TOOL_CALL`` followed by a JSON object — inline (``TOOL_CALL: {"tool": "search", "parameters":
 {...}}``), in a fenced block (```` ```tool_call ````), several in one message, or a JSON list after
-one marker. :func:`parse_tool_calls` reads them with a real scanner (``}``, ``]`` and escaped quotes
-inside strings are fine) and lenient keys (``tool``/``name``; ``parameters``/``params``/
-``arguments``/``args``, also as a JSON string). It refuses — returning a call whose
+one marker; a fenced ```` ```json ```` block holding such an object for an offered tool counts too,
+without the marker. :func:`parse_tool_calls` reads them with a real scanner (``}``, ``]`` and
+escaped quotes inside strings are fine) and lenient keys (``tool``/``name``; ``parameters``/
+``params``/``arguments``/``args``, also as a JSON string). Strict JSON is tried first; what a weak
+model writes instead — trailing commas, single-quoted strings, unquoted keys, Python's
+``True``/``False``/``None`` — is repaired by :func:`repair_json` and tried again. Everything is
+bounded: at most ``MAX_TEXT_CALLS`` calls of at most ``MAX_CALL_CHARS`` characters are read, by
+linear scans (no backtracking regular expression sees the model's text unbounded), and nesting too
+deep for the JSON reader is refused, not a crash. It refuses — returning a call whose
 ``parse_error`` starts with ``refused:`` and tells the model why, so the agent sends that back
 instead of running anything —
 
@@ -33,6 +39,13 @@ from typing import Any
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 
 MARKER = re.compile(r"TOOL_CALL", re.IGNORECASE)
+#: what follows a marker before its JSON (no two adjacent quantifiers can share a character)
+_OPENING = re.compile(r"[\s:=`]*(?:json\s*)?([{\[])", re.IGNORECASE)
+_FENCE = re.compile(r"```[ \t]*(?:(?:json|tool_call)[ \t]*)?\n[ \t]*(?=[{\[])", re.IGNORECASE)
+#: the most calls read from one message (or tries at one), and the longest call (characters)
+MAX_TEXT_CALLS = 32
+MAX_CALL_CHARS = 100_000
+_LITERALS = {"True": "true", "False": "false", "None": "null"}
 _NAME_KEYS = ("tool", "name", "tool_name", "function")
 _ARG_KEYS = ("parameters", "params", "arguments", "args", "input")
 _TYPES: dict[str, tuple[type, ...]] = {"string": (str,), "integer": (int,), "number": (int, float), "boolean": (bool,),
@@ -46,19 +59,20 @@ class ParsedToolCalls:
 
 
 def _balanced(text: str, start: int) -> int | None:
-    """The end (exclusive) of the JSON object or list opening at ``start``, or None."""
-    depth, in_string, escaped = 0, False, False
-    for i in range(start, len(text)):
+    """The end (exclusive) of the JSON object or list opening at ``start`` (strings in double or
+    single quotes), or None when it does not close within ``MAX_CALL_CHARS``."""
+    depth, quote, escaped = 0, "", False
+    for i in range(start, min(len(text), start + MAX_CALL_CHARS)):
         ch = text[i]
-        if in_string:
+        if quote:
             if escaped:
                 escaped = False
             elif ch == "\\":
                 escaped = True
-            elif ch == '"':
-                in_string = False
-        elif ch == '"':
-            in_string = True
+            elif ch == quote:
+                quote = ""
+        elif ch in "\"'":
+            quote = ch
         elif ch in "{[":
             depth += 1
         elif ch in "}]":
@@ -71,12 +85,13 @@ def _balanced(text: str, start: int) -> int | None:
 def _spans(text: str) -> list[tuple[int, int, str]]:
     """(start, end, json text) of each object or list that follows a TOOL_CALL marker."""
     spans: list[tuple[int, int, str]] = []
-    pos = 0
-    while (m := MARKER.search(text, pos)) is not None:
-        opening = re.compile(r"[\s:=`]*(?:json)?\s*([{\[])", re.IGNORECASE).match(text, m.end())
+    pos = tries = 0
+    while tries < MAX_TEXT_CALLS and (m := MARKER.search(text, pos)) is not None:
+        opening = _OPENING.match(text, m.end())
         if opening is None:
             pos = m.end()
             continue
+        tries += 1  # each try scans at most MAX_CALL_CHARS
         end = _balanced(text, opening.start(1))
         if end is None:
             pos = m.end()
@@ -87,10 +102,96 @@ def _spans(text: str) -> list[tuple[int, int, str]]:
     return spans
 
 
+def _fenced_spans(text: str, names: Sequence[str]) -> list[tuple[int, int, str]]:
+    """(start, end, json text) of each fenced ```` ```json ```` block without a marker whose object
+    names one of the offered tools ``names`` (other JSON in an answer is the answer's)."""
+    spans: list[tuple[int, int, str]] = []
+    pos = tries = 0
+    while tries < MAX_TEXT_CALLS and (m := _FENCE.search(text, pos)) is not None:
+        tries += 1
+        end = _balanced(text, m.end())
+        pos = m.end()
+        if end is None:
+            continue
+        raw = text[m.end():end]
+        value = _load(raw)[0]
+        items = value if isinstance(value, list) else [value]
+        if any(isinstance(i, dict) and any(i.get(k) in names for k in _NAME_KEYS) for i in items):
+            close = re.compile(r"\s*```").match(text, end)
+            spans.append((m.start(), close.end() if close else end, raw))
+            pos = end
+    return spans
+
+
 def _fence_start(text: str, marker_start: int) -> int:
     """Include an opening ```` ``` ```` fence right before the marker in the removed span."""
-    before = re.search(r"```[ \t]*(?:json)?[ \t]*\n?[ \t]*$", text[:marker_start])
-    return before.start() if before else marker_start
+    window = max(0, marker_start - 80)
+    before = re.search(r"```[ \t]*(?:json)?\s*$", text[window:marker_start])
+    return window + before.start() if before else marker_start
+
+
+def repair_json(text: str) -> str:
+    """``text`` with what weak models write instead of JSON made JSON: single-quoted strings
+    double-quoted, unquoted keys quoted, trailing commas dropped, ``True``/``False``/``None`` as
+    ``true``/``false``/``null``. One linear pass; valid JSON comes out unchanged."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            i = _quoted(text, i, out)
+        elif ch == ",":
+            k = i + 1
+            while k < n and text[k] in " \t\r\n":
+                k += 1
+            if k < n and text[k] in "}]":  # a trailing comma
+                i = k
+            else:
+                out.append(ch)
+                i += 1
+        elif ch.isalpha() or ch == "_":
+            j = i
+            while j < n and (text[j].isalnum() or text[j] in "_-"):
+                j += 1
+            word, k = text[i:j], j
+            while k < n and text[k] in " \t":
+                k += 1
+            out.append(json.dumps(word) if k < n and text[k] == ":" else _LITERALS.get(word, word))
+            i = j
+        else:
+            out.append(ch)
+            i += 1
+    return "".join(out)
+
+
+def _quoted(text: str, start: int, out: list[str]) -> int:
+    """Copy the string opening at ``start`` (either quote) into ``out`` double-quoted; its end."""
+    quote, i, n, buf = text[start], start + 1, len(text), ['"']
+    while i < n and text[i] != quote:
+        ch = text[i]
+        if ch == "\\" and i + 1 < n:
+            buf.append("'" if text[i + 1] == "'" else text[i:i + 2])
+            i += 2
+            continue
+        buf.append('\\"' if ch == '"' else ch)
+        i += 1
+    buf.append('"')
+    out.append("".join(buf))
+    return i + 1
+
+
+def _load(raw: str) -> tuple[Any, str | None]:
+    """The JSON value of ``raw``: strict JSON first, then repaired; (None, why) when neither reads."""
+    try:
+        return json.loads(raw), None
+    except json.JSONDecodeError as exc:
+        why = f"the TOOL_CALL is not valid JSON ({exc.msg} at {exc.pos})"
+    except RecursionError:
+        return None, "the TOOL_CALL is nested too deeply"
+    try:
+        return json.loads(repair_json(raw)), None
+    except (json.JSONDecodeError, RecursionError):
+        return None, why
 
 
 def _normalized(text: str) -> str:
@@ -104,13 +205,15 @@ def parse_tool_calls(text: str, tools: Sequence[ToolSpec], *, tool_results: Sequ
     quoted = [_normalized(r) for r in tool_results if r]
     calls: list[ToolCall] = []
     kept, last = [], 0
-    for start, end, raw in _spans(text):
+    spans = _spans(text) or _fenced_spans(text, list(specs))
+    if not spans:
+        return ParsedToolCalls([], text.strip())
+    for start, end, raw in spans:
         kept.append(text[last:_fence_start(text, start)])
         last = end
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            calls.append(_refused(len(calls), id_prefix, "?", raw, f"the TOOL_CALL is not valid JSON ({exc.msg} at {exc.pos})"))
+        value, error = _load(raw)
+        if error is not None:
+            calls.append(_refused(len(calls), id_prefix, "?", raw, error))
             continue
         items = value if isinstance(value, list) else [value]
         echoed = bool(quoted) and _normalized(raw) in "\n".join(quoted)
@@ -126,9 +229,8 @@ def _one(item: Any, n: int, prefix: str, raw: str, specs: Mapping[str, ToolSpec]
     name = next((str(item[k]) for k in _NAME_KEYS if isinstance(item.get(k), str)), "")
     args: Any = next((item[k] for k in _ARG_KEYS if k in item), {})
     if isinstance(args, str):
-        try:
-            args = json.loads(args) if args.strip() else {}
-        except json.JSONDecodeError:
+        args, error = _load(args) if args.strip() else ({}, None)
+        if error is not None:
             return _refused(n, prefix, name, raw, f"the parameters of '{name}' are not a JSON object")
     if not name:
         return _refused(n, prefix, "?", raw, 'the TOOL_CALL names no tool; write {"tool": NAME, "parameters": {...}}')
@@ -215,12 +317,16 @@ def text_tool_messages(messages: Sequence[Message], tools: Sequence[ToolSpec]) -
 def is_json_document(text: str) -> bool:
     """Whether the whole text is one JSON object or list (a structured answer, maybe fenced): such
     an answer is data, and a ``TOOL_CALL`` inside one of its strings is never a call."""
-    body = re.sub(r"^```(?:json)?\s*|\s*```$", "", text.strip(), flags=re.IGNORECASE)
+    body = text.strip()
+    if body.startswith("```"):
+        body = body[3:]
+        body = body[4:] if body[:4].lower() == "json" else body
+    body = body.removesuffix("```").strip()
     if not body.startswith(("{", "[")):
         return False
     try:
         json.loads(body)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         return False
     return True
 
@@ -228,7 +334,8 @@ def is_json_document(text: str) -> bool:
 def with_text_tool_calls(response: Response, tools: Sequence[ToolSpec], messages: Sequence[Message]) -> Response:
     """``response`` with the TOOL_CALLs of its text as ``tool_calls`` (refused ones included, for
     the agent to report); the text keeps only the model's own words."""
-    if not tools or not MARKER.search(response.content) or is_json_document(response.content):
+    if not tools or "```" not in response.content and not MARKER.search(response.content) \
+            or is_json_document(response.content):
         return response
     results = [m.content for m in messages if m.role == "tool"]
     parsed = parse_tool_calls(response.content, tools, tool_results=results, id_prefix=f"text_call_{len(messages)}")
@@ -238,5 +345,5 @@ def with_text_tool_calls(response: Response, tools: Sequence[ToolSpec], messages
                    stop_reason="tool_calls")
 
 
-__all__ = ["ParsedToolCalls", "is_json_document", "parse_tool_calls", "schema_errors", "text_tool_messages", "tool_prompt",
+__all__ = ["MAX_CALL_CHARS", "MAX_TEXT_CALLS", "ParsedToolCalls", "is_json_document", "parse_tool_calls", "repair_json", "schema_errors", "text_tool_messages", "tool_prompt",
            "with_text_tool_calls"]

@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
 from ragkit.agent.turns import Conversation, Turn
 from ragkit.config import PipelineSpec, load_pipeline
+from ragkit.errors import AgentError
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.report import IndexReport
-from ragkit.messages import Message
+from ragkit.messages import Image, Message
 from ragkit.rag.citations import CitationNumbering, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import make_search_tool
@@ -105,27 +106,34 @@ class RAGAgent:
         """Load the query embedding model now, so the first search is not slowed (or timed out) by it."""
         self.kb.embedder.load_for_queries()
 
-    def turn(self, question: str | Sequence[Message], *, session_id: str | None = None) -> Turn:
-        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.turns``)."""
+    def turn(self, question: str | Sequence[Message], *, session_id: str | None = None,
+             images: Sequence[Image] = ()) -> Turn:
+        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.turns``).
+        ``images``: shown to the model with the question (a vision model; see ``ragkit.messages.Image``)."""
+        if images:
+            if not isinstance(question, str):
+                raise AgentError("images= goes with a question string; put the images in your Message(images=...)")
+            question = [Message(role="user", content=question, images=tuple(images))]
         return answer_turn(self.conversation, self.agent, question, session_id=session_id)
 
-    def ask(self, question: str, *, session_id: str | None = None) -> AgentResult:
+    def ask(self, question: str, *, session_id: str | None = None, images: Sequence[Image] = ()) -> AgentResult:
         """The answer, its citations numbered as it shows them; with ``session_id`` a turn of that
-        session (needs ``sessions=``)."""
+        session (needs ``sessions=``); ``images`` are shown to the model with the question."""
         self.warm_up()
         result = None
-        for event in self.turn(question, session_id=session_id).events(streaming=False):
+        for event in self.turn(question, session_id=session_id, images=images).events(streaming=False):
             result = event.result or result
         assert result is not None, "a turn always ends with a result"
         return result
 
-    def stream(self, question: str, *, session_id: str | None = None) -> Iterator[AgentEvent]:
+    def stream(self, question: str, *, session_id: str | None = None,
+               images: Sequence[Image] = ()) -> Iterator[AgentEvent]:
         """Text deltas and tool events; the final ``result`` event's content is exactly the text
         streamed, with its citations (markers renumbered in order of first appearance as they
         stream, markers that do not resolve removed). A run stopped before any text (a guardrail,
         a budget) streams its explanation."""
         self.warm_up()
-        yield from self.turn(question, session_id=session_id).events(streaming=True)
+        yield from self.turn(question, session_id=session_id, images=images).events(streaming=True)
 
     def reset(self) -> None:
         self.agent.reset()

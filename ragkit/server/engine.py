@@ -173,7 +173,8 @@ def to_message(m: dict[str, Any]) -> Message:
     """A turn message (``server/wire_messages``: role, content, maybe tool calls or the id of the
     call a tool result answers) as the agent's ``Message``."""
     calls = tuple(make_tool_call(c["id"], c["name"], c["arguments"]) for c in m.get("tool_calls", ()))
-    return Message(role=m["role"], content=m["content"], tool_calls=calls, tool_call_id=m.get("tool_call_id"))
+    return Message(role=m["role"], content=m["content"], tool_calls=calls, tool_call_id=m.get("tool_call_id"),
+                   images=tuple(m.get("images", ())))
 
 
 def input_of(turn: Turn) -> str | None:

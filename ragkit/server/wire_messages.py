@@ -1,7 +1,7 @@
 """A request's ``messages`` in OpenAI's shape -> the turn's messages, checked.
 
 ``system``/``developer`` text is set aside (kept beside the RAG instructions); ``user`` and
-``assistant`` messages keep their text, an assistant's ``tool_calls`` (a client tool it called
+``assistant`` messages keep their text (a user message's ``image_url`` parts become its images), an assistant's ``tool_calls`` (a client tool it called
 earlier) and a ``tool`` message's ``tool_call_id`` are kept, so a client's tool results continue
 the turn that asked for them. The conversation must end with a non-empty user message or with tool
 results; without a session, every tool result must answer a call made earlier in the request.
@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from ragkit.messages import Image, ImageError
 from ragkit.server.errors import ApiError
 
 
@@ -49,6 +50,25 @@ def _calls(raw: Any, i: int) -> list[dict[str, Any]]:
     return out
 
 
+def _images(parts: list[dict[str, Any]], i: int) -> list[Image]:
+    """The ``image_url`` parts of a user message (``{"type": "image_url", "image_url": {"url":
+    "https://..." or "data:image/png;base64,...", "detail": ...}}``) as images, checked."""
+    images = []
+    for j, part in enumerate(parts):
+        if not isinstance(part, dict) or part.get("type") != "image_url":
+            continue
+        spec = part.get("image_url")
+        spec = {"url": spec} if isinstance(spec, str) else spec
+        if not isinstance(spec, dict) or not isinstance(spec.get("url"), str):
+            raise _bad(f"messages[{i}].content[{j}] must be {{'type': 'image_url', 'image_url': {{'url': "
+                       "'https://... or data:image/png;base64,...'}}")
+        try:
+            images.append(Image.from_url(spec["url"], detail=spec.get("detail")))
+        except ImageError as exc:
+            raise _bad(f"messages[{i}].content[{j}]: {exc}") from None
+    return images
+
+
 def conversation(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]], str | None]:
     """The turn's messages (dicts with ``role``, ``content`` and, where present, ``tool_calls`` or
     ``tool_call_id``) and the client's system text."""
@@ -59,6 +79,8 @@ def conversation(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]], str
         if m.role in ("system", "developer"):
             continue
         item: dict[str, Any] = {"role": m.role, "content": m.text()}
+        if m.role == "user" and isinstance(m.content, list):
+            item["images"] = _images(m.content, i)
         if m.role == "assistant" and extra.get("tool_calls"):
             item["tool_calls"] = _calls(extra["tool_calls"], i)
         if m.role == "tool":
@@ -67,7 +89,8 @@ def conversation(messages: list[ChatMessage]) -> tuple[list[dict[str, Any]], str
             item["tool_call_id"] = extra["tool_call_id"]
         convo.append(item)
     last = convo[-1] if convo else None
-    if last is None or (last["role"] != "tool" and (last["role"] != "user" or not last["content"].strip())):
+    if last is None or (last["role"] != "tool" and (last["role"] != "user"
+                                                    or not (last["content"].strip() or last.get("images")))):
         raise _bad("the last message must be a non-empty user message, or the results of tool calls "
                    "(role 'tool')")
     return convo, system

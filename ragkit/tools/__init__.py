@@ -6,7 +6,7 @@ from __future__ import annotations
 from ragkit.tools.builtin import calculator, current_time, default_tools, read_file_tool
 from ragkit.tools.registry import ToolRegistry
 from ragkit.tools.schema import Injected, parse_docstring
-from ragkit.tools.tool import Tool, ToolArgumentError, ToolOutput, ToolResult, as_tool, tool
+from ragkit.tools.tool import Tool, ToolArgumentError, ToolOutput, ToolResult, as_tool, current_attempt, tool
 
 __all__ = [
     "Injected",
@@ -17,6 +17,7 @@ __all__ = [
     "ToolResult",
     "as_tool",
     "calculator",
+    "current_attempt",
     "current_time",
     "default_tools",
     "parse_docstring",

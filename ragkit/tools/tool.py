@@ -26,6 +26,7 @@ from typing import Any, TypeVar, overload
 
 from ragkit.errors import ToolError
 from ragkit.messages import ToolSpec
+from ragkit.retry import RetryPolicy
 from ragkit.tools import schema as _schema
 from ragkit.types import Citation
 from ragkit.usage import UsageStats
@@ -65,6 +66,9 @@ class ToolResult:
     chunks: int = 0
     chunk_bytes: int = 0
     first_chunk: float | None = None
+    #: how many times the tool ran (more than 1: its retry policy tried again), and why each failed try failed
+    attempts: int = 1
+    retried: list[str] = field(default_factory=list)
 
     @property
     def usage(self) -> UsageStats | None:
@@ -86,11 +90,29 @@ class Tool:
         description: str | None = None,
         inject: Iterable[str] = (),
         timeout: float | None = None,
+        retries: int = 0,
+        retry_on: type[BaseException] | tuple[type[BaseException], ...] = Exception,
+        backoff: float | RetryPolicy = 0.5,
     ) -> None:
+        """``retries``: how many more times to run the tool when it raises one of ``retry_on`` (a
+        timeout only when ``retry_on`` names ``TimeoutError``), waiting ``backoff`` seconds doubled
+        per retry with full jitter (or a :class:`ragkit.retry.RetryPolicy`); bad arguments are never
+        retried, nor a streaming tool once it has streamed."""
         if not callable(fn):
             raise ToolError(f"Tool needs a function, got {fn!r}")
         if timeout is not None and timeout <= 0:
             raise ToolError(f"tool timeout must be positive seconds or None (got {timeout})")
+        self.retry_on = retry_on if isinstance(retry_on, tuple) else (retry_on,)
+        if isinstance(retries, bool) or not isinstance(retries, int) or not 0 <= retries <= MAX_TOOL_RETRIES:
+            raise ToolError(f"tool retries must be a whole number from 0 to {MAX_TOOL_RETRIES} (got {retries!r})")
+        if not self.retry_on or not all(isinstance(k, type) and issubclass(k, BaseException) for k in self.retry_on):
+            raise ToolError(f"retry_on must be an exception class or a tuple of them (got {retry_on!r})")
+        if isinstance(backoff, RetryPolicy):
+            self.retry = dataclasses.replace(backoff, max_attempts=retries + 1)
+        elif isinstance(backoff, bool) or not isinstance(backoff, int | float) or backoff < 0:
+            raise ToolError(f"tool backoff must be seconds >= 0 or a RetryPolicy (got {backoff!r})")
+        else:
+            self.retry = RetryPolicy(max_attempts=retries + 1, base_delay=float(backoff), max_delay=30.0)
         self.fn = fn
         self.name = name or fn.__name__
         if not self.name.replace("_", "a").replace("-", "a").isalnum() or len(self.name) > 64:
@@ -160,28 +182,54 @@ class Tool:
         return inspect.signature(self.fn).parameters[name].default is not inspect.Parameter.empty
 
     def invoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
-               timeout: float | None = None, on_chunk: ChunkSink | None = None) -> ToolResult:
+               timeout: float | None = None, on_chunk: ChunkSink | None = None, retry: bool = True) -> ToolResult:
         """The sync driver of :meth:`ainvoke` (on its own event loop; in a worker thread when this
         thread already runs one). Never raises for tool or argument failures."""
         def run() -> ToolResult:
-            return asyncio.run(self.ainvoke(arguments, context=context, timeout=timeout, on_chunk=on_chunk))
+            return asyncio.run(self.ainvoke(arguments, context=context, timeout=timeout, on_chunk=on_chunk,
+                                            retry=retry))
 
         return run_in_thread(run, None) if _loop_running() else run()
 
     async def ainvoke(self, arguments: dict[str, Any], *, context: dict[str, Any] | None = None,
-                      timeout: float | None = None, on_chunk: ChunkSink | None = None) -> ToolResult:
+                      timeout: float | None = None, on_chunk: ChunkSink | None = None, retry: bool = True) -> ToolResult:
         """Validate, call and convert. Async tools are awaited, sync ones run in a daemon thread;
         a generator tool (sync or async) streams: each chunk goes to ``on_chunk`` as it is made and
-        the joined chunks are the result."""
+        the joined chunks are the result. A failure the tool's retry policy covers runs it again
+        (``retry=False``: once only, e.g. a call a person approved); ``current_attempt()`` tells
+        the tool which try it is."""
         start = time.perf_counter()
         limit = self.timeout if self.timeout is not None else timeout
         stream = _StreamStats(start, on_chunk)
+        retried: list[str] = []
         try:
             kwargs = self._prepare(arguments, context)
-            value = await asyncio.wait_for(self._produce(kwargs, stream.sink if self.streams else on_chunk), limit)
-        except Exception as exc:  # noqa: BLE001 - every failure becomes an observation
+        except Exception as exc:  # noqa: BLE001 - bad arguments: an observation, never retried
             return stream.stamp(self._failure(exc, limit, start))
-        return stream.stamp(self._success(value, start))
+        attempts = self.retry.max_attempts if retry else 1
+        for attempt in range(1, attempts + 1):
+            token = _ATTEMPT.set(attempt)
+            try:
+                value = await asyncio.wait_for(self._produce(kwargs, stream.sink if self.streams else on_chunk), limit)
+            except Exception as exc:  # noqa: BLE001 - every failure becomes an observation
+                if attempt == attempts or not self._retryable(exc) or stream.chunks:
+                    return _tried(stream.stamp(self._failure(exc, limit, start)), attempt, retried)
+                retried.append(f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+                log.info("tool %r attempt %d/%d failed (%s); retrying", self.name, attempt, attempts, retried[-1])
+                await self.retry.async_sleep(self.retry.delay(attempt - 1))
+            else:
+                return _tried(stream.stamp(self._success(value, start)), attempt, retried)
+            finally:
+                _ATTEMPT.reset(token)
+        raise AssertionError("unreachable")  # pragma: no cover - the loop always returns
+
+    def _retryable(self, exc: BaseException) -> bool:
+        """Whether the retry policy covers ``exc`` (a timeout only when ``retry_on`` names it)."""
+        if isinstance(exc, ToolArgumentError | _InjectionError):
+            return False
+        if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+            return any(issubclass(k, TimeoutError) for k in self.retry_on)
+        return isinstance(exc, self.retry_on)
 
     async def _produce(self, kwargs: dict[str, Any], on_chunk: ChunkSink | None) -> Any:
         if self.is_async:
@@ -213,6 +261,23 @@ class Tool:
             log.warning("tool %r raised %s: %s", self.name, type(exc).__name__, exc, exc_info=log.isEnabledFor(logging.DEBUG))
             text, kind = f"error: tool '{self.name}' raised {type(exc).__name__}: {exc}", "exception"
         return ToolResult(self.name, text, is_error=True, error_kind=kind, duration=duration)
+
+
+def _tried(result: ToolResult, attempts: int, retried: list[str]) -> ToolResult:
+    result.attempts, result.retried = attempts, list(retried)
+    return result
+
+
+#: the try of the tool call running in this context (1 for the first; see ``current_attempt``)
+_ATTEMPT: contextvars.ContextVar[int] = contextvars.ContextVar("ragkit_tool_attempt", default=1)
+#: the most retries ``@tool(retries=...)`` takes
+MAX_TOOL_RETRIES = 10
+
+
+def current_attempt() -> int:
+    """Which try of the running tool call this is: 1, then 2, 3... when its retry policy runs it
+    again (``ToolContext.attempt`` in an ``AgentRunner`` run says the same)."""
+    return _ATTEMPT.get()
 
 
 class _StreamStats:
@@ -253,21 +318,29 @@ def tool(fn: F, /) -> Tool: ...
 
 @overload
 def tool(description: str | None = None, /, *, name: str | None = None, inject: Iterable[str] = (),
-         timeout: float | None = None) -> Callable[[F], Tool]: ...
+         timeout: float | None = None, retries: int = 0,
+         retry_on: type[BaseException] | tuple[type[BaseException], ...] = Exception,
+         backoff: float | RetryPolicy = 0.5) -> Callable[[F], Tool]: ...
 
 
 def tool(fn: Any = None, /, *, name: str | None = None, description: str | None = None,
-         inject: Iterable[str] = (), timeout: float | None = None) -> Any:
+         inject: Iterable[str] = (), timeout: float | None = None, retries: int = 0,
+         retry_on: type[BaseException] | tuple[type[BaseException], ...] = Exception,
+         backoff: float | RetryPolicy = 0.5) -> Any:
     """Turn a typed function into a ``Tool``: bare (``@tool``), with the model-facing description
     as the one positional argument (``@tool("Look up a word in the glossary")``; it replaces the
-    docstring's first paragraph), or with options (``@tool(name=..., inject=[...], timeout=...)``)."""
+    docstring's first paragraph), or with options (``@tool(name=..., inject=[...], timeout=...)``;
+    ``retries=2, retry_on=ConnectionError, backoff=0.5``: run it up to twice more when it raises
+    that, see :class:`Tool`)."""
     if isinstance(fn, str):
         if description is not None:
             raise ToolError("@tool: give the description once, positionally or as description=...")
         fn, description = None, fn
+    options = {"name": name, "description": description, "inject": inject, "timeout": timeout, "retries": retries,
+               "retry_on": retry_on, "backoff": backoff}
     if fn is not None:
-        return Tool(fn, name=name, description=description, inject=inject, timeout=timeout)
-    return lambda f: Tool(f, name=name, description=description, inject=inject, timeout=timeout)
+        return Tool(fn, **options)
+    return lambda f: Tool(f, **options)
 
 
 def as_tool(obj: Tool | Callable[..., Any]) -> Tool:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from ragkit.testing.servers.anthropic import FakeAnthropicServer
 from ragkit.testing.servers.base import (
+    IMAGE_TOKENS,
     SSE,
     Disconnect,
     ErrorReply,
@@ -38,6 +39,7 @@ from ragkit.testing.servers.cohere import FakeCohereServer
 from ragkit.testing.servers.openai import FakeOpenAIServer
 
 __all__ = [
+    "IMAGE_TOKENS",
     "SSE",
     "Disconnect",
     "ErrorReply",

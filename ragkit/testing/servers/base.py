@@ -389,5 +389,18 @@ def content_text(content: Any) -> str:
     return ""
 
 
+#: what the fake servers bill an image block (``image_url`` or ``image``) as, in input tokens
+IMAGE_TOKENS = 85
+
+
+def image_blocks(content: Any) -> int:
+    """How many image blocks a message's content holds (OpenAI ``image_url``, Anthropic ``image``)."""
+    if not isinstance(content, list):
+        return 0
+    return sum(1 for b in content if isinstance(b, dict) and b.get("type") in ("image_url", "image"))
+
+
 def messages_tokens(messages: list[dict[str, Any]], extra: str = "") -> int:
-    return sum(count_tokens(content_text(m.get("content"))) for m in messages or []) + count_tokens(extra)
+    """Input tokens: one per word, plus ``IMAGE_TOKENS`` per image block (as the vendors bill images)."""
+    return sum(count_tokens(content_text(m.get("content"))) + IMAGE_TOKENS * image_blocks(m.get("content"))
+               for m in messages or []) + count_tokens(extra)

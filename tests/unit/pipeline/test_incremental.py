@@ -245,3 +245,29 @@ def test_embedding_cache_put_keeps_the_first_vector_of_a_text(tmp_path: Path, ke
         assert rows == [("m", "h1", 1), ("m", "h2", 1), ("m", "h3", 1), ("other", "h2", 1)]
     finally:
         cat.close()
+
+
+def _pdf(path: Path, title: str) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_title(title)
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=12)
+    pdf.multi_cell(0, 8, "The tide gauge at the north pier is read every morning at seven by the harbour keeper.")
+    pdf.output(str(path))
+
+
+def test_a_metadata_only_change_updates_the_stored_metadata(spec, tmp_path: Path) -> None:
+    """A PDF whose title changes and whose text does not: the run says "updated", and what search
+    returns carries the new title (nothing is embedded again)."""
+    docs = tmp_path / "pdfs"
+    docs.mkdir()
+    _pdf(docs / "gauge.pdf", "Harbour Notes, first edition")
+    run(spec, docs)
+    _pdf(docs / "gauge.pdf", "Harbour Notes, second edition")
+    rep = run(spec, docs)
+    assert rep.updated == ["gauge.pdf"] and rep.texts_embedded == 0 and rep.chunks_added == 0
+    with KnowledgeBase(spec) as kb:
+        for kind in ("dense", "bm25"):
+            hits = kb.search("when is the tide gauge read", k=1, kind=kind)
+            assert hits[0].metadata["title"] == "Harbour Notes, second edition", kind
