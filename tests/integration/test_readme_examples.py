@@ -28,7 +28,7 @@ def test_every_python_example_is_run_by_a_test() -> None:
             runner = ROOT / b.run_by
             assert runner.is_file(), f"{b.where} names {b.run_by}, which does not exist"
             text = runner.read_text(encoding="utf-8")
-            assert "doc_examples" in text or "README" in text, f"{b.run_by} reads no documentation file"
+            assert "doc_examples" in text or b.path.name in text, f"{b.run_by} does not read {b.path.name}"
         else:
             assert any(b.code.startswith(h) for h in HERE), (
                 f"{b.where}: a Python example no test runs; add it to {Path(__file__).name} "
