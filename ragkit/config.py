@@ -31,7 +31,6 @@ from ragkit.errors import ConfigError, RegistryError
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
 from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
-from ragkit.wiring import keyword_options as keyword_options  # re-exported: stores import it from here
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
@@ -170,7 +169,7 @@ class IndexingSpec(_Strict):
 
 
 class AgentSpec(_Strict):
-    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.policy``)."""
+    """``agent:``: how ``RAGAgent`` and ``ragkit ask`` guard their runs (``ragkit.agent.values``)."""
 
     #: the offline guardrails (``default_guardrails()``): injection blocked, personal data redacted
     guardrails: bool = False

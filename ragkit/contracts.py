@@ -20,9 +20,9 @@ or database driver.
 
 from __future__ import annotations
 
-from ragkit.agent.coherence import CoherenceChecker, CoherenceResult
-from ragkit.agent.observers import Observer
+from ragkit.agent.observe.observers import Observer
 from ragkit.agent.result import AgentEvent
+from ragkit.agent.values import CoherenceChecker, CoherenceResult
 from ragkit.embedders.base import Embedder
 from ragkit.errors import (
     AgentError,

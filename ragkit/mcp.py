@@ -19,11 +19,11 @@ from typing import Any
 from urllib.parse import quote, unquote
 
 from ragkit.errors import RagkitError
+from ragkit.index.layout import IndexLayout
 from ragkit.server.engine import Answer, Engine, TurnOptions
 from ragkit.server.errors import without_paths
 from ragkit.server.guard import GuardMiddleware, build_guard
 from ragkit.server.library import Library
-from ragkit.server.settings import UPLOADS_DIR
 
 log = logging.getLogger(__name__)
 RESOURCE_PREFIX = "ragkit://documents/"
@@ -37,7 +37,7 @@ class RagkitMCP:
         from mcp.server.mcpserver import MCPServer
 
         index_dir = Path(index).absolute()
-        self.library = Library(index_dir, pipeline=pipeline, uploads_dir=index_dir / UPLOADS_DIR)
+        self.library = Library(index_dir, pipeline=pipeline, uploads_dir=IndexLayout(index_dir).uploads)
         self.library.ensure_index()
         self.engine = Engine(self.library, provider=provider, model=model)
         self.server = _server_class(MCPServer)(self, name="ragkit", instructions=INSTRUCTIONS)

@@ -176,6 +176,14 @@ class Message:
             del data["images"]
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        """The inverse of ``to_dict``."""
+        calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
+        return cls(role=data["role"], content=data.get("content", ""), tool_calls=calls,
+                   tool_call_id=data.get("tool_call_id"), name=data.get("name"), agent=data.get("agent"),
+                   images=tuple(Image.from_dict(i) for i in data.get("images", ())))
+
 
 @dataclass(frozen=True)
 class ToolSpec:

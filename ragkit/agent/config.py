@@ -9,10 +9,8 @@ from typing import TYPE_CHECKING, Any
 from ragkit.errors import ConfigError
 
 if TYPE_CHECKING:
-    from ragkit.agent.coherence import CoherenceChecker
-    from ragkit.agent.limits import UsageLimits
     from ragkit.agent.memory import ConversationMemory
-    from ragkit.agent.policy import ToolPolicy
+    from ragkit.agent.values import CoherenceChecker, ToolPolicy, UsageLimits
     from ragkit.cache import ResponseCache
     from ragkit.guardrails import GuardrailSet
 

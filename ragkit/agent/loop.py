@@ -15,8 +15,8 @@ A tool failure is an observation, never a crash. The run ends with the model's a
 
 To add a step: write it as a generator over ``Run`` like ``model_step``/``tools_step`` and add one
 ``yield from`` line; a step that ends the run raises ``StopRun(result)``. The guarded steps
-(guardrails, budgets, policy/coherence/approval) live in ``guarded.py``, ``budget.py`` and
-``decide.py``; their order is in ``run_steps``' docstring.
+(guardrails, budgets, policy/coherence/approval) live in ``guard/``: ``guardrails.py``, ``budget.py``
+and ``decide.py``; their order is in ``run_steps``' docstring.
 
     agent = Agent(LocalProvider(), tools=[word_count])
     print(agent.run("How many words are in this sentence?").content)
@@ -39,11 +39,18 @@ from ragkit.agent.actions import (
     ToolDone,
     ToolJob,
 )
-from ragkit.agent.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.decide import decide_step
-from ragkit.agent.guarded import StopRun, handoff_input_step, holds, input_step, output_step, results_step
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.guard.budget import cost_warning_step, fit_request, model_budget_step, tools_budget_step
+from ragkit.agent.guard.decide import decide_step
+from ragkit.agent.guard.guardrails import (
+    StopRun,
+    handoff_input_step,
+    holds,
+    input_step,
+    output_step,
+    results_step,
+)
+from ragkit.agent.observe.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, RunState, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
@@ -265,7 +272,7 @@ class Agent:
               history: Sequence[Message] | None = None, config: AgentConfig | None = None,
               response_format: Any = None) -> Run:
         """A new ``Run`` of ``prompt`` (after ``history``, else the memory's), not started: drive
-        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.turns``).
+        ``run_steps(run, streaming)``, or give it to a turn owner (``ragkit.agent.conversation``).
         ``config``: this run's own (request parameters, say), else the agent's; ``response_format``
         (else the config's) asks for structured output (``agent/structured.py``)."""
         return Run(provider=self.provider, config=config or self.config, tools=self.tools, observers=self.observers,

@@ -17,7 +17,6 @@ counted with ``token_counter`` (an estimate unless you pass the model's tokenize
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
@@ -25,18 +24,10 @@ from typing import Literal
 
 from ragkit.errors import ConfigError
 from ragkit.messages import Message
+from ragkit.tokens import estimate_tokens, message_tokens
 
 TokenCounter = Callable[[str], int]
 ELIDED = "[tool output removed to fit the model's context window]"
-
-
-def estimate_tokens(text: str) -> int:
-    """About four characters per token, the usual rule of thumb for English."""
-    return (len(text) + 3) // 4
-
-
-#: what one image is counted as in estimates (the vendors bill about 85 to 1,600 input tokens an image)
-IMAGE_TOKENS_ESTIMATE = 1600
 
 
 class ConversationMemory:
@@ -101,11 +92,7 @@ class ConversationMemory:
         return sum(self.message_tokens(m) for m in messages)
 
     def message_tokens(self, message: Message) -> int:
-        text = message.content
-        for call in message.tool_calls:
-            text += call.name + json.dumps(call.arguments, default=str)
-        images = IMAGE_TOKENS_ESTIMATE * len(message.images)
-        return self.token_counter(text) + images + 4  # per-message overhead (role, separators)
+        return message_tokens(message, self.token_counter)
 
     def trim(self, messages: Sequence[Message]) -> list[Message]:
         """The window of ``messages`` that satisfies ``max_messages`` and ``max_tokens``."""
@@ -170,4 +157,4 @@ def _turns(messages: Sequence[Message]) -> list[list[Message]]:
     return turns
 
 
-__all__ = ["ConversationMemory", "estimate_tokens"]
+__all__ = ["ConversationMemory"]

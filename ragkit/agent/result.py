@@ -6,8 +6,8 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ragkit.agent.trace import AgentTrace
-from ragkit.messages import Image, Message, ToolCall
+from ragkit.agent.observe.trace import AgentTrace
+from ragkit.messages import Message, ToolCall
 from ragkit.types import Citation
 from ragkit.usage import AgentUsage
 
@@ -94,7 +94,7 @@ class AgentResult:
             citations=[Citation(**c) for c in data.get("citations", [])],
             usage=AgentUsage.from_dict(data.get("usage", {})),
             trace=AgentTrace.from_dict(data.get("trace", {})),
-            messages=[message_from_dict(m) for m in data.get("messages", [])],
+            messages=[Message.from_dict(m) for m in data.get("messages", [])],
             reasoning=data.get("reasoning", ""),
             pending_approvals=list(data.get("pending_approvals", [])),
         )
@@ -144,13 +144,6 @@ class RunFailed(AgentResult):
         return {"error_type": self.error_type, "error": self.error}
 
 
-def message_from_dict(data: dict[str, Any]) -> Message:
-    calls = tuple(ToolCall(**c) for c in data.get("tool_calls", ()))
-    return Message(role=data["role"], content=data.get("content", ""), tool_calls=calls,
-                   tool_call_id=data.get("tool_call_id"), name=data.get("name"), agent=data.get("agent"),
-                   images=tuple(Image.from_dict(i) for i in data.get("images", ())))
-
-
 
 @dataclass(frozen=True)
 class AgentEvent:
@@ -167,5 +160,4 @@ class AgentEvent:
     tool_output: str | None = None
     is_error: bool = False
     result: AgentResult | None = None
-__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "RunFailed", "ToolCallRecord",
-           "message_from_dict"]
+__all__ = ["AgentEvent", "AgentResult", "BudgetExceeded", "GuardrailTripped", "RunFailed", "ToolCallRecord"]

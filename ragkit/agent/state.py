@@ -16,16 +16,14 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from ragkit.agent import approval as approvals
-from ragkit.agent import snapshot
-from ragkit.agent.approval import ExecutionLog
+from ragkit.agent import values
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.observers import ObserverSet
-from ragkit.agent.policy import preview
-from ragkit.agent.result import AgentResult, ToolCallRecord, message_from_dict
+from ragkit.agent.observe.observers import ObserverSet
+from ragkit.agent.observe.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
+from ragkit.agent.result import AgentResult, ToolCallRecord
 from ragkit.agent.structured import OutputFormat, is_native, with_instructions
 from ragkit.agent.tool_choice import offer
-from ragkit.agent.trace import AgentTrace, CacheHitStep, ErrorStep, LLMCallStep, ToolCallStep
+from ragkit.agent.values import ExecutionLog, preview
 from ragkit.cache import cache_key
 from ragkit.errors import AgentError, RagkitError
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
@@ -73,7 +71,7 @@ class RunState:
     # messages it already holds
     current_agent: str | None = None
     handoffs: int = 0
-    # tool calls waiting for a human (see agent/approval.py): {call_id, tool, arguments, preview,
+    # tool calls waiting for a human (see agent/guard/approval.py): {call_id, tool, arguments, preview,
     # reason, agent, decision: None | "approved" | "rejected", message}; the paused turn runs on resume
     pending_approvals: list[dict[str, Any]] = field(default_factory=list)
     reasoning: list[str] = field(default_factory=list)  # why the model chose its tools, per turn
@@ -93,11 +91,11 @@ class RunState:
 
     def approve(self, call_id: str) -> dict[str, Any]:
         """Let the paused call run when the run resumes."""
-        return approvals.decide(self.pending_approvals, call_id, "approved")
+        return values.decide(self.pending_approvals, call_id, "approved")
 
     def reject(self, call_id: str, message: str = "") -> dict[str, Any]:
         """Do not run the call; the model gets ``message`` as its result."""
-        return approvals.decide(self.pending_approvals, call_id, "rejected", message)
+        return values.decide(self.pending_approvals, call_id, "rejected", message)
 
     # --- continuing a finished run ----------------------------------------------------------
 
@@ -147,8 +145,8 @@ class RunState:
 
     def bind(self, agents: Any = None, context_type: type | None = None) -> RunState:
         """Check the agents this state names against ``agents``; rebuild a saved dataclass context."""
-        found = snapshot.check_agents([self.current_agent, *(m.agent for m in self.messages)], agents)
-        self.context = snapshot.load_context(self.context, context_type or found)
+        found = values.check_agents([self.current_agent, *(m.agent for m in self.messages)], agents)
+        self.context = values.load_context(self.context, context_type or found)
         return self
 
     def to_dict(self) -> dict[str, Any]:
@@ -162,7 +160,7 @@ class RunState:
             "records": [asdict(r) for r in self.records], "citations": [c.to_dict() for c in self.citations],
             "current_agent": self.current_agent, "handoffs": self.handoffs,
             "pending_approvals": [dict(e) for e in self.pending_approvals], "tool_state": self.tool_state,
-            "context": snapshot.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
+            "context": values.dump_context(self.context), "session_id": self.session_id, "saved": self.saved,
             "written": self.written, "reasoning": list(self.reasoning),
             "schema_version": self.schema_version,
         }
@@ -175,7 +173,7 @@ class RunState:
                              f"({SCHEMA_VERSION}); upgrade ragkit to resume it")
         return cls(
             run_id=data["run_id"], provider=data["provider"], model=data.get("model", ""),
-            tools=list(data.get("tools", [])), messages=[message_from_dict(m) for m in data["messages"]],
+            tools=list(data.get("tools", [])), messages=[Message.from_dict(m) for m in data["messages"]],
             new_from=data.get("new_from", 0), params=dict(data.get("params", {})),
             iteration=data.get("iteration", 0), use_memory=data.get("use_memory", True),
             trace=AgentTrace.from_dict(data.get("trace", {})), usage=AgentUsage.from_dict(data.get("usage", {})),
@@ -183,7 +181,7 @@ class RunState:
             citations=[Citation(**c) for c in data.get("citations", [])],
             current_agent=data.get("current_agent"), handoffs=data.get("handoffs", 0),
             pending_approvals=[dict(e) for e in data.get("pending_approvals", [])],
-            tool_state=dict(data.get("tool_state") or {}), context=snapshot.plain_context(data.get("context")),
+            tool_state=dict(data.get("tool_state") or {}), context=values.plain_context(data.get("context")),
             session_id=data.get("session_id"), saved=data.get("saved", 0), written=data.get("written", 0),
             reasoning=list(data.get("reasoning", [])),
         )
@@ -226,15 +224,15 @@ class Run:
         self.state = st = state  # shortcuts for the bookkeeping below
         self.run_id, self.trace, self.usage, self.messages = st.run_id, st.trace, st.usage, st.messages
         self.records, self.citations, self.params = st.records, st.citations, st.params
-        # hooks of multi-agent runs (set by ``agent.runner.Runner``; a plain ``Agent`` has none)
+        # hooks of multi-agent runs (set by ``agent.multi.runner.MultiAgentRun``; a plain ``Agent`` has none)
         self.agent_name: str | None = st.current_agent
         self.needs_approval: Callable[[ToolCall], bool] | None = None
         self.execution_log: ExecutionLog | None = None
         self.handoff: Callable[[Run], Any] | None = None  # a step run after each turn's tools
         # a step run once a fresh run's input has passed the input guardrails, before the first model
-        # call (the turn owner stores the input there: see ``agent/turns.py``)
+        # call (the turn owner stores the input there: see ``agent/conversation.py``)
         self.admit: Callable[[Run], Any] | None = None
-        self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [approvals.precheck]
+        self.prechecks: list[Callable[[Run, ToolCall], ToolResult | None]] = [values.precheck]
         self.marks: dict[str, Any] = {}  # scratch space of the guarded steps (not part of the state)
 
     @property
@@ -401,7 +399,7 @@ class Run:
 
     def tools_finished(self, runs: Sequence[ToolRun]) -> None:
         """Fold results (in call order) into messages, trace, usage, records and citations."""
-        approvals.record(self, runs)  # first: a crash after this point cannot run a gated call twice
+        values.record(self, runs)  # first: a crash after this point cannot run a gated call twice
         for run in runs:
             call, result = run.call, run.result
             self.messages.append(Message(role="tool", content=result.content, tool_call_id=call.id, name=call.name,

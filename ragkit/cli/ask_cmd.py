@@ -3,28 +3,57 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
 
 from ragkit.cli.options import echo_json, index_option, json_option, pipeline_option
-from ragkit.provider_names import cli_choices
-
-PROVIDERS = cli_choices()
 
 
-def _key_help() -> str:
+class _ProviderChoice(click.Choice):
+    """The ``--provider`` names, read from the provider list when a command parses or shows help
+    (not when the CLI imports, so ``ragkit index`` does no provider work)."""
+
+    def __init__(self) -> None:
+        super().__init__(())
+
+    @property  # type: ignore[override]
+    def choices(self) -> tuple[str, ...]:
+        from ragkit.provider_names import cli_choices
+
+        return tuple(cli_choices())
+
+    @choices.setter
+    def choices(self, value: Any) -> None:  # click's __init__ sets it; the list above is the one source
+        pass
+
+
+class _LazyHelpOption(click.Option):
+    """An option whose help text is written when help is shown (it imports the vendors)."""
+
+    def __init__(self, *args: Any, help_text: Callable[[], str], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._help_text = help_text
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        if self.help is None:
+            self.help = self._help_text()
+        return super().get_help_record(ctx)
+
+
+def _provider_help() -> str:
     from ragkit.vendors import all_vendors
 
-    return "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in all_vendors())
+    keys = "; ".join(f"{v.name}: {v.key_vars[0]}{'' if v.requires_key else ' (optional)'}" for v in all_vendors())
+    return f"LLM provider. `local` is offline and extractive; the others read their API key from the environment ({keys})."
 
 
 def provider_options(f: Any) -> Any:
     f = click.option("--base-url", default=None, help="Endpoint of the provider's server (default: the provider's own, e.g. http://localhost:11434/v1 for ollama).")(f)
     f = click.option("--model", "-m", default=None, help="Model name for the provider (default: the provider's).")(f)
-    f = click.option("--provider", type=click.Choice(PROVIDERS), default="local", show_default=True,
-                     help="LLM provider. `local` is offline and extractive; the others read their API key "
-                          f"from the environment ({_key_help()}).")(f)
+    f = click.option("--provider", type=_ProviderChoice(), default="local", show_default=True,
+                     cls=_LazyHelpOption, help_text=_provider_help)(f)
     f = click.option("--top-k", "-k", type=click.IntRange(1, 20), default=None, help="Passages per search (default: the pipeline's).")(f)
     return f
 
@@ -60,7 +89,7 @@ def guarded_config(policy: str | None, guardrails: bool) -> Any:
     if policy is None and not guardrails:
         return None
     from ragkit.agent import AgentConfig
-    from ragkit.agent.policy import ToolPolicy
+    from ragkit.agent.values import ToolPolicy
     from ragkit.guardrails import default_guardrails
 
     return AgentConfig(
@@ -197,7 +226,7 @@ _GUARDED = {
 
 
 def print_analytics(result: Any) -> None:
-    from ragkit.agent.analytics import Analytics
+    from ragkit.agent.observe.analytics import Analytics
 
     tools = Analytics().add_trace(result.trace).summary()["tools"]
     if not tools:
@@ -291,9 +320,10 @@ def _open_sessions(url: str | None, pipeline: str | None, index_dir: str | None)
     from ragkit.sessions import open_session_store
 
     if url is None:
+        from ragkit.index.layout import IndexLayout
         from ragkit.index.reader import resolve_spec
 
-        url = f"sqlite:///{resolve_spec(pipeline, index_dir)[1]}/state.db"
+        url = f"sqlite:///{IndexLayout(resolve_spec(pipeline, index_dir)[1]).state_db}"
     return open_session_store(url)
 
 

@@ -15,7 +15,7 @@ Pipeline YAML::
       batch_size: 96
 
 Chunk sizes in ``unit: tokens`` are measured with a conservative estimate
-(:func:`ragkit.embedders.remote.estimate_tokens`), since Cohere's tokenizer is not available
+(:func:`ragkit.tokens.upper_bound_tokens`), since Cohere's tokenizer is not available
 offline; v3 models read at most 512 tokens per text and truncate the rest (``truncate:``).
 """
 

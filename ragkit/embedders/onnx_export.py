@@ -8,50 +8,10 @@ a cold process finds its entry without reading the weights.
 Entries are built in a temporary directory and renamed into place (atomic); a file lock makes two
 processes that start at the same time export once.
 
-Recipe (measured on msmarco passages, see ``benchmarks/embed_backends.py``):
-
-- fp32: ``torch.onnx.export`` (TorchScript exporter, opset 17) of the encoder with eager attention;
-  inputs ``input_ids``, ``attention_mask`` [, ``token_type_ids``], output ``last_hidden_state``,
-  dynamic batch and sequence axes, then ONNX Runtime's transformer optimizer fuses the graph
-  (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu: same vectors, fewer and
-  faster kernels). Pooling and normalization run in NumPy.
-- int8: ``quantize_dynamic`` quantizes the fused graph's weights to int8 *per channel*. Per-tensor int8 loses too
-  much (mean cosine about 0.957 to fp32 for MiniLM); per channel keeps about 0.994.
-- int8 recipes (:data:`INT8_RECIPES`). Activations are u8, and ORT's u8×s8 kernels without VNNI
-  (AVX2) add pairs of products in 16-bit lanes, which saturate with full-range s8 weights
-  (2·255·127 > 32767; mean cosine 0.9896 to fp32 on an AVX2-only machine). ``s8-rr`` (7-bit
-  weights, ``reduce_range``: 2·255·63 fits) is exact on both classes with the same fast kernels,
-  so its integer sums do not depend on the processor: it is *portable* (its vectors agree across
-  classes to cosine 0.997: the fp32 steps between them round differently), and its variant
-  names no ISA class (``int8-s8-rr``), so an index built on one class is searched and extended on
-  the other. ``s8`` (full range) is accurate only with VNNI; its variant names the class it runs
-  on (``int8-s8-vnni``). ``u8u8`` (u8 weights) is portable too but ran about 2× slower.
-  ``auto`` is the first int8 default's per-class choice (``s8`` on ``vnni``, ``s8-rr`` elsewhere, variant
-  ``int8-s8-vnni`` / ``int8-s8-rr-avx2``), kept for the indexes built with it.
-  :attr:`ExportSettings.variant` is part of the cache key and ends the embedder's model id.
-  Figures: ``benchmarks/int8_recipes.py`` (natively and under ``tools/avx2_only/run``).
-- ``s8-rr-sq``: ``s8-rr`` after two exact fp32 graph transforms that take the activation
-  outliers out of the per-tensor u8 ranges (:mod:`ragkit.embedders.onnx_smooth`, calibrated on
-  ``ragkit/_data/calibration.txt``): the QKV projections' inputs are smoothed into their weights
-  (SmoothQuant, alpha 0.5, power-of-two scales) and the FFN MatMuls' outlier input channels run in
-  small fp32 MatMuls of their own (:attr:`ExportSettings.smooth`, ``split``). Portable like
-  ``s8-rr`` (the export is byte-identical on AVX2 and VNNI); measured in docs/benchmarks/runs.md.
-- ``s8-rr-sqx``: ``s8-rr-sq`` with its fused ``QAttention`` nodes rewritten in plain
-  operators (:mod:`ragkit.embedders.onnx_attention`, :attr:`ExportSettings.attention`): the fused
-  node's softmax is the one kernel of the int8 graph whose result depends on the instruction set,
-  so without it the vectors are the same bits on AVX2 and VNNI machines.
-- ``s8-rr-sqxl`` (the default): ``s8-rr-sqx`` with its ``SkipLayerNormalization`` nodes
-  as ``Add`` (the bias, which ONNX Runtime folds into the quantized MatMul before it where it
-  can), ``Sum`` (the residual) and ``LayerNormalization`` (:mod:`ragkit.embedders.onnx_layernorm`,
-  :attr:`ExportSettings.layernorm`): ONNX Runtime's fused kernel was 5x slower than the plain
-  pair, so the model runs 1.13x (AVX2) to 1.19x (VNNI) as fast as ``s8-rr-sqx``, with the same
-  bits on both classes; its vectors are within float rounding of ``s8-rr-sqx``'s (mean cosine
-  0.9997), so it has an id of its own.
-- mixed exports (:attr:`ExportSettings.fp32`): int8 with some weights left fp32
-  (:func:`fp32_nodes`: the attention's QKV, the FFN output MatMul, the first and last layer). They
-  move the vectors closer to fp32 but give back most of the speed; none kept the hybrid
-  pipeline's nDCG@10 within 0.005 of PyTorch while running >= 1.3x fp32 on both ISA classes, so
-  no recipe uses them (``benchmarks/int8_recipes.py compare``, docs/benchmarks/runs.md).
+The fp32 export is ``torch.onnx.export`` (opset 17) of the encoder, fused by ONNX Runtime's
+transformer optimizer; an int8 export quantizes the fused graph's weights per channel with
+``quantize_dynamic``, as one of the recipes of :data:`INT8_RECIPES` says (one record per recipe).
+What each recipe does and the measurements that chose it: ``benchmarks/int8_recipes.md``.
 """
 
 from __future__ import annotations
@@ -65,10 +25,10 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
-from dataclasses import asdict, dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Literal, get_args
+from typing import Any, Literal
 
 from ragkit.errors import ConfigError, EmbeddingError, MissingDependencyError
 
@@ -78,38 +38,53 @@ log = logging.getLogger(__name__)
 EXPORT_FORMAT_VERSION = 3  # 3: the fp32 export is fused (Attention, SkipLayerNorm, BiasGelu)
 _WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 _HASHED_FILES = ("config.json", *_WEIGHT_FILES)
-#: int8 recipe -> (weight type, reduce_range); the module docstring has the measurements
-INT8_RECIPES = {"s8-rr": ("s8", True), "s8": ("s8", False), "u8u8": ("u8", False), "s8-rr-sq": ("s8", True),
-                "s8-rr-sqx": ("s8", True), "s8-rr-sqxl": ("s8", True)}
-#: recipes that treat activation outliers before quantizing (:mod:`ragkit.embedders.onnx_smooth`):
-#: recipe -> ExportSettings fields. ``s8-rr-sq``: the QKV projections' inputs smoothed into their
-#: weights (alpha 0.5), and the FFN MatMuls' outlier input channels (calibration maximum > 6x the
-#: median channel's) in fp32 MatMuls of their own
-SMOOTHED_RECIPES = {"s8-rr-sq": {"smooth": "qkv", "alpha": 0.5, "split": "ffn-in+ffn-out", "factor": 6.0}}
-SMOOTHED_RECIPES["s8-rr-sqx"] = SMOOTHED_RECIPES["s8-rr-sqxl"] = SMOOTHED_RECIPES["s8-rr-sq"]
-#: recipes whose attention runs in plain operators (:mod:`ragkit.embedders.onnx_attention`): the
-#: same bits on every x86 processor class, where the fused attention's softmax differs in the last bit
-PLAIN_ATTENTION_RECIPES = frozenset({"s8-rr-sqx", "s8-rr-sqxl"})
-#: recipes whose layer norms run as Sum + LayerNormalization (:mod:`ragkit.embedders.onnx_layernorm`):
-#: ONNX Runtime's fused SkipLayerNormalization kernel was 5x slower
-PLAIN_LAYERNORM_RECIPES = frozenset({"s8-rr-sqxl"})
+#: the outlier treatment of the ``-sq`` recipes (:mod:`ragkit.embedders.onnx_smooth`): the QKV
+#: projections' inputs smoothed into their weights (alpha 0.5), and the FFN MatMuls' outlier input
+#: channels (calibration maximum > 6x the median channel's) in fp32 MatMuls of their own
+SQ = {"smooth": "qkv", "alpha": 0.5, "split": "ffn-in+ffn-out", "factor": 6.0}
+
+
+@dataclass(frozen=True)
+class Int8Recipe:
+    """One int8 recipe: the weight type and range, and the graph rewrites before quantizing."""
+
+    name: str
+    weights: str  # "s8" (QInt8) | "u8" (QUInt8)
+    reduce_range: bool  # 7-bit weights: u8 x s8 sums cannot saturate on AVX2 (2*255*63 fits 16 bits)
+    #: integer sums that cannot saturate on any ISA class: the same vectors everywhere, no ISA in the variant
+    portable: bool
+    outliers: Mapping[str, Any] = field(default_factory=dict)  # ExportSettings smoothing fields (SQ)
+    attention: str = ""  # "plain": QAttention in plain operators (onnx_attention), the same bits on every ISA
+    layernorm: str = ""  # "plain": SkipLayerNormalization as Sum + LayerNormalization (onnx_layernorm)
+
+
+#: the int8 recipes, one record each (``benchmarks/int8_recipes.md`` has their measurements)
+INT8_RECIPES: dict[str, Int8Recipe] = {r.name: r for r in (
+    Int8Recipe("s8-rr", "s8", True, portable=True),
+    Int8Recipe("s8", "s8", False, portable=False),  # accurate only with VNNI: its variant names the class
+    Int8Recipe("u8u8", "u8", False, portable=True),  # portable, about 2x slower
+    Int8Recipe("s8-rr-sq", "s8", True, portable=True, outliers=SQ),
+    Int8Recipe("s8-rr-sqx", "s8", True, portable=True, outliers=SQ, attention="plain"),
+    Int8Recipe("s8-rr-sqxl", "s8", True, portable=True, outliers=SQ, attention="plain", layernorm="plain"),
+)}
 #: the weight-bearing nodes of the fused graph an int8 export can leave in fp32 (see :func:`fp32_nodes`),
 #: and how the variant's name says so. No recipe of ragkit's does (yet): ``benchmarks/int8_recipes.py``
 #: measures such mixed exports, and none kept nDCG@10 within 0.005 while running >= 1.3x fp32 on
-#: both ISA classes (docs/benchmarks/runs.md)
+#: both ISA classes (benchmarks/int8_recipes.md)
 FP32_PARTS = {"qkv": "qkv", "ffn-out": "ffn", "ends": "ends"}
 #: recipes whose integer sums cannot saturate on any ISA class: the same vectors everywhere
-PORTABLE_RECIPES = frozenset({"s8-rr", "u8u8", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"})
-#: ``recipe: auto``: the recipe per ISA class (the first int8 default), for the indexes built with it
+PORTABLE_RECIPES = frozenset(name for name, r in INT8_RECIPES.items() if r.portable)
+#: ``recipe: auto``: the recipe per ISA class, for the indexes built with it
 AUTO_RECIPES = {"vnni": "s8", "avx2": "s8-rr", "base": "s8-rr"}
-#: what a new index uses: fp32's retrieval quality (no nDCG@10 loss on either shared set;
-#: docs/benchmarks/indexing.md), and the fastest recipe whose vectors are the same bits on AVX2
-#: and VNNI machines, so an index moves between them without drift
+#: what a new index uses: fp32's retrieval quality (no nDCG@10 loss on either shared set), and the
+#: fastest recipe whose vectors are the same bits on AVX2 and VNNI machines, so an index moves
+#: between them without drift
 DEFAULT_RECIPE = "s8-rr-sqxl"
-#: the values of the embedders' ``recipe`` option (the one list: the onnx and sentence-transformers
-#: embedders annotate their option with it, and the pipeline's validation reads the annotation)
-Recipe = Literal["s8-rr", "s8", "u8u8", "auto", "s8-rr-sq", "s8-rr-sqx", "s8-rr-sqxl"]
-RECIPES: tuple[str, ...] = get_args(Recipe)
+#: the values of the embedders' ``recipe`` option: the records above and ``auto`` (the one list: the
+#: onnx and sentence-transformers embedders annotate their option with it, and the pipeline's
+#: validation reads the annotation)
+RECIPES: tuple[str, ...] = (*INT8_RECIPES, "auto")
+Recipe = Literal[RECIPES]  # type: ignore[valid-type]
 
 
 @dataclass(frozen=True)
@@ -146,7 +121,7 @@ class ExportSettings:
         mine = {k: getattr(self, k) for k in ("smooth", "alpha", "split", "factor")}
         if not (self.smooth or self.split):
             return ""
-        if mine == SMOOTHED_RECIPES["s8-rr-sq"]:
+        if mine == SQ:
             return "-sq"
         suffix = f"-sq{round(self.alpha * 100)}-{self.smooth.replace('+', '-')}" if self.smooth else ""
         return suffix + (f"-ol{self.factor:g}-{self.split.replace('+', '-')}" if self.split else "")
@@ -180,11 +155,9 @@ def int8_settings(recipe: str = DEFAULT_RECIPE, *, isa: str | None = None) -> Ex
             )
         cls = isa
         recipe = AUTO_RECIPES[isa] if recipe == "auto" else recipe
-    weights, reduce_range = INT8_RECIPES[recipe]
-    return ExportSettings(quantize="int8", weights=weights, reduce_range=reduce_range, isa=cls,
-                          attention="plain" if recipe in PLAIN_ATTENTION_RECIPES else "",
-                          layernorm="plain" if recipe in PLAIN_LAYERNORM_RECIPES else "",
-                          **SMOOTHED_RECIPES.get(recipe, {}))
+    r = INT8_RECIPES[recipe]
+    return ExportSettings(quantize="int8", weights=r.weights, reduce_range=r.reduce_range, isa=cls,
+                          attention=r.attention, layernorm=r.layernorm, **r.outliers)
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ Pipeline YAML::
       document_prefix: "search_document: "
 
 For models this module does not know, set ``dimension:``. Chunk sizes in ``unit: tokens`` are
-measured with a conservative estimate (:func:`ragkit.embedders.remote.estimate_tokens`).
+measured with a conservative estimate (:func:`ragkit.tokens.upper_bound_tokens`).
 """
 
 from __future__ import annotations

@@ -14,10 +14,10 @@ vectors and the tokens the API billed (``None`` when it said nothing). This base
   injects the policy, e.g. a fake sleep in tests), turning the final failure into an
   ``EmbeddingError`` with the HTTP status and the fix;
 - records usage per request: the tokens the API reports, priced from the model registry (``ragkit/models.yaml``)
-  (:mod:`ragkit.pricing`), or :func:`estimate_tokens` where the API reports none;
+  (:mod:`ragkit.pricing`), or :func:`ragkit.tokens.upper_bound_tokens` where the API reports none;
 - L2-normalizes the vectors and checks their length against ``dimension``.
 
-Token counts before embedding (the splitter's ``unit: tokens``) use :func:`estimate_tokens`: the
+Token counts before embedding (the splitter's ``unit: tokens``) use :func:`ragkit.tokens.upper_bound_tokens`: the
 remote tokenizers are not available offline, so chunk sizes for remote models are measured with a
 deliberately conservative estimate (it over-counts English by about a third), which keeps chunks
 under the model's input limit.
@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import math
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -38,24 +37,11 @@ import numpy as np
 from ragkit.embedders.base import Embedder, normalize_rows
 from ragkit.errors import ConfigError, EmbeddingError
 from ragkit.retry import ErrorInfo, RetryPolicy, call_with_retry
+from ragkit.tokens import upper_bound_tokens
 from ragkit.vendors.base import Vendor
 
 log = logging.getLogger(__name__)
 Kind = Literal["document", "query"]
-
-
-def estimate_tokens(text: str) -> int:
-    """A conservative token estimate for models whose tokenizer is not at hand.
-
-    One token per 3 ASCII characters (BPE tokenizers average about 4 for English prose), one per
-    non-ASCII character (CJK scripts are about one token per character), and never fewer than the
-    number of whitespace-separated words.
-    """
-    if not text:
-        return 0
-    ascii_chars = len(text.encode("ascii", "ignore"))
-    estimate = math.ceil(ascii_chars / 3) + (len(text) - ascii_chars)
-    return max(1, estimate, len(text.split()))
 
 
 def plan_batches(
@@ -194,8 +180,8 @@ class RemoteEmbedder(Embedder):
         return self._dim
 
     def count_tokens(self, text: str) -> int:
-        """An estimate (:func:`estimate_tokens`): the remote tokenizer is not available offline."""
-        return estimate_tokens(text)
+        """An estimate (:func:`ragkit.tokens.upper_bound_tokens`): the remote tokenizer is not available offline."""
+        return upper_bound_tokens(text)
 
     # ------------------------------------------------------------ client
     @property
@@ -231,7 +217,7 @@ class RemoteEmbedder(Embedder):
         if not texts:
             return np.zeros((0, self._dim), dtype=np.float32)
         ranges = plan_batches(
-            texts, max_items=self.batch_size, max_tokens=self.max_batch_tokens, count=estimate_tokens
+            texts, max_items=self.batch_size, max_tokens=self.max_batch_tokens, count=upper_bound_tokens
         )
         parts: list[np.ndarray]
         if self.concurrency > 1 and len(ranges) > 1:
@@ -254,7 +240,7 @@ class RemoteEmbedder(Embedder):
         )
         vectors = self._check_shape(raw, len(texts))
         if not tokens:  # the API said nothing (or 0 for non-empty text): estimate
-            tokens = sum(estimate_tokens(t) for t in texts)
+            tokens = sum(upper_bound_tokens(t) for t in texts)
         self._record(int(tokens), len(texts))
         return normalize_rows(vectors)
 
@@ -285,4 +271,4 @@ def prefix_marker(prefix: str) -> str:
     return hashlib.sha256(prefix.encode()).hexdigest()[:8]
 
 
-__all__ = ["Kind", "RemoteEmbedder", "estimate_tokens", "plan_batches", "prefix_marker"]
+__all__ = ["Kind", "RemoteEmbedder", "plan_batches", "prefix_marker"]

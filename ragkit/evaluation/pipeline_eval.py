@@ -20,9 +20,9 @@ from ragkit.evaluation.runner import EvalReport, run_retrieval_eval
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
 from ragkit.registry import did_you_mean
-from ragkit.retrieval.base import retriever_needs
 from ragkit.stores.filters import Filter
 from ragkit.types import Document, SearchHit
+from ragkit.wiring import retriever_needs
 
 log = logging.getLogger(__name__)
 

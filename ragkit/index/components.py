@@ -27,11 +27,11 @@ from ragkit.config import PipelineSpec, build_component, component_options, reso
 from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, StoreDamagedError
 from ragkit.index.layout import IndexLayout
-from ragkit.index.sinks import IndexSink, StoreSink
-from ragkit.retrieval.base import DEFAULT_BASE, PIPELINE_KEYS, Retriever
+from ragkit.index.sinks import StoreSink
+from ragkit.retrieval.base import PIPELINE_KEYS, Retriever
 from ragkit.splitters.base import Splitter
-from ragkit.stores.base import VectorStore
-from ragkit.wiring import wired
+from ragkit.stores.base import IndexSink, VectorStore
+from ragkit.wiring import DEFAULT_BASE, wired
 
 if TYPE_CHECKING:
     from ragkit.retrieval.bm25 import BM25Index
@@ -99,7 +99,7 @@ class Components:
     def _fill_lexical_from_catalog(self, index: BM25Index) -> None:
         from ragkit.errors import IndexLockedError
         from ragkit.index.catalog import Catalog
-        from ragkit.index.sinks import SinkRecord
+        from ragkit.stores.base import SinkRecord
 
         fix = (
             "set `retriever: {type: hybrid}` (or `lexical: {enabled: true}`) in the pipeline and run "
@@ -134,7 +134,7 @@ class Components:
         scratch = Path(tempfile.mkdtemp(prefix=".store-check-", dir=self.layout.root))
         try:
             store = build_component(
-                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=scratch / "store"
+                registry.stores, self.spec, "store", dimension=self.embedder.dimension, path=IndexLayout(scratch).store
             )
             store.close()
         finally:

@@ -8,6 +8,10 @@ Layout of an index directory::
     bm25/             the lexical index, when the retriever needs one
     index.lock        held by the one process writing the index
     index.pid         the pid of that process while it runs
+    state.db          sessions, traces and API keys of `ragkit serve` and `ragkit chat` (SQLite default)
+    uploads/          documents uploaded to the server (indexed as one more root)
+    upload-staging/   a request's uploads while they are checked, before they enter uploads/
+    server.generation touched after each ingest job of the server (its workers then reopen the index)
 """
 
 from __future__ import annotations
@@ -16,7 +20,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # where an index lives by default is part of the one default pipeline (``ragkit.config``)
-from ragkit.config import DEFAULT_INDEX, default_index
 
 
 @dataclass(frozen=True)
@@ -53,9 +56,27 @@ class IndexLayout:
         """The pid of the index run in progress (see ``ragkit.index.lock``)."""
         return self.root / "index.pid"
 
+    @property
+    def state_db(self) -> Path:
+        """The default sessions and traces database of the server and ``ragkit chat``."""
+        return self.root / "state.db"
+
+    @property
+    def uploads(self) -> Path:
+        return self.root / "uploads"
+
+    @property
+    def upload_staging(self) -> Path:
+        return self.root / "upload-staging"
+
+    @property
+    def server_generation(self) -> Path:
+        """Touched after each ingest job of the server: its workers reopen the index when it changes."""
+        return self.root / "server.generation"
+
     def exists(self) -> bool:
         """Whether an index was built here (its catalog exists)."""
         return self.catalog.exists()
 
 
-__all__ = ["DEFAULT_INDEX", "IndexLayout", "default_index"]
+__all__ = ["IndexLayout"]

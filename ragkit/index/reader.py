@@ -13,16 +13,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.config import PipelineSpec, load_pipeline, resolved_options
+from ragkit.config import PipelineSpec, default_index, load_pipeline, resolved_options
 from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
-from ragkit.index.layout import IndexLayout, default_index
-from ragkit.index.sinks import IndexSink
+from ragkit.index.layout import IndexLayout
 from ragkit.retrieval.back_matter import demote_back_matter, is_back_matter, overfetch
 from ragkit.retrieval.base import Retriever
 from ragkit.splitters.base import Splitter
-from ragkit.stores.base import VectorStore
+from ragkit.stores.base import IndexSink, VectorStore
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ragkit.index import ids as _ids
+from ragkit import ids as _ids
 from ragkit.index.catalog import Catalog, SourceRow
 from ragkit.index.prepare import DOCUMENTS_ROOT
 from ragkit.index.sources import source_name

@@ -9,7 +9,7 @@ fingerprints those files to skip reconciling after a clean run (a server-side st
 reconciles).
 
 ``SinkRecord`` and the ``IndexSink`` protocol live in :mod:`ragkit.stores.base` (the BM25 index,
-a retriever, implements the protocol without importing the index layer); they are re-exported here.
+a retriever, implements the protocol without importing the index layer).
 """
 
 from __future__ import annotations
@@ -86,4 +86,4 @@ class StoreSink:
         self.store.close()
 
 
-__all__ = ["IndexSink", "SinkRecord", "StoreSink", "settle", "sink_ids"]
+__all__ = ["StoreSink", "settle", "sink_ids"]

@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 
+from ragkit import ids as _ids
 from ragkit.config import PipelineSpec
 from ragkit.embedders.base import Embedder
 from ragkit.errors import (
@@ -46,7 +47,6 @@ from ragkit.errors import (
     StoreDamagedError,
     StoreError,
 )
-from ragkit.index import ids as _ids
 from ragkit.index.catalog import Catalog, ChunkRecord, ChunkRow, SourceRow
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
@@ -54,10 +54,11 @@ from ragkit.index.lock import describe_holder
 from ragkit.index.prepare import DOCUMENTS_ROOT, Prepared, Preparer, Unit, document_units
 from ragkit.index.rename import rebase
 from ragkit.index.report import IndexReport
-from ragkit.index.sinks import IndexSink, SinkRecord, settle, sink_ids
+from ragkit.index.sinks import settle, sink_ids
 from ragkit.index.sources import Root, check_removals, common_base, discover, is_under, make_roots
 from ragkit.index.vectors import EMBED_AHEAD, EMBED_SLICE, RunVectors
 from ragkit.loaders.assets import AssetTally
+from ragkit.stores.base import IndexSink, SinkRecord
 from ragkit.types import Chunk, Document, indexed_text
 
 log = logging.getLogger(__name__)

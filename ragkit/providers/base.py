@@ -1,8 +1,7 @@
 """The Provider contract: chat completion with native tool calling and token usage.
 
 The messages and responses a provider takes and returns are the conversation vocabulary of
-:mod:`ragkit.messages` (re-exported here, so ``from ragkit.providers.base import Message`` keeps
-working); each provider module translates them to and from its wire format. ``BaseProvider``
+:mod:`ragkit.messages`; each provider module translates them to and from its wire format. ``BaseProvider``
 derives ``stream``/``acomplete``/``astream`` from ``complete`` so a provider only has to
 implement what its API does natively.
 """
@@ -13,7 +12,7 @@ import asyncio
 from collections.abc import AsyncIterator, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
-from ragkit.messages import Message, Response, Role, StreamEvent, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, StreamEvent, ToolSpec
 
 
 @runtime_checkable
@@ -54,6 +53,4 @@ class BaseProvider:
             yield ev
 
 
-__all__ = [
-    "BaseProvider", "Message", "Provider", "Response", "Role", "StreamEvent", "ToolCall", "ToolSpec", "Usage",
-]
+__all__ = ["BaseProvider", "Provider"]

@@ -4,7 +4,7 @@
 whose ``citations`` map every [n] in the answer to source, page and character span, numbered in
 order of first appearance in the answer ([1] first); markers that do not resolve are removed, so
 an answer's citations always resolve (:mod:`ragkit.rag.citations`, the one resolver). Every
-question is a turn of the one turn owner (:func:`ragkit.rag.turns.answer_turn`): with
+question is a turn of the one turn owner (:func:`ragkit.rag.answer_turn.answer_turn`): with
 ``sessions=`` and a ``session_id`` the conversation lives in a session store (lease, history,
 exactly the run's messages written). The embedding tokens and cost of the queries appear in the
 result's usage, attributed to the tool; ``index_report`` holds what indexing cost when the agent
@@ -20,20 +20,20 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ragkit.agent import Agent, AgentConfig, AgentEvent, AgentResult, ConversationMemory
-from ragkit.agent.turns import Conversation, Turn
+from ragkit.agent.conversation import Conversation, Turn
 from ragkit.config import PipelineSpec, load_pipeline
 from ragkit.errors import AgentError
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.report import IndexReport
 from ragkit.messages import Image, Message
+from ragkit.rag.answer_turn import RAG_TRANSCRIPT, answer_turn
 from ragkit.rag.citations import CitationNumbering, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import make_search_tool
-from ragkit.rag.turns import RAG_TRANSCRIPT, answer_turn
 from ragkit.types import Document
 
 if TYPE_CHECKING:
-    from ragkit.agent.definition import AgentDefinition
+    from ragkit.agent.multi.definition import AgentDefinition
 
 log = logging.getLogger(__name__)
 
@@ -108,7 +108,7 @@ class RAGAgent:
 
     def turn(self, question: str | Sequence[Message], *, session_id: str | None = None,
              images: Sequence[Image] = ()) -> Turn:
-        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.turns``).
+        """One turn (not started): ``events(streaming=...)`` drives it (see ``ragkit.agent.conversation``).
         ``images``: shown to the model with the question (a vision model; see ``ragkit.messages.Image``)."""
         if images:
             if not isinstance(question, str):
@@ -154,7 +154,7 @@ def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", mod
     """An ``AgentDefinition`` that answers from ``kb`` with ``search_knowledge_base``, for an
     ``AgentRunner``; give the runner ``per_run={"book": CitationBook}`` so that each run numbers
     its own citations. The pipeline's ``agent:`` section (policy, guardrails) applies as in ``RAGAgent``."""
-    from ragkit.agent.definition import AgentDefinition
+    from ragkit.agent.multi.definition import AgentDefinition
 
     tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k)
     return AgentDefinition(name=name, instructions=instructions, description=description, provider=provider,
@@ -165,7 +165,7 @@ def rag_definition(name: str, kb: KnowledgeBase, *, provider: Any = "local", mod
 def guarded_by_spec(config: AgentConfig, spec: PipelineSpec) -> AgentConfig:
     """The pipeline's ``agent:`` section fills in a policy and guardrails the config does not set."""
     if config.policy is None and spec.agent.policy is not None:
-        from ragkit.agent.policy import ToolPolicy
+        from ragkit.agent.values import ToolPolicy
 
         config = replace(config, policy=ToolPolicy.from_dict(spec.agent.policy, origin=f"{spec.origin}: agent.policy"))
     if config.guardrails is None and spec.agent.guardrails:

@@ -6,7 +6,7 @@ of first appearance (``[1]`` first, then ``[2]`` …), keeps exactly the citatio
 (``used``, numbered to match) and removes markers no search returned (with the space before
 them). It reads a whole answer (``text``) or a stream (``feed`` pieces, then ``flush``) and gives
 the same text either way, so what is streamed, returned, stored and shown agree by construction:
-the turn owner (:mod:`ragkit.agent.turns`) runs every answer through it, streamed or not.
+the turn owner (:mod:`ragkit.agent.conversation`) runs every answer through it, streamed or not.
 
 Brackets inside code are code (``v[100]``, ``x = [2]``), found as CommonMark finds it:
 

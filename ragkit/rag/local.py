@@ -49,6 +49,7 @@ from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.tool import MAX_TOP_K
 from ragkit.registry import providers
+from ragkit.tokens import CHARS_PER_TOKEN, estimate_tokens
 
 
 def _param_text(spec: ToolSpec) -> str:
@@ -287,10 +288,10 @@ class LocalProvider(BaseProvider):
         calls: tuple[ToolCall, ...] = (),
         stop_reason: str = "stop",
     ) -> Response:
-        seen = sum(len(m.content) + sum(len(json.dumps(c.arguments)) for c in m.tool_calls) for m in messages)
-        seen += sum(len(json.dumps(t.parameters)) + len(t.description) for t in tools or ())
-        produced = len(content) + sum(len(json.dumps(c.arguments)) for c in calls)
-        usage = Usage(input_tokens=(seen + 3) // 4, output_tokens=(produced + 3) // 4)
+        seen = "".join(m.content + "".join(json.dumps(c.arguments) for c in m.tool_calls) for m in messages)
+        seen += "".join(json.dumps(t.parameters) + t.description for t in tools or ())
+        produced = content + "".join(json.dumps(c.arguments) for c in calls)
+        usage = Usage(input_tokens=estimate_tokens(seen), output_tokens=estimate_tokens(produced))
         return Response(
             content=content,
             tool_calls=calls,
@@ -306,9 +307,9 @@ def _cut(text: str, stops: Sequence[str], max_tokens: int | None) -> tuple[str, 
     hits = [i for i in (text.find(s) for s in stops) if i >= 0]
     if hits:
         text = text[:min(hits)]
-    if max_tokens is None or (len(text) + 3) // 4 <= max_tokens:
+    if max_tokens is None or estimate_tokens(text) <= max_tokens:
         return text, "stop"
-    head = text[:max_tokens * 4]
+    head = text[:max_tokens * CHARS_PER_TOKEN]
     space = head.rstrip().rfind(" ")
     return (head[:space] if space > 0 else head).rstrip(), "length"
 

@@ -7,7 +7,7 @@ filter silently. ``score`` is retriever-specific (cosine, BM25, fused); higher i
 A registered retriever class declares what it ``needs`` of the index: ``"dense"`` (the embedder
 and the vector store) and/or ``"lexical"`` (the BM25 index). A wrapper (``rerank``, ``mmr``)
 takes a ``base`` retriever spec and needs what its base needs. ``retriever_needs`` (defined in
-:mod:`ragkit.wiring`, with what the pipeline wires into a retriever, and re-exported here) reads
+:mod:`ragkit.wiring`, with what the pipeline wires into a retriever) reads
 this from a spec, so whether an index keeps a BM25 index is decided in one place.
 """
 
@@ -19,7 +19,6 @@ from ragkit import wiring
 from ragkit.errors import ConfigError
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
-from ragkit.wiring import DEFAULT_BASE, retriever_needs
 
 #: keys of a retriever spec that the pipeline consumes itself (not constructor arguments)
 PIPELINE_KEYS = frozenset({"type"}) | wiring.PIPELINE_KEYS["retriever"]
@@ -37,4 +36,4 @@ def check_k(k: int, *, name: str = "k") -> int:
     return k
 
 
-__all__ = ["DEFAULT_BASE", "PIPELINE_KEYS", "Retriever", "check_k", "retriever_needs"]
+__all__ = ["PIPELINE_KEYS", "Retriever", "check_k"]

@@ -16,6 +16,7 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import ConfigDict, Field
 
 from ragkit.server.auth import principal
+from ragkit.server.chat_turn import TurnRun
 from ragkit.server.engine import Answer
 from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.openai_compat import (
@@ -29,7 +30,6 @@ from ragkit.server.openai_compat import (
     sse_line,
     start_turn,
 )
-from ragkit.server.turns import TurnRun
 from ragkit.server.wire_messages import ChatMessage
 
 router = APIRouter()

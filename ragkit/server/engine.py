@@ -2,7 +2,7 @@
 
 Everything the server needs from ``ragkit.agent``, ``ragkit.rag`` and ``ragkit.providers`` is
 imported here and nowhere else in ``ragkit/server``. A turn is a turn of the one turn owner
-(:mod:`ragkit.agent.turns`) built by the RAG use case (:func:`ragkit.rag.turns.answer_turn`): the
+(:mod:`ragkit.agent.conversation`) built by the RAG use case (:func:`ragkit.rag.answer_turn.answer_turn`): the
 session's lease and history, the run of a ``RAGAgent`` over the knowledge base as the request
 scoped it (top_k, filter, retriever), every text piece through the one citation resolver (so the
 streamed text, the stored answer, the returned citations and the page's ``[n]`` agree by
@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
-from ragkit.agent.turns import Conversation, Transcript, Turn
+from ragkit.agent.conversation import Conversation, Transcript, Turn
 from ragkit.errors import RagkitError
 from ragkit.messages import Message
 from ragkit.providers.params import check_refused
 from ragkit.providers.remote import function_calls, make_tool_call
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider
-from ragkit.rag.turns import AGENT_NAME, answer_turn
+from ragkit.rag.answer_turn import AGENT_NAME, answer_turn
 from ragkit.server.library import Library
 
 log = logging.getLogger(__name__)

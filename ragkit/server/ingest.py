@@ -19,11 +19,12 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ragkit.errors import ConfigError
+from ragkit.index.layout import IndexLayout
 from ragkit.server.auth import principal
 from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import hidden_sources, resolve_upload
 from ragkit.server.openai_compat import Filter
-from ragkit.server.uploads import STAGING_DIR, UploadBatch, clashes
+from ragkit.server.uploads import UploadBatch, clashes
 
 router = APIRouter()
 
@@ -117,7 +118,7 @@ def _check(state: Any, who: Any, root: Path, names: list[str], files: list[tuple
 
 def _store(state: Any, who: Any, root: Path, names: list[str], files: list[tuple[str, bytes]]) -> str:
     """Write the batch, record its owner and queue its job: all of it, or nothing."""
-    batch = UploadBatch(root, state.settings.index_dir / STAGING_DIR)
+    batch = UploadBatch(root, IndexLayout(state.settings.index_dir).upload_staging)
     try:
         for name, (_, data) in zip(names, files, strict=True):
             batch.stage(root / name, data)

@@ -40,7 +40,6 @@ from ragkit.server.names import SourceNames
 from ragkit.types import SearchHit
 
 log = logging.getLogger(__name__)
-GENERATION_FILE = "server.generation"
 RETIRE_GRACE_SECONDS = 120.0
 MAX_NAME_BYTES, MAX_PART_BYTES = 1024, 255  # what file systems take
 #: uploaded documents (as the server names them) the current request may not see: searches leave
@@ -116,7 +115,7 @@ class Library:
     def _generation(self) -> tuple[int, int]:
         """What changes when the index does: the ``generation`` file a server job writes, and the
         catalog file (a ``ragkit index`` run)."""
-        return _mtime(self.index_dir / GENERATION_FILE), _mtime(IndexLayout(self.index_dir).catalog)
+        return _mtime(IndexLayout(self.index_dir).server_generation), _mtime(IndexLayout(self.index_dir).catalog)
 
     def search(self, query: str, *, k: int | None, filter: dict[str, Any] | None,
                kind: str | None) -> list[dict[str, Any]]:
@@ -170,7 +169,7 @@ class Library:
         from ragkit.index.catalog import SourceRow
 
         try:
-            data = json.loads((self.index_dir / GENERATION_FILE).read_text(encoding="utf-8"))
+            data = json.loads((IndexLayout(self.index_dir).server_generation).read_text(encoding="utf-8"))
             rows = {r[0]: SourceRow(*r) for r in data["sources"]}
         except (OSError, ValueError, TypeError, KeyError):
             return None  # none yet, or written by an older ragkit (a bare timestamp)
@@ -181,7 +180,7 @@ class Library:
         worker lists from now on (written atomically: the file's change is the new generation)."""
         import dataclasses
 
-        target = self.index_dir / GENERATION_FILE
+        target = IndexLayout(self.index_dir).server_generation
         data = {"written_ns": time.time_ns(), "base": catalog.get_meta("base"),
                 "sources": [list(dataclasses.astuple(r)) for r in catalog.sources().values()]}
         tmp = target.with_name(f".{target.name}.{os.getpid()}.{threading.get_ident()}.tmp")
@@ -291,7 +290,7 @@ class Library:
             pipeline = IndexingPipeline(spec, index_dir=self.index_dir)
             pipeline.after_run = self._write_generation
             report = pipeline.index_paths([self.uploads_dir], prune=True).to_dict()
-            os.utime(self.index_dir / GENERATION_FILE)  # newer than the catalog the run closed
+            os.utime(IndexLayout(self.index_dir).server_generation)  # newer than the catalog the run closed
         names = self._read_names(keep=self._names)
         for key in ("added", "updated", "removed"):
             report[key] = [names.show(n) for n in report.get(key, [])]

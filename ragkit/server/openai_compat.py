@@ -22,11 +22,11 @@ from fastapi.responses import JSONResponse, StreamingResponse
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from ragkit.server.auth import principal
+from ragkit.server.chat_turn import Turn, TurnRun
 from ragkit.server.engine import Answer, TurnOptions
 from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import check_filter
 from ragkit.server.params import ModelParams
-from ragkit.server.turns import Turn, TurnRun
 from ragkit.server.wire_messages import ChatMessage, conversation, new_messages
 
 log = logging.getLogger(__name__)

@@ -16,10 +16,9 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigError
+from ragkit.index.layout import IndexLayout
 
 ENV = "RAGKIT_SERVE_SETTINGS"
-STATE_FILE = "state.db"
-UPLOADS_DIR = "uploads"
 CITATION_MODES = ("field", "inline")
 
 
@@ -57,11 +56,11 @@ class ServerSettings:
 
     @property
     def state_url(self) -> str:
-        return self.sessions_url or "sqlite:///" + str(self.index_dir / STATE_FILE)
+        return self.sessions_url or "sqlite:///" + str(IndexLayout(self.index_dir).state_db)
 
     @property
     def uploads_dir(self) -> Path:
-        return self.index_dir / UPLOADS_DIR
+        return IndexLayout(self.index_dir).uploads
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))

@@ -16,7 +16,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 log = logging.getLogger(__name__)
-STAGING_DIR = "upload-staging"
 
 
 def clashes(root: Path, names: Sequence[str]) -> tuple[str, str] | None:
@@ -115,4 +114,4 @@ class UploadBatch:
             self._made.append(made)
 
 
-__all__ = ["STAGING_DIR", "UploadBatch", "clashes"]
+__all__ = ["UploadBatch", "clashes"]

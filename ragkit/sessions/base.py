@@ -9,7 +9,7 @@ retried request idempotent. ``data`` holds anything else (tool calls, for exampl
 
 Tool-call records (``claim_tool_call``/``finish_tool_call``, keyed by session and call id) let an
 agent run an approved tool exactly once even when its process dies before the session is written
-(see ``ragkit.agent.approval``).
+(see ``ragkit.agent.guard.approval``).
 
 Stores are synchronous (SQLite and psycopg are); async callers run them in a thread. Every
 backend passes ``ragkit.testing.sessions.SessionStoreContract``.

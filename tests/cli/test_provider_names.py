@@ -105,3 +105,18 @@ def test_one_list_builds_the_registry_the_vendors_and_the_cli_choices() -> None:
         assert vendor is cls.vendor and vendor.base_url == preset.base_url and vendor.key_vars == (preset.key_var,)
         assert vendor.requires_key is not bool(preset.local_command)
         assert preset.key_var in environment_variables() and preset.name in cli_choices()
+
+
+def test_the_cli_does_no_provider_work_until_a_command_needs_it() -> None:
+    """Importing the CLI (what ``ragkit index`` does before it indexes) reads no provider list and
+    imports no vendor; ``ask --help`` then names the providers and their key variables."""
+    code = ("import sys; from ragkit.cli.main import cli\n"
+            "print(sorted(m for m in sys.modules if m.startswith(('ragkit.vendors', 'ragkit.provider_names'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT)
+    assert out.stdout.strip() == "[]"
+    from click.testing import CliRunner
+
+    from ragkit.cli.main import cli
+
+    shown = CliRunner().invoke(cli, ["ask", "--help"]).output
+    assert "OPENAI_API_KEY" in shown and "anthropic" in shown

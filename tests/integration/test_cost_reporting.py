@@ -74,8 +74,8 @@ def test_a_groq_run_through_the_cli_preset_is_priced(tmp_path: Path, monkeypatch
 
 
 def test_the_servers_usage_says_null_for_an_unpriced_model() -> None:
+    from ragkit.agent.observe.trace import AgentTrace
     from ragkit.agent.result import AgentResult
-    from ragkit.agent.trace import AgentTrace
     from ragkit.server.engine import usage_of
     from ragkit.usage import AgentUsage
 

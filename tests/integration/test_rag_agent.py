@@ -12,7 +12,7 @@ from ragkit import pricing
 from ragkit.cli.main import cli
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
-from ragkit.providers.base import Response, Usage
+from ragkit.messages import Response, Usage
 from ragkit.rag.agent import RAGAgent
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.testing.servers.openai import FakeOpenAIServer

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from ragkit.agent import AgentConfig, ConversationMemory
-from ragkit.agent.analytics import Analytics
-from ragkit.agent.audit import AuditLog
-from ragkit.agent.observers import HOOKS, Observer
+from ragkit.agent.guard.audit import AuditLog
+from ragkit.agent.observe.analytics import Analytics
+from ragkit.agent.observe.observers import HOOKS, Observer
 from ragkit.errors import ProviderError
 from ragkit.guardrails import default_guardrails
 from ragkit.index.reader import KnowledgeBase
@@ -51,7 +51,7 @@ def observed(tmp_path: Path) -> tuple[list[Any], Path, Analytics, Any]:
     pytest.importorskip("opentelemetry.sdk")
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from ragkit.agent.otel import OTelExporter
+    from ragkit.agent.observe.otel import OTelExporter
 
     audit, analytics, spans = tmp_path / "audit.jsonl", Analytics(), InMemorySpanExporter()
     return [Raising(), AuditLog(audit, privacy="full"), analytics, OTelExporter(spans), Raising()], audit, analytics, spans

@@ -178,8 +178,8 @@ def test_cohere_sends_image_url_parts() -> None:
 
 def test_a_handoff_to_an_agent_that_cannot_see_the_images_is_refused_before_it_is_called() -> None:
     from ragkit.agent import AgentRunner
-    from ragkit.agent.definition import AgentDefinition
-    from ragkit.agent.handoff import handoff
+    from ragkit.agent.multi.definition import AgentDefinition
+    from ragkit.agent.multi.handoff import handoff
     from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 
     seeing = ScriptedProvider([tool_call_response(("transfer_to_text", {}))], model="gpt-4o-mini")
@@ -193,8 +193,8 @@ def test_a_handoff_to_an_agent_that_cannot_see_the_images_is_refused_before_it_i
 
 def test_images_count_in_the_context_window_estimate() -> None:
     from ragkit.agent import AgentConfig, ConversationMemory
-    from ragkit.agent.memory import IMAGE_TOKENS_ESTIMATE
     from ragkit.testing.scripted import ScriptedProvider
+    from ragkit.tokens import IMAGE_TOKENS_ESTIMATE
 
     memory = ConversationMemory(context_window=IMAGE_TOKENS_ESTIMATE)  # room for the text, not for the picture
     provider = ScriptedProvider(["A cat."], model="gpt-4o-mini")

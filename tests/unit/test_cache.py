@@ -9,7 +9,7 @@ import pytest
 
 from ragkit.cache import DuckDBCache, InMemoryCache, ResponseCache, cache_key
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message, Response, ToolCall, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolCall, ToolSpec, Usage
 
 MSGS = [Message(role="user", content="hi")]
 SPEC = ToolSpec("search", "Search.", {"type": "object", "properties": {}})

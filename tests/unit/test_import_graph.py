@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from pathlib import Path
 
 import ragkit
@@ -84,7 +85,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: may import its own layer and those below, never one above; packages import in no circle.
 LAYERS: dict[int, set[str]] = {
     1: {"errors", "types", "messages", "ids", "registry", "provider_names", "wiring", "option_values", "retry",
-        "pricing", "model_info", "models", "connections"},  # values and vocabulary
+        "pricing", "model_info", "models", "connections", "tokens"},  # values and vocabulary
     2: {"loaders", "splitters", "embedders", "stores", "vendors", "providers", "tools", "guardrails", "sessions",
         "cache", "usage", "config"},  # components
     3: {"index", "retrieval", "agent"},  # engines
@@ -102,13 +103,13 @@ def _layer_of() -> dict[str, int]:
     return {package: layer for layer, packages in LAYERS.items() for package in packages}
 
 
-def _upward(graph: dict[str, set[str]], layer: dict[str, int]) -> list[str]:
+def _upward(graph: dict[str, set[str]], layer: dict[str, int], part: Callable[[str], str] = _package) -> list[str]:
     """Every import of a module from a higher layer than its own, as ``a -> b (2 -> 4)``."""
     return sorted(
-        f"{a} -> {b} ({layer[_package(a)]} -> {layer[_package(b)]})"
+        f"{a} -> {b} ({layer[part(a)]} -> {layer[part(b)]})"
         for a, deps in graph.items()
         for b in deps
-        if layer[_package(b)] > layer[_package(a)]
+        if layer[part(b)] > layer[part(a)]
     )
 
 
@@ -150,3 +151,60 @@ def test_ragkit_has_no_import_circle() -> None:
     graph = _graph()
     assert "ragkit.index.components" in graph and "ragkit.retrieval.base" in graph["ragkit.index.components"]
     assert _cycles(graph) == []
+
+
+#: Inside ``ragkit.agent`` the parts point down as well: the value types (``values.py``) import no
+#: other part; the run and its records (state, result, config, ...) and their observation
+#: (``observe/``) import only values and each other; the guard steps (``guard/``) may use the run but
+#: not the loop; the loop, its drivers and the conversation owner use the guard and observe parts;
+#: multi-agent runs (``multi/``) sit on the loop; only the package's ``__init__`` re-exports them all.
+AGENT_PARTS: dict[int, set[str]] = {
+    0: {"values"},
+    1: {"observe", "result", "actions", "config", "memory", "structured", "tool_choice", "state"},
+    2: {"guard"},
+    3: {"loop", "drivers", "conversation"},
+    4: {"multi"},
+    5: {"__init__"},
+}
+AGENT_SUBPACKAGES = {"guard", "observe", "multi"}
+
+
+def _agent_part(module: str) -> str:
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 else "__init__"
+
+
+def _agent_graph() -> dict[str, set[str]]:
+    return {a: {b for b in deps if b.startswith("ragkit.agent")}
+            for a, deps in _graph().items() if a == "ragkit.agent" or a.startswith("ragkit.agent.")}
+
+
+def test_every_agent_module_has_a_part() -> None:
+    placed = {name for names in AGENT_PARTS.values() for name in names}
+    unplaced = sorted({_agent_part(m) for m in _agent_graph()} - placed)
+    assert unplaced == [], f"place {unplaced} in a part of AGENT_PARTS"
+
+
+def test_the_agent_package_has_few_top_level_modules() -> None:
+    top = sorted(p.stem for p in (ROOT / "agent").glob("*.py") if p.stem != "__init__")
+    assert len(top) <= 12, f"ragkit/agent/ has {len(top)} top-level modules ({top}); group them in a sub-package"
+    packages = {p.name for p in (ROOT / "agent").iterdir() if (p / "__init__.py").is_file()}
+    assert packages == AGENT_SUBPACKAGES
+
+
+def test_agent_module_names_are_unique() -> None:
+    stems = [p.stem for p in (ROOT / "agent").rglob("*.py") if p.stem != "__init__"]
+    assert sorted({s for s in stems if stems.count(s) > 1}) == []
+
+
+def test_the_agent_part_check_finds_an_upward_import() -> None:
+    layer = {name: rank for rank, names in AGENT_PARTS.items() for name in names}
+    graph = {"ragkit.agent.state": {"ragkit.agent.guard.approval"}, "ragkit.agent.loop": {"ragkit.agent.guard.decide"}}
+    assert _upward(graph, layer, _agent_part) == ["ragkit.agent.state -> ragkit.agent.guard.approval (1 -> 2)"]
+
+
+def test_agent_imports_point_down() -> None:
+    layer = {name: rank for rank, names in AGENT_PARTS.items() for name in names}
+    graph = _agent_graph()
+    assert "ragkit.agent.guard.decide" in graph["ragkit.agent.loop"]
+    assert _upward(graph, layer, _agent_part) == []

@@ -110,8 +110,8 @@ def test_ligatures_of_an_embedded_cff_font_are_read_and_normalized(tmp_path: Pat
 
 def test_bm25_finds_files_in_text_with_ligature_characters() -> None:
     pytest.importorskip("bm25s")
-    from ragkit.index.sinks import SinkRecord
     from ragkit.retrieval.bm25 import BM25Index
+    from ragkit.stores.base import SinkRecord
 
     index = BM25Index()
     index.upsert([SinkRecord("a", "Keep the ﬁles in the ﬂat folder.", None, {"source": "a.md"}),

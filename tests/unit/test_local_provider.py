@@ -6,7 +6,7 @@ import pytest
 
 from ragkit.agent import Agent
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message, ToolCall, ToolSpec
+from ragkit.messages import Message, ToolCall, ToolSpec
 from ragkit.rag.extractive import REFUSAL, parse_passages, split_sentences
 from ragkit.rag.local import LocalProvider
 from ragkit.registry import providers

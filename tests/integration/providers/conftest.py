@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 from ragkit.retry import RetryPolicy
 from ragkit.testing.remote_fixtures import Sleeps
 from ragkit.vendors import environment_variables

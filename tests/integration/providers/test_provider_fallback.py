@@ -8,8 +8,9 @@ from typing import Any
 import pytest
 
 from ragkit.errors import ProviderError
+from ragkit.messages import Message, Response, StreamEvent, ToolSpec
 from ragkit.providers.anthropic import AnthropicProvider
-from ragkit.providers.base import BaseProvider, Message, Response, StreamEvent, ToolSpec
+from ragkit.providers.base import BaseProvider
 from ragkit.providers.fallback import FallbackProvider
 from ragkit.providers.openai import OpenAIProvider
 from ragkit.registry import providers

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
+from ragkit.messages import Message, ToolSpec
 from ragkit.providers.anthropic import AnthropicProvider, to_wire
-from ragkit.providers.base import Message, ToolSpec
 from ragkit.providers.cohere import CohereProvider
 from ragkit.providers.openai import (
     GeminiProvider,

@@ -17,11 +17,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import handoff
-from ragkit.agent.runner import AgentRunner, ToolContext
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import handoff
+from ragkit.agent.multi.runner import AgentRunner, ToolContext
 from ragkit.agent.state import RunState
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
 from ragkit.sessions.sql import SQLSessionStore
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool

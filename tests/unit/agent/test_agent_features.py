@@ -17,7 +17,7 @@ from ragkit.agent import (
     RecordingObserver,
 )
 from ragkit.cache import InMemoryCache
-from ragkit.providers.base import Response, Usage
+from ragkit.messages import Response, Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import ToolOutput, tool
 from ragkit.types import Citation
@@ -54,7 +54,7 @@ def test_a_failing_observer_is_logged_and_ignored(caplog: pytest.LogCaptureFixtu
 
     rec = RecordingObserver()
     provider = ScriptedProvider([tool_call_response(("add", {"a": 1, "b": 2})), "3"])
-    with caplog.at_level(logging.ERROR, logger="ragkit.agent.observers"):
+    with caplog.at_level(logging.ERROR, logger="ragkit.agent.observe.observers"):
         result = Agent(provider, tools=[add], observers=[Broken(), rec]).run("go")
     assert result.content == "3" and result.tool_calls[0].output == "3"
     assert "on_agent_end" in rec.names()  # later observers still called

@@ -9,7 +9,7 @@ import pytest
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
 from ragkit.errors import AgentError, ConfigError, ProviderError
-from ragkit.providers.base import Response, ToolCall, Usage
+from ragkit.messages import Response, ToolCall, Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool
 

@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 
 from ragkit.agent import Agent, AgentRunner, RunState
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import handoff
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import handoff
 from ragkit.errors import AgentError
 from ragkit.sessions.memory import MemorySessionStore
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

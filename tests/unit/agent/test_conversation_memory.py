@@ -6,7 +6,7 @@ import pytest
 
 from ragkit.agent import ConversationMemory, estimate_tokens
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message, ToolCall
+from ragkit.messages import Message, ToolCall
 
 
 def user(text: str) -> Message:

@@ -11,8 +11,8 @@ import pytest
 
 from ragkit import pricing
 from ragkit.agent import Agent, AgentConfig, ConversationMemory, RecordingObserver, UsageLimits
-from ragkit.agent.analytics import Analytics
 from ragkit.agent.memory import ELIDED
+from ragkit.agent.observe.analytics import Analytics
 from ragkit.agent.result import BudgetExceeded
 from ragkit.errors import ToolError
 from ragkit.messages import Response, Usage

@@ -9,12 +9,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import IGNORED, HandoffInputData, handoff
-from ragkit.agent.runner import AgentRunner, ToolContext
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import IGNORED, HandoffInputData, handoff
+from ragkit.agent.multi.runner import AgentRunner, ToolContext
 from ragkit.agent.state import RunState
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
 from ragkit.sessions.memory import MemorySessionStore
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool

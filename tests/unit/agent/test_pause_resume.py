@@ -11,8 +11,8 @@ from typing import Any
 
 import pytest
 
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.runner import AgentRunner
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.runner import AgentRunner
 from ragkit.agent.state import RunState
 from ragkit.errors import AgentError
 from ragkit.sessions.memory import MemorySessionStore
@@ -154,7 +154,7 @@ def test_a_tool_policy_review_decision_pauses() -> None:
         def __init__(self, decision: str) -> None:
             self.decision = decision
 
-    class Policy:  # the shape of agent.policy.ToolPolicy: decide(tool, arguments).decision
+    class Policy:  # the shape of agent.values.ToolPolicy: decide(tool, arguments).decision
         def decide(self, tool: str, arguments: dict) -> Decision:
             return Decision("review" if arguments.get("amount", 0) > 100 else "allow")
 

@@ -9,10 +9,10 @@ from collections.abc import AsyncIterator, Iterator
 from ragkit.agent import Agent, AgentConfig, RecordingObserver
 from ragkit.agent.actions import END, CallModel, Pull, RunTools
 from ragkit.agent.loop import run_steps
-from ragkit.agent.observers import ObserverSet
+from ragkit.agent.observe.observers import ObserverSet
 from ragkit.agent.result import AgentEvent
 from ragkit.agent.state import Run, RunState
-from ragkit.providers.base import Response
+from ragkit.messages import Response
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import ToolRegistry, tool
 

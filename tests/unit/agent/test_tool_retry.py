@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from ragkit.agent import Agent, AgentConfig
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.policy import ToolPolicy
-from ragkit.agent.runner import AgentRunner
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.runner import AgentRunner
 from ragkit.agent.state import RunState
+from ragkit.agent.values import ToolPolicy
 from ragkit.errors import ToolError
 from ragkit.retry import RetryPolicy
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

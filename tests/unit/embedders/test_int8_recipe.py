@@ -67,7 +67,7 @@ def test_processor_dependent_recipes_name_the_class(monkeypatch: pytest.MonkeyPa
     assert int8_settings("auto", isa="vnni").variant == "int8-s8-vnni"
     assert int8_settings("auto", isa="avx2").variant == "int8-s8-rr-avx2"
     assert int8_settings("s8", isa="avx2").variant == "int8-s8-avx2"
-    with pytest.raises(ConfigError, match="unknown int8 recipe 's9': use one of s8-rr, s8, u8u8, auto, s8-rr-sq"):
+    with pytest.raises(ConfigError, match="unknown int8 recipe 's9': use one of s8-rr, s8, u8u8, s8-rr-sq, s8-rr-sqx, s8-rr-sqxl, auto"):
         int8_settings("s9")
 
 

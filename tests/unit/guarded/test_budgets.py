@@ -8,11 +8,11 @@ import pytest
 
 from ragkit import pricing
 from ragkit.agent import Agent, AgentConfig
-from ragkit.agent.budget import UsageLimits
+from ragkit.agent.observe.trace import StepKind
 from ragkit.agent.result import BudgetExceeded
-from ragkit.agent.trace import StepKind
+from ragkit.agent.values import UsageLimits
 from ragkit.errors import ConfigError
-from ragkit.providers.base import Usage
+from ragkit.messages import Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool
 

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 
 from ragkit.agent import AgentConfig
-from ragkit.agent.coherence import CoherenceResult, LLMCoherenceChecker, RuleCoherenceChecker
-from ragkit.agent.policy import ToolPolicy
-from ragkit.agent.trace import StepKind
+from ragkit.agent.guard.coherence import LLMCoherenceChecker, RuleCoherenceChecker
+from ragkit.agent.observe.trace import StepKind
+from ragkit.agent.values import CoherenceResult, ToolPolicy
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
-from ragkit.providers.base import Message, Response, ToolSpec, Usage
+from ragkit.messages import Message, Response, ToolSpec, Usage
 from ragkit.rag.agent import RAGAgent
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool

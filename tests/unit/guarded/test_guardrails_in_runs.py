@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from ragkit.agent import Agent, AgentConfig, ConversationMemory
-from ragkit.agent.audit import AuditLog
+from ragkit.agent.guard.audit import AuditLog
+from ragkit.agent.observe.trace import StepKind
 from ragkit.agent.result import AgentEvent, GuardrailTripped
-from ragkit.agent.trace import StepKind
 from ragkit.guardrails import GuardrailSet, PIIRedactor, PromptInjection, TopicDenyList
 from ragkit.providers.openai import OpenAIProvider
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from ragkit.agent import AgentConfig
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import handoff
-from ragkit.agent.runner import AgentRunner
-from ragkit.agent.trace import StepKind
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import handoff
+from ragkit.agent.multi.runner import AgentRunner
+from ragkit.agent.observe.trace import StepKind
 from ragkit.guardrails import GuardrailSet, PIIRedactor, PromptInjection
 from ragkit.sessions.memory import MemorySessionStore
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

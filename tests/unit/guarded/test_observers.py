@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from ragkit.agent import Agent, AgentConfig
-from ragkit.agent.analytics import Analytics
-from ragkit.agent.audit import AuditLog, digest
-from ragkit.agent.observers import HOOKS, Observer
-from ragkit.agent.policy import ToolPolicy
+from ragkit.agent.guard.audit import AuditLog, digest
+from ragkit.agent.observe.analytics import Analytics
+from ragkit.agent.observe.observers import HOOKS, Observer
+from ragkit.agent.values import ToolPolicy
 from ragkit.guardrails import GuardrailSet, PIIRedactor
-from ragkit.providers.base import Usage
+from ragkit.messages import Usage
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 from ragkit.tools import tool
 
@@ -128,7 +128,7 @@ def test_otel_export_of_the_trace_and_a_raising_exporter() -> None:
     from opentelemetry.sdk.trace.export import SpanExportResult
     from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
-    from ragkit.agent.otel import OTelExporter
+    from ragkit.agent.observe.otel import OTelExporter
 
     memory = InMemorySpanExporter()
     result = Agent(script(), tools=[search], config=config(), observers=[OTelExporter(memory)]).run("q")

@@ -11,12 +11,12 @@ from typing import Any
 import pytest
 
 from ragkit.agent import Agent, AgentConfig
-from ragkit.agent.audit import AuditLog, digest
 from ragkit.agent.drivers import drive
+from ragkit.agent.guard.audit import AuditLog, digest
 from ragkit.agent.loop import run_steps
-from ragkit.agent.policy import ApprovalDecision, ApprovalRequest, ToolPolicy
+from ragkit.agent.observe.trace import StepKind
 from ragkit.agent.state import Run, RunState
-from ragkit.agent.trace import StepKind
+from ragkit.agent.values import ApprovalDecision, ApprovalRequest, ToolPolicy
 from ragkit.errors import ConfigError
 from ragkit.guardrails import GuardrailSet, PIIRedactor
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response

@@ -7,9 +7,9 @@ import json
 import pytest
 
 from ragkit.agent import Agent
-from ragkit.agent.parser import parse_tool_calls, text_tool_messages
-from ragkit.providers.base import Message
+from ragkit.messages import Message
 from ragkit.providers.openai import OpenAIProvider
+from ragkit.providers.text_tools import parse_tool_calls, text_tool_messages
 from ragkit.testing.servers import FakeOpenAIServer
 from ragkit.tools import tool
 
@@ -92,7 +92,7 @@ def test_the_same_call_not_quoted_from_a_tool_result_is_accepted() -> None:
 
 
 def test_the_conversation_is_rewritten_for_a_model_without_tools() -> None:
-    from ragkit.providers.base import ToolCall
+    from ragkit.messages import ToolCall
 
     msgs = text_tool_messages([Message("system", "Be brief."), Message("user", "q"),
                                Message("assistant", "", (ToolCall("c1", "search", {"query": "q"}),)),

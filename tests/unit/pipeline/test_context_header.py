@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ragkit.index import ids
+from ragkit import ids
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
 from ragkit.splitters import MarkdownSplitter, RecursiveSplitter

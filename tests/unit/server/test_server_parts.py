@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ragkit.errors import ConfigError, ProviderError
-from ragkit.providers.base import Message, ToolSpec
+from ragkit.messages import Message, ToolSpec
 from ragkit.server.library import resolve_upload
 from ragkit.server.settings import ServerSettings, is_loopback
 from ragkit.testing.echo import FAIL_TRIGGER, EchoProvider

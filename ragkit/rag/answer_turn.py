@@ -1,7 +1,7 @@
 """A turn of an agent answering from a knowledge base, through the one turn owner.
 
 ``answer_turn`` gives the run a fresh ``CitationBook`` (so ``search_knowledge_base`` numbers the
-passages of this turn) and the owner (:class:`ragkit.agent.turns.Conversation`) the citation
+passages of this turn) and the owner (:class:`ragkit.agent.conversation.Conversation`) the citation
 resolver over that book: the text streamed, the answer returned and stored and its citations then
 agree by construction. ``RAGAgent.ask``/``stream`` (``ragkit ask``, ``ragkit chat``), the server's
 chat turns, the web page and MCP's ``ask`` all answer through it.
@@ -13,8 +13,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.agent import Agent, AgentConfig
+from ragkit.agent.conversation import Conversation, Transcript, Turn
 from ragkit.agent.state import Run
-from ragkit.agent.turns import Conversation, Transcript, Turn
 from ragkit.messages import Message
 from ragkit.rag.citations import CitationNumbering, InlineSources
 from ragkit.rag.tool import CitationBook

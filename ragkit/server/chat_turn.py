@@ -1,6 +1,6 @@
 """One conversation turn of the server, shared by ``/v1/chat/completions``, ``/chat`` and the web UI.
 
-``TurnRun`` is a thin face over a turn of the one turn owner (:mod:`ragkit.agent.turns`, built by
+``TurnRun`` is a thin face over a turn of the one turn owner (:mod:`ragkit.agent.conversation`, built by
 ``Engine.turn``): the owner takes the session's lease (waiting up to ``--session-wait``, across
 workers and hosts), loads its history, stores the question as the run saw it (redacted by the
 input guardrails) before the model sees it, and when the answer is complete stores it (with

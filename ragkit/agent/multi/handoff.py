@@ -22,8 +22,8 @@ from collections.abc import Callable, Generator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragkit.agent.observe.trace import HandoffStep
 from ragkit.agent.result import AgentEvent, AgentResult
-from ragkit.agent.trace import HandoffStep
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message, ToolCall
 from ragkit.tools.tool import Tool, ToolResult

@@ -2,7 +2,7 @@
 
 The runner is built once (a frozen registry: agent name → definition, provider, tools, config)
 and is safe to share between threads. Each ``run``/``stream``/``arun``/``resume`` makes a
-``Runner`` for that run alone: a deep copy of the caller's ``context``, its own ``RunState``
+``MultiAgentRun`` for that run alone: a deep copy of the caller's ``context``, its own ``RunState``
 (messages, usage, tool state, trace) and a ``ToolContext`` that tools declare as an injected
 parameter named ``ctx`` (``@tool(inject=["ctx"])``); no run can see another's.
 
@@ -31,12 +31,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.handoff import Handoff, HandoffInputData, Handoffs
-from ragkit.agent.observers import Observer, ObserverSet
+from ragkit.agent.conversation import Conversation
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.handoff import Handoff, HandoffInputData, Handoffs
+from ragkit.agent.observe.observers import Observer, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Run, RunState
-from ragkit.agent.turns import Conversation
 from ragkit.errors import AgentError, ConfigError
 from ragkit.messages import Message
 from ragkit.providers.base import Provider
@@ -152,20 +152,20 @@ class AgentRunner:
     def names(self) -> list[str]:
         return list(self.agents)
 
-    # --- entry points (sync and async drive the same Runner) -----------------------------------
+    # --- entry points (sync and async drive the same MultiAgentRun) -------------------------
 
     def run(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> RunResult:
         """Run to the end (an answer, a cap, or a pause for approval)."""
-        return _last(self.runner(input, context=context, session_id=session_id).events(streaming=False))
+        return _last(self.start(input, context=context, session_id=session_id).events(streaming=False))
 
     def stream(self, input: str | Sequence[Message], *, context: Any = None,
                session_id: str | None = None) -> Iterator[AgentEvent]:
         """Text deltas, tool and ``handoff`` events, then one ``result`` event (a ``RunResult``)."""
-        yield from self.runner(input, context=context, session_id=session_id).events(streaming=True)
+        yield from self.start(input, context=context, session_id=session_id).events(streaming=True)
 
     async def arun(self, input: str | Sequence[Message], *, context: Any = None,
                    session_id: str | None = None) -> RunResult:
-        runner = self.runner(input, context=context, session_id=session_id)
+        runner = self.start(input, context=context, session_id=session_id)
         return _last([event async for event in runner.aevents(streaming=False)])
 
     def resume(self, state: RunState) -> RunResult:
@@ -178,7 +178,7 @@ class AgentRunner:
         if undecided:
             raise AgentError(f"the run is still waiting for approval of {undecided}; call state.approve(call_id) "
                              "or state.reject(call_id, message) for each before resuming")
-        return _last(Runner(self, state.bind(self)).events(streaming=False))
+        return _last(MultiAgentRun(self, state.bind(self)).events(streaming=False))
 
     def continue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
         """Continue a finished run (its ``state``, or ``RunState.from_json`` of it) with a new user
@@ -186,15 +186,15 @@ class AgentRunner:
         old one) over the whole conversation, answered by the agent that spoke last, with the tool
         state and context carried over. A run paused for approval is resumed, not continued; a run
         of a session is continued through the session (``run(message, session_id=...)``)."""
-        return _last(Runner(self, state.continued(message).bind(self, self.context_type)).events(streaming=False))
+        return _last(MultiAgentRun(self, state.continued(message).bind(self, self.context_type)).events(streaming=False))
 
     async def acontinue_from(self, state: RunState, message: str | Message | Sequence[Message]) -> RunResult:
         """``continue_from``, awaited."""
-        runner = Runner(self, state.continued(message).bind(self, self.context_type))
+        runner = MultiAgentRun(self, state.continued(message).bind(self, self.context_type))
         return _last([event async for event in runner.aevents(streaming=False)])
 
-    def runner(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> Runner:
-        """The per-run ``Runner`` of a new run (``run``/``stream`` use it)."""
+    def start(self, input: str | Sequence[Message], *, context: Any = None, session_id: str | None = None) -> MultiAgentRun:
+        """The per-run ``MultiAgentRun`` of a new run (``run``/``stream`` use it)."""
         new = [Message(role="user", content=input)] if isinstance(input, str) else list(input)
         try:
             own = copy.deepcopy(context)
@@ -202,14 +202,14 @@ class AgentRunner:
             raise ConfigError(f"run(context=...) must be deep-copyable, so that no run sees another's "
                               f"({type(exc).__name__}: {exc}); pass shared resources (clients, locks) as "
                               "tool.bind(...) or AgentRunner(per_run=...) instead") from exc
-        return Runner(self, None, new=new, context=own, session_id=session_id)
+        return MultiAgentRun(self, None, new=new, context=own, session_id=session_id)
 
 
-class Runner:
+class MultiAgentRun:
     """One run of an ``AgentRunner``: its state, its ``ToolContext``, its handoff rules.
 
     Its session (lease, history, what is written) is a turn of the runner's ``Conversation``
-    (:mod:`ragkit.agent.turns`); the run is built once the history is loaded under the lease."""
+    (:mod:`ragkit.agent.conversation`); the run is built once the history is loaded under the lease."""
 
     def __init__(self, owner: AgentRunner, state: RunState | None, *, new: Sequence[Message] = (),
                  context: Any = None, session_id: str | None = None) -> None:
@@ -313,4 +313,4 @@ def _last(events: Iterable[AgentEvent]) -> RunResult:
     return result
 
 
-__all__ = ["AgentRunner", "BoundAgent", "RunResult", "Runner", "ToolContext"]
+__all__ = ["AgentRunner", "BoundAgent", "MultiAgentRun", "RunResult", "ToolContext"]

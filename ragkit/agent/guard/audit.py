@@ -30,14 +30,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.agent.observers import Observer
+from ragkit.agent.observe.observers import Observer
 from ragkit.errors import ConfigError
 from ragkit.messages import Response, ToolCall
 
 if TYPE_CHECKING:
-    from ragkit.agent.coherence import CoherenceResult
-    from ragkit.agent.policy import PolicyDecision
     from ragkit.agent.result import AgentResult
+    from ragkit.agent.values import CoherenceResult, PolicyDecision
     from ragkit.guardrails.base import GuardrailResult
     from ragkit.tools.tool import ToolResult
 

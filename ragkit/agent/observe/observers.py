@@ -14,9 +14,8 @@ from typing import TYPE_CHECKING, Any
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
 
 if TYPE_CHECKING:
-    from ragkit.agent.coherence import CoherenceResult
-    from ragkit.agent.policy import PolicyDecision
     from ragkit.agent.result import AgentResult
+    from ragkit.agent.values import CoherenceResult, PolicyDecision
     from ragkit.guardrails.base import GuardrailResult
     from ragkit.tools.tool import ToolResult
 

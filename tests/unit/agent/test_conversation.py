@@ -1,4 +1,4 @@
-"""The one turn owner (``ragkit.agent.turns``) on every failure path: the lease is always released
+"""The one turn owner (``ragkit.agent.conversation``) on every failure path: the lease is always released
 and the user's question, once stored, is never lost by a failed write (a full disk)."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from ragkit.agent.definition import AgentDefinition
-from ragkit.agent.runner import AgentRunner
+from ragkit.agent.multi.definition import AgentDefinition
+from ragkit.agent.multi.runner import AgentRunner
 from ragkit.errors import ProviderError
 from ragkit.sessions.base import SessionItem
 from ragkit.sessions.db import lock_holder

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ragkit.agent.config import AgentConfig
-from ragkit.agent.handoff import Handoff, handoff
+from ragkit.agent.multi.handoff import Handoff, handoff
 from ragkit.errors import ConfigError
 from ragkit.messages import ToolCall
 from ragkit.providers.base import Provider

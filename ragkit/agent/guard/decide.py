@@ -27,13 +27,19 @@ from __future__ import annotations
 from collections.abc import Generator, Sequence
 from typing import Any
 
-from ragkit.agent import approval as approvals
 from ragkit.agent.actions import Call
-from ragkit.agent.coherence import CoherenceResult
-from ragkit.agent.guarded import StopRun
-from ragkit.agent.policy import ApprovalDecision, ApprovalRequest, PolicyDecision, as_approval, preview
+from ragkit.agent.guard import approval as approvals
+from ragkit.agent.guard.guardrails import StopRun
+from ragkit.agent.observe.trace import ApprovalStep, CoherenceStep, PolicyStep
 from ragkit.agent.state import Run
-from ragkit.agent.trace import ApprovalStep, CoherenceStep, PolicyStep
+from ragkit.agent.values import (
+    ApprovalDecision,
+    ApprovalRequest,
+    CoherenceResult,
+    PolicyDecision,
+    as_approval,
+    preview,
+)
 from ragkit.messages import ToolCall
 from ragkit.tools.tool import ToolArgumentError, ToolResult
 

@@ -28,9 +28,9 @@ from collections.abc import Generator, Sequence
 from dataclasses import replace
 from typing import Any, NoReturn
 
+from ragkit.agent.observe.trace import GuardrailStep
 from ragkit.agent.result import AgentEvent, GuardrailTripped
 from ragkit.agent.state import Run, ToolRun
-from ragkit.agent.trace import GuardrailStep
 from ragkit.guardrails.base import GuardrailResult
 from ragkit.messages import Response
 

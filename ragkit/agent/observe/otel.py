@@ -17,8 +17,8 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from ragkit.agent.observers import Observer
-from ragkit.agent.trace import step_to_dict
+from ragkit.agent.observe.observers import Observer
+from ragkit.agent.observe.trace import step_to_dict
 from ragkit.errors import MissingDependencyError
 
 log = logging.getLogger(__name__)

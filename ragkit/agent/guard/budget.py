@@ -1,4 +1,4 @@
-"""The budget steps: ``UsageLimits`` (:mod:`ragkit.agent.limits`) checked **before** the call that would exceed them.
+"""The budget steps: ``UsageLimits`` (:mod:`ragkit.agent.values`) checked **before** the call that would exceed them.
 
     AgentConfig(limits=UsageLimits(requests=5, tool_calls=10, per_tool_calls={"search": 3},
                                    total_tokens=20_000, cost_usd=0.05, final_turn=True))
@@ -31,13 +31,13 @@ import logging
 from collections.abc import Callable, Generator, Mapping, Sequence
 from typing import Any, NoReturn
 
-from ragkit.agent.guarded import StopRun
-from ragkit.agent.limits import UsageLimits
-from ragkit.agent.memory import IMAGE_TOKENS_ESTIMATE, estimate_tokens
+from ragkit.agent.guard.guardrails import StopRun
+from ragkit.agent.observe.trace import BudgetStep, CacheHitStep, LLMCallStep
 from ragkit.agent.result import AgentEvent, BudgetExceeded
 from ragkit.agent.state import Run
-from ragkit.agent.trace import BudgetStep, CacheHitStep, LLMCallStep
+from ragkit.agent.values import UsageLimits
 from ragkit.messages import Message, ToolCall, ToolSpec, count_images
+from ragkit.tokens import IMAGE_TOKENS_ESTIMATE, MESSAGE_OVERHEAD, estimate_tokens, message_text
 from ragkit.tools.tool import ToolResult
 
 Steps = Generator[Any, Any, Any]
@@ -60,9 +60,8 @@ def _stop(run: Run, limit: str, maximum: float, used: float | None, why: str) ->
 
 
 def _text_tokens(messages: Sequence[Message]) -> int:
-    text = "".join(m.content + "".join(c.name + json.dumps(c.arguments, default=str) for c in m.tool_calls)
-                   for m in messages)
-    return estimate_tokens(text) + 4 * len(messages) + IMAGE_TOKENS_ESTIMATE * count_images(messages)
+    return (estimate_tokens("".join(message_text(m) for m in messages)) + MESSAGE_OVERHEAD * len(messages)
+            + IMAGE_TOKENS_ESTIMATE * count_images(messages))
 
 
 def next_input_estimate(run: Run) -> int:

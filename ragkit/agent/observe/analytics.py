@@ -27,12 +27,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ragkit.agent.observers import Observer
+from ragkit.agent.observe.observers import Observer
 from ragkit.messages import ToolCall
 from ragkit.usage import ToolUsage, add_costs
 
 if TYPE_CHECKING:
-    from ragkit.agent.trace import AgentTrace
+    from ragkit.agent.observe.trace import AgentTrace
     from ragkit.tools.tool import ToolResult
 
 

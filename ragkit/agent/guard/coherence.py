@@ -20,9 +20,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any
 
+from ragkit.agent.values import CoherenceChecker, CoherenceResult
 from ragkit.errors import AgentError
 from ragkit.messages import Message, ToolSpec, Usage
 from ragkit.providers.base import Provider
@@ -32,20 +32,6 @@ _DESTRUCTIVE = ("delete", "remove", "drop", "destroy", "erase", "wipe", "purge",
                 "unlink", "revoke", "overwrite", "format", "shutdown", "reset")
 _STOP = frozenset("the a an and or of to in on for with from by at is are was be this that it as please can "
                   "you me my i we our your what when where how why which who".split())
-
-
-@dataclass(frozen=True)
-class CoherenceResult:
-    coherent: bool
-    explanation: str = ""
-    usage: Usage = field(default_factory=Usage)
-    model: str = ""  # the model whose tokens ``usage`` counts (LLM checkers)
-
-
-@runtime_checkable
-class CoherenceChecker(Protocol):
-    def check(self, user_message: str, tool_name: str, tool_args: Mapping[str, Any],
-              tools: Sequence[ToolSpec]) -> CoherenceResult: ...
 
 
 def _words(text: str) -> set[str]:

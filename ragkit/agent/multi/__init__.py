@@ -1,0 +1,1 @@
+"""Multi-agent runs: agent definitions, handoffs and ``AgentRunner``."""

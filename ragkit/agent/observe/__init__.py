@@ -1,0 +1,1 @@
+"""Watching runs: the trace, observers, analytics and the OpenTelemetry export."""
