@@ -96,13 +96,11 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
             raise click.UsageError("--create-key is an option of `ragkit serve` itself; use `ragkit serve keys create`")
         ctx.obj = {"pipeline": pipeline, "index_dir": index_dir, "sessions_url": sessions_url}
         return
-    from ragkit.errors import ConfigError
-
     try:
         import uvicorn  # noqa: F401 - the extra's check: ragkit.server.workers runs it
 
         from ragkit.server.records import Records
-        from ragkit.server.settings import ENV, ServerSettings, is_loopback
+        from ragkit.server.settings import ENV, ServerSettings
         from ragkit.server.workers import run as run_workers
         from ragkit.sessions.db import Database
     except ImportError as exc:
@@ -126,11 +124,7 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
         has_keys = records.has_keys()
     finally:
         db.close()
-    if not has_keys and not is_loopback(host):
-        raise ConfigError(
-            f"refusing to bind {host} without an API key: anyone on the network could use the server; "
-            "create one with `ragkit serve keys create`, or bind 127.0.0.1"
-        )
+    _refuse_open_bind(host, has_keys)
     from ragkit.registry import providers
 
     providers.get(provider)  # an unknown name fails here, with suggestions
@@ -147,14 +141,23 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
 @index_option
 @click.option("--transport", type=click.Choice(["stdio", "http"]), default="stdio", show_default=True,
               help="stdio (an agent starts `ragkit mcp`) or streamable HTTP.")
-@click.option("--host", default="127.0.0.1", show_default=True, help="With --transport http.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="With --transport http. Anything but loopback needs an API key (ragkit serve keys create).")
 @click.option("--port", default=8001, show_default=True, type=click.IntRange(0, 65535), help="With --transport http.")
 @click.option("--provider", default="local", show_default=True, help="LLM provider for the `ask` tool.")
 @click.option("--model", "-m", default=None, help="Model name for the provider.")
+@click.option("--sessions-url", default=None,
+              help="With --transport http: the state database holding the API keys, as `ragkit serve "
+                   "--sessions-url`. Default: state.db in the index.")
 @allowed_host_option
 def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, port: int, provider: str,
-        model: str | None, allowed_hosts: tuple[str, ...]) -> None:
+        model: str | None, sessions_url: str | None, allowed_hosts: tuple[str, ...]) -> None:
     """Serve the knowledge base over MCP: tools search_knowledge_base and ask, documents as resources.
+
+    \b
+    Over HTTP it checks what `ragkit serve` checks: once the index has an API key, every request
+    needs 'Authorization: Bearer <key>', and each key sees only its own uploaded documents
+    besides the indexed folders (an admin key sees all). Over stdio the caller is the local user.
 
     \b
     Examples:
@@ -165,13 +168,40 @@ def mcp(pipeline: str | None, index_dir: str | None, transport: str, host: str, 
 
     try:
         from ragkit.mcp import build_server
-        from ragkit.server.settings import is_loopback
+        from ragkit.server.settings import ServerSettings
     except ImportError as exc:
         raise _missing(exc, "ragkit mcp") from exc
-    if transport == "http" and not is_loopback(host):
-        raise ConfigError(f"refusing to serve MCP on {host}: it has no authentication; bind 127.0.0.1")
-    server = build_server(index=_index_dir(index_dir, pipeline), pipeline=pipeline, provider=provider, model=model)
-    server.serve(transport=transport, host=host, port=port, allowed_hosts=list(allowed_hosts))
+    index = _index_dir(index_dir, pipeline)
+    state_url = ServerSettings(index=index, pipeline=pipeline, sessions_url=sessions_url).state_url
+    if transport == "http":
+        _refuse_open_bind(host, _has_keys(state_url))
+    elif sessions_url:
+        raise ConfigError("--sessions-url is for --transport http (over stdio the caller is the local user)")
+    server = build_server(index=index, pipeline=pipeline, provider=provider, model=model)
+    server.serve(transport=transport, host=host, port=port, allowed_hosts=list(allowed_hosts), state_url=state_url)
+
+
+def _has_keys(state_url: str) -> bool:
+    from ragkit.server.records import Records
+    from ragkit.sessions.db import Database
+
+    db = Database.open(state_url)
+    try:
+        return Records(db).has_keys()
+    finally:
+        db.close()
+
+
+def _refuse_open_bind(host: str, has_keys: bool) -> None:
+    """A server without API keys binds loopback only (`ragkit serve` and `ragkit mcp` alike)."""
+    from ragkit.errors import ConfigError
+    from ragkit.server.settings import is_loopback
+
+    if not has_keys and not is_loopback(host):
+        raise ConfigError(
+            f"refusing to bind {host} without an API key: anyone on the network could use the server; "
+            "create one with `ragkit serve keys create`, or bind 127.0.0.1"
+        )
 
 
 def _add_keys() -> None:

@@ -12,6 +12,7 @@ Layout of an index directory::
     uploads/          documents uploaded to the server (indexed as one more root)
     upload-staging/   a request's uploads while they are checked, before they enter uploads/
     server.generation touched after each ingest job of the server (its workers then reopen the index)
+    quarantine/       uploads of a server ingest job that was given up (its process died twice)
 """
 
 from __future__ import annotations
@@ -73,6 +74,11 @@ class IndexLayout:
     def server_generation(self) -> Path:
         """Touched after each ingest job of the server: its workers reopen the index when it changes."""
         return self.root / "server.generation"
+
+    @property
+    def quarantine(self) -> Path:
+        """Where the server moves the uploads of an ingest job it gave up on (one folder per job)."""
+        return self.root / "quarantine"
 
     def exists(self) -> bool:
         """Whether an index was built here (its catalog exists)."""

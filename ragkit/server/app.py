@@ -25,6 +25,7 @@ from ragkit.server import chat, completions, embeddings, errors, ingest, openai_
 from ragkit.server.auth import AuthMiddleware, BodyLimitMiddleware
 from ragkit.server.engine import Engine
 from ragkit.server.guard import CLIENT_HEADER, GuardMiddleware, build_guard
+from ragkit.server.headers import PAGE_POLICY, SecurityHeadersMiddleware
 from ragkit.server.jobs import JobRunner
 from ragkit.server.library import Library
 from ragkit.server.ownership import OwnedSessions, check_request
@@ -92,19 +93,22 @@ def create_app(settings: ServerSettings) -> FastAPI:
     errors.install(app)
     app.add_middleware(BodyLimitMiddleware, max_body=settings.max_body_bytes, max_upload=settings.max_upload_bytes)
     app.add_middleware(AuthMiddleware, records=lambda: holder["state"].records if "state" in holder else None)
+    app.add_middleware(errors.ErrorMiddleware)  # what the routes and the key check let out, in the envelope
     if settings.cors_origins:  # closed unless origins are configured; never credentials
         app.add_middleware(CORSMiddleware, allow_origins=settings.cors_origins, allow_credentials=False,
                            allow_methods=["GET", "POST", "DELETE"],
                            allow_headers=["Authorization", "Content-Type", "Idempotency-Key", CLIENT_HEADER])
-    # outermost: the Host allow-list and the cross-site checks see every request first
+    # the Host allow-list and the cross-site checks see every request first
     app.add_middleware(GuardMiddleware, guard=build_guard(settings.host, settings.allowed_hosts, settings.cors_origins))
+    app.add_middleware(SecurityHeadersMiddleware)  # around everything: the guard's answers carry them too
     for module in (openai_compat, completions, embeddings, chat, sessions, traces, ingest):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=str(STATIC)), name="static")
 
     @app.get("/", include_in_schema=False)
     async def index() -> FileResponse:
-        return FileResponse(str(STATIC / "index.html"), headers={"Cache-Control": "no-cache"})
+        return FileResponse(str(STATIC / "index.html"),
+                            headers={"Cache-Control": "no-cache", "Content-Security-Policy": PAGE_POLICY})
 
     @app.get("/favicon.ico", include_in_schema=False)
     async def favicon() -> FileResponse:

@@ -45,6 +45,7 @@ async def chat(body: ChatRequest, request: Request) -> dict[str, Any]:
     finally:
         run.close()
     calls = {"tool_calls": answer.tool_calls} if answer.tool_calls else {}  # client tools to run, OpenAI's shape
+    calls.update({"refusal": answer.refusal} if answer.refusal else {})  # no answer in the response_format
     return {"response": answer.content, "session_id": session_id, "citations": answer.citations, **calls,
             "usage": answer.usage,
             "trace": {"id": run.id, "steps": answer.trace.get("steps", []), "duration": answer.trace.get("duration"),

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ragkit.server.engine import Answer, TurnOptions, answer_of, input_of
+from ragkit.server.engine import Answer, TurnOptions, answer_of, input_of, refused, structured
 from ragkit.server.errors import ApiError, from_exception
 from ragkit.sessions.base import SessionBusy, SessionEnded
 
@@ -79,10 +79,16 @@ class TurnRun:
             yield self.answer.content
             yield self.answer
             return
+        # structured output: the text waits for the check (the agent holds it anyway), so an answer
+        # that never matched the format is given as a refusal, never as text
+        held: list[str] | None = [] if structured(self.turn.options) else None
         try:
             async for event in self.owner.aevents(streaming=True):
                 if event.type == "text" and event.text:
-                    yield event.text
+                    if held is None:
+                        yield event.text
+                    else:
+                        held.append(event.text)
                 elif event.type == "result" and event.result is not None:
                     self.answer = answer_of(event.result, input=input_of(self.owner))
         except Exception as exc:
@@ -91,9 +97,14 @@ class TurnRun:
             error.headers = {**error.headers, **NO_RETRY}
             raise error from exc
         assert self.answer is not None, "the turn ended without an answer"
+        if self.answer.stop_reason == "invalid_output":
+            self.answer = refused(self.answer, self.turn.options)
         a = self.answer
+        for text in held if held and a.refusal is None else ():
+            yield text
+        refusal = {"refusal": a.refusal} if a.refusal else {}
         await asyncio.to_thread(self._record, "ok", {"run": a.trace, "citations": a.citations, "usage": a.usage,
-                                                     "output": a.content})
+                                                     "output": a.content, **refusal})
         yield a
 
     async def complete(self) -> Answer:

@@ -1,7 +1,8 @@
 """``POST /v1/completions``: OpenAI's legacy text completions, for clients that still call it
 (LlamaIndex's ``OpenAILike`` with its defaults). The prompt is asked as one question, exactly like
 a chat turn (the knowledge base, sessions, the same model parameters); the answer is
-``choices[0].text`` with the citations beside it (``choices[0].citations``). One prompt per request;
+``choices[0].text`` with the citations beside it (``choices[0].citations``; a ``response_format`` the
+model never matched: empty text and ``choices[0].refusal`` saying why). One prompt per request;
 ``echo``, ``suffix``, ``best_of > 1``, ``n > 1`` and ``logprobs`` are refused with a 400 naming
 them. Unlike OpenAI's legacy default of 16 tokens, a request without ``max_tokens`` is not cut.
 """
@@ -77,7 +78,7 @@ async def completions(body: CompletionRequest, request: Request) -> JSONResponse
     finally:
         run.close()
     return JSONResponse({**_base(run), "choices": [_choice(answer.content, FINISH.get(answer.stop_reason, "stop"),
-                                                           citations=answer.citations)],
+                                                           citations=answer.citations, **_refusal(answer))],
                          "usage": answer.usage, "session_id": run.turn.session_id, "trace_id": run.id,
                          **inline_trace(run, answer, body.trace)})
 
@@ -85,6 +86,10 @@ async def completions(body: CompletionRequest, request: Request) -> JSONResponse
 def _base(run: TurnRun) -> dict[str, Any]:
     return {"id": f"cmpl-{run.id}", "object": "text_completion", "created": run.created, "model": run.turn.model,
             "system_fingerprint": None}
+
+
+def _refusal(answer: Answer) -> dict[str, Any]:
+    return {"refusal": answer.refusal} if answer.refusal else {}
 
 
 def _choice(text: str, finish: str | None, **extra: Any) -> dict[str, Any]:
@@ -96,7 +101,7 @@ async def _sse(run: TurnRun, include_usage: bool, trace: bool) -> AsyncIterator[
         async for piece in run.events():
             if isinstance(piece, Answer):
                 yield sse_line({**_base(run), "choices": [_choice("", FINISH.get(piece.stop_reason, "stop"),
-                                                                  citations=piece.citations)],
+                                                                  citations=piece.citations, **_refusal(piece))],
                                 "session_id": run.turn.session_id, "trace_id": run.id,
                                 **inline_trace(run, piece, trace)})
                 if include_usage:

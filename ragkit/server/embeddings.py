@@ -3,7 +3,7 @@ LangChain ``OpenAIEmbeddings`` or an ``openai`` SDK beside the chat model share 
 
 ``model`` may be left out, or name the served model or the index's embedding model id; ``input``
 is a string or a list of strings (token arrays are refused: the server cannot know the client's
-tokenizer); ``encoding_format`` is ``float`` or ``base64`` (the SDK's default); ``dimensions``
+tokenizer); ``encoding_format`` is ``float`` or ``base64`` (the SDK's default; ``null``: float); ``dimensions``
 must be the model's own. ``usage`` counts the tokens the model saw (``cost`` beside them: 0 for a
 local model, None with the model named in ``unpriced`` when it has no known price).
 """
@@ -16,9 +16,10 @@ from typing import Any, Literal
 
 import numpy as np
 from fastapi import APIRouter, Request
-from pydantic import BaseModel, ConfigDict
+from pydantic import ConfigDict
 
 from ragkit.server.errors import ApiError
+from ragkit.server.params import WireModel
 
 router = APIRouter()
 MAX_INPUTS = 2048  # OpenAI's limit per request
@@ -26,7 +27,7 @@ TOKENS_HINT = ("send text, not token ids (LangChain's OpenAIEmbeddings: pass che
                "the server counts tokens with the index's own tokenizer)")
 
 
-class EmbeddingRequest(BaseModel):
+class EmbeddingRequest(WireModel):
     model_config = ConfigDict(extra="allow")
     input: str | list[Any]
     model: str | None = None

@@ -16,11 +16,12 @@ import json
 import logging
 import threading
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from ragkit.agent import Agent, AgentConfig, AgentResult
 from ragkit.agent.conversation import Conversation, Transcript, Turn
+from ragkit.agent.structured import MAX_OUTPUT_RETRIES, OutputFormat
 from ragkit.errors import RagkitError
 from ragkit.messages import Message
 from ragkit.providers.params import check_refused
@@ -58,6 +59,8 @@ class Answer:
     input: str | None = None
     # the client's tools the model called (OpenAI's shape), for the client to run; stop_reason "tool_calls"
     tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    # why there is no answer in the request's response_format (OpenAI's ``refusal``); content is then ""
+    refusal: str | None = None
 
 
 def usage_of(result: AgentResult) -> dict[str, Any]:
@@ -169,6 +172,22 @@ def answer_of(result: AgentResult, *, input: str | None = None) -> Answer:
                   tool_calls=function_calls(result.client_calls))
 
 
+def structured(options: TurnOptions) -> bool:
+    """Whether the turn asks for structured output (a ``response_format`` other than text)."""
+    return OutputFormat.of(options.config.get("response_format")) is not None
+
+
+def refused(answer: Answer, options: TurnOptions) -> Answer:
+    """The answer of a turn whose model never matched its ``response_format`` (stop reason
+    ``invalid_output``): no content, a ``refusal`` saying what was wrong (OpenAI's shape for a
+    structured answer that cannot be given); the rejected text is kept in the trace."""
+    fmt = OutputFormat.of(options.config.get("response_format"))
+    error = fmt.check(answer.content)[1] if fmt is not None else None
+    why = (f"no answer in the requested response_format: after {MAX_OUTPUT_RETRIES + 1} attempts the model's "
+           f"answer still failed the check ({error or 'invalid output'}); its last answer is in the trace")
+    return replace(answer, content="", refusal=why, trace={**answer.trace, "rejected_output": answer.content})
+
+
 def to_message(m: dict[str, Any]) -> Message:
     """A turn message (``server/wire_messages``: role, content, maybe tool calls or the id of the
     call a tool result answers) as the agent's ``Message``."""
@@ -184,4 +203,5 @@ def input_of(turn: Turn) -> str | None:
     return next((m.content for m in reversed(seen) if m.role == "user"), None) if seen else None
 
 
-__all__ = ["Answer", "Engine", "TurnOptions", "answer_of", "citations_of", "input_of", "usage_of"]
+__all__ = ["Answer", "Engine", "TurnOptions", "answer_of", "citations_of", "input_of", "refused", "structured",
+           "usage_of"]

@@ -1,11 +1,16 @@
 """Every error the server returns, in OpenAI's envelope: ``{"error": {message, type, param, code}}``.
 
 ``ApiError`` is raised by the routes; the handlers here also turn FastAPI's validation errors
-(422, naming the field), unknown paths (404), a method a path does not have (405 with ``Allow``),
-ragkit's own errors (an index being written: 503; bad configuration or input: 400), a full disk
-(507, naming what could not be written) and anything unexpected (500, logged, never a traceback
-in the response) into the envelope. Messages made from exceptions never show server paths: an
-absolute path is cut to its last part (the full message is logged).
+(400 naming the field, as OpenAI answers them), unknown paths (404), a method a path does not
+have (405 with ``Allow``), ragkit's own errors (an index being written: 503; bad configuration or
+input: 400), a full disk (507, naming what could not be written) and anything unexpected (500,
+logged, never a traceback in the response) into the envelope. Messages made from exceptions never
+show server paths (an absolute path is cut to its last part) nor the model provider's URL (it
+reads "the model provider's endpoint"); the full message is logged.
+
+Unexpected exceptions are answered by ``ErrorMiddleware``, inside Starlette's outermost error
+layer: that layer re-raises after answering, and uvicorn then closes the connection, so a client
+reusing it (a keep-alive pool) would see its next request reset.
 """
 
 from __future__ import annotations
@@ -38,6 +43,8 @@ _TYPES = {400: "invalid_request_error", 401: "authentication_error", 403: "permi
           429: "rate_limit_error", 503: "service_unavailable", 507: "server_error"}
 #: an absolute POSIX path of two parts or more, or a Windows one (not inside a URL)
 _PATH = re.compile(r"(?<![\w:/.~-])(?:/[^\s/'\"(),;]+){2,}/?|\b[A-Za-z]:\\[^\s'\"(),;]+")
+#: an http(s) URL (a provider's endpoint in its error messages)
+_URL = re.compile(r"\bhttps?://[^\s'\"<>)]*[^\s'\"<>).,:;]", re.IGNORECASE)
 _SQLITE_FULL = 13
 _DISK_FULL_WORDS = ("no space left on device", "database or disk is full", "disk is full", "disk quota exceeded")
 
@@ -55,15 +62,16 @@ class ErrorBody(BaseModel):
     error: ErrorDetail
 
 
-_WHY = {400: "Bad input (the message names the field and the fix)", 401: "Missing, invalid or revoked API key",
+_WHY = {400: "Bad input or an invalid field (error.param names it; the message says the fix)",
+        401: "Missing, invalid or revoked API key",
         403: "Refused cross-site request (Origin, or a non-JSON POST without X-Ragkit-Client)",
         404: "No such route or id (another API key's ids too)", 409: "Conflict (a name taken, a session ended)",
         413: "Body or upload too large", 421: "Host name not allowed (DNS rebinding protection; --allowed-host)",
-        422: "Invalid field (named in error.param)", 429: "The session is busy with another turn",
+        429: "The session is busy with another turn",
         500: "Unexpected server error (logged)", 502: "The model provider failed",
         503: "Not ready yet, or the index is busy", 507: "The server's disk is full"}
 #: the errors any route can answer (the guard, auth, validation, limits, the disk)
-COMMON_ERRORS = (400, 401, 403, 404, 413, 421, 422, 500, 503, 507)
+COMMON_ERRORS = (400, 401, 403, 404, 413, 421, 500, 503, 507)
 
 
 def error_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
@@ -90,6 +98,12 @@ def without_paths(message: str) -> str:
     """``message`` with every absolute path cut to its last part (``/srv/idx/catalog.duckdb`` ->
     ``catalog.duckdb``): errors tell clients what went wrong, never where the server keeps things."""
     return _PATH.sub(lambda m: re.split(r"[/\\]", m.group(0).rstrip("/\\"))[-1] or "/", message)
+
+
+def without_urls(message: str) -> str:
+    """``message`` with every http(s) URL replaced by "the model provider's endpoint": the
+    server's upstream addresses are its own business (the log keeps them)."""
+    return _URL.sub("the model provider's endpoint", message)
 
 
 def _chain(exc: BaseException) -> list[BaseException]:
@@ -137,10 +151,10 @@ def from_exception(exc: BaseException) -> ApiError:
                         "valid UTF-8", code="invalid_text")
     if isinstance(exc, (ProviderError, AgentError)):
         log.warning("the model call failed: %s", exc)
-        return ApiError(502, without_paths(str(exc)), code="upstream_error", type="api_error")
+        return ApiError(502, without_urls(without_paths(str(exc))), code="upstream_error", type="api_error")
     if isinstance(exc, RagkitError):
         log.warning("request failed: %s", exc)
-        return ApiError(500, without_paths(str(exc)), code=type(exc).__name__)
+        return ApiError(500, without_urls(without_paths(str(exc))), code=type(exc).__name__)
     log.exception("unexpected error while serving a request")
     return ApiError(500, "internal server error (see the server log)", code="internal_error")
 
@@ -180,7 +194,7 @@ def install(app: FastAPI) -> None:
     async def validation(request: Request, exc: RequestValidationError) -> JSONResponse:
         first = exc.errors()[0] if exc.errors() else {"loc": ("body",), "msg": "invalid request"}
         name = _field(tuple(first.get("loc", ())))
-        return ApiError(422, f"invalid field '{name}': {first.get('msg', 'invalid value')}", param=name,
+        return ApiError(400, f"invalid field '{name}': {first.get('msg', 'invalid value')}", param=name,
                         code="invalid_field").response()
 
     @app.exception_handler(StarletteHTTPException)
@@ -198,6 +212,51 @@ def install(app: FastAPI) -> None:
     async def ragkit_error(request: Request, exc: RagkitError) -> JSONResponse:
         return from_exception(exc).response()
 
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
-        return from_exception(exc).response()
+    app.openapi = _without_422(app)  # type: ignore[method-assign]
+
+
+class ErrorMiddleware:
+    """Any exception a route lets out, answered in the envelope (``from_exception``) with the
+    connection kept open; one raised after the response started is re-raised (uvicorn then closes
+    the connection: the client sees the answer was cut)."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = False
+
+        async def tracking_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, receive, tracking_send)
+        except Exception as exc:
+            if started:
+                raise
+            await from_exception(exc).response()(scope, receive, send)
+
+
+def _without_422(app: FastAPI) -> Any:
+    """``app.openapi`` without FastAPI's automatic 422 responses (validation errors are 400s in
+    the envelope, documented on every route) nor their schemas."""
+    plain = app.openapi
+
+    def openapi() -> dict[str, Any]:
+        if app.openapi_schema is None:
+            spec = plain()
+            for ops in spec.get("paths", {}).values():
+                for op in ops.values():
+                    if isinstance(op, dict):
+                        op.get("responses", {}).pop("422", None)
+            schemas = spec.get("components", {}).get("schemas", {})
+            for name in ("HTTPValidationError", "ValidationError"):
+                schemas.pop(name, None)
+            app.openapi_schema = spec
+        return app.openapi_schema
+
+    return openapi

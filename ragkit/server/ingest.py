@@ -70,11 +70,11 @@ async def _uploads(request: Request) -> list[tuple[str, bytes]]:
             raise ApiError(400, "no files: send them as multipart field 'files'", param="files", code="invalid_field")
         return files
     try:
-        body = TextDocuments.model_validate_json(await request.body())
+        body = await asyncio.to_thread(TextDocuments.model_validate_json, await request.body())
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]) or "body"
-        raise ApiError(422, f"invalid field '{where}': {first['msg']} (send multipart 'files' or JSON "
+        raise ApiError(400, f"invalid field '{where}': {first['msg']} (send multipart 'files' or JSON "
                        "{\"documents\": [{\"name\", \"text\"}]})", param=where, code="invalid_field") from None
     return [(d.name, d.text.encode("utf-8")) for d in body.documents]
 

@@ -297,6 +297,23 @@ class Library:
         report["skipped"] = [{**s, "source": names.show(s["source"])} for s in report.get("skipped", [])]
         return report
 
+    def set_aside(self, names: list[str], folder: str) -> list[str]:
+        """Move these uploads out of the upload area to ``<index>/quarantine/<folder>/`` (kept
+        there, never indexed); returns the names moved."""
+        moved = []
+        for name in names:
+            try:
+                source = resolve_upload(self.uploads_dir, name)
+            except ConfigError:
+                continue
+            if not source.is_file():
+                continue
+            target = IndexLayout(self.index_dir).quarantine / folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            os.replace(source, target)
+            moved.append(name)
+        return moved
+
     def close(self) -> None:
         with self._lock:
             for _, old in self._retired:
@@ -333,7 +350,7 @@ def _mtime(path: Path) -> int:
 
 
 def check_filter(value: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Validate a request's metadata filter (pydantic validator: errors become 422 on ``filter``)."""
+    """Validate a request's metadata filter (pydantic validator: errors become a 400 on ``filter``)."""
     from ragkit.errors import StoreError
     from ragkit.stores.filters import normalize
 

@@ -19,14 +19,14 @@ from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Request
 from fastapi.responses import JSONResponse, StreamingResponse
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, ConfigDict, Field
 
 from ragkit.server.auth import principal
 from ragkit.server.chat_turn import Turn, TurnRun
 from ragkit.server.engine import Answer, TurnOptions
 from ragkit.server.errors import ApiError, error_responses
 from ragkit.server.library import check_filter
-from ragkit.server.params import ModelParams
+from ragkit.server.params import ModelParams, WireModel
 from ragkit.server.wire_messages import ChatMessage, conversation, new_messages
 
 log = logging.getLogger(__name__)
@@ -51,7 +51,7 @@ class RagOptions(ModelParams):
                            config=self.config_changes(), refusable=self.refusable(), citations=self.citations)
 
 
-class StreamOptions(BaseModel):
+class StreamOptions(WireModel):
     model_config = ConfigDict(extra="allow")
     include_usage: bool = False
 
@@ -129,7 +129,8 @@ def _base(run: TurnRun, obj: str) -> dict[str, Any]:
 
 
 def completion(run: TurnRun, answer: Answer, trace: bool = False) -> dict[str, Any]:
-    message = {"role": "assistant", "content": answer.content, "refusal": None, "citations": answer.citations}
+    message = {"role": "assistant", "content": None if answer.refusal else answer.content, "refusal": answer.refusal,
+               "citations": answer.citations}
     if answer.tool_calls:  # the client's tools to run: OpenAI's shape, content null when the model said nothing
         message.update(content=answer.content or None, tool_calls=answer.tool_calls)
     return {**_base(run, "chat.completion"),
@@ -173,6 +174,8 @@ async def _sse(run: TurnRun, include_usage: bool, trace: bool = False) -> AsyncI
             if isinstance(piece, Answer):
                 for delta in tool_call_deltas(piece.tool_calls):
                     yield _chunk(run, delta)
+                if piece.refusal:
+                    yield _chunk(run, {"refusal": piece.refusal})
                 yield _chunk(run, {"citations": piece.citations}, session_id=run.turn.session_id, trace_id=run.id,
                              **inline_trace(run, piece, trace))
                 yield _chunk(run, {}, FINISH.get(piece.stop_reason, "stop"))

@@ -10,7 +10,7 @@
 - a session any code creates during the request without naming an owner belongs to the
   request's key (``OwnedSessions``, the server's session store, reads ``current_owner``);
 - a JSON body's text must be valid Unicode: a lone UTF-16 surrogate (``"\\ud800"``, which JSON
-  allows and no database or model accepts) is a 422 naming the field; an ``Idempotency-Key``
+  allows and no database or model accepts) is a 400 naming the field; an ``Idempotency-Key``
   has at most 255 characters.
 
 Lists (sessions, traces, documents) filter by owner in their routes: ``principal(request)``.
@@ -19,6 +19,7 @@ Lists (sessions, traces, documents) filter by owner in their routes: ``principal
 from __future__ import annotations
 
 import asyncio
+import json
 import re
 from contextvars import ContextVar
 from typing import Any
@@ -31,6 +32,7 @@ from ragkit.server.library import hidden_sources
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 MAX_IDEMPOTENCY_KEY = 255
+ON_LOOP_BYTES = 64 * 1024  # a larger JSON body is parsed and checked in a thread, off the event loop
 #: the API key id of the request being served (None: no key, or no request)
 current_owner: ContextVar[str | None] = ContextVar("current_owner", default=None)
 #: path parameter -> (what it names, the error code of a missing one)
@@ -98,14 +100,17 @@ def bad_text(value: Any, where: str = "") -> str | None:
     return None
 
 
-async def _json_body(request: Request) -> Any:
+async def _json_body(request: Request) -> tuple[Any, bool]:
+    """The request's JSON body (None: none, or not JSON) and whether it is large."""
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if request.method not in ("POST", "PUT", "PATCH") or not (ctype == "application/json" or ctype.endswith("+json")):
-        return None
+        return None, False
+    raw = await request.body()
+    large = len(raw) > ON_LOOP_BYTES
     try:
-        return await request.json()
+        return (await asyncio.to_thread(json.loads, raw) if large else json.loads(raw)), large
     except (ValueError, UnicodeDecodeError):
-        return None  # the route's own validation names what is wrong
+        return None, large  # the route's own validation names what is wrong
 
 
 async def check_request(request: Request) -> None:
@@ -116,10 +121,10 @@ async def check_request(request: Request) -> None:
     if idempotency is not None and not 0 < len(idempotency) <= MAX_IDEMPOTENCY_KEY:
         raise ApiError(400, f"the Idempotency-Key header must have 1 to {MAX_IDEMPOTENCY_KEY} characters "
                        f"(got {len(idempotency)})", param="Idempotency-Key", code="invalid_header")
-    body = await _json_body(request)
-    field = bad_text(body) if body is not None else None
+    body, large = await _json_body(request)
+    field = None if body is None else await asyncio.to_thread(bad_text, body) if large else bad_text(body)
     if field is not None:
-        raise ApiError(422, f"invalid field '{field}': the text holds a lone UTF-16 surrogate (an escape like "
+        raise ApiError(400, f"invalid field '{field}': the text holds a lone UTF-16 surrogate (an escape like "
                        "\\ud800 without its pair), which is not valid Unicode; send the text as valid UTF-8",
                        param=field, code="invalid_text")
     for param, (kind, _) in OWNED_PARAMS.items():
@@ -134,7 +139,14 @@ async def check_request(request: Request) -> None:
             _claim_session, state, who, body_sid):
         raise not_found("session", body_sid, "session_id")
     if not who.admin:
-        hidden_sources.set(frozenset(await asyncio.to_thread(state.records.uploads_of_others, who)))
+        hidden_sources.set(await asyncio.to_thread(hidden_uploads, state.records, who))
 
 
-__all__ = ["OWNED_PARAMS", "OwnedSessions", "bad_text", "check_request", "current_owner", "not_found"]
+def hidden_uploads(records: Any, who: Any) -> frozenset[str]:
+    """The uploaded documents ``who`` may not see or find: other keys' (none for an admin, or the
+    local user of a server without keys). ``ragkit serve`` and ``ragkit mcp`` both ask this."""
+    return frozenset() if who.admin else frozenset(records.uploads_of_others(who))
+
+
+__all__ = ["OWNED_PARAMS", "OwnedSessions", "bad_text", "check_request", "current_owner", "hidden_uploads",
+           "not_found"]

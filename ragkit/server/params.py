@@ -3,13 +3,19 @@
 checks their bounds once, for the Python API and the server alike, and refuses ``n > 1`` and
 ``logprobs`` with a 400 naming the field), the client's ``tools`` (run by the client: a call of
 one ends the response with ``finish_reason: "tool_calls"``), plus the served-agent design's
-``system_prompt`` and ``trace``."""
+``system_prompt`` and ``trace``.
+
+Every request body of the OpenAI routes is a ``WireModel``: ``null`` for a field that may be left
+out means its default, as OpenAI takes it (clients send ``"stream": null``; litellm's embeddings
+send ``"encoding_format": null``), and the OpenAPI schema says so."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, GetJsonSchemaHandler, model_validator
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema
 
 #: request fields that become ``AgentConfig`` fields under the same name
 CONFIG_FIELDS = ("temperature", "top_p", "max_tokens", "stop", "seed", "presence_penalty", "frequency_penalty",
@@ -18,7 +24,36 @@ CONFIG_FIELDS = ("temperature", "top_p", "max_tokens", "stop", "seed", "presence
 REFUSABLE = ("n", "logprobs", "top_logprobs", "best_of", "echo", "suffix")
 
 
-class ModelParams(BaseModel):
+class WireModel(BaseModel):
+    """A request body in which ``null`` for a field that has a default means that default."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _null_is_default(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        fields = cls.model_fields
+        return {k: v for k, v in data.items() if v is not None or k not in fields or fields[k].is_required()}
+
+    @classmethod
+    def __get_pydantic_json_schema__(cls, core_schema: CoreSchema, handler: GetJsonSchemaHandler) -> JsonSchemaValue:
+        schema = handler(core_schema)
+        target = handler.resolve_ref_schema(schema)
+        properties = target.get("properties", {})
+        for name, field in cls.model_fields.items():
+            prop = properties.get(name)
+            if prop is None or field.is_required() or _nullable(prop):
+                continue
+            kept = {k: prop.pop(k) for k in ("default", "title", "description") if k in prop}
+            properties[name] = {"anyOf": [prop, {"type": "null"}], **kept}
+        return schema
+
+
+def _nullable(prop: dict[str, Any]) -> bool:
+    return prop.get("type") == "null" or any(p.get("type") == "null" for p in prop.get("anyOf", ()))
+
+
+class ModelParams(WireModel):
     temperature: float | None = None
     top_p: float | None = None
     max_tokens: int | None = None
@@ -61,4 +96,4 @@ class ModelParams(BaseModel):
         return {name: getattr(self, name, None) for name in REFUSABLE if getattr(self, name, None) is not None}
 
 
-__all__ = ["CONFIG_FIELDS", "REFUSABLE", "ModelParams"]
+__all__ = ["CONFIG_FIELDS", "REFUSABLE", "ModelParams", "WireModel"]

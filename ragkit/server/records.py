@@ -32,11 +32,13 @@ CREATE TABLE IF NOT EXISTS uploads(source TEXT PRIMARY KEY, owner TEXT, created_
 #: columns added since the first schema (a state.db of an older ragkit gains them in place)
 COLUMNS = {
     "traces": {"owner": "TEXT"},
-    "jobs": {"owner": "TEXT"},
+    "jobs": {"owner": "TEXT", "attempts": "INTEGER"},
     "api_keys": {"id": "TEXT", "admin": "INTEGER", "last_used_at": "DOUBLE PRECISION",
                  "revoked_at": "DOUBLE PRECISION"},
 }
 KEY_PREFIX = "rk-"
+#: how often a job is started at most: one whose process ended during it this often is failed
+MAX_JOB_STARTS = 2
 #: a key's last use is written at most this often (seconds): a read per request, a write per minute
 LAST_USE_EVERY = 60.0
 
@@ -119,36 +121,57 @@ class Records:
 
     def job(self, job_id: str, who: Principal = LOCAL) -> dict[str, Any] | None:
         rows = self.db.execute("SELECT id, kind, status, created_at, started_at, finished_at, request, result, "
-                               "error, owner FROM jobs WHERE id = ?", [job_id])
+                               "error, owner, attempts FROM jobs WHERE id = ?", [job_id])
         if not rows or not who.sees(rows[0][9]):
             return None
         r = rows[0]
         return {"id": r[0], "object": "job", "kind": r[1], "status": r[2], "created_at": r[3],
-                "started_at": r[4], "finished_at": r[5], "request": json.loads(r[6] or "{}"),
+                "started_at": r[4], "finished_at": r[5], "attempts": r[10] or 0, "request": json.loads(r[6] or "{}"),
                 "result": json.loads(r[7]) if r[7] else None, "error": r[8]}
 
     def claim_job(self, holder: str) -> dict[str, Any] | None:
-        """Take the oldest queued job (jobs of a dead worker are queued again first)."""
-        if not self.db.execute("SELECT 1 FROM jobs WHERE status IN ('queued', 'running') LIMIT 1"):
+        """Take the oldest queued job (a start: its ``attempts`` count one more)."""
+        if not self.db.execute("SELECT 1 FROM jobs WHERE status = 'queued' LIMIT 1"):
             return None  # the common case: a read, no write lock taken
         with self.db.transaction():
-            for job_id, owner in self.db.execute("SELECT id, holder FROM jobs WHERE status = 'running'"):
-                if owner and holder_is_dead(owner):
-                    self.db.execute("UPDATE jobs SET status = 'queued', holder = NULL WHERE id = ?", [job_id])
             rows = self.db.execute("SELECT id FROM jobs WHERE status = 'queued' ORDER BY created_at, id LIMIT 1")
             if not rows:
                 return None
-            self.db.execute("UPDATE jobs SET status = 'running', holder = ?, started_at = ? WHERE id = ?",
-                            [holder, time.time(), rows[0][0]])
+            self.db.execute("UPDATE jobs SET status = 'running', holder = ?, started_at = ?, "
+                            "attempts = COALESCE(attempts, 0) + 1 WHERE id = ?", [holder, time.time(), rows[0][0]])
         return self.job(rows[0][0])
 
-    def requeue_job(self, job_id: str) -> None:
-        self.db.write("UPDATE jobs SET status = 'queued', holder = NULL WHERE id = ?", [job_id])
+    def recover_jobs(self, max_starts: int = MAX_JOB_STARTS) -> list[dict[str, Any]]:
+        """Jobs whose server process ended while running them (killed, out of memory): queued
+        again, or failed once they were started ``max_starts`` times, so that a document which
+        kills the process is not run again and again. Returns the jobs failed now."""
+        running = self.db.execute("SELECT id, holder FROM jobs WHERE status = 'running'")
+        if not any(holder and holder_is_dead(holder) for _, holder in running):
+            return []  # the common case: a read, no write lock taken
+        failed: list[str] = []
+        with self.db.transaction():
+            for job_id, holder, starts in self.db.execute(
+                    "SELECT id, holder, attempts FROM jobs WHERE status = 'running'"):
+                if not holder or not holder_is_dead(holder):
+                    continue
+                if (starts or 0) >= max_starts:
+                    self.db.execute("UPDATE jobs SET status = 'failed', holder = NULL, finished_at = ?, error = ? "
+                                    "WHERE id = ?", [time.time(), died_during(starts), job_id])
+                    failed.append(job_id)
+                else:
+                    self.db.execute("UPDATE jobs SET status = 'queued', holder = NULL WHERE id = ?", [job_id])
+        return [job for job in map(self.job, failed) if job is not None]
+
+    def requeue_job(self, job_id: str, *, counted: bool = False) -> None:
+        """Queue a claimed job again: one that could not start (the index was locked) is not
+        counted as a start; ``counted``: one that started and whose process ended is."""
+        self.db.write("UPDATE jobs SET status = 'queued', holder = NULL, attempts = COALESCE(attempts, 1) - ? "
+                      "WHERE id = ?", [0 if counted else 1, job_id])
 
     def finish_job(self, job_id: str, *, result: dict[str, Any] | None, error: str | None) -> None:
-        self.db.write("UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ? WHERE id = ?",
-                        ["failed" if error else "succeeded", time.time(),
-                         json.dumps(result) if result is not None else None, error, job_id])
+        self.db.write("UPDATE jobs SET status = ?, finished_at = ?, result = ?, error = ?, holder = NULL WHERE id = ?",
+                      ["failed" if error else "succeeded", time.time(),
+                       json.dumps(result) if result is not None else None, error, job_id])
 
     # ------------------------------------------------------------------ uploaded documents
     def uploads_of_others(self, who: Principal) -> set[str]:
@@ -231,6 +254,13 @@ class Records:
             for n, (h,) in enumerate(old):
                 self.db.execute("UPDATE api_keys SET id = ?, admin = ? WHERE hash = ?",
                                 ["key_" + h[:12], int(n == 0 and not has_admin), h])
+
+
+def died_during(starts: int, how: str = "the server process was killed") -> str:
+    """Why a job is failed after the process running it ended ``starts`` times."""
+    return (f"not retried: the process running this job ended {starts} times before the job finished (last: "
+            f"{how}); a document in it may need more memory than the server has. Its documents were set aside "
+            "in the index's quarantine folder, not indexed: check them, then upload them again")
 
 
 def _trace_summary(r: Any) -> dict[str, Any]:

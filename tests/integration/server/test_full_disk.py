@@ -1,7 +1,8 @@
 """Issue 26, failure 5: a full disk does not wedge a session. The index (and state.db in it) lives
 on a small tmpfs; once it is full, a turn is answered 507 naming the cause (never 500, never a
 path), an upload is 507 with nothing written, and as soon as space is freed the same session
-answers again (its lease was released; no 429)."""
+answers again (its lease was released; no 429). The 507 keeps the connection open: the client's
+next request on it is answered, not reset."""
 
 from __future__ import annotations
 
@@ -54,6 +55,14 @@ def fill(disk: Path) -> Path:
     return filler
 
 
+def local_port(response: httpx.Response) -> int | None:
+    """The client-side port of the connection that carried ``response`` (None: it is closed)."""
+    try:
+        return int(response.extensions["network_stream"].get_extra_info("client_addr")[1])
+    except OSError:
+        return None
+
+
 def test_a_session_survives_a_full_disk_and_answers_when_space_is_back(small_disk: Path) -> None:
     index = build_index(small_disk)
     with ragkit_server(index, args=["--session-wait", "5"]) as server:
@@ -65,14 +74,17 @@ def test_a_session_survives_a_full_disk_and_answers_when_space_is_back(small_dis
         filler = fill(small_disk)
         # a long question: storing it needs new pages, however much room the database's log keeps
         question = "When does the ferry sail? " + "Please answer about the ferry timetable. " * 4000
-        full = httpx.post(server.url + "/chat", json={"message": question, "session_id": sid}, timeout=120)
-        assert full.status_code == 507, full.text
-        error = full.json()["error"]
-        assert error["code"] == "insufficient_storage" and "disk is full" in error["message"]
-        assert str(small_disk) not in error["message"] and "/" not in error["message"].replace("state.db", "")
-        up = httpx.post(server.url + "/documents", json={"documents": [{"name": "big.md", "text": "tide " * 400_000}]},
-                        timeout=60)
-        assert up.status_code == 507 and up.json()["error"]["code"] == "insufficient_storage", up.text
+        with httpx.Client(base_url=server.url, timeout=120) as http:  # one client: one kept-alive connection
+            full = http.post("/chat", json={"message": question, "session_id": sid})
+            assert full.status_code == 507, full.text
+            port = local_port(full)
+            error = full.json()["error"]
+            assert error["code"] == "insufficient_storage" and "disk is full" in error["message"]
+            assert str(small_disk) not in error["message"] and "/" not in error["message"].replace("state.db", "")
+            assert full.headers.get("connection", "").lower() != "close"
+            up = http.post("/documents", json={"documents": [{"name": "big.md", "text": "tide " * 400_000}]})
+            assert up.status_code == 507 and up.json()["error"]["code"] == "insufficient_storage", up.text
+            assert port is not None and local_port(up) == port  # the same connection answered both
         assert not (index / "uploads" / "big.md").exists()
 
         filler.unlink()  # space is back: the same session answers at once, no 429

@@ -129,9 +129,9 @@ def test_listings_keep_answering_while_a_writer_holds_the_catalog(server) -> Non
 
 def test_bad_ingest_requests(server) -> None:
     r = httpx.post(server.url + "/documents", json={"documents": [{"name": "x.md"}]})
-    assert r.status_code == 422 and r.json()["error"]["param"] == "documents.0.text"
+    assert r.status_code == 400 and r.json()["error"]["param"] == "documents.0.text"
     r = httpx.post(server.url + "/search", json={"query": "x", "top_k": 0})
-    assert r.status_code == 422 and r.json()["error"]["param"] == "top_k"
+    assert r.status_code == 400 and r.json()["error"]["param"] == "top_k"
 
 
 def test_fresh_server_on_an_empty_index_dir(tmp_path: Path) -> None:

@@ -128,17 +128,17 @@ def test_error_mid_stream_raises_api_error_and_never_enters_the_answer(echo_serv
 def test_errors_use_the_openai_envelope(local_server) -> None:
     url = local_server.base_url + "/chat/completions"
     r = httpx.post(url, json={"model": "ragkit"}, timeout=30)
-    assert r.status_code == 422 and "detail" not in r.json()
+    assert r.status_code == 400 and "detail" not in r.json()
     assert r.json()["error"]["param"] == "messages" and "messages" in r.json()["error"]["message"]
     r = httpx.post(url, json={"model": "ragkit", "messages": [{"role": "assistant", "content": "hi"}]}, timeout=30)
     assert r.status_code == 400 and r.json()["error"]["param"] == "messages"
     r = httpx.post(url, json={"model": "ragkit", "top_k": 0, "messages": [{"role": "user", "content": "q"}]},
                    timeout=30)
-    assert r.status_code == 422 and r.json()["error"]["param"] == "top_k"
+    assert r.status_code == 400 and r.json()["error"]["param"] == "top_k"
     r = httpx.get(local_server.url + "/nope", timeout=30)
     assert r.status_code == 404 and set(r.json()["error"]) == {"message", "type", "param", "code"}
     r = httpx.post(url, content=b"{not json", headers={"content-type": "application/json"}, timeout=30)
-    assert r.status_code == 422 and "error" in r.json()
+    assert r.status_code == 400 and "error" in r.json()
 
 
 def test_a_marker_no_search_returned_is_dropped_from_stream_and_answer_alike(echo_server) -> None:

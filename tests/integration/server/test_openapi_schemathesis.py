@@ -1,5 +1,5 @@
 """Issue 26, failure 7 (the OpenAPI part): `/openapi.json` describes every response the server
-gives (errors in OpenAI's envelope, the 422 body as it really is, the `/documents` request body
+gives (errors in OpenAI's envelope, validation errors as the 400 they are, the `/documents` request body
 in both its forms), and a bounded schemathesis run over it (every operation: coverage, fuzzing and
 stateful phases) finds no 5xx and no schema violation."""
 
@@ -25,15 +25,20 @@ def test_the_schema_describes_errors_and_the_upload_body(local_server) -> None:
     spec = httpx.get(local_server.url + "/openapi.json").json()
     envelope = spec["components"]["schemas"]["ErrorBody"]
     assert envelope["properties"]["error"]
-    assert "HTTPValidationError" not in spec["components"]["schemas"]  # the 422 body is the envelope
+    assert "HTTPValidationError" not in spec["components"]["schemas"]  # validation errors are 400 envelopes
     for path, ops in spec["paths"].items():
         for method, op in ops.items():
-            for status in ("401", "403", "404", "421", "422", "500", "507"):
+            assert "422" not in op["responses"], (method, path)
+            for status in ("400", "401", "403", "404", "421", "500", "507"):
                 ref = op["responses"][status]["content"]["application/json"]["schema"]["$ref"]
                 assert ref.endswith("/ErrorBody"), (method, path, status)
     upload = spec["paths"]["/documents"]["post"]["requestBody"]["content"]
     assert upload["application/json"]["schema"]["required"] == ["documents"]
     assert upload["multipart/form-data"]["schema"]["properties"]["files"]["items"]["format"] == "binary"
+    chat = spec["paths"]["/v1/chat/completions"]["post"]["requestBody"]["content"]["application/json"]["schema"]
+    chat = spec["components"]["schemas"][chat["$ref"].rsplit("/", 1)[-1]]
+    assert {"type": "null"} in chat["properties"]["stream"]["anyOf"]  # null: the default, as OpenAI takes it
+    assert "null" not in str(chat["properties"]["messages"])  # a required field stays required
     stream = spec["paths"]["/v1/chat/completions"]["post"]["responses"]["200"]["content"]
     assert set(stream) == {"application/json", "text/event-stream"}
 
