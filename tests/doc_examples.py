@@ -36,12 +36,17 @@ class Block:
     def where(self) -> str:
         return f"{self.path.relative_to(ROOT)}:{self.line}"
 
-    def run(self, namespace: dict[str, Any], **replace: str) -> str:
-        """Execute the block (after the exact string replacements given); its stdout."""
+    def replaced(self, replace: dict[str, str]) -> str:
+        """The block's code after the exact string replacements given (each must occur)."""
         code = self.code
         for old, new in replace.items():
             assert old in code, f"{self.where}: the example no longer contains {old!r}"
             code = code.replace(old, new)
+        return code
+
+    def run(self, namespace: dict[str, Any], **replace: str) -> str:
+        """Execute the block (after the exact string replacements given); its stdout."""
+        code = self.replaced(replace)
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             exec(compile(code, self.where, "exec"), namespace)  # noqa: S102
