@@ -28,9 +28,10 @@ from pydantic import (
 
 from ragkit import registry
 from ragkit.errors import ConfigError, RegistryError
+from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.option_values import DRY_BUILD_SECTIONS, check_option_values
 from ragkit.registry import Registry, did_you_mean
-from ragkit.wiring import PIPELINE_KEYS, retriever_needs, wired
+from ragkit.wiring import MIN_SCORE_RULE, PIPELINE_KEYS, check_min_score, retriever_needs, wired
 
 _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 
@@ -83,6 +84,20 @@ class ComponentSpec(BaseModel):
         return dict(self.model_extra or {})
 
 
+class LimitsSpec(_Strict):
+    """``sources.limits``: what loading one file, and one run, may cost (defaults: ``LoadLimits``;
+    docs/guides/limits.md). A file over a limit is skipped with the key to raise."""
+
+    max_text_per_file_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_file_mb, gt=0)
+    max_text_per_run_mb: float = Field(default=DEFAULT_LIMITS.max_text_per_run_mb, gt=0)
+    max_unzipped_mb: float = Field(default=DEFAULT_LIMITS.max_unzipped_mb, gt=0)
+    file_timeout_s: float = Field(default=DEFAULT_LIMITS.file_timeout_s, gt=0)
+    max_memory_mb: float = Field(default=DEFAULT_LIMITS.max_memory_mb, ge=64)
+
+    def load_limits(self) -> LoadLimits:
+        return LoadLimits(**self.model_dump())
+
+
 class SourcesSpec(_Strict):
     paths: list[str] = Field(default_factory=list)
     include: list[str] = Field(default_factory=lambda: ["**/*"])
@@ -90,6 +105,8 @@ class SourcesSpec(_Strict):
     respect_gitignore: bool = True
     max_file_size_mb: float = Field(default=50.0, gt=0)
     follow_symlinks: bool = True
+    #: what loading a file (and a run) may cost: text, zip containers, time, memory
+    limits: LimitsSpec = Field(default_factory=LimitsSpec)
     #: asset extensions (images, SVG, CSS, ...) indexed anyway: those mapped under ``loaders:``
     _asset_opt_ins: frozenset[str] = PrivateAttr(default=frozenset())
 
@@ -119,6 +136,16 @@ class RetrieverSpec(ComponentSpec):
     #: hybrid, dense-first (docs/benchmarks/quality.md); see DEFAULT_RETRIEVER
     type: str = DEFAULT_RETRIEVER["type"]
     top_k: int = Field(default=5, ge=1)
+    #: hits scoring below it are dropped (in the units of this retriever's score)
+    min_score: float | None = None
+
+    @field_validator("min_score", mode="before")
+    @classmethod
+    def _min_score(cls, v: Any) -> float | None:
+        try:
+            return check_min_score(v)
+        except ConfigError:
+            raise ValueError(MIN_SCORE_RULE) from None
 
 
 class LexicalSpec(_Strict):
@@ -511,6 +538,10 @@ def check_retriever_spec(conf: Any, *, key: str, origin: str) -> None:
     cls = resolve(registry.retrievers, conf["type"], f"{key}.type", origin)
     opts = {k: v for k, v in conf.items() if k != "type" and k not in PIPELINE_KEYS["retriever"]}
     check_options(cls, opts, section=key, kind="retriever", name=conf["type"], origin=origin)
+    try:
+        check_min_score(conf.get("min_score"), f"{key}.min_score")
+    except ConfigError as exc:
+        raise ConfigError(f"{origin}: {exc}") from None
     if "base" in opts:
         check_retriever_spec(opts["base"], key=f"{key}.base", origin=origin)
 

@@ -123,6 +123,7 @@ embedders: Registry[type] = Registry(
         "onnx": "ragkit.embedders.onnx",
         "cohere": "ragkit.embedders.cohere",
         "openai": "ragkit.embedders.openai",
+        "voyage": "ragkit.embedders.voyage",
     },
 )
 stores: Registry[type] = Registry(
@@ -145,6 +146,11 @@ retrievers: Registry[type] = Registry(
         "rerank": "ragkit.retrieval.rerank",
         "mmr": "ragkit.retrieval.mmr",
     },
+)
+#: tools by name (a server's configured tools): factories taking the tool's options, returning a Tool
+tools: Registry[Callable[..., object]] = Registry(
+    "tool",
+    {name: "ragkit.tools.builtin" for name in ("calculator", "current_time", "read_file", "search_files")},
 )
 #: built from the one list of provider names (``ragkit.provider_names``), presets included
 providers: Registry[type] = Registry("provider", builtin_modules())

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import math
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -33,7 +34,8 @@ WIRED: Mapping[str, frozenset[str]] = {
     "retriever": frozenset({"embedder", "store", "index", "dense", "lexical"}),
 }
 #: per pipeline section, the keys the pipeline consumes itself (not constructor arguments)
-PIPELINE_KEYS: Mapping[str, frozenset[str]] = {"retriever": frozenset({"top_k"})}
+#: (``min_score``: hits scoring below it are dropped, whatever the retriever; ``check_min_score``)
+PIPELINE_KEYS: Mapping[str, frozenset[str]] = {"retriever": frozenset({"top_k", "min_score"})}
 #: stand-ins for wired arguments when a component is built dry (to run its own checks)
 PLACEHOLDERS: Mapping[str, Any] = {"length_function": len}
 #: the base of a wrapper retriever (rerank, mmr) whose spec names none
@@ -57,6 +59,20 @@ def retriever_needs(conf: Mapping[str, Any]) -> frozenset[str]:
         base = conf.get("base")
         needs |= retriever_needs(base if isinstance(base, Mapping) else DEFAULT_BASE)
     return frozenset(needs)
+
+
+#: what a ``min_score`` must be
+MIN_SCORE_RULE = "must be a finite number, the lowest score a hit may have (e.g. 0.3 for dense cosine similarity)"
+
+
+def check_min_score(value: Any, key: str = "min_score") -> float | None:
+    """A score threshold as given (``None``: none), or a ``ConfigError`` naming ``key``: it must be a
+    finite number, in the units of the retriever's score (cosine similarity for dense, ...)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ConfigError(f"{key} {MIN_SCORE_RULE} (got {value!r})")
+    return float(value)
 
 
 _F = Callable[..., None]
@@ -86,4 +102,5 @@ def keyword_options(kind: str, name: str) -> Callable[[_F], _F]:
     return deco
 
 
-__all__ = ["DEFAULT_BASE", "PIPELINE_KEYS", "PLACEHOLDERS", "WIRED", "keyword_options", "retriever_needs", "wired"]
+__all__ = ["DEFAULT_BASE", "MIN_SCORE_RULE", "PIPELINE_KEYS", "PLACEHOLDERS", "WIRED", "check_min_score", "keyword_options",
+           "retriever_needs", "wired"]

@@ -50,7 +50,7 @@ from ragkit.agent.guard.guardrails import (
     output_step,
     results_step,
 )
-from ragkit.agent.observe.observers import Observer, ObserverSet
+from ragkit.agent.observe.observers import ObserverLike, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Prompt, Run, RunState, ToolRun
 from ragkit.agent.structured import MAX_OUTPUT_RETRIES
@@ -234,7 +234,7 @@ class Agent:
         *,
         tools: Iterable[Tool | Callable[..., Any]] | ToolRegistry = (),
         config: AgentConfig | None = None,
-        observers: Sequence[Observer] = (),
+        observers: Sequence[ObserverLike] = (),
         context: dict[str, Any] | None = None,
     ) -> None:
         if isinstance(provider, str):

@@ -451,6 +451,8 @@ class Run:
         if not cancelled and not recorded:
             self.trace.add(ErrorStep(self.iteration, self.trace.elapsed(), f"{kind}: {error}", "run"))
         self.trace.finish()
+        if not cancelled:
+            self.obs.emit("on_error", self.run_id, error)
         result = RunFailed(
             content="", tool_calls=self.records, iterations=self.iteration, trace=self.trace, usage=self.usage,
             stop_reason="cancelled" if cancelled else "error", messages=list(self.messages), citations=self.citations,

@@ -18,17 +18,21 @@ from ragkit.cli.options import echo_json, index_option, json_option, pipeline_op
               help="Override the pipeline's retriever: dense, bm25, hybrid, or rerank / mmr (which wrap the pipeline's retriever).")
 @click.option("--rerank-model", default=None, metavar="DIR",
               help="The local cross-encoder directory for --retriever rerank (default: the pipeline's retriever.model).")
+@click.option("--min-score", type=float, default=None, metavar="SCORE",
+              help="Drop results scoring below SCORE, in the retriever's units (dense: cosine similarity; "
+                   "bm25: the raw BM25 score; hybrid: the fused score). Default: the pipeline's retriever.min_score.")
 @pipeline_option
 @index_option
 @json_option
 def search(query: str, k: int | None, source_glob: str | None, retriever: str | None, rerank_model: str | None,
-           pipeline: str | None, index_dir: str | None, as_json: bool) -> None:
+           min_score: float | None, pipeline: str | None, index_dir: str | None, as_json: bool) -> None:
     """Semantic search over the index; prints score, source, page and the matching text.
 
     \b
     Examples:
       ragkit search "who founded the observatory"
       ragkit search "opening hours" -k 3 --source '*.md' --json
+      ragkit search "tide gauge" --retriever dense --min-score 0.35
       ragkit search "tide gauge" --retriever rerank --rerank-model models/ms-marco-MiniLM-L-6-v2
     """
     from ragkit.errors import ConfigError
@@ -42,7 +46,7 @@ def search(query: str, k: int | None, source_glob: str | None, retriever: str | 
             if retriever not in (None, "rerank"):
                 raise ConfigError("--rerank-model goes with --retriever rerank")
             kind = {**kb.components.retriever_conf("rerank"), "model": rerank_model}
-        hits = kb.search(query, k=k, filter=flt, kind=kind)
+        hits = kb.search(query, k=k, filter=flt, kind=kind, min_score=min_score)
     if as_json:
         echo_json([{"rank": i, "id": h.id, "score": h.score, **h.metadata} for i, h in enumerate(hits, 1)])
         return

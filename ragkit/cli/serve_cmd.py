@@ -15,15 +15,27 @@ from ragkit.cli.serve_support import missing as _missing
 log = logging.getLogger(__name__)
 
 
-def _provider_option(values: tuple[str, ...]) -> dict[str, Any]:
+def _provider_option(values: tuple[str, ...], hint: str = "--provider-option") -> dict[str, Any]:
     import yaml
 
     options: dict[str, Any] = {}
     for raw in values:
         key, sep, value = raw.partition("=")
         if not sep or not key.strip():
-            raise click.BadParameter(f"expected KEY=VALUE, got {raw!r}", param_hint="--provider-option")
+            raise click.BadParameter(f"expected KEY=VALUE, got {raw!r}", param_hint=hint)
         options[key.strip()] = yaml.safe_load(value)
+    return options
+
+
+def _tool_options(values: tuple[str, ...]) -> dict[str, dict[str, Any]]:
+    """``--tool-option NAME.KEY=VALUE`` (VALUE read as YAML: ``roots=[docs, notes]``), by tool."""
+    options: dict[str, dict[str, Any]] = {}
+    for name_key, value in _provider_option(values, "--tool-option").items():
+        name, dot, key = name_key.partition(".")
+        if not dot or not name or not key:
+            raise click.BadParameter(f"expected NAME.KEY=VALUE, e.g. search_files.roots=[docs], got {name_key!r}",
+                                     param_hint="--tool-option")
+        options.setdefault(name, {})[key] = value
     return options
 
 
@@ -62,14 +74,19 @@ allowed_host_option = click.option(
               help="Where answers carry their sources: the 'citations' extension field, or also a short "
                    "numbered Sources block at the end of the text (for clients that drop extension fields). "
                    "A request's 'citations' field overrides it.")
+@click.option("--tool", "tools", multiple=True, metavar="NAME",
+              help="A server-side tool the agent may call beside the knowledge base (repeatable), by registry "
+                   "name: calculator, current_time, read_file, search_files, or a plugin's.")
+@click.option("--tool-option", "tool_options", multiple=True, metavar="NAME.KEY=VALUE",
+              help="An option of a --tool (repeatable; VALUE is YAML), e.g. --tool-option search_files.roots=[docs].")
 @click.option("--create-key", is_flag=True, help="Create an API key, print it once, exit (as `ragkit serve keys create`).")
 @click.option("--key-name", default="", help="A label for the key made by --create-key.")
 @click.pass_context
 def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host: str, port: int, workers: int,
           provider: str, model: str | None, base_url: str | None, provider_options: tuple[str, ...],
           served_model: str, sessions_url: str | None, cors_origins: tuple[str, ...], allowed_hosts: tuple[str, ...],
-          max_body_kb: int, max_upload_mb: int, session_wait: float, citations: str, create_key: bool,
-          key_name: str) -> None:
+          max_body_kb: int, max_upload_mb: int, session_wait: float, citations: str, tools: tuple[str, ...],
+          tool_options: tuple[str, ...], create_key: bool, key_name: str) -> None:
     """Serve the knowledge base: an OpenAI-compatible API, sessions, traces, ingest and a web chat.
 
     \b
@@ -90,6 +107,7 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
       ragkit serve keys create --name alice          # then send Authorization: Bearer rk-...
       ragkit serve keys list                         # names, creation, last use (never the secret)
       ragkit serve --host 0.0.0.0 --allowed-host rag.example.org --workers 4 --provider openai
+      ragkit serve --provider openai --tool calculator --tool search_files --tool-option search_files.roots=[docs]
     """
     if ctx.invoked_subcommand is not None:
         if create_key:
@@ -111,8 +129,10 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
         base_url=base_url, provider_options=_provider_option(provider_options), served_model=served_model,
         sessions_url=sessions_url, cors_origins=list(cors_origins), max_body_bytes=max_body_kb * 1024,
         max_upload_bytes=max_upload_mb * 1024 * 1024, session_lock_wait=session_wait, host=host,
-        allowed_hosts=list(allowed_hosts), citations=citations,
+        allowed_hosts=list(allowed_hosts), citations=citations, tools=list(tools),
+        tool_options=_tool_options(tool_options),
     )
+    settings.built_tools()  # an unknown tool or a bad option fails here, before any worker starts
     db = Database.open(settings.state_url)
     try:
         records = Records(db)
@@ -130,7 +150,8 @@ def serve(ctx: click.Context, pipeline: str | None, index_dir: str | None, host:
     providers.get(provider)  # an unknown name fails here, with suggestions
     os.environ[ENV] = settings.to_env()
     click.echo(f"ragkit serve: http://{host}:{port}/ (index {settings.index_dir}, provider {provider}, "
-               f"{workers} worker{'s' if workers > 1 else ''}, API keys {'required' if has_keys else 'off'})", err=True)
+               f"{workers} worker{'s' if workers > 1 else ''}, API keys {'required' if has_keys else 'off'}"
+               f"{', tools ' + ', '.join(tools) if tools else ''})", err=True)
     level = logging.getLogger().getEffectiveLevel()
     run_workers(host=host, port=port, workers=workers, log_level=logging.getLevelName(max(level, logging.INFO)).lower(),
                 access_log=level <= logging.INFO)

@@ -75,22 +75,7 @@ class CohereEmbedder(RemoteEmbedder):
         self._http: Any = None
 
     def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
-        native = self.native_dimension(self.model)  # from the model registry
-        if native is None:
-            if dimension is None:
-                raise self._unknown_dimension()
-            return dimension, None  # trust the user; the first response is checked against it
-        if dimension is None or dimension == native:
-            return native, None
-        allowed = OUTPUT_DIMENSIONS.get(self.model.lower(), ())
-        if dimension in allowed:
-            return dimension, dimension
-        shorter = ", ".join(f"{m} ({', '.join(map(str, d))})" for m, d in OUTPUT_DIMENSIONS.items())
-        choice = f"one of {', '.join(map(str, allowed))}" if allowed else f"{native} (or remove dimension)"
-        raise ConfigError(
-            f"model '{self.model}' returns {native}-dimensional vectors (got dimension={dimension}); "
-            f"set dimension to {choice}; models that can shorten their vectors: {shorter}"
-        )
+        return self._shortenable_dimension(dimension, OUTPUT_DIMENSIONS)
 
     def _make_client(self) -> Any:
         import httpx

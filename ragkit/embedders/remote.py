@@ -28,7 +28,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, ClassVar, Literal
 
@@ -163,6 +163,28 @@ class RemoteEmbedder(Embedder):
         """The vector length of ``model`` in the model registry (``dimension:``), or None."""
         info = self.vendor.model_info(model)
         return info.dimension if info is not None and info.kind == "embedding" else None
+
+    def _shortenable_dimension(self, dimension: int | None,
+                               sizes: Mapping[str, tuple[int, ...]]) -> tuple[int, int | None]:
+        """``_resolve_dimension`` of a vendor whose models in ``sizes`` can return shorter vectors
+        (Matryoshka: ``{model: accepted sizes}``); other known models only their registry size, and
+        an unknown model the ``dimension`` given (checked against the first response)."""
+        native = self.native_dimension(self.model)  # from the model registry
+        if native is None:
+            if dimension is None:
+                raise self._unknown_dimension()
+            return dimension, None
+        if dimension is None or dimension == native:
+            return native, None
+        allowed = sizes.get(self.model.lower(), ())
+        if dimension in allowed:
+            return dimension, dimension
+        shorter = ", ".join(f"{m} ({', '.join(map(str, d))})" for m, d in sizes.items())
+        choice = f"one of {', '.join(map(str, allowed))}" if allowed else f"{native} (or remove dimension)"
+        raise ConfigError(
+            f"model '{self.model}' returns {native}-dimensional vectors (got dimension={dimension}); "
+            f"set dimension to {choice}; models that can shorten their vectors: {shorter}"
+        )
 
     def _unknown_dimension(self) -> ConfigError:
         from ragkit import pricing

@@ -28,10 +28,10 @@ from ragkit.embedders.base import Embedder
 from ragkit.errors import ConfigError, StoreDamagedError
 from ragkit.index.layout import IndexLayout
 from ragkit.index.sinks import StoreSink
-from ragkit.retrieval.base import PIPELINE_KEYS, Retriever
+from ragkit.retrieval.base import PIPELINE_KEYS, MinScore, Retriever
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import IndexSink, VectorStore
-from ragkit.wiring import DEFAULT_BASE, wired
+from ragkit.wiring import DEFAULT_BASE, check_min_score, wired
 
 if TYPE_CHECKING:
     from ragkit.retrieval.bm25 import BM25Index
@@ -203,6 +203,8 @@ class Components:
 
     def retriever_conf(self, kind: str | Mapping[str, Any] | None = None) -> RetrieverConf:
         configured: RetrieverConf = {"type": self.spec.retriever.type, **component_options(self.spec, "retriever")}
+        if self.spec.retriever.min_score is not None:
+            configured["min_score"] = self.spec.retriever.min_score
         if kind is None:
             return configured
         if isinstance(kind, Mapping):
@@ -231,7 +233,9 @@ class Components:
         if "base" in params:
             runtime["base"] = self._build(opts.pop("base", None) or DEFAULT_BASE, f"{where}.base")
         try:
-            return cls(**opts, **runtime)  # type: ignore[no-any-return]
+            built: Retriever = cls(**opts, **runtime)
+            threshold = check_min_score(conf.get("min_score"))
+            return built if threshold is None else MinScore(built, threshold)
         except ConfigError as exc:
             raise ConfigError(f"{self.spec.origin}: {where}: {exc}") from None
         except TypeError as exc:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,22 +17,31 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from ragkit import registry
-from ragkit.config import PipelineSpec, check_options
-from ragkit.errors import ConfigError, LoaderError
+from ragkit.config import PipelineSpec
+from ragkit.errors import ConfigError, LoaderError, RagkitError
 from ragkit.ids import text_hash
 from ragkit.index.catalog import SourceRow
 from ragkit.index.components import Components
+from ragkit.index.loading import PipelineLoaders, load_file
 from ragkit.index.sources import SourceFile
+from ragkit.loaders.limits import MB, limit_changed, over_limit
 from ragkit.types import Chunk, Document
 
 if TYPE_CHECKING:
+    from ragkit.index.load_worker import LoaderProcess
     from ragkit.loaders.base import Loader
 
 log = logging.getLogger(__name__)
 DOCUMENTS_ROOT = "<documents>"
-#: skip reasons that may go away without the file changing (a package installed since)
-_RETRY_REASONS = ("install", "ragkit[", "requires", "required")
+#: skip reasons that may go away without the file changing (a package installed since, a run
+#: that reached its text limit)
+_RETRY_REASONS = ("install", "ragkit[", "requires", "required", "limits.max_text_per_run_mb")
+#: ragkit's loaders that only read text (their memory bounded by the file size, their time by its
+#: length): run in the loading thread, like plugin loaders; ragkit's other loaders run in the loader
+#: process (``load_worker.py``), under the time limit and the memory ceiling
+IN_PROCESS_LOADERS = frozenset({"text", "markdown", "jsonl", "csv", "tsv"})
+#: files sent to the loader process before the first of them is taken back
+LOAD_AHEAD = 8
 
 
 @dataclass(frozen=True)
@@ -62,6 +72,15 @@ class Prepared:
     vectors: dict[str, np.ndarray] = field(default_factory=dict)
     #: the chunks' text hashes, in order (``chunk_hashes``: computed once, in the producer thread)
     hashes: list[str] = field(default_factory=list)
+    #: characters of text the loader gave (for the run's text limit)
+    text_chars: int = 0
+    #: what the loader warned about while reading the file (a table it dropped)
+    warnings: list[str] = field(default_factory=list)
+
+    def skip(self, reason: str) -> None:
+        """Make this a skipped source with ``reason``: nothing of it is stored."""
+        self.error = reason
+        self.chunks, self.tokens, self.hashes, self.vectors = [], [], [], {}
 
     def chunk_hashes(self) -> list[str]:
         """The hash of the text each chunk embeds (``Chunk.indexed_text``: its contextual header,
@@ -91,27 +110,65 @@ class Preparer:
         self.known = known
         self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
         self.loaders = PipelineLoaders(spec)
+        self.limits = self.loaders.limits
+        self._process: LoaderProcess | None = None
+
+    def close(self) -> None:
+        """End the loader process, if one was started."""
+        if self._process is not None:
+            self._process.close()
+            self._process = None
 
     def prepare(self, unit: Unit) -> Prepared:
         """Check, load and split ``unit`` (a source the catalog has unchanged is not loaded)."""
-        return self._guarded(unit, load=True)
+        return list(self.prepare_all([unit]))[0]
+
+    def prepare_all(self, units: Iterable[Unit]) -> Iterator[Prepared]:
+        """``prepare`` each unit, in order; the files for the loader process are sent to it up to
+        ``LOAD_AHEAD`` ahead, so it loads the next ones while this thread splits."""
+        waiting: deque[tuple[Unit, Prepared, bool]] = deque()
+        for unit in units:
+            waiting.append((unit, *self._start(unit)))
+            while waiting and (not waiting[0][2] or len(waiting) > LOAD_AHEAD):
+                yield self._finish(*waiting.popleft())
+        while waiting:
+            yield self._finish(*waiting.popleft())
 
     def check(self, unit: Unit) -> Prepared:
         """Only the change detection of ``prepare``: check and hash the content, compare with the
         catalog; nothing is loaded or split (a distributed engine's driver does this, and ships
         what is neither unchanged nor unreadable)."""
-        return self._guarded(unit, load=False)
-
-    def _guarded(self, unit: Unit, *, load: bool) -> Prepared:
         p = Prepared(source=unit.source, root=unit.root)
         try:
             self._hash(unit, p)
-            if load and not p.unchanged:
-                self._split(self._documents(unit, p), p)
         except LoaderError as exc:
-            p.error = _reason(exc, unit)
-            p.chunks, p.tokens = [], []
-            log.info("skipped %s: %s", unit.source, p.error)  # listed once, in the run report
+            _skipped(unit, p, exc)
+        return p
+
+    def _start(self, unit: Unit) -> tuple[Prepared, bool]:
+        """Hash ``unit`` and, when it changed, load and split it here or send it to the loader
+        process (then ``True``: ``_finish`` takes its documents)."""
+        p = Prepared(source=unit.source, root=unit.root)
+        try:
+            self._hash(unit, p)
+            if not p.unchanged:
+                docs = self._documents(unit, p)
+                if docs is None:
+                    return p, True
+                self._split(self._loaded(unit, p, *docs), p)
+        except LoaderError as exc:
+            _skipped(unit, p, exc)
+        return p, False
+
+    def _finish(self, unit: Unit, p: Prepared, submitted: bool) -> Prepared:
+        if submitted:
+            try:
+                docs, warnings = self._loader_process().result()
+                for warning in warnings:  # logged in the loader process, where no one sees it
+                    log.warning("%s: %s", unit.source, warning)
+                self._split(self._loaded(unit, p, docs, warnings), p)
+            except LoaderError as exc:
+                _skipped(unit, p, exc)
         return p
 
     # ------------------------------------------------------------------ steps
@@ -133,9 +190,11 @@ class Preparer:
             # skipped before with the same bytes: stays skipped with its reason, not re-loaded
             p.unchanged, p.error = True, self.known[unit.source].reason or "unreadable"
 
-    def _documents(self, unit: Unit, p: Prepared) -> list[Document]:
+    def _documents(self, unit: Unit, p: Prepared) -> tuple[list[Document], list[str]] | None:
+        """The unit's documents and the loader's warnings, or None when the file went to the
+        loader process."""
         if unit.docs is not None:
-            return list(unit.docs)
+            return list(unit.docs), []
         assert unit.path is not None
         name = self.loaders.name_for(unit.path)
         if name is None:
@@ -145,17 +204,39 @@ class Preparer:
                 "loaders: in the pipeline", path=unit.source,
             )
         p.loader = name
-        docs = list(self.loaders.get(name, unit.path.suffix.lower()).load(unit.path, source=unit.source))
+        loader = self.loaders.get(name, unit.path.suffix.lower())  # options checked: a bad pipeline stops the run
+        if isolated(name, loader):
+            self._loader_process().submit(name, unit.path, unit.source)
+            return None
+        return load_file(self.loaders, name, unit.path, unit.source, check_zip=name not in IN_PROCESS_LOADERS)
+
+    def _loaded(self, unit: Unit, p: Prepared, docs: list[Document], warnings: list[str]) -> list[Document]:
+        p.warnings = warnings
+        p.text_chars = sum(len(d.text) for d in docs)
         if not docs or not any(d.text.strip() for d in docs):
             raise LoaderError(f"{unit.source}: no text found", path=unit.source, reason="no text found")
         return docs
+
+    def _loader_process(self) -> LoaderProcess:
+        if self._process is None:
+            from ragkit.index.load_worker import LoaderProcess
+
+            self._process = LoaderProcess(self.spec)
+        return self._process
 
     def _split(self, docs: list[Document], p: Prepared) -> None:
         splitter = self.parts.splitter
         for d in docs:
             if not d.text.strip():
                 continue
-            p.chunks.extend(splitter.split(d))
+            try:
+                p.chunks.extend(splitter.split(d))
+            except RagkitError:
+                raise  # the splitter's set-up (its tokenizer): every file's problem, the run's
+            except Exception as exc:  # noqa: BLE001 - this text's problem: the file is skipped
+                what = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+                raise LoaderError(f"{p.source}: the splitter could not split its text ({what})", path=p.source,
+                                  reason=f"splitter failed: {what}") from None
         if not p.chunks:
             raise LoaderError(f"{p.source}: no text found", path=p.source, reason="no text found")
         emb = self.parts.embedder
@@ -175,39 +256,39 @@ class Preparer:
         return (
             row is not None and row.status == "skipped" and row.content_hash == content_hash
             and not any(word in (row.reason or "") for word in _RETRY_REASONS)
+            and not limit_changed(row.reason or "", self.limits)
         )
 
 
-class PipelineLoaders:
-    """The loaders of a pipeline: each built once with the options its ``loaders:`` entry gives
-    (checked), and handed the same mapping for the files inside what it reads (a mail's
-    attachments: ``Loader.use_inner_loaders``)."""
+class RunTextBudget:
+    """The text one run may load (``sources.limits.max_text_per_run_mb``): a source that would pass it is
+    skipped with the limit named (and loaded again by the next run)."""
 
     def __init__(self, spec: PipelineSpec) -> None:
-        self.spec = spec
-        self.overrides = spec.loader_overrides()
-        self._loaders: dict[str, Loader] = {}
+        self.limit = spec.sources.limits.max_text_per_run_mb
+        self.left = int(self.limit * MB)
 
-    def name_for(self, path: Path) -> str | None:
-        from ragkit.loaders.base import loader_name_for
+    def take(self, p: Prepared) -> None:
+        if p.error is not None or not p.chunks:
+            return
+        if p.text_chars > self.left:
+            exc = over_limit(p.source, "this run has loaded as much text as one run may", "max_text_per_run_mb",
+                             self.limit, "million characters")
+            p.skip(str(exc).removeprefix(f"{p.source}: "))
+            return
+        self.left -= p.text_chars
 
-        return loader_name_for(path, {k: v.type for k, v in self.overrides.items()})
 
-    def get(self, name: str, ext: str) -> Loader:
-        key = f"{name}:{ext}"
-        if key not in self._loaders:
-            spec = self.overrides.get(ext)
-            opts = spec.options if spec is not None and spec.type == name else {}
-            cls = registry.loaders.get(name)
-            check_options(cls, opts, section=f"loaders.{ext}", kind="loader", name=name, origin=self.spec.origin)
-            self._loaders[key] = cls(**opts)
-            self._loaders[key].use_inner_loaders(self.inner)
-        return self._loaders[key]
+def _skipped(unit: Unit, p: Prepared, exc: LoaderError) -> None:
+    """``p`` becomes a skipped source with ``exc``'s reason."""
+    p.skip(_reason(exc, unit))
+    log.info("skipped %s: %s", unit.source, p.error)  # listed once, in the run report
 
-    def inner(self, path: Path) -> tuple[str, Loader] | None:
-        """The loader of a file inside another (a mail's attachment), by the same mapping."""
-        name = self.name_for(path)
-        return (name, self.get(name, path.suffix.lower())) if name is not None else None
+
+def isolated(name: str, loader: Loader) -> bool:
+    """Whether ``loader`` runs in the loader process: ragkit's parsers do; its text loaders and
+    plugin loaders (which a fresh process may not be able to import) run in this one."""
+    return name not in IN_PROCESS_LOADERS and type(loader).__module__.startswith("ragkit.loaders.")
 
 
 def _reason(exc: LoaderError, unit: Unit) -> str:

@@ -19,7 +19,7 @@ from ragkit.errors import ConfigError, RagkitError
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
 from ragkit.retrieval.back_matter import demote_back_matter, is_back_matter, overfetch
-from ragkit.retrieval.base import Retriever
+from ragkit.retrieval.base import Retriever, above, check_min_score
 from ragkit.splitters.base import Splitter
 from ragkit.stores.base import IndexSink, VectorStore
 from ragkit.stores.filters import Filter
@@ -114,18 +114,23 @@ class KnowledgeBase:
 
     def search(
         self, query: str, k: int | None = None, filter: Filter | None = None, *,
-        kind: str | Mapping[str, Any] | None = None,
+        kind: str | Mapping[str, Any] | None = None, min_score: float | None = None,
     ) -> list[SearchHit]:
+        """The ``k`` best hits of the retriever (the pipeline's, or ``kind``); ``min_score`` drops
+        those scoring below it (in the retriever's units), in place of its spec's ``min_score``."""
         if not query.strip():
             raise ConfigError("the search query is empty; pass some text to search for")
         k = k if k is not None else self.spec.retriever.top_k
         if k < 1:
             raise ConfigError(f"k must be at least 1 (got {k})")
+        threshold = check_min_score(min_score)
+        if threshold is not None:  # the caller's threshold instead of the spec's
+            kind = {key: v for key, v in self.components.retriever_conf(kind).items() if key != "min_score"}
         retriever = self.retriever(kind)
         hits = retriever.retrieve(query, k=k, filter=filter)
         if any(is_back_matter(h) for h in hits):  # a paper's reference list ranks below its body
             hits = demote_back_matter(retriever.retrieve(query, k=overfetch(k), filter=filter), k)
-        return list(hits)
+        return above(hits, threshold)
 
     def close(self) -> None:
         self.components.close()

@@ -84,6 +84,8 @@ class IndexReport:
     #: asset files left out by discovery: extension -> count, and the one-line summary
     assets_skipped: dict[str, int] = field(default_factory=dict)
     assets_summary: str | None = None
+    #: ``(source, message)``: what a loader warned about a file it indexed (a table it dropped)
+    warnings: list[tuple[str, str]] = field(default_factory=list)
 
     @property
     def chunks_per_second(self) -> float:
@@ -101,6 +103,7 @@ class IndexReport:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["skipped"] = [{"source": s, "reason": r} for s, r in self.skipped]
+        d["warnings"] = [{"source": s, "message": m} for s, m in self.warnings]
         d["skipped_groups"] = [g.to_dict() for g in group_skips(self.skipped)]
         d["chunks_per_second"] = round(self.chunks_per_second, 2)
         return d
@@ -123,6 +126,11 @@ class IndexReport:
             groups = group_skips(self.skipped)
             lines.append(f"skipped files: {len(self.skipped)} ({len(groups)} reason{'s' if len(groups) > 1 else ''})")
             lines.extend(f"  {g.line()}" for g in groups)
+        if self.warnings:
+            lines.append(f"warnings: {len(self.warnings)} (files indexed with a part left out)")
+            lines.extend(f"  {source}: {message}" for source, message in self.warnings[:SKIP_EXAMPLES * 3])
+            if len(self.warnings) > SKIP_EXAMPLES * 3:
+                lines.append(f"  and {len(self.warnings) - SKIP_EXAMPLES * 3} more")
         if self.assets_summary:
             lines.append(self.assets_summary)
         return lines

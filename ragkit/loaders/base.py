@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragkit.errors import ConfigError, LoaderError
+from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.types import Document
 
 log = logging.getLogger(__name__)
@@ -84,6 +85,11 @@ class Loader(ABC):
     name: ClassVar[str] = "loader"
     mime: ClassVar[str] = "application/octet-stream"
     option_defaults: ClassVar[Mapping[str, Any]] = {}
+    #: whether ``load`` checks the file as a zip container itself (``zipcheck.check_zip``); the
+    #: indexer checks the zip files other loaders read
+    checks_zip: ClassVar[bool] = False
+    #: the limits of the pipeline (``use_limits``); the defaults until then
+    limits: LoadLimits = DEFAULT_LIMITS
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.option_defaults))
@@ -102,6 +108,10 @@ class Loader(ABC):
         """How this loader finds the loader of a file inside what it reads (a mail's attachments):
         the indexer passes one that follows the pipeline's ``loaders:`` mapping. A loader that
         reads no inner files ignores it."""
+
+    def use_limits(self, limits: LoadLimits) -> None:
+        """The pipeline's ``limits:``, which the loader's own checks (a zip container's size) use."""
+        self.limits = limits
 
     def _metadata(self, source: str, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"source": source, "mime": self.mime}

@@ -9,6 +9,8 @@ from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader
+from ragkit.loaders.limits import LoadLimits
+from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -25,14 +27,17 @@ class DocxLoader(Loader):
 
     name = "docx"
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        document = _open(path)
+        document = _open(path, self.limits)
         blocks: list[str] = []
         first_heading: str | None = None
+        tables = 0
         for item in document.iter_inner_content():
             if hasattr(item, "rows"):
-                rows = _table_lines(item)
+                tables += 1
+                rows = _table_lines(item, path, tables)
                 if rows:
                     blocks.append("\n".join(rows))
                 continue
@@ -52,11 +57,12 @@ class DocxLoader(Loader):
         return iter([Document(text=text, metadata=self._metadata(source, title=title))])
 
 
-def _open(path: Path) -> Any:
+def _open(path: Path, limits: LoadLimits) -> Any:
     try:
         import docx
     except ImportError:  # pragma: no cover - python-docx is a core dependency
         raise MissingDependencyError("python-docx", "docx", "reading .docx files") from None
+    check_zip(path, limits, what=".docx file")
     try:
         return docx.Document(str(path))
     except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
@@ -69,7 +75,18 @@ def _open(path: Path) -> Any:
         ) from exc
 
 
-def _table_lines(table: Any) -> list[str]:
+def _table_lines(table: Any, path: Path, number: int) -> list[str]:
+    """The table's rows as ``" | "``-joined lines; a table python-docx cannot lay out (a merged
+    cell pointing at a grid column no cell starts at) is dropped with a warning, not the document."""
+    try:
+        return _rows(table)
+    except Exception as exc:  # ValueError "no tc element at grid_offset", IndexError on broken grids
+        log.warning("%s: table %d dropped (its cell grid is broken: %s: %s); the rest of the document "
+                    "is indexed", path, number, type(exc).__name__, exc)
+        return []
+
+
+def _rows(table: Any) -> list[str]:
     lines = []
     for row in table.rows:
         cells: list[str] = []

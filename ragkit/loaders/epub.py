@@ -16,6 +16,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
+from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -29,8 +30,10 @@ class EpubLoader(Loader):
 
     name = "epub"
     mime = "application/epub+zip"
+    checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        check_zip(path, self.limits, what="EPUB book")
         book = _open(path)
         title = _book_title(book) or path.stem
         docs: list[Document] = []

@@ -14,6 +14,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
+from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -24,8 +25,10 @@ class PptxLoader(Loader):
 
     name = "pptx"
     mime = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        check_zip(path, self.limits, what="PowerPoint file")
         deck = _open(path)
         slides: list[tuple[int, str | None, str]] = []
         for number, slide in enumerate(deck.slides, start=1):

@@ -19,6 +19,7 @@ from typing import Any
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import import_extra, unreadable
 from ragkit.loaders.tabular import TableLoader
+from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -29,8 +30,10 @@ class XlsxLoader(TableLoader):
 
     name = "xlsx"
     mime = "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet"
+    checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        check_zip(path, self.limits, what="Excel workbook")
         workbook = _open(path)  # a missing package or a broken file fails here, before any row
         return self._rows(path, source, workbook)
 

@@ -31,6 +31,7 @@ from ragkit.rag.citations import CitationNumbering, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
 from ragkit.rag.tool import make_search_tool
 from ragkit.types import Document
+from ragkit.wiring import check_min_score
 
 if TYPE_CHECKING:
     from ragkit.agent.multi.definition import AgentDefinition
@@ -52,8 +53,9 @@ class RAGAgent:
                  memory: ConversationMemory | None = None, index_report: IndexReport | None = None,
                  retriever: str | Mapping[str, Any] | None = None, tools: Sequence[Any] = (),
                  sessions: Any = None, session_wait: float = 60.0, session_lease: float = 600.0,
-                 **provider_options: Any) -> None:
-        """``tools``: more tools beside ``search_knowledge_base``; ``config`` carries guardrails,
+                 min_score: float | None = None, **provider_options: Any) -> None:
+        """``tools``: more tools beside ``search_knowledge_base``; ``min_score``: the lowest score a
+        passage may have, in the retriever's units (else the retriever spec's); ``config`` carries guardrails,
         policy, approval handler, coherence checker and usage limits; ``sessions``: a
         ``SessionStore`` that keeps conversations by ``session_id`` (a turn waits up to
         ``session_wait`` seconds for a session another turn holds, and holds it for at most
@@ -65,7 +67,8 @@ class RAGAgent:
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory if memory is not None else cfg.memory)
         # the pipeline's retriever unless ``retriever`` names another (e.g. "rerank", "mmr", or
         # {"type": "rerank", "base": {"type": "hybrid"}, "model": DIR})
-        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever)
+        self.tool = make_search_tool(kb, default_top_k=top_k or kb.spec.retriever.top_k, retriever=retriever,
+                                     default_min_score=check_min_score(min_score))
         self.agent = Agent(self.provider, tools=[self.tool, *tools], config=self.config, observers=observers)
         self.conversation = Conversation(sessions, lease=session_lease, wait=session_wait, transcript=RAG_TRANSCRIPT)
 

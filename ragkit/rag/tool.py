@@ -46,15 +46,18 @@ class CitationBook:
 
 
 def make_search_tool(
-    kb: KnowledgeBase, *, default_top_k: int = 5, retriever: str | Mapping[str, Any] | None = None
+    kb: KnowledgeBase, *, default_top_k: int = 5, retriever: str | Mapping[str, Any] | None = None,
+    default_min_score: float | None = None,
 ) -> Tool:
     """Bind ``search_knowledge_base`` to an opened ``KnowledgeBase``; ``retriever`` overrides the
-    pipeline's (a registry name such as ``rerank``/``mmr``, or a retriever spec mapping)."""
+    pipeline's (a registry name such as ``rerank``/``mmr``, or a retriever spec mapping);
+    ``default_min_score``: the threshold of a call that gives none (else the retriever's own)."""
     lock = threading.Lock()  # keeps the per-call embedding usage exact under parallel calls
     pricing_name = getattr(kb.embedder, "pricing_name", kb.embedder.model_id)
 
     @tool(inject=["book"])
     def search_knowledge_base(query: str, top_k: int = default_top_k, source: str | None = None,
+                              min_score: float | None = default_min_score,
                               book: CitationBook | None = None) -> ToolOutput:
         """Search the knowledge base (the user's documents) for passages relevant to a query.
 
@@ -62,6 +65,7 @@ def make_search_tool(
             query: What to look for, in natural language (a question or key words).
             top_k: How many passages to return, 1 to 20.
             source: Optional glob limiting the search to matching source paths, e.g. "*.pdf".
+            min_score: Optional lowest relevance score a passage may have (in the retriever's units).
         """
         if not query.strip():
             raise ValueError("query must not be empty; pass the words to search for")
@@ -69,7 +73,7 @@ def make_search_tool(
         flt = {"source": {"$glob": source}} if source else None
         with lock:
             before = kb.embedder.usage.snapshot()
-            hits = kb.search(query, k=k, filter=flt, kind=retriever)
+            hits = kb.search(query, k=k, filter=flt, kind=retriever, min_score=min_score)
             used = kb.embedder.usage.since(before)
         usage = UsageStats(embedding_tokens=used.tokens, cost=used.cost, embedding_model=pricing_name)
         book = book if book is not None else CitationBook()

@@ -61,7 +61,7 @@ class ServerState:
         engine = Engine(library, provider=settings.provider, model=settings.model, base_url=settings.base_url,
                         provider_options=settings.provider_options, sessions=sessions,
                         session_wait=settings.session_lock_wait, session_lease=settings.turn_lease,
-                        citations=settings.citations)
+                        citations=settings.citations, tools=settings.built_tools())
         return cls(settings, db, sessions, records, library, engine, JobRunner(records, library))
 
     def close(self) -> None:

@@ -42,6 +42,8 @@ class Turn:
     options: TurnOptions = field(default_factory=TurnOptions)
     request_id: str | None = None
     key_id: str | None = None  # the API key the turn is made with: its session and trace belong to it
+    # with a session, the client's messages before the new ones: the history of a session that has none yet
+    earlier: list[dict[str, Any]] = field(default_factory=list)
 
 
 class TurnRun:
@@ -61,9 +63,12 @@ class TurnRun:
 
     # ------------------------------------------------------------------ before the answer
     async def start(self) -> None:
-        """Take the session's lease and load its history (errors here are plain HTTP errors)."""
+        """Take the session's lease and load its history (errors here are plain HTTP errors); a
+        session with no history yet takes the client's earlier messages as its history."""
         try:
             await self.owner.abegin()
+            if self.turn.earlier:
+                await asyncio.to_thread(self.state.engine.adopt_history, self.owner, self.turn.earlier)
         except SessionBusy as exc:
             raise ApiError(429, f"session {self.turn.session_id} is busy with another turn; retry when it has "
                            "finished", code="session_busy", headers={"Retry-After": "1"}) from exc

@@ -29,6 +29,7 @@ from ragkit.providers.remote import function_calls, make_tool_call
 from ragkit.rag.agent import RAGAgent, guarded_by_spec, make_provider
 from ragkit.rag.answer_turn import AGENT_NAME, answer_turn
 from ragkit.server.library import Library
+from ragkit.sessions.messages import items_to_messages, message_to_item
 
 log = logging.getLogger(__name__)
 MAX_CACHED_AGENTS = 32
@@ -40,6 +41,7 @@ class TurnOptions:
     filter: dict[str, Any] | None = None
     retriever: str | None = None
     use_knowledge_base: bool = True
+    min_score: float | None = None  # the lowest score a passage may have, in the retriever's units
     # the request's model parameters: ``AgentConfig`` fields, and those honoured only when neutral
     config: dict[str, Any] = field(default_factory=dict, compare=False)
     refusable: dict[str, Any] = field(default_factory=dict, compare=False)
@@ -84,11 +86,13 @@ TRANSCRIPT = Transcript(dialogue=True, agent=AGENT_NAME, usage=usage_of, citatio
 class Engine:
     def __init__(self, library: Library, *, provider: str, model: str | None = None, base_url: str | None = None,
                  provider_options: dict[str, Any] | None = None, sessions: Any = None, session_wait: float = 60.0,
-                 session_lease: float = 600.0, citations: str = "field") -> None:
+                 session_lease: float = 600.0, citations: str = "field", tools: Sequence[Any] = ()) -> None:
         """``citations``: "inline" ends every answer with a numbered Sources block (a request's
-        ``citations`` field overrides it); "field" keeps them in the extension field only."""
+        ``citations`` field overrides it); "field" keeps them in the extension field only.
+        ``tools``: server-side tools the agent may call beside the knowledge base."""
         self.library = library
         self.citations = citations
+        self.tools = list(tools)
         options = dict(provider_options or {})
         if base_url:
             options["base_url"] = base_url
@@ -117,7 +121,7 @@ class Engine:
         per-run state (no memory; the citation book is made per turn)."""
         kb = self.library.kb
         key = (id(kb), options.top_k, json.dumps(options.filter, sort_keys=True), options.retriever,
-               options.use_knowledge_base)
+               options.use_knowledge_base, options.min_score)
         with self._lock:
             if key not in self._agents:
                 if len(self._agents) >= MAX_CACHED_AGENTS or any(k[0] != id(kb) for k in self._agents):
@@ -128,9 +132,10 @@ class Engine:
     def _build(self, options: TurnOptions) -> Agent:
         if not options.use_knowledge_base:
             config = guarded_by_spec(AgentConfig(system_prompt=None), self.library.kb.spec)  # the agent: section
-            return Agent(self.provider, config=config)
+            return Agent(self.provider, tools=self.tools, config=config)
         kb = self.library.scoped(options.filter, options.retriever)
-        return RAGAgent(kb, provider=self.provider, top_k=options.top_k).agent
+        return RAGAgent(kb, provider=self.provider, top_k=options.top_k, tools=self.tools,
+                        min_score=options.min_score).agent
 
     def prepare(self, options: TurnOptions) -> Agent:
         """The agent of a turn with the request's model parameters, checked before any answer is
@@ -149,6 +154,16 @@ class Engine:
         inline = (options.citations or self.citations) == "inline" and not options.config.get("response_format")
         return answer_turn(self.conversation, lambda: self.prepare(options), new, session_id=session_id,
                            request_id=request_id, trace_id=trace_id, system=system, inline_sources=inline)
+
+    def adopt_history(self, turn: Turn, messages: Sequence[dict[str, Any]]) -> None:
+        """A begun turn (its lease held) of a session with no history yet: ``messages`` (a client's
+        conversation before its new messages) are stored as the session's history and given to the
+        run, so a platform that keeps its own history is answered with it, and its next turn in
+        the session is not sent it twice."""
+        if turn.store is None or turn.replayed is not None or turn.history:
+            return
+        stored = turn.store.add_items(turn.session_id, [message_to_item(to_message(m)) for m in messages])
+        turn.history = items_to_messages(stored, answered=turn.answers)
 
     async def stream(self, messages: Sequence[dict[str, Any]], options: TurnOptions,
                      system: str | None = None) -> AsyncIterator[str | Answer]:

@@ -35,6 +35,7 @@ class SearchRequest(BaseModel):
     top_k: int | None = Field(None, ge=1, le=50)
     filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
+    min_score: float | None = Field(None, allow_inf_nan=False, strict=True)  # in the retriever's units (docs/guides/retrieval.md)
 
 
 class TextDocument(BaseModel):
@@ -57,7 +58,7 @@ async def search(body: SearchRequest, request: Request) -> dict[str, Any]:
     if not body.query.strip():
         raise ApiError(400, "the search query is empty", param="query", code="invalid_field")
     hits = await asyncio.to_thread(_state(request).library.search, body.query, k=body.top_k, filter=body.filter,
-                                   kind=body.retriever)
+                                   kind=body.retriever, min_score=body.min_score)
     return {"object": "list", "data": hits}
 
 

@@ -118,8 +118,8 @@ class Library:
         return _mtime(IndexLayout(self.index_dir).server_generation), _mtime(IndexLayout(self.index_dir).catalog)
 
     def search(self, query: str, *, k: int | None, filter: dict[str, Any] | None,
-               kind: str | None) -> list[dict[str, Any]]:
-        hits = self.scoped(None, None).search(query, k, filter, kind=kind)
+               kind: str | None, min_score: float | None = None) -> list[dict[str, Any]]:
+        hits = self.scoped(None, None).search(query, k, filter, kind=kind, min_score=min_score)
         return [{"id": h.id, "source": h.source, "score": round(float(h.score), 6), "text": h.text,
                  "page": h.metadata.get("page"), "start": h.metadata.get("start"), "end": h.metadata.get("end"),
                  "heading": h.metadata.get("heading")} for h in hits]
@@ -335,10 +335,10 @@ class _ScopedKB:
         return getattr(self._kb, name)
 
     def search(self, query: str, k: int | None = None, filter: dict[str, Any] | None = None, *,
-               kind: str | None = None) -> list[SearchHit]:
+               kind: str | None = None, min_score: float | None = None) -> list[SearchHit]:
         merged = {**(filter or {}), **self._filter}  # the request's filter wins over the model's
         scoped = self._names.filter(merged, hidden=hidden_sources.get())
-        hits = self._kb.search(query, k, scoped or None, kind=kind or self._kind)
+        hits = self._kb.search(query, k, scoped or None, kind=kind or self._kind, min_score=min_score)
         return [self._names.hit(h) for h in hits]
 
 

@@ -1,7 +1,7 @@
 """``POST /v1/chat/completions`` and ``GET /v1/models``, as the official ``openai`` SDK expects.
 
 RAG options are top-level request fields (the SDK's ``extra_body``): ``top_k``, ``filter``,
-``retriever``, ``session_id``, ``use_knowledge_base``, ``citations``. The model parameters
+``retriever``, ``min_score``, ``session_id``, ``use_knowledge_base``, ``citations``. The model parameters
 (``server/params.py``) reach the agent and its provider; ``n > 1`` and ``logprobs`` are a 400. The
 answer's citations are an extension field of the message (``message.citations``; in a stream, one
 dedicated chunk before the finish chunk, ``delta.citations``), and ``usage`` adds
@@ -42,12 +42,13 @@ class RagOptions(ModelParams):
     top_k: int | None = Field(None, ge=1, le=50)
     filter: Filter = None
     retriever: Literal["dense", "bm25", "hybrid"] | None = None
+    min_score: float | None = Field(None, allow_inf_nan=False, strict=True)  # the knowledge base's, as on /search
     session_id: str | None = Field(None, min_length=1, max_length=128)
     use_knowledge_base: bool = True
     citations: Literal["field", "inline"] | None = None  # None: the server's --citations
 
     def turn_options(self) -> TurnOptions:
-        return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base,
+        return TurnOptions(self.top_k, self.filter, self.retriever, self.use_knowledge_base, min_score=self.min_score,
                            config=self.config_changes(), refusable=self.refusable(), citations=self.citations)
 
 
@@ -67,11 +68,13 @@ class ChatCompletionRequest(RagOptions):
 def build_turn(messages: list[ChatMessage], opts: RagOptions, *, model: str, session_id: str | None,
                request_id: str | None, key_id: str | None = None) -> Turn:
     """System text aside (with the design's ``system_prompt``); the turn's new messages (see
-    ``wire_messages``: with a session, those after the client's last assistant message)."""
+    ``wire_messages``: with a session, those after the client's last assistant message; the ones
+    before them become the history of a session that has none yet)."""
     convo, system = conversation(messages)
     system = "\n\n".join(t for t in (system, opts.system_prompt) if t) or None
-    return Turn(messages=new_messages(convo, session_id is not None), model=model, session_id=session_id,
-                system=system, options=opts.turn_options(), request_id=request_id, key_id=key_id)
+    new = new_messages(convo, session_id is not None)
+    return Turn(messages=new, model=model, session_id=session_id, system=system, options=opts.turn_options(),
+                request_id=request_id, key_id=key_id, earlier=convo[:len(convo) - len(new)])
 
 
 def check_model(request: Request, model: str | None) -> str:

@@ -4,7 +4,8 @@
 - an id a request names, in its path (``session_id``, ``trace_id``, ``job_id``, ``source``) or as
   ``session_id`` in its JSON body or query, must belong to the caller's key (or the caller is an
   admin): anything else is answered 404, exactly as an id that does not exist. A session named
-  in a body that does not exist yet is created for the caller (so another key cannot take it);
+  in a body that does not exist yet is created for the caller (so another key cannot take it),
+  except where the route only acts on an existing one (``/session/end``: 404);
 - uploaded documents of other keys are hidden from the request's searches
   (``library.hidden_sources``) and listings;
 - a session any code creates during the request without naming an owner belongs to the
@@ -54,6 +55,10 @@ class OwnedSessions:
                owner: str | None = None) -> Any:
         return self._store.create(session_id, title=title, metadata=metadata,
                                   owner=owner if owner is not None else current_owner.get())
+
+
+#: routes whose body ``session_id`` names a session that must exist (never created for the caller)
+NAMES_EXISTING = frozenset({"/session/end"})
 
 
 def not_found(kind: str, ident: str, param: str) -> ApiError:
@@ -135,9 +140,13 @@ async def check_request(request: Request) -> None:
     if query_sid and not await asyncio.to_thread(_visible, state, who, "session", query_sid):
         raise not_found("session", query_sid, "session_id")
     body_sid = body.get("session_id") if isinstance(body, dict) else None
-    if isinstance(body_sid, str) and 0 < len(body_sid) <= 128 and not await asyncio.to_thread(
-            _claim_session, state, who, body_sid):
-        raise not_found("session", body_sid, "session_id")
+    if isinstance(body_sid, str) and 0 < len(body_sid) <= 128:
+        if request.url.path in NAMES_EXISTING:  # ends a session: one that does not exist is the route's 404
+            allowed = await asyncio.to_thread(_visible, state, who, "session", body_sid)
+        else:
+            allowed = await asyncio.to_thread(_claim_session, state, who, body_sid)
+        if not allowed:
+            raise not_found("session", body_sid, "session_id")
     if not who.admin:
         hidden_sources.set(await asyncio.to_thread(hidden_uploads, state.records, who))
 

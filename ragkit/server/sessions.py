@@ -38,7 +38,8 @@ def _missing(session_id: str) -> ApiError:
 
 
 def _session(info: Any) -> dict[str, Any]:
-    return {**info.to_dict(), "object": "session"}
+    """A session as the API shows it, its id also under the design's name ``session_id``."""
+    return {**info.to_dict(), "object": "session", "session_id": info.id}
 
 
 @router.post("/sessions", status_code=201)
@@ -108,16 +109,19 @@ class SessionRef(BaseModel):
 
 @router.post("/session/start", status_code=201)
 async def start_session_alias(request: Request, body: NewSession | None = None) -> JSONResponse:
-    """``POST /sessions`` under the design's name; the reply also carries ``session_id``."""
+    """``POST /sessions`` under the design's name; the reply also carries ``session_id`` and
+    ``started_at`` (the design's names for ``id`` and ``created_at``)."""
     response = await create_session(request, body)
     data = json.loads(bytes(response.body))
-    return JSONResponse({**data, "session_id": data["id"]}, status_code=201)
+    return JSONResponse({**data, "session_id": data["id"], "started_at": data["created_at"]}, status_code=201)
 
 
 @router.post("/session/end", responses=error_responses(409))
 async def end_session_alias(body: SessionRef, request: Request) -> dict[str, Any]:
-    """``POST /sessions/{id}/end`` with the id in the body, as the design sends it."""
-    return await end_session(body.session_id, request)
+    """``POST /sessions/{id}/end`` with the id in the body, as the design sends it; the reply also
+    carries the design's ``session_id`` and ``message_count`` (the items the session keeps)."""
+    data = await end_session(body.session_id, request)
+    return {**data, "session_id": data["id"], "message_count": data["items"]}
 
 
 @router.get("/session/{session_id:session_ref}")

@@ -40,12 +40,21 @@ class ServerSettings:
     session_lock_wait: float = 60.0
     turn_lease: float = 600.0
     citations: str = "field"  # "inline": answers also end with a numbered Sources block
+    # server-side tools the agent may call beside the knowledge base: registry names (--tool) and
+    # their options (--tool-option NAME.KEY=VALUE); never an import path
+    tools: list[str] = field(default_factory=list)
+    tool_options: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if "*" in self.cors_origins and len(self.cors_origins) > 1:
             raise ConfigError("--cors-origin '*' cannot be combined with named origins; pass either")
         if self.citations not in CITATION_MODES:
             raise ConfigError(f"citations must be one of {CITATION_MODES} (got {self.citations!r})")
+        for name in self.tool_options:
+            if name not in self.tools:
+                raise ConfigError(f"--tool-option {name}.…: '{name}' is not a tool of this server; add --tool {name}")
+        if len(set(self.tools)) != len(self.tools):
+            raise ConfigError(f"--tool: a tool is named twice ({', '.join(self.tools)})")
         for name in ("max_body_bytes", "max_upload_bytes"):
             if getattr(self, name) < 1024:
                 raise ConfigError(f"{name} must be at least 1024 bytes (got {getattr(self, name)})")
@@ -61,6 +70,13 @@ class ServerSettings:
     @property
     def uploads_dir(self) -> Path:
         return IndexLayout(self.index_dir).uploads
+
+    def built_tools(self) -> list[Any]:
+        """The server-side tools, built by registry name with their options (a ``ConfigError``
+        naming the flag for an unknown name or a bad option)."""
+        from ragkit.tools import named_tool
+
+        return [named_tool(n, self.tool_options.get(n), where=f"--tool {n}") for n in self.tools]
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))

@@ -1,5 +1,6 @@
 """``/traces``: every turn's typed agent trace (model and tool calls, durations, tokens, cost),
-whichever worker served it; paged and filterable by session."""
+whichever worker served it; paged and filterable by session. A list carries its page as ``data``
+and the total as ``total``, and the same under the design's names, ``traces`` and ``count``."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ async def list_traces(request: Request, session_id: str | None = Query(None, min
     data, total = await asyncio.to_thread(records.traces, session_id=session_id, limit=limit, offset=offset,
                                           who=principal(request))
     return {"object": "list", "data": data, "total": total, "limit": limit, "offset": offset,
-            "has_more": offset + len(data) < total}
+            "has_more": offset + len(data) < total, "traces": data, "count": total}  # the design's names too
 
 
 @router.get("/traces/{trace_id}")

@@ -182,6 +182,9 @@ class SingleFileFaiss:
             self._tombstone(sorted(doomed))
             self._maybe_rebuild()
 
+    def clear(self) -> None:
+        self.delete(list(self.ids()))
+
     def _maybe_rebuild(self) -> None:
         n = len(self._ids)
         reason = ""

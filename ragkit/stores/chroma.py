@@ -236,6 +236,9 @@ class ChromaStore:
                 part = unique[start:start + size]
                 self._call("delete", lambda part=part: self._collection.delete(ids=part))
 
+    def clear(self) -> None:
+        self.delete(sorted(self.ids()))
+
     def ids(self) -> set[str]:
         out: set[str] = set()
         size = self.capabilities.max_batch or 5000

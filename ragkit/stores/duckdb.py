@@ -182,6 +182,10 @@ class DuckDBStore:
         with self._lock:
             self._run("DELETE FROM vectors WHERE id IN (SELECT unnest(?))", [[str(i) for i in ids]])
 
+    def clear(self) -> None:
+        with self._lock:
+            self._run("DELETE FROM vectors")
+
     def ids(self) -> set[str]:
         return {r[0] for r in self._run("SELECT id FROM vectors")}
 

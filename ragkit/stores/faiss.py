@@ -179,6 +179,10 @@ class FaissStore:
         self._check_open()
         self._log.delete(list(dict.fromkeys(ids)))
 
+    def clear(self) -> None:
+        self._check_open()
+        self._log.delete(list(self._log.ids()))
+
     def persist(self) -> None:
         self._check_open()
         self._log.persist()

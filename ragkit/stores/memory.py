@@ -175,6 +175,13 @@ class MemoryStore:
                 self._meta.pop()
                 self._n = last
 
+    def clear(self) -> None:
+        with self._lock.write():
+            self._check_open()
+            self._filters.clear()
+            self._vecs = np.empty((0, self.dimension), dtype=np.float32)
+            self._ids, self._meta, self._pos, self._n = [], [], {}, 0
+
     # -- reads -----------------------------------------------------------------------------
     def search(self, vector: np.ndarray, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
         q = check_query(vector, self.dimension, k, self.name)

@@ -274,6 +274,10 @@ class PgVectorStore:
             with self._write_lock:
                 self._run(self._sql("DELETE FROM {t} WHERE id = ANY(%s)"), [unique[start:start + BATCH]])
 
+    def clear(self) -> None:
+        with self._write_lock:
+            self._run(self._sql("DELETE FROM {t}"))
+
     def ids(self) -> set[str]:
         return {r[0] for r in self._run(self._sql("SELECT id FROM {t}"))}
 

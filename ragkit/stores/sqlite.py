@@ -197,6 +197,9 @@ class SQLiteStore:
         if ids:
             self._write("DELETE FROM vectors WHERE id = ?", [(str(i),) for i in ids])
 
+    def clear(self) -> None:
+        self._write("DELETE FROM vectors", [()])
+
     def ids(self) -> set[str]:
         return {r[0] for r in self._run("SELECT id FROM vectors")}
 

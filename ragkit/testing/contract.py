@@ -280,6 +280,32 @@ class VectorStoreContract:
         assert store.count() == 50
         assert store.search(x[3], k=1)[0].id == ids[3]
 
+    def test_clear(self, store: VectorStore) -> None:
+        ids, x, meta = self.fill(store, 120)
+        store.clear()
+        assert store.count() == 0 and store.ids() == set()
+        assert store.search(x[0], k=5) == []
+        store.clear()  # clearing an empty store is harmless
+        store.add(ids[:10], x[:10], meta[:10])  # the store stays usable, same dimension
+        assert store.count() == 10 and store.search(x[3], k=1)[0].id == ids[3]
+
+    def test_clear_persists(self, store_path: Path) -> None:
+        s = self.make_store(store_path, self.dimension)
+        if not s.capabilities.persistent:
+            s.close()
+            pytest.skip("store is not persistent")
+        ids, x, meta = self.fill(s, 50)
+        s.persist()
+        s.clear()
+        s.add(ids[:3], x[:3], meta[:3])
+        s.persist()
+        s.close()
+        s2 = self.make_store(store_path, self.dimension)
+        try:
+            assert s2.count() == 3 and s2.ids() == set(ids[:3])
+        finally:
+            s2.close()
+
     # -- filters ---------------------------------------------------------------------------
     @pytest.mark.parametrize("case", sorted(FILTER_CASES))
     def test_filter_matches_brute_force(self, store: VectorStore, case: str) -> None:

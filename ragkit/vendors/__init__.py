@@ -3,7 +3,8 @@
 - :mod:`ragkit.vendors.openai`: the OpenAI-compatible vendor and its presets (``openai``,
   ``ollama``, ``vllm``, ``llamacpp``, ``gemini``);
 - :mod:`ragkit.vendors.anthropic`: the Anthropic Messages API;
-- :mod:`ragkit.vendors.cohere`: Cohere (chat, embed, rerank).
+- :mod:`ragkit.vendors.cohere`: Cohere (chat, embed, rerank);
+- :mod:`ragkit.vendors.voyage`: Voyage AI (embeddings, over plain HTTP).
 
 Each holds the API-key environment variables, the SDK client factory (sync and async, SDK retries
 off), the error classifier for :mod:`ragkit.retry` and the pricing lookup. Providers, embedders and
@@ -21,8 +22,9 @@ def all_vendors() -> list[Vendor]:
     from ragkit.vendors.anthropic import ANTHROPIC
     from ragkit.vendors.cohere import COHERE
     from ragkit.vendors.openai import PRESETS
+    from ragkit.vendors.voyage import VOYAGE
 
-    return [*PRESETS.values(), ANTHROPIC, COHERE]
+    return [*PRESETS.values(), ANTHROPIC, COHERE, VOYAGE]
 
 
 def environment_variables() -> list[str]:

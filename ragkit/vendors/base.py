@@ -176,6 +176,8 @@ def server_message(body: Any) -> str:
             return error
         if body.get("message"):
             return str(body["message"])
+        if isinstance(body.get("detail"), str):  # Voyage's (and FastAPI's) error body
+            return str(body["detail"])
     if isinstance(body, str):
         return body
     return ""

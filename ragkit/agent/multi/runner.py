@@ -34,7 +34,7 @@ from ragkit.agent.config import AgentConfig
 from ragkit.agent.conversation import Conversation
 from ragkit.agent.multi.definition import AgentDefinition
 from ragkit.agent.multi.handoff import Handoff, HandoffInputData, Handoffs
-from ragkit.agent.observe.observers import Observer, ObserverSet
+from ragkit.agent.observe.observers import ObserverLike, ObserverSet
 from ragkit.agent.result import AgentEvent, AgentResult
 from ragkit.agent.state import Run, RunState
 from ragkit.errors import AgentError, ConfigError
@@ -112,7 +112,7 @@ class AgentRunner:
     def __init__(self, agents: Iterable[AgentDefinition], *, entry: AgentDefinition | str,
                  session_store: Any = None, cache: Any = None, max_handoffs: int = 5,
                  context_type: type | None = None, per_run: Mapping[str, Any] | None = None,
-                 observers: Sequence[Observer] = (), session_lease: float = 600.0) -> None:
+                 observers: Sequence[ObserverLike] = (), session_lease: float = 600.0) -> None:
         """``per_run``: injected tool arguments made fresh for every run, as zero-argument factories
         (``{"book": CitationBook}`` for RAG agents). ``context_type``: the dataclass of the
         user context, to rebuild it when a saved state is loaded. ``session_lease``: seconds a run

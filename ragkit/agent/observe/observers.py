@@ -1,4 +1,11 @@
-"""Observers: callbacks on what an agent run does. Subclass ``Observer`` and override any hook.
+"""Observers: callbacks on what an agent run does. Subclass ``Observer`` and override any hook, or
+give a plain function: it is called for every hook as ``fn(hook, run_id, *args)``::
+
+    def show(hook: str, run_id: str, *args: Any) -> None:
+        if hook in ("on_tool_end", "on_error"):
+            print(hook, args)
+
+    Agent(provider, tools=[...], observers=[show])
 
 An observer that raises is logged and ignored: observing never changes or breaks a run. Hooks
 may be called from worker threads (parallel tool calls, ``batch``), so keep them thread-safe.
@@ -8,7 +15,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from ragkit.messages import Message, Response, ToolCall, ToolSpec
@@ -25,6 +32,7 @@ HOOKS = (
     "on_agent_start", "on_agent_end", "on_iteration_start", "on_iteration_end",
     "on_llm_start", "on_llm_end", "on_tool_start", "on_tool_chunk", "on_tool_end", "on_tool_error", "on_cache_hit",
     "on_guardrail", "on_policy", "on_approval", "on_coherence", "on_budget", "on_cost_warning", "on_memory_trim",
+    "on_error",
 )
 
 
@@ -78,6 +86,10 @@ class Observer:
         of a run; what remains holds about ``tokens`` of the ``limit`` tokens (None: a message-count
         limit)."""
 
+    def on_error(self, run_id: str, error: BaseException) -> None:
+        """The run raised ``error`` (a provider that failed for good, a tool policy error...): called
+        before ``on_agent_end`` (with a ``RunFailed``); the caller gets the exception itself."""
+
 
 class LoggingObserver(Observer):
     """Logs each step at INFO (tool errors at WARNING) on the ``ragkit.agent`` logger."""
@@ -123,6 +135,9 @@ class LoggingObserver(Observer):
         self.log.info("[%s] memory trimmed: %d message(s) left out; ~%d tokens remain (limit %s)",
                       run_id, dropped, tokens, limit)
 
+    def on_error(self, run_id: str, error: BaseException) -> None:
+        self.log.warning("[%s] the run failed: %s: %s", run_id, type(error).__name__, error)
+
 
 class RecordingObserver(Observer):
     """Records ``(hook, run_id, args)`` tuples in ``events``; handy in tests and notebooks."""
@@ -143,11 +158,41 @@ class RecordingObserver(Observer):
         return object.__getattribute__(self, name)
 
 
+#: what ``observers=`` takes: ``Observer`` objects, or plain functions ``fn(hook, run_id, *args)``
+ObserverLike = Observer | Callable[..., Any]
+
+
+class FunctionObserver(Observer):
+    """A plain function as an observer: every hook calls ``fn(hook, run_id, *args)``."""
+
+    def __init__(self, fn: Callable[..., Any]) -> None:
+        self.fn = fn
+
+    def __getattribute__(self, name: str) -> Any:
+        if name in HOOKS:
+            fn = object.__getattribute__(self, "fn")
+            return lambda run_id, *args: fn(name, run_id, *args)
+        return object.__getattribute__(self, name)
+
+    def __repr__(self) -> str:
+        return f"FunctionObserver({getattr(self.fn, '__qualname__', self.fn)!r})"
+
+
+def as_observer(obj: ObserverLike) -> Observer:
+    """``obj`` as an observer: an object with hooks as it is, a plain function wrapped."""
+    if isinstance(obj, Observer) or any(hasattr(obj, hook) for hook in HOOKS):
+        return obj  # type: ignore[return-value]
+    if callable(obj):
+        return FunctionObserver(obj)
+    raise TypeError(f"an observer is an Observer (any object with on_* hooks) or a function "
+                    f"fn(hook, run_id, *args); got {type(obj).__name__}")
+
+
 class ObserverSet:
     """Calls one hook on every observer, logging and swallowing what they raise."""
 
-    def __init__(self, observers: Sequence[Observer] = ()) -> None:
-        self.observers = list(observers)
+    def __init__(self, observers: Sequence[ObserverLike] = ()) -> None:
+        self.observers = [as_observer(o) for o in observers]
 
     def emit(self, hook: str, *args: Any) -> None:
         for obs in self.observers:
@@ -160,4 +205,5 @@ class ObserverSet:
                 log.exception("observer %s.%s raised; ignoring it", type(obs).__name__, hook)
 
 
-__all__ = ["HOOKS", "LoggingObserver", "Observer", "ObserverSet", "RecordingObserver"]
+__all__ = ["HOOKS", "FunctionObserver", "LoggingObserver", "Observer", "ObserverLike", "ObserverSet",
+           "RecordingObserver", "as_observer"]

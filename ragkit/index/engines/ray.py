@@ -144,7 +144,7 @@ class _LoadSplitEmbed:
         self.parts.embedder.load_for_documents()  # the model, once per actor
 
     def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, list[Any]]:
-        prepared = [self.preparer.prepare(pickle.loads(blob)) for blob in batch["unit"]]
+        prepared = list(self.preparer.prepare_all(pickle.loads(blob) for blob in batch["unit"]))
         todo: dict[str, str] = {}
         for p in prepared:
             for c, h in zip(p.chunks, p.chunk_hashes(), strict=True):

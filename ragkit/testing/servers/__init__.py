@@ -1,4 +1,4 @@
-"""Loopback HTTP servers that speak the OpenAI, Anthropic and Cohere wire protocols.
+"""Loopback HTTP servers that speak the OpenAI, Anthropic, Cohere and Voyage wire protocols.
 
 Used by ragkit's tests (and usable by yours) to drive the real SDK clients without a network::
 
@@ -37,6 +37,7 @@ from ragkit.testing.servers.base import (
 )
 from ragkit.testing.servers.cohere import FakeCohereServer
 from ragkit.testing.servers.openai import FakeOpenAIServer
+from ragkit.testing.servers.voyage import FakeVoyageServer
 
 __all__ = [
     "IMAGE_TOKENS",
@@ -47,6 +48,7 @@ __all__ = [
     "FakeCohereServer",
     "FakeOpenAIServer",
     "FakeServer",
+    "FakeVoyageServer",
     "Hang",
     "JSONReply",
     "RecordedRequest",

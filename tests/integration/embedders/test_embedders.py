@@ -10,9 +10,16 @@ import pytest
 
 from ragkit.embedders.cohere import CohereEmbedder
 from ragkit.embedders.openai import OpenAIEmbedder
+from ragkit.embedders.voyage import VoyageEmbedder
 from ragkit.errors import ConfigError, EmbeddingError
 from ragkit.testing.embedder_contract import EmbedderContract
-from ragkit.testing.servers import FakeCohereServer, FakeOpenAIServer, JSONReply, hashed_vector
+from ragkit.testing.servers import (
+    FakeCohereServer,
+    FakeOpenAIServer,
+    FakeVoyageServer,
+    JSONReply,
+    hashed_vector,
+)
 from ragkit.tokens import upper_bound_tokens
 
 pytestmark = pytest.mark.network_local
@@ -185,3 +192,71 @@ class TestCohereEmbedder(EmbedderContract):
     def test_truncate_is_checked(self) -> None:
         with pytest.raises(ConfigError, match="truncate"):
             CohereEmbedder(api_key="k", truncate="MIDDLE")  # type: ignore[arg-type]
+
+
+class TestVoyageEmbedder(EmbedderContract):
+    embedder_class = VoyageEmbedder
+    server_class = FakeVoyageServer
+    embed_path = "/v1/embeddings"
+    dimension = 1024  # voyage-3.5's real size, so the default model needs no dimension option
+    max_batch_size = 1000
+
+    def texts(self, body: dict[str, Any]) -> list[str]:
+        return list(body["input"])
+
+    def auth(self, request: Any) -> str:
+        return str(request.headers["authorization"])
+
+    def test_described_and_priced_from_the_registry(self) -> None:
+        e = VoyageEmbedder(api_key="k")
+        assert e.dimension == 1024 and e.model_id == "voyage/voyage-3.5"
+        assert e.pricing_name == "voyage-3.5" and e.price_per_million == pytest.approx(0.06)
+        assert VoyageEmbedder(api_key="k", model="voyage-3-lite").dimension == 512
+
+    def test_input_types_model_and_truncation(self, server, policy) -> None:
+        e = self.make(server, policy, batch_size=3)
+        e.embed_documents(["a", "b", "c", "d"])
+        e.embed_query("where is the harbour")
+        reqs = server.requests_to(self.embed_path)
+        assert [r.body["input_type"] for r in reqs] == ["document", "document", "query"]
+        assert reqs[0].body["model"] == "voyage-3.5" and reqs[0].body["truncation"] is True
+        assert "output_dimension" not in reqs[0].body
+        assert reqs[0].headers["authorization"] == "Bearer key-test"
+
+    def test_usage_total_tokens_are_billed(self, server, policy) -> None:
+        e = self.make(server, policy)
+        e.embed_documents(["one two three four"])
+        assert e.usage.tokens == 4 and e.usage.cost == pytest.approx(4 * 0.06 / 1e6)
+
+    def test_output_dimension_is_sent(self, server, policy) -> None:
+        e = self.make(server, policy, dimension=256)
+        assert e.embed_query("x").shape == (256,) and e.model_id == "voyage/voyage-3.5@256"
+        assert server.requests_to(self.embed_path)[-1].body["output_dimension"] == 256
+        with pytest.raises(ConfigError, match="one of 256, 512, 1024, 2048"):
+            VoyageEmbedder(api_key="k", dimension=300)
+        with pytest.raises(ConfigError, match=r"returns 512-dimensional vectors"):
+            VoyageEmbedder(api_key="k", model="voyage-3-lite", dimension=256)
+
+    def test_unknown_model_needs_dimension(self, server, policy) -> None:
+        with pytest.raises(ConfigError, match=r"set `dimension:`"):
+            VoyageEmbedder(model="voyage-custom", api_key="k")
+        e = self.make(server, policy, model="voyage-custom", dimension=1024)
+        assert e.embed_query("x").shape == (1024,)
+
+    def test_from_a_pipeline(self, server, tmp_path, monkeypatch) -> None:
+        from ragkit.config import parse_pipeline
+        from ragkit.index.reader import KnowledgeBase
+        from ragkit.index.writer import IndexingPipeline
+
+        monkeypatch.setenv("VOYAGE_API_KEY", "from-env")
+        docs = tmp_path / "docs"
+        docs.mkdir()
+        (docs / "ferry.txt").write_text("The ferry sails on Tuesdays from the old harbour.\n", encoding="utf-8")
+        (docs / "lamp.txt").write_text("The lighthouse lamp burns paraffin.\n", encoding="utf-8")
+        spec = parse_pipeline({"index": str(tmp_path / "index"), "store": {"type": "memory"},
+                               "retriever": {"type": "dense"},
+                               "embedder": {"type": "voyage", "base_url": server.url}})
+        IndexingPipeline(spec).index_paths([docs])
+        with KnowledgeBase(spec) as kb:
+            assert kb.search("ferry Tuesdays", k=1)[0].source == "ferry.txt"
+        assert {r.body["input_type"] for r in server.requests_to(self.embed_path)} == {"document", "query"}

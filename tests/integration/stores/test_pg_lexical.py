@@ -98,6 +98,16 @@ def test_index_run_with_pgvector_keeps_no_local_sink(postgres_dsn: str, tmp_path
     lexical = runner.invoke(cli, ["search", "ferry", "--retriever", "bm25", "--index", str(index), "--json"],
                             catch_exceptions=False)
     assert json.loads(lexical.stdout)[0]["source"] == "notes/gamma.txt"
+    # min_score on the PostgreSQL lexical retriever (ts_rank) and on the pgvector dense one (cosine)
+    for kind in ("bm25", "dense"):
+        args = ["search", "ferry rainfall lighthouse", "--retriever", kind, "--index", str(index), "--json"]
+        every = json.loads(runner.invoke(cli, args, catch_exceptions=False).stdout)
+        scores = sorted({h["score"] for h in every}, reverse=True)
+        assert len(scores) >= 2, (kind, every)
+        between = str((scores[0] + scores[1]) / 2)
+        kept = json.loads(runner.invoke(cli, [*args, "--min-score", between], catch_exceptions=False).stdout)
+        assert [h["id"] for h in kept] == [h["id"] for h in every if h["score"] >= float(between)] != []
+        assert len(kept) < len(every)
     (docs / "beta.txt").unlink()
     again = runner.invoke(cli, ["index", str(docs), "--index", str(index), "--json"], catch_exceptions=False)
     assert json.loads(again.stdout)["removed"] == ["beta.txt"]

@@ -29,8 +29,8 @@ def test_the_calculator_does_arithmetic(expression: str, expected: str) -> None:
 
 
 @pytest.mark.parametrize(("expression", "why"), [
-    ("__import__('os').system('id')", "only arithmetic"),
-    ("abs(-1)", "only arithmetic"), ("x + 1", "only arithmetic"), ("(1).real", "only arithmetic"),
+    ("__import__('os').system('id')", "only these functions may be called"),
+    ("x + 1", "only arithmetic"), ("(1).real", "only arithmetic"),
     ("[1, 2] * 3", "only arithmetic"), ("'a' * 3", "only arithmetic"), ("1 if 2 else 3", "only arithmetic"),
     ("1 < 2", "only arithmetic"), ("True + 1", "only arithmetic"), ("lambda: 1", "only arithmetic"),
     ("().__class__", "only arithmetic"), ("1j * 1j", "only arithmetic"), ("f'{1}'", "only arithmetic"),
@@ -45,6 +45,33 @@ def test_the_calculator_refuses_anything_but_arithmetic(expression: str, why: st
         calculator(expression)
     result = calculator.invoke({"expression": expression})
     assert result.is_error and "CalculatorError" in result.content  # the model reads why
+
+
+@pytest.mark.parametrize(("expression", "expected"), [
+    ("sqrt(16)", "4"), ("sqrt(2) * pi", "4.44288293815837"), ("log10(1000)", "3"), ("log(e)", "1"),
+    ("log(8, 2)", "3"), ("floor(2.7) + ceil(2.1)", "5"), ("max(1, 5, 3) - min(4, 2)", "3"), ("abs(-3)", "3"),
+    ("round(2.567, 2)", "2.57"), ("round(2.5)", "2"), ("factorial(20)", "2432902008176640000"),
+    ("tau / 2 - pi", "0"), ("degrees(pi)", "180"), ("hypot(3, 4)", "5"), ("gcd(12, 18)", "6"),
+    ("exp(1) - e", "0"), ("isqrt(10 ** 20)", "10000000000"), ("pow(2, 10)", "1024"), ("pow(3, 4, 5)", "1"),
+])
+def test_the_calculator_knows_the_math_modules_functions_and_constants(expression: str, expected: str) -> None:
+    result = calculator.invoke({"expression": expression})
+    assert not result.is_error and result.content == expected
+
+
+@pytest.mark.parametrize(("expression", "why"), [
+    ("math.sqrt(4)", "write sqrt\\(x\\), not math.sqrt"), ("sum([1, 2])", "only these functions"),
+    ("sqrt(x=4)", "only these functions"), ("max(*[1, 2])", "only these functions"),
+    ("eval('1')", "only these functions"), ("getattr(1, 'real')", "only these functions"),
+    ("pi.real", "only arithmetic"), ("nan", "only arithmetic"), ("sqrt(-1)", "math domain error"),
+    ("factorial(100000)", "up to 10000"), ("comb(10000, 5000)", "larger than 2\\*\\*4096"),
+    ("pow(2, 100000)", "exponent is too large"), ("pow(10 ** 1000, 10)", "larger than 2\\*\\*4096"),
+    ("round(1.5, 10 ** 9)", "at most 100 digits"), ("exp(1000)", "too large"), ("factorial(-1)", "cannot compute"),
+    ("factorial(2.5)", "cannot compute"), ("log(0)", "cannot compute"),
+])
+def test_the_calculator_stays_safe_with_functions(expression: str, why: str) -> None:
+    with pytest.raises(CalculatorError, match=why):
+        evaluate(expression)
 
 
 def test_evaluate_never_runs_code(tmp_path: Path) -> None:
