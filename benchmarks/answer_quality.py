@@ -20,16 +20,34 @@ repository) and pass that:
     git clone https://github.com/mkdocs/mkdocs /tmp/real/mkdocs    # the commit is in mkdocs.yaml
     .venv/bin/python benchmarks/answer_quality.py --folder mkdocs=/tmp/real/mkdocs/docs -v
     .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real   # every set whose clone is there
+
+Sets written for held-out measuring carry a ``split`` per question (``tune`` or ``untouched``,
+fixed by a hash of the question text: ``hash_splits``); ``--split untouched`` scores only that
+half, and ``--out DIR`` writes one JSON file per set and half (``answer_quality_NAME_SPLIT.json``)
+with the machine, the load and the commit. Besides the grades it reports, per set: answers that
+state the asked fact (every expected text, whatever the citation; a refusal for an unanswerable
+question), answerable questions refused, and where the file that holds the answer ranks in the
+pipeline's retriever and in plain dense search (top 3, MRR@10, nDCG@10 with that file as the one
+relevant document):
+
+    .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --only starlette --split untouched -v
+    .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --split tune --out benchmarks/results
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import logging
+import math
+import os
+import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger("answer_quality")
 REPO = Path(__file__).resolve().parent.parent
@@ -45,6 +63,26 @@ SETS = {  # name -> (documents, questions)
 
 
 FOLDERS = REPO / "benchmarks" / "folders"  # NAME.yaml: questions over a fetched folder
+SPLITS = ("tune", "untouched")
+RANK_DEPTH = 10  # how deep the answer's file is looked for in each retriever's ranking
+
+
+def hash_splits(items: list[dict[str, Any]]) -> list[str]:
+    """Each question's half, ``tune`` or ``untouched``: within the answerable questions and within
+    the unanswerable ones, the questions sorted by the SHA-256 of their text; the first half (rounded
+    down) is ``tune``, the rest ``untouched``. It depends on the question texts only."""
+    halves = [""] * len(items)
+    for answerable in (True, False):
+        group = [i for i, q in enumerate(items) if (q.get("answer") is not None) is answerable]
+        group.sort(key=lambda i: hashlib.sha256(str(items[i]["question"]).encode("utf-8")).hexdigest())
+        for rank, i in enumerate(group):
+            halves[i] = SPLITS[0] if rank < len(group) // 2 else SPLITS[1]
+    return halves
+
+
+def in_split(items: list[dict[str, Any]], split: str | None) -> list[dict[str, Any]]:
+    """The questions of one half (all of them when ``split`` is None)."""
+    return items if split is None else [q for q in items if q.get("split") == split]
 
 
 def folder_set(arg: str) -> tuple[str, Path, Path]:
@@ -78,8 +116,32 @@ def folders_under(root: Path) -> list[tuple[str, Path, Path]]:
     return found
 
 
+def file_ranking(ranks: list[int | None]) -> dict[str, float]:
+    """Where the file that holds the answer ranks (``page_ranks`` at depth ``RANK_DEPTH``): in the
+    top 3, MRR@10 and nDCG@10 with that file as the only relevant document (1 / log2(rank + 1))."""
+    n = len(ranks) or 1
+    hits = [r for r in ranks if r is not None and r <= RANK_DEPTH]
+    return {"queries": len(ranks), "top3": sum(r <= 3 for r in hits) / n,
+            "mrr@10": sum(1 / r for r in hits) / n, "ndcg@10": sum(1 / math.log2(r + 1) for r in hits) / n}
+
+
+def answer_facts(outcomes: list[Any]) -> dict[str, int]:
+    """Answers that state the asked fact (every expected text, cited or not; for an unanswerable
+    question, a refusal) and answerable questions the answerer refused."""
+    from ragkit.rag.questions import is_refusal
+
+    def states(o: Any) -> bool:
+        if o.expected is None:
+            return is_refusal(o.answer)
+        texts = o.expected if isinstance(o.expected, list) else [o.expected]
+        return all(str(t).lower() in o.answer.lower() for t in texts)
+
+    return {"stated": sum(map(states, outcomes)),
+            "refused": sum(o.expected is not None and is_refusal(o.answer) for o in outcomes)}
+
+
 def score_set(name: str, pipeline: Path, index_root: Path, docs: Path | None = None,
-              questions: Path | None = None) -> dict:
+              questions: Path | None = None, split: str | None = None) -> dict:
     from ragkit.agent import ConversationMemory
     from ragkit.config import load_pipeline
     from ragkit.rag.agent import RAGAgent
@@ -88,13 +150,41 @@ def score_set(name: str, pipeline: Path, index_root: Path, docs: Path | None = N
     if docs is None or questions is None:
         docs, questions = SETS[name]
     spec = load_pipeline(pipeline)
-    items = load_questions(questions)
+    items = in_split(load_questions(questions), split)
     k = spec.retriever.top_k
     with RAGAgent.from_directory(docs, pipeline=spec, index=index_root / name, provider="local",
                                  memory=ConversationMemory(max_messages=40)) as agent:
         outcomes = run_questions(agent, items)
-        ranks = page_ranks(lambda q: [h.source for h in agent.kb.search(q, k=k)], items)
-    return {"set": name, **summary(outcomes), "retrieval": retrieval_summary(ranks, k)}
+
+        def ranked(kind: str | None) -> Callable[[str], list[str]]:
+            return lambda q: [h.source for h in agent.kb.search(q, k=RANK_DEPTH, kind=kind)]
+
+        ranks = page_ranks(ranked(None), items)
+        dense = page_ranks(ranked("dense"), items)
+    return {"set": name, "split": split or "all", **summary(outcomes), **answer_facts(outcomes),
+            "retrieval": retrieval_summary([r if r is not None and r <= k else None for r in ranks], k),
+            "file_rank": {"default": file_ranking(ranks), "dense": file_ranking(dense)}}
+
+
+def run_facts(pipeline: Path) -> dict[str, Any]:
+    """The machine, the load, the commit and the pipeline a result was measured with."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from _common import machine_facts
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", "-C", str(REPO), *args], capture_output=True, text=True).stdout.strip()
+
+    return {"machine": machine_facts(), "load": list(os.getloadavg()), "commit": git("rev-parse", "HEAD"),
+            "branch": git("rev-parse", "--abbrev-ref", "HEAD"), "dirty": bool(git("status", "--porcelain", "--", "ragkit")),
+            "pipeline": str(pipeline)}
+
+
+def write_results(out: Path, results: list[dict], facts: dict[str, Any]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    for r in results:
+        path = out / f"answer_quality_{r['set']}_{r['split']}.json"
+        path.write_text(json.dumps({**facts, "result": r}, indent=2) + "\n", encoding="utf-8")
+        log.warning("wrote %s", path)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -105,6 +195,11 @@ def main(argv: list[str] | None = None) -> int:
                         help="a fetched folder and its question set benchmarks/folders/NAME.yaml (repeatable)")
     parser.add_argument("--folders", dest="folders_root", type=Path, metavar="DIR",
                         help="a directory of clones (DIR/NAME for benchmarks/folders/NAME.yaml): score every one found")
+    parser.add_argument("--only", action="append", default=[], metavar="NAME",
+                        help="with --folders: score only these sets (repeatable)")
+    parser.add_argument("--split", choices=SPLITS, help="score only this half of each set's questions")
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help="write answer_quality_NAME_SPLIT.json per set here (with machine, load, commit)")
     parser.add_argument("--pipeline", type=Path, default=REPO / "pipelines" / "default.yaml")
     parser.add_argument("--index-dir", type=Path, help="keep the indexes here (default: a temporary dir)")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
@@ -113,22 +208,28 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     folders = [folder_set(arg) for arg in args.folders]
     folders += folders_under(args.folders_root) if args.folders_root else []
+    folders = [f for f in folders if not args.only or f[0] in args.only]
     names = args.sets or ([] if args.folders or args.folders_root else list(SETS))
+    facts = run_facts(args.pipeline)
     with tempfile.TemporaryDirectory() as tmp:
         root = args.index_dir or Path(tmp)
-        results = [score_set(name, args.pipeline, root) for name in names]
-        results += [score_set(name, args.pipeline, root, docs, questions) for name, docs, questions in folders]
+        results = [score_set(name, args.pipeline, root, split=args.split) for name in names]
+        results += [score_set(name, args.pipeline, root, docs, questions, args.split)
+                    for name, docs, questions in folders]
+    if args.out:
+        write_results(args.out, results, facts)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    print(f"pipeline: {args.pipeline}")
-    print("| set | questions | correct | partial | wrong | cited page (answerable) | page retrieved: hit@1 / hit@k / MRR@k |")
-    print("|---|---|---|---|---|---|---|")
+    print(f"pipeline: {args.pipeline}; load {facts['load'][0]:.1f}; commit {facts['commit'][:10]}")
+    print("| set | half | questions | correct | partial | wrong | refused | states the fact | cited page (answerable) "
+          "| file in top 3 | nDCG@10 default / dense |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        ret, k = r["retrieval"], r["retrieval"]["k"]
-        print(f"| {r['set']} | {r['total']} | {r['correct']} | {r['partial']} | {r['wrong']} "
-              f"| {r['cited_source']}/{r['answerable']} "
-              f"| {ret['hit@1']:.2f} / {ret[f'hit@{k}']:.2f} / {ret[f'mrr@{k}']:.3f} (k={k}) |")
+        fr = r["file_rank"]
+        print(f"| {r['set']} | {r['split']} | {r['total']} | {r['correct']} | {r['partial']} | {r['wrong']} "
+              f"| {r['refused']} | {r['stated']}/{r['total']} | {r['cited_source']}/{r['answerable']} "
+              f"| {fr['default']['top3']:.2f} | {fr['default']['ndcg@10']:.3f} / {fr['dense']['ndcg@10']:.3f} |")
     if args.verbose:
         for r in results:
             for f in r["failures"]:

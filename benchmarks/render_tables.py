@@ -60,7 +60,9 @@ def render(path: Path) -> str:
 
 
 def names() -> list[str]:
-    return sorted(p.stem for p in RESULTS.glob("*.json"))
+    """The result files that are tables (other JSON files there are raw run data)."""
+    return sorted(p.stem for p in RESULTS.glob("*.json")
+                  if {"columns", "rows"} <= set(json.loads(p.read_text(encoding="utf-8"))))
 
 
 def _rule(align: str) -> str:

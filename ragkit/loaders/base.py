@@ -67,11 +67,18 @@ BINARY_SNIFF_BYTES = 8192
 
 _UTF16_BOMS = (b"\xff\xfe", b"\xfe\xff")
 
-#: inline data (``data:image/png;base64,...``), long base64 runs and SVG path data: never text
+#: a path command's numbers, matched once as an atomic group (a lookahead captures them, the
+#: backreference consumes them): numbers the pattern could split in many ways ("v2.17.6, v2.18.5,
+#: ...", a list of versions) are never retried in every split, which took exponential time
+_PATH_NUMBERS = r"[\s,]*(?=((?:-?\d*\.?\d+(?:e-?\d+)?[\s,]*){1,7}))\GROUP"
+
+#: inline data (``data:image/png;base64,...``), long base64 runs and SVG path data (a moveto, then
+#: 11 or more commands): never text
 _ENCODED_DATA = re.compile(
     r"data:[\w.+-]+/[\w.+-]+(?:;[\w.+-]+=[\w.+-]+)*;base64,[A-Za-z0-9+/=]+"
     r"|[A-Za-z0-9+/]{200,}={0,2}"
-    r"|(?:[MLHVCSQTAZmlhvcsqtaz][\s,]*(?:-?\d*\.?\d+(?:e-?\d+)?[\s,]*){1,7}){12,}"
+    r"|[Mm]" + _PATH_NUMBERS.replace("GROUP", "1")
+    + r"(?:[MLHVCSQTAZmlhvcsqtaz]" + _PATH_NUMBERS.replace("GROUP", "2") + r"){11,}"
 )
 
 

@@ -1,4 +1,5 @@
-"""Markdown files: one document per file, YAML front matter stripped, title extracted."""
+"""Markdown files: one document per file, YAML front matter stripped, title extracted; mdBook's
+``{{#include …}}`` directives resolved against the book (``ragkit.loaders.mdbook``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.mdbook import resolve_includes
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -27,7 +29,7 @@ class MarkdownLoader(Loader):
     mime = "text/markdown"
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text = read_text(path)
+        text = resolve_includes(read_text(path), path)
         front, body = split_front_matter(text, where=str(path))
         if not body.strip():
             raise LoaderError(

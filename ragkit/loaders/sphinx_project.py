@@ -5,6 +5,10 @@ A folder is a Sphinx source folder when it holds a ``conf.py`` and either a root
 ``conf.py``, ``Makefile`` and ``make.bat`` are build scripts and ``_build/`` (generated output:
 every page again as HTML) and ``_templates/`` (Jinja page templates) are not documents, so
 discovery leaves them out, like assets.
+
+Such a folder's ``.txt`` files are its reStructuredText sources (Django's documentation is written
+so): ``sphinx_source_root`` finds the Sphinx folder a file is in, and the text loader reads those
+files with the reStructuredText loader, so roles and literals do not reach chunks and answers.
 """
 
 from __future__ import annotations
@@ -35,6 +39,26 @@ def is_sphinx_source(folder: Path, filenames: Collection[str]) -> bool:
     return "sphinx" in head
 
 
+_ROOT_SEARCH_DEPTH = 12  # how many folders above a file are looked through for its Sphinx conf.py
+
+
+def _sphinx_folder(folder: Path) -> bool:
+    try:
+        names = {p.name for p in folder.iterdir() if p.is_file()} if (folder / "conf.py").is_file() else set()
+    except OSError:
+        return False
+    return is_sphinx_source(folder, names)
+
+
+def sphinx_source_root(path: Path) -> Path | None:
+    """The Sphinx source folder ``path`` is in (its own folder or one above, nearest first), or
+    None when it is in none."""
+    for folder in list(path.absolute().parents)[:_ROOT_SEARCH_DEPTH]:
+        if _sphinx_folder(folder):
+            return folder
+    return None
+
+
 def sphinx_build_entries(folder: Path, filenames: Collection[str]) -> frozenset[str]:
     """The names in ``folder`` (files and folders) that discovery leaves out: its build files
     and folders when it is a Sphinx source folder, else none."""
@@ -45,4 +69,4 @@ def sphinx_build_entries(folder: Path, filenames: Collection[str]) -> frozenset[
     return BUILD_FILES | BUILD_DIRS
 
 
-__all__ = ["BUILD_DIRS", "BUILD_FILES", "is_sphinx_source", "sphinx_build_entries"]
+__all__ = ["BUILD_DIRS", "BUILD_FILES", "is_sphinx_source", "sphinx_build_entries", "sphinx_source_root"]

@@ -1,4 +1,10 @@
-"""Plain text files (``.txt``, ``.text``): one document per file."""
+"""Plain text files (``.txt``, ``.text``): one document per file.
+
+A ``.txt`` file inside a Sphinx source folder (a ``conf.py`` beside its root document, in its own
+folder or one above: ``ragkit.loaders.sphinx_project``) is that project's reStructuredText source
+and is read by the reStructuredText loader, so ``:class:`` roles and ````literals```` do not reach
+the chunks.
+"""
 
 from __future__ import annotations
 
@@ -6,17 +12,23 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.registry import loaders
 from ragkit.types import Document
 
 
 @loaders.register("text")
 class TextLoader(Loader):
-    """Reads a UTF-8 (or UTF-16 with BOM) text file as one document titled by its file stem."""
+    """Reads a UTF-8 (or UTF-16 with BOM) text file as one document titled by its file stem; a
+    Sphinx project's ``.txt`` source as reStructuredText."""
 
     name = "text"
     mime = "text/plain"
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
+            from ragkit.loaders.rst import RstLoader
+
+            return RstLoader().load(path, source=source)
         text = read_text(path)
         return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])

@@ -113,6 +113,17 @@ def test_encoded_data_is_stripped_but_text_and_numbers_stay() -> None:
         assert kept in out, kept
 
 
+def test_a_list_of_versions_is_text_and_is_read_at_once() -> None:
+    # release notes naming many versions ("merges the fixes of v2.17.6, v2.18.5, ..."): each looks
+    # like a path command with numbers; they stay, and the pattern does not retry every way of
+    # splitting the numbers (that took exponential time: a few hours for 12 versions)
+    versions = ", ".join(f"v2.{minor}.{minor % 7}" for minor in range(17, 28))
+    text = f"This release merges up the fixes that appear in {versions} and v2.28.1 to address a security issue."
+    assert strip_encoded_data(text) == text
+    path = "m1 2 " + " ".join(f"l{i}.5.5 {i}" for i in range(12))  # a lowercase path, numbers run together
+    assert strip_encoded_data(f"a {path} b") == "a b"
+
+
 # ---------------------------------------------------------------- defect 4: AES-encrypted PDFs
 
 

@@ -95,9 +95,13 @@ _DEFINITION = re.compile(
 
 def defined_term(question: str) -> str | None:
     """The term a definition question asks about ("What is a scope?" -> "scope", "What does the
-    reduce function do?" -> "function"), else None."""
+    reduce function do?" -> "function"), else None. The term is the phrase's head noun: "What is
+    the biggest cause of clutter?" asks about a cause, so "Clutter is …" does not define it."""
     match = _DEFINITION.match(question.strip())
-    return (match.group("term") or match.group("doer")).split()[-1].lower() if match else None
+    if not match:
+        return None
+    phrase = re.split(r"\s+of\s+", match.group("term") or match.group("doer"), maxsplit=1)[0].split()
+    return phrase[-1].lower() if phrase else None
 
 
 def defines(term: str, sentence: str) -> bool:
@@ -139,6 +143,22 @@ def wants_list(question: str) -> tuple[bool, bool]:
     return wanted, wanted and bool(_ORDERED.search(asked))
 
 
+_LIST_COUNT = re.compile(rf"\b(?P<count>{_COUNT})\s+(?:\w+\s+)?(?P<noun>\w+s)\b", re.IGNORECASE)
+_COUNTS = {w: n for n, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+
+
+def list_count(question: str) -> tuple[int | None, str, str]:
+    """For a question that names how many things it wants ("What are the three rules of tidy
+    data?"): the count (None for "several"), the count word and the plural noun ("rules"); else
+    (None, "", ""). The count and the noun say what form the answer takes, not what it is about."""
+    match = _LIST_COUNT.search(_VERB_LIST.sub(" ", question))
+    if not match:
+        return None, "", ""
+    word = match.group("count").lower()
+    count = int(word) if word.isdigit() else _COUNTS.get(word)
+    return count, word, match.group("noun").lower()
+
+
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
     """Whether ``sentence`` holds something new (not in the question) of the wanted kind."""
     if kind is None:
@@ -154,13 +174,19 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words)
 
 
+_NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and") may be names alone
+
+
 def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
-    """Two adjacent capitalised words (not opening the sentence, at least one of them not from
-    the question) of which neither is a place or organisation designator: "Ada Lovelace" yes,
+    """Two adjacent capitalised words (initials aside) of which neither is a place or organisation
+    designator and at least one is not from the question, not opening the sentence unless the line
+    is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell"): "Ada Lovelace" yes,
     "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
-    words = WORD.findall(sentence)
+    words = [w for w in WORD.findall(sentence) if not (len(w) == 1 and w.isupper())]  # initials: "John C. Ames"
+    byline = (0 < len(words) <= _NAME_LINE_WORDS and sentence.rstrip()[-1:] not in ".!?:"
+              and all(w[0].isupper() or w == "and" for w in words))
     name = [
-        i > 0 and w[0].isupper() and not w.isupper() and w.lower() not in _DESIGNATORS
+        (i > 0 or byline) and w[0].isupper() and not w.isupper() and w.lower() not in _DESIGNATORS
         for i, w in enumerate(words)
     ]
     novel = [w.lower() not in question_words for w in words]

@@ -13,7 +13,9 @@ followed by that passage's ``[n]`` marker.
   the pasted build output. When the best is a description line that a command follows ("- Add a
   remote:" then "`git remote add …`", a command reference's layout), that line and its command;
 - *a value* ("What is the default value of dev_addr?"): the sentence or line that states it,
-  after the heading the question names when it does not say it ("dev_addr: default: …").
+  after the heading the question names when it does not say it ("dev_addr: default: …"); a
+  sentence ending with a colon ("Default:", reStructuredText's "The default is::") is followed by
+  the code block it introduces, whatever the question.
 """
 
 from __future__ import annotations
@@ -46,6 +48,8 @@ class Unit:
     leads_code: bool = False  # a description line ending with ":" that a code block follows
     opening: bool = False  # one of the first lines of a document (where a paper's byline is)
     references: bool = False  # part of a paper's reference list
+    code_after: str = ""  # the code block a description line ending with ":" introduces
+    above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
 
 
 @dataclass(frozen=True)
@@ -178,6 +182,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
         return _render_list(*found)
     code = _code_for(best, units, code_units) if howto else None
+    if code is None:  # "The default is:" and the value's code block after it: never cut at the colon
+        code = next((v for v in _passage(units, best) if best.leads_code and v.position == best.position + 1), None)
     lead = None
     if best.kind == "code":  # the sentence that introduces the code, else the code's section
         mine = [v for v in _passage(units, best) if v.position < best.position and v.kind != "code"][-1:]

@@ -24,9 +24,11 @@ question of the conversation weigh half. The score is then weighed by:
   a default, a port, a version) wants a sentence that states one ("Default: True", "defaults to
   5"; for a port, a host:port address counts more), and then a line of a console block may answer
   ("Serving on http://127.0.0.1:8080", a little less than prose); a unit under the heading the
-  question names (``dev_addr``, ``PERMANENT_SESSION_LIFETIME``) counts half again, one on a page
+  question names (``dev_addr``, ``PERMANENT_SESSION_LIFETIME``) counts half again; one on a page
   whose title it names ("Waitress") a fifth more, and such a value is a candidate whatever else
-  it shares; a how-to's description line that a command follows ("- Add a remote:" and
+  it shares; a change under a release's heading holds the version a "Which release…?" question
+  asks for (the heading is quoted before it: "2.4.0 (March 2025): Drop Python 3.8 support"), and
+  a line ending with a colon the value of the code block it introduces ("Default:", a literal block); a how-to's description line that a command follows ("- Add a remote:" and
   "`git remote add …`") counts more, the more when it opens with the question's verb, and the
   command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
   under a document's title; a small tie-break prefers the question's very words ("all");
@@ -54,6 +56,7 @@ import logging
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import defines, has_answer_type
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
@@ -61,12 +64,13 @@ from ragkit.rag.extractive.query import Query, read_question
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
+    Block,
     is_sentence,
     parse_blocks,
     split_prose,
     terms,
 )
-from ragkit.rag.extractive.values import holds_value, named_heading, serves_address
+from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -105,6 +109,8 @@ _LINE = 0.7  # ... for a line of a code block that holds the value asked for (pr
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
+_LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
+_ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
 _PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
@@ -147,7 +153,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
-                raw += [("prose", s, b_index) for s in split_prose(b.text) if is_sentence(s)]
+                said = split_prose(b.text)
+                raw += [("prose", s, b_index) for k, s in enumerate(said)
+                        if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
         if lines:
@@ -170,10 +178,19 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
                 near |= own[pos + 1]
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
+            above = tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents))
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
-                              opening, bool(p.meta.get("references"))))
+                              opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above))
     return units
+
+
+def _introduces_code(sentence: str, blocks: Sequence[Block], index: int) -> bool:
+    """Whether ``sentence`` (the last of block ``index``) ends with a colon and a code block of the
+    same section follows: "Default:" and reStructuredText's "The default is::" before a literal."""
+    after = blocks[index + 1] if index + 1 < len(blocks) else None
+    return (sentence.rstrip().endswith(":") and after is not None and after.kind == "code"
+            and after.section == blocks[index].section)
 
 
 def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
@@ -196,6 +213,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
     if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
     typed = _typed(u, query)
+    dated = "" if typed or query.value_kind is None or u.kind == "heading" else _typed_above(u, query)
+    typed = typed or bool(dated)
     byline = query.author and u.opening and typed and u.position > 0  # the title is the first line
     if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
@@ -231,14 +250,26 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
         return None
     fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0)
     own_share = sum(weight[t] for t in hits) / sum(weight.values())
-    label = " > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else ""
+    label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
 
 
 def _typed(u: Unit, query: Query) -> bool:
-    if query.kind == "value":
-        return holds_value(query.value_kind, u.text, query.said, default=query.default)
+    if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
+        # longer description line only introduces an example, whatever literals it holds)
+        labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
+        text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
+        return holds_value(query.value_kind, text, query.said, default=query.default)
     return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
+
+
+def _typed_above(u: Unit, query: Query) -> str:
+    """The nearest heading above ``u`` that holds the version (or port) asked for ("Which release dropped Python 3.8?": "Removed: Drop Python 3.8 support" under
+    "## 0.45.0 (December 2024)"), else ""."""
+    for heading in u.above[:_ABOVE]:
+        if _typed(replace(u, text=heading, code_after=""), query):
+            return heading
+    return ""
 
 
 def _named(u: Unit, query: Query) -> list[str]:

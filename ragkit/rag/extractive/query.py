@@ -1,6 +1,7 @@
 """A question as the extractive answerer reads it (``read_question``): its content-word stems
-with their weights (numbers and quoted words count double, names one and a half, a how-to's verb
-and an identifier's parts less, words carried over from an earlier question half), the kind of
+with their weights (numbers and quoted words count double, names one and a half, a how-to's verb,
+a counted list's noun and an identifier's parts less, words carried over from an earlier question
+half; a list's count and the "time" of "one at a time" not at all), the kind of
 answer it wants (``answer_type``, ``values``), whether it wants a list, a definition, a byline,
 and the words a passage must not be refused for lacking."""
 
@@ -15,6 +16,7 @@ from ragkit.rag.extractive.answer_type import (
     asks_author,
     defined_term,
     is_howto,
+    list_count,
     wants_list,
 )
 from ragkit.rag.extractive.text import WORD, terms, word_terms
@@ -24,6 +26,7 @@ _VERB = 0.5  # weight of a how-to question's verb (its object says what it is ab
 _PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
+_LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules*"): the items need not say it
 
 
 @dataclass(frozen=True)
@@ -74,6 +77,10 @@ def _howto_verb(words: list[str]) -> int:
     return -1
 
 
+# phrases in which "time" is no time: "one at a time" (in turn), "at the same time" (together)
+_IDIOM = re.compile(r"\b(?:at\s+(?:a|the\s+same|one|any)|from\s+time\s+to|all\s+the)\s+time\b", re.IGNORECASE)
+
+
 def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
     """Boost factors (numbers and quoted words x2, capitalised names not opening the question
     x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
@@ -82,7 +89,7 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
     boosts: dict[str, float] = {}
     names: set[str] = set()
     quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
-    words = WORD.findall(question)
+    words = WORD.findall(_IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], question))
     owner = _owners(words)
     verb = _howto_verb(words) if is_howto(question) else -1
     for i, raw in enumerate(words):
@@ -114,18 +121,28 @@ def read_question(question: str, context: str = "") -> Query:
     if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
     listed, ordered = wants_list(question)
-    boosts, names = _question_terms(question, type_nouns)
+    _, count_word, list_noun = list_count(question) if listed else (None, "", "")
+    boosts, names = _question_terms(question, type_nouns | ({count_word} if count_word else frozenset()))
+    for t in word_terms(list_noun) if list_noun else []:
+        boosts[t] = boosts.get(t, 1.0) * _LIST_NOUN
     own = frozenset(boosts) - {p for raw in WORD.findall(question) for p in word_terms(raw)[1:]}
     for t in terms(context):
         boosts.setdefault(t, _CONTEXT_BOOST)
     return Query(
         kind, is_howto(question), listed, ordered, boosts,
-        frozenset(t for t in boosts if t.isdigit()), frozenset(names),
+        _numbers(question, boosts), frozenset(names),
         frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
         text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
     )
+
+
+def _numbers(question: str, boosts: dict[str, float]) -> frozenset[str]:
+    """The numbers the question writes in digits (a year, a version): they scope it. A number
+    word ("one at a time", "which one") matches digits but scopes nothing."""
+    written = {t for raw in WORD.findall(question) if any(c.isdigit() for c in raw) for t in word_terms(raw)}
+    return frozenset(t for t in boosts if t.isdigit() and t in written)
 
 
 _IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+(?:[_.][A-Za-z0-9]+)+\b")

@@ -1,7 +1,8 @@
 """Words and blocks for the extractive answerer.
 
 - ``stem``/``terms``: content-word stems (stopwords removed, light suffix stripping; identifiers
-  such as ``ProbeClient`` or ``add_process_time`` also give their parts);
+  such as ``ProbeClient`` or ``add_process_time`` also give their parts; "one" to "twelve" are
+  read as their digits);
 - ``parse_blocks``: a passage as typed blocks, with markup removed: prose sentences, list items
   (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
   "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
@@ -61,11 +62,19 @@ def stem(word: str) -> str:
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
 
+#: small number words read as their digits: "one at a time" matches "to 1", "three" matches "3"
+NUMBER_WORDS = {w: str(n) for n, w in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve".split())}
+
+
 def word_terms(raw: str) -> list[str]:
-    """The stems of one word: the word, and the parts of a CamelCase identifier."""
+    """The stems of one word: the word (a small number word as its digits), and the parts of a
+    CamelCase identifier."""
     low = raw.lower().replace("’", "'").split("'")[0]
     if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
         return []
+    if low in NUMBER_WORDS:
+        return [NUMBER_WORDS[low]]
     out = [stem(low)]
     parts = _CAMEL.findall(raw)
     if len(parts) > 1:

@@ -21,9 +21,10 @@ import re
 
 from ragkit.rag.extractive.text import STOPWORDS, WORD
 
-_NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version"}
+_NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version", "release": "version",
+          "releases": "version"}
 _VALUE_NOUNS = (
-    "port|version|address|url|host|hostname|branch|directory|folder|path|file|filename|encoding|command|"
+    "port|version|release|address|url|host|hostname|branch|directory|folder|path|file|filename|encoding|command|"
     "option|flag|setting|extension|scheme|separator|value"
 )
 _VALUE = re.compile(

@@ -90,7 +90,7 @@ def test_search_takes_a_min_score(wired) -> None:
     assert len(every) > 1 and [h["id"] for h in kept] == [every[0]["id"]]
     for bad in ("high", True):
         r = httpx.post(url, json={"query": "ferry", "min_score": bad})
-        assert r.status_code == 422 and r.json()["error"]["param"] == "min_score"
+        assert r.status_code == 400 and r.json()["error"]["param"] == "min_score"
 
 
 def test_chat_takes_a_min_score_for_its_knowledge_base(wired, upstream) -> None:
@@ -105,7 +105,7 @@ def test_chat_takes_a_min_score_for_its_knowledge_base(wired, upstream) -> None:
         assert result["role"] == "tool" and (result["content"] == NO_RESULTS) is not found
     r = httpx.post(wired.url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": "x"}],
                                                              "min_score": "high"})
-    assert r.status_code == 422 and r.json()["error"]["param"] == "min_score"
+    assert r.status_code == 400 and r.json()["error"]["param"] == "min_score"
 
 
 def test_the_design_response_shapes_beside_ragkits_own(wired) -> None:

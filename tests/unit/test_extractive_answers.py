@@ -1,0 +1,149 @@
+"""Answers that supply what the question asks (a cause, a list, a byline, a procedure, a value),
+not the sentence most like the question. Each document here is written for the test, in the
+shape of a document where the answerer once quoted a true sentence that did not answer."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
+from ragkit.rag.extractive.answer_type import defined_term, has_answer_type, list_count
+from ragkit.rag.passages import Passage
+
+
+def _passages(*texts: tuple[str, dict[str, str]]) -> list[Passage]:
+    return [Passage(n, text, meta) for n, (text, meta) in enumerate(texts, 1)]
+
+
+MUDDLE = _passages(
+    ("Out of the Muddle\nRowan Pike\n\nAbstract\n\nClutter is the biggest problem in running a small workshop. "
+     "We distinguish unavoidable clutter from the avoidable kind and identify its common causes.\n\n1 Introduction\n\n"
+     "Clutter makes every job slower and every tool harder to find. The biggest problem is that it grows unnoticed.",
+     {"source": "muddle.pdf", "page": "1", "start": "0"}),
+    ("4 Causes of clutter\n\nIn our experience, the single biggest remaining cause of clutter in most contemporary "
+     "workshops is offcuts, and the more we can do to limit and manage offcuts, the better. Packaging and "
+     "half-finished work come a long way behind.\n\n4.1 Clutter caused by offcuts\n\nOffcuts pile up under benches.\n",
+     {"source": "muddle.pdf", "page": "4", "start": "9000"}),
+)
+
+
+def test_the_sentence_naming_the_cause_not_the_one_saying_the_topic_is_a_problem() -> None:
+    """"What is the biggest cause of X?" asks about a cause: "X is the biggest problem" does not
+    define it, though it opens with the question's last word."""
+    got = extractive_answer("What is the biggest cause of clutter?", MUDDLE)
+    assert got.startswith("In our experience, the single biggest remaining cause of clutter") and "offcuts" in got
+    assert defined_term("What is the biggest cause of clutter?") == "cause"
+    assert defined_term("What is a scope?") == "scope"
+
+
+SHELVING = _passages((
+    "## Tidy shelving\n\nTidy shelving is a standard way of mapping what a store holds to where it sits. "
+    "A store is messy or tidy depending on how shelves, bins and labels are matched up with items. "
+    "In tidy shelving:\n\n1. Each item type has its own bin.\n2. Each bin sits on one shelf.\n"
+    "3. Each shelf carries a single label.\n\nThis is close to how libraries arrange books.\n",
+    {"source": "shelving.md", "heading": "Tidy shelving"}),
+)
+
+
+def test_the_counted_rules_are_the_whole_list_not_the_sections_intro() -> None:
+    """"The three rules": the count and the noun say what form the answer takes; the list that
+    follows "In tidy shelving:" never says "rule" or "three". Before: a refusal."""
+    got = extractive_answer("What are the three rules of tidy shelving?", SHELVING)
+    assert got == ("In tidy shelving: [1]\n1. Each item type has its own bin.\n2. Each bin sits on one shelf.\n"
+                   "3. Each shelf carries a single label.")
+    assert list_count("What are the three rules of tidy data?") == (3, "three", "rules")
+    assert list_count("How do I list the files?") == (None, "", "")
+
+
+PAPERS = _passages(
+    ("Ledgers Made Plain\nMarta Quell\n03 Mar 2004\n\nAbstract\n\nThe double-entry ledger, when presented in "
+     "plain English, is simple.", {"source": "ledgers.pdf", "page": "1", "start": "0"}),
+    ("Consensus for Everyone\nTobias Venn and Ilse Marrow\nNorthgate University\n\nAbstract\n\nWe present a "
+     "ledger protocol that is plain.", {"source": "consensus.pdf", "page": "1", "start": "0"}),
+)
+
+
+def test_a_byline_of_one_name_alone_on_its_line_answers_who_wrote_the_paper() -> None:
+    """A two-word byline opens its line: it is a person's name all the same, so the first
+    paper's author answers rather than the second paper's longer byline."""
+    assert extractive_answer("Who wrote Ledgers Made Plain?", PAPERS) == "Marta Quell [1]"
+    assert has_answer_type("person", "Marta Quell", frozenset({"who", "wrote"}))
+    assert has_answer_type("person", "Marta J. Quell", frozenset({"who", "wrote"}))  # an initial inside
+    assert not has_answer_type("person", "Clutter grows unnoticed.", frozenset({"who", "wrote"}))
+
+
+CHECKS = _passages(
+    ("### Running Checks in Parallel or Consecutively\n\nWhen you run multiple checks, by default they run in "
+     "parallel using threads, meaning they finish running faster and you get feedback quicker. Because the checks are "
+     "running at the same time, you must make sure your checks don't depend on each other or on any shared state.\n\n"
+     "If you don't want to run the checks in parallel or if you want more fine-grained control over the number of "
+     "threads used, you can send the `--check-threads` flag and the number of threads you want to use to the check "
+     "binary. Take a look at the following example:\n\n```console\n$ kiln check -- --check-threads=1\n```\n\n"
+     "We set the number of check threads to `1`, telling the program not to use any parallelism. Running the checks "
+     "using one thread will take longer than running them in parallel, but the checks won't interfere with each other.\n",
+     {"source": "running-checks.md", "heading": "Controlling How Checks Are Run > Running Checks in Parallel"}),
+    ("## Controlling How Checks Are Run\n\nJust as `kiln run` compiles your code and then runs the resulting binary, "
+     "`kiln check` compiles your code in check mode and runs the resulting check binary. The default behavior of the "
+     "binary produced by `kiln check` is to run all the checks in parallel.\n",
+     {"source": "running-checks.md", "heading": "Controlling How Checks Are Run"}),
+)
+
+
+def test_one_at_a_time_is_answered_by_the_single_thread_not_by_running_at_the_same_time() -> None:
+    """"One" reads as 1 and "at a time" is no time: before, "the checks are running at the same
+    time" answered, on the strength of the word "time"."""
+    got = extractive_answer("How do I run the checks one at a time?", CHECKS)
+    assert got.startswith("Running the checks using one thread will take longer") and "same time" not in got
+    assert "kiln check -- --check-threads=1" in got
+    assert terms("one at a time") == ["1", "tim"]
+    # a number word matches digits but does not scope the question: no refusal for lacking a "1"
+    assert extractive_answer("Which one of the checks runs faster?", CHECKS) != REFUSAL
+
+
+SETTINGS = _passages(
+    ("# Settings\n\n## STORAGES\n\nDefault:\n\n```\n{\n    \"default\": {\"BACKEND\": \"files.FileSystemStorage\"},\n}"
+     "\n```\n\nA dictionary containing the settings for all storages to be used with the project.\n",
+     {"source": "settings.txt", "heading": "Settings"}),
+    ("## PLANTER_HOSTS\n\nA list of hosts the planter connects to. The default is:\n\n```\n[\"localhost:6379\"]\n```"
+     "\n\nEach entry is a host and a port.\n", {"source": "settings.txt", "heading": "PLANTER_HOSTS"}),
+)
+
+
+def test_a_default_introduced_by_a_colon_keeps_its_code_block() -> None:
+    """reStructuredText's "Default::" and "The default is::" put the value in a literal block:
+    the answer is the line and the block, never the line cut at its colon."""
+    got = extractive_answer("What is the default value of STORAGES?", SETTINGS)
+    assert got.startswith("STORAGES: Default: [1]") and '"BACKEND": "files.FileSystemStorage"' in got
+    got = extractive_answer("What is the default of PLANTER_HOSTS?", SETTINGS)
+    assert "The default is: [2]" in got and '["localhost:6379"]' in got
+
+
+RELEASES = _passages((
+    "## 2.4.0 (March 3, 2025)\n\n#### Added\n\n* Support for zstd request bodies #311.\n\n#### Removed\n\n"
+    "* Drop Python 3.8 support #2823.\n* Remove the deprecated `on_startup` argument #2790.\n\n"
+    "## 2.3.1 (January 9, 2025)\n\n#### Fixed\n\n* Python 3.13 wheels are tagged correctly #2801.\n",
+    {"source": "release-notes.md", "heading": "Release Notes"}),
+)
+
+
+def test_which_release_is_answered_with_the_version_heading_above_the_change() -> None:
+    """Release notes name the version once, in the heading above its changes: the change is
+    quoted after it. Before: "Removed: Drop Python 3.8 support", with no release."""
+    got = extractive_answer("Which Kiln release dropped Python 3.8 support?", RELEASES)
+    assert got == "2.4.0 (March 3, 2025): Drop Python 3.8 support #2823. [1]"
+    got = extractive_answer("Which version removed the on_startup argument?", RELEASES)
+    assert got.startswith("2.4.0 (March 3, 2025): Remove the deprecated `on_startup` argument") and "3.8" not in got
+
+
+POOLS = _passages(
+    ("## Setting a default limit on a pool\n\nYou can set a limit on a pool instance, which results in the given "
+     "`limit` being used as the default for connections made with this pool:\n\n```python\npool = kiln.Pool()  # Use a "
+     "default 10 connections everywhere.\npool = kiln.Pool(limit=20)  # Use a default of 20 everywhere.\n```\n",
+     {"source": "advanced/pools.md", "heading": "Pools > Setting a default limit on a pool"}),
+    ("## Limits\n\nThe default limit for open connections is ten. You can change it on any pool.\n",
+     {"source": "quickstart.md", "heading": "Quickstart > Limits"}),
+)
+
+
+def test_a_how_tos_description_line_is_not_a_value_because_its_example_holds_literals() -> None:
+    """Only a short label line ("Default:", "The default is:") states the value of the code
+    after it; a how-to's sentence that introduces an example does not."""
+    assert extractive_answer("What is the default limit?", POOLS) == "The default limit for open connections is ten. [2]"
