@@ -147,3 +147,32 @@ def test_a_how_tos_description_line_is_not_a_value_because_its_example_holds_lit
     """Only a short label line ("Default:", "The default is:") states the value of the code
     after it; a how-to's sentence that introduces an example does not."""
     assert extractive_answer("What is the default limit?", POOLS) == "The default limit for open connections is ten. [2]"
+
+
+FILTERS = _passages((
+    "## Path Parameters\n\nPaths can use URI templating style to capture path components.\n\n```python\n"
+    "Route('/users/{username}', user)\n```\n\nBy default this will capture characters up to the end of the path or "
+    "the next `/`.\n\nYou can use filters to change what is captured. The available filters are:\n\n"
+    "* `str` returns a string, and is the default.\n* `int` returns an integer.\n* `slug` returns a lowercase slug.\n\n"
+    "Path parameters are made available in the request, as the `request.path_args` dictionary.\n",
+    {"source": "routing.md", "heading": "Routing > Path Parameters"}),
+)
+
+
+def test_which_adjective_plural_are_asks_for_the_whole_list() -> None:
+    """"Which path filters are available?" asks for a list as "Which filters are available?"
+    does; before, "Path parameters are made available …" answered."""
+    got = extractive_answer("Which path filters are available in routes?", FILTERS)
+    assert got.startswith("The available filters are: [1]\n- `str`") and got.endswith("- `slug` returns a lowercase slug.")
+    # the intro says nothing beyond the question's words: its list does, and a release's list elsewhere does not win
+    notes = _passages(("## 0.38.4\n\n#### Fixed\n\n* Ensure accurate `root_path` removal in `get_route_path` #2600.\n",
+                       {"source": "release-notes.md", "heading": "Release Notes > 0.38.4"}),
+                      ("Path parameters are made available in the request, as the `request.path_args` dictionary. "
+                       "You can use filters to change what is captured. See below how to create a `datetime` filter, "
+                       "and how to register it:\n\n```python\nx = 1\n```\n",
+                       {"source": "routing.md", "heading": "Routing > Path Parameters"}),
+                      ("The available filters are:\n\n"
+                       "* `str` returns a string.\n* `int` returns an integer.\n",
+                       {"source": "routing.md", "heading": "Routing > Path Parameters"}))
+    got = extractive_answer("Which path filters are available in routes?", notes)
+    assert got == "The available filters are: [3]\n- `str` returns a string.\n- `int` returns an integer."

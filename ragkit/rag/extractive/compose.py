@@ -50,6 +50,7 @@ class Unit:
     references: bool = False  # part of a paper's reference list
     code_after: str = ""  # the code block a description line ending with ":" introduces
     above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
+    leads_list: bool = False  # a line ending with ":" that a list follows ("The available convertors are:")
 
 
 @dataclass(frozen=True)

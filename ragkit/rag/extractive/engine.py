@@ -28,7 +28,8 @@ question of the conversation weigh half. The score is then weighed by:
   whose title it names ("Waitress") a fifth more, and such a value is a candidate whatever else
   it shares; a change under a release's heading holds the version a "Which release…?" question
   asks for (the heading is quoted before it: "2.4.0 (March 2025): Drop Python 3.8 support"), and
-  a line ending with a colon the value of the code block it introduces ("Default:", a literal block); a how-to's description line that a command follows ("- Add a remote:" and
+  a short line ending with a colon the value of the code block it introduces ("Default:", a
+  literal block); a how-to's description line that a command follows ("- Add a remote:" and
   "`git remote add …`") counts more, the more when it opens with the question's verb, and the
   command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
   under a document's title; a small tie-break prefers the question's very words ("all");
@@ -181,7 +182,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             above = tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents))
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
-                              opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above))
+                              opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
+                              text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item"))
     return units
 
 
@@ -230,9 +232,10 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if not (hits - query.numbers) and not (section_hits - query.numbers) and not (byline and scope_hits):
         return None  # about none of the question's words (a byline: about the document they are in)
-    if not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value"):
+    if (not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value")
+            and not (query.list_wanted and u.leads_list)):
         return None  # adds nothing beyond the question (a description line adds the command after it,
-        # "Default: '/'" its value)
+        # "Default: '/'" its value, "The available convertors are:" its list)
     coverage = (
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)
@@ -287,7 +290,7 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
     if (u.kind != "heading" and not (u.own - query.boosts.keys() - u.section) and not (query.howto and u.leads_code)
-            and not (typed and query.kind == "value")):
+            and not (typed and query.kind == "value") and not (query.list_wanted and u.leads_list)):
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
