@@ -11,7 +11,7 @@ TORCH  := torch==2.13.0
 export HF_HUB_OFFLINE := 1
 export TOKENIZERS_PARALLELISM := false
 
-.PHONY: demo test test-avx2 test-fast bench lint clean chromium redis ocr avx2-tools
+.PHONY: demo test test-avx2 test-fast docs bench lint clean chromium redis ocr avx2-tools
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "ragkit needs Python >= 3.10"'
@@ -82,8 +82,12 @@ test-avx2: $(VENV)/.test-installed avx2-tools
 test-fast: $(VENV)/.test-installed
 	$(BIN)/python -m pytest -m "not slow"
 
+# the documentation site into site/ (the test suite builds it too: tests/unit/test_docs_site.py)
+docs: $(VENV)/.test-installed
+	$(BIN)/python -m mkdocs build --strict
+
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check ragkit tests
 
 clean:
-	rm -rf $(VENV) $(LLAMAINDEX_VENV) .ragkit .pytest_cache
+	rm -rf $(VENV) $(LLAMAINDEX_VENV) .ragkit .pytest_cache site

@@ -1,4 +1,4 @@
-"""Cold ``ragkit ask`` vs cold ``ragkit search`` (issue 25): whole processes, interleaved rounds.
+"""Cold ``ragkit ask`` vs cold ``ragkit search``: whole processes, interleaved rounds.
 
     python benchmarks/cold_ask.py [--passages 200] [--rounds 5] [--baseline /path/to/other/checkout]
 
@@ -7,7 +7,7 @@ Indexes the first N msmarco-5k passages (one ``.txt`` file each) with ``pipeline
 go through the cached ONNX fp32 export), then times fresh processes of ``ragkit search Q`` and ``ragkit ask Q`` (the offline
 ``local`` provider: the time to the first, complete answer) on each index, taking turns, with a
 different question each round. ``--baseline DIR`` also times both commands with another
-checkout's code (e.g. ``main`` before issue 25, whose ``ask`` loaded PyTorch in its warm-up) in
+checkout's code (e.g. a ``main`` from before the int8 default, whose ``ask`` loaded PyTorch in its warm-up) in
 the same rounds. Reports medians, ask ÷ search per round (target ≤ 1.5), whether PyTorch was
 imported (each child reports ``sys.modules`` at exit), the CPU model and flags and the load.
 """

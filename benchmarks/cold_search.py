@@ -13,7 +13,7 @@ load. Then, per code version, a fresh process times the phases of the same searc
 opening the index, FAISS, BM25, the query embedding, the rest), medians over the rounds. An
 untimed warm-up search of each path loads the libraries into the OS file cache and builds the
 ONNX export once. All paths return the same top hits (checked). Prints the CPU model and flags
-and the load average. Issue 11, defect 13: target ≤ 2 s cold on a quiet machine.
+and the load average. Target: ≤ 2 s cold on a quiet machine.
 """
 
 from __future__ import annotations

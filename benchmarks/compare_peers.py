@@ -28,7 +28,7 @@ AVX2-only CPU (``tools/avx2_only/run``, which hides AVX-512 and VNNI from every 
 PyTorch and ONNX Runtime included) and prints one table per view. The CPU model, flags, ISA class
 and the load average (at the start and per run) are printed with the figures. The peers run in
 their own virtualenv (``--peers-python``, default ``/tmp/venv-peers/bin/python``; see
-``benchmarks/README.md``).
+``docs/benchmarks/index.md``, "Running them").
 
     .venv/bin/python benchmarks/compare_peers.py --limit 2000 --rounds 3 --cpu-view both
 """
@@ -339,7 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     peers_needed = any(k not in ("raw",) and not k.startswith("ragkit") for k in args.path_keys)
     if peers_needed and not Path(args.peers_python).exists():
-        print(f"no peer interpreter at {args.peers_python}: create it as benchmarks/README.md says, or pass "
+        print(f"no peer interpreter at {args.peers_python}: create it as docs/benchmarks/index.md says, or pass "
               "--peers-python, or --paths raw,ragkit", file=sys.stderr)
         return 2
     env = view_env(args)

@@ -1,4 +1,4 @@
-"""Hybrid retrieval must cost what its parts cost: p50(hybrid) - p50(dense) <= 10 ms (issue 16).
+"""Hybrid retrieval must cost what its parts cost: p50(hybrid) - p50(dense) <= 10 ms.
 
 For each dataset (BEIR layout; the corpus is indexed once under --index-root, as `ragkit eval`
 does, and reused), every judged query is run --rounds times by dense, bm25 and each hybrid
@@ -8,7 +8,7 @@ per dataset: p50 and p95 per retriever, and for each hybrid the check `p50 - den
 (PASS/FAIL), with the machine's load average and the torch thread count. Exit status 1 when a
 check fails.
 
-What made hybrid latency uneven under load (issue 16: 500 ms against 96 ms on a loaded machine):
+What made hybrid latency uneven under load (500 ms against 96 ms on a loaded machine):
 (1) `ragkit eval` ran all queries with one retriever, then the next, so each retriever met
 different load; it now interleaves them. (2) The query embedding ran on torch's default two
 intra-op threads: on an oversubscribed 2-core machine every operator waits at a barrier for its

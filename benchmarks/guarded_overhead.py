@@ -1,4 +1,4 @@
-"""What guarded runs cost (issue 18): guardrail throughput, and agent-run overhead as a ratio.
+"""What guarded runs cost: guardrail throughput, and agent-run overhead as a ratio.
 
 In-process, after a warm-up; medians over ``--rounds`` of ``--runs`` agent runs each, timed with
 ``time.perf_counter``. The model is ``ScriptedProvider`` (one tool call, then an answer), so the
@@ -6,6 +6,10 @@ figures are the loop's own cost, not a model's. Compare the ratios within one ru
 shared and noisy).
 
     .venv/bin/python benchmarks/guarded_overhead.py --rounds 5 --runs 200
+    .venv/bin/python benchmarks/guarded_overhead.py --rounds 5 --runs 200 --results guarded-overhead
+
+``--results NAME`` writes the table to ``benchmarks/results/NAME.json``, which the documentation
+renders (docs/benchmarks/serving.md).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import argparse
 import json
 import random
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -58,6 +63,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--runs", type=int, default=200)
     parser.add_argument("--passages", type=int, default=2000)
+    parser.add_argument("--results", metavar="NAME", help="also write benchmarks/results/NAME.json")
     args = parser.parse_args()
     rng = random.Random(18)
     texts = [passage(rng) for _ in range(args.passages)]
@@ -91,6 +97,23 @@ def main() -> None:
     for key, value in result.items():
         print(f"| {key} | {value} |")
     print(json.dumps(result))
+    if args.results:
+        save(args.results, result, " ".join(["python benchmarks/guarded_overhead.py", *sys.argv[1:]]))
+
+
+def save(name: str, result: dict[str, float], command: str) -> None:
+    """The figures as the documentation's table (``render_tables``' result file)."""
+    from render_tables import write_result  # beside this script
+
+    rows = [[f"PII redactor, 120-word passages ({result['mb']:.1f} MB, each with an email and a phone number)",
+             f"{result['pii_mb_per_s']:.1f} MB/s"],
+            ["injection rules, same passages", f"{result['injection_mb_per_s']:.1f} MB/s"],
+            ["agent run, scripted model (one tool call, then the answer), plain", f"{result['run_ms_plain']:.1f} ms"],
+            ["the same run with `default_guardrails()`, a tool policy, the rule coherence checker and a hashed "
+             "audit log", f"{result['run_ms_guarded']:.1f} ms"]]
+    write_result(name, title="Guarded runs: guardrail throughput and the cost of a guarded agent run", command=command,
+                 columns=["what", "figure"], rows=rows, align=["left", "right"],
+                 conditions={"rounds": f"{result['rounds']}, medians", "runs": result["runs"]})
 
 
 if __name__ == "__main__":

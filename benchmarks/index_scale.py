@@ -1,4 +1,4 @@
-"""Index builds at scale (issue 29): per-flush cost against index size, up to a million chunks.
+"""Index builds at scale: per-flush cost against index size, up to a million chunks.
 
 One index grows in stages (default 100k, 300k, 1M one-chunk rows: msmarco-5k passages, each
 made unique by a row number, written as JSON Lines files of ``--rows-per-file`` rows; the

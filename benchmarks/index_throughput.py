@@ -1,4 +1,4 @@
-"""Indexing throughput of ``ragkit index`` against raw ``SentenceTransformer.encode`` (issue 2).
+"""Indexing throughput of ``ragkit index`` against raw ``SentenceTransformer.encode``.
 
 Indexes msmarco-5k (``../shared/datasets/msmarco-5k/corpus.jsonl`` from the repository root)
 with ragkit's default pipeline (``pipelines/default.yaml``, plus the ``jsonl`` loader for the

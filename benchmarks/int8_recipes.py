@@ -123,14 +123,14 @@ def _embed(session, tok, text: str, inputs: list[str]) -> np.ndarray:  # noqa: A
     return _mean_pool_normalize(session.run(["last_hidden_state"], feeds)[0], mask)
 
 
-#: recipes measured here that ragkit does not offer (they lost on quality or speed; README, issue 25):
+#: recipes measured here that ragkit does not offer (they lost on quality or speed; docs/benchmarks/indexing.md):
 #: name -> ExportSettings fields (int8, per-channel)
 TRIED_RECIPES = {
     "s8-rr-qkv-ffn32": {"weights": "s8", "reduce_range": True, "fp32": "qkv+ffn-out"},
     "s8-rr-ffn32": {"weights": "s8", "reduce_range": True, "fp32": "ffn-out"},
     "s8-rr-ends32": {"weights": "s8", "reduce_range": True, "fp32": "ends"},
     "u8u8-ffn32": {"weights": "u8", "reduce_range": False, "fp32": "ffn-out"},
-    # SmoothQuant-style smoothing alone (issue 25): every part, alpha 0.5 and 0.75
+    # SmoothQuant-style smoothing alone: every part, alpha 0.5 and 0.75
     "s8-rr-sq50-all": {"weights": "s8", "reduce_range": True, "smooth": "qkv+ffn-in+ffn-out", "alpha": 0.5},
     "s8-rr-sq75-all": {"weights": "s8", "reduce_range": True, "smooth": "qkv+ffn-in+ffn-out", "alpha": 0.75},
     # only the FFN outlier channels split off in fp32 (s8-rr-sq without the QKV smoothing)

@@ -1,4 +1,4 @@
-"""Which nodes of an ONNX export compute other bits on an AVX2-only CPU than on this one (issue 25).
+"""Which nodes of an ONNX export compute other bits on an AVX2-only CPU than on this one.
 
 Runs every node of a cached export (``--recipe``: fp32 or an int8 recipe; ragkit's ``OnnxEmbedder``
 builds it if needed) with all intermediate tensors as outputs, on the same token ids, natively and

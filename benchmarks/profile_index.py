@@ -1,4 +1,4 @@
-"""Where the time of a default ``ragkit index`` run goes: the model vs everything else (issue 25).
+"""Where the time of a default ``ragkit index`` run goes: the model vs everything else.
 
 Runs ``IndexingPipeline`` with ``pipelines/default.yaml`` in this process on the first N msmarco-5k
 passages written as ``.txt`` files (a fresh index; the ONNX export is built, untimed, by a 16-file

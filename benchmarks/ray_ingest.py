@@ -1,4 +1,4 @@
-"""The Ray indexing engine against the local one, on msmarco-5k (issue 15).
+"""The Ray indexing engine against the local one, on msmarco-5k.
 
 In one run: ``ragkit`` indexes the corpus written as one ``.txt`` file per passage (5,000
 sources) with the local engine, then with ``indexing.engine: ray`` and 1 and 2 embed actors, each
@@ -14,7 +14,7 @@ RSS of the driver, of the Ray workers (the largest sum seen at one instant) and 
 services. Also the CPU model and flags and the load average before and after (the machine is
 shared; compare within one run only).
 
-Target (issue 15): Ray with 2 embed actors <= 1.3 x the local engine's wall time.
+Target: Ray with 2 embed actors <= 1.3 x the local engine's wall time.
 
     .venv/bin/python benchmarks/ray_ingest.py                       # msmarco-5k, the real model
     .venv/bin/python benchmarks/ray_ingest.py --limit 200 --embedder hashing   # smoke run

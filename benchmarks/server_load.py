@@ -1,4 +1,4 @@
-"""Load benchmark for `ragkit serve` (issue 14): concurrent streaming clients against the server,
+"""Load benchmark for `ragkit serve`: concurrent streaming clients against the server,
 compared with calling the same agent in-process.
 
 Set-up: a small corpus indexed with the hashing embedder (no model), the `echo` provider (a
@@ -224,6 +224,27 @@ def report(result: dict[str, Any]) -> str:
                f"{cpu['in_process']:.1f} ms" if cpu else ""))
 
 
+def save(name: str, result: dict[str, Any], command: str) -> None:
+    """The summary as the documentation's table (a ``render_tables`` result file)."""
+    from render_tables import write_result  # beside this script
+
+    srv, loc = result["server"], result["in_process"]
+    cpu = result.get("cpu_ms_per_request", {})
+
+    def row(path: str, ttft50: float, ttft95: float, total50: float, cpu_ms: float | None) -> list[str]:
+        return [path, f"{ttft50:.0f} ms", f"{ttft95:.0f} ms", f"{total50:.0f} ms", "" if cpu_ms is None else f"{cpu_ms:.1f} ms"]
+
+    rows = [row("`ragkit serve` (HTTP, SSE, SQLite sessions and traces)", srv["ttft_p50_ms"], srv["ttft_p95_ms"],
+                srv["total_p50_ms"], cpu.get("server")),
+            row("agent in-process", loc["ttft_p50_ms"], loc["ttft_p95_ms"], loc["total_p50_ms"], cpu.get("in_process")),
+            row("overhead", result["overhead_p50_ms"], result["overhead_p95_ms"], srv["total_p50_ms"] - loc["total_p50_ms"],
+                cpu["server"] - cpu["in_process"] if cpu else None)]
+    write_result(name, title="`ragkit serve` under concurrent streaming clients, against the agent in-process",
+                 command=command, columns=["path", "TTFT p50", "TTFT p95", "total p50", "CPU per request"], rows=rows,
+                 conditions={"params": result["params"], "all_finished": result["all_finished"],
+                             "no_cross_talk": result["no_cross_talk"]})
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--clients", type=int, default=20)
@@ -231,6 +252,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=3)
     ap.add_argument("--delay", type=float, default=0.02, help="seconds per streamed word of the echo LLM")
     ap.add_argument("--json", type=Path, default=None, help="write every sample and the summary here")
+    ap.add_argument("--results", metavar="NAME", help="also write the table to benchmarks/results/NAME.json (the docs')")
     args = ap.parse_args()
     print_facts("machine", machine_facts())
     print_facts("versions", versions(packages=["fastapi", "uvicorn", "starlette", "openai"]))
@@ -240,6 +262,8 @@ def main() -> int:
     print(report(result))
     if args.json:
         args.json.write_text(json.dumps(result, indent=2), encoding="utf-8")
+    if args.results:
+        save(args.results, result, " ".join(["python benchmarks/server_load.py", *sys.argv[1:]]))
     return 0 if result["all_finished"] and result["no_cross_talk"] else 1
 
 

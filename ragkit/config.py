@@ -40,7 +40,7 @@ _ENV = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?\}")
 # --------------------------------------------------------------------------- the one default
 # What a pipeline is when the YAML leaves a section out (and what `ragkit index` uses without
 # --pipeline). pipelines/default.yaml spells out exactly these values (a test asserts it), and the
-# README's pipeline reference describes them.
+# the pipeline guide (docs/guides/pipelines.md) describes them.
 
 #: where an index lives when neither --index nor a pipeline says (``$RAGKIT_INDEX`` overrides it)
 DEFAULT_INDEX = Path(".ragkit/index")
@@ -49,16 +49,16 @@ DEFAULT_EXCLUDE = ("**/.*", "questions.yaml")
 DEFAULT_SPLITTER: dict[str, Any] = {
     "type": "markdown", "unit": "tokens", "chunk_size": 200, "chunk_overlap": 30, "context_header": False,
 }
-#: ONNX Runtime int8, recipe ``s8-rr-sqxl`` (issue 25): PyTorch fp32's retrieval quality (no
+#: ONNX Runtime int8, recipe ``s8-rr-sqxl``: PyTorch fp32's retrieval quality (no
 #: nDCG@10 loss on either shared dataset), the fastest recipe whose vectors are the same bits on
-#: AVX2 and AVX-512 VNNI processors (README, "The default embedder"). ``backend: onnx`` is fp32 (PyTorch's vectors), ``torch`` PyTorch.
+#: AVX2 and AVX-512 VNNI processors (docs/benchmarks/indexing.md). ``backend: onnx`` is fp32 (PyTorch's vectors), ``torch`` PyTorch.
 DEFAULT_EMBEDDER: dict[str, Any] = {
     "type": "sentence-transformers", "model": "all-MiniLM-L6-v2", "batch_size": 64, "backend": "onnx-int8",
     "recipe": "s8-rr-sqxl",
 }
 DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
-#: holding the query's rare terms; README, "Retrieval quality")
+#: holding the query's rare terms; docs/benchmarks/quality.md)
 DEFAULT_RETRIEVER: dict[str, Any] = {
     "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "exact_boost": 0.5, "top_k": 5,
 }
@@ -141,7 +141,7 @@ class StoreSpec(ComponentSpec):
 
 
 class RetrieverSpec(ComponentSpec):
-    #: hybrid, dense-first (README, "Retrieval quality"); see DEFAULT_RETRIEVER
+    #: hybrid, dense-first (docs/benchmarks/quality.md); see DEFAULT_RETRIEVER
     type: str = DEFAULT_RETRIEVER["type"]
     top_k: int = Field(default=5, ge=1)
     #: hits scoring below it are dropped (in the units of this retriever's score)
@@ -438,7 +438,7 @@ def load_pipeline(
 
 _SECRET_KEYS = ("api_key", "password", "token", "secret")
 
-#: the defaults before the one default (issue 11): an index whose saved pipeline.yaml lacks a
+#: the defaults before the one default: an index whose saved pipeline.yaml lacks a
 #: section was built with these (store {type: faiss} then meant the FAISS default, HNSW)
 LEGACY_DEFAULTS: dict[str, dict[str, Any]] = {
     "sources": {"exclude": []},
@@ -457,7 +457,7 @@ def _with_legacy_defaults(data: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: embedder options an index saved before ragkit pinned them (issue 25) was built with when its
+#: embedder options an index saved before ragkit pinned them was built with when its
 #: saved pipeline leaves them out: the defaults of that time (PyTorch; the int8 recipe per ISA class)
 LEGACY_EMBEDDER: dict[str, tuple[tuple[str, Any, dict[str, Any]], ...]] = {
     "sentence-transformers": (("backend", None, {"backend": "torch"}), ("backend", "onnx-int8", {"recipe": "auto"})),

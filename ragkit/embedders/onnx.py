@@ -12,8 +12,8 @@ Inference tokenizes each call's texts once with the model's fast tokenizer and, 
 stay in the core's cache, and for int8 activation ranges of that text alone, so a text's vector
 never depends on the texts embedded with it (a query gets the vector its text has as a document;
 the Ray and local engines agree). On 2 cores this took 15 % less CPU than batches of 2,048 tokens
-and about 30 % less than 64 texts per run, for int8 and fp32 alike (``benchmarks/README.md``,
-issue 25). ``batch_tokens: N`` instead orders the texts by token length and cuts the order into
+and about 30 % less than 64 texts per run, for int8 and fp32 alike
+(``docs/benchmarks/runs.md``). ``batch_tokens: N`` instead orders the texts by token length and cuts the order into
 batches of at most N tokens with padding (at most ``batch_size`` texts). A long call (documents)
 runs on one single-threaded session per core the process may use (``os.sched_getaffinity``),
 each on its own thread taking the next text (longest first, so the cores run out of work
@@ -62,7 +62,7 @@ Quantize = Literal["none", "int8"]
 BATCH_TOKENS = 0
 #: a call with at least this many session runs per core runs them on one single-threaded session
 #: per core (each text's kernels are too small to share out well; 1.2x fp32's and 1.5x int8's
-#: throughput on 2 cores, the same bits: benchmarks/README.md, issue 25); fewer, e.g. a query, run
+#: throughput on 2 cores, the same bits: docs/benchmarks/runs.md); fewer, e.g. a query, run
 #: on one session with all cores
 PER_CORE_MIN_RUNS = 4
 _SUPPORTED_MODULES = (

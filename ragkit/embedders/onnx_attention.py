@@ -1,4 +1,4 @@
-"""Attention that gives the same bits on every x86 processor class (issue 25, recipes ``s8-rr-sqx``
+"""Attention that gives the same bits on every x86 processor class (recipes ``s8-rr-sqx``
 and ``s8-rr-sqxl``, the default).
 
 An int8 export whose integer sums cannot saturate (``s8-rr``) still gave vectors that differ
@@ -19,7 +19,7 @@ u8 x s8 products), the per-head scores as fp32 ``MatMul``\\ s, and the softmax a
 scores). The vectors stay within float rounding of the fused node's (checked by a unit test),
 and are the same bits on both processor classes, so an index built on one is extended on the
 other with no drift at all. The price: about 15 % of the fused recipe's speed (more, smaller
-kernels; benchmarks/README.md).
+kernels; docs/benchmarks/runs.md).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
-"""Layer norms in plain operators (issue 25, recipe ``s8-rr-sqxl``).
+"""Layer norms in plain operators (recipe ``s8-rr-sqxl``).
 
 The fused fp32 export carries ONNX Runtime's ``SkipLayerNormalization`` after every attention
 block and every FFN (12 nodes in MiniLM-L6): ``LayerNorm(input + skip + bias)``. In ONNX Runtime
 1.31 its CPU kernel took 160 µs on one 80-token text (``[1, 80, 384]``, one thread), where
 ``Add`` and the standard ``LayerNormalization`` operator take 33 µs together, on AVX2 and
-AVX-512 alike: 12-16 % of an int8 default run's model time (``benchmarks/README.md``, issue 25).
+AVX-512 alike: 12-16 % of an int8 default run's model time (``docs/benchmarks/runs.md``).
 
 :func:`plain_layernorms` rewrites each such node as the residual sum (``Sum``) and a
 ``LayerNormalization``, the bias first added to the input (an ``Add`` that ONNX Runtime's

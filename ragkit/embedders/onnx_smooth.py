@@ -1,5 +1,5 @@
 """Take activation outliers out of dynamic int8 quantization: two exact transforms of a fused fp32
-BERT graph, calibrated on a text that ships with ragkit (issue 25, recipe ``s8-rr-sq``).
+BERT graph, calibrated on a text that ships with ragkit (recipe ``s8-rr-sq``).
 
 Dynamic quantization gives each activation tensor one u8 range (per tensor, per run). A few input
 channels of some weight-bearing nodes carry values far larger than the rest (outliers: up to 16x

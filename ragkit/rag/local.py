@@ -184,7 +184,7 @@ def follow_up_query(question: str, earlier: Sequence[str]) -> str:
 
 #: passages the local provider asks a search tool for: more than a model's prompt should carry
 #: (reading costs nothing here, and the answerer discounts later ranks itself); with 10 instead of
-#: the pipeline's 5 the cited page rose from 22 to 25 of 30 on MkDocs' documentation (README)
+#: the pipeline's 5 the cited page rose from 22 to 25 of 30 on MkDocs' documentation (docs/benchmarks/quality.md)
 PASSAGES = 10
 #: passages asked for beyond those read first: read only when the first ``passages`` give no answer
 #: (a refusal costs the user more than reading on; an answer found first is never changed). The

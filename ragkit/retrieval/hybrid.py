@@ -23,7 +23,7 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   those of them that are rare gets ``exact_boost`` more, in proportion, so it is not drowned by
   a longer passage the dense side prefers. A query without them ranks as before.
   The default: the only fusion measured at least as good as dense on both shared datasets
-  (msmarco-5k, dbpedia-5k-dev) and better on average (README, "Retrieval quality").
+  (msmarco-5k, dbpedia-5k-dev) and better on average (docs/benchmarks/quality.md).
 """
 
 from __future__ import annotations

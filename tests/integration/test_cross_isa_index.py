@@ -13,7 +13,7 @@ natively (this CPU) and under ``tools/avx2_only/run`` (AVX-512 and VNNI hidden f
 Runtime runs its AVX2 kernels), each with its own ONNX export cache, as two machines would have.
 ``s8-rr`` and ``s8-rr-sq`` (the fused attention) agree across the classes to cosine 0.999 only: a
 ranking near-tie can flip (``s8-rr-sq`` swapped the 10th and 11th hits of one query here;
-benchmarks/README.md). The processor-dependent ``s8`` recipe is the control: under the view its
+docs/benchmarks/runs.md). The processor-dependent ``s8`` recipe is the control: under the view its
 vectors change (the saturation of issue 10), so the view really runs other kernels.
 """
 

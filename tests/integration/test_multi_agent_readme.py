@@ -1,11 +1,11 @@
-"""The README's multi-agent example, run as written against the local OpenAI-wire server."""
+"""The multi-agent example of the Python guide (docs/guides/python.md), run as written against the
+local OpenAI-wire server."""
 
 from __future__ import annotations
 
 import contextlib
 import io
 import os
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -16,14 +16,16 @@ import yaml
 from ragkit.sessions.sql import SQLSessionStore
 from ragkit.testing.servers import FakeOpenAIServer
 
+from ..doc_examples import blocks_run_by
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def readme_block() -> str:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    match = re.search(r"<!-- multi-agent example.*?-->\n```python\n(.*?)```", text, re.S)
-    assert match, "the README lost its multi-agent example"
-    return match.group(1)
+    found = [b for b in blocks_run_by("tests/integration/test_multi_agent_readme.py")
+             if b.code.startswith("from ragkit import AgentDefinition")]
+    assert len(found) == 1, "the documentation lost its multi-agent example"
+    return found[0].code
 
 
 def build_index(tmp: Path, name: str, text: str) -> None:
@@ -57,7 +59,7 @@ def test_readme_triage_hands_off_to_two_rag_agents(tmp_path: Path, monkeypatch: 
         server.enqueue_text("Five working days [1].")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            exec(compile(readme_block(), "README.md", "exec"), {})
+            exec(compile(readme_block(), "docs/guides/python.md", "exec"), {})
         requests = server.requests_to("/v1/chat/completions")
     lines = out.getvalue().splitlines()
     assert lines[0] == "billing The March invoice was sent twice [1]."

@@ -1,60 +1,21 @@
-"""Every Python example of the README runs, as written, and prints what the README says it prints.
+"""Every Python example of the README and the documentation site runs, as written, and prints what
+the text says it prints.
 
-The code blocks are read from README.md itself, so an example that goes stale fails here. A
-block run by another test says so in an HTML comment above it (``<!-- ... tests/PATH runs this
-block -->``); every other block must be one this module knows how to run.
+The code blocks are read from the files themselves (``tests/doc_examples.py``), so an example that
+goes stale fails here. A block run by another test says so in an HTML comment above it
+(``<!-- ... tests/PATH runs this block -->``); every other block must be one this module knows how
+to run.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
-import re
 import shutil
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-_BLOCK = re.compile(r"(?:<!--(?P<note>[^>]*?)-->\n)?```python\n(?P<code>.*?)```", re.DOTALL)
-_RUN_BY = re.compile(r"(tests/[\w/.-]+\.py) runs this block")
-
-
-@dataclass(frozen=True)
-class Block:
-    line: int
-    code: str
-    run_by: str | None  # a test file named in the comment above the block
-
-    def run(self, namespace: dict[str, Any], **replace: str) -> str:
-        """Execute the block (after the exact string replacements given); its stdout."""
-        code = self.code
-        for old, new in replace.items():
-            assert old in code, f"README.md:{self.line}: the example no longer contains {old!r}"
-            code = code.replace(old, new)
-        out = io.StringIO()
-        with contextlib.redirect_stdout(out):
-            exec(compile(code, f"README.md:{self.line}", "exec"), namespace)  # noqa: S102
-        return out.getvalue()
-
-
-def blocks() -> list[Block]:
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
-    found = []
-    for m in _BLOCK.finditer(text):
-        run_by = _RUN_BY.search(m.group("note") or "")
-        found.append(Block(text[: m.start("code")].count("\n") + 1, m.group("code"), run_by and run_by.group(1)))
-    return found
-
-
-def block(first_line: str) -> Block:
-    """The README block whose code starts with ``first_line`` (the import that names it)."""
-    matches = [b for b in blocks() if b.code.startswith(first_line)]
-    assert len(matches) == 1, f"README.md has {len(matches)} Python blocks starting with {first_line!r}"
-    return matches[0]
-
+from ..doc_examples import ROOT, block, blocks
 
 #: the first line of each block this module runs
 HERE = ("from ragkit import Agent, LocalProvider, tool", "from ragkit.models import OpenAI\n",
@@ -65,11 +26,12 @@ def test_every_python_example_is_run_by_a_test() -> None:
     for b in blocks():
         if b.run_by is not None:
             runner = ROOT / b.run_by
-            assert runner.is_file(), f"README.md:{b.line} names {b.run_by}, which does not exist"
-            assert "README" in runner.read_text(encoding="utf-8"), f"{b.run_by} does not read README.md"
+            assert runner.is_file(), f"{b.where} names {b.run_by}, which does not exist"
+            text = runner.read_text(encoding="utf-8")
+            assert "doc_examples" in text or b.path.name in text, f"{b.run_by} does not read {b.path.name}"
         else:
             assert any(b.code.startswith(h) for h in HERE), (
-                f"README.md:{b.line}: a Python example no test runs; add it to {Path(__file__).name} "
+                f"{b.where}: a Python example no test runs; add it to {Path(__file__).name} "
                 "or name the test that runs it in a <!-- ... tests/PATH runs this block --> comment")
 
 

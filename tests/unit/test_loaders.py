@@ -361,14 +361,14 @@ def test_importing_every_loader_module_stays_light() -> None:
     assert out.stdout.strip() == "[]"
 
 
-def test_the_readme_lists_every_format_with_its_loader() -> None:
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    table = readme[readme.index("| format | loader | extra |"):]
+def test_the_loader_reference_lists_every_format_with_its_loader() -> None:
+    page = (Path(__file__).resolve().parents[2] / "docs" / "reference" / "loaders.md").read_text(encoding="utf-8")
+    table = page[page.index("| format | loader | extra |"):]
     rows = table[: table.index("\n\n")].splitlines()[2:]
     for ext, name in base.DEFAULT_LOADERS.items():
         if ext in base.TEXT_EXTENSIONS:
             continue  # named as a family in the text loader's row
         row = next((r for r in rows if f"`{ext}`" in r.split("|")[1]), None)
-        assert row is not None, f"the README's loader table has no row for {ext}"
-        assert f"`{name}`" in row.split("|")[2], f"the README's row for {ext} does not name the loader {name!r}"
+        assert row is not None, f"docs/reference/loaders.md has no row for {ext}"
+        assert f"`{name}`" in row.split("|")[2], f"docs/reference/loaders.md's row for {ext} does not name the loader {name!r}"
     assert any("`unstructured`" in r.split("|")[3] for r in rows)  # the extra of the catch-all

@@ -20,7 +20,7 @@ question of the conversation weigh half. The score is then weighed by:
   figure's labels that a PDF's text layer gives line by line, "Job 1", "master", head none);
 - a sentence that defines the term a "What is X?" / "What does X do?" question asks about ("X is …",
   "X, which measures …", "X that merges …", "X: …") counts a fifth more;
-- *documentation* (issue 24): a question that asks for a value (``ragkit.rag.extractive.values``:
+- *documentation*: a question that asks for a value (``ragkit.rag.extractive.values``:
   a default, a port, a version) wants a sentence that states one ("Default: True", "defaults to
   5"; for a port, a host:port address counts more), and then a line of a console block may answer
   ("Serving on http://127.0.0.1:8080", a little less than prose); a unit under the heading the

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,6 +24,7 @@ from mcp.client.streamable_http import streamable_http_client
 from ragkit.testing.server_process import ragkit_server
 from ragkit.testing.servers_db import free_port
 
+from ...doc_examples import blocks_run_by
 from .conftest import build_index
 from .test_key_ownership import SECRET_DOC, auth, create_key, wait_job
 
@@ -89,6 +91,17 @@ async def _view(url: str, key: str) -> dict[str, Any]:
                 "found": {p["source"] for p in found.structured_content["passages"]},
                 "cited": {c["source"] for c in asked.structured_content["citations"]},
                 "answer": asked.structured_content["answer"]}
+
+
+def test_the_serving_guide_connects_with_a_key_as_written(keyed_mcp) -> None:
+    """docs/guides/serving.md's MCP example, its URL and key filled in and its ``...`` a tool listing."""
+    url, keys, _ = keyed_mcp
+    (example,) = blocks_run_by("tests/integration/server/test_mcp_keys.py")
+    body = example.replaced({"rk-...": keys["alice"], "http://127.0.0.1:8001/mcp": url,
+                                  "    ...": "    tools = {t.name for t in (await client.list_tools()).tools}"})
+    namespace: dict[str, Any] = {}
+    exec("async def example():\n" + textwrap.indent(body, "    ") + "    return tools\n", namespace)  # noqa: S102
+    assert {"search_knowledge_base", "ask"} <= asyncio.run(asyncio.wait_for(namespace["example"](), 120))
 
 
 def test_mcp_over_http_needs_a_key_once_the_index_has_one(keyed_mcp) -> None:

@@ -1,4 +1,4 @@
-"""README.md's "Serving" example runs as written: LangChain's ``ChatOpenAI`` uses a real
+"""The LangChain example of docs/guides/server.md runs as written: LangChain's ``ChatOpenAI`` uses a real
 `ragkit serve` as its chat model with a client tool, and the knowledge base still answers, cited."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from ..test_readme_examples import ROOT, block
+from ...doc_examples import ROOT, block
 
 pytestmark = [pytest.mark.slow, pytest.mark.network_local]
 FIRST_LINE = "from langchain_core.messages import HumanMessage, ToolMessage"

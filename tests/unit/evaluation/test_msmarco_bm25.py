@@ -1,4 +1,4 @@
-"""BM25 on the shared msmarco-5k subset reproduces the README's reference figure."""
+"""BM25 on the shared msmarco-5k subset reproduces the reference figure quoted in docs/benchmarks/quality.md."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def test_bm25_reproduces_the_reference_figure(msmarco_dir: Path) -> None:
     pytest.importorskip("bm25s")
     ds = load_beir(msmarco_dir)
     ids = list(ds.corpus)
-    plain = BM25Index(stemmer=None, stopwords="en")  # the README's setting: bm25s, English stopwords
+    plain = BM25Index(stemmer=None, stopwords="en")  # the documented setting: bm25s, English stopwords
     stemmed = BM25Index(stemmer="english", stopwords="en")
     for index in (plain, stemmed):
         index.add(ids, [ds.corpus[i].full_text for i in ids])
@@ -29,7 +29,7 @@ def test_bm25_reproduces_the_reference_figure(msmarco_dir: Path) -> None:
     )
     plain_m = report.results["bm25"].mean
     assert report.num_queries == 43
-    # README: 0.575; its figures use the exponential gain (see ragkit.evaluation.metrics)
+    # documented: 0.575; the figures use the exponential gain (see ragkit.evaluation.metrics)
     assert plain_m["ndcg_exp@10"] == pytest.approx(0.575, abs=0.01)
     assert plain_m["ndcg@10"] == pytest.approx(0.688, abs=0.01)  # trec_eval's linear gain
     assert report.results["bm25-stemmed"].mean["ndcg@10"] > plain_m["ndcg@10"]

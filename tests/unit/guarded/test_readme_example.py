@@ -1,23 +1,22 @@
-"""The README's guarded RAG agent is under fifteen lines and runs (offline: scripted model, hashing embedder)."""
+"""The guarded RAG agent of the Python guide (docs/guides/python.md) is under fifteen lines and runs (offline: scripted model, hashing embedder)."""
 
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 
 from ragkit.testing.scripted import ScriptedProvider, tool_call_response
 
+from ...doc_examples import blocks_run_by
 from ..pipeline.helpers import make_spec, write_tree
-
-README = Path(__file__).resolve().parents[3] / "README.md"
 
 
 def snippet() -> str:
-    section = README.read_text(encoding="utf-8").split("### Guarded agents", 1)[1]
-    return re.search(r"```python\n(.*?)```", section, re.DOTALL).group(1)  # type: ignore[union-attr]
+    found = blocks_run_by("tests/unit/guarded/test_readme_example.py")
+    assert len(found) == 1, "the documentation lost its guarded agent example"
+    return found[0].code
 
 
 def test_the_guarded_agent_example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:

@@ -46,10 +46,10 @@ def test_the_torch_pipeline_is_the_default_with_the_pytorch_embedder(monkeypatch
     assert torch == default
 
 
-def test_the_readme_pipeline_reference_is_the_default() -> None:
-    readme = (REPO / "README.md").read_text(encoding="utf-8")
-    block = re.search(r"## Pipeline reference\n.*?```yaml\n(.*?)```", readme, re.S)
-    assert block, "the README has no pipeline reference block"
+def test_the_documented_default_pipeline_is_the_default() -> None:
+    guide = (REPO / "docs" / "guides" / "pipelines.md").read_text(encoding="utf-8")
+    block = re.search(r"## The default pipeline\n.*?```yaml\n(.*?)```", guide, re.S)
+    assert block, "docs/guides/pipelines.md has no default pipeline block"
     data = interpolate(yaml.safe_load(block.group(1)))
     assert parse_pipeline(data).to_yaml_dict() == _defaults()
     # every key of the default is spelled out in the reference (nothing hidden)
