@@ -54,3 +54,8 @@ def test_the_tools_guides_agent(monkeypatch: pytest.MonkeyPatch, tmp_path: Path)
     exec(fragment("tools.md"), namespace)  # noqa: S102
     names = [t.name for t in namespace["agent"].tools]
     assert "calculator" in names and "current_time" in names and len(names) == 4
+
+
+def test_the_readme_shows_the_retrieval_guides_min_score_calls() -> None:
+    """The README's copy of the fragment is the code the test above runs."""
+    assert fragment("README.md") == fragment("retrieval.md")
