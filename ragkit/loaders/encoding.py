@@ -3,7 +3,9 @@
 UTF-8 (with or without a BOM) is the default. UTF-16 and UTF-32 are recognised by their BOM or,
 without one, by where the NUL bytes fall: text in UTF-16LE has a NUL in most odd bytes and few in
 even ones, UTF-32LE in bytes 2 and 3 of every four, and so on (what ASCII, Latin and most other
-scripts below U+0100 / U+10000 give). What still has NUL bytes after that is binary and not text:
+scripts below U+0100 / U+10000 give); such a guess must decode to text that is not mostly control
+characters (binary data can have NULs in a UTF-16 pattern). What still has NUL bytes after that is
+binary and not text:
 :func:`decode_text` refuses it with the reason, except a few stray NUL characters in a long text
 (a log written by a crashed program), which are dropped.
 """
@@ -18,6 +20,9 @@ from ragkit.errors import LoaderError
 SNIFF_BYTES = 8192
 #: the share of a text's characters that may be stray NULs (dropped); more is binary
 MAX_NUL_SHARE = 0.001
+#: the share of control characters (other than white space) above which a UTF-16/32 guess is binary
+MAX_CONTROL_SHARE = 0.05
+_WHITE = frozenset("\t\n\r\f\v")
 _BOMS = (  # UTF-32 first: its little-endian BOM starts like UTF-16's
     (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
     (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
@@ -59,6 +64,8 @@ def decode_text(data: bytes, where: str) -> str:
         text = data.decode(encoding)
     except UnicodeDecodeError as exc:
         raise decode_error(where, exc, encoding) from None
+    if encoding in _GUESSED and _controls(text[:SNIFF_BYTES]) > MAX_CONTROL_SHARE:
+        raise binary_error(where)
     nuls = text.count("\x00")
     if nuls:
         if nuls > max(1, MAX_NUL_SHARE * len(text)):
@@ -67,9 +74,19 @@ def decode_text(data: bytes, where: str) -> str:
     return text
 
 
+_GUESSED = frozenset(name for name, *_ in _NUL_PATTERNS)
+
+
+def _controls(text: str) -> float:
+    """The share of ``text``'s characters that are control characters other than white space."""
+    if not text:
+        return 0.0
+    return sum(1 for c in text if (c < " " or "\x7f" <= c <= "\x9f") and c not in _WHITE) / len(text)
+
+
 def binary_error(where: str, what: str = "text") -> LoaderError:
     return LoaderError(
-        f"{where}: binary file (NUL bytes in no UTF-16 or UTF-32 pattern), not {what}; exclude it from the "
+        f"{where}: binary file (NUL bytes, and not UTF-16 or UTF-32 text), not {what}; exclude it from the "
         "sources or map its extension to a suitable loader",
         path=where,
         reason="binary file",

@@ -33,7 +33,7 @@ def test_skips_are_one_line_per_reason_in_the_report_and_in_status(tmp_path: Pat
     assert code == 0  # three files were indexed
     lines = out[out.index("skipped files"):].splitlines()
     assert lines[0] == "skipped files: 78 (2 reasons)"
-    assert lines[1].startswith("  76 files: binary file (NUL bytes in the first 8192 bytes), not text;")
+    assert lines[1].startswith("  76 files: binary file (NUL bytes, and not UTF-16 or UTF-32 text), not text;")
     assert lines[1].endswith("(bins/blob00.txt, bins/blob01.txt, bins/blob02.txt and 73 more)")
     assert lines[2].startswith("  2 files: not valid UTF-8 text (undecodable byte 0xe9 at byte offset …);")
     assert lines[2].endswith("(latin0.txt, latin1.txt)")

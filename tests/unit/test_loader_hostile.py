@@ -271,3 +271,14 @@ def test_html_nested_twenty_thousand_deep_is_read(tmp_path: Path) -> None:
     path.write_bytes(b"<html><body>" + b"<div><span>" * n + b"deep text" + b"</span></div>" * n + b"</body></html>")
     [doc] = load("html", path)
     assert doc.text == "deep text"
+
+
+def test_binary_bytes_in_a_utf16_nul_pattern_are_not_taken_for_text(tmp_path: Path) -> None:
+    """NULs every other byte make a UTF-16 guess, but what it decodes to is control characters."""
+    from ragkit.loaders.encoding import decode_text
+
+    with pytest.raises(LoaderError, match="binary file"):
+        decode_text(b"\x00\x01" * 40, "blob.txt")
+    with pytest.raises(LoaderError, match="binary file"):
+        decode_text(bytes([7, 0, 3, 0]) * 50, "blob.txt")
+    assert decode_text("tide gauge\nnorth pier".encode("utf-16-be"), "ok.txt") == "tide gauge\nnorth pier"
