@@ -29,13 +29,29 @@ def advice(settings: ocr.OcrSettings) -> str:
     return "OCR found no text on them either"
 
 
+#: a page whose drawing instructions take this many bytes draws far more than its text says
+#: (text set as outlines: a dense page of it takes 700 KB; a born-digital page of text, 5-20 KB)
+DRAWN_PAGE_BYTES = 64 * 1024
+
+
 def thin_pages(reader: Any, pages: list[tuple[int, str]], settings: ocr.OcrSettings) -> list[int]:
     """The pages of ``pages`` whose text layer holds fewer than ``ocr.min_chars`` letters and
-    digits beside an image: a scan whose page number or running head is text (what OCR should
-    read), when OCR is on."""
+    digits beside an image or a lot of drawing: a scan whose page number or running head is
+    text, or text set as outlines (what OCR should read), when OCR is on."""
     if not settings.enabled:
         return []
-    return [n for n, text in pages if ocr.letters(text) < settings.min_chars and _draws_image(reader.pages[n - 1])]
+    return [n for n, text in pages if ocr.letters(text) < settings.min_chars and _draws(reader.pages[n - 1])]
+
+
+def _draws(page: Any) -> bool:
+    """Whether ``page`` draws an image or more than :data:`DRAWN_PAGE_BYTES` of instructions."""
+    if _draws_image(page):
+        return True
+    try:
+        contents = page.get_contents()
+        return contents is not None and len(contents.get_data()) >= DRAWN_PAGE_BYTES
+    except Exception:  # noqa: BLE001 - pypdf raises many types on damaged content streams
+        return False
 
 
 def _draws_image(page: Any, depth: int = 2) -> bool:

@@ -105,6 +105,25 @@ def test_a_scan_whose_page_number_is_text_is_ocrd(tmp_path: Path) -> None:
     assert doc.text == "3" and "ocr" not in doc.metadata
 
 
+def test_a_page_of_drawing_with_a_few_letters_of_text_goes_to_ocr(tmp_path: Path) -> None:
+    from fpdf import FPDF
+    from pypdf import PdfReader
+
+    from ragkit.loaders.pdf_ocr import thin_pages
+
+    pdf = FPDF(format=(200, 100), unit="mm")
+    pdf.set_font("helvetica", size=9)
+    for lines in (3000, 10):  # text set as outlines draws thousands of paths; a blank page, nothing
+        pdf.add_page()
+        for i in range(lines):
+            pdf.line(10 + i % 180, 10 + i % 80, 11 + i % 180, 12 + i % 80)
+        pdf.text(190, 95, "3")
+    pdf.output(str(tmp_path / "drawn.pdf"))
+    reader = PdfReader(tmp_path / "drawn.pdf")
+    assert thin_pages(reader, [(1, "3"), (2, "3")], settings(tmp_path)) == [1]
+    assert thin_pages(reader, [(1, "3"), (2, "3")], settings(tmp_path, mode="never")) == []
+
+
 def test_ocr_output_is_cached_by_file_content(tmp_path: Path) -> None:
     image = text_image(tmp_path / "note.png")
     conf = settings(tmp_path)
