@@ -69,11 +69,17 @@ def scanned_pages(folder: Path) -> list[tuple[Path, int | None]]:
     for path in sorted(folder.iterdir()):
         if path.suffix.lower() in IMAGE_EXTENSIONS:
             pages.append((path, None))
-        elif path.suffix.lower() == ".pdf":  # pdftotext (poppler, installed with OCR) ends each page with a form feed
-            text = subprocess.run(["pdftotext", "-q", str(path), "-"], capture_output=True, check=False).stdout
-            texts = text.decode("utf-8", "replace").split("\f")[:-1]
-            pages += [(path, n) for n, page in enumerate(texts, 1) if len(page.strip()) < PDF_TEXT_CHARS]
+        elif path.suffix.lower() == ".pdf":
+            pages += [(path, n) for n in untexted_pages(path)]
     return pages
+
+
+def untexted_pages(pdf: Path) -> list[int]:
+    """The pages of ``pdf`` with (almost) no text layer; ``pdftotext`` (poppler, installed with
+    OCR) ends each page with a form feed."""
+    text = subprocess.run(["pdftotext", "-q", str(pdf), "-"], capture_output=True, check=False).stdout
+    texts = text.decode("utf-8", "replace").split("\f")[:-1]
+    return [n for n, page in enumerate(texts, 1) if len(page.strip()) < PDF_TEXT_CHARS]
 
 
 def spread(pages: list[tuple[Path, int | None]], limit: int) -> list[tuple[Path, int | None]]:
@@ -147,9 +153,10 @@ def logged_cpu(log_file: Path) -> float:
     return total
 
 
-def index_run(name: str, docs: Path, work: Path, ocr: dict[str, object] | None = None) -> tuple[float, float, float, dict]:
-    """``ragkit index docs`` with the default pipeline (and ``ocr``), a fresh index, its own
-    process: (CPU s with descendants, OCR programs' CPU s, wall s, its JSON report)."""
+def index_run(name: str, docs: Path, work: Path, ocr: dict[str, object] | None = None,
+              embedder: dict[str, object] | None = None) -> tuple[float, float, float, dict]:
+    """``ragkit index docs`` with the default pipeline (and ``ocr``, ``embedder``), a fresh index,
+    its own process: (CPU s with descendants, OCR programs' CPU s, wall s, its JSON report)."""
     import yaml
 
     run_dir = Path(tempfile.mkdtemp(prefix=f"{name}-", dir=work))
@@ -157,6 +164,8 @@ def index_run(name: str, docs: Path, work: Path, ocr: dict[str, object] | None =
     spec["index"] = str(run_dir / "index")
     spec["ocr"] = {**spec["ocr"], "page_timeout_s": LOADED_PAGE_TIMEOUT_S, **(ocr or {})}
     spec["sources"]["limits"]["file_timeout_s"] = LOADED_FILE_TIMEOUT_S
+    if embedder is not None:
+        spec["embedder"] = embedder
     pipe = run_dir / "pipeline.yaml"
     pipe.write_text(yaml.safe_dump(spec), encoding="utf-8")
     cpu_log = run_dir / "ocr-cpu.log"
@@ -180,10 +189,11 @@ def link_files(files: Sequence[Path], folder: Path) -> Path:
 
 
 def born_digital_files(folders: Sequence[Path], limit: int) -> list[Path]:
-    """Up to ``limit`` files of the text formats under ``folders`` (no images), in name order."""
+    """Up to ``limit`` files of the text formats under ``folders`` in name order: no images, and
+    no PDF with a page OCR would read."""
     found = [p for folder in folders for p in sorted(folder.rglob("*"))
              if p.is_file() and p.suffix.lower() in NO_SCAN_SUFFIXES and ".git" not in p.parts]
-    return found[:limit]
+    return [p for p in found if p.suffix.lower() != ".pdf" or not untexted_pages(p)][:limit]
 
 
 def indexing_share(scans: Path, born: Sequence[Path], work: Path, n_born: int) -> list[list[object]]:
@@ -198,7 +208,8 @@ def indexing_share(scans: Path, born: Sequence[Path], work: Path, n_born: int) -
              len(report.get("added", [])), cpu, ocr_cpu, ocr_cpu / cpu if cpu else None]]
 
 
-def no_scan_overhead(folders: Sequence[Path], work: Path, n_files: int, rounds: int) -> list[list[object]]:
+def no_scan_overhead(folders: Sequence[Path], work: Path, n_files: int, rounds: int,
+                     embedder: dict[str, object] | None) -> list[list[object]]:
     """Per round (alternating which mode goes first): CPU s with ``never`` and ``auto``, their
     ratio and the load; then the medians."""
     files = born_digital_files(folders, n_files)
@@ -211,7 +222,7 @@ def no_scan_overhead(folders: Sequence[Path], work: Path, n_files: int, rounds: 
         cpu: dict[str, float] = {}
         load = os.getloadavg()[0]
         for mode, conf in order:
-            cpu[mode], ocr_cpu, wall, _ = index_run(f"no-scan-{mode}", docs, work, conf)
+            cpu[mode], ocr_cpu, wall, _ = index_run(f"no-scan-{mode}", docs, work, conf, embedder)
             log.warning("round %d %s: %.1f CPU s (OCR programs %.2f), %.1f s wall", r + 1, mode, cpu[mode], ocr_cpu, wall)
         ratios.append(cpu["auto"] / cpu["never"])
         rows.append([f"round {r + 1} ({order[0][0]} first)", len(files), cpu["never"], cpu["auto"], ratios[-1], load])
@@ -240,6 +251,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--no-scan", type=Path, nargs="+", default=[], help="folders for the no-scan comparison")
     parser.add_argument("--no-scan-files", type=int, default=200, help="files in the no-scan folder")
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds of the no-scan comparison")
+    parser.add_argument("--embedder", choices=("default", "hashing"), default="default",
+                        help="no-scan comparison: the default pipeline's model, or the hashing embedder (the "
+                             "loading path alone, where OCR's checks are; result ocr-no-scan-overhead-hashing)")
     parser.add_argument("--only", choices=("throughput", "share", "no-scan"), action="append",
                         help="run only these measurements (repeatable; default: all three)")
     parser.add_argument("--out", type=Path, default=REPO / "benchmarks" / "results")
@@ -262,9 +276,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                                                    "OCR share"],
                          rows=rows, decimals=[None, 0, 0, 1, 1, 2], align=["left"] + ["right"] * 5, directory=args.out)
         if "no-scan" in only:
-            rows = timed("no-scan", lambda: no_scan_overhead(args.no_scan, work, args.no_scan_files, args.rounds))
-            write_result("ocr-no-scan-overhead",
-                         title="A folder without scans: indexing CPU with ocr: never and auto (ragkit index, default pipeline)",
+            hashing = args.embedder == "hashing"
+            embedder = {"type": "hashing", "dimension": 384} if hashing else None
+            rows = timed("no-scan", lambda: no_scan_overhead(args.no_scan, work, args.no_scan_files, args.rounds,
+                                                             embedder))
+            write_result("ocr-no-scan-overhead" + ("-hashing" if hashing else ""),
+                         title="A folder without scans: indexing CPU with ocr: never and auto (ragkit index, default "
+                               "pipeline" + (", hashing embedder: the loading path alone)" if hashing else ")"),
                          command=COMMAND, columns=["run", "files", "CPU s never", "CPU s auto", "auto / never",
                                                    "load average"],
                          rows=rows, decimals=[None, 0, 1, 1, 3, 1], align=["left"] + ["right"] * 5,
