@@ -10,7 +10,7 @@ from ragkit.rag.extractive.text import WORD
 _QUANTITY_NOUNS = (
     "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
     "depth|distance|speed|rate|temperature|capacity|output|total|sum|value|frequency|age|weight|"
-    "area|volume|duration|population|count"
+    "area|volume|duration|population|count|commission|discount|fee|salary|tax"
 )
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -56,6 +56,39 @@ _HONORIFIC = re.compile(
     r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Lord|Lady|Captain|Capt|Rev|Father|Sister)"
     r"\.?\s+[A-Z][a-z]"
 )
+
+
+# what a quantity is measured in, by the words of a number question: a share wants a percentage
+# ("What share of the problems does it solve?": "28.8%", not "100 samples"), a price an amount of
+# money ("What is the price of the printed edition?": "$20", not "2nd Edition"); a commission or
+# a discount either
+_MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("percent", re.compile(r"\b(?:share|percentage|percent|proportion|fraction)\b", re.IGNORECASE)),
+    ("money", re.compile(r"\b(?:price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged)\b",
+                         re.IGNORECASE)),
+    ("rate", re.compile(r"\b(?:commission|discount|tax|interest|markup|margin|tip)\b", re.IGNORECASE)),
+)
+_PERCENT = re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b", re.IGNORECASE)
+_MONEY = re.compile(
+    r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?|k|m|bn)?\s*[$€£¥]|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|"
+    r"pounds?|cents?)\b|\bfree\b|\bno charge\b",
+    re.IGNORECASE,
+)
+_IN_MEASURE = {"percent": (_PERCENT,), "money": (_MONEY,), "rate": (_PERCENT, _MONEY)}
+
+
+def quantity_measure(question: str) -> str | None:
+    """What a number question's answer is measured in (``percent``, ``money`` or ``rate``: either),
+    by the words it asks with; None for any other number question."""
+    if answer_type(question)[0] != "number":
+        return None
+    return next((measure for measure, pattern in _MEASURES if pattern.search(question)), None)
+
+
+def in_measure(measure: str | None, sentence: str) -> bool:
+    """Whether ``sentence`` states a quantity in ``measure`` (a percentage, an amount of money);
+    True for no measure."""
+    return measure is None or any(p.search(sentence) for p in _IN_MEASURE[measure])
 
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:

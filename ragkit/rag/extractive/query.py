@@ -17,6 +17,7 @@ from ragkit.rag.extractive.answer_type import (
     defined_term,
     is_howto,
     list_count,
+    quantity_measure,
     wants_list,
 )
 from ragkit.rag.extractive.text import WORD, terms, word_terms
@@ -48,6 +49,7 @@ class Query:
     default: bool = False  # the question asks for a default
     author: bool = False  # the question asks who wrote a document: the byline under its title
     action: str = ""  # a how-to question's verb, stemmed ("How do I add a remote?" -> "add")
+    measure: str | None = None  # what a number is measured in: percent, money, rate (either) or None
     said: frozenset[str] = frozenset()  # what a value may not be: the question's words, identifiers whole
     # (the value of SESSION_COOKIE_NAME may be 'session': the identifier's parts are not said alone)
 
@@ -135,6 +137,7 @@ def read_question(question: str, context: str = "") -> Query:
         frozenset(w.lower() for w in WORD.findall(question)),
         text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
+        measure=quantity_measure(question) if kind == "number" else None,
     )
 
 
