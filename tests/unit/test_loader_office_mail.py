@@ -11,6 +11,8 @@ import pytest
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import loader_name_for
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
 from ragkit.registry import loaders, splitters
 from ragkit.types import Document
 
@@ -75,12 +77,14 @@ def test_bad_pptx_and_a_missing_python_pptx(tmp_path: Path, monkeypatch: pytest.
 # ---------------------------------------------------------------- epub
 
 
-def make_book(path: Path) -> Path:
+def make_book(path: Path, author: str | None = None) -> Path:
     epub = pytest.importorskip("ebooklib.epub")
     book = epub.EpubBook()
     book.set_identifier("harbour-1")
     book.set_title("Harbour Tales")
     book.set_language("en")
+    if author:
+        book.add_author(author)
     one = epub.EpubHtml(title="One", file_name="one.xhtml", lang="en")
     one.content = ("<html><body><h1>The Ferry</h1><p>The ferry leaves at <b>noon</b>.</p><h2>Tickets</h2>"
                    "<p>Tickets cost two pounds.</p><img src='map.png' alt='map'/><script>track()</script>"
@@ -102,12 +106,23 @@ def make_book(path: Path) -> Path:
 def test_each_chapter_is_a_document_in_reading_order(tmp_path: Path) -> None:
     docs = load("epub", make_book(tmp_path / "tales.epub"))
     assert [d.text for d in docs] == [
-        "# The Ferry\n\nThe ferry leaves at noon.\n\n## Tickets\n\nTickets cost two pounds.",
+        "Title: Harbour Tales\n\n# The Ferry\n\nThe ferry leaves at noon.\n\n## Tickets\n\nTickets cost two pounds.",
         "# The Lighthouse\n\nIt was built in 1871.",
     ]  # the table of contents page, images and scripts are not text
     assert [d.metadata["page"] for d in docs] == [1, 2] and docs[0].metadata["title"] == "Harbour Tales"
     chunks = splitters.get("markdown")(chunk_size=40, chunk_overlap=0, unit="chars").split(docs[0])
     assert next(c for c in chunks if "two pounds" in c.text).metadata["heading"] == "The Ferry > Tickets"
+
+
+def test_the_books_title_and_author_open_its_first_chapter(tmp_path: Path) -> None:
+    """A book's author is often only in its metadata: the first chapter opens with it, so "Who
+    wrote Harbour Tales?" is answered from the text."""
+    docs = load("epub", make_book(tmp_path / "tales.epub", author="Marta Quell"))
+    assert docs[0].text.startswith("Title: Harbour Tales\nAuthor: Marta Quell\n\n# The Ferry")
+    assert not docs[1].text.startswith("Title:")  # once per book
+    assert {d.metadata["author"] for d in docs} == {"Marta Quell"}
+    passages = [Passage(1, docs[0].text, {"source": "tales.epub", "page": "1", "start": "0"})]
+    assert extractive_answer("Who wrote Harbour Tales?", passages).startswith("Author: Marta Quell")
 
 
 def test_bad_epub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

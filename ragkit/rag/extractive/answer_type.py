@@ -48,8 +48,8 @@ museum library university college school institute academy trust society company
 publisher publishers prize award
 department agency office bank hospital club association foundation network group committee board north south
 east west northern southern eastern western new great upper lower saint st county city town village district
-kingdom republic state states united national royal international""".split()
-)
+kingdom republic state states united national royal international the""".split()
+)  # and an article: "The Ferry" heads a chapter, no person is called "The"
 _YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _HONORIFIC = re.compile(
