@@ -22,8 +22,8 @@ def load(name: str, path: Path, **options: Any) -> list[Document]:
 
 
 def test_extensions_pick_the_loaders() -> None:
-    assert [loader_name_for(Path(f"x{e}")) for e in (".pptx", ".epub", ".eml", ".mbox")] == [
-        "pptx", "epub", "eml", "mbox"]
+    assert [loader_name_for(Path(f"x{e}")) for e in (".pptx", ".epub", ".eml", ".mbox", ".msg")] == [
+        "pptx", "epub", "eml", "mbox", "msg"]
 
 
 # ---------------------------------------------------------------- pptx
@@ -232,3 +232,42 @@ def test_attachments_follow_the_pipelines_loaders_mapping(tmp_path: Path) -> Non
     texts = {h.get("attachment"): h["text"] for h in json.loads(run.stdout)}
     assert texts["ports.csv"] == "port,ships\nLeith,4"  # as text, as the mapping says: not "table: ports ..."
     assert texts["shifts.log"] == "night shift: Ben"  # an extension only the mapping knows
+
+
+# ---------------------------------------------------------------- msg (Outlook)
+
+
+def make_msg(path: Path) -> Path:
+    """An Outlook message as Outlook stores one: MAPI properties as streams of an OLE file."""
+    import struct
+
+    from ragkit.testing.ole import write_ole
+
+    def utf16(text: str) -> bytes:
+        return text.encode("utf-16-le")
+
+    sent = (1733000000 + 11644473600) * 10**7  # 2024-11-30T20:53:20Z as a Windows FILETIME
+    return write_ole(path, {
+        "__substg1.0_0037001F": utf16("Ferry timetable"), "__substg1.0_0C1A001F": utf16("Marta Quell"),
+        "__substg1.0_0C1F001F": utf16("marta@example.org"), "__substg1.0_0E04001F": utf16("Harbour Office"),
+        "__substg1.0_1000001F": utf16("The ferry leaves at noon from pier 2.\r\nBring your ticket."),
+        "__properties_version1.0": b"\x00" * 32 + struct.pack("<HHIQ", 0x0040, 0x0039, 6, sent),
+    })
+
+
+def test_an_outlook_message_reads_as_its_headers_and_body(tmp_path: Path) -> None:
+    pytest.importorskip("olefile", reason="the msg extra (olefile) is not installed: pip install 'ragkit[msg]'")
+    [doc] = load("msg", make_msg(tmp_path / "ferry.msg"))
+    assert doc.text == ("Subject: Ferry timetable\nFrom: Marta Quell <marta@example.org>\nTo: Harbour Office\n"
+                        "Date: 2024-11-30T20:53:20+00:00\n\nThe ferry leaves at noon from pier 2.\nBring your ticket.")
+    assert doc.metadata["title"] == "Ferry timetable" and doc.metadata["author"].startswith("Marta Quell")
+    assert doc.metadata["date"] == "2024-11-30T20:53:20+00:00"
+
+
+def test_a_msg_file_that_is_not_an_outlook_message_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    pytest.importorskip("olefile", reason="the msg extra (olefile) is not installed: pip install 'ragkit[msg]'")
+    catalog = tmp_path / "fr.msg"
+    catalog.write_text('namespace eval ::tk { ::msgcat::mcset fr "Cancel" "Annuler" }\n', encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"fr\.msg: not an Outlook message .*export it as \.eml") as err:
+        load("msg", catalog)
+    assert err.value.reason == "not an Outlook message"
