@@ -269,12 +269,11 @@ class LocalProvider(BaseProvider):
     def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
         searched = [m for m in results if not m.content.startswith("error:")]
         passages = [p for m in searched[:1] for p in _passages(m)]
-        seen = {p.number for p in passages}
-        within = [p for m in searched[1:] for p in _passages(m) if p.number not in seen]  # the top document's
+        within = [p for m in searched[1:] for p in _passages(m)]  # the cited file's, from the second search
         if passages or within:
             first = passages[: self.passages] if self.passages is not None else list(passages)
             first += [p for p in within if p.number not in {f.number for f in first}]
-            passages += within
+            passages += [p for p in within if p.number not in {f.number for f in passages}]
             answer = extractive_answer(
                 question, first, max_sentences=self.max_sentences, min_coverage=self.min_coverage, context=context,
             )

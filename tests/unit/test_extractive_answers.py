@@ -229,3 +229,19 @@ def test_who_wrote_the_foreword_is_answered_by_its_signature_not_by_a_name_in_it
     got = extractive_answer("Who wrote the foreword of Field Notes on Tides?", FOREWORD)
     assert got.startswith("Morwenna Quill")
     assert "Brightwater" not in got
+
+
+KETTLE = _passages(
+    ("## Self-Closing Valves\n\nFor comparison, here is a standalone SCV fitted to a kettle:\n\n```\nvalve(kettle)\n```\n\n"
+     "An SCV is useful when steam must escape. An SCV can be named or, much more commonly, left anonymous.",
+     {"source": "valves/ch6.md", "start": "9000"}),
+    ("So, in other words, the valve shuts itself once the pressure falls. This common part has a creative name: "
+     "Self-Closing Valve (SCV).", {"source": "valves/ch6.md", "start": "8500"}),
+)
+
+
+def test_what_an_acronym_stands_for_is_the_phrase_its_letters_begin() -> None:
+    """"What does SCV stand for?" wants "Self-Closing Valve", not the sentence that uses SCV most."""
+    got = extractive_answer("What does SCV stand for?", KETTLE)
+    assert "Self-Closing Valve (SCV)" in got
+    assert "For comparison" not in got

@@ -226,3 +226,56 @@ def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
     return any(
         name[i] and name[i + 1] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
     )
+
+
+_ACRONYM = re.compile(
+    r"\bwhat\s+(?:does|do|did)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+)?[\"'`“]?(?P<a>[A-Za-z][\w&.-]{1,15}?)"
+    r"[\"'`”]?\s+stands?\s+for\b"
+    r"|\bwhat\s+is\s+[\"'`“]?(?P<b>[A-Za-z][\w&.-]{1,15}?)[\"'`”]?\s+short\s+for\b"
+    r"|\bwhat\s+is\s+the\s+(?:full\s+(?:form|name)|expansion|long\s+form)\s+of\s+(?:the\s+)?[\"'`“]?(?P<c>[A-Za-z][\w&.-]{1,15}?)[\"'`”]?\s*\??$",
+    re.IGNORECASE,
+)
+#: the words an acronym question asks with, not about
+ACRONYM_WORDS = frozenset("stand stands short full form name expansion long acronym abbreviation initialism".split())
+_CONNECTORS = frozenset("of and for the to in on a an with by".split())
+
+
+def asked_acronym(question: str) -> str:
+    """The acronym a question asks to expand ("What does IIFE stand for?" -> "IIFE", "What is
+    C4 short for?" -> "C4"), else ""."""
+    match = _ACRONYM.search(question.strip())
+    word = next((g for g in match.groups() if g), "") if match else ""
+    return word if any(c.isupper() for c in word) else ""
+
+
+def _letters(acronym: str) -> str:
+    """The initials an acronym spells, a digit repeating the letter before it ("C4" -> "CCCC",
+    "W3C" -> "WWWC")."""
+    out = ""
+    for c in acronym:
+        if c.isalpha():
+            out += c.upper()
+        elif c.isdigit() and out:
+            out += out[-1] * (int(c) - 1)
+    return out
+
+
+def expands(acronym: str, sentence: str) -> bool:
+    """Whether ``sentence`` spells ``acronym`` out: consecutive words whose initials are its
+    letters, small connectors ("of", "and") skipped ("Immediately Invoked Function Expression",
+    "Colossal Clean Crawled Corpus", "Bank of England")."""
+    letters = _letters(acronym)
+    words = [w for w in WORD.findall(sentence) if w.lower() != acronym.lower()]
+    if len(letters) < 2:
+        return False
+
+    def spells(i: int, k: int) -> bool:
+        if k == len(letters):
+            return True
+        if i == len(words):
+            return False
+        if words[i][0].upper() == letters[k] and spells(i + 1, k + 1):
+            return True
+        return k > 0 and words[i].lower() in _CONNECTORS and spells(i + 1, k)
+
+    return any(w[0].upper() == letters[0] and spells(i, 0) for i, w in enumerate(words))

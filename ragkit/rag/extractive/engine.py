@@ -11,7 +11,9 @@ passage; its names 0.7: a passage about "Edith Carrow" says "her brother"). Word
 question of the conversation weigh half. The score is then weighed by:
 
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
-  person, a date or a quantity (a share a percentage, a price or a fee an amount of money); a
+  person, a date or a quantity (a share a percentage, a price or a fee an amount of money), and
+  "What does IIFE stand for?" the words its letters begin ("Immediately Invoked Function
+  Expression"); a
   sentence with none that is new (not in the question) counts
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
   2024)") is a candidate too;
@@ -61,7 +63,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragkit.rag.extractive.answer_type import defines, has_answer_type, in_measure
+from ragkit.rag.extractive.answer_type import defines, expands, has_answer_type, in_measure
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
 from ragkit.rag.extractive.query import Query, read_question
 from ragkit.rag.extractive.text import (
@@ -291,6 +293,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
 
 
 def _typed(u: Unit, query: Query) -> bool:
+    if query.acronym:  # "Immediately Invoked Function Expression (IIFE)"
+        return expands(query.acronym, u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
