@@ -251,3 +251,18 @@ def test_the_driver_killed_mid_run_then_the_next_run_completes_it(
     rerun = IndexingPipeline(load_pipeline(pipe)).index_paths([docs])
     assert rerun.chunks_total == local.chunks_total and rerun.skipped == []
     assert_same(snapshot(pipe), snapshot(local_pipe))
+
+
+def test_an_address_nothing_answers_on_is_a_clear_error_not_a_hang(tmp_path: Path) -> None:
+    from ragkit.testing.servers.base import free_port
+
+    docs = write_docs(tmp_path, n=2)
+    path = tmp_path / "p.yaml"
+    path.write_text(yaml.safe_dump({"index": str(tmp_path / "idx"), "embedder": {"type": "hashing", "dimension": 16},
+                                    "store": {"type": "faiss", "index": "flat"}, "indexing": {"engine": "ray"}}))
+    address = f"127.0.0.1:{free_port()}"
+    out = subprocess.run([sys.executable, "-m", "ragkit.cli.main", "index", str(docs), "--pipeline", str(path),
+                          "--ray-address", address], capture_output=True, text=True, timeout=BOUND,
+                         env={**os.environ, **RAY_ENV})
+    assert out.returncode != 0
+    assert f"could not connect to the Ray cluster at {address}" in out.stderr and "Traceback" not in out.stderr

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import logging
 import pickle
+import socket
 import warnings
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -51,6 +52,8 @@ from ragkit.index.report import IndexReport
 log = logging.getLogger(__name__)
 #: a worker that dies is restarted, and its batch retried, this many times before the run fails
 RETRIES = 3
+#: seconds to wait for the cluster's GCS port to accept a connection before giving up
+PROBE_TIMEOUT = 10.0
 
 
 def prepared_on_ray(
@@ -95,14 +98,12 @@ def connect(address: str) -> bool:
         return False
     quiet: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False}
     if address != "auto":
+        if not address.startswith("ray://"):
+            _probe(address)  # ray.init retries an address nothing answers on for minutes
         try:
             ray.init(address=address, **quiet)
         except (ConnectionError, TimeoutError, RuntimeError) as exc:
-            raise RagkitError(
-                f"could not connect to the Ray cluster at {address} (indexing.ray.address or --ray-address): {exc}. "
-                "Start its head with `ray start --head --port PORT` and check the address it prints, or use "
-                "address: auto (the cluster in RAY_ADDRESS or on this machine, else a local one)"
-            ) from None
+            raise _unreachable(address, str(exc)) from None
         return True
     try:
         ray.init(address="auto", **quiet)
@@ -153,6 +154,23 @@ def _lost_work(exc: BaseException) -> bool:
 def _first_line(exc: BaseException) -> str:
     text = str(exc).strip().splitlines()
     return f"{type(exc).__name__}: {text[0] if text else ''}"[:300]
+
+
+def _probe(address: str, timeout: float = PROBE_TIMEOUT) -> None:
+    """Fail now, naming the address, when nothing accepts a connection at the cluster's GCS port."""
+    host, _, port = address.rpartition(":")
+    try:
+        socket.create_connection((host, int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise _unreachable(address, f"nothing accepts connections there ({exc})") from None
+
+
+def _unreachable(address: str, why: str) -> RagkitError:
+    return RagkitError(
+        f"could not connect to the Ray cluster at {address} (indexing.ray.address or --ray-address): {why}. "
+        "Start its head with `ray start --head --port PORT` and use the address it prints, or use "
+        "address: auto (the cluster in RAY_ADDRESS or on this machine, else a local one)"
+    )
 
 
 def _stream(
