@@ -128,8 +128,10 @@ def _resilient(
                     yield p, used, node
             return
         except Exception as exc:  # noqa: BLE001 - only Ray's lost-work errors are retried
-            if not _lost_work(exc) or attempt == RETRIES or not pending:
+            if not _lost_work(exc) or (attempt == RETRIES and pending):
                 raise
+            if not pending:  # every source was received before the cluster failed
+                return
             log.warning("ray engine: the cluster lost work (%s); shipping the %d source(s) not received yet again",
                         _first_line(exc), len(pending))
             report.ray_reshipped += len(pending)
