@@ -28,6 +28,7 @@ import contextlib
 import re
 import signal
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
@@ -90,18 +91,21 @@ def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
 
 @contextlib.contextmanager
 def time_limit(seconds: float) -> Iterator[None]:
-    """Raise :class:`TableTimeout` in the block after ``seconds`` (a real-time timer); no limit
-    outside the main thread or when a timer is already running (the loader process's own limit
-    still holds)."""
-    usable = (threading.current_thread() is threading.main_thread() and hasattr(signal, "setitimer")
-              and seconds > 0 and signal.getitimer(signal.ITIMER_REAL)[0] == 0)
-    if not usable:
+    """Raise :class:`TableTimeout` in the block after ``seconds`` (a real-time timer). Outside the
+    main thread there is no limit (the loader process's own limit still holds); a timer already
+    running (a test runner's) is put back afterwards with what it had left."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer") or seconds <= 0:
+        yield
+        return
+    outer = signal.getitimer(signal.ITIMER_REAL)[0]
+    if outer and outer <= seconds:  # the running timer ends first
         yield
         return
 
     def expire(signum: int, frame: Any) -> None:
         raise TableTimeout(f"took longer than {seconds:g} s")
 
+    start = time.monotonic()
     previous = signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
@@ -109,6 +113,8 @@ def time_limit(seconds: float) -> Iterator[None]:
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 0.001))
 
 
 def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
@@ -184,7 +190,9 @@ def _columns(cells: Sequence[Sequence[tuple[int, int, str]]], data: Sequence[int
     width = max((c[1] for j in data for c in cells[j]), default=0)
     covered = [False] * (width + 1)
     for j in data:
-        for start, stop, _ in cells[j]:
+        for start, stop, text in cells[j]:
+            if _numbers_run(text):
+                continue  # numbers set as one run of text: their place says nothing of the columns
             for p in range(start, stop):
                 covered[p] = True
     spans: list[tuple[int, int]] = []
@@ -215,11 +223,61 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
     spans = _columns(cells, [j for j in data if _is_data(cells[j])])
     if len(spans) < 2:
         return None
+    rows = {j: _split_runs(cells[j]) for j in data}
+    spans = _by_order(rows, spans) or spans
     head = [_place(cells[j], spans) for j in header]
-    body = _fill_down([_place(cells[j], spans) for j in data])
+    body = _fill_down([_place(rows[j], spans) for j in data])
     words = frozenset(w for j in [*header, *data] for _, _, c in cells[j] for w in c.split())
     caption = _caption(lines, header[0] if header else data[0], data[-1], plain)
     return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words)
+
+
+def _numbers_run(text: str) -> bool:
+    """Whether ``text`` is two or more numbers one space apart ("0,2885 0,3974 0,3904")."""
+    parts = text.split()
+    return len(parts) >= 2 and all(is_number(p) for p in parts)
+
+
+def _split_runs(row: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``row`` with each run of numbers split into its numbers (at their character offsets)."""
+    out: list[tuple[int, int, str]] = []
+    for start, stop, text in row:
+        if _numbers_run(text):
+            out += [(start + m.start(), start + m.end(), m.group()) for m in re.finditer(r"\S+", text)]
+        else:
+            out.append((start, stop, text))
+    return out
+
+
+def _by_order(rows: dict[int, list[tuple[int, int, str]]], spans: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Columns for a table whose numbers stand at unsteady places (the layout starts each line's
+    text run somewhere else): when most rows have the same count of numbers and the places do not
+    give that many number columns, the i-th number of each such row goes to the i-th number column
+    (set where those numbers stand on average); the rows are moved there in place. None when the
+    places are fine."""
+    counts = Counter(sum(1 for c in r if is_number(c[2])) for r in rows.values())
+    k, most = counts.most_common(1)[0] if counts else (0, 0)
+    numeric = [s for s in spans if any(is_number(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
+    if k < 1 or most * 5 < len(rows) * 3 or len(numeric) == k:
+        return None
+    places: list[list[tuple[int, int]]] = [[] for _ in range(k)]
+    for r in rows.values():
+        numbers = [c for c in r if is_number(c[2])]
+        if len(numbers) == k:
+            for i, c in enumerate(numbers):
+                places[i].append((c[0], c[1]))
+    columns = [(sorted(p)[len(p) // 2][0], sorted(p)[len(p) // 2][0] + max(b - a for a, b in p)) for p in places]
+    for j, r in rows.items():
+        numbers = [i for i, c in enumerate(r) if is_number(c[2])]
+        if len(numbers) == k:
+            for i, at in enumerate(numbers):
+                rows[j][at] = (*columns[i], r[at][2])
+    labels = [s for s in spans if s not in numeric and not any(_overlap(s, c) > 0 for c in columns)]
+    return sorted(labels + columns)
+
+
+def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    return min(a[1], b[1]) - max(a[0], b[0])
 
 
 def _fill_down(rows: list[list[str]]) -> list[list[str]]:
