@@ -16,7 +16,8 @@ without tables pays), on the PDFs given and on a text-only PDF the script writes
 
 ``retrieval``: the question set ``benchmarks/folders/pdftables.yaml`` (its ``files`` fetched into
 DIR): the folder is indexed with the default pipeline, with tables read as rows and without
-(``tables: false``: each page one text), and each question is searched (``ragkit search -k 3``);
+(``tables: false``: each page one text), and each question is searched as ``ragkit search -k 3``
+searches (``KnowledgeBase.search``, k=3);
 a question is met when a top-3 chunk of the expected file holds the row's label and the answer::
 
     python benchmarks/pdf_tables.py retrieval --pdfs DIR --out benchmarks/results
@@ -26,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.metadata as md
-import json
 import logging
 import os
 import re
@@ -237,6 +237,9 @@ def _cli(*args: str, cwd: Path) -> str:
 
 
 def retrieval(pdfs: Path, out: Path | None, verbose: bool) -> list[list[Any]]:
+    from ragkit.config import load_pipeline
+    from ragkit.index.reader import KnowledgeBase
+
     spec = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
     questions = spec["questions"]
     rows = []
@@ -249,16 +252,15 @@ def retrieval(pdfs: Path, out: Path | None, verbose: bool) -> list[list[Any]]:
             pipeline = Path(tmp) / f"pipeline-{tables}.yaml"
             pipeline.write_text(yaml.safe_dump({
                 "version": 1, "name": "pdftables", "index": str(Path(tmp) / f"index-{tables}"),
-                "loaders": {".pdf": {"type": "pdf", "options": {"tables": tables}}}}), encoding="utf-8")
+                "loaders": {".pdf": {"type": "pdf", "tables": tables}}}), encoding="utf-8")
             start = time.perf_counter()
             _cli("index", str(folder), "-p", str(pipeline), cwd=Path(tmp))
             index_s = time.perf_counter() - start
             met: dict[str, list[int]] = {}
+            with KnowledgeBase(load_pipeline(pipeline)) as kb:  # what `ragkit search -k 3` asks
+                found = {q["question"]: kb.search(q["question"], k=3) for q in questions}
             for q in questions:
-                hits = json.loads(_cli("search", q["question"], "-k", "3", "-p", str(pipeline), "--json", cwd=Path(tmp)))
-                results = hits["results"] if isinstance(hits, dict) else hits
-                ok = any(Path(str(h.get("source", ""))).name == q["source"] and _holds(h.get("text", ""), q)
-                         for h in results)
+                ok = any(Path(h.source).name == q["source"] and _holds(h.text, q) for h in found[q["question"]])
                 met.setdefault(q["kind"], [0, 0])
                 met[q["kind"]][0] += ok
                 met[q["kind"]][1] += 1

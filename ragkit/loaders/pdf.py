@@ -7,7 +7,7 @@ the ligature codes of embedded CFF fonts; without it they vanish ("signicantly")
 
 Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
 row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
-``table`` and ``row``), and the page's text without the lines that only repeat the table. Options:
+``table`` and ``row``; a table without a caption is named ``TITLE, page N``), and the page's text without the lines that only repeat the table. Options:
 ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables take longer
 keeps its text and loses its tables, with a warning).
 
@@ -104,13 +104,13 @@ class PdfLoader(Loader):
         found = paper.document_title(_title(reader), _normalized(fragments) if first else [], _height(reader))
         title = found or path.stem
         meta = {"title": title, "authors": paper.byline(first, found) if first else None}
-        found_tables = self._tables(path, reader, pages, ocr_done) if self.options["tables"] else {}
+        found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
         docs = self._documents(source, pages, meta, ocr_done)
         return iter(_with_rows(docs, found_tables, lambda number, name, row, text: Document(
             text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row))))
 
-    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]],
-                ocr_done: frozenset[int]) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
+    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: frozenset[int],
+                title: str) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
         """The rows of each page's tables ({page: [(table name, [(row, text)])]}); the pages' text
         in ``pages`` loses the lines that only repeat a table. A page whose tables fail or take too
         long keeps its text, with one warning for the file."""
@@ -128,7 +128,7 @@ class PdfLoader(Loader):
             except Exception as exc:  # pypdf's layout mode raises many types on odd content streams
                 failed.append(f"page {number}: {type(exc).__name__}: {exc}")
                 continue
-            named = _named(page_tables, number)
+            named = _named(page_tables, number, title)
             if named:
                 found[number] = named
                 pages[index] = (number, tables.without_tables(text, page_tables) or text)
@@ -164,12 +164,12 @@ class PdfLoader(Loader):
         return docs
 
 
-def _named(page_tables: list[tables.PageTable], number: int) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Each table's name (its caption, else ``table on page N``, numbered when the page has several)
+def _named(page_tables: list[tables.PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each table's name (its caption, else ``TITLE, page N``, numbered when the page has several)
     and rows."""
     out = []
     for k, table in enumerate(page_tables, start=1):
-        name = table.grid.caption or (f"table on page {number}" + (f" ({k})" if len(page_tables) > 1 else ""))
+        name = table.grid.caption or (f"{title}, page {number}" + (f", table {k}" if len(page_tables) > 1 else ""))
         rows = grid_rows(table.grid, name, header_rows=table.header_rows)
         if rows:
             out.append((name, rows))

@@ -18,7 +18,7 @@ Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more n
 :data:`MIN_AMOUNT_LINES` lines ending in an amount) are laid out (:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
 never pays it. Each page has a time limit (the ``table_page_timeout_s`` option of the ``pdf``
 loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
-plain text that only repeat a table's cells are taken out of the page's text
+plain text that only repeat a table's cells or header are taken out of the page's text
 (:func:`without_tables`), so the table is not indexed twice, once as a run of numbers.
 """
 
@@ -306,8 +306,9 @@ def _plain_caption(layout_line: str, plain: str) -> str:
 
 
 def without_tables(plain: str, tables: Sequence[PageTable]) -> str:
-    """``plain`` without its lines that only repeat a table's cells (every word one of a table's,
-    one a number): the table is indexed as rows, not again as a run of numbers."""
+    """``plain`` without its lines that only repeat a table's cells, its header's included (every
+    word one of the table's, and a number or two words or more): the table is indexed as rows, not
+    again as a run of numbers under a run of column names."""
     if not tables:
         return plain
     words = frozenset().union(*(t.words for t in tables))
@@ -317,7 +318,7 @@ def without_tables(plain: str, tables: Sequence[PageTable]) -> str:
 
 def _repeats(line: str, words: frozenset[str]) -> bool:
     tokens = line.split()
-    return bool(tokens) and all(t in words for t in tokens) and any(is_number(t) for t in tokens)
+    return bool(tokens) and all(t in words for t in tokens) and (len(tokens) >= 2 or is_number(tokens[0]))
 
 
 __all__ = ["MIN_NUMERIC_LINES", "PageTable", "TableTimeout", "find_grids", "may_hold_table", "page_tables",
