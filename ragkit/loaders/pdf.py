@@ -7,9 +7,10 @@ the ligature codes of embedded CFF fonts; without it they vanish ("signicantly")
 
 Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
 row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
-``table`` and ``row``; a table without a caption is named ``TITLE, page N``), and the page's text without the lines that only repeat the table. Options:
-``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables take longer
-keeps its text and loses its tables, with a warning).
+``table`` and ``row``; a table without a caption is named ``TITLE, page N``), and the page's text
+without the lines that only repeat the table (a page that was only tables keeps their names).
+Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
+take longer keeps its text and loses its tables, with a warning).
 
 A page whose text layer is mostly not words (symbol soup from a font without a Unicode map:
 ``ragkit.loaders.textcheck``) is left out with a warning naming the pages; when that is every
@@ -131,7 +132,8 @@ class PdfLoader(Loader):
             named = _named(page_tables, number, title)
             if named:
                 found[number] = named
-                pages[index] = (number, tables.without_tables(text, page_tables) or text)
+                rest = tables.without_tables(text, page_tables)
+                pages[index] = (number, rest or "\n".join(name for name, _ in named))
         if failed:
             log.warning("%s: tables left out on %d page(s) (their text is kept): %s", path, len(failed),
                         "; ".join(failed[:3]))

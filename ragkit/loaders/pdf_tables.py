@@ -14,8 +14,8 @@ characters. A table is a run of lines (:func:`find_grids`):
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
   plain text where it is found there (layout text spaces out letters).
 
-Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers (or
-:data:`MIN_AMOUNT_LINES` lines ending in an amount) are laid out (:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
+Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers, half the
+line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out (:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
 never pays it. Each page has a time limit (the ``table_page_timeout_s`` option of the ``pdf``
 loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
 plain text that only repeat a table's cells or header are taken out of the page's text
@@ -45,7 +45,7 @@ MAX_HEADER_LINES = 5
 #: the share of a data line's cells that are numbers, at least
 MIN_NUMBER_SHARE = 0.25
 #: plain-text lines ending in an amount ("$51.24", "1,234.5") that also make a page worth laying out
-MIN_AMOUNT_LINES = 5
+MIN_AMOUNT_LINES = 4
 #: characters a caption keeps
 MAX_CAPTION = 200
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
@@ -70,11 +70,12 @@ class PageTable:
 
 
 def may_hold_table(text: str) -> bool:
-    """Whether a page's plain text has :data:`MIN_NUMERIC_LINES` lines with two or more numbers,
-    or :data:`MIN_AMOUNT_LINES` lines ending in an amount."""
+    """Whether a page's plain text has :data:`MIN_NUMERIC_LINES` lines with two or more numbers
+    that are half its words or more, or :data:`MIN_AMOUNT_LINES` lines ending in an amount."""
     numeric = amounts = 0
     for line in text.splitlines():
-        numeric += len(_NUMBER_TOKEN.findall(line)) >= 2
+        numbers = len(_NUMBER_TOKEN.findall(line))
+        numeric += numbers >= 2 and numbers * 2 >= len(line.split())
         amounts += bool(_AMOUNT_END.search(line))
         if numeric >= MIN_NUMERIC_LINES or amounts >= MIN_AMOUNT_LINES:
             return True

@@ -168,3 +168,19 @@ def test_the_header_is_the_leading_rows_without_numbers_joined_by_column() -> No
 def test_a_grid_reads_like_a_csv_row() -> None:
     [(row, text)] = grid_rows(Grid((("Team", "Titles"), ("Maple Leafs", "13")), caption=None), "cups.pdf, table 1")
     assert (row, text) == (0, "table: cups.pdf, table 1\nTeam: Maple Leafs\nTitles: 13")
+
+
+def test_a_page_that_is_only_a_table_keeps_its_rows_and_is_named_after_the_document(tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    with pdf.table(col_widths=(60, 30, 30), text_align="LEFT") as table:
+        for values in CUPS:
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    pdf.output(str(tmp_path / "cups.pdf"))
+    page, *rows = load("pdf", tmp_path / "cups.pdf")
+    assert page.text == "cups, page 1"  # no text beside the table: the page holds its name, not the rows again
+    assert rows[0].text == "table: cups, page 1\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967" and len(rows) == 4
