@@ -4,8 +4,8 @@ pypdf lays the page out as fixed-width text (``extraction_mode="layout"``: each 
 place on the page), so a table's columns, ruled or only aligned with whitespace, are columns of
 characters. A table is a run of lines (:func:`find_grids`):
 
-- *data lines*: two or more cells (runs of words further apart than the page's usual space), a quarter of them or
-  more numbers;
+- *data lines*: two or more cells (runs of words further apart than the page's usual space), a
+  quarter of them or more numbers, not a numbered heading ("5.2   Results");
   a line of a single cell between two data lines stays in (a wrapped label);
 - its *header*: up to five lines right above, of two or more cells and fewer numbers;
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
@@ -49,6 +49,7 @@ MIN_AMOUNT_LINES = 4
 #: characters a caption keeps
 MAX_CAPTION = 200
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
+_SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
 _NUMBER_TOKEN = re.compile(r"[-+(]?[$€£]?\d[\d,.]*%?\)?")
 _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+\b")
@@ -148,7 +149,13 @@ def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:
 
 
 def _is_data(cells: Sequence[tuple[int, int, str]]) -> bool:
-    return len(cells) >= 2 and _number_share(cells) >= MIN_NUMBER_SHARE
+    return len(cells) >= 2 and _number_share(cells) >= MIN_NUMBER_SHARE and not _section_heading(cells)
+
+
+def _section_heading(cells: Sequence[tuple[int, int, str]]) -> bool:
+    """A numbered heading ("5.2   Quantitative Results"): a section number, then words."""
+    return len(cells) == 2 and bool(_SECTION.fullmatch(cells[0][2])) and len(cells[1][2].split()) >= 2 \
+        and not is_number(cells[1][2])
 
 
 def _number_share(cells: Sequence[tuple[int, int, str]]) -> float:
@@ -251,30 +258,38 @@ def _split_runs(row: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str
 
 
 def _by_order(rows: dict[int, list[tuple[int, int, str]]], spans: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
-    """Columns for a table whose numbers stand at unsteady places (the layout starts each line's
-    text run somewhere else): when most rows have the same count of numbers and the places do not
-    give that many number columns, the i-th number of each such row goes to the i-th number column
-    (set where those numbers stand on average); the rows are moved there in place. None when the
-    places are fine."""
+    """Numbers by their order, not their place, where places mislead (the layout set some cells
+    as one run of text, or starts each line's run somewhere else): when most rows have the same
+    count k of numbers, the i-th number of each such row goes to the i-th number column. Those
+    are the columns numbers stand in when there are k of them, else k columns set where the rows'
+    i-th numbers stand on average (and the columns returned). The rows are moved in place; None
+    when the counts differ too much to tell."""
     counts = Counter(sum(1 for c in r if is_number(c[2])) for r in rows.values())
     k, most = counts.most_common(1)[0] if counts else (0, 0)
-    numeric = [s for s in spans if any(is_number(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
-    if k < 1 or most * 5 < len(rows) * 3 or len(numeric) == k:
+    if k < 1 or most * 5 < len(rows) * 3:
         return None
+    numeric = [s for s in spans if any(is_number(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
+    columns = numeric if len(numeric) == k else _average_columns(rows, k)
+    for j, r in rows.items():
+        numbers = [i for i, c in enumerate(r) if is_number(c[2])]
+        if len(numbers) == k:
+            for i, at in enumerate(numbers):
+                rows[j][at] = (*columns[i], r[at][2])
+    if columns is numeric:
+        return spans
+    labels = [s for s in spans if s not in numeric and not any(_overlap(s, c) > 0 for c in columns)]
+    return sorted(labels + columns)
+
+
+def _average_columns(rows: dict[int, list[tuple[int, int, str]]], k: int) -> list[tuple[int, int]]:
+    """k columns, each where the rows with k numbers have their i-th number (the median start)."""
     places: list[list[tuple[int, int]]] = [[] for _ in range(k)]
     for r in rows.values():
         numbers = [c for c in r if is_number(c[2])]
         if len(numbers) == k:
             for i, c in enumerate(numbers):
                 places[i].append((c[0], c[1]))
-    columns = [(sorted(p)[len(p) // 2][0], sorted(p)[len(p) // 2][0] + max(b - a for a, b in p)) for p in places]
-    for j, r in rows.items():
-        numbers = [i for i, c in enumerate(r) if is_number(c[2])]
-        if len(numbers) == k:
-            for i, at in enumerate(numbers):
-                rows[j][at] = (*columns[i], r[at][2])
-    labels = [s for s in spans if s not in numeric and not any(_overlap(s, c) > 0 for c in columns)]
-    return sorted(labels + columns)
+    return [(sorted(p)[len(p) // 2][0], sorted(p)[len(p) // 2][0] + max(b - a for a, b in p)) for p in places]
 
 
 def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> int:

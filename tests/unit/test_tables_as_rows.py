@@ -184,3 +184,16 @@ def test_a_page_that_is_only_a_table_keeps_its_rows_and_is_named_after_the_docum
     page, *rows = load("pdf", tmp_path / "cups.pdf")
     assert page.text == "cups, page 1"  # no text beside the table: the page holds its name, not the rows again
     assert rows[0].text == "table: cups, page 1\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967" and len(rows) == 4
+
+
+def test_layout_lines_a_numbered_heading_ends_the_table_and_runs_of_numbers_are_split() -> None:
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["  Team          Titles     Last won",
+             "  Maple Leafs       13         1967",
+             "  Canadiens         24 1993",  # the layout set two cells as one run of text
+             "",
+             "  5.2   Results of the season"]
+    [table] = find_grids(lines)
+    assert table.header_rows == 1 and table.grid.rows == (
+        ("Team", "Titles", "Last won"), ("Maple Leafs", "13", "1967"), ("Canadiens", "24", "1993"))
