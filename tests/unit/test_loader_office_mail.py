@@ -53,10 +53,12 @@ def make_deck(path: Path) -> Path:
 
 def test_each_slide_is_a_document_with_its_notes(tmp_path: Path) -> None:
     docs = load("pptx", make_deck(tmp_path / "report.pptx"))
-    assert [d.metadata["page"] for d in docs] == [1, 2]
+    assert [d.metadata["page"] for d in docs] == [1, 2, 2]
     assert docs[0].text == ("# Harbour report\n\nFerries ran on 301 days\nTwo new berths opened\n\n"
                             "Notes: Mention that the winter storms closed the port for 64 days.")
-    assert docs[1].text == "# Ships per port\n\nport | ships\nLeith | 4\n\nGrouped caption"
+    assert docs[1].text == "# Ships per port\n\nGrouped caption"
+    assert docs[2].text == "table: Ships per port\nport: Leith\nships: 4"  # a table row: its own document
+    assert (docs[2].metadata["table"], docs[2].metadata["row"]) == ("Ships per port", 0)
     assert docs[0].metadata["title"] == "Harbour report"
     chunks = splitters.get("markdown")(chunk_size=200, chunk_overlap=0, unit="chars").split(docs[1])
     assert chunks[0].metadata["heading"] == "Ships per port" and chunks[0].metadata["page"] == 2
