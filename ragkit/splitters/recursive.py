@@ -142,7 +142,7 @@ class RecursiveSplitter:
         self._length: LengthFunction | None = length_function if unit == "tokens" else None
 
     def __repr__(self) -> str:
-        return (f"RecursiveSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
+        return (f"{type(self).__name__}(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
                 f"unit={self.unit!r}, context_header={self.context_header})")
 
     # -- public API -------------------------------------------------------------------------
