@@ -13,11 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
-from ragkit.loaders.office_binary import office_container_error
-from ragkit.loaders.zipcheck import check_zip
+from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
 from ragkit.types import Document
+
+PPTX = ZipFormat(what="PowerPoint file", module="pptx", package="python-pptx", extra="pptx",
+                 fix="re-save it as .pptx (old binary .ppt files are not supported)")
 
 
 @loaders.register("pptx")
@@ -29,8 +31,7 @@ class PptxLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        check_zip(path, self.limits, what="PowerPoint file")
-        deck = _open(path)
+        deck = PPTX.open(path, self.limits, lambda pptx: pptx.Presentation(str(path)))
         slides: list[tuple[int, str | None, str]] = []
         for number, slide in enumerate(deck.slides, start=1):
             heading = _slide_title(slide)
@@ -49,15 +50,6 @@ class PptxLoader(Loader):
             Document(text=text, metadata=self._metadata(source, title=title, page=number, markup="markdown"))
             for number, _, text in slides
         ])
-
-
-def _open(path: Path) -> Any:
-    pptx = import_extra(path, "pptx", package="python-pptx", extra="pptx")
-    try:
-        return pptx.Presentation(str(path))
-    except Exception as exc:  # PackageNotFoundError, BadZipFile, KeyError on broken parts
-        raise office_container_error(path) or unreadable(path, exc, what="PowerPoint file",
-                         fix="re-save it as .pptx (old binary .ppt files are not supported)") from exc
 
 
 def _title_shape(slide: Any) -> Any:
