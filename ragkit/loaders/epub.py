@@ -19,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
-from ragkit.loaders.zipcheck import check_zip
+from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
 from ragkit.types import Document
+
+EPUB = ZipFormat(what="EPUB book", module="ebooklib.epub", package="EbookLib", extra="epub", office=False,
+                 fix="re-export it from the tool that made it (e.g. calibre's ebook-convert)")
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _SPACES = re.compile(r"\s+")
@@ -37,8 +40,7 @@ class EpubLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        check_zip(path, self.limits, what="EPUB book")
-        book = _open(path)
+        book = EPUB.open(path, self.limits, lambda epub: epub.read_epub(str(path), options={"ignore_ncx": True}))
         title = _book_title(book) or path.stem
         header = _book_header(book)
         authors = ", ".join(_dublin_core(book, "creator")) or None
@@ -67,15 +69,6 @@ def chapter_text(markup: bytes | str) -> str:
     for tag in soup.find_all(["img", "image"]):
         tag.decompose()
     return html_to_text(soup)
-
-
-def _open(path: Path) -> Any:
-    epub = import_extra(path, "ebooklib.epub", package="EbookLib", extra="epub")
-    try:
-        return epub.read_epub(str(path), options={"ignore_ncx": True})
-    except Exception as exc:  # EpubException, BadZipFile, KeyError, XML syntax errors
-        raise unreadable(path, exc, what="EPUB book",
-                         fix="re-export it from the tool that made it (e.g. calibre's ebook-convert)") from exc
 
 
 def _chapters(book: Any) -> Iterator[Any]:

@@ -14,12 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
-from ragkit.loaders.office_binary import office_container_error
+from ragkit.loaders.base import Loader, strip_encoded_data
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
-from ragkit.loaders.zipcheck import check_zip
+from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
 from ragkit.types import Document
+
+PPTX = ZipFormat(what="PowerPoint file", module="pptx", package="python-pptx", extra="pptx",
+                 fix="re-save it as .pptx (old binary .ppt files are not supported)")
 
 
 @loaders.register("pptx")
@@ -31,8 +33,7 @@ class PptxLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        check_zip(path, self.limits, what="PowerPoint file")
-        deck = _open(path)
+        deck = PPTX.open(path, self.limits, lambda pptx: pptx.Presentation(str(path)))
         slides: list[tuple[int, str | None, str]] = []
         tables: list[tuple[int, str, Grid]] = []  # (slide, table name, grid)
         for number, slide in enumerate(deck.slides, start=1):
@@ -59,15 +60,6 @@ class PptxLoader(Loader):
                      for row, text in grid_rows(grid, name)]
         docs.sort(key=lambda d: d.metadata["page"])  # stable: a slide's text, then its tables' rows
         return iter(docs)
-
-
-def _open(path: Path) -> Any:
-    pptx = import_extra(path, "pptx", package="python-pptx", extra="pptx")
-    try:
-        return pptx.Presentation(str(path))
-    except Exception as exc:  # PackageNotFoundError, BadZipFile, KeyError on broken parts
-        raise office_container_error(path) or unreadable(path, exc, what="PowerPoint file",
-                         fix="re-save it as .pptx (old binary .ppt files are not supported)") from exc
 
 
 def _title_shape(slide: Any) -> Any:

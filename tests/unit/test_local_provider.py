@@ -276,14 +276,14 @@ def test_a_question_about_a_number_no_passage_has_is_refused() -> None:
     assert answer("How many people lived in the town in 1850?") == REFUSAL
 
 
-# ---------------------------------------------------------------- chat follow-ups (issue 11, defect 14)
+# ---------------------------------------------------------------- chat follow-ups
 VECTORS = """[1] source: vectors.md | heading: Vectors > Updating a Vector | score: 0.7
 To add elements to a vector after creating it, we can use the `push` method.
 """
 
 
 def test_a_follow_up_is_searched_with_the_conversations_context() -> None:
-    """Defect 14: "And how do I add elements to it?" was searched word for word."""
+    """The follow-up "And how do I add elements to it?" is not searched word for word."""
     from ragkit.agent import AgentConfig, ConversationMemory
 
     queries: list[str] = []
@@ -299,7 +299,7 @@ def test_a_follow_up_is_searched_with_the_conversations_context() -> None:
     agent.run("How do I create a new empty vector?")
     answer = agent.run("And how do I add elements to it?").content
     assert queries[0] == "How do I create a new empty vector?"
-    # the pronoun stands for what the earlier question was about, as it said it (issue 24)
+    # the pronoun stands for what the earlier question was about, as it said it
     assert queries[1] == "How do I add elements to a new empty vector?"
     assert "create" not in queries[1]  # the earlier question's verb is not what the follow-up is about
     assert "`push` method" in answer and answer.endswith("[1]")
