@@ -60,7 +60,7 @@ def test_three_turns_survive_kill9_and_a_restart_with_four_workers(tmp_path: Pat
             trace = httpx.get(f"{server.url}/traces/{trace_id}", timeout=30).json()
             assert trace["session_id"] == sid and trace["citations"] == cites and trace["status"] == "ok"
             steps = trace["run"]["steps"]
-            assert [s["type"] for s in steps] == ["llm_call", "tool_call", "llm_call"]
+            assert [s["type"] for s in steps] == ["llm_call", "tool_call", "llm_call", "tool_call", "llm_call"]  # search, draft, search in the cited file, answer
             assert all(s["duration"] >= 0 for s in steps) and steps[0]["input_tokens"] > 0
         listed = httpx.get(f"{server.url}/traces", params={"session_id": sid, "limit": 2}, timeout=30).json()
         assert listed["total"] == 3 and len(listed["data"]) == 2 and listed["has_more"]

@@ -13,7 +13,7 @@ def test_chat_creates_a_session_and_keeps_the_history(local_server) -> None:
     r = httpx.post(url + "/chat", json={"message": "When does the ferry sail?"}, timeout=60).json()
     assert set(r) >= {"response", "session_id", "trace"} and "Tuesdays" in r["response"]
     assert r["citations"][0]["source"] == "notes/gamma.txt" and r["trace"]["id"]
-    assert [s["type"] for s in r["trace"]["steps"]] == ["llm_call", "tool_call", "llm_call"]
+    assert [s["type"] for s in r["trace"]["steps"]] == ["llm_call", "tool_call", "llm_call", "tool_call", "llm_call"]  # search, draft, search in the cited file, answer
     sid = r["session_id"]
     # a partial history: only the new question, in the same session
     r2 = httpx.post(url + "/chat", json={"message": "Who built the lighthouse at Alpha Point?", "session_id": sid},
