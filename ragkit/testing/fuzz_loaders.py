@@ -37,7 +37,7 @@ from typing import Any
 
 from ragkit.testing.fuzz_mutations import MUTATIONS
 from ragkit.testing.fuzz_seeds import build_seeds
-from ragkit.testing.fuzz_summary import Case, FuzzTally, LoadSampler, machine, resources
+from ragkit.testing.fuzz_summary import Case, FuzzTally, Sampler, machine, resources
 
 log = logging.getLogger(__name__)
 #: the watchdog's sampling interval
@@ -209,7 +209,7 @@ class LongRun:
         a = self.args
         spec = fuzz_spec(self.work / "index", max_unzipped_mb=a.bomb_mb, file_timeout_s=a.file_timeout)
         tally = FuzzTally(spec.sources.limits.file_timeout_s)
-        with LoadSampler() as load:
+        with Sampler() as load:
             def hung(source: str, seconds: float) -> None:
                 self.write(tally, load, spec, hung={"source": source, "seconds": round(seconds, 1)})
                 log.error("hang: %s took over %.0f s; summary in %s", source, seconds, self.out)
@@ -226,12 +226,12 @@ class LongRun:
                 self.progress(summary, load)
             return self.write(tally, load, spec, complete=True)
 
-    def write(self, tally: FuzzTally, load: LoadSampler, spec: Any, *, complete: bool = False,
+    def write(self, tally: FuzzTally, load: Sampler, spec: Any, *, complete: bool = False,
               hung: dict[str, Any] | None = None) -> dict[str, Any]:
         a = self.args
         summary = {"complete": complete, "files_planned": a.files, "seed": a.seed, "batch_files": a.batch,
                    "bomb_mb": a.bomb_mb, "limits": spec.sources.limits.model_dump(), **tally.summary(),
-                   **resources(self.started), "load_average_1min": load.figures(), **self.facts}
+                   **resources(self.started, load), "load_average_1min": load.load_figures(), **self.facts}
         if hung is not None:
             summary["hung"] = hung
         summary["files_per_second"] = round(summary["files"] / max(summary["wall_seconds"], 0.1), 2)
@@ -240,14 +240,14 @@ class LongRun:
         tmp.replace(self.out)  # a reader never sees half a file
         return summary
 
-    def progress(self, s: dict[str, Any], load: LoadSampler) -> None:
+    def progress(self, s: dict[str, Any], load: Sampler) -> None:
         done, rate = s["files"], s["files_per_second"]
         eta = (self.args.files - done) / rate if rate else float("inf")
         log.info("%d/%d files (%.0f%%), %.2f files/s, ETA %s; %d indexed, %d skipped, %d aborted runs, "
                  "%d unreported timeouts, slowest %.1f s; peak RSS %s MB; load %.1f",
                  done, self.args.files, 100 * done / self.args.files, rate, _duration(eta), s["indexed"],
                  s["skipped"], len(s["aborted_runs"]), len(s["unreported_timeouts"]), s["max_seconds_per_file"],
-                 s["peak_rss_mb"], load.samples[-1])
+                 s["peak_rss_mb"], load.loads[-1])
 
 
 def _duration(seconds: float) -> str:

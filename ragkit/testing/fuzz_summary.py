@@ -4,7 +4,8 @@
 runs aborted, the time each file took); :meth:`FuzzTally.summary` turns it into the figures the
 harness writes after every batch, so a run stopped half-way still has its figures: files per
 format and mutation with their outcomes, the skip reasons grouped, the slowest files, the files
-past the time limit (reported as skipped or not), peak RSS, wall and CPU time, the load average
+past the time limit (reported as skipped or not), peak RSS (the harness's and the loader
+processes'), wall and CPU time, the load average
 and the machine (CPU model, commit).
 """
 
@@ -112,16 +113,19 @@ def _timed(source: str, seconds: float, case: Case | None, outcome: str) -> dict
             "mutation": case.mutation if case else "?", "outcome": outcome}
 
 
-class LoadSampler:
-    """The 1-minute load average sampled every ``interval`` seconds while the run goes."""
+class Sampler:
+    """Every ``interval`` seconds while the run goes: the 1-minute load average, and the peak RSS
+    (``VmHWM``) of each child process (the loader process: ``getrusage``'s figure for children
+    counts the parent's RSS at the fork, so it is read from ``/proc`` instead; Linux)."""
 
-    def __init__(self, interval: float = 5.0) -> None:
+    def __init__(self, interval: float = 1.0) -> None:
         self.interval = interval
-        self.samples: list[float] = [os.getloadavg()[0]]
+        self.loads: list[float] = [os.getloadavg()[0]]
+        self.child_peak_mb = 0.0
         self._done = threading.Event()
 
-    def __enter__(self) -> LoadSampler:
-        threading.Thread(target=self._sample, name="fuzz-load", daemon=True).start()
+    def __enter__(self) -> Sampler:
+        threading.Thread(target=self._sample, name="fuzz-sampler", daemon=True).start()
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -129,17 +133,43 @@ class LoadSampler:
 
     def _sample(self) -> None:
         while not self._done.wait(self.interval):
-            self.samples.append(os.getloadavg()[0])
+            self.loads.append(os.getloadavg()[0])
+            for pid in _children():
+                self.child_peak_mb = max(self.child_peak_mb, _peak_rss_mb(pid))
 
-    def figures(self) -> dict[str, float]:
-        s = self.samples
+    def load_figures(self) -> dict[str, float]:
+        s = self.loads
         return {"start": round(s[0], 2), "now": round(s[-1], 2), "mean": round(sum(s) / len(s), 2),
                 "max": round(max(s), 2), "samples": len(s)}
 
 
-def resources(started: float) -> dict[str, Any]:
-    """Wall and CPU time since ``started`` (``time.monotonic``) and peak RSS, of this process and
-    of its children that have ended (the loader processes, ended after each batch)."""
+def _children() -> list[int]:
+    try:
+        tasks = list(Path("/proc/self/task").iterdir())
+    except OSError:
+        return []
+    pids = []
+    for task in tasks:
+        try:
+            pids += [int(p) for p in (task / "children").read_text().split()]
+        except (OSError, ValueError):
+            continue
+    return pids
+
+
+def _peak_rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0.0
+
+
+def resources(started: float, sampler: Sampler) -> dict[str, Any]:
+    """Wall and CPU time since ``started`` (``time.monotonic``), of this process and of the
+    loader processes that have ended; peak RSS of this process and of the loader processes."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     kids = resource.getrusage(resource.RUSAGE_CHILDREN)
     scale = 1024 if sys.platform != "darwin" else 1  # ru_maxrss: KiB on Linux, bytes on macOS
@@ -148,7 +178,7 @@ def resources(started: float) -> dict[str, Any]:
         "cpu_seconds": {"harness": round(own.ru_utime + own.ru_stime, 1),
                         "loader_processes": round(kids.ru_utime + kids.ru_stime, 1)},
         "peak_rss_mb": {"harness": round(own.ru_maxrss * scale / 2**20, 1),
-                        "loader_process": round(kids.ru_maxrss * scale / 2**20, 1)},
+                        "loader_process": round(sampler.child_peak_mb, 1)},
     }
 
 
@@ -182,4 +212,4 @@ def _commit() -> str:
     return out.stdout.strip() + (" (modified)" if dirty.stdout.strip() else "")
 
 
-__all__ = ["Case", "FuzzTally", "LoadSampler", "SLOW_SECONDS", "machine", "resources"]
+__all__ = ["Case", "FuzzTally", "SLOW_SECONDS", "Sampler", "machine", "resources"]
