@@ -5,6 +5,7 @@ hostile file there is a clear error naming the limit, never a hang or the server
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +22,7 @@ pytestmark = pytest.mark.slow  # each read of a parsed format starts a loader pr
 
 
 @pytest.fixture
-def library(tmp_path: Path) -> tuple[Library, Path]:
+def library(tmp_path: Path) -> Iterator[tuple[Library, Path]]:
     docs = tmp_path / "docs"
     docs.mkdir()
     seeds = build_seeds()
