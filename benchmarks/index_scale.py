@@ -1,4 +1,4 @@
-"""Index builds at scale: per-flush cost against index size, up to a million chunks.
+"""Index builds at scale: per-flush cost against index size, from 100k to ten million chunks.
 
 One index grows in stages (default 100k, 300k, 1M one-chunk rows: msmarco-5k passages, each
 made unique by a row number, written as JSON Lines files of ``--rows-per-file`` rows; the
@@ -6,12 +6,18 @@ made unique by a row number, written as JSON Lines files of ``--rows-per-file`` 
 ``ragkit`` process: wall time, peak RSS (``os.wait4``), and its flushes (time of each against
 the index size, from the pipeline's progress events). After each stage: disk size and warm
 dense-search p50/p95 with recall@10 against exact search (msmarco-5k queries). At the largest
-size: an unchanged re-run and adding one file. ``--increments N`` instead adds N folders of
+size: an unchanged re-run and adding one file. Per stage also the non-model CPU per chunk and the
+disk per chunk; ``--result NAME`` writes the stages as the documentation's table
+(``benchmarks/results/NAME.json``, with the machine, the load at start and end, and the commit).
+``--increments N`` instead adds N folders of
 ``--increment-rows`` rows one process each (the acceptance ratio: the 4th vs the 1st);
 ``--model-sample N`` indexes N rows with the real model (sentence-transformers) for its rate;
 ``--engines`` compares, at the store level, ragkit's segments with LanceDB (``lancedb`` importable).
 
-    python benchmarks/index_scale.py --sizes 100000,300000,1000000           # the issue's run
+    python benchmarks/index_scale.py --sizes 100000,300000,1000000           # to a million
+    python benchmarks/index_scale.py --sizes 1000000,3000000,10000000 --workdir /var/tmp \
+        --result index-scale-10m --json-out /var/tmp/index-scale-10m.json        # to ten million (hours)
+    python benchmarks/index_scale.py --sizes 100000 --result index-scale-100k  # the short proof
     python benchmarks/index_scale.py --increments 4 --increment-rows 25000 --flush-chunks 256
     python benchmarks/index_scale.py --sizes 20000 --engines ragkit,lancedb  # store level, side by side
     python benchmarks/index_scale.py --sizes 1000000 --engines ragkit --vectors /tmp/vec-1m.npy  # search at 1M
@@ -57,7 +63,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--queries", type=int, default=200)
     ap.add_argument("--vectors", type=Path, default=None, help="--engines: a .npy cache of the rows' vectors")
     ap.add_argument("--workdir", type=Path, default=None)
-    ap.add_argument("--json-out", type=Path, default=None)
+    ap.add_argument("--json-out", type=Path, default=None, help="every figure, raw")
+    ap.add_argument("--result", default="", help="write the stages as benchmarks/results/NAME.json")
     ap.add_argument("--child", choices=["index", "search"], help=argparse.SUPPRESS)
     ap.add_argument("--pipeline", type=Path, help=argparse.SUPPRESS)
     ap.add_argument("--paths", nargs="*", default=[], help=argparse.SUPPRESS)
@@ -147,6 +154,7 @@ def child_index(args: argparse.Namespace) -> None:
     held[0] = report.chunks_before
     print(json.dumps({"seconds": time.perf_counter() - t0, "cpu_s": cpu, "embed_cpu_s": embed_cpu[0],
                       "non_model_chunks_per_cpu_s": report.chunks_added / max(cpu - embed_cpu[0], 1e-9),
+                      "non_model_ms_per_chunk": 1000 * (cpu - embed_cpu[0]) / max(report.chunks_added, 1),
                       "chunks_total": report.chunks_total,
                       "chunks_added": report.chunks_added, "unchanged": report.unchanged,
                       "flushes": [[round(s, 4), n + report.chunks_before] for s, n in flushes]}))
@@ -228,8 +236,9 @@ def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[
         write_rows(folder, done, size - done, args.rows_per_file, texts)
         folders.append(folder)
         res = run_index(f"build to {size:,}", pipe, folders)
-        res.update(size=size, disk_mb=dir_mb(index), flush=flush_summary(res.get("flushes", [])),
-                   search=run_search(pipe, args.queries))
+        disk = dir_mb(index)
+        res.update(size=size, disk_mb=disk, disk_kb_per_chunk=disk * 1024 / max(res.get("chunks_total", 0), 1),
+                   flush=flush_summary(res.get("flushes", [])), search=run_search(pipe, args.queries))
         print(json.dumps({k: v for k, v in res.items() if k != "flushes"}), flush=True)
         out.append(res)
         done = size
@@ -278,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     facts = machine_facts()
     print_facts("index_scale", {**facts, "load average (start)": load_avg()})
     texts = passages()
-    results: dict[str, Any] = {"facts": facts, "load_start": load_avg()}
+    results: dict[str, Any] = {"facts": facts, "load_start": load_avg(), "commit": commit(),
+                               "command": " ".join(["python benchmarks/index_scale.py", *(argv or sys.argv[1:])])}
     with tempfile.TemporaryDirectory(dir=args.workdir) as tmp:
         work = Path(tmp)
         if args.engines:
@@ -293,6 +303,8 @@ def main(argv: list[str] | None = None) -> int:
             results["model_sample"] = model_sample(args, work, texts)
     results["load_end"] = load_avg()
     report(results)
+    if args.result and "stages" in results:
+        save(args.result, results)
     if args.json_out:
         args.json_out.write_text(json.dumps(results, indent=1), encoding="utf-8")
     return 0
@@ -325,6 +337,55 @@ def report(results: dict[str, Any]) -> None:
     if "engines" in results:
         print(markdown_table(["engine", "rows", "first flushes s", "last flushes s", "index build s", "p50 ms", "p95 ms",
                               "recall@10", "disk MB"], results["engines"]))
+
+
+def commit() -> str | None:
+    """The commit measured (``+changes`` when the work tree differs from it)."""
+    import subprocess
+
+    from render_tables import _commit  # beside this script
+
+    head = _commit()
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True,
+                           cwd=Path(__file__).resolve().parent, check=False).stdout.strip()
+    return f"{head}+changes" if head and dirty else head
+
+
+STAGE_COLUMNS = ["run", "chunks", "wall s", "non-model ms per chunk", "peak RSS MB", "disk KB per chunk",
+                 "flushes: first / last 10 % (s)", "search p50 / p95 (ms)", "recall@10 vs exact", "load"]
+
+
+def stage_rows(stages: list[dict[str, Any]]) -> list[list[Any]]:
+    rows = []
+    for r in stages:
+        s, f = r.get("search") or {}, r.get("flush") or {}
+        rows.append([r["name"], r.get("chunks_total"), round(r["wall"], 1),
+                     _round(r.get("non_model_ms_per_chunk"), 3) if "size" in r else None,
+                     round(r["peak_rss_mb"]), _round(r.get("disk_kb_per_chunk"), 2),
+                     f"{f['first_10pct_median_s']:.2f} / {f['last_10pct_median_s']:.2f}" if f else None,
+                     f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f}" if s else None, _round(s.get("recall_at_10"), 3),
+                     r["load"]])
+    return rows
+
+
+def save(name: str, results: dict[str, Any]) -> None:
+    """The stages as the documentation's table (``render_tables``' result file)."""
+    from render_tables import write_result  # beside this script
+
+    path = write_result(
+        name, title="One index grown in stages (hashing embedder: everything but the model), each stage its own "
+        "process; then an unchanged re-run and adding one file", command=results["command"],
+        columns=STAGE_COLUMNS, rows=stage_rows(results["stages"]), decimals=[None, None, 1, 3, None, 2, None, None, 3, None],
+        align=["left", "right", "right", "right", "right", "right", "left", "left", "right", "left"],
+        conditions={"load_average": f"start {results['load_start']}, end {results['load_end']}",
+                    "commit": results["commit"]})
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["hidden_columns"] = ["load"]  # a condition of each stage, kept in the file
+    path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+
+def _round(x: Any, digits: int) -> Any:
+    return None if x is None else round(float(x), digits)
 
 
 def _f(x: Any, digits: int = 3) -> str:

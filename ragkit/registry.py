@@ -108,6 +108,7 @@ loaders: Registry[type] = Registry(
         "epub": "ragkit.loaders.epub",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
+        "msg": "ragkit.loaders.outlook",
         "unstructured": "ragkit.loaders.unstructured",
         "image": "ragkit.loaders.image",
     },

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from ragkit.embedders.remote import Kind, RemoteEmbedder
+from ragkit.embedders.remote import Kind, RemoteEmbedder, remote_options
 from ragkit.errors import ConfigError
 from ragkit.registry import embedders
 from ragkit.retry import RetryPolicy
@@ -60,18 +60,7 @@ class CohereEmbedder(RemoteEmbedder):
         if truncate is not None and truncate not in ("NONE", "START", "END"):
             raise ConfigError(f"truncate must be one of NONE, START, END (got {truncate!r})")
         self.truncate = truncate
-        super().__init__(
-            model=model,
-            api_key=api_key,
-            base_url=base_url,
-            batch_size=batch_size,
-            dimension=dimension,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry=retry,
-            price_per_million=price_per_million,
-            concurrency=concurrency,
-        )
+        super().__init__(**remote_options(locals()))
         self._http: Any = None
 
     def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:

@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ragkit.embedders.remote import Kind, RemoteEmbedder, prefix_marker
+from ragkit.embedders.remote import Kind, RemoteEmbedder, prefix_marker, remote_options
 from ragkit.errors import ConfigError
 from ragkit.registry import did_you_mean, embedders
 from ragkit.retry import RetryPolicy
@@ -94,19 +94,7 @@ class OpenAIEmbedder(RemoteEmbedder):
         self.encoding_format = encoding_format
         self.query_prefix = query_prefix
         self.document_prefix = document_prefix
-        super().__init__(
-            model=model,
-            api_key=api_key,
-            base_url=base_url,
-            batch_size=batch_size,
-            dimension=dimension,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry=retry,
-            price_per_million=price_per_million,
-            concurrency=concurrency,
-            max_batch_tokens=MAX_BATCH_TOKENS,
-        )
+        super().__init__(**remote_options(locals()), max_batch_tokens=MAX_BATCH_TOKENS)
         if document_prefix:  # vectors of prefixed text differ: keep them apart in the embedding cache
             self.model_id += f"+doc:{prefix_marker(document_prefix)}"
 

@@ -43,6 +43,18 @@ from ragkit.vendors.base import Vendor
 log = logging.getLogger(__name__)
 Kind = Literal["document", "query"]
 
+#: the options every remote embedder takes and hands to :class:`RemoteEmbedder` unchanged
+REMOTE_OPTIONS = ("model", "api_key", "base_url", "batch_size", "dimension", "timeout", "max_retries", "retry",
+                  "price_per_million", "concurrency")
+
+
+def remote_options(arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """The :data:`REMOTE_OPTIONS` out of a subclass's ``__init__`` arguments (its ``locals()``).
+
+    A subclass spells its signature out (the API reference and the pipeline's option check read
+    it) and forwards the shared options with ``super().__init__(**remote_options(locals()))``."""
+    return {name: arguments[name] for name in REMOTE_OPTIONS}
+
 
 def plan_batches(
     texts: Sequence[str], *, max_items: int, max_tokens: int | None, count: Callable[[str], int]
@@ -293,4 +305,4 @@ def prefix_marker(prefix: str) -> str:
     return hashlib.sha256(prefix.encode()).hexdigest()[:8]
 
 
-__all__ = ["Kind", "RemoteEmbedder", "plan_batches", "prefix_marker"]
+__all__ = ["REMOTE_OPTIONS", "Kind", "RemoteEmbedder", "plan_batches", "prefix_marker", "remote_options"]

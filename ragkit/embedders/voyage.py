@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ragkit.embedders.remote import Kind, RemoteEmbedder
+from ragkit.embedders.remote import Kind, RemoteEmbedder, remote_options
 from ragkit.errors import ConfigError
 from ragkit.registry import embedders
 from ragkit.retry import RetryPolicy
@@ -63,19 +63,7 @@ class VoyageEmbedder(RemoteEmbedder):
         if not isinstance(truncation, bool):
             raise ConfigError(f"truncation must be true or false (got {truncation!r})")
         self.truncation = truncation
-        super().__init__(
-            model=model,
-            api_key=api_key,
-            base_url=base_url,
-            batch_size=batch_size,
-            dimension=dimension,
-            timeout=timeout,
-            max_retries=max_retries,
-            retry=retry,
-            price_per_million=price_per_million,
-            concurrency=concurrency,
-            max_batch_tokens=MAX_BATCH_TOKENS,
-        )
+        super().__init__(**remote_options(locals()), max_batch_tokens=MAX_BATCH_TOKENS)
 
     def _resolve_dimension(self, dimension: int | None) -> tuple[int, int | None]:
         return self._shortenable_dimension(dimension, OUTPUT_DIMENSIONS)

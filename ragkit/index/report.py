@@ -88,6 +88,10 @@ class IndexReport:
     links_not_followed: list[str] = field(default_factory=list)
     #: ``(source, message)``: what a loader warned about a file it indexed (a table it dropped)
     warnings: list[tuple[str, str]] = field(default_factory=list)
+    #: ``indexing.engine: ray``: batches done per Ray node id; sources shipped again after the
+    #: cluster lost work (a node or worker died and Ray's own restarts did not recover it)
+    ray_nodes: dict[str, int] = field(default_factory=dict)
+    ray_reshipped: int = 0
 
     @property
     def chunks_per_second(self) -> float:
@@ -101,6 +105,11 @@ class IndexReport:
     def nothing_indexed(self) -> bool:
         """Files were found, and every one of them was skipped: the index got nothing from them."""
         return bool(self.skipped) and not (self.added or self.updated or self.unchanged)
+
+    def ray_line(self) -> str:
+        nodes = ", ".join(f"{node[:8]} {n}" for node, n in sorted(self.ray_nodes.items(), key=lambda kv: (-kv[1], kv[0])))
+        again = f"; {self.ray_reshipped} source(s) shipped again after lost work" if self.ray_reshipped else ""
+        return f"ray: {sum(self.ray_nodes.values())} batches on {len(self.ray_nodes)} node(s) ({nodes}){again}"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -123,6 +132,7 @@ class IndexReport:
             f"embedding: {self.texts_embedded} texts embedded, {self.cache_hits} from cache, "
             f"{self.embedding_tokens:,} tokens, cost {format_cost(self.embedding_cost, digits=6)}",
             f"time: {self.seconds:.2f} s ({self.chunks_per_second:.1f} chunks/s)",
+            *([self.ray_line()] if self.ray_nodes or self.ray_reshipped else []),
         ]
         if self.skipped:
             groups = group_skips(self.skipped)

@@ -387,7 +387,7 @@ class _Run:
         if self.pipe.spec.indexing.engine == "ray":
             from ragkit.index.engines.ray import prepared_on_ray
 
-            yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog)
+            yield from prepared_on_ray(units, self.parts, self.pipe.spec, self.known, self.catalog, self.report)
             return
         preparer = Preparer(self.parts, self.pipe.spec, self.known)
         try:

@@ -52,6 +52,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".epub": "epub",
     ".eml": "eml",
     ".mbox": "mbox",
+    ".msg": "msg",
 }
 
 #: plain-text formats read as text (never through ``unstructured``, which is slow for them and needs

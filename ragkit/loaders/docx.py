@@ -1,8 +1,13 @@
-"""Word ``.docx`` files via python-docx: paragraphs and table rows in document order."""
+"""Word ``.docx`` files via python-docx: the paragraphs in document order, and each table's rows as
+documents of their own (``ragkit.loaders.table_rows``: ``table: CAPTION`` and ``column: value``
+lines; metadata ``table`` and ``row``). A table's caption is the paragraph right above or below it
+styled "Caption" or starting "Table N", else the table is named after the document
+(``TITLE, table N``)."""
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -11,6 +16,7 @@ from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader
 from ragkit.loaders.limits import LoadLimits
 from ragkit.loaders.office_binary import office_container_error
+from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -18,13 +24,14 @@ from ragkit.types import Document
 log = logging.getLogger(__name__)
 
 _TITLE_STYLES = ("Title", "Heading 1")
+_CAPTION = re.compile(r"^\s*(table|tab\.)\s*[\dIVX]+\b", re.IGNORECASE)
 
 
 @loaders.register("docx")
 class DocxLoader(Loader):
-    """Reads a ``.docx``: each paragraph (headings included) is a paragraph of the text, each
-    table one paragraph with a ``" | "``-joined line per row. ``title`` from the core properties, else the first
-    Title/Heading 1 paragraph, else the file stem."""
+    """Reads a ``.docx``: each paragraph (headings included) is a paragraph of the text; each table
+    row a document of its own. ``title`` from the core properties, else the first Title/Heading 1
+    paragraph, else the file stem."""
 
     name = "docx"
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
@@ -35,27 +42,44 @@ class DocxLoader(Loader):
         blocks: list[str] = []
         first_heading: str | None = None
         styles: dict[str | None, str] = {}
-        tables = 0
+        grids: list[Grid] = []
+        last: tuple[str, bool] | None = None  # the paragraph before (text, caption-like)
+        pending: list[Grid] = []  # tables whose caption may be the next paragraph
         for item in _blocks(document):
             if hasattr(item, "rows"):
-                tables += 1
-                rows = _table_lines(item, path, tables)
+                rows = _table_grid(item, path, len(grids) + len(pending) + 1)
                 if rows:
-                    blocks.append("\n".join(rows))
+                    caption = last[0] if last is not None and last[1] else None
+                    (grids if caption else pending).append(Grid(rows, caption))
+                last = None
                 continue
             text = item.text.strip()
             if not text:
                 continue
-            if first_heading is None and _style_name(item, styles) in _TITLE_STYLES:
+            style = _style_name(item, styles)
+            if first_heading is None and style in _TITLE_STYLES:
                 first_heading = text
+            captioned = "caption" in style.lower() or bool(_CAPTION.match(text))
+            if pending:
+                grids += [Grid(g.rows, text if captioned and i == len(pending) - 1 else None)
+                          for i, g in enumerate(pending)]
+                pending = []
+            last = (text, captioned)
             blocks.append(text)
-        if not blocks:
+        grids += pending
+        if not blocks and not grids:
             raise LoaderError(
                 f"{path}: the Word document contains no text", path=str(path), reason="empty file"
             )
         title = (document.core_properties.title or "").strip() or first_heading or path.stem
-        text = "\n\n".join(blocks)
-        return iter([Document(text=text, metadata=self._metadata(source, title=title))])
+        docs = [Document(text="\n\n".join(blocks), metadata=self._metadata(source, title=title))] if blocks else []
+        for number, grid in enumerate(grids, start=1):
+            name = grid.caption or f"{title}, table {number}"
+            docs += [Document(text=text, metadata=self._metadata(source, title=title, table=name, row=row))
+                     for row, text in grid_rows(grid, name)]
+        if not docs:
+            raise LoaderError(f"{path}: the Word document contains no text", path=str(path), reason="empty file")
+        return iter(docs)
 
 
 def _blocks(document: Any) -> Iterator[Any]:
@@ -103,29 +127,24 @@ def _open(path: Path, limits: LoadLimits) -> Any:
         ) from exc
 
 
-def _table_lines(table: Any, path: Path, number: int) -> list[str]:
-    """The table's rows as ``" | "``-joined lines; a table python-docx cannot lay out (a merged
-    cell pointing at a grid column no cell starts at) is dropped with a warning, not the document."""
+def _table_grid(table: Any, path: Path, number: int) -> tuple[tuple[str, ...], ...]:
+    """The table's cells row by row; a table python-docx cannot lay out (a merged cell pointing at
+    a grid column no cell starts at) is dropped with a warning, not the document."""
     try:
-        return _rows(table)
+        return clean_grid(_rows(table))
     except Exception as exc:  # ValueError "no tc element at grid_offset", IndexError on broken grids
         log.warning("%s: table %d dropped (its cell grid is broken: %s: %s); the rest of the document "
                     "is indexed", path, number, type(exc).__name__, exc)
-        return []
+        return ()
 
 
-def _rows(table: Any) -> list[str]:
-    lines = []
+def _rows(table: Any) -> list[list[str]]:
+    rows = []
     for row in table.rows:
         cells: list[str] = []
         seen: set[int] = set()
-        for cell in row.cells:  # merged cells repeat the same underlying element
-            if id(cell._tc) in seen:
-                continue
+        for cell in row.cells:  # a merged cell repeats: its text once, its other columns empty
+            cells.append("" if id(cell._tc) in seen else " ".join(cell.text.split()))
             seen.add(id(cell._tc))
-            text = " ".join(cell.text.split())
-            if text:
-                cells.append(text)
-        if cells:
-            lines.append(" | ".join(cells))
-    return lines
+        rows.append(cells)
+    return rows

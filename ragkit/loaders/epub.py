@@ -4,7 +4,11 @@ A chapter is a document of the book's reading order (its spine), the table of co
 excepted. Its XHTML becomes visible text as the HTML loader writes it (``html_to_text``) with
 ``h1``-``h6`` kept as ``#`` headings, so chunks carry their heading path. ``page`` is the chapter
 number (1-based, chapters with text counted); ``title`` is the book's title (Dublin Core), else the
-file stem. Scripts, styles and images never reach the text.
+file stem, and ``author`` its creators. Scripts, styles and images never reach the text.
+
+A book's title and author often appear only in its metadata (the cover is an image), so the first
+chapter opens with them as a mail message opens with its headers ("Title: …", "Author: …",
+"Publisher: …", "Date: …"): "Who wrote X?" can be answered from the text.
 """
 
 from __future__ import annotations
@@ -15,10 +19,13 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
-from ragkit.loaders.zipcheck import check_zip
+from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
 from ragkit.types import Document
+
+EPUB = ZipFormat(what="EPUB book", module="ebooklib.epub", package="EbookLib", extra="epub", office=False,
+                 fix="re-export it from the tool that made it (e.g. calibre's ebook-convert)")
 
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 _SPACES = re.compile(r"\s+")
@@ -33,15 +40,16 @@ class EpubLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        check_zip(path, self.limits, what="EPUB book")
-        book = _open(path)
+        book = EPUB.open(path, self.limits, lambda epub: epub.read_epub(str(path), options={"ignore_ncx": True}))
         title = _book_title(book) or path.stem
+        header = _book_header(book)
+        authors = ", ".join(_dublin_core(book, "creator")) or None
         docs: list[Document] = []
         for item in _chapters(book):
             text = strip_encoded_data(chapter_text(item.get_content()))
             if text.strip():
-                meta = self._metadata(source, title=title, page=len(docs) + 1, markup="markdown")
-                docs.append(Document(text=text, metadata=meta))
+                meta = self._metadata(source, title=title, author=authors, page=len(docs) + 1, markup="markdown")
+                docs.append(Document(text=f"{header}\n\n{text}" if header and not docs else text, metadata=meta))
         if not docs:
             raise LoaderError(f"{path}: the book has no chapter with text", path=str(path), reason="empty file")
         return iter(docs)
@@ -63,15 +71,6 @@ def chapter_text(markup: bytes | str) -> str:
     return html_to_text(soup)
 
 
-def _open(path: Path) -> Any:
-    epub = import_extra(path, "ebooklib.epub", package="EbookLib", extra="epub")
-    try:
-        return epub.read_epub(str(path), options={"ignore_ncx": True})
-    except Exception as exc:  # EpubException, BadZipFile, KeyError, XML syntax errors
-        raise unreadable(path, exc, what="EPUB book",
-                         fix="re-export it from the tool that made it (e.g. calibre's ebook-convert)") from exc
-
-
 def _chapters(book: Any) -> Iterator[Any]:
     from ebooklib import ITEM_DOCUMENT, epub
 
@@ -83,9 +82,26 @@ def _chapters(book: Any) -> Iterator[Any]:
 
 
 def _book_title(book: Any) -> str | None:
-    found = book.get_metadata("DC", "title")
-    text = str(found[0][0]).strip() if found and found[0] and found[0][0] else ""
-    return text or None
+    titles = _dublin_core(book, "title")
+    return titles[0] if titles else None
+
+
+#: the Dublin Core fields the first chapter opens with, and their labels
+_HEADER = (("title", "Title"), ("creator", "Author"), ("publisher", "Publisher"), ("date", "Date"))
+
+
+def _dublin_core(book: Any, field: str) -> list[str]:
+    """The non-empty values of one Dublin Core field, in order, each once."""
+    values = [_SPACES.sub(" ", str(entry[0])).strip() for entry in book.get_metadata("DC", field) or []
+              if entry and entry[0]]
+    return list(dict.fromkeys(v for v in values if v))
+
+
+def _book_header(book: Any) -> str:
+    """"Title: …", "Author: …" (creators joined), "Publisher: …", "Date: …" lines of the
+    fields the book's metadata has."""
+    return "\n".join(f"{label}: {', '.join(values)}" for field, label in _HEADER
+                     if (values := _dublin_core(book, field)))
 
 
 __all__ = ["EpubLoader", "chapter_text"]

@@ -1,4 +1,11 @@
-"""HTML files via BeautifulSoup: visible text with paragraph breaks kept as blank lines."""
+"""HTML files via BeautifulSoup: visible text with paragraph breaks kept as blank lines.
+
+A data table (two or more rows and columns, no table inside it, no cell longer than
+:data:`MAX_CELL_CHARS`: not a page laid out with a table) becomes documents of its own, one per
+row (``ragkit.loaders.table_rows``: ``table: CAPTION`` and ``column: value`` lines, metadata
+``table`` and ``row``): the header is its ``<thead>`` rows or its leading rows of ``<th>`` cells
+(else found from the cells), its name the ``<caption>``, else the heading above it, else
+``TITLE, table N``."""
 
 from __future__ import annotations
 
@@ -9,6 +16,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -26,6 +34,9 @@ _CELL = "\ue002"
 #: what ends a row and a cell
 _CLOSE = {"tr": _LINE, "td": _CELL, "th": _CELL}
 _SPACES = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+#: a cell longer than this: the table lays out a page, it is not data
+MAX_CELL_CHARS = 300
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 @loaders.register("html")
@@ -38,14 +49,20 @@ class HtmlLoader(Loader):
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         soup = _parse(read_text(path))
         title = _title(soup) or path.stem
+        tables = _data_tables(soup)  # taken out of the page: its text does not repeat them
         text = html_to_text(soup)
-        if not text:
+        docs = [Document(text=text, metadata=self._metadata(source, title=title))] if text else []
+        for number, (grid, header_rows) in enumerate(tables, start=1):
+            name = grid.caption or f"{title}, table {number}"
+            docs += [Document(text=row, metadata=self._metadata(source, title=title, table=name, row=i))
+                     for i, row in grid_rows(grid, name, header_rows=header_rows)]
+        if not docs:
             raise LoaderError(
                 f"{path}: no visible text in the HTML (only markup or scripts)",
                 path=str(path),
                 reason="empty file",
             )
-        return iter([Document(text=text, metadata=self._metadata(source, title=title))])
+        return iter(docs)
 
 
 def _parse(markup: str) -> Any:
@@ -54,6 +71,34 @@ def _parse(markup: str) -> Any:
     except ImportError:  # pragma: no cover - bs4 is a core dependency
         raise MissingDependencyError("beautifulsoup4", "html", "reading HTML files") from None
     return BeautifulSoup(markup, "html.parser")
+
+
+def _data_tables(soup: Any) -> list[tuple[Grid, int | None]]:
+    """The page's data tables (module docstring) with how many of their rows are the header
+    (None: found from the cells), each taken out of ``soup``."""
+    found: list[tuple[Grid, int | None]] = []
+    for table in soup.find_all("table"):
+        if table.find("table") is not None or table.find_parent("table") is not None:
+            continue
+        rows = [tr for tr in table.find_all("tr") if tr.find_parent("table") is table]
+        cells = [[_SPACES.sub(" ", c.get_text(" ")).strip() for c in tr.find_all(("td", "th"), recursive=False)]
+                 for tr in rows]
+        grid = clean_grid(cells)
+        if len(grid) < 2 or len(grid[0]) < 2 or any(len(c) > MAX_CELL_CHARS for r in grid for c in r):
+            continue
+        header = sum(1 for tr in rows if tr.find_parent("thead") is not None)
+        if not header:
+            header = next((i for i, tr in enumerate(rows) if tr.find("td", recursive=False) is not None), 0)
+        found.append((Grid(grid, _caption(table)), header or None))
+        table.extract()
+    return found
+
+
+def _caption(table: Any) -> str | None:
+    caption = table.find("caption")
+    heading = caption if caption is not None else table.find_previous(_HEADINGS)
+    text = _SPACES.sub(" ", heading.get_text(" ")).strip() if heading is not None else ""
+    return text or None
 
 
 def _title(soup: Any) -> str | None:

@@ -5,6 +5,13 @@ letters they are and "files" finds "ﬁles"; the document text *is* the normaliz
 offsets (citations) point into exactly what is stored. pypdf needs fontTools (a dependency) to map
 the ligature codes of embedded CFF fonts; without it they vanish ("signicantly").
 
+Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
+row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
+``table`` and ``row``; a table without a caption is named ``TITLE, page N``), and the page's text
+without the lines that only repeat the table (a page that was only tables keeps their names).
+Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
+take longer keeps its text and loses its tables, with a warning).
+
 A page whose text layer is mostly not words (symbol soup from a font without a Unicode map:
 ``ragkit.loaders.textcheck``) is left out with a warning naming the pages; when that is every
 page, the file is skipped with the reason and the fix (OCR).
@@ -19,10 +26,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ragkit.errors import LoaderError, MissingDependencyError
+from ragkit.errors import ConfigError, LoaderError, MissingDependencyError
 from ragkit.loaders import pdf_ocr
 from ragkit.loaders import pdf_paper as paper
+from ragkit.loaders import pdf_tables as tables
 from ragkit.loaders.base import Loader
+from ragkit.loaders.table_rows import grid_rows
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -41,6 +50,15 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
+    option_defaults = {"tables": True, "table_page_timeout_s": 10.0}
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        timeout = self.options["table_page_timeout_s"]
+        if not isinstance(self.options["tables"], bool):
+            raise ConfigError(f"loader 'pdf': tables must be true or false (got {self.options['tables']!r})")
+        if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+            raise ConfigError(f"loader 'pdf': table_page_timeout_s must be a number of seconds above 0 (got {timeout!r})")
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         reader = _open(path)
@@ -87,7 +105,39 @@ class PdfLoader(Loader):
         found = paper.document_title(_title(reader), _normalized(fragments) if first else [], _height(reader))
         title = found or path.stem
         meta = {"title": title, "authors": paper.byline(first, found) if first else None}
-        return iter(self._documents(source, pages, meta, ocr_done))
+        found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
+        docs = self._documents(source, pages, meta, ocr_done)
+        return iter(_with_rows(docs, found_tables, lambda number, name, row, text: Document(
+            text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row))))
+
+    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: frozenset[int],
+                title: str) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
+        """The rows of each page's tables ({page: [(table name, [(row, text)])]}); the pages' text
+        in ``pages`` loses the lines that only repeat a table. A page whose tables fail or take too
+        long keeps its text, with one warning for the file."""
+        found: dict[int, list[tuple[str, list[tuple[int, str]]]]] = {}
+        failed: list[str] = []
+        timeout = float(self.options["table_page_timeout_s"])
+        for index, (number, text) in enumerate(pages):
+            if number in ocr_done or not tables.may_hold_table(text):
+                continue
+            try:
+                page_tables = tables.page_tables(reader.pages[number - 1], text, timeout)
+            except tables.TableTimeout as exc:
+                failed.append(f"page {number}: {exc}; raise table_page_timeout_s of the pdf loader to allow it")
+                continue
+            except Exception as exc:  # pypdf's layout mode raises many types on odd content streams
+                failed.append(f"page {number}: {type(exc).__name__}: {exc}")
+                continue
+            named = _named(page_tables, number, title)
+            if named:
+                found[number] = named
+                rest = tables.without_tables(text, page_tables)
+                pages[index] = (number, rest or "\n".join(name for name, _ in named))
+        if failed:
+            log.warning("%s: tables left out on %d page(s) (their text is kept): %s", path, len(failed),
+                        "; ".join(failed[:3]))
+        return found
 
     def _documents(self, source: str, pages: list[tuple[int, str]], meta: dict[str, Any],
                    ocr_done: frozenset[int] = frozenset()) -> list[Document]:
@@ -114,6 +164,34 @@ class PdfLoader(Loader):
                     docs.append(Document(text=part.strip(), metadata=self._metadata(source, **meta, page=number,
                                                                                       **extra)))
         return docs
+
+
+def _named(page_tables: list[tables.PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each table's name (its caption, else ``TITLE, page N``, numbered when the page has several)
+    and rows."""
+    out = []
+    for k, table in enumerate(page_tables, start=1):
+        name = table.grid.caption or (f"{title}, page {number}" + (f", table {k}" if len(page_tables) > 1 else ""))
+        rows = grid_rows(table.grid, name, header_rows=table.header_rows)
+        if rows:
+            out.append((name, rows))
+    return out
+
+
+def _with_rows(docs: list[Document], found: dict[int, list[tuple[str, list[tuple[int, str]]]]],
+               make: Any) -> list[Document]:
+    """``docs`` with each page's table rows after its last document (``make(page, table, row,
+    text)`` builds one)."""
+    if not found:
+        return docs
+    out: list[Document] = []
+    for i, doc in enumerate(docs):
+        out.append(doc)
+        number = doc.metadata.get("page")
+        if number in found and (i + 1 == len(docs) or docs[i + 1].metadata.get("page") != number):
+            for name, rows in found.pop(number):
+                out += [make(number, name, row, text) for row, text in rows]
+    return out
 
 
 def _collector(fragments: list[tuple[float, float, str]]) -> Any:

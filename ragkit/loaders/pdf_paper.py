@@ -23,7 +23,7 @@ from collections.abc import Sequence
 #: metadata titles that producers write for every file (not the document's title)
 _PLACEHOLDER_TITLE = re.compile(
     r"^(microsoft (word|powerpoint) - |untitled\b|proceedings template\b|arxiv:|title\b$)"
-    r"|\.(dvi|docx?|eps|ps|pdf|tex|rtf|indd|pptx?)$",
+    r"|\.(dvi|docx?|eps|ps|pdf|tex|rtf|indd|pptx?|xls[xm]?)$",
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")

@@ -1,9 +1,10 @@
 """PowerPoint ``.pptx`` via python-pptx (``pip install 'ragkit[pptx]'``): one document per slide.
 
 A slide's document is its title as a ``#`` heading (so chunks carry it as their heading path),
-the text of its shapes in reading order (groups opened, tables as ``" | "``-joined rows) and its
-speaker notes after ``Notes:``. ``page`` is the slide number; a slide without any text is left
-out. ``title``: the presentation's core title, else the first slide's title, else the file stem.
+the text of its shapes in reading order (groups opened) and its speaker notes after ``Notes:``.
+Each table row is a document of its own (``ragkit.loaders.table_rows``: ``table: NAME`` and
+``column: value`` lines, metadata ``table`` and ``row``), named after the slide's title. ``page``
+is the slide number; a slide without any text is left out. ``title``: the presentation's core title, else the first slide's title, else the file stem.
 """
 
 from __future__ import annotations
@@ -13,11 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
-from ragkit.loaders.office_binary import office_container_error
-from ragkit.loaders.zipcheck import check_zip
+from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
+from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
 from ragkit.types import Document
+
+PPTX = ZipFormat(what="PowerPoint file", module="pptx", package="python-pptx", extra="pptx",
+                 fix="re-save it as .pptx (old binary .ppt files are not supported)")
 
 
 @loaders.register("pptx")
@@ -29,35 +33,33 @@ class PptxLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        check_zip(path, self.limits, what="PowerPoint file")
-        deck = _open(path)
+        deck = PPTX.open(path, self.limits, lambda pptx: pptx.Presentation(str(path)))
         slides: list[tuple[int, str | None, str]] = []
+        tables: list[tuple[int, str, Grid]] = []  # (slide, table name, grid)
         for number, slide in enumerate(deck.slides, start=1):
             heading = _slide_title(slide)
-            blocks = [t for t in _shape_texts(slide.shapes, skip=_title_shape(slide)) if t]
+            grids: list[Grid] = []
+            blocks = [t for t in _shape_texts(slide.shapes, grids, skip=_title_shape(slide)) if t]
             notes = _notes(slide)
             if notes:
                 blocks.append(f"Notes: {notes}")
             if heading or blocks:
                 text = "\n\n".join(([f"# {heading}"] if heading else []) + blocks)
                 slides.append((number, heading, strip_encoded_data(text)))
-        if not slides:
+            for k, grid in enumerate(grids, start=1):
+                name = (heading or f"slide {number}") + (f" (table {k})" if len(grids) > 1 else "")
+                tables.append((number, name, grid))
+        if not slides and not tables:
             raise LoaderError(f"{path}: the presentation has no text on any of its {len(deck.slides)} slide(s)",
                               path=str(path), reason="empty file")
         title = (deck.core_properties.title or "").strip() or next((h for _, h, _ in slides if h), None) or path.stem
-        return iter([
-            Document(text=text, metadata=self._metadata(source, title=title, page=number, markup="markdown"))
-            for number, _, text in slides
-        ])
-
-
-def _open(path: Path) -> Any:
-    pptx = import_extra(path, "pptx", package="python-pptx", extra="pptx")
-    try:
-        return pptx.Presentation(str(path))
-    except Exception as exc:  # PackageNotFoundError, BadZipFile, KeyError on broken parts
-        raise office_container_error(path) or unreadable(path, exc, what="PowerPoint file",
-                         fix="re-save it as .pptx (old binary .ppt files are not supported)") from exc
+        docs = [Document(text=text, metadata=self._metadata(source, title=title, page=number, markup="markdown"))
+                for number, _, text in slides]
+        for number, name, grid in tables:
+            docs += [Document(text=text, metadata=self._metadata(source, title=title, page=number, table=name, row=row))
+                     for row, text in grid_rows(grid, name)]
+        docs.sort(key=lambda d: d.metadata["page"])  # stable: a slide's text, then its tables' rows
+        return iter(docs)
 
 
 def _title_shape(slide: Any) -> Any:
@@ -73,17 +75,19 @@ def _slide_title(slide: Any) -> str | None:
     return text or None
 
 
-def _shape_texts(shapes: Any, *, skip: Any = None) -> Iterator[str]:
-    """The text of every shape in order (top to bottom, left to right), groups opened."""
+def _shape_texts(shapes: Any, grids: list[Grid], *, skip: Any = None) -> Iterator[str]:
+    """The text of every shape in order (top to bottom, left to right), groups opened; the tables
+    go to ``grids``."""
     ordered = sorted(shapes, key=lambda s: (s.top if s.top is not None else 0, s.left if s.left is not None else 0))
     for shape in ordered:
         if skip is not None and shape.shape_id == skip.shape_id:
             continue
         if hasattr(shape, "shapes"):  # a group
-            yield from _shape_texts(shape.shapes)
+            yield from _shape_texts(shape.shapes, grids)
         elif getattr(shape, "has_table", False) and shape.has_table:
-            rows = [" | ".join(" ".join(c.text.split()) for c in row.cells) for row in shape.table.rows]
-            yield "\n".join(r for r in rows if r.strip(" |"))
+            rows = clean_grid([[c.text for c in row.cells] for row in shape.table.rows])
+            if rows:
+                grids.append(Grid(rows))
         elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             lines = [t for p in shape.text_frame.paragraphs if (t := p.text.replace("\v", "\n").strip())]
             yield "\n".join(lines)

@@ -29,6 +29,7 @@ from typing import Any
 from ragkit.errors import ConfigError, LoaderError
 from ragkit.loaders.base import Loader, read_text, strip_encoded_data
 from ragkit.loaders.encoding import SNIFF_BYTES, binary_error, sniff_encoding
+from ragkit.loaders.table_rows import NUMBER, column_names, row_record, row_text
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -41,7 +42,6 @@ DELIMITERS = ",;\t|"
 #: the characters and lines of a CSV's start that its delimiter is sniffed from
 SAMPLE_CHARS = 65536
 SAMPLE_LINES = 50
-_NUMBER = re.compile(r"[-+]?[\d.,\s%$€£]*\d[\d.,\s%$€£]*")
 
 
 class _RecordLoader(Loader):
@@ -120,7 +120,7 @@ class TableLoader(_RecordLoader):
         filled cell, then a row of column names) names the table."""
         title_row, header, rows = _title_row(header, iter(rows))
         table = title_row or table
-        names = [str(h).strip() if h is not None and str(h).strip() else f"column {i + 1}" for i, h in enumerate(header)]
+        names = column_names(header)
         text_field = self.text_field
         if text_field is not None and text_field not in names:
             raise LoaderError(
@@ -131,7 +131,7 @@ class TableLoader(_RecordLoader):
             )
         if text_field is None and DEFAULT_TEXT_COLUMN in names:
             text_field = DEFAULT_TEXT_COLUMN
-        records = ((first_row + i, _record(names, cells), extra) for i, (cells, extra) in enumerate(rows))
+        records = ((first_row + i, row_record(names, cells), extra) for i, (cells, extra) in enumerate(rows))
         if text_field is not None:
             yield from self._documents(path, source, records, text_field)
             return
@@ -155,32 +155,9 @@ def _title_row(
     if following is None:
         return None, header, iter(())
     names = [c for c in following[0] if c is not None and str(c).strip()]
-    if len(names) >= 2 and all(isinstance(c, str) and not _NUMBER.fullmatch(c.strip()) for c in names):
+    if len(names) >= 2 and all(isinstance(c, str) and not NUMBER.fullmatch(c.strip()) for c in names):
         return filled[0], following[0], rows
     return None, header, itertools.chain([following], rows)
-
-
-def row_text(table: str, record: Mapping[str, Any]) -> str:
-    """``table: NAME`` then a ``column: value`` line per non-empty cell; "" for a blank row."""
-    lines = [f"{name}: {value}" for name, value in record.items() if value is not None and str(value).strip()]
-    if not lines:
-        return ""
-    return strip_encoded_data(f"table: {table}\n" + "\n".join(lines))
-
-
-def _record(names: Sequence[str], cells: Sequence[Any]) -> dict[str, Any]:
-    record = {name: _cell(value) for name, value in zip(names, cells, strict=False)}
-    for i in range(len(names), len(cells)):  # more cells than the header names
-        record[f"column {i + 1}"] = _cell(cells[i])
-    return record
-
-
-def _cell(value: Any) -> Any:
-    if isinstance(value, str):
-        return value.strip()
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
 
 
 def _table_title(name: str) -> str:
@@ -320,4 +297,4 @@ def _json_records(path: Path, text: str) -> list[tuple[int, Mapping[str, Any]]]:
     return records
 
 
-__all__ = ["CsvLoader", "JsonlLoader", "TableLoader", "TsvLoader", "row_text"]
+__all__ = ["CsvLoader", "JsonlLoader", "TableLoader", "TsvLoader"]

@@ -17,12 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import import_extra, unreadable
-from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.tabular import TableLoader
-from ragkit.loaders.zipcheck import check_zip
+from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
 from ragkit.types import Document
+
+XLSX = ZipFormat(what="Excel workbook", module="openpyxl", package="openpyxl", extra="xlsx",
+                 fix="re-save it as .xlsx from Excel or LibreOffice (old binary .xls files are not supported)")
 
 
 @loaders.register("xlsx")
@@ -34,8 +35,8 @@ class XlsxLoader(TableLoader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        check_zip(path, self.limits, what="Excel workbook")
-        workbook = _open(path)  # a missing package or a broken file fails here, before any row
+        workbook = XLSX.open(path, self.limits,  # a missing package or a broken file fails here, before any row
+                             lambda openpyxl: openpyxl.load_workbook(path, read_only=True, data_only=True))
         return self._rows(path, source, workbook)
 
     def _rows(self, path: Path, source: str, workbook: Any) -> Iterator[Document]:
@@ -61,15 +62,6 @@ class XlsxLoader(TableLoader):
         if not done:
             raise LoaderError(f"{path}: the workbook has no rows below a header row (empty sheets only)",
                               path=str(path), reason="empty table (header only)")
-
-
-def _open(path: Path) -> Any:
-    openpyxl = import_extra(path, "openpyxl", package="openpyxl", extra="xlsx")
-    try:
-        return openpyxl.load_workbook(path, read_only=True, data_only=True)
-    except Exception as exc:  # InvalidFileException, BadZipFile, KeyError on missing parts
-        raise office_container_error(path) or unreadable(path, exc, what="Excel workbook", fix="re-save it as .xlsx from Excel or LibreOffice "
-                         "(old binary .xls files are not supported)") from exc
 
 
 def _value(value: Any) -> Any:

@@ -1,5 +1,8 @@
 """Zip containers (DOCX, XLSX, PPTX, EPUB, ODT) checked before their parser opens them.
 
+:class:`ZipFormat` is how the XLSX, PPTX and EPUB loaders open a file: checked, then parsed by
+their optional package, a parser's failure a :class:`LoaderError` naming the format and the fix.
+
 :func:`check_zip` reads the archive's directory and refuses one whose members together declare
 more than ``limits.max_unzipped_mb``; then it inflates every member in 1 MB steps, counting the
 bytes and stopping at the same limit, so what a member actually inflates to is checked while
@@ -12,10 +15,17 @@ from __future__ import annotations
 
 import zipfile
 import zlib
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ragkit.errors import LoaderError
+from ragkit.loaders.base import import_extra, unreadable
 from ragkit.loaders.limits import MB, LoadLimits, over_limit
+from ragkit.loaders.office_binary import office_container_error
+
+T = TypeVar("T")
 
 _STEP = MB
 
@@ -62,4 +72,31 @@ def _too_big(path: Path, what: str, limits: LoadLimits) -> LoaderError:
                       limits.max_unzipped_mb, "MB")
 
 
-__all__ = ["check_zip"]
+@dataclass(frozen=True)
+class ZipFormat:
+    """A zip container format read by an optional package.
+
+    ``what`` names the format in errors ("EPUB book"); ``module``, ``package`` and ``extra``: the
+    parser's module, its PyPI name and the ragkit extra that installs it; ``fix``: what to do with
+    a file the parser rejects; ``office``: an Office format, whose name an OLE file may carry (a
+    password-protected or old binary file: :func:`office_container_error` says which)."""
+
+    what: str
+    module: str
+    package: str
+    extra: str
+    fix: str
+    office: bool = True
+
+    def open(self, path: Path, limits: LoadLimits, parse: Callable[[Any], T]) -> T:
+        """``parse(module)`` of ``path`` once :func:`check_zip` passed and the module imported."""
+        check_zip(path, limits, what=self.what)
+        module = import_extra(path, self.module, package=self.package, extra=self.extra)
+        try:
+            return parse(module)
+        except Exception as exc:  # the parser's own errors, a BadZipFile, a KeyError on a missing part
+            office = office_container_error(path) if self.office else None
+            raise office or unreadable(path, exc, what=self.what, fix=self.fix) from exc
+
+
+__all__ = ["ZipFormat", "check_zip"]

@@ -13,7 +13,11 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   ``ragkit.rag.passages.parse_passages``) go to ``extractive_answer``: the best 1-3 sentences,
   each followed by its ``[n]`` marker, or a refusal. A search tool is asked for ``passages`` (10)
   passages and ``FURTHER`` (10) more; the further ones are read only when the first give no
-  answer, so an answer found in the first ten never changes. Other tool results are reported as
+  answer, so an answer found in the first ten never changes. When the draft answer from them
+  cites a file (not a refusal) and the search tool takes a ``source`` glob, it searches once more
+  within that file (``WITHIN``, 5 passages) and answers from the first passages and those: the
+  passage that answers is often another part of the file that matched best (the sentence before
+  the one that matched, a foreword's signature at its end). Other tool results are reported as
   they are.
 - No tools: a short deterministic reply.
 
@@ -34,6 +38,7 @@ as the provider ``local`` by name (:mod:`ragkit.provider_names`), so no componen
 
 from __future__ import annotations
 
+import glob
 import hashlib
 import json
 import re
@@ -190,6 +195,9 @@ PASSAGES = 10
 #: (a refusal costs the user more than reading on; an answer found first is never changed). The
 #: answer a paper's abstract or definitions section holds often sits just below the top 10.
 FURTHER = 10
+#: passages of the best passage's document searched for after the first search, and read with
+#: the first ``passages`` (those not among them): the answer is often another part of that file
+WITHIN = 5
 
 
 @providers.register("local")
@@ -241,6 +249,8 @@ class LocalProvider(BaseProvider):
             # (a pronoun, or no subject of its own); "And how do I commit with a message?" does not
             leans = bool(_BACK_REFERENCE.search(question)) or len(set(terms(question))) <= 1
             answer = self._answer(question, results, context if leans else "")
+            if tools and (scoped := _scoped_call(follow_up_query(question, earlier), list(tools), results, answer)):
+                return self._response(messages, tools, "", (scoped,))
         else:
             answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         if params.get("response_format"):
@@ -257,9 +267,13 @@ class LocalProvider(BaseProvider):
         yield StreamEvent("done", response=response)
 
     def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
-        passages = [p for m in results if not m.content.startswith("error:") for p in _passages(m)]
-        if passages:
-            first = passages[: self.passages] if self.passages is not None else passages
+        searched = [m for m in results if not m.content.startswith("error:")]
+        passages = [p for m in searched[:1] for p in _passages(m)]
+        within = [p for m in searched[1:] for p in _passages(m)]  # the cited file's, from the second search
+        if passages or within:
+            first = passages[: self.passages] if self.passages is not None else list(passages)
+            first += [p for p in within if p.number not in {f.number for f in first}]
+            passages += [p for p in within if p.number not in {f.number for f in passages}]
             answer = extractive_answer(
                 question, first, max_sentences=self.max_sentences, min_coverage=self.min_coverage, context=context,
             )
@@ -366,6 +380,32 @@ def _fill(schema: dict[str, Any], answer: str, sources: list[str], state: dict[s
             return answer
         return ""
     return schema.get("default", {"integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind))
+
+
+def _scoped_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Message], answer: str) -> ToolCall | None:
+    """After the first search and a draft answer from it, a second search within the document the
+    draft cites first (the search tool's ``source`` glob, matching that file alone): the passage
+    that answers is often another part of that file (the sentence before the one that matched, a
+    foreword's signature at its end). None when that search was made, the draft is a refusal (a
+    refusal stands), the first search failed or gave no structured citations (passage numbers
+    that hold across searches), or the tool cannot be limited to a source."""
+    if len(results) != 1 or not _looks_like_search(results[0].name or "") or answer == REFUSAL:
+        return None
+    # numbered by chunk across searches (the search tool's structured citations), not per call
+    sources = {c.number: c.source for c in results[0].citations}
+    cited = [sources.get(int(n), "") for n in re.findall(r"\[(\d+)\]", answer)][:1]
+    if not cited or not cited[0]:
+        return None
+    spec = next((t for t in tools if t.name == results[0].name), None)
+    properties = spec.parameters.get("properties", {}) if spec else {}
+    if spec is None or "source" not in properties:
+        return None
+    top = cited[0]
+    args = {**tool_arguments(query, spec), "source": glob.escape(top)}
+    if "top_k" in properties:
+        args["top_k"] = WITHIN
+    digest = hashlib.sha256(f"{query}\0{top}\0{spec.name}".encode()).hexdigest()[:16]
+    return ToolCall(id=f"call_{digest}_within", name=spec.name, arguments=args)
 
 
 def _looks_like_search(name: str) -> bool:

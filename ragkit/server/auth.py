@@ -16,7 +16,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ragkit.server.errors import ApiError
+from ragkit.server.errors import ApiError, StartTracker
 
 Scope = dict[str, Any]
 ASGIApp = Callable[[Scope, Callable[[], Awaitable[dict[str, Any]]], Callable[[dict[str, Any]], Awaitable[None]]],
@@ -98,7 +98,6 @@ class BodyLimitMiddleware:
         if length is not None and length.isdigit() and int(length) > limit:
             return await _send_error(send, error)
         seen = 0
-        started = False
 
         async def counting_receive() -> dict[str, Any]:
             nonlocal seen
@@ -109,13 +108,9 @@ class BodyLimitMiddleware:
                     raise _TooLarge
             return message
 
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        tracked = StartTracker(send)
         try:
-            await self.app(scope, counting_receive, tracking_send)
+            await self.app(scope, counting_receive, tracked)
         except _TooLarge:
-            if not started:
+            if not tracked.started:
                 await _send_error(send, error)

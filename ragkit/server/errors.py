@@ -215,6 +215,19 @@ def install(app: FastAPI) -> None:
     app.openapi = _without_422(app)  # type: ignore[method-assign]
 
 
+class StartTracker:
+    """An ASGI ``send`` that notes whether the response has started: after its first message an
+    error can no longer be answered with a response of its own."""
+
+    def __init__(self, send: Any) -> None:
+        self.send = send
+        self.started = False
+
+    async def __call__(self, message: dict[str, Any]) -> None:
+        self.started = self.started or message["type"] == "http.response.start"
+        await self.send(message)
+
+
 class ErrorMiddleware:
     """Any exception a route lets out, answered in the envelope (``from_exception``) with the
     connection kept open; one raised after the response started is re-raised (uvicorn then closes
@@ -226,17 +239,11 @@ class ErrorMiddleware:
     async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        started = False
-
-        async def tracking_send(message: dict[str, Any]) -> None:
-            nonlocal started
-            started = started or message["type"] == "http.response.start"
-            await send(message)
-
+        tracked = StartTracker(send)
         try:
-            await self.app(scope, receive, tracking_send)
+            await self.app(scope, receive, tracked)
         except Exception as exc:
-            if started:
+            if tracked.started:
                 raise
             await from_exception(exc).response()(scope, receive, send)
 

@@ -20,13 +20,13 @@ Markdown-structured text (reStructuredText, notebooks) keeps the file's own ``mi
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from ragkit.registry import splitters
 from ragkit.splitters.base import Span, header_parts, make_chunks
-from ragkit.splitters.recursive import LengthFunction, RecursiveSplitter
+from ragkit.splitters.recursive import RecursiveSplitter
 from ragkit.types import Chunk, Document
 
 _HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
@@ -94,53 +94,22 @@ def sections(text: str) -> list[Section]:
 
 
 @splitters.register("markdown")
-class MarkdownSplitter:
-    """Split Markdown by heading sections, then each section recursively (same options)."""
-
-    def __init__(
-        self,
-        *,
-        chunk_size: int = 200,
-        chunk_overlap: int = 30,
-        unit: Literal["tokens", "chars"] = "tokens",
-        length_function: LengthFunction | None = None,
-        separators: Sequence[str] | None = None,
-        context_header: bool = False,
-    ) -> None:
-        self.recursive = RecursiveSplitter(
-            chunk_size=chunk_size, chunk_overlap=chunk_overlap, unit=unit,
-            length_function=length_function, separators=separators, context_header=context_header,
-        )
-
-    @property
-    def chunk_size(self) -> int:
-        return self.recursive.chunk_size
-
-    @property
-    def unit(self) -> str:
-        return self.recursive.unit
-
-    @property
-    def context_header(self) -> bool:
-        return self.recursive.context_header
-
-    def __repr__(self) -> str:
-        r = self.recursive
-        return (f"MarkdownSplitter(chunk_size={r.chunk_size}, chunk_overlap={r.chunk_overlap}, unit={r.unit!r}, "
-                f"context_header={r.context_header})")
+class MarkdownSplitter(RecursiveSplitter):
+    """Split Markdown by heading sections, then each section recursively (the recursive
+    splitter's options)."""
 
     def split(self, doc: Document) -> list[Chunk]:
         """Chunks of ``doc`` that never span two sections, with ``headings``/``heading`` metadata
         (and the contextual header, with ``context_header``)."""
         if not is_markdown(doc):
-            return self.recursive.split(doc)
+            return super().split(doc)
         return make_chunks(doc, self._spans(doc))
 
     def _spans(self, doc: Document) -> Iterator[tuple[Span, dict[str, Any]]]:
         text = doc.text
         for section in sections(text):
             extra: dict[str, Any] = {"headings": list(section.headings), "heading": " > ".join(section.headings)}
-            splitter = self.recursive
+            splitter: RecursiveSplitter = self
             if self.context_header:
                 extra["header"], room = splitter.header_room(header_parts(doc, section.headings))
                 splitter = splitter.with_room(room)

@@ -142,7 +142,7 @@ class RecursiveSplitter:
         self._length: LengthFunction | None = length_function if unit == "tokens" else None
 
     def __repr__(self) -> str:
-        return (f"RecursiveSplitter(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
+        return (f"{type(self).__name__}(chunk_size={self.chunk_size}, chunk_overlap={self.chunk_overlap}, "
                 f"unit={self.unit!r}, context_header={self.context_header})")
 
     # -- public API -------------------------------------------------------------------------
@@ -301,12 +301,7 @@ class RecursiveSplitter:
             if probe == end:
                 return end
             step *= 2
-        while bad - good > 1:
-            mid = (good + bad) // 2
-            if self.measure(text[pos:mid]) <= self.chunk_size:
-                good = mid
-            else:
-                bad = mid
+        good = _boundary(good, bad, lambda mid: self.measure(text[pos:mid]) <= self.chunk_size)
         if good == pos:
             log.warning("a single character measures more than chunk_size=%d: %r; keeping it as a chunk",
                         self.chunk_size, text[pos])
@@ -319,14 +314,20 @@ class RecursiveSplitter:
             return cut
         if self._length is None:
             return max(pos + 1, cut - self.chunk_overlap)
-        bad, good = pos, cut
-        while good - bad > 1:
-            mid = (good + bad) // 2
-            if self.measure(text[mid:cut]) <= self.chunk_overlap:
-                good = mid
-            else:
-                bad = mid
-        return good
+        return _boundary(cut, pos, lambda mid: self.measure(text[mid:cut]) <= self.chunk_overlap)
+
+
+def _boundary(good: int, bad: int, fits: Callable[[int], bool]) -> int:
+    """Binary search between ``good`` (where ``fits`` holds) and ``bad`` (where it does not), in
+    either order: the position next to ``bad`` that still fits, assuming ``fits`` holds on one side
+    of a single boundary."""
+    while abs(bad - good) > 1:
+        mid = (good + bad) // 2
+        if fits(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
 
 
 __all__ = ["DEFAULT_SEPARATORS", "SENTENCE", "RecursiveSplitter"]

@@ -46,8 +46,7 @@ How it works:
 from __future__ import annotations
 
 import logging
-import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -56,9 +55,9 @@ import numpy as np
 from ragkit.errors import StoreDamagedError, StoreError
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
-from ragkit.stores.base import Capabilities, check_query, check_vectors
+from ragkit.stores.base import Capabilities, check_query
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported, matches
-from ragkit.stores.memory import FilterCache, check_batch, last_wins, top_k
+from ragkit.stores.memory import InProcessStore, top_k
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
 
@@ -69,7 +68,7 @@ REBUILD_TOMBSTONE_RATIO = 0.25
 RETRAIN_GROWTH = 4
 
 
-class SingleFileFaiss:
+class SingleFileFaiss(InProcessStore):
     """A FAISS index plus ids and metadata; see the module docstring for the options. Built by
     ``FaissStore`` for the index kinds it does not segment."""
 
@@ -91,19 +90,12 @@ class SingleFileFaiss:
             filter_ops=ALL_OPS, max_batch=None, persistent=self.path is not None,
             approximate=index != "flat",
         )
-        self._lock = _persist.RWLock()
-        self._persist_lock = threading.Lock()
-        self._filters = FilterCache()
-        self._closed = False
+        self._init_state()
         self._reset([], [])
         self._index: Any = None
         self._nlist = 0
         self._trained_on = 0
-        manifest = _persist.read_manifest(self.path, store=self.name, dimension=dimension)
-        if manifest is not None and self.path is not None:
-            with _persist.damage_guard(self.path, store=self.name):
-                self._load(self.path, manifest)
-        elif not self.options.is_ivf:
+        if not self._open_saved() and not self.options.is_ivf:
             self._index, _ = fx.build_index(self._faiss, self.options, dimension)
 
     # -- bookkeeping -------------------------------------------------------------------------
@@ -142,23 +134,13 @@ class SingleFileFaiss:
         return fx.flat_vectors(self._faiss, self._index, self.dimension)
 
     # -- writes ------------------------------------------------------------------------------
-    def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:
-        id_list = check_batch(ids, metadata, self.name)
-        arr = check_vectors(vectors, self.dimension, len(id_list), self.name)
-        metas: list[dict[str, Any] | None] = [dict(m) for m in metadata]
-        keep = last_wins(id_list)
-        if keep is not None:
-            id_list, arr, metas = [id_list[j] for j in keep], arr[keep], [metas[j] for j in keep]
-        if not id_list:
-            return
-        with self._lock.write():
-            self._check_open()
-            self._tombstone([self._labels[i] for i in id_list if i in self._labels])
-            self._maybe_rebuild()  # compact first, so a full re-add does not index twice
-            self._append(list(id_list), arr, metas)
-            self._maybe_rebuild()
+    def _upsert(self, ids: list[str], arr: np.ndarray, metas: list[dict[str, Any]]) -> None:
+        self._tombstone([self._labels[i] for i in ids if i in self._labels])
+        self._maybe_rebuild()  # compact first, so a full re-add does not index twice
+        self._append(list(ids), arr, metas)
+        self._maybe_rebuild()
 
-    def _append(self, ids: list[str], arr: np.ndarray, metas: list[dict[str, Any] | None]) -> None:
+    def _append(self, ids: list[str], arr: np.ndarray, metas: Sequence[dict[str, Any] | None]) -> None:
         start, n = len(self._ids), len(ids)
         self._ids.extend(ids)
         self._meta.extend(metas)
@@ -282,15 +264,11 @@ class SingleFileFaiss:
         order = top_k(scores, k)
         return labels[order], scores[order]
 
-    def ids(self) -> set[str]:
-        with self._lock.read():
-            self._check_open()
-            return set(self._labels)
+    def _live_ids(self) -> Iterable[str]:
+        return self._labels
 
-    def count(self) -> int:
-        with self._lock.read():
-            self._check_open()
-            return self._n_live
+    def _live_count(self) -> int:
+        return self._n_live
 
     def describe(self) -> dict[str, Any]:
         """Index kind and parameters in effect (for benchmark reports and ``ragkit status``)."""
@@ -302,25 +280,18 @@ class SingleFileFaiss:
             }
 
     # -- lifecycle ---------------------------------------------------------------------------
-    def persist(self) -> None:
-        if self.path is None:
-            log.debug("faiss store without a path: nothing to persist")
-            return
-        with self._persist_lock, self._lock.read():  # searches go on while saving
-            self._check_open()
-            writers: dict[str, tuple[str, _persist.Writer]] = {
-                "rows": (".json", _persist.json_writer({"ids": self._ids, "metadata": self._meta}, store=self.name)),
-            }
-            if self._index is not None:
-                index, faiss = self._index, self._faiss
-                writers["index"] = (".faiss", lambda p: faiss.write_index(index, str(p)))
-            if self.options.is_ivf:
-                writers["vectors"] = (".npy", _persist.npy_writer(self._raw[: len(self._ids)]))
-            extra = {"index_type": self.options.kind, "build": self.options.build,
-                     "nlist": self._nlist, "trained_on": self._trained_on}
-            _persist.save_generation(self.path, store=self.name, dimension=self.dimension,
-                                     writers=writers, extra=extra)
-            log.debug("faiss store: saved %d rows to %s", self._n_live, self.path)
+    def _saved_files(self) -> tuple[dict[str, tuple[str, _persist.Writer]], dict[str, Any] | None]:
+        writers: dict[str, tuple[str, _persist.Writer]] = {
+            "rows": (".json", _persist.json_writer({"ids": self._ids, "metadata": self._meta}, store=self.name)),
+        }
+        if self._index is not None:
+            index, faiss = self._index, self._faiss
+            writers["index"] = (".faiss", lambda p: faiss.write_index(index, str(p)))
+        if self.options.is_ivf:
+            writers["vectors"] = (".npy", _persist.npy_writer(self._raw[: len(self._ids)]))
+        extra = {"index_type": self.options.kind, "build": self.options.build,
+                 "nlist": self._nlist, "trained_on": self._trained_on}
+        return writers, extra
 
     def _load(self, path: Path, manifest: Mapping[str, Any]) -> None:
         saved = manifest.get("index_type")
@@ -355,10 +326,6 @@ class SingleFileFaiss:
             self._reset([], [])
             if self.options.is_ivf:
                 self._raw = np.empty((0, self.dimension), dtype=np.float32)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("faiss store is closed; create a new store object to use it again")
 
     def __repr__(self) -> str:
         return f"SingleFileFaiss(index={self.options.kind!r}, dimension={self.dimension}, path={self.path!s})"

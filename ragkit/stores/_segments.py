@@ -143,12 +143,7 @@ class SegmentLog:
     def add(self, ids: Sequence[str], lines: Sequence[bytes], rows: Sequence[Any]) -> None:
         keys = id_keys(ids)
         with self._lock:
-            for seg in self.segments:
-                held = seg.holds(keys)
-                if held.any():
-                    for n in np.flatnonzero(held):
-                        self._pending_dead[ids[n]] = None
-                    self._hide(seg, keys[held])
+            self._tombstone_sealed(ids, keys)
             for doc_id, line, row in zip(ids, lines, rows, strict=True):
                 self._pending.pop(doc_id, None)  # re-added: moves to the end
                 self._pending[doc_id] = (line, row)
@@ -163,14 +158,19 @@ class SegmentLog:
             for doc_id in ids:
                 if self._pending.pop(doc_id, None) is not None:
                     changed = True
-            for seg in self.segments:
-                held = seg.holds(keys)
-                if held.any():
-                    for n in np.flatnonzero(held):
-                        self._pending_dead[ids[n]] = None
-                    self._hide(seg, keys[held])
+            self._tombstone_sealed(ids, keys)
             if changed:
                 self._pending_seg = None
+
+    def _tombstone_sealed(self, ids: Sequence[str], keys: np.ndarray) -> None:
+        """The sealed rows of ``ids`` (``keys``, their id keys) become pending deletions, hidden now
+        (under the lock)."""
+        for seg in self.segments:
+            held = seg.holds(keys)
+            if held.any():
+                for n in np.flatnonzero(held):
+                    self._pending_dead[ids[n]] = None
+                self._hide(seg, keys[held])
 
     def _hide(self, seg: Segment, keys: np.ndarray) -> None:
         """Mark the rows of ``seg`` with ``keys`` dead in memory (when its dead rows are known)."""

@@ -81,6 +81,19 @@ def check_vectors(vectors: np.ndarray, dimension: int, n_ids: int, store: str) -
     return np.ascontiguousarray(arr)
 
 
+def dump_metadata(meta: Mapping[str, Any], store: str) -> str:
+    """``meta`` as JSON text, or a ``StoreError`` naming what cannot be stored (a value JSON has no
+    form for, NaN or infinity)."""
+    import json
+
+    from ragkit.errors import StoreError
+
+    try:
+        return json.dumps(dict(meta), ensure_ascii=False, allow_nan=False)
+    except (TypeError, ValueError) as exc:
+        raise StoreError(f"{store}: metadata must be JSON-serializable ({exc}); got {meta!r}") from exc
+
+
 def check_query(vector: np.ndarray, dimension: int, k: int, store: str) -> np.ndarray:
     from ragkit.errors import StoreError
 

@@ -23,9 +23,16 @@ import numpy as np
 from ragkit.connections import PerThread
 from ragkit.errors import StoreError
 from ragkit.registry import stores
-from ragkit.stores.base import Capabilities, check_query, check_vectors
+from ragkit.stores.base import Capabilities, check_query, check_vectors, dump_metadata
 from ragkit.stores.filters import Filter
-from ragkit.stores.sql_filters import RANGE_SQL, Fragment, SQLDialect, json_path, needs_number_or_string
+from ragkit.stores.sql_filters import (
+    RANGE_SQL,
+    Fragment,
+    SQLDialect,
+    canonical_json,
+    json_path,
+    needs_number_or_string,
+)
 from ragkit.stores.sql_filters import compile_filter as compile_sql_filter
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
@@ -36,17 +43,6 @@ NAME = "duckdb"
 FILENAME = "vectors.duckdb"
 FILTER_OPS = frozenset({"$eq", "$in", "$gt", "$gte", "$lt", "$lte", "$glob"})
 _NUMBER_TYPES = "('BIGINT', 'UBIGINT', 'DOUBLE')"
-
-
-def dump_metadata(meta: Mapping[str, Any], store: str) -> str:
-    try:
-        return json.dumps(dict(meta), ensure_ascii=False, allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise StoreError(f"{store}: metadata must be JSON-serializable ({exc}); got {meta!r}") from exc
-
-
-def _canonical(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def _eq(path: str, value: Any) -> Fragment:
@@ -62,7 +58,7 @@ def _eq(path: str, value: Any) -> Fragment:
     if value is None:
         return "(json_type(metadata, ?) = 'NULL')", [path]
     return ("(json_type(metadata, ?) IN ('ARRAY', 'OBJECT') "
-            "AND CAST(json_extract(metadata, ?) AS VARCHAR) = ?)", [path, path, _canonical(value)])
+            "AND CAST(json_extract(metadata, ?) AS VARCHAR) = ?)", [path, path, canonical_json(value)])
 
 
 def _range(path: str, op: str, value: Any) -> Fragment:

@@ -52,9 +52,9 @@ from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
 from ragkit.stores._segments import MANIFEST, Rows, Segment, SegmentLog
 from ragkit.stores._vector_segments import AnnOptions, VectorKind
-from ragkit.stores.base import Capabilities, check_query, check_vectors
+from ragkit.stores.base import Capabilities, check_query
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported
-from ragkit.stores.memory import check_batch, last_wins, top_k
+from ragkit.stores.memory import top_k, unique_batch
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
 
@@ -163,16 +163,11 @@ class FaissStore:
 
     # -- writes ------------------------------------------------------------------------------
     def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:
-        id_list = check_batch(ids, metadata, self.name)
-        arr = check_vectors(vectors, self.dimension, len(id_list), self.name)
-        metas = list(metadata)
-        keep = last_wins(id_list)
-        if keep is not None:
-            id_list, arr, metas = [id_list[j] for j in keep], arr[keep], [metas[j] for j in keep]
+        id_list, arr, metas = unique_batch(ids, vectors, metadata, dimension=self.dimension, store=self.name)
         if not id_list:
             return
         self._check_open()
-        lines = [Rows.encode(i, dict(m)) for i, m in zip(id_list, metas, strict=True)]
+        lines = [Rows.encode(i, m) for i, m in zip(id_list, metas, strict=True)]
         self._log.add(id_list, lines, list(arr))
 
     def delete(self, ids: Sequence[str]) -> None:

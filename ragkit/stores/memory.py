@@ -15,9 +15,9 @@ import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -59,6 +59,19 @@ def last_wins(ids: list[str]) -> list[int] | None:
     return sorted(last.values())
 
 
+def unique_batch(ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]], *,
+                 dimension: int, store: str) -> tuple[list[str], np.ndarray, list[dict[str, Any]]]:
+    """``add``'s arguments checked (:func:`check_batch`, ``check_vectors``), of an id the batch
+    repeats only the last occurrence."""
+    id_list = check_batch(ids, metadata, store)
+    arr = check_vectors(vectors, dimension, len(id_list), store)
+    metas = [dict(m) for m in metadata]
+    keep = last_wins(id_list)
+    if keep is not None:
+        id_list, arr, metas = [id_list[j] for j in keep], arr[keep], [metas[j] for j in keep]
+    return id_list, arr, metas
+
+
 class FilterCache:
     """Row sets of recently used filters, valid until the next write (LRU of ``size`` entries).
 
@@ -91,8 +104,85 @@ class FilterCache:
             self._items.clear()
 
 
+class InProcessStore:
+    """What the stores that hold their rows in this process share (``MemoryStore``, the single-file
+    FAISS layout): a read-write lock over the rows (searches share it, writes take it alone), one
+    saver at a time, the filter cache, a closed flag every call checks, and the last saved
+    generation loaded when opened. A subclass sets ``name`` and ``path`` and implements ``_load``
+    (one saved generation), ``_live_ids`` and ``_live_count``."""
+
+    name: ClassVar[str]
+    dimension: int
+    path: Path | None
+
+    def _init_state(self) -> None:
+        self._lock = _persist.RWLock()
+        self._persist_lock = threading.Lock()
+        self._filters = FilterCache()
+        self._closed = False
+
+    def _open_saved(self) -> bool:
+        """Load the last generation saved under ``path``; False when there is none."""
+        manifest = _persist.read_manifest(self.path, store=self.name, dimension=self.dimension)
+        if manifest is None or self.path is None:
+            return False
+        with _persist.damage_guard(self.path, store=self.name):
+            self._load(self.path, manifest)
+        return True
+
+    def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:
+        id_list, arr, metas = unique_batch(ids, vectors, metadata, dimension=self.dimension, store=self.name)
+        if not id_list:
+            return
+        with self._lock.write():
+            self._check_open()
+            self._upsert(id_list, arr, metas)
+
+    def persist(self) -> None:
+        if self.path is None:
+            log.debug("%s store without a path: nothing to persist", self.name)
+            return
+        with self._persist_lock, self._lock.read():  # searches go on while saving
+            self._check_open()
+            writers, extra = self._saved_files()
+            _persist.save_generation(self.path, store=self.name, dimension=self.dimension, writers=writers,
+                                     extra=extra)
+            log.debug("%s store: saved %d rows to %s", self.name, self._live_count(), self.path)
+
+    def _upsert(self, ids: list[str], arr: np.ndarray, metas: list[dict[str, Any]]) -> None:
+        """Add or replace the rows of ``ids`` (unique, checked), under the write lock."""
+        raise NotImplementedError
+
+    def _saved_files(self) -> tuple[dict[str, tuple[str, _persist.Writer]], dict[str, Any] | None]:
+        """What ``persist`` writes (``name -> (suffix, writer)``) and the manifest's extra fields."""
+        raise NotImplementedError
+
+    def _load(self, path: Path, manifest: Mapping[str, Any]) -> None:
+        raise NotImplementedError
+
+    def _live_ids(self) -> Iterable[str]:
+        raise NotImplementedError
+
+    def _live_count(self) -> int:
+        raise NotImplementedError
+
+    def ids(self) -> set[str]:
+        with self._lock.read():
+            self._check_open()
+            return set(self._live_ids())
+
+    def count(self) -> int:
+        with self._lock.read():
+            self._check_open()
+            return self._live_count()
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError(f"{self.name} store is closed; create a new store object to use it again")
+
+
 @stores.register("memory")
-class MemoryStore:
+class MemoryStore(InProcessStore):
     """Exact search over an in-process matrix; optionally saved to ``path``."""
 
     #: its whole state is files under ``path`` (see ``ragkit.stores.base``)
@@ -109,42 +199,26 @@ class MemoryStore:
         self.capabilities = Capabilities(
             filter_ops=ALL_OPS, max_batch=None, persistent=self.path is not None, approximate=False
         )
-        self._lock = _persist.RWLock()
-        self._persist_lock = threading.Lock()
-        self._filters = FilterCache()
+        self._init_state()
         self._vecs = np.empty((0, dimension), dtype=np.float32)
         self._n = 0
         self._ids: list[str] = []
         self._meta: list[dict[str, Any]] = []
         self._pos: dict[str, int] = {}
-        self._closed = False
-        manifest = _persist.read_manifest(self.path, store=self.name, dimension=dimension)
-        if manifest is not None and self.path is not None:
-            with _persist.damage_guard(self.path, store=self.name):
-                self._load(self.path, manifest)
+        self._open_saved()
 
     # -- writes ----------------------------------------------------------------------------
-    def add(self, ids: Sequence[str], vectors: np.ndarray, metadata: Sequence[Mapping[str, Any]]) -> None:
-        id_list = check_batch(ids, metadata, self.name)
-        arr = check_vectors(vectors, self.dimension, len(id_list), self.name)
-        metas = [dict(m) for m in metadata]
-        keep = last_wins(id_list)
-        if keep is not None:
-            id_list, arr, metas = [id_list[j] for j in keep], arr[keep], [metas[j] for j in keep]
-        if not id_list:
-            return
-        with self._lock.write():
-            self._check_open()
-            self._filters.clear()
-            pos = np.fromiter((self._pos.get(i, -1) for i in id_list), dtype=np.int64, count=len(id_list))
-            old = pos >= 0
-            if old.any():
-                self._vecs[pos[old]] = arr[old]
-                for j in np.flatnonzero(old):
-                    self._meta[pos[j]] = metas[j]
-            new = np.flatnonzero(~old)
-            if new.size:
-                self._append([id_list[j] for j in new], arr[new], [metas[j] for j in new])
+    def _upsert(self, ids: list[str], arr: np.ndarray, metas: list[dict[str, Any]]) -> None:
+        self._filters.clear()
+        pos = np.fromiter((self._pos.get(i, -1) for i in ids), dtype=np.int64, count=len(ids))
+        old = pos >= 0
+        if old.any():
+            self._vecs[pos[old]] = arr[old]
+            for j in np.flatnonzero(old):
+                self._meta[pos[j]] = metas[j]
+        new = np.flatnonzero(~old)
+        if new.size:
+            self._append([ids[j] for j in new], arr[new], [metas[j] for j in new])
 
     def _append(self, ids: list[str], arr: np.ndarray, metas: list[dict[str, Any]]) -> None:
         need = self._n + len(ids)
@@ -204,32 +278,19 @@ class MemoryStore:
                 for r, o in zip(best, order, strict=True)
             ]
 
-    def ids(self) -> set[str]:
-        with self._lock.read():
-            self._check_open()
-            return set(self._ids)
+    def _live_ids(self) -> Iterable[str]:
+        return self._ids
 
-    def count(self) -> int:
-        with self._lock.read():
-            self._check_open()
-            return self._n
+    def _live_count(self) -> int:
+        return self._n
 
     # -- lifecycle -------------------------------------------------------------------------
-    def persist(self) -> None:
-        if self.path is None:
-            log.debug("memory store without a path: nothing to persist")
-            return
-        with self._persist_lock, self._lock.read():  # searches go on while saving
-            self._check_open()
-            rows = {"ids": self._ids, "metadata": self._meta}
-            _persist.save_generation(
-                self.path, store=self.name, dimension=self.dimension,
-                writers={
-                    "vectors": (".npy", _persist.npy_writer(self._vecs[: self._n])),
-                    "rows": (".json", _persist.json_writer(rows, store=self.name)),
-                },
-            )
-            log.debug("memory store: saved %d rows to %s", self._n, self.path)
+    def _saved_files(self) -> tuple[dict[str, tuple[str, _persist.Writer]], dict[str, Any] | None]:
+        rows = {"ids": self._ids, "metadata": self._meta}
+        return {
+            "vectors": (".npy", _persist.npy_writer(self._vecs[: self._n])),
+            "rows": (".json", _persist.json_writer(rows, store=self.name)),
+        }, None
 
     def close(self) -> None:
         with self._lock.write():
@@ -248,10 +309,6 @@ class MemoryStore:
         self._meta = list(rows["metadata"])
         self._pos = {i: n for n, i in enumerate(self._ids)}
         self._n = len(self._ids)
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("memory store is closed; create a new store object to use it again")
 
     def __repr__(self) -> str:
         return f"MemoryStore(dimension={self.dimension}, path={self.path!s}, count={self._n})"

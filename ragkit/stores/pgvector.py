@@ -14,7 +14,6 @@ Threads: a connection per thread; writes are serialized by a lock.
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import threading
@@ -27,7 +26,7 @@ import numpy as np
 from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
-from ragkit.stores.base import Capabilities, check_query, check_vectors
+from ragkit.stores.base import Capabilities, check_query, check_vectors, dump_metadata
 from ragkit.stores.filters import ALL_OPS, Filter
 from ragkit.stores.sql_filters import RANGE_SQL, Fragment, SQLDialect, check_field, needs_number_or_string
 from ragkit.stores.sql_filters import compile_filter as compile_sql_filter
@@ -295,10 +294,7 @@ class PgVectorStore:
 
 
 def _checked(meta: Mapping[str, Any]) -> dict[str, Any]:
-    try:
-        json.dumps(dict(meta), allow_nan=False)
-    except (TypeError, ValueError) as exc:
-        raise StoreError(f"pgvector: metadata must be JSON-serializable ({exc}); got {meta!r}") from exc
+    dump_metadata(meta, NAME)  # refuses what JSON cannot hold, naming it
     return dict(meta)
 
 

@@ -8,6 +8,7 @@ parameter, never inside the SQL text.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -31,6 +32,11 @@ def check_field(field: str) -> str:
 def json_path(field: str) -> str:
     """The JSON path ``$."field"`` of a checked field name (DuckDB and SQLite)."""
     return f'$."{check_field(field)}"'
+
+
+def canonical_json(value: Any) -> str:
+    """A list or object filter value as the JSON text the SQL stores compare a stored value with."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
 
 
 def needs_number_or_string(op: str, value: Any) -> StoreError:

@@ -26,9 +26,16 @@ import numpy as np
 from ragkit.connections import PerThread
 from ragkit.errors import ConfigError, MissingDependencyError, StoreError
 from ragkit.registry import stores
-from ragkit.stores.base import Capabilities, check_query, check_vectors
+from ragkit.stores.base import Capabilities, check_query, check_vectors, dump_metadata
 from ragkit.stores.filters import Filter
-from ragkit.stores.sql_filters import RANGE_SQL, Fragment, SQLDialect, json_path, needs_number_or_string
+from ragkit.stores.sql_filters import (
+    RANGE_SQL,
+    Fragment,
+    SQLDialect,
+    canonical_json,
+    json_path,
+    needs_number_or_string,
+)
 from ragkit.stores.sql_filters import compile_filter as compile_sql_filter
 from ragkit.types import SearchHit
 from ragkit.wiring import keyword_options
@@ -63,9 +70,8 @@ def _eq(path: str, value: Any) -> Fragment:
         return "(json_type(metadata, ?) = 'null')", [path]
     if isinstance(value, (int, float, str)):
         return _compare(path, "$eq", value)
-    canonical = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
     return ("(json_type(metadata, ?) IN ('array', 'object') AND json_extract(metadata, ?) = ?)",
-            [path, path, canonical])
+            [path, path, canonical_json(value)])
 
 
 def _compare(path: str, op: str, value: Any) -> Fragment:
@@ -174,13 +180,9 @@ class SQLiteStore:
         x = check_vectors(vectors, self.dimension, len(ids), NAME)
         if len(metadata) != len(ids):
             raise StoreError(f"sqlite: got {len(ids)} ids but {len(metadata)} metadata dicts")
-        rows: list[tuple[Any, ...]] = []
-        for i, vec, meta in zip(ids, x, metadata, strict=True):
-            try:
-                text = json.dumps(dict(meta), ensure_ascii=False, allow_nan=False)
-            except (TypeError, ValueError) as exc:
-                raise StoreError(f"sqlite: metadata must be JSON-serializable ({exc}); got {meta!r}") from exc
-            rows.append((str(i), vec.tobytes(), text))
+        rows: list[tuple[Any, ...]] = [
+            (str(i), vec.tobytes(), dump_metadata(meta, NAME)) for i, vec, meta in zip(ids, x, metadata, strict=True)
+        ]
         if rows:
             self._write("INSERT INTO vectors (id, embedding, metadata) VALUES (?, ?, ?) ON CONFLICT(id) "
                         "DO UPDATE SET embedding = excluded.embedding, metadata = excluded.metadata", rows)

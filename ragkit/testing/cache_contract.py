@@ -11,12 +11,13 @@ second instance over the same data (``reopen``: another process or host would ha
 
 from __future__ import annotations
 
-import threading
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from ragkit.cache import ResponseCache
 from ragkit.messages import Response, ToolCall, Usage
+from ragkit.testing.threads import run_in_threads
 
 ANSWER = Response("Refunds take 5 days [1].", usage=Usage(12, 7), model="gpt-4o-mini")
 TOOL_TURN = Response("", tool_calls=(ToolCall("c1", "search", {"query": "refunds", "top_k": 3}),),
@@ -71,22 +72,14 @@ class ResponseCacheContract:
 
     def test_concurrent_use(self, tmp_path: Path) -> None:
         cache = self.make_cache(tmp_path)
-        errors: list[BaseException] = []
 
         def work(n: int) -> None:
-            try:
-                for i in range(50):
-                    cache.set(f"{n}-{i}", Response(f"{n}-{i}"))
-                    got = cache.get(f"{n}-{i}")
-                    assert got is not None and got.content == f"{n}-{i}"
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                errors.append(exc)
+            for i in range(50):
+                cache.set(f"{n}-{i}", Response(f"{n}-{i}"))
+                got = cache.get(f"{n}-{i}")
+                assert got is not None and got.content == f"{n}-{i}"
 
-        threads = [threading.Thread(target=work, args=(n,)) for n in range(4)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors = run_in_threads(partial(work, n) for n in range(4))
         assert not errors and cache.stats.hits >= 200
 
     def test_the_agent_answers_a_repeated_question_from_the_cache(self, tmp_path: Path) -> None:

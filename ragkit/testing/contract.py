@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -31,6 +32,7 @@ import pytest
 from ragkit.errors import StoreError
 from ragkit.stores.base import VectorStore
 from ragkit.stores.filters import ALL_OPS, Filter, matches, normalize
+from ragkit.testing.threads import run_in_threads
 from ragkit.types import SearchHit
 
 Rows = tuple[list[str], np.ndarray, list[dict[str, Any]]]
@@ -123,6 +125,15 @@ class VectorStoreContract:
     # -- helpers ---------------------------------------------------------------------------
     def rows(self, n: int | None = None, seed: int = 7) -> Rows:
         return make_rows(n or self.n_vectors, self.dimension, seed)
+
+    def persistent_store(self, path: Path) -> VectorStore:
+        """A new store at ``path`` for a persistence check; the test is skipped (the store closed)
+        when the store is not persistent."""
+        s = self.make_store(path, self.dimension)
+        if not s.capabilities.persistent:
+            s.close()
+            pytest.skip("store is not persistent")
+        return s
 
     def fill(self, store: VectorStore, n: int | None = None, seed: int = 7) -> Rows:
         rows = self.rows(n, seed)
@@ -290,10 +301,7 @@ class VectorStoreContract:
         assert store.count() == 10 and store.search(x[3], k=1)[0].id == ids[3]
 
     def test_clear_persists(self, store_path: Path) -> None:
-        s = self.make_store(store_path, self.dimension)
-        if not s.capabilities.persistent:
-            s.close()
-            pytest.skip("store is not persistent")
+        s = self.persistent_store(store_path)
         ids, x, meta = self.fill(s, 50)
         s.persist()
         s.clear()
@@ -374,10 +382,7 @@ class VectorStoreContract:
 
     # -- persistence -----------------------------------------------------------------------
     def test_persist_and_reopen(self, store_path: Path) -> None:
-        s = self.make_store(store_path, self.dimension)
-        if not s.capabilities.persistent:
-            s.close()
-            pytest.skip("store is not persistent")
+        s = self.persistent_store(store_path)
         ids, x, meta = self.fill(s, 300)
         s.delete(ids[:20])
         queries = make_queries(5, self.dimension, seed=13)
@@ -398,10 +403,7 @@ class VectorStoreContract:
             s2.close()
 
     def test_reopen_with_other_dimension_raises(self, store_path: Path) -> None:
-        s = self.make_store(store_path, self.dimension)
-        if not s.capabilities.persistent:
-            s.close()
-            pytest.skip("store is not persistent")
+        s = self.persistent_store(store_path)
         self.fill(s, 10)
         s.persist()
         s.close()
@@ -420,7 +422,6 @@ class VectorStoreContract:
     def test_concurrent_readers_and_writer(self, store: VectorStore) -> None:
         ids, x, meta = self.rows(600, seed=31)
         store.add(ids[:200], x[:200], meta[:200])
-        errors: list[BaseException] = []
         results: list[list[SearchHit]] = []
         done = threading.Event()
         use_filter = "$eq" in store.capabilities.filter_ops
@@ -430,30 +431,18 @@ class VectorStoreContract:
                 for s in range(200, 600, 50):
                     store.add(ids[s:s + 50], x[s:s + 50], meta[s:s + 50])
                 store.delete(ids[:10])
-            except BaseException as exc:  # noqa: BLE001 - reported by the test
-                errors.append(exc)
             finally:
                 done.set()
 
         def reader(seed: int) -> None:
             queries = make_queries(50, self.dimension, seed)
-            try:
-                n = 0
-                while n < len(queries) and (not done.is_set() or n < 20):
-                    flt: Mapping[str, Any] | None = {"source": "doc2.md"} if use_filter and n % 2 else None
-                    results.append(store.search(queries[n], k=10, filter=flt))
-                    n += 1
-            except BaseException as exc:  # noqa: BLE001
-                errors.append(exc)
+            n = 0
+            while n < len(queries) and (not done.is_set() or n < 20):
+                flt: Mapping[str, Any] | None = {"source": "doc2.md"} if use_filter and n % 2 else None
+                results.append(store.search(queries[n], k=10, filter=flt))
+                n += 1
 
-        threads = [threading.Thread(target=writer)] + [
-            threading.Thread(target=reader, args=(seed,)) for seed in (41, 42)
-        ]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join(timeout=300)  # a deadlock guard, not a performance threshold
-        assert not any(t.is_alive() for t in threads), "threads did not finish (deadlock?)"
+        errors = run_in_threads([writer, partial(reader, 41), partial(reader, 42)])
         assert not errors, f"concurrent use raised: {errors[0]!r}"
         known = set(ids)
         for hits in results:

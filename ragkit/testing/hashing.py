@@ -11,6 +11,7 @@ import hashlib
 import os
 import re
 import time
+import uuid
 from collections.abc import Sequence
 from itertools import pairwise
 
@@ -28,20 +29,25 @@ class HashingEmbedder(Embedder):
     def __init__(
         self, *, dimension: int = 256, model: str = "hashing", price_per_million: float | None = None,
         delay: float = 0.0, calls_file: str | None = None, gate_file: str | None = None,
-        gate_timeout: float = 600.0,
+        gate_timeout: float = 600.0, gate_after: int = 0,
     ) -> None:
         """``model`` names the model it pretends to be for pricing (its price in the model registry,
         ``ragkit/models.yaml``, unless ``price_per_million`` is given; a model without a price is
         unpriced); ``delay`` seconds of sleep per embed call simulate a slow model (crash tests);
-        ``calls_file``: each embed call appends a line to it when it starts (a test in another
+        ``calls_file``: each embed call appends a line to it when it starts (its texts and process id) (a test in another
         process waits on it instead of on the clock); ``gate_file``: each embed call, once noted,
         waits until that file exists (a test in another process holds the run open by construction
-        and releases it by creating the file; after ``gate_timeout`` seconds the call fails)."""
+        and releases it by creating the file; after ``gate_timeout`` seconds the call fails);
+        ``gate_after``: with ``calls_file``, that many calls (the first lines of the file, counted
+        across every process sharing it) pass the gate, so a run is held after a known amount of work."""
         super().__init__()
         self.delay = delay
         self.calls_file = calls_file
         self.gate_file = gate_file
         self.gate_timeout = gate_timeout
+        if gate_after < 0 or (gate_after and not calls_file):
+            raise ConfigError(f"gate_after must be 0 or more and needs calls_file (got {gate_after})")
+        self.gate_after = gate_after
         self.pricing_name = model
         if price_per_million is None:
             from ragkit import pricing
@@ -63,10 +69,8 @@ class HashingEmbedder(Embedder):
         return len(_WORD.findall(text))
 
     def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
-        if self.calls_file:
-            with open(self.calls_file, "a", encoding="utf-8") as fh:
-                fh.write(f"{len(texts)}\n")
-        if self.gate_file:
+        ordinal = self._note_call(len(texts)) if self.calls_file else 0
+        if self.gate_file and ordinal >= self.gate_after:
             self._wait_for_gate(self.gate_file)
         if self.delay:
             time.sleep(self.delay)
@@ -91,6 +95,16 @@ class HashingEmbedder(Embedder):
         self.calls.append(len(texts))
         self._record(tokens, len(texts))
         return normalize_rows(out)
+
+    def _note_call(self, n: int) -> int:
+        """Append this call to ``calls_file`` (one line, atomically: texts, process id, a token); its
+        0-based place in the file."""
+        assert self.calls_file is not None
+        token = uuid.uuid4().hex
+        with open(self.calls_file, "a", encoding="utf-8") as fh:
+            fh.write(f"{n} {os.getpid()} {token}\n")
+        with open(self.calls_file, encoding="utf-8") as fh:
+            return next(i for i, line in enumerate(fh) if line.rstrip("\n").endswith(token))
 
     def _wait_for_gate(self, gate: str) -> None:
         deadline = time.monotonic() + self.gate_timeout

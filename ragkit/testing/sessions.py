@@ -14,14 +14,15 @@ stores that live in one process::
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from ragkit.sessions.base import SessionItem, SessionNotFound, SessionStore
+from ragkit.testing.threads import run_in_threads
 
 CITATION = {"n": 1, "source": "docs/a.md", "page": 2, "start": 10, "end": 40, "text": "The ferry sails."}
 USAGE = {"prompt_tokens": 12, "completion_tokens": 5, "embedding_tokens": 3, "cost": 0.0012}
@@ -103,20 +104,12 @@ class SessionStoreContract:
 
     def test_concurrent_writers_never_collide(self, store: Any, tmp_path: Path) -> None:
         other = self.reopen(store, tmp_path) or store
-        errors: list[BaseException] = []
 
         def write(s: Any, n: int) -> None:
-            try:
-                for k in range(10):
-                    s.add_items("shared", turn(f"q{n}.{k}", f"a{n}.{k}"))
-            except BaseException as exc:  # noqa: BLE001 - reported below
-                errors.append(exc)
+            for k in range(10):
+                s.add_items("shared", turn(f"q{n}.{k}", f"a{n}.{k}"))
 
-        threads = [threading.Thread(target=write, args=(s, n)) for n, s in enumerate([store, other, store, other])]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        errors = run_in_threads(partial(write, s, n) for n, s in enumerate([store, other, store, other]))
         assert not errors
         items = store.get_items("shared")
         assert [i.seq for i in items] == list(range(1, 81))
@@ -152,9 +145,5 @@ class SessionStoreContract:
             if stores[n % 2].claim_tool_call("s", "call_x", {"n": n}) is None:
                 winners.append(n)
 
-        threads = [threading.Thread(target=claim, args=(n,)) for n in range(8)]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
+        assert not run_in_threads(partial(claim, n) for n in range(8))
         assert len(winners) == 1

@@ -101,6 +101,17 @@ class Vendor:
             return ErrorInfo(False, None, exc.message)
         return None
 
+    def classify_httpx(self, exc: BaseException, timeout: float | None, endpoint: str) -> ErrorInfo | None:
+        """The transport errors of ``httpx`` (which the Cohere SDK and the Voyage client use):
+        a timeout, or a server that cannot be reached; None for anything else."""
+        import httpx
+
+        if isinstance(exc, httpx.TimeoutException):
+            return self.timed_out(timeout)
+        if isinstance(exc, httpx.TransportError):
+            return self.unreachable(exc, endpoint)
+        return None
+
     def timed_out(self, timeout: float | None) -> ErrorInfo:
         after = f" after {timeout:g}s" if timeout else ""
         return ErrorInfo(True, None, f"request timed out{after}")

@@ -18,16 +18,11 @@ class CohereVendor(Vendor):
         return (cohere.AsyncClientV2 if asynchronous else cohere.ClientV2)(**kwargs)
 
     def _classify_sdk(self, exc: BaseException, timeout: float | None, endpoint: str) -> ErrorInfo | None:
-        import httpx
         from cohere.core.api_error import ApiError
 
         if isinstance(exc, ApiError) and exc.status_code is not None:
             return self.http_status(exc.status_code, exc.body, str(exc.body), exc.headers)
-        if isinstance(exc, httpx.TimeoutException):
-            return self.timed_out(timeout)
-        if isinstance(exc, httpx.TransportError):
-            return self.unreachable(exc, endpoint)
-        return None
+        return self.classify_httpx(exc, timeout, endpoint)
 
 
 COHERE = CohereVendor(name="cohere", key_vars=("CO_API_KEY", "COHERE_API_KEY"), sdk_module="cohere",

@@ -56,15 +56,9 @@ class VoyageVendor(Vendor):
         return VoyageClient(**kwargs)
 
     def _classify_sdk(self, exc: BaseException, timeout: float | None, endpoint: str) -> ErrorInfo | None:
-        import httpx
-
         if isinstance(exc, VoyageHTTPError):
             return self.http_status(exc.status, exc.body, str(exc.body), exc.headers)
-        if isinstance(exc, httpx.TimeoutException):
-            return self.timed_out(timeout)
-        if isinstance(exc, httpx.TransportError):
-            return self.unreachable(exc, endpoint)
-        return None
+        return self.classify_httpx(exc, timeout, endpoint)
 
 
 VOYAGE = VoyageVendor(name="voyage", key_vars=("VOYAGE_API_KEY",), sdk_module="httpx", extra="voyage",

@@ -1,6 +1,6 @@
 """Every built-in registry name resolves in a fresh interpreter, and provider names come from one
-list (issue 23, defect 3: ``--provider vllm|llamacpp|gemini`` failed in a fresh process because the
-presets registered only when ``ragkit.providers.openai`` happened to be imported)."""
+list (``--provider vllm|llamacpp|gemini`` must work in a fresh process, not only once
+``ragkit.providers.openai`` happens to be imported, where the presets register)."""
 
 from __future__ import annotations
 

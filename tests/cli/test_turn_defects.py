@@ -1,11 +1,11 @@
-"""Issue 23's defects, reproduced through the CLI as users run it (each failed on 767ca4f):
+"""Turn defects, reproduced through the CLI as users run it (each test failed before its fix):
 
-2. ``ragkit chat --session NAME --guardrails`` crashed on a question with personal data (the new
-   messages were found by matching the question's text, which the guardrail had redacted) and took
-   no session lease although it shares ``state.db`` with ``ragkit serve``;
-4. a blocked or redacted input was kept raw in the result (``ragkit ask --guardrails --json --trace``);
-5. after an unbalanced code fence in a quoted passage, later ``[n]`` were not renumbered: an answer
-   cited sentences to the wrong file, or ended in ``[1]`` with no sources at all.
+- ``ragkit chat --session NAME --guardrails`` crashed on a question with personal data (the new
+  messages were found by matching the question's text, which the guardrail had redacted) and took
+  no session lease although it shares ``state.db`` with ``ragkit serve``;
+- a blocked or redacted input was kept raw in the result (``ragkit ask --guardrails --json --trace``);
+- after an unbalanced code fence in a quoted passage, later ``[n]`` were not renumbered: an answer
+  cited sentences to the wrong file, or ended in ``[1]`` with no sources at all.
 """
 
 from __future__ import annotations

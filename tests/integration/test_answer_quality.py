@@ -1,5 +1,5 @@
-"""The offline answerer on the project's own question sets (issue 16: how-to questions over
-technical documentation; issue 11, defect 14: real-looking documents), with the real model and
+"""The offline answerer on the project's own question sets (how-to questions over technical
+documentation; real-looking documents), with the real model and
 the default pipeline: the page that holds the answer is cited, lists, dates and code come through,
 follow-ups keep the conversation's context, and every answer that quotes a passage cites it with
 markers numbered in order of first appearance. ``benchmarks/answer_quality.py`` prints the figures."""
@@ -23,7 +23,8 @@ pytestmark = [pytest.mark.model, pytest.mark.slow]
 log = logging.getLogger(__name__)
 # set -> (minimum correct, minimum answers citing the page that holds the answer). Measured with
 # the hybrid default: howto 30/31 correct, 29/29 cited; realdocs 33/34, 32/32 (dense alone: 29/31
-# and 33/34); before issues 11 and 16: 15/31 and 20/34. The margin leaves room for retriever changes.
+# and 33/34); before the answerer handled how-to questions and real-looking documents: 15/31 and 20/34.
+# The margin leaves room for retriever changes.
 SETS = {"howto-docs": (26, 27), "realdocs": (30, 30)}
 
 
@@ -72,7 +73,7 @@ def test_question_set_scores(scored: tuple[str, list[QuestionOutcome], Recorder]
 
 
 def test_every_answer_that_quotes_a_passage_cites_it(scored: tuple[str, list[QuestionOutcome], Recorder]) -> None:
-    """Issue 16's acceptance: every answer that uses retrieved text carries an [n] that resolves;
+    """Every answer that uses retrieved text carries an [n] that resolves;
     markers are numbered 1, 2, … in order of first appearance (outside code)."""
     _, _, recorder = scored
     for result in recorder.results:

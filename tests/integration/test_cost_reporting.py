@@ -1,5 +1,5 @@
 """Cost reporting with an unpriced model: `ragkit ask`'s usage line and --json, the pipeline's
-`pricing:`, the server's usage and a Groq run through its preset (issue 28)."""
+`pricing:`, the server's usage and a Groq run through its preset."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 25: an index moves between processor classes.
+"""An index moves between processor classes.
 
 The default pipeline (ONNX Runtime int8, recipe ``s8-rr-sqxl``) gives the same vectors, bit for
 bit, on AVX2 and on AVX-512 VNNI: its weights cannot saturate the AVX2 kernels (7-bit), its
@@ -14,7 +14,8 @@ Runtime runs its AVX2 kernels), each with its own ONNX export cache, as two mach
 ``s8-rr`` and ``s8-rr-sq`` (the fused attention) agree across the classes to cosine 0.999 only: a
 ranking near-tie can flip (``s8-rr-sq`` swapped the 10th and 11th hits of one query here;
 docs/benchmarks/runs.md). The processor-dependent ``s8`` recipe is the control: under the view its
-vectors change (the saturation of issue 10), so the view really runs other kernels.
+vectors change (full-range int8 weights saturate the AVX2 kernels' 16-bit sums), so the view really
+runs other kernels.
 """
 
 from __future__ import annotations

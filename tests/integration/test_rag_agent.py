@@ -147,7 +147,7 @@ def test_missing_api_key_says_which_variable_to_export(kb, monkeypatch: pytest.M
 
 
 def test_streamed_answer_is_renumbered_like_the_result(kb) -> None:
-    """Issue 11, defect 14: citations are numbered in order of first appearance ([2] before [1]
+    """Citations are numbered in order of first appearance ([2] before [1]
     in the model's text becomes [1] before [2]), in the stream as in the final result."""
     provider = ScriptedProvider(
         responses=[

@@ -1,4 +1,4 @@
-"""Issue 7's acceptance: ``RAGAgent.ask`` with the offline local provider over data/ (default
+"""``RAGAgent.ask`` with the offline local provider over data/ (default
 pipeline, real all-MiniLM-L6-v2 model) answers the question set in data/questions.yaml with the
 expected text and a citation of the expected source, refuses what the corpus cannot answer, and
 is not steered by instructions written inside a document."""

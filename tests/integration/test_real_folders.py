@@ -1,4 +1,4 @@
-"""The offline answerer on real folders nobody here wrote (issue 24): MkDocs', HTTPX's and Flask's
+"""The offline answerer on real folders nobody here wrote: MkDocs', HTTPX's and Flask's
 documentation, the tldr pages, a book of notebooks with its CSV data, and a folder of papers as
 PDFs. The folders are never committed: clone each repository named in ``benchmarks/folders/NAME.yaml``
 (at its commit) into ``$RAGKIT_REAL_FOLDERS/NAME``; without them these tests skip and say so.
@@ -28,7 +28,7 @@ SETS = REPO / "benchmarks" / "folders"
 # set -> minimum share correct (of all questions), minimum share of answerable ones citing the page
 TARGETS = {"mkdocs": (0.6, 0.8), "flask": (0.7, 0.8), "tldr": (0.7, 0.8), "handbook": (0.7, 0.7),
            "papers": (0.7, 0.7), "httpx": (0.7, 0.8)}
-# sets below issue 24's target, run as expected failures (none now: papers reached 12 of 17 correct, 16 of
+# sets below their target, run as expected failures (none now: papers reached 12 of 17 correct, 16 of
 # 16 pages cited, once a figure's labels stopped heading other subjects and a refusal reads 10 passages more;
 # the five misses sit on chunks the questions do not retrieve in the top 10)
 SHORT: dict[str, str] = {}

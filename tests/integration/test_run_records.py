@@ -1,7 +1,7 @@
 """Every run ends with an event, recorded by the audit log, analytics and OpenTelemetry — a run
-that fails too (issue 23, defect 6: a provider error fired no end event, so none of them saw it;
-failed on 767ca4f) — observers cannot break a run, and a value the guardrails redacted or blocked
-is in no record: result, JSON, trace, memory, session, audit."""
+that fails too (a provider error once fired no end event, so none of them saw it) — observers
+cannot break a run, and a value the guardrails redacted or blocked is in no record: result, JSON,
+trace, memory, session, audit."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Switching the pipeline's store `type:` between all six backends and re-running
-`ragkit index data/` + `ragkit search` gives the same top result (issue 4 acceptance)."""
+`ragkit index data/` + `ragkit search` gives the same top result."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""Citations are numbered in order of first appearance in the answer (issue 11, defect 14: `[4]`
-before `[1]`), markers that no search returned are removed, and brackets inside code are text."""
+"""Citations are numbered in order of first appearance in the answer (`[4]`
+before `[1]` becomes `[1]` before `[2]`), markers that no search returned are removed, and
+brackets inside code are text."""
 
 from __future__ import annotations
 

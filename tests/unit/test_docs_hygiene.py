@@ -42,6 +42,19 @@ def test_no_issue_numbers_in_code_readme_or_docs() -> None:
                        "measured; the history goes in CHANGELOG.md and commit messages):\n" + "\n".join(found))
 
 
+def test_no_issue_numbers_in_tests() -> None:
+    """Test docstrings and comments say what is checked, not which issue asked for it (this file's
+    own examples of the pattern excepted)."""
+    found = []
+    for path in sorted((ROOT / "tests").rglob("*.py")):
+        if path == Path(__file__).resolve():
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+            if ISSUE.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()[:100]}")
+    assert not found, "an internal issue number in a test (the history goes in commit messages):\n" + "\n".join(found)
+
+
 def test_the_pattern_catches_what_it_must() -> None:
     assert ISSUE.search("the recipe of issue 25") and ISSUE.search("Issues 6 and 25") and ISSUE.search("issue #7")
     assert not ISSUE.search("an issue with 3 files") and not ISSUE.search("tissue 4")

@@ -37,7 +37,7 @@ def test_the_local_provider_answers_from_structured_citations_not_the_text() -> 
     assert extractive_answer("Which port does the server listen on?", []) == REFUSAL
 
 
-# ---------------------------------------------------------------- issue 11, defect 14 and issue 16
+# ---------------------------------------------------------------- answers from real-looking documents and how-to pages
 def passages(*texts: tuple[str, str, str]) -> list[Passage]:
     """Passages (source, heading, text) numbered from 1, as the search tool gives them."""
     return [Passage(n, text, {"source": source, "heading": heading}) for n, (source, heading, text) in
@@ -56,7 +56,7 @@ POEMS = passages(
 
 
 def test_the_sentence_that_answers_not_just_a_sentence_of_the_right_passage() -> None:
-    """Defect 14: the date of a poem was in the top passage but not in the answer."""
+    """The date of a poem was in the top passage but not in the answer."""
     got = extractive_answer("When was the poem The Heron at Dusk written?", POEMS)
     assert got == "The Heron at Dusk: Fendyke, 11 October 1912 [1]"
     assert "1916" in extractive_answer("When did Edith Carrow's brother die?", POEMS).split("[")[0]
@@ -78,7 +78,7 @@ BOOK = passages(
 
 
 def test_a_list_question_gets_the_whole_list() -> None:
-    """Defect 14: "the three ownership rules" was answered without the rules."""
+    """The question about "the three ownership rules" was answered without the rules."""
     assert extractive_answer("What are the three ownership rules?", BOOK) == (
         "These are the three ownership rules: [1]\n- Each value in Tern has an owner.\n"
         "- There can only be one owner at a time.\n- When the owner goes out of scope, the value will be dropped."
@@ -106,7 +106,7 @@ FAQ = passages(
 
 
 def test_no_markup_in_answers() -> None:
-    """Defect 14: `<Listing …>`, `> >` quote markers and pasted build output stayed in answers."""
+    """`<Listing …>`, `> >` quote markers and pasted build output stayed in answers."""
     why = extractive_answer("Why does my logging disappear in a release build?", FAQ)
     assert why.startswith("Release builds set the log level to `warn` by default. [1]") and ">" not in why
     scope = extractive_answer("What is a scope?", BOOK)
@@ -156,7 +156,7 @@ DOCS[0].meta["start"], DOCS[3].meta["start"] = "0", "400"
     ],
 )
 def test_how_to_questions_are_answered_with_the_code_block_and_cited(question: str, code: str, number: int) -> None:
-    """Issue 16: false refusals on how-to questions; the answer includes the passage's code."""
+    """No false refusals on how-to questions; the answer includes the passage's code."""
     got = extractive_answer(question, DOCS)
     assert got != REFUSAL and code in got and f"[{number}]" in got
     assert got.index("```") > got.index("[")  # the code follows a cited sentence
@@ -179,7 +179,7 @@ SITE = passages(  # a documentation site's pages: code comes from include direct
 
 
 def test_a_how_to_question_whose_topic_fills_the_page_is_answered() -> None:
-    """Issue 16: "how to read a cookie" was refused although the cookie page was retrieved: the
+    """The question "how to read a cookie" was refused although the cookie page was retrieved: the
     topic word is in every sentence of the page (a low IDF) and the docs do not say "read"."""
     got = extractive_answer("How do I read a cookie?", SITE)
     assert got.startswith("You can define Cookie parameters") and "[1]" in got

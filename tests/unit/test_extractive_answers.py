@@ -176,3 +176,72 @@ def test_which_adjective_plural_are_asks_for_the_whole_list() -> None:
                        {"source": "routing.md", "heading": "Routing > Path Parameters"}))
     got = extractive_answer("Which path filters are available in routes?", notes)
     assert got == "The available filters are: [3]\n- `str` returns a string.\n- `int` returns an integer."
+
+
+TENDER = _passages(
+    ("1.1 Purpose\n.1\nThe aim of this tender is to invite bids, in the form set out below, from licensed roofers "
+     "for the following building:\nHARBOUR VIEW COTTAGE\nPORT ALDOUS, NOVA SCOTIA\n.2\nDrawings are listed in "
+     "Section 4.", {"source": "tender.pdf", "page": "1", "start": "0"}),
+    ("Roofers must hold a licence. Bids close at noon.", {"source": "rules.md", "start": "0"}),
+)
+
+
+def test_a_sentence_ending_with_a_colon_is_quoted_with_the_value_on_the_line_after_it() -> None:
+    """"… for the following building:" says nothing alone: the line after the colon is the answer."""
+    got = extractive_answer("For which building does the roofing tender invite bids?", TENDER)
+    assert "following building: HARBOUR VIEW COTTAGE" in got
+    assert "Drawings are listed" not in got  # a sentence of its own ends the value
+
+
+PRINTS = _passages(
+    ("# Knots for Sailors - 3rd Release\n\nKnots for Sailors is a guide in 12 chapters with 240 illustrations.",
+     {"source": "knots/readme.md", "start": "0"}),
+    ("Knots for Sailors is free to read online. Chapter 2 covers the bowline.", {"source": "knots/ch1.md", "start": "0"}),
+)
+TRIAL = _passages((
+    "Results\n\nWe ran 100 trials per puzzle and kept the best one. Solver B solves 41.5% of the puzzles on "
+    "the first try, against 12% for Solver A. With 100 trials it solves the majority of the puzzles.",
+    {"source": "solver.pdf", "page": "3", "start": "0"},
+))
+
+
+def test_a_share_wants_a_percentage_and_a_price_an_amount_of_money() -> None:
+    """"What share …" is answered by the sentence with a percentage, not by one with a count;
+    "What is the price of …" is not answered by "3rd Release" or "12 chapters"."""
+    assert "41.5%" in extractive_answer("What share of the puzzles does Solver B solve?", TRIAL)
+    assert extractive_answer("What is the price of the printed edition of Knots for Sailors?", PRINTS) == REFUSAL
+    assert "free to read" in extractive_answer("What is the price of reading Knots for Sailors online?", PRINTS)
+
+
+FOREWORD = _passages(
+    ("# Field Notes on Tides - 2nd Edition\n# Foreword\n\nIt is not often you are asked to introduce a book that "
+     "shaped your own career, Field Notes on Tides in particular. When Ada Brightwater asked me to write this "
+     "foreword, I was delighted.\n\nRead it slowly. Take your time with it.\n\nMorwenna Quill<br>\nHead of Coastal "
+     "Survey<br>\nPort Aldous Harbour Trust",
+     {"source": "tides/foreword.md", "start": "0", "title": "Field Notes on Tides - 2nd Edition", "heading": "Foreword"}),
+    ("# Field Notes on Tides - 2nd Edition\n# Table of Contents\n\n* Chapter 1: Neap Tides\n* Chapter 2: Spring Tides",
+     {"source": "tides/toc.md", "start": "0", "title": "Field Notes on Tides - 2nd Edition"}),
+)
+
+
+def test_who_wrote_the_foreword_is_answered_by_its_signature_not_by_a_name_in_its_text() -> None:
+    """A foreword is signed at its end; the book's author named in its first paragraph did not write it."""
+    got = extractive_answer("Who wrote the foreword of Field Notes on Tides?", FOREWORD)
+    assert got.startswith("Morwenna Quill")
+    assert "Brightwater" not in got
+
+
+KETTLE = _passages(
+    ("## Self-Closing Valves\n\nFor comparison, here is a standalone SCV fitted to a kettle:\n\n```\nvalve(kettle)\n```\n\n"
+     "An SCV is useful when steam must escape. An SCV can be named or, much more commonly, left anonymous.",
+     {"source": "valves/ch6.md", "start": "9000"}),
+    ("So, in other words, the valve shuts itself once the pressure falls. This common part has a creative name: "
+     "Self-Closing Valve (SCV).", {"source": "valves/ch6.md", "start": "8500"}),
+)
+
+
+def test_what_an_acronym_stands_for_is_the_phrase_its_letters_begin() -> None:
+    """"What does SCV stand for?" wants "Self-Closing Valve", not the sentence that uses SCV most."""
+    got = extractive_answer("What does SCV stand for?", KETTLE)
+    assert "Self-Closing Valve (SCV)" in got
+    assert "For comparison" not in got

@@ -1,4 +1,4 @@
-"""The offline answerer on real documentation (issue 24): the sentence that states the value a
+"""The offline answerer on real documentation: the sentence that states the value a
 question asks for (a default, a port, a version), the heading that names it, the command after a
 description line, bylines and definitions, and follow-ups resolved against the previous turn.
 The passages are small hand-written copies of the shapes found in MkDocs', Flask's and HTTPX's

@@ -1,5 +1,5 @@
-"""ragkit's import graph has no circle (issue 12) and every arrow points down the layers of
-``design.md`` (issue 23): every ``import`` counts, including those inside functions and under
+"""ragkit's import graph has no circle and every arrow points down the layers of
+``docs/architecture.md`` ("Layers"): every ``import`` counts, including those inside functions and under
 ``TYPE_CHECKING``."""
 
 from __future__ import annotations

@@ -11,6 +11,8 @@ import pytest
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import loader_name_for
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
 from ragkit.registry import loaders, splitters
 from ragkit.types import Document
 
@@ -20,8 +22,8 @@ def load(name: str, path: Path, **options: Any) -> list[Document]:
 
 
 def test_extensions_pick_the_loaders() -> None:
-    assert [loader_name_for(Path(f"x{e}")) for e in (".pptx", ".epub", ".eml", ".mbox")] == [
-        "pptx", "epub", "eml", "mbox"]
+    assert [loader_name_for(Path(f"x{e}")) for e in (".pptx", ".epub", ".eml", ".mbox", ".msg")] == [
+        "pptx", "epub", "eml", "mbox", "msg"]
 
 
 # ---------------------------------------------------------------- pptx
@@ -51,10 +53,12 @@ def make_deck(path: Path) -> Path:
 
 def test_each_slide_is_a_document_with_its_notes(tmp_path: Path) -> None:
     docs = load("pptx", make_deck(tmp_path / "report.pptx"))
-    assert [d.metadata["page"] for d in docs] == [1, 2]
+    assert [d.metadata["page"] for d in docs] == [1, 2, 2]
     assert docs[0].text == ("# Harbour report\n\nFerries ran on 301 days\nTwo new berths opened\n\n"
                             "Notes: Mention that the winter storms closed the port for 64 days.")
-    assert docs[1].text == "# Ships per port\n\nport | ships\nLeith | 4\n\nGrouped caption"
+    assert docs[1].text == "# Ships per port\n\nGrouped caption"
+    assert docs[2].text == "table: Ships per port\nport: Leith\nships: 4"  # a table row: its own document
+    assert (docs[2].metadata["table"], docs[2].metadata["row"]) == ("Ships per port", 0)
     assert docs[0].metadata["title"] == "Harbour report"
     chunks = splitters.get("markdown")(chunk_size=200, chunk_overlap=0, unit="chars").split(docs[1])
     assert chunks[0].metadata["heading"] == "Ships per port" and chunks[0].metadata["page"] == 2
@@ -75,12 +79,14 @@ def test_bad_pptx_and_a_missing_python_pptx(tmp_path: Path, monkeypatch: pytest.
 # ---------------------------------------------------------------- epub
 
 
-def make_book(path: Path) -> Path:
+def make_book(path: Path, author: str | None = None) -> Path:
     epub = pytest.importorskip("ebooklib.epub")
     book = epub.EpubBook()
     book.set_identifier("harbour-1")
     book.set_title("Harbour Tales")
     book.set_language("en")
+    if author:
+        book.add_author(author)
     one = epub.EpubHtml(title="One", file_name="one.xhtml", lang="en")
     one.content = ("<html><body><h1>The Ferry</h1><p>The ferry leaves at <b>noon</b>.</p><h2>Tickets</h2>"
                    "<p>Tickets cost two pounds.</p><img src='map.png' alt='map'/><script>track()</script>"
@@ -102,12 +108,23 @@ def make_book(path: Path) -> Path:
 def test_each_chapter_is_a_document_in_reading_order(tmp_path: Path) -> None:
     docs = load("epub", make_book(tmp_path / "tales.epub"))
     assert [d.text for d in docs] == [
-        "# The Ferry\n\nThe ferry leaves at noon.\n\n## Tickets\n\nTickets cost two pounds.",
+        "Title: Harbour Tales\n\n# The Ferry\n\nThe ferry leaves at noon.\n\n## Tickets\n\nTickets cost two pounds.",
         "# The Lighthouse\n\nIt was built in 1871.",
     ]  # the table of contents page, images and scripts are not text
     assert [d.metadata["page"] for d in docs] == [1, 2] and docs[0].metadata["title"] == "Harbour Tales"
     chunks = splitters.get("markdown")(chunk_size=40, chunk_overlap=0, unit="chars").split(docs[0])
     assert next(c for c in chunks if "two pounds" in c.text).metadata["heading"] == "The Ferry > Tickets"
+
+
+def test_the_books_title_and_author_open_its_first_chapter(tmp_path: Path) -> None:
+    """A book's author is often only in its metadata: the first chapter opens with it, so "Who
+    wrote Harbour Tales?" is answered from the text."""
+    docs = load("epub", make_book(tmp_path / "tales.epub", author="Marta Quell"))
+    assert docs[0].text.startswith("Title: Harbour Tales\nAuthor: Marta Quell\n\n# The Ferry")
+    assert not docs[1].text.startswith("Title:")  # once per book
+    assert {d.metadata["author"] for d in docs} == {"Marta Quell"}
+    passages = [Passage(1, docs[0].text, {"source": "tales.epub", "page": "1", "start": "0"})]
+    assert extractive_answer("Who wrote Harbour Tales?", passages).startswith("Author: Marta Quell")
 
 
 def test_bad_epub(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -217,3 +234,42 @@ def test_attachments_follow_the_pipelines_loaders_mapping(tmp_path: Path) -> Non
     texts = {h.get("attachment"): h["text"] for h in json.loads(run.stdout)}
     assert texts["ports.csv"] == "port,ships\nLeith,4"  # as text, as the mapping says: not "table: ports ..."
     assert texts["shifts.log"] == "night shift: Ben"  # an extension only the mapping knows
+
+
+# ---------------------------------------------------------------- msg (Outlook)
+
+
+def make_msg(path: Path) -> Path:
+    """An Outlook message as Outlook stores one: MAPI properties as streams of an OLE file."""
+    import struct
+
+    from ragkit.testing.ole import write_ole
+
+    def utf16(text: str) -> bytes:
+        return text.encode("utf-16-le")
+
+    sent = (1733000000 + 11644473600) * 10**7  # 2024-11-30T20:53:20Z as a Windows FILETIME
+    return write_ole(path, {
+        "__substg1.0_0037001F": utf16("Ferry timetable"), "__substg1.0_0C1A001F": utf16("Marta Quell"),
+        "__substg1.0_0C1F001F": utf16("marta@example.org"), "__substg1.0_0E04001F": utf16("Harbour Office"),
+        "__substg1.0_1000001F": utf16("The ferry leaves at noon from pier 2.\r\nBring your ticket."),
+        "__properties_version1.0": b"\x00" * 32 + struct.pack("<HHIQ", 0x0040, 0x0039, 6, sent),
+    })
+
+
+def test_an_outlook_message_reads_as_its_headers_and_body(tmp_path: Path) -> None:
+    pytest.importorskip("olefile", reason="the msg extra (olefile) is not installed: pip install 'ragkit[msg]'")
+    [doc] = load("msg", make_msg(tmp_path / "ferry.msg"))
+    assert doc.text == ("Subject: Ferry timetable\nFrom: Marta Quell <marta@example.org>\nTo: Harbour Office\n"
+                        "Date: 2024-11-30T20:53:20+00:00\n\nThe ferry leaves at noon from pier 2.\nBring your ticket.")
+    assert doc.metadata["title"] == "Ferry timetable" and doc.metadata["author"].startswith("Marta Quell")
+    assert doc.metadata["date"] == "2024-11-30T20:53:20+00:00"
+
+
+def test_a_msg_file_that_is_not_an_outlook_message_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    pytest.importorskip("olefile", reason="the msg extra (olefile) is not installed: pip install 'ragkit[msg]'")
+    catalog = tmp_path / "fr.msg"
+    catalog.write_text('namespace eval ::tk { ::msgcat::mcset fr "Cancel" "Annuler" }\n', encoding="utf-8")
+    with pytest.raises(LoaderError, match=r"fr\.msg: not an Outlook message .*export it as \.eml") as err:
+        load("msg", catalog)
+    assert err.value.reason == "not an Outlook message"

@@ -138,3 +138,10 @@ def test_search_shows_a_pdf_page_as_citations_do_and_ranks_the_reference_list_be
     assert hits[-1]["authors"] == "Ada Lovelace, Charles Babbage"
     shown = CliRunner().invoke(cli, [*query, "-k", "1"]).stdout
     assert "lamps.pdf  p. " in shown  # the page as Citation.location(short=True) writes it
+
+
+def test_a_spreadsheet_file_name_is_a_placeholder_title() -> None:
+    from ragkit.loaders.pdf_paper import document_title
+
+    fragments = [(20.0, 700.0, "Good Energy SVT"), (10.0, 600.0, "Tariff rates for every region of the country")]
+    assert document_title("DOM Pricing Model 5% increase - approved.xlsm", fragments, 800.0) == "Good Energy SVT"

@@ -243,11 +243,10 @@ def test_html_keeps_visible_text_title_and_paragraphs(tmp_path: Path) -> None:
     April to <b>October</b>.</p><p>Line one<br>line two</p>
     <table><tr><th>Ticket</th><th>Price</th></tr><tr><td>Adult</td><td>6.50</td></tr></table>
     </body></html>"""
-    [doc] = load("html", write(tmp_path, "page.html", html))
+    doc, row = load("html", write(tmp_path, "page.html", html))
     assert doc.metadata == {"source": "sub/page.html", "mime": "text/html", "title": "Visitor Centre"}
-    assert doc.text == (
-        "Welcome\n\nOpen from April to October.\n\nLine one\nline two\n\nTicket | Price\nAdult | 6.50"
-    )
+    assert doc.text == "Welcome\n\nOpen from April to October.\n\nLine one\nline two"
+    assert row.text == "table: Welcome\nTicket: Adult\nPrice: 6.50"  # the table's rows: documents of their own
     for dropped in ("secret", "Home", "color"):
         assert dropped not in doc.text
 

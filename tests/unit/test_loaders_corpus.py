@@ -22,7 +22,8 @@ def corpus_files() -> list[Path]:
 
 
 def load_all(folder: Path = DATA) -> dict[tuple[str, int | None], Document]:
-    docs = {}
+    """Every file's documents by (file, page); a page's text and its tables' rows joined in one."""
+    docs: dict[tuple[str, int | None], Document] = {}
     for path in sorted(folder.iterdir()):
         if path.name == QUESTIONS.name:
             continue
@@ -30,7 +31,10 @@ def load_all(folder: Path = DATA) -> dict[tuple[str, int | None], Document]:
         assert name is not None, f"no default loader for {path.name}"
         check_file(path, max_bytes=1024 * 1024)
         for doc in loaders.get(name)().load(path, source=path.name):
-            docs[(path.name, doc.metadata.get("page"))] = doc
+            key = (path.name, doc.metadata.get("page"))
+            if key in docs:
+                doc = Document(text=f"{docs[key].text}\n\n{doc.text}", metadata=docs[key].metadata)
+            docs[key] = doc
     return docs
 
 

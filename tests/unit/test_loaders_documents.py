@@ -134,22 +134,20 @@ def make_docx(path: Path, *, core_title: str = "") -> Path:
     return path
 
 
-def test_docx_paragraphs_headings_and_tables_in_order(tmp_path: Path) -> None:
-    [doc] = load("docx", make_docx(tmp_path / "census.docx"))
-    assert doc.text == (
-        "Intro before any heading.\n\nSeabird Census\n\nPuffins counted in June.\n\n"
-        "Species | Pairs\nPuffin | 2340\n\nSpans two | Third\n\nClosing line."
-    )
-    assert doc.metadata == {
-        "source": "census.docx",
-        "mime": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        "title": "Seabird Census",
-    }
+def test_docx_paragraphs_in_order_and_each_table_row_a_document(tmp_path: Path) -> None:
+    doc, puffin, merged = load("docx", make_docx(tmp_path / "census.docx"))
+    assert doc.text == "Intro before any heading.\n\nSeabird Census\n\nPuffins counted in June.\n\nClosing line."
+    mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    assert doc.metadata == {"source": "census.docx", "mime": mime, "title": "Seabird Census"}
+    assert puffin.text == "table: Seabird Census, table 1\nSpecies: Puffin\nPairs: 2340"
+    assert puffin.metadata == {"source": "census.docx", "mime": mime, "title": "Seabird Census",
+                               "table": "Seabird Census, table 1", "row": 0}
+    assert merged.text == "table: Seabird Census, table 2\ncolumn 1: Spans two\ncolumn 2: Third"
 
 
 def test_docx_title_from_core_properties(tmp_path: Path) -> None:
-    [doc] = load("docx", make_docx(tmp_path / "r.docx", core_title="Annual Report"))
-    assert doc.metadata["title"] == "Annual Report"
+    docs = load("docx", make_docx(tmp_path / "r.docx", core_title="Annual Report"))
+    assert {d.metadata["title"] for d in docs} == {"Annual Report"}
 
 
 def test_corrupt_docx(tmp_path: Path) -> None:

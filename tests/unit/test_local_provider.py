@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import fnmatch
+
 import pytest
 
 from ragkit.agent import Agent
@@ -9,8 +11,11 @@ from ragkit.errors import ConfigError
 from ragkit.messages import Message, ToolCall, ToolSpec
 from ragkit.rag.extractive import REFUSAL, parse_passages, split_sentences
 from ragkit.rag.local import LocalProvider
+from ragkit.rag.passages import format_passage
+from ragkit.rag.prompts import PASSAGES_HEADER
 from ragkit.registry import providers
-from ragkit.tools import tool
+from ragkit.tools import ToolOutput, tool
+from ragkit.types import Citation
 
 PASSAGES = """[1] source: guide.md | page: 2 | heading: Install > Linux | score: 0.812
 To install ragkit on Linux, run pip install ragkit in a virtual environment. Python 3.10 or newer is required.
@@ -271,14 +276,14 @@ def test_a_question_about_a_number_no_passage_has_is_refused() -> None:
     assert answer("How many people lived in the town in 1850?") == REFUSAL
 
 
-# ---------------------------------------------------------------- chat follow-ups (issue 11, defect 14)
+# ---------------------------------------------------------------- chat follow-ups
 VECTORS = """[1] source: vectors.md | heading: Vectors > Updating a Vector | score: 0.7
 To add elements to a vector after creating it, we can use the `push` method.
 """
 
 
 def test_a_follow_up_is_searched_with_the_conversations_context() -> None:
-    """Defect 14: "And how do I add elements to it?" was searched word for word."""
+    """The follow-up "And how do I add elements to it?" is not searched word for word."""
     from ragkit.agent import AgentConfig, ConversationMemory
 
     queries: list[str] = []
@@ -294,7 +299,7 @@ def test_a_follow_up_is_searched_with_the_conversations_context() -> None:
     agent.run("How do I create a new empty vector?")
     answer = agent.run("And how do I add elements to it?").content
     assert queries[0] == "How do I create a new empty vector?"
-    # the pronoun stands for what the earlier question was about, as it said it (issue 24)
+    # the pronoun stands for what the earlier question was about, as it said it
     assert queries[1] == "How do I add elements to a new empty vector?"
     assert "create" not in queries[1]  # the earlier question's verb is not what the follow-up is about
     assert "`push` method" in answer and answer.endswith("[1]")
@@ -392,3 +397,40 @@ def test_what_about_a_setting_answers_about_that_setting() -> None:
     second = agent.run("What about DRAIN_PUMP_LABEL?").content
     assert queries[1] == "What is the default of DRAIN_PUMP_LABEL?"
     assert "north-pump" in second and "45" not in second
+
+
+# ---------------------------------------------------------------- a second search within the cited file
+FOREWORD_PARTS = [
+    "# Foreword\n\nWhen Ada Brightwater asked me to write this foreword, I was delighted. "
+    "It is not often you are asked to introduce a book that shaped your own career.",
+    "Read it slowly, a chapter a week, at the shore if you can.",
+    "Treat the book with care, and by that I mean, wear it down.\n\nMorwenna Quill<br>\nHead of Coastal Survey",
+]
+
+
+CHUNKS = {1: ("tides/foreword.md", FOREWORD_PARTS[0]), 2: ("tides/ch1.md", "Neap tides follow the quarter moons."),
+          3: ("tides/foreword.md", FOREWORD_PARTS[1]), 4: ("tides/foreword.md", FOREWORD_PARTS[2])}
+
+
+@tool
+def search_with_sources(query: str, top_k: int = 5, source: str | None = None) -> ToolOutput:
+    """Search the knowledge base for passages relevant to the query; source limits it to matching files."""
+    numbers = [1, 2, 3] if source is None else [n for n in CHUNKS if fnmatch.fnmatchcase(CHUNKS[n][0], source)]
+    cites = [Citation(number=n, source=CHUNKS[n][0], chunk_id=f"c{n}", text=CHUNKS[n][1], score=1 - n / 10,
+                      title="Field Notes on Tides", heading="Field Notes on Tides > " + ("Foreword" if "foreword" in CHUNKS[n][0] else "Neap Tides"))
+             for n in numbers[:top_k]]
+    return ToolOutput(content=PASSAGES_HEADER + "\n\n" + "\n\n".join(format_passage(c) for c in cites),
+                      citations=cites)  # numbered by chunk, as the knowledge base's search tool numbers them
+
+
+def test_the_file_a_draft_answer_cites_is_searched_again_for_the_passage_that_answers() -> None:
+    """The first search finds the foreword's opening, which names the book's author; the search
+    within that file finds its signature, which names the foreword's."""
+    run = Agent(LocalProvider(), tools=[search_with_sources]).run("Who wrote the foreword to Field Notes on Tides?")
+    assert run.content.startswith("Morwenna Quill")
+    calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls]
+    assert [c.arguments.get("source") for c in calls] == [None, "tides/foreword.md"]
+    # a refusal stands: no second search
+    refused = Agent(LocalProvider(), tools=[search_with_sources]).run("Who repairs the boiler?")
+    assert refused.content == REFUSAL
+    assert sum(len(m.tool_calls) for m in refused.messages if m.role == "assistant") == 1

@@ -1,4 +1,5 @@
-"""Issue 11: a new user's first hour on real folders (defects 3, 4, 5, 7 and part of 12)."""
+"""A new user's first hour on real folders: assets, encrypted PDFs, bench outside the repository,
+values checked up front, CLI hints."""
 
 from __future__ import annotations
 
@@ -48,7 +49,7 @@ def site(root: Path) -> Path:
     return root
 
 
-# ---------------------------------------------------------------- defect 3: assets
+# ---------------------------------------------------------------- assets
 
 
 def test_assets_are_skipped_with_one_summary_line(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -124,7 +125,7 @@ def test_a_list_of_versions_is_text_and_is_read_at_once() -> None:
     assert strip_encoded_data(f"a {path} b") == "a b"
 
 
-# ---------------------------------------------------------------- defect 4: AES-encrypted PDFs
+# ---------------------------------------------------------------- AES-encrypted PDFs
 
 
 def aes_pdf(tmp_path: Path, text: str, algorithm: str = "AES-128") -> Path:
@@ -183,7 +184,7 @@ def test_cryptography_is_a_core_dependency(repo_root: Path) -> None:
     assert "cryptography==" in (repo_root / "constraints.txt").read_text()
 
 
-# ---------------------------------------------------------------- defect 5: bench outside the repository
+# ---------------------------------------------------------------- bench outside the repository
 
 
 def test_bench_profiles_load_outside_the_repository(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -229,7 +230,7 @@ def test_bench_quick_runs_from_a_temporary_directory(tmp_path: Path, repo_root: 
     assert record["dataset"]["n"] == 300 and record["backends"][0]["backend"] == "memory"
 
 
-# ---------------------------------------------------------------- defect 7: validate values up front
+# ---------------------------------------------------------------- validate values up front
 
 
 def validate(tmp_path: Path, yaml_text: str):
@@ -279,7 +280,7 @@ def test_index_refuses_bad_retriever_settings_before_reading_any_file(tmp_path: 
     assert not (tmp_path / "idx").exists()
 
 
-# ---------------------------------------------------------------- defect 12: CLI hints
+# ---------------------------------------------------------------- CLI hints
 
 
 def test_pipeline_validate_of_a_missing_file_names_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

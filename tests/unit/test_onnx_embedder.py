@@ -149,7 +149,7 @@ def test_a_mixed_export_leaves_the_named_weights_fp32(
     onnx_cache = tmp_path / "cache"
     mixed = ExportSettings(quantize="int8", reduce_range=True, fp32="ffn-out")
     emb = OnnxEmbedder(cache_dir=onnx_cache, quantize="int8")
-    emb.settings = mixed  # no recipe of ragkit's mixes (issue 25): set before the first load
+    emb.settings = mixed  # no recipe of ragkit's mixes: set before the first load
     texts = varied_texts()[8:40]
     got = emb.embed_batch(texts)
     exported = onnx_export.cached_export(MODEL_DIR, cache_dir=onnx_cache, settings=mixed, name=emb._name)

@@ -1,5 +1,5 @@
 """The model registry (ragkit/models.yaml), matching that never guesses a paid model free, typed
-constants, registered prices and `ragkit models` (issue 28)."""
+constants, registered prices and `ragkit models`."""
 
 from __future__ import annotations
 

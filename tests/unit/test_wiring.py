@@ -1,4 +1,4 @@
-"""What the pipeline wires into a component is declared once (``ragkit.wiring``, issue 23) and every
+"""What the pipeline wires into a component is declared once (``ragkit.wiring``) and every
 reader agrees: the YAML check refuses it, the dry build fills it in, the index builds it."""
 
 from __future__ import annotations

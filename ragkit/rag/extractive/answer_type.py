@@ -10,7 +10,7 @@ from ragkit.rag.extractive.text import WORD
 _QUANTITY_NOUNS = (
     "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
     "depth|distance|speed|rate|temperature|capacity|output|total|sum|value|frequency|age|weight|"
-    "area|volume|duration|population|count"
+    "area|volume|duration|population|count|commission|discount|fee|salary|tax"
 )
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -48,14 +48,47 @@ museum library university college school institute academy trust society company
 publisher publishers prize award
 department agency office bank hospital club association foundation network group committee board north south
 east west northern southern eastern western new great upper lower saint st county city town village district
-kingdom republic state states united national royal international""".split()
-)
+kingdom republic state states united national royal international the""".split()
+)  # and an article: "The Ferry" heads a chapter, no person is called "The"
 _YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _HONORIFIC = re.compile(
     r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Lord|Lady|Captain|Capt|Rev|Father|Sister)"
     r"\.?\s+[A-Z][a-z]"
 )
+
+
+# what a quantity is measured in, by the words of a number question: a share wants a percentage
+# ("What share of the problems does it solve?": "28.8%", not "100 samples"), a price an amount of
+# money ("What is the price of the printed edition?": "$20", not "2nd Edition"); a commission or
+# a discount either
+_MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("percent", re.compile(r"\b(?:share|percentage|percent|proportion|fraction)\b", re.IGNORECASE)),
+    ("money", re.compile(r"\b(?:price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged)\b",
+                         re.IGNORECASE)),
+    ("rate", re.compile(r"\b(?:commission|discount|tax|interest|markup|margin|tip)\b", re.IGNORECASE)),
+)
+_PERCENT = re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b", re.IGNORECASE)
+_MONEY = re.compile(
+    r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?|k|m|bn)?\s*[$€£¥]|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|"
+    r"pounds?|cents?)\b|\bfree\b|\bno charge\b",
+    re.IGNORECASE,
+)
+_IN_MEASURE = {"percent": (_PERCENT,), "money": (_MONEY,), "rate": (_PERCENT, _MONEY)}
+
+
+def quantity_measure(question: str) -> str | None:
+    """What a number question's answer is measured in (``percent``, ``money`` or ``rate``: either),
+    by the words it asks with; None for any other number question."""
+    if answer_type(question)[0] != "number":
+        return None
+    return next((measure for measure, pattern in _MEASURES if pattern.search(question)), None)
+
+
+def in_measure(measure: str | None, sentence: str) -> bool:
+    """Whether ``sentence`` states a quantity in ``measure`` (a percentage, an amount of money);
+    True for no measure."""
+    return measure is None or any(p.search(sentence) for p in _IN_MEASURE[measure])
 
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
@@ -193,3 +226,56 @@ def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
     return any(
         name[i] and name[i + 1] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
     )
+
+
+_ACRONYM = re.compile(
+    r"\bwhat\s+(?:does|do|did)\s+(?:the\s+)?(?:acronym\s+|abbreviation\s+|initialism\s+)?[\"'`“]?(?P<a>[A-Za-z][\w&.-]{1,15}?)"
+    r"[\"'`”]?\s+stands?\s+for\b"
+    r"|\bwhat\s+is\s+[\"'`“]?(?P<b>[A-Za-z][\w&.-]{1,15}?)[\"'`”]?\s+short\s+for\b"
+    r"|\bwhat\s+is\s+the\s+(?:full\s+(?:form|name)|expansion|long\s+form)\s+of\s+(?:the\s+)?[\"'`“]?(?P<c>[A-Za-z][\w&.-]{1,15}?)[\"'`”]?\s*\??$",
+    re.IGNORECASE,
+)
+#: the words an acronym question asks with, not about
+ACRONYM_WORDS = frozenset("stand stands short full form name expansion long acronym abbreviation initialism".split())
+_CONNECTORS = frozenset("of and for the to in on a an with by".split())
+
+
+def asked_acronym(question: str) -> str:
+    """The acronym a question asks to expand ("What does IIFE stand for?" -> "IIFE", "What is
+    C4 short for?" -> "C4"), else ""."""
+    match = _ACRONYM.search(question.strip())
+    word = next((g for g in match.groups() if g), "") if match else ""
+    return word if any(c.isupper() for c in word) else ""
+
+
+def _letters(acronym: str) -> str:
+    """The initials an acronym spells, a digit repeating the letter before it ("C4" -> "CCCC",
+    "W3C" -> "WWWC")."""
+    out = ""
+    for c in acronym:
+        if c.isalpha():
+            out += c.upper()
+        elif c.isdigit() and out:
+            out += out[-1] * (int(c) - 1)
+    return out
+
+
+def expands(acronym: str, sentence: str) -> bool:
+    """Whether ``sentence`` spells ``acronym`` out: consecutive words whose initials are its
+    letters, small connectors ("of", "and") skipped ("Immediately Invoked Function Expression",
+    "Colossal Clean Crawled Corpus", "Bank of England")."""
+    letters = _letters(acronym)
+    words = [w for w in WORD.findall(sentence) if w.lower() != acronym.lower()]
+    if len(letters) < 2:
+        return False
+
+    def spells(i: int, k: int) -> bool:
+        if k == len(letters):
+            return True
+        if i == len(words):
+            return False
+        if words[i][0].upper() == letters[k] and spells(i + 1, k + 1):
+            return True
+        return k > 0 and words[i].lower() in _CONNECTORS and spells(i + 1, k)
+
+    return any(w[0].upper() == letters[0] and spells(i, 0) for i, w in enumerate(words))

@@ -15,7 +15,10 @@ followed by that passage's ``[n]`` marker.
 - *a value* ("What is the default value of dev_addr?"): the sentence or line that states it,
   after the heading the question names when it does not say it ("dev_addr: default: …"); a
   sentence ending with a colon ("Default:", reStructuredText's "The default is::") is followed by
-  the code block it introduces, whatever the question.
+  the code block it introduces, whatever the question;
+- *a colon's value*: any other quoted sentence that ends with a colon ("… for the following
+  project:") is followed by the short lines after it that complete it ("KEN SARGENT HOUSE"),
+  so an answer never stops at the colon.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ class Unit:
     code_after: str = ""  # the code block a description line ending with ":" introduces
     above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
     leads_list: bool = False  # a line ending with ":" that a list follows ("The available convertors are:")
+    closing: bool = False  # the first of the short lines that end a passage after its prose: a signature
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ _SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
 _TYPED_SHARE = 0.8  # ... when the best holds the date, number or name asked for (one answer is wanted)
 _LIST_SHARE = 0.5  # a list must be this close to the best candidate to answer a list question
 _ORDERED_BONUS = 1.3  # a numbered list for a question about steps
+_COMPLETING_LINES = 2  # how many lines after a sentence ending with a colon complete it
+_COMPLETING_WORDS = 25  # ... each of at most this many words
 
 
 def _passage(units: Sequence[Unit], u: Unit) -> list[Unit]:
@@ -140,6 +146,27 @@ def _sentence(u: Unit, bare: bool, label: str = "") -> str:
     return gloss(text)
 
 
+def _completion(u: Unit, units: Sequence[Unit]) -> str:
+    """The lines that complete a sentence ending with a colon ("for the following project:" and
+    "KEN SARGENT HOUSE", "GRANDE PRAIRIE, ALBERTA"): the short prose, heading or row units right
+    after it in its passage (value lines, or one sentence), joined with "; "; "" for any other sentence (a list or a code block
+    after the colon is quoted whole elsewhere)."""
+    if not u.text.rstrip().endswith(":") or u.leads_code or u.leads_list or u.kind == "code":
+        return ""
+    after = sorted((v for v in _passage(units, u) if v.position > u.position), key=lambda v: v.position)
+    lines: list[str] = []
+    for v in after[:_COMPLETING_LINES]:
+        if v.kind not in ("prose", "heading", "row") or len(v.text.split()) > _COMPLETING_WORDS:
+            break
+        sentence = v.text.rstrip()[-1:] in ".!?"
+        if sentence and lines:
+            break  # value lines, then a sentence of its own: the value ended
+        lines.append(v.text)
+        if sentence:
+            break
+    return "; ".join(lines)
+
+
 def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Unit | None = None,
                share: float = _SENTENCE_SHARE) -> list[Unit]:
     best, best_own = candidates[0].score, candidates[0].own_share
@@ -197,7 +224,9 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     chosen = _sentences(candidates, max_sentences, first=lead, share=share)
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     labels = {id(c.unit): c.label for c in candidates if c.label}
-    text = " ".join(f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))} [{u.number}]" for u in chosen)
+    text = " ".join(
+        f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}{' ' + rest if (rest := _completion(u, units)) else ''}"
+        f" [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"

@@ -11,7 +11,10 @@ passage; its names 0.7: a passage about "Edith Carrow" says "her brother"). Word
 question of the conversation weigh half. The score is then weighed by:
 
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
-  person, a date or a quantity; a sentence with none that is new (not in the question) counts
+  person, a date or a quantity (a share a percentage, a price or a fee an amount of money), and
+  "What does IIFE stand for?" the words its letters begin ("Immediately Invoked Function
+  Expression"); a
+  sentence with none that is new (not in the question) counts
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
   2024)") is a candidate too;
 - a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
@@ -44,7 +47,8 @@ question's weight is in words no passage has. A question that names something fo
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
-PDF loader) when its first page is not among the passages; a sentence of a reference list
+PDF loader) when its first page is not among the passages; "Who wrote the foreword of X?" by
+the signature that ends a passage (a name line after the last sentence); a sentence of a reference list
 (``references`` metadata) counts half.
 
 Passage text is data: nothing in it is ever followed as an instruction; the only thing text can
@@ -59,7 +63,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragkit.rag.extractive.answer_type import defines, has_answer_type
+from ragkit.rag.extractive.answer_type import defines, expands, has_answer_type, in_measure
 from ragkit.rag.extractive.compose import Candidate, Unit, compose
 from ragkit.rag.extractive.query import Query, read_question
 from ragkit.rag.extractive.text import (
@@ -105,6 +109,8 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
 _BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
+_SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
+_OPENING_WORDS = 8  # ... each a short line
 _ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
 _LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
@@ -163,6 +169,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
         own = [terms_of(text) for _, text, _ in raw]
+        signature = _signature(raw)
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))
@@ -183,8 +190,30 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
-                              text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item"))
+                              text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
+                              pos == signature))
     return units
+
+
+def _signature(raw: Sequence[tuple[str, str, int]]) -> int:
+    """The position of a passage's signature: the first of the short lines without closing
+    punctuation that end it after a sentence of prose (a foreword's "Sarah Drasner", "Head of
+    Developer Experience", "Netlify"; a letter's or a memo's name and role); -1 when it ends
+    otherwise."""
+    pos = len(raw)
+    while pos > 0 and raw[pos - 1][0] in ("heading", "prose") and _short_line(raw[pos - 1][1]):
+        pos -= 1
+    body = [text for kind, text, _ in raw[:pos] if kind == "prose"]
+    ends = 0 < len(raw) - pos <= _SIGNATURE_LINES
+    return pos if ends and body and body[-1].rstrip()[-1:] in ".!?" else -1
+
+
+def _prose_sentence(text: str) -> bool:
+    return len(text.split()) > _OPENING_WORDS and text.rstrip()[-1:] in ".!?"
+
+
+def _short_line(text: str) -> bool:
+    return len(text.split()) <= _OPENING_WORDS and text.rstrip()[-1:] not in ".!?:;,"
 
 
 def _introduces_code(sentence: str, blocks: Sequence[Block], index: int) -> bool:
@@ -217,7 +246,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
     typed = _typed(u, query)
     dated = "" if typed or query.value_kind is None or u.kind == "heading" else _typed_above(u, query)
     typed = typed or bool(dated)
-    byline = query.author and u.opening and typed and u.position > 0  # the title is the first line
+    # the names under a title (the title is the first line), or a signature at the end
+    # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
+    byline = query.author and typed and (u.opening and u.position > 0 and not _prose_sentence(u.text) or u.closing)
     if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
@@ -229,9 +260,13 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
     document_hits = u.document & wanted
     if byline:  # the names under a title are about the whole document: its other passages scope them
         scope_hits, document_hits = scope_hits | (document_hits - u.own - u.section - u.near), frozenset()
+    if byline and u.closing:  # a signature signs its whole section ("Foreword" of "Field Notes on Tides")
+        hits, section_hits = hits | section_hits, frozenset()
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
-    if not (hits - query.numbers) and not (section_hits - query.numbers) and not (byline and scope_hits):
-        return None  # about none of the question's words (a byline: about the document they are in)
+    if (not (hits - query.numbers) and not (section_hits - query.numbers)
+            and not (byline and (scope_hits or near_hits))):
+        return None  # about none of the question's words (a byline: about the document they are in,
+        # whose title may be the line before it: "Title: Harbour Tales", "Author: Marta Quell")
     if (not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value")
             and not (query.list_wanted and u.leads_list)):
         return None  # adds nothing beyond the question (a description line adds the command after it,
@@ -258,12 +293,15 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
 
 
 def _typed(u: Unit, query: Query) -> bool:
+    if query.acronym:  # "Immediately Invoked Function Expression (IIFE)"
+        return expands(query.acronym, u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         return holds_value(query.value_kind, text, query.said, default=query.default)
-    return query.kind is not None and has_answer_type(query.kind, u.text, query.words)
+    return (query.kind is not None and has_answer_type(query.kind, u.text, query.words)
+            and in_measure(query.measure, u.text))
 
 
 def _typed_above(u: Unit, query: Query) -> str:

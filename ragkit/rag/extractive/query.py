@@ -11,12 +11,15 @@ import re
 from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import (
+    ACRONYM_WORDS,
     AUTHORSHIP_WORDS,
     answer_type,
+    asked_acronym,
     asks_author,
     defined_term,
     is_howto,
     list_count,
+    quantity_measure,
     wants_list,
 )
 from ragkit.rag.extractive.text import WORD, terms, word_terms
@@ -48,6 +51,8 @@ class Query:
     default: bool = False  # the question asks for a default
     author: bool = False  # the question asks who wrote a document: the byline under its title
     action: str = ""  # a how-to question's verb, stemmed ("How do I add a remote?" -> "add")
+    acronym: str = ""  # the acronym a question asks to expand ("What does IIFE stand for?")
+    measure: str | None = None  # what a number is measured in: percent, money, rate (either) or None
     said: frozenset[str] = frozenset()  # what a value may not be: the question's words, identifiers whole
     # (the value of SESSION_COOKIE_NAME may be 'session': the identifier's parts are not said alone)
 
@@ -117,6 +122,9 @@ def read_question(question: str, context: str = "") -> Query:
     author = asks_author(question)
     if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
         type_nouns = type_nouns | AUTHORSHIP_WORDS
+    acronym = asked_acronym(question)
+    if acronym:  # "What does IIFE stand for?" wants the words its letters begin
+        kind, type_nouns = "acronym", type_nouns | ACRONYM_WORDS
     value, value_kind = value_question(question)
     if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
@@ -135,6 +143,7 @@ def read_question(question: str, context: str = "") -> Query:
         frozenset(w.lower() for w in WORD.findall(question)),
         text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
+        measure=quantity_measure(question) if kind == "number" else None, acronym=acronym,
     )
 
 

@@ -22,8 +22,9 @@ from ragkit.testing.servers.base import (
     ToolCallReply,
     chunk_text,
     content_text,
-    count_tokens,
     messages_tokens,
+    reply_tokens,
+    typed_event,
     word_chunks,
 )
 
@@ -79,7 +80,7 @@ def _blocks(reply: TextReply | ToolCallReply, n: int) -> tuple[list[dict[str, An
         return (
             [{"type": "text", "text": reply.text}],
             _STOP.get(reply.finish, "end_turn"),
-            count_tokens(reply.text),
+            reply_tokens(reply),
         )
     blocks: list[dict[str, Any]] = [{"type": "text", "text": reply.text}] if reply.text else []
     for i, call in enumerate(reply.calls):
@@ -91,8 +92,7 @@ def _blocks(reply: TextReply | ToolCallReply, n: int) -> tuple[list[dict[str, An
                 "input": call.arguments,
             }
         )
-    output = count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in reply.calls)
-    return blocks, "tool_use", output
+    return blocks, "tool_use", reply_tokens(reply)
 
 
 def _stream(
@@ -121,32 +121,28 @@ def _stream(
     calls = iter(reply.calls) if isinstance(reply, ToolCallReply) else iter(())
     for index, block in enumerate(blocks):
         if block["type"] == "text":
-            events.append(_ev("content_block_start", index=index, content_block={"type": "text", "text": ""}))
+            events.append(typed_event("content_block_start", index=index, content_block={"type": "text", "text": ""}))
             for piece in word_chunks(block["text"]):
                 events.append(
-                    _ev("content_block_delta", index=index, delta={"type": "text_delta", "text": piece})
+                    typed_event("content_block_delta", index=index, delta={"type": "text_delta", "text": piece})
                 )
         else:
             call = next(calls)
             head = {"type": "tool_use", "id": block["id"], "name": block["name"], "input": {}}
-            events.append(_ev("content_block_start", index=index, content_block=head))
+            events.append(typed_event("content_block_start", index=index, content_block=head))
             for piece in chunk_text(call.arguments_json()):
                 delta = {"type": "input_json_delta", "partial_json": piece}
-                events.append(_ev("content_block_delta", index=index, delta=delta))
-        events.append(_ev("content_block_stop", index=index))
+                events.append(typed_event("content_block_delta", index=index, delta=delta))
+        events.append(typed_event("content_block_stop", index=index))
     events.append(
-        _ev(
+        typed_event(
             "message_delta",
             delta={"stop_reason": stop, "stop_sequence": None},
             usage={"output_tokens": output},
         )
     )
-    events.append(_ev("message_stop"))
+    events.append(typed_event("message_stop"))
     return events
-
-
-def _ev(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
-    return kind, {"type": kind, **fields}
 
 
 __all__ = ["MESSAGES_PATH", "FakeAnthropicServer"]

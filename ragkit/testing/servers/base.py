@@ -159,6 +159,31 @@ def word_chunks(text: str) -> list[str]:
     return re.findall(r"\S+\s*|\s+", text) or [""]
 
 
+def reply_tokens(reply: TextReply | ToolCallReply) -> int:
+    """Output tokens of a chat reply: its text, plus each tool call's arguments and one for its name."""
+    calls = reply.calls if isinstance(reply, ToolCallReply) else ()
+    return count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in calls)
+
+
+def call_id(call: ToolCall, n: int, i: int) -> str:
+    """The id of the ``i``-th tool call of the ``n``-th reply: the scripted one, else ``call_{n}_{i}``."""
+    return call.id or f"call_{n}_{i}"
+
+
+def function_calls(reply: ToolCallReply, n: int) -> list[dict[str, Any]]:
+    """A reply's tool calls as ``{"id", "type": "function", "function": {"name", "arguments"}}``
+    objects (the shape OpenAI and Cohere v2 share)."""
+    return [
+        {"id": call_id(c, n, i), "type": "function", "function": {"name": c.name, "arguments": c.arguments_json()}}
+        for i, c in enumerate(reply.calls)
+    ]
+
+
+def typed_event(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
+    """An SSE event named ``kind`` whose data repeats it as ``type`` (Anthropic's and Cohere's streams)."""
+    return kind, {"type": kind, **fields}
+
+
 # ---------------------------------------------------------------- the server
 
 
@@ -287,6 +312,15 @@ class FakeServer:
                 headers["Retry-After"] = reply.retry_after
             return JSONReply(self.error_body(reply.status, reply.message), reply.status, headers)
         return self.route(request, reply)
+
+
+class EmbeddingServer(FakeServer):
+    """A fake server with an embeddings endpoint: ``dimension`` is the length of the vectors it
+    returns when a request asks for no other."""
+
+    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, dimension: int = 64) -> None:
+        super().__init__(host=host, port=port)
+        self.dimension = dimension
 
 
 def _make_handler(server: FakeServer) -> type[BaseHTTPRequestHandler]:

@@ -16,7 +16,7 @@ import numpy as np
 
 from ragkit.testing.servers.base import (
     SSE,
-    FakeServer,
+    EmbeddingServer,
     HTTPAnswer,
     JSONReply,
     RecordedRequest,
@@ -26,9 +26,12 @@ from ragkit.testing.servers.base import (
     chunk_text,
     content_text,
     count_tokens,
+    function_calls,
     hashed_vector,
     messages_tokens,
     overlap_score,
+    reply_tokens,
+    typed_event,
     word_chunks,
 )
 
@@ -40,16 +43,12 @@ _FINISH = {"stop": "COMPLETE", "length": "MAX_TOKENS"}
 INPUT_TYPES = frozenset({"search_document", "search_query", "classification", "clustering", "image"})
 
 
-class FakeCohereServer(FakeServer):
+class FakeCohereServer(EmbeddingServer):
     """``url`` is the bare host:port, as ``ClientV2(base_url=...)`` expects."""
 
     chat_path = CHAT_PATH
     embed_path = EMBED_PATH
     rerank_path = RERANK_PATH
-
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, dimension: int = 64) -> None:
-        super().__init__(host=host, port=port)
-        self.dimension = dimension
 
     def error_body(self, status: int, message: str) -> Any:
         return {"id": "err", "message": message}
@@ -138,52 +137,39 @@ def _texts(body: dict[str, Any]) -> list[str]:
 def _message(reply: TextReply | ToolCallReply, n: int) -> tuple[dict[str, Any], str, int]:
     if isinstance(reply, TextReply):
         message = {"role": "assistant", "content": [{"type": "text", "text": reply.text}]}
-        return message, _FINISH.get(reply.finish, "COMPLETE"), count_tokens(reply.text)
-    calls = [
-        {
-            "id": c.id or f"call_{n}_{i}",
-            "type": "function",
-            "function": {"name": c.name, "arguments": c.arguments_json()},
-        }
-        for i, c in enumerate(reply.calls)
-    ]
-    message = {"role": "assistant", "tool_plan": reply.text, "tool_calls": calls}
-    output = count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in reply.calls)
-    return message, "TOOL_CALL", output
+        return message, _FINISH.get(reply.finish, "COMPLETE"), reply_tokens(reply)
+    message = {"role": "assistant", "tool_plan": reply.text, "tool_calls": function_calls(reply, n)}
+    return message, "TOOL_CALL", reply_tokens(reply)
 
 
 def _stream(
     cid: str, reply: TextReply | ToolCallReply, message: dict[str, Any], finish: str, usage: dict[str, Any]
 ) -> list[tuple[str | None, Any]]:
     start = {"role": "assistant", "content": [], "tool_plan": "", "tool_calls": [], "citations": []}
-    events = [_ev("message-start", id=cid, delta={"message": start})]
+    events = [typed_event("message-start", id=cid, delta={"message": start})]
     if isinstance(reply, TextReply):
         events.append(
-            _ev("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}})
+            typed_event("content-start", index=0, delta={"message": {"content": {"type": "text", "text": ""}}})
         )
         for piece in word_chunks(reply.text):
-            events.append(_ev("content-delta", index=0, delta={"message": {"content": {"text": piece}}}))
-        events.append(_ev("content-end", index=0))
+            events.append(typed_event("content-delta", index=0, delta={"message": {"content": {"text": piece}}}))
+        events.append(typed_event("content-end", index=0))
     else:
         for piece in word_chunks(reply.text) if reply.text else []:
-            events.append(_ev("tool-plan-delta", delta={"message": {"tool_plan": piece}}))
+            events.append(typed_event("tool-plan-delta", delta={"message": {"tool_plan": piece}}))
         for i, call in enumerate(message["tool_calls"]):
             head = {
                 "id": call["id"],
                 "type": "function",
                 "function": {"name": call["function"]["name"], "arguments": ""},
             }
-            events.append(_ev("tool-call-start", index=i, delta={"message": {"tool_calls": head}}))
+            events.append(typed_event("tool-call-start", index=i, delta={"message": {"tool_calls": head}}))
             for piece in chunk_text(call["function"]["arguments"]):
                 delta = {"message": {"tool_calls": {"function": {"arguments": piece}}}}
-                events.append(_ev("tool-call-delta", index=i, delta=delta))
-            events.append(_ev("tool-call-end", index=i))
-    events.append(_ev("message-end", id=cid, delta={"finish_reason": finish, "usage": usage}))
+                events.append(typed_event("tool-call-delta", index=i, delta=delta))
+            events.append(typed_event("tool-call-end", index=i))
+    events.append(typed_event("message-end", id=cid, delta={"finish_reason": finish, "usage": usage}))
     return events
-
-
-def _ev(kind: str, **fields: Any) -> tuple[str, dict[str, Any]]:
-    return kind, {"type": kind, **fields}
 
 
 __all__ = ["CHAT_PATH", "EMBED_PATH", "INPUT_TYPES", "RERANK_PATH", "FakeCohereServer"]

@@ -14,17 +14,20 @@ from typing import Any
 
 from ragkit.testing.servers.base import (
     SSE,
-    FakeServer,
+    EmbeddingServer,
     HTTPAnswer,
     JSONReply,
     RecordedRequest,
     Reply,
     TextReply,
     ToolCallReply,
+    call_id,
     chunk_text,
     count_tokens,
+    function_calls,
     hashed_vector,
     messages_tokens,
+    reply_tokens,
     word_chunks,
 )
 
@@ -32,16 +35,12 @@ CHAT_PATH = "/v1/chat/completions"
 EMBED_PATH = "/v1/embeddings"
 
 
-class FakeOpenAIServer(FakeServer):
+class FakeOpenAIServer(EmbeddingServer):
     """``url`` ends in ``/v1``, as ``OpenAI(base_url=...)`` expects."""
 
     chat_path = CHAT_PATH
     embeddings_path = EMBED_PATH
     url_prefix = "/v1"
-
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, dimension: int = 64) -> None:
-        super().__init__(host=host, port=port)
-        self.dimension = dimension
 
     def error_body(self, status: int, message: str) -> Any:
         kind = (
@@ -106,23 +105,11 @@ def _usage(prompt: int, completion: int) -> dict[str, int]:
     return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
 
 
-def _call_id(call_id: str | None, n: int, i: int) -> str:
-    return call_id or f"call_{n}_{i}"
-
-
 def _message(reply: TextReply | ToolCallReply, n: int) -> tuple[dict[str, Any], str, int]:
     if isinstance(reply, TextReply):
-        return {"role": "assistant", "content": reply.text}, reply.finish, count_tokens(reply.text)
-    calls = [
-        {
-            "id": _call_id(c.id, n, i),
-            "type": "function",
-            "function": {"name": c.name, "arguments": c.arguments_json()},
-        }
-        for i, c in enumerate(reply.calls)
-    ]
-    completion = count_tokens(reply.text) + sum(count_tokens(c.arguments_json()) + 1 for c in reply.calls)
-    return {"role": "assistant", "content": reply.text or None, "tool_calls": calls}, "tool_calls", completion
+        return {"role": "assistant", "content": reply.text}, reply.finish, reply_tokens(reply)
+    message = {"role": "assistant", "content": reply.text or None, "tool_calls": function_calls(reply, n)}
+    return message, "tool_calls", reply_tokens(reply)
 
 
 def _stream_events(
@@ -147,7 +134,7 @@ def _stream_events(
         for i, call in enumerate(reply.calls):
             start = {
                 "index": i,
-                "id": _call_id(call.id, n, i),
+                "id": call_id(call, n, i),
                 "type": "function",
                 "function": {"name": call.name, "arguments": ""},
             }

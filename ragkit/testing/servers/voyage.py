@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from ragkit.testing.servers.base import (
-    FakeServer,
+    EmbeddingServer,
     HTTPAnswer,
     JSONReply,
     RecordedRequest,
@@ -26,16 +26,12 @@ INPUT_TYPES = (None, "query", "document")
 MAX_INPUTS = 1000
 
 
-class FakeVoyageServer(FakeServer):
+class FakeVoyageServer(EmbeddingServer):
     """``url`` ends in ``/v1``, Voyage's base URL."""
 
     chat_path = EMBED_PATH  # (scripted replies go to the embeddings path by default)
     embed_path = EMBED_PATH
     url_prefix = "/v1"
-
-    def __init__(self, *, host: str = "127.0.0.1", port: int = 0, dimension: int = 64) -> None:
-        super().__init__(host=host, port=port)
-        self.dimension = dimension
 
     def error_body(self, status: int, message: str) -> Any:
         return {"detail": message}

@@ -1,4 +1,4 @@
-"""Acceptance (issue 7): index a folder with a remote embedder against a local wire-protocol server,
+"""Index a folder with a remote embedder against a local wire-protocol server,
 then ask; the index report, the catalog's run row and the answer's usage all show embedding tokens
 and a cost computed from the registry's price."""
 

@@ -1,6 +1,6 @@
 """The OpenAI-compatible vendor presets people use (Groq, Mistral, DeepSeek, OpenRouter, Together,
 xAI): endpoint and key variable, priced through the model registry; a Groq run through its preset
-against the local OpenAI wire server is priced at Groq's rates (issue 28)."""
+against the local OpenAI wire server is priced at Groq's rates."""
 
 from __future__ import annotations
 

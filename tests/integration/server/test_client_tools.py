@@ -1,4 +1,4 @@
-"""Client tools through a real `ragkit serve` (issue 27): the request's ``tools`` join the
+"""Client tools through a real `ragkit serve`: the request's ``tools`` join the
 knowledge-base tool; a client tool call ends the response with ``finish_reason: "tool_calls"`` in
 OpenAI's exact format (streamed deltas included); ``role: "tool"`` messages continue the turn;
 ``tool_choice`` is honoured; ``search_knowledge_base`` still runs server-side and cites. Driven by

@@ -1,4 +1,4 @@
-"""Issue 26, failures 1 and 2: a keyless `ragkit serve` on loopback is reachable by every page the
+"""A keyless `ragkit serve` on loopback is reachable by every page the
 user opens. A page on another origin, in a real Chromium, posts forms and no-cors fetches at it:
 nothing is planted, no session is ended, and the server's own page keeps working. A DNS
 rebinding page (any other Host name) gets 421, from `ragkit serve` and `ragkit mcp` alike."""

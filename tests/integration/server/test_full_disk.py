@@ -1,4 +1,4 @@
-"""Issue 26, failure 5: a full disk does not wedge a session. The index (and state.db in it) lives
+"""A full disk does not wedge a session. The index (and state.db in it) lives
 on a small tmpfs; once it is full, a turn is answered 507 naming the cause (never 500, never a
 path), an upload is 507 with nothing written, and as soon as space is freed the same session
 answers again (its lease was released; no 429). The 507 keeps the connection open: the client's

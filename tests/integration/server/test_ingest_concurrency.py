@@ -1,4 +1,4 @@
-"""Issue 26, failure 4: uploads, listings and searches while an ingest job runs get no 5xx (the
+"""Uploads, listings and searches while an ingest job runs get no 5xx (the
 catalog has one writer: workers read what the last job wrote, never the DuckDB file while a job
 writes it), and a job killed with `kill -9` is resumed and completes after a restart."""
 

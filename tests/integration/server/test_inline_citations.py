@@ -1,4 +1,4 @@
-"""Citations for clients that drop extension fields (issue 27): ``citations: "inline"`` per request
+"""Citations for clients that drop extension fields: ``citations: "inline"`` per request
 and ``ragkit serve --citations inline`` per server end the answer with a short numbered Sources
 block, identical streamed and not; the default stays the extension field."""
 

@@ -1,4 +1,4 @@
-"""Issue 26, failures 6 and 7: inputs are bounded at the edge (4xx naming the field, never 5xx or
+"""Inputs are bounded at the edge (4xx naming the field, never 5xx or
 a 502 blaming the provider), uploads are written all or nothing (409 ``name_taken`` for a clash),
 refused uploads say why, state.db is private (0600), errors never show server paths, and a 405
 says which methods the path has."""

@@ -1,4 +1,4 @@
-"""Issue 26, failure 3: API keys own their data. Key B gets 404 for key A's session, trace, job and
+"""API keys own their data. Key B gets 404 for key A's session, trace, job and
 uploaded document (and cannot append to A's session, find A's upload, or take its name); an admin
 key sees everything; `ragkit serve keys list|create|revoke` never shows a secret, and a revoked
 key is refused at once by every worker of a `--workers 2` server."""

@@ -72,7 +72,7 @@ def test_mcp_over_streamable_http(index_dir: Path, tmp_path: Path) -> None:
 
 
 def test_mcp_resources_are_extracted_text_and_follow_the_index(tmp_path: Path) -> None:
-    """Issue 26, failure 8: a PDF and a DOCX are resources of their text (not their bytes), and a
+    """A PDF and a DOCX are resources of their text (not their bytes), and a
     document an ingest job adds later is listed and readable without restarting `ragkit mcp`."""
     import httpx
 

@@ -1,4 +1,4 @@
-"""Issue 26, failure 7 (the OpenAPI part): `/openapi.json` describes every response the server
+"""`/openapi.json` describes every response the server
 gives (errors in OpenAI's envelope, validation errors as the 400 they are, the `/documents` request body
 in both its forms), and a bounded schemathesis run over it (every operation: coverage, fuzzing and
 stateful phases) finds no 5xx and no schema violation."""

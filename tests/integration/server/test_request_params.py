@@ -1,4 +1,4 @@
-"""Request parameters reach the model (issue 27): a real `ragkit serve` with the OpenAI provider in
+"""Request parameters reach the model: a real `ragkit serve` with the OpenAI provider in
 front of a loopback OpenAI-wire server that records what it receives, driven by the `openai` SDK;
 parameters ragkit cannot honour are a 400 naming them; the local provider honours max_tokens and
 stop; /chat takes the same parameters; the design's endpoints (model optional, system_prompt,

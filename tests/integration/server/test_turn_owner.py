@@ -1,10 +1,10 @@
-"""Issue 23 through ``ragkit serve`` and the official ``openai`` SDK (each failed on 767ca4f):
+"""The turn owner through ``ragkit serve`` and the official ``openai`` SDK (each test failed before its fix):
 
-1. a model that cites out of order (``... 1998 [2] ... 9:00 [1]``): the server streamed the model's
-   own numbers but returned and stored citations renumbered by first appearance, so ``[n]`` pointed
-   at the wrong file. Now the streamed text, the answer, its citations and the session all agree;
-2. a turn killed by ``kill -9`` mid-answer left nothing: now its question stays, ``interrupted``,
-   and the next turn on the session takes the dead turn's lease over.
+- a model that cites out of order (``... 1998 [2] ... 9:00 [1]``): the server streamed the model's
+  own numbers but returned and stored citations renumbered by first appearance, so ``[n]`` pointed
+  at the wrong file. Now the streamed text, the answer, its citations and the session all agree;
+- a turn killed by ``kill -9`` mid-answer left nothing: now its question stays, ``interrupted``,
+  and the next turn on the session takes the dead turn's lease over.
 """
 
 from __future__ import annotations

@@ -200,7 +200,7 @@ def test_chat_page_at_phone_and_desktop_width(tmp_path: Path, width: int, height
 
 
 def test_the_usage_line_says_unpriced_for_a_model_without_a_price(tmp_path: Path) -> None:
-    """Issue 28: the web chat never shows $0 for a model the registry has no price for."""
+    """The web chat never shows $0 for a model the registry has no price for."""
     from playwright.sync_api import expect, sync_playwright
 
     index = build_index(tmp_path)

@@ -1,5 +1,5 @@
 """Honest costs in the agent loop, context windows used, per-iteration usage, streaming-tool
-analytics and ``@tool("description")`` (issue 28)."""
+analytics and ``@tool("description")``."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """Request parameters through ``AgentConfig`` into providers, ``tool_choice``, and structured output
-(``Agent.run(..., response_format=...)`` -> ``result.parsed``), issue 27."""
+(``Agent.run(..., response_format=...)`` -> ``result.parsed``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""What a cold ``ragkit search`` loads (issue 11, defect 13): structural guards, no timings.
+"""What a cold ``ragkit search`` loads: structural guards, no timings.
 
 - bm25s is imported without numba, scipy.sparse and tqdm.auto (which ragkit never uses), with the
   same results as when they are loaded;

@@ -76,7 +76,7 @@ def test_the_variant_names_what_stays_fp32() -> None:
     assert s.variant == "int8-s8-rr-qkv-ffn32" != int8_settings("s8-rr").variant
     assert ExportSettings(quantize="int8", reduce_range=True, fp32="ends").variant == "int8-s8-rr-ends32"
     assert ExportSettings(quantize="int8", weights="u8", fp32="ffn-out").variant == "int8-u8u8-ffn32"
-    assert all(int8_settings(r).fp32 == "" for r in PORTABLE_RECIPES)  # no recipe of ragkit's mixes (issue 25)
+    assert all(int8_settings(r).fp32 == "" for r in PORTABLE_RECIPES)  # no recipe of ragkit's mixes
 
 
 def test_recipes_from_before_keep_their_cache_keys() -> None:

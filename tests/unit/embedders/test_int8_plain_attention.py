@@ -1,4 +1,4 @@
-"""The ``s8-rr-sqx`` recipe's attention in plain operators (issue 25), on a small quantized layer.
+"""The ``s8-rr-sqx`` recipe's attention in plain operators, on a small quantized layer.
 
 - the rewrite replaces every ``QAttention`` with ops whose CPU kernels do not depend on the
   instruction set (no ``Softmax``), and computes what the fused node computes, padding included;

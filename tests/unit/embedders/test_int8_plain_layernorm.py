@@ -1,4 +1,4 @@
-"""The ``s8-rr-sqxl`` recipe's layer norms in plain operators (issue 25), on a small layer.
+"""The ``s8-rr-sqxl`` recipe's layer norms in plain operators, on a small layer.
 
 - the rewrite replaces every ``SkipLayerNormalization`` with Add (bias) + Sum (residual) +
   ``LayerNormalization`` and computes what the fused node computes;

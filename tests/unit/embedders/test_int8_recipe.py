@@ -63,7 +63,7 @@ def test_the_default_recipe_is_portable_and_cannot_saturate(isa: str, monkeypatc
 def test_processor_dependent_recipes_name_the_class(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("RAGKIT_INT8_ISA", raising=False)
     assert int8_settings("s8").variant == f"int8-s8-{cpu_isa()}"
-    # auto keeps issue 10's ids, so the indexes built with it keep their vectors
+    # auto keeps the ids of the first int8 default, so the indexes built with it keep their vectors
     assert int8_settings("auto", isa="vnni").variant == "int8-s8-vnni"
     assert int8_settings("auto", isa="avx2").variant == "int8-s8-rr-avx2"
     assert int8_settings("s8", isa="avx2").variant == "int8-s8-avx2"

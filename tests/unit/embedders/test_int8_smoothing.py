@@ -1,4 +1,4 @@
-"""The ``s8-rr-sq`` int8 recipe (issue 25): SmoothQuant-style smoothing of the QKV projections' inputs
+"""The ``s8-rr-sq`` int8 recipe: SmoothQuant-style smoothing of the QKV projections' inputs
 and fp32 outlier channels of the FFN MatMuls, on a small fused encoder layer that ONNX Runtime runs.
 
 - both transforms leave the fp32 graph's outputs as they were (exactly, up to summation order);

@@ -1,4 +1,4 @@
-"""Issue 25: ``search``, ``ask``, ``chat`` and ``serve`` embed queries without importing PyTorch, on
+"""``search``, ``ask``, ``chat`` and ``serve`` embed queries without importing PyTorch, on
 an index of the default pipeline (ONNX fp32) and on one built with ``backend: torch`` (queries go
 through the cached ONNX fp32 export of the same model). Before the fix, ``ask`` and ``chat`` loaded
 PyTorch in their warm-up (``RAGAgent.warm_up`` loaded the documents' model), and so did ``serve``.

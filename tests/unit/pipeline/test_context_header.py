@@ -1,4 +1,4 @@
-"""Contextual chunk headers (issue 24): with the splitter's ``context_header`` on, the document's
+"""Contextual chunk headers: with the splitter's ``context_header`` on, the document's
 title and heading path are part of what is embedded and indexed by BM25, never of the text shown
 or cited; offsets stay exact; a renamed heading re-embeds the chunks under it."""
 

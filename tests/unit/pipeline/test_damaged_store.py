@@ -1,4 +1,4 @@
-"""Issue 11 defect 6: a damaged store (a deleted rows file, a truncated FAISS index) gives a clear
+"""A damaged store (a deleted rows file, a truncated FAISS index) gives a clear
 error naming the damage and the fix, `status --verify` reports it, and `ragkit index` rebuilds the
 store from the catalog and the embedding cache without embedding anything again."""
 

@@ -1,4 +1,4 @@
-"""Issue 11 defect 2: one default pipeline, the same everywhere, saved in full with the index; a
+"""One default pipeline, the same everywhere, saved in full with the index; a
 changed store or retriever is rebuilt from the catalog and the embedding cache."""
 
 from __future__ import annotations

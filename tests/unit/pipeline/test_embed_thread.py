@@ -1,4 +1,4 @@
-"""The indexing run's embedding thread (issue 25): texts are embedded on a thread of their own
+"""The indexing run's embedding thread: texts are embedded on a thread of their own
 while the writer works, in slices; an embedding error reaches the run, and what was embedded
 before it stays in the embedding cache."""
 

@@ -1,8 +1,8 @@
-"""Issue 25: the index keeps the embedder backend and int8 recipe it was built with.
+"""The index keeps the embedder backend and int8 recipe it was built with.
 
 - a new index pins ``backend`` and ``recipe`` in its saved pipeline (a later change of these defaults
   never changes its vectors); a saved pipeline from before that (no ``backend``) means PyTorch, and
-  ``backend: onnx-int8`` without ``recipe`` means the per-processor recipe of issue 10 (``auto``);
+  ``backend: onnx-int8`` without ``recipe`` means the per-processor recipe (``auto``);
 - ``ragkit index`` without ``--pipeline`` on such an index keeps its backend (torch stays torch);
 - ``--pipeline`` with another backend of the same model embeds the whole index again, from the
   catalog's texts, and says so with a count; switching back takes the old vectors from the cache;
@@ -79,7 +79,7 @@ def test_a_torch_index_keeps_torch_and_a_backend_switch_re_embeds_with_a_count(
     layout = IndexLayout(index)
     saved = yaml.safe_load(layout.pipeline_file.read_text(encoding="utf-8"))
     assert saved["embedder"]["backend"] == "torch"  # pinned
-    # as ragkit wrote it before issue 25: no backend (the default then was torch)
+    # as ragkit wrote it before the backend was pinned: no backend (the default then was torch)
     del saved["embedder"]["backend"]
     layout.pipeline_file.write_text(yaml.safe_dump(saved), encoding="utf-8")
 

@@ -1,4 +1,4 @@
-"""Issue 11 defects 8 and 11 on real `ragkit index` subprocesses: Ctrl-C (SIGINT) keeps the
+"""On real `ragkit index` subprocesses: Ctrl-C (SIGINT) keeps the
 embeddings computed so far (the next run takes them from the cache), and `ragkit status` works
 while an index run holds the catalog."""
 

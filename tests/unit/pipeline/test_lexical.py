@@ -69,7 +69,7 @@ def test_lost_lexical_rows_are_repaired_by_the_next_run(spec, tmp_path: Path) ->
 
 
 def test_bm25_on_a_dense_only_index_is_built_from_the_catalog(tmp_path: Path) -> None:
-    """Issue 11 defect 2: `ragkit search --retriever hybrid` on a dense-only index works."""
+    """`ragkit search --retriever hybrid` on a dense-only index works."""
     spec = make_spec(tmp_path / "index", retriever={"type": "dense"})
     IndexingPipeline(spec).index_paths([write_tree(tmp_path / "docs", {k: v for k, v in FILES.items()})])
     assert not (tmp_path / "index" / "bm25").exists()

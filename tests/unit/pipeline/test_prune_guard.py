@@ -1,4 +1,4 @@
-"""Issue 11 defect 9: an emptied root (an unmounted drive) must not silently delete everything
+"""An emptied root (an unmounted drive) must not silently delete everything
 indexed from it: removing all, or more than half, of a folder's sources needs --prune."""
 
 from __future__ import annotations

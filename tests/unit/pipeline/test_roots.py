@@ -1,4 +1,4 @@
-"""Sources under several roots keep their own identity (issue 11, defect 1)."""
+"""Sources under several roots keep their own identity."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Issue 11 defects 10 and 11: progress (labels, embedding progress, log lines through tqdm, each
+"""Progress (labels, embedding progress, log lines through tqdm, each
 skip once, no re-loading of unchanged unreadable files) and report / status wording (recovered
 files count as added, the chunk line adds up, a killed run is `interrupted`)."""
 

@@ -1,5 +1,5 @@
-"""Fast checks of issue 26's parts that need no server process: the Host rule, the cross-site
-rule, path-free messages, full-disk detection, surrogate detection, all-or-nothing upload
+"""Fast checks of the server's safety parts that need no server process: the Host rule, the
+cross-site rule, path-free messages, full-disk detection, surrogate detection, all-or-nothing upload
 batches, API keys (ids, admin, revocation, an older state.db migrated) and session owners."""
 
 from __future__ import annotations

@@ -84,7 +84,7 @@ class _Book:
         return Citation(number=n, source=f"s{n}.md", chunk_id=f"c{n}") if n in self.numbers else None
 
 
-# the server's turns go through the one citation resolver (issue 23): a marker that does not
+# the server's turns go through the one citation resolver: a marker that does not
 # resolve goes with the space before it, as in RAGAgent's answers (the server's own filter kept it)
 @pytest.mark.parametrize("pieces", [["See [1] and [7]."], ["See [", "1] and [", "7", "]."], list("See [1] and [7].")])
 def test_marker_filter_drops_markers_that_do_not_resolve(pieces: list[str]) -> None:

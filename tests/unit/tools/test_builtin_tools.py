@@ -1,5 +1,5 @@
 """The opt-in built-in tools: a calculator that refuses anything but arithmetic, the current time,
-and read_file confined to one folder (issue 28)."""
+and read_file confined to one folder."""
 
 from __future__ import annotations
 

@@ -1,0 +1,310 @@
+"""PDF tables: which extractor, and whether a table's row is found.
+
+``compare``: the candidate extractors on real tables, for the rows they get right, their time
+per page and what they weigh installed. A row is right when one extracted row holds every
+expected cell (numbers exactly, labels inside a cell). Candidates: ragkit's own reader
+(``ragkit.loaders.pdf_tables``: pypdf's layout text, a core dependency), pdfplumber
+(``find_tables``, ruled tables) and Camelot (lattice, then stream where lattice finds nothing);
+a candidate that is not installed is reported as such. Run it in a scratch virtualenv that has
+them all (they are not ragkit dependencies)::
+
+    python -m venv /tmp/tables && /tmp/tables/bin/pip install -e . pdfplumber camelot-py
+    PYTHONPATH=. /tmp/tables/bin/python benchmarks/pdf_tables.py compare --pdfs DIR --out benchmarks/results
+
+``speed``: the PDF loader on text-only pages with and without table detection (the cost a folder
+without tables pays), on the PDFs given and on a text-only PDF the script writes (fpdf2).
+
+``retrieval``: the question set ``benchmarks/folders/pdftables.yaml`` (its ``files`` fetched into
+DIR): the folder is indexed with the default pipeline, with tables read as rows and without
+(``tables: false``: each page one text), and each question is searched as ``ragkit search -k 3``
+searches (``KnowledgeBase.search``, k=3);
+a question is met when a top-3 chunk of the expected file holds the row's label and the answer::
+
+    python benchmarks/pdf_tables.py retrieval --pdfs DIR --out benchmarks/results
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.metadata as md
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+from benchmarks.render_tables import write_result  # noqa: E402
+
+log = logging.getLogger("pdf_tables")
+QUESTIONS = REPO / "benchmarks/folders/pdftables.yaml"
+#: (file, page, expected rows): each row the cells one extracted row must hold. ``tune``: the
+#: table libraries' own test files (ragkit's reader was tuned on them); ``other``: files from
+#: elsewhere (Tabula's ICDAR 2013 and disclosure files, a docling paper page)
+TRUTH: list[tuple[str, str, int, list[tuple[str, ...]]]] = [
+    ("tune", "health.pdf", 1, [("Bihar", "21,016,708", "4,332,141", "5,329,000", "30,677,849", "2,251,571", "32,929,420"),
+                               ("Kerala", "27,923,965", "3,985,473", "929,503", "32,838,941", "334,640", "33,173,581")]),
+    ("tune", "budget.pdf", 1, [("Department of Posts", "286.70", "513.30", "800.00", "6907.76", "6912.76", "7712.76"),
+                               ("Nuclear Power Schemes", "296.00", "674.00", "970.00", "739.59", "1709.59")]),
+    ("tune", "good_energy.pdf", 1, [("London", "25.25", "54.69", "25.61", "19.46", "55.22", "8.17", "33.60"),
+                                    ("East Midlands", "25.37", "58.40", "25.77", "19.41", "58.93", "7.84")]),
+    ("other", "us-007.pdf", 2, [("Monthly", "175.00"), ("Quarterly", "525.00")]),
+    ("other", "frx_2012_disclosure.pdf", 1, [("AALAEI, BEHZAD", "HIGHLAND, IN", "MEALS", "$51.24"),
+                                                ("AARON, JOHN", "CLARKSVILLE, TN", "MEALS", "$20.39")]),
+    ("other", "eu-002.pdf", 1, [("Self competence", "0,3791", "0,3320", "0,4617"),
+                                   ("School climate", "-0,2976", "-0,1810", "-0,1012")]),
+    ("other", "paper_otsl_pg9.pdf", 1, [("OTSL", "0.965", "0.934", "0.955", "0.88", "2.73"),
+                                           ("HTML", "0.945", "0.901", "0.931", "0.834", "3.81")]),
+]
+_NUMBERISH = re.compile(r"[-+$(]?[\d.,]+%?\)?")
+
+
+def _norm(cell: Any) -> str:
+    return " ".join(str(cell or "").split())
+
+
+def row_found(expected: Sequence[str], rows: Sequence[Sequence[Any]]) -> bool:
+    """Whether one of ``rows`` holds every expected cell: a number as a cell of its own, a label
+    inside a cell."""
+    for row in rows:
+        cells = [_norm(c) for c in row]
+        if all(any(c == e for c in cells) if _NUMBERISH.fullmatch(e) else any(e in c for c in cells)
+               for e in expected):
+            return True
+    return False
+
+
+def _ragkit(path: Path, page: int) -> list[list[str]]:
+    import pypdf
+
+    from ragkit.loaders import pdf_tables
+
+    reader = pypdf.PdfReader(path)
+    p = reader.pages[page - 1]
+    plain = p.extract_text() or ""
+    if not pdf_tables.may_hold_table(plain):
+        return []
+    return [list(r) for t in pdf_tables.page_tables(p, plain, 60.0) for r in t.grid.rows]
+
+
+def _pdfplumber(path: Path, page: int) -> list[list[str]]:
+    import pdfplumber
+
+    with pdfplumber.open(path, pages=[page]) as pdf:
+        found = pdf.pages[0].extract_tables()  # ruled tables
+        if not found:  # else the text-alignment strategy
+            found = pdf.pages[0].extract_tables({"vertical_strategy": "text", "horizontal_strategy": "text"})
+        return [list(r) for t in found for r in t]
+
+
+def _camelot(path: Path, page: int) -> list[list[str]]:
+    import camelot
+
+    tables = camelot.read_pdf(str(path), pages=str(page), flavor="lattice")
+    if not tables.n:
+        tables = camelot.read_pdf(str(path), pages=str(page), flavor="stream")
+    return [list(r) for t in tables for r in t.df.values.tolist()]
+
+
+CANDIDATES: dict[str, tuple[str, Callable[[Path, int], list[list[str]]]]] = {
+    "ragkit (pypdf layout text)": ("pypdf", _ragkit),
+    "pdfplumber (lines, else text strategy)": ("pdfplumber", _pdfplumber),
+    "Camelot (lattice, else stream)": ("camelot-py", _camelot),
+}
+
+
+def weight(dist: str, *, skip: frozenset[str] = frozenset()) -> tuple[float, int]:
+    """(MB installed, distributions) of ``dist`` and everything it requires (extras left out),
+    those in ``skip`` not counted."""
+    seen: set[str] = set()
+    todo = [dist]
+    size = 0
+    while todo:
+        name = re.split(r"[ ;<>=!~\[(]", todo.pop(), maxsplit=1)[0].lower().replace("_", "-")
+        if name in seen or name in skip:
+            continue
+        seen.add(name)
+        try:
+            d = md.distribution(name)
+        except md.PackageNotFoundError:
+            continue
+        size += sum((f.size or 0) for f in (d.files or []))
+        todo += [r for r in (d.requires or []) if "extra ==" not in r]
+    return size / 2**20, len(seen)
+
+
+def compare(pdfs: Path, out: Path | None) -> list[list[Any]]:
+    core = frozenset()  # what ragkit already installs is counted once, in ragkit's own line
+    rows: list[list[Any]] = []
+    for label, (dist, extract) in CANDIDATES.items():
+        try:
+            md.distribution(dist)
+        except md.PackageNotFoundError:
+            rows.append([label, None, None, None, None, None, "not installed"])
+            continue
+        found = {"tune": [0, 0], "other": [0, 0]}
+        seconds: list[float] = []
+        for split, name, page, expected in TRUTH:
+            start = time.perf_counter()
+            try:
+                got = extract(pdfs / name, page)
+            except Exception as exc:  # a candidate that fails on a file scores nothing on it
+                log.warning("%s on %s: %s", label, name, exc)
+                got = []
+            seconds.append(time.perf_counter() - start)
+            for row in expected:
+                found[split][0] += row_found(row, got)
+                found[split][1] += 1
+            log.info("%s %s: %s", label, name, [row_found(r, got) for r in expected])
+        mb, n = weight(dist, skip=core)
+        rows.append([label, f"{found['tune'][0]}/{found['tune'][1]}", f"{found['other'][0]}/{found['other'][1]}",
+                     round(sum(seconds) / len(seconds), 2), round(mb, 1), n,
+                     "a ragkit dependency already" if dist == "pypdf" else ""])
+    for r in rows:
+        print(r)
+    if out is not None:
+        write_result("pdf-table-extractors", title="PDF table extractors: rows right, time per page, installed weight",
+                     command="python benchmarks/pdf_tables.py compare --pdfs DIR",
+                     columns=["extractor", "rows right (libraries' test files)", "rows right (other sources)",
+                              "s/page", "installed MB (with its requirements)", "distributions", "note"],
+                     rows=rows, align=["left", "right", "right", "right", "right", "right", "left"],
+                     conditions={"pages": len(TRUTH), "rows": sum(len(t[3]) for t in TRUTH)}, directory=out)
+    return rows
+
+
+def _text_pdf(path: Path, pages: int) -> Path:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("Helvetica", size=11)
+    words = ("the keeper logged the tide and the wind at the station before dawn while the lamp "
+             "turned and the gulls settled on the rocks of the northern shore").split()
+    for p in range(pages):
+        pdf.add_page()
+        for line in range(40):
+            text = " ".join(words[(p + line + k) % len(words)] for k in range(14))
+            pdf.cell(0, 6, f"{text} in {1900 + line}." if line % 9 == 0 else text, new_x="LMARGIN", new_y="NEXT")
+    pdf.output(str(path))
+    return path
+
+
+def speed(pdfs: Sequence[Path], rounds: int, out: Path | None) -> list[list[Any]]:
+    from ragkit.loaders.pdf import PdfLoader
+
+    with tempfile.TemporaryDirectory() as tmp:
+        files = [*pdfs, _text_pdf(Path(tmp) / "text-only-40-pages.pdf", 40)]
+        rows = []
+        for path in files:
+            timings = {}
+            pages = 0
+            for tables in (False, True):
+                loader = PdfLoader(tables=tables)
+                best = float("inf")
+                for _ in range(rounds):
+                    start = time.perf_counter()
+                    docs = list(loader.load(path, source=path.name))
+                    best = min(best, time.perf_counter() - start)
+                pages = len({d.metadata["page"] for d in docs})
+                timings[tables] = best
+            rows.append([path.name, pages, round(timings[False] / pages * 1000, 2), round(timings[True] / pages * 1000, 2),
+                         round(timings[True] / timings[False], 3)])
+    for r in rows:
+        print(r)
+    if out is not None:
+        write_result("pdf-tables-speed", title="The PDF loader with and without table detection (ms per page, best of rounds)",
+                     command=f"python benchmarks/pdf_tables.py speed --rounds {rounds} PDF...",
+                     columns=["file", "pages", "tables off ms/page", "tables on ms/page", "ratio"],
+                     rows=rows, align=["left", "right", "right", "right", "right"], directory=out,
+                     conditions={"rounds": rounds, "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())})
+    return rows
+
+
+def _cli(*args: str, cwd: Path) -> str:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1"}
+    done = subprocess.run([sys.executable, "-m", "ragkit.cli.main", *args], cwd=cwd, env=env, capture_output=True,
+                          text=True, check=False)
+    if done.returncode != 0:
+        raise RuntimeError(f"ragkit {' '.join(args)} failed: {done.stderr[-2000:]}")
+    return done.stdout
+
+
+def retrieval(pdfs: Path, out: Path | None, verbose: bool) -> list[list[Any]]:
+    from ragkit.config import load_pipeline
+    from ragkit.index.reader import KnowledgeBase
+
+    spec = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
+    questions = spec["questions"]
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp) / "pdfs"
+        folder.mkdir()
+        for name in spec["files"]:
+            (folder / name).write_bytes((pdfs / name).read_bytes())
+        for label, tables in (("tables as rows", True), ("tables off (page text only)", False)):
+            pipeline = Path(tmp) / f"pipeline-{tables}.yaml"
+            pipeline.write_text(yaml.safe_dump({
+                "version": 1, "name": "pdftables", "index": str(Path(tmp) / f"index-{tables}"),
+                "loaders": {".pdf": {"type": "pdf", "tables": tables}}}), encoding="utf-8")
+            start = time.perf_counter()
+            _cli("index", str(folder), "-p", str(pipeline), cwd=Path(tmp))
+            index_s = time.perf_counter() - start
+            met: dict[str, list[int]] = {}
+            with KnowledgeBase(load_pipeline(pipeline)) as kb:  # what `ragkit search -k 3` asks
+                found = {q["question"]: kb.search(q["question"], k=3) for q in questions}
+            for q in questions:
+                ok = any(Path(h.source).name == q["source"] and _holds(h.text, q) for h in found[q["question"]])
+                met.setdefault(q["kind"], [0, 0])
+                met[q["kind"]][0] += ok
+                met[q["kind"]][1] += 1
+                if verbose and not ok:
+                    log.info("[%s] missed: %s", label, q["question"])
+            total = [sum(v[0] for v in met.values()), sum(v[1] for v in met.values())]
+            rows.append([label, *(f"{met[k][0]}/{met[k][1]}" for k in ("financial", "spec sheet", "paper")),
+                         f"{total[0]}/{total[1]}", round(100 * total[0] / total[1], 1), round(index_s, 1)])
+    for r in rows:
+        print(r)
+    if out is not None:
+        write_result("pdf-tables-retrieval", title="Table questions on real PDFs: the row's chunk in `ragkit search` top 3",
+                     command="python benchmarks/pdf_tables.py retrieval --pdfs DIR",
+                     columns=["PDF loader", "financial", "spec sheet", "paper results", "all", "% in top 3",
+                              "index s (7 files)"],
+                     rows=rows, align=["left", "right", "right", "right", "right", "right", "right"], directory=out,
+                     conditions={"questions": len(questions), "set": "benchmarks/folders/pdftables.yaml",
+                                 "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())})
+    return rows
+
+
+def _holds(text: str, q: dict[str, Any]) -> bool:
+    flat = " ".join(text.split()).lower()
+    return str(q["answer"]).lower() in flat and " ".join(str(q["row"]).split()).lower() in flat
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("what", choices=["compare", "speed", "retrieval"])
+    parser.add_argument("files", nargs="*", type=Path, help="speed: the PDFs to time (a text-only one is added)")
+    parser.add_argument("--pdfs", type=Path, help="the folder holding the PDFs named in TRUTH / pdftables.yaml")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--out", type=Path, help="write the result JSON into this folder (benchmarks/results)")
+    parser.add_argument("-v", "--verbose", action="store_true")
+    args = parser.parse_intermixed_args(argv)
+    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
+    if args.what == "compare":
+        compare(args.pdfs, args.out)
+    elif args.what == "speed":
+        speed(args.files, args.rounds, args.out)
+    else:
+        retrieval(args.pdfs, args.out, args.verbose)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,341 @@
+"""Tables in a PDF's pages, read as rows (``ragkit.loaders.table_rows``).
+
+pypdf lays the page out as fixed-width text (``extraction_mode="layout"``: each glyph at its
+place on the page), so a table's columns, ruled or only aligned with whitespace, are columns of
+characters. A table is a run of lines (:func:`find_grids`):
+
+- *data lines*: two or more cells (runs of words further apart than the page's usual space), a
+  quarter of them or more numbers, not a numbered heading ("5.2   Results");
+  a line of a single cell between two data lines stays in (a wrapped label);
+- its *header*: up to five lines right above, of two or more cells and fewer numbers;
+- its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
+  the column it overlaps most. Leading cells a row leaves empty (a group label written once for
+  several rows) are taken from the row above;
+- its *caption*: a "Table N" line up to six lines above or three below, read from the page's
+  plain text where it is found there (layout text spaces out letters).
+
+Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers, half the
+line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out (:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
+never pays it. Each page has a time limit (the ``table_page_timeout_s`` option of the ``pdf``
+loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
+plain text that only repeat a table's cells or header are taken out of the page's text
+(:func:`without_tables`), so the table is not indexed twice, once as a run of numbers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import signal
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ragkit.loaders.table_rows import Grid, is_number
+
+#: plain-text lines with two or more numbers a page needs before it is laid out for tables
+MIN_NUMERIC_LINES = 3
+#: data lines a table needs
+MIN_DATA_LINES = 2
+#: header lines looked for above a table
+MAX_HEADER_LINES = 5
+#: the share of a data line's cells that are numbers, at least
+MIN_NUMBER_SHARE = 0.25
+#: plain-text lines ending in an amount ("$51.24", "1,234.5") that also make a page worth laying out
+MIN_AMOUNT_LINES = 4
+#: characters a caption keeps
+MAX_CAPTION = 200
+_SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
+_SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
+_GAP = re.compile(r"(?<=\S) +(?=\S)")
+_NUMBER_TOKEN = re.compile(r"[-+(]?[$€£]?\d[\d,.]*%?\)?")
+_CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+\b")
+_AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
+
+
+class TableTimeout(Exception):
+    """A page's table detection took longer than its limit."""
+
+
+@dataclass(frozen=True)
+class PageTable:
+    """A table found on a page: its grid, how many of its rows are the header, and the words of
+    its cells (to take them out of the page's plain text)."""
+
+    grid: Grid
+    header_rows: int
+    words: frozenset[str]
+
+
+def may_hold_table(text: str) -> bool:
+    """Whether a page's plain text has :data:`MIN_NUMERIC_LINES` lines with two or more numbers
+    that are half its words or more, or :data:`MIN_AMOUNT_LINES` lines ending in an amount."""
+    numeric = amounts = 0
+    for line in text.splitlines():
+        numbers = len(_NUMBER_TOKEN.findall(line))
+        numeric += numbers >= 2 and numbers * 2 >= len(line.split())
+        amounts += bool(_AMOUNT_END.search(line))
+        if numeric >= MIN_NUMERIC_LINES or amounts >= MIN_AMOUNT_LINES:
+            return True
+    return False
+
+
+def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
+    """The tables of a pypdf page whose plain text is ``plain``; :class:`TableTimeout` past
+    ``timeout_s`` (where a timer can be set: the main thread of a process)."""
+    with time_limit(timeout_s):
+        layout = page.extract_text(extraction_mode="layout") or ""
+    return find_grids(layout.splitlines(), plain)
+
+
+@contextlib.contextmanager
+def time_limit(seconds: float) -> Iterator[None]:
+    """Raise :class:`TableTimeout` in the block after ``seconds`` (a real-time timer). Outside the
+    main thread there is no limit (the loader process's own limit still holds); a timer already
+    running (a test runner's) is put back afterwards with what it had left."""
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer") or seconds <= 0:
+        yield
+        return
+    outer = signal.getitimer(signal.ITIMER_REAL)[0]
+    if outer and outer <= seconds:  # the running timer ends first
+        yield
+        return
+
+    def expire(signum: int, frame: Any) -> None:
+        raise TableTimeout(f"took longer than {seconds:g} s")
+
+    start = time.monotonic()
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+        if outer:
+            signal.setitimer(signal.ITIMER_REAL, max(outer - (time.monotonic() - start), 0.001))
+
+
+def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
+    """The tables in a page's layout ``lines`` (module docstring), top to bottom."""
+    cell = _cell_pattern(lines)
+    cells = [[(m.start(), m.end(), m.group()) for m in cell.finditer(line)] for line in lines]
+    found: list[PageTable] = []
+    i = 0
+    while i < len(lines):
+        if not _is_data(cells[i]):
+            i += 1
+            continue
+        end = _block_end(cells, i)
+        data = [j for j in range(i, end) if cells[j]]
+        if sum(1 for j in data if _is_data(cells[j])) >= MIN_DATA_LINES:
+            header = _header_lines(cells, i)
+            table = _table(cells, header, data, lines, plain)
+            if table is not None:
+                found.append(table)
+        i = end
+    return found
+
+
+def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:
+    """A cell: words apart by at most the page's usual space between words (the commonest run of
+    spaces: one on most pages, two where the layout widens a font's spaces)."""
+    gaps = Counter(len(m.group()) for line in lines for m in _GAP.finditer(line))
+    word_gap = min(gaps.most_common(1)[0][0], 3) if gaps else 1
+    return re.compile(r"\S+(?: {1," + str(word_gap) + r"}\S+)*")
+
+
+def _is_data(cells: Sequence[tuple[int, int, str]]) -> bool:
+    return len(cells) >= 2 and _number_share(cells) >= MIN_NUMBER_SHARE and not _section_heading(cells)
+
+
+def _section_heading(cells: Sequence[tuple[int, int, str]]) -> bool:
+    """A numbered heading ("5.2   Quantitative Results"): a section number, then words."""
+    return len(cells) == 2 and bool(_SECTION.fullmatch(cells[0][2])) and len(cells[1][2].split()) >= 2 \
+        and not is_number(cells[1][2])
+
+
+def _number_share(cells: Sequence[tuple[int, int, str]]) -> float:
+    return sum(1 for _, _, c in cells if is_number(c)) / len(cells) if cells else 0.0
+
+
+def _block_end(cells: Sequence[Sequence[tuple[int, int, str]]], start: int) -> int:
+    """The index after the last line of the block of data lines starting at ``start``: blank
+    lines and single lines between data lines stay in."""
+    end = start + 1
+    j = start + 1
+    while j < len(cells):
+        if _is_data(cells[j]):
+            end = j = j + 1
+            continue
+        if not cells[j] or (len(cells[j]) >= 1 and j + 1 < len(cells) and _is_data(cells[j + 1])):
+            j += 1
+            continue
+        break
+    return end
+
+
+def _header_lines(cells: Sequence[Sequence[tuple[int, int, str]]], first: int) -> list[int]:
+    """The header lines right above the data line ``first`` (blank lines skipped)."""
+    out: list[int] = []
+    j = first - 1
+    while j >= 0 and len(out) < MAX_HEADER_LINES:
+        if not cells[j]:
+            j -= 1
+            continue
+        if len(cells[j]) < 2 or _number_share(cells[j]) >= MIN_NUMBER_SHARE or _CAPTION.match(cells[j][0][2]):
+            break
+        out.insert(0, j)
+        j -= 1
+    return out
+
+
+def _columns(cells: Sequence[Sequence[tuple[int, int, str]]], data: Sequence[int]) -> list[tuple[int, int]]:
+    """The runs of character positions the data lines' cells cover."""
+    width = max((c[1] for j in data for c in cells[j]), default=0)
+    covered = [False] * (width + 1)
+    for j in data:
+        for start, stop, text in cells[j]:
+            if _numbers_run(text):
+                continue  # numbers set as one run of text: their place says nothing of the columns
+            for p in range(start, stop):
+                covered[p] = True
+    spans: list[tuple[int, int]] = []
+    p = 0
+    while p < width:
+        if covered[p]:
+            q = p
+            while q < width and covered[q]:
+                q += 1
+            spans.append((p, q))
+            p = q
+        else:
+            p += 1
+    return spans
+
+
+def _place(row: Sequence[tuple[int, int, str]], spans: Sequence[tuple[int, int]]) -> list[str]:
+    out = [""] * len(spans)
+    for start, stop, text in row:
+        best = max(range(len(spans)), key=lambda k: (min(stop, spans[k][1]) - max(start, spans[k][0]),
+                                                     -abs((start + stop) - (spans[k][0] + spans[k][1]))))
+        out[best] = " ".join(f"{out[best]} {text}".split())
+    return out
+
+
+def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int], data: Sequence[int],
+           lines: Sequence[str], plain: str) -> PageTable | None:
+    spans = _columns(cells, [j for j in data if _is_data(cells[j])])
+    if len(spans) < 2:
+        return None
+    rows = {j: _split_runs(cells[j]) for j in data}
+    spans = _by_order(rows, spans) or spans
+    head = [_place(cells[j], spans) for j in header]
+    body = _fill_down([_place(rows[j], spans) for j in data])
+    words = frozenset(w for j in [*header, *data] for _, _, c in cells[j] for w in c.split())
+    caption = _caption(lines, header[0] if header else data[0], data[-1], plain)
+    return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words)
+
+
+def _numbers_run(text: str) -> bool:
+    """Whether ``text`` is two or more numbers one space apart ("0,2885 0,3974 0,3904")."""
+    parts = text.split()
+    return len(parts) >= 2 and all(is_number(p) for p in parts)
+
+
+def _split_runs(row: Sequence[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``row`` with each run of numbers split into its numbers (at their character offsets)."""
+    out: list[tuple[int, int, str]] = []
+    for start, stop, text in row:
+        if _numbers_run(text):
+            out += [(start + m.start(), start + m.end(), m.group()) for m in re.finditer(r"\S+", text)]
+        else:
+            out.append((start, stop, text))
+    return out
+
+
+def _by_order(rows: dict[int, list[tuple[int, int, str]]], spans: list[tuple[int, int]]) -> list[tuple[int, int]] | None:
+    """Numbers by their order, not their place, where places mislead (the layout set some cells
+    as one run of text, or starts each line's run somewhere else): when most rows have the same
+    count k of numbers, the i-th number of each such row goes to the i-th number column. Those
+    are the columns numbers stand in when there are k of them, else k columns set where the rows'
+    i-th numbers stand on average (and the columns returned). The rows are moved in place; None
+    when the counts differ too much to tell."""
+    counts = Counter(sum(1 for c in r if is_number(c[2])) for r in rows.values())
+    k, most = counts.most_common(1)[0] if counts else (0, 0)
+    if k < 1 or most * 5 < len(rows) * 3:
+        return None
+    numeric = [s for s in spans if any(is_number(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
+    columns = numeric if len(numeric) == k else _average_columns(rows, k)
+    for j, r in rows.items():
+        numbers = [i for i, c in enumerate(r) if is_number(c[2])]
+        if len(numbers) == k:
+            for i, at in enumerate(numbers):
+                rows[j][at] = (*columns[i], r[at][2])
+    if columns is numeric:
+        return spans
+    labels = [s for s in spans if s not in numeric and not any(_overlap(s, c) > 0 for c in columns)]
+    return sorted(labels + columns)
+
+
+def _average_columns(rows: dict[int, list[tuple[int, int, str]]], k: int) -> list[tuple[int, int]]:
+    """k columns, each where the rows with k numbers have their i-th number (the median start)."""
+    places: list[list[tuple[int, int]]] = [[] for _ in range(k)]
+    for r in rows.values():
+        numbers = [c for c in r if is_number(c[2])]
+        if len(numbers) == k:
+            for i, c in enumerate(numbers):
+                places[i].append((c[0], c[1]))
+    return [(sorted(p)[len(p) // 2][0], sorted(p)[len(p) // 2][0] + max(b - a for a, b in p)) for p in places]
+
+
+def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> int:
+    return min(a[1], b[1]) - max(a[0], b[0])
+
+
+def _fill_down(rows: list[list[str]]) -> list[list[str]]:
+    """Leading cells a row leaves empty take the row above's (a group label written once)."""
+    for above, row in zip(rows, rows[1:], strict=False):
+        lead = next((k for k, c in enumerate(row) if c), len(row))
+        if 0 < lead < len(row) - 1:
+            row[:lead] = above[:lead]
+    return rows
+
+
+def _caption(lines: Sequence[str], top: int, bottom: int, plain: str) -> str | None:
+    near = list(range(top - 1, max(top - 7, -1), -1)) + list(range(bottom + 1, min(bottom + 4, len(lines))))
+    for j in near:
+        if _CAPTION.match(lines[j]):
+            return _plain_caption(lines[j], plain)
+    return None
+
+
+def _plain_caption(layout_line: str, plain: str) -> str:
+    """The caption as the plain text writes it (the layout spaces letters out), else the layout
+    line with its spaces collapsed."""
+    key = re.sub(r"\s+", "", layout_line)[:24]
+    found = next((line for line in plain.splitlines() if key and re.sub(r"\s+", "", line).startswith(key)), layout_line)
+    return _SPACED_TABLE.sub("Table ", " ".join(found.split()))[:MAX_CAPTION]
+
+
+def without_tables(plain: str, tables: Sequence[PageTable]) -> str:
+    """``plain`` without its lines that only repeat a table's cells, its header's included (every
+    word one of the table's, and a number or two words or more): the table is indexed as rows, not
+    again as a run of numbers under a run of column names."""
+    if not tables:
+        return plain
+    words = frozenset().union(*(t.words for t in tables))
+    kept = [line for line in plain.splitlines() if not _repeats(line, words)]
+    return "\n".join(kept).strip()
+
+
+def _repeats(line: str, words: frozenset[str]) -> bool:
+    tokens = line.split()
+    return bool(tokens) and all(t in words for t in tokens) and (len(tokens) >= 2 or is_number(tokens[0]))
+
+
+__all__ = ["MIN_NUMERIC_LINES", "PageTable", "TableTimeout", "find_grids", "may_hold_table", "page_tables",
+           "time_limit", "without_tables"]

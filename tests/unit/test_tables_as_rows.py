@@ -1,0 +1,199 @@
+"""Tables as rows: PDF (ruled and whitespace-aligned), Word, PowerPoint and HTML tables become one
+document per row, written like a CSV row (``table: NAME`` and ``column: value`` lines), with the
+page and the caption; a broken table drops the table, never the document."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ragkit.errors import ConfigError
+from ragkit.loaders.table_rows import Grid, grid_rows, split_header
+from ragkit.registry import loaders
+from ragkit.types import Document
+from tests.unit.pipeline.office_files import broken_table_docx
+
+CUPS = [("Team", "Titles", "Last won"), ("Maple Leafs", "13", "1967"), ("Canadiens", "24", "1993"),
+        ("Red Wings", "11", "2008"), ("Bruins", "6", "2011")]
+PROSE = ("The league's oldest trophy is older than the league itself. Each spring the winners engrave "
+         "their names on a band of the bowl, and when the bands are full the oldest one is retired.")
+
+
+def load(name: str, path: Path, **options: Any) -> list[Document]:
+    return list(loaders.get(name)(**options).load(path, source=path.name))
+
+
+def cups_pdf(path: Path, *, ruled: bool) -> Path:
+    """A page of prose, a caption, the table (with borders, or cells placed by x only), more prose."""
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    pdf.multi_cell(0, 6, PROSE)
+    pdf.ln(4)
+    pdf.cell(0, 6, "Table 2: Stanley Cup titles by team", new_x="LMARGIN", new_y="NEXT")
+    if ruled:
+        with pdf.table(col_widths=(60, 30, 30), text_align="LEFT") as table:
+            for values in CUPS:
+                row = table.row()
+                for value in values:
+                    row.cell(value)
+    else:
+        for values in CUPS:
+            for x, value in zip((20, 90, 140), values, strict=True):
+                pdf.set_x(x)
+                pdf.cell(40, 7, value)
+            pdf.ln(7)
+    pdf.ln(4)
+    pdf.multi_cell(0, 6, "Dynasties are rarer now that the league has thirty-two teams.")
+    pdf.output(str(path))
+    return path
+
+
+@pytest.mark.parametrize("ruled", [True, False], ids=["ruled", "whitespace"])
+def test_a_pdf_table_becomes_one_document_per_row_with_its_header_page_and_caption(tmp_path: Path, ruled: bool) -> None:
+    page, *rows = load("pdf", cups_pdf(tmp_path / "cups.pdf", ruled=ruled))
+    caption = "Table 2: Stanley Cup titles by team"
+    assert [r.text for r in rows] == [
+        f"table: {caption}\nTeam: {team}\nTitles: {titles}\nLast won: {year}" for team, titles, year in CUPS[1:]]
+    assert [(r.metadata["page"], r.metadata["table"], r.metadata["row"]) for r in rows] == [
+        (1, caption, i) for i in range(4)]
+    # the page keeps its prose and the caption, not the table again as a run of numbers
+    assert page.metadata["page"] == 1 and "table" not in page.metadata
+    assert "engrave" in page.text and "Dynasties" in page.text and caption in page.text
+    assert "Maple Leafs 13 1967" not in " ".join(page.text.split()) and "1993" not in page.text
+
+
+def test_tables_off_keeps_the_page_as_one_text(tmp_path: Path) -> None:
+    [page] = load("pdf", cups_pdf(tmp_path / "cups.pdf", ruled=True), tables=False)
+    assert "Maple Leafs" in page.text and "1967" in page.text
+
+
+def test_a_page_of_prose_is_never_read_for_tables(tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.set_font("Helvetica", size=11)
+    for _ in range(2):
+        pdf.add_page()
+        pdf.multi_cell(0, 6, (PROSE + " ") * 6 + "It was first won in 1893.")
+    pdf.output(str(tmp_path / "prose.pdf"))
+    docs = load("pdf", tmp_path / "prose.pdf")
+    assert [d.metadata["page"] for d in docs] == [1, 2] and not any("table" in d.metadata for d in docs)
+
+
+def test_a_page_over_its_table_time_limit_keeps_its_text_and_says_so(tmp_path: Path, caplog: Any) -> None:
+    path = cups_pdf(tmp_path / "cups.pdf", ruled=True)
+    with caplog.at_level(logging.WARNING, logger="ragkit.loaders"):
+        [page] = load("pdf", path, table_page_timeout_s=1e-6)
+    assert "Maple Leafs" in page.text  # the table stays in the page's text
+    assert "tables left out on 1 page(s)" in caplog.text and "table_page_timeout_s" in caplog.text
+
+
+@pytest.mark.parametrize("options", [{"tables": "yes"}, {"table_page_timeout_s": 0}, {"table_page_timeout_s": "10"}])
+def test_bad_table_options_are_named(options: dict[str, Any]) -> None:
+    with pytest.raises(ConfigError, match=next(iter(options))):
+        loaders.get("pdf")(**options)
+
+
+# ------------------------------------------------------------------------- Word, PowerPoint, HTML
+
+
+def test_a_word_table_is_rows_named_by_its_caption_and_a_broken_one_is_dropped(tmp_path: Path, caplog: Any) -> None:
+    import docx
+
+    document = docx.Document()
+    document.add_paragraph("Champions of the old league.")
+    document.add_paragraph("Table 1: Stanley Cup titles", style="Caption")
+    table = document.add_table(rows=len(CUPS), cols=3)
+    for r, values in enumerate(CUPS):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    document.save(str(tmp_path / "cups.docx"))
+    text, *rows = load("docx", tmp_path / "cups.docx")
+    assert text.text == "Champions of the old league.\n\nTable 1: Stanley Cup titles"
+    assert rows[0].text == "table: Table 1: Stanley Cup titles\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967"
+    assert [r.metadata["row"] for r in rows] == [0, 1, 2, 3]
+
+    broken = broken_table_docx(tmp_path / "grid.docx", before="The intro reads fine.", after="So does the end.")
+    with caplog.at_level(logging.WARNING, logger="ragkit.loaders"):
+        [doc] = load("docx", broken)
+    assert doc.text == "The intro reads fine.\n\nSo does the end." and "table 1 dropped" in caplog.text
+
+
+def test_a_slide_table_is_rows_named_after_the_slide(tmp_path: Path) -> None:
+    pptx = pytest.importorskip("pptx")
+    from pptx.util import Inches
+
+    deck = pptx.Presentation()
+    slide = deck.slides.add_slide(deck.slide_layouts[5])
+    slide.shapes.title.text = "Stanley Cup titles"
+    table = slide.shapes.add_table(len(CUPS), 3, Inches(1), Inches(2), Inches(6), Inches(3)).table
+    for r, values in enumerate(CUPS):
+        for c, value in enumerate(values):
+            table.cell(r, c).text = value
+    deck.save(str(tmp_path / "cups.pptx"))
+    slide_doc, *rows = load("pptx", tmp_path / "cups.pptx")
+    assert slide_doc.text == "# Stanley Cup titles" and len(rows) == 4
+    assert rows[3].text == "table: Stanley Cup titles\nTeam: Bruins\nTitles: 6\nLast won: 2011"
+    assert rows[3].metadata["page"] == 1 and rows[3].metadata["table"] == "Stanley Cup titles"
+
+
+def test_html_data_tables_are_rows_and_layout_tables_stay_text(tmp_path: Path) -> None:
+    body = "".join(f"<tr><td>{a}</td><td>{b}</td><td>{c}</td></tr>" for a, b, c in CUPS[1:])
+    layout = "<table><tr><td>" + "A long column of page text. " * 20 + "</td><td>Sidebar</td></tr></table>"
+    page = (f"<html><head><title>Hockey</title></head><body><p>Intro.</p>"
+            f"<table><caption>Stanley Cup titles</caption><thead><tr><th>Team</th><th>Titles</th>"
+            f"<th>Last won</th></tr></thead><tbody>{body}</tbody></table>{layout}</body></html>")
+    (tmp_path / "cups.html").write_text(page, encoding="utf-8")
+    text, *rows = load("html", tmp_path / "cups.html")
+    assert text.text.startswith("Intro.") and "Sidebar" in text.text and "Maple Leafs" not in text.text
+    assert rows[0].text == "table: Stanley Cup titles\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967"
+    assert rows[0].metadata["table"] == "Stanley Cup titles" and len(rows) == 4
+
+
+# ------------------------------------------------------------------------- header detection
+
+
+def test_the_header_is_the_leading_rows_without_numbers_joined_by_column() -> None:
+    rows = [("Region", "Unit rate", "Standing charge"), ("", "p/kWh", "p/day"), ("London", "25.25", "54.69")]
+    names, body = split_header(rows)
+    assert names == ["Region", "Unit rate p/kWh", "Standing charge p/day"] and body == [rows[2]]
+    names, body = split_header([("1", "2"), ("3", "4")])  # no header: the columns are numbered
+    assert names == ["column 1", "column 2"] and len(body) == 2
+
+
+def test_a_grid_reads_like_a_csv_row() -> None:
+    [(row, text)] = grid_rows(Grid((("Team", "Titles"), ("Maple Leafs", "13")), caption=None), "cups.pdf, table 1")
+    assert (row, text) == (0, "table: cups.pdf, table 1\nTeam: Maple Leafs\nTitles: 13")
+
+
+def test_a_page_that_is_only_a_table_keeps_its_rows_and_is_named_after_the_document(tmp_path: Path) -> None:
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=11)
+    with pdf.table(col_widths=(60, 30, 30), text_align="LEFT") as table:
+        for values in CUPS:
+            row = table.row()
+            for value in values:
+                row.cell(value)
+    pdf.output(str(tmp_path / "cups.pdf"))
+    page, *rows = load("pdf", tmp_path / "cups.pdf")
+    assert page.text == "cups, page 1"  # no text beside the table: the page holds its name, not the rows again
+    assert rows[0].text == "table: cups, page 1\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967" and len(rows) == 4
+
+
+def test_layout_lines_a_numbered_heading_ends_the_table_and_runs_of_numbers_are_split() -> None:
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["  Team          Titles     Last won",
+             "  Maple Leafs       13         1967",
+             "  Canadiens         24 1993",  # the layout set two cells as one run of text
+             "",
+             "  5.2   Results of the season"]
+    [table] = find_grids(lines)
+    assert table.header_rows == 1 and table.grid.rows == (
+        ("Team", "Titles", "Last won"), ("Maple Leafs", "13", "1967"), ("Canadiens", "24", "1993"))
