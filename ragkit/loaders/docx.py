@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
-from ragkit.loaders.base import Loader
+from ragkit.loaders.base import Loader, parser_reason
 from ragkit.loaders.limits import LoadLimits
 from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
@@ -118,7 +118,7 @@ def _open(path: Path, limits: LoadLimits) -> Any:
     try:
         return docx.Document(str(path))
     except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
-        reason = str(exc) or type(exc).__name__
+        reason = parser_reason(path, exc)
         raise office_container_error(path) or LoaderError(
             f"{path}: not a readable .docx file ({reason}); re-save it from Word/LibreOffice "
             "(old binary .doc files are not supported)",

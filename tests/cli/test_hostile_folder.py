@@ -68,7 +68,7 @@ def test_a_hostile_folder_indexes_its_good_files_and_skips_the_rest_with_reasons
     skipped = {s["source"]: s["reason"] for s in report["skipped"]}
     assert sorted(skipped) == ["bomb.docx", "truncated.docx"]
     assert "sources.limits.max_unzipped_mb" in skipped["bomb.docx"] and "limit 256 MB" in skipped["bomb.docx"]
-    assert "not a readable .docx file" in skipped["truncated.docx"]
+    assert "not a readable .docx file (not a zip package: the file is truncated" in skipped["truncated.docx"]
     assert sorted(report["links_not_followed"]) == [f"{n}: a symlink to . (a folder that holds the link: a cycle); "
                                                     "not followed" for n in ("a", "b")]
     assert [w["source"] for w in report["warnings"]] == ["grid.docx"]  # its broken table dropped, its text kept

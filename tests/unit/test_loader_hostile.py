@@ -325,3 +325,18 @@ def test_docx_paragraphs_and_tables_are_all_read_in_order(tmp_path: Path) -> Non
     assert blocks[:2] == ["First the harbour.", "Then the lighthouse."]
     assert blocks[-1] == "Log line 299." and len(blocks) == 302
     assert table.text == "table: order, table 1\ncolumn 1: Leith\ncolumn 2: 4"
+
+
+@pytest.mark.parametrize("ext", [".docx", ".pptx"])
+def test_a_truncated_office_file_is_said_to_be_no_zip_package(tmp_path: Path, ext: str) -> None:
+    """python-docx and python-pptx say "Package not found at PATH" for a file that is there."""
+    from ragkit.testing.fuzz_seeds import build_seeds
+
+    seed = build_seeds().get(ext)
+    if seed is None:
+        pytest.skip(f"no {ext} seed (its package is not installed)")
+    path = tmp_path / f"cut{ext}"
+    path.write_bytes(seed[: len(seed) // 2])
+    with pytest.raises(LoaderError, match="not a zip package: the file is truncated") as err:
+        load(ext[1:], path)
+    assert "Package not found" not in str(err.value)
