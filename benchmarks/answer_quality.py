@@ -32,6 +32,10 @@ relevant document):
 
     .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --only starlette --split untouched -v
     .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --split tune --out benchmarks/results
+
+A set whose questions carry a ``group`` (``scans.yaml``: ``scanned`` pages read by OCR and
+``born-digital`` ones) is also scored group by group, side by side, in the printed table and
+the JSON (``groups``).
 """
 
 from __future__ import annotations
@@ -161,9 +165,27 @@ def score_set(name: str, pipeline: Path, index_root: Path, docs: Path | None = N
 
         ranks = page_ranks(ranked(None), items)
         dense = page_ranks(ranked("dense"), items)
+        groups = by_group(items, outcomes, ranked(None))
     return {"set": name, "split": split or "all", **summary(outcomes), **answer_facts(outcomes),
             "retrieval": retrieval_summary([r if r is not None and r <= k else None for r in ranks], k),
-            "file_rank": {"default": file_ranking(ranks), "dense": file_ranking(dense)}}
+            "file_rank": {"default": file_ranking(ranks), "dense": file_ranking(dense)},
+            **({"groups": groups} if groups else {})}
+
+
+def by_group(items: list[dict[str, Any]], outcomes: list[Any], search: Callable[[str], list[str]]) -> dict[str, dict]:
+    """The figures of each ``group`` of questions (a set whose questions carry one, e.g. ``scanned``
+    and ``born-digital``): grades, answers that state the fact, and the answer's file in the top 3."""
+    from ragkit.rag.questions import page_ranks, summary
+
+    names = sorted({str(q["group"]) for q in items if q.get("group")})
+    out = {}
+    for group in names:
+        chosen = [i for i, q in enumerate(items) if q.get("group") == group]
+        picked = [outcomes[i] for i in chosen]
+        figures = {k: v for k, v in summary(picked).items() if k != "failures"}
+        out[group] = {**figures, **answer_facts(picked),
+                      "file_rank": file_ranking(page_ranks(search, [items[i] for i in chosen]))}
+    return out
 
 
 def run_facts(pipeline: Path) -> dict[str, Any]:
@@ -185,6 +207,27 @@ def write_results(out: Path, results: list[dict], facts: dict[str, Any]) -> None
         path = out / f"answer_quality_{r['set']}_{r['split']}.json"
         path.write_text(json.dumps({**facts, "result": r}, indent=2) + "\n", encoding="utf-8")
         log.warning("wrote %s", path)
+        if r.get("groups"):
+            write_group_table(out, r)
+
+
+def write_group_table(out: Path, result: dict[str, Any]) -> Path:
+    """``answer-quality-NAME-groups.json``: the groups of one set side by side, as a table the
+    documentation renders (``render_tables.py``)."""
+    sys.path.insert(0, str(REPO / "benchmarks"))
+    from render_tables import write_result
+
+    def pct(n: int, total: int) -> str:
+        return f"{n}/{total} ({100 * n / total:.0f} %)" if total else "-"
+
+    rows = [[group, f["total"], pct(f["stated"], f["total"]), pct(f["correct"], f["total"]),
+             f"{f['correct']} / {f['partial']} / {f['wrong']}", f"{f['file_rank']['top3']:.2f}",
+             f"{f['file_rank']['mrr@10']:.3f}"] for group, f in result["groups"].items()]
+    return write_result(f"answer-quality-{result['set']}-groups", title=f"Answers over the {result['set']} set, group by group",
+                        command=f"python benchmarks/answer_quality.py --folder {result['set']}=DIR --out benchmarks/results",
+                        columns=["group", "questions", "answer states the fact", "correct (fact and cited file)",
+                                 "correct / partial / wrong", "answer's file in top 3", "MRR@10"],
+                        rows=rows, align=["left"] + ["right"] * 6, directory=out)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -226,10 +269,13 @@ def main(argv: list[str] | None = None) -> int:
           "| file in top 3 | nDCG@10 default / dense |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for r in results:
-        fr = r["file_rank"]
-        print(f"| {r['set']} | {r['split']} | {r['total']} | {r['correct']} | {r['partial']} | {r['wrong']} "
-              f"| {r['refused']} | {r['stated']}/{r['total']} | {r['cited_source']}/{r['answerable']} "
-              f"| {fr['default']['top3']:.2f} | {fr['default']['ndcg@10']:.3f} / {fr['dense']['ndcg@10']:.3f} |")
+        rows = [(r["set"], r)] + [(f"{r['set']}: {g}", figures) for g, figures in r.get("groups", {}).items()]
+        for name, f in rows:
+            fr = f["file_rank"]
+            dense = f"{fr['dense']['ndcg@10']:.3f}" if "dense" in fr else "-"
+            print(f"| {name} | {r['split']} | {f['total']} | {f['correct']} | {f['partial']} | {f['wrong']} "
+                  f"| {f['refused']} | {f['stated']}/{f['total']} | {f['cited_source']}/{f['answerable']} "
+                  f"| {fr['default']['top3']:.2f} | {fr['default']['ndcg@10']:.3f} / {dense} |")
     if args.verbose:
         for r in results:
             for f in r["failures"]:

@@ -109,7 +109,8 @@ def _commit() -> str | None:
 
 def write_result(name: str, *, title: str, command: str, columns: Sequence[str], rows: Sequence[Sequence[Any]],
                  decimals: Sequence[int | None] | None = None, align: Sequence[str] | None = None,
-                 conditions: dict[str, Any] | None = None, directory: Path = RESULTS) -> Path:
+                 conditions: dict[str, Any] | None = None, hidden_columns: Sequence[str] = (),
+                 directory: Path = RESULTS) -> Path:
     """Write ``directory/NAME.json`` in the shape :func:`render` reads, with this machine's facts."""
     machine = _machine_facts()
     facts = {"date": machine.pop("date"), "load_average": machine.pop("load average at start"), "commit": _commit(),
@@ -120,6 +121,8 @@ def write_result(name: str, *, title: str, command: str, columns: Sequence[str],
         data["decimals"] = list(decimals)
     if align is not None:
         data["align"] = list(align)
+    if hidden_columns:
+        data["hidden_columns"] = list(hidden_columns)
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"{name}.json"
     path.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")

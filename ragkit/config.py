@@ -204,7 +204,8 @@ class OcrSpec(_Strict):
     languages: list[str] = Field(default_factory=lambda: ["eng"], min_length=1)
     dpi: int = Field(default=300, ge=70, le=1200)
     page_timeout_s: float = Field(default=60.0, gt=0)
-    #: an image with fewer letters and digits than this holds no text worth indexing
+    #: an image with fewer letters and digits than this holds no text worth indexing; a PDF page
+    #: with fewer beside an image or a page of drawing is a scan (OCR reads it)
     min_chars: int = Field(default=40, ge=0)
 
     @model_validator(mode="before")

@@ -106,7 +106,9 @@ def document_units(docs: Iterable[Document]) -> Iterator[Unit]:
 class Preparer:
     def __init__(self, parts: Components, spec: PipelineSpec, known: Mapping[str, SourceRow]) -> None:
         self.parts = parts
-        self.spec = spec
+        # the loaders keep what they cache (OCR output) in the index being built, also when it is
+        # not the pipeline's own (``ragkit index --index DIR``)
+        self.spec = spec.model_copy(update={"index": str(parts.layout.root)})
         self.known = known
         self.max_bytes = int(spec.sources.max_file_size_mb * 1024 * 1024)
         self.loaders = PipelineLoaders(spec)

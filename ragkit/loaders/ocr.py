@@ -57,7 +57,8 @@ class OcrSettings:
     languages: tuple[str, ...] = ("eng",)
     dpi: int = 300
     page_timeout_s: float = 60.0
-    #: fewer letters and digits than this in an image's text: it holds no text worth indexing
+    #: fewer letters and digits than this in an image's text: it holds no text worth indexing;
+    #: in a PDF page's text layer beside an image or a page of drawing: the page is a scan
     min_chars: int = 40
     #: where OCR output is cached (the index's ``IndexLayout.ocr_cache``); None: not cached
     cache_dir: Path | None = None

@@ -81,7 +81,8 @@ class PdfLoader(Loader):
         except Exception as exc:  # pypdf raises many types on damaged content streams
             raise _unreadable(path, exc) from exc
         # --- OCR: pages without a usable text layer (every page with ocr.mode: always) ---
-        ocr_done = pdf_ocr.recover_pages(path, pages, empty + [n for n, _ in garbage], self.ocr)
+        unread = empty + [n for n, _ in garbage] + pdf_ocr.thin_pages(reader, pages, self.ocr)
+        ocr_done = pdf_ocr.recover_pages(path, pages, unread, self.ocr)
         if ocr_done:
             garbage = [(n, r) for n, r in garbage if n not in ocr_done]
         # --- end OCR ---

@@ -1,5 +1,6 @@
-"""OCR for the PDF loader: the pages whose text layer is missing or not words (``textcheck``) are
-rendered and read by Tesseract (``ragkit.loaders.ocr``); with ``ocr.mode: always``, every page.
+"""OCR for the PDF loader: the pages whose text layer is missing, not words (``textcheck``), or
+only a few characters beside an image (a scan with a text page number) are rendered and read by
+Tesseract (``ragkit.loaders.ocr``); with ``ocr.mode: always``, every page.
 
 A page OCR cannot read (too slow, nothing but noise) stays out with a warning naming it; the rest
 of the file is kept. Without the engine the pages stay out and the skip names the install command.
@@ -10,6 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 from pathlib import Path
+from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders import ocr
@@ -25,6 +27,45 @@ def advice(settings: ocr.OcrSettings) -> str:
     if not ocr.engine_available():
         return f"install the OCR engine to read such pages: {ocr.INSTALL_COMMAND} (see docs/guides/ocr.md)"
     return "OCR found no text on them either"
+
+
+#: a page whose drawing instructions take this many bytes draws far more than its text says
+#: (text set as outlines: a dense page of it takes 700 KB; a born-digital page of text, 5-20 KB)
+DRAWN_PAGE_BYTES = 64 * 1024
+
+
+def thin_pages(reader: Any, pages: list[tuple[int, str]], settings: ocr.OcrSettings) -> list[int]:
+    """The pages of ``pages`` whose text layer holds fewer than ``ocr.min_chars`` letters and
+    digits beside an image or a lot of drawing: a scan whose page number or running head is
+    text, or text set as outlines (what OCR should read), when OCR is on."""
+    if not settings.enabled:
+        return []
+    return [n for n, text in pages if ocr.letters(text) < settings.min_chars and _draws(reader.pages[n - 1])]
+
+
+def _draws(page: Any) -> bool:
+    """Whether ``page`` draws an image or more than :data:`DRAWN_PAGE_BYTES` of instructions."""
+    if _draws_image(page):
+        return True
+    try:
+        contents = page.get_contents()
+        return contents is not None and len(contents.get_data()) >= DRAWN_PAGE_BYTES
+    except Exception:  # noqa: BLE001 - pypdf raises many types on damaged content streams
+        return False
+
+
+def _draws_image(page: Any, depth: int = 2) -> bool:
+    """Whether ``page`` (or a form it draws, ``depth`` levels down) has an image among its resources."""
+    try:
+        objects = page.get("/Resources", {}).get_object().get("/XObject", {}).get_object()
+        for ref in objects.values():
+            obj = ref.get_object()
+            kind = obj.get("/Subtype")
+            if kind == "/Image" or (kind == "/Form" and depth > 1 and _draws_image(obj, depth - 1)):
+                return True
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return False
+    return False
 
 
 def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
@@ -63,4 +104,4 @@ def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
     return frozenset(read)
 
 
-__all__ = ["advice", "recover_pages"]
+__all__ = ["advice", "recover_pages", "thin_pages"]

@@ -90,6 +90,40 @@ def test_a_scanned_pdf_page_is_ocrd_and_keeps_its_page_number(tmp_path: Path) ->
     assert "harbour master" in docs[0].text and "lighthouse" in docs[1].text
 
 
+def test_a_scan_whose_page_number_is_text_is_ocrd(tmp_path: Path) -> None:
+    from fpdf import FPDF
+
+    pdf = FPDF(format=(200, 100), unit="mm")
+    pdf.add_page()
+    pdf.image(str(text_image(tmp_path / "scan.png")), x=0, y=0, w=200)
+    pdf.set_font("helvetica", size=9)
+    pdf.text(190, 95, "3")  # the page number, added as text over the scan
+    pdf.output(str(tmp_path / "report.pdf"))
+    [doc] = load(PdfLoader(), tmp_path / "report.pdf", settings(tmp_path))
+    assert doc.metadata["ocr"] is True and "lighthouse" in doc.text
+    [doc] = load(PdfLoader(), tmp_path / "report.pdf", settings(tmp_path, mode="never"))  # as before, without OCR
+    assert doc.text == "3" and "ocr" not in doc.metadata
+
+
+def test_a_page_of_drawing_with_a_few_letters_of_text_goes_to_ocr(tmp_path: Path) -> None:
+    from fpdf import FPDF
+    from pypdf import PdfReader
+
+    from ragkit.loaders.pdf_ocr import thin_pages
+
+    pdf = FPDF(format=(200, 100), unit="mm")
+    pdf.set_font("helvetica", size=9)
+    for lines in (3000, 10):  # text set as outlines draws thousands of paths; a blank page, nothing
+        pdf.add_page()
+        for i in range(lines):
+            pdf.line(10 + i % 180, 10 + i % 80, 11 + i % 180, 12 + i % 80)
+        pdf.text(190, 95, "3")
+    pdf.output(str(tmp_path / "drawn.pdf"))
+    reader = PdfReader(tmp_path / "drawn.pdf")
+    assert thin_pages(reader, [(1, "3"), (2, "3")], settings(tmp_path)) == [1]
+    assert thin_pages(reader, [(1, "3"), (2, "3")], settings(tmp_path, mode="never")) == []
+
+
 def test_ocr_output_is_cached_by_file_content(tmp_path: Path) -> None:
     image = text_image(tmp_path / "note.png")
     conf = settings(tmp_path)
@@ -154,6 +188,19 @@ def test_indexing_a_folder_reads_images_and_scans_once(tmp_path: Path, caplog: p
     assert sorted(report["added"]) == ["note.png", "scan.pdf"], run.output
     assert "OCR read 2 page(s)" in caplog.text
     assert len(list((index / "ocr-cache").iterdir())) == 2
+
+
+def test_the_ocr_cache_lives_in_the_index_being_built(tmp_path: Path) -> None:
+    docs = tmp_path / "docs"
+    docs.mkdir()
+    text_image(docs / "note.png")
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(json.dumps({"index": str(tmp_path / "pipeline-index"), "embedder": {"type": "hashing", "dimension": 32},
+                                "store": {"type": "memory"}, "retriever": {"type": "dense"}}), encoding="utf-8")
+    other = tmp_path / "other-index"
+    run = CliRunner().invoke(cli, ["index", str(docs), "--pipeline", str(pipe), "--index", str(other), "--json"])
+    assert json.loads(run.stdout)["added"] == ["note.png"], run.output
+    assert len(list((other / "ocr-cache").iterdir())) == 1 and not (tmp_path / "pipeline-index").exists()
 
 
 def test_a_page_over_the_time_limit_is_skipped_naming_the_key(tmp_path: Path) -> None:

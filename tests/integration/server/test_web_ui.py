@@ -26,6 +26,15 @@ STREAMING = """() => {
 }"""
 
 
+@pytest.fixture(autouse=True)
+def _patient_assertions() -> None:
+    """A loaded machine may take seconds to start Chromium or paint: every assertion waits up to 30 s
+    (Playwright's default of 5 s failed under load); a page that never gets there still fails."""
+    from playwright.sync_api import expect
+
+    expect.set_options(timeout=30_000)
+
+
 def chromium() -> str:
     exe = shutil.which("chromium") or "/usr/bin/chromium"
     if not Path(exe).exists():
