@@ -204,19 +204,13 @@ class Preparer:
         if unit.docs is not None:
             return list(unit.docs), []
         assert unit.path is not None
-        name = self.loaders.name_for(unit.path)
-        if name is None:
-            ext = unit.path.suffix or unit.path.name
-            raise LoaderError(
-                f"no loader for '{ext}' files; install ragkit[unstructured] or map the extension under "
-                "loaders: in the pipeline", path=unit.source,
-            )
+        name = loader_name(self.loaders, unit.path, unit.source)
         p.loader = name
         loader = self.loaders.get(name, unit.path.suffix.lower())  # options checked: a bad pipeline stops the run
         if isolated(name, loader):
             self._loader_process().submit(name, unit.path, unit.source)
             return None
-        return load_file(self.loaders, name, unit.path, unit.source, check_zip=name not in IN_PROCESS_LOADERS)
+        return _load_here(self.loaders, name, unit.path, unit.source)
 
     def _loaded(self, unit: Unit, p: Prepared, docs: list[Document], warnings: list[str]) -> list[Document]:
         p.warnings = warnings
@@ -292,6 +286,40 @@ def _skipped(unit: Unit, p: Prepared, exc: LoaderError) -> None:
     """``p`` becomes a skipped source with ``exc``'s reason."""
     p.skip(_reason(exc, unit))
     log.info("skipped %s: %s", unit.source, p.error)  # listed once, in the run report
+
+
+def load_alone(spec: PipelineSpec, path: Path, source: str, name: str | None = None) -> list[Document]:
+    """One file's documents outside an indexing run (a reader asking for a document's text), loaded
+    exactly as a run loads it: the pipeline's loader (``name``, else the one its extension maps
+    to) under the pipeline's limits, ragkit's parsers in a loader process of its own (the time
+    limit and the memory ceiling hold). Raises :class:`LoaderError` naming the file and the limit."""
+    loaders = PipelineLoaders(spec)
+    name = name or loader_name(loaders, path, source)
+    if not isolated(name, loaders.get(name, path.suffix.lower())):
+        return _load_here(loaders, name, path, source)[0]
+    from ragkit.index.load_worker import LoaderProcess
+
+    process = LoaderProcess(spec)
+    try:
+        return process.load(name, path, source)[0]
+    finally:
+        process.close()
+
+
+def loader_name(loaders: PipelineLoaders, path: Path, source: str) -> str:
+    """The name of the loader the pipeline reads ``path`` with; :class:`LoaderError` when none does."""
+    name = loaders.name_for(path)
+    if name is None:
+        ext = path.suffix or path.name
+        raise LoaderError(f"no loader for '{ext}' files; install ragkit[unstructured] or map the extension under "
+                          "loaders: in the pipeline", path=source)
+    return name
+
+
+def _load_here(loaders: PipelineLoaders, name: str, path: Path, source: str) -> tuple[list[Document], list[str]]:
+    """A text or plugin loader run in this process (the text formats refuse binary files, so no
+    zip check for them)."""
+    return load_file(loaders, name, path, source, check_zip=name not in IN_PROCESS_LOADERS)
 
 
 def isolated(name: str, loader: Loader) -> bool:

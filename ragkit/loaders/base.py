@@ -257,9 +257,17 @@ def import_extra(path: Path, module: str, *, package: str, extra: str) -> Any:
 
 def unreadable(path: Path, exc: BaseException, *, what: str, fix: str) -> LoaderError:
     """A file its parser rejects: ``not a readable {what} ({the parser's reason}); {fix}``."""
-    reason = str(exc) or type(exc).__name__
+    reason = parser_reason(path, exc)
     return LoaderError(f"{path}: not a readable {what} ({reason}); {fix}", path=str(path),
                        reason=f"unreadable {what}: {reason}")
+
+
+def parser_reason(path: Path, exc: BaseException) -> str:
+    """What a parser's exception says about ``path``; python-docx's and python-pptx's "Package not
+    found at PATH" for a file that is there but is no zip package is said as what it means."""
+    if type(exc).__name__ == "PackageNotFoundError" and path.is_file():
+        return "not a zip package: the file is truncated, or another kind of file under this name"
+    return str(exc) or type(exc).__name__
 
 
 def unstructured_available() -> bool:

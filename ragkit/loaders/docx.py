@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
-from ragkit.loaders.base import Loader
+from ragkit.loaders.base import Loader, parser_reason
 from ragkit.loaders.limits import LoadLimits
 from ragkit.loaders.office_binary import office_container_error
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
@@ -45,7 +45,7 @@ class DocxLoader(Loader):
         grids: list[Grid] = []
         last: tuple[str, bool] | None = None  # the paragraph before (text, caption-like)
         pending: list[Grid] = []  # tables whose caption may be the next paragraph
-        for item in document.iter_inner_content():
+        for item in _blocks(document):
             if hasattr(item, "rows"):
                 rows = _table_grid(item, path, len(grids) + len(pending) + 1)
                 if rows:
@@ -82,6 +82,23 @@ class DocxLoader(Loader):
         return iter(docs)
 
 
+def _blocks(document: Any) -> Iterator[Any]:
+    """The body's paragraphs and tables in document order, walked child by child (python-docx's
+    ``iter_inner_content`` asks libxml2 for a ``w:p | w:tbl`` union, which takes time quadratic in
+    the number of paragraphs: minutes for a long document)."""
+    from docx.oxml.ns import qn
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
+
+    body = document._body
+    paragraph, table = qn("w:p"), qn("w:tbl")
+    for element in document.element.body.iterchildren():
+        if element.tag == paragraph:
+            yield Paragraph(element, body)
+        elif element.tag == table:
+            yield Table(element, body)
+
+
 def _style_name(paragraph: Any, names: dict[str | None, str]) -> str:
     """The name of ``paragraph``'s style, looked up once per style id (python-docx scans every
     style for each lookup: a long document would take minutes)."""
@@ -101,7 +118,7 @@ def _open(path: Path, limits: LoadLimits) -> Any:
     try:
         return docx.Document(str(path))
     except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
-        reason = str(exc) or type(exc).__name__
+        reason = parser_reason(path, exc)
         raise office_container_error(path) or LoaderError(
             f"{path}: not a readable .docx file ({reason}); re-save it from Word/LibreOffice "
             "(old binary .doc files are not supported)",

@@ -44,6 +44,7 @@ class XlsxLoader(TableLoader):
         try:
             sheets = list(workbook.worksheets)
             for sheet in sheets:
+                _read_every_row(sheet)
                 table = path.stem if len(sheets) == 1 else f"{path.stem} / {sheet.title}"
                 rows = (
                     ([_value(v) for v in values], {"sheet": sheet.title, "sheet_row": number})
@@ -71,4 +72,13 @@ def _value(value: Any) -> Any:
     return value
 
 
+def _read_every_row(sheet: Any) -> None:
+    """Make a read-only sheet read all its rows: openpyxl stops at the size the sheet's
+    ``<dimension>`` claims, which some programs write wrong (the rows past it would be lost)."""
+    reset = getattr(sheet, "reset_dimensions", None)
+    if reset is not None:
+        reset()
+
+
 __all__ = ["XlsxLoader"]
+

@@ -101,8 +101,9 @@ class JobRunner(threading.Thread):
             return
         if self._halt.is_set():
             return  # stopping: the job was queued again
-        self.records.finish_job(job["id"], result=summarize(report), error=None)
-        log.info("ingest job %s finished", job["id"])
+        error = nothing_indexed(job, report)
+        self.records.finish_job(job["id"], result=summarize(report), error=error)
+        log.info("ingest job %s %s", job["id"], "failed: " + error if error else "finished")
 
     def _died(self, job: dict[str, Any], reason: str) -> None:
         if self._halt.is_set():
@@ -130,6 +131,16 @@ class JobRunner(threading.Thread):
             return
         if moved:
             log.warning("job %s: set aside in quarantine/%s/ of the index: %s", job["id"], job["id"], ", ".join(moved))
+
+
+def nothing_indexed(job: dict[str, Any], report: dict[str, Any]) -> str | None:
+    """Why an ingest job failed when every document it was given was skipped (a file over a
+    limit, an unreadable one): each document with its reason. None when any of them got in."""
+    names = [n for n in job.get("request", {}).get("documents", []) if isinstance(n, str)]
+    skipped = {s.get("source"): s.get("reason", "") for s in report.get("skipped", []) if isinstance(s, dict)}
+    if job.get("kind") != "ingest" or not names or any(n not in skipped for n in names):
+        return None
+    return "nothing of this job could be indexed: " + "; ".join(f"{n}: {skipped[n]}" for n in names)
 
 
 def summarize(report: dict[str, Any]) -> dict[str, Any]:

@@ -2,17 +2,20 @@
 
 ``write_corpus`` builds a seeded folder of hostile files (``ragkit.testing.fuzz_seeds`` mutated by
 ``ragkit.testing.fuzz_mutations``); ``run`` indexes it with ``IndexingPipeline`` (the hashing
-embedder, an in-memory store: fast and offline) and returns a summary: files per format and
-mutation, files indexed, files skipped by reason, runs aborted by an exception (the file found in
-its traceback is set aside and the run resumed, so one bad file does not hide the others), the
-slowest files and peak RSS. A watchdog samples which file the pipeline is preparing: a file that
-takes longer than ``hang_seconds`` ends the process with the summary written (a hang is reported,
-never silent). From the command line::
+embedder, an in-memory store: fast and offline) and returns a summary (``fuzz_summary.py``): files
+per format and mutation with their outcomes, files skipped by reason, runs aborted by an exception
+(the file found in its traceback is set aside and the run resumed, so one bad file does not hide
+the others), the slowest files, the files past the time limit and peak RSS. A watchdog samples
+which file the pipeline is preparing: a file that takes longer than ``hang_seconds`` ends the
+process with the summary written (a hang is reported, never silent). From the command line::
 
     python -m ragkit.testing.fuzz_loaders --files 10000 --seed 7 --out fuzz-summary.json
 
-runs under an address-space limit (``--memory-mb``), so a decompression bomb that gets through
-fails with ``MemoryError`` instead of taking the machine down.
+indexes the files in batches (``--batch``: each a fresh folder, index and loader process, so a
+long run costs the same per file as a short one), rewrites the summary after every batch and logs
+the progress with the rate and the time left. It runs under an address-space limit
+(``--memory-mb``), so a decompression bomb that gets through fails with ``MemoryError`` instead
+of taking the machine down.
 """
 
 from __future__ import annotations
@@ -27,7 +30,6 @@ import shutil
 import sys
 import threading
 import time
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,33 +37,31 @@ from typing import Any
 
 from ragkit.testing.fuzz_mutations import MUTATIONS
 from ragkit.testing.fuzz_seeds import build_seeds
+from ragkit.testing.fuzz_summary import Case, FuzzTally, Sampler, machine, resources
 
 log = logging.getLogger(__name__)
-#: a file taking longer than this is listed as slow
-SLOW_SECONDS = 10.0
 #: the watchdog's sampling interval
 SAMPLE_SECONDS = 0.02
 #: aborted runs after which the harness stops resuming
 MAX_ABORTS = 500
+#: files per index run in the long form (each batch a fresh folder, index and loader process)
+BATCH_FILES = 250
 
 
-@dataclass(frozen=True)
-class Case:
-    name: str
-    format: str
-    mutation: str
-
-
-def write_corpus(folder: Path, files: int, seed: int, *, bomb_mb: int = 4) -> list[Case]:
-    """``files`` mutated documents in ``folder``, every format and mutation in turn, seeded."""
+def write_corpus(folder: Path, files: int, seed: int, *, bomb_mb: int = 4, start: int = 0) -> list[Case]:
+    """Files ``start`` to ``start + files`` of the seeded corpus in ``folder``: every format and
+    mutation in turn, each file from its own generator (a batch is the same whatever came before).
+    Zip bombs inflate to a quarter, half, once or twice ``bomb_mb``."""
     seeds = build_seeds()
-    rng = random.Random(seed)
     formats, mutations = sorted(seeds), sorted(MUTATIONS)
+    sizes = sorted({max(1, bomb_mb // 4), max(1, bomb_mb // 2), bomb_mb, 2 * bomb_mb})
     folder.mkdir(parents=True, exist_ok=True)
     cases = []
-    for i in range(files):
+    for i in range(start, start + files):
+        rng = random.Random(seed * 1_000_003 + i)
         ext = formats[i % len(formats)]
-        mutated = MUTATIONS[mutations[(i // len(formats)) % len(mutations)]](ext, seeds[ext], rng, seeds, bomb_mb)
+        mutated = MUTATIONS[mutations[(i // len(formats)) % len(mutations)]](ext, seeds[ext], rng, seeds,
+                                                                              rng.choice(sizes))
         name = f"f{i:05d}-{mutated.mutation}{mutated.extension}"
         (folder / name).write_bytes(mutated.data)
         cases.append(Case(name, ext, mutated.mutation))
@@ -116,52 +116,69 @@ def _preparing() -> str | None:
     return None
 
 
-def run(folder: Path, workdir: Path, cases: Sequence[Case], *, hang_seconds: float = 120.0,
-        on_hang: Any = None) -> dict[str, Any]:
-    """Index ``folder`` (holding ``cases``) through ``IndexingPipeline``; the summary of what happened."""
+def fuzz_spec(index: Path, *, max_unzipped_mb: float | None = None, file_timeout_s: float | None = None) -> Any:
+    """The harness's pipeline: the hashing embedder and the in-memory store (fast, offline), the
+    default limits unless given."""
     from ragkit.config import parse_pipeline
-    from ragkit.index.writer import IndexingPipeline
 
-    spec = parse_pipeline({
-        "index": str(workdir / "index"),
+    limits = {k: v for k, v in (("max_unzipped_mb", max_unzipped_mb), ("file_timeout_s", file_timeout_s))
+              if v is not None}
+    return parse_pipeline({
+        "index": str(index),
+        "sources": {"limits": limits},
         "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 800, "chunk_overlap": 0},
         "embedder": {"type": "hashing", "dimension": 32},
         "store": {"type": "memory"},
         "retriever": {"type": "dense"},
     }, origin="fuzz")
-    aside = workdir / "aborted"
+
+
+def run(folder: Path, workdir: Path, cases: Sequence[Case], *, hang_seconds: float = 120.0,
+        on_hang: Any = None) -> dict[str, Any]:
+    """Index ``folder`` (holding ``cases``) in one run; the summary of what happened."""
+    spec = fuzz_spec(workdir / "index")
+    tally = FuzzTally(spec.sources.limits.file_timeout_s)
+    tally.expect(cases)
+    index_batch(spec, folder, workdir / "aborted", tally, hang_seconds=hang_seconds, on_hang=on_hang)
+    return tally.summary()
+
+
+def index_batch(spec: Any, folder: Path, aside: Path, tally: FuzzTally, *, hang_seconds: float,
+                on_hang: Any = None) -> None:
+    """Index ``folder`` through ``IndexingPipeline`` into ``tally``: a run aborted by an exception
+    sets aside the file found in its traceback and resumes, so one bad file does not hide the others."""
+    from ragkit.index.writer import IndexingPipeline
+
     aside.mkdir(parents=True, exist_ok=True)
-    added: set[str] = set()
-    skipped: dict[str, str] = {}
-    aborted: list[dict[str, str]] = []
-    started = time.monotonic()
     with Watchdog(hang_seconds, on_hang) as dog:
         while True:
-            pipe = IndexingPipeline(spec, flush_chunks=64)  # small batches: an abort redoes little
+            pipe = IndexingPipeline(spec, flush_chunks=512)  # an abort redoes little; the store is saved seldom
             try:
                 report = pipe.index_paths([folder], prune=True)
             except BaseException as exc:  # noqa: BLE001 - every way a run can end is a finding
                 if isinstance(exc, KeyboardInterrupt):
                     raise
-                _collect(pipe.report, added, skipped)
+                _collect(pipe.report, tally)
                 culprit = _culprit(exc)
-                aborted.append({"source": culprit or "?", "error": f"{type(exc).__name__}: {exc}"[:300]})
+                tally.aborted.append({"source": culprit or "?", "error": f"{type(exc).__name__}: {exc}"[:300]})
                 log.warning("run aborted by %s (%s)", culprit, type(exc).__name__)
-                if culprit is None or len(aborted) >= MAX_ABORTS:
+                if culprit is None or len(tally.aborted) >= MAX_ABORTS:
                     break
                 shutil.move(str(folder / culprit), aside / culprit)
                 continue
-            _collect(report, added, skipped)
+            _collect(report, tally)
             break
-    return _summary(cases, added, skipped, aborted, dog.times, time.monotonic() - started)
+    for source, seconds in dog.times.items():
+        tally.times[source] = max(tally.times.get(source, 0.0), seconds)
+    tally.batches += 1
 
 
-def _collect(report: Any, added: set[str], skipped: dict[str, str]) -> None:
+def _collect(report: Any, tally: FuzzTally) -> None:
     if report is None:
         return
-    added.update(report.added)
-    added.update(report.updated)
-    skipped.update(dict(report.skipped))
+    tally.added.update(report.added)
+    tally.added.update(report.updated)
+    tally.skipped.update(dict(report.skipped))
 
 
 def _culprit(exc: BaseException) -> str | None:
@@ -177,71 +194,89 @@ def _culprit(exc: BaseException) -> str | None:
     return None
 
 
-def _summary(cases: Sequence[Case], added: set[str], skipped: dict[str, str], aborted: list[dict[str, str]],
-             times: dict[str, float], seconds: float) -> dict[str, Any]:
-    from ragkit.index.report import group_skips
+@dataclass
+class LongRun:
+    """The long form: ``files`` files in batches of ``batch`` (each written, indexed in a fresh
+    index and deleted), the summary rewritten to ``out`` after every batch."""
 
-    by_name = {c.name: c for c in cases}
-    gone = {a["source"] for a in aborted}
-    unaccounted = sorted(set(by_name) - added - set(skipped) - gone)
-    slowest = sorted(times.items(), key=lambda kv: -kv[1])[:10]
-    groups = group_skips(sorted(skipped.items()), examples=2)
-    return {
-        "files": len(cases),
-        "formats": dict(sorted(Counter(c.format for c in cases).items())),
-        "mutations": dict(sorted(Counter(c.mutation for c in cases).items())),
-        "indexed": len(added),
-        "skipped": len(skipped),
-        "skipped_without_reason": sorted(s for s, r in skipped.items() if not r.strip()),
-        "skipped_by_reason": [{"reason": g.reason[:200], "count": g.count, "examples": list(g.examples)}
-                              for g in groups],
-        "aborted_runs": aborted,
-        "unaccounted": unaccounted,
-        "controls_not_indexed": sorted(n for n, c in by_name.items() if c.mutation == "none" and n not in added),
-        "max_seconds_per_file": round(slowest[0][1], 3) if slowest else 0.0,
-        "slowest": [{"source": s, "seconds": round(t, 3), "format": by_name[s].format if s in by_name else "?",
-                     "mutation": by_name[s].mutation if s in by_name else "?"} for s, t in slowest],
-        "over_time_limit": sorted(s for s, t in times.items() if t > SLOW_SECONDS),
-        "peak_rss_mb": _peak_rss_mb(),
-        "seconds": round(seconds, 1),
-    }
+    args: argparse.Namespace
+    out: Path
+    work: Path
+    started: float = field(default_factory=time.monotonic)
+    facts: dict[str, Any] = field(default_factory=machine)
+
+    def go(self) -> dict[str, Any]:
+        a = self.args
+        spec = fuzz_spec(self.work / "index", max_unzipped_mb=a.bomb_mb, file_timeout_s=a.file_timeout)
+        tally = FuzzTally(spec.sources.limits.file_timeout_s)
+        with Sampler() as load:
+            def hung(source: str, seconds: float) -> None:
+                self.write(tally, load, spec, hung={"source": source, "seconds": round(seconds, 1)})
+                log.error("hang: %s took over %.0f s; summary in %s", source, seconds, self.out)
+                os._exit(3)
+
+            for start in range(0, a.files, a.batch):
+                folder = self.work / "docs"
+                shutil.rmtree(folder, ignore_errors=True)
+                shutil.rmtree(self.work / "index", ignore_errors=True)
+                tally.expect(write_corpus(folder, min(a.batch, a.files - start), a.seed, bomb_mb=a.bomb_mb,
+                                          start=start))
+                index_batch(spec, folder, self.work / "aborted", tally, hang_seconds=a.hang_seconds, on_hang=hung)
+                summary = self.write(tally, load, spec)
+                self.progress(summary, load)
+            return self.write(tally, load, spec, complete=True)
+
+    def write(self, tally: FuzzTally, load: Sampler, spec: Any, *, complete: bool = False,
+              hung: dict[str, Any] | None = None) -> dict[str, Any]:
+        a = self.args
+        summary = {"complete": complete, "files_planned": a.files, "seed": a.seed, "batch_files": a.batch,
+                   "bomb_mb": a.bomb_mb, "limits": spec.sources.limits.model_dump(), **tally.summary(),
+                   **resources(self.started, load), "load_average_1min": load.load_figures(), **self.facts}
+        if hung is not None:
+            summary["hung"] = hung
+        summary["files_per_second"] = round(summary["files"] / max(summary["wall_seconds"], 0.1), 2)
+        tmp = self.out.with_suffix(self.out.suffix + ".tmp")
+        tmp.write_text(json.dumps(summary, indent=2), encoding="utf-8")
+        tmp.replace(self.out)  # a reader never sees half a file
+        return summary
+
+    def progress(self, s: dict[str, Any], load: Sampler) -> None:
+        done, rate = s["files"], s["files_per_second"]
+        eta = (self.args.files - done) / rate if rate else float("inf")
+        log.info("%d/%d files (%.0f%%), %.2f files/s, ETA %s; %d indexed, %d skipped, %d aborted runs, "
+                 "%d unreported timeouts, slowest %.1f s; peak RSS %s MB; load %.1f",
+                 done, self.args.files, 100 * done / self.args.files, rate, _duration(eta), s["indexed"],
+                 s["skipped"], len(s["aborted_runs"]), len(s["unreported_timeouts"]), s["max_seconds_per_file"],
+                 s["peak_rss_mb"], load.loads[-1])
 
 
-def _peak_rss_mb() -> dict[str, float]:
-    scale = 1024 if sys.platform != "darwin" else 1  # ru_maxrss: KiB on Linux, bytes on macOS
-    own = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * scale / 2**20
-    children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * scale / 2**20
-    return {"process": round(own, 1), "children": round(children, 1)}
+def _duration(seconds: float) -> str:
+    if seconds == float("inf"):
+        return "?"
+    m, sec = divmod(int(seconds), 60)
+    return f"{m // 60}h{m % 60:02d}m" if m >= 60 else f"{m}m{sec:02d}s"
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    logging.basicConfig(level=logging.ERROR)
+    logging.basicConfig(level=logging.ERROR, format="%(asctime)s %(levelname)s %(message)s")
+    log.setLevel(logging.INFO)
     if args.memory_mb:
         limit = args.memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     work = Path(args.workdir) if args.workdir else Path(os.environ.get("TMPDIR", "/tmp")) / f"ragkit-fuzz-{args.seed}"
     shutil.rmtree(work, ignore_errors=True)
-    cases = write_corpus(work / "docs", args.files, args.seed, bomb_mb=args.bomb_mb)
     out = Path(args.out)
-
-    def hung(source: str, seconds: float) -> None:
-        summary = _summary(cases, set(), {}, [], {source: seconds}, 0.0)
-        summary["hung"] = {"source": source, "seconds": round(seconds, 1)}
-        out.write_text(json.dumps(summary, indent=2), encoding="utf-8")
-        print(f"hang: {source} took over {seconds:.0f} s; summary in {out}", file=sys.stderr)
-        os._exit(3)
-
-    summary = run(work / "docs", work, cases, hang_seconds=args.hang_seconds, on_hang=hung)
-    summary["seed"] = args.seed
-    out.write_text(json.dumps(summary, indent=2), encoding="utf-8")
-    print(json.dumps({k: summary[k] for k in ("files", "indexed", "skipped", "max_seconds_per_file",
-                                              "peak_rss_mb", "seconds")}))
-    print(f"aborted runs: {len(summary['aborted_runs'])}; unaccounted files: {len(summary['unaccounted'])}; "
-          f"summary in {out}")
+    summary = LongRun(args, out, work).go()
+    log.info("%s", json.dumps({k: summary[k] for k in ("files", "indexed", "skipped", "max_seconds_per_file",
+                                                       "peak_rss_mb", "wall_seconds")}))
+    log.info("aborted runs: %d; unaccounted files: %d; unreported timeouts: %d; summary in %s",
+             len(summary["aborted_runs"]), len(summary["unaccounted"]), len(summary["unreported_timeouts"]), out)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-    return 1 if summary["aborted_runs"] or summary["unaccounted"] or summary["skipped_without_reason"] else 0
+    failed = (summary["aborted_runs"] or summary["unaccounted"] or summary["skipped_without_reason"]
+              or summary["unreported_timeouts"])
+    return 1 if failed else 0
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -251,12 +286,18 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=7, help="the random seed (default 7)")
     p.add_argument("--out", default="fuzz-summary.json", help="where the JSON summary goes")
     p.add_argument("--workdir", help="folder for the files and the index (default: a temporary folder)")
-    p.add_argument("--bomb-mb", type=int, default=50, help="inflated size of zip bomb members in MB (default 50)")
+    p.add_argument("--batch", type=int, default=BATCH_FILES,
+                   help=f"files per index run (default {BATCH_FILES}; each batch a fresh index)")
+    p.add_argument("--bomb-mb", type=int, default=8,
+                   help="zip bombs inflate to 1/4, 1/2, 1 or 2 times this many MB, and the run's "
+                        "sources.limits.max_unzipped_mb is this (default 8): half load, half are over the limit")
+    p.add_argument("--file-timeout", type=float, default=None,
+                   help="the run's sources.limits.file_timeout_s (default: the pipeline default)")
     p.add_argument("--hang-seconds", type=float, default=420.0,
                    help="a file taking longer is a hang (default 420: past the pipeline's own per-file time limit)")
     p.add_argument("--memory-mb", type=int, default=4096,
                    help="address-space limit of the run in MB (default 4096; 0: none)")
-    p.add_argument("--keep", action="store_true", help="keep the files and the index")
+    p.add_argument("--keep", action="store_true", help="keep the files and the index of the last batch")
     return p
 
 

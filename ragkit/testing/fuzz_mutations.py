@@ -74,7 +74,7 @@ def zip_inflate(ext: str, data: bytes, rng: random.Random, seeds: Mapping[str, b
     member = MAIN_MEMBER[ext]
 
     def grow(xml: bytes) -> bytes:
-        cut = xml.rfind(b"</", 0, xml.rfind(b"</"))  # before the last two closing tags
+        cut = _text_end(ext, xml)
         unit = _repeated_unit(ext)
         return xml[:cut] + unit * (bomb_mb * 1024 * 1024 // len(unit)) + xml[cut:]
 
@@ -151,6 +151,14 @@ def _repeated_unit(ext: str) -> bytes:
         ".pptx": b"<a:p><a:r><a:t>The ferry sails on Tuesdays.</a:t></a:r></a:p>",
         ".epub": b"<p>The ferry sails on Tuesdays.</p>",
     }[ext] or b'<row><c t="inlineStr"><is><t>The ferry sails on Tuesdays.</t></is></c></row>'
+
+
+def _text_end(ext: str, xml: bytes) -> int:
+    """Where the main member's text ends (inflated content put there is read as text): the end of
+    the sheet's rows, of the slide's last text body, else before the last two closing tags."""
+    marker = {".xlsx": b"</sheetData>", ".pptx": b"</p:txBody>"}.get(ext)
+    at = xml.rfind(marker) if marker else -1
+    return at if at >= 0 else xml.rfind(b"</", 0, xml.rfind(b"</"))
 
 
 def _nest_xml(xml: bytes, tag: bytes, n: int) -> bytes:

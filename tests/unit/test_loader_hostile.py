@@ -282,3 +282,61 @@ def test_binary_bytes_in_a_utf16_nul_pattern_are_not_taken_for_text(tmp_path: Pa
     with pytest.raises(LoaderError, match="binary file"):
         decode_text(bytes([7, 0, 3, 0]) * 50, "blob.txt")
     assert decode_text("tide gauge\nnorth pier".encode("utf-16-be"), "ok.txt") == "tide gauge\nnorth pier"
+
+
+def test_a_workbook_whose_dimension_claims_fewer_rows_is_read_to_its_last_row(tmp_path: Path) -> None:
+    """openpyxl's read-only mode stopped at the rows the sheet's ``<dimension>`` claims: rows past
+    it (a program that wrote a stale dimension) were silently lost."""
+    import zipfile
+
+    openpyxl = pytest.importorskip("openpyxl")
+    book = openpyxl.Workbook()
+    sheet = book.active
+    for row in (("port", "ships"), ("Leith", 4), ("Bergen", 7), ("Tromso", 2)):
+        sheet.append(row)
+    whole = tmp_path / "whole.xlsx"
+    book.save(whole)
+    stale = tmp_path / "stale.xlsx"
+    with zipfile.ZipFile(whole) as src, zipfile.ZipFile(stale, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            data = src.read(info)
+            if info.filename == "xl/worksheets/sheet1.xml":
+                assert b'<dimension ref="A1:B4"/>' in data
+                data = data.replace(b'<dimension ref="A1:B4"/>', b'<dimension ref="A1:B2"/>')
+            dst.writestr(info, data)
+    texts = [d.text for d in load("xlsx", stale)]
+    assert len(texts) == 3 and "Tromso" in texts[-1] and "Bergen" in texts[1]
+
+
+def test_docx_paragraphs_and_tables_are_all_read_in_order(tmp_path: Path) -> None:
+    """The body is walked child by child (python-docx's paragraph-or-table query took time
+    quadratic in the paragraph count: a long document ran past the time limit)."""
+    docx = pytest.importorskip("docx")
+    document = docx.Document()
+    document.add_paragraph("First the harbour.")
+    table = document.add_table(rows=1, cols=2)
+    table.cell(0, 0).text, table.cell(0, 1).text = "Leith", "4"
+    document.add_paragraph("Then the lighthouse.")
+    for i in range(300):
+        document.add_paragraph(f"Log line {i}.")
+    document.save(str(tmp_path / "order.docx"))
+    body, table = load("docx", tmp_path / "order.docx")
+    blocks = body.text.split("\n\n")
+    assert blocks[:2] == ["First the harbour.", "Then the lighthouse."]
+    assert blocks[-1] == "Log line 299." and len(blocks) == 302
+    assert table.text == "table: order, table 1\ncolumn 1: Leith\ncolumn 2: 4"
+
+
+@pytest.mark.parametrize("ext", [".docx", ".pptx"])
+def test_a_truncated_office_file_is_said_to_be_no_zip_package(tmp_path: Path, ext: str) -> None:
+    """python-docx and python-pptx say "Package not found at PATH" for a file that is there."""
+    from ragkit.testing.fuzz_seeds import build_seeds
+
+    seed = build_seeds().get(ext)
+    if seed is None:
+        pytest.skip(f"no {ext} seed (its package is not installed)")
+    path = tmp_path / f"cut{ext}"
+    path.write_bytes(seed[: len(seed) // 2])
+    with pytest.raises(LoaderError, match="not a zip package: the file is truncated") as err:
+        load(ext[1:], path)
+    assert "Package not found" not in str(err.value)

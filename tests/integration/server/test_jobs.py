@@ -2,7 +2,8 @@
 a large upload's job (the job runs in a child process, off the event loop); every start of a job is
 counted, and a job whose process ended during it twice (the ingest process killed, or the whole
 server killed) is failed with the reason, its documents set aside, and never run again: no crash
-loop, and the next upload is indexed."""
+loop, and the next upload is indexed. A decompression bomb uploaded fails its job naming the limit,
+with the server answering and its memory bounded all along."""
 
 from __future__ import annotations
 
@@ -152,3 +153,54 @@ def test_a_job_whose_server_is_killed_twice_is_never_resumed(tmp_path: Path) -> 
         assert (index / "quarantine" / job_id / "crash.txt").is_file()
         time.sleep(1)
         assert job(third, job_id)["status"] == "failed"
+
+
+def _tree_peak_rss_mb(pid: int) -> float:
+    """The largest peak RSS (``VmHWM``) among ``pid`` and its descendants alive now."""
+    peak, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            status = Path(f"/proc/{p}/status").read_text()
+            todo += _children(p)
+        except OSError:
+            continue
+        for line in status.splitlines():
+            if line.startswith("VmHWM:"):
+                peak = max(peak, int(line.split()[1]) / 1024)
+    return peak
+
+
+def test_a_bomb_upload_fails_its_job_naming_the_limit_and_is_not_resumed_after_a_restart(tmp_path: Path) -> None:
+    from ...unit.pipeline.office_files import docx_bomb
+
+    index = build_index(tmp_path)
+    bomb = docx_bomb(tmp_path / "bomb.docx", inflated_mb=300).read_bytes()  # under 1 MB, 300 MB of XML inflated
+    docx = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
+    peak_mb = 0.0
+    with ragkit_server(index) as first:
+        r = httpx.post(first.url + "/documents", files={"files": ("bomb.docx", bomb, docx)},
+                       headers={"X-Ragkit-Client": "test"}, timeout=120)
+        assert r.status_code == 202, r.text
+        job_id = r.json()["id"]
+        start = time.monotonic()
+        with httpx.Client(base_url=first.url, timeout=30) as http:
+            for _ in range(MAX_HEALTH_CHECKS):
+                assert http.get("/healthz").status_code == 200  # a timeout here fails the test
+                state = http.get(f"/jobs/{job_id}").json()
+                peak_mb = max(peak_mb, _tree_peak_rss_mb(first.proc.pid))
+                if finished(state) or time.monotonic() - start > HEALTH_DEADLINE:
+                    break
+                time.sleep(0.05)
+        assert state["status"] == "failed" and state["attempts"] == 1, state
+        assert state["error"].startswith("nothing of this job could be indexed: bomb.docx: zip container too large")
+        assert "raise sources.limits.max_unzipped_mb in the pipeline YAML (now 256)" in state["error"]
+        assert state["result"]["counts"]["skipped"] == 1
+        assert peak_mb < 2048, f"peak RSS of the server and its processes: {peak_mb:.0f} MB"
+        assert first.proc.poll() is None
+    with ragkit_server(index) as second:  # a restart does not run the job again: no crash loop
+        again = wait_for(second, job_id, lambda s: s["status"] != "failed", deadline=3)
+        assert again["status"] == "failed" and again["attempts"] == 1, again
+        assert httpx.get(second.url + "/healthz").status_code == 200 and second.proc.poll() is None
+        documents = {d["source"]: d for d in httpx.get(second.url + "/documents").json()["data"]}
+        assert documents.get("bomb.docx", {}).get("chunks", 0) == 0 and "alpha.md" in documents

@@ -2,7 +2,7 @@
 
 The bounded run here indexes a few hundred seeded mutations in a child process (so a hang or a
 memory blow-up is caught and reported, never the test process's); the long form is
-``python -m ragkit.testing.fuzz_loaders --files 10000 --seed N`` (docs/guides/formats.md).
+``python -m ragkit.testing.fuzz_loaders --files 10000 --seed N`` (docs/guides/limits.md).
 """
 
 from __future__ import annotations
