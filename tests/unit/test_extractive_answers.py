@@ -245,3 +245,24 @@ def test_what_an_acronym_stands_for_is_the_phrase_its_letters_begin() -> None:
     got = extractive_answer("What does SCV stand for?", KETTLE)
     assert "Self-Closing Valve (SCV)" in got
     assert "For comparison" not in got
+
+
+FERRY_FARES = _passages(*(
+    (f"table: Fares\nFare: {fare}\nPrice: {price}", {"source": "harbour.html", "table": "Fares", "row": str(n)})
+    for n, (fare, price) in enumerate([("Adult", "£9.00"), ("Family (2 adults, 2 children)", "£25.00"),
+                                       ("Dog", "£1.50")], 1)
+))
+
+
+def test_a_row_document_reads_as_one_row_and_the_row_named_by_the_question_answers() -> None:
+    """Tables the loaders write one row per document ("table: NAME" then "column: value" lines)
+    read as rows: the row whose label the question names answers, not a row that only mentions
+    it, and a question none of the rows can answer is refused rather than answered with the table."""
+    from ragkit.rag.extractive.text import parse_blocks
+
+    blocks = parse_blocks("table: Fares\nFare: Adult\nPrice: £9.00")
+    assert [(b.kind, b.text) for b in blocks] == [("row", "Fare: Adult; Price: £9.00")]
+    assert parse_blocks("table: Fares\nA sentence that is no cell.")[-1].kind != "row"
+    assert extractive_answer("How much does an adult fare cost?", FERRY_FARES).startswith(
+        "Fare: Adult; Price: £9.00")
+    assert extractive_answer("How long is the crossing to the island?", FERRY_FARES) == REFUSAL

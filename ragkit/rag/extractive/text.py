@@ -229,10 +229,30 @@ def _code_spans(lines: list[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
+_ROW_DOC_TABLE = re.compile(r"^table: (.+)$")
+_ROW_DOC_CELL = re.compile(r"^[^:\n]{1,80}: \S")
+
+
+def _row_document(lines: list[str]) -> Block | None:
+    """A table row the loaders wrote as its own document (``table: NAME`` then one ``column: value``
+    line per cell, see ``ragkit.loaders.table_rows``) read as one row, like a row of a table in
+    running text ("Ticket: Adult; Price: £6.50"). The table's name is not made its section: it is
+    the subject of every row, so its words would count as support for any question about the
+    table, and a question the rows cannot answer would get all of them."""
+    body = [ln.strip() for ln in lines if ln.strip()]
+    name = _ROW_DOC_TABLE.match(body[0]) if body else None
+    if name is None or len(body) < 2 or not all(_ROW_DOC_CELL.match(ln) for ln in body[1:]):
+        return None
+    return Block("row", "; ".join(body[1:]), "")
+
+
 def parse_blocks(text: str, heading: str = "") -> list[Block]:
     """A passage as typed blocks (see the module docstring); ``heading`` is the section the
     passage starts in (the chunk's heading, when the index keeps it)."""
     lines = text.splitlines()
+    row = _row_document(lines)
+    if row is not None:
+        return [row]
     code_at = {start: (end, lang) for start, end, lang in _code_spans(lines)}
     blocks: list[Block] = []
     section = heading.split(" > ")[-1].strip() if heading else ""
