@@ -39,6 +39,12 @@ ALTER TABLE chunks ADD COLUMN IF NOT EXISTS meta VARCHAR;
 
 #: DuckDB's memory for the catalog connection
 MEMORY_LIMIT = "256MB"
+#: the write-ahead log a writing catalog lets grow before DuckDB checkpoints it into the file. Each
+#: checkpoint compresses the table's last row group again (up to 122,880 rows) and frees its old
+#: blocks: at DuckDB's 16 MB, 100,000 cached vectors put 256 at a time took 7.7 CPU-seconds and
+#: left 110 of the file's 320 blocks free, at 256 MB 5.4 s and none (a 100,000-chunk build's
+#: catalog was a fifth free pages, 0.2 KB per chunk)
+CHECKPOINT_THRESHOLD = "256MB"
 
 
 @dataclass(frozen=True)
@@ -135,6 +141,7 @@ class Catalog:
         # queries spill to disk), so an index run's memory stays bounded by the batch
         self.con.execute(f"SET memory_limit = '{MEMORY_LIMIT}'")
         if not read_only:
+            self.con.execute(f"SET checkpoint_threshold = '{CHECKPOINT_THRESHOLD}'")
             self.con.execute(SCHEMA)
         #: per model, the keys of the cached texts (read on the first lookup; ``cache_keys.py``)
         self._cache_keys: dict[str, CacheKeys] = {}
