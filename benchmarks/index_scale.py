@@ -328,7 +328,7 @@ def report(results: dict[str, Any]) -> None:
             for r in results["stages"]]))
         columns, rows = disk_table(results["stages"])
         print("\ndisk, KB per chunk by component:")
-        print(markdown_table(columns, rows))
+        print(markdown_table(columns, [[r[0], *[_f(x) for x in r[1:]]] for r in rows]))
     if "increments" in results:
         inc = results["increments"]
         print(markdown_table(["run", "chunks", "wall s", "peak RSS MB", "vs 1st", "non-model chunks/CPU-s", "load"], [
