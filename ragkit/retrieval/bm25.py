@@ -49,6 +49,7 @@ FILE_NAME = "bm25.jsonl"
 FORMAT = "ragkit-bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+_SOURCES = "sources"  # a segment's cache entry: its rows' sources (filter masks use JSON keys, never this)
 
 
 #: optional modules that bm25s imports when they are installed and ragkit never uses: numba
@@ -288,6 +289,19 @@ class BM25Index:
         found = [(n, np.flatnonzero(c), c[c > 0] / len(rare)) for n, c in sorted(counts.items())]
         return self._top_hits(segs, found, k, norm)
 
+    def sources(self) -> set[str]:
+        """The ``source`` of every live row (each segment's column is read once and kept)."""
+        out: set[str] = set()
+        for seg in self._log.live_segments():
+            cached = seg.cache.get(_SOURCES)
+            if cached is None:
+                column = np.array([str(meta.get("source", "")) for _, meta in seg.rows], dtype=object)
+                cached = seg.cache[_SOURCES] = (column, set(column.tolist()))
+            column, every = cached
+            out.update(every if seg.dead is None else column[~seg.dead].tolist())
+        out.discard("")
+        return out
+
     def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
                   norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
         """The first ``k`` candidates (segment, rows, scores) matching ``norm``, by descending
@@ -400,3 +414,7 @@ class BM25Retriever:
     ) -> list[SearchHit]:
         """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
         return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)
+
+    def sources(self) -> set[str]:
+        """See ``BM25Index.sources`` (used by hybrid retrieval to find the files a query names)."""
+        return self.index.sources()
