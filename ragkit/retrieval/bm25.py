@@ -291,16 +291,11 @@ class BM25Index:
 
     def sources(self) -> set[str]:
         """The ``source`` of every live row (each segment's column is read once and kept)."""
-        out: set[str] = set()
+        out: set[str | None] = set()
         for seg in self._log.live_segments():
-            cached = seg.cache.get(_SOURCES)
-            if cached is None:
-                column = np.array([str(meta.get("source", "")) for _, meta in seg.rows], dtype=object)
-                cached = seg.cache[_SOURCES] = (column, set(column.tolist()))
-            column, every = cached
+            column, every = _source_column(seg)
             out.update(every if seg.dead is None else column[~seg.dead].tolist())
-        out.discard("")
-        return out
+        return {s for s in out if s}
 
     def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
                   norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
@@ -309,7 +304,7 @@ class BM25Index:
         parts = []
         for n, rows, scores in found:
             if norm:
-                ok = segs[n].allowed(norm)
+                ok = _allowed(segs[n], norm)
                 assert ok is not None
                 keep = ok[rows]
                 rows, scores = rows[keep], scores[keep]
@@ -345,6 +340,30 @@ class BM25Index:
     def close(self) -> None:
         """Let a running merge finish (the rows stay readable)."""
         self._log.wait_merges()
+
+
+def _source_column(seg: Segment) -> tuple[np.ndarray, set[str | None]]:
+    """The segment's rows' sources and their set, read once and kept with the segment."""
+    cached = seg.cache.get(_SOURCES)
+    if cached is None:
+        column = np.array([_str_or_none(meta.get("source")) for _, meta in seg.rows], dtype=object)
+        cached = seg.cache[_SOURCES] = (column, set(column.tolist()))
+    return cached  # type: ignore[no-any-return]
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _allowed(seg: Segment, norm: dict[str, dict[str, Any]]) -> np.ndarray | None:
+    """``seg.allowed(norm)``; a filter on the source alone (``{"source": {"$in": [...]}}``, as
+    hybrid retrieval asks for the files a query names) is read from the kept source column
+    instead of every row's metadata."""
+    if list(norm) != ["source"] or list(norm["source"]) != ["$in"]:
+        return seg.allowed(norm)
+    column, _ = _source_column(seg)
+    found = np.isin(column, [s for s in norm["source"]["$in"] if isinstance(s, str)])
+    return found if seg.dead is None else (found & ~seg.dead)
 
 
 def _live_rows(seg: Segment) -> list[int]:

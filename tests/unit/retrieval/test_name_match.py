@@ -103,6 +103,10 @@ def test_name_boost_is_validated() -> None:
 def test_bm25_sources_are_the_live_rows_sources() -> None:
     index, _ = _series()
     assert "field-notes/foreword.md" in index.sources() and len(index.sources()) == 4 * 7
+    wanted = ["field-notes/foreword.md", "salt-roads/ch2.md"]
+    flt = {"source": {"$in": wanted}}  # read from the kept source column
+    assert {h.source for h in index.search("foreword book", k=20, filter=flt)} == set(wanted)
     index.delete(["field-notes-foreword"])
     index.persist()
     assert "field-notes/foreword.md" not in index.sources()
+    assert [h.source for h in index.search("foreword book", k=20, filter=flt)] == ["salt-roads/ch2.md"]
