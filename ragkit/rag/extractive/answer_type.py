@@ -163,6 +163,20 @@ def asks_author(question: str) -> bool:
     return bool(_AUTHORSHIP.search(question))
 
 
+_COLUMNS = re.compile(
+    r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:names\s+of\s+the\s+)?"
+    r"(?:columns|column\s+(?:headers|headings|names|labels)|fields)\b"
+    r"|^\W*(?:what|which)\s+columns\s+(?:does|do|did)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_columns(question: str) -> bool:
+    """Whether a question asks for a table's columns ("What are the column headers of the first
+    spreadsheet?", "Which columns does the inventory table have?"): the labels of its cells."""
+    return bool(_COLUMNS.search(question))
+
+
 def is_howto(question: str) -> bool:
     """A how-to question ("How do I read a cookie?"): its answer includes the passage's code."""
     return bool(_HOWTO.search(question))
