@@ -91,3 +91,19 @@ def test_a_tables_columns_are_its_cells_labels() -> None:
         "The columns: Shelf, Bin, Count [1]")
     assert asks_columns("Which columns does the stock table have?")
     assert not asks_columns("What are the steps to add a column?")
+
+
+NOTES = _passages(
+    ("Tern v3.6 Release Notes\n\nUpdates since v3.5\n\n\"tern shell\" learned to keep its history.",
+     {"source": "3.6.0.txt", "start": "0", "document_title": "3.6.0"}),
+    ("\"tern rebalance\", a new command to spread ledgers evenly over the disks, has been added.\n\n"
+     "\"tern shell\" learned a \"--quiet\" option.", {"source": "3.7.0.txt", "start": "2400", "document_title": "3.7.0"}),
+)
+
+
+def test_a_release_in_a_file_of_its_own_is_named_by_its_title() -> None:
+    """Release notes kept one file per release (``3.7.0.txt``): a passage from the middle of the
+    file shows no version heading, so the document's title supplies the version asked for.
+    Before: the change was quoted without its release, or another release's heading answered."""
+    got = extractive_answer("Which release introduced tern rebalance?", NOTES)
+    assert got.startswith("3.7.0: \"tern rebalance\", a new command")

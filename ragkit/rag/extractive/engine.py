@@ -192,7 +192,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
                 near |= own[pos + 1]
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
-            above = tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents))
+            above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
+            above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
@@ -363,8 +364,9 @@ def _row_values(row: str) -> str:
 
 def _typed_above(u: Unit, query: Query) -> str:
     """The nearest heading above ``u`` that holds the version (or port) asked for ("Which release dropped Python 3.8?": "Removed: Drop Python 3.8 support" under
-    "## 0.45.0 (December 2024)"), else ""."""
-    for heading in u.above[:_ABOVE]:
+    "## 0.45.0 (December 2024)"), else its document's title when that holds it (a release's notes
+    in a file of their own, ``2.44.0.adoc``, whose middle passages show no heading), else ""."""
+    for heading in u.above:
         if _typed(replace(u, text=heading, code_after=""), query):
             return heading
     return ""
