@@ -107,3 +107,21 @@ def test_a_release_in_a_file_of_its_own_is_named_by_its_title() -> None:
     Before: the change was quoted without its release, or another release's heading answered."""
     got = extractive_answer("Which release introduced tern rebalance?", NOTES)
     assert got.startswith("3.7.0: \"tern rebalance\", a new command")
+
+
+GAPS = _passages(
+    ("| WARNING: |\n| :--- |\n| This is only a sketch of a wedge for `close(..)`. Don't use this wedge in your code; "
+     "always use a robust, official wedge. |", {"source": "ch1.md", "heading": "Chapter 1 > Filling Gaps", "start": "900"}),
+    ("## Filling Gaps\n\nIf the missing piece is an API method that was only recently added, the most common solution "
+     "is to provide a definition for that missing method that stands in for it. This pattern is called a wedge (aka "
+     "\"spacer\").\n\nWedges are common in older code.", {"source": "ch1.md", "heading": "Chapter 1 > Filling Gaps", "start": "0"}),
+    ("A wedge patch such as this one means you can use `Object.close(..)` safely.", {"source": "ch2.md", "start": "0"}),
+)
+
+
+def test_another_name_is_the_sentence_that_gives_one() -> None:
+    """"What is another name for a wedge?" asks for an alias: "another" and "name" are how it asks,
+    not what it is about, and the sentence that answers says "aka". Before: refused (two of the
+    question's three words were in no passage)."""
+    for question in ("What is another name for a wedge?", "What is a wedge also called?"):
+        assert extractive_answer(question, GAPS) == "This pattern is called a wedge (aka \"spacer\"). [2]"

@@ -69,7 +69,14 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragkit.rag.extractive.answer_type import asks_columns, defines, expands, has_answer_type, in_measure
+from ragkit.rag.extractive.answer_type import (
+    asks_columns,
+    defines,
+    expands,
+    gives_alias,
+    has_answer_type,
+    in_measure,
+)
 from ragkit.rag.extractive.compose import Candidate, Unit, columns_answer, compose
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.text import (
@@ -344,6 +351,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
 def _typed(u: Unit, query: Query) -> bool:
     if query.acronym:  # "Immediately Invoked Function Expression (IIFE)"
         return expands(query.acronym, u.text)
+    if query.kind == "alias":  # "a polyfill (aka "shim")"
+        return gives_alias(u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))

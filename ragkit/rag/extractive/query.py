@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
+    ALIAS_WORDS,
     AUTHORSHIP_WORDS,
     answer_type,
     asked_acronym,
+    asks_alias,
     asks_author,
     defined_term,
     is_howto,
@@ -34,7 +36,8 @@ _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules
 
 @dataclass(frozen=True)
 class Query:
-    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…) or None
+    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…), alias,
+    # acronym or None
     howto: bool
     list_wanted: bool
     ordered: bool
@@ -125,6 +128,8 @@ def read_question(question: str, context: str = "") -> Query:
     author = asks_author(question)
     if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
         type_nouns = type_nouns | AUTHORSHIP_WORDS
+    if asks_alias(question):  # "What is another name for a polyfill?" wants the sentence that gives one
+        kind, type_nouns = "alias", type_nouns | ALIAS_WORDS
     acronym = asked_acronym(question)
     if acronym:  # "What does IIFE stand for?" wants the words its letters begin
         kind, type_nouns = "acronym", type_nouns | ACRONYM_WORDS
