@@ -364,10 +364,9 @@ def _typed(u: Unit, query: Query) -> bool:
 
 
 def _row_values(row: str) -> str:
-    """A table row's cells without their column labels ("Dataset Deep contextualized word:
-    representations SNLI; Before tuning: 72.1" -> "representations SNLI; 72.1"): a column's
-    label names what the cells below it are, so it never holds the person, date or number a row
-    gives."""
+    """A table row's cells without their column labels ("Appendix Material for Tidal Ledgers:
+    harbours PNR; Before calibration: 12.5" -> "harbours PNR; 12.5"): a column's label names
+    what the cells below it are, so it never holds the person, date or number a row gives."""
     return "; ".join(cell.split(": ", 1)[-1] for cell in row.split("; "))
 
 
