@@ -168,11 +168,13 @@ class PdfLoader(Loader):
 
 
 def _named(page_tables: list[tables.PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Each table's name (its caption, else ``TITLE, page N``, numbered when the page has several)
-    and rows."""
+    """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
+    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
     out = []
     for k, table in enumerate(page_tables, start=1):
-        name = table.grid.caption or (f"{title}, page {number}" + (f", table {k}" if len(page_tables) > 1 else ""))
+        place = f"{title}, page {number}"
+        name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
+                                      place + (f", table {k}" if len(page_tables) > 1 else ""))
         rows = grid_rows(table.grid, name, header_rows=table.header_rows)
         if rows:
             out.append((name, rows))
