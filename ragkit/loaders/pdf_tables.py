@@ -48,6 +48,8 @@ MIN_NUMBER_SHARE = 0.25
 MIN_AMOUNT_LINES = 4
 #: characters a caption keeps
 MAX_CAPTION = 200
+#: spaces between a number and the "- 1.42" that makes it a range
+MAX_RANGE_GAP = 3
 #: how far past its columns (times their width) a header line reaches when pypdf set it at
 #: another scale than the rows
 OFF_SCALE = 1.25
@@ -58,6 +60,8 @@ _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
 _NUMBER_TOKEN = re.compile(r"[-+(]?[$€£]?\d[\d,.]*%?\)?")
 _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+\b")
+_RANGE_END = re.compile(r"[-–] ?[$€£]?\d[\d,.]*%?")
+_LABEL_ONLY = re.compile(r"(?:Table|TABLE|Tab\.)\s*[\dIVX]+[.:]?")
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -129,7 +133,7 @@ def time_limit(seconds: float) -> Iterator[None]:
 def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
     """The tables in a page's layout ``lines`` (module docstring), top to bottom."""
     cell = _cell_pattern(lines)
-    cells = [[(m.start(), m.end(), m.group()) for m in cell.finditer(line)] for line in lines]
+    cells = [_join_ranges([(m.start(), m.end(), m.group()) for m in cell.finditer(line)]) for line in lines]
     found: list[PageTable] = []
     i = 0
     while i < len(lines):
@@ -153,6 +157,18 @@ def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:
     gaps = Counter(len(m.group()) for line in lines for m in _GAP.finditer(line))
     word_gap = min(gaps.most_common(1)[0][0], 3) if gaps else 1
     return re.compile(r"\S+(?: {1," + str(word_gap) + r"}\S+)*")
+
+
+def _join_ranges(row: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``row`` with a number and a cell after it that goes on as a range ("1.35", "- 1.42", at
+    most :data:`MAX_RANGE_GAP` spaces apart) joined into one cell."""
+    out: list[tuple[int, int, str]] = []
+    for start, stop, text in row:
+        if out and _RANGE_END.fullmatch(text) and start - out[-1][1] <= MAX_RANGE_GAP and is_number(out[-1][2]):
+            out[-1] = (out[-1][0], stop, f"{out[-1][2]} {text}")
+        else:
+            out.append((start, stop, text))
+    return out
 
 
 def _is_data(cells: Sequence[tuple[int, int, str]]) -> bool:
@@ -264,7 +280,7 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
     head = _head([cells[j] for j in header], spans)
     words = frozenset(w for j in [*header, *data] for _, _, c in cells[j] for w in c.split())
     top = header[0] if header else data[0]
-    caption = _caption(lines, top, data[-1], plain)
+    caption = _caption(lines, top, data[-1], plain, words)
     heading = None if caption or not header else _heading(cells, top)
     return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words, heading)
 
@@ -439,20 +455,28 @@ def _fill_down(rows: list[list[str]]) -> list[list[str]]:
     return rows
 
 
-def _caption(lines: Sequence[str], top: int, bottom: int, plain: str) -> str | None:
+def _caption(lines: Sequence[str], top: int, bottom: int, plain: str, words: frozenset[str]) -> str | None:
     near = list(range(top - 1, max(top - 7, -1), -1)) + list(range(bottom + 1, min(bottom + 4, len(lines))))
     for j in near:
         if _CAPTION.match(lines[j]):
-            return _plain_caption(lines[j], plain)
+            return _plain_caption(lines[j], plain, words)
     return None
 
 
-def _plain_caption(layout_line: str, plain: str) -> str:
+def _plain_caption(layout_line: str, plain: str, words: frozenset[str]) -> str:
     """The caption as the plain text writes it (the layout spaces letters out), else the layout
-    line with its spaces collapsed."""
+    line with its spaces collapsed. A label on a line of its own ("Table 1") takes the line after
+    it, its title, unless that line only repeats the table's cells (its header)."""
     key = re.sub(r"\s+", "", layout_line)[:24]
-    found = next((line for line in plain.splitlines() if key and re.sub(r"\s+", "", line).startswith(key)), layout_line)
-    return _SPACED_TABLE.sub("Table ", " ".join(found.split()))[:MAX_CAPTION]
+    plain_lines = [line for line in plain.splitlines() if line.strip()]
+    at = next((i for i, line in enumerate(plain_lines) if key and re.sub(r"\s+", "", line).startswith(key)), None)
+    found = plain_lines[at] if at is not None else layout_line
+    caption = _SPACED_TABLE.sub("Table ", " ".join(found.split()))
+    if at is not None and at + 1 < len(plain_lines) and _LABEL_ONLY.fullmatch(caption):
+        title = " ".join(plain_lines[at + 1].split())
+        if not _repeats(title, words):
+            caption = f"{caption} {title}"
+    return caption[:MAX_CAPTION]
 
 
 def without_tables(plain: str, tables: Sequence[PageTable]) -> str:

@@ -225,3 +225,34 @@ def test_a_header_set_at_another_scale_than_its_rows_is_placed_by_order_and_name
     names, _ = split_header(table.grid.rows, header_rows=table.header_rows)
     assert table.heading is None and names == ["Region", "Standard Unit Rate p/kWh", "Standard Standing p/day",
                                                "Gas Unit Rate p/kWh", "Gas Standing p/day"]
+
+
+def test_a_section_row_names_the_rows_under_it_and_a_total_row_stays_a_row() -> None:
+    grid = Grid((("Market", "This week", "Last week", "Year ago"),
+                 ("Ethanol ($/gal)", "", "", ""),
+                 ("Iowa", "1.35 - 1.42", "1.38 - 1.43", "1.27 - 1.35"),
+                 ("Biodiesel ($/gal)", "", "", ""),
+                 ("Iowa", "2.85", "2.99 - 3.30", "2.85 - 3.07"),
+                 ("Total", "", "", "9.99")), caption=None)
+    rows = [text for _, text in grid_rows(grid, "Prices")]
+    assert rows == ["table: Prices: Ethanol ($/gal)\nMarket: Iowa\nThis week: 1.35 - 1.42\nLast week: 1.38 - 1.43\n"
+                    "Year ago: 1.27 - 1.35",
+                    "table: Prices: Biodiesel ($/gal)\nMarket: Iowa\nThis week: 2.85\nLast week: 2.99 - 3.30\n"
+                    "Year ago: 2.85 - 3.07",
+                    "table: Prices: Biodiesel ($/gal)\nMarket: Total\nYear ago: 9.99"]
+    wrapped = Grid((("Impact", "r"), ("Knowledge of the school system and", ""), ("education abroad", "-0.15")))
+    assert [t for _, t in grid_rows(wrapped, "T")][0] == "table: T\nImpact: Knowledge of the school system and"
+
+
+def test_layout_ranges_stay_one_cell_and_a_lone_table_label_takes_its_title() -> None:
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["Table 3",
+             "",
+             "  Market            This week        Year ago",
+             "  Iowa            1.35  - 1.42     1.27 - 1.35",
+             "  Nebraska        1.38  - 1.40     1.27 - 1.35"]
+    plain = "Table 3\nEthanol prices by state ($/gal)\nMarket This week Year ago\nIowa 1.35 - 1.42 1.27 - 1.35"
+    [table] = find_grids(lines, plain)
+    assert table.grid.caption == "Table 3 Ethanol prices by state ($/gal)"
+    assert table.grid.rows[1] == ("Iowa", "1.35 - 1.42", "1.27 - 1.35")
