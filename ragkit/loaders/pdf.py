@@ -7,7 +7,8 @@ the ligature codes of embedded CFF fonts; without it they vanish ("signicantly")
 
 Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
 row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
-``table`` and ``row``; a table without a caption is named ``TITLE, page N``), and the page's text
+``table`` and ``row``; a table without a caption is named ``TITLE, page N: HEADING`` after the
+heading line above it, else ``TITLE, page N``), and the page's text
 without the lines that only repeat the table (a page that was only tables keeps their names).
 Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
 take longer keeps its text and loses its tables, with a warning).
