@@ -4,18 +4,23 @@ pypdf lays the page out as fixed-width text (``extraction_mode="layout"``: each 
 place on the page), so a table's columns, ruled or only aligned with whitespace, are columns of
 characters. A table is a run of lines (:func:`find_grids`):
 
-- *data lines*: two or more cells (runs of words further apart than the page's usual space), a
-  quarter of them or more numbers, not a numbered heading ("5.2   Results");
-  a line of a single cell between two data lines stays in (a wrapped label);
-- its *header*: up to five lines right above, of two or more cells and fewer numbers;
+- *data lines*: two or more cells (runs of words further apart than the page's usual space; a
+  number and the "- 1.42" after it are one cell, a range), a quarter of them or more numbers, not
+  a numbered heading ("5.2   Results"); a line of a single cell between two data lines stays in
+  (a wrapped label);
+- its *header*: up to five lines right above, of two or more cells and fewer numbers, or a word
+  or two wrapped under a header cell; placed over the columns by :func:`_head`;
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
-  plain text where it is found there (layout text spaces out letters).
+  plain text where it is found there (layout text spaces out letters), with the title line after
+  a label that stands alone; else, for a table with a header, its *heading*: the short line
+  right above it.
 
 Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers, half the
-line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out (:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
+line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out
+(:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
 never pays it. Each page has a time limit (the ``table_page_timeout_s`` option of the ``pdf``
 loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
 plain text that only repeat a table's cells or header are taken out of the page's text
