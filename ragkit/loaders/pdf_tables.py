@@ -13,6 +13,8 @@ characters. A table is a run of lines (:func:`find_grids`):
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
+- a first or last column of running text is the page's other column, not the table's: it is
+  dropped, and the table with it when no column of labels is left;
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
   plain text where it is found there (layout text spaces out letters), with the title line after
   a label that stands alone; else, for a table with a header, its *heading*: the short line
@@ -60,6 +62,10 @@ MAX_RANGE_GAP = 3
 OFF_SCALE = 1.25
 #: words a heading line above a table (its name when it has no caption) has at most
 MAX_HEADING_WORDS = 8
+#: a cell of running text (a line of the page's other column): this many words or more ...
+MIN_PROSE_WORDS = 6
+#: ... and, for a column of them, this many characters a cell on average
+MIN_PROSE_CHARS = 40
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
@@ -281,9 +287,15 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         return None
     rows = {j: _split_runs(cells[j]) for j in data}
     spans = _by_order(rows, spans) or spans
-    body = _fill_down([_place(rows[j], spans) for j in data])
+    body = [_place(rows[j], spans) for j in data]
     head = _head([cells[j] for j in header], spans)
-    words = frozenset(w for j in [*header, *data] for _, _, c in cells[j] for w in c.split())
+    prose = _prose_columns(body)
+    if prose:
+        head, body = _without_columns(head, prose), _without_columns(body, prose)
+        if 0 in prose and not any(any(ch.isalpha() for ch in c) for row in body for c in row):
+            return None  # the rows' labels (a table's left column) ran into the text on its left
+    body = _fill_down(body)
+    words = frozenset(w for row in head + body for c in row for w in c.split())
     top = header[0] if header else data[0]
     caption = _caption(lines, top, data[-1], plain, words)
     heading = None if caption or not header else _heading(cells, top)
@@ -393,6 +405,31 @@ def _heading(cells: Sequence[Sequence[tuple[int, int, str]]], top: int) -> str |
             or sum(is_number(w) for w in words) * 2 > len(words):
         return None
     return text
+
+
+def _prose_columns(body: Sequence[Sequence[str]]) -> set[int]:
+    """The first or last column when it is a column of running text beside the table (a page set
+    in two columns lays a table out next to the other column's lines): most of its cells are
+    lines of prose, :data:`MIN_PROSE_WORDS` words or more, half of them lowercase, and long."""
+    width = len(body[0]) if body else 0
+    out: set[int] = set()
+    for k in {0, width - 1} if width > 2 else set():
+        filled = [row[k] for row in body if row[k]]
+        if filled and 2 * sum(map(_is_prose, filled)) >= len(filled) \
+                and sum(map(len, filled)) >= MIN_PROSE_CHARS * len(filled):
+            out.add(k)
+    return out
+
+
+def _is_prose(cell: str) -> bool:
+    words = cell.split()
+    return len(words) >= MIN_PROSE_WORDS and 2 * sum(w[0].islower() for w in words) >= len(words)
+
+
+def _without_columns(rows: Sequence[Sequence[str]], drop: set[int]) -> list[list[str]]:
+    """``rows`` without the columns ``drop``, and without the rows left empty."""
+    kept = [[c for k, c in enumerate(row) if k not in drop] for row in rows]
+    return [row for row in kept if any(row)]
 
 
 def _numbers_run(text: str) -> bool:

@@ -256,3 +256,35 @@ def test_layout_ranges_stay_one_cell_and_a_lone_table_label_takes_its_title() ->
     [table] = find_grids(lines, plain)
     assert table.grid.caption == "Table 3 Ethanol prices by state ($/gal)"
     assert table.grid.rows[1] == ("Iowa", "1.35 - 1.42", "1.27 - 1.35")
+
+
+def test_a_column_of_running_text_beside_a_table_is_not_one_of_its_columns() -> None:
+    """A page set in two columns lays a table out beside the other column's lines: the lines of
+    text are not the table's first column, the table keeps its own labels, and the page keeps
+    the text (its words are not the table's)."""
+    from ragkit.loaders.pdf_tables import find_grids, without_tables
+
+    text = ["the fares below were set by the council after a long review of",
+            "every route in the county, and they hold until the next review",
+            "which the council expects to begin in the spring of next year"]
+    lines = [f"{text[0]}     Ticket          Price    Days",
+             f"{text[1]}     Adult           4.50     1",
+             f"{text[2]}     Child           2.25     1",
+             f"{'and they apply on every bus and tram':<63}     Family pass     11.00    7"]
+    [table] = find_grids(lines)
+    assert table.grid.rows == (("Ticket", "Price", "Days"), ("Adult", "4.50", "1"), ("Child", "2.25", "1"),
+                               ("Family pass", "11.00", "7"))
+    plain = "\n".join([*text, "Ticket Price Days", "Adult 4.50 1"])
+    assert without_tables(plain, [table]).splitlines() == text
+
+
+def test_a_table_whose_labels_ran_into_the_text_beside_it_stays_text() -> None:
+    """When the layout joins each row's label to the line of text beside it, no row can be
+    named: the page is read as text rather than as rows of bare numbers."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["                                                              Before    After",
+             "the council set the fares after a long review of the Adult      4.50      5.00",
+             "routes in the county and they hold until the next one Child      2.25      2.50",
+             "which the council expects to begin in the spring Family      11.00      12.00"]
+    assert find_grids(lines) == []
