@@ -273,9 +273,10 @@ def main(argv: list[str] | None = None) -> int:
         for name, f in rows:
             fr = f["file_rank"]
             dense = f"{fr['dense']['ndcg@10']:.3f}" if "dense" in fr else "-"
+            fr = fr.get("default", fr)  # a group's figures carry the default ranking only
             print(f"| {name} | {r['split']} | {f['total']} | {f['correct']} | {f['partial']} | {f['wrong']} "
                   f"| {f['refused']} | {f['stated']}/{f['total']} | {f['cited_source']}/{f['answerable']} "
-                  f"| {fr['default']['top3']:.2f} | {fr['default']['ndcg@10']:.3f} / {dense} |")
+                  f"| {fr['top3']:.2f} | {fr['ndcg@10']:.3f} / {dense} |")
     if args.verbose:
         for r in results:
             for f in r["failures"]:

@@ -14,8 +14,8 @@ them all (they are not ragkit dependencies)::
 ``speed``: the PDF loader on text-only pages with and without table detection (the cost a folder
 without tables pays), on the PDFs given and on a text-only PDF the script writes (fpdf2).
 
-``retrieval``: the question set ``benchmarks/folders/pdftables.yaml`` (its ``files`` fetched into
-DIR): the folder is indexed with the default pipeline, with tables read as rows and without
+``retrieval``: the question set ``benchmarks/folders/pdftables.yaml``, or another given with
+``--set`` (``pdftables2.yaml``: unseen while the reader was built; its ``files`` fetched into DIR): the folder is indexed with the default pipeline, with tables read as rows and without
 (``tables: false``: each page one text), and each question is searched as ``ragkit search -k 3``
 searches (``KnowledgeBase.search``, k=3);
 a question is met when a top-3 chunk of the expected file holds the row's label and the answer::
@@ -236,12 +236,13 @@ def _cli(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def retrieval(pdfs: Path, out: Path | None, verbose: bool) -> list[list[Any]]:
+def retrieval(pdfs: Path, out: Path | None, verbose: bool, question_set: Path = QUESTIONS) -> list[list[Any]]:
     from ragkit.config import load_pipeline
     from ragkit.index.reader import KnowledgeBase
 
-    spec = yaml.safe_load(QUESTIONS.read_text(encoding="utf-8"))
+    spec = yaml.safe_load(question_set.read_text(encoding="utf-8"))
     questions = spec["questions"]
+    kinds = list(dict.fromkeys(q["kind"] for q in questions))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "pdfs"
@@ -267,17 +268,19 @@ def retrieval(pdfs: Path, out: Path | None, verbose: bool) -> list[list[Any]]:
                 if verbose and not ok:
                     log.info("[%s] missed: %s", label, q["question"])
             total = [sum(v[0] for v in met.values()), sum(v[1] for v in met.values())]
-            rows.append([label, *(f"{met[k][0]}/{met[k][1]}" for k in ("financial", "spec sheet", "paper")),
+            rows.append([label, *(f"{met[k][0]}/{met[k][1]}" for k in kinds),
                          f"{total[0]}/{total[1]}", round(100 * total[0] / total[1], 1), round(index_s, 1)])
     for r in rows:
         print(r)
     if out is not None:
-        write_result("pdf-tables-retrieval", title="Table questions on real PDFs: the row's chunk in `ragkit search` top 3",
-                     command="python benchmarks/pdf_tables.py retrieval --pdfs DIR",
-                     columns=["PDF loader", "financial", "spec sheet", "paper results", "all", "% in top 3",
-                              "index s (7 files)"],
-                     rows=rows, align=["left", "right", "right", "right", "right", "right", "right"], directory=out,
-                     conditions={"questions": len(questions), "set": "benchmarks/folders/pdftables.yaml",
+        default = question_set.resolve() == QUESTIONS
+        write_result("pdf-tables-retrieval" if default else f"pdf-tables-retrieval-{question_set.stem}",
+                     title="Table questions on real PDFs: the row's chunk in `ragkit search` top 3",
+                     command="python benchmarks/pdf_tables.py retrieval --pdfs DIR"
+                             + ("" if default else f" --set {question_set.relative_to(REPO)}"),
+                     columns=["PDF loader", *kinds, "all", "% in top 3", f"index s ({len(spec['files'])} files)"],
+                     rows=rows, align=["left"] + ["right"] * (len(kinds) + 3), directory=out,
+                     conditions={"questions": len(questions), "set": str(question_set.relative_to(REPO)),
                                  "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())})
     return rows
 
@@ -293,6 +296,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("files", nargs="*", type=Path, help="speed: the PDFs to time (a text-only one is added)")
     parser.add_argument("--pdfs", type=Path, help="the folder holding the PDFs named in TRUTH / pdftables.yaml")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--set", type=Path, default=QUESTIONS, dest="question_set",
+                        help="retrieval: the question set (default benchmarks/folders/pdftables.yaml)")
     parser.add_argument("--out", type=Path, help="write the result JSON into this folder (benchmarks/results)")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_intermixed_args(argv)
@@ -302,7 +307,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     elif args.what == "speed":
         speed(args.files, args.rounds, args.out)
     else:
-        retrieval(args.pdfs, args.out, args.verbose)
+        retrieval(args.pdfs, args.out, args.verbose, args.question_set.resolve())
     return 0
 
 

@@ -60,7 +60,8 @@ DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: the default retriever: hybrid, dense-first (the dense ranking, with a small boost for passages
 #: holding the query's rare terms; docs/benchmarks/quality.md)
 DEFAULT_RETRIEVER: dict[str, Any] = {
-    "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "exact_boost": 0.5, "top_k": 5,
+    "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "exact_boost": 0.5, "name_boost": 0.7,
+    "top_k": 5,
 }
 
 

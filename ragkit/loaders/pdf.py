@@ -7,7 +7,8 @@ the ligature codes of embedded CFF fonts; without it they vanish ("signicantly")
 
 Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
 row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
-``table`` and ``row``; a table without a caption is named ``TITLE, page N``), and the page's text
+``table`` and ``row``; a table without a caption is named ``TITLE, page N: HEADING`` after the
+heading line above it, else ``TITLE, page N``), and the page's text
 without the lines that only repeat the table (a page that was only tables keeps their names).
 Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
 take longer keeps its text and loses its tables, with a warning).
@@ -168,11 +169,13 @@ class PdfLoader(Loader):
 
 
 def _named(page_tables: list[tables.PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Each table's name (its caption, else ``TITLE, page N``, numbered when the page has several)
-    and rows."""
+    """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
+    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
     out = []
     for k, table in enumerate(page_tables, start=1):
-        name = table.grid.caption or (f"{title}, page {number}" + (f", table {k}" if len(page_tables) > 1 else ""))
+        place = f"{title}, page {number}"
+        name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
+                                      place + (f", table {k}" if len(page_tables) > 1 else ""))
         rows = grid_rows(table.grid, name, header_rows=table.header_rows)
         if rows:
             out.append((name, rows))

@@ -4,18 +4,25 @@ pypdf lays the page out as fixed-width text (``extraction_mode="layout"``: each 
 place on the page), so a table's columns, ruled or only aligned with whitespace, are columns of
 characters. A table is a run of lines (:func:`find_grids`):
 
-- *data lines*: two or more cells (runs of words further apart than the page's usual space), a
-  quarter of them or more numbers, not a numbered heading ("5.2   Results");
-  a line of a single cell between two data lines stays in (a wrapped label);
-- its *header*: up to five lines right above, of two or more cells and fewer numbers;
+- *data lines*: two or more cells (runs of words further apart than the page's usual space; a
+  number and the "- 1.42" after it are one cell, a range), a quarter of them or more numbers, not
+  a numbered heading ("5.2   Results"); a line of a single cell between two data lines stays in
+  (a wrapped label);
+- its *header*: up to five lines right above, of two or more cells and fewer numbers, or a word
+  or two wrapped under a header cell; placed over the columns by :func:`_head`;
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
+- a first or last column of running text is the page's other column, not the table's: it is
+  dropped, and the table with it when no column of labels is left;
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
-  plain text where it is found there (layout text spaces out letters).
+  plain text where it is found there (layout text spaces out letters), with the title line after
+  a label that stands alone; else, for a table with a header, its *heading*: the short line
+  right above it.
 
 Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers, half the
-line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out (:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
+line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out
+(:func:`may_hold_table`): the layout costs ~20 times the plain extraction, and a page of prose
 never pays it. Each page has a time limit (the ``table_page_timeout_s`` option of the ``pdf``
 loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
 plain text that only repeat a table's cells or header are taken out of the page's text
@@ -48,11 +55,24 @@ MIN_NUMBER_SHARE = 0.25
 MIN_AMOUNT_LINES = 4
 #: characters a caption keeps
 MAX_CAPTION = 200
+#: spaces between a number and the "- 1.42" that makes it a range
+MAX_RANGE_GAP = 3
+#: how far past its columns (times their width) a header line reaches when pypdf set it at
+#: another scale than the rows
+OFF_SCALE = 1.25
+#: words a heading line above a table (its name when it has no caption) has at most
+MAX_HEADING_WORDS = 8
+#: a cell of running text (a line of the page's other column): this many words or more ...
+MIN_PROSE_WORDS = 6
+#: ... and, for a column of them, this many characters a cell on average
+MIN_PROSE_CHARS = 40
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
 _NUMBER_TOKEN = re.compile(r"[-+(]?[$€£]?\d[\d,.]*%?\)?")
 _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+\b")
+_RANGE_END = re.compile(r"[-–] ?[$€£]?\d[\d,.]*%?")
+_LABEL_ONLY = re.compile(r"(?:Table|TABLE|Tab\.)\s*[\dIVX]+[.:]?")
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -62,12 +82,14 @@ class TableTimeout(Exception):
 
 @dataclass(frozen=True)
 class PageTable:
-    """A table found on a page: its grid, how many of its rows are the header, and the words of
-    its cells (to take them out of the page's plain text)."""
+    """A table found on a page: its grid, how many of its rows are the header, the words of its
+    cells (to take them out of the page's plain text) and, for a table with a header but no
+    caption, the heading line right above it (None when there is none)."""
 
     grid: Grid
     header_rows: int
     words: frozenset[str]
+    heading: str | None = None
 
 
 def may_hold_table(text: str) -> bool:
@@ -122,7 +144,7 @@ def time_limit(seconds: float) -> Iterator[None]:
 def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
     """The tables in a page's layout ``lines`` (module docstring), top to bottom."""
     cell = _cell_pattern(lines)
-    cells = [[(m.start(), m.end(), m.group()) for m in cell.finditer(line)] for line in lines]
+    cells = [_join_ranges([(m.start(), m.end(), m.group()) for m in cell.finditer(line)]) for line in lines]
     found: list[PageTable] = []
     i = 0
     while i < len(lines):
@@ -146,6 +168,18 @@ def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:
     gaps = Counter(len(m.group()) for line in lines for m in _GAP.finditer(line))
     word_gap = min(gaps.most_common(1)[0][0], 3) if gaps else 1
     return re.compile(r"\S+(?: {1," + str(word_gap) + r"}\S+)*")
+
+
+def _join_ranges(row: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """``row`` with a number and a cell after it that goes on as a range ("1.35", "- 1.42", at
+    most :data:`MAX_RANGE_GAP` spaces apart) joined into one cell."""
+    out: list[tuple[int, int, str]] = []
+    for start, stop, text in row:
+        if out and _RANGE_END.fullmatch(text) and start - out[-1][1] <= MAX_RANGE_GAP and is_number(out[-1][2]):
+            out[-1] = (out[-1][0], stop, f"{out[-1][2]} {text}")
+        else:
+            out.append((start, stop, text))
+    return out
 
 
 def _is_data(cells: Sequence[tuple[int, int, str]]) -> bool:
@@ -186,11 +220,27 @@ def _header_lines(cells: Sequence[Sequence[tuple[int, int, str]]], first: int) -
         if not cells[j]:
             j -= 1
             continue
-        if len(cells[j]) < 2 or _number_share(cells[j]) >= MIN_NUMBER_SHARE or _CAPTION.match(cells[j][0][2]):
+        if not _header_like(cells[j]) and not (len(cells[j]) == 1 and _wrapped(cells, j)):
             break
         out.insert(0, j)
         j -= 1
     return out
+
+
+def _header_like(line: Sequence[tuple[int, int, str]]) -> bool:
+    """Two or more cells, few of them numbers, not a caption."""
+    return len(line) >= 2 and _number_share(line) < MIN_NUMBER_SHARE and not _CAPTION.match(line[0][2])
+
+
+def _wrapped(cells: Sequence[Sequence[tuple[int, int, str]]], j: int) -> bool:
+    """Whether the one cell of line ``j`` is the wrapped end of a header cell above it ("Charge"
+    under "Standing"): a word or two within the width of a cell of a header line right above."""
+    k = j - 1
+    while k >= 0 and not cells[k]:
+        k -= 1
+    cell = cells[j][0]
+    return k >= 0 and len(cell[2].split()) <= 2 and not is_number(cell[2]) and _header_like(cells[k]) \
+        and any(c[0] - 1 <= cell[0] and cell[1] <= c[1] + 1 for c in cells[k])
 
 
 def _columns(cells: Sequence[Sequence[tuple[int, int, str]]], data: Sequence[int]) -> list[tuple[int, int]]:
@@ -219,11 +269,15 @@ def _columns(cells: Sequence[Sequence[tuple[int, int, str]]], data: Sequence[int
 
 def _place(row: Sequence[tuple[int, int, str]], spans: Sequence[tuple[int, int]]) -> list[str]:
     out = [""] * len(spans)
-    for start, stop, text in row:
-        best = max(range(len(spans)), key=lambda k: (min(stop, spans[k][1]) - max(start, spans[k][0]),
-                                                     -abs((start + stop) - (spans[k][0] + spans[k][1]))))
-        out[best] = " ".join(f"{out[best]} {text}".split())
+    for cell in row:
+        best = _best_span(cell, spans)
+        out[best] = " ".join(f"{out[best]} {cell[2]}".split())
     return out
+
+
+def _best_span(cell: tuple[int, int, str], spans: Sequence[tuple[int, int]]) -> int:
+    """The column a cell overlaps most (the nearest, when it overlaps none)."""
+    return max(range(len(spans)), key=lambda k: (_overlap(cell, spans[k]), -abs(cell[0] + cell[1] - sum(spans[k]))))
 
 
 def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int], data: Sequence[int],
@@ -233,11 +287,149 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         return None
     rows = {j: _split_runs(cells[j]) for j in data}
     spans = _by_order(rows, spans) or spans
-    head = [_place(cells[j], spans) for j in header]
-    body = _fill_down([_place(rows[j], spans) for j in data])
-    words = frozenset(w for j in [*header, *data] for _, _, c in cells[j] for w in c.split())
-    caption = _caption(lines, header[0] if header else data[0], data[-1], plain)
-    return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words)
+    body = [_place(rows[j], spans) for j in data]
+    head = _head([cells[j] for j in header], spans)
+    prose = _prose_columns(body)
+    if prose:
+        head, body = _without_columns(head, prose), _without_columns(body, prose)
+        if 0 in prose and not any(any(ch.isalpha() for ch in c) for row in body for c in row):
+            return None  # the rows' labels (a table's left column) ran into the text on its left
+    body = _fill_down(body)
+    words = frozenset(w for row in head + body for c in row for w in c.split())
+    top = header[0] if header else data[0]
+    caption = _caption(lines, top, data[-1], plain, words)
+    heading = None if caption or not header else _heading(cells, top)
+    return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words, heading)
+
+
+def _head(lines: Sequence[Sequence[tuple[int, int, str]]], spans: Sequence[tuple[int, int]]) -> list[list[str]]:
+    """The header lines placed over the columns. A cell goes to the column it stands over (the
+    nearest); a line with a cell per column whose cells do not each get a column of their own
+    that way is placed by order. pypdf's layout sets text drawn as one run (a row, often) at one
+    scale and text drawn piece by piece (a header's cells, often) at another, so a header line
+    can stand off its columns, reaching well past the last (:func:`_off_scale`). Such a line
+    (the fullest first) whose every cell stands over a cell of a line already placed goes where
+    those cells went (a wrapped "Charge" under "Standing"); else it is placed by order over the
+    last columns (a header leaves the leftmost, the rows' labels, blank). The top line of a
+    header of two or more standing off its columns (it or the line below), with fewer cells than
+    the line below, is
+    a group line: each of its cells names the columns it is centred over."""
+    own = [_own_place(line, spans) for line in lines]
+    placed: list[list[int] | None] = [cols if cols is not None or len(line) != len(spans) else list(range(len(spans)))
+                                      for line, cols in zip(lines, own, strict=True)]
+    anchors = [_anchor(line, cols) for line, cols in zip(lines, placed, strict=True) if cols is not None]
+    anchors.append([(a, b, k) for k, (a, b) in enumerate(spans)])
+    off = [placed[i] is None and _off_scale(line, spans) for i, line in enumerate(lines)]
+    group = len(lines) >= 2 and 2 <= len(lines[0]) < len(lines[1]) and own[0] is None and (off[0] or off[1])
+    for i in sorted(range(len(lines)), key=lambda i: -len(lines[i])):
+        if not off[i] or (group and i == 0) or len(lines[i]) > len(spans):
+            continue
+        under = next((a for a in anchors if all(any(_overlap(c, p) > 0 for p in a) for c in lines[i])), None)
+        placed[i] = ([round(_position((c[0] + c[1]) / 2, under)) for c in lines[i]] if under is not None
+                     else list(range(len(spans) - len(lines[i]), len(spans))))
+        anchors.insert(0, _anchor(lines[i], placed[i]))
+    out: list[list[str]] = []
+    for i, line in enumerate(lines):
+        if group and i == 0:
+            best = max(anchors, key=lambda a: sum(max(0, _overlap(c, p)) for c in line for p in a))
+            columns = _group_columns([_position((c[0] + c[1]) / 2, best) for c in line], len(spans))
+        else:
+            columns = [[k] for k in (placed[i] or [_best_span(c, spans) for c in line])]
+        row = [""] * len(spans)
+        for (_, _, text), ks in zip(line, columns, strict=True):
+            for k in ks:
+                if 0 <= k < len(spans):
+                    row[k] = f"{row[k]} {text}".strip()
+        out.append(row)
+    return out
+
+
+def _off_scale(line: Sequence[tuple[int, int, str]], spans: Sequence[tuple[int, int]]) -> bool:
+    """Whether a header line reaches past the columns by more than :data:`OFF_SCALE` of their
+    width, a cell of it starting after the last column ends."""
+    left, right = spans[0][0], spans[-1][1]
+    return line[-1][0] >= right and line[-1][1] - left > OFF_SCALE * (right - left)
+
+
+def _anchor(line: Sequence[tuple[int, int, str]], columns: Sequence[int]) -> list[tuple[int, int, int]]:
+    """(start, stop, column) of each cell of a placed header line."""
+    return [(a, b, k) for (a, b, _), k in zip(line, columns, strict=True)]
+
+
+def _own_place(line: Sequence[tuple[int, int, str]], spans: Sequence[tuple[int, int]]) -> list[int] | None:
+    """Each cell's column by where it stands, when that gives every cell a column of its own and
+    none stands past the last column; else None."""
+    if not spans:
+        return None
+    columns = [_best_span(c, spans) for c in line]
+    if len(set(columns)) < len(columns) or any(c[0] >= spans[-1][1] for c in line):
+        return None
+    return columns
+
+
+def _position(x: float, anchor: Sequence[tuple[int, int, int]]) -> float:
+    """The column (fractional) at character position ``x``, interpolated between the anchor's
+    cells (start, stop, column); clamped to its first and last."""
+    points = sorted(((a + b) / 2, k) for a, b, k in anchor)
+    if x <= points[0][0]:
+        return float(points[0][1])
+    for (x0, k0), (x1, k1) in zip(points, points[1:], strict=False):
+        if x <= x1:
+            return k0 + (k1 - k0) * (x - x0) / (x1 - x0) if x1 > x0 else float(k1)
+    return float(points[-1][1])
+
+
+def _group_columns(where: Sequence[float], width: int) -> list[list[int]]:
+    """The columns each cell of a group line covers: from half-way to its left neighbour to
+    half-way to its right one (the outer cells as far out as in)."""
+    bounds = [(a + b) / 2 for a, b in zip(where, where[1:], strict=False)]
+    out = []
+    for i, w in enumerate(where):
+        right = bounds[i] if i < len(bounds) else w + (w - bounds[-1])
+        left = bounds[i - 1] if i > 0 else w - (bounds[0] - w)
+        out.append([k for k in range(width) if left <= k < right])
+    return out
+
+
+def _heading(cells: Sequence[Sequence[tuple[int, int, str]]], top: int) -> str | None:
+    """The line right above a table's first line (blank lines skipped), when it is a heading: one
+    cell of words, at most :data:`MAX_HEADING_WORDS`, not a sentence."""
+    j = top - 1
+    while j >= 0 and not cells[j]:
+        j -= 1
+    if j < 0 or len(cells[j]) != 1:
+        return None
+    text = cells[j][0][2]
+    words = text.split()
+    if len(words) > MAX_HEADING_WORDS or text.endswith((".", ",", ";")) or not any(ch.isalpha() for ch in text) \
+            or sum(is_number(w) for w in words) * 2 > len(words):
+        return None
+    return text
+
+
+def _prose_columns(body: Sequence[Sequence[str]]) -> set[int]:
+    """The first or last column when it is a column of running text beside the table (a page set
+    in two columns lays a table out next to the other column's lines): most of its cells are
+    lines of prose, :data:`MIN_PROSE_WORDS` words or more, half of them lowercase, and long."""
+    width = len(body[0]) if body else 0
+    out: set[int] = set()
+    for k in {0, width - 1} if width > 2 else set():
+        filled = [row[k] for row in body if row[k]]
+        if filled and 2 * sum(map(_is_prose, filled)) >= len(filled) \
+                and sum(map(len, filled)) >= MIN_PROSE_CHARS * len(filled):
+            out.add(k)
+    return out
+
+
+def _is_prose(cell: str) -> bool:
+    words = cell.split()
+    return len(words) >= MIN_PROSE_WORDS and 2 * sum(w[0].islower() for w in words) >= len(words)
+
+
+def _without_columns(rows: Sequence[Sequence[str]], drop: set[int]) -> list[list[str]]:
+    """``rows`` without the columns ``drop``, and without the rows left empty."""
+    kept = [[c for k, c in enumerate(row) if k not in drop] for row in rows]
+    return [row for row in kept if any(row)]
 
 
 def _numbers_run(text: str) -> bool:
@@ -305,20 +497,28 @@ def _fill_down(rows: list[list[str]]) -> list[list[str]]:
     return rows
 
 
-def _caption(lines: Sequence[str], top: int, bottom: int, plain: str) -> str | None:
+def _caption(lines: Sequence[str], top: int, bottom: int, plain: str, words: frozenset[str]) -> str | None:
     near = list(range(top - 1, max(top - 7, -1), -1)) + list(range(bottom + 1, min(bottom + 4, len(lines))))
     for j in near:
         if _CAPTION.match(lines[j]):
-            return _plain_caption(lines[j], plain)
+            return _plain_caption(lines[j], plain, words)
     return None
 
 
-def _plain_caption(layout_line: str, plain: str) -> str:
+def _plain_caption(layout_line: str, plain: str, words: frozenset[str]) -> str:
     """The caption as the plain text writes it (the layout spaces letters out), else the layout
-    line with its spaces collapsed."""
+    line with its spaces collapsed. A label on a line of its own ("Table 1") takes the line after
+    it, its title, unless that line only repeats the table's cells (its header)."""
     key = re.sub(r"\s+", "", layout_line)[:24]
-    found = next((line for line in plain.splitlines() if key and re.sub(r"\s+", "", line).startswith(key)), layout_line)
-    return _SPACED_TABLE.sub("Table ", " ".join(found.split()))[:MAX_CAPTION]
+    plain_lines = [line for line in plain.splitlines() if line.strip()]
+    at = next((i for i, line in enumerate(plain_lines) if key and re.sub(r"\s+", "", line).startswith(key)), None)
+    found = plain_lines[at] if at is not None else layout_line
+    caption = _SPACED_TABLE.sub("Table ", " ".join(found.split()))
+    if at is not None and at + 1 < len(plain_lines) and _LABEL_ONLY.fullmatch(caption):
+        title = " ".join(plain_lines[at + 1].split())
+        if not _repeats(title, words):
+            caption = f"{caption} {title}"
+    return caption[:MAX_CAPTION]
 
 
 def without_tables(plain: str, tables: Sequence[PageTable]) -> str:

@@ -9,7 +9,8 @@ table's caption as its name.
 A grid (a table read out of a document: rows of cell strings) has its header found here
 (:func:`split_header`): the leading rows none of whose cells is a number (at most
 :data:`MAX_HEADER_ROWS`, joined column by column: "Unit Rate" over "p/kWh" reads "Unit Rate
-p/kWh"); a grid whose first row holds a number has no header and its columns are named
+p/kWh"; a row after the first with only its first cell filled is a section label, not
+header); a grid whose first row holds a number has no header and its columns are named
 ``column 1``, ``column 2``, ...
 """
 
@@ -22,10 +23,14 @@ from typing import Any
 
 from ragkit.loaders.base import strip_encoded_data
 
-#: a cell that is a number, an amount or a percentage ("1,234", "$51.24", "-0.5 %", "(12)")
-NUMBER = re.compile(r"[-+(]?[\d.,\s%$€£]*\d[\d.,\s%$€£]*\)?")
+_ONE_NUMBER = r"[-+(]?[\d.,\s%$€£]*\d[\d.,\s%$€£]*\)?"
+#: a cell that is a number, an amount, a percentage or a range of them ("1,234", "$51.24",
+#: "-0.5 %", "(12)", "1.35 - 1.42")
+NUMBER = re.compile(_ONE_NUMBER + r"(?:\s*[-–]\s*" + _ONE_NUMBER + ")?")
 #: leading rows of a grid that can be its header
 MAX_HEADER_ROWS = 3
+#: words a section label (a row naming the rows under it) has at most
+MAX_SECTION_WORDS = 10
 _SPACES = re.compile(r"\s+")
 
 
@@ -76,7 +81,7 @@ def _cell(value: Any) -> Any:
 
 
 def is_number(cell: Any) -> bool:
-    """Whether ``cell`` is a number, an amount or a percentage."""
+    """Whether ``cell`` is a number, an amount, a percentage or a range of them."""
     return isinstance(cell, (int, float)) or (isinstance(cell, str) and bool(NUMBER.fullmatch(cell.strip())))
 
 
@@ -90,6 +95,8 @@ def split_header(rows: Sequence[Sequence[str]], *, header_rows: int | None = Non
             filled = [c for c in row if c and c.strip()]
             if not filled or any(is_number(c) for c in filled) or len(rows) - header_rows <= 1:
                 break
+            if header_rows and len(filled) == 1 and row[0] and row[0].strip():
+                break  # a label over the rows below (a section), not a column's name
             header_rows += 1
     head = rows[:header_rows]
     joined = [" ".join(r[i].strip() for r in head if i < len(r) and r[i] and r[i].strip()) for i in range(width)]
@@ -98,15 +105,52 @@ def split_header(rows: Sequence[Sequence[str]], *, header_rows: int | None = Non
 
 def grid_rows(grid: Grid, name: str, *, header_rows: int | None = None) -> list[tuple[int, str]]:
     """(row number, text) of each body row of ``grid`` that has a filled cell, named after its
-    caption, else ``name``. Row numbers count the body rows from 0."""
+    caption, else ``name``. Row numbers count the body rows from 0. A row that only labels the
+    rows under it (a section: its first cell filled, the columns most rows fill empty:
+    :func:`_section`) is not a row of its own: the rows under it, to the next section, are named
+    ``NAME: SECTION``."""
     names, body = split_header(grid.rows, header_rows=header_rows)
     table = grid.caption or name
+    filled = _filled_columns(body)
+    section: str | None = None
     out: list[tuple[int, str]] = []
     for i, cells in enumerate(body):
-        text = row_text(table, row_record(names, cells))
+        if _section(cells, body[i + 1] if i + 1 < len(body) else None, filled):
+            section = cells[0].strip()
+            continue
+        text = row_text(f"{table}: {section}" if section else table, row_record(names, cells))
         if text:
             out.append((i, text))
     return out
+
+
+def _filled_columns(body: Sequence[Sequence[Any]]) -> list[int]:
+    """The columns after the first that half the rows or more fill."""
+    width = max((len(r) for r in body), default=0)
+    return [k for k in range(1, width) if sum(1 for r in body if k < len(r) and str(r[k] or "").strip()) * 2 >= len(body)]
+
+
+def _section(cells: Sequence[Any], after: Sequence[Any] | None, filled: Sequence[int]) -> bool:
+    """Whether a body row is a section label ("Biodiesel ($/gal)" over its rows): its first cell a
+    short label (not a sentence), the first half of the columns most rows fill empty (a note or
+    a link may stand further right), no number unless the row after it has two more (a total
+    row is a row), and the row after it not the rest of a wrapped label (starting in lower case)."""
+    first = str(cells[0] or "").strip() if cells else ""
+    if not filled or not first or not after or not _label(first):
+        return False
+    if any(k < len(cells) and str(cells[k] or "").strip() for k in filled[:(len(filled) + 1) // 2]):
+        return False
+    numbers = sum(1 for c in cells if is_number(c))
+    nxt = str(after[0] or "").strip()
+    return (numbers == 0 or numbers + 2 <= sum(1 for c in after if is_number(c))) and bool(nxt) \
+        and not nxt[0].islower()
+
+
+def _label(text: str) -> bool:
+    """A few words (at most :data:`MAX_SECTION_WORDS`, no sentence, no number among them)."""
+    words = text.split()
+    return len(words) <= MAX_SECTION_WORDS and not text.endswith(".") and any(ch.isalpha() for ch in text) \
+        and not any(is_number(w) for w in words)
 
 
 def clean_grid(rows: Sequence[Sequence[Any]]) -> tuple[tuple[str, ...], ...]:

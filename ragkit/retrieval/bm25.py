@@ -49,6 +49,7 @@ FILE_NAME = "bm25.jsonl"
 FORMAT = "ragkit-bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+_SOURCES = "sources"  # a segment's cache entry: its rows' sources (filter masks use JSON keys, never this)
 
 
 #: optional modules that bm25s imports when they are installed and ragkit never uses: numba
@@ -288,6 +289,14 @@ class BM25Index:
         found = [(n, np.flatnonzero(c), c[c > 0] / len(rare)) for n, c in sorted(counts.items())]
         return self._top_hits(segs, found, k, norm)
 
+    def sources(self) -> set[str]:
+        """The ``source`` of every live row (each segment's column is read once and kept)."""
+        out: set[str | None] = set()
+        for seg in self._log.live_segments():
+            column, every = _source_column(seg)
+            out.update(every if seg.dead is None else column[~seg.dead].tolist())
+        return {s for s in out if s}
+
     def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
                   norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
         """The first ``k`` candidates (segment, rows, scores) matching ``norm``, by descending
@@ -295,7 +304,7 @@ class BM25Index:
         parts = []
         for n, rows, scores in found:
             if norm:
-                ok = segs[n].allowed(norm)
+                ok = _allowed(segs[n], norm)
                 assert ok is not None
                 keep = ok[rows]
                 rows, scores = rows[keep], scores[keep]
@@ -331,6 +340,30 @@ class BM25Index:
     def close(self) -> None:
         """Let a running merge finish (the rows stay readable)."""
         self._log.wait_merges()
+
+
+def _source_column(seg: Segment) -> tuple[np.ndarray, set[str | None]]:
+    """The segment's rows' sources and their set, read once and kept with the segment."""
+    cached = seg.cache.get(_SOURCES)
+    if cached is None:
+        column = np.array([_str_or_none(meta.get("source")) for _, meta in seg.rows], dtype=object)
+        cached = seg.cache[_SOURCES] = (column, set(column.tolist()))
+    return cached  # type: ignore[no-any-return]
+
+
+def _str_or_none(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _allowed(seg: Segment, norm: dict[str, dict[str, Any]]) -> np.ndarray | None:
+    """``seg.allowed(norm)``; a filter on the source alone (``{"source": {"$in": [...]}}``, as
+    hybrid retrieval asks for the files a query names) is read from the kept source column
+    instead of every row's metadata."""
+    if list(norm) != ["source"] or list(norm["source"]) != ["$in"]:
+        return seg.allowed(norm)
+    column, _ = _source_column(seg)
+    found = np.isin(column, [s for s in norm["source"]["$in"] if isinstance(s, str)])
+    return found if seg.dead is None else (found & ~seg.dead)
 
 
 def _live_rows(seg: Segment) -> list[int]:
@@ -400,3 +433,7 @@ class BM25Retriever:
     ) -> list[SearchHit]:
         """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
         return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)
+
+    def sources(self) -> set[str]:
+        """See ``BM25Index.sources`` (used by hybrid retrieval to find the files a query names)."""
+        return self.index.sources()

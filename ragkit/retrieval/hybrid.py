@@ -22,6 +22,12 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   ``getUserName``, ``os.path.join``, ``"tidy data"``) ask for an exact match: a passage holding
   those of them that are rare gets ``exact_boost`` more, in proportion, so it is not drowned by
   a longer passage the dense side prefers. A query without them ranks as before.
+  A file the query names by its path (``ragkit.retrieval.name_match``: "the foreword of Get
+  Started" names ``get-started/foreword.md``, "Git v2.30.7" names ``2.30.7.adoc``) has its best
+  passage raised by ``name_boost`` times how fully it is named; the files are looked up among all
+  the lexical index's sources (``sources()``), so one that neither side ranked enters with its best
+  lexical passage. A query that names no file (and any collection whose sources are opaque ids, as
+  in the shared retrieval sets) ranks as before.
   The default: the only fusion measured at least as good as dense on both shared datasets
   (msmarco-5k, dbpedia-5k-dev) and better on average (docs/benchmarks/quality.md).
 """
@@ -40,6 +46,7 @@ from ragkit.retrieval.fusion import (
     reciprocal_rank_fusion,
     score_gap_confidence,
 )
+from ragkit.retrieval.name_match import boost_named, named_sources
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
@@ -65,6 +72,7 @@ class HybridRetriever:
         rare_df: float = 0.01,
         boost: float = 0.1,
         exact_boost: float = 0.5,
+        name_boost: float = 0.7,
     ) -> None:
         if fusion not in FUSIONS:
             raise ConfigError(f"unknown fusion {fusion!r}; allowed: {', '.join(FUSIONS)}")
@@ -78,6 +86,8 @@ class HybridRetriever:
             raise ConfigError(f"boost must be non-negative (got {boost})")
         if exact_boost < 0:
             raise ConfigError(f"exact_boost must be non-negative (got {exact_boost})")
+        if name_boost < 0:
+            raise ConfigError(f"name_boost must be non-negative (got {name_boost})")
         self.dense = dense
         self.lexical = lexical
         self.fusion = fusion
@@ -87,6 +97,7 @@ class HybridRetriever:
         self.rare_df = float(rare_df)
         self.boost = float(boost)
         self.exact_boost = float(exact_boost)
+        self.name_boost = float(name_boost)
 
     @property
     def params(self) -> dict[str, object]:
@@ -98,6 +109,7 @@ class HybridRetriever:
             "rare_df": self.rare_df,
             "boost": self.boost,
             "exact_boost": self.exact_boost,
+            "name_boost": self.name_boost,
         }
 
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
@@ -114,11 +126,30 @@ class HybridRetriever:
             rare = rare_term_hits(query, max_df=self.rare_df, k=n, filter=filter)
             exact = exact_terms(query) if self.exact_boost else []
             if not exact:
-                return boost_matches(dense_hits, rare, boost=self.boost)[:k]
-            exact_hits = rare_term_hits(" ".join(exact), max_df=self.rare_df, k=n, filter=filter)
-            return self._boosted(dense_hits, rare, exact_hits)[:k]
+                fused = boost_matches(dense_hits, rare, boost=self.boost)
+            else:
+                exact_hits = rare_term_hits(" ".join(exact), max_df=self.rare_df, k=n, filter=filter)
+                fused = self._boosted(dense_hits, rare, exact_hits)
+            return self._named(query, fused, filter)[:k]
         lexical_hits = self.lexical.retrieve(query, k=n, filter=filter)
         return self.fuse(dense_hits, lexical_hits)[:k]
+
+    def _named(self, query: str, fused: list[SearchHit], filter: Filter | None) -> list[SearchHit]:
+        """``fused`` with ``name_boost`` for the files the query names (``ragkit.retrieval.name_match``),
+        found among all the lexical index's sources; a named file missing from ``fused`` enters
+        with its best lexical passage at the floor of the fused scores."""
+        if not self.name_boost:
+            return fused
+        sources = getattr(self.lexical, "sources", None)
+        named = named_sources(query, sources() if sources is not None else {h.source for h in fused})
+        present = {h.source for h in fused}
+        missing = [s for s in named if s not in present]
+        if missing and "source" not in (filter or {}):
+            floor = min((h.score for h in fused), default=0.0)
+            found = self.lexical.retrieve(query, k=10 * len(missing), filter={**(filter or {}), "source": {"$in": missing}})
+            best = {h.source: h for h in reversed(found)}  # each file's best passage
+            fused = fused + [SearchHit(id=h.id, score=floor, metadata=h.metadata) for h in best.values()]
+        return boost_named(fused, named, boost=self.name_boost)
 
     def _boosted(self, dense_hits: list[SearchHit], rare: list[SearchHit], exact: list[SearchHit]) -> list[SearchHit]:
         """Dense-first with two match lists: ``boost`` times the rare-term share plus

@@ -1,7 +1,7 @@
 """Small valid documents of every format ragkit reads: the seeds the loader fuzz harness mutates.
 
 Each seed is built in memory from a few sentences (no fixture files). A format whose package is not
-installed (``openpyxl``, ``python-pptx``, ``EbookLib``) has no seed and is left out of the run.
+installed (``openpyxl``, ``python-pptx``, ``EbookLib``, ``olefile``) has no seed and is left out of the run.
 """
 
 from __future__ import annotations
@@ -172,6 +172,27 @@ def epub_seed() -> bytes:
         return path.read_bytes()
 
 
+def msg_seed() -> bytes:
+    """An Outlook message: MAPI properties as streams of an OLE file (``ragkit.testing.ole``);
+    no seed without olefile, the ``msg`` extra that reads it."""
+    import tempfile
+    from pathlib import Path
+
+    import olefile  # noqa: F401  (the loader's package: without it the control is not indexed)
+
+    from ragkit.testing.ole import write_ole
+
+    def utf16(text: str) -> bytes:
+        return text.encode("utf-16-le")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return write_ole(Path(tmp) / "ferry.msg", {
+            "__substg1.0_0037001F": utf16("Ferry times"), "__substg1.0_0C1A001F": utf16("Ann"),
+            "__substg1.0_0C1F001F": utf16("ann@example.org"), "__substg1.0_0E04001F": utf16("Bob"),
+            "__substg1.0_1000001F": utf16("\r\n\r\n".join(PARAGRAPHS)),
+        }).read_bytes()
+
+
 def _saved(document: object) -> bytes:
     out = io.BytesIO()
     document.save(out)  # type: ignore[attr-defined]
@@ -183,7 +204,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".txt": text_seed, ".md": markdown_seed, ".rst": rst_seed, ".html": html_seed, ".csv": csv_seed,
     ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
-    ".epub": epub_seed,
+    ".epub": epub_seed, ".msg": msg_seed,
 }
 
 

@@ -197,3 +197,94 @@ def test_layout_lines_a_numbered_heading_ends_the_table_and_runs_of_numbers_are_
     [table] = find_grids(lines)
     assert table.header_rows == 1 and table.grid.rows == (
         ("Team", "Titles", "Last won"), ("Maple Leafs", "13", "1967"), ("Canadiens", "24", "1993"))
+
+
+def test_a_header_set_at_another_scale_than_its_rows_is_placed_by_order_and_named_by_its_heading() -> None:
+    """pypdf lays a header drawn cell by cell wider than rows drawn as one run of text: the
+    header reaches past the columns. Its cells go over the last columns by order, a wrapped cell
+    ("Charge") under the cell it continues, a group line over the columns it is centred on, and
+    the line above the table names it."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["                                     Economy 10",
+             "                          Unit Rate Day     Unit Rate Night         Standing",
+             "                                                                    Charge",
+             "Region       Region no.  p/kWh    p/kWh    p/day",
+             "East England    10      27.60    21.89    58.37",
+             "East Midlands   11      26.68    21.46    58.93"]
+    [table] = find_grids(lines)
+    assert table.heading == "Economy 10" and table.header_rows == 3
+    names, _ = split_header(table.grid.rows, header_rows=table.header_rows)
+    assert names == ["Region", "Region no.", "Unit Rate Day p/kWh", "Unit Rate Night p/kWh", "Standing Charge p/day"]
+    lines = ["                                      Standard                           Gas",
+             "                          Unit Rate      Standing      Unit Rate      Standing",
+             "Region        p/kWh    p/day     p/kWh    p/day",
+             "London        25.25    54.69      8.17    33.60",
+             "Yorkshire     25.13    67.54      7.86    33.60"]
+    [table] = find_grids(lines)
+    names, _ = split_header(table.grid.rows, header_rows=table.header_rows)
+    assert table.heading is None and names == ["Region", "Standard Unit Rate p/kWh", "Standard Standing p/day",
+                                               "Gas Unit Rate p/kWh", "Gas Standing p/day"]
+
+
+def test_a_section_row_names_the_rows_under_it_and_a_total_row_stays_a_row() -> None:
+    grid = Grid((("Market", "This week", "Last week", "Year ago"),
+                 ("Ethanol ($/gal)", "", "", ""),
+                 ("Iowa", "1.35 - 1.42", "1.38 - 1.43", "1.27 - 1.35"),
+                 ("Biodiesel ($/gal)", "", "", ""),
+                 ("Iowa", "2.85", "2.99 - 3.30", "2.85 - 3.07"),
+                 ("Total", "", "", "9.99")), caption=None)
+    rows = [text for _, text in grid_rows(grid, "Prices")]
+    assert rows == ["table: Prices: Ethanol ($/gal)\nMarket: Iowa\nThis week: 1.35 - 1.42\nLast week: 1.38 - 1.43\n"
+                    "Year ago: 1.27 - 1.35",
+                    "table: Prices: Biodiesel ($/gal)\nMarket: Iowa\nThis week: 2.85\nLast week: 2.99 - 3.30\n"
+                    "Year ago: 2.85 - 3.07",
+                    "table: Prices: Biodiesel ($/gal)\nMarket: Total\nYear ago: 9.99"]
+    wrapped = Grid((("Impact", "r"), ("Knowledge of the school system and", ""), ("education abroad", "-0.15")))
+    assert [t for _, t in grid_rows(wrapped, "T")][0] == "table: T\nImpact: Knowledge of the school system and"
+
+
+def test_layout_ranges_stay_one_cell_and_a_lone_table_label_takes_its_title() -> None:
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["Table 3",
+             "",
+             "  Market            This week        Year ago",
+             "  Iowa            1.35  - 1.42     1.27 - 1.35",
+             "  Nebraska        1.38  - 1.40     1.27 - 1.35"]
+    plain = "Table 3\nEthanol prices by state ($/gal)\nMarket This week Year ago\nIowa 1.35 - 1.42 1.27 - 1.35"
+    [table] = find_grids(lines, plain)
+    assert table.grid.caption == "Table 3 Ethanol prices by state ($/gal)"
+    assert table.grid.rows[1] == ("Iowa", "1.35 - 1.42", "1.27 - 1.35")
+
+
+def test_a_column_of_running_text_beside_a_table_is_not_one_of_its_columns() -> None:
+    """A page set in two columns lays a table out beside the other column's lines: the lines of
+    text are not the table's first column, the table keeps its own labels, and the page keeps
+    the text (its words are not the table's)."""
+    from ragkit.loaders.pdf_tables import find_grids, without_tables
+
+    text = ["the fares below were set by the council after a long review of",
+            "every route in the county, and they hold until the next review",
+            "which the council expects to begin in the spring of next year"]
+    lines = [f"{text[0]}     Ticket          Price    Days",
+             f"{text[1]}     Adult           4.50     1",
+             f"{text[2]}     Child           2.25     1",
+             f"{'and they apply on every bus and tram':<63}     Family pass     11.00    7"]
+    [table] = find_grids(lines)
+    assert table.grid.rows == (("Ticket", "Price", "Days"), ("Adult", "4.50", "1"), ("Child", "2.25", "1"),
+                               ("Family pass", "11.00", "7"))
+    plain = "\n".join([*text, "Ticket Price Days", "Adult 4.50 1"])
+    assert without_tables(plain, [table]).splitlines() == text
+
+
+def test_a_table_whose_labels_ran_into_the_text_beside_it_stays_text() -> None:
+    """When the layout joins each row's label to the line of text beside it, no row can be
+    named: the page is read as text rather than as rows of bare numbers."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["                                                              Before    After",
+             "the council set the fares after a long review of the Adult      4.50      5.00",
+             "routes in the county and they hold until the next one Child      2.25      2.50",
+             "which the council expects to begin in the spring Family      11.00      12.00"]
+    assert find_grids(lines) == []

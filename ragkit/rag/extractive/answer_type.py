@@ -163,6 +163,48 @@ def asks_author(question: str) -> bool:
     return bool(_AUTHORSHIP.search(question))
 
 
+_ALIAS_QUESTION = re.compile(
+    r"^\W*(?:what|which)\s+(?:is|are|was|were)\s+(?:an?\s+)?(?:another|other|alternative|different)\s+"
+    r"(?:names?|terms?|words?)\s+for\b"
+    r"|^\W*(?:what|how)\s+(?:else\s+)?(?:is|are|was|were)\s+.+?\s+(?:also|otherwise|sometimes)\s+(?:called|known\s+as|named)\b",
+    re.IGNORECASE,
+)
+#: the words an alias question asks with, not about
+ALIAS_WORDS = frozenset("another other alternative different name names term terms word words also otherwise "
+                        "sometimes called known named".split())
+_ALIAS = re.compile(
+    r"\baka\b|\ba\.k\.a\.|\b(?:also|otherwise|sometimes|commonly|often)\s+(?:known\s+as|called|named|termed|"
+    r"referred\s+to\s+as)\b|\bor\s+simply\b",
+    re.IGNORECASE,
+)
+
+
+def asks_alias(question: str) -> bool:
+    """Whether a question asks for another name of something ("What is another name for a
+    polyfill?", "What is a polyfill also called?"): a sentence that gives one answers it."""
+    return bool(_ALIAS_QUESTION.search(question))
+
+
+def gives_alias(sentence: str) -> bool:
+    """Whether ``sentence`` gives another name ("a polyfill (aka "shim")", "also known as",
+    "also called")."""
+    return bool(_ALIAS.search(sentence))
+
+
+_COLUMNS = re.compile(
+    r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:names\s+of\s+the\s+)?"
+    r"(?:columns|column\s+(?:headers|headings|names|labels)|fields)\b"
+    r"|^\W*(?:what|which)\s+columns\s+(?:does|do|did)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_columns(question: str) -> bool:
+    """Whether a question asks for a table's columns ("What are the column headers of the first
+    spreadsheet?", "Which columns does the inventory table have?"): the labels of its cells."""
+    return bool(_COLUMNS.search(question))
+
+
 def is_howto(question: str) -> bool:
     """A how-to question ("How do I read a cookie?"): its answer includes the passage's code."""
     return bool(_HOWTO.search(question))

@@ -200,6 +200,27 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     return _render_list(intro, items)
 
 
+def column_labels(row: str) -> list[str]:
+    """The column labels of a row read as "Price: £6.50; Ticket: Adult" (``parse_blocks``)."""
+    return [cell.split(": ", 1)[0] for cell in row.split("; ") if ": " in cell]
+
+
+def columns_answer(units: Sequence[Unit]) -> str | None:
+    """The columns of the best-ranked table among the passages: the labels of its rows' cells, in
+    the order they first appear (a row leaves its empty cells out, so the rows of its source are
+    read together), cited by its first row; None when no passage has a labelled row."""
+    rows = sorted((u for u in units if u.kind == "row" and column_labels(u.text)), key=lambda u: (u.rank, u.position))
+    if not rows:
+        return None
+    first = rows[0]
+    labels: list[str] = []
+    for u in rows:
+        if u.source == first.source and u.block.section == first.block.section:
+            labels += [label for label in column_labels(u.text) if label not in labels]
+    where = f" of {first.block.section}" if first.block.section else ""
+    return f"The columns{where}: {', '.join(labels)} [{first.number}]"
+
+
 def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
             ordered: bool, max_sentences: int, code_units: Sequence[Unit] = ()) -> str:
     """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the

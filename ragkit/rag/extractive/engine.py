@@ -16,7 +16,11 @@ question of the conversation weigh half. The score is then weighed by:
   Expression"); a
   sentence with none that is new (not in the question) counts
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
-  2024)") is a candidate too;
+  2024)") is a candidate too. The noun such a question asks for ("What was the *total* paid?")
+  is no word to match, but a unit that labels a value with it ("TOTAL $821.14", "Commission %:
+  10%") counts it as matched, and is a candidate in a document the question names whatever
+  else it shares (the shop's name is on another part of the receipt). A table row is typed by
+  its cells, not its column labels (a label names what the cells are);
 - a sentence that is itself a question (a quoted one, a FAQ heading) counts half, and so does
   one not about the title the question quotes ("When was "Winter Sluice" written?") or about a
   name the question gives that heads another section of the passage (another poem's date; a
@@ -42,12 +46,14 @@ The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 senten
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
 one; for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
-number or a name the question is about appears in none of the passages, or when most of the
+number, a version (read whole: "2.44" is not "v2.44.3") or a name the question is about appears
+in none of the passages, or when most of the
 question's weight is in words no passage has. A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
-PDF loader) when its first page is not among the passages; "Who wrote the foreword of X?" by
+PDF loader) when its first page is not among the passages; "What are the column headers of X?" by
+the labels of the cells of the best-ranked table's rows; "Who wrote the foreword of X?" by
 the signature that ends a passage (a name line after the last sentence); a sentence of a reference list
 (``references`` metadata) counts half.
 
@@ -63,9 +69,16 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragkit.rag.extractive.answer_type import defines, expands, has_answer_type, in_measure
-from ragkit.rag.extractive.compose import Candidate, Unit, compose
-from ragkit.rag.extractive.query import Query, read_question
+from ragkit.rag.extractive.answer_type import (
+    asks_columns,
+    defines,
+    expands,
+    gives_alias,
+    has_answer_type,
+    in_measure,
+)
+from ragkit.rag.extractive.compose import Candidate, Unit, columns_answer, compose
+from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -186,7 +199,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
                 near |= own[pos + 1]
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
-            above = tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents))
+            above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
+            above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
@@ -238,8 +252,47 @@ def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     }
 
 
-def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float) -> Candidate | None:
-    """A unit's score, or None when it cannot be an answer (see the module docstring)."""
+def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
+    """Whether every dotted number the question writes ("Git 2.44") is in some passage as a whole,
+    or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words "2" and "44"."""
+    if not query.versions:
+        return True
+    found = {re.sub(r"(?:\.0)+$", "", v) for p in passages
+             for v in dotted_numbers(f"{p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}")}
+    return all(re.sub(r"(?:\.0)+$", "", v) in found for v in query.versions)
+
+
+def _label_weight(query: Query, units: Sequence[Unit]) -> tuple[str, float]:
+    """The stem of the noun a date or number question asks for ("What was the *total* paid?") and
+    its weight (its IDF over the units, as a question word's), for a unit that labels a value with
+    it ("TOTAL $821.14", "Commission %: 10%"); ("", 0) for any other question."""
+    stems = terms(query.type_noun)
+    if not stems:
+        return "", 0.0
+    n = len(units)
+    df = sum(1 for u in units if stems[0] in u.own)
+    return stems[0], math.log((n + 1) / (df + 0.5)) if df else 0.0
+
+
+def _labels(u: Unit, query: Query) -> bool:
+    """Whether ``u`` labels a value with the noun the question asks for: the noun (or its plural),
+    then at most a few symbols, then a number ("TOTAL $821.14", "Total: 3", "Commission %: 10%";
+    not "Total Points: 3,247", which is another quantity)."""
+    noun = re.escape(query.type_noun)
+    return bool(query.type_noun) and bool(
+        re.search(rf"\b{noun}(?:e?s)?\b[^\w\n]{{0,4}}[$€£¥]?\d", u.text, re.IGNORECASE))
+
+
+def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
+           label: tuple[str, float] = ("", 0.0)) -> Candidate | None:
+    """A unit's score, or None when it cannot be an answer (see the module docstring). ``label``:
+    the stem and weight of the noun the question asks for, credited to a unit that labels a value
+    with it."""
+    labelled = bool(label[0]) and label[1] > 0 and _labels(u, query)
+    if labelled:  # the label is a matched word of the question's, beside its own words
+        weight = {**weight, label[0]: label[1]}
+        query = replace(query, boosts={**query.boosts, label[0]: 1.0})
+    total = sum(w for t, w in weight.items() if t != label[0])
     wanted = weight.keys()
     if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
@@ -277,17 +330,20 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
         + _NEAR * sum(weight[t] for t in near_hits)
         + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in names else _SCOPE) for t in scope_hits)
         + _SCOPE * sum(weight[t] for t in document_hits)
-    ) / sum(weight.values())
+    ) / total
     matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
     named = _named(u, query)
     # one shared word must carry most of the question's weight; two or more, a fair share; the
     # value asked for under the heading the question names is a candidate whatever else it shares
     # ("Serving on …:8080" under "Waitress" for "What port does Waitress listen on?")
     needed = min_coverage if matched >= 2 or len(wanted) == 1 or byline else max(min_coverage, 0.55)
-    if coverage < needed and not (typed and named and query.kind == "value"):
+    # so is a value labelled with the noun asked for in a document the question names ("TOTAL
+    # $821.14" on the receipt whose other lines say "TECHMART", for "the total on the TechMart receipt")
+    in_named = labelled and typed and bool(query.names) and query.names <= (u.scope | u.document | u.section)
+    if coverage < needed and not (typed and named and query.kind == "value") and not in_named:
         return None
     fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0)
-    own_share = sum(weight[t] for t in hits) / sum(weight.values())
+    own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
 
@@ -295,19 +351,30 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float)
 def _typed(u: Unit, query: Query) -> bool:
     if query.acronym:  # "Immediately Invoked Function Expression (IIFE)"
         return expands(query.acronym, u.text)
+    if query.kind == "alias":  # "a polyfill (aka "shim")"
+        return gives_alias(u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         return holds_value(query.value_kind, text, query.said, default=query.default)
-    return (query.kind is not None and has_answer_type(query.kind, u.text, query.words)
-            and in_measure(query.measure, u.text))
+    text = _row_values(u.text) if u.kind == "row" else u.text
+    return (query.kind is not None and has_answer_type(query.kind, text, query.words)
+            and in_measure(query.measure, text))
+
+
+def _row_values(row: str) -> str:
+    """A table row's cells without their column labels ("Appendix Material for Tidal Ledgers:
+    harbours PNR; Before calibration: 12.5" -> "harbours PNR; 12.5"): a column's label names
+    what the cells below it are, so it never holds the person, date or number a row gives."""
+    return "; ".join(cell.split(": ", 1)[-1] for cell in row.split("; "))
 
 
 def _typed_above(u: Unit, query: Query) -> str:
     """The nearest heading above ``u`` that holds the version (or port) asked for ("Which release dropped Python 3.8?": "Removed: Drop Python 3.8 support" under
-    "## 0.45.0 (December 2024)"), else ""."""
-    for heading in u.above[:_ABOVE]:
+    "## 0.45.0 (December 2024)"), else its document's title when that holds it (a release's notes
+    in a file of their own, ``2.44.0.adoc``, whose middle passages show no heading), else ""."""
+    for heading in u.above:
         if _typed(replace(u, text=heading, code_after=""), query):
             return heading
     return ""
@@ -395,12 +462,16 @@ def extractive_answer(
     if not units:
         return REFUSAL
     present = frozenset().union(*(u.scope | u.document for u in units))
+    if asks_columns(question) and not query.names - present and (columns := columns_answer(units)):
+        return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, units)
-    if query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC):
-        return REFUSAL  # the question's year, quantity or name (or most of it) is in no passage
+    if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
+            or not _versions_present(query, passages)):
+        return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
     weight = _term_weights(query, units)
+    label = _label_weight(query, units)
     candidates = sorted(
-        (c for u in units if (c := _score(u, query, weight, min_coverage))),
+        (c for u in units if (c := _score(u, query, weight, min_coverage, label))),
         key=lambda c: (-c.score, c.unit.rank, c.unit.position),
     )
     named = query.names & present

@@ -12,9 +12,11 @@ from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
+    ALIAS_WORDS,
     AUTHORSHIP_WORDS,
     answer_type,
     asked_acronym,
+    asks_alias,
     asks_author,
     defined_term,
     is_howto,
@@ -34,7 +36,8 @@ _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules
 
 @dataclass(frozen=True)
 class Query:
-    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…) or None
+    kind: str | None  # the answer type: person, date, number, value (a default, a port, a version…), alias,
+    # acronym or None
     howto: bool
     list_wanted: bool
     ordered: bool
@@ -55,6 +58,9 @@ class Query:
     measure: str | None = None  # what a number is measured in: percent, money, rate (either) or None
     said: frozenset[str] = frozenset()  # what a value may not be: the question's words, identifiers whole
     # (the value of SESSION_COOKIE_NAME may be 'session': the identifier's parts are not said alone)
+    type_noun: str = ""  # the noun a date or number question asks for ("the *total*", "which *year*"): a
+    # label of the value it asks for ("TOTAL $821.14"), though no word to match elsewhere
+    versions: frozenset[str] = frozenset()  # the dotted numbers the question writes ("Git 2.44"): whole
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -122,6 +128,8 @@ def read_question(question: str, context: str = "") -> Query:
     author = asks_author(question)
     if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
         type_nouns = type_nouns | AUTHORSHIP_WORDS
+    if asks_alias(question):  # "What is another name for a polyfill?" wants the sentence that gives one
+        kind, type_nouns = "alias", type_nouns | ALIAS_WORDS
     acronym = asked_acronym(question)
     if acronym:  # "What does IIFE stand for?" wants the words its letters begin
         kind, type_nouns = "acronym", type_nouns | ACRONYM_WORDS
@@ -138,18 +146,30 @@ def read_question(question: str, context: str = "") -> Query:
         boosts.setdefault(t, _CONTEXT_BOOST)
     return Query(
         kind, is_howto(question), listed, ordered, boosts,
-        _numbers(question, boosts), frozenset(names),
+        _numbers(_DOTTED.sub(" ", question), boosts), frozenset(names),
         frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
         text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
         measure=quantity_measure(question) if kind == "number" else None, acronym=acronym,
+        type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
+        versions=dotted_numbers(question),
     )
 
 
+_DOTTED = re.compile(r"(?<![\d.])\d+(?:\.\d+)+(?![\d]|\.\d)")
+
+
+def dotted_numbers(text: str) -> frozenset[str]:
+    """The dotted numbers of ``text``, whole ("2.44" in "Git 2.44", "2.44.3" in "v2.44.3"): a
+    version, a section. The words of "2.44" are "2" and "44", which "v2.44.3" also has."""
+    return frozenset(_DOTTED.findall(text))
+
+
 def _numbers(question: str, boosts: dict[str, float]) -> frozenset[str]:
-    """The numbers the question writes in digits (a year, a version): they scope it. A number
-    word ("one at a time", "which one") matches digits but scopes nothing."""
+    """The numbers the question writes in digits (a year, a quantity): they scope it. A number
+    word ("one at a time", "which one") matches digits but scopes nothing; a dotted number
+    ("3.13", which a passage may write "v3.13") scopes it whole (``dotted_numbers``)."""
     written = {t for raw in WORD.findall(question) if any(c.isdigit() for c in raw) for t in word_terms(raw)}
     return frozenset(t for t in boosts if t.isdigit() and t in written)
 
@@ -164,4 +184,4 @@ def said_words(question: str) -> frozenset[str]:
     return frozenset(w.lower() for w in WORD.findall(_IDENTIFIER.sub(" ", question))) | frozenset(idents)
 
 
-__all__ = ["Query", "read_question", "said_words"]
+__all__ = ["Query", "dotted_numbers", "read_question", "said_words"]

@@ -1,0 +1,99 @@
+"""The files a query names: "the foreword of Get Started" (``get-started/foreword.md``), "Git
+v2.30.7" (``2.30.7.adoc``).
+
+People name the document they ask about. A dense model reads such a name as a few common words,
+and a lexical index finds its parts scattered over many passages (a version number is not even a
+term), but the file's own path is evidence no passage text carries. ``named_sources`` finds it by
+comparing words, with no list of known names:
+
+- the words of a path are those of its folders and its file name (the extension dropped),
+  lower-cased, a dotted number kept whole (``2.30.7``), letters and digits apart (``v2.30.7`` is
+  ``v`` and ``2.30.7``), one-letter words and a few function words left out, a plural ``s``
+  dropped; the query's words are read the same way;
+- a path is named when the query holds every word of its file name, and the words of the path it
+  holds are specific: two words or more, or a word with a digit (one ordinary word such as
+  ``responses`` or ``index`` names nothing); its score is the share of the path's words the query
+  holds (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match).
+
+Titles are not used: a page titled with words of the query is often *about* something else the
+query mentions (an entity search set lost with them); a file name is chosen to name its file.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from functools import lru_cache
+
+from ragkit.types import SearchHit
+
+_WORD = re.compile(r"\d+(?:\.\d+)+|[^\W\d_]+|\d+")  # dotted numbers whole (versions), letters, digits
+_EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+_FUNCTION_WORDS = frozenset(
+    "a an and the of in on to for with by at from as or is are be its it this that what which who how".split()
+)
+MAX_PATH_WORDS = 12  # a longer path names nothing in particular
+MAX_NAMED = 10  # the best-named files a query brings in
+
+
+def name_words(text: str) -> list[str]:
+    """The words of a path or a query as they are compared (see the module docstring)."""
+    out = []
+    for word in _WORD.findall(text.lower()):
+        if (len(word) < 2 and not word.isdigit()) or word in _FUNCTION_WORDS:
+            continue
+        out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
+    return out
+
+
+@lru_cache(maxsize=200_000)
+def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """(the file name's words, all the path's words)."""
+    parts = [p for p in re.split(r"[\\/]", source) if p]
+    if not parts:
+        return frozenset(), ()
+    stem = name_words(_EXTENSION.sub("", parts[-1]))
+    return frozenset(stem), tuple(w for part in parts[:-1] for w in name_words(part)) + tuple(stem)
+
+
+def _specific(words: Iterable[str]) -> bool:
+    found = set(words)
+    return len(found) >= 2 or any(c.isdigit() for w in found for c in w)
+
+
+def path_score(query_words: set[str], source: str) -> float:
+    """How fully a query (its ``name_words`` as a set) names the file ``source``, in [0, 1]."""
+    stem, words = _path_words(source)
+    if not stem or len(words) > MAX_PATH_WORDS or not stem <= query_words:
+        return 0.0
+    held = [w for w in words if w in query_words]
+    return len(held) / len(words) if _specific(held) else 0.0
+
+
+def named_sources(query: str, sources: Iterable[str]) -> dict[str, float]:
+    """The files among ``sources`` that ``query`` names, with their ``path_score`` (the best
+    ``MAX_NAMED``, best first)."""
+    words = set(name_words(query))
+    if not words:
+        return {}
+    scored = [(s, path_score(words, s)) for s in sources]
+    best = sorted(((-score, s) for s, score in scored if score > 0))[:MAX_NAMED]
+    return {s: -neg for neg, s in best}
+
+
+def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost: float) -> list[SearchHit]:
+    """``hits`` re-ranked with ``boost`` times its name score added to the first (best) passage of
+    each named file; with nothing named the order of ``hits`` is kept."""
+    if not named or not boost:
+        return list(hits)
+    seen: set[str] = set()
+    scored = []
+    for rank, hit in enumerate(hits):
+        extra = boost * named.get(hit.source, 0.0) if hit.source not in seen else 0.0
+        seen.add(hit.source)
+        scored.append((-(hit.score + extra), rank, hit, extra))
+    scored.sort(key=lambda t: (t[0], t[1]))
+    return [SearchHit(id=h.id, score=-neg, metadata=h.metadata) if extra else h for neg, _, h, extra in scored]
+
+
+__all__ = ["boost_named", "name_words", "named_sources", "path_score"]

@@ -1,0 +1,112 @@
+"""Files a query names by their path: the passage of ``field-notes/foreword.md`` for "who wrote
+the foreword of Field Notes", of ``3.14.2.adoc`` for "Tern v3.14.2", is not drowned by passages
+the dense side prefers, and a query that names no file ranks as before."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit.errors import ConfigError
+from ragkit.retrieval.bm25 import BM25Index, BM25Retriever
+from ragkit.retrieval.hybrid import HybridRetriever
+from ragkit.retrieval.name_match import named_sources, path_score
+from ragkit.types import SearchHit
+
+from .helpers import RecordingRetriever
+
+
+def _words(query: str) -> set[str]:
+    from ragkit.retrieval.name_match import name_words
+
+    return set(name_words(query))
+
+
+@pytest.mark.parametrize(("query", "source", "want"), [
+    ("Who wrote the foreword of Field Notes?", "field-notes/foreword.md", 1.0),
+    ("Who wrote the foreword of Field Notes?", "tide-tables/foreword.md", 0.0),  # one ordinary word
+    ("Who wrote the foreword of Field Notes?", "field-notes/ch1.md", 0.0),  # the file name is not held
+    ("Who wrote the foreword of Field Notes?", "books/field-notes/foreword.md", 0.75),
+    ("Which fixes are in Tern v3.14.2?", "3.14.2.adoc", 1.0),  # a version is one word
+    ("Which fixes are in Tern v3.14.2?", "3.14.1.adoc", 0.0),
+    ("Which fixes are in Tern v3.14.2?", "3.14.adoc", 0.0),
+    ("What do streaming responses send?", "responses.md", 0.0),  # one ordinary word names nothing
+    ("What do the release notes say about tides?", "release-notes.md", 1.0),
+    ("", "release-notes.md", 0.0),
+])
+def test_path_score(query: str, source: str, want: float) -> None:
+    assert path_score(_words(query), source) == pytest.approx(want)
+
+
+def test_named_sources_keeps_the_best_named_files() -> None:
+    sources = [f"{book}/{part}.md" for book in ("field-notes", "tide-tables") for part in ("foreword", "ch1")]
+    assert named_sources("Who wrote the foreword of Field Notes?", sources) == {"field-notes/foreword.md": 1.0}
+    assert named_sources("how do tides turn", sources) == {}
+
+
+BOOKS = ("field-notes", "tide-tables", "harbour-lights", "salt-roads")
+
+
+def _series() -> tuple[BM25Index, list[SearchHit]]:
+    """A book series: each book's foreword names its writer; each book has chapters that talk about
+    the series, its books and their forewords, and these are what a dense model prefers."""
+    rows: dict[str, tuple[str, str]] = {}
+    for n, book in enumerate(BOOKS):
+        rows[f"{book}-foreword"] = (f"{book}/foreword.md", f"Foreword\n\nWritten by Author Number{n} for this book.")
+        for c in range(6):
+            rows[f"{book}-ch{c}"] = (f"{book}/ch{c}.md", f"Chapter {c}: notes on the series; every book of the series "
+                                     f"has a foreword, a preface and field notes of its own ({book}).")
+    index = BM25Index()
+    index.add(list(rows), [t for _, t in rows.values()], [{"source": s} for s, _ in rows.values()])
+    # the dense ranking: chapters first; the asked book's foreword is not among the candidates
+    order = [d for d in rows if "-ch" in d] + [f"{b}-foreword" for b in BOOKS if b != "field-notes"]
+    hits = [SearchHit(id=d, score=0.8 - i * 0.01, metadata={"source": rows[d][0], "text": rows[d][1]})
+            for i, d in enumerate(order)]
+    return index, hits
+
+
+def _hybrid(**opts: float) -> HybridRetriever:
+    index, dense_hits = _series()
+    return HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=BM25Retriever(index=index), **opts)  # type: ignore[arg-type]
+
+
+def test_the_file_a_query_names_comes_first_even_when_no_side_ranked_it() -> None:
+    query = "Who wrote the foreword of Field Notes?"
+    top = [h.source for h in _hybrid().retrieve(query, k=3)]
+    assert top[0] == "field-notes/foreword.md"
+    assert "field-notes/foreword.md" not in [h.source for h in _hybrid(name_boost=0.0).retrieve(query, k=10)]
+
+
+def test_a_named_file_among_the_candidates_is_raised_once() -> None:
+    query = "Who wrote the foreword of Tide Tables?"
+    hits = _hybrid().retrieve(query, k=10)
+    assert hits[0].source == "tide-tables/foreword.md"
+    before = [h.id for h in _hybrid(name_boost=0.0).retrieve(query, k=10)]
+    assert [h.id for h in hits[1:]] == [d for d in before if d != hits[0].id][:9]  # the rest keep their order
+
+
+def test_a_query_that_names_no_file_ranks_as_before() -> None:
+    query = "what does every book of the series have"
+    assert [h.id for h in _hybrid().retrieve(query, k=10)] == [h.id for h in _hybrid(name_boost=0.0).retrieve(query, k=10)]
+
+
+def test_a_filter_keeps_a_named_file_out() -> None:
+    flt = {"source": {"$in": [f"tide-tables/ch{c}.md" for c in range(6)]}}
+    hits = _hybrid().retrieve("Who wrote the foreword of Field Notes?", k=5, filter=flt)
+    assert hits and all(h.source.startswith("tide-tables/ch") for h in hits)
+
+
+def test_name_boost_is_validated() -> None:
+    with pytest.raises(ConfigError, match="name_boost must be non-negative"):
+        _hybrid(name_boost=-1)
+
+
+def test_bm25_sources_are_the_live_rows_sources() -> None:
+    index, _ = _series()
+    assert "field-notes/foreword.md" in index.sources() and len(index.sources()) == 4 * 7
+    wanted = ["field-notes/foreword.md", "salt-roads/ch2.md"]
+    flt = {"source": {"$in": wanted}}  # read from the kept source column
+    assert {h.source for h in index.search("foreword book", k=20, filter=flt)} == set(wanted)
+    index.delete(["field-notes-foreword"])
+    index.persist()
+    assert "field-notes/foreword.md" not in index.sources()
+    assert [h.source for h in index.search("foreword book", k=20, filter=flt)] == ["salt-roads/ch2.md"]
