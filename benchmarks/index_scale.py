@@ -8,7 +8,9 @@ the index size, from the pipeline's progress events). After each stage: disk siz
 dense-search p50/p95 with recall@10 against exact search (msmarco-5k queries). At the largest
 size: an unchanged re-run and adding one file. Per stage also the non-model CPU per chunk and the
 disk per chunk; ``--result NAME`` writes the stages as the documentation's table
-(``benchmarks/results/NAME.json``, with the machine, the load at start and end, and the commit).
+(``benchmarks/results/NAME.json``, with the machine, the load at start and end, and the commit),
+and the disk per chunk by component at each stage (``NAME-disk.json``, from ``index_disk.py``:
+the store's vectors, rows and PQ codes, the BM25 postings and rows, the catalog's tables).
 ``--increments N`` instead adds N folders of
 ``--increment-rows`` rows one process each (the acceptance ratio: the 4th vs the 1st);
 ``--model-sample N`` indexes N rows with the real model (sentence-transformers) for its rate;
@@ -47,6 +49,7 @@ from _common import (  # noqa: E402 - the benchmarks folder is not a package
     print_facts,
     run_measured,
 )
+from index_disk import disk_breakdown, per_chunk_kb  # noqa: E402
 
 QUERIES = DEFAULT_CORPUS.parent / "queries.jsonl"
 
@@ -199,10 +202,6 @@ def me(*extra: str) -> list[str]:
     return [sys.executable, str(Path(__file__).resolve()), *extra]
 
 
-def dir_mb(path: Path) -> float:
-    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file()) / 2**20
-
-
 def load_avg() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -236,8 +235,10 @@ def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[
         write_rows(folder, done, size - done, args.rows_per_file, texts)
         folders.append(folder)
         res = run_index(f"build to {size:,}", pipe, folders)
-        disk = dir_mb(index)
+        parts = disk_breakdown(index)
+        disk = sum(parts.values()) / 2**20
         res.update(size=size, disk_mb=disk, disk_kb_per_chunk=disk * 1024 / max(res.get("chunks_total", 0), 1),
+                   disk_kb_per_chunk_by_component=per_chunk_kb(parts, res.get("chunks_total", 0)),
                    flush=flush_summary(res.get("flushes", [])), search=run_search(pipe, args.queries))
         print(json.dumps({k: v for k, v in res.items() if k != "flushes"}), flush=True)
         out.append(res)
@@ -325,6 +326,9 @@ def report(results: dict[str, Any]) -> None:
         print(markdown_table(["run", "CPU s", "of which the embedder", "non-model chunks per CPU-second"], [
             [r["name"], _f(r.get("cpu_s"), 1), _f(r.get("embed_cpu_s"), 1), _f(r.get("non_model_chunks_per_cpu_s"), 0)]
             for r in results["stages"]]))
+        columns, rows = disk_table(results["stages"])
+        print("\ndisk, KB per chunk by component:")
+        print(markdown_table(columns, [[r[0], *[_f(x) for x in r[1:]]] for r in rows]))
     if "increments" in results:
         inc = results["increments"]
         print(markdown_table(["run", "chunks", "wall s", "peak RSS MB", "vs 1st", "non-model chunks/CPU-s", "load"], [
@@ -368,9 +372,31 @@ def stage_rows(stages: list[dict[str, Any]]) -> list[list[Any]]:
     return rows
 
 
+def disk_table(stages: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
+    """The disk per chunk by component (rows) at each stage (columns), largest at the last first."""
+    built = [r for r in stages if "disk_kb_per_chunk_by_component" in r]
+    if not built:
+        return [], []
+    parts = sorted({k for r in built for k in r["disk_kb_per_chunk_by_component"]},
+                   key=lambda k: -built[-1]["disk_kb_per_chunk_by_component"].get(k, 0.0))
+    rows = [[k, *[_round(r["disk_kb_per_chunk_by_component"].get(k, 0.0), 3) for r in built]] for k in parts
+            if any(r["disk_kb_per_chunk_by_component"].get(k, 0.0) >= 0.0005 for r in built)]
+    rows.append(["total", *[_round(r["disk_kb_per_chunk"], 3) for r in built]])
+    return ["component", *[f"{r['chunks_total']:,} chunks" for r in built]], rows
+
+
 def save(name: str, results: dict[str, Any]) -> None:
-    """The stages as the documentation's table (``render_tables``' result file)."""
+    """The stages as the documentation's tables (``render_tables``' result files): NAME, and
+    NAME-disk with the disk per chunk by component."""
     from render_tables import write_result  # beside this script
+
+    columns, rows = disk_table(results["stages"])
+    if rows:
+        write_result(f"{name}-disk", title="Disk per chunk by component (KB), after each stage", command=results["command"],
+                     columns=columns, rows=rows, decimals=[None, *[3] * (len(columns) - 1)],
+                     align=["left", *["right"] * (len(columns) - 1)],
+                     conditions={"load_average": f"start {results['load_start']}, end {results['load_end']}",
+                                 "commit": results["commit"]})
 
     path = write_result(
         name, title="One index grown in stages (hashing embedder: everything but the model), each stage its own "

@@ -489,8 +489,10 @@ class _Run:
         # ids the catalog already had are in the store (after reconcile), except the missing ones;
         # a kept chunk whose metadata changed (a new title, the same text) is written again
         kept_meta = self.catalog.chunk_metadata(new_ids & old_ids)
+        meta = {c.id: _metadata(c) for c in new_chunks}  # once per chunk: every sink and the catalog share it
+        meta_json = {cid: json.dumps(m) for cid, m in meta.items()}
         to_add = [c for c in new_chunks if c.id not in old_ids or c.id in self.missing
-                  or kept_meta.get(c.id) != json.dumps(_metadata(c))]
+                  or kept_meta.get(c.id) != meta_json[c.id]]
         stale = sorted(old_ids - new_ids)
         hash_of = {c.id: h for p in batch for c, h in zip(p.chunks, p.chunk_hashes(), strict=True)}
         hashes = [hash_of[c.id] for c in to_add]
@@ -500,14 +502,14 @@ class _Run:
         self.vectors.ahead({h: c.indexed_text for h, c in zip(hashes, to_add, strict=True) if h not in computed})
         sinks = self._sinks()
         for sink in [s for s in sinks if not getattr(s, "needs_vectors", True)]:
-            _write(sink, stale, [SinkRecord(c.id, c.text, None, _metadata(c)) for c in to_add])
+            _write(sink, stale, [SinkRecord(c.id, c.text, None, meta[c.id]) for c in to_add])
         vectors = self._vectors(to_add, hashes, computed)
-        records = [SinkRecord(c.id, c.text, vec, _metadata(c)) for c, vec in zip(to_add, vectors, strict=True)]
+        records = [SinkRecord(c.id, c.text, vec, meta[c.id]) for c, vec in zip(to_add, vectors, strict=True)]
         for sink in [s for s in sinks if getattr(s, "needs_vectors", True)]:
             _write(sink, stale, records)
         self.vectors.clear()
         self.pending = {}
-        self._commit_batch(batch, old)
+        self._commit_batch(batch, old, meta_json)
         self.report.chunks_added += len(new_ids - old_ids)
         self.report.chunks_removed += len(stale)
         self.pipe.progress("chunks", len(new_chunks))
@@ -527,14 +529,14 @@ class _Run:
         (an engine's workers), else embedded here."""
         return self.vectors.get(hashes, [c.indexed_text for c in chunks], computed)  # the contextual header and the text
 
-    def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]]) -> None:
+    def _commit_batch(self, batch: Sequence[Prepared], old: dict[str, list[str]], meta_json: Mapping[str, str]) -> None:
         rows, chunk_rows = [], []
         for p in batch:
             status = "skipped" if p.error is not None else "indexed"
             rows.append(SourceRow(p.source, p.root, p.content_hash, p.size, status, p.error, p.loader, len(p.chunks)))
             chunk_rows.extend(
                 ChunkRow(c.id, p.source, i, str(c.metadata.get("page", c.metadata.get("row", ""))),
-                         c.start, c.end, h, n, c.text, json.dumps(_metadata(c)))
+                         c.start, c.end, h, n, c.text, meta_json[c.id])
                 for i, (c, n, h) in enumerate(zip(p.chunks, p.tokens, p.chunk_hashes(), strict=True))
             )
             if p.error is None:

@@ -2,7 +2,8 @@
 index at query time.
 
 A segment keeps, per term (a 64-bit hash of the token, sorted: ``terms.npy``), the rows holding it
-(``docs.npy``, CSR offsets in ``indptr.npy``) and how often (``tfs.npy``), plus every row's token
+(``docs.npy``, CSR offsets in ``indptr.npy``) and how often (``tfs.npy``: one byte each unless a
+segment holds a frequency over 255), plus every row's token
 count (``lengths.npy``). Nothing is precomputed from global statistics, so adding a segment never
 touches the others: a query takes document frequencies, the live document count and the average
 length over every segment (rows hidden by tombstones left out, so scores equal those of an index
@@ -65,7 +66,13 @@ def _csr(term: np.ndarray, doc: np.ndarray, tf: np.ndarray, lengths: np.ndarray)
         indptr = np.append(starts, term.size).astype(np.int64)
     else:
         terms, indptr = np.empty(0, np.uint64), np.zeros(1, np.int64)
-    return Bm25Payload(terms, indptr, doc.astype(np.int32), tf.astype(np.uint16), lengths.astype(np.int32))
+    return Bm25Payload(terms, indptr, doc.astype(np.int32), tf.astype(_tf_dtype(tf)), lengths.astype(np.int32))
+
+
+def _tf_dtype(tf: np.ndarray) -> type[np.unsignedinteger[Any]]:
+    """One byte per term frequency when every one fits (almost always: a chunk rarely holds a word
+    256 times), else two (frequencies are capped at 65,535)."""
+    return np.uint8 if not tf.size or int(tf.max()) <= 255 else np.uint16
 
 
 class Bm25Kind:

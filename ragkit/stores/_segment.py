@@ -1,21 +1,21 @@
 """The files of one segment (``ragkit.stores._segments``): its rows (ids and metadata, read
-lazily), the 64-bit key of each id, and the helpers every payload writes its files with."""
+lazily: ``ragkit.stores._rows``), the 64-bit key of each id, and the helpers every payload writes
+its files with."""
 
 from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
-from ragkit.errors import StoreError
 from ragkit.stores import _persist
+from ragkit.stores._rows import Rows, save_npy
 from ragkit.stores.filters import matches
 
 
@@ -49,60 +49,6 @@ class PayloadKind(Protocol):
         which the concatenated rows are stored (None: as given). ``scratch``: a file the payload
         may write its bulk into (in the log's directory; ``write`` moves it into the segment)."""
         ...
-
-
-class Rows:
-    """The ids and metadata of a segment's rows: in memory, or a JSON-lines file read lazily."""
-
-    def __init__(self, lines: list[bytes] | None = None, file: Path | None = None) -> None:
-        self._lines = lines
-        self._offsets: np.ndarray | None = None
-        self._data: Any = None
-        if file is not None:
-            self._offsets = np.load(file.with_suffix(".idx.npy"), allow_pickle=False)
-            size = int(self._offsets[-1])
-            self._data = np.memmap(file, dtype=np.uint8, mode="r", shape=(size,)) if size else np.empty(0, np.uint8)
-
-    @staticmethod
-    def encode(doc_id: str, meta: Mapping[str, Any], *extra: Any) -> bytes:
-        try:
-            return json.dumps([doc_id, meta, *extra], ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
-        except (TypeError, ValueError) as exc:
-            raise StoreError(f"metadata for {doc_id!r} is not JSON-serializable ({exc}); store strings, numbers, "
-                             "booleans, None, lists and dicts only") from None
-
-    def __len__(self) -> int:
-        return len(self._lines) if self._lines is not None else len(self._offsets) - 1  # type: ignore[arg-type]
-
-    def line(self, i: int) -> bytes:
-        if self._lines is not None:
-            return self._lines[i]
-        assert self._offsets is not None
-        return bytes(self._data[int(self._offsets[i]) : int(self._offsets[i + 1])])
-
-    def get(self, i: int) -> tuple[str, dict[str, Any]]:
-        """The row's id and metadata."""
-        doc = json.loads(self.line(i))
-        return doc[0], doc[1]
-
-    def record(self, i: int) -> list[Any]:
-        """The whole row as written (``[id, metadata, ...]``: a payload may keep more, e.g. a text)."""
-        return list(json.loads(self.line(i)))
-
-    def __iter__(self) -> Iterator[tuple[str, dict[str, Any]]]:
-        for i in range(len(self)):
-            yield self.get(i)
-
-    @staticmethod
-    def write(file: Path, lines: Iterator[bytes]) -> None:
-        offsets = [0]
-        with open(file, "wb") as fh:
-            for line in lines:
-                fh.write(line)
-                offsets.append(offsets[-1] + len(line))
-            fh.flush()
-            os.fsync(fh.fileno())
-        save_npy(file.with_suffix(".idx.npy"), np.asarray(offsets, dtype=np.int64))
 
 
 @dataclass
@@ -151,14 +97,6 @@ class Segment:
                 self.cache.pop(next(iter(self.cache)))
             self.cache[key] = found
         return found if live is None else (found & live)
-
-
-def save_npy(file: Path, arr: np.ndarray) -> None:
-    """Write ``arr`` to ``file`` and fsync it."""
-    with open(file, "wb") as fh:
-        np.save(fh, arr, allow_pickle=False)
-        fh.flush()
-        os.fsync(fh.fileno())
 
 
 #: the manifest and tombstone files are written as the single-file stores write theirs

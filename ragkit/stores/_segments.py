@@ -4,8 +4,9 @@
 A ``SegmentLog`` owns a directory::
 
     segments.json    the manifest: format, kind, seq, segments (name, seq, rows), tombstones
-    s000012/         one immutable segment: rows.jsonl + rows.idx.npy (id and metadata per row),
-                     keys.npy (a 64-bit hash of each id), and the payload's own files
+    s000012/         one immutable segment: rows.z + rows.blocks.npy (id and metadata per row, in
+                     compressed blocks: ``ragkit.stores._rows``), keys.npy (a 64-bit hash of each
+                     id), and the payload's own files
     t000015.json     the ids deleted (or replaced) by the commit of seq 15
 
 Writes (``add``/``delete``) collect in memory; ``persist`` seals them into one new segment and one
@@ -38,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ragkit.errors import StoreDamagedError, StoreError
+from ragkit.stores._rows import blocks_of, merged_blocks, write_blocks
 from ragkit.stores._segment import (
     Payload,
     PayloadKind,
@@ -53,7 +55,10 @@ from ragkit.stores._segment import (
 log = logging.getLogger(__name__)
 
 MANIFEST = "segments.json"
-FORMAT = 2
+#: the manifest's format: 3 keeps rows in compressed blocks; a format 2 log (rows as JSON lines) is
+#: read as it is, and its segments become blocks as they are merged
+FORMAT = 3
+READ_FORMATS = (2, 3)
 #: merge this many segments of one size class into one
 MERGE_FACTOR = 8
 #: a segment whose dead rows exceed this share is rewritten alone
@@ -120,7 +125,7 @@ class SegmentLog:
 
     def _load(self, manifest: Mapping[str, Any]) -> None:
         assert self.path is not None
-        if manifest.get("format") != FORMAT or manifest.get("kind") != self.kind.name:
+        if manifest.get("format") not in READ_FORMATS or manifest.get("kind") != self.kind.name:
             raise StoreError(f"{self.path} holds a {manifest.get('kind')!r} segment log (format "
                              f"{manifest.get('format')}), not {self.kind.name!r}")
         self.stored_header = dict(manifest.get("header") or {})
@@ -128,7 +133,7 @@ class SegmentLog:
         segments = []
         for s in manifest["segments"]:
             folder = self.path / s["name"]
-            rows = Rows(file=folder / "rows.jsonl")
+            rows = Rows.open(folder)
             if len(rows) != int(s["rows"]):
                 raise ValueError(f"{s['name']} holds {len(rows)} rows, the manifest says {s['rows']}")
             keys = np.load(folder / "keys.npy", mmap_mode="r")
@@ -224,20 +229,22 @@ class SegmentLog:
         payload = self.kind.build([pending[i][1] for i in ids])
         return self._materialize(name, seq, lines, id_keys(ids), payload)
 
-    def _materialize(self, name: str, seq: int, lines: Sequence[bytes] | Iterator[bytes], keys: np.ndarray,
-                     payload: Payload) -> Segment:
-        """The segment, written to its folder when the log has a path."""
+    def _materialize(self, name: str, seq: int, lines: Sequence[bytes] | Iterator[bytes] | None, keys: np.ndarray,
+                     payload: Payload, blocks: Iterator[tuple[int, bytes]] | None = None) -> Segment:
+        """The segment, written to its folder when the log has a path (its rows given as ``lines``,
+        or, by a merge, as compressed ``blocks``)."""
         if self.path is None:
+            assert lines is not None
             return Segment(name, seq, Rows(lines=list(lines)), keys, payload, dead_known=True)
         folder = self.path / name
         if folder.exists():
             shutil.rmtree(folder)
         folder.mkdir(parents=True)
-        Rows.write(folder / "rows.jsonl", iter(lines))
+        write_blocks(folder, blocks if blocks is not None else blocks_of(lines or ()))
         save_npy(folder / "keys.npy", keys)
         payload.write(folder)
         fsync_dir(folder)
-        seg = Segment(name, seq, Rows(file=folder / "rows.jsonl"), np.load(folder / "keys.npy", mmap_mode="r"),
+        seg = Segment(name, seq, Rows.open(folder), np.load(folder / "keys.npy", mmap_mode="r"),
                       self.kind.load(folder, len(keys)), dead_known=True)
         return seg
 
@@ -386,8 +393,12 @@ class SegmentLog:
         keys = np.concatenate([np.asarray(seg.keys)[idx] for seg, idx in zip(picked, live, strict=True)])
         if order is not None:
             keys = keys[order]
-        lines = (picked[p].rows.line(int(r)) for p, r in zip(part.tolist(), row.tolist(), strict=True))
-        merged = self._materialize(name, snap, lines, keys, payload)
+        if order is None and self.path is not None:  # the live rows in order: whole blocks are copied
+            blocks = merged_blocks([(seg.rows, idx) for seg, idx in zip(picked, live, strict=True)])
+            merged = self._materialize(name, snap, None, keys, payload, blocks=blocks)
+        else:
+            lines = (picked[p].rows.line(int(r)) for p, r in zip(part.tolist(), row.tolist(), strict=True))
+            merged = self._materialize(name, snap, lines, keys, payload)
         merged.dead_known = False  # tombstones written since the snapshot apply to it
         with self._lock:
             if self._stop.is_set():

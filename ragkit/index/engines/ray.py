@@ -43,7 +43,8 @@ import numpy as np
 
 from ragkit.config import PipelineSpec, RaySpec
 from ragkit.errors import MissingDependencyError, RagkitError
-from ragkit.index.catalog import Catalog, SourceRow, has_key, key_of
+from ragkit.index.cache_keys import key_of
+from ragkit.index.catalog import Catalog, SourceRow, has_key
 from ragkit.index.components import Components
 from ragkit.index.layout import IndexLayout
 from ragkit.index.prepare import Prepared, Preparer, Unit

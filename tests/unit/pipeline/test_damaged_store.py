@@ -18,7 +18,7 @@ from .helpers import make_spec, write_tree
 
 
 def _delete_rows(store: Path) -> None:
-    [rows] = store.glob("s*/rows.jsonl")
+    [rows] = store.glob("s*/rows.z")
     rows.unlink()
 
 

@@ -50,6 +50,17 @@ def test_the_stem_cache_starting_afresh_keeps_the_words_of_the_batch_at_hand() -
     assert len(analyzer._stems) == 4  # afresh: just this batch's words
 
 
+def test_term_frequencies_past_one_byte_are_kept_exactly(tmp_path: Path) -> None:
+    """Frequencies are stored in one byte per posting when they fit, in two when one does not."""
+    index = BM25Index(path=tmp_path / "bm25", stemmer=None)
+    index.add(["many", "fewer"], ["ferry " * 300, "ferry " * 200 + "boat " * 100], [{}, {}])
+    index.persist()
+    index.add(["few"], ["ferry boat"], [{}])
+    index.persist()
+    reopened = BM25Index(path=tmp_path / "bm25", stemmer=None)
+    assert [h.id for h in reopened.search("ferry", k=3)] == ["many", "fewer", "few"]
+
+
 def test_documents_without_query_terms_are_not_returned() -> None:
     index = build()
     assert [h.id for h in index.search("bread", k=10)] == ["c1"]
