@@ -4,7 +4,8 @@
 ``pgvector`` store (or ``lexical.dsn``), so an index run with a server store writes no local file
 at all (a Ray cluster's driver, a search service on another host), and every commit applies only
 its own upserts and deletes. The table is ``(id TEXT PRIMARY KEY, text TEXT, metadata JSONB,
-tsv tsvector GENERATED from the indexed text)`` with a GIN index on ``tsv``: the chunk's
+tsv tsvector GENERATED from the indexed text)`` with a GIN index on ``tsv`` and a B-tree on the
+metadata's ``source`` (the files a query may name, read one distinct source at a time): the chunk's
 contextual header (``metadata.context_header``, when the splitter gave it one) and its text, as
 ``ragkit.types.indexed_text`` has them; hits show the text alone.
 
@@ -12,8 +13,8 @@ Ranking is PostgreSQL's ``ts_rank`` (term frequency, normalized by document leng
 query's lexemes joined with OR, not BM25: scores differ from the local ``BM25Index``, which the
 dense-first hybrid (the default) only uses for its rare-term boost (``rare_term_hits``: documents
 holding the query's lexemes found in at most ``max_df`` of the documents). Filters are the
-pgvector store's SQL over the JSONB metadata. It implements ``IndexSink`` and the two search
-methods ``BM25Retriever`` calls.
+pgvector store's SQL over the JSONB metadata. It implements ``IndexSink`` and the methods
+``BM25Retriever`` calls: the two searches and ``sources()``.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from __future__ import annotations
 import logging
 import re
 import threading
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
@@ -34,6 +36,8 @@ log = logging.getLogger(__name__)
 _TABLE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,62}$")
 _LANGUAGE = re.compile(r"^[a-z_]{2,40}$")
 BATCH = 1000
+#: how long the set of sources (for files a query names) is reused before it is read again
+SOURCES_TTL_S = 10.0
 
 
 class PgLexicalIndex:
@@ -60,6 +64,7 @@ class PgLexicalIndex:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._conns: list[Any] = []
+        self._sources: tuple[float, set[str]] | None = None
         self._setup()
 
     # -- plumbing --------------------------------------------------------------------------
@@ -83,7 +88,7 @@ class PgLexicalIndex:
         from psycopg import sql
 
         query = sql.SQL(template).format(t=sql.Identifier(self.table), idx=sql.Identifier(self.table + "_tsv"),
-                                         lang=sql.Literal(self.language))
+                                         src=sql.Identifier(self.table + "_source"), lang=sql.Literal(self.language))
         try:
             cur = self._conn().execute(query, list(params))
             return cur.fetchall() if cur.description else []
@@ -95,12 +100,14 @@ class PgLexicalIndex:
                   "tsv tsvector GENERATED ALWAYS AS (to_tsvector({lang}::regconfig, "
                   "coalesce((metadata->>'context_header') || E'\\n\\n', '') || text)) STORED)")
         self._run("CREATE INDEX IF NOT EXISTS {idx} ON {t} USING GIN (tsv)")
+        self._run("CREATE INDEX IF NOT EXISTS {src} ON {t} ((metadata->>'source'))")
 
     # -- IndexSink -------------------------------------------------------------------------
     def upsert(self, records: Sequence[SinkRecord]) -> None:
         from psycopg.types.json import Jsonb
 
         rows = list({r.id: r for r in records}.values())  # a repeated id: the last one wins
+        self._sources = None
         for a in range(0, len(rows), BATCH):
             part = rows[a : a + BATCH]
             self._run("INSERT INTO {t} (id, text, metadata) SELECT * FROM unnest(%s::text[], %s::text[], %s::jsonb[]) "
@@ -109,6 +116,7 @@ class PgLexicalIndex:
 
     def delete(self, ids: Sequence[str]) -> None:
         ids = list(ids)
+        self._sources = None
         for a in range(0, len(ids), 10 * BATCH):
             self._run("DELETE FROM {t} WHERE id = ANY(%s)", [ids[a : a + 10 * BATCH]])
 
@@ -126,6 +134,20 @@ class PgLexicalIndex:
 
     def count(self) -> int:
         return int(self._run("SELECT count(*) FROM {t}")[0][0])
+
+    def sources(self) -> set[str]:
+        """The ``source`` of every row: one step of the source index per distinct source (never
+        a scan of the rows), kept for :data:`SOURCES_TTL_S` seconds or until this index writes."""
+        cached = self._sources
+        if cached is not None and time.monotonic() - cached[0] < SOURCES_TTL_S:
+            return cached[1]
+        rows = self._run(
+            "WITH RECURSIVE s(v) AS (SELECT min(metadata->>'source') FROM {t} UNION ALL "
+            "SELECT (SELECT min(metadata->>'source') FROM {t} WHERE metadata->>'source' > s.v) FROM s WHERE s.v IS NOT NULL) "
+            "SELECT v FROM s WHERE v IS NOT NULL")
+        found = {r[0] for r in rows if r[0]}
+        self._sources = (time.monotonic(), found)
+        return found
 
     def persist(self) -> None:
         """Every write is committed as it runs (autocommit)."""

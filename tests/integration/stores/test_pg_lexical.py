@@ -37,6 +37,7 @@ def test_sink_operations_and_search(postgres_dsn: str, tmp_path: Path) -> None:
     try:
         index.upsert([SinkRecord(i, t, None, m) for i, (t, m) in DOCS.items()])
         assert index.count() == 4 and index.ids() == set(DOCS)
+        assert index.sources() == {"animals/fox.md", "code/python.md", "food/bake.txt"}  # the files a query may name
         assert [h.id for h in index.search("foxes", k=5)] == ["a2", "a1"]  # stemmed, a2 twice
         hit = index.search("sourdough", k=1)[0]
         assert hit.metadata["text"].startswith("Sourdough") and hit.metadata["source"] == "food/bake.txt"
@@ -45,6 +46,7 @@ def test_sink_operations_and_search(postgres_dsn: str, tmp_path: Path) -> None:
         assert index.search("zeppelin", k=5) == [] and index.search("the of", k=5) == []
         index.upsert([SinkRecord("c1", "A fox recipe", None, {"source": "food/fox.txt"})])
         assert index.search("bread", k=5) == [] and "c1" in {h.id for h in index.search("fox", k=5)}
+        assert index.sources() == {"animals/fox.md", "code/python.md", "food/fox.txt"}  # its own write is seen at once
         index.delete(["a1", "missing"])
         assert index.count() == 3 and "a1" not in index.ids()
         # "python" is in 1 of 3 documents: rare at max_df 0.5, not at 0.2
