@@ -36,7 +36,7 @@ class ImageLoader(Loader):
                               "(ocr.mode: never)", path=str(path), reason="OCR turned off (ocr.mode: never)")
         try:
             settings.check_engine(path)
-            text = ocr.OcrCache(path, settings).text(1, functools.partial(ocr.ocr_image, path, settings))
+            text = ocr.OcrCache(path, settings).page(1, functools.partial(ocr.ocr_image, path, settings)).text
         except ocr.OcrError as exc:
             raise LoaderError(f"{path}: {exc}", path=str(path), reason=f"OCR failed: {exc}") from None
         found = ocr.letters(text)

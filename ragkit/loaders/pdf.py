@@ -10,6 +10,8 @@ row a document of its own (``table: CAPTION`` and its ``column: value`` lines, m
 ``table`` and ``row``; a table without a caption is named ``TITLE, page N: HEADING`` after the
 heading line above it, else ``TITLE, page N``), and the page's text
 without the lines that only repeat the table (a page that was only tables keeps their names).
+A page read by OCR has its tables found the same way, in its word boxes laid out as lines
+(``ragkit.loaders.ocr_layout``), its rows marked ``ocr: True`` like its text.
 Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
 take longer keeps its text and loses its tables, with a warning).
 
@@ -23,7 +25,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +34,7 @@ from ragkit.loaders import pdf_ocr
 from ragkit.loaders import pdf_paper as paper
 from ragkit.loaders import pdf_tables as tables
 from ragkit.loaders.base import Loader
+from ragkit.loaders.ocr import OcrPage
 from ragkit.loaders.table_rows import grid_rows
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
@@ -110,9 +113,10 @@ class PdfLoader(Loader):
         found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
         docs = self._documents(source, pages, meta, ocr_done)
         return iter(_with_rows(docs, found_tables, lambda number, name, row, text: Document(
-            text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row))))
+            text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row,
+                                               **({"ocr": True} if number in ocr_done else {})))))
 
-    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: frozenset[int],
+    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: Mapping[int, OcrPage],
                 title: str) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
         """The rows of each page's tables ({page: [(table name, [(row, text)])]}); the pages' text
         in ``pages`` loses the lines that only repeat a table. A page whose tables fail or take too
@@ -121,10 +125,11 @@ class PdfLoader(Loader):
         failed: list[str] = []
         timeout = float(self.options["table_page_timeout_s"])
         for index, (number, text) in enumerate(pages):
-            if number in ocr_done or not tables.may_hold_table(text):
+            if number not in ocr_done and not tables.may_hold_table(text):
                 continue
             try:
-                page_tables = tables.page_tables(reader.pages[number - 1], text, timeout)
+                page_tables = (tables.word_tables(ocr_done[number].words, text, timeout) if number in ocr_done
+                               else tables.page_tables(reader.pages[number - 1], text, timeout))
             except tables.TableTimeout as exc:
                 failed.append(f"page {number}: {exc}; raise table_page_timeout_s of the pdf loader to allow it")
                 continue
@@ -142,7 +147,7 @@ class PdfLoader(Loader):
         return found
 
     def _documents(self, source: str, pages: list[tuple[int, str]], meta: dict[str, Any],
-                   ocr_done: frozenset[int] = frozenset()) -> list[Document]:
+                   ocr_done: Collection[int] = frozenset()) -> list[Document]:
         """One document per page; the reference list (``ragkit.loaders.pdf_paper``) in documents of
         its own, marked ``references: True`` with the heading ``References``: a page where it starts
         or an appendix follows it gives two."""

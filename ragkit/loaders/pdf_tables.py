@@ -27,6 +27,9 @@ never pays it. Each page has a time limit (the ``table_page_timeout_s`` option o
 loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
 plain text that only repeat a table's cells or header are taken out of the page's text
 (:func:`without_tables`), so the table is not indexed twice, once as a run of numbers.
+
+A page read by OCR has no text layer to lay out: its word boxes are set out as lines instead
+(:func:`word_tables`, ``ragkit.loaders.ocr_layout``), and its tables read from them the same way.
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from ragkit.loaders.ocr_layout import OcrWord, layout_lines
 from ragkit.loaders.table_rows import Grid, is_number
 
 #: plain-text lines with two or more numbers a page needs before it is laid out for tables
@@ -111,6 +115,15 @@ def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
     with time_limit(timeout_s):
         layout = page.extract_text(extraction_mode="layout") or ""
     return find_grids(layout.splitlines(), plain)
+
+
+def word_tables(words: Sequence[OcrWord], plain: str, timeout_s: float) -> list[PageTable]:
+    """The tables of a page read by OCR, from its word boxes set out as layout lines
+    (``ragkit.loaders.ocr_layout``), whose plain text is ``plain``; :class:`TableTimeout` past
+    ``timeout_s``. Setting the lines costs little beside OCR, so every such page is looked at
+    (:func:`may_hold_table` spares born-digital pages pypdf's costly layout)."""
+    with time_limit(timeout_s):
+        return find_grids(layout_lines(words), plain)
 
 
 @contextlib.contextmanager
@@ -538,4 +551,4 @@ def _repeats(line: str, words: frozenset[str]) -> bool:
 
 
 __all__ = ["MIN_NUMERIC_LINES", "PageTable", "TableTimeout", "find_grids", "may_hold_table", "page_tables",
-           "time_limit", "without_tables"]
+           "time_limit", "without_tables", "word_tables"]
