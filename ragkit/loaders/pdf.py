@@ -35,7 +35,6 @@ from ragkit.loaders import pdf_paper as paper
 from ragkit.loaders import pdf_tables as tables
 from ragkit.loaders.base import Loader
 from ragkit.loaders.ocr import OcrPage
-from ragkit.loaders.table_rows import grid_rows
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -54,7 +53,7 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
-    option_defaults = {"tables": True, "table_page_timeout_s": 10.0}
+    option_defaults = {"tables": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -136,7 +135,7 @@ class PdfLoader(Loader):
             except Exception as exc:  # pypdf's layout mode raises many types on odd content streams
                 failed.append(f"page {number}: {type(exc).__name__}: {exc}")
                 continue
-            named = _named(page_tables, number, title)
+            named = tables.named_rows(page_tables, number, title)
             if named:
                 found[number] = named
                 rest = tables.without_tables(text, page_tables)
@@ -171,20 +170,6 @@ class PdfLoader(Loader):
                     docs.append(Document(text=part.strip(), metadata=self._metadata(source, **meta, page=number,
                                                                                       **extra)))
         return docs
-
-
-def _named(page_tables: list[tables.PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
-    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
-    out = []
-    for k, table in enumerate(page_tables, start=1):
-        place = f"{title}, page {number}"
-        name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
-                                      place + (f", table {k}" if len(page_tables) > 1 else ""))
-        rows = grid_rows(table.grid, name, header_rows=table.header_rows)
-        if rows:
-            out.append((name, rows))
-    return out
 
 
 def _with_rows(docs: list[Document], found: dict[int, list[tuple[str, list[tuple[int, str]]]]],

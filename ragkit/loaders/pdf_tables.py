@@ -45,8 +45,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.loaders.ocr_layout import OcrWord, layout_lines
-from ragkit.loaders.table_rows import Grid, is_number
+from ragkit.loaders.table_rows import Grid, grid_rows, is_number
 
+#: seconds a page's tables may take (the ``pdf`` loader's ``table_page_timeout_s``)
+TABLE_PAGE_TIMEOUT_S = 10.0
 #: plain-text lines with two or more numbers a page needs before it is laid out for tables
 MIN_NUMERIC_LINES = 3
 #: data lines a table needs
@@ -534,6 +536,20 @@ def _plain_caption(layout_line: str, plain: str, words: frozenset[str]) -> str:
     return caption[:MAX_CAPTION]
 
 
+def named_rows(page_tables: Sequence[PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
+    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
+    out = []
+    for k, table in enumerate(page_tables, start=1):
+        place = f"{title}, page {number}"
+        name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
+                                      place + (f", table {k}" if len(page_tables) > 1 else ""))
+        rows = grid_rows(table.grid, name, header_rows=table.header_rows)
+        if rows:
+            out.append((name, rows))
+    return out
+
+
 def without_tables(plain: str, tables: Sequence[PageTable]) -> str:
     """``plain`` without its lines that only repeat a table's cells, its header's included (every
     word one of the table's, and a number or two words or more): the table is indexed as rows, not
@@ -550,5 +566,5 @@ def _repeats(line: str, words: frozenset[str]) -> bool:
     return bool(tokens) and all(t in words for t in tokens) and (len(tokens) >= 2 or is_number(tokens[0]))
 
 
-__all__ = ["MIN_NUMERIC_LINES", "PageTable", "TableTimeout", "find_grids", "may_hold_table", "page_tables",
-           "time_limit", "without_tables", "word_tables"]
+__all__ = ["MIN_NUMERIC_LINES", "TABLE_PAGE_TIMEOUT_S", "PageTable", "TableTimeout", "find_grids", "may_hold_table",
+           "named_rows", "page_tables", "time_limit", "without_tables", "word_tables"]

@@ -144,3 +144,12 @@ def test_a_cache_entry_from_before_formats_is_ocrd_again_and_removed(tmp_path: P
     legacy.write_text(json.dumps({"pages": {"1": "Text-only words " * 10}}), encoding="utf-8")  # the old format
     [doc] = load(image, conf)
     assert doc.text == fresh.text and not legacy.exists() and entry.exists()
+
+
+@needs_tesseract
+def test_a_table_in_an_image_becomes_rows_too(tmp_path: Path) -> None:
+    docs = load(table_image(tmp_path / "stations.png"), settings(tmp_path))
+    rows = [d for d in docs if "row" in d.metadata]
+    assert [d.metadata["row"] for d in rows] == [0, 1, 2, 3], [d.text for d in docs]
+    assert "Keeper: Okafor" in rows[2].text and "Built: 1888" in rows[2].text
+    assert all(d.metadata["ocr"] is True and d.metadata["mime"] == "image/png" for d in docs)
