@@ -25,6 +25,9 @@ PHRASE_GAP = 1.5
 CELL_SPACES = 4
 #: a gap between two lines this many times the page's usual one sets a blank line between them
 PARAGRAPH_GAP = 1.6
+#: words Tesseract is less sure of than this (0-100) are left out of the lines: the marks it
+#: reads in a chart's lines, dots and shading (a printed word scores 90 and more)
+MIN_CONF = 50
 #: the share of the smaller height two boxes must share to stand on one line
 LINE_OVERLAP = 0.5
 #: the physical lines a word is compared with (the last ones: words come top to bottom)
@@ -44,6 +47,8 @@ class OcrWord:
     width: int
     height: int
     line: tuple[int, int, int]
+    #: Tesseract's confidence in the word, 0-100
+    conf: int
     text: str
 
     @property
@@ -55,17 +60,18 @@ class OcrWord:
         return self.top + self.height
 
     def to_row(self) -> list[int | str]:
-        """The word as a JSON row (the OCR cache): left, top, width, height, block, par, line, text."""
-        return [self.left, self.top, self.width, self.height, *self.line, self.text]
+        """The word as a JSON row (the OCR cache): left, top, width, height, block, par, line,
+        conf, text."""
+        return [self.left, self.top, self.width, self.height, *self.line, self.conf, self.text]
 
     @classmethod
     def from_row(cls, row: object) -> OcrWord:
         """The word of a :meth:`to_row` row; ValueError for anything else."""
-        if not isinstance(row, list) or len(row) != 8 or not isinstance(row[7], str) \
-                or not all(isinstance(v, int) and not isinstance(v, bool) for v in row[:7]):
+        if not isinstance(row, list) or len(row) != 9 or not isinstance(row[8], str) \
+                or not all(isinstance(v, int) and not isinstance(v, bool) for v in row[:8]):
             raise ValueError(f"not an OCR word row: {str(row)[:80]}")
-        left, top, width, height, block, par, line, text = row
-        return cls(left, top, width, height, (block, par, line), text)
+        left, top, width, height, block, par, line, conf, text = row
+        return cls(left, top, width, height, (block, par, line), conf, text)
 
 
 def parse_tsv(tsv: str) -> list[OcrWord]:
@@ -80,9 +86,10 @@ def parse_tsv(tsv: str) -> list[OcrWord]:
             continue
         try:
             block, par, line, left, top, width, height = (int(cells[k]) for k in (2, 3, 4, 6, 7, 8, 9))
+            conf = round(float(cells[10]))
         except ValueError:
             continue
-        words.append(OcrWord(left, top, width, height, (block, par, line), cells[11].strip()))
+        words.append(OcrWord(left, top, width, height, (block, par, line), conf, cells[11].strip()))
     return words
 
 
@@ -110,8 +117,10 @@ def _shares_height(word: OcrWord, line: Sequence[OcrWord]) -> bool:
 
 def layout_lines(words: Sequence[OcrWord]) -> list[str]:
     """The page as fixed-width lines (module docstring), a blank line where the gap to the line
-    above is :data:`PARAGRAPH_GAP` times the page's usual gap between lines or more."""
-    words = [w for w in words if w.width > 0 and w.height > 0]
+    above is :data:`PARAGRAPH_GAP` times the page's usual gap between lines or more. Words read
+    with a confidence under :data:`MIN_CONF` (what Tesseract makes of a chart's lines and dots)
+    are left out."""
+    words = [w for w in words if w.width > 0 and w.height > 0 and w.conf >= MIN_CONF]
     if not words:
         return []
     glyph = _glyph(words)
@@ -153,4 +162,4 @@ def _set_line(line: Sequence[OcrWord], glyph: float, margin: int) -> str:
     return text
 
 
-__all__ = ["CELL_SPACES", "LINE_OVERLAP", "OcrWord", "PARAGRAPH_GAP", "PHRASE_GAP", "layout_lines", "parse_tsv", "physical_lines"]
+__all__ = ["CELL_SPACES", "LINE_OVERLAP", "MIN_CONF", "OcrWord", "PARAGRAPH_GAP", "PHRASE_GAP", "layout_lines", "parse_tsv", "physical_lines"]

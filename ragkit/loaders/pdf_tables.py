@@ -72,6 +72,7 @@ MAX_HEADING_WORDS = 8
 MIN_PROSE_WORDS = 6
 #: ... and, for a column of them, this many characters a cell on average
 MIN_PROSE_CHARS = 40
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
@@ -123,9 +124,19 @@ def word_tables(words: Sequence[OcrWord], plain: str, timeout_s: float) -> list[
     """The tables of a page read by OCR, from its word boxes set out as layout lines
     (``ragkit.loaders.ocr_layout``), whose plain text is ``plain``; :class:`TableTimeout` past
     ``timeout_s``. Setting the lines costs little beside OCR, so every such page is looked at
-    (:func:`may_hold_table` spares born-digital pages pypdf's costly layout)."""
+    (:func:`may_hold_table` spares born-digital pages pypdf's costly layout). A table needs
+    labelled rows (:func:`_labelled`): a scanned chart's axes are columns of numbers too."""
     with time_limit(timeout_s):
-        return find_grids(layout_lines(words), plain)
+        return [t for t in find_grids(layout_lines(words), plain) if _labelled(t)]
+
+
+def _labelled(table: PageTable) -> bool:
+    """Whether half the table's body rows or more have a cell of words (a word of two letters or
+    more, not a number): the rows of a table name what they hold; the tick marks of two charts
+    side by side ("100   100", "95   95") do not."""
+    body = table.grid.rows[table.header_rows:]
+    labelled = sum(1 for row in body if any(_WORD.search(c) and not is_number(c) for c in row))
+    return bool(body) and 2 * labelled >= len(body)
 
 
 @contextlib.contextmanager

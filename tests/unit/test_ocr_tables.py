@@ -52,7 +52,7 @@ def load(path: Path, conf: ocr.OcrSettings) -> list[Document]:
 
 
 def word(left: int, top: int, text: str, line: tuple[int, int, int] = (1, 1, 1)) -> OcrWord:
-    return OcrWord(left, top, 20 * len(text), 30, line, text)
+    return OcrWord(left, top, 20 * len(text), 30, line, 96, text)
 
 
 # --------------------------------------------------------------------------- layout lines, no engine
@@ -78,7 +78,7 @@ def test_tsv_rows_other_than_words_are_left_out() -> None:
            "1\t1\t0\t0\t0\t0\t0\t0\t800\t600\t-1\t\n"
            "5\t1\t2\t1\t3\t1\t40\t90\t120\t30\t95.5\tStation\n"
            "5\t1\t2\t1\t3\t2\t170\t90\t20\t30\t10.0\t \n")
-    assert parse_tsv(tsv) == [OcrWord(40, 90, 120, 30, (2, 1, 3), "Station")]
+    assert parse_tsv(tsv) == [OcrWord(40, 90, 120, 30, (2, 1, 3), 96, "Station")]
     assert parse_tsv("not a tsv\n") == []
 
 
@@ -153,3 +153,21 @@ def test_a_table_in_an_image_becomes_rows_too(tmp_path: Path) -> None:
     assert [d.metadata["row"] for d in rows] == [0, 1, 2, 3], [d.text for d in docs]
     assert "Keeper: Okafor" in rows[2].text and "Built: 1888" in rows[2].text
     assert all(d.metadata["ocr"] is True and d.metadata["mime"] == "image/png" for d in docs)
+
+
+def test_words_tesseract_is_unsure_of_are_left_out_of_the_lines() -> None:
+    marks = OcrWord(300, 0, 40, 30, (2, 1, 1), 22, "=~")  # what Tesseract reads in a chart's lines
+    assert layout_lines([word(0, 0, "Gull"), marks]) == ["Gull"]
+
+
+def test_two_charts_side_by_side_are_not_a_table_but_a_labelled_one_is() -> None:
+    from ragkit.loaders.pdf_tables import word_tables
+
+    ticks = [w for i, n in enumerate(("100", "95", "90", "85")) for w in (word(0, 60 * i, n, (1, 1, i)),
+                                                                         word(600, 60 * i, n, (2, 1, i)))]
+    assert word_tables(ticks, "", 10.0) == []
+    labelled = [w for i, (name, n) in enumerate([("Alpha", "100"), ("Gull", "95"), ("North", "90")])
+                for w in (word(0, 60 * i, name, (1, 1, i)), word(600, 60 * i, n, (2, 1, i)),
+                          word(900, 60 * i, n, (3, 1, i)))]
+    [table] = word_tables(labelled, "", 10.0)
+    assert table.grid.rows[0] == ("Alpha", "100", "100")
