@@ -53,6 +53,8 @@ TABLE_PAGE_TIMEOUT_S = 10.0
 MIN_NUMERIC_LINES = 3
 #: data lines a table needs
 MIN_DATA_LINES = 2
+#: body rows a table on an OCR'd page needs
+MIN_OCR_ROWS = 3
 #: header lines looked for above a table
 MAX_HEADER_LINES = 5
 #: the share of a data line's cells that are numbers, at least
@@ -124,19 +126,21 @@ def word_tables(words: Sequence[OcrWord], plain: str, timeout_s: float) -> list[
     """The tables of a page read by OCR, from its word boxes set out as layout lines
     (``ragkit.loaders.ocr_layout``), whose plain text is ``plain``; :class:`TableTimeout` past
     ``timeout_s``. Setting the lines costs little beside OCR, so every such page is looked at
-    (:func:`may_hold_table` spares born-digital pages pypdf's costly layout). A table needs
-    labelled rows (:func:`_labelled`): a scanned chart's axes are columns of numbers too."""
+    (:func:`may_hold_table` spares born-digital pages pypdf's costly layout). A table must also
+    read as one (:func:`_reads_as_table`): what Tesseract makes of a chart (its axes, columns of
+    numbers; its legend and titles) is laid out in columns too."""
     with time_limit(timeout_s):
-        return [t for t in find_grids(layout_lines(words), plain) if _labelled(t)]
+        return [t for t in find_grids(layout_lines(words), plain) if _reads_as_table(t)]
 
 
-def _labelled(table: PageTable) -> bool:
-    """Whether half the table's body rows or more have a cell of words (a word of two letters or
-    more, not a number): the rows of a table name what they hold; the tick marks of two charts
-    side by side ("100   100", "95   95") do not."""
+def _reads_as_table(table: PageTable) -> bool:
+    """Whether a table found on an OCR'd page has a header, :data:`MIN_OCR_ROWS` body rows or
+    more, and a label of its own (a cell of words: a word of two letters or more, not a number)
+    in two thirds of them or more: a table's rows name what they hold; the tick marks of two
+    charts side by side ("100   100") or an axis title beside them ("Accuracy 92") do not."""
     body = table.grid.rows[table.header_rows:]
-    labelled = sum(1 for row in body if any(_WORD.search(c) and not is_number(c) for c in row))
-    return bool(body) and 2 * labelled >= len(body)
+    labels = {next((c for c in row if _WORD.search(c) and not is_number(c)), "") for row in body} - {""}
+    return table.header_rows >= 1 and len(body) >= MIN_OCR_ROWS and 3 * len(labels) >= 2 * len(body)
 
 
 @contextlib.contextmanager

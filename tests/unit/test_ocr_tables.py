@@ -160,14 +160,16 @@ def test_words_tesseract_is_unsure_of_are_left_out_of_the_lines() -> None:
     assert layout_lines([word(0, 0, "Gull"), marks]) == ["Gull"]
 
 
-def test_two_charts_side_by_side_are_not_a_table_but_a_labelled_one_is() -> None:
+def test_two_charts_side_by_side_are_not_a_table_but_one_whose_rows_are_named_is() -> None:
     from ragkit.loaders.pdf_tables import word_tables
 
     ticks = [w for i, n in enumerate(("100", "95", "90", "85")) for w in (word(0, 60 * i, n, (1, 1, i)),
                                                                          word(600, 60 * i, n, (2, 1, i)))]
     assert word_tables(ticks, "", 10.0) == []
-    labelled = [w for i, (name, n) in enumerate([("Alpha", "100"), ("Gull", "95"), ("North", "90")])
-                for w in (word(0, 60 * i, name, (1, 1, i)), word(600, 60 * i, n, (2, 1, i)),
-                          word(900, 60 * i, n, (3, 1, i)))]
-    [table] = word_tables(labelled, "", 10.0)
-    assert table.grid.rows[0] == ("Alpha", "100", "100")
+    rows = [("Station", "Built", "Visitors"), ("Alpha", "100", "100"), ("Gull", "95", "95"), ("North", "90", "90")]
+    table = [w for i, row in enumerate(rows) for k, cell in enumerate(row) for w in [word(300 * k, 60 * i, cell, (k, 1, i))]]
+    [found] = word_tables(table, "", 10.0)
+    assert found.grid.rows[:2] == (("Station", "Built", "Visitors"), ("Alpha", "100", "100"))
+    # an axis title beside the ticks is one label for every row, not a label of each
+    titled = [*ticks, *(word(-300, 60 * i, "Accuracy", (0, 1, i)) for i in range(4))]
+    assert word_tables([*titled, word(0, -60, "Errors", (1, 1, 9)), word(600, -60, "Failures", (2, 1, 9))], "", 10.0) == []
