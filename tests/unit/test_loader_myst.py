@@ -7,7 +7,7 @@ from pathlib import Path
 
 from ragkit.loaders.myst import has_myst, render_myst
 from ragkit.loaders.rst import rst_to_markdown
-from ragkit.registry import loaders
+from ragkit.registry import loaders, splitters
 
 GUIDE = """\
 (lighthouse-guide)=
@@ -115,3 +115,21 @@ def test_rst_object_descriptions_still_describe() -> None:
     text, _ = rst_to_markdown("Intro.\n\n.. py:function:: blink(times)\n\n   Flashes the lamp ``times`` times.\n")
     assert "blink" in text and "Flashes the lamp times times." in " ".join(text.split())
     assert "```" not in text
+
+
+def test_html_headings_in_markdown_become_headings(tmp_path: Path) -> None:
+    from ragkit.loaders.markdown_html import html_headings
+
+    faq = (
+        '<h1 align="center"><img src="logo.png"></h1>\n\n## FAQ\n\n<h3 name="keeper">\nWho keeps the &amp; lamp?\n</h3>\n\n'
+        "The keeper's daughter.\n\n```html\n<h2>code, not a heading</h2>\n```\n"
+    )
+    text = html_headings(faq)
+    assert "### Who keeps the & lamp?\n\nThe keeper's daughter." in text
+    assert "<h2>code, not a heading</h2>" in text and "<img" not in text
+    path = tmp_path / "FAQ.md"
+    path.write_text(faq, encoding="utf-8")
+    (doc,) = loaders.get("markdown")().load(path, source="FAQ.md")
+    chunks = splitters.get("markdown")(chunk_size=200, chunk_overlap=0, unit="chars").split(doc)
+    answer = next(c for c in chunks if "daughter" in c.text)
+    assert answer.metadata["heading"] == "FAQ > Who keeps the & lamp?"
