@@ -40,6 +40,9 @@ from ragkit.loaders.sphinx_names import (
 )
 
 log = logging.getLogger(__name__)
+#: directives inside directives rendered this deep; a fence left open takes the rest of the file as
+#: its content, so this also bounds the work on a file of unclosed fences (depth x its lines)
+MAX_DEPTH = 8
 
 _OPEN = re.compile(r"^(?P<indent> {0,3})(?P<fence>`{3,}|~{3,}|:{3,})\{(?P<name>[\w.:+-]+)\}[ \t]*(?P<arg>.*)$")
 _OPEN_ANYWHERE = re.compile(_OPEN.pattern, re.MULTILINE)
@@ -75,7 +78,9 @@ def render_myst(text: str, *, where: str = "<string>") -> str:
     return "\n".join(_render_lines(text.split("\n"), where))
 
 
-def _render_lines(lines: list[str], where: str) -> list[str]:
+def _render_lines(lines: list[str], where: str, depth: int = 0) -> list[str]:
+    if depth > MAX_DEPTH:  # directives nested deeper (or left open, one inside the next) stay as written
+        return lines
     out: list[str] = []
     i = 0
     while i < len(lines):
@@ -84,7 +89,7 @@ def _render_lines(lines: list[str], where: str) -> list[str]:
         if opened:
             end = _closing(lines, i + 1, opened.group("fence"))
             body = [_dedent(s, len(opened.group("indent"))) for s in lines[i + 1 : end]]
-            out.extend(_directive(opened.group("name").lower(), opened.group("arg").strip(), body, where))
+            out.extend(_directive(opened.group("name").lower(), opened.group("arg").strip(), body, where, depth))
             i = end + 1
             continue
         code = _CODE_OPEN.match(line)
@@ -112,7 +117,7 @@ def _dedent(line: str, indent: int) -> str:
     return line[indent:] if line[:indent].isspace() else line
 
 
-def _directive(name: str, arg: str, body: list[str], where: str) -> list[str]:
+def _directive(name: str, arg: str, body: list[str], where: str, depth: int) -> list[str]:
     if name in _CHUNK_LANGUAGES:
         return [f"```{name}", *body, "```"]
     body = _without_options(body)
@@ -123,7 +128,7 @@ def _directive(name: str, arg: str, body: list[str], where: str) -> list[str]:
         return [f"```{language}", *body, "```"]
     if name == "eval-rst":
         return _rst(body, where)
-    content = _render_lines(body, where)
+    content = _render_lines(body, where, depth + 1)
     if name in LABELS:
         return ["", label_line(name, arg), *content, ""]
     if name in ADMONITIONS or name == "admonition":

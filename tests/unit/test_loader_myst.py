@@ -133,3 +133,13 @@ def test_html_headings_in_markdown_become_headings(tmp_path: Path) -> None:
     chunks = splitters.get("markdown")(chunk_size=200, chunk_overlap=0, unit="chars").split(doc)
     answer = next(c for c in chunks if "daughter" in c.text)
     assert answer.metadata["heading"] == "FAQ > Who keeps the & lamp?"
+
+
+def test_hostile_fences_cost_lines_not_lines_squared() -> None:
+    from ragkit.loaders.markdown_html import html_headings
+
+    unclosed = "\n".join(f"{'`' * (3 + n % 50)}{{note}}" for n in range(20_000))
+    assert render_myst(unclosed).count("{note}") > 19_000  # nested past MAX_DEPTH: kept as written
+    ladder = "\n".join("`" * (3_003 - n) for n in range(3_000)) + "\n<h2>Kept</h2>\n"
+    assert html_headings(ladder).endswith("<h2>Kept</h2>\n")  # inside the first, never closed, fence
+    assert html_headings("<h2>Not closed\n\n\n\n\n\n\n\ntext</h2>").startswith("<h2>Not closed")
