@@ -5,7 +5,7 @@ shape of a document where the answerer once quoted a true sentence that did not 
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
-from ragkit.rag.extractive.answer_type import defined_term, has_answer_type, list_count
+from ragkit.rag.extractive.answer_type import counted_noun, counts, defined_term, has_answer_type, list_count
 from ragkit.rag.passages import Passage
 
 
@@ -266,3 +266,36 @@ def test_a_row_document_reads_as_one_row_and_the_row_named_by_the_question_answe
     assert extractive_answer("How much does an adult fare cost?", FERRY_FARES).startswith(
         "Fare: Adult; Price: £9.00")
     assert extractive_answer("How long is the crossing to the island?", FERRY_FARES) == REFUSAL
+
+
+# ---------------------------------------------------------------- "how many X": the number of X
+SIGNALS = _passages(
+    ("Comparing code books (figures 2a, 2b and 2c) show that flag-level FlagNets work better for small "
+     "crews. 3 Flag-level FlagNets are reliable on large ships.", {"source": "signals.pdf", "page": "3", "start": "4000"}),
+    ("The code book used in all of our ships consists of 40 flags, including 26 letter flags and 14 others.",
+     {"source": "signals.pdf", "page": "2", "start": "2000"}),
+)
+
+
+def test_how_many_is_answered_by_the_number_of_what_it_counts() -> None:
+    """"How many flags…?" wants "40 flags", not the sentence that shares most of the question's
+    other words and holds some other number (a section's, a figure's)."""
+    got = extractive_answer("How many flags are in the code book of the flag-level FlagNets?", SIGNALS)
+    assert got.startswith("The code book used in all of our ships consists of 40 flags")
+    assert counted_noun("How many parallel signal lamps does the ship use?") == "lamp"
+    assert counted_noun("How long is a crossing?") == "long"
+    assert counts("flag", "a set of 40 hand- written signal flags") and not counts("flag", "100 samples per flag")
+    assert not counts("flag", "2 Flag-level Signalling") and not counts("flag", "(2b and 2c) show that flag-level")
+
+
+GATHERINGS = _passages((
+    "# Our Gatherings\n\n## Summer camps\n\nThe whole crew gathers at the summer camp twice a year. "
+    "Newcomers meet their mentor at the 1-month, 3-month and 1-year marks.\n\n"
+    "Camps are 5 days long. Most people arrive on a Sunday.", {"source": "gatherings.md"}),)
+
+
+def test_how_long_is_answered_by_the_measure_the_adjective_closes() -> None:
+    """"How long is a crew summer camp?": "Camps are 5 days long", not "twice a year" (a
+    frequency) nor the marks of a newcomer's first year."""
+    got = extractive_answer("How long is a crew summer camp?", GATHERINGS)
+    assert got.startswith("Camps are 5 days long")

@@ -13,7 +13,10 @@ question of the conversation weigh half. The score is then weighed by:
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
   person, a date or a quantity (a share a percentage, a price or a fee an amount of money), and
   "What does IIFE stand for?" the words its letters begin ("Immediately Invoked Function
-  Expression"); a
+  Expression"); "How many characters…?" a number of characters ("70 characters") and "How long
+  is a meet-up?" a measure that ends with "long" ("1 week long"), when some passage gives one
+  (then a sentence with only another number is not of the kind, and one with it counts half
+  again); a
   sentence with none that is new (not in the question) counts
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
   2024)") is a candidate too. The noun such a question asks for ("What was the *total* paid?")
@@ -71,6 +74,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    counts,
     defines,
     expands,
     gives_alias,
@@ -109,6 +113,7 @@ _SECTION = 0.7  # credit for a question word found in the sentence's section hea
 _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
+_COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
 _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
@@ -359,6 +364,8 @@ def _typed(u: Unit, query: Query) -> bool:
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         return holds_value(query.value_kind, text, query.said, default=query.default)
     text = _row_values(u.text) if u.kind == "row" else u.text
+    if query.counted_given and not counts(query.counted, text):
+        return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
     return (query.kind is not None and has_answer_type(query.kind, text, query.words)
             and in_measure(query.measure, text))
 
@@ -399,6 +406,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
+    if query.counted_given and typed:
+        fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
@@ -468,6 +477,8 @@ def extractive_answer(
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
             or not _versions_present(query, passages)):
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
+    if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
+        query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     candidates = sorted(
