@@ -299,3 +299,22 @@ def test_how_long_is_answered_by_the_measure_the_adjective_closes() -> None:
     frequency) nor the marks of a newcomer's first year."""
     got = extractive_answer("How long is a crew summer camp?", GATHERINGS)
     assert got.startswith("Camps are 5 days long")
+
+
+# ---------------------------------------------------------------- the answer's passage must hold the question
+GAUGES = _passages(
+    ("The first tide gauge of the bay was built by Ada Quill and Tom Hale (2005), who used a float in a well. "
+     "A similar float was later adopted by Quill and Hale (2011).", {"source": "gauges.pdf", "page": "2", "start": "3000"}),
+    ("Harbour records list every gauge reading since 1990. Each reading is checked by hand.",
+     {"source": "records.pdf", "page": "1", "start": "0"}),
+    ("Harbour pilots guide the ships in at dawn; medals for pilots are cast in bronze.",
+     {"source": "committee.md"}),
+)
+
+
+def test_a_passage_on_the_topic_that_lacks_what_is_asked_gives_no_answer() -> None:
+    """"In which year did Ada Quill receive the Harbour Medal?": a passage names her and gives
+    years, but says nothing of a medal or of receiving one (another document speaks of medals,
+    not of her): the question is refused, not answered with a year of something else."""
+    assert extractive_answer("In which year did Ada Quill receive the Harbour Medal?", GAUGES) == REFUSAL
+    assert "2005" in extractive_answer("In which year did Ada Quill build the first tide gauge?", GAUGES)

@@ -51,7 +51,9 @@ one; for a how-to question, the code block of the best sentence's section. It sa
 base has no answer when no sentence shares enough meaningful content with the question, when a
 number, a version (read whole: "2.44" is not "v2.44.3") or a name the question is about appears
 in none of the passages, or when most of the
-question's weight is in words no passage has. A question that names something found in some
+question's weight is in words no passage has, or when the passage of every candidate (with its
+document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
+a value question, whose line may say none of them). A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -134,6 +136,7 @@ _LINE = 0.7  # ... for a line of a code block that holds the value asked for (pr
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
+_UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack this share of the question
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
@@ -456,6 +459,15 @@ def _missing_share(query: Query, units: Sequence[Unit]) -> float:
     return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
 
 
+def _unsupported_share(u: Unit, query: Query) -> float:
+    """The share of the question's own words (boost-weighted, as ``_missing_share``) that the
+    unit's passage, its section and the other retrieved passages of its document do not have."""
+    own = {t: b for t, b in query.boosts.items() if t in query.own}
+    total = sum(own.values())
+    have = u.scope | u.document | u.section
+    return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
+
+
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
     context: str = "",
@@ -488,6 +500,12 @@ def extractive_answer(
     named = query.names & present
     if named:  # a question about a name is answered from a document that mentions it
         candidates = [c for c in candidates if named & (c.unit.scope | c.unit.document | c.unit.section)]
+    # the passage an answer comes from (with its document's other passages) must hold half the
+    # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
+    # passage that names her and gives a year, but says nothing of a medal (a value's line may say
+    # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
+    if query.kind != "value":
+        candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
