@@ -318,3 +318,21 @@ def test_a_passage_on_the_topic_that_lacks_what_is_asked_gives_no_answer() -> No
     not of her): the question is refused, not answered with a year of something else."""
     assert extractive_answer("In which year did Ada Quill receive the Harbour Medal?", GAUGES) == REFUSAL
     assert "2005" in extractive_answer("In which year did Ada Quill build the first tide gauge?", GAUGES)
+
+
+# ---------------------------------------------------------------- a row document's label is not its text
+GAUGE_PAPER = _passages(
+    ("table: Learning Tide Patterns with Float Gauges, page 4, table 2\ntions. We use a local estimator with a "
+     "bandwidth chosen by cross-validation. This step serves: gauge readings).\n(Bje",
+     {"source": "gauges.pdf", "page": "4", "table": "Learning Tide Patterns with Float Gauges, page 4, table 2"}),
+    ("Moreover, results on the HARBOUR-7 dataset show that float gauges track the tide within 2 cm.",
+     {"source": "gauges.pdf", "page": "5", "start": "8000"}),
+)
+
+
+def test_the_label_of_a_table_row_that_is_not_cells_is_never_the_answer() -> None:
+    """A PDF's table row whose cells are loose text keeps the loader's ``table: NAME`` label, and
+    a table without a caption is named after the paper's title: that label matches every question
+    about the paper, but says nothing; the sentence naming the dataset answers."""
+    got = extractive_answer("On which dataset are the float gauges for learning tide patterns evaluated?", GAUGE_PAPER)
+    assert "HARBOUR-7" in got and "table:" not in got
