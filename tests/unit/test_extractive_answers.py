@@ -285,6 +285,7 @@ def test_how_many_is_answered_by_the_number_of_what_it_counts() -> None:
     assert counted_noun("How many parallel signal lamps does the ship use?") == "lamp"
     assert counted_noun("How long is a crossing?") == "long"
     assert counts("flag", "a set of 40 hand- written signal flags") and not counts("flag", "100 samples per flag")
+    assert not counts("flag", "Lamps need 30× fewer flags")
     assert not counts("flag", "2 Flag-level Signalling") and not counts("flag", "(2b and 2c) show that flag-level")
 
 

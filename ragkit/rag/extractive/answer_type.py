@@ -238,7 +238,7 @@ _HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+?)(?
                        r"can|could|will|would|should|has|have|had|in|on|of|at|for|per|a|an|the)\b|\s*\?|$)",
                        re.IGNORECASE)
 _BROKEN_WORD = re.compile(r"(?<=[a-z])- (?=[a-z])")  # a word a PDF's line broke: "hand- written"
-_RATE_WORDS = frozenset("per each every".split())  # "100 samples per problem" is a rate, not a count
+_RATE_WORDS = frozenset("per each every fewer times".split())  # "100 samples per problem", "30x fewer parameters": no count
 _COUNT_GAP = 2  # words allowed between a number and the noun it counts ("6 identical layers", "8 million documents")
 
 
