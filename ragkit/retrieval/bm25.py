@@ -162,6 +162,7 @@ class BM25Index:
         self._analyzer = _Analyzer(stemmer=stemmer, stopwords=stopwords)
         self.last_build_seconds: float | None = None
         self._log = self._open_log()
+        self._sources: tuple[list[tuple[Segment, np.ndarray | None]], frozenset[str]] | None = None
 
     @property
     def params(self) -> dict[str, Any]:
@@ -289,13 +290,24 @@ class BM25Index:
         found = [(n, np.flatnonzero(c), c[c > 0] / len(rare)) for n, c in sorted(counts.items())]
         return self._top_hits(segs, found, k, norm)
 
-    def sources(self) -> set[str]:
-        """The ``source`` of every live row (each segment's column is read once and kept)."""
+    def sources(self) -> frozenset[str]:
+        """The ``source`` of every live row (each segment's column is read once and kept). The
+        same set is returned again while the index holds the same rows (no segment added, merged
+        or hidden rows changed), so a caller can key what it derives from it on the set itself."""
+        segs = self._log.live_segments()
+        state = [(seg, seg.dead) for seg in segs]
+        kept = self._sources
+        if kept is not None and len(kept[0]) == len(state) and all(
+            a is c and b is d for (a, b), (c, d) in zip(kept[0], state, strict=True)
+        ):
+            return kept[1]
         out: set[str | None] = set()
-        for seg in self._log.live_segments():
+        for seg in segs:
             column, every = _source_column(seg)
             out.update(every if seg.dead is None else column[~seg.dead].tolist())
-        return {s for s in out if s}
+        found = frozenset(s for s in out if s)
+        self._sources = (state, found)
+        return found
 
     def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
                   norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
@@ -434,6 +446,6 @@ class BM25Retriever:
         """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
         return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)
 
-    def sources(self) -> set[str]:
+    def sources(self) -> frozenset[str]:
         """See ``BM25Index.sources`` (used by hybrid retrieval to find the files a query names)."""
         return self.index.sources()

@@ -25,7 +25,8 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   A file the query names by its path (``ragkit.retrieval.name_match``: "the foreword of Get
   Started" names ``get-started/foreword.md``, "Git v2.30.7" names ``2.30.7.adoc``) has its best
   passage raised by ``name_boost`` times how fully it is named; the files are looked up among all
-  the lexical index's sources (``sources()``), so one that neither side ranked enters with its best
+  the lexical index's sources (``sources()``, kept by their name words in a ``NameIndex`` until
+  the index holds other files), so one that neither side ranked enters with its best
   lexical passage. A query that names no file (and any collection whose sources are opaque ids, as
   in the shared retrieval sets) ranks as before.
   The default: the only fusion measured at least as good as dense on both shared datasets
@@ -46,7 +47,7 @@ from ragkit.retrieval.fusion import (
     reciprocal_rank_fusion,
     score_gap_confidence,
 )
-from ragkit.retrieval.name_match import boost_named, named_sources
+from ragkit.retrieval.name_match import NameIndex, boost_named
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
@@ -98,6 +99,7 @@ class HybridRetriever:
         self.boost = float(boost)
         self.exact_boost = float(exact_boost)
         self.name_boost = float(name_boost)
+        self._names: tuple[object, NameIndex] | None = None  # (the sources it was built from, the map)
 
     @property
     def params(self) -> dict[str, object]:
@@ -140,8 +142,7 @@ class HybridRetriever:
         with its best lexical passage at the floor of the fused scores."""
         if not self.name_boost:
             return fused
-        sources = getattr(self.lexical, "sources", None)
-        named = named_sources(query, sources() if sources is not None else {h.source for h in fused})
+        named = self._name_index(fused).named(query)
         present = {h.source for h in fused}
         missing = [s for s in named if s not in present]
         if missing and "source" not in (filter or {}):
@@ -150,6 +151,19 @@ class HybridRetriever:
             best = {h.source: h for h in reversed(found)}  # each file's best passage
             fused = fused + [SearchHit(id=h.id, score=floor, metadata=h.metadata) for h in best.values()]
         return boost_named(fused, named, boost=self.name_boost)
+
+    def _name_index(self, fused: list[SearchHit]) -> NameIndex:
+        """The lexical index's sources by their name words, built again only when ``sources()``
+        returns another set (the BM25 and PostgreSQL lexical indexes return the same one while
+        they hold the same files); without ``sources()``, those of ``fused``."""
+        sources = getattr(self.lexical, "sources", None)
+        if sources is None:
+            return NameIndex(h.source for h in fused)
+        found = sources()
+        kept = self._names
+        if kept is None or kept[0] is not found:
+            kept = self._names = (found, NameIndex(found))
+        return kept[1]
 
     def _boosted(self, dense_hits: list[SearchHit], rare: list[SearchHit], exact: list[SearchHit]) -> list[SearchHit]:
         """Dense-first with two match lists: ``boost`` times the rare-term share plus
