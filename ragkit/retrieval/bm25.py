@@ -27,6 +27,7 @@ import re
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -162,7 +163,7 @@ class BM25Index:
         self._analyzer = _Analyzer(stemmer=stemmer, stopwords=stopwords)
         self.last_build_seconds: float | None = None
         self._log = self._open_log()
-        self._sources: tuple[list[tuple[Segment, np.ndarray | None]], frozenset[str]] | None = None
+        self._kept: dict[str, tuple[list[tuple[Segment, np.ndarray | None]], Any]] = {}  # see _per_state
 
     @property
     def params(self) -> dict[str, Any]:
@@ -294,20 +295,26 @@ class BM25Index:
         """The ``source`` of every live row (each segment's column is read once and kept). The
         same set is returned again while the index holds the same rows (no segment added, merged
         or hidden rows changed), so a caller can key what it derives from it on the set itself."""
+        return self._per_state("sources", _live_sources)  # type: ignore[no-any-return]
+
+    def passage_count(self, source: str) -> int:
+        """How many live rows have this ``source`` (the counts are kept while the index holds the
+        same rows)."""
+        counts: Counter[str] = self._per_state("passages", _passage_counts)
+        return counts[source] if source else 0
+
+    def _per_state(self, name: str, build: Callable[[list[Segment]], Any]) -> Any:
+        """``build(live segments)``, kept while the index holds the same rows."""
         segs = self._log.live_segments()
         state = [(seg, seg.dead) for seg in segs]
-        kept = self._sources
+        kept = self._kept.get(name)
         if kept is not None and len(kept[0]) == len(state) and all(
             a is c and b is d for (a, b), (c, d) in zip(kept[0], state, strict=True)
         ):
             return kept[1]
-        out: set[str | None] = set()
-        for seg in segs:
-            column, every = _source_column(seg)
-            out.update(every if seg.dead is None else column[~seg.dead].tolist())
-        found = frozenset(s for s in out if s)
-        self._sources = (state, found)
-        return found
+        value = build(segs)
+        self._kept[name] = (state, value)
+        return value
 
     def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
                   norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
@@ -352,6 +359,22 @@ class BM25Index:
     def close(self) -> None:
         """Let a running merge finish (the rows stay readable)."""
         self._log.wait_merges()
+
+
+def _live_sources(segs: Sequence[Segment]) -> frozenset[str]:
+    out: set[str | None] = set()
+    for seg in segs:
+        column, every = _source_column(seg)
+        out.update(every if seg.dead is None else column[~seg.dead].tolist())
+    return frozenset(s for s in out if s)
+
+
+def _passage_counts(segs: Sequence[Segment]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for seg in segs:
+        column, _ = _source_column(seg)
+        counts.update(column if seg.dead is None else column[~seg.dead])
+    return counts
 
 
 def _source_column(seg: Segment) -> tuple[np.ndarray, set[str | None]]:
@@ -445,6 +468,10 @@ class BM25Retriever:
     ) -> list[SearchHit]:
         """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
         return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)
+
+    def passage_count(self, source: str) -> int:
+        """See ``BM25Index.passage_count`` (used by hybrid retrieval: is a passage part of a longer file)."""
+        return self.index.passage_count(source)
 
     def sources(self) -> frozenset[str]:
         """See ``BM25Index.sources`` (used by hybrid retrieval to find the files a query names)."""
