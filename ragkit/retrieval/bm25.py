@@ -36,7 +36,7 @@ import numpy as np
 
 from ragkit.errors import MissingDependencyError, StoreDamagedError, StoreError
 from ragkit.registry import retrievers
-from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, stats, term_hash
+from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, score_rarer, stats, term_hash
 from ragkit.stores._segments import Rows, Segment, SegmentLog
 from ragkit.stores.filters import Filter, normalize
 from ragkit.types import SearchHit, indexed_text
@@ -50,6 +50,8 @@ FILE_NAME = "bm25.jsonl"
 FORMAT = "ragkit-bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+#: ``best`` scores first the rows holding a query term found in at most this share of the rows
+COMMON_SHARE = 0.05
 _SOURCES = "sources"  # a segment's cache entry: its rows' sources (filter masks use JSON keys, never this)
 
 
@@ -266,6 +268,24 @@ class BM25Index:
                 found.append((n, rows, s[rows] + baseline))
         return self._top_hits(segs, found, k, norm)
 
+    def best(self, query: str, filter: Filter | None = None) -> SearchHit | None:
+        """``search(query, k=1, filter=filter)``'s hit (None for none), found among the rows holding
+        the query's less common terms when one of them outscores what the others can reach, so
+        the long postings of common words are read only for those rows."""
+        hashes = [term_hash(t) for t in self._analyzer.tokenize([query])[0] if t]
+        if not hashes:
+            return None
+        segs = self._log.live_segments()
+        pruned = score_rarer(segs, hashes, method=self.method, k1=self.k1, b=self.b, common_share=COMMON_SHARE)
+        if pruned is not None:
+            found, bound = pruned
+            kept = [(n, rows[s > 1e-9], s[s > 1e-9]) for n, rows, s in found]
+            top = self._top_hits(segs, kept, 1, normalize(filter))
+            if top and top[0].score > bound:
+                return top[0]
+        hits = self.search(query, k=1, filter=filter)
+        return hits[0] if hits else None
+
     def rare_term_hits(
         self, query: str, *, max_df: float, k: int = 10, filter: Filter | None = None
     ) -> list[SearchHit]:
@@ -468,6 +488,10 @@ class BM25Retriever:
     ) -> list[SearchHit]:
         """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
         return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)
+
+    def best(self, query: str, filter: Filter | None = None) -> SearchHit | None:
+        """See ``BM25Index.best`` (used by hybrid retrieval for ``lexical_rank``)."""
+        return self.index.best(query, filter=filter)
 
     def passage_count(self, source: str) -> int:
         """See ``BM25Index.passage_count`` (used by hybrid retrieval: is a passage part of a longer file)."""

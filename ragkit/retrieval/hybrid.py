@@ -170,13 +170,15 @@ class HybridRetriever:
         passage_count = getattr(self.lexical, "passage_count", None)
         if not self.lexical_rank or passage_count is None:
             return fused
-        best = self.lexical.retrieve(query, k=1, filter=filter)
-        if not best or passage_count(best[0].source) < 2:
+        one = getattr(self.lexical, "best", None)
+        found = one(query, filter=filter) if one is not None else next(
+            iter(self.lexical.retrieve(query, k=1, filter=filter)), None)
+        if found is None or passage_count(found.source) < 2:
             return fused
-        at = next((i for i, h in enumerate(fused) if h.id == best[0].id), None)
+        at = next((i for i, h in enumerate(fused) if h.id == found.id), None)
         if at is not None and at < self.lexical_rank:
             return fused
-        hit = fused[at] if at is not None else best[0]
+        hit = fused[at] if at is not None else found
         rest = [h for h in fused if h.id != hit.id]
         slot = min(self.lexical_rank - 1, len(rest))
         score = rest[slot].score if slot < len(rest) else (rest[-1].score if rest else hit.score)

@@ -97,3 +97,37 @@ def test_bm25_passage_counts_follow_the_index() -> None:
     index.delete(["3.4-head"])
     index.persist()
     assert index.passage_count("3.4.0.adoc") == 2
+
+
+@pytest.mark.parametrize("method", ["lucene", "robertson", "bm25+"])
+def test_bm25_best_is_the_first_search_hit(method: str) -> None:
+    """``best`` reads the rare terms' rows first; it must find what a full search finds, ties,
+    filters, deleted rows and several segments included."""
+    import random
+
+    from ragkit.retrieval._bm25_segments import score_rarer, term_hash
+    from ragkit.retrieval.bm25 import COMMON_SHARE
+
+    rng = random.Random(3)
+    vocab = [f"w{i}" for i in range(400)]
+    weights = [1 / (i + 1) for i in range(400)]
+    index = BM25Index(method=method, stemmer=None)
+    for part in range(3):
+        ids = [f"d{part}-{i}" for i in range(300)]
+        index.add(ids, [" ".join(rng.choices(vocab, weights, k=rng.randint(3, 30))) for _ in ids],
+                  [{"source": f"f{i % 40}.md", "part": part} for i in range(300)])
+        index.persist()
+    index.delete([f"d0-{i}" for i in range(0, 300, 3)])
+    settled = 0  # queries whose best row is found among the rare terms' rows alone
+    for n in range(150):
+        query = " ".join(rng.choices(vocab, weights, k=rng.randint(1, 8)))
+        flt = {"part": {"$gte": 1}} if n % 3 == 0 else None
+        want = index.search(query, k=1, filter=flt)
+        got = index.best(query, filter=flt)
+        assert (got.id, got.score) == (want[0].id, want[0].score) if want else got is None, query
+        pruned = score_rarer(index._log.live_segments(), [term_hash(t) for t in query.split()], method=method,
+                             k1=index.k1, b=index.b, common_share=COMMON_SHARE)
+        if pruned is not None and want and not flt:
+            found, bound = pruned
+            settled += max((float(s.max()) for _, _, s in found if s.size), default=0.0) > bound
+    assert (settled > 20) if method != "bm25+" else settled == 0
