@@ -15,7 +15,7 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
 - ``"dense-first"``: the dense ranking, plus ``boost`` (on the DBSF-normalized dense scores) for
   documents that contain the query's rare terms, i.e. index terms found in at most ``rare_df`` of
   the documents (names, codes, numbers), in proportion to how many of them they contain. A query
-  without rare terms gets exactly the dense ranking (so does any query on a collection of fewer
+  without rare terms gets exactly the dense ranking from this boost (so does any query on a collection of fewer
   than ``1 / rare_df`` chunks, where no term is that rare), and the boost does not search BM25 in full: the
   lexical retriever must offer ``rare_term_hits`` (``BM25Retriever`` does). ``weight`` is unused.
   Identifiers and quoted phrases in the query (``ragkit.retrieval.exact_terms``: ``SESSION_COOKIE_NAME``,
