@@ -106,7 +106,7 @@ def throughput(scans: Path, limit: int) -> list[list[object]]:
     chars = 0
     for path, page in spread(scanned_pages(scans), limit):
         before = children_cpu()
-        text = ocr.ocr_image(path, settings) if page is None else ocr.ocr_pdf_page(path, page, settings)
+        text = (ocr.ocr_image(path, settings) if page is None else ocr.ocr_pdf_page(path, page, settings)).text
         cpu = children_cpu() - before
         chars += len(text)
         spent["images (OCR)" if page is None else "PDF pages (render + OCR)"].append(cpu)

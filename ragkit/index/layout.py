@@ -13,7 +13,7 @@ Layout of an index directory::
     upload-staging/   a request's uploads while they are checked, before they enter uploads/
     server.generation touched after each ingest job of the server (its workers then reopen the index)
     quarantine/       uploads of a server ingest job that was given up (its process died twice)
-    ocr-cache/        text OCR read from images and scanned PDF pages, by file content hash
+    ocr-cache/        what OCR read from images and scanned PDF pages (text, word boxes), by file content hash
 """
 
 from __future__ import annotations

@@ -6,9 +6,11 @@ one first. Both run as child processes without a shell, each with the per-page t
 (``ocr.page_timeout_s``) and an output cap (:data:`MAX_PAGE_CHARS`); as children of the loader
 process they also live under its memory ceiling.
 
-:class:`OcrSettings` holds the pipeline's ``ocr:`` section. :class:`OcrCache` keeps what a file
-yielded, keyed by the hash of its bytes (and the languages and DPI), in the index's OCR cache
-directory, so an unchanged file is never OCR'd twice.
+:class:`OcrSettings` holds the pipeline's ``ocr:`` section. One Tesseract run gives each page's
+plain text and its word boxes (:class:`OcrPage`; ``ragkit.loaders.ocr_layout`` lays the words out
+as lines, for tables). :class:`OcrCache` keeps what a file yielded, keyed by the hash of its bytes
+(and the languages and DPI), in the index's OCR cache directory, so an unchanged file is never
+OCR'd twice.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ import tempfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
+
+from ragkit.loaders.ocr_layout import OcrWord, parse_tsv
 
 log = logging.getLogger(__name__)
 
@@ -34,6 +38,10 @@ IMAGE_EXTENSIONS = (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp")
 INSTALL_COMMAND = "apt-get install tesseract-ocr tesseract-ocr-eng poppler-utils"
 #: text one page may yield (characters); more is cut off (a dense page holds ~10 000)
 MAX_PAGE_CHARS = 200_000
+#: word boxes one page may yield (Tesseract's ``tsv`` output, bytes; a dense page's take ~100 000)
+MAX_PAGE_TSV_BYTES = 16 * MAX_PAGE_CHARS
+#: the OCR cache's entry format: an entry of another format is OCR'd again, never read
+CACHE_FORMAT = 2
 #: seconds ``tesseract --list-langs`` may take
 _PROBE_TIMEOUT = 30.0
 
@@ -42,6 +50,24 @@ OcrMode = Literal["auto", "always", "never"]
 
 class OcrError(Exception):
     """A page that could not be OCR'd; the message says why and what to change."""
+
+
+@dataclass(frozen=True)
+class OcrPage:
+    """What Tesseract read on a page: its plain text (in reading order) and its words' boxes."""
+
+    text: str
+    words: tuple[OcrWord, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {"text": self.text, "words": [w.to_row() for w in self.words]}
+
+    @classmethod
+    def from_json(cls, data: object) -> OcrPage:
+        """The page of a :meth:`to_json` mapping; ValueError for anything else."""
+        if not isinstance(data, dict) or not isinstance(data.get("text"), str) or not isinstance(data.get("words"), list):
+            raise ValueError("an OCR cache page needs text and words")
+        return cls(data["text"], tuple(OcrWord.from_row(row) for row in data["words"]))
 
 
 @dataclass(frozen=True)
@@ -97,19 +123,28 @@ def installed_languages() -> frozenset[str]:
     return frozenset(line.strip() for line in lines[1:] if line.strip())
 
 
-def ocr_image(image: Path, settings: OcrSettings) -> str:
-    """The text Tesseract reads in ``image`` (at most :data:`MAX_PAGE_CHARS` characters)."""
+def ocr_image(image: Path, settings: OcrSettings) -> OcrPage:
+    """The text Tesseract reads in ``image`` (at most :data:`MAX_PAGE_CHARS` characters) and its
+    word boxes, from one run (its ``txt`` and ``tsv`` outputs)."""
     with tempfile.TemporaryDirectory(prefix="ragkit-ocr-") as tmp:
-        out = Path(tmp) / "page.txt"
-        with open(out, "wb") as sink:
-            _run(["tesseract", str(image), "stdout", "-l", "+".join(settings.languages), "--dpi",
-                  str(settings.dpi)], settings, stdout=sink, what="OCR")
-        with open(out, "rb") as fh:
-            data = fh.read(MAX_PAGE_CHARS * 4)
-    return data.decode("utf-8", "replace")[:MAX_PAGE_CHARS].strip()
+        base = Path(tmp) / "page"
+        _run(["tesseract", str(image), str(base), "-l", "+".join(settings.languages), "--dpi", str(settings.dpi),
+              "txt", "tsv"], settings, stdout=subprocess.DEVNULL, what="OCR")
+        text = _read(base.with_suffix(".txt"), MAX_PAGE_CHARS * 4)[:MAX_PAGE_CHARS].strip()
+        words = parse_tsv(_read(base.with_suffix(".tsv"), MAX_PAGE_TSV_BYTES))
+    return OcrPage(text, tuple(words))
 
 
-def ocr_pdf_page(pdf: Path, page: int, settings: OcrSettings) -> str:
+def _read(path: Path, limit: int) -> str:
+    """The first ``limit`` bytes of a file Tesseract wrote, as text ("" when it wrote none)."""
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(limit).decode("utf-8", "replace")
+    except FileNotFoundError:
+        return ""
+
+
+def ocr_pdf_page(pdf: Path, page: int, settings: OcrSettings) -> OcrPage:
     """Page ``page`` (1-based) of ``pdf`` rendered at ``settings.dpi`` in grey, then OCR'd."""
     if shutil.which("pdftoppm") is None:
         raise OcrError(f"rendering PDF pages for OCR needs pdftoppm; install it with: {INSTALL_COMMAND}")
@@ -151,42 +186,58 @@ def letters(text: str) -> int:
 
 
 class OcrCache:
-    """What one file's OCR yielded, page by page, in ``<cache_dir>/<sha256>-<langs>-<dpi>.json``
-    (nothing is kept when the settings have no ``cache_dir``)."""
+    """What one file's OCR yielded, page by page (text and word boxes), in
+    ``<cache_dir>/<sha256>-<langs>-<dpi>-v<CACHE_FORMAT>.json`` (nothing is kept when the settings
+    have no ``cache_dir``). The entry says its format (``format``) and keeps its pages under
+    ``entries``: an entry of another format, or one written before formats were numbered (text
+    only, under ``pages``, in the file without the ``-v`` suffix, which is removed once the file
+    is OCR'd again), is never read as this one: the file is OCR'd again."""
 
     def __init__(self, path: Path, settings: OcrSettings) -> None:
         self._file: Path | None = None
-        self.pages: dict[int, str] = {}
+        self._legacy: Path | None = None
+        self.pages: dict[int, OcrPage] = {}
         if settings.cache_dir is None:
             return
-        digest = _file_hash(path)
-        self._file = settings.cache_dir / f"{digest}-{'+'.join(settings.languages)}-{settings.dpi}.json"
+        stem = f"{_file_hash(path)}-{'+'.join(settings.languages)}-{settings.dpi}"
+        self._file = settings.cache_dir / f"{stem}-v{CACHE_FORMAT}.json"
+        self._legacy = settings.cache_dir / f"{stem}.json"
         try:
-            data = json.loads(self._file.read_text(encoding="utf-8"))
-            self.pages = {int(k): str(v) for k, v in data["pages"].items()}
+            self.pages = _entry_pages(json.loads(self._file.read_text(encoding="utf-8")))
         except FileNotFoundError:
             pass
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             log.warning("%s: unreadable OCR cache entry %s (%s); OCR runs again", path, self._file, exc)
 
-    def text(self, page: int, read: Callable[[], str]) -> str:
-        """The cached text of ``page``, else ``read()``'s (then kept)."""
-        if page not in self.pages:
-            self.pages[page] = read()
+    def page(self, number: int, read: Callable[[], OcrPage]) -> OcrPage:
+        """The cached OCR of page ``number``, else ``read()``'s (then kept)."""
+        if number not in self.pages:
+            self.pages[number] = read()
             self._save()
-        return self.pages[page]
+        return self.pages[number]
 
     def _save(self) -> None:
         if self._file is None:
             return
         tmp = self._file.with_suffix(f".{os.getpid()}.tmp")
+        entry = {"format": CACHE_FORMAT, "entries": {str(n): p.to_json() for n, p in self.pages.items()}}
         try:
             self._file.parent.mkdir(parents=True, exist_ok=True)
-            tmp.write_text(json.dumps({"pages": self.pages}, ensure_ascii=False), encoding="utf-8")
+            tmp.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, self._file)
+            if self._legacy is not None:
+                self._legacy.unlink(missing_ok=True)
         except OSError as exc:  # a read-only index: the text is still used, only not kept
             log.warning("cannot keep OCR output in %s (%s); the file will be OCR'd again next time",
                         self._file.parent, exc.strerror or exc)
+
+
+def _entry_pages(data: object) -> dict[int, OcrPage]:
+    """The pages of a cache entry of this :data:`CACHE_FORMAT`; ValueError for any other."""
+    if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT:
+        found = data.get("format") if isinstance(data, dict) else None
+        raise ValueError(f"format {found!r}, not {CACHE_FORMAT}")
+    return {int(k): OcrPage.from_json(v) for k, v in data["entries"].items()}
 
 
 def _file_hash(path: Path) -> str:
@@ -200,9 +251,12 @@ def _file_hash(path: Path) -> str:
 __all__ = [
     "IMAGE_EXTENSIONS",
     "INSTALL_COMMAND",
+    "CACHE_FORMAT",
     "MAX_PAGE_CHARS",
+    "MAX_PAGE_TSV_BYTES",
     "OcrCache",
     "OcrError",
+    "OcrPage",
     "OcrSettings",
     "engine_available",
     "installed_languages",

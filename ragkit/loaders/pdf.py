@@ -11,6 +11,8 @@ row a document of its own (``table: CAPTION`` and its ``column: value`` lines, m
 ``table`` and ``row``; a table without a caption is named ``TITLE, page N: HEADING`` after the
 heading line above it, else ``TITLE, page N``), and the page's text
 without the lines that only repeat the table (a page that was only tables keeps their names).
+A page read by OCR has its tables found the same way, in its word boxes laid out as lines
+(``ragkit.loaders.ocr_layout``), its rows marked ``ocr: True`` like its text.
 Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
 take longer keeps its text and loses its tables, with a warning).
 
@@ -24,7 +26,7 @@ from __future__ import annotations
 import logging
 import re
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -33,7 +35,7 @@ from ragkit.loaders import pdf_ocr
 from ragkit.loaders import pdf_paper as paper
 from ragkit.loaders import pdf_tables as tables
 from ragkit.loaders.base import Loader
-from ragkit.loaders.table_rows import grid_rows
+from ragkit.loaders.ocr import OcrPage
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -61,7 +63,7 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
-    option_defaults = {"tables": True, "table_page_timeout_s": 10.0}
+    option_defaults = {"tables": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -120,9 +122,10 @@ class PdfLoader(Loader):
         found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
         docs = self._documents(source, pages, meta, ocr_done)
         return iter(_with_rows(docs, found_tables, lambda number, name, row, text: Document(
-            text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row))))
+            text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row,
+                                               **({"ocr": True} if number in ocr_done else {})))))
 
-    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: frozenset[int],
+    def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: Mapping[int, OcrPage],
                 title: str) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
         """The rows of each page's tables ({page: [(table name, [(row, text)])]}); the pages' text
         in ``pages`` loses the lines that only repeat a table. A page whose tables fail or take too
@@ -131,17 +134,18 @@ class PdfLoader(Loader):
         failed: list[str] = []
         timeout = float(self.options["table_page_timeout_s"])
         for index, (number, text) in enumerate(pages):
-            if number in ocr_done or not tables.may_hold_table(text):
+            if number not in ocr_done and not tables.may_hold_table(text):
                 continue
             try:
-                page_tables = tables.page_tables(reader.pages[number - 1], text, timeout)
+                page_tables = (tables.word_tables(ocr_done[number].words, text, timeout) if number in ocr_done
+                               else tables.page_tables(reader.pages[number - 1], text, timeout))
             except tables.TableTimeout as exc:
                 failed.append(f"page {number}: {exc}; raise table_page_timeout_s of the pdf loader to allow it")
                 continue
             except Exception as exc:  # pypdf's layout mode raises many types on odd content streams
                 failed.append(f"page {number}: {type(exc).__name__}: {exc}")
                 continue
-            named = _named(page_tables, number, title)
+            named = tables.named_rows(page_tables, number, title)
             if named:
                 found[number] = named
                 rest = tables.without_tables(text, page_tables)
@@ -152,7 +156,7 @@ class PdfLoader(Loader):
         return found
 
     def _documents(self, source: str, pages: list[tuple[int, str]], meta: dict[str, Any],
-                   ocr_done: frozenset[int] = frozenset()) -> list[Document]:
+                   ocr_done: Collection[int] = frozenset()) -> list[Document]:
         """One document per page; the reference list (``ragkit.loaders.pdf_paper``) in documents of
         its own, marked ``references: True`` with the heading ``References``: a page where it starts
         or an appendix follows it gives two."""
@@ -176,20 +180,6 @@ class PdfLoader(Loader):
                     docs.append(Document(text=part.strip(), metadata=self._metadata(source, **meta, page=number,
                                                                                       **extra)))
         return docs
-
-
-def _named(page_tables: list[tables.PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
-    """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
-    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
-    out = []
-    for k, table in enumerate(page_tables, start=1):
-        place = f"{title}, page {number}"
-        name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
-                                      place + (f", table {k}" if len(page_tables) > 1 else ""))
-        rows = grid_rows(table.grid, name, header_rows=table.header_rows)
-        if rows:
-            out.append((name, rows))
-    return out
 
 
 def _with_rows(docs: list[Document], found: dict[int, list[tuple[str, list[tuple[int, str]]]]],

@@ -69,39 +69,39 @@ def _draws_image(page: Any, depth: int = 2) -> bool:
 
 
 def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
-                  settings: ocr.OcrSettings) -> frozenset[int]:
+                  settings: ocr.OcrSettings) -> dict[int, ocr.OcrPage]:
     """OCR the pages of ``unread`` (every page under ``mode: always``) into ``pages`` (kept in page
-    order); the numbers of the pages whose text now comes from OCR."""
+    order); what OCR read on the pages whose text now comes from it, by page number."""
     if not settings.enabled:
-        return frozenset()
+        return {}
     try:
         settings.check_engine(path)
     except ocr.OcrError as exc:
         if settings.mode == "always":
             raise LoaderError(f"{path}: {exc}", path=str(path), reason=f"OCR failed: {exc}") from None
         log.warning("%s: %s; pages without a text layer are left out", path, exc)
-        return frozenset()
+        return {}
     wanted = sorted(set(unread) | ({n for n, _ in pages} if settings.mode == "always" else set()))
     if not wanted:
-        return frozenset()
+        return {}
     cache = ocr.OcrCache(path, settings)
-    read: dict[int, str] = {}
+    read: dict[int, ocr.OcrPage] = {}
     failed: list[str] = []
     for number in wanted:
         try:
-            text = cache.text(number, functools.partial(ocr.ocr_pdf_page, path, number, settings))
+            page = cache.page(number, functools.partial(ocr.ocr_pdf_page, path, number, settings))
         except ocr.OcrError as exc:
             failed.append(f"page {number}: {exc}")
             continue
-        if text and garbage_reason(text) is None:
-            read[number] = text
+        if page.text and garbage_reason(page.text) is None:
+            read[number] = page
     if failed:
         log.warning("%s: OCR left out %d page(s) (%s)", path, len(failed), "; ".join(failed[:3]))
     if read:
         kept = [(n, t) for n, t in pages if n not in read]
-        pages[:] = sorted(kept + list(read.items()))
+        pages[:] = sorted(kept + [(n, p.text) for n, p in read.items()])
         log.info("%s: OCR read %d page(s)", path, len(read))
-    return frozenset(read)
+    return read
 
 
 __all__ = ["advice", "recover_pages", "thin_pages"]

@@ -34,6 +34,9 @@ never pays it. Each page has a time limit (the ``table_page_timeout_s`` option o
 loader); a page over it keeps its plain text and loses its tables, with a warning. Lines of the
 plain text that only repeat a table's cells or header are taken out of the page's text
 (:func:`without_tables`), so the table is not indexed twice, once as a run of numbers.
+
+A page read by OCR has no text layer to lay out: its word boxes are set out as lines instead
+(:func:`word_tables`, ``ragkit.loaders.ocr_layout``), and its tables read from them the same way.
 """
 
 from __future__ import annotations
@@ -48,12 +51,17 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.loaders.table_rows import NIL, Grid, is_number
+from ragkit.loaders.ocr_layout import OcrWord, layout_lines
+from ragkit.loaders.table_rows import NIL, Grid, grid_rows, is_number
 
+#: seconds a page's tables may take (the ``pdf`` loader's ``table_page_timeout_s``)
+TABLE_PAGE_TIMEOUT_S = 10.0
 #: plain-text lines with two or more numbers a page needs before it is laid out for tables
 MIN_NUMERIC_LINES = 3
 #: data lines a table needs
 MIN_DATA_LINES = 2
+#: body rows a table on an OCR'd page needs
+MIN_OCR_ROWS = 3
 #: header lines looked for above a table
 MAX_HEADER_LINES = 5
 #: the share of a data line's cells that are numbers, at least
@@ -77,6 +85,7 @@ MAX_HEADING_WORDS = 8
 MIN_PROSE_WORDS = 6
 #: ... and, for a column of them, this many characters a cell on average
 MIN_PROSE_CHARS = 40
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
@@ -123,6 +132,27 @@ def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
     with time_limit(timeout_s):
         layout = page.extract_text(extraction_mode="layout") or ""
     return find_grids(layout.splitlines(), plain)
+
+
+def word_tables(words: Sequence[OcrWord], plain: str, timeout_s: float) -> list[PageTable]:
+    """The tables of a page read by OCR, from its word boxes set out as layout lines
+    (``ragkit.loaders.ocr_layout``), whose plain text is ``plain``; :class:`TableTimeout` past
+    ``timeout_s``. Setting the lines costs little beside OCR, so every such page is looked at
+    (:func:`may_hold_table` spares born-digital pages pypdf's costly layout). A table must also
+    read as one (:func:`_reads_as_table`): what Tesseract makes of a chart (its axes, columns of
+    numbers; its legend and titles) is laid out in columns too."""
+    with time_limit(timeout_s):
+        return [t for t in find_grids(layout_lines(words), plain) if _reads_as_table(t)]
+
+
+def _reads_as_table(table: PageTable) -> bool:
+    """Whether a table found on an OCR'd page has a header, :data:`MIN_OCR_ROWS` body rows or
+    more, and a label of its own (a cell of words: a word of two letters or more, not a number)
+    in two thirds of them or more: a table's rows name what they hold; the tick marks of two
+    charts side by side ("100   100") or an axis title beside them ("Accuracy 92") do not."""
+    body = table.grid.rows[table.header_rows:]
+    labels = {next((c for c in row if _WORD.search(c) and not is_number(c)), "") for row in body} - {""}
+    return table.header_rows >= 1 and len(body) >= MIN_OCR_ROWS and 3 * len(labels) >= 2 * len(body)
 
 
 @contextlib.contextmanager
@@ -599,6 +629,20 @@ def _plain_caption(layout_line: str, plain: str, words: frozenset[str]) -> str:
     return caption[:MAX_CAPTION]
 
 
+def named_rows(page_tables: Sequence[PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
+    """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
+    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
+    out = []
+    for k, table in enumerate(page_tables, start=1):
+        place = f"{title}, page {number}"
+        name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
+                                      place + (f", table {k}" if len(page_tables) > 1 else ""))
+        rows = grid_rows(table.grid, name, header_rows=table.header_rows)
+        if rows:
+            out.append((name, rows))
+    return out
+
+
 def without_tables(plain: str, tables: Sequence[PageTable]) -> str:
     """``plain`` without its lines that only repeat a table's cells, its header's included (every
     word one of the table's, and a number or two words or more): the table is indexed as rows, not
@@ -615,5 +659,5 @@ def _repeats(line: str, words: frozenset[str]) -> bool:
     return bool(tokens) and all(t in words for t in tokens) and (len(tokens) >= 2 or is_number(tokens[0]))
 
 
-__all__ = ["MIN_NUMERIC_LINES", "PageTable", "TableTimeout", "find_grids", "may_hold_table", "page_tables",
-           "time_limit", "without_tables"]
+__all__ = ["MIN_NUMERIC_LINES", "TABLE_PAGE_TIMEOUT_S", "PageTable", "TableTimeout", "find_grids", "may_hold_table",
+           "named_rows", "page_tables", "time_limit", "without_tables", "word_tables"]

@@ -129,9 +129,11 @@ def test_ocr_output_is_cached_by_file_content(tmp_path: Path) -> None:
     conf = settings(tmp_path)
     load(ImageLoader(), image, conf)
     [entry] = list(conf.cache_dir.iterdir())  # type: ignore[union-attr]
-    assert entry.name.endswith("-eng-150.json")
+    assert entry.name.endswith(f"-eng-150-v{ocr.CACHE_FORMAT}.json")
     # the cached text is what a second load returns: the image is not OCR'd again
-    entry.write_text(json.dumps({"pages": {"1": "Cached words " * 10}}), encoding="utf-8")
+    data = json.loads(entry.read_text(encoding="utf-8"))
+    data["entries"]["1"]["text"] = "Cached words " * 10
+    entry.write_text(json.dumps(data), encoding="utf-8")
     [doc] = load(ImageLoader(), image, conf)
     assert doc.text.startswith("Cached words")
     # changed bytes are a new entry, read by OCR
