@@ -254,3 +254,20 @@ def test_background_merges_run_at_low_priority_beside_the_writer(tmp_path: Path)
     assert niceness == {MERGE_NICENESS}, "no merge was seen running at low priority"
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == writer_nice
     assert s.count() == 3000 and s.search(x[2345], k=1)[0].id == ids[2345]
+
+
+def test_a_merge_of_deleted_rows_only_writes_no_segment(tmp_path: Path) -> None:
+    s = _store(tmp_path / "s")
+    ids, x, meta = make_rows(300, DIM, 7)
+    _fill(s, (ids, x, meta), 100)
+    s.delete(ids)  # every row: the segments are mostly dead and rewritten alone, i.e. dropped
+    s.persist()
+    s.wait_merges()
+    assert s.count() == 0 and s.describe()["segments"] == 0
+    assert not [p for p in (tmp_path / "s").iterdir() if p.is_dir()]  # no empty segment folders left
+    s.add(ids[:5], x[:5], meta[:5])
+    s.persist()
+    s.close()
+    again = _store(tmp_path / "s")
+    assert again.ids() == set(ids[:5])
+    assert again.search(x[3], k=1)[0].id == ids[3]
