@@ -33,6 +33,12 @@ relevant document):
     .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --only starlette --split untouched -v
     .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --split tune --out benchmarks/results
 
+``benchmarks/folders/tune-extra/NAME.yaml`` holds more questions over the same folders, all in the
+tune half (for fitting the answerer; the held-out halves stay in ``NAME.yaml``); score them with
+``--sets-dir``, into another ``--out`` directory (the result files are named by set and half):
+
+    .venv/bin/python benchmarks/answer_quality.py --folders /tmp/real --sets-dir benchmarks/folders/tune-extra --split tune
+
 A set whose questions carry a ``group`` (``scans.yaml``: ``scanned`` pages read by OCR and
 ``born-digital`` ones) is also scored group by group, side by side, in the printed table and
 the JSON (``groups``).
@@ -103,13 +109,13 @@ def folder_set(arg: str) -> tuple[str, Path, Path]:
     return name, Path(path), questions
 
 
-def folders_under(root: Path) -> list[tuple[str, Path, Path]]:
-    """Every question set of ``benchmarks/folders`` whose repository is cloned at ``root/NAME``:
-    (name, the folder to index, the questions file); the others are listed as missing."""
+def folders_under(root: Path, sets: Path = FOLDERS) -> list[tuple[str, Path, Path]]:
+    """Every question set of ``sets`` (default ``benchmarks/folders``) whose repository is cloned at
+    ``root/NAME``: (name, the folder to index, the questions file); the others are listed as missing."""
     import yaml
 
     found = []
-    for questions in sorted(FOLDERS.glob("*.yaml")):
+    for questions in sorted(sets.glob("*.yaml")):
         meta = yaml.safe_load(questions.read_text(encoding="utf-8"))
         docs = root / questions.stem / str(meta.get("folder", ""))
         if docs.is_dir():
@@ -238,6 +244,9 @@ def main(argv: list[str] | None = None) -> int:
                         help="a fetched folder and its question set benchmarks/folders/NAME.yaml (repeatable)")
     parser.add_argument("--folders", dest="folders_root", type=Path, metavar="DIR",
                         help="a directory of clones (DIR/NAME for benchmarks/folders/NAME.yaml): score every one found")
+    parser.add_argument("--sets-dir", type=Path, default=FOLDERS, metavar="DIR",
+                        help="with --folders: the question sets to score (default benchmarks/folders; "
+                             "benchmarks/folders/tune-extra holds more tune-only questions over the same folders)")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
                         help="with --folders: score only these sets (repeatable)")
     parser.add_argument("--split", choices=SPLITS, help="score only this half of each set's questions")
@@ -250,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     folders = [folder_set(arg) for arg in args.folders]
-    folders += folders_under(args.folders_root) if args.folders_root else []
+    folders += folders_under(args.folders_root, args.sets_dir) if args.folders_root else []
     folders = [f for f in folders if not args.only or f[0] in args.only]
     names = args.sets or ([] if args.folders or args.folders_root else list(SETS))
     facts = run_facts(args.pipeline)

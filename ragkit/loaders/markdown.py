@@ -1,5 +1,7 @@
 """Markdown files: one document per file, YAML front matter stripped, title extracted; mdBook's
-``{{#include …}}`` directives resolved against the book (``ragkit.loaders.mdbook``)."""
+``{{#include …}}`` directives resolved against the book (``ragkit.loaders.mdbook``); MyST's roles
+and directives read as the text they stand for (``ragkit.loaders.myst``); HTML headings as
+``#`` headings (``ragkit.loaders.markdown_html``)."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from pathlib import Path
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
+from ragkit.loaders.myst import render_myst
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -31,6 +35,7 @@ class MarkdownLoader(Loader):
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path)
         front, body = split_front_matter(text, where=str(path))
+        body = html_headings(render_myst(body, where=str(path)))
         if not body.strip():
             raise LoaderError(
                 f"{path}: empty file (only YAML front matter, no text)",

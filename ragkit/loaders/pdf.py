@@ -1,7 +1,8 @@
 """PDF files via pypdf: one document per page that has text, ``page`` is 1-based.
 
 Page text is NFKC-normalized, so ligatures (``ﬁ``, ``ﬂ``: what LaTeX fonts set) read as the
-letters they are and "files" finds "ﬁles"; the document text *is* the normalized text, so chunk
+letters they are and "files" finds "ﬁles" (a ligature pypdf can only write by its glyph name,
+``/Q_u`` or ``speci/f_ic``, reads as its letters too); the document text *is* the normalized text, so chunk
 offsets (citations) point into exactly what is stored. pypdf needs fontTools (a dependency) to map
 the ligature codes of embedded CFF fonts; without it they vanish ("signicantly").
 
@@ -42,6 +43,15 @@ log = logging.getLogger(__name__)
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 #: the requirement pypdf names in a DependencyError ("cryptography>=3.1 is required for AES ...")
 _REQUIREMENT = re.compile(r"[A-Za-z][A-Za-z0-9_.-]*(?:\[[\w,]+\])?(?:[<>=!~]=?[\w.]+)?")
+#: a ligature glyph without a Unicode map, written by its glyph name ("Meng /Q_u", "speci/f_ic"):
+#: its letters joined with "_" (the Adobe glyph list's convention), read as the letters
+_LIGATURE_NAME = re.compile(r"/((?:[A-Za-z]_)+[A-Za-z])")
+
+
+def _clean(text: str) -> str:
+    """Page text without control characters (unmapped glyphs, a math font's minus: never text)
+    and with ligature glyph names read as their letters ("/Q_u" -> "Qu")."""
+    return _LIGATURE_NAME.sub(lambda m: m.group(1).replace("_", ""), _CONTROL.sub("", text))
 
 
 @loaders.register("pdf")
@@ -78,7 +88,7 @@ class PdfLoader(Loader):
                 if reason is not None:
                     garbage.append((number, reason))
                     continue
-                pages.append((number, _CONTROL.sub("", text)))  # unmapped glyphs (a math font's minus): never text
+                pages.append((number, _clean(text)))
         except Exception as exc:  # pypdf raises many types on damaged content streams
             raise _unreadable(path, exc) from exc
         # --- OCR: pages without a usable text layer (every page with ocr.mode: always) ---
@@ -213,7 +223,7 @@ def _collector(fragments: list[tuple[float, float, str]]) -> Any:
 
 
 def _normalized(fragments: list[tuple[float, float, str]]) -> list[tuple[float, float, str]]:
-    return [(size, y, _CONTROL.sub("", unicodedata.normalize("NFKC", text))) for size, y, text in fragments]
+    return [(size, y, _clean(unicodedata.normalize("NFKC", text))) for size, y, text in fragments]
 
 
 def _height(reader: Any) -> float | None:

@@ -5,20 +5,27 @@ place on the page), so a table's columns, ruled or only aligned with whitespace,
 characters. A table is a run of lines (:func:`find_grids`):
 
 - *data lines*: two or more cells (runs of words further apart than the page's usual space; a
-  number and the "- 1.42" after it are one cell, a range), a quarter of them or more numbers, not
-  a numbered heading ("5.2   Results"); a line of a single cell between two data lines stays in
-  (a wrapped label);
+  number and the "- 1.42" after it are one cell, a range), a quarter of them or more numbers (a
+  "-" standing for none counts as one), not a numbered heading ("5.2   Results"). Once a table
+  has begun, a line of two or more cells with any number goes on with it (a data sheet's row:
+  parameter, symbol, conditions, one value, its unit); a line between two such lines stays in (a
+  wrapped label), and so do two short labels in a row before one (a wrapped cell's last word,
+  then the next group's label);
 - its *header*: up to five lines right above, of two or more cells and fewer numbers, or a word
-  or two wrapped under a header cell; placed over the columns by :func:`_head`;
+  or two wrapped under a header cell, up to a "Table N" line; placed over the columns by
+  :func:`_head`;
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
 - a first or last column of running text is the page's other column, not the table's: it is
   dropped, and the table with it when no column of labels is left;
+- a chart's axes are not a table: lines under a "Figure N" caption, or columns of evenly spaced
+  numbers (ticks) with a legend's few words among them (:func:`_chart_axes`);
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
   plain text where it is found there (layout text spaces out letters), with the title line after
-  a label that stands alone; else, for a table with a header, its *heading*: the short line
-  right above it.
+  a label that stands alone; else its *heading*: the label alone ("Table 1.", when the line after
+  it is the header), or the short line right above the table ("Class B" over a statement's
+  figures, which have no header of their own).
 
 Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers, half the
 line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out
@@ -41,7 +48,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ragkit.loaders.table_rows import Grid, is_number
+from ragkit.loaders.table_rows import NIL, Grid, is_number
 
 #: plain-text lines with two or more numbers a page needs before it is laid out for tables
 MIN_NUMERIC_LINES = 3
@@ -53,6 +60,10 @@ MAX_HEADER_LINES = 5
 MIN_NUMBER_SHARE = 0.25
 #: plain-text lines ending in an amount ("$51.24", "1,234.5") that also make a page worth laying out
 MIN_AMOUNT_LINES = 4
+#: distinct values a column needs before it can be read as a chart axis's ticks
+MIN_TICKS = 4
+#: how far (a share of the step) an axis's steps may differ, rounded as they are printed
+TICK_TOLERANCE = 0.05
 #: characters a caption keeps
 MAX_CAPTION = 200
 #: spaces between a number and the "- 1.42" that makes it a range
@@ -69,9 +80,10 @@ MIN_PROSE_CHARS = 40
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
-_NUMBER_TOKEN = re.compile(r"[-+(]?[$€£]?\d[\d,.]*%?\)?")
+_NUMBER_TOKEN = re.compile(r"[-+−(]?[$€£]?\d[\d,.]*%?\)?")
 _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+\b")
 _RANGE_END = re.compile(r"[-–] ?[$€£]?\d[\d,.]*%?")
+_FIGURE = re.compile(r"(?:Figure|FIGURE|Fig\.)\s*\d")
 _LABEL_ONLY = re.compile(r"(?:Table|TABLE|Tab\.)\s*[\dIVX]+[.:]?")
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
@@ -83,8 +95,8 @@ class TableTimeout(Exception):
 @dataclass(frozen=True)
 class PageTable:
     """A table found on a page: its grid, how many of its rows are the header, the words of its
-    cells (to take them out of the page's plain text) and, for a table with a header but no
-    caption, the heading line right above it (None when there is none)."""
+    cells (to take them out of the page's plain text) and, for a table without a caption, the
+    heading line right above it or its bare "Table N" label (None when there is neither)."""
 
     grid: Grid
     header_rows: int
@@ -193,34 +205,61 @@ def _section_heading(cells: Sequence[tuple[int, int, str]]) -> bool:
 
 
 def _number_share(cells: Sequence[tuple[int, int, str]]) -> float:
-    return sum(1 for _, _, c in cells if is_number(c)) / len(cells) if cells else 0.0
+    return sum(1 for _, _, c in cells if _numeric(c)) / len(cells) if cells else 0.0
+
+
+def _numeric(cell: str) -> bool:
+    """A number, or a dash standing for none (a nil amount)."""
+    return is_number(cell) or cell in NIL
+
+
+def _is_row(cells: Sequence[tuple[int, int, str]]) -> bool:
+    """A data line, or a line that continues a block of them."""
+    return _is_data(cells) or _continues(cells)
+
+
+def _continues(cells: Sequence[tuple[int, int, str]]) -> bool:
+    """Whether a line inside a block of data lines is a row of it though fewer of its cells are
+    numbers (a data sheet's row: parameter, symbol, conditions, one value, its unit): two or
+    more cells, a number among them, not a numbered heading."""
+    return len(cells) >= 2 and any(_numeric(c) for _, _, c in cells) and not _section_heading(cells)
 
 
 def _block_end(cells: Sequence[Sequence[tuple[int, int, str]]], start: int) -> int:
-    """The index after the last line of the block of data lines starting at ``start``: blank
-    lines and single lines between data lines stay in."""
+    """The index after the last line of the block of data lines starting at ``start``: lines
+    that continue it (:func:`_continues`), blank lines, a line between data lines and two short
+    labels in a row before one (a wrapped cell's last word, then the next group's label) stay
+    in."""
     end = start + 1
     j = start + 1
     while j < len(cells):
-        if _is_data(cells[j]):
+        if _is_row(cells[j]):
             end = j = j + 1
             continue
-        if not cells[j] or (len(cells[j]) >= 1 and j + 1 < len(cells) and _is_data(cells[j + 1])):
+        if not cells[j] or (j + 1 < len(cells) and _is_row(cells[j + 1])) \
+                or (j + 2 < len(cells) and _short_label(cells[j]) and _short_label(cells[j + 1])
+                    and _is_row(cells[j + 2])):
             j += 1
             continue
         break
     return end
 
 
+def _short_label(cells: Sequence[tuple[int, int, str]]) -> bool:
+    """One cell of a few words (at most :data:`MAX_HEADING_WORDS`), not a caption."""
+    return len(cells) == 1 and len(cells[0][2].split()) <= MAX_HEADING_WORDS and not _CAPTION.match(cells[0][2])
+
+
 def _header_lines(cells: Sequence[Sequence[tuple[int, int, str]]], first: int) -> list[int]:
-    """The header lines right above the data line ``first`` (blank lines skipped)."""
+    """The header lines right above the data line ``first`` (blank lines skipped), up to a
+    caption line ("Table 1."), which is not header."""
     out: list[int] = []
     j = first - 1
     while j >= 0 and len(out) < MAX_HEADER_LINES:
         if not cells[j]:
             j -= 1
             continue
-        if not _header_like(cells[j]) and not (len(cells[j]) == 1 and _wrapped(cells, j)):
+        if _CAPTION.match(cells[j][0][2]) or (not _header_like(cells[j]) and not (len(cells[j]) == 1 and _wrapped(cells, j))):
             break
         out.insert(0, j)
         j -= 1
@@ -282,7 +321,7 @@ def _best_span(cell: tuple[int, int, str], spans: Sequence[tuple[int, int]]) -> 
 
 def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int], data: Sequence[int],
            lines: Sequence[str], plain: str) -> PageTable | None:
-    spans = _columns(cells, [j for j in data if _is_data(cells[j])])
+    spans = _columns(cells, [j for j in data if _is_row(cells[j])])
     if len(spans) < 2:
         return None
     rows = {j: _split_runs(cells[j]) for j in data}
@@ -294,11 +333,16 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         head, body = _without_columns(head, prose), _without_columns(body, prose)
         if 0 in prose and not any(any(ch.isalpha() for ch in c) for row in body for c in row):
             return None  # the rows' labels (a table's left column) ran into the text on its left
+    if _chart_axes(body) or any(_FIGURE.match(c[2]) for j in header for c in cells[j]):
+        return None  # a chart's tick labels, legend or figure caption, not a table: the page keeps them as text
     body = _fill_down(body)
     words = frozenset(w for row in head + body for c in row for w in c.split())
     top = header[0] if header else data[0]
     caption = _caption(lines, top, data[-1], plain, words)
-    heading = None if caption or not header else _heading(cells, top)
+    if caption is not None and _LABEL_ONLY.fullmatch(caption):
+        caption, heading = None, caption  # a bare "Table 1." names the table after the document's title and page
+    else:
+        heading = None if caption else _heading(cells, top)
     return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words, heading)
 
 
@@ -430,6 +474,40 @@ def _without_columns(rows: Sequence[Sequence[str]], drop: set[int]) -> list[list
     """``rows`` without the columns ``drop``, and without the rows left empty."""
     kept = [[c for k, c in enumerate(row) if k not in drop] for row in rows]
     return [row for row in kept if any(row)]
+
+
+def _chart_axes(body: Sequence[Sequence[str]]) -> bool:
+    """Whether rows are a chart's axes read off the page: every column of numbers is a run of
+    evenly spaced values (an axis's ticks, read in order), and words stand among them (a legend's
+    labels) but no column of them fills half the rows. A table of numbers alone stays a table."""
+    ticks = 0
+    for k in range(len(body[0]) if body else 0):
+        filled = [row[k] for row in body if row[k]]
+        values = [v for v in map(_value, filled) if v is not None]
+        if 2 * len(values) < len(filled):
+            if 2 * len(filled) >= len(body):
+                return False  # a column of labels
+            continue
+        if len(set(values)) < MIN_TICKS:
+            continue
+        if not _evenly_spaced(values):
+            return False
+        ticks += 1
+    return ticks > 0 and any(ch.isalpha() for row in body for cell in row for ch in cell)
+
+
+def _value(cell: str) -> float | None:
+    """The number a cell holds ("−0.1" and "–0.1" with a typeset minus), else None."""
+    try:
+        return float(cell.strip().replace("−", "-").replace("–", "-").replace(",", ""))
+    except ValueError:
+        return None
+
+
+def _evenly_spaced(values: Sequence[float]) -> bool:
+    """Rising or falling by one step (a repeat of a value, two axes' ticks at one height, aside)."""
+    steps = [b - a for a, b in zip(values, values[1:], strict=False) if b != a]
+    return bool(steps) and all(abs(d - steps[0]) <= TICK_TOLERANCE * abs(steps[0]) for d in steps)
 
 
 def _numbers_run(text: str) -> bool:

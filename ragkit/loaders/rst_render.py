@@ -16,6 +16,7 @@ from collections.abc import Callable
 from docutils import nodes
 
 from ragkit.loaders.rst_sphinx import object_desc
+from ragkit.loaders.sphinx_names import ADMONITIONS
 
 _SPACES = re.compile(r"\s+")
 _HEADING_LIKE = re.compile(r"^( {0,3})(#|```|~~~)", re.MULTILINE)
@@ -25,10 +26,6 @@ _SILENT = (
     nodes.image, nodes.pending, nodes.transition, nodes.decoration, nodes.docinfo, nodes.meta,
     nodes.footnote_reference, nodes.citation_reference,
 )
-_ADMONITIONS = {
-    "attention": "Attention", "caution": "Caution", "danger": "Danger", "error": "Error", "hint": "Hint",
-    "important": "Important", "note": "Note", "tip": "Tip", "warning": "Warning",
-}  # fmt: skip
 #: fields Sphinx reads as file-wide metadata at the top of a document, not text
 _FILE_FIELDS = frozenset({"orphan", "tocdepth", "nocomments", "nosearch"})
 
@@ -200,7 +197,7 @@ class Renderer:
 
     def _admonition(self, node: nodes.Node, depth: int) -> None:
         title = next((c for c in node.children if isinstance(c, nodes.title)), None)
-        label = inline_text(title) if title is not None else _ADMONITIONS.get(node.tagname, node.tagname.title())
+        label = inline_text(title) if title is not None else ADMONITIONS.get(node.tagname, node.tagname.title())
         body = self._sub(node, depth, skip=title)  # its lines are escaped already
         self.blocks.append(f"{label}: {body}" if body else label)
 

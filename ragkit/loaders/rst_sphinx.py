@@ -29,40 +29,18 @@ from typing import Any
 from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
 
-#: directives whose output is not text: navigation, build settings, file inclusion, graphs
-DROP = frozenset({
-    "toctree", "index", "highlight", "currentmodule", "py:currentmodule", "module", "py:module",
-    "automodule", "autosummary", "literalinclude", "tabularcolumns", "sectionauthor", "moduleauthor",
-    "codeauthor", "default-role", "default-domain", "rst-class", "graphviz", "graph", "digraph",
-    "inheritance-diagram", "mermaid", "plot", "todolist", "testsetup", "testcleanup", "js:module",
-    "c:namespace", "cpp:namespace", "c:namespace-push", "c:namespace-pop", "cpp:namespace-push",
-    "cpp:namespace-pop", "program", "option-list", "spelling:word-list", "image", "figure-md",
-})  # fmt: skip
-#: directives whose content is code (with whatever options Sphinx allows)
-CODE = frozenset({
-    "code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython",
-    "jupyter-execute", "code-cell", "prompt", "productionlist", "code-tab", "literal",
-})  # fmt: skip
-#: object descriptions without a domain prefix (the default domain is py; std has the others)
-OBJECTS = frozenset({
-    "function", "class", "data", "method", "attribute", "exception", "decorator", "decoratormethod",
-    "classmethod", "staticmethod", "property", "type", "envvar", "option", "describe", "object",
-    "confval", "setting", "cmdoption", "event", "fixture",
-})  # fmt: skip
-#: label shown before the content of a directive, by name ({arg} is its first argument)
-LABELS = {
-    "versionadded": "New in version {arg}.",
-    "versionchanged": "Changed in version {arg}.",
-    "versionremoved": "Removed in version {arg}.",
-    "deprecated": "Deprecated since version {arg}.",
-    "seealso": "See also:",
-    "todo": "To do:",
-}
-#: directives whose argument is a label worth keeping (a tab's name, a card's title)
-TITLED = frozenset({"tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card", "tab-set-code"})
-#: roles whose target is a callable: Sphinx writes ``name()``
-CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth", "c:func", "cpp:func", "js:func", "js:meth"})
-_TITLE_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
+from ragkit.loaders.sphinx_names import (
+    CODE,
+    DROP,
+    LABELS,
+    TITLED,
+    is_known_object,
+    is_object,
+    label_line,
+    looks_like_code,
+    role_text,
+)
+
 _LOCK = threading.RLock()
 
 
@@ -102,14 +80,24 @@ class _SphinxDirective(Directive):
             if not caption:
                 return [code]
             return [self._paragraph(f"{caption}:"), code]
+        if name not in LABELS and name not in TITLED and not is_known_object(name):
+            raw = self._raw_lines()
+            if looks_like_code(raw):  # a project's example directive: its argument and content are code
+                return [_code(raw, "")]
         if is_object(name):
             return [self._object(name, arg)] if arg else self._content()
         out: list[nodes.Node] = []
         if name in LABELS:
-            out.append(self._paragraph(_label(name, arg)))
+            out.append(self._paragraph(label_line(name, arg)))
         elif name in TITLED and arg:
             out.append(self._paragraph(f"{arg}:"))
         return out + self._content()
+
+    def _raw_lines(self) -> list[str]:
+        """The directive's argument and content as written (code written without the blank line
+        after the directive marker is its argument, to docutils)."""
+        head = self.arguments[0].split("\n") if self.arguments else []
+        return [*head, *self.content]
 
     def _paragraph(self, text: str) -> nodes.paragraph:
         """A paragraph of ``text`` parsed as inline markup (an argument may hold roles, literals)."""
@@ -131,25 +119,6 @@ class _SphinxDirective(Directive):
         return node
 
 
-def _label(name: str, arg: str) -> str:
-    """``versionchanged:: 0.8 Also an int.`` -> ``Changed in version 0.8: Also an int.``"""
-    if "{arg}" not in LABELS[name]:
-        return f"{LABELS[name]} {arg}".strip()
-    version, _, rest = arg.partition(" ")
-    label = LABELS[name].format(arg=version) if version else LABELS[name].replace(" {arg}", "")
-    return f"{label[:-1]}: {rest}" if rest else label
-
-
-def is_object(name: str) -> bool:
-    """Whether directive ``name`` describes an object (``py:data``, ``function``, ``autoclass``)."""
-    if name in DROP or name in CODE:
-        return False
-    if name.startswith("auto") and name not in ("autosummary", "automodule"):
-        return True
-    base = name.split(":", 1)[1] if ":" in name else name
-    return base in OBJECTS or (":" in name and base not in LABELS)
-
-
 def object_name(signature: str) -> str:
     """``send_file(path, mimetype=None) -> Response`` -> ``send_file``; ``DEBUG`` -> ``DEBUG``."""
     first = signature.split("\n", 1)[0].strip()
@@ -163,26 +132,6 @@ def _code(content: Any, language: str) -> nodes.literal_block:
     if language:
         node["language"] = language.split()[0]
     return node
-
-
-def role_text(name: str, text: str) -> str:
-    """What Sphinx shows for ``:name:`text```: the explicit title, else the target cleaned."""
-    text = " ".join(text.split())
-    match = _TITLE_TARGET.match(text)
-    if match and match.group(1):
-        return match.group(1)
-    shown = match.group(2) if match else text
-    shown = shown.lstrip("!")
-    if shown.startswith("~"):
-        shown = shown[1:].rsplit(".", 1)[-1]
-    shown = shown.lstrip(".")
-    if name in ("doc", "std:doc"):
-        shown = shown.lstrip("/")
-    elif name in ("guilabel", "menuselection"):
-        shown = shown.replace("&&", "\0").replace("&", "").replace("\0", "&").replace("-->", "→")
-    if name.lower() in CALLABLE_ROLES and shown and not shown.endswith(")"):
-        shown += "()"
-    return shown
 
 
 def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,

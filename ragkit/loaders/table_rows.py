@@ -23,10 +23,13 @@ from typing import Any
 
 from ragkit.loaders.base import strip_encoded_data
 
-_ONE_NUMBER = r"[-+(]?[\d.,\s%$€£]*\d[\d.,\s%$€£]*\)?"
+_ONE_NUMBER = r"[-+−(]?[\d.,\s%$€£]*\d[\d.,\s%$€£]*\)?"
 #: a cell that is a number, an amount, a percentage or a range of them ("1,234", "$51.24",
-#: "-0.5 %", "(12)", "1.35 - 1.42")
+#: "-0.5 %", "−0.01" with a typeset minus sign, "(12)", "1.35 - 1.42")
 NUMBER = re.compile(_ONE_NUMBER + r"(?:\s*[-–]\s*" + _ONE_NUMBER + ")?")
+#: a cell that only marks a value as nil ("-" in a statement's column of amounts): a row holding
+#: one is a row, not a section label
+NIL = frozenset({"-", "–", "—"})
 #: leading rows of a grid that can be its header
 MAX_HEADER_ROWS = 3
 #: words a section label (a row naming the rows under it) has at most
@@ -136,7 +139,7 @@ def _section(cells: Sequence[Any], after: Sequence[Any] | None, filled: Sequence
     a link may stand further right), no number unless the row after it has two more (a total
     row is a row), and the row after it not the rest of a wrapped label (starting in lower case)."""
     first = str(cells[0] or "").strip() if cells else ""
-    if not filled or not first or not after or not _label(first):
+    if not filled or not first or not after or not _label(first) or any(str(c or "").strip() in NIL for c in cells[1:]):
         return False
     if any(k < len(cells) and str(cells[k] or "").strip() for k in filled[:(len(filled) + 1) // 2]):
         return False
@@ -163,5 +166,5 @@ def clean_grid(rows: Sequence[Sequence[Any]]) -> tuple[tuple[str, ...], ...]:
     return tuple(tuple(r[i] if i < len(r) else "" for i in keep) for r in cells)
 
 
-__all__ = ["Grid", "MAX_HEADER_ROWS", "NUMBER", "clean_grid", "column_names", "grid_rows", "is_number", "row_record",
+__all__ = ["Grid", "MAX_HEADER_ROWS", "NIL", "NUMBER", "clean_grid", "column_names", "grid_rows", "is_number", "row_record",
            "row_text", "split_header"]

@@ -15,7 +15,8 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   passages and ``FURTHER`` (10) more; the further ones are read only when the first give no
   answer, so an answer found in the first ten never changes. When the draft answer from them
   cites a file (not a refusal) and the search tool takes a ``source`` glob, it searches once more
-  within that file (``WITHIN``, 5 passages) and answers from the first passages and those: the
+  within that file (``WITHIN``, 10 passages beyond those of the file already read) and answers
+  from the first passages and those: the
   passage that answers is often another part of the file that matched best (the sentence before
   the one that matched, a foreword's signature at its end). Other tool results are reported as
   they are.
@@ -197,7 +198,7 @@ PASSAGES = 10
 FURTHER = 10
 #: passages of the best passage's document searched for after the first search, and read with
 #: the first ``passages`` (those not among them): the answer is often another part of that file
-WITHIN = 5
+WITHIN = 10
 
 
 @providers.register("local")
@@ -249,7 +250,8 @@ class LocalProvider(BaseProvider):
             # (a pronoun, or no subject of its own); "And how do I commit with a message?" does not
             leans = bool(_BACK_REFERENCE.search(question)) or len(set(terms(question))) <= 1
             answer = self._answer(question, results, context if leans else "")
-            if tools and (scoped := _scoped_call(follow_up_query(question, earlier), list(tools), results, answer)):
+            if tools and (scoped := _scoped_call(follow_up_query(question, earlier), list(tools), results, answer,
+                                                 self.passages)):
                 return self._response(messages, tools, "", (scoped,))
         else:
             answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
@@ -382,7 +384,8 @@ def _fill(schema: dict[str, Any], answer: str, sources: list[str], state: dict[s
     return schema.get("default", {"integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind))
 
 
-def _scoped_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Message], answer: str) -> ToolCall | None:
+def _scoped_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Message], answer: str,
+                 read: int | None = None) -> ToolCall | None:
     """After the first search and a draft answer from it, a second search within the document the
     draft cites first (the search tool's ``source`` glob, matching that file alone): the passage
     that answers is often another part of that file (the sentence before the one that matched, a
@@ -403,7 +406,8 @@ def _scoped_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Messag
     top = cited[0]
     args = {**tool_arguments(query, spec), "source": glob.escape(top)}
     if "top_k" in properties:
-        args["top_k"] = WITHIN
+        shown = results[0].citations[:read] if read is not None else results[0].citations
+        args["top_k"] = min(MAX_TOP_K, WITHIN + sum(c.source == top for c in shown))
     digest = hashlib.sha256(f"{query}\0{top}\0{spec.name}".encode()).hexdigest()[:16]
     return ToolCall(id=f"call_{digest}_within", name=spec.name, arguments=args)
 

@@ -5,7 +5,7 @@ shape of a document where the answerer once quoted a true sentence that did not 
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
-from ragkit.rag.extractive.answer_type import defined_term, has_answer_type, list_count
+from ragkit.rag.extractive.answer_type import counted_noun, counts, defined_term, has_answer_type, list_count
 from ragkit.rag.passages import Passage
 
 
@@ -266,3 +266,74 @@ def test_a_row_document_reads_as_one_row_and_the_row_named_by_the_question_answe
     assert extractive_answer("How much does an adult fare cost?", FERRY_FARES).startswith(
         "Fare: Adult; Price: £9.00")
     assert extractive_answer("How long is the crossing to the island?", FERRY_FARES) == REFUSAL
+
+
+# ---------------------------------------------------------------- "how many X": the number of X
+SIGNALS = _passages(
+    ("Comparing code books (figures 2a, 2b and 2c) show that flag-level FlagNets work better for small "
+     "crews. 3 Flag-level FlagNets are reliable on large ships.", {"source": "signals.pdf", "page": "3", "start": "4000"}),
+    ("The code book used in all of our ships consists of 40 flags, including 26 letter flags and 14 others.",
+     {"source": "signals.pdf", "page": "2", "start": "2000"}),
+)
+
+
+def test_how_many_is_answered_by_the_number_of_what_it_counts() -> None:
+    """"How many flags…?" wants "40 flags", not the sentence that shares most of the question's
+    other words and holds some other number (a section's, a figure's)."""
+    got = extractive_answer("How many flags are in the code book of the flag-level FlagNets?", SIGNALS)
+    assert got.startswith("The code book used in all of our ships consists of 40 flags")
+    assert counted_noun("How many parallel signal lamps does the ship use?") == "lamp"
+    assert counted_noun("How long is a crossing?") == "long"
+    assert counts("flag", "a set of 40 hand- written signal flags") and not counts("flag", "100 samples per flag")
+    assert not counts("flag", "Lamps need 30× fewer flags")
+    assert not counts("flag", "2 Flag-level Signalling") and not counts("flag", "(2b and 2c) show that flag-level")
+
+
+GATHERINGS = _passages((
+    "# Our Gatherings\n\n## Summer camps\n\nThe whole crew gathers at the summer camp twice a year. "
+    "Newcomers meet their mentor at the 1-month, 3-month and 1-year marks.\n\n"
+    "Camps are 5 days long. Most people arrive on a Sunday.", {"source": "gatherings.md"}),)
+
+
+def test_how_long_is_answered_by_the_measure_the_adjective_closes() -> None:
+    """"How long is a crew summer camp?": "Camps are 5 days long", not "twice a year" (a
+    frequency) nor the marks of a newcomer's first year."""
+    got = extractive_answer("How long is a crew summer camp?", GATHERINGS)
+    assert got.startswith("Camps are 5 days long")
+
+
+# ---------------------------------------------------------------- the answer's passage must hold the question
+GAUGES = _passages(
+    ("The first tide gauge of the bay was built by Ada Quill and Tom Hale (2005), who used a float in a well. "
+     "A similar float was later adopted by Quill and Hale (2011).", {"source": "gauges.pdf", "page": "2", "start": "3000"}),
+    ("Harbour records list every gauge reading since 1990. Each reading is checked by hand.",
+     {"source": "records.pdf", "page": "1", "start": "0"}),
+    ("Harbour pilots guide the ships in at dawn; medals for pilots are cast in bronze.",
+     {"source": "committee.md"}),
+)
+
+
+def test_a_passage_on_the_topic_that_lacks_what_is_asked_gives_no_answer() -> None:
+    """"In which year did Ada Quill receive the Harbour Medal?": a passage names her and gives
+    years, but says nothing of a medal or of receiving one (another document speaks of medals,
+    not of her): the question is refused, not answered with a year of something else."""
+    assert extractive_answer("In which year did Ada Quill receive the Harbour Medal?", GAUGES) == REFUSAL
+    assert "2005" in extractive_answer("In which year did Ada Quill build the first tide gauge?", GAUGES)
+
+
+# ---------------------------------------------------------------- a row document's label is not its text
+GAUGE_PAPER = _passages(
+    ("table: Learning Tide Patterns with Float Gauges, page 4, table 2\ntions. We use a local estimator with a "
+     "bandwidth chosen by cross-validation. This step serves: gauge readings).\n(Bje",
+     {"source": "gauges.pdf", "page": "4", "table": "Learning Tide Patterns with Float Gauges, page 4, table 2"}),
+    ("Moreover, results on the HARBOUR-7 dataset show that float gauges track the tide within 2 cm.",
+     {"source": "gauges.pdf", "page": "5", "start": "8000"}),
+)
+
+
+def test_the_label_of_a_table_row_that_is_not_cells_is_never_the_answer() -> None:
+    """A PDF's table row whose cells are loose text keeps the loader's ``table: NAME`` label, and
+    a table without a caption is named after the paper's title: that label matches every question
+    about the paper, but says nothing; the sentence naming the dataset answers."""
+    got = extractive_answer("On which dataset are the float gauges for learning tide patterns evaluated?", GAUGE_PAPER)
+    assert "HARBOUR-7" in got and "table:" not in got

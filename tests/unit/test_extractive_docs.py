@@ -214,3 +214,23 @@ def test_a_run_of_figure_labels_heads_no_other_subject() -> None:
     # a title line followed by its text (past its subheadings) is a heading; a Markdown one always is
     assert not any(b.label for b in parse_blocks("POWER AND SUPPLIES\nElectricity\nThe island is off the grid."))
     assert not parse_blocks("# Quarry\nTenant A\nJob 1\n")[0].label
+
+
+UPLOADS = passages(
+    ("responses.md", "Responses",
+     "# Responses\n\n### FileResponse\n\nSends files in the response.\n\n* `disposition` - will be set in the "
+     "`Content-Disposition` header. Can be \"attachment\" (default) or \"inline\".\n\nThe `Accept-Ranges` header is "
+     "set when the file exists.\n"),
+    ("requests.md", "Requests",
+     "# Requests\n\n### Uploads\n\nUploaded files are sent as multipart form data.\n\n"
+     "Signature: `request.uploads(max_files=500, max_part_size=2048)`\n\n"
+     "You can limit the number of files with `max_files`:\n\n```python\nasync with request.uploads(max_files=50):\n    ...\n```\n"),
+)
+
+
+def test_a_documented_signature_states_its_keyword_defaults() -> None:
+    """"How many files does request.uploads() accept at most by default?": the documented
+    signature's ``max_files=500`` is the default, not another page's "(default)" of another setting,
+    nor the example's ``max_files=50``."""
+    got = extractive_answer("How many files does request.uploads() accept at most by default?", UPLOADS)
+    assert got.startswith("Signature: `request.uploads(max_files=500") and "[2]" in got

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from ragkit.loaders.pdf import _clean
 from ragkit.loaders.pdf_paper import byline, largest_font_text, references_start
 from ragkit.rag.extractive import extractive_answer
 from ragkit.rag.passages import Passage
@@ -145,3 +146,15 @@ def test_a_spreadsheet_file_name_is_a_placeholder_title() -> None:
 
     fragments = [(20.0, 700.0, "Good Energy SVT"), (10.0, 600.0, "Tariff rates for every region of the country")]
     assert document_title("DOM Pricing Model 5% increase - approved.xlsm", fragments, 800.0) == "Good Energy SVT"
+
+
+def test_a_ligature_glyph_written_by_its_name_reads_as_its_letters() -> None:
+    """pypdf writes a ligature glyph that has no Unicode map by its glyph name ("Meng /Q_u",
+    "speci/f_ic", "/T_he"): the page text reads the letters, so the first author's name is in
+    the byline and "specific" is a word."""
+    page = ("Tidal Gauges of the Northern Bays\nWen /Q_uill\nHarbour Institute\nAda Hale\nHarbour Institute\n"
+            "ABSTRACT\n/T_he speci/f_ic pa/t_terns of the bay.")
+    text = _clean(page)
+    assert "Wen Quill" in text and "The specific patterns" in text
+    assert byline(text, "Tidal Gauges of the Northern Bays") == "Wen Quill, Ada Hale"
+    assert _clean("see /usr/share and a/b") == "see /usr/share and a/b"

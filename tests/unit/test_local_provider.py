@@ -434,3 +434,27 @@ def test_the_file_a_draft_answer_cites_is_searched_again_for_the_passage_that_an
     refused = Agent(LocalProvider(), tools=[search_with_sources]).run("Who repairs the boiler?")
     assert refused.content == REFUSAL
     assert sum(len(m.tool_calls) for m in refused.messages if m.role == "assistant") == 1
+
+
+# a long report: the global ranking shows its first twelve parts; the part that says the count is further in
+LEDGER = {n: ("reports/ledger.md", f"Section {n}. The harbour ledger records the moorings of the north quay in detail.")
+          for n in range(1, 17)}
+LEDGER[16] = ("reports/ledger.md", "The harbour ledger lists 37 moorings on the north quay.")
+
+
+@tool
+def search_ledger(query: str, top_k: int = 5, source: str | None = None) -> ToolOutput:
+    """Search the knowledge base for passages relevant to the query; source limits it to matching files."""
+    numbers = list(LEDGER)[:12] if source is None else [n for n in LEDGER if fnmatch.fnmatchcase(LEDGER[n][0], source)]
+    cites = [Citation(number=n, source=LEDGER[n][0], chunk_id=f"l{n}", text=LEDGER[n][1], score=1 - n / 100)
+             for n in numbers[:top_k]]
+    return ToolOutput(content=PASSAGES_HEADER + "\n\n" + "\n\n".join(format_passage(c) for c in cites), citations=cites)
+
+
+def test_the_search_within_the_cited_file_brings_parts_not_read_yet() -> None:
+    """The first ten passages are all from the cited file; the search within it asks for more
+    than those, so it reaches the part that gives the count."""
+    run = Agent(LocalProvider(), tools=[search_ledger]).run("How many moorings does the harbour ledger list?")
+    calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls]
+    assert calls[-1].arguments["source"] == "reports/ledger.md" and calls[-1].arguments["top_k"] > 10
+    assert "37 moorings" in run.content

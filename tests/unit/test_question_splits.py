@@ -94,3 +94,24 @@ def test_the_retrieval_table_puts_the_beir_sets_beside_the_folders(tmp_path: Pat
     assert "| msmarco-5k | 0.7995 | 0.8000 | -0.0005 |" in text
     assert "| api | 0.6000 | 0.5000 | +0.1000 |" in text
     assert "| **mean of 2** | 0.6997 | 0.6500 | +0.0497 |" in text
+
+
+EXTRA = FOLDERS / "tune-extra"
+
+
+@pytest.mark.parametrize("path", sorted(EXTRA.glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_extra_tune_sets_are_tune_only_over_the_same_clone(path: Path) -> None:
+    """The questions of ``tune-extra/NAME.yaml`` are all in the tune half, over the clone of
+    ``NAME.yaml`` (same repository, commit and folder), and none repeats a question of it."""
+    extra = yaml.safe_load(path.read_text(encoding="utf-8"))
+    main = yaml.safe_load((FOLDERS / path.name).read_text(encoding="utf-8"))
+    assert {k: extra[k] for k in ("fetch", "commit", "folder")} == {k: main[k] for k in ("fetch", "commit", "folder")}
+    assert all(q["split"] == "tune" for q in extra["questions"]) and len(extra["questions"]) >= 8
+    assert not {q["question"] for q in extra["questions"]} & {q["question"] for q in main["questions"]}
+
+
+def test_sets_dir_scores_the_extra_sets_over_the_same_clones(tmp_path: Path) -> None:
+    (tmp_path / "ydkjs" / ".").mkdir(parents=True)
+    found = aq.folders_under(tmp_path, EXTRA)
+    assert [(name, docs, questions) for name, docs, questions in found] == [
+        ("ydkjs", tmp_path / "ydkjs" / ".", EXTRA / "ydkjs.yaml")]

@@ -288,3 +288,81 @@ def test_a_table_whose_labels_ran_into_the_text_beside_it_stays_text() -> None:
              "routes in the county and they hold until the next one Child      2.25      2.50",
              "which the council expects to begin in the spring Family      11.00      12.00"]
     assert find_grids(lines) == []
+
+
+def test_a_data_sheet_table_keeps_its_rows_of_one_value_and_its_group_labels() -> None:
+    """A data sheet's row has one value among its parameter, symbol, conditions and unit: inside
+    a table it is a row. A typeset minus sign is a number's sign, a wrapped condition and the next
+    group's label do not end the table, and a bare "Table 3." line above the header is not header
+    but names the table."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["Table 3.",
+             "Parameter              Symbol     Conditions              Min     Typ     Max    Unit",
+             "SUPPLY VOLTAGE         VS                                 2.7             5.5    V",
+             "QUIESCENT CURRENT      IQ         no load                         1.2     2.0    mA",
+             "OFFSET                 VOS        TA = 25°C               −3              +3     mV",
+             "                                  over temperature",
+             "WAKE-UP",
+             "  Wake-Up Time         tWAKE      VS = 5 V                        45             µs",
+             "  Shutdown Current     ISD        EN = 0 V                        0.1            µA"]
+    [table] = find_grids(lines)
+    assert table.header_rows == 1 and table.heading == "Table 3." and table.grid.caption is None
+    rows = [text for _, text in grid_rows(table.grid, "T", header_rows=table.header_rows)]
+    assert "table: T\nParameter: OFFSET\nSymbol: VOS\nConditions: TA = 25°C\nMin: −3\nMax: +3\nUnit: mV" in rows
+    assert rows[-2:] == ["table: T: WAKE-UP\nParameter: Wake-Up Time\nSymbol: tWAKE\nConditions: VS = 5 V\nTyp: 45\n"
+                         "Unit: µs",
+                         "table: T: WAKE-UP\nParameter: Shutdown Current\nSymbol: ISD\nConditions: EN = 0 V\nTyp: 0.1\n"
+                         "Unit: µA"]
+
+
+def test_tables_without_a_header_are_named_by_the_label_above_and_a_nil_dash_is_a_value() -> None:
+    """A statement's figures under class labels: each table (no header of its own) is named by the
+    line above it, and a row whose amount is "-" (none) is a row: it does not end the table, nor is
+    it taken for a header, and the label over it names the rows under it."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["Class A",
+             "",
+             "Net asset value at year end                  1,250,000",
+             "Units outstanding at year end                   12,500",
+             "",
+             "Class B",
+             "",
+             "Net asset value at year end                  3,400,000",
+             "Units outstanding at year end                   34,000",
+             "",
+             "Result per unit",
+             "Direct result                                        -",
+             "Revaluation                                       2.10",
+             "Costs                                           (0.05)"]
+    first, second = find_grids(lines)
+    assert (first.heading, second.heading) == ("Class A", "Class B")
+    assert first.header_rows == second.header_rows == 0
+    assert first.grid.rows[1] == ("Units outstanding at year end", "12,500")
+    rows = [t for _, t in grid_rows(second.grid, "Class B", header_rows=0)]
+    assert rows[2:4] == ["table: Class B: Result per unit\ncolumn 1: Direct result\ncolumn 2: -",
+                         "table: Class B: Result per unit\ncolumn 1: Revaluation\ncolumn 2: 2.10"]
+
+
+def test_a_charts_axes_and_a_figure_caption_are_not_read_as_a_table() -> None:
+    """A plot's tick labels stand in columns of numbers: when every column of numbers is a run of
+    evenly spaced values with a legend's few words among them, or the lines above are a figure's
+    caption, the page keeps them as text. A table of numbers alone stays a table."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    axes = ["  5.05        20",
+            "                       LOAD = 1mA",
+            "  5.04        18       LOAD = 10mA",
+            "  5.03        16       LOAD = 100mA",
+            "  5.02        14",
+            "  5.01        12",
+            "  5.00        10"]
+    assert find_grids(axes) == []
+    figure = ["Figure 12. Dropout Voltage vs. Load        Figure 15. Ground Current vs. Load",
+              "  0.31     4.0                              3.26",
+              "  0.28     5.0                              3.31",
+              "  0.35     7.5                              3.12"]
+    assert find_grids(figure) == []
+    [numbers] = find_grids(["  200.01      1", "  400.01      3", "  600.01      5", "  800.01      7"])
+    assert numbers.grid.rows[-1] == ("800.01", "7")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from ragkit.rag.extractive.text import WORD
+from ragkit.rag.extractive.text import STOPWORDS, WORD, stem
 
 _QUANTITY_NOUNS = (
     "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
@@ -232,6 +232,47 @@ def list_count(question: str) -> tuple[int | None, str, str]:
     word = match.group("count").lower()
     count = int(word) if word.isdigit() else _COUNTS.get(word)
     return count, word, match.group("noun").lower()
+
+
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:do|does|did|are|is|were|was|"
+                       r"can|could|will|would|should|has|have|had|in|on|of|at|for|per|a|an|the)\b|\s*\?|$)",
+                       re.IGNORECASE)
+_BROKEN_WORD = re.compile(r"(?<=[a-z])- (?=[a-z])")  # a word a PDF's line broke: "hand- written"
+_RATE_WORDS = frozenset("per each every fewer times".split())  # "100 samples per problem", "30x fewer parameters": no count
+_COUNT_GAP = 2  # words allowed between a number and the noun it counts ("6 identical layers", "8 million documents")
+
+
+_HOW_ADJECTIVE = re.compile(r"\bhow\s+(long|old|tall|high|deep|wide|far|big|large|heavy)\b", re.IGNORECASE)
+
+
+def counted_noun(question: str) -> str:
+    """The stem of the noun a "how many" question counts ("How many parallel attention *heads*
+    does it use?" -> "head"): the last word of the phrase after "how many"; for "how long", "how
+    old" and the like, the adjective a measure ends with ("1 week *long*", "10 years *old*"); ""
+    for other questions."""
+    adjective = _HOW_ADJECTIVE.search(question)
+    if adjective:
+        return stem(adjective.group(1))
+    match = _HOW_MANY.search(question)
+    words = match.group("phrase").split() if match else []
+    return stem(words[-1]) if words else ""
+
+
+def counts(noun: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives a number of ``noun`` (a stem): a number, then the noun in lower
+    case after at most two modifiers ("70 characters", "a stack of N = 6 identical layers", "8
+    million documents"; not a section number, "2 Character-level Networks", nor "3e) show that
+    characters")."""
+    words = WORD.findall(_BROKEN_WORD.sub("", sentence))
+    for i, w in enumerate(words):
+        if not (any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS):
+            continue
+        for v in words[i + 1:i + 2 + _COUNT_GAP]:
+            if stem(v) == noun and v[0].islower():
+                return True
+            if v.lower() in STOPWORDS or v.lower() in _RATE_WORDS or not v[0].islower():
+                break
+    return False
 
 
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:

@@ -13,7 +13,10 @@ question of the conversation weigh half. The score is then weighed by:
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
   person, a date or a quantity (a share a percentage, a price or a fee an amount of money), and
   "What does IIFE stand for?" the words its letters begin ("Immediately Invoked Function
-  Expression"); a
+  Expression"); "How many characters…?" a number of characters ("70 characters") and "How long
+  is a meet-up?" a measure that ends with "long" ("1 week long"), when some passage gives one
+  (then a sentence with only another number is not of the kind, and one with it counts half
+  again); a
   sentence with none that is new (not in the question) counts
   half. For such a question a heading that holds the answer ("Tern 1.3.0 (released 18 November
   2024)") is a candidate too. The noun such a question asks for ("What was the *total* paid?")
@@ -48,7 +51,9 @@ one; for a how-to question, the code block of the best sentence's section. It sa
 base has no answer when no sentence shares enough meaningful content with the question, when a
 number, a version (read whole: "2.44" is not "v2.44.3") or a name the question is about appears
 in none of the passages, or when most of the
-question's weight is in words no passage has. A question that names something found in some
+question's weight is in words no passage has, or when the passage of every candidate (with its
+document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
+a value question, whose line may say none of them). A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -71,6 +76,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    counts,
     defines,
     expands,
     gives_alias,
@@ -109,6 +115,7 @@ _SECTION = 0.7  # credit for a question word found in the sentence's section hea
 _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
+_COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
 _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
@@ -129,6 +136,7 @@ _LINE = 0.7  # ... for a line of a code block that holds the value asked for (pr
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
+_UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack this share of the question
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
@@ -359,6 +367,8 @@ def _typed(u: Unit, query: Query) -> bool:
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         return holds_value(query.value_kind, text, query.said, default=query.default)
     text = _row_values(u.text) if u.kind == "row" else u.text
+    if query.counted_given and not counts(query.counted, text):
+        return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
     return (query.kind is not None and has_answer_type(query.kind, text, query.words)
             and in_measure(query.measure, text))
 
@@ -399,6 +409,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
+    if query.counted_given and typed:
+        fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
@@ -447,6 +459,15 @@ def _missing_share(query: Query, units: Sequence[Unit]) -> float:
     return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
 
 
+def _unsupported_share(u: Unit, query: Query) -> float:
+    """The share of the question's own words (boost-weighted, as ``_missing_share``) that the
+    unit's passage, its section and the other retrieved passages of its document do not have."""
+    own = {t: b for t, b in query.boosts.items() if t in query.own}
+    total = sum(own.values())
+    have = u.scope | u.document | u.section
+    return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
+
+
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
     context: str = "",
@@ -468,6 +489,8 @@ def extractive_answer(
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
             or not _versions_present(query, passages)):
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
+    if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
+        query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     candidates = sorted(
@@ -477,6 +500,12 @@ def extractive_answer(
     named = query.names & present
     if named:  # a question about a name is answered from a document that mentions it
         candidates = [c for c in candidates if named & (c.unit.scope | c.unit.document | c.unit.section)]
+    # the passage an answer comes from (with its document's other passages) must hold half the
+    # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
+    # passage that names her and gives a year, but says nothing of a medal (a value's line may say
+    # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
+    if query.kind != "value":
+        candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:

@@ -18,6 +18,7 @@ from ragkit.rag.extractive.answer_type import (
     asked_acronym,
     asks_alias,
     asks_author,
+    counted_noun,
     defined_term,
     is_howto,
     list_count,
@@ -61,6 +62,8 @@ class Query:
     type_noun: str = ""  # the noun a date or number question asks for ("the *total*", "which *year*"): a
     # label of the value it asks for ("TOTAL $821.14"), though no word to match elsewhere
     versions: frozenset[str] = frozenset()  # the dotted numbers the question writes ("Git 2.44"): whole
+    counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
+    counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -153,7 +156,7 @@ def read_question(question: str, context: str = "") -> Query:
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
         measure=quantity_measure(question) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
-        versions=dotted_numbers(question),
+        versions=dotted_numbers(question), counted=counted_noun(question) if kind == "number" else "",
     )
 
 

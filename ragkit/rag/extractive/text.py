@@ -253,6 +253,9 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
     row = _row_document(lines)
     if row is not None:
         return [row]
+    if lines and _ROW_DOC_TABLE.match(lines[0].strip()):
+        lines = lines[1:]  # a row document whose cells are not "column: value" lines: its table's name
+        # (often the document's title and a page number) is the loader's label, not a sentence of it
     code_at = {start: (end, lang) for start, end, lang in _code_spans(lines)}
     blocks: list[Block] = []
     section = heading.split(" > ")[-1].strip() if heading else ""

@@ -9,7 +9,8 @@ block ("Serving on http://127.0.0.1:8080"). This module recognises them:
 - ``value_question``: whether a question asks for a value, and which kind (``port``, ``version``
   or any literal);
 - ``holds_value``: whether a sentence holds a literal of that kind that the question does not;
-- ``declares_default``: "Default: X", "defaults to X", "(Default 100)", "X by default";
+- ``declares_default``: "Default: X", "defaults to X", "(Default 100)", "X by default", a
+  documented signature's keyword values ("Signature: `form(max_files=1000)`");
 - ``named_heading``: whether a heading is named in the question (an identifier such as
   ``dev_addr`` or ``PERMANENT_SESSION_LIFETIME``, a page's title such as "Waitress");
 - ``gloss``: a readable reading beside a code-like value (``timedelta(days=31)`` -> "31 days").
@@ -47,7 +48,9 @@ _NUMBER_WORD = re.compile(
 )
 _DEFAULT = re.compile(
     r"\bdefault[*_`]*\s*[:=]|\bdefaults\s+to\b|\bdefaults?\s+(?:is|are|value\s+is|of)\b|\bdefaults?\s+\d"
-    r"|\bthe default\b[^.;]{0,40}?\b(?:is|are)\b|\(\s*(?:the\s+)?defaults?\b|\bby default\b",
+    r"|\bthe default\b[^.;]{0,40}?\b(?:is|are)\b|\(\s*(?:the\s+)?defaults?\b|\bby default\b"
+    # a documented signature's keyword values are its defaults: "Signature: `form(max_files=1000)`"
+    r"|\bsignature\s*:\s*`?[\w.]+\([^)]*\b\w+\s*=\s*[^,)\s]",
     re.IGNORECASE,
 )
 
@@ -108,7 +111,8 @@ def serves_address(sentence: str) -> bool:
 
 
 def declares_default(sentence: str) -> bool:
-    """"Default: X", "defaults to X", "the default is X", "(Default 100)", "X by default"."""
+    """"Default: X", "defaults to X", "the default is X", "(Default 100)", "X by default", and a
+    documented signature with keyword values ("Signature: `form(max_files=1000)`")."""
     return bool(_DEFAULT.search(sentence))
 
 
