@@ -334,7 +334,8 @@ class SegmentLog:
     def _pick(self) -> list[Segment]:
         """Tiered: the first size class holding ``merge_factor`` segments (the oldest, or when
         they would pass ``max_merged_rows`` the smallest that fit under it); else a segment that
-        is mostly dead."""
+        is mostly dead; else a sealed segment of at least ``max_merged_rows / merge_factor`` rows
+        that lacks its payload's search structure (a restore's, or a large flush's), alone."""
         classes: dict[int, list[Segment]] = {}
         for seg in self.segments:
             classes.setdefault(_size_class(len(seg), self.merge_factor), []).append(seg)
@@ -353,6 +354,9 @@ class SegmentLog:
                     return sorted(fits, key=lambda s: s.seq)
         for seg in self.segments:
             if seg.dead_known and seg.n_dead() > DEAD_RATIO * len(seg):
+                return [seg]
+        for seg in self.segments:  # a large sealed segment would wait for its class to fill unindexed
+            if len(seg) >= self.max_merged_rows // self.merge_factor and self.kind.unindexed(seg.payload):
                 return [seg]
         return []
 

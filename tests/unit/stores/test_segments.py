@@ -271,3 +271,24 @@ def test_a_merge_of_deleted_rows_only_writes_no_segment(tmp_path: Path) -> None:
     again = _store(tmp_path / "s")
     assert again.ids() == set(ids[:5])
     assert again.search(x[3], k=1)[0].id == ids[3]
+
+
+def test_a_large_sealed_segment_gets_its_approximate_index_without_waiting_for_its_class(tmp_path: Path) -> None:
+    from ragkit.stores._segments import Rows, SegmentLog
+    from ragkit.stores._vector_segments import AnnOptions, VectorKind
+
+    log = SegmentLog(tmp_path / "v", VectorKind(DIM, AnnOptions(ann_min=400)), header={}, label="test",
+                     merge_factor=4, max_merged_rows=2000)
+    ids, x, _ = make_rows(600, DIM, 9)
+    log.add(ids, [Rows.encode(i, {}) for i in ids], list(x))  # 600 rows sealed at once: alone in its size class
+    log.persist()
+    log.wait_merges()
+    (seg,) = log.live_segments()
+    assert len(seg) == 600 and seg.payload.pq is not None
+    small = SegmentLog(tmp_path / "w", VectorKind(DIM, AnnOptions(ann_min=400)), header={}, label="test",
+                       merge_factor=4, max_merged_rows=4000)
+    small.add(ids, [Rows.encode(i, {}) for i in ids], list(x))  # under max_merged_rows / merge_factor: waits for its class
+    small.persist()
+    small.wait_merges()
+    (seg,) = small.live_segments()
+    assert seg.payload.pq is None
