@@ -61,7 +61,7 @@ DEFAULT_STORE: dict[str, Any] = {"type": "faiss", "index": "auto"}
 #: holding the query's rare terms; docs/benchmarks/quality.md)
 DEFAULT_RETRIEVER: dict[str, Any] = {
     "type": "hybrid", "fusion": "dense-first", "rare_df": 0.01, "boost": 0.1, "exact_boost": 0.5, "name_boost": 0.7,
-    "top_k": 5,
+    "lexical_rank": 2, "top_k": 5,
 }
 
 

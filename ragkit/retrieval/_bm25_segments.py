@@ -224,3 +224,46 @@ def score(segs: Sequence[Segment], hashes: Sequence[int], *, method: str, k1: fl
             assert arr is not None
             arr[docs] = np.where(np.isnan(arr[docs]), part, arr[docs] + part)
     return scores, baseline
+
+
+#: methods whose term score is below the term's idf weight (tf / (k1 * norm + tf) < 1), so the
+#: score a row can reach without a term is bounded by the other terms' weights
+BOUNDED_METHODS = ("lucene", "robertson")
+
+
+def score_rarer(segs: Sequence[Segment], hashes: Sequence[int], *, method: str, k1: float, b: float,
+                common_share: float) -> tuple[list[tuple[int, np.ndarray, np.ndarray]], float] | None:
+    """The rows holding one of the query's terms found in at most ``common_share`` of the rows,
+    with their full scores (as ``score`` computes them, to the bit), and the bound every other row
+    scores below (the summed weights of the common terms); None for a method without that bound.
+    The best row overall is among them when its score exceeds the bound, and reading the rare
+    terms' postings costs far less than scoring the common ones."""
+    if method not in BOUNDED_METHODS:
+        return None
+    n_docs, avg = stats(segs)
+    posts = postings(segs, hashes)
+    idf = _idf(method)
+    df = {h: sum(int(d.size) for _, d, _ in lists) for h, lists in posts.items()}
+    weight = {h: idf(df[h], n_docs) for h in posts}
+    common = {h for h in posts if df[h] > common_share * n_docs}
+    bound = sum(weight[h] for h in hashes if h in common)
+    parts: dict[int, list[np.ndarray]] = {}
+    for h, lists in posts.items():
+        if h not in common:
+            for n, docs, _ in lists:
+                parts.setdefault(n, []).append(docs)
+    rows = {n: np.unique(np.concatenate(d)) for n, d in parts.items()}
+    scores = {n: np.full(r.size, np.nan) for n, r in rows.items()}
+    for h in hashes:  # repeated query terms count again, as in ``score``
+        for n, docs, tfs in posts.get(h, []):
+            if n not in rows:
+                continue
+            pos = np.minimum(np.searchsorted(docs, rows[n]), docs.size - 1)
+            held = np.flatnonzero(docs[pos] == rows[n])
+            w = weight[h]
+            zero = float(_tfc(method, np.zeros(1), np.full(1, avg), avg, k1, b)[0]) * w
+            ld = np.asarray(segs[n].payload.lengths)[rows[n][held]].astype(np.float64)
+            part = w * _tfc(method, tfs[pos[held]].astype(np.float64), ld, avg, k1, b) - zero
+            arr = scores[n]
+            arr[held] = np.where(np.isnan(arr[held]), part, arr[held] + part)
+    return [(n, rows[n], scores[n]) for n in sorted(rows)], bound

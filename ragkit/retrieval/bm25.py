@@ -27,6 +27,7 @@ import re
 import sys
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -35,7 +36,7 @@ import numpy as np
 
 from ragkit.errors import MissingDependencyError, StoreDamagedError, StoreError
 from ragkit.registry import retrievers
-from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, stats, term_hash
+from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, score_rarer, stats, term_hash
 from ragkit.stores._segments import Rows, Segment, SegmentLog
 from ragkit.stores.filters import Filter, normalize
 from ragkit.types import SearchHit, indexed_text
@@ -49,6 +50,8 @@ FILE_NAME = "bm25.jsonl"
 FORMAT = "ragkit-bm25"
 FORMAT_VERSION = 1
 METHODS = ("lucene", "robertson", "atire", "bm25l", "bm25+")
+#: ``best`` scores first the rows holding a query term found in at most this share of the rows
+COMMON_SHARE = 0.05
 _SOURCES = "sources"  # a segment's cache entry: its rows' sources (filter masks use JSON keys, never this)
 
 
@@ -162,6 +165,7 @@ class BM25Index:
         self._analyzer = _Analyzer(stemmer=stemmer, stopwords=stopwords)
         self.last_build_seconds: float | None = None
         self._log = self._open_log()
+        self._kept: dict[str, tuple[list[tuple[Segment, np.ndarray | None]], Any]] = {}  # see _per_state
 
     @property
     def params(self) -> dict[str, Any]:
@@ -264,6 +268,24 @@ class BM25Index:
                 found.append((n, rows, s[rows] + baseline))
         return self._top_hits(segs, found, k, norm)
 
+    def best(self, query: str, filter: Filter | None = None) -> SearchHit | None:
+        """``search(query, k=1, filter=filter)``'s hit (None for none), found among the rows holding
+        the query's less common terms when one of them outscores what the others can reach, so
+        the long postings of common words are read only for those rows."""
+        hashes = [term_hash(t) for t in self._analyzer.tokenize([query])[0] if t]
+        if not hashes:
+            return None
+        segs = self._log.live_segments()
+        pruned = score_rarer(segs, hashes, method=self.method, k1=self.k1, b=self.b, common_share=COMMON_SHARE)
+        if pruned is not None:
+            found, bound = pruned
+            kept = [(n, rows[s > 1e-9], s[s > 1e-9]) for n, rows, s in found]
+            top = self._top_hits(segs, kept, 1, normalize(filter))
+            if top and top[0].score > bound:
+                return top[0]
+        hits = self.search(query, k=1, filter=filter)
+        return hits[0] if hits else None
+
     def rare_term_hits(
         self, query: str, *, max_df: float, k: int = 10, filter: Filter | None = None
     ) -> list[SearchHit]:
@@ -289,13 +311,30 @@ class BM25Index:
         found = [(n, np.flatnonzero(c), c[c > 0] / len(rare)) for n, c in sorted(counts.items())]
         return self._top_hits(segs, found, k, norm)
 
-    def sources(self) -> set[str]:
-        """The ``source`` of every live row (each segment's column is read once and kept)."""
-        out: set[str | None] = set()
-        for seg in self._log.live_segments():
-            column, every = _source_column(seg)
-            out.update(every if seg.dead is None else column[~seg.dead].tolist())
-        return {s for s in out if s}
+    def sources(self) -> frozenset[str]:
+        """The ``source`` of every live row (each segment's column is read once and kept). The
+        same set is returned again while the index holds the same rows (no segment added, merged
+        or hidden rows changed), so a caller can key what it derives from it on the set itself."""
+        return self._per_state("sources", _live_sources)  # type: ignore[no-any-return]
+
+    def passage_count(self, source: str) -> int:
+        """How many live rows have this ``source`` (the counts are kept while the index holds the
+        same rows)."""
+        counts: Counter[str] = self._per_state("passages", _passage_counts)
+        return counts[source] if source else 0
+
+    def _per_state(self, name: str, build: Callable[[list[Segment]], Any]) -> Any:
+        """``build(live segments)``, kept while the index holds the same rows."""
+        segs = self._log.live_segments()
+        state = [(seg, seg.dead) for seg in segs]
+        kept = self._kept.get(name)
+        if kept is not None and len(kept[0]) == len(state) and all(
+            a is c and b is d for (a, b), (c, d) in zip(kept[0], state, strict=True)
+        ):
+            return kept[1]
+        value = build(segs)
+        self._kept[name] = (state, value)
+        return value
 
     def _top_hits(self, segs: Sequence[Segment], found: Sequence[tuple[int, np.ndarray, np.ndarray]], k: int,
                   norm: dict[str, dict[str, Any]]) -> list[SearchHit]:
@@ -340,6 +379,22 @@ class BM25Index:
     def close(self) -> None:
         """Let a running merge finish (the rows stay readable)."""
         self._log.wait_merges()
+
+
+def _live_sources(segs: Sequence[Segment]) -> frozenset[str]:
+    out: set[str | None] = set()
+    for seg in segs:
+        column, every = _source_column(seg)
+        out.update(every if seg.dead is None else column[~seg.dead].tolist())
+    return frozenset(s for s in out if s)
+
+
+def _passage_counts(segs: Sequence[Segment]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for seg in segs:
+        column, _ = _source_column(seg)
+        counts.update(column if seg.dead is None else column[~seg.dead])
+    return counts
 
 
 def _source_column(seg: Segment) -> tuple[np.ndarray, set[str | None]]:
@@ -434,6 +489,14 @@ class BM25Retriever:
         """See ``BM25Index.rare_term_hits`` (used by dense-first hybrid retrieval)."""
         return self.index.rare_term_hits(query, max_df=max_df, k=k, filter=filter)
 
-    def sources(self) -> set[str]:
+    def best(self, query: str, filter: Filter | None = None) -> SearchHit | None:
+        """See ``BM25Index.best`` (used by hybrid retrieval for ``lexical_rank``)."""
+        return self.index.best(query, filter=filter)
+
+    def passage_count(self, source: str) -> int:
+        """See ``BM25Index.passage_count`` (used by hybrid retrieval: is a passage part of a longer file)."""
+        return self.index.passage_count(source)
+
+    def sources(self) -> frozenset[str]:
         """See ``BM25Index.sources`` (used by hybrid retrieval to find the files a query names)."""
         return self.index.sources()

@@ -15,8 +15,8 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
 - ``"dense-first"``: the dense ranking, plus ``boost`` (on the DBSF-normalized dense scores) for
   documents that contain the query's rare terms, i.e. index terms found in at most ``rare_df`` of
   the documents (names, codes, numbers), in proportion to how many of them they contain. A query
-  without rare terms gets exactly the dense ranking (so does any query on a collection of fewer
-  than ``1 / rare_df`` chunks, where no term is that rare), and BM25 is not searched in full: the
+  without rare terms gets exactly the dense ranking from this boost (so does any query on a collection of fewer
+  than ``1 / rare_df`` chunks, where no term is that rare), and the boost does not search BM25 in full: the
   lexical retriever must offer ``rare_term_hits`` (``BM25Retriever`` does). ``weight`` is unused.
   Identifiers and quoted phrases in the query (``ragkit.retrieval.exact_terms``: ``SESSION_COOKIE_NAME``,
   ``getUserName``, ``os.path.join``, ``"tidy data"``) ask for an exact match: a passage holding
@@ -25,9 +25,16 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   A file the query names by its path (``ragkit.retrieval.name_match``: "the foreword of Get
   Started" names ``get-started/foreword.md``, "Git v2.30.7" names ``2.30.7.adoc``) has its best
   passage raised by ``name_boost`` times how fully it is named; the files are looked up among all
-  the lexical index's sources (``sources()``), so one that neither side ranked enters with its best
+  the lexical index's sources (``sources()``, kept by their name words in a ``NameIndex`` until
+  the index holds other files), so one that neither side ranked enters with its best
   lexical passage. A query that names no file (and any collection whose sources are opaque ids, as
   in the shared retrieval sets) ranks as before.
+  BM25's best passage ranks at least ``lexical_rank`` (2: second) when it is a passage of a longer
+  file (its file holds other passages, as the lexical index's ``passage_count`` tells): a passage
+  cut from a longer file lacks the context its file gives it, which the dense model needs more
+  than an exact match of the query's words does (a command named in one line of a release's
+  notes). Collections whose files are single passages (the shared retrieval sets) rank as before;
+  so does a query whose best lexical passage the fused ranking already holds that high.
   The default: the only fusion measured at least as good as dense on both shared datasets
   (msmarco-5k, dbpedia-5k-dev) and better on average (docs/benchmarks/quality.md).
 """
@@ -46,7 +53,7 @@ from ragkit.retrieval.fusion import (
     reciprocal_rank_fusion,
     score_gap_confidence,
 )
-from ragkit.retrieval.name_match import boost_named, named_sources
+from ragkit.retrieval.name_match import NameIndex, boost_named
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
@@ -73,6 +80,7 @@ class HybridRetriever:
         boost: float = 0.1,
         exact_boost: float = 0.5,
         name_boost: float = 0.7,
+        lexical_rank: int = 2,
     ) -> None:
         if fusion not in FUSIONS:
             raise ConfigError(f"unknown fusion {fusion!r}; allowed: {', '.join(FUSIONS)}")
@@ -88,6 +96,9 @@ class HybridRetriever:
             raise ConfigError(f"exact_boost must be non-negative (got {exact_boost})")
         if name_boost < 0:
             raise ConfigError(f"name_boost must be non-negative (got {name_boost})")
+        if isinstance(lexical_rank, bool) or not isinstance(lexical_rank, int | float) or lexical_rank < 0 \
+                or lexical_rank != int(lexical_rank):
+            raise ConfigError(f"lexical_rank must be a whole number, 0 (off) or more (got {lexical_rank!r})")
         self.dense = dense
         self.lexical = lexical
         self.fusion = fusion
@@ -98,6 +109,8 @@ class HybridRetriever:
         self.boost = float(boost)
         self.exact_boost = float(exact_boost)
         self.name_boost = float(name_boost)
+        self.lexical_rank = int(lexical_rank)
+        self._names: tuple[object, NameIndex] | None = None  # (the sources it was built from, the map)
 
     @property
     def params(self) -> dict[str, object]:
@@ -110,6 +123,7 @@ class HybridRetriever:
             "boost": self.boost,
             "exact_boost": self.exact_boost,
             "name_boost": self.name_boost,
+            "lexical_rank": self.lexical_rank,
         }
 
     def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
@@ -130,7 +144,7 @@ class HybridRetriever:
             else:
                 exact_hits = rare_term_hits(" ".join(exact), max_df=self.rare_df, k=n, filter=filter)
                 fused = self._boosted(dense_hits, rare, exact_hits)
-            return self._named(query, fused, filter)[:k]
+            return self._lexical_best(query, self._named(query, fused, filter), filter)[:k]
         lexical_hits = self.lexical.retrieve(query, k=n, filter=filter)
         return self.fuse(dense_hits, lexical_hits)[:k]
 
@@ -140,8 +154,7 @@ class HybridRetriever:
         with its best lexical passage at the floor of the fused scores."""
         if not self.name_boost:
             return fused
-        sources = getattr(self.lexical, "sources", None)
-        named = named_sources(query, sources() if sources is not None else {h.source for h in fused})
+        named = self._name_index(fused).named(query)
         present = {h.source for h in fused}
         missing = [s for s in named if s not in present]
         if missing and "source" not in (filter or {}):
@@ -150,6 +163,39 @@ class HybridRetriever:
             best = {h.source: h for h in reversed(found)}  # each file's best passage
             fused = fused + [SearchHit(id=h.id, score=floor, metadata=h.metadata) for h in best.values()]
         return boost_named(fused, named, boost=self.name_boost)
+
+    def _lexical_best(self, query: str, fused: list[SearchHit], filter: Filter | None) -> list[SearchHit]:
+        """``fused`` with BM25's best passage moved up to ``lexical_rank`` (or entered there) when it
+        ranks lower and its file holds other passages; the hits it passes keep their order."""
+        passage_count = getattr(self.lexical, "passage_count", None)
+        if not self.lexical_rank or passage_count is None:
+            return fused
+        one = getattr(self.lexical, "best", None)
+        found = one(query, filter=filter) if one is not None else next(
+            iter(self.lexical.retrieve(query, k=1, filter=filter)), None)
+        if found is None or passage_count(found.source) < 2:
+            return fused
+        at = next((i for i, h in enumerate(fused) if h.id == found.id), None)
+        if at is not None and at < self.lexical_rank:
+            return fused
+        hit = fused[at] if at is not None else found
+        rest = [h for h in fused if h.id != hit.id]
+        slot = min(self.lexical_rank - 1, len(rest))
+        score = rest[slot].score if slot < len(rest) else (rest[-1].score if rest else hit.score)
+        return [*rest[:slot], SearchHit(id=hit.id, score=score, metadata=hit.metadata), *rest[slot:]]
+
+    def _name_index(self, fused: list[SearchHit]) -> NameIndex:
+        """The lexical index's sources by their name words, built again only when ``sources()``
+        returns another set (the BM25 and PostgreSQL lexical indexes return the same one while
+        they hold the same files); without ``sources()``, those of ``fused``."""
+        sources = getattr(self.lexical, "sources", None)
+        if sources is None:
+            return NameIndex(h.source for h in fused)
+        found = sources()
+        kept = self._names
+        if kept is None or kept[0] is not found:
+            kept = self._names = (found, NameIndex(found))
+        return kept[1]
 
     def _boosted(self, dense_hits: list[SearchHit], rare: list[SearchHit], exact: list[SearchHit]) -> list[SearchHit]:
         """Dense-first with two match lists: ``boost`` times the rare-term share plus

@@ -15,6 +15,9 @@ comparing words, with no list of known names:
   ``responses`` or ``index`` names nothing); its score is the share of the path's words the query
   holds (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match).
 
+A ``NameIndex`` keeps a set of sources by their file-name words, so a query reads only the files
+whose file name it holds, not every file of the index.
+
 Titles are not used: a page titled with words of the query is often *about* something else the
 query mentions (an entity search set lost with them); a file name is chosen to name its file.
 """
@@ -61,24 +64,65 @@ def _specific(words: Iterable[str]) -> bool:
     return len(found) >= 2 or any(c.isdigit() for w in found for c in w)
 
 
+def _held_share(query_words: set[str] | frozenset[str], words: tuple[str, ...]) -> float:
+    """The share of a path's ``words`` the query holds, when those it holds are specific."""
+    held = [w for w in words if w in query_words]
+    return len(held) / len(words) if _specific(held) else 0.0
+
+
 def path_score(query_words: set[str], source: str) -> float:
     """How fully a query (its ``name_words`` as a set) names the file ``source``, in [0, 1]."""
     stem, words = _path_words(source)
     if not stem or len(words) > MAX_PATH_WORDS or not stem <= query_words:
         return 0.0
-    held = [w for w in words if w in query_words]
-    return len(held) / len(words) if _specific(held) else 0.0
+    return _held_share(query_words, words)
+
+
+class NameIndex:
+    """The files of an index looked up by their file-name words: ``named(query)`` equals
+    ``named_sources(query, sources)`` but reads only the files whose file name the query holds.
+
+    Files are grouped by their file name's words (``index.md`` of every folder is one group), and
+    each group is kept under the one of its words that fewest groups share, so a query visits the
+    groups filed under its own words and keeps those whose every word it holds. Built once for a
+    set of sources (in time linear in their number); a query then costs what its words find."""
+
+    def __init__(self, sources: Iterable[str]) -> None:
+        groups: dict[frozenset[str], list[tuple[str, tuple[str, ...]]]] = {}
+        for source in dict.fromkeys(sources):
+            stem, words = _path_words(source)
+            if stem and len(words) <= MAX_PATH_WORDS:
+                groups.setdefault(stem, []).append((source, words))
+        shared: dict[str, int] = {}
+        for stem in groups:
+            for word in stem:
+                shared[word] = shared.get(word, 0) + 1
+        self._by_word: dict[str, list[frozenset[str]]] = {}
+        for stem in groups:
+            self._by_word.setdefault(min(stem, key=lambda w: (shared[w], w)), []).append(stem)
+        self._groups = groups
+
+    def __len__(self) -> int:
+        return sum(len(files) for files in self._groups.values())
+
+    def named(self, query: str) -> dict[str, float]:
+        """The files ``query`` names, with their ``path_score`` (the best ``MAX_NAMED``, best first)."""
+        words = frozenset(name_words(query))
+        scored = [
+            (-score, source)
+            for word in words
+            for stem in self._by_word.get(word, ())
+            if stem <= words
+            for source, path in self._groups[stem]
+            if (score := _held_share(words, path)) > 0
+        ]
+        return {s: -neg for neg, s in sorted(scored)[:MAX_NAMED]}
 
 
 def named_sources(query: str, sources: Iterable[str]) -> dict[str, float]:
     """The files among ``sources`` that ``query`` names, with their ``path_score`` (the best
-    ``MAX_NAMED``, best first)."""
-    words = set(name_words(query))
-    if not words:
-        return {}
-    scored = [(s, path_score(words, s)) for s in sources]
-    best = sorted(((-score, s) for s, score in scored if score > 0))[:MAX_NAMED]
-    return {s: -neg for neg, s in best}
+    ``MAX_NAMED``, best first). For many queries on one set of sources, build a ``NameIndex``."""
+    return NameIndex(sources).named(query)
 
 
 def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost: float) -> list[SearchHit]:
@@ -96,4 +140,4 @@ def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost:
     return [SearchHit(id=h.id, score=-neg, metadata=h.metadata) if extra else h for neg, _, h, extra in scored]
 
 
-__all__ = ["boost_named", "name_words", "named_sources", "path_score"]
+__all__ = ["NameIndex", "boost_named", "name_words", "named_sources", "path_score"]

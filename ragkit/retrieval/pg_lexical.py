@@ -14,7 +14,7 @@ query's lexemes joined with OR, not BM25: scores differ from the local ``BM25Ind
 dense-first hybrid (the default) only uses for its rare-term boost (``rare_term_hits``: documents
 holding the query's lexemes found in at most ``max_df`` of the documents). Filters are the
 pgvector store's SQL over the JSONB metadata. It implements ``IndexSink`` and the methods
-``BM25Retriever`` calls: the two searches and ``sources()``.
+``BM25Retriever`` calls: the searches, ``sources()`` and ``passage_count()``.
 """
 
 from __future__ import annotations
@@ -148,6 +148,15 @@ class PgLexicalIndex:
         found = {r[0] for r in rows if r[0]}
         self._sources = (time.monotonic(), found)
         return found
+
+    def best(self, query: str, filter: Filter | None = None) -> SearchHit | None:
+        """The first hit of ``search`` (None for none)."""
+        hits = self.search(query, k=1, filter=filter)
+        return hits[0] if hits else None
+
+    def passage_count(self, source: str) -> int:
+        """How many rows have this ``source`` (read through the source index)."""
+        return int(self._run("SELECT count(*) FROM {t} WHERE metadata->>'source' = %s", [source])[0][0])
 
     def persist(self) -> None:
         """Every write is committed as it runs (autocommit)."""

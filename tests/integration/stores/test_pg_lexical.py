@@ -38,7 +38,9 @@ def test_sink_operations_and_search(postgres_dsn: str, tmp_path: Path) -> None:
         index.upsert([SinkRecord(i, t, None, m) for i, (t, m) in DOCS.items()])
         assert index.count() == 4 and index.ids() == set(DOCS)
         assert index.sources() == {"animals/fox.md", "code/python.md", "food/bake.txt"}  # the files a query may name
+        assert (index.passage_count("animals/fox.md"), index.passage_count("code/python.md"), index.passage_count("x")) == (2, 1, 0)
         assert [h.id for h in index.search("foxes", k=5)] == ["a2", "a1"]  # stemmed, a2 twice
+        assert index.best("foxes").id == "a2" and index.best("zeppelin") is None
         hit = index.search("sourdough", k=1)[0]
         assert hit.metadata["text"].startswith("Sourdough") and hit.metadata["source"] == "food/bake.txt"
         assert [h.id for h in index.search("fox", k=5, filter={"page": {"$gte": 2}})] == ["a2"]

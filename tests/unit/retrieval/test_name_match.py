@@ -110,3 +110,50 @@ def test_bm25_sources_are_the_live_rows_sources() -> None:
     index.persist()
     assert "field-notes/foreword.md" not in index.sources()
     assert [h.source for h in index.search("foreword book", k=20, filter=flt)] == ["salt-roads/ch2.md"]
+
+
+def _linear_named(query: str, sources: list[str]) -> dict[str, float]:
+    """Every source scored, as the name lookup did before it had an inverted map."""
+    words = _words(query)
+    best = sorted((-path_score(words, s), s) for s in sources if path_score(words, s) > 0)[:10]
+    return {s: -neg for neg, s in best}
+
+
+def test_the_name_index_finds_what_scoring_every_source_finds() -> None:
+    import random
+
+    from ragkit.retrieval.name_match import NameIndex
+
+    rng = random.Random(7)
+    vocab = ["release", "notes", "index", "foreword", "api", "guide", "field", "tides", "v2", "2.30.7", "2.30.8",
+             "intro", "ch1", "setup", "the", "x", "config-reference", "faq"]
+    sources = sorted({"/".join("-".join(rng.sample(vocab, rng.randint(1, 2))) for _ in range(rng.randint(1, 4)))
+                      + rng.choice([".md", ".adoc", ".txt", ""]) for _ in range(3000)})
+    names = NameIndex(sources)
+    assert len(names) > 0
+    for _ in range(300):
+        query = " ".join(rng.sample(vocab, rng.randint(1, 6)))
+        assert names.named(query) == _linear_named(query, sources), query
+    assert names.named("") == {}
+
+
+def test_bm25_sources_are_one_set_until_the_index_changes() -> None:
+    index, _ = _series()
+    first = index.sources()
+    assert index.sources() is first  # the same rows: the same set, so what is derived from it is kept
+    index.add(["new"], ["Foreword to a new book"], [{"source": "new-book/foreword.md"}])
+    assert "new-book/foreword.md" in index.sources() and index.sources() is not first
+    index.persist()
+    kept = index.sources()
+    index.delete(["new"])
+    assert "new-book/foreword.md" not in index.sources() and kept is not index.sources()
+
+
+def test_a_file_added_after_a_search_can_be_named() -> None:
+    index, dense_hits = _series()
+    hybrid = HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=BM25Retriever(index=index))  # type: ignore[arg-type]
+    query = "Who wrote the foreword of Night Ferries?"
+    assert all(h.source != "night-ferries/foreword.md" for h in hybrid.retrieve(query, k=10))
+    index.add(["night"], ["Foreword\n\nWritten by Author Number9."], [{"source": "night-ferries/foreword.md"}])
+    index.persist()
+    assert hybrid.retrieve(query, k=3)[0].source == "night-ferries/foreword.md"
