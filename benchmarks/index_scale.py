@@ -229,12 +229,13 @@ def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[
     sizes = [int(x) for x in args.sizes.split(",") if x]
     index = work / "index"
     pipe = write_pipeline(work / "pipe.yaml", index, args.flush_chunks, {"type": "hashing", "dimension": 384})
-    out, done, folders = [], 0, []
+    # every stage's rows go into one root: a second root beside the first would move the index's
+    # base, rename every source and so re-key every chunk already stored (a restore, not growth)
+    root = work / "rows"
+    out, done = [], 0
     for size in sizes:
-        folder = work / f"rows-{size}"
-        write_rows(folder, done, size - done, args.rows_per_file, texts)
-        folders.append(folder)
-        res = run_index(f"build to {size:,}", pipe, folders)
+        write_rows(root / f"upto-{size}", done, size - done, args.rows_per_file, texts)
+        res = run_index(f"build to {size:,}", pipe, [root])
         parts = disk_breakdown(index)
         disk = sum(parts.values()) / 2**20
         res.update(size=size, disk_mb=disk, disk_kb_per_chunk=disk * 1024 / max(res.get("chunks_total", 0), 1),
@@ -243,10 +244,9 @@ def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[
         print(json.dumps({k: v for k, v in res.items() if k != "flushes"}), flush=True)
         out.append(res)
         done = size
-    rerun = run_index("unchanged re-run", pipe, folders)
-    extra = folders[-1] / "one-more"  # inside a root: a new root beside them would move the index's base
-    write_rows(extra, done, args.rows_per_file, args.rows_per_file, texts)  # and rename every source
-    one = run_index("add one file", pipe, folders)
+    rerun = run_index("unchanged re-run", pipe, [root])
+    write_rows(root / "one-more", done, args.rows_per_file, args.rows_per_file, texts)
+    one = run_index("add one file", pipe, [root])
     out += [rerun, one]
     return out
 

@@ -69,6 +69,10 @@ Progress = Callable[[str, int], None]
 #: the local sinks' file layout (2: segments); part of the sinks' state, so the first run after a
 #: layout change opens the sinks, which read the older files, and saves them in the new layout
 SINK_LAYOUT = 2
+#: a sink being restored (a new or damaged sink, or every source renamed) is persisted after this
+#: many rows: its unsaved rows, held in memory, stay bounded whatever the index's size, and a
+#: segmented store gets segments its merges take in (and index) instead of one of every row
+RESTORE_PERSIST_ROWS = 65_536
 
 
 class IndexingPipeline:
@@ -341,14 +345,22 @@ class _Run:
         for sink in self._sinks():
             diff = self.catalog.compare_ids(sink_ids(sink))
             if diff.orphans:
-                log.warning("removing %d chunks left by an interrupted run", diff.orphans)
+                log.warning("removing %d chunks the catalog no longer holds (left by an interrupted run, or renamed)",
+                            diff.orphans)
                 for part in diff.batches("orphans", 50_000):
                     sink.delete(part)
                 sink.persist()
             if diff.lacking:
+                before = unsaved = self.report.chunks_restored
                 for part in diff.batches("lacking", step):
-                    missing |= set(part) - self._restore(sink, set(part), persist=False)
+                    missing |= set(part) - self._restore(sink, set(part))
+                    if self.report.chunks_restored - unsaved >= RESTORE_PERSIST_ROWS:
+                        sink.persist()
+                        unsaved = self.report.chunks_restored
                 sink.persist()
+                if self.report.chunks_restored > before:
+                    log.warning("restored %d chunks into %s from the catalog and the embedding cache",
+                                self.report.chunks_restored - before, sink.path or type(sink).__name__)
         self.missing = missing
         if missing:
             dirty = self.catalog.sources_of_chunks(missing)
@@ -356,7 +368,7 @@ class _Run:
             self.catalog.mark_dirty(sorted(dirty))
             self.known = self.catalog.sources()
 
-    def _restore(self, sink: IndexSink, ids: set[str], *, persist: bool = True) -> set[str]:
+    def _restore(self, sink: IndexSink, ids: set[str]) -> set[str]:
         """Put the catalog's chunks ``ids`` back into ``sink`` from the texts the catalog keeps
         and the vectors of the embedding cache (a new, damaged or extra sink: nothing is
         re-embedded, no file re-read). Returns the ids restored; the others (an index from before
@@ -372,12 +384,7 @@ class _Run:
             vectors = self.vectors.get([r.text_hash for r in recs], texts, {}, count_hits=False)
             sink.upsert([SinkRecord(r.id, r.text, v, r.metadata) for r, v in zip(recs, vectors, strict=True)])
             restored.update(r.id for r in recs)
-        if restored:
-            if persist:
-                sink.persist()
-            where = sink.path or type(sink).__name__
-            log.warning("restored %d chunks into %s from the catalog and the embedding cache", len(restored), where)
-            self.report.chunks_restored += len(restored)
+        self.report.chunks_restored += len(restored)
         return restored
 
     # ------------------------------------------------------------------ producer

@@ -93,6 +93,10 @@ class Bm25Kind:
         tf = np.diff(np.append(starts, term.size))
         return _csr(term[starts], doc[starts], np.minimum(tf, 65535), lengths)
 
+    def unindexed(self, payload: Bm25Payload) -> bool:
+        """Postings are the whole search structure: a sealed segment lacks nothing."""
+        return False
+
     def load(self, folder: Path, n: int) -> Bm25Payload:
         arrays = {name: np.load(folder / f"{name}.npy", mmap_mode="r")
                   for name in ("terms", "indptr", "docs", "tfs", "lengths")}

@@ -156,11 +156,7 @@ def calibrate(index: Any, sets: list[tuple[np.ndarray, float, list[list[int]]]],
     for queries, _, truth in sets:
         with one_thread(faiss):
             _, order = index.search(queries, longest)
-        r = []
-        for qi, t in enumerate(truth):
-            pos = {int(row): p for p, row in enumerate(order[qi]) if row >= 0}
-            r.extend(pos.get(row, longest) for row in t[:k])
-        ranks.append(np.asarray(r, dtype=np.int64))
+        ranks.append(_ranks(order, [t[:k] for t in truth], longest))
     ladder = [fixed] if fixed else sorted({min(n, x) for x in RERANK_LADDER})
     best = (ladder[-1], 0.0, False)
     for size in ladder:
@@ -170,6 +166,17 @@ def calibrate(index: Any, sets: list[tuple[np.ndarray, float, list[list[int]]]],
         if ok:
             break
     return best
+
+
+def _ranks(order: np.ndarray, truth: list[list[int]], missing: int) -> np.ndarray:
+    """The position of each true row in its query's ``order`` (``missing`` when absent), query by
+    query, flattened."""
+    out = []
+    for qi, t in enumerate(truth):
+        rows = np.asarray(t, dtype=np.int64)
+        hit = order[qi][None, :] == rows[:, None]  # (true rows, shortlist)
+        out.append(np.where(hit.any(axis=1), hit.argmax(axis=1), missing))
+    return np.concatenate(out) if out else np.empty(0, dtype=np.int64)
 
 
 def exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 8192) -> list[list[int]]:

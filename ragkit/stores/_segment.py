@@ -50,6 +50,11 @@ class PayloadKind(Protocol):
         may write its bulk into (in the log's directory; ``write`` moves it into the segment)."""
         ...
 
+    def unindexed(self, payload: Payload) -> bool:
+        """Whether a merge of this payload alone would give it the search structure it lacks (a
+        large sealed segment: its rows were persisted at once, not merged)."""
+        ...
+
 
 @dataclass
 class Segment:

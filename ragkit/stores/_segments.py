@@ -334,7 +334,8 @@ class SegmentLog:
     def _pick(self) -> list[Segment]:
         """Tiered: the first size class holding ``merge_factor`` segments (the oldest, or when
         they would pass ``max_merged_rows`` the smallest that fit under it); else a segment that
-        is mostly dead."""
+        is mostly dead; else a sealed segment of at least ``max_merged_rows / merge_factor`` rows
+        that lacks its payload's search structure (a restore's, or a large flush's), alone."""
         classes: dict[int, list[Segment]] = {}
         for seg in self.segments:
             classes.setdefault(_size_class(len(seg), self.merge_factor), []).append(seg)
@@ -353,6 +354,9 @@ class SegmentLog:
                     return sorted(fits, key=lambda s: s.seq)
         for seg in self.segments:
             if seg.dead_known and seg.n_dead() > DEAD_RATIO * len(seg):
+                return [seg]
+        for seg in self.segments:  # a large sealed segment would wait for its class to fill unindexed
+            if len(seg) >= self.max_merged_rows // self.merge_factor and self.kind.unindexed(seg.payload):
                 return [seg]
         return []
 
@@ -379,6 +383,9 @@ class SegmentLog:
             with self._lock:
                 self._reserved.discard(name)
             return
+        if not any(idx.size for idx in live):  # every row deleted: the segments go, nothing is written
+            self._swap(picked, None, name)
+            return
         scratch = self.path / f".{name}.vectors.npy" if self.path is not None else None
         try:
             payload, order = self.kind.merge([(seg.payload, idx) for seg, idx in zip(picked, live, strict=True)], scratch)
@@ -400,6 +407,10 @@ class SegmentLog:
             lines = (picked[p].rows.line(int(r)) for p, r in zip(part.tolist(), row.tolist(), strict=True))
             merged = self._materialize(name, snap, lines, keys, payload)
         merged.dead_known = False  # tombstones written since the snapshot apply to it
+        self._swap(picked, merged, name)
+
+    def _swap(self, picked: list[Segment], merged: Segment | None, name: str) -> None:
+        """Replace ``picked`` by ``merged`` (None: by nothing) in the manifest, then merge on."""
         with self._lock:
             if self._stop.is_set():
                 self._reserved.discard(name)
@@ -407,11 +418,13 @@ class SegmentLog:
                     remove(self.path / name)
                 return
             gone = {id(s) for s in picked}
-            self.segments = [s for s in self.segments if id(s) not in gone] + [merged]
-            self._compute_dead(merged)
+            self.segments = [s for s in self.segments if id(s) not in gone] + ([merged] if merged is not None else [])
+            if merged is not None:
+                self._compute_dead(merged)
             self._commit()
             self._reserved.discard(name)
-        log.debug("%s: merged %d segments into %s (%d rows)", self.label, len(picked), name, len(merged))
+        log.debug("%s: merged %d segments into %s (%d rows)", self.label, len(picked), name,
+                  len(merged) if merged is not None else 0)
         self.maybe_merge()
 
     def wait_merges(self, *, cancel: bool = False) -> None:

@@ -174,6 +174,11 @@ class VectorKind:
             return VectorPayload(np.empty((0, self.dimension), dtype=np.float32))
         return VectorPayload(np.ascontiguousarray(np.stack(rows), dtype=np.float32))
 
+    def unindexed(self, payload: VectorPayload) -> bool:
+        """A segment big enough for an approximate index (``ann_min``) that has none."""
+        return (self.ann.approximate and len(payload) >= self.ann.ann_min
+                and payload.pq is None and payload.ivf is None)
+
     def load(self, folder: Path, n: int) -> VectorPayload:
         vectors = np.load(folder / "vectors.npy", mmap_mode="r")
         if vectors.shape != (n, self.dimension):

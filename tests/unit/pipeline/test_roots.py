@@ -117,3 +117,29 @@ def test_a_folder_inside_the_index_directory_does_not_rename_anything(spec, tmp_
     rep = run(spec, uploads)
     assert rep.added == ["../index/uploads/faq.md"] and rep.chunks_restored == 0
     assert "README.md" in sources(spec)
+
+
+
+def test_a_renamed_index_is_restored_into_the_store_a_bounded_batch_at_a_time(tmp_path: Path, monkeypatch) -> None:
+    """A second root renames every source: the stored chunks are restored and persisted every
+    ``RESTORE_PERSIST_ROWS`` rows (memory bounded by the batch; segments the merges take in),
+    not held until one segment of the whole index is written."""
+    from ragkit.config import parse_pipeline
+    from ragkit.index import writer
+
+    monkeypatch.setattr(writer, "RESTORE_PERSIST_ROWS", 4)
+    files = {f"projA/note{n}.md": f"# Note {n}\nThe ferry number {n} leaves at {n} o'clock.\n" for n in range(12)}
+    write_tree(tmp_path, {**files, **PROJECTS})
+    data = make_spec(tmp_path / "index").to_yaml_dict()
+    spec = parse_pipeline({**data, "store": {"type": "faiss", "index": "flat"}, "indexing": {"flush_chunks": 2}})
+    first = run(spec, tmp_path / "projA")
+    assert first.chunks_total == 13
+    rep = run(spec, tmp_path / "projB")
+    assert rep.chunks_restored == first.chunks_total and rep.added == ["projB/README.md"]
+    with KnowledgeBase(spec) as kb:
+        kb.store.wait_merges()
+        assert kb.store.count() == first.chunks_total + 1
+        assert kb.search("when does ferry number 7 leave", k=1)[0].source == "projA/note7.md"
+        sizes = [len(s) for s in kb.store._log.live_segments()]
+    # the 13 restored rows were persisted 4 at a time (one segment of all 13 before), then projB's flush
+    assert max(sizes) <= 4 and sum(sizes) == first.chunks_total + 1

@@ -254,3 +254,41 @@ def test_background_merges_run_at_low_priority_beside_the_writer(tmp_path: Path)
     assert niceness == {MERGE_NICENESS}, "no merge was seen running at low priority"
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == writer_nice
     assert s.count() == 3000 and s.search(x[2345], k=1)[0].id == ids[2345]
+
+
+def test_a_merge_of_deleted_rows_only_writes_no_segment(tmp_path: Path) -> None:
+    s = _store(tmp_path / "s")
+    ids, x, meta = make_rows(300, DIM, 7)
+    _fill(s, (ids, x, meta), 100)
+    s.delete(ids)  # every row: the segments are mostly dead and rewritten alone, i.e. dropped
+    s.persist()
+    s.wait_merges()
+    assert s.count() == 0 and s.describe()["segments"] == 0
+    assert not [p for p in (tmp_path / "s").iterdir() if p.is_dir()]  # no empty segment folders left
+    s.add(ids[:5], x[:5], meta[:5])
+    s.persist()
+    s.close()
+    again = _store(tmp_path / "s")
+    assert again.ids() == set(ids[:5])
+    assert again.search(x[3], k=1)[0].id == ids[3]
+
+
+def test_a_large_sealed_segment_gets_its_approximate_index_without_waiting_for_its_class(tmp_path: Path) -> None:
+    from ragkit.stores._segments import Rows, SegmentLog
+    from ragkit.stores._vector_segments import AnnOptions, VectorKind
+
+    log = SegmentLog(tmp_path / "v", VectorKind(DIM, AnnOptions(ann_min=400)), header={}, label="test",
+                     merge_factor=4, max_merged_rows=2000)
+    ids, x, _ = make_rows(600, DIM, 9)
+    log.add(ids, [Rows.encode(i, {}) for i in ids], list(x))  # 600 rows sealed at once: alone in its size class
+    log.persist()
+    log.wait_merges()
+    (seg,) = log.live_segments()
+    assert len(seg) == 600 and seg.payload.pq is not None
+    small = SegmentLog(tmp_path / "w", VectorKind(DIM, AnnOptions(ann_min=400)), header={}, label="test",
+                       merge_factor=4, max_merged_rows=4000)
+    small.add(ids, [Rows.encode(i, {}) for i in ids], list(x))  # under max_merged_rows / merge_factor: waits for its class
+    small.persist()
+    small.wait_merges()
+    (seg,) = small.live_segments()
+    assert seg.payload.pq is None
