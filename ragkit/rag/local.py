@@ -20,6 +20,9 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   passage that answers is often another part of the file that matched best (the sentence before
   the one that matched, a foreword's signature at its end). Other tool results are reported as
   they are.
+- A question written as a chat transcript (``user: …`` / ``assistant: …`` lines, as a legacy
+  completions client sends a conversation; ``ragkit.rag.transcript``) is read as its last user
+  turn, the earlier user turns as the conversation.
 - No tools: a short deterministic reply.
 
 Token usage is estimated (~4 characters per token) so cost accounting works; the model name is
@@ -54,6 +57,7 @@ from ragkit.rag.elision import elided_question
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.tool import MAX_TOP_K
+from ragkit.rag.transcript import transcript_turns
 from ragkit.registry import providers
 from ragkit.tokens import CHARS_PER_TOKEN, estimate_tokens
 
@@ -230,6 +234,8 @@ class LocalProvider(BaseProvider):
         last_user = users[-1] if users else -1
         question = messages[last_user].content if last_user >= 0 else ""
         earlier = [messages[i].content for i in users[:-1]]
+        if (turns := transcript_turns(question)) is not None:  # a conversation sent as one prompt
+            question, earlier = turns[0], earlier + turns[1]
         # "What about X?" asks the earlier question again about X: searched and answered as that
         question = elided_question(question, earlier) or question
         context = conversation_context(question, earlier)

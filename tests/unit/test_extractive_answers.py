@@ -337,3 +337,15 @@ def test_the_label_of_a_table_row_that_is_not_cells_is_never_the_answer() -> Non
     about the paper, but says nothing; the sentence naming the dataset answers."""
     got = extractive_answer("On which dataset are the float gauges for learning tide patterns evaluated?", GAUGE_PAPER)
     assert "HARBOUR-7" in got and "table:" not in got
+
+
+def test_a_question_that_asks_two_things_is_answered_from_two_documents() -> None:
+    from ragkit.rag.passages import Passage
+
+    passages = [
+        Passage(1, "The %timeit magic measures the execution time of a single statement.", {"source": "timing.md"}),
+        Passage(2, "Shell snippets in notebooks are wrapped in markdown cells with a bash fence.", {"source": "shell.md"}),
+    ]
+    answer = extractive_answer("Which magic measures the execution time of a statement, and how are shell "
+                               "snippets wrapped in markdown cells?", passages)
+    assert answer != REFUSAL and "%timeit" in answer

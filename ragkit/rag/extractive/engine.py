@@ -53,7 +53,8 @@ number, a version (read whole: "2.44" is not "v2.44.3") or a name the question i
 in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
 document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
-a value question, whose line may say none of them). A question that names something found in some
+a value question, whose line may say none of them, nor for a question that asks two things, each
+part of which another document may answer). A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -137,6 +138,9 @@ _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
 _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack this share of the question
+#: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?"):
+#: each part may be answered by another document, so no one passage need hold half of it
+_COMPOUND = re.compile(r"(?:,|\band)\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
@@ -504,7 +508,7 @@ def extractive_answer(
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
-    if query.kind != "value":
+    if query.kind != "value" and not _COMPOUND.search(question):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])

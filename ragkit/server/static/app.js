@@ -323,10 +323,13 @@ $("upload-form").addEventListener("submit", guard(async (event) => {
   $("upload-files").value = "";
 }));
 
-guard(async () => {
+// start-up is a session switch: a question asked meanwhile (the key dialog just closed) waits for
+// it, and the session remembered from the last visit is read before anything is awaited: a question
+// asked meanwhile stores its own, whose redraw would wipe the answer being written
+guard(() => track((async () => {
+  const last = localStorage.getItem("ragkit-session");
   const models = await getJSON("/v1/models");
   if (models.data.length) state.model = models.data[0].id;
   await loadSessions();
-  const last = localStorage.getItem("ragkit-session");
-  if (last) { try { await openSession(last); } catch (e) { localStorage.removeItem("ragkit-session"); } }
-})();
+  if (last) { try { await showSession(last); } catch (e) { localStorage.removeItem("ragkit-session"); } }
+})()))();
