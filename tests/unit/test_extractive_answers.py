@@ -349,3 +349,10 @@ def test_a_question_that_asks_two_things_is_answered_from_two_documents() -> Non
     answer = extractive_answer("Which magic measures the execution time of a statement, and how are shell "
                                "snippets wrapped in markdown cells?", passages)
     assert answer != REFUSAL and "%timeit" in answer
+
+
+def test_a_leading_clause_is_not_a_second_question() -> None:
+    from ragkit.rag.extractive.engine import _COMPOUND
+
+    assert _COMPOUND.search("Which magic times a statement, and how are snippets wrapped?")
+    assert not _COMPOUND.search("When the tide is high, what does the keeper log?")

@@ -140,7 +140,7 @@ _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among th
 _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack this share of the question
 #: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?"):
 #: each part may be answered by another document, so no one passage need hold half of it
-_COMPOUND = re.compile(r"(?:,|\band)\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
+_COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
