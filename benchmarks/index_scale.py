@@ -35,6 +35,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -192,7 +193,35 @@ def child_search(args: argparse.Namespace) -> None:
             truth[qi].extend((float(s[qi, r]), seg.rows.get(int(r))[0]) for r in top[qi] if np.isfinite(s[qi, r]))
     recall = np.mean([len({i for _, i in sorted(t, reverse=True)[:10]} & set(g)) / 10 for t, g in zip(truth, got, strict=True)])
     print(json.dumps({"p50_ms": 1000 * float(np.percentile(times, 50)), "p95_ms": 1000 * float(np.percentile(times, 95)),
-                      "recall_at_10": float(recall), "describe": store.describe()}))
+                      "recall_at_10": float(recall), "profile": search_profile(segs, vecs[:50]),
+                      "describe": store.describe()}))
+
+
+def search_profile(segs: list[Any], vecs: np.ndarray) -> dict[str, Any]:
+    """Where a warm search's time goes, per query (medians): the PQ fast scans of the indexed
+    segments, the exact re-rank of their shortlists, and the segments searched exactly."""
+    scan, rerank, exact = [], [], []
+    for v in vecs:
+        t_scan = t_rerank = t_exact = 0.0
+        for seg in segs:
+            p = seg.payload
+            t = time.perf_counter()
+            if p.pq is not None:
+                rows = np.sort(p.pq.shortlist(v, p._rerank or p.pq.rerank))
+                t2 = time.perf_counter()
+                np.asarray(p.vectors[rows]) @ v
+                t_scan, t_rerank = t_scan + t2 - t, t_rerank + time.perf_counter() - t2
+            else:
+                np.asarray(p.vectors) @ v
+                t_exact += time.perf_counter() - t
+        scan.append(t_scan), rerank.append(t_rerank), exact.append(t_exact)
+    indexed = [s for s in segs if s.payload.pq is not None]
+    return {"segments": len(segs), "pq_segments": len(indexed),
+            "pq_rows": int(sum(len(s.payload) for s in indexed)),
+            "exact_rows": int(sum(len(s.payload) for s in segs if s.payload.pq is None)),
+            "shortlist_rows_per_query": int(sum(s.payload._rerank or s.payload.pq.rerank for s in indexed)),
+            "pq_scan_ms": 1000 * float(np.median(scan)), "rerank_ms": 1000 * float(np.median(rerank)),
+            "exact_ms": 1000 * float(np.median(exact))}
 
 
 # --------------------------------------------------------------------------- parent
@@ -225,7 +254,8 @@ def flush_summary(flushes: list[list[float]]) -> dict[str, float]:
             "last_over_first": float(np.median(s[-k:]) / max(np.median(s[:k]), 1e-9))}
 
 
-def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[str, Any]]:
+def stages(args: argparse.Namespace, work: Path, texts: list[str],
+           on_stage: Callable[[list[dict[str, Any]]], None] | None = None) -> list[dict[str, Any]]:
     sizes = [int(x) for x in args.sizes.split(",") if x]
     index = work / "index"
     pipe = write_pipeline(work / "pipe.yaml", index, args.flush_chunks, {"type": "hashing", "dimension": 384})
@@ -244,6 +274,8 @@ def stages(args: argparse.Namespace, work: Path, texts: list[str]) -> list[dict[
         print(json.dumps({k: v for k, v in res.items() if k != "flushes"}), flush=True)
         out.append(res)
         done = size
+        if on_stage is not None:  # a long run's finished stages survive a later stage's failure
+            on_stage(out)
     rerun = run_index("unchanged re-run", pipe, [root])
     write_rows(root / "one-more", done, args.rows_per_file, args.rows_per_file, texts)
     one = run_index("add one file", pipe, [root])
@@ -299,16 +331,21 @@ def main(argv: list[str] | None = None) -> int:
         elif args.increments:
             results["increments"] = increments(args, work, texts)
         else:
-            results["stages"] = stages(args, work, texts)
+            results["stages"] = stages(args, work, texts, lambda done: write_out(args, {**results, "stages": done}))
         if args.model_sample:
             results["model_sample"] = model_sample(args, work, texts)
-    results["load_end"] = load_avg()
-    report(results)
+    report(write_out(args, results))
+    return 0
+
+
+def write_out(args: argparse.Namespace, results: dict[str, Any]) -> dict[str, Any]:
+    """The result files as they stand (after each stage, and at the end)."""
+    results = {**results, "load_end": load_avg()}
     if args.result and "stages" in results:
         save(args.result, results)
     if args.json_out:
         args.json_out.write_text(json.dumps(results, indent=1), encoding="utf-8")
-    return 0
+    return results
 
 
 def report(results: dict[str, Any]) -> None:
@@ -356,7 +393,8 @@ def commit() -> str | None:
 
 
 STAGE_COLUMNS = ["run", "chunks", "wall s", "non-model ms per chunk", "peak RSS MB", "disk KB per chunk",
-                 "flushes: first / last 10 % (s)", "search p50 / p95 (ms)", "recall@10 vs exact", "load"]
+                 "flushes: first / last 10 % (s)", "search p50 / p95 (ms)", "recall@10 vs exact",
+                 "search profile: PQ scan / re-rank / exact (ms), segments", "load"]
 
 
 def stage_rows(stages: list[dict[str, Any]]) -> list[list[Any]]:
@@ -368,8 +406,14 @@ def stage_rows(stages: list[dict[str, Any]]) -> list[list[Any]]:
                      round(r["peak_rss_mb"]), _round(r.get("disk_kb_per_chunk"), 2),
                      f"{f['first_10pct_median_s']:.2f} / {f['last_10pct_median_s']:.2f}" if f else None,
                      f"{s['p50_ms']:.1f} / {s['p95_ms']:.1f}" if s else None, _round(s.get("recall_at_10"), 3),
-                     r["load"]])
+                     profile_cell(s.get("profile")), r["load"]])
     return rows
+
+
+def profile_cell(p: dict[str, Any] | None) -> str | None:
+    if not p:
+        return None
+    return f"{p['pq_scan_ms']:.1f} / {p['rerank_ms']:.1f} / {p['exact_ms']:.1f}, {p['segments']}"
 
 
 def disk_table(stages: list[dict[str, Any]]) -> tuple[list[str], list[list[Any]]]:
@@ -401,8 +445,8 @@ def save(name: str, results: dict[str, Any]) -> None:
     path = write_result(
         name, title="One index grown in stages (hashing embedder: everything but the model), each stage its own "
         "process; then an unchanged re-run and adding one file", command=results["command"],
-        columns=STAGE_COLUMNS, rows=stage_rows(results["stages"]), decimals=[None, None, 1, 3, None, 2, None, None, 3, None],
-        align=["left", "right", "right", "right", "right", "right", "left", "left", "right", "left"],
+        columns=STAGE_COLUMNS, rows=stage_rows(results["stages"]), decimals=[None, None, 1, 3, None, 2, None, None, 3, None, None],
+        align=["left", "right", "right", "right", "right", "right", "left", "left", "right", "left", "left"],
         conditions={"load_average": f"start {results['load_start']}, end {results['load_end']}",
                     "commit": results["commit"]})
     data = json.loads(path.read_text(encoding="utf-8"))
