@@ -24,7 +24,9 @@ characters. A table is a run of lines (:func:`find_grids`):
 - a line of a few words and no number that wraps the row above (a cell continued under itself,
   the label's empty; or a label's end that closes its bracket) joins that row;
 - a chart's axes are not a table: lines under a "Figure N" caption, or columns of evenly spaced
-  numbers (ticks) with a legend's few words among them (:func:`_chart_axes`);
+  numbers (ticks) with a legend's few words among them (:func:`_chart_axes`); nor is a table of
+  contents (half its rows or more lead a title to its page number with dots:
+  :func:`_contents_entry`);
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
   plain text where it is found there (layout text spaces out letters), with the title line after
   a label that stands alone; else its *heading*: the label alone ("Table 1.", when the line after
@@ -101,6 +103,7 @@ _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+
 _RANGE_END = re.compile(r"[-–] ?[$€£]?\d[\d,.]*%?")
 _FIGURE = re.compile(r"(?:Figure|FIGURE|Fig\.)\s*\d")
 _LABEL_ONLY = re.compile(r"(?:Table|TABLE|Tab\.)\s*[\dIVX]+[.:]?")
+_LEADER = re.compile(r"(?:\. ?){5,}|…{2,}")  # the dots that lead a table of contents' title to its page
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -386,6 +389,8 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
             return None  # the rows' labels (a table's left column) ran into the text on its left
     if _chart_axes(body) or any(_FIGURE.match(c[2]) for j in header for c in cells[j]):
         return None  # a chart's tick labels, legend or figure caption, not a table: the page keeps them as text
+    if 2 * sum(map(_contents_entry, body)) >= len(body):
+        return None  # a table of contents (titles, dot leaders, page numbers): the page keeps it as text
     body = _fill_down(_join_wrapped(body))
     words = frozenset(w for row in head + body for c in row for w in c.split())
     top = header[0] if header else data[0]
@@ -534,6 +539,13 @@ def _without_columns(rows: Sequence[Sequence[str]], drop: set[int]) -> list[list
     """``rows`` without the columns ``drop``, and without the rows left empty."""
     kept = [[c for k, c in enumerate(row) if k not in drop] for row in rows]
     return [row for row in kept if any(row)]
+
+
+def _contents_entry(row: Sequence[str]) -> bool:
+    """A table of contents' line: a title led by dots to its page number, at most two numbers (a
+    section number and the page). A statistics table's labels can be led by dots to their
+    figures too ("Male . . . . .  17.9   0.4   17.6 ..."): more numbers than that."""
+    return any(_LEADER.search(c) for c in row) and sum(len(_NUMBER_TOKEN.findall(c)) for c in row) <= 2
 
 
 def _chart_axes(body: Sequence[Sequence[str]]) -> bool:

@@ -442,3 +442,21 @@ def test_a_line_that_wraps_a_rows_cells_joins_the_row(tmp_path: Path) -> None:
         "table: rates, page 1\nLoan type: Extra Home Loan (4 Year Introductory Rate)*\n"
         + figures.format("3.84%", "4.29%", "3.74%", "4.20%", "4.46%"),
         "table: rates, page 1\nLoan type: Line of Credit\n" + figures.format("6.53%", "-", "6.03%", "-", "-")]
+
+
+def test_a_table_of_contents_is_not_read_as_a_table(tmp_path: Path) -> None:
+    """Section numbers, titles led by dots to page numbers: columns of numbers, but the page's
+    contents, not a table. The page keeps them as its text."""
+    entries = [("1", "Performance", "3"), ("1.1", "Capacity", "3"), ("1.2", "Charging", "4"), ("1.3", "Discharging", "8"),
+               ("1.4", "Pulses", "9"), ("2", "Temperature", "12")]
+    lines = [[(15, number), (35, f"{title} {'.' * 60}"), (185, page)] for number, title, page in entries]
+    docs = load("pdf", aligned_pdf(tmp_path / "spec.pdf", "Contents", lines))
+    assert len(docs) == 1 and "table" not in docs[0].metadata
+    assert "Charging" in docs[0].text and "Temperature" in docs[0].text
+    # a statistics table whose labels are led by dots to their figures stays a table
+    from ragkit.loaders.pdf_tables import find_grids
+
+    [table] = find_grids(["Category                        2005      Error      2010      Error",
+                          "Male . . . . . . . . . . .      17.9        0.4      17.6        0.4",
+                          "Female . . . . . . . . . .      19.0        0.3      18.3        0.4"])
+    assert table.grid.rows[1] == ("Male . . . . . . . . . . .", "17.9", "0.4", "17.6", "0.4")
