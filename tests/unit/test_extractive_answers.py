@@ -356,3 +356,14 @@ def test_a_leading_clause_is_not_a_second_question() -> None:
 
     assert _COMPOUND.search("Which magic times a statement, and how are snippets wrapped?")
     assert not _COMPOUND.search("When the tide is high, what does the keeper log?")
+
+
+def test_an_irregular_verb_matches_its_other_forms() -> None:
+    """"When did the keeper fall?" is answered by "the keeper fell": a suffix stripper does not
+    see that they are one verb."""
+    assert terms("The keeper fell") == terms("the keeper fall") and terms("written") == terms("write")
+    passages = _passages(("# The Gull Rock light\n\nThe keeper climbed the tower every evening to wind the clockwork. "
+                          "In the storm of 1887 the keeper fell from the gallery ladder. "
+                          "The tower was painted white in 1890.", {"source": "gull-rock.md"}))
+    got = extractive_answer("In which storm did the keeper fall from the ladder?", passages)
+    assert "1887" in got, got
