@@ -389,3 +389,20 @@ def test_a_snake_case_identifier_is_a_term_of_its_own() -> None:
         ("Colour can be turned off with the color option, and bold text stays bold everywhere.", {"source": "a.md"}),
         ("When NO_COLOR is set the harbour lamps show no color, only their shapes.", {"source": "b.md"}))
     assert "[2]" in extractive_answer("What happens when NO_COLOR is set?", passages)
+
+
+def test_a_length_of_time_in_words_answers_how_long() -> None:
+    """"How long …?" wants a number; "waiting a week" gives one in words."""
+    assert has_answer_type("number", "Please wait a week before you merge.", frozenset())
+    passages = _passages(("## Merging\n\nReviews happen in the open and every reviewer leaves comments on the change. "
+                          "In particular: **if you can merge, please do not merge a change without\n"
+                          "waiting a week for everybody to leave feedback**.", {"source": "CONTRIBUTING.md"}))
+    got = extractive_answer("How long should a change stay open before someone merges it?", passages)
+    assert "a week" in got and "**" not in got, got
+
+
+def test_reference_style_links_read_as_their_text() -> None:
+    passages = _passages(("The [`tidecalc` crate on crates.io][tidecalc] computes the tides of any harbour.\n\n"
+                          "[tidecalc]: https://crates.io/crates/tidecalc", {"source": "ffi.md"}))
+    got = extractive_answer("Which crate computes the tides of a harbour?", passages)
+    assert "`tidecalc` crate on crates.io computes" in got and "][" not in got, got

@@ -129,7 +129,7 @@ _INLINE_TAG = re.compile(
 _DIRECTIVE = re.compile(r"^\s*(?:\{[*%{<].*[*%}>]\}|-+8<-+.*|(?:///|!!!|\?\?\?\+?|:::+)\s*[\w\"' |-]*)\s*$")
 _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\])")  # inline and reference links: [text](url), [text][ref]
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
 # a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
 _MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]")
@@ -345,8 +345,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         label = last is not None and len(last.text.split()) <= 3 and stripped[:1].isupper()
         if last is None or last.kind != "prose" or not last.text or last.text[-1] in ".!?:" or label:
             blocks.append(Block("prose", stripped, section))
-        else:
-            blocks[-1] = Block("prose", f"{last.text} {stripped}", section)
+        else:  # emphasis that runs over the line break is read once the lines are one
+            blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", f"{last.text} {stripped}"), section)
     return [b for b in blocks if b.text]
 
 
