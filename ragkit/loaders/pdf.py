@@ -63,13 +63,14 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
-    option_defaults = {"tables": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
+    option_defaults = {"tables": True, "keep_table_text": False, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         timeout = self.options["table_page_timeout_s"]
-        if not isinstance(self.options["tables"], bool):
-            raise ConfigError(f"loader 'pdf': tables must be true or false (got {self.options['tables']!r})")
+        for key in ("tables", "keep_table_text"):
+            if not isinstance(self.options[key], bool):
+                raise ConfigError(f"loader 'pdf': {key} must be true or false (got {self.options[key]!r})")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ConfigError(f"loader 'pdf': table_page_timeout_s must be a number of seconds above 0 (got {timeout!r})")
 
@@ -128,8 +129,8 @@ class PdfLoader(Loader):
     def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: Mapping[int, OcrPage],
                 title: str) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
         """The rows of each page's tables ({page: [(table name, [(row, text)])]}); the pages' text
-        in ``pages`` loses the lines that only repeat a table. A page whose tables fail or take too
-        long keeps its text, with one warning for the file."""
+        in ``pages`` loses the lines that only repeat a table unless ``keep_table_text``. A page
+        whose tables fail or take too long keeps its text, with one warning for the file."""
         found: dict[int, list[tuple[str, list[tuple[int, str]]]]] = {}
         failed: list[str] = []
         timeout = float(self.options["table_page_timeout_s"])
@@ -148,6 +149,8 @@ class PdfLoader(Loader):
             named = tables.named_rows(page_tables, number, title)
             if named:
                 found[number] = named
+                if self.options["keep_table_text"]:
+                    continue
                 rest = tables.without_tables(text, page_tables)
                 pages[index] = (number, rest or "\n".join(name for name, _ in named))
         if failed:
