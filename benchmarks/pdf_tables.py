@@ -262,6 +262,7 @@ def retrieval(pdfs: Path, out: Path | None, verbose: bool, question_set: Path = 
             (folder / name).write_bytes((pdfs / name).read_bytes())
         by_rank: dict[int, list[list[Any]]] = {rank: [] for rank in LEXICAL_RANKS}
         for n, (label, options) in enumerate(MODES):
+            label += " (default)" if _is_default(options) else ""
             index = str(Path(tmp) / f"index-{n}")
             start = time.perf_counter()
             _cli("index", str(folder), "-p", str(_pipeline(Path(tmp), n, index, options, None)), cwd=Path(tmp))
@@ -287,6 +288,13 @@ def retrieval(pdfs: Path, out: Path | None, verbose: bool, question_set: Path = 
                      conditions={"questions": len(questions), "set": str(question_set.relative_to(REPO)),
                                  "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())})
     return rows
+
+
+def _is_default(options: dict[str, bool]) -> bool:
+    """Whether ``options`` are the pdf loader's defaults."""
+    from ragkit.loaders.pdf import PdfLoader
+
+    return all(PdfLoader.option_defaults[k] == v for k, v in options.items())
 
 
 def _pipeline(tmp: Path, n: int, index: str, options: dict[str, bool], lexical_rank: int | None) -> Path:

@@ -9,12 +9,16 @@ the ligature codes of embedded CFF fonts; without it they vanish ("signicantly")
 Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
 row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
 ``table`` and ``row``; a table without a caption is named ``TITLE, page N: HEADING`` after the
-heading line above it, else ``TITLE, page N``), and the page's text
-without the lines that only repeat the table (a page that was only tables keeps their names).
+heading line above it, else ``TITLE, page N``), beside the page's whole text, the table's lines
+included (``keep_table_text``, default true: a table the reader misreads is still found from the
+page's text; ``benchmarks/pdf_tables.py retrieval`` measured it against the two other modes).
+With ``keep_table_text: false`` the page's text loses the lines that only repeat the table (a
+page that was only tables keeps their names).
 A page read by OCR has its tables found the same way, in its word boxes laid out as lines
 (``ragkit.loaders.ocr_layout``), its rows marked ``ocr: True`` like its text.
-Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
-take longer keeps its text and loses its tables, with a warning).
+Options: ``tables`` (default true; false: each page one text, no rows), ``keep_table_text``
+(default true) and ``table_page_timeout_s`` (default 10: a page whose tables take longer keeps
+its text and loses its tables, with a warning).
 
 A page whose text layer is mostly not words (symbol soup from a font without a Unicode map:
 ``ragkit.loaders.textcheck``) is left out with a warning naming the pages; when that is every
@@ -63,7 +67,7 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
-    option_defaults = {"tables": True, "keep_table_text": False, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
+    option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
