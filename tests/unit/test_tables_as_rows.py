@@ -61,7 +61,7 @@ def cups_pdf(path: Path, *, ruled: bool) -> Path:
 
 @pytest.mark.parametrize("ruled", [True, False], ids=["ruled", "whitespace"])
 def test_a_pdf_table_becomes_one_document_per_row_with_its_header_page_and_caption(tmp_path: Path, ruled: bool) -> None:
-    page, *rows = load("pdf", cups_pdf(tmp_path / "cups.pdf", ruled=ruled))
+    page, *rows = load("pdf", cups_pdf(tmp_path / "cups.pdf", ruled=ruled), keep_table_text=False)
     caption = "Table 2: Stanley Cup titles by team"
     assert [r.text for r in rows] == [
         f"table: {caption}\nTeam: {team}\nTitles: {titles}\nLast won: {year}" for team, titles, year in CUPS[1:]]
@@ -71,6 +71,22 @@ def test_a_pdf_table_becomes_one_document_per_row_with_its_header_page_and_capti
     assert page.metadata["page"] == 1 and "table" not in page.metadata
     assert "engrave" in page.text and "Dynasties" in page.text and caption in page.text
     assert "Maple Leafs 13 1967" not in " ".join(page.text.split()) and "1993" not in page.text
+
+
+@pytest.mark.parametrize("ruled", [True, False], ids=["ruled", "whitespace"])
+def test_keep_table_text_reads_the_rows_and_keeps_the_whole_page_text_beside_them(tmp_path: Path, ruled: bool) -> None:
+    path = cups_pdf(tmp_path / "cups.pdf", ruled=ruled)
+    page, *rows = load("pdf", path, keep_table_text=True)
+    caption = "Table 2: Stanley Cup titles by team"
+    # the same rows as when the table's lines are cut from the page ...
+    assert [r.text for r in rows] == [r.text for r in load("pdf", path, keep_table_text=False)[1:]]
+    assert [r.text for r in rows] == [
+        f"table: {caption}\nTeam: {team}\nTitles: {titles}\nLast won: {year}" for team, titles, year in CUPS[1:]]
+    # ... and the page still holds every line of the table, as tables: false reads it
+    flat = " ".join(page.text.split())
+    assert "table" not in page.metadata and "engrave" in flat and "Dynasties" in flat
+    assert all(" ".join(values) in flat for values in CUPS)
+    assert page.text == load("pdf", path, tables=False)[0].text
 
 
 def test_tables_off_keeps_the_page_as_one_text(tmp_path: Path) -> None:
@@ -98,7 +114,7 @@ def test_a_page_over_its_table_time_limit_keeps_its_text_and_says_so(tmp_path: P
     assert "tables left out on 1 page(s)" in caplog.text and "table_page_timeout_s" in caplog.text
 
 
-@pytest.mark.parametrize("options", [{"tables": "yes"}, {"table_page_timeout_s": 0}, {"table_page_timeout_s": "10"}])
+@pytest.mark.parametrize("options", [{"tables": "yes"}, {"keep_table_text": "no"}, {"table_page_timeout_s": 0}, {"table_page_timeout_s": "10"}])
 def test_bad_table_options_are_named(options: dict[str, Any]) -> None:
     with pytest.raises(ConfigError, match=next(iter(options))):
         loaders.get("pdf")(**options)
@@ -187,7 +203,7 @@ def test_a_page_that_is_only_a_table_keeps_its_rows_and_is_named_after_the_docum
             for value in values:
                 row.cell(value)
     pdf.output(str(tmp_path / "cups.pdf"))
-    page, *rows = load("pdf", tmp_path / "cups.pdf")
+    page, *rows = load("pdf", tmp_path / "cups.pdf", keep_table_text=False)
     assert page.text == "cups, page 1"  # no text beside the table: the page holds its name, not the rows again
     assert rows[0].text == "table: cups, page 1\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967" and len(rows) == 4
 
@@ -403,7 +419,7 @@ def test_a_group_label_under_the_header_names_its_rows_and_the_header_is_still_r
     lines = [[(85, "12/31/2009"), (135, "6/30/2011")],
              [(20, "Loan type"), (85, "$000's"), (110, "%"), (135, "$000's"), (160, "%")],
              [(15, "Real estate loans")], *figures[:2], [(15, "Other loans")], figures[2]]
-    page, *rows = load("pdf", aligned_pdf(tmp_path / "loans.pdf", lead, lines))
+    page, *rows = load("pdf", aligned_pdf(tmp_path / "loans.pdf", lead, lines), keep_table_text=False)
     assert [r.text for r in rows] == [
         "table: loans, page 1: Real estate loans\nLoan type: Commercial Mortgage\n12/31/2009 $000's: 361,000\n%: 2.2\n"
         "6/30/2011 $000's: 284,000\n% (5): 1.8",
