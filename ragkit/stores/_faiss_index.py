@@ -40,7 +40,7 @@ SEARCH_DEFAULTS: dict[str, dict[str, int | None]] = {
 }
 INDEX_KINDS = tuple(BUILD_DEFAULTS)
 #: parameters that take one of a few words instead of a number
-CHOICES = {"ann": ("pq", "ivf")}
+CHOICES = {"ann": ("pq", "ivfpq", "ivf")}
 #: kinds kept in append-only segments (``stores/_segments.py``); the others are one file each
 SEGMENTED = ("auto", "flat")
 

@@ -35,6 +35,10 @@ RERANK_LADDER = (64, 100, 150, 200, 300, 450, 650, 1000, 1500, 2200, 3200, 4800,
 #: ``calibration_sets``)
 CALIBRATION_QUERIES = 200
 MARGIN = 10.0
+#: the same for the IVF lists (``build_ivf``): IVF_MARGIN_NOTE
+IVF_MARGIN = 10.0
+#: the cost of re-ranking one shortlisted row, in codes scanned (choosing ``nprobe`` and ``rerank``)
+RERANK_COST = 100
 _TRAIN = 65_536
 _BLOCK = 65_536
 
@@ -53,10 +57,15 @@ def one_thread(faiss: Any) -> Any:
 
 @dataclass
 class PqIndex:
-    index: Any  # faiss.IndexPQFastScan over the segment's rows, in row order
+    index: Any  # faiss.IndexPQFastScan, or IndexIVFPQFastScan (``nprobe`` set), over the rows in order
     m: int
     rerank: int
     recall: float | None
+    nprobe: int | None = None  # IVF lists scanned per query (None: every code is scanned)
+
+    @property
+    def nlist(self) -> int | None:
+        return int(self.index.nlist) if self.nprobe is not None else None
 
     def write(self, folder: Path) -> None:
         import faiss
@@ -64,8 +73,10 @@ class PqIndex:
         faiss.write_index(self.index, str(folder / "pq.faiss"))
         with open(folder / "pq.faiss", "rb") as fh:
             os.fsync(fh.fileno())
-        (folder / "pq.json").write_text(json.dumps({"m": self.m, "rerank": self.rerank, "recall": self.recall}),
-                                        encoding="utf-8")
+        info: dict[str, Any] = {"m": self.m, "rerank": self.rerank, "recall": self.recall}
+        if self.nprobe is not None:
+            info |= {"nlist": self.nlist, "nprobe": self.nprobe}
+        (folder / "pq.json").write_text(json.dumps(info), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> PqIndex | None:
@@ -74,17 +85,27 @@ class PqIndex:
         import faiss
 
         info = json.loads((folder / "pq.json").read_text(encoding="utf-8"))
-        return cls(faiss.read_index(str(folder / "pq.faiss")), int(info["m"]), int(info["rerank"]), info.get("recall"))
+        nprobe = info.get("nprobe")
+        return cls(faiss.read_index(str(folder / "pq.faiss")), int(info["m"]), int(info["rerank"]), info.get("recall"),
+                   None if nprobe is None else int(nprobe))
 
-    def shortlist(self, q: np.ndarray, n: int) -> np.ndarray:
+    def shortlist(self, q: np.ndarray, n: int, nprobe: int | None = None) -> np.ndarray:
         """The ``n`` rows whose codes score highest against ``q`` (row numbers, unordered)."""
+        return self.scored(q, n, nprobe)[0]
+
+    def scored(self, q: np.ndarray, n: int, nprobe: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` rows whose codes score highest against ``q`` and those (approximate) scores,
+        best first; an IVF index scans ``nprobe`` lists (None: the calibrated number)."""
         import faiss
 
         n = min(n, int(self.index.ntotal))
+        params = None
+        if self.nprobe is not None:
+            params = faiss.SearchParametersIVF(nprobe=min(self.nlist or 1, nprobe or self.nprobe))
         with one_thread(faiss):
-            _, rows = self.index.search(np.ascontiguousarray(q, dtype=np.float32)[None], n)
-        rows = rows[0]
-        return rows[rows >= 0]
+            scores, rows = self.index.search(np.ascontiguousarray(q, dtype=np.float32)[None], n, params=params)
+        keep = rows[0] >= 0
+        return rows[0][keep], scores[0][keep]
 
 
 def default_m_ladder(d: int) -> list[int]:
@@ -105,13 +126,8 @@ def build(vectors: np.ndarray, *, recall: float, m: int | None = None, rerank: i
     sets = calibration_sets(vectors, recall)
     best: PqIndex | None = None
     for mm in [m] if m else default_m_ladder(d):
-        with one_thread(faiss):
-            index = faiss.IndexPQFastScan(d, mm, 4, faiss.METRIC_INNER_PRODUCT)
-            rng = np.random.default_rng(1)
-            sample = np.sort(rng.choice(n, size=min(n, _TRAIN), replace=False))
-            index.train(np.ascontiguousarray(vectors[sample], dtype=np.float32))
-            for a in range(0, n, _BLOCK):
-                index.add(np.ascontiguousarray(vectors[a : a + _BLOCK], dtype=np.float32))
+        index = faiss.IndexPQFastScan(d, mm, 4, faiss.METRIC_INNER_PRODUCT)
+        _fill(index, vectors, _TRAIN)
         r, measured, ok = calibrate(index, sets, fixed=rerank)
         best = PqIndex(index, mm, r, measured)
         log.info("PQ fast-scan index over %d rows: m %d, re-rank %d reaches recall@10 %.3f", n, mm, r, measured)
@@ -121,7 +137,50 @@ def build(vectors: np.ndarray, *, recall: float, m: int | None = None, rerank: i
     return best
 
 
-def calibration_sets(vectors: np.ndarray, target: float) -> list[tuple[np.ndarray, float, list[list[int]]]]:
+def build_ivf(vectors: np.ndarray, *, recall: float, m: int | None = None, rerank: int | None = None,
+              nlist: int | None = None, nprobe: int | None = None) -> PqIndex:
+    """``build`` with IVF lists: the 4-bit codes (of each row's residual from its list's
+    centroid) grouped by list, so a query scans the ``nprobe`` lists nearest to it instead of
+    every code. ``nprobe`` and ``rerank`` are calibrated together (``calibrate_ivf``)."""
+    import faiss
+
+    n, d = vectors.shape
+    mm = m or default_m_ladder(d)[0]
+    lists = nlist or default_nlist(n)
+    quantizer = faiss.IndexFlatIP(d)
+    index = faiss.IndexIVFPQFastScan(quantizer, d, lists, mm, 4, faiss.METRIC_INNER_PRODUCT)
+    index.cp.max_points_per_centroid = max(1, _TRAIN // lists)
+    index.cp.niter = 12
+    _fill(index, vectors, max(_TRAIN, lists * 39))
+    probes, r, measured = calibrate_ivf(index, calibration_sets(vectors, recall, margin=IVF_MARGIN),
+                                        fixed_nprobe=nprobe, fixed_rerank=rerank)
+    index.nprobe = probes  # stored in pq.faiss too: a reader that ignores pq.json's nprobe probes as many
+    log.info("IVF-PQ fast-scan index over %d rows: %d lists, m %d, nprobe %d and re-rank %d reach recall@10 %.3f",
+             n, lists, mm, probes, r, measured)
+    return PqIndex(index, mm, r, measured, probes)
+
+
+def default_nlist(n: int) -> int:
+    """About ``4 * sqrt(n)`` lists (a power of two), at least 39 rows each."""
+    target = max(1, min(4 * int(np.sqrt(n)), n // 39))
+    return 1 << int(np.floor(np.log2(target)))
+
+
+def _fill(index: Any, vectors: np.ndarray, train: int) -> None:
+    """Train ``index`` on a sample of ``train`` rows, then add every row in order (one thread)."""
+    import faiss
+
+    n = vectors.shape[0]
+    with one_thread(faiss):
+        rng = np.random.default_rng(1)
+        sample = np.sort(rng.choice(n, size=min(n, train), replace=False))
+        index.train(np.ascontiguousarray(vectors[sample], dtype=np.float32))
+        for a in range(0, n, _BLOCK):
+            index.add(np.ascontiguousarray(vectors[a : a + _BLOCK], dtype=np.float32))
+
+
+def calibration_sets(vectors: np.ndarray, target: float,
+                     margin: float = MARGIN) -> list[tuple[np.ndarray, float, list[list[int]]]]:
     """Two query sets drawn from the segment, each with the recall it must reach and its exact top
     10: normalized sums of 8 and of 16 random rows. Real queries are unknown when a segment is
     built; a short query lies far from every row, between many of them, and so do these sums (the
@@ -131,7 +190,7 @@ def calibration_sets(vectors: np.ndarray, target: float) -> list[tuple[np.ndarra
     n = vectors.shape[0]
     rng = np.random.default_rng(99)
     qn = min(CALIBRATION_QUERIES, n)
-    strict = 1 - (1 - target) / MARGIN
+    strict = 1 - (1 - target) / margin
     out = []
     for parts in (8, 16):
         picks = np.sort(rng.choice(n, size=parts * qn))
@@ -168,6 +227,42 @@ def calibrate(index: Any, sets: list[tuple[np.ndarray, float, list[list[int]]]],
     return best
 
 
+def calibrate_ivf(index: Any, sets: list[tuple[np.ndarray, float, list[list[int]]]], *,
+                  fixed_nprobe: int | None = None, fixed_rerank: int | None = None,
+                  k: int = 10) -> tuple[int, int, float]:
+    """The cheapest (``nprobe``, ``rerank``) at which every set reaches its recall, and the lowest
+    recall measured there. For each ``nprobe`` of a doubling ladder, one search per query with the
+    longest shortlist gives the recall of every shortlist length (as ``calibrate``); the cost of a
+    pair is the codes scanned plus ``RERANK_COST`` per re-ranked row. Targets no pair meets: the
+    best recall found."""
+    import faiss
+
+    n, nlist = int(index.ntotal), int(index.nlist)
+    longest = min(n, fixed_rerank or RERANK_LADDER[-1])
+    ladder = [fixed_rerank] if fixed_rerank else sorted({min(n, x) for x in RERANK_LADDER})
+    probes = [fixed_nprobe] if fixed_nprobe else sorted({min(nlist, 1 << i) for i in range(nlist.bit_length() + 1)})
+    best: tuple[float, int, int, float] | None = None  # (cost, nprobe, rerank, recall) of a pair that passes
+    fallback = (probes[-1], ladder[-1], -1.0)
+    for nprobe in probes:
+        ranks = []
+        for queries, _, truth in sets:
+            with one_thread(faiss):
+                _, order = index.search(queries, longest, params=faiss.SearchParametersIVF(nprobe=nprobe))
+            ranks.append(_ranks(order, [t[:k] for t in truth], longest))
+        for size in ladder:
+            recalls = [float((r < size).mean()) if r.size else 1.0 for r in ranks]
+            if min(recalls) > fallback[2]:
+                fallback = (nprobe, size, min(recalls))
+            if all(rec >= target for rec, (_, target, _) in zip(recalls, sets, strict=True)):
+                cost = nprobe * n / nlist + RERANK_COST * size
+                if best is None or cost < best[0]:
+                    best = (cost, nprobe, size, min(recalls))
+                break
+        if best is not None and nprobe * n / nlist >= best[0]:
+            break  # scanning more lists alone costs more than the best pair found
+    return best[1:] if best is not None else fallback
+
+
 def _ranks(order: np.ndarray, truth: list[list[int]], missing: int) -> np.ndarray:
     """The position of each true row in its query's ``order`` (``missing`` when absent), query by
     query, flattened."""
@@ -193,4 +288,4 @@ def exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 81
     return np.take_along_axis(best_r, order, 1).tolist()
 
 
-__all__ = ["PqIndex", "build", "calibrate", "calibration_sets", "default_m_ladder", "exact_topk", "one_thread"]
+__all__ = ["PqIndex", "build", "build_ivf", "calibrate", "calibrate_ivf", "calibration_sets", "default_nlist", "default_m_ladder", "exact_topk", "one_thread"]

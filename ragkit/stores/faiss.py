@@ -50,8 +50,8 @@ from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
-from ragkit.stores._segments import MANIFEST, Rows, Segment, SegmentLog
-from ragkit.stores._vector_segments import AnnOptions, VectorKind
+from ragkit.stores._segments import MANIFEST, Rows, SegmentLog
+from ragkit.stores._vector_segments import AnnOptions, VectorKind, search_payloads
 from ragkit.stores.base import Capabilities, check_query
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported
 from ragkit.stores.memory import top_k, unique_batch
@@ -194,12 +194,8 @@ class FaissStore:
         segs = self._log.live_segments()
         live = sum(len(s) - s.n_dead() for s in segs)
         ann = self.ann.approximate and live >= self.ann.exact_max
-        found: list[tuple[Segment, np.ndarray, np.ndarray]] = []
-        for seg in segs:
-            allowed = seg.allowed(norm)
-            rows, scores = seg.payload.search(q, k, allowed, ann=ann)
-            if rows.size:
-                found.append((seg, rows, scores))
+        answers = search_payloads([s.payload for s in segs], q, k, [s.allowed(norm) for s in segs], ann=ann)
+        found = [(seg, rows, scores) for seg, (rows, scores) in zip(segs, answers, strict=True) if rows.size]
         if not found:
             return []
         scores = np.concatenate([s for _, _, s in found])
@@ -227,22 +223,26 @@ class FaissStore:
     def describe(self) -> dict[str, Any]:
         """Layout, segments and the approximate indexes with their measured recall (``ragkit status``)."""
         segs = self._log.live_segments()
-        pq = [s for s in segs if s.payload.pq is not None]
+        pqs = [s for s in segs if s.payload.pq is not None]
+        ivfpq = [s for s in pqs if s.payload.pq.nprobe is not None]
+        pq = [s for s in pqs if s.payload.pq.nprobe is None]
         ivf = [s for s in segs if s.payload.ivf is not None]
         live = sum(len(s) - s.n_dead() for s in segs)
-        ann_rows = sum(len(s) for s in pq + ivf)
-        measured = [(len(s), s.payload.pq.recall) for s in pq] + [(len(s), s.payload.ivf.recall) for s in ivf]
+        ann_rows = sum(len(s) for s in pqs + ivf)
+        measured = [(len(s), s.payload.pq.recall) for s in pqs] + [(len(s), s.payload.ivf.recall) for s in ivf]
         recall = (sum(n * (r or 0.0) for n, r in measured) / ann_rows) if ann_rows else None
         return {
             "store": self.name, "index": self.options.kind, "build": dict(self.options.build),
             "search": dict(self.options.search), **self._log.describe(), "live": live,
-            "ann_segments": len(pq) + len(ivf), "ann_rows": ann_rows,
+            "ann_segments": len(pqs) + len(ivf), "ann_rows": ann_rows,
             "pq_segments": len(pq), "pq_rows": sum(len(s) for s in pq),
+            "ivfpq_segments": len(ivfpq), "ivfpq_rows": sum(len(s) for s in ivfpq),
             "ivf_segments": len(ivf), "ivf_rows": sum(len(s) for s in ivf),
             "search_mode": "approximate" if self.ann.approximate and live >= self.ann.exact_max else "exact",
-            "pq_m": sorted({s.payload.pq.m for s in pq}),
-            "rerank": sorted({self.ann.rerank or s.payload.pq.rerank for s in pq}),
-            "nprobe": sorted({s.payload.ivf.nprobe for s in ivf}),
+            "pq_m": sorted({s.payload.pq.m for s in pqs}),
+            "rerank": sorted({self.ann.rerank or s.payload.pq.rerank for s in pqs}),
+            "nlist": sorted({s.payload.pq.nlist for s in ivfpq} | {int(s.payload.ivf.centroids.shape[0]) for s in ivf}),
+            "nprobe": sorted({self.ann.nprobe or s.payload.pq.nprobe for s in ivfpq} | {s.payload.ivf.nprobe for s in ivf}),
             "recall_at_10": None if recall is None else round(recall, 4),
         }
 
