@@ -1,9 +1,9 @@
 """The faiss store's approximate methods side by side, store level, on the same segments.
 
 The rows (``--vectors``: the hashing embedder's msmarco-5k rows, as ``index_scale.py --engines``
-makes them) are added to one store per method in flushes of ``MAX_MERGED_ROWS`` rows, so each
-becomes a full-size segment that a background merge indexes alone: the segments a store of that
-size settles into. Then every query (msmarco-5k and dbpedia-5k-dev) is asked of every variant in
+makes them) are added to one store per method in flushes of ``--segment-rows`` rows (default
+``MAX_MERGED_ROWS``), so each becomes a full-size segment that a background merge indexes alone:
+the segments a store of that size settles into (smaller ones: as many segments as a larger store). Then every query (msmarco-5k and dbpedia-5k-dev) is asked of every variant in
 turn, interleaved, ``--repeat`` times: warm p50/p95 ms, recall@10 against exact search per query
 set, the index build time per segment and the disk of the ANN files. A variant is a method with
 its search settings: ``pq`` as built (each segment's shortlist re-ranked on its own: ``pool`` off)
@@ -40,6 +40,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--variants", default="pq,pq+pool,ivfpq+pool,ivfpq",
                     help="METHOD[+pool][:nprobe=N][:rerank=N][:factor=N], comma-separated")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--segment-rows", type=int, default=262_144, help="rows per segment (the merge cap by default)")
     ap.add_argument("--workdir", type=Path, required=True, help="the stores are kept here between runs")
     ap.add_argument("--result", default="", help="write benchmarks/results/NAME.json")
     return ap.parse_args(argv)
@@ -57,17 +58,18 @@ def queries() -> tuple[np.ndarray, np.ndarray]:
     return HashingEmbedder(dimension=384).embed_documents(texts).astype(np.float32), np.asarray(group)
 
 
-def build(method: str, x: np.ndarray, folder: Path) -> tuple[Any, dict[str, Any]]:
-    """The store of ``method`` over ``x`` (built once, reopened after), its build facts."""
-    from ragkit.stores._segments import MAX_MERGED_ROWS
+def build(method: str, x: np.ndarray, folder: Path, segment_rows: int) -> tuple[Any, dict[str, Any]]:
+    """The store of ``method`` (``pq``, ``ivfpq``; ``@M``: ``pq_m`` M) over ``x`` in segments of
+    ``segment_rows`` (built once, reopened after), its build facts."""
     from ragkit.stores.faiss import FaissStore
 
     facts_file = folder / "build.json"
-    store = FaissStore(dimension=x.shape[1], path=folder, build={"ann": method})
+    ann, _, m = method.partition("@")
+    store = FaissStore(dimension=x.shape[1], path=folder, build={"ann": ann, "pq_m": int(m) if m else None})
     if not facts_file.is_file():
         per_segment = []
-        for a in range(0, x.shape[0], MAX_MERGED_ROWS):
-            ids = [str(i) for i in range(a, min(x.shape[0], a + MAX_MERGED_ROWS))]
+        for a in range(0, x.shape[0], segment_rows):
+            ids = [str(i) for i in range(a, min(x.shape[0], a + segment_rows))]
             store.add(ids, np.asarray(x[a : a + len(ids)]), [{} for _ in ids])
             store.persist()
             t = time.perf_counter()
@@ -104,6 +106,10 @@ def search(store: Any, v: np.ndarray, var: dict[str, Any]) -> list[int]:
     return [int(h.id) for h in store.search(v, k=10)]
 
 
+def _cell(values: list[Any] | None) -> str | None:
+    return "/".join(str(v) for v in values) if values else None
+
+
 def load_avg() -> str:
     return " ".join(f"{x:.2f}" for x in os.getloadavg())
 
@@ -118,7 +124,8 @@ def main(argv: list[str] | None = None) -> int:
     kth = np.asarray([min(float(np.asarray(x[r]) @ v) for r in t) for v, t in zip(q, truth, strict=True)])
     stores, facts = {}, {}
     for method in args.methods.split(","):
-        stores[method], facts[method] = build(method, x, args.workdir / f"{method}-{args.rows}")
+        folder = args.workdir / f"{method}-{args.rows}-{args.segment_rows}"
+        stores[method], facts[method] = build(method, x, folder, args.segment_rows)
         print(json.dumps({method: facts[method]}), flush=True)
     variants = [variant(s) for s in args.variants.split(",")]
     load_start = load_avg()
@@ -141,7 +148,7 @@ def main(argv: list[str] | None = None) -> int:
         f = facts[var["method"]]
         rows.append([var["name"], f"{1000 * np.percentile(t, 50):.1f} / {1000 * np.percentile(t, 95):.1f}",
                      round(float(r.mean()), 4), *[round(float(r[group == g].mean()), 4) for g in QUERY_SETS],
-                     f["index_build_s_per_segment"], f["ann_disk_mb"], f.get("nprobe"), f.get("rerank")])
+                     _cell(f["index_build_s_per_segment"]), f["ann_disk_mb"], _cell(f.get("nprobe")), _cell(f.get("rerank"))])
         print(json.dumps(rows[-1]), flush=True)
     print(json.dumps({"load_start": load_start, "load_end": load_end}))
     if args.result:

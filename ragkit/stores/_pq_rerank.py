@@ -2,17 +2,27 @@
 FAISS's 4-bit product-quantizer fast scan (``IndexPQFastScan``) to shortlist ``rerank`` rows, then
 an exact re-rank of that shortlist with the segment's own float vectors (memory-mapped).
 
-Why not IVF or HNSW: on vectors without cluster structure (the hashing embedder's, and short
-queries of any embedder, which lie between clusters) IVF needed half its lists to reach recall@10
-0.95, and HNSW's graph did worse; the fast scan reads every code (``m`` half-bytes per row, from
-SIMD registers) at ~5 ms per million rows on one core and keeps its ranking usable to the tail,
-so a shortlist of a few hundred to a few thousand rows holds the true top 10.
+``build`` scans every code of the segment; ``build_ivf`` (``ann: ivfpq``) puts the same codes in
+IVF lists (``IndexIVFPQFastScan``, about ``4 * sqrt(rows)`` k-means lists) so a query scans the
+``nprobe`` lists nearest to it. How much that saves depends on the vectors: where rows form
+clusters a few lists hold a query's neighbours; where they do not (the hashing embedder's
+bag-of-words vectors, and short queries of any embedder, which lie between clusters) the lists
+must cover a quarter or more of the rows, and scanning a list costs more per code than the flat
+scan.
 
-``m`` (sub-quantizers) and ``rerank`` (shortlist length) are chosen when the segment is built:
-the smallest shortlist whose measured recall@10 against exact search reaches the target on query
-sets drawn from the segment (see ``calibrate``), with ``m = d/2`` first and ``m = d`` (twice the
-code, twice the scan) when even the longest shortlist falls short. Files: ``pq.faiss`` (the
-codes) and ``pq.json`` (``m``, ``rerank``, ``recall`` measured when built).
+Why not plain IVF or HNSW: on vectors without cluster structure IVF needed half its lists to
+reach recall@10 0.95, and HNSW's graph did worse; the fast scan reads every code (``m``
+half-bytes per row, from SIMD registers) at a few ms per million rows on one core and keeps its
+ranking usable to the tail, so a shortlist of a few hundred to a few thousand rows holds the true
+top 10.
+
+``m`` (sub-quantizers) and ``rerank`` (shortlist length), and with IVF lists ``nprobe``, are
+chosen when the segment is built: the smallest shortlist (the cheapest ``nprobe`` and shortlist)
+whose measured recall@10 against exact search reaches the target on query sets drawn from the
+segment (see ``calibration_sets``), with ``m = d/2`` first and ``m = d`` (twice the code, twice
+the scan) when even the longest shortlist falls short. Files: ``pq.faiss`` (the codes, and the
+lists) and ``pq.json`` (``m``, ``rerank``, ``recall`` measured when built; ``nlist`` and
+``nprobe`` with IVF lists).
 """
 
 from __future__ import annotations
@@ -35,8 +45,6 @@ RERANK_LADDER = (64, 100, 150, 200, 300, 450, 650, 1000, 1500, 2200, 3200, 4800,
 #: ``calibration_sets``)
 CALIBRATION_QUERIES = 200
 MARGIN = 10.0
-#: the same for the IVF lists (``build_ivf``): IVF_MARGIN_NOTE
-IVF_MARGIN = 10.0
 #: the cost of re-ranking one shortlisted row, in codes scanned (choosing ``nprobe`` and ``rerank``)
 RERANK_COST = 100
 _TRAIN = 65_536
@@ -152,7 +160,7 @@ def build_ivf(vectors: np.ndarray, *, recall: float, m: int | None = None, reran
     index.cp.max_points_per_centroid = max(1, _TRAIN // lists)
     index.cp.niter = 12
     _fill(index, vectors, max(_TRAIN, lists * 39))
-    probes, r, measured = calibrate_ivf(index, calibration_sets(vectors, recall, margin=IVF_MARGIN),
+    probes, r, measured = calibrate_ivf(index, calibration_sets(vectors, recall),
                                         fixed_nprobe=nprobe, fixed_rerank=rerank)
     index.nprobe = probes  # stored in pq.faiss too: a reader that ignores pq.json's nprobe probes as many
     log.info("IVF-PQ fast-scan index over %d rows: %d lists, m %d, nprobe %d and re-rank %d reach recall@10 %.3f",
@@ -179,8 +187,7 @@ def _fill(index: Any, vectors: np.ndarray, train: int) -> None:
             index.add(np.ascontiguousarray(vectors[a : a + _BLOCK], dtype=np.float32))
 
 
-def calibration_sets(vectors: np.ndarray, target: float,
-                     margin: float = MARGIN) -> list[tuple[np.ndarray, float, list[list[int]]]]:
+def calibration_sets(vectors: np.ndarray, target: float) -> list[tuple[np.ndarray, float, list[list[int]]]]:
     """Two query sets drawn from the segment, each with the recall it must reach and its exact top
     10: normalized sums of 8 and of 16 random rows. Real queries are unknown when a segment is
     built; a short query lies far from every row, between many of them, and so do these sums (the
@@ -190,7 +197,7 @@ def calibration_sets(vectors: np.ndarray, target: float,
     n = vectors.shape[0]
     rng = np.random.default_rng(99)
     qn = min(CALIBRATION_QUERIES, n)
-    strict = 1 - (1 - target) / margin
+    strict = 1 - (1 - target) / MARGIN
     out = []
     for parts in (8, 16):
         picks = np.sort(rng.choice(n, size=parts * qn))

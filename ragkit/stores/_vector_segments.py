@@ -2,19 +2,27 @@
 
 A segment's vectors are one ``vectors.npy`` (memory-mapped, so a reader's memory is the page
 cache, not a copy). A merged segment of at least ``ann_min`` rows also gets an approximate index.
-By default (``ann: pq``) that is a 4-bit product-quantizer fast scan whose shortlist of
-``rerank`` rows is re-ranked exactly with ``vectors.npy`` (``ragkit.stores._pq_rerank``: files
-``pq.faiss`` and ``pq.json``, the shortlist calibrated when built). A filter or tombstones that
-leave a quarter of the rows or more lengthen the shortlist in proportion; fewer are searched
-exactly; a shortlist left with fewer than k matching rows falls back to exact search.
+By default (``ann: pq``) that is a 4-bit product-quantizer fast scan that shortlists ``rerank``
+rows by their codes' scores (``ragkit.stores._pq_rerank``: files ``pq.faiss`` and ``pq.json``,
+the shortlist calibrated when built). With ``ann: ivfpq`` the same codes sit in IVF lists and a
+query scans only the ``nprobe`` lists nearest to it (``nprobe`` and ``rerank`` calibrated
+together; the same two files, ``pq.json`` also holding ``nlist`` and ``nprobe``).
+
+A search pools the shortlists of every PQ segment (either kind) by their codes' scores, keeps
+the best ``SHORTLIST_FACTOR`` times the longest segment's shortlist and re-ranks those exactly
+with ``vectors.npy`` (``search_payloads``): the exact reads stay the same however many segments
+there are. A filter or tombstones that leave a quarter of a segment's rows or more lengthen its
+shortlist in proportion; fewer are searched exactly; a shortlist left with fewer than k matching
+rows falls back to exact search over the matching rows.
 
 With ``ann: ivf`` (and in segments built before the PQ index existed) it is an IVF index: k-means
 centroids (``ivf.centroids.npy``), its rows stored list by list (``ivf.lists.npy`` holds the
 offsets), and ``ivf.json`` with the ``nprobe`` that reached the recall target against exact
 search on a sample of the segment's own rows (``recall``, measured when it was built). A search
-scans the ``nprobe`` nearest lists of each IVF segment and every other segment exactly; a filter
-or tombstones that leave fewer than k candidates among the probed lists fall back to exact search
-over the matching rows, so a filtered search returns ``min(k, matching rows)`` hits.
+scans the ``nprobe`` nearest lists of each IVF segment (exact scores) and every segment without
+an index exactly; a filter or tombstones that leave fewer than k candidates among the probed
+lists fall back to exact search over the matching rows, so a filtered search returns
+``min(k, matching rows)`` hits.
 """
 
 from __future__ import annotations
@@ -56,8 +64,8 @@ _BLOCK = 65_536
 @dataclass(frozen=True)
 class AnnOptions:
     """``approximate``: build approximate indexes at all (``index: auto``); ``method``: ``pq`` (PQ
-    fast scan + exact re-rank, ``ragkit.stores._pq_rerank``) or ``ivf``; the rest as in the module
-    docstring (None: calibrated when built)."""
+    fast scan + exact re-rank, ``ragkit.stores._pq_rerank``), ``ivfpq`` (the same in IVF lists) or
+    ``ivf``; the rest as in the module docstring (None: calibrated when built)."""
 
     approximate: bool = True
     method: str = "pq"

@@ -5,24 +5,26 @@ Options (pipeline YAML ``store:`` keys)::
     type: faiss
     index: auto                 # auto (default) | flat | hnsw | ivf_flat | ivf_pq
     build:
-      ann: pq                   #   auto: pq (PQ fast scan + exact re-rank) | ivf
+      ann: pq                   #   auto: pq (PQ fast scan + exact re-rank) | ivfpq (the same in IVF lists) | ivf
       ann_min: 20000            #   auto: rows a merged segment needs to get an approximate index
-      pq_m: auto                #   ann pq: sub-quantizers (4 bits each); auto = d/2, d if recall falls short
-      nlist: auto               #   ann ivf: lists per segment; auto = sqrt(rows)
+      pq_m: auto                #   ann pq/ivfpq: sub-quantizers (4 bits each); auto = d/2 (pq: d if recall falls short)
+      nlist: auto               #   ann ivfpq/ivf: lists per segment; auto = 4 sqrt(rows) (ivfpq), sqrt(rows) (ivf)
       merge_factor: 8           #   auto, flat: segments of one size class merged into one
     search:
       exact_max: 100000         #   auto: below this many rows every search is exact
-      rerank: auto              #   ann pq: rows re-ranked exactly; auto = what reached recall@10 >= 0.95 when built
-      nprobe: auto              #   ann ivf: lists probed; auto = what reached recall@10 >= 0.95 when built
+      rerank: auto              #   ann pq/ivfpq: shortlist per segment; auto = what reached recall@10 >= 0.95 when built
+      nprobe: auto              #   ann ivfpq/ivf: lists probed; auto = what reached recall@10 >= 0.95 when built
 
 ``auto`` and ``flat`` keep append-only *segments* (``ragkit.stores._segments``): ``add`` and
 ``delete`` collect in memory, ``persist`` writes them as one new segment and one tombstone file
 and switches the manifest, so a commit costs what it adds, never the size of the store. A
 background thread merges segments as they pile up; merged segments of ``ann_min``+ rows get an
 approximate index calibrated when it is built (recall@10 against exact search, reported by
-``describe()`` and ``ragkit status``): by default a PQ fast scan whose shortlist of ``rerank``
-rows is re-ranked exactly (``ann: pq``), or IVF lists probed ``nprobe`` at a time (``ann: ivf``;
-segments built by an older ragkit keep theirs). With ``auto`` a store below ``exact_max`` live
+``describe()`` and ``ragkit status``): by default a PQ fast scan that shortlists ``rerank`` rows
+(``ann: pq``), the same codes in IVF lists of which a query scans ``nprobe`` (``ann: ivfpq``), or
+IVF lists of float rows probed ``nprobe`` at a time (``ann: ivf``; segments built by an older
+ragkit keep theirs). The PQ shortlists of all segments are pooled and the best of them re-ranked
+exactly (``ragkit.stores._vector_segments``). With ``auto`` a store below ``exact_max`` live
 rows is searched exactly, larger ones through the approximate indexes (plus the small segments,
 exactly); ``flat`` is always exact. Vectors are memory-mapped, so neither a writer nor a reader holds them all.
 
