@@ -3,7 +3,8 @@
 The rows (``--vectors``: the hashing embedder's msmarco-5k rows, as ``index_scale.py --engines``
 makes them) are added to one store per method in flushes of ``--segment-rows`` rows (default
 ``MAX_MERGED_ROWS``), so each becomes a full-size segment that a background merge indexes alone:
-the segments a store of that size settles into (smaller ones: as many segments as a larger store). Then every query (msmarco-5k and dbpedia-5k-dev) is asked of every variant in
+the segments a store of that size settles into (smaller ones, with the merge cap lowered to
+their size: as many segments as a larger store). Then every query (msmarco-5k and dbpedia-5k-dev) is asked of every variant in
 turn, interleaved, ``--repeat`` times: warm p50/p95 ms, recall@10 against exact search per query
 set, the index build time per segment and the disk of the ANN files. A variant is a method with
 its search settings: ``pq`` as built (each segment's shortlist re-ranked on its own: ``pool`` off)
@@ -26,6 +27,8 @@ from typing import Any
 
 import numpy as np
 
+from ragkit.stores._vector_segments import SHORTLIST_FACTOR as FACTOR  # read before a variant changes it
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -38,7 +41,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     ap.add_argument("--rows", type=int, default=1_000_000)
     ap.add_argument("--methods", default="pq,ivfpq")
     ap.add_argument("--variants", default="pq,pq+pool,ivfpq+pool,ivfpq",
-                    help="METHOD[+pool][:nprobe=N][:rerank=N][:factor=N], comma-separated")
+                    help="METHOD[+pool][:nprobe=N][:rerank=N][:factor=N] (factor: SHORTLIST_FACTOR), comma-separated")
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--segment-rows", type=int, default=262_144, help="rows per segment (the merge cap by default)")
     ap.add_argument("--workdir", type=Path, required=True, help="the stores are kept here between runs")
@@ -66,6 +69,7 @@ def build(method: str, x: np.ndarray, folder: Path, segment_rows: int) -> tuple[
     facts_file = folder / "build.json"
     ann, _, m = method.partition("@")
     store = FaissStore(dimension=x.shape[1], path=folder, build={"ann": ann, "pq_m": int(m) if m else None})
+    store._log.max_merged_rows = min(store._log.max_merged_rows, segment_rows)  # segments stay this size
     if not facts_file.is_file():
         per_segment = []
         for a in range(0, x.shape[0], segment_rows):
@@ -101,13 +105,18 @@ def search(store: Any, v: np.ndarray, var: dict[str, Any]) -> list[int]:
     segs = store._log.live_segments()
     for s in segs:
         s.payload._nprobe, s.payload._rerank = var.get("nprobe"), var.get("rerank")
-    vs.SHORTLIST_FACTOR = var.get("factor", 2) if var["pool"] else 10**9
-    vs.SEARCH_THREADS = var.get("threads", 1)
+    vs.SHORTLIST_FACTOR = var.get("factor", FACTOR) if var["pool"] else 10**9
     return [int(h.id) for h in store.search(v, k=10)]
 
 
 def _cell(values: list[Any] | None) -> str | None:
     return "/".join(str(v) for v in values) if values else None
+
+
+def _spread(values: list[float]) -> str:
+    """Median (min–max) of the indexed segments' figures (a segment below ``ann_min`` gets none)."""
+    v = sorted(x for x in values if x > 0)
+    return f"{v[len(v) // 2]:.1f} ({v[0]:.1f}–{v[-1]:.1f})" if v else ""
 
 
 def load_avg() -> str:
@@ -148,16 +157,16 @@ def main(argv: list[str] | None = None) -> int:
         f = facts[var["method"]]
         rows.append([var["name"], f"{1000 * np.percentile(t, 50):.1f} / {1000 * np.percentile(t, 95):.1f}",
                      round(float(r.mean()), 4), *[round(float(r[group == g].mean()), 4) for g in QUERY_SETS],
-                     _cell(f["index_build_s_per_segment"]), f["ann_disk_mb"], _cell(f.get("nprobe")), _cell(f.get("rerank"))])
+                     _spread(f["index_build_s_per_segment"]), f["ann_disk_mb"], _cell(f.get("nprobe")), _cell(f.get("rerank"))])
         print(json.dumps(rows[-1]), flush=True)
     print(json.dumps({"load_start": load_start, "load_end": load_end}))
     if args.result:
         from render_tables import write_result
 
-        write_result(args.result, title=f"The faiss store's approximate methods at {args.rows:,} rows (store level, "
+        write_result(args.result, title=f"The faiss store's approximate methods at {args.rows:,} rows in segments of {args.segment_rows:,} (store level, "
                      f"{len(q)} queries x {args.repeat}, warm, interleaved)", command="python " + " ".join(sys.argv),
                      columns=["variant", "p50 / p95 ms", "recall@10", *[f"recall@10 {g}" for g in QUERY_SETS],
-                              "index build s per segment", "ANN files MB", "nprobe (calibrated)", "rerank (calibrated)"],
+                              "merge + index build s per segment", "ANN files MB", "nprobe (calibrated)", "rerank (calibrated)"],
                      rows=rows, conditions={"load_average": f"start {load_start}, end {load_end}",
                                             "facts": facts})
     return 0

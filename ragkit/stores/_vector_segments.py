@@ -32,7 +32,6 @@ import logging
 import mmap
 import os
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,9 +52,7 @@ ANN_MIN = 20_000
 EXACT_MAX = 100_000
 RECALL_TARGET = 0.95
 #: the PQ shortlists of all segments are pooled and this many times the longest one re-ranked
-SHORTLIST_FACTOR = 2
-#: segments searched at once
-SEARCH_THREADS = 1
+SHORTLIST_FACTOR = 4
 #: queries (rows of the segment) used to measure recall when an IVF index is built
 CALIBRATION_QUERIES = 200
 _BLOCK = 65_536
@@ -209,7 +206,7 @@ def search_payloads(payloads: Sequence[VectorPayload], q: np.ndarray, k: int,
     ``k`` of all). The PQ shortlists of every segment are pooled by their codes' scores and only
     the best ``SHORTLIST_FACTOR`` times the longest segment's shortlist are re-ranked exactly, so
     the exact reads do not grow with the number of segments."""
-    found = _map(lambda p, a: p.candidates(q, k, a, ann=ann), payloads, allowed)
+    found = [p.candidates(q, k, a, ann=ann) for p, a in zip(payloads, allowed, strict=True)]
     approx = [n for n, f in enumerate(found) if not f.exact]
     if len(approx) > 1:
         _pool(found, approx, SHORTLIST_FACTOR * max(payloads[n].rerank for n in approx))
@@ -224,19 +221,6 @@ def search_payloads(payloads: Sequence[VectorPayload], q: np.ndarray, k: int,
         else:
             out.append((f.rows, f.scores))
     return out
-
-
-def _map(fn: Any, *seqs: Sequence[Any]) -> list[Any]:
-    """``fn`` over the segments, ``SEARCH_THREADS`` at a time (FAISS and numpy release the GIL)."""
-    if SEARCH_THREADS <= 1 or len(seqs[0]) <= 1:
-        return [fn(*args) for args in zip(*seqs, strict=True)]
-    global _POOL
-    if _POOL is None or _POOL._max_workers != SEARCH_THREADS:
-        _POOL = ThreadPoolExecutor(SEARCH_THREADS, thread_name_prefix="ragkit-search")
-    return list(_POOL.map(fn, *seqs))
-
-
-_POOL: ThreadPoolExecutor | None = None
 
 
 def _pool(found: list[Found], approx: list[int], size: int) -> None:

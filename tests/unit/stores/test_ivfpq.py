@@ -12,7 +12,7 @@ import pytest
 pytest.importorskip("faiss")
 
 from ragkit.stores._pq_rerank import PqIndex, build, build_ivf, default_nlist, exact_topk  # noqa: E402
-from ragkit.stores._vector_segments import SHORTLIST_FACTOR, VectorPayload, _pool, search_payloads  # noqa: E402
+from ragkit.stores._vector_segments import VectorPayload, _pool, search_payloads  # noqa: E402
 
 DIM = 32
 
@@ -92,16 +92,16 @@ def test_a_flat_pq_index_written_before_ivf_lists_still_loads_and_searches(tmp_p
 
 def test_pooled_shortlists_keep_the_best_codes_of_all_segments_and_the_recall() -> None:
     """Four segments: the shortlists are pooled by their codes' scores and cut to a length that
-    does not grow with the segments (``SHORTLIST_FACTOR`` x the longest), and the top 10 over all
-    segments is still found."""
+    does not grow with the segments (here 2 x the longest), and the top 10 over all segments is
+    still found (``SHORTLIST_FACTOR`` x the longest)."""
     parts = [_clustered(3000, 10 + i) for i in range(4)]
-    payloads = [VectorPayload(p, pq=build_ivf(p, recall=0.95)) for p in parts]
+    payloads = [VectorPayload(p, pq=build(p, recall=0.95)) for p in parts]  # the default flat PQ
     x = np.concatenate(parts)
     q = _queries(x, 1, 7)[0]
     found = [p.candidates(q, 10, None, ann=True) for p in payloads]
     assert not any(f.exact for f in found)
     everything = np.sort(np.concatenate([f.scores for f in found]))[::-1]
-    size = SHORTLIST_FACTOR * max(p.rerank for p in payloads)
+    size = 2 * max(p.rerank for p in payloads)
     assert size < everything.size
     _pool(found, [0, 1, 2, 3], size)
     kept = np.sort(np.concatenate([f.scores for f in found]))[::-1]

@@ -128,6 +128,21 @@ def test_ivf_segments_built_before_the_pq_index_still_open_and_search(tmp_path: 
     assert len(set(truth) & {h.id for h in again.search(q, k=10)}) >= 8
 
 
+def test_flat_pq_segments_keep_searching_when_the_store_is_opened_with_ann_ivfpq(tmp_path: Path) -> None:
+    """Segments built with the flat PQ index keep it (``pq.json`` without lists) under ``ann: ivfpq``;
+    only new merges get IVF lists."""
+    s = _store(tmp_path / "s")
+    rows = make_rows(1200, DIM, 10)
+    _fill(s, rows, 100)
+    s.close()
+    again = _store(tmp_path / "s", build={"ann": "ivfpq", "ann_min": 400, "merge_factor": 4})
+    info = again.describe()
+    assert info["pq_segments"] >= 1 and info["ivfpq_segments"] == 0 and info["search_mode"] == "approximate"
+    q = make_queries(1, DIM, 11)[0]
+    truth = [i for i, _ in brute_force(rows, q, 10)]
+    assert len(set(truth) & {h.id for h in again.search(q, k=10)}) >= 8
+
+
 def test_deletes_and_upserts_survive_merges_and_reopen(tmp_path: Path) -> None:
     s = _store(tmp_path / "s")
     ids, x, meta = make_rows(1200, DIM, 4)
