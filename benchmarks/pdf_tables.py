@@ -15,9 +15,12 @@ them all (they are not ragkit dependencies)::
 without tables pays), on the PDFs given and on a text-only PDF the script writes (fpdf2).
 
 ``retrieval``: the question set ``benchmarks/folders/pdftables.yaml``, or another given with
-``--set`` (``pdftables2.yaml``: unseen while the reader was built; its ``files`` fetched into DIR): the folder is indexed with the default pipeline, with tables read as rows and without
-(``tables: false``: each page one text), and each question is searched as ``ragkit search -k 3``
-searches (``KnowledgeBase.search``, k=3);
+``--set`` (``pdftables2.yaml``: unseen while the reader was built; its ``files`` fetched into DIR): the folder is indexed with the default pipeline in
+each of the pdf loader's table modes, one after the other in one run (tables read as rows with
+their lines cut from the page text; read as rows beside the whole page text,
+``keep_table_text: true``; ``tables: false``: each page one text), and each question is searched as
+``ragkit search -k 3`` searches (``KnowledgeBase.search``, k=3), with the hybrid retriever's
+``lexical_rank`` at its default (2) and off (0);
 a question is met when a top-3 chunk of the expected file holds the row's label and the answer::
 
     python benchmarks/pdf_tables.py retrieval --pdfs DIR --out benchmarks/results
@@ -236,40 +239,41 @@ def _cli(*args: str, cwd: Path) -> str:
     return done.stdout
 
 
-def retrieval(pdfs: Path, out: Path | None, verbose: bool, question_set: Path = QUESTIONS) -> list[list[Any]]:
-    from ragkit.config import load_pipeline
-    from ragkit.index.reader import KnowledgeBase
+#: the PDF loader's table modes the retrieval benchmark compares: (label, pdf loader options)
+MODES: list[tuple[str, dict[str, bool]]] = [
+    ("tables as rows, their lines cut from the page text", {"tables": True, "keep_table_text": False}),
+    ("tables as rows beside the whole page text", {"tables": True, "keep_table_text": True}),
+    ("tables off (page text only)", {"tables": False}),
+]
+#: the hybrid retriever's ``lexical_rank`` values each mode is searched with (the default first)
+LEXICAL_RANKS = (2, 0)
 
+
+def retrieval(pdfs: Path, out: Path | None, verbose: bool, question_set: Path = QUESTIONS) -> list[list[Any]]:
+    """Each mode of ``MODES`` indexed in turn, each index searched with each of ``LEXICAL_RANKS``."""
     spec = yaml.safe_load(question_set.read_text(encoding="utf-8"))
     questions = spec["questions"]
     kinds = list(dict.fromkeys(q["kind"] for q in questions))
-    rows = []
+    rows: list[list[Any]] = []
     with tempfile.TemporaryDirectory() as tmp:
         folder = Path(tmp) / "pdfs"
         folder.mkdir()
         for name in spec["files"]:
             (folder / name).write_bytes((pdfs / name).read_bytes())
-        for label, tables in (("tables as rows", True), ("tables off (page text only)", False)):
-            pipeline = Path(tmp) / f"pipeline-{tables}.yaml"
-            pipeline.write_text(yaml.safe_dump({
-                "version": 1, "name": "pdftables", "index": str(Path(tmp) / f"index-{tables}"),
-                "loaders": {".pdf": {"type": "pdf", "tables": tables}}}), encoding="utf-8")
+        by_rank: dict[int, list[list[Any]]] = {rank: [] for rank in LEXICAL_RANKS}
+        for n, (label, options) in enumerate(MODES):
+            label += " (default)" if _is_default(options) else ""
+            index = str(Path(tmp) / f"index-{n}")
             start = time.perf_counter()
-            _cli("index", str(folder), "-p", str(pipeline), cwd=Path(tmp))
-            index_s = time.perf_counter() - start
-            met: dict[str, list[int]] = {}
-            with KnowledgeBase(load_pipeline(pipeline)) as kb:  # what `ragkit search -k 3` asks
-                found = {q["question"]: kb.search(q["question"], k=3) for q in questions}
-            for q in questions:
-                ok = any(Path(h.source).name == q["source"] and _holds(h.text, q) for h in found[q["question"]])
-                met.setdefault(q["kind"], [0, 0])
-                met[q["kind"]][0] += ok
-                met[q["kind"]][1] += 1
-                if verbose and not ok:
-                    log.info("[%s] missed: %s", label, q["question"])
-            total = [sum(v[0] for v in met.values()), sum(v[1] for v in met.values())]
-            rows.append([label, *(f"{met[k][0]}/{met[k][1]}" for k in kinds),
-                         f"{total[0]}/{total[1]}", round(100 * total[0] / total[1], 1), round(index_s, 1)])
+            _cli("index", str(folder), "-p", str(_pipeline(Path(tmp), n, index, options, None)), cwd=Path(tmp))
+            index_s = round(time.perf_counter() - start, 1)
+            for rank in LEXICAL_RANKS:
+                met = _score(_pipeline(Path(tmp), n, index, options, rank), questions, f"{label}, lexical_rank {rank}",
+                             verbose)
+                total = [sum(v[0] for v in met.values()), sum(v[1] for v in met.values())]
+                by_rank[rank].append([label, rank, *(f"{met[k][0]}/{met[k][1]}" for k in kinds),
+                                      f"{total[0]}/{total[1]}", round(100 * total[0] / total[1], 1), index_s])
+        rows = [row for rank in LEXICAL_RANKS for row in by_rank[rank]]
     for r in rows:
         print(r)
     if out is not None:
@@ -278,11 +282,51 @@ def retrieval(pdfs: Path, out: Path | None, verbose: bool, question_set: Path = 
                      title="Table questions on real PDFs: the row's chunk in `ragkit search` top 3",
                      command="python benchmarks/pdf_tables.py retrieval --pdfs DIR"
                              + ("" if default else f" --set {question_set.relative_to(REPO)}"),
-                     columns=["PDF loader", *kinds, "all", "% in top 3", f"index s ({len(spec['files'])} files)"],
-                     rows=rows, align=["left"] + ["right"] * (len(kinds) + 3), directory=out,
+                     columns=["PDF loader", "lexical_rank", *kinds, "all", "% in top 3",
+                              f"index s ({len(spec['files'])} files)"],
+                     rows=rows, align=["left"] + ["right"] * (len(kinds) + 4), directory=out,
                      conditions={"questions": len(questions), "set": str(question_set.relative_to(REPO)),
                                  "load_average": " ".join(f"{x:.2f}" for x in os.getloadavg())})
     return rows
+
+
+def _is_default(options: dict[str, bool]) -> bool:
+    """Whether ``options`` are the pdf loader's defaults."""
+    from ragkit.loaders.pdf import PdfLoader
+
+    return all(PdfLoader.option_defaults[k] == v for k, v in options.items())
+
+
+def _pipeline(tmp: Path, n: int, index: str, options: dict[str, bool], lexical_rank: int | None) -> Path:
+    """A pipeline file: the default pipeline with the pdf loader's ``options`` (and the default
+    retriever with ``lexical_rank`` when given)."""
+    from ragkit.config import DEFAULT_RETRIEVER
+
+    conf: dict[str, Any] = {"version": 1, "name": "pdftables", "index": index,
+                            "loaders": {".pdf": {"type": "pdf", **options}}}
+    if lexical_rank is not None:
+        conf["retriever"] = {**DEFAULT_RETRIEVER, "lexical_rank": lexical_rank}
+    path = tmp / f"pipeline-{n}-{lexical_rank}.yaml"
+    path.write_text(yaml.safe_dump(conf), encoding="utf-8")
+    return path
+
+
+def _score(pipeline: Path, questions: list[dict[str, Any]], label: str, verbose: bool) -> dict[str, list[int]]:
+    """{kind: [met, asked]}: each question searched as ``ragkit search -k 3`` searches."""
+    from ragkit.config import load_pipeline
+    from ragkit.index.reader import KnowledgeBase
+
+    met: dict[str, list[int]] = {}
+    with KnowledgeBase(load_pipeline(pipeline)) as kb:
+        found = {q["question"]: kb.search(q["question"], k=3) for q in questions}
+    for q in questions:
+        ok = any(Path(h.source).name == q["source"] and _holds(h.text, q) for h in found[q["question"]])
+        met.setdefault(q["kind"], [0, 0])
+        met[q["kind"]][0] += ok
+        met[q["kind"]][1] += 1
+        if verbose and not ok:
+            log.info("[%s] missed: %s", label, q["question"])
+    return met
 
 
 def _holds(text: str, q: dict[str, Any]) -> bool:

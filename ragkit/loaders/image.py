@@ -44,7 +44,7 @@ class ImageLoader(Loader):
                               "(ocr.mode: never)", path=str(path), reason="OCR turned off (ocr.mode: never)")
         try:
             settings.check_engine(path)
-            page = ocr.OcrCache(path, settings).page(1, functools.partial(ocr.ocr_image, path, settings))
+            page = ocr.OcrCache(path, settings).page(1, functools.partial(ocr.read_image, path, settings))
         except ocr.OcrError as exc:
             raise LoaderError(f"{path}: {exc}", path=str(path), reason=f"OCR failed: {exc}") from None
         text = page.text

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+from ragkit.loaders import ocr_scale
 from ragkit.loaders.ocr_layout import OcrWord, parse_tsv
 
 log = logging.getLogger(__name__)
@@ -41,7 +42,8 @@ MAX_PAGE_CHARS = 200_000
 #: word boxes one page may yield (Tesseract's ``tsv`` output, bytes; a dense page's take ~100 000)
 MAX_PAGE_TSV_BYTES = 16 * MAX_PAGE_CHARS
 #: the OCR cache's entry format: an entry of another format is OCR'd again, never read
-CACHE_FORMAT = 2
+#: (3: images with small text are read enlarged, ``ragkit.loaders.ocr_scale``)
+CACHE_FORMAT = 3
 #: seconds ``tesseract --list-langs`` may take
 _PROBE_TIMEOUT = 30.0
 
@@ -135,6 +137,22 @@ def ocr_image(image: Path, settings: OcrSettings) -> OcrPage:
     return OcrPage(text, tuple(words))
 
 
+def read_image(image: Path, settings: OcrSettings) -> OcrPage:
+    """An image file's OCR (:func:`ocr_image`), read again enlarged when its words stand too small
+    for Tesseract (``ragkit.loaders.ocr_scale``): a page saved at 72-120 DPI, a photographed page."""
+    page = ocr_image(image, settings)
+    height = ocr_scale.text_height(page.words)
+    factor = ocr_scale.scale_for(height)
+    if factor <= 1.0:
+        return page
+    with tempfile.TemporaryDirectory(prefix="ragkit-ocr-") as tmp:
+        scaled = ocr_scale.scaled_copy(image, factor, Path(tmp))
+        if scaled is None:
+            return page
+        log.debug("%s: words %.0f px high, read again enlarged %.1f times", image, height, factor)
+        return ocr_image(scaled, settings)
+
+
 def _read(path: Path, limit: int) -> str:
     """The first ``limit`` bytes of a file Tesseract wrote, as text ("" when it wrote none)."""
     try:
@@ -190,18 +208,19 @@ class OcrCache:
     ``<cache_dir>/<sha256>-<langs>-<dpi>-v<CACHE_FORMAT>.json`` (nothing is kept when the settings
     have no ``cache_dir``). The entry says its format (``format``) and keeps its pages under
     ``entries``: an entry of another format, or one written before formats were numbered (text
-    only, under ``pages``, in the file without the ``-v`` suffix, which is removed once the file
-    is OCR'd again), is never read as this one: the file is OCR'd again."""
+    only, under ``pages``, in the file without the ``-v`` suffix), is never read as this one: the
+    file is OCR'd again, and the older entries are removed."""
 
     def __init__(self, path: Path, settings: OcrSettings) -> None:
         self._file: Path | None = None
-        self._legacy: Path | None = None
+        self._stale: list[Path] = []
         self.pages: dict[int, OcrPage] = {}
         if settings.cache_dir is None:
             return
         stem = f"{_file_hash(path)}-{'+'.join(settings.languages)}-{settings.dpi}"
         self._file = settings.cache_dir / f"{stem}-v{CACHE_FORMAT}.json"
-        self._legacy = settings.cache_dir / f"{stem}.json"
+        self._stale = [settings.cache_dir / f"{stem}.json",
+                       *(settings.cache_dir / f"{stem}-v{n}.json" for n in range(2, CACHE_FORMAT))]
         try:
             self.pages = _entry_pages(json.loads(self._file.read_text(encoding="utf-8")))
         except FileNotFoundError:
@@ -225,8 +244,8 @@ class OcrCache:
             self._file.parent.mkdir(parents=True, exist_ok=True)
             tmp.write_text(json.dumps(entry, ensure_ascii=False), encoding="utf-8")
             os.replace(tmp, self._file)
-            if self._legacy is not None:
-                self._legacy.unlink(missing_ok=True)
+            for stale in self._stale:
+                stale.unlink(missing_ok=True)
         except OSError as exc:  # a read-only index: the text is still used, only not kept
             log.warning("cannot keep OCR output in %s (%s); the file will be OCR'd again next time",
                         self._file.parent, exc.strerror or exc)
@@ -263,4 +282,5 @@ __all__ = [
     "letters",
     "ocr_image",
     "ocr_pdf_page",
+    "read_image",
 ]

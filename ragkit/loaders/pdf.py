@@ -9,12 +9,16 @@ the ligature codes of embedded CFF fonts; without it they vanish ("signicantly")
 Tables (ruled or aligned with whitespace) are read as rows (``ragkit.loaders.pdf_tables``): each
 row a document of its own (``table: CAPTION`` and its ``column: value`` lines, metadata ``page``,
 ``table`` and ``row``; a table without a caption is named ``TITLE, page N: HEADING`` after the
-heading line above it, else ``TITLE, page N``), and the page's text
-without the lines that only repeat the table (a page that was only tables keeps their names).
+heading line above it, else ``TITLE, page N``), beside the page's whole text, the table's lines
+included (``keep_table_text``, default true: a table the reader misreads is still found from the
+page's text; ``benchmarks/pdf_tables.py retrieval`` measured it against the two other modes).
+With ``keep_table_text: false`` the page's text loses the lines that only repeat the table (a
+page that was only tables keeps their names).
 A page read by OCR has its tables found the same way, in its word boxes laid out as lines
 (``ragkit.loaders.ocr_layout``), its rows marked ``ocr: True`` like its text.
-Options: ``tables`` (default true) and ``table_page_timeout_s`` (default 10: a page whose tables
-take longer keeps its text and loses its tables, with a warning).
+Options: ``tables`` (default true; false: each page one text, no rows), ``keep_table_text``
+(default true) and ``table_page_timeout_s`` (default 10: a page whose tables take longer keeps
+its text and loses its tables, with a warning).
 
 A page whose text layer is mostly not words (symbol soup from a font without a Unicode map:
 ``ragkit.loaders.textcheck``) is left out with a warning naming the pages; when that is every
@@ -63,13 +67,14 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
-    option_defaults = {"tables": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
+    option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
         timeout = self.options["table_page_timeout_s"]
-        if not isinstance(self.options["tables"], bool):
-            raise ConfigError(f"loader 'pdf': tables must be true or false (got {self.options['tables']!r})")
+        for key in ("tables", "keep_table_text"):
+            if not isinstance(self.options[key], bool):
+                raise ConfigError(f"loader 'pdf': {key} must be true or false (got {self.options[key]!r})")
         if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
             raise ConfigError(f"loader 'pdf': table_page_timeout_s must be a number of seconds above 0 (got {timeout!r})")
 
@@ -128,8 +133,8 @@ class PdfLoader(Loader):
     def _tables(self, path: Path, reader: Any, pages: list[tuple[int, str]], ocr_done: Mapping[int, OcrPage],
                 title: str) -> dict[int, list[tuple[str, list[tuple[int, str]]]]]:
         """The rows of each page's tables ({page: [(table name, [(row, text)])]}); the pages' text
-        in ``pages`` loses the lines that only repeat a table. A page whose tables fail or take too
-        long keeps its text, with one warning for the file."""
+        in ``pages`` loses the lines that only repeat a table unless ``keep_table_text``. A page
+        whose tables fail or take too long keeps its text, with one warning for the file."""
         found: dict[int, list[tuple[str, list[tuple[int, str]]]]] = {}
         failed: list[str] = []
         timeout = float(self.options["table_page_timeout_s"])
@@ -148,6 +153,8 @@ class PdfLoader(Loader):
             named = tables.named_rows(page_tables, number, title)
             if named:
                 found[number] = named
+                if self.options["keep_table_text"]:
+                    continue
                 rest = tables.without_tables(text, page_tables)
                 pages[index] = (number, rest or "\n".join(name for name, _ in named))
         if failed:

@@ -13,19 +13,25 @@ characters. A table is a run of lines (:func:`find_grids`):
   then the next group's label);
 - its *header*: up to five lines right above, of two or more cells and fewer numbers, or a word
   or two wrapped under a header cell, up to a "Table N" line; placed over the columns by
-  :func:`_head`;
+  :func:`_head`. A short label right above the first data line with a header line above it
+  ("Real estate loans" under "Loan type  $000's  %") is the first group's label, a row of the
+  table, and the header is the lines above it;
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
 - a first or last column of running text is the page's other column, not the table's: it is
   dropped, and the table with it when no column of labels is left;
+- a line of a few words and no number that wraps the row above (a cell continued under itself,
+  the label's empty; or a label's end that closes its bracket) joins that row;
 - a chart's axes are not a table: lines under a "Figure N" caption, or columns of evenly spaced
-  numbers (ticks) with a legend's few words among them (:func:`_chart_axes`);
+  numbers (ticks) with a legend's few words among them (:func:`_chart_axes`); nor is a table of
+  contents (half its rows or more lead a title to its page number with dots:
+  :func:`_contents_entry`);
 - its *caption*: a "Table N" line up to six lines above or three below, read from the page's
   plain text where it is found there (layout text spaces out letters), with the title line after
   a label that stands alone; else its *heading*: the label alone ("Table 1.", when the line after
   it is the header), or the short line right above the table ("Class B" over a statement's
-  figures, which have no header of their own).
+  figures, which have no header of their own) unless it ends a paragraph.
 
 Only pages whose plain text has :data:`MIN_NUMERIC_LINES` lines of two or more numbers, half the
 line's words or more (or :data:`MIN_AMOUNT_LINES` lines ending in an amount), are laid out
@@ -79,6 +85,9 @@ MAX_RANGE_GAP = 3
 #: how far past its columns (times their width) a header line reaches when pypdf set it at
 #: another scale than the rows
 OFF_SCALE = 1.25
+#: words a line that wraps a row's cells (:func:`_join_wrapped`) has at most in a cell: more is a
+#: line of running text beside the table
+MAX_WRAP_WORDS = 4
 #: words a heading line above a table (its name when it has no caption) has at most
 MAX_HEADING_WORDS = 8
 #: a cell of running text (a line of the page's other column): this many words or more ...
@@ -94,6 +103,7 @@ _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+
 _RANGE_END = re.compile(r"[-–] ?[$€£]?\d[\d,.]*%?")
 _FIGURE = re.compile(r"(?:Figure|FIGURE|Fig\.)\s*\d")
 _LABEL_ONLY = re.compile(r"(?:Table|TABLE|Tab\.)\s*[\dIVX]+[.:]?")
+_LEADER = re.compile(r"(?:\. ?){5,}|…{2,}")  # the dots that lead a table of contents' title to its page
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -196,8 +206,9 @@ def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
         end = _block_end(cells, i)
         data = [j for j in range(i, end) if cells[j]]
         if sum(1 for j in data if _is_data(cells[j])) >= MIN_DATA_LINES:
-            header = _header_lines(cells, i)
-            table = _table(cells, header, data, lines, plain)
+            start = i - 1 if _group_label(cells, i) else i
+            header = _header_lines(cells, start)
+            table = _table(cells, header, list(range(start, i)) + data, lines, plain)
             if table is not None:
                 found.append(table)
         i = end
@@ -278,6 +289,19 @@ def _block_end(cells: Sequence[Sequence[tuple[int, int, str]]], start: int) -> i
 def _short_label(cells: Sequence[tuple[int, int, str]]) -> bool:
     """One cell of a few words (at most :data:`MAX_HEADING_WORDS`), not a caption."""
     return len(cells) == 1 and len(cells[0][2].split()) <= MAX_HEADING_WORDS and not _CAPTION.match(cells[0][2])
+
+
+def _group_label(cells: Sequence[Sequence[tuple[int, int, str]]], first: int) -> bool:
+    """Whether the line right above the data line ``first`` labels the first group of rows under a
+    header ("Real estate loans" over its loans, under "Loan type   $000's   %"): one short cell
+    (:func:`_short_label`) with a header line above it. It is the table's first row (a section
+    row, which names the rows under it), and the header is looked for above it."""
+    if first < 1 or not cells[first - 1] or not _short_label(cells[first - 1]) or cells[first - 1][0][2][0].islower():
+        return False  # a label in lower case ends a label wrapped from the line above
+    k = first - 2
+    while k >= 0 and not cells[k]:
+        k -= 1
+    return k >= 0 and _header_like(cells[k])
 
 
 def _header_lines(cells: Sequence[Sequence[tuple[int, int, str]]], first: int) -> list[int]:
@@ -365,7 +389,9 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
             return None  # the rows' labels (a table's left column) ran into the text on its left
     if _chart_axes(body) or any(_FIGURE.match(c[2]) for j in header for c in cells[j]):
         return None  # a chart's tick labels, legend or figure caption, not a table: the page keeps them as text
-    body = _fill_down(body)
+    if 2 * sum(map(_contents_entry, body)) >= len(body):
+        return None  # a table of contents (titles, dot leaders, page numbers): the page keeps it as text
+    body = _fill_down(_join_wrapped(body))
     words = frozenset(w for row in head + body for c in row for w in c.split())
     top = header[0] if header else data[0]
     caption = _caption(lines, top, data[-1], plain, words)
@@ -467,11 +493,12 @@ def _group_columns(where: Sequence[float], width: int) -> list[list[int]]:
 
 def _heading(cells: Sequence[Sequence[tuple[int, int, str]]], top: int) -> str | None:
     """The line right above a table's first line (blank lines skipped), when it is a heading: one
-    cell of words, at most :data:`MAX_HEADING_WORDS`, not a sentence."""
+    cell of words, at most :data:`MAX_HEADING_WORDS`, not a sentence, nor the last line of a
+    paragraph (:func:`_runs_on`)."""
     j = top - 1
     while j >= 0 and not cells[j]:
         j -= 1
-    if j < 0 or len(cells[j]) != 1:
+    if j < 0 or len(cells[j]) != 1 or (j > 0 and _runs_on(cells[j - 1])):
         return None
     text = cells[j][0][2]
     words = text.split()
@@ -479,6 +506,14 @@ def _heading(cells: Sequence[Sequence[tuple[int, int, str]]], top: int) -> str |
             or sum(is_number(w) for w in words) * 2 > len(words):
         return None
     return text
+
+
+def _runs_on(line: Sequence[tuple[int, int, str]]) -> bool:
+    """Whether a line is running text that goes on into the next line: :data:`MIN_PROSE_WORDS`
+    words or more, the last a lowercase word ("... December 31, 2010 and"), no stop after it. A
+    heading set on two lines ("Employee's Wages for Calculating Income Tax") does not run on."""
+    words = " ".join(c[2] for c in line).split()
+    return len(words) >= MIN_PROSE_WORDS and words[-1][0].islower() and words[-1][-1].isalpha()
 
 
 def _prose_columns(body: Sequence[Sequence[str]]) -> set[int]:
@@ -504,6 +539,13 @@ def _without_columns(rows: Sequence[Sequence[str]], drop: set[int]) -> list[list
     """``rows`` without the columns ``drop``, and without the rows left empty."""
     kept = [[c for k, c in enumerate(row) if k not in drop] for row in rows]
     return [row for row in kept if any(row)]
+
+
+def _contents_entry(row: Sequence[str]) -> bool:
+    """A table of contents' line: a title led by dots to its page number, at most two numbers (a
+    section number and the page). A statistics table's labels can be led by dots to their
+    figures too ("Male . . . . .  17.9   0.4   17.6 ..."): more numbers than that."""
+    return any(_LEADER.search(c) for c in row) and sum(len(_NUMBER_TOKEN.findall(c)) for c in row) <= 2
 
 
 def _chart_axes(body: Sequence[Sequence[str]]) -> bool:
@@ -594,6 +636,31 @@ def _average_columns(rows: dict[int, list[tuple[int, int, str]]], k: int) -> lis
 
 def _overlap(a: tuple[int, ...], b: tuple[int, ...]) -> int:
     return min(a[1], b[1]) - max(a[0], b[0])
+
+
+def _join_wrapped(rows: list[list[str]]) -> list[list[str]]:
+    """Rows with the lines that wrap their cells joined to them: a line of words only (no number)
+    under a row with a number, each of its cells a few words (:data:`MAX_WRAP_WORDS`) under a
+    filled cell of that row, that leaves the
+    row's label empty ("Only Rate" under "Standard Variable Interest") or closes a bracket the
+    label left open ("Introductory Rate)*" under "Extra Home Loan (2 Year"). A label of its own
+    ("Other loans" over its rows) opens no bracket and stays a row."""
+    out: list[list[str]] = []
+    for row in rows:
+        above = out[-1] if out else None
+        if above is not None and _wraps(row, above):
+            out[-1] = [f"{a} {c}".strip() for a, c in zip(above, row, strict=True)]
+        else:
+            out.append(row)
+    return out
+
+
+def _wraps(row: Sequence[str], above: Sequence[str]) -> bool:
+    filled = [k for k, c in enumerate(row) if c]
+    if not filled or any(_numeric(c) for c in row) or not any(_numeric(c) for c in above) \
+            or any(not above[k] or len(row[k].split()) > MAX_WRAP_WORDS for k in filled):
+        return False
+    return not row[0] or above[0].count("(") > above[0].count(")") and row[0].count(")") > row[0].count("(")
 
 
 def _fill_down(rows: list[list[str]]) -> list[list[str]]:

@@ -18,8 +18,11 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   within that file (``WITHIN``, 10 passages beyond those of the file already read) and answers
   from the first passages and those: the
   passage that answers is often another part of the file that matched best (the sentence before
-  the one that matched, a foreword's signature at its end). Other tool results are reported as
-  they are.
+  the one that matched, a foreword's signature at its end). When the answer then quotes a list
+  (or a sentence ending with a colon) from a passage that stops inside that list, it asks the
+  tool for the passages that follow that one (``after``) and answers from the passage joined to
+  them (``ragkit.rag.read_on``): a list whose items run into the next chunks keeps them all.
+  Other tool results are reported as they are.
 - A question written as a chat transcript (``user: …`` / ``assistant: …`` lines, as a legacy
   completions client sends a conversation; ``ragkit.rag.transcript``) is read as its last user
   turn, the earlier user turns as the conversation.
@@ -47,6 +50,7 @@ import hashlib
 import json
 import re
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ragkit.errors import ConfigError
@@ -56,10 +60,12 @@ from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.elision import elided_question
 from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
 from ragkit.rag.passages import Passage, parse_passages
+from ragkit.rag.read_on import FOLLOWING, stitched, wants_reading_on
 from ragkit.rag.tool import MAX_TOP_K
 from ragkit.rag.transcript import transcript_turns
 from ragkit.registry import providers
 from ragkit.tokens import CHARS_PER_TOKEN, estimate_tokens
+from ragkit.types import Citation
 
 
 def _param_text(spec: ToolSpec) -> str:
@@ -259,6 +265,8 @@ class LocalProvider(BaseProvider):
             if tools and (scoped := _scoped_call(follow_up_query(question, earlier), list(tools), results, answer,
                                                  self.passages)):
                 return self._response(messages, tools, "", (scoped,))
+            if tools and (more := _read_on_call(follow_up_query(question, earlier), list(tools), results, answer)):
+                return self._response(messages, tools, "", (more,))
         else:
             answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         if params.get("response_format"):
@@ -276,8 +284,10 @@ class LocalProvider(BaseProvider):
 
     def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
         searched = [m for m in results if not m.content.startswith("error:")]
-        passages = [p for m in searched[:1] for p in _passages(m)]
-        within = [p for m in searched[1:] for p in _passages(m)]  # the cited file's, from the second search
+        read_on = [c for m in searched if _is_read_on(m) for c in m.citations]  # joined to the passage they continue
+        searched = [m for m in searched if not _is_read_on(m)]
+        passages = [p for m in searched[:1] for p in _passages(m, read_on)]
+        within = [p for m in searched[1:] for p in _passages(m, read_on)]  # the cited file's, from the second search
         if passages or within:
             first = passages[: self.passages] if self.passages is not None else list(passages)
             first += [p for p in within if p.number not in {f.number for f in first}]
@@ -418,15 +428,46 @@ def _scoped_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Messag
     return ToolCall(id=f"call_{digest}_within", name=spec.name, arguments=args)
 
 
+def _read_on_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Message], answer: str) -> ToolCall | None:
+    """After the draft answer, one search for the passages that follow the passage it cites
+    first (the search tool's ``after``), when it quotes a list that passage cuts off
+    (``ragkit.rag.read_on``). None after such a search, for a refusal, a first search that gave
+    no structured citations, or a tool that cannot read on."""
+    if answer == REFUSAL or not results or any(_is_read_on(m) for m in results) \
+            or not _looks_like_search(results[0].name or ""):
+        return None
+    numbers = re.findall(r"\[(\d+)\]", answer)
+    cites = {c.number: c for m in results for c in m.citations}
+    cited = cites.get(int(numbers[0])) if numbers else None
+    spec = next((t for t in tools if t.name == results[0].name), None)
+    properties = spec.parameters.get("properties", {}) if spec else {}
+    if spec is None or cited is None or "after" not in properties or not wants_reading_on(answer, cited):
+        return None
+    args = {**tool_arguments(query, spec), "after": cited.number}
+    if "top_k" in properties:
+        args["top_k"] = FOLLOWING
+    digest = hashlib.sha256(f"{query}\0{cited.chunk_id}\0{spec.name}".encode()).hexdigest()[:16]
+    return ToolCall(id=f"call_{digest}{_READ_ON}", name=spec.name, arguments=args)
+
+
+_READ_ON = "_after"  # the id suffix of a read-on search's call (and so of its result)
+
+
+def _is_read_on(m: Message) -> bool:
+    return (m.tool_call_id or "").endswith(_READ_ON)
+
+
 def _looks_like_search(name: str) -> bool:
     return any(word in name.lower() for word in ("search", "retriev", "knowledge"))
 
 
-def _passages(m: Message) -> list[Passage]:
-    """The passages of a tool result: its structured citations (the search tool's), else the
-    passage text format parsed (a tool that returns only text)."""
+def _passages(m: Message, read_on: Sequence[Citation] = ()) -> list[Passage]:
+    """The passages of a tool result: its structured citations (the search tool's), each joined
+    to the passages of ``read_on`` that continue it, else the passage text format parsed (a tool
+    that returns only text)."""
     if m.citations:
-        return [p for p in (Passage.from_citation(c) for c in m.citations) if p.text.strip()]
+        cites = [replace(c, text=stitched(c, read_on)) if read_on else c for c in m.citations]
+        return [p for p in (Passage.from_citation(c) for c in cites) if p.text.strip()]
     return parse_passages(m.content)
 
 

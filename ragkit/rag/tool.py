@@ -45,6 +45,15 @@ class CitationBook:
         return sorted(self._by_chunk.values(), key=lambda c: c.number)
 
 
+def following(anchor: Citation, k: int = 1) -> dict[str, Any]:
+    """The filter of the ``k`` or so passages that follow ``anchor`` in its file: those that start
+    inside it (a chunk overlaps the one before it) or within ``k`` of its lengths after it; ``{}``
+    when the anchor has no offsets (nothing to read on from)."""
+    if anchor.start is None or anchor.end is None:
+        return {}
+    return {"source": anchor.source, "start": {"$gt": anchor.start, "$lte": anchor.end + k * (anchor.end - anchor.start)}}
+
+
 def make_search_tool(
     kb: KnowledgeBase, *, default_top_k: int = 5, retriever: str | Mapping[str, Any] | None = None,
     default_min_score: float | None = None,
@@ -57,7 +66,7 @@ def make_search_tool(
 
     @tool(inject=["book"])
     def search_knowledge_base(query: str, top_k: int = default_top_k, source: str | None = None,
-                              min_score: float | None = default_min_score,
+                              min_score: float | None = default_min_score, after: int | None = None,
                               book: CitationBook | None = None) -> ToolOutput:
         """Search the knowledge base (the user's documents) for passages relevant to a query.
 
@@ -66,15 +75,26 @@ def make_search_tool(
             top_k: How many passages to return, 1 to 20.
             source: Optional glob limiting the search to matching source paths, e.g. "*.pdf".
             min_score: Optional lowest relevance score a passage may have (in the retriever's units).
+            after: Optional number [n] of a passage an earlier search returned: returns the
+                passages that follow it in its file, in order (to read on where it stops, e.g. a
+                list that continues).
         """
         if not query.strip():
             raise ValueError("query must not be empty; pass the words to search for")
         k = max(1, min(int(top_k), MAX_TOP_K))
-        flt = {"source": {"$glob": source}} if source else None
+        flt: dict[str, Any] | None = {"source": {"$glob": source}} if source else None
+        if after is not None:
+            anchor = book.get(int(after)) if book is not None else None
+            if anchor is None:
+                raise ValueError(f"after={after}: no passage [{after}] was returned earlier in this conversation; "
+                                 "pass the number of a passage an earlier search returned")
+            flt = following(anchor, k)
         with lock:
             before = kb.embedder.usage.snapshot()
-            hits = kb.search(query, k=k, filter=flt, kind=retriever, min_score=min_score)
+            hits = kb.search(query, k=k, filter=flt, kind=retriever, min_score=min_score) if flt != {} else []
             used = kb.embedder.usage.since(before)
+        if after is not None:
+            hits = sorted(hits, key=lambda h: int(h.metadata.get("start") or 0))
         usage = UsageStats(embedding_tokens=used.tokens, cost=used.cost, embedding_model=pricing_name)
         book = book if book is not None else CitationBook()
         cites = [book.number(h) for h in hits]

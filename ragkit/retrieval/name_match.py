@@ -125,19 +125,27 @@ def named_sources(query: str, sources: Iterable[str]) -> dict[str, float]:
     return NameIndex(sources).named(query)
 
 
+def has_body(text: str) -> bool:
+    """Whether a passage holds text besides Markdown headings (``# rich.progress_bar`` alone, the
+    page an API reference generates for a module, holds nothing to read)."""
+    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+
+
 def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost: float) -> list[SearchHit]:
     """``hits`` re-ranked with ``boost`` times its name score added to the first (best) passage of
-    each named file; with nothing named the order of ``hits`` is kept."""
+    each named file that holds more than headings; with nothing named the order of ``hits`` is kept."""
     if not named or not boost:
         return list(hits)
     seen: set[str] = set()
     scored = []
     for rank, hit in enumerate(hits):
-        extra = boost * named.get(hit.source, 0.0) if hit.source not in seen else 0.0
-        seen.add(hit.source)
+        body = has_body(hit.text)
+        extra = boost * named.get(hit.source, 0.0) if hit.source not in seen and body else 0.0
+        if body:
+            seen.add(hit.source)
         scored.append((-(hit.score + extra), rank, hit, extra))
     scored.sort(key=lambda t: (t[0], t[1]))
     return [SearchHit(id=h.id, score=-neg, metadata=h.metadata) if extra else h for neg, _, h, extra in scored]
 
 
-__all__ = ["NameIndex", "boost_named", "name_words", "named_sources", "path_score"]
+__all__ = ["NameIndex", "boost_named", "has_body", "name_words", "named_sources", "path_score"]

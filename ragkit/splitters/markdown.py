@@ -5,7 +5,9 @@ fenced code block is not a heading). Each section, heading line included, is spl
 recursive algorithm, so no chunk spans two sections and every chunk's metadata carries the
 heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
 (``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
-headings (underlined with ``===``/``---``) are not recognised.
+headings (underlined with ``===``/``---``) are not recognised. A heading is not a chunk of its
+own: when a section's text after its heading does not fit beside it, that text is split with the
+heading's room kept free and the heading opens its first chunk.
 
 With ``context_header`` on, each chunk also records its contextual header: the document's title
 and the heading path (``ragkit.splitters.base``), embedded and indexed with the chunk, never shown.
@@ -113,8 +115,23 @@ class MarkdownSplitter(RecursiveSplitter):
             if self.context_header:
                 extra["header"], room = splitter.header_room(header_parts(doc, section.headings))
                 splitter = splitter.with_room(room)
-            for span in splitter.split_spans(text, section.start, section.end):
+            for span in _heading_joined(splitter, text, section):
                 yield span, extra
+
+
+def _heading_joined(splitter: RecursiveSplitter, text: str, section: Section) -> list[Span]:
+    """The section's spans; when the first would hold only the heading (the text after it does
+    not fit beside it), the text after it split with the heading's room kept free and the heading
+    joined to its first span: a heading alone is no passage (it answers nothing, yet a query
+    naming its words ranks it first). Where even that does not fit, the spans as they were."""
+    spans = splitter.split_spans(text, section.start, section.end)
+    if len(spans) < 2 or not _HEADING.match(text[spans[0].start : spans[0].end].strip()):
+        return spans
+    room = splitter.measure(text[spans[0].start : spans[1].start])
+    body = splitter.with_room(room).split_spans(text, spans[0].end, section.end)
+    if not body or splitter.measure(text[spans[0].start : body[0].end]) > splitter.chunk_size:
+        return spans
+    return [Span(spans[0].start, body[0].end), *body[1:]]
 
 
 __all__ = ["MARKDOWN_MIMES", "MarkdownSplitter", "Section", "is_markdown", "sections"]

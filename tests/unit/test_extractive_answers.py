@@ -356,3 +356,53 @@ def test_a_leading_clause_is_not_a_second_question() -> None:
 
     assert _COMPOUND.search("Which magic times a statement, and how are snippets wrapped?")
     assert not _COMPOUND.search("When the tide is high, what does the keeper log?")
+
+
+def test_an_irregular_verb_matches_its_other_forms() -> None:
+    """"When did the keeper fall?" is answered by "the keeper fell": a suffix stripper does not
+    see that they are one verb."""
+    assert terms("The keeper fell") == terms("the keeper fall") and terms("written") == terms("write")
+    passages = _passages(("# The Gull Rock light\n\nThe keeper climbed the tower every evening to wind the clockwork. "
+                          "In the storm of 1887 the keeper fell from the gallery ladder. "
+                          "The tower was painted white in 1890.", {"source": "gull-rock.md"}))
+    got = extractive_answer("In which storm did the keeper fall from the ladder?", passages)
+    assert "1887" in got, got
+
+
+def test_a_sentence_that_points_back_brings_the_one_it_points_at() -> None:
+    """"This is the recommended method …" does not say what the method is: the sentence before it
+    in its paragraph does, and is quoted with it."""
+    passages = _passages((
+        "## Capturing the log\n\nThe logger can write to a file or to the screen. "
+        "Another way of capturing records is to give the logger a MemoryBuffer. "
+        "This is the recommended method if you are checking records in unit tests. Here is an example.",
+        {"source": "logging.md"}))
+    got = extractive_answer("What is the recommended way to check records in unit tests?", passages)
+    assert "MemoryBuffer" in got and got.index("MemoryBuffer") < got.index("This is the recommended"), got
+
+
+def test_a_snake_case_identifier_is_a_term_of_its_own() -> None:
+    """``NO_COLOR``'s "no" is a stopword; the identifier whole is still a term, which only a
+    passage naming it holds."""
+    assert "no_color" in terms("If I set NO_COLOR, is bold kept?") and "color" in terms("NO_COLOR")
+    passages = _passages(
+        ("Colour can be turned off with the color option, and bold text stays bold everywhere.", {"source": "a.md"}),
+        ("When NO_COLOR is set the harbour lamps show no color, only their shapes.", {"source": "b.md"}))
+    assert "[2]" in extractive_answer("What happens when NO_COLOR is set?", passages)
+
+
+def test_a_length_of_time_in_words_answers_how_long() -> None:
+    """"How long …?" wants a number; "waiting a week" gives one in words."""
+    assert has_answer_type("number", "Please wait a week before you merge.", frozenset())
+    passages = _passages(("## Merging\n\nReviews happen in the open and every reviewer leaves comments on the change. "
+                          "In particular: **if you can merge, please do not merge a change without\n"
+                          "waiting a week for everybody to leave feedback**.", {"source": "CONTRIBUTING.md"}))
+    got = extractive_answer("How long should a change stay open before someone merges it?", passages)
+    assert "a week" in got and "**" not in got, got
+
+
+def test_reference_style_links_read_as_their_text() -> None:
+    passages = _passages(("The [`tidecalc` crate on crates.io][tidecalc] computes the tides of any harbour.\n\n"
+                          "[tidecalc]: https://crates.io/crates/tidecalc", {"source": "ffi.md"}))
+    got = extractive_answer("Which crate computes the tides of a harbour?", passages)
+    assert "`tidecalc` crate on crates.io computes" in got and "][" not in got, got

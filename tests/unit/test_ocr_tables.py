@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,8 +46,8 @@ def table_image(path: Path) -> Path:
     return path
 
 
-def load(path: Path, conf: ocr.OcrSettings) -> list[Document]:
-    loader = PdfLoader() if path.suffix == ".pdf" else ImageLoader()
+def load(path: Path, conf: ocr.OcrSettings, **options: Any) -> list[Document]:
+    loader = PdfLoader(**options) if path.suffix == ".pdf" else ImageLoader()
     loader.use_ocr(conf)
     return list(loader.load(path, source=path.name))
 
@@ -88,7 +89,7 @@ def test_tsv_rows_other_than_words_are_left_out() -> None:
 @needs_tesseract
 def test_a_scanned_table_becomes_rows_with_their_headers(tmp_path: Path) -> None:
     pdf = scanned_pdf(tmp_path / "stations.pdf", table_image(tmp_path / "table.png"))
-    docs = load(pdf, settings(tmp_path))
+    docs = load(pdf, settings(tmp_path), keep_table_text=False)
     rows = [d for d in docs if "row" in d.metadata]
     assert len(rows) == len(ROWS), [d.text for d in docs]
     assert all(d.metadata["ocr"] is True and d.metadata["page"] == 1 for d in docs)
@@ -96,9 +97,12 @@ def test_a_scanned_table_becomes_rows_with_their_headers(tmp_path: Path) -> None
     assert rows[0].text.splitlines() == ["table: Table 4: Lighthouse stations", "Station: Alpha Point",
                                          "Keeper: Morgan", "Built: 1871", "Visitors: 4,120"]
     assert "Visitors: 7,310" in rows[-1].text and "Station: North Shoal" in rows[-1].text
-    # the page's text no longer holds the table's cells as runs of words
+    # with keep_table_text: false the page's text no longer holds the table's cells as runs of words
     [page] = [d for d in docs if "row" not in d.metadata]
     assert "1871" not in page.text
+    # by default it keeps them, beside the same rows
+    [kept] = [d for d in load(pdf, settings(tmp_path)) if "row" not in d.metadata]
+    assert "1871" in kept.text and kept.metadata["ocr"] is True
 
 
 @needs_tesseract

@@ -419,3 +419,15 @@ def test_real_minilm_tokenizer_never_exceeded(monkeypatch: pytest.MonkeyPatch) -
         chunks = RecursiveSplitter(chunk_size=size, chunk_overlap=overlap, length_function=count).split(doc(text))
         check_invariants(text, chunks, size, count)
         assert max(count(c.text) for c in chunks) > size * 0.7  # chunks are packed, not tiny
+
+
+def test_a_heading_is_not_a_chunk_of_its_own() -> None:
+    """A section whose body does not fit beside its heading: the body is split with the heading's
+    room kept free and the heading opens its first chunk, not a chunk of its own."""
+    items = "\n".join(f"- Rule {i}: never leave the harbour gate open at night." for i in range(4))
+    text = f"# Security\n\n{items}\n"
+    size = len(items) + 2
+    chunks = MarkdownSplitter(chunk_size=size, chunk_overlap=0, unit="chars").split(doc(text))
+    check_invariants(text, chunks, size, len)
+    assert chunks[0].text.startswith("# Security\n\n- Rule 0") and len(chunks) == 2
+    assert all(c.text.strip() != "# Security" for c in chunks)

@@ -26,14 +26,20 @@ def load(name: str, path: Path, **options: Any) -> list[Document]:
     return list(loaders.get(name)(**options).load(path, source=path.name))
 
 
-def cups_pdf(path: Path, *, ruled: bool) -> Path:
-    """A page of prose, a caption, the table (with borders, or cells placed by x only), more prose."""
+def prose_page(text: str, size: int = 11) -> Any:
+    """An fpdf2 document whose first page starts with the paragraph ``text``."""
     fpdf = pytest.importorskip("fpdf")
     pdf = fpdf.FPDF()
     pdf.add_page()
-    pdf.set_font("Helvetica", size=11)
-    pdf.multi_cell(0, 6, PROSE)
+    pdf.set_font("Helvetica", size=size)
+    pdf.multi_cell(0, size // 2 + 1, text)
     pdf.ln(4)
+    return pdf
+
+
+def cups_pdf(path: Path, *, ruled: bool) -> Path:
+    """A page of prose, a caption, the table (with borders, or cells placed by x only), more prose."""
+    pdf = prose_page(PROSE)
     pdf.cell(0, 6, "Table 2: Stanley Cup titles by team", new_x="LMARGIN", new_y="NEXT")
     if ruled:
         with pdf.table(col_widths=(60, 30, 30), text_align="LEFT") as table:
@@ -55,7 +61,7 @@ def cups_pdf(path: Path, *, ruled: bool) -> Path:
 
 @pytest.mark.parametrize("ruled", [True, False], ids=["ruled", "whitespace"])
 def test_a_pdf_table_becomes_one_document_per_row_with_its_header_page_and_caption(tmp_path: Path, ruled: bool) -> None:
-    page, *rows = load("pdf", cups_pdf(tmp_path / "cups.pdf", ruled=ruled))
+    page, *rows = load("pdf", cups_pdf(tmp_path / "cups.pdf", ruled=ruled), keep_table_text=False)
     caption = "Table 2: Stanley Cup titles by team"
     assert [r.text for r in rows] == [
         f"table: {caption}\nTeam: {team}\nTitles: {titles}\nLast won: {year}" for team, titles, year in CUPS[1:]]
@@ -65,6 +71,22 @@ def test_a_pdf_table_becomes_one_document_per_row_with_its_header_page_and_capti
     assert page.metadata["page"] == 1 and "table" not in page.metadata
     assert "engrave" in page.text and "Dynasties" in page.text and caption in page.text
     assert "Maple Leafs 13 1967" not in " ".join(page.text.split()) and "1993" not in page.text
+
+
+@pytest.mark.parametrize("ruled", [True, False], ids=["ruled", "whitespace"])
+def test_keep_table_text_reads_the_rows_and_keeps_the_whole_page_text_beside_them(tmp_path: Path, ruled: bool) -> None:
+    path = cups_pdf(tmp_path / "cups.pdf", ruled=ruled)
+    page, *rows = load("pdf", path, keep_table_text=True)
+    caption = "Table 2: Stanley Cup titles by team"
+    # the same rows as when the table's lines are cut from the page ...
+    assert [r.text for r in rows] == [r.text for r in load("pdf", path, keep_table_text=False)[1:]]
+    assert [r.text for r in rows] == [
+        f"table: {caption}\nTeam: {team}\nTitles: {titles}\nLast won: {year}" for team, titles, year in CUPS[1:]]
+    # ... and the page still holds every line of the table, as tables: false reads it
+    flat = " ".join(page.text.split())
+    assert "table" not in page.metadata and "engrave" in flat and "Dynasties" in flat
+    assert all(" ".join(values) in flat for values in CUPS)
+    assert page.text == load("pdf", path, tables=False)[0].text
 
 
 def test_tables_off_keeps_the_page_as_one_text(tmp_path: Path) -> None:
@@ -92,7 +114,7 @@ def test_a_page_over_its_table_time_limit_keeps_its_text_and_says_so(tmp_path: P
     assert "tables left out on 1 page(s)" in caplog.text and "table_page_timeout_s" in caplog.text
 
 
-@pytest.mark.parametrize("options", [{"tables": "yes"}, {"table_page_timeout_s": 0}, {"table_page_timeout_s": "10"}])
+@pytest.mark.parametrize("options", [{"tables": "yes"}, {"keep_table_text": "no"}, {"table_page_timeout_s": 0}, {"table_page_timeout_s": "10"}])
 def test_bad_table_options_are_named(options: dict[str, Any]) -> None:
     with pytest.raises(ConfigError, match=next(iter(options))):
         loaders.get("pdf")(**options)
@@ -181,7 +203,7 @@ def test_a_page_that_is_only_a_table_keeps_its_rows_and_is_named_after_the_docum
             for value in values:
                 row.cell(value)
     pdf.output(str(tmp_path / "cups.pdf"))
-    page, *rows = load("pdf", tmp_path / "cups.pdf")
+    page, *rows = load("pdf", tmp_path / "cups.pdf", keep_table_text=False)
     assert page.text == "cups, page 1"  # no text beside the table: the page holds its name, not the rows again
     assert rows[0].text == "table: cups, page 1\nTeam: Maple Leafs\nTitles: 13\nLast won: 1967" and len(rows) == 4
 
@@ -292,9 +314,9 @@ def test_a_table_whose_labels_ran_into_the_text_beside_it_stays_text() -> None:
 
 def test_a_data_sheet_table_keeps_its_rows_of_one_value_and_its_group_labels() -> None:
     """A data sheet's row has one value among its parameter, symbol, conditions and unit: inside
-    a table it is a row. A typeset minus sign is a number's sign, a wrapped condition and the next
-    group's label do not end the table, and a bare "Table 3." line above the header is not header
-    but names the table."""
+    a table it is a row. A typeset minus sign is a number's sign, a wrapped condition joins its row
+    (it does not end the table, nor is it a row of its own), the next group's label does not end
+    the table, and a bare "Table 3." line above the header is not header but names the table."""
     from ragkit.loaders.pdf_tables import find_grids
 
     lines = ["Table 3.",
@@ -309,7 +331,9 @@ def test_a_data_sheet_table_keeps_its_rows_of_one_value_and_its_group_labels() -
     [table] = find_grids(lines)
     assert table.header_rows == 1 and table.heading == "Table 3." and table.grid.caption is None
     rows = [text for _, text in grid_rows(table.grid, "T", header_rows=table.header_rows)]
-    assert "table: T\nParameter: OFFSET\nSymbol: VOS\nConditions: TA = 25°C\nMin: −3\nMax: +3\nUnit: mV" in rows
+    assert "table: T\nParameter: OFFSET\nSymbol: VOS\nConditions: TA = 25°C over temperature\nMin: −3\nMax: +3\n" \
+           "Unit: mV" in rows
+    assert len(rows) == 5  # the wrapped condition is not a row of its own
     assert rows[-2:] == ["table: T: WAKE-UP\nParameter: Wake-Up Time\nSymbol: tWAKE\nConditions: VS = 5 V\nTyp: 45\n"
                          "Unit: µs",
                          "table: T: WAKE-UP\nParameter: Shutdown Current\nSymbol: ISD\nConditions: EN = 0 V\nTyp: 0.1\n"
@@ -366,3 +390,89 @@ def test_a_charts_axes_and_a_figure_caption_are_not_read_as_a_table() -> None:
     assert find_grids(figure) == []
     [numbers] = find_grids(["  200.01      1", "  400.01      3", "  600.01      5", "  800.01      7"])
     assert numbers.grid.rows[-1] == ("800.01", "7")
+
+
+def aligned_pdf(path: Path, lead: str, lines: list[list[tuple[int, str]]]) -> Path:
+    """A page of prose (``lead``) then lines of cells placed by x only (mm), one line each."""
+    pdf = prose_page(lead, size=10)
+    for cells in lines:
+        for x, value in cells:
+            pdf.set_x(x)
+            pdf.cell(25, 6, value)
+        pdf.ln(6)
+    pdf.output(str(path))
+    return path
+
+
+def test_a_group_label_under_the_header_names_its_rows_and_the_header_is_still_read(tmp_path: Path) -> None:
+    """A loan portfolio: a header of dates and units, then "Real estate loans" over its rows. The
+    label is the first group's name, not the table's edge: the header above it names the
+    columns. The paragraph's last line above the table ("June 30, 2011 Call Reports:") is not
+    the table's heading."""
+    lead = ("The bank reported total assets of $236.3 billion in its Call Report. The following is a summary of "
+            "the bank's loan portfolio, based on its December 31, 2009, December 31, 2010 and\n"
+            "June 30, 2011 Call Reports:")
+    figures = [[(20, label), (85, a), (110, b), (135, c), (160, d)] for label, a, b, c, d in (
+        ("Commercial Mortgage", "361,000", "2.2", "284,000", "1.8"),
+        ("Construction Loans", "173,000", "1.0", "170,000", "1.1"),
+        ("All other Loans", "611,000", "3.7", "799,000", "5.1"))]
+    lines = [[(85, "12/31/2009"), (135, "6/30/2011")],
+             [(20, "Loan type"), (85, "$000's"), (110, "%"), (135, "$000's"), (160, "%")],
+             [(15, "Real estate loans")], *figures[:2], [(15, "Other loans")], figures[2]]
+    page, *rows = load("pdf", aligned_pdf(tmp_path / "loans.pdf", lead, lines), keep_table_text=False)
+    assert [r.text for r in rows] == [
+        "table: loans, page 1: Real estate loans\nLoan type: Commercial Mortgage\n12/31/2009 $000's: 361,000\n%: 2.2\n"
+        "6/30/2011 $000's: 284,000\n% (5): 1.8",
+        "table: loans, page 1: Real estate loans\nLoan type: Construction Loans\n12/31/2009 $000's: 173,000\n%: 1.0\n"
+        "6/30/2011 $000's: 170,000\n% (5): 1.1",
+        "table: loans, page 1: Other loans\nLoan type: All other Loans\n12/31/2009 $000's: 611,000\n%: 3.7\n"
+        "6/30/2011 $000's: 799,000\n% (5): 5.1"]
+    assert "Call Reports:" in page.text and "Loan type" not in page.text
+
+
+def test_a_line_that_wraps_a_rows_cells_joins_the_row(tmp_path: Path) -> None:
+    """A rate sheet: a label wrapped onto the line under its figures ("Introductory Rate)*", which
+    closes the bracket the label left open) and a cell wrapped under itself ("Only Rate") join
+    their row; they are neither rows of their own nor labels of the rows under them."""
+    xs = (15, 62, 82, 102, 122, 142, 162)
+    head = ["Loan type", "Rate", "Comparison", "Package", "Pkg comp.", "IO rate", "Interest only"]
+
+    def line(*cells: str) -> list[tuple[int, str]]:
+        return [(x, c) for x, c in zip(xs, cells, strict=False) if c]
+
+    lines = [line(*head),
+             line("Fixed Rate", "4.04%", "5.38%", "3.89%", "5.18%", "4.69%", "Fixed Interest"),
+             line("", "", "", "", "", "", "Only Rate"),
+             line("Extra Home Loan (2 Year", "3.84%", "4.39%", "3.74%", "4.30%", "4.46%"),
+             line("Introductory Rate)*"),
+             line("Extra Home Loan (4 Year", "3.84%", "4.29%", "3.74%", "4.20%", "4.46%"),
+             line("Introductory Rate)*"),
+             line("Line of Credit", "6.53%", "-", "6.03%", "-", "-")]
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "rates.pdf", "Home loan interest rates, effective 9 April.", lines))
+    figures = "Rate: {}\nComparison: {}\nPackage: {}\nPkg comp.: {}\nIO rate: {}"
+    assert [r.text for r in rows] == [
+        "table: rates, page 1\nLoan type: Fixed Rate\n" + figures.format("4.04%", "5.38%", "3.89%", "5.18%", "4.69%")
+        + "\nInterest only: Fixed Interest Only Rate",
+        "table: rates, page 1\nLoan type: Extra Home Loan (2 Year Introductory Rate)*\n"
+        + figures.format("3.84%", "4.39%", "3.74%", "4.30%", "4.46%"),
+        "table: rates, page 1\nLoan type: Extra Home Loan (4 Year Introductory Rate)*\n"
+        + figures.format("3.84%", "4.29%", "3.74%", "4.20%", "4.46%"),
+        "table: rates, page 1\nLoan type: Line of Credit\n" + figures.format("6.53%", "-", "6.03%", "-", "-")]
+
+
+def test_a_table_of_contents_is_not_read_as_a_table(tmp_path: Path) -> None:
+    """Section numbers, titles led by dots to page numbers: columns of numbers, but the page's
+    contents, not a table. The page keeps them as its text."""
+    entries = [("1", "Performance", "3"), ("1.1", "Capacity", "3"), ("1.2", "Charging", "4"), ("1.3", "Discharging", "8"),
+               ("1.4", "Pulses", "9"), ("2", "Temperature", "12")]
+    lines = [[(15, number), (35, f"{title} {'.' * 60}"), (185, page)] for number, title, page in entries]
+    docs = load("pdf", aligned_pdf(tmp_path / "spec.pdf", "Contents", lines))
+    assert len(docs) == 1 and "table" not in docs[0].metadata
+    assert "Charging" in docs[0].text and "Temperature" in docs[0].text
+    # a statistics table whose labels are led by dots to their figures stays a table
+    from ragkit.loaders.pdf_tables import find_grids
+
+    [table] = find_grids(["Category                        2005      Error      2010      Error",
+                          "Male . . . . . . . . . . .      17.9        0.4      17.6        0.4",
+                          "Female . . . . . . . . . .      19.0        0.3      18.3        0.4"])
+    assert table.grid.rows[1] == ("Male . . . . . . . . . . .", "17.9", "0.4", "17.6", "0.4")

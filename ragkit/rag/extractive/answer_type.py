@@ -275,13 +275,19 @@ def counts(noun: str, sentence: str) -> bool:
     return False
 
 
+#: a length of time said in words, which answers "how long" as a number does ("wait a week")
+_SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
+                            r"fortnight|month|quarter|year|decade)s?\b", re.IGNORECASE)
+
+
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
     """Whether ``sentence`` holds something new (not in the question) of the wanted kind."""
     if kind is None:
         return True
     novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
     if kind == "number":
-        return any(any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS for w in novel)
+        return any(any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS for w in novel) \
+            or bool(_SPAN_IN_WORDS.search(sentence))
     if kind == "date":
         return bool(_CLOCK.search(sentence)) or any(
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS

@@ -23,6 +23,7 @@ followed by that passage's ``[n]`` marker.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -146,6 +147,23 @@ def _sentence(u: Unit, bare: bool, label: str = "") -> str:
     return gloss(text)
 
 
+#: a sentence whose subject is a pronoun pointing back ("This is …", "It lets …"); "This pattern is
+#: called …" names what it points at, and stands alone
+_BACK_REFERENCE = re.compile(r"^(?:This|That|These|Those|It)\s+(?:is|was|are|were|means|makes|lets|allows|gives|"
+                             r"has|have|can|will|would|should|does|did)\b")
+
+
+def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """The sentence before ``u`` in its paragraph, with a space, when ``u`` opens by pointing back
+    at it ("This is the recommended method …" after "… set the file to a StringIO."): alone it
+    would not say what "this" is; "" otherwise (or when that sentence is quoted already)."""
+    if u.kind != "prose" or not _BACK_REFERENCE.match(u.text):
+        return ""
+    before = [v for v in _passage(units, u) if v.position == u.position - 1 and v.kind == "prose"
+              and v.block_index == u.block_index and id(v) not in quoted]
+    return f"{before[0].text} " if before else ""
+
+
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
     """The lines that complete a sentence ending with a colon ("for the following project:" and
     "KEN SARGENT HOUSE", "GRANDE PRAIRIE, ALBERTA"): the short prose, heading or row units right
@@ -245,9 +263,10 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     chosen = _sentences(candidates, max_sentences, first=lead, share=share)
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     labels = {id(c.unit): c.label for c in candidates if c.label}
+    quoted = {id(u) for u in chosen}
     text = " ".join(
-        f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}{' ' + rest if (rest := _completion(u, units)) else ''}"
-        f" [{u.number}]" for u in chosen)
+        f"{_antecedent(u, units, quoted)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"

@@ -67,6 +67,32 @@ NUMBER_WORDS = {w: str(n) for n, w in enumerate(
     "zero one two three four five six seven eight nine ten eleven twelve".split())}
 
 
+#: irregular verb forms read as their verb ("fell" matches "fall", "written" matches "write"): a
+#: suffix stripper cannot see them; forms that are also common other words (left, found, saw,
+#: lay, born, bit, shot) are left out
+IRREGULAR = {form: verb for verb, forms in (
+    ("arise", "arose arisen"), ("awake", "awoke awoken"), ("become", "became"), ("begin", "began begun"),
+    ("bend", "bent"), ("bite", "bitten"), ("blow", "blew blown"), ("break", "broke broken"),
+    ("bring", "brought"), ("build", "built"), ("buy", "bought"), ("catch", "caught"), ("choose", "chose chosen"),
+    ("come", "came"), ("deal", "dealt"), ("dig", "dug"), ("draw", "drew drawn"), ("drink", "drank drunk"),
+    ("drive", "drove driven"), ("eat", "ate eaten"), ("fall", "fell fallen"), ("feed", "fed"),
+    ("fight", "fought"), ("flee", "fled"), ("fly", "flew flown"), ("forbid", "forbade forbidden"),
+    ("forget", "forgot forgotten"), ("forgive", "forgave forgiven"), ("freeze", "froze frozen"),
+    ("get", "got gotten"), ("give", "gave given"), ("go", "went gone"), ("grow", "grew grown"),
+    ("hang", "hung"), ("hide", "hid hidden"), ("hold", "held"), ("keep", "kept"), ("know", "knew known"),
+    ("lead", "led"), ("lend", "lent"), ("lose", "lost"), ("make", "made"), ("mean", "meant"), ("meet", "met"),
+    ("pay", "paid"), ("ride", "rode ridden"), ("ring", "rang rung"), ("rise", "rose risen"), ("run", "ran"),
+    ("say", "said"), ("see", "seen"), ("seek", "sought"), ("sell", "sold"), ("send", "sent"),
+    ("shake", "shook shaken"), ("shine", "shone"), ("shrink", "shrank shrunk"),
+    ("sing", "sang sung"), ("sink", "sank sunk"), ("sit", "sat"), ("sleep", "slept"), ("speak", "spoke spoken"),
+    ("spend", "spent"), ("spin", "spun"), ("stand", "stood"), ("steal", "stole stolen"), ("stick", "stuck"),
+    ("strike", "struck stricken"), ("swear", "swore sworn"), ("sweep", "swept"), ("swim", "swam swum"),
+    ("take", "took taken"), ("teach", "taught"), ("tear", "tore torn"), ("tell", "told"), ("think", "thought"),
+    ("throw", "threw thrown"), ("understand", "understood"), ("wake", "woke woken"), ("wear", "wore worn"),
+    ("win", "won"), ("write", "wrote written"),
+) for form in forms.split()}
+
+
 def word_terms(raw: str) -> list[str]:
     """The stems of one word: the word (a small number word as its digits), and the parts of a
     CamelCase identifier."""
@@ -75,16 +101,21 @@ def word_terms(raw: str) -> list[str]:
         return []
     if low in NUMBER_WORDS:
         return [NUMBER_WORDS[low]]
-    out = [stem(low)]
+    out = [stem(IRREGULAR.get(low, low))]
     parts = _CAMEL.findall(raw)
     if len(parts) > 1:
         out += [stem(p.lower()) for p in parts if len(p) > 1 and p.lower() not in STOPWORDS]
     return out
 
 
+_SNAKE = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
+
+
 def terms(text: str) -> list[str]:
-    """Content-word stems of ``text`` in order (stopwords and 1-letter words removed)."""
-    return [t for raw in WORD.findall(text) for t in word_terms(raw)]
+    """Content-word stems of ``text`` in order (stopwords and 1-letter words removed), then each
+    snake_case identifier whole: ``NO_COLOR`` is the word "color" (its "no" is a stopword) and
+    the term ``no_color``, which only a passage naming it holds."""
+    return [t for raw in WORD.findall(text) for t in word_terms(raw)] + [m.lower() for m in _SNAKE.findall(text)]
 
 
 # ---------------------------------------------------------------- markup
@@ -98,7 +129,7 @@ _INLINE_TAG = re.compile(
 _DIRECTIVE = re.compile(r"^\s*(?:\{[*%{<].*[*%}>]\}|-+8<-+.*|(?:///|!!!|\?\?\?\+?|:::+)\s*[\w\"' |-]*)\s*$")
 _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
-_LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
+_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\])")  # inline and reference links: [text](url), [text][ref]
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
 # a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
 _MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]")
@@ -309,13 +340,19 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
                 group, in_list = group + 1, True
             blocks.append(Block("item", stripped[item.end():], section, group, ordered=bool(item.group(2))))
             continue
-        in_list = False
+        # an indented paragraph after an item's blank line is the item's own (Markdown): the list goes on
+        in_list = in_list and raw[:1] in (" ", "\t") and _last_text(blocks).kind in ("item", "prose")
         label = last is not None and len(last.text.split()) <= 3 and stripped[:1].isupper()
         if last is None or last.kind != "prose" or not last.text or last.text[-1] in ".!?:" or label:
             blocks.append(Block("prose", stripped, section))
-        else:
-            blocks[-1] = Block("prose", f"{last.text} {stripped}", section)
+        else:  # emphasis that runs over the line break is read once the lines are one
+            blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", f"{last.text} {stripped}"), section)
     return [b for b in blocks if b.text]
+
+
+def _last_text(blocks: list[Block]) -> Block:
+    """The last block that holds text (paragraph breaks are empty prose blocks)."""
+    return next((b for b in reversed(blocks) if b.text), Block("prose", "", ""))
 
 
 def split_prose(block: str) -> list[str]:

@@ -157,3 +157,18 @@ def test_a_file_added_after_a_search_can_be_named() -> None:
     index.add(["night"], ["Foreword\n\nWritten by Author Number9."], [{"source": "night-ferries/foreword.md"}])
     index.persist()
     assert hybrid.retrieve(query, k=3)[0].source == "night-ferries/foreword.md"
+
+
+def test_a_passage_of_headings_only_is_not_raised_for_its_name() -> None:
+    """A generated reference page (``# harbour.lights`` and nothing else) names the query's words
+    but holds nothing to read: the named file's passage with text is raised, the bare one is not."""
+    from ragkit.retrieval.name_match import boost_named, has_body
+
+    hits = [SearchHit(id="guide", score=0.9, metadata={"source": "lights.md", "text": "Harbour lights blink twice."}),
+            SearchHit(id="stub", score=0.5, metadata={"source": "reference/harbour_lights.rst",
+                                                      "text": "# harbour.lights"}),
+            SearchHit(id="stub-body", score=0.4, metadata={"source": "reference/harbour_lights.rst",
+                                                           "text": "# harbour.lights\n\nThe lights module."})]
+    assert not has_body("# harbour.lights\n\n## Members") and has_body("# Lights\n\nThey blink.")
+    ranked = boost_named(hits, {"reference/harbour_lights.rst": 1.0}, boost=1.0)
+    assert [h.id for h in ranked] == ["stub-body", "guide", "stub"]

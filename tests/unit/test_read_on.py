@@ -1,0 +1,97 @@
+"""Lists that run into the next passages keep all their items: an item's own indented paragraph
+does not end its list, the search tool reads on after a passage (``after``), the local provider
+asks it to when its answer quotes a list the passage cuts off, and joins the passages by their
+offsets (``ragkit.rag.read_on``)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
+from ragkit.rag.agent import RAGAgent
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
+from ragkit.rag.read_on import ends_in_list, stitched
+from ragkit.rag.tool import CitationBook, make_search_tool
+from ragkit.types import Citation
+
+from .pipeline.helpers import make_spec, write_tree
+
+STAGES = ["Drying", "Bisque firing", "Glazing", "Glaze firing"]
+KILN = (
+    "# Firing a Kiln\n\n"
+    "Clay changes in the kiln, and the potter guides it through every change with care and patience.\n\n"
+    "A pot goes through the kiln in four stages:\n\n"
+    "1. **Drying:** the greenware rests on open shelves until no water is left in the clay body, which can "
+    "take a week for thick pieces in a damp studio.\n\n"
+    "    (Pieces dried too fast crack along their rims, so the shelves stay away from the heater.)\n\n"
+    "2. **Bisque firing:** the dry ware is fired slowly to about nine hundred degrees, which drives out the "
+    "bound water and leaves the pieces hard and porous.\n\n"
+    "    (A slow climb through the first hours saves most of the cracked pieces a fast one would make.)\n\n"
+    "3. **Glazing:** the bisque ware is dipped or brushed with glaze, and its foot is wiped clean so that "
+    "it does not stick to the shelf.\n\n"
+    "4. **Glaze firing:** the glazed ware is fired hotter, until the glaze melts into a smooth glassy coat "
+    "that seals the clay.\n\n"
+    "Afterwards the kiln cools for a full day before it is opened.\n"
+)
+
+
+def test_an_items_indented_paragraph_does_not_end_its_list() -> None:
+    answer = extractive_answer("What are the four stages a pot goes through in the kiln?",
+                               [Passage(1, KILN, {"source": "kiln.md"})])
+    assert all(stage in answer for stage in STAGES), answer
+
+
+def test_passages_are_joined_by_their_offsets() -> None:
+    text = "Intro:\n\n1. One item.\n\n    An aside.\n\n2. The second item.\n\nAfter the list."
+
+    def cite(n: int, source: str, start: int, end: int) -> Citation:
+        return Citation(n, source, f"c{n}", start=start, end=end, text=text[start:end])
+
+    a, b, c = text.index("An aside"), text.index("2. The"), text.index("After")
+    first = cite(1, "a.md", 0, text.index("\n\n    An"))  # "Intro: ... One item."
+    aside = cite(2, "a.md", a, a + len("An aside."))  # after a gap of a blank line and an indentation
+    overlapping = cite(3, "a.md", a, b + len("2. The second item."))
+    far = cite(4, "a.md", c, len(text))
+    other = Citation(5, "b.md", "c5", start=first.end, end=a + 3, text="another file")
+    assert ends_in_list(first.text) and not ends_in_list(far.text)
+    assert stitched(first, [far, aside, other]) == text[: aside.end]
+    assert stitched(first, [aside, overlapping]) == text[: overlapping.end]  # the shared text once
+    assert stitched(first, [far]) == first.text  # a passage in between is missing: no joint
+    assert stitched(Citation(9, "a.md", "c9", text="no offsets"), [aside]) == "no offsets"
+
+
+def _kiln_base(tmp_path: Path) -> KnowledgeBase:
+    spec = make_spec(tmp_path / "index", splitter={"type": "markdown", "unit": "chars", "chunk_size": 330,
+                                                   "chunk_overlap": 0},
+                     retriever={"type": "hybrid"}, lexical={"enabled": True})
+    IndexingPipeline(spec).index_paths([write_tree(tmp_path / "docs", {
+        "kiln.md": KILN, "glazes.md": "# Glazes\n\nA glaze is a thin coat of glass fused to the clay.\n"})])
+    return KnowledgeBase(spec)
+
+
+def test_the_search_tool_reads_on_after_a_passage(tmp_path: Path) -> None:
+    with _kiln_base(tmp_path) as kb:
+        tool = make_search_tool(kb)
+        book = CitationBook()
+        found = tool.invoke({"query": "four stages of the kiln", "top_k": 10}, context={"book": book}).output
+        assert found is not None
+        first = min((c for c in found.citations if c.source == "kiln.md"), key=lambda c: c.start or 0)
+        more = tool.invoke({"query": "four stages of the kiln", "after": first.number},
+                           context={"book": book}).output
+        assert more is not None and more.citations
+        starts = [c.start or 0 for c in more.citations]
+        assert starts == sorted(starts) and all(c.source == "kiln.md" and (c.start or 0) > (first.start or 0)
+                                                for c in more.citations)
+        unknown = tool.invoke({"query": "kiln", "after": 99}, context={"book": book})
+        assert unknown.is_error and "no passage [99]" in unknown.content
+
+
+def test_a_list_cut_between_passages_is_answered_whole(tmp_path: Path) -> None:
+    with _kiln_base(tmp_path) as kb:
+        chunks = [h.text for h in kb.search("kiln stages", k=20) if h.source == "kiln.md"]
+        assert not any(all(stage in t for stage in STAGES) for t in chunks), "the list must run over several passages"
+        result = RAGAgent(kb, provider="local").ask("What are the four stages a pot goes through in the kiln?")
+    assert all(stage in result.content for stage in STAGES), result.content
+    assert any(call.arguments.get("after") for call in result.tool_calls)
