@@ -138,11 +138,6 @@ class VectorPayload:
         if self.pq is not None:
             self.pq.write(folder)
 
-    def search(self, q: np.ndarray, k: int, allowed: np.ndarray | None, *, ann: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Top ``k`` (rows, scores) among ``allowed`` rows (a bool mask; None = all), this segment alone."""
-        (rows, scores), = search_payloads([self], q, k, [allowed], ann=ann)
-        return rows, scores
-
     def candidates(self, q: np.ndarray, k: int, allowed: np.ndarray | None, *, ann: bool) -> Found:
         """The rows to consider among ``allowed`` (a bool mask; None = all): a PQ shortlist with its
         codes' scores (``exact`` False: ``search_payloads`` re-ranks the best of every segment's),
