@@ -34,8 +34,8 @@ import random
 import sys
 import tempfile
 import time
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -199,27 +199,32 @@ def child_search(args: argparse.Namespace) -> None:
 
 def search_profile(segs: list[Any], vecs: np.ndarray) -> dict[str, Any]:
     """Where a warm search's time goes, per query (medians): the PQ fast scans of the indexed
-    segments, the exact re-rank of their shortlists, and the segments searched exactly."""
+    segments, the exact re-rank of their pooled shortlists, and the segments searched exactly."""
+    from ragkit.stores._vector_segments import SHORTLIST_FACTOR, _pool
+
+    indexed = [s.payload for s in segs if s.payload.pq is not None]
+    pool = SHORTLIST_FACTOR * max((p.rerank for p in indexed), default=0)
     scan, rerank, exact = [], [], []
     for v in vecs:
-        t_scan = t_rerank = t_exact = 0.0
+        t = time.perf_counter()
+        found = [p.candidates(v, 10, None, ann=True) for p in indexed]
+        t_scan = time.perf_counter() - t
+        t = time.perf_counter()
+        if len(found) > 1:
+            _pool(found, list(range(len(found))), pool)
+        for p, f in zip(indexed, found, strict=True):
+            p.exact(f.rows, v)
+        t_rerank = time.perf_counter() - t
+        t = time.perf_counter()
         for seg in segs:
-            p = seg.payload
-            t = time.perf_counter()
-            if p.pq is not None:
-                rows = np.sort(p.pq.shortlist(v, p._rerank or p.pq.rerank))
-                t2 = time.perf_counter()
-                np.asarray(p.vectors[rows]) @ v
-                t_scan, t_rerank = t_scan + t2 - t, t_rerank + time.perf_counter() - t2
-            else:
-                np.asarray(p.vectors) @ v
-                t_exact += time.perf_counter() - t
-        scan.append(t_scan), rerank.append(t_rerank), exact.append(t_exact)
-    indexed = [s for s in segs if s.payload.pq is not None]
+            if seg.payload.pq is None:
+                np.asarray(seg.payload.vectors) @ v
+        scan.append(t_scan), rerank.append(t_rerank), exact.append(time.perf_counter() - t)
     return {"segments": len(segs), "pq_segments": len(indexed),
-            "pq_rows": int(sum(len(s.payload) for s in indexed)),
+            "pq_rows": int(sum(len(p) for p in indexed)),
             "exact_rows": int(sum(len(s.payload) for s in segs if s.payload.pq is None)),
-            "shortlist_rows_per_query": int(sum(s.payload._rerank or s.payload.pq.rerank for s in indexed)),
+            "shortlist_rows_per_query": min(pool, int(sum(p.rerank for p in indexed))) if len(indexed) > 1
+            else int(sum(p.rerank for p in indexed)),
             "pq_scan_ms": 1000 * float(np.median(scan)), "rerank_ms": 1000 * float(np.median(rerank)),
             "exact_ms": 1000 * float(np.median(exact))}
 

@@ -195,6 +195,10 @@ def _print_search_index(si: dict[str, Any] | None) -> None:
         if si.get("pq_segments"):
             kinds.append(f"{si['pq_segments']} PQ segments (re-rank {'/'.join(str(n) for n in si.get('rerank') or [])}, "
                          f"m {'/'.join(str(n) for n in si.get('pq_m') or [])})")
+        if si.get("ivfpq_segments"):
+            kinds.append(f"{si['ivfpq_segments']} IVF-PQ segments (lists {'/'.join(str(n) for n in si.get('nlist') or [])}, "
+                         f"nprobe {'/'.join(str(n) for n in si.get('nprobe') or [])}, "
+                         f"re-rank {'/'.join(str(n) for n in si.get('rerank') or [])})")
         if si.get("ivf_segments"):
             kinds.append(f"{si['ivf_segments']} IVF segments (nprobe {'/'.join(str(n) for n in si.get('nprobe') or [])})")
         rows = si.get("ann_rows", si.get("ivf_rows", 0))

@@ -114,5 +114,5 @@ def search_index(kb: KnowledgeBase) -> dict[str, Any] | None:
         return None
     info = describe()
     keys = ("index", "segments", "live", "search_mode", "ann_segments", "ann_rows", "pq_segments", "pq_rows", "pq_m",
-            "rerank", "ivf_segments", "ivf_rows", "nprobe", "recall_at_10")
+            "rerank", "ivfpq_segments", "ivfpq_rows", "nlist", "ivf_segments", "ivf_rows", "nprobe", "recall_at_10")
     return {k: info[k] for k in keys if k in info}

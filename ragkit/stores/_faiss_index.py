@@ -21,7 +21,8 @@ AUTO = None
 BUILD_DEFAULTS: dict[str, dict[str, Any]] = {
     # segmented (``ragkit.stores.faiss``): merged segments of ann_min+ rows get an approximate
     # index: ann pq = PQ fast scan + exact re-rank (pq_m auto = d/2, then d if recall falls short),
-    # ann ivf = IVF lists (nlist auto = sqrt(rows))
+    # ann ivfpq = the same codes in IVF lists (nlist auto = 4 sqrt(rows)), ann ivf = IVF lists of
+    # float rows (nlist auto = sqrt(rows))
     "auto": {"ann": "pq", "ann_min": 20_000, "pq_m": AUTO, "nlist": AUTO, "merge_factor": 8},
     "flat": {"merge_factor": 8},
     "hnsw": {"M": 32, "ef_construction": 200},
@@ -30,7 +31,7 @@ BUILD_DEFAULTS: dict[str, dict[str, Any]] = {
 }
 # index kind -> query-time parameter defaults
 SEARCH_DEFAULTS: dict[str, dict[str, int | None]] = {
-    # exact search below exact_max live rows; rerank (pq) and nprobe (ivf) auto = what reached
+    # exact search below exact_max live rows; rerank (pq, ivfpq) and nprobe (ivfpq, ivf) auto = what reached
     # recall@10 >= 0.95 when the segment was built
     "auto": {"exact_max": 100_000, "rerank": AUTO, "nprobe": AUTO},
     "flat": {},
@@ -40,7 +41,7 @@ SEARCH_DEFAULTS: dict[str, dict[str, int | None]] = {
 }
 INDEX_KINDS = tuple(BUILD_DEFAULTS)
 #: parameters that take one of a few words instead of a number
-CHOICES = {"ann": ("pq", "ivf")}
+CHOICES = {"ann": ("pq", "ivfpq", "ivf")}
 #: kinds kept in append-only segments (``stores/_segments.py``); the others are one file each
 SEGMENTED = ("auto", "flat")
 

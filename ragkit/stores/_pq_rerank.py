@@ -2,17 +2,27 @@
 FAISS's 4-bit product-quantizer fast scan (``IndexPQFastScan``) to shortlist ``rerank`` rows, then
 an exact re-rank of that shortlist with the segment's own float vectors (memory-mapped).
 
-Why not IVF or HNSW: on vectors without cluster structure (the hashing embedder's, and short
-queries of any embedder, which lie between clusters) IVF needed half its lists to reach recall@10
-0.95, and HNSW's graph did worse; the fast scan reads every code (``m`` half-bytes per row, from
-SIMD registers) at ~5 ms per million rows on one core and keeps its ranking usable to the tail,
-so a shortlist of a few hundred to a few thousand rows holds the true top 10.
+``build`` scans every code of the segment; ``build_ivf`` (``ann: ivfpq``) puts the same codes in
+IVF lists (``IndexIVFPQFastScan``, about ``4 * sqrt(rows)`` k-means lists) so a query scans the
+``nprobe`` lists nearest to it. How much that saves depends on the vectors: where rows form
+clusters a few lists hold a query's neighbours; where they do not (the hashing embedder's
+bag-of-words vectors, and short queries of any embedder, which lie between clusters) the lists
+must cover a quarter or more of the rows, and scanning a list costs more per code than the flat
+scan.
 
-``m`` (sub-quantizers) and ``rerank`` (shortlist length) are chosen when the segment is built:
-the smallest shortlist whose measured recall@10 against exact search reaches the target on query
-sets drawn from the segment (see ``calibrate``), with ``m = d/2`` first and ``m = d`` (twice the
-code, twice the scan) when even the longest shortlist falls short. Files: ``pq.faiss`` (the
-codes) and ``pq.json`` (``m``, ``rerank``, ``recall`` measured when built).
+Why not plain IVF or HNSW: on vectors without cluster structure IVF needed half its lists to
+reach recall@10 0.95, and HNSW's graph did worse; the fast scan reads every code (``m``
+half-bytes per row, from SIMD registers) at a few ms per million rows on one core and keeps its
+ranking usable to the tail, so a shortlist of a few hundred to a few thousand rows holds the true
+top 10.
+
+``m`` (sub-quantizers) and ``rerank`` (shortlist length), and with IVF lists ``nprobe``, are
+chosen when the segment is built: the smallest shortlist (the cheapest ``nprobe`` and shortlist)
+whose measured recall@10 against exact search reaches the target on query sets drawn from the
+segment (see ``calibration_sets``), with ``m = d/2`` first and ``m = d`` (twice the code, twice
+the scan) when even the longest shortlist falls short. Files: ``pq.faiss`` (the codes, and the
+lists) and ``pq.json`` (``m``, ``rerank``, ``recall`` measured when built; ``nlist`` and
+``nprobe`` with IVF lists).
 """
 
 from __future__ import annotations
@@ -35,6 +45,8 @@ RERANK_LADDER = (64, 100, 150, 200, 300, 450, 650, 1000, 1500, 2200, 3200, 4800,
 #: ``calibration_sets``)
 CALIBRATION_QUERIES = 200
 MARGIN = 10.0
+#: the cost of re-ranking one shortlisted row, in codes scanned (choosing ``nprobe`` and ``rerank``)
+RERANK_COST = 100
 _TRAIN = 65_536
 _BLOCK = 65_536
 
@@ -53,10 +65,15 @@ def one_thread(faiss: Any) -> Any:
 
 @dataclass
 class PqIndex:
-    index: Any  # faiss.IndexPQFastScan over the segment's rows, in row order
+    index: Any  # faiss.IndexPQFastScan, or IndexIVFPQFastScan (``nprobe`` set), over the rows in order
     m: int
     rerank: int
     recall: float | None
+    nprobe: int | None = None  # IVF lists scanned per query (None: every code is scanned)
+
+    @property
+    def nlist(self) -> int | None:
+        return int(self.index.nlist) if self.nprobe is not None else None
 
     def write(self, folder: Path) -> None:
         import faiss
@@ -64,8 +81,10 @@ class PqIndex:
         faiss.write_index(self.index, str(folder / "pq.faiss"))
         with open(folder / "pq.faiss", "rb") as fh:
             os.fsync(fh.fileno())
-        (folder / "pq.json").write_text(json.dumps({"m": self.m, "rerank": self.rerank, "recall": self.recall}),
-                                        encoding="utf-8")
+        info: dict[str, Any] = {"m": self.m, "rerank": self.rerank, "recall": self.recall}
+        if self.nprobe is not None:
+            info |= {"nlist": self.nlist, "nprobe": self.nprobe}
+        (folder / "pq.json").write_text(json.dumps(info), encoding="utf-8")
 
     @classmethod
     def load(cls, folder: Path) -> PqIndex | None:
@@ -74,17 +93,27 @@ class PqIndex:
         import faiss
 
         info = json.loads((folder / "pq.json").read_text(encoding="utf-8"))
-        return cls(faiss.read_index(str(folder / "pq.faiss")), int(info["m"]), int(info["rerank"]), info.get("recall"))
+        nprobe = info.get("nprobe")
+        return cls(faiss.read_index(str(folder / "pq.faiss")), int(info["m"]), int(info["rerank"]), info.get("recall"),
+                   None if nprobe is None else int(nprobe))
 
-    def shortlist(self, q: np.ndarray, n: int) -> np.ndarray:
+    def shortlist(self, q: np.ndarray, n: int, nprobe: int | None = None) -> np.ndarray:
         """The ``n`` rows whose codes score highest against ``q`` (row numbers, unordered)."""
+        return self.scored(q, n, nprobe)[0]
+
+    def scored(self, q: np.ndarray, n: int, nprobe: int | None = None) -> tuple[np.ndarray, np.ndarray]:
+        """The ``n`` rows whose codes score highest against ``q`` and those (approximate) scores,
+        best first; an IVF index scans ``nprobe`` lists (None: the calibrated number)."""
         import faiss
 
         n = min(n, int(self.index.ntotal))
+        params = None
+        if self.nprobe is not None:
+            params = faiss.SearchParametersIVF(nprobe=min(self.nlist or 1, nprobe or self.nprobe))
         with one_thread(faiss):
-            _, rows = self.index.search(np.ascontiguousarray(q, dtype=np.float32)[None], n)
-        rows = rows[0]
-        return rows[rows >= 0]
+            scores, rows = self.index.search(np.ascontiguousarray(q, dtype=np.float32)[None], n, params=params)
+        keep = rows[0] >= 0
+        return rows[0][keep], scores[0][keep]
 
 
 def default_m_ladder(d: int) -> list[int]:
@@ -105,13 +134,8 @@ def build(vectors: np.ndarray, *, recall: float, m: int | None = None, rerank: i
     sets = calibration_sets(vectors, recall)
     best: PqIndex | None = None
     for mm in [m] if m else default_m_ladder(d):
-        with one_thread(faiss):
-            index = faiss.IndexPQFastScan(d, mm, 4, faiss.METRIC_INNER_PRODUCT)
-            rng = np.random.default_rng(1)
-            sample = np.sort(rng.choice(n, size=min(n, _TRAIN), replace=False))
-            index.train(np.ascontiguousarray(vectors[sample], dtype=np.float32))
-            for a in range(0, n, _BLOCK):
-                index.add(np.ascontiguousarray(vectors[a : a + _BLOCK], dtype=np.float32))
+        index = faiss.IndexPQFastScan(d, mm, 4, faiss.METRIC_INNER_PRODUCT)
+        _fill(index, vectors, _TRAIN)
         r, measured, ok = calibrate(index, sets, fixed=rerank)
         best = PqIndex(index, mm, r, measured)
         log.info("PQ fast-scan index over %d rows: m %d, re-rank %d reaches recall@10 %.3f", n, mm, r, measured)
@@ -119,6 +143,48 @@ def build(vectors: np.ndarray, *, recall: float, m: int | None = None, rerank: i
             break
     assert best is not None
     return best
+
+
+def build_ivf(vectors: np.ndarray, *, recall: float, m: int | None = None, rerank: int | None = None,
+              nlist: int | None = None, nprobe: int | None = None) -> PqIndex:
+    """``build`` with IVF lists: the 4-bit codes (of each row's residual from its list's
+    centroid) grouped by list, so a query scans the ``nprobe`` lists nearest to it instead of
+    every code. ``nprobe`` and ``rerank`` are calibrated together (``calibrate_ivf``)."""
+    import faiss
+
+    n, d = vectors.shape
+    mm = m or default_m_ladder(d)[0]
+    lists = nlist or default_nlist(n)
+    quantizer = faiss.IndexFlatIP(d)
+    index = faiss.IndexIVFPQFastScan(quantizer, d, lists, mm, 4, faiss.METRIC_INNER_PRODUCT)
+    index.cp.max_points_per_centroid = max(1, _TRAIN // lists)
+    index.cp.niter = 12
+    _fill(index, vectors, max(_TRAIN, lists * 39))
+    probes, r, measured = calibrate_ivf(index, calibration_sets(vectors, recall),
+                                        fixed_nprobe=nprobe, fixed_rerank=rerank)
+    index.nprobe = probes  # stored in pq.faiss too: a reader that ignores pq.json's nprobe probes as many
+    log.info("IVF-PQ fast-scan index over %d rows: %d lists, m %d, nprobe %d and re-rank %d reach recall@10 %.3f",
+             n, lists, mm, probes, r, measured)
+    return PqIndex(index, mm, r, measured, probes)
+
+
+def default_nlist(n: int) -> int:
+    """About ``4 * sqrt(n)`` lists (a power of two), at least 39 rows each."""
+    target = max(1, min(4 * int(np.sqrt(n)), n // 39))
+    return 1 << int(np.floor(np.log2(target)))
+
+
+def _fill(index: Any, vectors: np.ndarray, train: int) -> None:
+    """Train ``index`` on a sample of ``train`` rows, then add every row in order (one thread)."""
+    import faiss
+
+    n = vectors.shape[0]
+    with one_thread(faiss):
+        rng = np.random.default_rng(1)
+        sample = np.sort(rng.choice(n, size=min(n, train), replace=False))
+        index.train(np.ascontiguousarray(vectors[sample], dtype=np.float32))
+        for a in range(0, n, _BLOCK):
+            index.add(np.ascontiguousarray(vectors[a : a + _BLOCK], dtype=np.float32))
 
 
 def calibration_sets(vectors: np.ndarray, target: float) -> list[tuple[np.ndarray, float, list[list[int]]]]:
@@ -168,6 +234,42 @@ def calibrate(index: Any, sets: list[tuple[np.ndarray, float, list[list[int]]]],
     return best
 
 
+def calibrate_ivf(index: Any, sets: list[tuple[np.ndarray, float, list[list[int]]]], *,
+                  fixed_nprobe: int | None = None, fixed_rerank: int | None = None,
+                  k: int = 10) -> tuple[int, int, float]:
+    """The cheapest (``nprobe``, ``rerank``) at which every set reaches its recall, and the lowest
+    recall measured there. For each ``nprobe`` of a doubling ladder, one search per query with the
+    longest shortlist gives the recall of every shortlist length (as ``calibrate``); the cost of a
+    pair is the codes scanned plus ``RERANK_COST`` per re-ranked row. Targets no pair meets: the
+    best recall found."""
+    import faiss
+
+    n, nlist = int(index.ntotal), int(index.nlist)
+    longest = min(n, fixed_rerank or RERANK_LADDER[-1])
+    ladder = [fixed_rerank] if fixed_rerank else sorted({min(n, x) for x in RERANK_LADDER})
+    probes = [fixed_nprobe] if fixed_nprobe else sorted({min(nlist, 1 << i) for i in range(nlist.bit_length() + 1)})
+    best: tuple[float, int, int, float] | None = None  # (cost, nprobe, rerank, recall) of a pair that passes
+    fallback = (probes[-1], ladder[-1], -1.0)
+    for nprobe in probes:
+        ranks = []
+        for queries, _, truth in sets:
+            with one_thread(faiss):
+                _, order = index.search(queries, longest, params=faiss.SearchParametersIVF(nprobe=nprobe))
+            ranks.append(_ranks(order, [t[:k] for t in truth], longest))
+        for size in ladder:
+            recalls = [float((r < size).mean()) if r.size else 1.0 for r in ranks]
+            if min(recalls) > fallback[2]:
+                fallback = (nprobe, size, min(recalls))
+            if all(rec >= target for rec, (_, target, _) in zip(recalls, sets, strict=True)):
+                cost = nprobe * n / nlist + RERANK_COST * size
+                if best is None or cost < best[0]:
+                    best = (cost, nprobe, size, min(recalls))
+                break
+        if best is not None and nprobe * n / nlist >= best[0]:
+            break  # scanning more lists alone costs more than the best pair found
+    return best[1:] if best is not None else fallback
+
+
 def _ranks(order: np.ndarray, truth: list[list[int]], missing: int) -> np.ndarray:
     """The position of each true row in its query's ``order`` (``missing`` when absent), query by
     query, flattened."""
@@ -193,4 +295,4 @@ def exact_topk(vectors: np.ndarray, queries: np.ndarray, k: int, block: int = 81
     return np.take_along_axis(best_r, order, 1).tolist()
 
 
-__all__ = ["PqIndex", "build", "calibrate", "calibration_sets", "default_m_ladder", "exact_topk", "one_thread"]
+__all__ = ["PqIndex", "build", "build_ivf", "calibrate", "calibrate_ivf", "calibration_sets", "default_nlist", "default_m_ladder", "exact_topk", "one_thread"]

@@ -2,19 +2,27 @@
 
 A segment's vectors are one ``vectors.npy`` (memory-mapped, so a reader's memory is the page
 cache, not a copy). A merged segment of at least ``ann_min`` rows also gets an approximate index.
-By default (``ann: pq``) that is a 4-bit product-quantizer fast scan whose shortlist of
-``rerank`` rows is re-ranked exactly with ``vectors.npy`` (``ragkit.stores._pq_rerank``: files
-``pq.faiss`` and ``pq.json``, the shortlist calibrated when built). A filter or tombstones that
-leave a quarter of the rows or more lengthen the shortlist in proportion; fewer are searched
-exactly; a shortlist left with fewer than k matching rows falls back to exact search.
+By default (``ann: pq``) that is a 4-bit product-quantizer fast scan that shortlists ``rerank``
+rows by their codes' scores (``ragkit.stores._pq_rerank``: files ``pq.faiss`` and ``pq.json``,
+the shortlist calibrated when built). With ``ann: ivfpq`` the same codes sit in IVF lists and a
+query scans only the ``nprobe`` lists nearest to it (``nprobe`` and ``rerank`` calibrated
+together; the same two files, ``pq.json`` also holding ``nlist`` and ``nprobe``).
+
+A search pools the shortlists of every PQ segment (either kind) by their codes' scores, keeps
+the best ``SHORTLIST_FACTOR`` times the longest segment's shortlist and re-ranks those exactly
+with ``vectors.npy`` (``search_payloads``): the exact reads stay the same however many segments
+there are. A filter or tombstones that leave a quarter of a segment's rows or more lengthen its
+shortlist in proportion; fewer are searched exactly; a shortlist left with fewer than k matching
+rows falls back to exact search over the matching rows.
 
 With ``ann: ivf`` (and in segments built before the PQ index existed) it is an IVF index: k-means
 centroids (``ivf.centroids.npy``), its rows stored list by list (``ivf.lists.npy`` holds the
 offsets), and ``ivf.json`` with the ``nprobe`` that reached the recall target against exact
 search on a sample of the segment's own rows (``recall``, measured when it was built). A search
-scans the ``nprobe`` nearest lists of each IVF segment and every other segment exactly; a filter
-or tombstones that leave fewer than k candidates among the probed lists fall back to exact search
-over the matching rows, so a filtered search returns ``min(k, matching rows)`` hits.
+scans the ``nprobe`` nearest lists of each IVF segment (exact scores) and every segment without
+an index exactly; a filter or tombstones that leave fewer than k candidates among the probed
+lists fall back to exact search over the matching rows, so a filtered search returns
+``min(k, matching rows)`` hits.
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ import numpy as np
 
 from ragkit.stores._pq_rerank import PqIndex, exact_topk
 from ragkit.stores._pq_rerank import build as build_pq
+from ragkit.stores._pq_rerank import build_ivf as build_ivfpq
 from ragkit.stores._segments import save_npy
 from ragkit.stores.memory import top_k
 
@@ -42,6 +51,8 @@ ANN_MIN = 20_000
 #: below this many live rows in the whole store, every search is exact
 EXACT_MAX = 100_000
 RECALL_TARGET = 0.95
+#: the PQ shortlists of all segments are pooled and this many times the longest one re-ranked
+SHORTLIST_FACTOR = 4
 #: queries (rows of the segment) used to measure recall when an IVF index is built
 CALIBRATION_QUERIES = 200
 _BLOCK = 65_536
@@ -50,8 +61,8 @@ _BLOCK = 65_536
 @dataclass(frozen=True)
 class AnnOptions:
     """``approximate``: build approximate indexes at all (``index: auto``); ``method``: ``pq`` (PQ
-    fast scan + exact re-rank, ``ragkit.stores._pq_rerank``) or ``ivf``; the rest as in the module
-    docstring (None: calibrated when built)."""
+    fast scan + exact re-rank, ``ragkit.stores._pq_rerank``), ``ivfpq`` (the same in IVF lists) or
+    ``ivf``; the rest as in the module docstring (None: calibrated when built)."""
 
     approximate: bool = True
     method: str = "pq"
@@ -102,11 +113,12 @@ class Ivf:
 
 class VectorPayload:
     def __init__(self, vectors: np.ndarray, ivf: Ivf | None = None, scratch: Path | None = None,
-                 pq: PqIndex | None = None, rerank: int | None = None) -> None:
+                 pq: PqIndex | None = None, rerank: int | None = None, nprobe: int | None = None) -> None:
         self.vectors = vectors
         self.ivf = ivf
         self.pq = pq
         self._rerank = rerank  # search.rerank when set (else the one calibrated when built)
+        self._nprobe = nprobe  # search.nprobe for an IVF-PQ index (else the calibrated one)
         self._scratch = scratch  # a merged segment's vectors, written beside it, moved in by write()
 
     def __len__(self) -> int:
@@ -126,32 +138,30 @@ class VectorPayload:
         if self.pq is not None:
             self.pq.write(folder)
 
-    def search(self, q: np.ndarray, k: int, allowed: np.ndarray | None, *, ann: bool) -> tuple[np.ndarray, np.ndarray]:
-        """Top ``k`` (rows, scores) among ``allowed`` rows (a bool mask; None = all)."""
+    def candidates(self, q: np.ndarray, k: int, allowed: np.ndarray | None, *, ann: bool) -> Found:
+        """The rows to consider among ``allowed`` (a bool mask; None = all): a PQ shortlist with its
+        codes' scores (``exact`` False: ``search_payloads`` re-ranks the best of every segment's),
+        or rows with exact scores (IVF lists probed, or an exact search)."""
         n_allowed = len(self) if allowed is None else int(allowed.sum())
         want = min(k, n_allowed)
         if want == 0:
-            return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32)
+            return Found(np.empty(0, dtype=np.int64), np.empty(0, dtype=np.float32), exact=True)
         if ann and self.pq is not None and (allowed is None or n_allowed * 4 >= len(self)):
             # the shortlist grows as a filter (or tombstones) thins the rows out, so about as many
             # matching rows are re-ranked as without one; a selective filter is searched exactly
-            size = self._rerank or self.pq.rerank
-            rows = self.pq.shortlist(q, -(-size * len(self) // max(n_allowed, 1)))
+            rows, scores = self.pq.scored(q, -(-self.rerank * len(self) // max(n_allowed, 1)), self._nprobe)
             if allowed is not None:
-                rows = rows[allowed[rows]]
+                keep = allowed[rows]
+                rows, scores = rows[keep], scores[keep]
             if rows.size >= want:
-                rows = np.sort(rows)
-                scores = _dot(self.vectors[rows], q)
-                order = top_k(scores, want)
-                return rows[order], scores[order]
+                return Found(rows, scores, exact=False)
         if ann and self.ivf is not None:
             rows, scores = self.ivf.probe(self.vectors, q, self.ivf.nprobe)
             if allowed is not None:
                 keep = allowed[rows]
                 rows, scores = rows[keep], scores[keep]
             if rows.size >= want:
-                order = top_k(scores, want)
-                return rows[order], scores[order]
+                return _best(rows, scores, want)
         if allowed is not None and n_allowed * 4 < len(self):
             rows = np.flatnonzero(allowed)
             scores = _dot(self.vectors[rows], q)
@@ -159,8 +169,65 @@ class VectorPayload:
             scores = _dot(self.vectors, q)
             rows = np.arange(len(self)) if allowed is None else np.flatnonzero(allowed)
             scores = scores[rows] if allowed is not None else scores
-        order = top_k(scores, want)
-        return rows[order], scores[order]
+        return _best(rows, scores, want)
+
+    @property
+    def rerank(self) -> int:
+        """The PQ shortlist's length: ``search.rerank``, else the one calibrated when built."""
+        assert self.pq is not None
+        return self._rerank or self.pq.rerank
+
+    def exact(self, rows: np.ndarray, q: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """``rows`` (in row order, read in one pass over the memory map) with their exact scores."""
+        rows = np.sort(rows)
+        return rows, _dot(self.vectors[rows], q)
+
+
+@dataclass
+class Found:
+    rows: np.ndarray
+    scores: np.ndarray
+    exact: bool  # exact inner products (else the PQ codes' estimates: a shortlist to re-rank)
+
+
+def _best(rows: np.ndarray, scores: np.ndarray, want: int) -> Found:
+    order = top_k(scores, want)
+    return Found(rows[order], scores[order], exact=True)
+
+
+def search_payloads(payloads: Sequence[VectorPayload], q: np.ndarray, k: int,
+                    allowed: Sequence[np.ndarray | None], *, ann: bool) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Each payload's candidates for the top ``k`` (rows, exact scores; their union holds the top
+    ``k`` of all). The PQ shortlists of every segment are pooled by their codes' scores and only
+    the best ``SHORTLIST_FACTOR`` times the longest segment's shortlist are re-ranked exactly, so
+    the exact reads do not grow with the number of segments."""
+    found = [p.candidates(q, k, a, ann=ann) for p, a in zip(payloads, allowed, strict=True)]
+    approx = [n for n, f in enumerate(found) if not f.exact]
+    if len(approx) > 1:
+        _pool(found, approx, SHORTLIST_FACTOR * max(payloads[n].rerank for n in approx))
+    out = []
+    for p, f in zip(payloads, found, strict=True):
+        if f.exact:
+            out.append((f.rows, f.scores))
+        elif f.rows.size:
+            rows, scores = p.exact(f.rows, q)
+            keep = top_k(scores, min(k, rows.size))
+            out.append((rows[keep], scores[keep]))
+        else:
+            out.append((f.rows, f.scores))
+    return out
+
+
+def _pool(found: list[Found], approx: list[int], size: int) -> None:
+    """Keep, over the shortlists ``found[approx]``, the ``size`` rows whose codes score highest."""
+    scores = np.concatenate([found[n].scores for n in approx])
+    if scores.size <= size:
+        return
+    cut = np.partition(scores, scores.size - size)[scores.size - size]
+    for n in approx:
+        f = found[n]
+        keep = f.scores >= cut
+        found[n] = Found(f.rows[keep], f.scores[keep], exact=False)
 
 
 class VectorKind:
@@ -183,7 +250,8 @@ class VectorKind:
         vectors = np.load(folder / "vectors.npy", mmap_mode="r")
         if vectors.shape != (n, self.dimension):
             raise ValueError(f"{folder.name}/vectors.npy has shape {vectors.shape}, expected ({n}, {self.dimension})")
-        return VectorPayload(vectors, Ivf.load(folder), pq=PqIndex.load(folder), rerank=self.ann.rerank)
+        return VectorPayload(vectors, Ivf.load(folder), pq=PqIndex.load(folder), rerank=self.ann.rerank,
+                             nprobe=self.ann.nprobe)
 
     def merge(self, parts: Sequence[tuple[Any, np.ndarray]], scratch: Path | None) -> tuple[VectorPayload, np.ndarray | None]:
         src = _Concat(parts, self.dimension)
@@ -200,10 +268,14 @@ class VectorKind:
             ivf.nprobe, ivf.recall = calibrate(out, ivf, self.ann)
         if self.ann.approximate and n >= self.ann.ann_min and self.ann.method == "pq":
             pq = build_pq(out, recall=self.ann.recall, m=self.ann.pq_m, rerank=self.ann.rerank)
+        if self.ann.approximate and n >= self.ann.ann_min and self.ann.method == "ivfpq":
+            pq = build_ivfpq(out, recall=self.ann.recall, m=self.ann.pq_m, rerank=self.ann.rerank,
+                             nlist=self.ann.nlist, nprobe=self.ann.nprobe)
         for payload, _ in parts:
             release(payload.vectors)
         release(out)
-        return VectorPayload(out, ivf, scratch if scratch is not None and n else None, pq=pq, rerank=self.ann.rerank), order
+        return VectorPayload(out, ivf, scratch if scratch is not None and n else None, pq=pq, rerank=self.ann.rerank,
+                             nprobe=self.ann.nprobe), order
 
 
 class _Concat:

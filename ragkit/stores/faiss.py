@@ -5,24 +5,26 @@ Options (pipeline YAML ``store:`` keys)::
     type: faiss
     index: auto                 # auto (default) | flat | hnsw | ivf_flat | ivf_pq
     build:
-      ann: pq                   #   auto: pq (PQ fast scan + exact re-rank) | ivf
+      ann: pq                   #   auto: pq (PQ fast scan + exact re-rank) | ivfpq (the same in IVF lists) | ivf
       ann_min: 20000            #   auto: rows a merged segment needs to get an approximate index
-      pq_m: auto                #   ann pq: sub-quantizers (4 bits each); auto = d/2, d if recall falls short
-      nlist: auto               #   ann ivf: lists per segment; auto = sqrt(rows)
+      pq_m: auto                #   ann pq/ivfpq: sub-quantizers (4 bits each); auto = d/2 (pq: d if recall falls short)
+      nlist: auto               #   ann ivfpq/ivf: lists per segment; auto = 4 sqrt(rows) (ivfpq), sqrt(rows) (ivf)
       merge_factor: 8           #   auto, flat: segments of one size class merged into one
     search:
       exact_max: 100000         #   auto: below this many rows every search is exact
-      rerank: auto              #   ann pq: rows re-ranked exactly; auto = what reached recall@10 >= 0.95 when built
-      nprobe: auto              #   ann ivf: lists probed; auto = what reached recall@10 >= 0.95 when built
+      rerank: auto              #   ann pq/ivfpq: shortlist per segment; auto = what reached recall@10 >= 0.95 when built
+      nprobe: auto              #   ann ivfpq/ivf: lists probed; auto = what reached recall@10 >= 0.95 when built
 
 ``auto`` and ``flat`` keep append-only *segments* (``ragkit.stores._segments``): ``add`` and
 ``delete`` collect in memory, ``persist`` writes them as one new segment and one tombstone file
 and switches the manifest, so a commit costs what it adds, never the size of the store. A
 background thread merges segments as they pile up; merged segments of ``ann_min``+ rows get an
 approximate index calibrated when it is built (recall@10 against exact search, reported by
-``describe()`` and ``ragkit status``): by default a PQ fast scan whose shortlist of ``rerank``
-rows is re-ranked exactly (``ann: pq``), or IVF lists probed ``nprobe`` at a time (``ann: ivf``;
-segments built by an older ragkit keep theirs). With ``auto`` a store below ``exact_max`` live
+``describe()`` and ``ragkit status``): by default a PQ fast scan that shortlists ``rerank`` rows
+(``ann: pq``), the same codes in IVF lists of which a query scans ``nprobe`` (``ann: ivfpq``), or
+IVF lists of float rows probed ``nprobe`` at a time (``ann: ivf``; segments built by an older
+ragkit keep theirs). The PQ shortlists of all segments are pooled and the best of them re-ranked
+exactly (``ragkit.stores._vector_segments``). With ``auto`` a store below ``exact_max`` live
 rows is searched exactly, larger ones through the approximate indexes (plus the small segments,
 exactly); ``flat`` is always exact. Vectors are memory-mapped, so neither a writer nor a reader holds them all.
 
@@ -50,8 +52,8 @@ from ragkit.errors import StoreError
 from ragkit.registry import stores
 from ragkit.stores import _faiss_index as fx
 from ragkit.stores import _persist
-from ragkit.stores._segments import MANIFEST, Rows, Segment, SegmentLog
-from ragkit.stores._vector_segments import AnnOptions, VectorKind
+from ragkit.stores._segments import MANIFEST, Rows, SegmentLog
+from ragkit.stores._vector_segments import AnnOptions, VectorKind, search_payloads
 from ragkit.stores.base import Capabilities, check_query
 from ragkit.stores.filters import ALL_OPS, Filter, check_supported
 from ragkit.stores.memory import top_k, unique_batch
@@ -194,12 +196,8 @@ class FaissStore:
         segs = self._log.live_segments()
         live = sum(len(s) - s.n_dead() for s in segs)
         ann = self.ann.approximate and live >= self.ann.exact_max
-        found: list[tuple[Segment, np.ndarray, np.ndarray]] = []
-        for seg in segs:
-            allowed = seg.allowed(norm)
-            rows, scores = seg.payload.search(q, k, allowed, ann=ann)
-            if rows.size:
-                found.append((seg, rows, scores))
+        answers = search_payloads([s.payload for s in segs], q, k, [s.allowed(norm) for s in segs], ann=ann)
+        found = [(seg, rows, scores) for seg, (rows, scores) in zip(segs, answers, strict=True) if rows.size]
         if not found:
             return []
         scores = np.concatenate([s for _, _, s in found])
@@ -227,22 +225,26 @@ class FaissStore:
     def describe(self) -> dict[str, Any]:
         """Layout, segments and the approximate indexes with their measured recall (``ragkit status``)."""
         segs = self._log.live_segments()
-        pq = [s for s in segs if s.payload.pq is not None]
+        pqs = [s for s in segs if s.payload.pq is not None]
+        ivfpq = [s for s in pqs if s.payload.pq.nprobe is not None]
+        pq = [s for s in pqs if s.payload.pq.nprobe is None]
         ivf = [s for s in segs if s.payload.ivf is not None]
         live = sum(len(s) - s.n_dead() for s in segs)
-        ann_rows = sum(len(s) for s in pq + ivf)
-        measured = [(len(s), s.payload.pq.recall) for s in pq] + [(len(s), s.payload.ivf.recall) for s in ivf]
+        ann_rows = sum(len(s) for s in pqs + ivf)
+        measured = [(len(s), s.payload.pq.recall) for s in pqs] + [(len(s), s.payload.ivf.recall) for s in ivf]
         recall = (sum(n * (r or 0.0) for n, r in measured) / ann_rows) if ann_rows else None
         return {
             "store": self.name, "index": self.options.kind, "build": dict(self.options.build),
             "search": dict(self.options.search), **self._log.describe(), "live": live,
-            "ann_segments": len(pq) + len(ivf), "ann_rows": ann_rows,
+            "ann_segments": len(pqs) + len(ivf), "ann_rows": ann_rows,
             "pq_segments": len(pq), "pq_rows": sum(len(s) for s in pq),
+            "ivfpq_segments": len(ivfpq), "ivfpq_rows": sum(len(s) for s in ivfpq),
             "ivf_segments": len(ivf), "ivf_rows": sum(len(s) for s in ivf),
             "search_mode": "approximate" if self.ann.approximate and live >= self.ann.exact_max else "exact",
-            "pq_m": sorted({s.payload.pq.m for s in pq}),
-            "rerank": sorted({self.ann.rerank or s.payload.pq.rerank for s in pq}),
-            "nprobe": sorted({s.payload.ivf.nprobe for s in ivf}),
+            "pq_m": sorted({s.payload.pq.m for s in pqs}),
+            "rerank": sorted({self.ann.rerank or s.payload.pq.rerank for s in pqs}),
+            "nlist": sorted({s.payload.pq.nlist for s in ivfpq} | {int(s.payload.ivf.centroids.shape[0]) for s in ivf}),
+            "nprobe": sorted({self.ann.nprobe or s.payload.pq.nprobe for s in ivfpq} | {s.payload.ivf.nprobe for s in ivf}),
             "recall_at_10": None if recall is None else round(recall, 4),
         }
 

@@ -51,7 +51,7 @@ def test_a_commit_writes_only_what_it_adds(tmp_path: Path) -> None:
     assert s.count() == 650
 
 
-@pytest.mark.parametrize("ann", ["pq", "ivf"])
+@pytest.mark.parametrize("ann", ["pq", "ivfpq", "ivf"])
 def test_merges_build_an_approximate_index_with_measured_recall_and_filters_work(tmp_path: Path, ann: str) -> None:
     s = _store(tmp_path / "s", build={"ann": ann, "ann_min": 400, "merge_factor": 4})
     rows = make_rows(2000, DIM, 3)
@@ -62,8 +62,10 @@ def test_merges_build_an_approximate_index_with_measured_recall_and_filters_work
     assert info["recall_at_10"] is not None and info["recall_at_10"] >= 0.95
     assert info["segments"] < 2000 // 50  # merged
     assert s._log._pick() == []  # each merge started the next: no backlog left once merges settle
-    if ann == "pq":
+    if ann in ("pq", "ivfpq"):
         assert info["rerank"] and info["pq_m"] == [DIM // 2]
+    if ann == "ivfpq":
+        assert info["nlist"] and info["nprobe"] and max(info["nprobe"]) <= max(info["nlist"])
     queries = make_queries(40, DIM, 3)
     found = total = 0
     for q in queries:
@@ -81,16 +83,17 @@ def test_merges_build_an_approximate_index_with_measured_recall_and_filters_work
     assert reopened.count() == 2000 and reopened.describe()[f"{ann}_segments"] == info[f"{ann}_segments"]
 
 
-def test_pq_segments_keep_filters_and_tombstones_exact_enough(tmp_path: Path) -> None:
+@pytest.mark.parametrize("ann", ["pq", "ivfpq"])
+def test_pq_segments_keep_filters_and_tombstones_exact_enough(tmp_path: Path, ann: str) -> None:
     """A filter that keeps half the rows lengthens the shortlist; one that keeps few is searched
     exactly; deleted rows never come back; a fixed ``search.rerank`` overrides the calibrated one."""
-    s = _store(tmp_path / "s")
+    s = _store(tmp_path / "s", build={"ann": ann, "ann_min": 400, "merge_factor": 4})
     ids, x, meta = make_rows(2000, DIM, 5)
     for i, m in enumerate(meta):
         m["half"] = i % 2
         m["rare"] = i % 97 == 0
     _fill(s, (ids, x, meta), 100)
-    assert s.describe()["pq_segments"] >= 1
+    assert s.describe()[f"{ann}_segments"] >= 1
     gone = set(ids[::3])
     s.delete(sorted(gone))
     s.persist()
@@ -121,6 +124,21 @@ def test_ivf_segments_built_before_the_pq_index_still_open_and_search(tmp_path: 
     info = again.describe()
     assert info["ivf_segments"] >= 1 and info["search_mode"] == "approximate"
     q = make_queries(1, DIM, 9)[0]
+    truth = [i for i, _ in brute_force(rows, q, 10)]
+    assert len(set(truth) & {h.id for h in again.search(q, k=10)}) >= 8
+
+
+def test_flat_pq_segments_keep_searching_when_the_store_is_opened_with_ann_ivfpq(tmp_path: Path) -> None:
+    """Segments built with the flat PQ index keep it (``pq.json`` without lists) under ``ann: ivfpq``;
+    only new merges get IVF lists."""
+    s = _store(tmp_path / "s")
+    rows = make_rows(1200, DIM, 10)
+    _fill(s, rows, 100)
+    s.close()
+    again = _store(tmp_path / "s", build={"ann": "ivfpq", "ann_min": 400, "merge_factor": 4})
+    info = again.describe()
+    assert info["pq_segments"] >= 1 and info["ivfpq_segments"] == 0 and info["search_mode"] == "approximate"
+    q = make_queries(1, DIM, 11)[0]
     truth = [i for i, _ in brute_force(rows, q, 10)]
     assert len(set(truth) & {h.id for h in again.search(q, k=10)}) >= 8
 
