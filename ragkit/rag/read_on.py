@@ -10,7 +10,9 @@ passage joined to them (``stitched``), so the list keeps all its items.
 The joint is rebuilt from the passages' offsets in their file: a chunk is its file's text between
 ``start`` and ``end`` with the whitespace at its ends trimmed, so the gap between two chunks is
 whitespace (a blank line and the indentation of an item's own paragraph), and two overlapping
-chunks share ``end - start`` characters of text.
+chunks share ``end - start`` characters of text, which must be the same. A file read as several
+documents (a PDF's pages and sections) numbers each document's offsets from 0, so there a passage
+is joined only to one whose overlap is the same text, never across a gap.
 """
 
 from __future__ import annotations
@@ -64,13 +66,13 @@ def stitched(anchor: Citation, following: Sequence[Citation]) -> str:
         assert c.start is not None and c.end is not None
         if c.end <= end:
             continue  # inside what is read already
-        if c.start < end:  # overlapping chunks: the shared text once (when the text is the span)
-            if len(c.text) != c.end - c.start:
+        shared = end - c.start
+        if shared > 0:  # overlapping chunks: the shared text once, and only when it is the same text
+            if len(c.text) != c.end - c.start or not text.endswith(c.text[:shared]):
                 break
-            text, end = text + c.text[end - c.start :], c.end
-        elif c.start - end <= MAX_GAP:
-            gap = c.start - end
-            text, end = text + "\n\n" + " " * max(0, gap - 2) + c.text, c.end
+            text, end = text + c.text[shared:], c.end
+        elif -shared <= MAX_GAP and anchor.page is None:
+            text, end = text + "\n\n" + " " * max(0, -shared - 2) + c.text, c.end
         else:
             break
     return text

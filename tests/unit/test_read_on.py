@@ -95,3 +95,16 @@ def test_a_list_cut_between_passages_is_answered_whole(tmp_path: Path) -> None:
         result = RAGAgent(kb, provider="local").ask("What are the four stages a pot goes through in the kiln?")
     assert all(stage in result.content for stage in STAGES), result.content
     assert any(call.arguments.get("after") for call in result.tool_calls)
+
+
+def test_a_paged_file_is_joined_only_where_the_overlap_is_the_same_text() -> None:
+    """A PDF is several documents, each with offsets from 0: a passage of another section whose
+    offsets follow the anchor's is not its continuation."""
+    text = "Results:\n\n- The model wins on two sets.\n- It loses on one."
+    first = Citation(1, "p.pdf", "c1", page=3, start=0, end=38, text=text[:38])
+    other_section = Citation(2, "p.pdf", "c2", page=5, start=40, end=60, text="3 Method We introduce")
+    wrong_overlap = Citation(3, "p.pdf", "c3", page=3, start=30, end=50, text="entirely other words")
+    right_overlap = Citation(4, "p.pdf", "c4", page=3, start=30, end=len(text), text=text[30:])
+    assert stitched(first, [other_section]) == first.text
+    assert stitched(first, [wrong_overlap]) == first.text
+    assert stitched(first, [right_overlap]) == text
