@@ -406,3 +406,13 @@ def test_reference_style_links_read_as_their_text() -> None:
                           "[tidecalc]: https://crates.io/crates/tidecalc", {"source": "ffi.md"}))
     got = extractive_answer("Which crate computes the tides of a harbour?", passages)
     assert "`tidecalc` crate on crates.io computes" in got and "][" not in got, got
+
+
+def test_a_numbered_section_heading_in_pdf_text_is_not_a_list_item() -> None:
+    """A PDF's text lays out "2. Tide gauges" and then its section's sentences with no blank line:
+    the numbered line is the section's heading, so the answer is the sentence that answers, not
+    the whole section read as one list item."""
+    text = ("Harbour Handbook\n2. Tide gauges\nThe harbour has two gauges. The north gauge is read at noon.\n"
+            "The south gauge is read every six hours by the duty officer.\nBoth readings go in the log.")
+    got = extractive_answer("How often is the south gauge read?", _passages((text, {"source": "handbook.pdf", "page": "2"})))
+    assert got == "The south gauge is read every six hours by the duty officer. [1]", got

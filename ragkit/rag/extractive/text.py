@@ -324,7 +324,11 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             blocks.append(Block("prose", "", section))  # a paragraph break
             continue
         last = blocks[-1] if blocks else None
-        if last and last.kind == "item" and not raw.lstrip().startswith("#") and not _ITEM.match(stripped):
+        if last and last.kind == "item" and _numbered_heading(last, raw, stripped, lines[i - 2]):
+            section = last.text  # "2. Radio procedures", then a sentence: a PDF's numbered section heading
+            blocks[-1] = last = Block("heading", section, section)
+            in_list = False
+        elif last and last.kind == "item" and not raw.lstrip().startswith("#") and not _ITEM.match(stripped):
             # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
             blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
             continue
@@ -348,6 +352,18 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         else:  # emphasis that runs over the line break is read once the lines are one
             blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", f"{last.text} {stripped}"), section)
     return [b for b in blocks if b.text]
+
+
+_HEADING_WORDS = 6  # a numbered line of at most this many words may be a section's heading
+
+
+def _numbered_heading(item: Block, raw: str, stripped: str, item_line: str) -> bool:
+    """Whether a numbered item of one short line without closing punctuation ("2. Radio
+    procedures"), followed at once by an unindented line that opens a sentence, is a numbered
+    section heading (as a PDF's text lays one out), not a list item the line continues."""
+    return (item.ordered and bool(_ITEM.match(item_line.strip())) and len(item.text.split()) <= _HEADING_WORDS
+            and item.text.rstrip()[-1:] not in ".!?:;," and raw[:1] not in (" ", "\t")
+            and stripped[:1].isupper() and not _ITEM.match(stripped))
 
 
 def _last_text(blocks: list[Block]) -> Block:
