@@ -194,7 +194,12 @@ def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Un
             break
         if chosen and c.own_share < _SENTENCE_SHARE * best_own:
             continue  # a further sentence must match on its own words, not only its neighbours'
-        if c.unit.kind != "code" and all(c.unit.text.lower() != u.text.lower() for u in chosen):
+        if c.unit.kind == "code" or any(c.unit.text.lower() in u.text.lower() for u in chosen):
+            continue
+        within = [i for i, u in enumerate(chosen) if u.text.lower() in c.unit.text.lower()]
+        if within:  # it quotes a chosen sentence and the next one of its paragraph (a yes/no's answer)
+            chosen[within[0]] = c.unit
+        else:
             chosen.append(c.unit)
     return chosen
 

@@ -45,6 +45,11 @@ question of the conversation weigh half. The score is then weighed by:
   under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
+For a yes/no question two neighbouring sentences of a paragraph are also scored as one candidate
+(``ragkit.rag.extractive.yes_no``): the second often carries the fact ("… removes color only.
+Styles such as bold are preserved."). A snake_case identifier the question writes (``NO_COLOR``)
+is a name whole, and its words count as its parts.
+
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
 one; for a how-to question, the code block of the best sentence's section. It says the knowledge
@@ -96,6 +101,7 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
+from ragkit.rag.extractive.yes_no import asks_yes_no, sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -497,12 +503,17 @@ def extractive_answer(
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
+    # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
+    scored = [*units, *sentence_pairs(units)] if asks_yes_no(question) and not query.howto else units
     candidates = sorted(
-        (c for u in units if (c := _score(u, query, weight, min_coverage, label))),
+        (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=lambda c: (-c.score, c.unit.rank, c.unit.position),
     )
     named = query.names & present
-    if named:  # a question about a name is answered from a document that mentions it
+    # a question about a name is answered from a document that mentions it; about an identifier
+    # (``NO_COLOR``), from one that writes it whole, not only its words
+    named = {t for t in named if "_" in t} or named
+    if named:
         candidates = [c for c in candidates if named & (c.unit.scope | c.unit.document | c.unit.section)]
     # the passage an answer comes from (with its document's other passages) must hold half the
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a

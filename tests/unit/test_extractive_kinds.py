@@ -1,0 +1,60 @@
+"""Answers shaped by the kind of question: a yes/no question answered by two sentences of one
+paragraph, an identifier the question writes read whole. Each document is written for the test,
+in the shape of a documentation page where the answerer quoted a sentence that did not answer."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.query import read_question
+from ragkit.rag.extractive.yes_no import asks_yes_no
+from ragkit.rag.passages import Passage
+
+
+def _passages(*texts: tuple[str, dict[str, str]]) -> list[Passage]:
+    return [Passage(n, text, meta) for n, (text, meta) in enumerate(texts, 1)]
+
+
+def test_yes_no_questions_are_told_apart() -> None:
+    assert asks_yes_no("Are there several tide tables?")
+    assert asks_yes_no("If I set QUIET, will the foghorn still sound?")
+    assert asks_yes_no("Does the ferry run on Sundays?")
+    assert not asks_yes_no("What does the ferry do on Sundays?")
+    assert not asks_yes_no("Is there a way to mute the foghorn?")  # a how-to
+
+
+def test_a_yes_no_answer_keeps_the_sentence_that_carries_the_fact() -> None:
+    """"Are there several X?": the sentence that repeats the question says "not", the next one of
+    its paragraph says what there is. Before: the first alone, then sentences of other passages."""
+    passages = _passages(
+        ("## Tides\n\nContrary to a common belief, there are not several tide tables for the harbour. "
+         "There's just one register, kept by the harbour master.\n\nThe tides turn twice a day.", {"source": "tides.md"}),
+        ("Several boats keep their own tide tables on board.", {"source": "boats.md"}),
+    )
+    got = extractive_answer("Are there several tide tables for the harbour?", passages)
+    assert got.startswith("Contrary to a common belief") and "just one register" in got, got
+
+
+def test_a_yes_no_pair_is_scored_as_one() -> None:
+    """"If I set QUIET_MODE, will the lamps still blink?": a note says what the setting removes and,
+    in its next sentence, what it keeps; neither sentence alone holds the setting and the lamps."""
+    passages = _passages(
+        ("## Settings\n\nIf the variable QUIET_MODE is set, the harbour goes quiet at night. "
+         "QUIET_MODE takes precedence over LOUD_MODE.\n\n"
+         "Note: QUIET_MODE silences the foghorn only. Lamps such as beacons and buoys still blink.",
+         {"source": "settings.md"}),
+    )
+    got = extractive_answer("If I set QUIET_MODE, will the lamps still blink?", passages)
+    assert got.startswith("Note: QUIET_MODE silences the foghorn only. Lamps such as beacons"), got
+
+
+def test_an_identifier_the_question_writes_is_a_name_whole() -> None:
+    """``HARBOUR_MODE`` is one setting: a page that only says "harbour" and "mode" is about
+    something else. Before: its words matched and the other page's sentence was quoted."""
+    query = read_question("What does HARBOUR_MODE change?")
+    assert "harbour_mode" in query.names and query.boosts["harbour_mode"] > 1.0 > query.boosts["harbour"]
+    passages = _passages(
+        ("The harbour mode of the lamps changes how often they blink at night.", {"source": "lamps.md"}),
+        ("Setting HARBOUR_MODE switches the foghorn to its quiet tone.", {"source": "settings.md"}),
+    )
+    got = extractive_answer("What does HARBOUR_MODE change?", passages)
+    assert "[2]" in got and "[1]" not in got, got
