@@ -5,6 +5,7 @@ in the shape of a documentation page where the answerer quoted a sentence that d
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.answer_type import wants_list
 from ragkit.rag.extractive.query import read_question
 from ragkit.rag.extractive.yes_no import asks_yes_no
 from ragkit.rag.passages import Passage
@@ -58,3 +59,26 @@ def test_an_identifier_the_question_writes_is_a_name_whole() -> None:
     )
     got = extractive_answer("What does HARBOUR_MODE change?", passages)
     assert "[2]" in got and "[1]" not in got, got
+
+
+def test_what_a_thing_can_do_asks_for_a_list() -> None:
+    assert wants_list("What can a harbour lamp do when the fog is thicker than usual?")[0]
+    assert wants_list("What exactly can I do in the dry dock that the quay won't let me?")[0]
+    assert not wants_list("What does a harbour lamp do?")[0]
+    assert not wants_list("How can I do this?")[0]
+
+
+def test_a_list_right_after_a_paragraph_answers_a_list_question() -> None:
+    """The paragraph says what happens and how to change it, without a colon; the list after it
+    holds the choices. Before: sentences of other passages, without the list."""
+    passages = _passages(
+        ("# Harbour lamps\n\nHarbour lamps use a lens to light the quay when the fog comes in.", {"source": "lamps.md"}),
+        ("## Thick fog\n\nBy default, a harbour lamp will dim itself if the fog is too thick for the lens. "
+         "You can adjust this by setting the fog_mode option on the lamp.\n\n"
+         "- \"flash\" Blink the lamp twice a second.\n- \"dim\" Lower the light to half. This is the default.\n"
+         "- \"horn\" Sound the foghorn instead of lighting the lamp.\n\nLamps are cleaned every week.",
+         {"source": "lamps.md"}),
+    )
+    got = extractive_answer("What can a harbour lamp do when the fog is thicker than usual?", passages)
+    assert "fog_mode" in got and all(w in got for w in ('"flash"', '"dim"', '"horn"')), got
+    assert "cleaned" not in got

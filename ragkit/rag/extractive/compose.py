@@ -5,7 +5,9 @@ followed by that passage's ``[n]`` marker.
   number or name asked for), best first;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
-  whose intro, items or section match best, or one in the best passage (a numbered one for steps); and whenever the best
+  whose intro, items or section match best (a list right after a good sentence's paragraph, in
+  its section, is introduced by that paragraph, colon or not: "… You can adjust this with
+  vertical_overflow." and its values), or one in the best passage (a numbered one for steps); and whenever the best
   sentence introduces a list ("These are the rules:"), the intro and all its items;
 - *how-to*: the sentences (from the best sentence's page only), then the code block of the best
   sentence's section (the first one
@@ -25,7 +27,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragkit.rag.extractive.text import Block
 from ragkit.rag.extractive.values import gloss
@@ -79,21 +81,31 @@ def _passage(units: Sequence[Unit], u: Unit) -> list[Unit]:
     return [v for v in units if v.rank == u.rank]
 
 
-def _list_of(u: Unit, units: Sequence[Unit]) -> tuple[Unit | None, list[Unit]] | None:
-    """The list ``u`` belongs to or introduces, as (intro sentence or None, items)."""
+def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tuple[Unit | None, list[Unit]] | None:
+    """The list ``u`` belongs to or introduces, as (intro sentence or None, items); with
+    ``paragraph`` (a question that asks for a list), also the list right after ``u``'s paragraph
+    in its section, which ``u`` then introduces ("… display ellipsis if it is too large. You can
+    adjust this with vertical_overflow." and the list of its values)."""
     mine = _passage(units, u)
     if u.kind == "item":
         group = u.block.group
     else:
-        following = [v for v in mine if v.position > u.position and v.kind != "code"][:1]
+        led = paragraph and u.kind == "prose"
+        following = [v for v in mine if v.position > u.position and v.kind != "code"
+                     and not (led and v.kind == "prose" and v.block_index == u.block_index)][:1]
         if not following or following[0].kind != "item" or following[0].block.section != u.block.section:
             return None
-        if u.kind == "prose" and not u.text.rstrip().endswith(":") and u.kind != "heading":
+        if u.kind == "prose" and not u.text.rstrip().endswith(":") and not led:
             return None
+        if led and following[0].block_index != u.block_index + 1:
+            return None  # the list must follow the paragraph at once
         group = following[0].block.group
     items = [v for v in mine if v.kind == "item" and v.block.group == group]
     before = [v for v in mine if v.position < items[0].position and v.kind != "code"][-1:]
     intro = before[0] if before and before[0].kind == "prose" and before[0].text.rstrip().endswith(":") else None
+    if intro is None and u.kind == "prose" and paragraph:  # u and the rest of its paragraph
+        rest = [v.text for v in mine if v.kind == "prose" and v.block_index == u.block_index and v.position >= u.position]
+        intro = replace(u, text=" ".join(rest))
     return intro, items
 
 
@@ -213,7 +225,7 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     listed = [(c.score, c.unit) for c in candidates if c.score >= _LIST_SHARE * best.score]
     listed += [(_LIST_SHARE * best.score, v) for v in _passage(units, best.unit) if v.kind == "item"]
     for score, unit in listed:
-        found = _list_of(unit, units)
+        found = _list_of(unit, units, paragraph=True)
         if found:
             bonus = _ORDERED_BONUS if ordered and found[1][0].block.ordered else 1.0
             options.append((score * bonus, -len(options), found))
