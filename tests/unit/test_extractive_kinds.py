@@ -5,7 +5,7 @@ in the shape of a documentation page where the answerer quoted a sentence that d
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.answer_type import wants_list
+from ragkit.rag.extractive.answer_type import is_howto, wants_list
 from ragkit.rag.extractive.query import read_question
 from ragkit.rag.extractive.yes_no import asks_yes_no
 from ragkit.rag.passages import Passage
@@ -82,3 +82,27 @@ def test_a_list_right_after_a_paragraph_answers_a_list_question() -> None:
     got = extractive_answer("What can a harbour lamp do when the fog is thicker than usual?", passages)
     assert "fog_mode" in got and all(w in got for w in ('"flash"', '"dim"', '"horn"')), got
     assert "cleaned" not in got
+
+
+def test_what_do_i_need_to_set_up_is_a_procedure() -> None:
+    assert is_howto("Since the pump is a static unit, what do I need to set up so my boat drains the bilge?")
+    assert is_howto("What do I need to install first?")
+    assert is_howto("When the tide is high, how do I moor the boat?")
+    assert not is_howto("What do I need?")
+    assert not is_howto("When was the pump installed, and why?")
+
+
+def test_a_procedure_asked_as_what_to_set_up_brings_its_code() -> None:
+    """"What do I need to set up …?" asks for a procedure: the answer ends with the code the
+    page gives for it. Before: prose sentences only, without the file to write."""
+    passages = _passages(
+        ("## Draining\n\nBecause the pump is a static unit by default, there is no drain linked to the bilge. "
+         "In order to drain the bilge, we have to say which drain the pump uses. "
+         "The easiest way to do this is by setting up a drain file.\n\n"
+         "First edit `Boat.toml` and add `drain = \"drain.cfg\"`:\n\n```toml\n[boat]\ndrain = \"drain.cfg\"\n```",
+         {"source": "pumps.md"}),
+        ("The bilge of a boat holds water that the pump sends overboard.", {"source": "boats.md"}),
+    )
+    got = extractive_answer("Since the pump is a static unit, what do I need to set up so my boat drains the bilge?",
+                            passages)
+    assert 'drain = "drain.cfg"' in got and "```" in got, got

@@ -103,8 +103,11 @@ def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
 
 
 _HOWTO = re.compile(
-    r"^\W*(?:and\s+|so\s+|then\s+)?(?:how\s+(?:do|can|could|should|would|does|to|is|are)\b(?!\s+(?:much|many)\b)"
+    r"^\W*(?:and\s+|so\s+|then\s+|(?:since|because|if|when|once|now\s+that|given\s+that)\b[^,?]{1,80},\s*)?"
+    r"(?:how\s+(?:do|can|could|should|would|does|to|is|are)\b(?!\s+(?:much|many)\b)"
     r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|correct\s+)?way\s+to\b|is\s+there\s+a\s+way\b"
+    r"|what\s+(?:do|does|should|must)\s+(?:i|we|you|one)\s+(?:need\s+to|have\s+to|must)\s+"
+    r"(?:do|set\s+up|setup|add|write|create|install|configure|change|run|edit|put|use)\b"
     r"|(?:can|could|should)\s+i\b)",
     re.IGNORECASE,
 )
