@@ -7,7 +7,7 @@ from __future__ import annotations
 from ragkit.rag.extractive import extractive_answer
 from ragkit.rag.extractive.answer_type import is_howto, wants_list
 from ragkit.rag.extractive.query import read_question
-from ragkit.rag.extractive.yes_no import asks_yes_no
+from ragkit.rag.extractive.yes_no import asks_reason, asks_yes_no
 from ragkit.rag.passages import Passage
 
 
@@ -106,3 +106,18 @@ def test_a_procedure_asked_as_what_to_set_up_brings_its_code() -> None:
     got = extractive_answer("Since the pump is a static unit, what do I need to set up so my boat drains the bilge?",
                             passages)
     assert 'drain = "drain.cfg"' in got and "```" in got, got
+
+
+def test_a_reason_is_the_claim_and_the_sentence_that_explains_it() -> None:
+    """"Why does X?": the sentence that says what it guards against, and the next one that says
+    why, quoted once as one run (two overlapping pairs are not quoted twice). Before: the claim
+    alone, without the word that explains it."""
+    assert asks_reason("Why does a lock seal itself?") and not asks_reason("What does a lock seal?")
+    passages = _passages((
+        "## Sealing\n\nA lock seals not for true safety in the sense that the harbour normally cares about. "
+        "It seals as a guard against blindly using the cargo that comes out of a lock that saw a storm while shut. "
+        "The cargo in such a lock was likely being moved, and may be in a damaged or incomplete state.\n\n"
+        "Sealed locks are opened by the harbour master.", {"source": "locks.md"}))
+    got = extractive_answer("Why does a lock seal itself when a storm hits while it is shut?", passages)
+    assert "damaged or incomplete" in got, got
+    assert got.count("It seals as a guard") == 1, got

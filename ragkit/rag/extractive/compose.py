@@ -2,7 +2,9 @@
 followed by that passage's ``[n]`` marker.
 
 - *sentences*: the best 1-3 (within 60 % of the best score, 80 % when the best holds the date,
-  number or name asked for), best first;
+  number or name asked for), best first; quotes of one paragraph that share a sentence (two
+  neighbouring sentences read as one, for a yes/no or a why question) are quoted once, as the run
+  of sentences they cover;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best (a list right after a good sentence's paragraph, in
@@ -58,6 +60,7 @@ class Unit:
     above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
     leads_list: bool = False  # a line ending with ":" that a list follows ("The available convertors are:")
     closing: bool = False  # the first of the short lines that end a passage after its prose: a signature
+    run: tuple[str, ...] = ()  # the sentences of a unit that joins neighbouring ones of a paragraph
 
 
 @dataclass(frozen=True)
@@ -208,12 +211,33 @@ def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Un
             continue  # a further sentence must match on its own words, not only its neighbours'
         if c.unit.kind == "code" or any(c.unit.text.lower() in u.text.lower() for u in chosen):
             continue
-        within = [i for i, u in enumerate(chosen) if u.text.lower() in c.unit.text.lower()]
+        within = [i for i, u in enumerate(chosen) if u.text.lower() in c.unit.text.lower() or _overlap(u, c.unit)]
         if within:  # it quotes a chosen sentence and the next one of its paragraph (a yes/no's answer)
-            chosen[within[0]] = c.unit
+            chosen[within[0]] = _joined(chosen[within[0]], c.unit)
         else:
             chosen.append(c.unit)
     return chosen
+
+
+def _sentences_of(u: Unit) -> dict[int, str]:
+    return {u.position + i: text for i, text in enumerate(u.run or (u.text,))}
+
+
+def _overlap(a: Unit, b: Unit) -> bool:
+    """Whether two units quote a sentence in common (neighbouring sentences joined, ``run``)."""
+    return (a.rank, a.block_index) == (b.rank, b.block_index) and bool(_sentences_of(a).keys() & _sentences_of(b).keys())
+
+
+def _joined(a: Unit, b: Unit) -> Unit:
+    """``b`` when ``a`` is not in the same paragraph; else the run of sentences both cover, once."""
+    if (a.rank, a.block_index) != (b.rank, b.block_index) or a.kind != "prose" or b.kind != "prose":
+        return b
+    run = {**_sentences_of(a), **_sentences_of(b)}
+    if sorted(run) != list(range(min(run), max(run) + 1)):
+        return b
+    ordered = tuple(run[k] for k in sorted(run))
+    return replace(a if a.position <= b.position else b, text=" ".join(ordered), run=ordered,
+                   position=min(run), own=a.own | b.own, near=a.near | b.near)
 
 
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:

@@ -45,9 +45,9 @@ question of the conversation weigh half. The score is then weighed by:
   under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
-For a yes/no question two neighbouring sentences of a paragraph are also scored as one candidate
-(``ragkit.rag.extractive.yes_no``): the second often carries the fact ("… removes color only.
-Styles such as bold are preserved."). A snake_case identifier the question writes (``NO_COLOR``)
+For a yes/no or a why question two neighbouring sentences of a paragraph are also scored as one
+candidate (``ragkit.rag.extractive.yes_no``): the second often carries the fact ("… removes color
+only. Styles such as bold are preserved."; a claim, then the sentence that explains it). A snake_case identifier the question writes (``NO_COLOR``)
 is a name whole, and its words count as its parts.
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
@@ -101,7 +101,7 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
-from ragkit.rag.extractive.yes_no import asks_yes_no, sentence_pairs
+from ragkit.rag.extractive.yes_no import asks_reason, asks_yes_no, sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -504,7 +504,8 @@ def extractive_answer(
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
-    scored = [*units, *sentence_pairs(units)] if asks_yes_no(question) and not query.howto else units
+    paired = (asks_yes_no(question) or asks_reason(question)) and not query.howto
+    scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=lambda c: (-c.score, c.unit.rank, c.unit.position),

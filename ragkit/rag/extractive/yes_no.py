@@ -2,7 +2,8 @@
 be shown?"): documentation rarely answers one in a single sentence. It says the one thing and then
 corrects or completes it ("There are *not* several versions. There's just one, …"; "NO_COLOR
 removes color only. Styles such as bold are preserved."), so two neighbouring sentences of a
-paragraph are read, and scored, as one candidate answer."""
+paragraph are read, and scored, as one candidate answer. So is a reason ("Why does X …?"): a claim,
+then the sentence that explains it."""
 
 from __future__ import annotations
 
@@ -20,6 +21,14 @@ _YES_NO = re.compile(
 )
 
 
+_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|for\s+what\s+reason|what\s+is\s+the\s+reason)\b", re.IGNORECASE)
+
+
+def asks_reason(question: str) -> bool:
+    """Whether ``question`` asks why: a reason is given as a claim and the sentence that explains it."""
+    return bool(_WHY.search(question))
+
+
 def asks_yes_no(question: str) -> bool:
     """Whether ``question`` is answered by yes or no: it opens with an auxiliary verb, perhaps
     after a condition ("If I set X, will …?", "Are there …?", "Does X support …?")."""
@@ -33,7 +42,8 @@ def sentence_pairs(units: Sequence[Unit]) -> list[Unit]:
     for u, v in zip(units, units[1:], strict=False):
         if (u.kind == v.kind == "prose" and u.rank == v.rank and u.block_index == v.block_index
                 and v.position == u.position + 1):
-            out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near))
+            out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near,
+                               run=(u.text, v.text)))
     return out
 
 
