@@ -121,3 +121,19 @@ def test_a_reason_is_the_claim_and_the_sentence_that_explains_it() -> None:
     got = extractive_answer("Why does a lock seal itself when a storm hits while it is shut?", passages)
     assert "damaged or incomplete" in got, got
     assert got.count("It seals as a guard") == 1, got
+
+
+def test_the_sentence_after_a_list_that_speaks_of_it_completes_it() -> None:
+    """"You can fit all of these with …" right after a list says how to get its items at once:
+    it is quoted after the list. Before: the list alone, without the command asked for."""
+    passages = _passages((
+        "## Extras\n\nThe boat only needs a hull, and the following extras are optional:\n\n"
+        "* `sail` - Needed if you want to use the wind.\n* `oars` - Needed if you want to row.\n\n"
+        "You can fit all of these with `dock fit boat[full]`.\n\n## Colours\n\nThe hull is painted blue.",
+        {"source": "boat.md"}))
+    got = extractive_answer("How do I fit the boat with all of its optional extras?", passages)
+    assert "`oars`" in got and "dock fit boat[full]" in got and "painted blue" not in got, got
+    # a sentence after a list that does not speak of it is not part of it
+    other = _passages((passages[0].text.replace("You can fit all of these with", "Boats are fitted with"),
+                       {"source": "boat.md"}))
+    assert "Boats are fitted" not in extractive_answer("What extras of the boat are optional?", other)

@@ -9,7 +9,9 @@ followed by that passage's ``[n]`` marker.
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best (a list right after a good sentence's paragraph, in
   its section, is introduced by that paragraph, colon or not: "… You can adjust this with
-  vertical_overflow." and its values), or one in the best passage (a numbered one for steps); and whenever the best
+  vertical_overflow." and its values), or one in the best passage (a numbered one for steps), with
+  the sentence right after it that speaks of its items as a whole ("You can install all of these
+  with …"); and whenever the best
   sentence introduces a list ("These are the rules:"), the intro and all its items;
 - *how-to*: the sentences (from the best sentence's page only), then the code block of the best
   sentence's section (the first one
@@ -112,14 +114,31 @@ def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tupl
     return intro, items
 
 
-def _render_list(intro: Unit | None, items: list[Unit]) -> str:
+#: a sentence that speaks of the list before it as a whole ("You can install all of these with …")
+_BACK_TO_LIST = re.compile(r"\b(?:these|those|them|the\s+above|this\s+list)\b", re.IGNORECASE)
+
+
+def _closing(items: list[Unit], units: Sequence[Unit]) -> Unit | None:
+    """The sentence right after a list, in its section, that speaks of the list's items as a
+    whole ("You can install all of these with `pip install …[full]`."): it completes the list."""
+    last = items[-1]
+    after = sorted((v for v in _passage(units, last) if v.position > last.position), key=lambda v: v.position)[:1]
+    if (after and after[0].kind == "prose" and after[0].block.section == last.block.section
+            and _BACK_TO_LIST.search(after[0].text)):
+        return after[0]
+    return None
+
+
+def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = ()) -> str:
     ordered = items[0].block.ordered
     lines = [f"{i}. {v.text}" if ordered else f"- {v.text}" for i, v in enumerate(items, 1)]
     number = items[0].number
+    closing = _closing(items, units)
+    tail = f"\n{closing.text} [{number}]" if closing else ""
     head = intro.text if intro else f"{items[0].block.section}:" if items[0].block.section else ""
     if not head:
-        return "\n".join(lines) + f" [{number}]"
-    return f"{head} [{number}]\n" + "\n".join(lines)
+        return "\n".join(lines) + f" [{number}]" + tail
+    return f"{head} [{number}]\n" + "\n".join(lines) + tail
 
 
 def _code_for(anchor: Unit, units: Sequence[Unit], code_units: Sequence[Unit]) -> Unit | None:
@@ -256,7 +275,7 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     if not options:
         return None
     intro, items = max(options, key=lambda o: (o[0], o[1]))[2]
-    return _render_list(intro, items)
+    return _render_list(intro, items, units)
 
 
 def column_labels(row: str) -> list[str]:
@@ -288,7 +307,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     if list_wanted and (listed := _best_list(candidates, units, ordered)):
         return listed
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
-        return _render_list(*found)
+        return _render_list(*found, units)
     code = _code_for(best, units, code_units) if howto else None
     if code is None:  # "The default is:" and the value's code block after it: never cut at the colon
         code = next((v for v in _passage(units, best) if best.leads_code and v.position == best.position + 1), None)
