@@ -5,7 +5,7 @@ in the shape of a documentation page where the answerer quoted a sentence that d
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.answer_type import is_howto, wants_list
+from ragkit.rag.extractive.answer_type import has_answer_type, is_howto, wants_list
 from ragkit.rag.extractive.query import read_question
 from ragkit.rag.extractive.yes_no import asks_reason, asks_yes_no
 from ragkit.rag.passages import Passage
@@ -137,3 +137,20 @@ def test_the_sentence_after_a_list_that_speaks_of_it_completes_it() -> None:
     other = _passages((passages[0].text.replace("You can fit all of these with", "Boats are fitted with"),
                        {"source": "boat.md"}))
     assert "Boats are fitted" not in extractive_answer("What extras of the boat are optional?", other)
+
+
+def test_a_signature_cut_off_from_its_foreword_still_signs_it() -> None:
+    """The splitter put the foreword's signature ("Ada Quill (@aquill)", her role, her office) in
+    a passage of its own: it still ends the foreword and names its writer, handle and all.
+    Before: the foreword's sentences, without the name."""
+    assert has_answer_type("person", "Ada Quill (@aquill)", frozenset())
+    passages = _passages(
+        ("# Foreword\n\nI stand by everything I wrote about the tides in 2015, and I am here again to double down "
+         "for Tidal Notes. In April of 2015 I was honoured to write the foreword for the first book.\n\n"
+         "We are all better off for the time Kit pours into understanding the sea.",
+         {"source": "tidal-notes/foreword.md", "heading": "Foreword", "start": "0"}),
+        ("Ada Quill (@aquill)<br>\nHead of Tides<br>\nHarbour Office<br>\nPenwith",
+         {"source": "tidal-notes/foreword.md", "heading": "Foreword", "start": "1731"}),
+    )
+    got = extractive_answer("Who wrote the foreword of Tidal Notes?", passages)
+    assert "Ada Quill" in got and "[2]" in got, got

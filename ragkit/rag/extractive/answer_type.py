@@ -300,14 +300,17 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words)
 
 
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and") may be names alone
 
 
 def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
     """Two adjacent capitalised words (initials aside) of which neither is a place or organisation
     designator and at least one is not from the question, not opening the sentence unless the line
-    is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell"): "Ada Lovelace" yes,
+    is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell", "Marta Quell (@mquell)":
+    what a line adds in parentheses is left out): "Ada Lovelace" yes,
     "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
+    sentence = _PARENTHESES.sub("", sentence).strip() or sentence  # a handle: "Ada Quill (@aquill)"
     words = [w for w in WORD.findall(sentence) if not (len(w) == 1 and w.isupper())]  # initials: "John C. Ames"
     byline = (0 < len(words) <= _NAME_LINE_WORDS and sentence.rstrip()[-1:] not in ".!?:"
               and all(w[0].isupper() or w == "and" for w in words))

@@ -200,7 +200,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
         own = [terms_of(text) for _, text, _ in raw]
-        signature = _signature(raw)
+        signature = _signature(raw, continued=p.meta.get("start", "0") not in ("", "0"))
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))
@@ -227,16 +227,19 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
     return units
 
 
-def _signature(raw: Sequence[tuple[str, str, int]]) -> int:
+def _signature(raw: Sequence[tuple[str, str, int]], *, continued: bool = False) -> int:
     """The position of a passage's signature: the first of the short lines without closing
     punctuation that end it after a sentence of prose (a foreword's "Sarah Drasner", "Head of
-    Developer Experience", "Netlify"; a letter's or a memo's name and role); -1 when it ends
-    otherwise."""
+    Developer Experience", "Netlify"; a letter's or a memo's name and role), or that make up the
+    whole of a ``continued`` passage (one that starts inside its document: the splitter cut the
+    signature from the prose it ends); -1 when it ends otherwise."""
     pos = len(raw)
     while pos > 0 and raw[pos - 1][0] in ("heading", "prose") and _short_line(raw[pos - 1][1]):
         pos -= 1
     body = [text for kind, text, _ in raw[:pos] if kind == "prose"]
     ends = 0 < len(raw) - pos <= _SIGNATURE_LINES
+    if ends and pos == 0 and continued:
+        return 0
     return pos if ends and body and body[-1].rstrip()[-1:] in ".!?" else -1
 
 
