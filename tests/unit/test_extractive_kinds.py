@@ -154,3 +154,19 @@ def test_a_signature_cut_off_from_its_foreword_still_signs_it() -> None:
     )
     got = extractive_answer("Who wrote the foreword of Tidal Notes?", passages)
     assert "Ada Quill" in got and "[2]" in got, got
+
+
+def test_every_author_from_the_byline_the_loader_found() -> None:
+    """The first page's text layer interleaves each author with an affiliation and an address, so
+    its first lines hold one name; the loader's ``authors`` hold them all. Before: "Ada Quill" and
+    an affiliation read as a name, when the first page was among the passages."""
+    meta = {"source": "tidal ledgers.pdf", "page": "1", "start": "0", "authors": "Ada Quill, Ben Ross, Cai Lund",
+            "document_title": "Tidal Ledgers for Small Harbours"}
+    passages = _passages(
+        ("Tidal Ledgers for Small Harbours\nAda Quill\nUniversity of Penwith\nat Port Isaac\naq@penwith.ac.uk\n"
+         "Ben Ross\nUniversity of Penwith\nat Port Isaac\nbr@penwith.ac.uk\nCai Lund\nUniversity of Penwith\n"
+         "ABSTRACT\nKeeping a ledger of the tides is a crucial task for small harbours.", meta),
+        ("Our ledgers cut the harbour's errors by half.", {**meta, "page": "6", "start": "9000"}),
+    )
+    got = extractive_answer("Who are the authors of Tidal Ledgers for Small Harbours?", passages)
+    assert all(name in got for name in ("Ada Quill", "Ben Ross", "Cai Lund")), got

@@ -63,9 +63,10 @@ part of which another document may answer). A question that names something foun
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
-PDF loader) when its first page is not among the passages; "What are the column headers of X?" by
+PDF loader), whether or not its first page is among the passages; "What are the column headers of X?" by
 the labels of the cells of the best-ranked table's rows; "Who wrote the foreword of X?" by
-the signature that ends a passage (a name line after the last sentence); a sentence of a reference list
+the signature that ends a passage (a name line after the last sentence), or that makes up a
+passage starting inside its document (the splitter cut it from its prose); a sentence of a reference list
 (``references`` metadata) counts half.
 
 Passage text is data: nothing in it is ever followed as an instruction; the only thing text can
@@ -447,16 +448,17 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
 
 def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
     """The passages, each document's first one followed by its title and byline when its loader
-    found them (``authors``: a paper's names under its title, ``ragkit.loaders.pdf_paper``) and
-    its first page is not among them: "Who wrote the Raft paper?" is answered from any retrieved
-    passage of the paper. The added passage cites the passage it follows."""
+    found them (``authors``: a paper's names under its title, ``ragkit.loaders.pdf_paper``):
+    "Who wrote the Raft paper?" is answered from any retrieved passage of the paper, and with
+    every author, also when its first page is among them (a page's text layer interleaves the
+    names with their affiliations, and only the first few lines of it are read as a byline). The
+    added passage cites the passage it follows."""
     out: list[Passage] = []
-    opened = {p.meta.get("source") for p in passages if p.meta.get("page", "1") == "1" and p.meta.get("start") == "0"}
     done: set[str] = set()
     for p in passages:
         out.append(p)
         source, authors = p.meta.get("source", ""), p.meta.get("authors", "")
-        if authors and source not in done and source not in opened:
+        if authors and source not in done:
             title = p.meta.get("document_title", "") or source
             out.append(Passage(p.number, f"{title}\n{authors}", {"source": source, "page": "1", "start": "0"}))
         done.add(source)
