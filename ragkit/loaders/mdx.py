@@ -15,8 +15,10 @@ spans are copied as written, the ``<div>`` and ``import`` lines in them included
 
 ``render_admonitions`` reads ``:::caution`` / ``:::tip[Title]`` / ``:::note Title`` /
 ``::: {.warning}`` … ``:::`` as the admonition's label line (its title when it has one, else the
-kind: ``Caution:``) followed by its text; the fence lines go (an unknown kind keeps its text
-without a label). MyST's ``:::{note}`` directives are ``ragkit.loaders.myst``'s.
+kind: ``Caution:``) followed by its text; the fence lines go (a Pandoc div of another class keeps
+its text without a label). A kind written without braces must be a known one, so mkdocstrings'
+``::: package.module`` lines stay as written. MyST's ``:::{note}`` directives are
+``ragkit.loaders.myst``'s.
 """
 
 from __future__ import annotations
@@ -41,9 +43,11 @@ _LABEL_ATTR = re.compile(r"\b(?:title|label)=(?:\"([^\"]*)\"|'([^']*)'|\{\s*[\"'
 _COMMENT = re.compile(r"\{\s*/\*.*?\*/\s*\}", re.DOTALL)
 _STRING_EXPR = re.compile(r"\{\s*([\"'])([^\"'{}\n]*)\1\s*\}")
 _EXTRA_BLANKS = re.compile(r"\n[ \t]*\n(?:[ \t]*\n)+")
+#: an admonition's opening fence: ``:::kind``, ``:::kind[Title]``, ``:::kind{title="Title"}``, ``:::kind Title``,
+#: or a Pandoc div ``::: {.kind}`` (``::: package.module`` is mkdocstrings', and stays as written)
 _ADMONITION = re.compile(
-    r"[ \t]{0,3}:{3,}[ \t]*(?:\{\.)?(?P<name>[A-Za-z][\w-]*)\}?"
-    r"(?:\[(?P<bracket>[^\]\n]*)\]|\{title=[\"'](?P<attr>[^\"'\n]*)[\"']\})?(?P<rest>[^\n]*)"
+    r"[ \t]{0,3}:{3,}[ \t]*(?:\{\.(?P<div>[A-Za-z][\w-]*)[^}\n]*\}|(?P<name>[A-Za-z][\w-]*)"
+    r"(?:\[(?P<bracket>[^\]\n]*)\]|\{title=[\"'](?P<attr>[^\"'\n]*)[\"']\}|[ \t]+(?P<rest>[^\n]*))?)[ \t]*"
 )
 _CLOSE = re.compile(r"[ \t]{0,3}:{3,}[ \t]*")
 #: admonition kinds beyond Sphinx's (Docusaurus's, Material for MkDocs')
@@ -248,9 +252,9 @@ def render_admonitions(text: str) -> str:
                 fence = ""
         elif marker:
             fence = marker.group(1)
-        elif (start := _ADMONITION.fullmatch(line)) is not None:
+        elif (label := _admonition_label(line)) is not None:
             opened += 1
-            out += ["", *_admonition_label(start)]
+            out += ["", *label]
             continue
         elif opened and _CLOSE.fullmatch(line):
             opened -= 1
@@ -260,9 +264,16 @@ def render_admonitions(text: str) -> str:
     return "\n".join(out)
 
 
-def _admonition_label(start: re.Match[str]) -> list[str]:
-    kind = start.group("name").lower()
+def _admonition_label(line: str) -> list[str] | None:
+    """The label line of the admonition ``line`` opens (none for a Pandoc div of another class),
+    or None when it opens none: a kind named without braces must be one ragkit knows."""
+    start = _ADMONITION.fullmatch(line)
+    if start is None:
+        return None
+    kind = (start.group("div") or start.group("name")).lower()
     label = ADMONITIONS.get(kind) or _MORE_KINDS.get(kind)
+    if start.group("name") and label is None:
+        return None
     title = (start.group("bracket") or start.group("attr") or start.group("rest") or "").strip().strip(":").strip()
     if title:
         return [f"{title}:"]

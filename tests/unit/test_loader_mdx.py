@@ -141,13 +141,16 @@ def test_headings_give_chunks_their_heading_path(page: Document) -> None:
 def test_admonitions_in_plain_markdown_and_fences_left_alone() -> None:
     text = render_admonitions(
         ":::note[Ferry times]\nThe ferry sails on Tuesdays.\n:::\n\n::: {.warning}\nMind the gap.\n:::\n\n"
-        ":::mystery\nUnknown kinds keep their text.\n:::\n\n```text\n:::note\nin code\n:::\n```\n\n:::\n"
+        "::: {.sidebar}\nA div of another class keeps its text.\n:::\n\n"
+        "```text\n:::note\nin code\n:::\n```\n\n::: harbour.tide.level\n    options:\n      depth: 2\n\n"
+        ":::mystery\n\n:::\n"
     )
     assert "Ferry times:\nThe ferry sails on Tuesdays." in text
     assert "Warning:\nMind the gap." in text
-    assert "Unknown kinds keep their text." in text and "mystery" not in text
+    assert "\nA div of another class keeps its text." in text and "sidebar" not in text
     assert "```text\n:::note\nin code\n:::\n```" in text  # code is code
-    assert text.rstrip().endswith(":::")  # a closing fence with nothing open is text
+    assert "::: harbour.tide.level\n    options:" in text  # mkdocstrings' autodoc line is no admonition
+    assert text.rstrip().endswith(":::mystery\n\n:::")  # an unknown kind, and a closing fence with nothing open
 
 
 def test_only_mdx_pages_lose_imports_and_components(tmp_path: Path) -> None:
