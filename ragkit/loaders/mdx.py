@@ -31,12 +31,17 @@ from ragkit.loaders.sphinx_names import ADMONITIONS
 
 #: components nested deeper than this lose their tags; their children are kept as written
 MAX_DEPTH = 32
-#: a JSX tag longer than this (an unclosed ``<Name`` followed by prose) is read as text
-MAX_TAG_CHARS = 8000
+#: a JSX tag or comment longer than this (an unclosed ``<Name`` or ``{/*`` followed by prose) is
+#: read as text; an inline code span longer than this is literal backticks. These bounds keep the
+#: pass linear in the text, whatever it holds
+MAX_TAG_CHARS = 4000
+#: how far a tag's line is looked through to tell whether the tag stands on it alone
+_LINE_LOOK = 200
 
 _FENCE = re.compile(r"[ \t]*(`{3,}|~{3,})")
 _ESM = re.compile(r"(?:import[ \t]+[\w${*'\"]|import[{*'\"]|export[ \t]+(?:const|let|var|function|async|class|default|type|"
                   r"interface|\{|\*))")
+_NEXT = re.compile(r"[`{<\n]")
 _BLANK_LINE = re.compile(r"\n[ \t]*(?:\n|\Z)")
 _TAG_NAME = re.compile(r"[A-Z][\w.:-]*")
 _LABEL_ATTR = re.compile(r"\b(?:title|label)=(?:\"([^\"]*)\"|'([^']*)'|\{\s*[\"'`]([^\"'`]*)[\"'`]\s*\})")
@@ -107,8 +112,11 @@ class _Scanner:
                     children, pos = self.nodes(tag.end, (*open_tags, tag.name), depth + 1)
                     out.append(_component(tag, children, block))
                     start = pos
-            else:
+            elif char == "\n":
                 pos += 1
+            else:  # on to the next character that may start something
+                found = _NEXT.search(text, pos + 1)
+                pos = found.start() if found else len(text)
         out.append(text[start:pos])
         return "".join(out), pos
 
@@ -127,10 +135,15 @@ class _Scanner:
 
 def _on_own_line(text: str, start: int, end: int) -> bool:
     """Whether the tag at ``text[start:end]`` stands on a line of its own (a block component)."""
-    before = text[text.rfind("\n", 0, start) + 1 : start]
-    line_end = text.find("\n", end)
-    after = text[end : len(text) if line_end < 0 else line_end]
-    return not before.strip() and not after.strip()
+    line_start = text.rfind("\n", max(0, start - _LINE_LOOK), start) + 1
+    if line_start == 0 and start > _LINE_LOOK:
+        return False
+    line_end = text.find("\n", end, end + _LINE_LOOK)
+    if line_end < 0:
+        if end + _LINE_LOOK < len(text):
+            return False
+        line_end = len(text)
+    return not text[line_start:start].strip() and not text[end:line_end].strip()
 
 
 def _component(tag: _Tag, children: str, block: bool) -> str:
@@ -202,7 +215,7 @@ def _expression(text: str, pos: int) -> tuple[str, int] | None:
     """A ``{/* comment */}`` (nothing) or a string expression (its string) at ``pos``, with the
     position after it; None for anything else."""
     for pattern, keep in ((_COMMENT, ""), (_STRING_EXPR, None)):
-        found = pattern.match(text, pos)
+        found = pattern.match(text, pos, pos + MAX_TAG_CHARS)
         if found:
             return (keep if keep is not None else found.group(2)), found.end()
     return None
@@ -213,7 +226,7 @@ def _code_span_end(text: str, pos: int) -> int:
     backticks, within the paragraph), else after the opening run (literal backticks)."""
     run = _run_length(text, pos)
     closing = re.compile(rf"(?<!`)`{{{run}}}(?!`)|\n[ \t]*\n")
-    found = closing.search(text, pos + run)
+    found = closing.search(text, pos + run, pos + run + MAX_TAG_CHARS)
     if found is None or found.group().startswith("\n"):
         return pos + run
     return found.end()

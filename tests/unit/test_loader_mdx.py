@@ -166,6 +166,9 @@ def test_hostile_pages_stay_bounded_and_keep_their_text(tmp_path: Path) -> None:
     assert "words and more words" in render_mdx(unclosed)  # a tag never closed is text
     nested = "".join(f"<Box{i}>\n" for i in range(MAX_DEPTH * 4)) + "deep words\n"
     assert "deep words" in render_mdx(nested)
+    one_line = "<Pin />keep " * 20000 + "{/* never closed " * 2000 + "`" * 7 + " end"
+    rendered = render_mdx(one_line)  # one long line of tags, open comments and a lone backtick run
+    assert rendered.count("keep") == 20000 and "<Pin" not in rendered and rendered.endswith(" end")
     open_fence = "```js\nimport a from 'b'\n<Lamp />\n"  # a fence never closed runs to the end
     assert render_mdx(open_fence) == open_fence
     only_code_of_the_site = tmp_path / "empty.mdx"
