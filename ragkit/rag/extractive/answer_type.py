@@ -195,6 +195,15 @@ def gives_alias(sentence: str) -> bool:
     return bool(_ALIAS.search(sentence))
 
 
+_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:reason|point|purpose)\b"
+                  r"|\bfor\s+what\s+reason\b", re.IGNORECASE)
+
+
+def asks_why(question: str) -> bool:
+    """Whether a question asks for a reason ("Why should the cache …?", "What is the reason for …?")."""
+    return bool(_WHY.search(question))
+
+
 _COLUMNS = re.compile(
     r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:names\s+of\s+the\s+)?"
     r"(?:columns|column\s+(?:headers|headings|names|labels)|fields)\b"

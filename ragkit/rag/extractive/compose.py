@@ -198,6 +198,29 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     return f"{before[0].text} " if before else ""
 
 
+#: a sentence that opens by giving the reason or the consequence of the one before it
+_CONSEQUENCE = re.compile(
+    r"^(?:Otherwise|Else|If not|This is because|That is because|That's because|This is why|That is why|"
+    r"This means|That means|This way|That way|As a result|Because of this|For this reason|Therefore|"
+    r"Thus|Hence|This (?:prevents|avoids|ensures|keeps|protects|guarantees|makes sure))\b"
+)
+#: words by which a sentence gives a reason itself
+_REASON = re.compile(r"\b(?:because|since|so that|in order to|to (?:avoid|prevent|ensure|keep|protect|allow|make sure)|"
+                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b", re.IGNORECASE)
+
+
+def _consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """For a question that asks why: the sentence after ``u`` in its paragraph, with a space before
+    it, when ``u`` gives no reason itself and that sentence opens with one ("It is important for
+    the cache to be on the same file system." "Otherwise, uv cannot link files and must copy
+    them."); "" otherwise."""
+    if u.kind != "prose" or _REASON.search(u.text):
+        return ""
+    after = [v for v in _passage(units, u) if v.position == u.position + 1 and v.kind == "prose"
+             and v.block_index == u.block_index and id(v) not in quoted]
+    return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
+
+
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
     """The lines that complete a sentence ending with a colon ("for the following project:" and
     "KEN SARGENT HOUSE", "GRANDE PRAIRIE, ALBERTA"): the short prose, heading or row units right
@@ -300,9 +323,10 @@ def columns_answer(units: Sequence[Unit]) -> str | None:
 
 
 def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
-            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = ()) -> str:
+            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = (), why: bool = False) -> str:
     """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the
-    code blocks that share a word with a how-to question, best first."""
+    code blocks that share a word with a how-to question, best first; ``why``: the question asks
+    for a reason (a sentence without one brings the next when that gives it)."""
     best = candidates[0].unit
     if list_wanted and (listed := _best_list(candidates, units, ordered)):
         return listed
@@ -326,6 +350,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     quoted = {id(u) for u in chosen}
     text = " ".join(
         f"{_antecedent(u, units, quoted)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{_consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:

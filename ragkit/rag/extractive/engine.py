@@ -83,6 +83,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    asks_why,
     counts,
     defines,
     expands,
@@ -538,7 +539,8 @@ def extractive_answer(
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
     ) if query.howto else []
     return compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
-                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units)
+                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
+                   why=asks_why(query.text))
 
 
 __all__ = ["REFUSAL", "STOPWORDS", "extractive_answer"]

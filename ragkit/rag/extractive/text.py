@@ -176,7 +176,9 @@ _ABBREVIATION = re.compile(
     r"ca|cf|e\.g|i\.e)|(?:^|\s)[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
-_ITEM = re.compile(r"^(?:([-*+•])|(\d{1,2})[.)])\s+")
+#: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
+ITEM_MARK = r"(?:([-*+•])|(\d{1,2})[.)])\s+"
+_ITEM = re.compile("^" + ITEM_MARK)
 
 
 def table_cells(line: str) -> list[str] | None:
