@@ -5,9 +5,9 @@ in the shape of a documentation page where the answerer quoted a sentence that d
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.answer_type import has_answer_type, is_howto, wants_list
+from ragkit.rag.extractive.answer_type import asks_why, has_answer_type, is_howto, wants_list
 from ragkit.rag.extractive.query import read_question
-from ragkit.rag.extractive.yes_no import asks_reason, asks_yes_no
+from ragkit.rag.extractive.yes_no import asks_yes_no
 from ragkit.rag.passages import Passage
 
 
@@ -112,7 +112,7 @@ def test_a_reason_is_the_claim_and_the_sentence_that_explains_it() -> None:
     """"Why does X?": the sentence that says what it guards against, and the next one that says
     why, quoted once as one run (two overlapping pairs are not quoted twice). Before: the claim
     alone, without the word that explains it."""
-    assert asks_reason("Why does a lock seal itself?") and not asks_reason("What does a lock seal?")
+    assert asks_why("Why does a lock seal itself?") and not asks_why("What does a lock seal?")
     passages = _passages((
         "## Sealing\n\nA lock seals not for true safety in the sense that the harbour normally cares about. "
         "It seals as a guard against blindly using the cargo that comes out of a lock that saw a storm while shut. "
@@ -170,3 +170,14 @@ def test_every_author_from_the_byline_the_loader_found() -> None:
     )
     got = extractive_answer("Who are the authors of Tidal Ledgers for Small Harbours?", passages)
     assert all(name in got for name in ("Ada Quill", "Ben Ross", "Cai Lund")), got
+
+
+def test_a_joined_reason_is_not_followed_by_its_own_sentence_again() -> None:
+    """A why-answer quoted as two sentences of a paragraph, the second opening with "That way", is
+    not followed by that second sentence once more."""
+    passages = _passages((
+        "## Sealing\n\nA lock seals itself when a storm hits while it is shut. "
+        "That way the cargo inside is kept from the storm. Sealed locks are opened by hand.",
+        {"source": "locks.md"}))
+    got = extractive_answer("Why does a lock seal itself when a storm hits?", passages)
+    assert got.count("That way") == 1, got

@@ -216,7 +216,8 @@ def _consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     them."); "" otherwise."""
     if u.kind != "prose" or _REASON.search(u.text):
         return ""
-    after = [v for v in _passage(units, u) if v.position == u.position + 1 and v.kind == "prose"
+    following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
+    after = [v for v in _passage(units, u) if v.position == following and v.kind == "prose"
              and v.block_index == u.block_index and id(v) not in quoted]
     return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
 

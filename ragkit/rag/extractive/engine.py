@@ -103,7 +103,7 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
-from ragkit.rag.extractive.yes_no import asks_reason, asks_yes_no, sentence_pairs
+from ragkit.rag.extractive.yes_no import asks_yes_no, sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -510,7 +510,7 @@ def extractive_answer(
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
-    paired = (asks_yes_no(question) or asks_reason(question)) and not query.howto
+    paired = (asks_yes_no(question) or asks_why(question)) and not query.howto
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),

@@ -21,14 +21,6 @@ _YES_NO = re.compile(
 )
 
 
-_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?(?:why|for\s+what\s+reason|what\s+is\s+the\s+reason)\b", re.IGNORECASE)
-
-
-def asks_reason(question: str) -> bool:
-    """Whether ``question`` asks why: a reason is given as a claim and the sentence that explains it."""
-    return bool(_WHY.search(question))
-
-
 def asks_yes_no(question: str) -> bool:
     """Whether ``question`` is answered by yes or no: it opens with an auxiliary verb, perhaps
     after a condition ("If I set X, will …?", "Are there …?", "Does X support …?")."""
