@@ -181,3 +181,18 @@ def test_a_joined_reason_is_not_followed_by_its_own_sentence_again() -> None:
         {"source": "locks.md"}))
     got = extractive_answer("Why does a lock seal itself when a storm hits?", passages)
     assert got.count("That way") == 1, got
+
+
+def test_the_premise_a_question_states_weighs_less_than_what_it_asks() -> None:
+    """"tideCalc is deprecated; what package should I install instead?": the asker knows it is
+    deprecated, so the sentence that says so is no answer; the next one names the package.
+    Before: the notice that restates the premise."""
+    query = read_question("tideCalc is deprecated; what package should I install instead?")
+    assert query.boosts["deprecat"] < query.boosts["packag"]
+    assert read_question("Since the pump is static, what do I set?").boosts["pump"] < 1.0
+    passages = _passages((
+        "## tideCalc\n\nCaution: `tideCalc` is deprecated and will be removed in Harbour v3.\n\n"
+        "Please migrate to the `harbour-tides` package, which provides the same API with more features.",
+        {"source": "utilities/tides.md"}))
+    got = extractive_answer("tideCalc is deprecated; what package should I install instead?", passages)
+    assert got.startswith("Please migrate to the `harbour-tides` package"), got

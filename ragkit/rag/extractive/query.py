@@ -1,6 +1,7 @@
 """A question as the extractive answerer reads it (``read_question``): its content-word stems
 with their weights (numbers and quoted words count double, names one and a half, a how-to's verb,
 a counted list's noun and an identifier's parts less, words carried over from an earlier question
+and those of a premise it states before asking ("Since X is static, …", "X is deprecated; …")
 half; a list's count and the "time" of "one at a time" not at all), the kind of
 answer it wants (``answer_type``, ``values``), whether it wants a list, a definition, a byline,
 and the words a passage must not be refused for lacking."""
@@ -32,6 +33,11 @@ _VERB = 0.5  # weight of a how-to question's verb (its object says what it is ab
 _PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
+_GIVEN = 0.5  # weight of a word of the premise a question states before asking ("Since X is static, …")
+#: a premise the question states before it asks: a "since/because/given that …," clause, or a
+#: statement ended by a semicolon ("atomFamily is deprecated; what package …?")
+_PREMISE = re.compile(r"^\W*(?:(?:since|because|given\s+that|now\s+that|as)\b[^,;?]{1,120}[,;]|[^,;?]{3,120};)",
+                      re.IGNORECASE)
 _IDENTIFIER_BOOST = 1.5  # weight of a snake_case identifier the question writes, whole (as a name's)
 _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules*"): the items need not say it
 
@@ -110,6 +116,8 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
     words = [m.group() for m in tokens]
     spans = [m.span() for m in SNAKE.finditer(text)]
     parts = {i for i, m in enumerate(tokens) if any(a <= m.start() < b for a, b in spans)}
+    premise = _PREMISE.match(text)
+    given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
     verb = _howto_verb(words) if is_howto(question) else -1
     for i, raw in enumerate(words):
@@ -119,7 +127,8 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
         name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
             boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
-                     else _VERB if i == verb else 1.0) * (_PART if k or i in parts else 1.0)
+                     else _VERB if i == verb else 1.0) * (_PART if k or i in parts else 1.0) * (
+                         _GIVEN if i in given else 1.0)
             boosts[key] = max(boosts.get(key, 0.0), boost)
             if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
                 names.add(key)
