@@ -408,7 +408,8 @@ def test_a_group_label_under_the_header_names_its_rows_and_the_header_is_still_r
     """A loan portfolio: a header of dates and units, then "Real estate loans" over its rows. The
     label is the first group's name, not the table's edge: the header above it names the
     columns. The paragraph's last line above the table ("June 30, 2011 Call Reports:") is not
-    the table's heading."""
+    the table's heading alone: the sentence ending in that colon, which leads into the table
+    ("The following is a summary of the bank's loan portfolio ..."), names it."""
     lead = ("The bank reported total assets of $236.3 billion in its Call Report. The following is a summary of "
             "the bank's loan portfolio, based on its December 31, 2009, December 31, 2010 and\n"
             "June 30, 2011 Call Reports:")
@@ -420,12 +421,14 @@ def test_a_group_label_under_the_header_names_its_rows_and_the_header_is_still_r
              [(20, "Loan type"), (85, "$000's"), (110, "%"), (135, "$000's"), (160, "%")],
              [(15, "Real estate loans")], *figures[:2], [(15, "Other loans")], figures[2]]
     page, *rows = load("pdf", aligned_pdf(tmp_path / "loans.pdf", lead, lines), keep_table_text=False)
+    name = ("loans, page 1: The following is a summary of the bank's loan portfolio, based on its December 31, 2009, "
+            "December 31, 2010 and June 30, 2011 Call Reports")
     assert [r.text for r in rows] == [
-        "table: loans, page 1: Real estate loans\nLoan type: Commercial Mortgage\n12/31/2009 $000's: 361,000\n%: 2.2\n"
+        f"table: {name}: Real estate loans\nLoan type: Commercial Mortgage\n12/31/2009 $000's: 361,000\n%: 2.2\n"
         "6/30/2011 $000's: 284,000\n% (5): 1.8",
-        "table: loans, page 1: Real estate loans\nLoan type: Construction Loans\n12/31/2009 $000's: 173,000\n%: 1.0\n"
+        f"table: {name}: Real estate loans\nLoan type: Construction Loans\n12/31/2009 $000's: 173,000\n%: 1.0\n"
         "6/30/2011 $000's: 170,000\n% (5): 1.1",
-        "table: loans, page 1: Other loans\nLoan type: All other Loans\n12/31/2009 $000's: 611,000\n%: 3.7\n"
+        f"table: {name}: Other loans\nLoan type: All other Loans\n12/31/2009 $000's: 611,000\n%: 3.7\n"
         "6/30/2011 $000's: 799,000\n% (5): 5.1"]
     assert "Call Reports:" in page.text and "Loan type" not in page.text
 
@@ -476,3 +479,80 @@ def test_a_table_of_contents_is_not_read_as_a_table(tmp_path: Path) -> None:
                           "Male . . . . . . . . . . .      17.9        0.4      17.6        0.4",
                           "Female . . . . . . . . . .      19.0        0.3      18.3        0.4"])
     assert table.grid.rows[1] == ("Male . . . . . . . . . . .", "17.9", "0.4", "17.6", "0.4")
+
+
+def test_a_data_sheets_measured_values_and_multi_line_records_are_rows(tmp_path: Path) -> None:
+    """A cell data sheet: values carry their units, bounds and tolerances ("3380±50 g", "2.0 ~ 3.65
+    V"), not bare numbers, and each parameter is a record of two lines: its row number and name
+    on one, the name's second wording (indented past the row number) and the condition's end on
+    the next. Each record is one row; its lines are not rows of their own."""
+    xs = (15, 35, 85, 125)
+    lines = [[(15, "No."), (35, "Item"), (85, "Specification"), (125, "Condition")],
+             [(15, "1.1.1"), (35, "Capacity"), (85, "196±2 Ah"), (125, "25 C, 1C discharge")],
+             [(35, "Nominal capacity"), (125, "to 2.0 V")],
+             [(15, "1.1.2"), (35, "Voltage range"), (85, "2.0 ~ 3.65 V"), (125, "-20 C to 55 C")],
+             [(35, "Operating voltage")],
+             [(15, "1.1.3"), (35, "Endurance"), (85, "2000 cyc"), (125, "25 C, step charge,")],
+             [(35, "Cycle life"), (125, "80%SOH")],
+             [(15, "1.1.4"), (35, "Mass"), (85, "3380±50 g"), (125, "N.A.")],
+             [(35, "Cell weight")]]
+    assert all(x in xs for line in lines for x, _ in line)
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "cell.pdf", "1 Cell performance", lines))
+    name = "table: cell, page 1: 1 Cell performance"
+    assert [r.text for r in rows] == [
+        f"{name}\nNo.: 1.1.1\nItem: Capacity Nominal capacity\nSpecification: 196±2 Ah\nCondition: 25 C, 1C discharge to 2.0 V",
+        f"{name}\nNo.: 1.1.2\nItem: Voltage range Operating voltage\nSpecification: 2.0 ~ 3.65 V\nCondition: -20 C to 55 C",
+        f"{name}\nNo.: 1.1.3\nItem: Endurance Cycle life\nSpecification: 2000 cyc\nCondition: 25 C, step charge, 80%SOH",
+        f"{name}\nNo.: 1.1.4\nItem: Mass Cell weight\nSpecification: 3380±50 g\nCondition: N.A."]
+
+
+def test_a_record_whose_row_number_is_centred_takes_the_lines_around_it() -> None:
+    """A record's row number set in the middle of its lines (a merged cell, centred): the lines
+    above the first number are its record's, and the lines between two numbers are parted in the
+    middle, the odd one to the upper record."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    [table] = find_grids([
+        "No.     Item                 Specification      Condition",
+        "                             ≥192 Ah            25 C, 1C to 2.0 V",
+        "1.1.1   Capacity                                25 C, 1C DC to 2.0 V",
+        "        Nominal capacity     ≥196 Ah            25 C, C/3 to 2.0 V",
+        "        Discharge power",
+        "1.1.2   Power                ≥2240 W            25 C, 50%SOC, 10 s",
+        "        at 25 C"])
+    assert table.grid.rows[table.header_rows:] == (
+        ("1.1.1", "Capacity Nominal capacity", "≥192 Ah ≥196 Ah",
+         "25 C, 1C to 2.0 V 25 C, 1C DC to 2.0 V 25 C, C/3 to 2.0 V"),
+        ("1.1.2", "Discharge power Power at 25 C", "≥2240 W", "25 C, 50%SOC, 10 s"))
+
+
+def test_a_label_centred_beside_the_rows_it_spans_names_them_all(tmp_path: Path) -> None:
+    """A step-charge profile: the temperature band is written once, beside the middle one of its
+    rows (a merged cell), under a header of two lines (two languages). Every row of the band
+    carries it, and the header's second line is header, not a row."""
+    rows_in = [("1.20C", "20%"), ("1.00C", "40%"), ("25-45 C", "0.70C", "60%"), ("0.46C", "70%"), ("0.07C", "3.65V")]
+    lines = [[(80, "Strom, A"), (130, "SOC")], [(78, "Current, A")]]
+    lines += [[(20, r[0]), (80, r[1]), (130, r[2])] if len(r) == 3 else [(80, r[0]), (130, r[1])] for r in rows_in]
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "charge.pdf", "Step charge", lines))
+    assert [r.text.split("\n")[1:] for r in rows] == [
+        ["column 1: 25-45 C", f"Strom, A Current, A: {current}", f"SOC: {soc}"]
+        for current, soc in [("1.20C", "20%"), ("1.00C", "40%"), ("0.70C", "60%"), ("0.46C", "70%"), ("0.07C", "3.65V")]]
+
+
+def test_a_table_is_named_by_the_numbered_section_it_stands_under() -> None:
+    """A statistics page: the section heading ("2. Group Domestic Passenger Traffic") stands a few
+    lines above the table, a sentence between; the short line right above the header is the
+    table's own heading. The rows are named by both."""
+    from ragkit.loaders.pdf_tables import find_grids, named_rows
+
+    lines = ["2. Group Domestic Passenger Traffic",
+             "",
+             "Combined domestic traffic statistics of the group, all of its airlines included",
+             "",
+             "                       Dom Pax Traffic",
+             "               Pax         y.o.y(%)      RPK(000's)",
+             "FY2013     31,218,734       104.0      23,745,163",
+             "FY2014     31,557,697       100.0      23,977,994"]
+    [(name, rows)] = named_rows(find_grids(lines), 3, "Traffic data")
+    assert name == "Traffic data, page 3: 2. Group Domestic Passenger Traffic: Dom Pax Traffic"
+    assert rows[1][1].startswith(f"table: {name}\ncolumn 1: FY2014\nPax: 31,557,697")
