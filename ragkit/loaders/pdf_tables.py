@@ -227,11 +227,64 @@ def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
         if sum(1 for j in data if _is_data(cells[j])) >= MIN_DATA_LINES:
             start = i - 1 if _group_label(cells, i) else i
             header = _header_lines(cells, start)
-            table = _table(cells, header, list(range(start, i)) + data, lines, plain)
-            if table is not None:
-                found.append(table)
+            rows = list(range(start, i)) + data
+            cut = _side_by_side(cells, rows)
+            parts = [(cells, lines)] if cut is None else [_cut(cells, lines, cut, left) for left in (True, False)]
+            found += [t for part, text in parts if (t := _table(part, *_own_lines(part, header, rows, cut is None),
+                                                                text, plain)) is not None]
         i = end
     return found
+
+
+def _side_by_side(cells: Sequence[Sequence[tuple[int, int, str]]], rows: Sequence[int]) -> int | None:
+    """Where a second table begins beside the first (a page set in two columns, "Table 6" and
+    "Table 7" side by side), as a character position; None for one table. That is the start of a
+    column of labels (words, not numbers) in half the rows or more, right after a column of
+    numbers, with a column of numbers after it and the rows' own labels on the left; and some rows
+    fill only one side (the two tables' rows do not pair up)."""
+    lines = [cells[j] for j in rows if _is_row(cells[j])]
+    width = Counter(map(len, lines)).most_common(1)[0][0] if lines else 0
+    typical = [j for j in rows if _is_row(cells[j]) and len(cells[j]) == width]  # not a caption across columns
+    spans = _columns(cells, typical)
+    kinds = [_column_kind([cells[j] for j in typical], span) for span in spans]
+    for k in range(2, len(spans) - 1):
+        if kinds[k] == "label" and kinds[k - 1] == "number" and kinds[0] == "label" and "number" in kinds[k + 1:]:
+            x = spans[k][0]
+            if any(all(c[0] >= x for c in line) or all(c[0] < x for c in line) for line in lines):
+                return x
+    return None
+
+
+def _own_lines(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int], rows: Sequence[int],
+               whole: bool) -> tuple[list[int], list[int]]:
+    """(header lines, rows) of one side of a page cut in two (:func:`_side_by_side`; ``whole``:
+    not cut, as they are): the lines this side holds, its header also the leading lines that are
+    no row on this side (a header line beside the other table's first row), its rows to its last
+    row (the lines under it were rows only on the other side; this side's caption stands there)."""
+    if whole:
+        return list(header), list(rows)
+    own = [j for j in rows if cells[j]]
+    first = next((n for n, j in enumerate(own) if _is_data(cells[j])), len(own))
+    last = max((j for j in own if _is_row(cells[j])), default=-1)
+    return [j for j in header if cells[j]] + own[:first], [j for j in own[first:] if j <= last]
+
+
+def _column_kind(lines: Sequence[Sequence[tuple[int, int, str]]], span: tuple[int, int]) -> str:
+    """"label" when half the lines or more hold a cell of words there, "number" when most of the
+    cells there are numbers, else ""."""
+    here = [c[2] for line in lines for c in line if _overlap(c, span) > 0]
+    words = sum(1 for c in here if _WORD.search(c) and not _measured(c))
+    if 2 * words >= len(lines):
+        return "label"
+    return "number" if here and 2 * sum(map(_measured, here)) > len(here) else ""
+
+
+def _cut(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], x: int,
+         left: bool) -> tuple[list[list[tuple[int, int, str]]], list[str]]:
+    """The cells and layout lines left of character position ``x`` (``left``), else from it on."""
+    if left:
+        return [[c for c in line if c[0] < x] for line in cells], [line[:x] for line in lines]
+    return [[c for c in line if c[0] >= x] for line in cells], [" " * x + line[x:] for line in lines]
 
 
 def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:

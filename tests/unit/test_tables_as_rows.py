@@ -556,3 +556,27 @@ def test_a_table_is_named_by_the_numbered_section_it_stands_under() -> None:
     [(name, rows)] = named_rows(find_grids(lines), 3, "Traffic data")
     assert name == "Traffic data, page 3: 2. Group Domestic Passenger Traffic: Dom Pax Traffic"
     assert rows[1][1].startswith(f"table: {name}\ncolumn 1: FY2014\nPax: 31,557,697")
+
+
+def test_two_tables_side_by_side_are_two_tables() -> None:
+    """A page set in two columns with a results table in each, their rows on the same lines: the
+    right table's column of labels after the left one's figures starts a table of its own, with
+    its own caption; the left table ends at its last row, its caption under it."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["                 Before    After                                         ALL     SEQ",
+             "                 ALL       ALL      VP        Baseline                   62.1    38.4",
+             "  Base           61.1      57.4     14.0%     - Same Row                 32.1     2.8",
+             "  Base 1p        63.4      63.4      9.9%     - Same Column              62.1    37.7",
+             "  Base 8p        65.1      64.3      7.2%     - Same Cell                61.8    38.4",
+             "                                              - Cell to Sentence         60.5    36.4",
+             "Table 6: Perturbed data augmentation.         - Sentence to Header       61.0    37.3",
+             "",
+             "                                              Table 7: Ablation of attention biases."]
+    left, right = find_grids(lines)
+    assert left.grid.caption == "Table 6: Perturbed data augmentation."
+    assert left.grid.rows[left.header_rows:] == (("Base", "61.1", "57.4", "14.0%"), ("Base 1p", "63.4", "63.4", "9.9%"),
+                                                 ("Base 8p", "65.1", "64.3", "7.2%"))
+    assert right.grid.caption == "Table 7: Ablation of attention biases."
+    assert right.grid.rows[right.header_rows:][1:3] == (("- Same Row", "32.1", "2.8"), ("- Same Column", "62.1", "37.7"))
+    assert right.grid.rows[-1] == ("- Sentence to Header", "61.0", "37.3")
