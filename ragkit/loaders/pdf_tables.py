@@ -115,6 +115,8 @@ _UNIT = r"(?:[^\W\d_]|[%℃°Ω/·])"
 _BOUND = r"[-+−]?\d[\d,.]*%?"
 #: a measured value: a bound ("≥", "<", "~") or none, a number, a tolerance or a range, a unit of a few letters
 _QUANTITY = re.compile(r"[≥≤<>~≈±]?\s?" + _BOUND + r"(?:\s?[±~\-–]\s?" + _BOUND + r")?\s?" + _UNIT + r"{0,6}")
+#: a time of day: "7:52a", "12:05p", "10:30", "9:05 AM"
+_TIME = re.compile(r"\*?\d{1,2}:\d{2}(?::\d{2})?\s?(?:[aApP]\.?[mM]?\.?)?")
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -326,8 +328,9 @@ def _number_share(cells: Sequence[tuple[int, int, str]]) -> float:
 
 def _measured(cell: str) -> bool:
     """A number (:func:`_numeric`) or a measured value: a number with its unit and a bound or a
-    tolerance ("≥196 Ah", "3.305±0.004V", "2.0 ~ 3.65 V", "≤0.45mΩ", "80%SOH")."""
-    return _numeric(cell) or bool(_QUANTITY.fullmatch(cell))
+    tolerance ("≥196 Ah", "3.305±0.004V", "2.0 ~ 3.65 V", "≤0.45mΩ", "80%SOH"), or a time of
+    day ("7:52a", "12:05 PM": a timetable's)."""
+    return _numeric(cell) or bool(_QUANTITY.fullmatch(cell)) or bool(_TIME.fullmatch(cell))
 
 
 def _numeric(cell: str) -> bool:
@@ -486,6 +489,8 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         return None  # a chart's tick labels, legend or figure caption, not a table: the page keeps them as text
     if 2 * sum(map(_contents_entry, body)) >= len(body):
         return None  # a table of contents (titles, dot leaders, page numbers): the page keeps it as text
+    ids = _id_rows(body)
+    head, body = head + body[:ids], body[ids:]
     body = _fill_down(_join_wrapped(body))
     words = frozenset(w for row in head + body for c in row for w in c.split())
     top = header[0] if header else data[0]
@@ -774,28 +779,54 @@ def _by_order(rows: dict[int, list[tuple[int, int, str]]], spans: list[tuple[int
     are the columns numbers stand in when there are k of them, else k columns set where the rows'
     i-th numbers stand on average (and the columns returned). The rows are moved in place; None
     when the counts differ too much to tell."""
-    counts = Counter(sum(1 for c in r if is_number(c[2])) for r in rows.values())
+    counts = Counter(sum(1 for c in r if _figure(c[2])) for r in rows.values())
     k, most = counts.most_common(1)[0] if counts else (0, 0)
     if k < 1 or most * 5 < len(rows) * 3:
         return None
-    numeric = [s for s in spans if any(is_number(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
+    numeric = [s for s in spans if any(_figure(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
     columns = numeric if len(numeric) == k else _average_columns(rows, k)
     for j, r in rows.items():
-        numbers = [i for i, c in enumerate(r) if is_number(c[2])]
+        numbers = [i for i, c in enumerate(r) if _figure(c[2])]
         if len(numbers) == k:
             for i, at in enumerate(numbers):
                 rows[j][at] = (*columns[i], r[at][2])
     if columns is numeric:
         return spans
     labels = [s for s in spans if s not in numeric and not any(_overlap(s, c) > 0 for c in columns)]
+    first = min(c[0] for c in columns)
+    if not any(s[0] < first for s in labels):  # the rows' labels ran into the first figures' span: theirs
+        words = [c for r in rows.values() for c in r if not _figure(c[2]) and c[0] < first]
+        labels += [(min(c[0] for c in words), first - 1)] if words else []
     return sorted(labels + columns)
+
+
+def _id_rows(body: Sequence[Sequence[str]]) -> int:
+    """How many of the leading rows name the columns with whole numbers (a timetable's train
+    numbers over their times, years over amounts written "1,234.5"): every cell after the first
+    a whole number, and the rows under them holding no whole number, only figures of another
+    form (times, decimals, amounts with separators). At most :data:`MAX_HEADER_LINES`."""
+    n = 0
+    while n < min(len(body) - 1, MAX_HEADER_LINES):
+        cells = [c.lstrip("*") for c in body[n][1:] if c]
+        if len(cells) < 2 or not all(c.isdigit() for c in cells):
+            break
+        n += 1
+    under = [c.lstrip("*") for row in body[n:] for c in row[1:] if c]
+    if not n or not under or any(c.isdigit() for c in under) or 2 * sum(map(_figure, under)) < len(under):
+        return 0
+    return n
+
+
+def _figure(cell: str) -> bool:
+    """A number or a time of day: what :func:`_by_order` places by order."""
+    return is_number(cell) or bool(_TIME.fullmatch(cell))
 
 
 def _average_columns(rows: dict[int, list[tuple[int, int, str]]], k: int) -> list[tuple[int, int]]:
     """k columns, each where the rows with k numbers have their i-th number (the median start)."""
     places: list[list[tuple[int, int]]] = [[] for _ in range(k)]
     for r in rows.values():
-        numbers = [c for c in r if is_number(c[2])]
+        numbers = [c for c in r if _figure(c[2])]
         if len(numbers) == k:
             for i, c in enumerate(numbers):
                 places[i].append((c[0], c[1]))

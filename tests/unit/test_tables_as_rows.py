@@ -580,3 +580,19 @@ def test_two_tables_side_by_side_are_two_tables() -> None:
     assert right.grid.caption == "Table 7: Ablation of attention biases."
     assert right.grid.rows[right.header_rows:][1:3] == (("- Same Row", "32.1", "2.8"), ("- Same Column", "62.1", "37.7"))
     assert right.grid.rows[-1] == ("- Sentence to Header", "61.0", "37.3")
+
+
+def test_a_timetable_is_rows_of_times_under_the_train_numbers(tmp_path: Path) -> None:
+    """A timetable: stations as rows, trains as columns, times of day ("12:16p") as its values
+    and the trains' numbers, whole numbers over columns of times, as its header."""
+    xs = (15, 60, 80, 100, 120)
+    trains = ("Train No.", "224", "228", "232", "236")
+    stops = [("San Francisco", "8:28a", "9:58a", "10:58a", "11:58a"),
+             ("Palo Alto", "9:32a", "11:02a", "12:02p", "1:02p"),
+             ("Mountain View", "9:45a", "11:16a", "12:16p", "1:16p"),
+             ("San Jose", "10:10a", "11:40a", "12:40p", "1:38p")]
+    lines = [list(zip(xs, row, strict=True)) for row in (trains, *stops)]
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "weekend.pdf", "Southbound weekend service", lines))
+    assert rows[2].text == ("table: weekend, page 1: Southbound weekend service\nTrain No.: Mountain View\n"
+                            "224: 9:45a\n228: 11:16a\n232: 12:16p\n236: 1:16p")
+    assert len(rows) == 4
