@@ -117,6 +117,7 @@ _BOUND = r"[-+−]?\d[\d,.]*%?"
 _QUANTITY = re.compile(r"[≥≤<>~≈±]?\s?" + _BOUND + r"(?:\s?[±~\-–]\s?" + _BOUND + r")?\s?" + _UNIT + r"{0,6}")
 #: a time of day: "7:52a", "12:05p", "10:30", "9:05 AM"
 _TIME = re.compile(r"\*?\d{1,2}:\d{2}(?::\d{2})?\s?(?:[aApP]\.?[mM]?\.?)?")
+_LEADING_FIGURE = re.compile(r"[-+−(]?[$€£]?\d")
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -250,7 +251,8 @@ def _side_by_side(cells: Sequence[Sequence[tuple[int, int, str]]], rows: Sequenc
     spans = _columns(cells, typical)
     kinds = [_column_kind([cells[j] for j in typical], span) for span in spans]
     for k in range(2, len(spans) - 1):
-        if kinds[k] == "label" and kinds[k - 1] == "number" and kinds[0] == "label" and "number" in kinds[k + 1:]:
+        if kinds[k] == "label" and kinds[k - 1] == "number" and kinds[0] == "label" \
+                and kinds[1:k].count("number") >= 2 and kinds[k + 1:].count("number") >= 2:
             x = spans[k][0]
             if any(all(c[0] >= x for c in line) or all(c[0] < x for c in line) for line in lines):
                 return x
@@ -272,11 +274,12 @@ def _own_lines(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence
 
 
 def _column_kind(lines: Sequence[Sequence[tuple[int, int, str]]], span: tuple[int, int]) -> str:
-    """"label" when half the lines or more hold a cell of words there, "number" when most of the
-    cells there are numbers, else ""."""
+    """"label" when half the lines or more hold a cell of words there and no cell there starts
+    with a figure (a price run into its source's name, "1.27 - 1.35 Iowa Ethanol"), "number"
+    when most of the cells there are numbers, else ""."""
     here = [c[2] for line in lines for c in line if _overlap(c, span) > 0]
     words = sum(1 for c in here if _WORD.search(c) and not _measured(c))
-    if 2 * words >= len(lines):
+    if 2 * words >= len(lines) and not any(_LEADING_FIGURE.match(c) for c in here):
         return "label"
     return "number" if here and 2 * sum(map(_measured, here)) > len(here) else ""
 
