@@ -36,6 +36,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".text": "text",
     ".md": "markdown",
     ".markdown": "markdown",
+    ".mdx": "markdown",
     ".pdf": "pdf",
     ".html": "html",
     ".htm": "html",

@@ -1,7 +1,9 @@
-"""Markdown files: one document per file, YAML front matter stripped, title extracted; mdBook's
-``{{#include …}}`` directives resolved against the book (``ragkit.loaders.mdbook``); MyST's roles
-and directives read as the text they stand for (``ragkit.loaders.myst``); HTML headings as
-``#`` headings (``ragkit.loaders.markdown_html``)."""
+"""Markdown files (``.md``, ``.markdown``, ``.mdx``): one document per file, YAML front matter
+stripped, title extracted; mdBook's ``{{#include …}}`` directives resolved against the book
+(``ragkit.loaders.mdbook``); MDX's imports, exports, JSX components and comments removed, and
+``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
+read as the text they stand for (``ragkit.loaders.myst``); HTML headings as ``#`` headings
+(``ragkit.loaders.markdown_html``)."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
 from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
+from ragkit.loaders.mdx import render_admonitions, render_mdx
 from ragkit.loaders.myst import render_myst
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -26,8 +29,8 @@ _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 @loaders.register("markdown")
 class MarkdownLoader(Loader):
-    """Reads a Markdown file. ``title`` comes from front matter ``title:`` or the first ``# ``
-    heading (else the file stem); the front matter block is removed from the text."""
+    """Reads a Markdown or MDX file. ``title`` comes from front matter ``title:`` or the first
+    ``# `` heading (else the file stem); the front matter block is removed from the text."""
 
     name = "markdown"
     mime = "text/markdown"
@@ -35,10 +38,12 @@ class MarkdownLoader(Loader):
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path)
         front, body = split_front_matter(text, where=str(path))
-        body = html_headings(render_myst(body, where=str(path)))
+        if path.suffix.lower() == ".mdx":
+            body = render_mdx(body)
+        body = html_headings(render_admonitions(render_myst(body, where=str(path))))
         if not body.strip():
             raise LoaderError(
-                f"{path}: empty file (only YAML front matter, no text)",
+                f"{path}: empty file (no text beside YAML front matter, imports or components)",
                 path=str(path),
                 reason="empty file",
             )

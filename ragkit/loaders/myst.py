@@ -11,10 +11,12 @@ are ``ragkit.loaders.sphinx_names``'):
 - ``eval-rst`` content is reStructuredText, rendered by the rst loader;
 - code directives become fenced code with their language; navigation and build directives
   (``toctree``, ``contents``, ``include``, ``currentmodule``...) disappear;
-- an object description keeps a line with its signature; ``versionadded`` and friends and the
-  admonitions (``note``, ``warning``...) keep a label line; any other directive keeps its content;
-- a directive's options (``:key: value`` lines or a ``---`` YAML block) never reach the text,
-  nor do ``(target)=`` lines.
+- an object description keeps a line with its signature, and the options Sphinx shows with it
+  (``Type: …``, ``Default: …``, ``Value: …``); ``versionadded`` and friends and the admonitions
+  (``note``, ``warning``...) keep a label line; the author directives a ``Module author: NAME``
+  line; any other directive keeps its content;
+- a directive's other options (``:key: value`` lines or a ``---`` YAML block) never reach the
+  text, nor do ``(target)=`` lines.
 
 Quarto and R Markdown code chunks (```` ```{python} ````, ```` ```{r setup} ````) are code. A file
 without a role or directive fence is returned as it is.
@@ -28,15 +30,18 @@ import re
 from ragkit.errors import LoaderError
 from ragkit.loaders.sphinx_names import (
     ADMONITIONS,
+    AUTHORS,
     CODE,
     DROP,
     LABELS,
     TITLED,
+    author_line,
     is_known_object,
     is_object,
     label_line,
     looks_like_code,
     role_text,
+    shown_options,
 )
 
 log = logging.getLogger(__name__)
@@ -52,7 +57,7 @@ _ROLE = re.compile(r"(?<![\w$\\])\{(?P<name>[a-zA-Z][\w.:+-]*)\}(?P<ticks>`+)(?P
                    r"|(?P<span>`+)[^`]+?(?P=span)")
 _ROLE_MARK = re.compile(r"(?<![\w$\\])\{[a-zA-Z][\w.:+-]*\}`")
 _TARGET = re.compile(r"^ {0,3}\([\w.:/ -]+\)=[ \t]*$")
-_OPTION = re.compile(r"^[ \t]*:[\w-]+:(?:[ \t].*)?$")
+_OPTION = re.compile(r"^[ \t]*:(?P<key>[\w-]+):(?:[ \t](?P<value>.*))?$")
 #: MyST directives without text of their own beyond Sphinx's navigation and build ones
 _DROP = DROP | {"contents", "include", "tableofcontents", "glue", "bibliography"}
 #: code-chunk names of Quarto and R Markdown (```{python}): code, not directives
@@ -120,9 +125,12 @@ def _dedent(line: str, indent: int) -> str:
 def _directive(name: str, arg: str, body: list[str], where: str, depth: int) -> list[str]:
     if name in _CHUNK_LANGUAGES:
         return [f"```{name}", *body, "```"]
-    body = _without_options(body)
+    options, body = _options(body)
     if name in _DROP:
         return []
+    if name in AUTHORS:
+        line = author_line(name, arg)
+        return ["", line, ""] if line else []
     if name in CODE:
         language = arg.split()[0] if arg else ""
         return [f"```{language}", *body, "```"]
@@ -139,20 +147,34 @@ def _directive(name: str, arg: str, body: list[str], where: str, depth: int) -> 
     if not is_known_object(name) and looks_like_code([arg, *body]):  # a project's example directive
         return ["```", *([arg] if arg else []), *body, "```"]
     if is_object(name):
-        return ["", f"`{arg}`" if arg else "", *content, ""]
+        fields = [_roles(line) for line in shown_options(options)]
+        return ["", f"`{arg}`" if arg else "", *fields, *content, ""]
     return content
 
 
-def _without_options(body: list[str]) -> list[str]:
-    """``body`` without the directive's leading options (a ``---`` YAML block or ``:key:`` lines)."""
+def _options(body: list[str]) -> tuple[dict[str, object], list[str]]:
+    """The directive's leading options (a ``---`` YAML block or ``:key: value`` lines) and the
+    body without them."""
     if body and body[0].strip() == "---":
         end = next((j for j in range(1, len(body)) if body[j].strip() == "---"), None)
         if end is not None:
-            return body[end + 1 :]
+            return _yaml_options(body[1:end]), body[end + 1 :]
+    options: dict[str, object] = {}
     i = 0
-    while i < len(body) and _OPTION.match(body[i]):
+    while i < len(body) and (option := _OPTION.match(body[i])):
+        options[option.group("key").lower()] = (option.group("value") or "").strip()
         i += 1
-    return body[i:]
+    return options, body[i:]
+
+
+def _yaml_options(lines: list[str]) -> dict[str, object]:
+    import yaml  # light, but only needed for directives with a YAML option block
+
+    try:
+        data = yaml.safe_load("\n".join(lines))
+    except yaml.YAMLError:
+        return {}
+    return data if isinstance(data, dict) else {}
 
 
 def _rst(body: list[str], where: str) -> list[str]:

@@ -11,8 +11,10 @@ so no file fails and no markup is left in the text:
   function or method name as Sphinx writes it;
 - an object description (``py:data``, ``py:function``, ``class``, ``autofunction``, ``envvar``,
   ``option``...) becomes an :class:`object_desc` node: a heading with the object's name, its
-  signature and its content;
+  signature, the options Sphinx shows with it as ``Type: …``/``Default: …``/``Value: …`` lines
+  (``confval``'s ``:type:`` and ``:default:``, an attribute's ``:value:``) and its content;
 - ``versionadded``/``versionchanged``/``deprecated``, ``seealso`` and tabs keep a label line;
+- ``moduleauthor``/``sectionauthor``/``codeauthor`` become ``Module author: NAME`` (no email);
 - code directives (``code-block`` and friends, with any option) become literal blocks;
 - navigation and build directives (``toctree``, ``index``, ``literalinclude``...) disappear;
 - any other directive keeps its content, parsed as reStructuredText.
@@ -30,15 +32,18 @@ from docutils import nodes, utils
 from docutils.parsers.rst import Directive, directives, roles
 
 from ragkit.loaders.sphinx_names import (
+    AUTHORS,
     CODE,
     DROP,
     LABELS,
     TITLED,
+    author_line,
     is_known_object,
     is_object,
     label_line,
     looks_like_code,
     role_text,
+    shown_options,
 )
 
 _LOCK = threading.RLock()
@@ -72,6 +77,9 @@ class _SphinxDirective(Directive):
         arg = " ".join(self.arguments[0].split()) if self.arguments else ""
         if name in DROP:
             return []
+        if name in AUTHORS:
+            line = author_line(name, arg)
+            return [nodes.paragraph(line, line)] if line else []
         if name in CODE:
             if not self.content:
                 return []
@@ -113,8 +121,10 @@ class _SphinxDirective(Directive):
 
     def _object(self, name: str, signature: str) -> nodes.Node:
         node = object_desc(kind=name, name=object_name(signature), signature=signature)
-        if name.startswith("auto") and not self.content:
+        fields = [self._paragraph(line) for line in shown_options(self.options)]
+        if name.startswith("auto") and not self.content and not fields:
             node["bare"] = True  # autodoc: the text lives in the code, only the name is here
+        node.extend(fields)
         node.extend(self._content())
         return node
 
@@ -148,7 +158,7 @@ def sphinx_lookups() -> Iterator[None]:
 
         def directive(name: str, language: Any, document: Any) -> tuple[Any, list[Any]]:
             low = name.lower()
-            if low in CODE or low in DROP or is_object(low) or low in LABELS or low in TITLED:
+            if low in CODE or low in DROP or low in AUTHORS or is_object(low) or low in LABELS or low in TITLED:
                 return _SphinxDirective, []
             found, messages = find_directive(name, language, document)
             return (found or _SphinxDirective), ([] if found is None else messages)

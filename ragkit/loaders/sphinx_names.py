@@ -5,12 +5,12 @@ the reStructuredText loader (``ragkit.loaders.rst_sphinx``) and MyST Markdown
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 #: directives whose output is not text: navigation, build settings, file inclusion, graphs
 DROP = frozenset({
     "toctree", "index", "highlight", "currentmodule", "py:currentmodule", "module", "py:module",
-    "automodule", "autosummary", "literalinclude", "tabularcolumns", "sectionauthor", "moduleauthor",
-    "codeauthor", "default-role", "default-domain", "rst-class", "graphviz", "graph", "digraph",
+    "automodule", "autosummary", "literalinclude", "tabularcolumns", "default-role", "default-domain", "rst-class", "graphviz", "graph", "digraph",
     "inheritance-diagram", "mermaid", "plot", "todolist", "testsetup", "testcleanup", "js:module",
     "c:namespace", "cpp:namespace", "c:namespace-push", "c:namespace-pop", "cpp:namespace-push",
     "cpp:namespace-pop", "program", "option-list", "spelling:word-list", "image", "figure-md",
@@ -35,10 +35,16 @@ LABELS = {
     "seealso": "See also:",
     "todo": "To do:",
 }
+#: directives naming an author, and the line their argument is shown with (the email goes)
+AUTHORS = {"moduleauthor": "Module author", "sectionauthor": "Section author", "codeauthor": "Code author"}
+#: an object description's options Sphinx shows as fields of the object (a ``confval``'s type and
+#: default, a ``py:attribute``'s type and value), and their labels
+SHOWN_OPTIONS = {"type": "Type", "default": "Default", "value": "Value"}
 #: directives whose argument is a label worth keeping (a tab's name, a card's title)
 TITLED = frozenset({"tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card", "tab-set-code"})
 #: roles whose target is a callable: Sphinx writes ``name()``
 CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth", "c:func", "cpp:func", "js:func", "js:meth"})
+_EMAIL = re.compile(r"<[^<>]*>")
 _TITLE_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
 #: admonition directives and the label their text is shown with (``Note: ...``)
 ADMONITIONS = {
@@ -54,6 +60,24 @@ def label_line(name: str, arg: str) -> str:
     version, _, rest = arg.partition(" ")
     label = LABELS[name].format(arg=version) if version else LABELS[name].replace(" {arg}", "")
     return f"{label[:-1]}: {rest}" if rest else label
+
+
+def author_line(name: str, arg: str) -> str:
+    """``moduleauthor:: Ada Lovelace <ada@example.org>`` -> ``Module author: Ada Lovelace``; an
+    empty string when no name is given."""
+    who = " ".join(_EMAIL.sub(" ", arg).split())
+    return f"{AUTHORS[name]}: {who}" if who else ""
+
+
+def shown_options(options: Mapping[str, object]) -> list[str]:
+    """The lines an object description's options show (``Type: int``, ``Default: 5``), in the
+    order of ``SHOWN_OPTIONS``; the values keep their markup, for the caller to render."""
+    lines = []
+    for key, label in SHOWN_OPTIONS.items():
+        value = " ".join(str(options.get(key) or "").split())
+        if value:
+            lines.append(f"{label}: {value}")
+    return lines
 
 
 def is_object(name: str) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ragkit.rag.extractive.text import parse_blocks
+from ragkit.rag.extractive.text import ITEM_MARK, parse_blocks
 from ragkit.types import Citation
 
 #: the widest gap between two chunks that is still only whitespace between them (a blank line and
@@ -29,7 +29,7 @@ MAX_GAP = 12
 #: passages asked for after the one read on from
 FOLLOWING = 3
 
-_LIST_LINE = re.compile(r"^\s*(?:[-*+•]|\d{1,2}[.)])\s+\S", re.MULTILINE)
+_LIST_LINE = re.compile(r"^\s*" + ITEM_MARK + r"\S", re.MULTILINE)
 
 
 def ends_in_list(text: str) -> bool:

@@ -45,12 +45,12 @@ class CitationBook:
         return sorted(self._by_chunk.values(), key=lambda c: c.number)
 
 
-def following(anchor: Citation, k: int = 1) -> dict[str, Any]:
+def following(anchor: Citation, k: int = 1) -> dict[str, Any] | None:
     """The filter of the ``k`` or so passages that follow ``anchor`` in its file: those that start
-    inside it (a chunk overlaps the one before it) or within ``k`` of its lengths after it; ``{}``
+    inside it (a chunk overlaps the one before it) or within ``k`` of its lengths after it; None
     when the anchor has no offsets (nothing to read on from)."""
     if anchor.start is None or anchor.end is None:
-        return {}
+        return None
     return {"source": anchor.source, "start": {"$gt": anchor.start, "$lte": anchor.end + k * (anchor.end - anchor.start)}}
 
 
@@ -91,7 +91,8 @@ def make_search_tool(
             flt = following(anchor, k)
         with lock:
             before = kb.embedder.usage.snapshot()
-            hits = kb.search(query, k=k, filter=flt, kind=retriever, min_score=min_score) if flt != {} else []
+            nothing_after = after is not None and flt is None
+            hits = [] if nothing_after else kb.search(query, k=k, filter=flt, kind=retriever, min_score=min_score)
             used = kb.embedder.usage.since(before)
         if after is not None:
             hits = sorted(hits, key=lambda h: int(h.metadata.get("start") or 0))

@@ -36,6 +36,14 @@ def markdown_seed() -> bytes:
             + "<h3 name=\"tides\">\nWhen is high tide?\n</h3>\n\nAt noon.\n").encode("utf-8")
 
 
+def mdx_seed() -> bytes:
+    # front matter, an import, a comment, components (one with children) and an admonition: what MDX drops
+    return ("---\ntitle: Harbour notes\n---\nimport Tabs from '@theme/Tabs'\n\n## Ferry\n\n{/* draft */}\n"
+            + PARAGRAPHS[2] + "\n\n<Map id=\"harbour\" zoom={{ level: 3 }} />\n\n<Tabs>\n  <TabItem label=\"Winter\">\n"
+            + "    " + PARAGRAPHS[1] + "\n  </TabItem>\n</Tabs>\n\n:::caution\n" + PARAGRAPHS[0]
+            + "\n:::\n\n```jsx\n<Pier open />\n```\n").encode("utf-8")
+
+
 def rst_seed() -> bytes:
     return ("Harbour notes\n=============\n\n" + PARAGRAPHS[0] + "\n\n.. note::\n\n   " + PARAGRAPHS[1]
             + "\n").encode("utf-8")
@@ -205,7 +213,7 @@ def _saved(document: object) -> bytes:
 
 #: extension -> the builder of its seed
 BUILDERS: dict[str, Callable[[], bytes]] = {
-    ".txt": text_seed, ".md": markdown_seed, ".rst": rst_seed, ".html": html_seed, ".csv": csv_seed,
+    ".txt": text_seed, ".md": markdown_seed, ".mdx": mdx_seed, ".rst": rst_seed, ".html": html_seed, ".csv": csv_seed,
     ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed,

@@ -416,3 +416,22 @@ def test_a_numbered_section_heading_in_pdf_text_is_not_a_list_item() -> None:
             "The south gauge is read every six hours by the duty officer.\nBoth readings go in the log.")
     got = extractive_answer("How often is the south gauge read?", _passages((text, {"source": "handbook.pdf", "page": "2"})))
     assert got == "The south gauge is read every six hours by the duty officer. [1]", got
+
+
+SPOOL = _passages((
+    "## Spool folder\n\nThe print daemon keeps waiting jobs in its spool folder, which it cleans every night. "
+    "It is important for speed that the spool folder sits on the same disk as the printer queue. "
+    "Otherwise, the daemon cannot move a job into the queue in one step and has to copy every file instead.\n\n"
+    "The spool folder is set with `spool_dir` in the daemon's settings.",
+    {"source": "spool.md", "start": "0"},
+))
+
+
+def test_a_why_question_gets_the_sentence_that_gives_the_reason() -> None:
+    """"Why …?" answered by a sentence that only says it matters: the next sentence of its
+    paragraph, opening with "Otherwise" (or "This is because", "That way" …), gives the reason."""
+    got = extractive_answer("Why should the spool folder be on the same disk as the printer queue?", SPOOL)
+    assert "same disk" in got and "has to copy every file" in got, got
+    # not for a question that asks for something else
+    where = extractive_answer("Which disk should the spool folder be on?", SPOOL)
+    assert "same disk" in where and "copy every file" not in where, where

@@ -143,3 +143,16 @@ def test_hostile_fences_cost_lines_not_lines_squared() -> None:
     ladder = "\n".join("`" * (3_003 - n) for n in range(3_000)) + "\n<h2>Kept</h2>\n"
     assert html_headings(ladder).endswith("<h2>Kept</h2>\n")  # inside the first, never closed, fence
     assert html_headings("<h2>Not closed\n\n\n\n\n\n\n\ntext</h2>").startswith("<h2>Not closed")
+
+
+def test_object_options_sphinx_shows_and_authors_stay_as_text() -> None:
+    text = render_myst(
+        "# Ferry settings\n\n```{confval} ferry_days\n:type: list\n:default: {code}`['Tue', 'Fri']`\n"
+        ":no-index:\n\nThe days the ferry sails.\n```\n\n"
+        ":::{py:attribute} Ferry.seats\n---\ntype: int\nvalue: 40\n---\nSeats on deck.\n:::\n\n"
+        "```{sectionauthor} Dee Wharf <dee@wharf.example>\n```\n"
+    )
+    assert "`ferry_days`\nType: list\nDefault: `['Tue', 'Fri']`\n\nThe days the ferry sails." in text
+    assert "`Ferry.seats`\nType: int\nValue: 40\nSeats on deck." in text
+    assert "Section author: Dee Wharf" in text
+    assert "no-index" not in text and "@" not in text

@@ -275,3 +275,59 @@ def test_index_a_sphinx_folder_skips_no_rst_and_no_hit_shows_markup(tmp_path: Pa
     top = json.loads(CliRunner().invoke(cli, ["search", "PERMANENT_SESSION_LIFETIME", "--index",
                                               str(tmp_path / "index"), "-k", "1", "--json"]).stdout)[0]
     assert top["source"] == "config.rst" and top["heading"].endswith("PERMANENT_SESSION_LIFETIME")
+
+
+HARBOUR_RST = """\
+Harbour settings
+================
+
+.. module:: harbour.tide
+.. moduleauthor:: Ada Quayle <ada@harbour.example>
+.. sectionauthor:: Ben Pier
+.. codeauthor:: Cy Dock <cy at dock dot example>
+
+.. confval:: tide_table_path
+   :type: :code-py:`str`
+   :default: ``'tables/tide.csv'``
+
+   Where the tide table is read from.
+
+.. py:attribute:: Pier.berths
+   :type: int
+   :value: 12
+
+   How many ships moor at once.
+
+.. autoattribute:: harbour.Pier.depth
+   :value: 9
+
+.. envvar:: HARBOUR_HOME
+
+   Where the harbour lives.
+"""
+
+
+def test_an_objects_type_default_and_value_are_text_under_its_heading(tmp_path: Path) -> None:
+    path = tmp_path / "harbour.rst"
+    path.write_text(HARBOUR_RST, encoding="utf-8")
+    doc = load(path)
+    assert RST_MARKUP.search(prose(doc.text)) is None, RST_MARKUP.search(prose(doc.text))
+    chunks = splitters.get("markdown")(chunk_size=80, chunk_overlap=0, unit="chars").split(doc)
+
+    def chunk_of(words: str) -> Document:
+        return next(c for c in chunks if words in c.text)
+
+    assert "Type: str\n\nDefault: 'tables/tide.csv'" in chunk_of("Default: 'tables").text
+    assert chunk_of("Default: 'tables").metadata["heading"] == "Harbour settings > tide_table_path"
+    assert "Type: int\n\nValue: 12" in chunk_of("Value: 12").text
+    assert chunk_of("Value: 12").metadata["heading"] == "Harbour settings > Pier.berths"
+    assert chunk_of("Value: 9").metadata["heading"] == "Harbour settings > harbour.Pier.depth"
+    assert "Where the harbour lives." in doc.text
+
+
+def test_authors_are_named_without_their_email(tmp_path: Path) -> None:
+    path = tmp_path / "harbour.rst"
+    path.write_text(HARBOUR_RST, encoding="utf-8")
+    text = load(path).text
+    assert "Module author: Ada Quayle\n\nSection author: Ben Pier\n\nCode author: Cy Dock\n" in text
+    assert "@" not in text and "dock dot" not in text

@@ -14,7 +14,7 @@ from ragkit.rag.extractive import extractive_answer
 from ragkit.rag.passages import Passage
 from ragkit.rag.read_on import ends_in_list, stitched
 from ragkit.rag.tool import CitationBook, make_search_tool
-from ragkit.types import Citation
+from ragkit.types import Citation, SearchHit
 
 from .pipeline.helpers import make_spec, write_tree
 
@@ -86,6 +86,10 @@ def test_the_search_tool_reads_on_after_a_passage(tmp_path: Path) -> None:
                                                 for c in more.citations)
         unknown = tool.invoke({"query": "kiln", "after": 99}, context={"book": book})
         assert unknown.is_error and "no passage [99]" in unknown.content
+        # a passage without offsets has nothing after it: no passages, never an unfiltered search
+        bare = book.number(SearchHit("no-offsets", 1.0, {"source": "kiln.md", "text": "A pot goes through"}))
+        after_bare = tool.invoke({"query": "four stages of the kiln", "after": bare.number}, context={"book": book}).output
+        assert after_bare is not None and after_bare.citations == []
 
 
 def test_a_list_cut_between_passages_is_answered_whole(tmp_path: Path) -> None:

@@ -103,8 +103,11 @@ def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
 
 
 _HOWTO = re.compile(
-    r"^\W*(?:and\s+|so\s+|then\s+)?(?:how\s+(?:do|can|could|should|would|does|to|is|are)\b(?!\s+(?:much|many)\b)"
+    r"^\W*(?:and\s+|so\s+|then\s+|(?:since|because|if|when|once|now\s+that|given\s+that)\b[^,?]{1,80},\s*)?"
+    r"(?:how\s+(?:do|can|could|should|would|does|to|is|are)\b(?!\s+(?:much|many)\b)"
     r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|correct\s+)?way\s+to\b|is\s+there\s+a\s+way\b"
+    r"|what\s+(?:do|does|should|must)\s+(?:i|we|you|one)\s+(?:need\s+to|have\s+to|must)\s+"
+    r"(?:do|set\s+up|setup|add|write|create|install|configure|change|run|edit|put|use)\b"
     r"|(?:can|could|should)\s+i\b)",
     re.IGNORECASE,
 )
@@ -112,7 +115,8 @@ _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:\w+\s+){{0,2}}\w+s\b"
     rf"|\b{_COUNT}\s+(?:\w+\s+)?\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
-    r"|^\W*(?:what|which)\s+(?:\w+\s+)?\w+s\s+(?:do|does|did|should|must|are|were|can)\b",
+    r"|^\W*(?:what|which)\s+(?:\w+\s+)?\w+s\s+(?:do|does|did|should|must|are|were|can)\b"
+    r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
 )
 _VERB_LIST = re.compile(r"\b(?:i|we|you|to)\s+list\b", re.IGNORECASE)
@@ -189,6 +193,15 @@ def gives_alias(sentence: str) -> bool:
     """Whether ``sentence`` gives another name ("a polyfill (aka "shim")", "also known as",
     "also called")."""
     return bool(_ALIAS.search(sentence))
+
+
+_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:reason|point|purpose)\b"
+                  r"|\bfor\s+what\s+reason\b", re.IGNORECASE)
+
+
+def asks_why(question: str) -> bool:
+    """Whether a question asks for a reason ("Why should the cache …?", "What is the reason for …?")."""
+    return bool(_WHY.search(question))
 
 
 _COLUMNS = re.compile(
@@ -296,14 +309,17 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words)
 
 
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and") may be names alone
 
 
 def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
     """Two adjacent capitalised words (initials aside) of which neither is a place or organisation
     designator and at least one is not from the question, not opening the sentence unless the line
-    is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell"): "Ada Lovelace" yes,
+    is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell", "Marta Quell (@mquell)":
+    what a line adds in parentheses is left out): "Ada Lovelace" yes,
     "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
+    sentence = _PARENTHESES.sub("", sentence).strip() or sentence  # a handle: "Ada Quill (@aquill)"
     words = [w for w in WORD.findall(sentence) if not (len(w) == 1 and w.isupper())]  # initials: "John C. Ames"
     byline = (0 < len(words) <= _NAME_LINE_WORDS and sentence.rstrip()[-1:] not in ".!?:"
               and all(w[0].isupper() or w == "and" for w in words))

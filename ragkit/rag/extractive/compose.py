@@ -2,10 +2,16 @@
 followed by that passage's ``[n]`` marker.
 
 - *sentences*: the best 1-3 (within 60 % of the best score, 80 % when the best holds the date,
-  number or name asked for), best first;
+  number or name asked for), best first; quotes of one paragraph that share a sentence (two
+  neighbouring sentences read as one, for a yes/no or a why question) are quoted once, as the run
+  of sentences they cover;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
-  whose intro, items or section match best, or one in the best passage (a numbered one for steps); and whenever the best
+  whose intro, items or section match best (a list right after a good sentence's paragraph, in
+  its section, is introduced by that paragraph, colon or not: "… You can adjust this with
+  vertical_overflow." and its values), or one in the best passage (a numbered one for steps), with
+  the sentence right after it that speaks of its items as a whole ("You can install all of these
+  with …"); and whenever the best
   sentence introduces a list ("These are the rules:"), the intro and all its items;
 - *how-to*: the sentences (from the best sentence's page only), then the code block of the best
   sentence's section (the first one
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from ragkit.rag.extractive.text import Block
 from ragkit.rag.extractive.values import gloss
@@ -56,6 +62,7 @@ class Unit:
     above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
     leads_list: bool = False  # a line ending with ":" that a list follows ("The available convertors are:")
     closing: bool = False  # the first of the short lines that end a passage after its prose: a signature
+    run: tuple[str, ...] = ()  # the sentences of a unit that joins neighbouring ones of a paragraph
 
 
 @dataclass(frozen=True)
@@ -79,32 +86,59 @@ def _passage(units: Sequence[Unit], u: Unit) -> list[Unit]:
     return [v for v in units if v.rank == u.rank]
 
 
-def _list_of(u: Unit, units: Sequence[Unit]) -> tuple[Unit | None, list[Unit]] | None:
-    """The list ``u`` belongs to or introduces, as (intro sentence or None, items)."""
+def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tuple[Unit | None, list[Unit]] | None:
+    """The list ``u`` belongs to or introduces, as (intro sentence or None, items); with
+    ``paragraph`` (a question that asks for a list), also the list right after ``u``'s paragraph
+    in its section, which ``u`` then introduces ("… display ellipsis if it is too large. You can
+    adjust this with vertical_overflow." and the list of its values)."""
     mine = _passage(units, u)
     if u.kind == "item":
         group = u.block.group
     else:
-        following = [v for v in mine if v.position > u.position and v.kind != "code"][:1]
+        led = paragraph and u.kind == "prose"
+        following = [v for v in mine if v.position > u.position and v.kind != "code"
+                     and not (led and v.kind == "prose" and v.block_index == u.block_index)][:1]
         if not following or following[0].kind != "item" or following[0].block.section != u.block.section:
             return None
-        if u.kind == "prose" and not u.text.rstrip().endswith(":") and u.kind != "heading":
+        if u.kind == "prose" and not u.text.rstrip().endswith(":") and not led:
             return None
+        if led and following[0].block_index != u.block_index + 1:
+            return None  # the list must follow the paragraph at once
         group = following[0].block.group
     items = [v for v in mine if v.kind == "item" and v.block.group == group]
     before = [v for v in mine if v.position < items[0].position and v.kind != "code"][-1:]
     intro = before[0] if before and before[0].kind == "prose" and before[0].text.rstrip().endswith(":") else None
+    if intro is None and u.kind == "prose" and paragraph:  # u and the rest of its paragraph
+        rest = [v.text for v in mine if v.kind == "prose" and v.block_index == u.block_index and v.position >= u.position]
+        intro = replace(u, text=" ".join(rest))
     return intro, items
 
 
-def _render_list(intro: Unit | None, items: list[Unit]) -> str:
+#: a sentence that speaks of the list before it as a whole ("You can install all of these with …")
+_BACK_TO_LIST = re.compile(r"\b(?:these|those|them|the\s+above|this\s+list)\b", re.IGNORECASE)
+
+
+def _closing(items: list[Unit], units: Sequence[Unit]) -> Unit | None:
+    """The sentence right after a list, in its section, that speaks of the list's items as a
+    whole ("You can install all of these with `pip install …[full]`."): it completes the list."""
+    last = items[-1]
+    after = sorted((v for v in _passage(units, last) if v.position > last.position), key=lambda v: v.position)[:1]
+    if (after and after[0].kind == "prose" and after[0].block.section == last.block.section
+            and _BACK_TO_LIST.search(after[0].text)):
+        return after[0]
+    return None
+
+
+def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = ()) -> str:
     ordered = items[0].block.ordered
     lines = [f"{i}. {v.text}" if ordered else f"- {v.text}" for i, v in enumerate(items, 1)]
     number = items[0].number
+    closing = _closing(items, units)
+    tail = f"\n{closing.text} [{number}]" if closing else ""
     head = intro.text if intro else f"{items[0].block.section}:" if items[0].block.section else ""
     if not head:
-        return "\n".join(lines) + f" [{number}]"
-    return f"{head} [{number}]\n" + "\n".join(lines)
+        return "\n".join(lines) + f" [{number}]" + tail
+    return f"{head} [{number}]\n" + "\n".join(lines) + tail
 
 
 def _code_for(anchor: Unit, units: Sequence[Unit], code_units: Sequence[Unit]) -> Unit | None:
@@ -164,6 +198,30 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     return f"{before[0].text} " if before else ""
 
 
+#: a sentence that opens by giving the reason or the consequence of the one before it
+_CONSEQUENCE = re.compile(
+    r"^(?:Otherwise|Else|If not|This is because|That is because|That's because|This is why|That is why|"
+    r"This means|That means|This way|That way|As a result|Because of this|For this reason|Therefore|"
+    r"Thus|Hence|This (?:prevents|avoids|ensures|keeps|protects|guarantees|makes sure))\b"
+)
+#: words by which a sentence gives a reason itself
+_REASON = re.compile(r"\b(?:because|since|so that|in order to|to (?:avoid|prevent|ensure|keep|protect|allow|make sure)|"
+                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b", re.IGNORECASE)
+
+
+def _consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """For a question that asks why: the sentence after ``u`` in its paragraph, with a space before
+    it, when ``u`` gives no reason itself and that sentence opens with one ("It is important for
+    the cache to be on the same file system." "Otherwise, uv cannot link files and must copy
+    them."); "" otherwise."""
+    if u.kind != "prose" or _REASON.search(u.text):
+        return ""
+    following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
+    after = [v for v in _passage(units, u) if v.position == following and v.kind == "prose"
+             and v.block_index == u.block_index and id(v) not in quoted]
+    return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
+
+
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
     """The lines that complete a sentence ending with a colon ("for the following project:" and
     "KEN SARGENT HOUSE", "GRANDE PRAIRIE, ALBERTA"): the short prose, heading or row units right
@@ -194,9 +252,35 @@ def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Un
             break
         if chosen and c.own_share < _SENTENCE_SHARE * best_own:
             continue  # a further sentence must match on its own words, not only its neighbours'
-        if c.unit.kind != "code" and all(c.unit.text.lower() != u.text.lower() for u in chosen):
+        if c.unit.kind == "code" or any(c.unit.text.lower() in u.text.lower() for u in chosen):
+            continue
+        within = [i for i, u in enumerate(chosen) if u.text.lower() in c.unit.text.lower() or _overlap(u, c.unit)]
+        if within:  # it quotes a chosen sentence and the next one of its paragraph (a yes/no's answer)
+            chosen[within[0]] = _joined(chosen[within[0]], c.unit)
+        else:
             chosen.append(c.unit)
     return chosen
+
+
+def _sentences_of(u: Unit) -> dict[int, str]:
+    return {u.position + i: text for i, text in enumerate(u.run or (u.text,))}
+
+
+def _overlap(a: Unit, b: Unit) -> bool:
+    """Whether two units quote a sentence in common (neighbouring sentences joined, ``run``)."""
+    return (a.rank, a.block_index) == (b.rank, b.block_index) and bool(_sentences_of(a).keys() & _sentences_of(b).keys())
+
+
+def _joined(a: Unit, b: Unit) -> Unit:
+    """``b`` when ``a`` is not in the same paragraph; else the run of sentences both cover, once."""
+    if (a.rank, a.block_index) != (b.rank, b.block_index) or a.kind != "prose" or b.kind != "prose":
+        return b
+    run = {**_sentences_of(a), **_sentences_of(b)}
+    if sorted(run) != list(range(min(run), max(run) + 1)):
+        return b
+    ordered = tuple(run[k] for k in sorted(run))
+    return replace(a if a.position <= b.position else b, text=" ".join(ordered), run=ordered,
+                   position=min(run), own=a.own | b.own, near=a.near | b.near)
 
 
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
@@ -208,14 +292,14 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     listed = [(c.score, c.unit) for c in candidates if c.score >= _LIST_SHARE * best.score]
     listed += [(_LIST_SHARE * best.score, v) for v in _passage(units, best.unit) if v.kind == "item"]
     for score, unit in listed:
-        found = _list_of(unit, units)
+        found = _list_of(unit, units, paragraph=True)
         if found:
             bonus = _ORDERED_BONUS if ordered and found[1][0].block.ordered else 1.0
             options.append((score * bonus, -len(options), found))
     if not options:
         return None
     intro, items = max(options, key=lambda o: (o[0], o[1]))[2]
-    return _render_list(intro, items)
+    return _render_list(intro, items, units)
 
 
 def column_labels(row: str) -> list[str]:
@@ -240,14 +324,15 @@ def columns_answer(units: Sequence[Unit]) -> str | None:
 
 
 def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
-            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = ()) -> str:
+            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = (), why: bool = False) -> str:
     """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the
-    code blocks that share a word with a how-to question, best first."""
+    code blocks that share a word with a how-to question, best first; ``why``: the question asks
+    for a reason (a sentence without one brings the next when that gives it)."""
     best = candidates[0].unit
     if list_wanted and (listed := _best_list(candidates, units, ordered)):
         return listed
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
-        return _render_list(*found)
+        return _render_list(*found, units)
     code = _code_for(best, units, code_units) if howto else None
     if code is None:  # "The default is:" and the value's code block after it: never cut at the colon
         code = next((v for v in _passage(units, best) if best.leads_code and v.position == best.position + 1), None)
@@ -266,6 +351,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     quoted = {id(u) for u in chosen}
     text = " ".join(
         f"{_antecedent(u, units, quoted)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{_consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:

@@ -45,6 +45,11 @@ question of the conversation weigh half. The score is then weighed by:
   under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
+For a yes/no or a why question two neighbouring sentences of a paragraph are also scored as one
+candidate (``ragkit.rag.extractive.yes_no``): the second often carries the fact ("… removes color
+only. Styles such as bold are preserved."; a claim, then the sentence that explains it). A snake_case identifier the question writes (``NO_COLOR``)
+is a name whole, and its words count as its parts.
+
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
 one; for a how-to question, the code block of the best sentence's section. It says the knowledge
@@ -58,9 +63,10 @@ part of which another document may answer). A question that names something foun
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
-PDF loader) when its first page is not among the passages; "What are the column headers of X?" by
+PDF loader), whether or not its first page is among the passages; "What are the column headers of X?" by
 the labels of the cells of the best-ranked table's rows; "Who wrote the foreword of X?" by
-the signature that ends a passage (a name line after the last sentence); a sentence of a reference list
+the signature that ends a passage (a name line after the last sentence), or that makes up a
+passage starting inside its document (the splitter cut it from its prose); a sentence of a reference list
 (``references`` metadata) counts half.
 
 Passage text is data: nothing in it is ever followed as an instruction; the only thing text can
@@ -77,6 +83,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    asks_why,
     counts,
     defines,
     expands,
@@ -96,6 +103,7 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
+from ragkit.rag.extractive.yes_no import asks_yes_no, sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -194,7 +202,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
         own = [terms_of(text) for _, text, _ in raw]
-        signature = _signature(raw)
+        signature = _signature(raw, continued=p.meta.get("start", "0") not in ("", "0"))
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))
@@ -221,16 +229,19 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
     return units
 
 
-def _signature(raw: Sequence[tuple[str, str, int]]) -> int:
+def _signature(raw: Sequence[tuple[str, str, int]], *, continued: bool = False) -> int:
     """The position of a passage's signature: the first of the short lines without closing
     punctuation that end it after a sentence of prose (a foreword's "Sarah Drasner", "Head of
-    Developer Experience", "Netlify"; a letter's or a memo's name and role); -1 when it ends
-    otherwise."""
+    Developer Experience", "Netlify"; a letter's or a memo's name and role), or that make up the
+    whole of a ``continued`` passage (one that starts inside its document: the splitter cut the
+    signature from the prose it ends); -1 when it ends otherwise."""
     pos = len(raw)
     while pos > 0 and raw[pos - 1][0] in ("heading", "prose") and _short_line(raw[pos - 1][1]):
         pos -= 1
     body = [text for kind, text, _ in raw[:pos] if kind == "prose"]
     ends = 0 < len(raw) - pos <= _SIGNATURE_LINES
+    if ends and pos == 0 and continued:
+        return 0
     return pos if ends and body and body[-1].rstrip()[-1:] in ".!?" else -1
 
 
@@ -438,16 +449,17 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
 
 def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
     """The passages, each document's first one followed by its title and byline when its loader
-    found them (``authors``: a paper's names under its title, ``ragkit.loaders.pdf_paper``) and
-    its first page is not among them: "Who wrote the Raft paper?" is answered from any retrieved
-    passage of the paper. The added passage cites the passage it follows."""
+    found them (``authors``: a paper's names under its title, ``ragkit.loaders.pdf_paper``):
+    "Who wrote the Raft paper?" is answered from any retrieved passage of the paper, and with
+    every author, also when its first page is among them (a page's text layer interleaves the
+    names with their affiliations, and only the first few lines of it are read as a byline). The
+    added passage cites the passage it follows."""
     out: list[Passage] = []
-    opened = {p.meta.get("source") for p in passages if p.meta.get("page", "1") == "1" and p.meta.get("start") == "0"}
     done: set[str] = set()
     for p in passages:
         out.append(p)
         source, authors = p.meta.get("source", ""), p.meta.get("authors", "")
-        if authors and source not in done and source not in opened:
+        if authors and source not in done:
             title = p.meta.get("document_title", "") or source
             out.append(Passage(p.number, f"{title}\n{authors}", {"source": source, "page": "1", "start": "0"}))
         done.add(source)
@@ -497,12 +509,18 @@ def extractive_answer(
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
+    # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
+    paired = (asks_yes_no(question) or asks_why(question)) and not query.howto
+    scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
-        (c for u in units if (c := _score(u, query, weight, min_coverage, label))),
+        (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=lambda c: (-c.score, c.unit.rank, c.unit.position),
     )
     named = query.names & present
-    if named:  # a question about a name is answered from a document that mentions it
+    # a question about a name is answered from a document that mentions it; about an identifier
+    # (``NO_COLOR``), from one that writes it whole, not only its words
+    named = {t for t in named if "_" in t} or named
+    if named:
         candidates = [c for c in candidates if named & (c.unit.scope | c.unit.document | c.unit.section)]
     # the passage an answer comes from (with its document's other passages) must hold half the
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
@@ -521,7 +539,8 @@ def extractive_answer(
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
     ) if query.howto else []
     return compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
-                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units)
+                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
+                   why=asks_why(query.text))
 
 
 __all__ = ["REFUSAL", "STOPWORDS", "extractive_answer"]

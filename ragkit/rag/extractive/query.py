@@ -1,6 +1,7 @@
 """A question as the extractive answerer reads it (``read_question``): its content-word stems
 with their weights (numbers and quoted words count double, names one and a half, a how-to's verb,
 a counted list's noun and an identifier's parts less, words carried over from an earlier question
+and those of a premise it states before asking ("Since X is static, …", "X is deprecated; …")
 half; a list's count and the "time" of "one at a time" not at all), the kind of
 answer it wants (``answer_type``, ``values``), whether it wants a list, a definition, a byline,
 and the words a passage must not be refused for lacking."""
@@ -25,13 +26,19 @@ from ragkit.rag.extractive.answer_type import (
     quantity_measure,
     wants_list,
 )
-from ragkit.rag.extractive.text import WORD, terms, word_terms
+from ragkit.rag.extractive.text import SNAKE, WORD, snake_identifiers, terms, word_terms
 from ragkit.rag.extractive.values import value_question
 
 _VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
 _PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
 _OWNER = 0.7  # weight of a possessive name ("Edith Carrow's brother": the brother is the subject)
 _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question of the conversation
+_GIVEN = 0.5  # weight of a word of the premise a question states before asking ("Since X is static, …")
+#: a premise the question states before it asks: a "since/because/given that …," clause, or a
+#: statement ended by a semicolon ("atomFamily is deprecated; what package …?")
+_PREMISE = re.compile(r"^\W*(?:(?:since|because|given\s+that|now\s+that|as)\b[^,;?]{1,120}[,;]|[^,;?]{3,120};)",
+                      re.IGNORECASE)
+_IDENTIFIER_BOOST = 1.5  # weight of a snake_case identifier the question writes, whole (as a name's)
 _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules*"): the items need not say it
 
 
@@ -97,13 +104,20 @@ _IDIOM = re.compile(r"\b(?:at\s+(?:a|the\s+same|one|any)|from\s+time\s+to|all\s+
 
 def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
     """Boost factors (numbers and quoted words x2, capitalised names not opening the question
-    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1) and the name-like stems
+    x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1; a snake_case identifier
+    whole x1.5, its words as parts) and the name-like stems
     (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
     they name what the answer is, not what it is about."""
     boosts: dict[str, float] = {}
     names: set[str] = set()
     quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
-    words = WORD.findall(_IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], question))
+    text = _IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], question)
+    tokens = list(WORD.finditer(text))
+    words = [m.group() for m in tokens]
+    spans = [m.span() for m in SNAKE.finditer(text)]
+    parts = {i for i, m in enumerate(tokens) if any(a <= m.start() < b for a, b in spans)}
+    premise = _PREMISE.match(text)
+    given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
     verb = _howto_verb(words) if is_howto(question) else -1
     for i, raw in enumerate(words):
@@ -113,10 +127,14 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
         name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
             boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
-                     else _VERB if i == verb else 1.0) * (_PART if k else 1.0)
+                     else _VERB if i == verb else 1.0) * (_PART if k or i in parts else 1.0) * (
+                         _GIVEN if i in given else 1.0)
             boosts[key] = max(boosts.get(key, 0.0), boost)
             if name and not digit and k == 0 and len(key) > 2 and not (raw.isupper() and len(raw) <= 4):
                 names.add(key)
+    for key in snake_identifiers(text):  # ``NO_COLOR`` whole (its words count as parts): a name only
+        boosts[key] = max(boosts.get(key, 0.0), _IDENTIFIER_BOOST)  # a passage that writes it holds
+        names.add(key)
     return boosts, names
 
 

@@ -108,14 +108,19 @@ def word_terms(raw: str) -> list[str]:
     return out
 
 
-_SNAKE = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
+SNAKE = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
 
 
 def terms(text: str) -> list[str]:
     """Content-word stems of ``text`` in order (stopwords and 1-letter words removed), then each
     snake_case identifier whole: ``NO_COLOR`` is the word "color" (its "no" is a stopword) and
     the term ``no_color``, which only a passage naming it holds."""
-    return [t for raw in WORD.findall(text) for t in word_terms(raw)] + [m.lower() for m in _SNAKE.findall(text)]
+    return [t for raw in WORD.findall(text) for t in word_terms(raw)] + snake_identifiers(text)
+
+
+def snake_identifiers(text: str) -> list[str]:
+    """The snake_case identifiers of ``text``, lower-cased and whole (``NO_COLOR`` -> ``no_color``)."""
+    return [m.lower() for m in SNAKE.findall(text)]
 
 
 # ---------------------------------------------------------------- markup
@@ -171,7 +176,9 @@ _ABBREVIATION = re.compile(
     r"ca|cf|e\.g|i\.e)|(?:^|\s)[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
-_ITEM = re.compile(r"^(?:([-*+•])|(\d{1,2})[.)])\s+")
+#: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
+ITEM_MARK = r"(?:([-*+•])|(\d{1,2})[.)])\s+"
+_ITEM = re.compile("^" + ITEM_MARK)
 
 
 def table_cells(line: str) -> list[str] | None:

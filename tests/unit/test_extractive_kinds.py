@@ -1,0 +1,198 @@
+"""Answers shaped by the kind of question: a yes/no question answered by two sentences of one
+paragraph, an identifier the question writes read whole. Each document is written for the test,
+in the shape of a documentation page where the answerer quoted a sentence that did not answer."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.answer_type import asks_why, has_answer_type, is_howto, wants_list
+from ragkit.rag.extractive.query import read_question
+from ragkit.rag.extractive.yes_no import asks_yes_no
+from ragkit.rag.passages import Passage
+
+
+def _passages(*texts: tuple[str, dict[str, str]]) -> list[Passage]:
+    return [Passage(n, text, meta) for n, (text, meta) in enumerate(texts, 1)]
+
+
+def test_yes_no_questions_are_told_apart() -> None:
+    assert asks_yes_no("Are there several tide tables?")
+    assert asks_yes_no("If I set QUIET, will the foghorn still sound?")
+    assert asks_yes_no("Does the ferry run on Sundays?")
+    assert not asks_yes_no("What does the ferry do on Sundays?")
+    assert not asks_yes_no("Is there a way to mute the foghorn?")  # a how-to
+
+
+def test_a_yes_no_answer_keeps_the_sentence_that_carries_the_fact() -> None:
+    """"Are there several X?": the sentence that repeats the question says "not", the next one of
+    its paragraph says what there is. Before: the first alone, then sentences of other passages."""
+    passages = _passages(
+        ("## Tides\n\nContrary to a common belief, there are not several tide tables for the harbour. "
+         "There's just one register, kept by the harbour master.\n\nThe tides turn twice a day.", {"source": "tides.md"}),
+        ("Several boats keep their own tide tables on board.", {"source": "boats.md"}),
+    )
+    got = extractive_answer("Are there several tide tables for the harbour?", passages)
+    assert got.startswith("Contrary to a common belief") and "just one register" in got, got
+
+
+def test_a_yes_no_pair_is_scored_as_one() -> None:
+    """"If I set QUIET_MODE, will the lamps still blink?": a note says what the setting removes and,
+    in its next sentence, what it keeps; neither sentence alone holds the setting and the lamps."""
+    passages = _passages(
+        ("## Settings\n\nIf the variable QUIET_MODE is set, the harbour goes quiet at night. "
+         "QUIET_MODE takes precedence over LOUD_MODE.\n\n"
+         "Note: QUIET_MODE silences the foghorn only. Lamps such as beacons and buoys still blink.",
+         {"source": "settings.md"}),
+    )
+    got = extractive_answer("If I set QUIET_MODE, will the lamps still blink?", passages)
+    assert got.startswith("Note: QUIET_MODE silences the foghorn only. Lamps such as beacons"), got
+
+
+def test_an_identifier_the_question_writes_is_a_name_whole() -> None:
+    """``HARBOUR_MODE`` is one setting: a page that only says "harbour" and "mode" is about
+    something else. Before: its words matched and the other page's sentence was quoted."""
+    query = read_question("What does HARBOUR_MODE change?")
+    assert "harbour_mode" in query.names and query.boosts["harbour_mode"] > 1.0 > query.boosts["harbour"]
+    passages = _passages(
+        ("The harbour mode of the lamps changes how often they blink at night.", {"source": "lamps.md"}),
+        ("Setting HARBOUR_MODE switches the foghorn to its quiet tone.", {"source": "settings.md"}),
+    )
+    got = extractive_answer("What does HARBOUR_MODE change?", passages)
+    assert "[2]" in got and "[1]" not in got, got
+
+
+def test_what_a_thing_can_do_asks_for_a_list() -> None:
+    assert wants_list("What can a harbour lamp do when the fog is thicker than usual?")[0]
+    assert wants_list("What exactly can I do in the dry dock that the quay won't let me?")[0]
+    assert not wants_list("What does a harbour lamp do?")[0]
+    assert not wants_list("How can I do this?")[0]
+
+
+def test_a_list_right_after_a_paragraph_answers_a_list_question() -> None:
+    """The paragraph says what happens and how to change it, without a colon; the list after it
+    holds the choices. Before: sentences of other passages, without the list."""
+    passages = _passages(
+        ("# Harbour lamps\n\nHarbour lamps use a lens to light the quay when the fog comes in.", {"source": "lamps.md"}),
+        ("## Thick fog\n\nBy default, a harbour lamp will dim itself if the fog is too thick for the lens. "
+         "You can adjust this by setting the fog_mode option on the lamp.\n\n"
+         "- \"flash\" Blink the lamp twice a second.\n- \"dim\" Lower the light to half. This is the default.\n"
+         "- \"horn\" Sound the foghorn instead of lighting the lamp.\n\nLamps are cleaned every week.",
+         {"source": "lamps.md"}),
+    )
+    got = extractive_answer("What can a harbour lamp do when the fog is thicker than usual?", passages)
+    assert "fog_mode" in got and all(w in got for w in ('"flash"', '"dim"', '"horn"')), got
+    assert "cleaned" not in got
+
+
+def test_what_do_i_need_to_set_up_is_a_procedure() -> None:
+    assert is_howto("Since the pump is a static unit, what do I need to set up so my boat drains the bilge?")
+    assert is_howto("What do I need to install first?")
+    assert is_howto("When the tide is high, how do I moor the boat?")
+    assert not is_howto("What do I need?")
+    assert not is_howto("When was the pump installed, and why?")
+
+
+def test_a_procedure_asked_as_what_to_set_up_brings_its_code() -> None:
+    """"What do I need to set up …?" asks for a procedure: the answer ends with the code the
+    page gives for it. Before: prose sentences only, without the file to write."""
+    passages = _passages(
+        ("## Draining\n\nBecause the pump is a static unit by default, there is no drain linked to the bilge. "
+         "In order to drain the bilge, we have to say which drain the pump uses. "
+         "The easiest way to do this is by setting up a drain file.\n\n"
+         "First edit `Boat.toml` and add `drain = \"drain.cfg\"`:\n\n```toml\n[boat]\ndrain = \"drain.cfg\"\n```",
+         {"source": "pumps.md"}),
+        ("The bilge of a boat holds water that the pump sends overboard.", {"source": "boats.md"}),
+    )
+    got = extractive_answer("Since the pump is a static unit, what do I need to set up so my boat drains the bilge?",
+                            passages)
+    assert 'drain = "drain.cfg"' in got and "```" in got, got
+
+
+def test_a_reason_is_the_claim_and_the_sentence_that_explains_it() -> None:
+    """"Why does X?": the sentence that says what it guards against, and the next one that says
+    why, quoted once as one run (two overlapping pairs are not quoted twice). Before: the claim
+    alone, without the word that explains it."""
+    assert asks_why("Why does a lock seal itself?") and not asks_why("What does a lock seal?")
+    passages = _passages((
+        "## Sealing\n\nA lock seals not for true safety in the sense that the harbour normally cares about. "
+        "It seals as a guard against blindly using the cargo that comes out of a lock that saw a storm while shut. "
+        "The cargo in such a lock was likely being moved, and may be in a damaged or incomplete state.\n\n"
+        "Sealed locks are opened by the harbour master.", {"source": "locks.md"}))
+    got = extractive_answer("Why does a lock seal itself when a storm hits while it is shut?", passages)
+    assert "damaged or incomplete" in got, got
+    assert got.count("It seals as a guard") == 1, got
+
+
+def test_the_sentence_after_a_list_that_speaks_of_it_completes_it() -> None:
+    """"You can fit all of these with …" right after a list says how to get its items at once:
+    it is quoted after the list. Before: the list alone, without the command asked for."""
+    passages = _passages((
+        "## Extras\n\nThe boat only needs a hull, and the following extras are optional:\n\n"
+        "* `sail` - Needed if you want to use the wind.\n* `oars` - Needed if you want to row.\n\n"
+        "You can fit all of these with `dock fit boat[full]`.\n\n## Colours\n\nThe hull is painted blue.",
+        {"source": "boat.md"}))
+    got = extractive_answer("How do I fit the boat with all of its optional extras?", passages)
+    assert "`oars`" in got and "dock fit boat[full]" in got and "painted blue" not in got, got
+    # a sentence after a list that does not speak of it is not part of it
+    other = _passages((passages[0].text.replace("You can fit all of these with", "Boats are fitted with"),
+                       {"source": "boat.md"}))
+    assert "Boats are fitted" not in extractive_answer("What extras of the boat are optional?", other)
+
+
+def test_a_signature_cut_off_from_its_foreword_still_signs_it() -> None:
+    """The splitter put the foreword's signature ("Ada Quill (@aquill)", her role, her office) in
+    a passage of its own: it still ends the foreword and names its writer, handle and all.
+    Before: the foreword's sentences, without the name."""
+    assert has_answer_type("person", "Ada Quill (@aquill)", frozenset())
+    passages = _passages(
+        ("# Foreword\n\nI stand by everything I wrote about the tides in 2015, and I am here again to double down "
+         "for Tidal Notes. In April of 2015 I was honoured to write the foreword for the first book.\n\n"
+         "We are all better off for the time Kit pours into understanding the sea.",
+         {"source": "tidal-notes/foreword.md", "heading": "Foreword", "start": "0"}),
+        ("Ada Quill (@aquill)<br>\nHead of Tides<br>\nHarbour Office<br>\nPenwith",
+         {"source": "tidal-notes/foreword.md", "heading": "Foreword", "start": "1731"}),
+    )
+    got = extractive_answer("Who wrote the foreword of Tidal Notes?", passages)
+    assert "Ada Quill" in got and "[2]" in got, got
+
+
+def test_every_author_from_the_byline_the_loader_found() -> None:
+    """The first page's text layer interleaves each author with an affiliation and an address, so
+    its first lines hold one name; the loader's ``authors`` hold them all. Before: "Ada Quill" and
+    an affiliation read as a name, when the first page was among the passages."""
+    meta = {"source": "tidal ledgers.pdf", "page": "1", "start": "0", "authors": "Ada Quill, Ben Ross, Cai Lund",
+            "document_title": "Tidal Ledgers for Small Harbours"}
+    passages = _passages(
+        ("Tidal Ledgers for Small Harbours\nAda Quill\nUniversity of Penwith\nat Port Isaac\naq@penwith.ac.uk\n"
+         "Ben Ross\nUniversity of Penwith\nat Port Isaac\nbr@penwith.ac.uk\nCai Lund\nUniversity of Penwith\n"
+         "ABSTRACT\nKeeping a ledger of the tides is a crucial task for small harbours.", meta),
+        ("Our ledgers cut the harbour's errors by half.", {**meta, "page": "6", "start": "9000"}),
+    )
+    got = extractive_answer("Who are the authors of Tidal Ledgers for Small Harbours?", passages)
+    assert all(name in got for name in ("Ada Quill", "Ben Ross", "Cai Lund")), got
+
+
+def test_a_joined_reason_is_not_followed_by_its_own_sentence_again() -> None:
+    """A why-answer quoted as two sentences of a paragraph, the second opening with "That way", is
+    not followed by that second sentence once more."""
+    passages = _passages((
+        "## Sealing\n\nA lock seals itself when a storm hits while it is shut. "
+        "That way the cargo inside is kept from the storm. Sealed locks are opened by hand.",
+        {"source": "locks.md"}))
+    got = extractive_answer("Why does a lock seal itself when a storm hits?", passages)
+    assert got.count("That way") == 1, got
+
+
+def test_the_premise_a_question_states_weighs_less_than_what_it_asks() -> None:
+    """"tideCalc is deprecated; what package should I install instead?": the asker knows it is
+    deprecated, so the sentence that says so is no answer; the next one names the package.
+    Before: the notice that restates the premise."""
+    query = read_question("tideCalc is deprecated; what package should I install instead?")
+    assert query.boosts["deprecat"] < query.boosts["packag"]
+    assert read_question("Since the pump is static, what do I set?").boosts["pump"] < 1.0
+    passages = _passages((
+        "## tideCalc\n\nCaution: `tideCalc` is deprecated and will be removed in Harbour v3.\n\n"
+        "Please migrate to the `harbour-tides` package, which provides the same API with more features.",
+        {"source": "utilities/tides.md"}))
+    got = extractive_answer("tideCalc is deprecated; what package should I install instead?", passages)
+    assert got.startswith("Please migrate to the `harbour-tides` package"), got
