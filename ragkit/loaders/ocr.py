@@ -139,17 +139,19 @@ def ocr_image(image: Path, settings: OcrSettings) -> OcrPage:
 
 def read_image(image: Path, settings: OcrSettings) -> OcrPage:
     """An image file's OCR (:func:`ocr_image`), read again enlarged when its words stand too small
-    for Tesseract (``ragkit.loaders.ocr_scale``): a page saved at 72-120 DPI, a photographed page."""
+    for Tesseract (``ragkit.loaders.ocr_scale``): a page saved at 72-120 DPI, a photographed page.
+    An image with a page's proportions is enlarged to ``ocr.dpi`` at least, also when its words
+    were too small to be measured at all."""
     page = ocr_image(image, settings)
     height = ocr_scale.text_height(page.words)
     factor = ocr_scale.scale_for(height)
-    if factor <= 1.0:
+    if factor <= 1.0 and height is not None:
         return page
     with tempfile.TemporaryDirectory(prefix="ragkit-ocr-") as tmp:
-        scaled = ocr_scale.scaled_copy(image, factor, Path(tmp))
+        scaled = ocr_scale.scaled_copy(image, factor, Path(tmp), settings.dpi)
         if scaled is None:
             return page
-        log.debug("%s: words %.0f px high, read again enlarged %.1f times", image, height, factor)
+        log.debug("%s: words %s px high, read again enlarged", image, f"{height:.0f}" if height else "unmeasured")
         return ocr_image(scaled, settings)
 
 

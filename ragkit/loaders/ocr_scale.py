@@ -8,6 +8,13 @@ tell how high the image's words stand (:func:`text_height`); below :data:`SMALL_
 is enlarged towards :data:`TARGET_TEXT_PX` (:func:`scale_for`) into a grey copy
 (:func:`scaled_copy`, every frame of a multi-page TIFF) and read again.
 
+Words read that small are poorly measured: at 72 DPI Tesseract's first reading is part noise,
+and its boxes understate the text (enlarged by their measure, a 72 DPI page of 9-point text still
+loses words: "manually annotated" read as "lly tated"). An image with a page's proportions (US
+Letter or A4, upright or turned: :func:`page_dpi`) tells its resolution by its width, and is
+enlarged to at least ``ocr.dpi``, the resolution PDF pages are rendered at (at most
+:data:`MAX_SCALE` times, within :data:`MAX_SCALED_PIXELS`).
+
 Scaling uses Pillow (the ``ocr`` extra, imported only here and only then); without it the image
 is read at its own size, as before, and the run says so once.
 """
@@ -39,6 +46,10 @@ MAX_SCALE = 4.0
 MAX_SCALED_PIXELS = 40_000_000
 #: words (of two letters or digits and more) a reading needs before its heights are trusted
 MIN_WORDS = 10
+#: (long side / short side, short side in inches) of the pages an image may be: US Letter, A4
+PAGES = ((11 / 8.5, 8.5), (297 / 210, 210 / 25.4))
+#: how far (a share) an image's proportions may be from a page's
+PAGE_TOLERANCE = 0.01
 
 
 def text_height(words: Sequence[OcrWord]) -> float | None:
@@ -55,10 +66,28 @@ def scale_for(height: float | None) -> float:
     return min(MAX_SCALE, TARGET_TEXT_PX / height)
 
 
-def scaled_copy(image: Path, factor: float, folder: Path) -> Path | None:
-    """``image`` enlarged ``factor`` times (less when its frames together would pass
-    :data:`MAX_SCALED_PIXELS`), in grey, written into ``folder``; None when Pillow is missing,
-    cannot read the image, or the image is too large to enlarge."""
+def page_dpi(width: int, height: int) -> float | None:
+    """The resolution of an image that is a whole page (:data:`PAGES`, upright or turned): its
+    short side in pixels over the page's in inches; None for an image of any other shape."""
+    short, long = sorted((width, height))
+    for ratio, inches in PAGES:
+        if short > 0 and abs(long / short - ratio) <= PAGE_TOLERANCE * ratio:
+            return short / inches
+    return None
+
+
+def page_factor(width: int, height: int, dpi: int) -> float:
+    """How much to enlarge a page image (:func:`page_dpi`) to ``dpi``; 1.0 for another shape or
+    a page at ``dpi`` or more."""
+    found = page_dpi(width, height)
+    return dpi / found if found and found < dpi else 1.0
+
+
+def scaled_copy(image: Path, factor: float, folder: Path, dpi: int | None = None) -> Path | None:
+    """``image`` enlarged ``factor`` times, or to ``dpi`` when it is a page scanned at less
+    (:func:`page_factor`), at most :data:`MAX_SCALE` times and less when its frames together
+    would pass :data:`MAX_SCALED_PIXELS`, in grey, written into ``folder``; None when Pillow is
+    missing, cannot read the image, or the image is too large to enlarge."""
     try:
         from PIL import Image as PilImage
         from PIL import ImageSequence
@@ -69,6 +98,8 @@ def scaled_copy(image: Path, factor: float, folder: Path) -> Path | None:
         with PilImage.open(image) as source:
             width, height = source.size
             pixels = width * height * getattr(source, "n_frames", 1)
+            if dpi is not None:
+                factor = min(max(factor, page_factor(width, height, dpi)), MAX_SCALE)
             factor = min(factor, (MAX_SCALED_PIXELS / max(1, pixels)) ** 0.5)
             if factor <= 1.0:
                 return None
@@ -100,4 +131,5 @@ def _pillow_missing() -> None:
                 "Pillow (pip install 'ragkit[ocr]')")
 
 
-__all__ = ["MAX_SCALE", "SMALL_TEXT_PX", "TARGET_TEXT_PX", "scale_for", "scaled_copy", "text_height"]
+__all__ = ["MAX_SCALE", "SMALL_TEXT_PX", "TARGET_TEXT_PX", "page_dpi", "page_factor", "scale_for", "scaled_copy",
+           "text_height"]

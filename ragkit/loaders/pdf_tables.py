@@ -90,6 +90,12 @@ OFF_SCALE = 1.25
 MAX_WRAP_WORDS = 4
 #: words a heading line above a table (its name when it has no caption) has at most
 MAX_HEADING_WORDS = 8
+#: lines above a table looked through for the numbered section heading it stands under
+SECTION_REACH = 8
+#: lines of a paragraph leading into a table (ending in a colon) that name it
+LEAD_IN_LINES = 3
+#: a numbered section heading's line: "2. JAL Group Total Domestic Pax Traffic"
+_SECTION_LINE = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.? +[^\W\d_]")
 #: a cell of running text (a line of the page's other column): this many words or more ...
 MIN_PROSE_WORDS = 6
 #: ... and, for a column of them, this many characters a cell on average
@@ -97,6 +103,7 @@ MIN_PROSE_CHARS = 40
 _WORD = re.compile(r"[^\W\d_]{2,}")
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
+_KEY = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?(?:\s|$)")  # a row number at a cell's start ("1.1.10 循环寿命")
 _GAP = re.compile(r"(?<=\S) +(?=\S)")
 _NUMBER_TOKEN = re.compile(r"[-+−(]?[$€£]?\d[\d,.]*%?\)?")
 _CAPTION = re.compile(r"^\s*(?:T\s*a\s*b\s*l\s*e|TABLE|Tab\.)\s*[:.]?\s*[\dIVX]+\b")
@@ -104,6 +111,13 @@ _RANGE_END = re.compile(r"[-–] ?[$€£]?\d[\d,.]*%?")
 _FIGURE = re.compile(r"(?:Figure|FIGURE|Fig\.)\s*\d")
 _LABEL_ONLY = re.compile(r"(?:Table|TABLE|Tab\.)\s*[\dIVX]+[.:]?")
 _LEADER = re.compile(r"(?:\. ?){5,}|…{2,}")  # the dots that lead a table of contents' title to its page
+_UNIT = r"(?:[^\W\d_]|[%℃°Ω/·])"
+_BOUND = r"[-+−]?\d[\d,.]*%?"
+#: a measured value: a bound ("≥", "<", "~") or none, a number, a tolerance or a range, a unit of a few letters
+_QUANTITY = re.compile(r"[≥≤<>~≈±]?\s?" + _BOUND + r"(?:\s?[±~\-–]\s?" + _BOUND + r")?\s?" + _UNIT + r"{0,6}")
+#: a time of day: "7:52a", "12:05p", "10:30", "9:05 AM"
+_TIME = re.compile(r"\*?\d{1,2}:\d{2}(?::\d{2})?\s?(?:[aApP]\.?[mM]?\.?)?")
+_LEADING_FIGURE = re.compile(r"[-+−(]?[$€£]?\d")
 _AMOUNT_END = re.compile(r"(?:[$€£]\s?\d[\d,]*(?:\.\d+)?|\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+)\s*$")
 
 
@@ -125,15 +139,23 @@ class PageTable:
 
 def may_hold_table(text: str) -> bool:
     """Whether a page's plain text has :data:`MIN_NUMERIC_LINES` lines with two or more numbers
-    that are half its words or more, or :data:`MIN_AMOUNT_LINES` lines ending in an amount."""
+    that are half its words or more (or that are a data sheet's numbered rows: :func:`_numbered_row`), or :data:`MIN_AMOUNT_LINES` lines ending in an amount."""
     numeric = amounts = 0
     for line in text.splitlines():
         numbers = len(_NUMBER_TOKEN.findall(line))
-        numeric += numbers >= 2 and numbers * 2 >= len(line.split())
+        words = line.split()
+        numeric += numbers >= 2 and (numbers * 2 >= len(words) or _numbered_row(line, words))
         amounts += bool(_AMOUNT_END.search(line))
         if numeric >= MIN_NUMERIC_LINES or amounts >= MIN_AMOUNT_LINES:
             return True
     return False
+
+
+def _numbered_row(line: str, words: Sequence[str]) -> bool:
+    """A data sheet's row in plain text: a row number, then a few words (at most
+    :data:`MAX_HEADING_WORDS` + 4) holding another number ("1.1.3 Endurance 2000 cyc 25 C, step
+    charge"): its values carry units, so numbers are not half its words."""
+    return bool(_KEY.match(line)) and "." in words[0] and len(words) <= MAX_HEADING_WORDS + 4
 
 
 def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
@@ -208,11 +230,66 @@ def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
         if sum(1 for j in data if _is_data(cells[j])) >= MIN_DATA_LINES:
             start = i - 1 if _group_label(cells, i) else i
             header = _header_lines(cells, start)
-            table = _table(cells, header, list(range(start, i)) + data, lines, plain)
-            if table is not None:
-                found.append(table)
+            rows = list(range(start, i)) + data
+            cut = _side_by_side(cells, rows)
+            parts = [(cells, lines)] if cut is None else [_cut(cells, lines, cut, left) for left in (True, False)]
+            found += [t for part, text in parts if (t := _table(part, *_own_lines(part, header, rows, cut is None),
+                                                                text, plain)) is not None]
         i = end
     return found
+
+
+def _side_by_side(cells: Sequence[Sequence[tuple[int, int, str]]], rows: Sequence[int]) -> int | None:
+    """Where a second table begins beside the first (a page set in two columns, "Table 6" and
+    "Table 7" side by side), as a character position; None for one table. That is the start of a
+    column of labels (words, not numbers) in half the rows or more, right after a column of
+    numbers, with a column of numbers after it and the rows' own labels on the left; and some rows
+    fill only one side (the two tables' rows do not pair up)."""
+    lines = [cells[j] for j in rows if _is_row(cells[j])]
+    width = Counter(map(len, lines)).most_common(1)[0][0] if lines else 0
+    typical = [j for j in rows if _is_row(cells[j]) and len(cells[j]) == width]  # not a caption across columns
+    spans = _columns(cells, typical)
+    kinds = [_column_kind([cells[j] for j in typical], span) for span in spans]
+    for k in range(2, len(spans) - 1):
+        if kinds[k] == "label" and kinds[k - 1] == "number" and kinds[0] == "label" \
+                and kinds[1:k].count("number") >= 2 and kinds[k + 1:].count("number") >= 2:
+            x = spans[k][0]
+            if any(all(c[0] >= x for c in line) or all(c[0] < x for c in line) for line in lines):
+                return x
+    return None
+
+
+def _own_lines(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int], rows: Sequence[int],
+               whole: bool) -> tuple[list[int], list[int]]:
+    """(header lines, rows) of one side of a page cut in two (:func:`_side_by_side`; ``whole``:
+    not cut, as they are): the lines this side holds, its header also the leading lines that are
+    no row on this side (a header line beside the other table's first row), its rows to its last
+    row (the lines under it were rows only on the other side; this side's caption stands there)."""
+    if whole:
+        return list(header), list(rows)
+    own = [j for j in rows if cells[j]]
+    first = next((n for n, j in enumerate(own) if _is_data(cells[j])), len(own))
+    last = max((j for j in own if _is_row(cells[j])), default=-1)
+    return [j for j in header if cells[j]] + own[:first], [j for j in own[first:] if j <= last]
+
+
+def _column_kind(lines: Sequence[Sequence[tuple[int, int, str]]], span: tuple[int, int]) -> str:
+    """"label" when half the lines or more hold a cell of words there and no cell there starts
+    with a figure (a price run into its source's name, "1.27 - 1.35 Iowa Ethanol"), "number"
+    when most of the cells there are numbers, else ""."""
+    here = [c[2] for line in lines for c in line if _overlap(c, span) > 0]
+    words = sum(1 for c in here if _WORD.search(c) and not _measured(c))
+    if 2 * words >= len(lines) and not any(_LEADING_FIGURE.match(c) for c in here):
+        return "label"
+    return "number" if here and 2 * sum(map(_measured, here)) > len(here) else ""
+
+
+def _cut(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], x: int,
+         left: bool) -> tuple[list[list[tuple[int, int, str]]], list[str]]:
+    """The cells and layout lines left of character position ``x`` (``left``), else from it on."""
+    if left:
+        return [[c for c in line if c[0] < x] for line in cells], [line[:x] for line in lines]
+    return [[c for c in line if c[0] >= x] for line in cells], [" " * x + line[x:] for line in lines]
 
 
 def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:
@@ -240,13 +317,23 @@ def _is_data(cells: Sequence[tuple[int, int, str]]) -> bool:
 
 
 def _section_heading(cells: Sequence[tuple[int, int, str]]) -> bool:
-    """A numbered heading ("5.2   Quantitative Results"): a section number, then words."""
-    return len(cells) == 2 and bool(_SECTION.fullmatch(cells[0][2])) and len(cells[1][2].split()) >= 2 \
-        and not is_number(cells[1][2])
+    """A numbered heading ("5.2   Quantitative Results", "1.2  标准充电条件  Standard Charge
+    Condition": one title in two languages): a section number, then two words or more, none of
+    its cells a number or a measured value."""
+    rest = [c[2] for c in cells[1:]]
+    return len(cells) >= 2 and bool(_SECTION.fullmatch(cells[0][2])) and sum(len(c.split()) for c in rest) >= 2 \
+        and not any(_measured(c) for c in rest)
 
 
 def _number_share(cells: Sequence[tuple[int, int, str]]) -> float:
-    return sum(1 for _, _, c in cells if _numeric(c)) / len(cells) if cells else 0.0
+    return sum(1 for _, _, c in cells if _measured(c)) / len(cells) if cells else 0.0
+
+
+def _measured(cell: str) -> bool:
+    """A number (:func:`_numeric`) or a measured value: a number with its unit and a bound or a
+    tolerance ("≥196 Ah", "3.305±0.004V", "2.0 ~ 3.65 V", "≤0.45mΩ", "80%SOH"), or a time of
+    day ("7:52a", "12:05 PM": a timetable's)."""
+    return _numeric(cell) or bool(_QUANTITY.fullmatch(cell)) or bool(_TIME.fullmatch(cell))
 
 
 def _numeric(cell: str) -> bool:
@@ -263,27 +350,38 @@ def _continues(cells: Sequence[tuple[int, int, str]]) -> bool:
     """Whether a line inside a block of data lines is a row of it though fewer of its cells are
     numbers (a data sheet's row: parameter, symbol, conditions, one value, its unit): two or
     more cells, a number among them, not a numbered heading."""
-    return len(cells) >= 2 and any(_numeric(c) for _, _, c in cells) and not _section_heading(cells)
+    return len(cells) >= 2 and any(_measured(c) for _, _, c in cells) and not _section_heading(cells)
 
 
 def _block_end(cells: Sequence[Sequence[tuple[int, int, str]]], start: int) -> int:
     """The index after the last line of the block of data lines starting at ``start``: lines
     that continue it (:func:`_continues`), blank lines, a line between data lines and two short
     labels in a row before one (a wrapped cell's last word, then the next group's label) stay
-    in."""
+    in. A blank line the layout sets between a wrapped cell's last line, right under its row,
+    and the next row ("Cell weight", blank, "1.1.15 ...") does not part them; a label with blank
+    lines on both sides ("Class B" between two statements) does."""
     end = start + 1
     j = start + 1
     while j < len(cells):
         if _is_row(cells[j]):
             end = j = j + 1
             continue
-        if not cells[j] or (j + 1 < len(cells) and _is_row(cells[j + 1])) \
-                or (j + 2 < len(cells) and _short_label(cells[j]) and _short_label(cells[j + 1])
-                    and _is_row(cells[j + 2])):
+        after = _next_line(cells, j) if cells[j - 1] else j + 1
+        if not cells[j] or (after < len(cells) and _is_row(cells[after])) \
+                or (after + 1 < len(cells) and _short_label(cells[j]) and _short_label(cells[after])
+                    and _is_row(cells[_next_line(cells, after)])):
             j += 1
             continue
         break
+    if end < len(cells) and _short_label(cells[end]) and (end + 1 == len(cells) or not cells[end + 1]) \
+            and cells[end][0][0] > min(c[0][0] for c in cells[start:end] if c):
+        end += 1  # the last record's wrapped line ("Cell weight", indented under "1.1.14  电池重量")
     return end
+
+
+def _next_line(cells: Sequence[Sequence[tuple[int, int, str]]], j: int) -> int:
+    """The index of the line after ``j``, one blank line skipped (``len(cells)`` past the end)."""
+    return j + 2 if j + 2 < len(cells) and not cells[j + 1] else min(j + 1, len(cells))
 
 
 def _short_label(cells: Sequence[tuple[int, int, str]]) -> bool:
@@ -296,8 +394,9 @@ def _group_label(cells: Sequence[Sequence[tuple[int, int, str]]], first: int) ->
     header ("Real estate loans" over its loans, under "Loan type   $000's   %"): one short cell
     (:func:`_short_label`) with a header line above it. It is the table's first row (a section
     row, which names the rows under it), and the header is looked for above it."""
-    if first < 1 or not cells[first - 1] or not _short_label(cells[first - 1]) or cells[first - 1][0][2][0].islower():
-        return False  # a label in lower case ends a label wrapped from the line above
+    if first < 1 or not cells[first - 1] or not _short_label(cells[first - 1]) or cells[first - 1][0][2][0].islower() \
+            or _wrapped(cells, first - 1):
+        return False  # a label in lower case ends a label wrapped from the line above; a header cell's end
     k = first - 2
     while k >= 0 and not cells[k]:
         k -= 1
@@ -327,13 +426,15 @@ def _header_like(line: Sequence[tuple[int, int, str]]) -> bool:
 
 def _wrapped(cells: Sequence[Sequence[tuple[int, int, str]]], j: int) -> bool:
     """Whether the one cell of line ``j`` is the wrapped end of a header cell above it ("Charge"
-    under "Standing"): a word or two within the width of a cell of a header line right above."""
+    under "Standing"), or its second language ("Current, A" under "电流，A"): a word or two
+    within the width of a cell of a header line right above, or centred under it."""
     k = j - 1
     while k >= 0 and not cells[k]:
         k -= 1
     cell = cells[j][0]
+    middle = (cell[0] + cell[1]) / 2
     return k >= 0 and len(cell[2].split()) <= 2 and not is_number(cell[2]) and _header_like(cells[k]) \
-        and any(c[0] - 1 <= cell[0] and cell[1] <= c[1] + 1 for c in cells[k])
+        and any(c[0] - 1 <= cell[0] and cell[1] <= c[1] + 1 or c[0] - 2 <= middle <= c[1] + 2 for c in cells[k])
 
 
 def _columns(cells: Sequence[Sequence[tuple[int, int, str]]], data: Sequence[int]) -> list[tuple[int, int]]:
@@ -380,7 +481,7 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         return None
     rows = {j: _split_runs(cells[j]) for j in data}
     spans = _by_order(rows, spans) or spans
-    body = [_place(rows[j], spans) for j in data]
+    body = _records([_place(rows[j], spans) for j in data], [rows[j] for j in data], data)
     head = _head([cells[j] for j in header], spans)
     prose = _prose_columns(body)
     if prose:
@@ -391,6 +492,8 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         return None  # a chart's tick labels, legend or figure caption, not a table: the page keeps them as text
     if 2 * sum(map(_contents_entry, body)) >= len(body):
         return None  # a table of contents (titles, dot leaders, page numbers): the page keeps it as text
+    ids = _id_rows(body)
+    head, body = head + body[:ids], body[ids:]
     body = _fill_down(_join_wrapped(body))
     words = frozenset(w for row in head + body for c in row for w in c.split())
     top = header[0] if header else data[0]
@@ -398,8 +501,42 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
     if caption is not None and _LABEL_ONLY.fullmatch(caption):
         caption, heading = None, caption  # a bare "Table 1." names the table after the document's title and page
     else:
-        heading = None if caption else _heading(cells, top)
+        heading = None if caption else _name(cells, lines, top)
     return PageTable(Grid(tuple(tuple(r) for r in head + body), caption), len(head), words, heading)
+
+
+def _records(body: list[list[str]], lines: Sequence[Sequence[tuple[int, int, str]]],
+             at: Sequence[int]) -> list[list[str]]:
+    """``body`` with the lines of each multi-line record joined into one row, where the table
+    is a run of records (a data sheet's: "1.1.10  循环寿命  ≥2000  25℃, Step charge/1C," over
+    "Cycle life  80%SOH"): each record's key (a row number, :data:`_KEY`) stands at the table's
+    left edge on one of its lines, and every other line is indented past it (a cell's wrapped or
+    second-language line). A key set on its record's first line takes the lines down to the next
+    key; a key centred in its record (lines stand above the first key) takes the lines around it,
+    the lines between two keys parted in the middle (the upper record takes the odd one). A
+    blank line between two lines parts them. ``lines`` are the body's cells as laid out,
+    ``at`` their line numbers."""
+    starts = [line[0][0] for line in lines]
+    left = min(starts, default=0)
+    keyed = [i for i, line in enumerate(lines) if starts[i] <= left + 1 and _KEY.match(line[0][2])]
+    numbers = [tuple(int(n) for n in re.findall(r"\d+", _KEY.match(lines[i][0][2]).group())) for i in keyed]
+    if len(keyed) < 2 or len(keyed) == len(lines) or any(a >= b for a, b in zip(numbers, numbers[1:], strict=False)) \
+            or any(starts[i] <= left + 1 for i in range(len(lines)) if i not in keyed):
+        return body  # not records: row numbers count up ("1.1.9", "1.1.10"), a chart's ticks ("5.05", "5.04") need not
+    owner = dict.fromkeys(range(keyed[0]), keyed[0])
+    for a, b in zip(keyed, keyed[1:] + [len(lines)], strict=True):
+        gap = list(range(a + 1, b))
+        upper = len(gap) if b == len(lines) or keyed[0] == 0 else (len(gap) + 1) // 2
+        blank = next((n for n, i in enumerate(gap) if at[i] - at[i - 1] > 1), None)
+        if blank is not None or (gap and at[b if b < len(lines) else gap[-1]] - at[gap[-1]] > 1 and b < len(lines)):
+            upper = blank if blank is not None else len(gap)
+        owner |= {i: (a if n < upper else b) for n, i in enumerate(gap)}
+    owner |= {k: k for k in keyed}
+    out: dict[int, list[str]] = {}
+    for i, row in enumerate(body):
+        merged = out.setdefault(owner[i], [""] * len(row))
+        out[owner[i]] = [f"{m} {c}".strip() for m, c in zip(merged, row, strict=True)]
+    return [out[k] for k in sorted(out)]
 
 
 def _head(lines: Sequence[Sequence[tuple[int, int, str]]], spans: Sequence[tuple[int, int]]) -> list[list[str]]:
@@ -489,6 +626,45 @@ def _group_columns(where: Sequence[float], width: int) -> list[list[int]]:
         left = bounds[i - 1] if i > 0 else w - (bounds[0] - w)
         out.append([k for k in range(width) if left <= k < right])
     return out
+
+
+def _name(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], top: int) -> str | None:
+    """What names a table without a caption: the numbered section heading it stands under
+    (:func:`_section_above`), then the heading line right above it (:func:`_heading`) or else
+    the sentence that leads into it (:func:`_lead_in`); None when there is none of these."""
+    parts = [_section_above(lines, top), _heading(cells, top) or _lead_in(lines, top)]
+    named = [p for k, p in enumerate(parts) if p and p not in parts[:k]]
+    return ": ".join(named)[:MAX_CAPTION] if named else None
+
+
+def _section_above(lines: Sequence[str], top: int) -> str | None:
+    """The nearest numbered section heading ("2. JAL Group Total Domestic Pax Traffic") within
+    :data:`SECTION_REACH` lines above a table's first line: a section number, then a few words
+    (at most :data:`MAX_HEADING_WORDS` and no number among them)."""
+    for j in range(top - 1, max(top - 1 - SECTION_REACH, -1), -1):
+        text = " ".join(lines[j].split())
+        words = text.split()
+        if _SECTION_LINE.match(text) and len(words) <= MAX_HEADING_WORDS + 1 \
+                and not any(_measured(w) for w in words[1:]) and not text.endswith((".", ",", ";", ":")):
+            return text
+    return None
+
+
+def _lead_in(lines: Sequence[str], top: int) -> str | None:
+    """The sentence right above a table that introduces it ("The following is a summary of BNY
+    Mellon's loan portfolio ... Call Reports:"): the last sentence of the paragraph ending in a
+    colon (blank lines skipped, at most :data:`LEAD_IN_LINES` of its lines), without the colon."""
+    j = top - 1
+    while j >= 0 and not lines[j].strip():
+        j -= 1
+    if j < 0 or not lines[j].rstrip().endswith(":"):
+        return None
+    taken: list[str] = []
+    while j >= 0 and lines[j].strip() and len(taken) < LEAD_IN_LINES:
+        taken.insert(0, " ".join(lines[j].split()))
+        j -= 1
+    sentences = re.split(r"(?<=[.!?]) +(?=[A-Z])", " ".join(taken).rstrip(":"))
+    return sentences[-1]
 
 
 def _heading(cells: Sequence[Sequence[tuple[int, int, str]]], top: int) -> str | None:
@@ -606,28 +782,54 @@ def _by_order(rows: dict[int, list[tuple[int, int, str]]], spans: list[tuple[int
     are the columns numbers stand in when there are k of them, else k columns set where the rows'
     i-th numbers stand on average (and the columns returned). The rows are moved in place; None
     when the counts differ too much to tell."""
-    counts = Counter(sum(1 for c in r if is_number(c[2])) for r in rows.values())
+    counts = Counter(sum(1 for c in r if _figure(c[2])) for r in rows.values())
     k, most = counts.most_common(1)[0] if counts else (0, 0)
     if k < 1 or most * 5 < len(rows) * 3:
         return None
-    numeric = [s for s in spans if any(is_number(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
+    numeric = [s for s in spans if any(_figure(c[2]) and _overlap(c, s) > 0 for r in rows.values() for c in r)]
     columns = numeric if len(numeric) == k else _average_columns(rows, k)
     for j, r in rows.items():
-        numbers = [i for i, c in enumerate(r) if is_number(c[2])]
+        numbers = [i for i, c in enumerate(r) if _figure(c[2])]
         if len(numbers) == k:
             for i, at in enumerate(numbers):
                 rows[j][at] = (*columns[i], r[at][2])
     if columns is numeric:
         return spans
     labels = [s for s in spans if s not in numeric and not any(_overlap(s, c) > 0 for c in columns)]
+    first = min(c[0] for c in columns)
+    if not any(s[0] < first for s in labels):  # the rows' labels ran into the first figures' span: theirs
+        words = [c for r in rows.values() for c in r if not _figure(c[2]) and c[0] < first]
+        labels += [(min(c[0] for c in words), first - 1)] if words else []
     return sorted(labels + columns)
+
+
+def _id_rows(body: Sequence[Sequence[str]]) -> int:
+    """How many of the leading rows name the columns with whole numbers (a timetable's train
+    numbers over their times, years over amounts written "1,234.5"): every cell after the first
+    a whole number, and the rows under them holding no whole number, only figures of another
+    form (times, decimals, amounts with separators). At most :data:`MAX_HEADER_LINES`."""
+    n = 0
+    while n < min(len(body) - 1, MAX_HEADER_LINES):
+        cells = [c.lstrip("*") for c in body[n][1:] if c]
+        if len(cells) < 2 or not all(c.isdigit() for c in cells):
+            break
+        n += 1
+    under = [c.lstrip("*") for row in body[n:] for c in row[1:] if c]
+    if not n or not under or any(c.isdigit() for c in under) or 2 * sum(map(_figure, under)) < len(under):
+        return 0
+    return n
+
+
+def _figure(cell: str) -> bool:
+    """A number or a time of day: what :func:`_by_order` places by order."""
+    return is_number(cell) or bool(_TIME.fullmatch(cell))
 
 
 def _average_columns(rows: dict[int, list[tuple[int, int, str]]], k: int) -> list[tuple[int, int]]:
     """k columns, each where the rows with k numbers have their i-th number (the median start)."""
     places: list[list[tuple[int, int]]] = [[] for _ in range(k)]
     for r in rows.values():
-        numbers = [c for c in r if is_number(c[2])]
+        numbers = [c for c in r if _figure(c[2])]
         if len(numbers) == k:
             for i, c in enumerate(numbers):
                 places[i].append((c[0], c[1]))
@@ -657,14 +859,22 @@ def _join_wrapped(rows: list[list[str]]) -> list[list[str]]:
 
 def _wraps(row: Sequence[str], above: Sequence[str]) -> bool:
     filled = [k for k, c in enumerate(row) if c]
-    if not filled or any(_numeric(c) for c in row) or not any(_numeric(c) for c in above) \
+    if not filled or any(_measured(c) for c in row) or not any(_numeric(c) for c in above) \
             or any(not above[k] or len(row[k].split()) > MAX_WRAP_WORDS for k in filled):
         return False
     return not row[0] or above[0].count("(") > above[0].count(")") and row[0].count(")") > row[0].count("(")
 
 
 def _fill_down(rows: list[list[str]]) -> list[list[str]]:
-    """Leading cells a row leaves empty take the row above's (a group label written once)."""
+    """Leading cells a row leaves empty take the row above's (a group label written once). A
+    label written once in the middle of the rows it spans (a merged cell, centred: "25℃≤T<45℃"
+    beside the seven steps of its charge profile) is the only label of its table's first column:
+    the rows above it take it too."""
+    labels = [k for k, row in enumerate(rows) if row and row[0]]
+    if len(labels) == 1 and labels[0] > 0 and len(rows[0]) > 2:
+        for row in rows[:labels[0]]:
+            if any(_measured(c) for c in row[1:]):
+                row[0] = rows[labels[0]][0]
     for above, row in zip(rows, rows[1:], strict=False):
         lead = next((k for k, c in enumerate(row) if c), len(row))
         if 0 < lead < len(row) - 1:

@@ -84,3 +84,31 @@ def test_an_entry_of_an_older_format_is_read_again_and_removed(tmp_path: Path) -
                      encoding="utf-8")
     [doc] = load(path, tmp_path)
     assert doc.text == fresh.text and entry.exists() and not older.exists()
+
+
+def test_a_page_image_tells_its_resolution_by_its_width() -> None:
+    assert ocr_scale.page_dpi(612, 792) == pytest.approx(72)  # US Letter at 72 DPI
+    assert ocr_scale.page_dpi(3300, 2550) == pytest.approx(300)  # turned
+    assert ocr_scale.page_dpi(595, 842) == pytest.approx(72, abs=0.1)  # A4
+    assert ocr_scale.page_dpi(640, 480) is None and ocr_scale.page_dpi(1000, 1000) is None
+    assert ocr_scale.page_factor(612, 792, 300) == pytest.approx(300 / 72)
+    assert ocr_scale.page_factor(2550, 3300, 300) == 1.0 and ocr_scale.page_factor(640, 480, 300) == 1.0
+
+
+@needs_tesseract
+def test_a_page_saved_at_72_dpi_is_read_at_the_ocr_dpi_even_when_its_words_cannot_be_measured(tmp_path: Path) -> None:
+    """Words 8 pixels high on a US Letter page of 612 x 792 pixels: Tesseract reads too few of them
+    at that size to measure them, so their height asks for no enlarging; the page's width says it
+    was saved at 72 DPI, and it is read enlarged towards the DPI PDF pages are rendered at."""
+    from PIL import Image, ImageDraw, ImageFont
+
+    image = Image.new("L", (612, 792), 255)
+    draw = ImageDraw.Draw(image)
+    for i, line in enumerate(LINES * 2):
+        draw.text((40, 40 + 12 * i), line, fill=0, font=ImageFont.load_default(size=8))
+    path = tmp_path / "page.png"
+    image.save(path)
+    native = ocr.ocr_image(path, ocr.OcrSettings())
+    assert ocr_scale.text_height(native.words) is None and "Ada Marlowe" not in native.text
+    [doc] = load(path, tmp_path)
+    assert "Ada Marlowe" in doc.text and "27 years until 1912" in " ".join(doc.text.split()), doc.text

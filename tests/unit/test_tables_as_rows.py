@@ -408,7 +408,8 @@ def test_a_group_label_under_the_header_names_its_rows_and_the_header_is_still_r
     """A loan portfolio: a header of dates and units, then "Real estate loans" over its rows. The
     label is the first group's name, not the table's edge: the header above it names the
     columns. The paragraph's last line above the table ("June 30, 2011 Call Reports:") is not
-    the table's heading."""
+    the table's heading alone: the sentence ending in that colon, which leads into the table
+    ("The following is a summary of the bank's loan portfolio ..."), names it."""
     lead = ("The bank reported total assets of $236.3 billion in its Call Report. The following is a summary of "
             "the bank's loan portfolio, based on its December 31, 2009, December 31, 2010 and\n"
             "June 30, 2011 Call Reports:")
@@ -420,12 +421,14 @@ def test_a_group_label_under_the_header_names_its_rows_and_the_header_is_still_r
              [(20, "Loan type"), (85, "$000's"), (110, "%"), (135, "$000's"), (160, "%")],
              [(15, "Real estate loans")], *figures[:2], [(15, "Other loans")], figures[2]]
     page, *rows = load("pdf", aligned_pdf(tmp_path / "loans.pdf", lead, lines), keep_table_text=False)
+    name = ("loans, page 1: The following is a summary of the bank's loan portfolio, based on its December 31, 2009, "
+            "December 31, 2010 and June 30, 2011 Call Reports")
     assert [r.text for r in rows] == [
-        "table: loans, page 1: Real estate loans\nLoan type: Commercial Mortgage\n12/31/2009 $000's: 361,000\n%: 2.2\n"
+        f"table: {name}: Real estate loans\nLoan type: Commercial Mortgage\n12/31/2009 $000's: 361,000\n%: 2.2\n"
         "6/30/2011 $000's: 284,000\n% (5): 1.8",
-        "table: loans, page 1: Real estate loans\nLoan type: Construction Loans\n12/31/2009 $000's: 173,000\n%: 1.0\n"
+        f"table: {name}: Real estate loans\nLoan type: Construction Loans\n12/31/2009 $000's: 173,000\n%: 1.0\n"
         "6/30/2011 $000's: 170,000\n% (5): 1.1",
-        "table: loans, page 1: Other loans\nLoan type: All other Loans\n12/31/2009 $000's: 611,000\n%: 3.7\n"
+        f"table: {name}: Other loans\nLoan type: All other Loans\n12/31/2009 $000's: 611,000\n%: 3.7\n"
         "6/30/2011 $000's: 799,000\n% (5): 5.1"]
     assert "Call Reports:" in page.text and "Loan type" not in page.text
 
@@ -476,3 +479,120 @@ def test_a_table_of_contents_is_not_read_as_a_table(tmp_path: Path) -> None:
                           "Male . . . . . . . . . . .      17.9        0.4      17.6        0.4",
                           "Female . . . . . . . . . .      19.0        0.3      18.3        0.4"])
     assert table.grid.rows[1] == ("Male . . . . . . . . . . .", "17.9", "0.4", "17.6", "0.4")
+
+
+def test_a_data_sheets_measured_values_and_multi_line_records_are_rows(tmp_path: Path) -> None:
+    """A cell data sheet: values carry their units, bounds and tolerances ("3380±50 g", "2.0 ~ 3.65
+    V"), not bare numbers, and each parameter is a record of two lines: its row number and name
+    on one, the name's second wording (indented past the row number) and the condition's end on
+    the next. Each record is one row; its lines are not rows of their own."""
+    xs = (15, 35, 85, 125)
+    lines = [[(15, "No."), (35, "Item"), (85, "Specification"), (125, "Condition")],
+             [(15, "1.1.1"), (35, "Capacity"), (85, "196±2 Ah"), (125, "25 C, 1C discharge")],
+             [(35, "Nominal capacity"), (125, "to 2.0 V")],
+             [(15, "1.1.2"), (35, "Voltage range"), (85, "2.0 ~ 3.65 V"), (125, "-20 C to 55 C")],
+             [(35, "Operating voltage")],
+             [(15, "1.1.3"), (35, "Endurance"), (85, "2000 cyc"), (125, "25 C, step charge,")],
+             [(35, "Cycle life"), (125, "80%SOH")],
+             [(15, "1.1.4"), (35, "Mass"), (85, "3380±50 g"), (125, "N.A.")],
+             [(35, "Cell weight")]]
+    assert all(x in xs for line in lines for x, _ in line)
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "cell.pdf", "1 Cell performance", lines))
+    name = "table: cell, page 1: 1 Cell performance"
+    assert [r.text for r in rows] == [
+        f"{name}\nNo.: 1.1.1\nItem: Capacity Nominal capacity\nSpecification: 196±2 Ah\nCondition: 25 C, 1C discharge to 2.0 V",
+        f"{name}\nNo.: 1.1.2\nItem: Voltage range Operating voltage\nSpecification: 2.0 ~ 3.65 V\nCondition: -20 C to 55 C",
+        f"{name}\nNo.: 1.1.3\nItem: Endurance Cycle life\nSpecification: 2000 cyc\nCondition: 25 C, step charge, 80%SOH",
+        f"{name}\nNo.: 1.1.4\nItem: Mass Cell weight\nSpecification: 3380±50 g\nCondition: N.A."]
+
+
+def test_a_record_whose_row_number_is_centred_takes_the_lines_around_it() -> None:
+    """A record's row number set in the middle of its lines (a merged cell, centred): the lines
+    above the first number are its record's, and the lines between two numbers are parted in the
+    middle, the odd one to the upper record."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    [table] = find_grids([
+        "No.     Item                 Specification      Condition",
+        "                             ≥192 Ah            25 C, 1C to 2.0 V",
+        "1.1.1   Capacity                                25 C, 1C DC to 2.0 V",
+        "        Nominal capacity     ≥196 Ah            25 C, C/3 to 2.0 V",
+        "        Discharge power",
+        "1.1.2   Power                ≥2240 W            25 C, 50%SOC, 10 s",
+        "        at 25 C"])
+    assert table.grid.rows[table.header_rows:] == (
+        ("1.1.1", "Capacity Nominal capacity", "≥192 Ah ≥196 Ah",
+         "25 C, 1C to 2.0 V 25 C, 1C DC to 2.0 V 25 C, C/3 to 2.0 V"),
+        ("1.1.2", "Discharge power Power at 25 C", "≥2240 W", "25 C, 50%SOC, 10 s"))
+
+
+def test_a_label_centred_beside_the_rows_it_spans_names_them_all(tmp_path: Path) -> None:
+    """A step-charge profile: the temperature band is written once, beside the middle one of its
+    rows (a merged cell), under a header of two lines (two languages). Every row of the band
+    carries it, and the header's second line is header, not a row."""
+    rows_in = [("1.20C", "20%"), ("1.00C", "40%"), ("25-45 C", "0.70C", "60%"), ("0.46C", "70%"), ("0.07C", "3.65V")]
+    lines = [[(80, "Strom, A"), (130, "SOC")], [(78, "Current, A")]]
+    lines += [[(20, r[0]), (80, r[1]), (130, r[2])] if len(r) == 3 else [(80, r[0]), (130, r[1])] for r in rows_in]
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "charge.pdf", "Step charge", lines))
+    assert [r.text.split("\n")[1:] for r in rows] == [
+        ["column 1: 25-45 C", f"Strom, A Current, A: {current}", f"SOC: {soc}"]
+        for current, soc in [("1.20C", "20%"), ("1.00C", "40%"), ("0.70C", "60%"), ("0.46C", "70%"), ("0.07C", "3.65V")]]
+
+
+def test_a_table_is_named_by_the_numbered_section_it_stands_under() -> None:
+    """A statistics page: the section heading ("2. Group Domestic Passenger Traffic") stands a few
+    lines above the table, a sentence between; the short line right above the header is the
+    table's own heading. The rows are named by both."""
+    from ragkit.loaders.pdf_tables import find_grids, named_rows
+
+    lines = ["2. Group Domestic Passenger Traffic",
+             "",
+             "Combined domestic traffic statistics of the group, all of its airlines included",
+             "",
+             "                       Dom Pax Traffic",
+             "               Pax         y.o.y(%)      RPK(000's)",
+             "FY2013     31,218,734       104.0      23,745,163",
+             "FY2014     31,557,697       100.0      23,977,994"]
+    [(name, rows)] = named_rows(find_grids(lines), 3, "Traffic data")
+    assert name == "Traffic data, page 3: 2. Group Domestic Passenger Traffic: Dom Pax Traffic"
+    assert rows[1][1].startswith(f"table: {name}\ncolumn 1: FY2014\nPax: 31,557,697")
+
+
+def test_two_tables_side_by_side_are_two_tables() -> None:
+    """A page set in two columns with a results table in each, their rows on the same lines: the
+    right table's column of labels after the left one's figures starts a table of its own, with
+    its own caption; the left table ends at its last row, its caption under it."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["                 Before    After                                         ALL     SEQ",
+             "                 ALL       ALL      VP        Baseline                   62.1    38.4",
+             "  Base           61.1      57.4     14.0%     - Same Row                 32.1     2.8",
+             "  Base 1p        63.4      63.4      9.9%     - Same Column              62.1    37.7",
+             "  Base 8p        65.1      64.3      7.2%     - Same Cell                61.8    38.4",
+             "                                              - Cell to Sentence         60.5    36.4",
+             "Table 6: Perturbed data augmentation.         - Sentence to Header       61.0    37.3",
+             "",
+             "                                              Table 7: Ablation of attention biases."]
+    left, right = find_grids(lines)
+    assert left.grid.caption == "Table 6: Perturbed data augmentation."
+    assert left.grid.rows[left.header_rows:] == (("Base", "61.1", "57.4", "14.0%"), ("Base 1p", "63.4", "63.4", "9.9%"),
+                                                 ("Base 8p", "65.1", "64.3", "7.2%"))
+    assert right.grid.caption == "Table 7: Ablation of attention biases."
+    assert right.grid.rows[right.header_rows:][1:3] == (("- Same Row", "32.1", "2.8"), ("- Same Column", "62.1", "37.7"))
+    assert right.grid.rows[-1] == ("- Sentence to Header", "61.0", "37.3")
+
+
+def test_a_timetable_is_rows_of_times_under_the_train_numbers(tmp_path: Path) -> None:
+    """A timetable: stations as rows, trains as columns, times of day ("12:16p") as its values
+    and the trains' numbers, whole numbers over columns of times, as its header."""
+    xs = (15, 60, 80, 100, 120)
+    trains = ("Train No.", "224", "228", "232", "236")
+    stops = [("San Francisco", "8:28a", "9:58a", "10:58a", "11:58a"),
+             ("Palo Alto", "9:32a", "11:02a", "12:02p", "1:02p"),
+             ("Mountain View", "9:45a", "11:16a", "12:16p", "1:16p"),
+             ("San Jose", "10:10a", "11:40a", "12:40p", "1:38p")]
+    lines = [list(zip(xs, row, strict=True)) for row in (trains, *stops)]
+    _, *rows = load("pdf", aligned_pdf(tmp_path / "weekend.pdf", "Southbound weekend service", lines))
+    assert rows[2].text == ("table: weekend, page 1: Southbound weekend service\nTrain No.: Mountain View\n"
+                            "224: 9:45a\n228: 11:16a\n232: 12:16p\n236: 1:16p")
+    assert len(rows) == 4
