@@ -42,8 +42,9 @@ MAX_PAGE_CHARS = 200_000
 #: word boxes one page may yield (Tesseract's ``tsv`` output, bytes; a dense page's take ~100 000)
 MAX_PAGE_TSV_BYTES = 16 * MAX_PAGE_CHARS
 #: the OCR cache's entry format: an entry of another format is OCR'd again, never read
-#: (3: images with small text are read enlarged, ``ragkit.loaders.ocr_scale``)
-CACHE_FORMAT = 3
+#: (3: images with small text are read enlarged, ``ragkit.loaders.ocr_scale``; 4: so are page-shaped
+#: images whose resolution their width tells)
+CACHE_FORMAT = 4
 #: seconds ``tesseract --list-langs`` may take
 _PROBE_TIMEOUT = 30.0
 
