@@ -102,6 +102,10 @@ def write_rows(folder: Path, start: int, n: int, per_file: int, texts: list[str]
                 fh.write(json.dumps({"_id": str(i), "text": row_text(i, texts)}) + "\n")
 
 
+#: the text one stage may load (millions of characters): 10 M rows are about 3,300
+RUN_TEXT_MB = 100_000
+
+
 def write_pipeline(dest: Path, index: Path, flush: int, embedder: dict[str, Any]) -> Path:
     import yaml
 
@@ -111,6 +115,9 @@ def write_pipeline(dest: Path, index: Path, flush: int, embedder: dict[str, Any]
         "splitter": {"type": "recursive", "unit": "chars", "chunk_size": 4000, "chunk_overlap": 0},
         "embedder": embedder,
         "indexing": {"flush_chunks": flush},
+        # a stage loads gigabytes of text in one run: past the default per-run budget the rest
+        # of its files would be skipped (and loaded by the next run), so a stage would not be its size
+        "sources": {"limits": {"max_text_per_run_mb": RUN_TEXT_MB}},
     }, sort_keys=False), encoding="utf-8")
     return dest
 
@@ -161,6 +168,7 @@ def child_index(args: argparse.Namespace) -> None:
                       "non_model_ms_per_chunk": 1000 * (cpu - embed_cpu[0]) / max(report.chunks_added, 1),
                       "chunks_total": report.chunks_total,
                       "chunks_added": report.chunks_added, "unchanged": report.unchanged,
+                      "skipped": [list(s) for s in report.skipped[:5]], "skipped_n": len(report.skipped),
                       "flushes": [[round(s, 4), n + report.chunks_before] for s, n in flushes]}))
 
 
@@ -242,6 +250,9 @@ def load_avg() -> str:
 
 def run_index(name: str, pipe: Path, paths: list[Path]) -> dict[str, Any]:
     m = check_ok(run_measured(name, me("--child", "index", "--pipeline", str(pipe), "--paths", *map(str, paths))))
+    if m.report.get("skipped_n"):  # a stage that skipped files is not the size it says
+        raise SystemExit(f"{name}: {m.report['skipped_n']} file(s) skipped, e.g. {m.report['skipped'][0]}; "
+                         "the stage's figures would not be its size")
     return {"name": name, "wall": m.wall, "peak_rss_mb": m.peak_rss_mb, "load": load_avg(), **m.report}
 
 
