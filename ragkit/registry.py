@@ -106,6 +106,7 @@ loaders: Registry[type] = Registry(
         "notebook": "ragkit.loaders.notebook",
         "pptx": "ragkit.loaders.pptx",
         "epub": "ragkit.loaders.epub",
+        "odf": "ragkit.loaders.odf",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -51,6 +51,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".ipynb": "notebook",
     ".pptx": "pptx",
     ".epub": "epub",
+    **{ext: "odf" for ext in (".odt", ".ods", ".odp", ".fodt", ".fods", ".fodp")},  # OpenDocument
     ".eml": "eml",
     ".mbox": "mbox",
     ".msg": "msg",
