@@ -9,9 +9,10 @@ spreadsheets and ``.odp`` presentations, and their flat single-XML forms (``.fod
   ``column: value`` lines, metadata ``table`` and ``row``), named by its caption (a paragraph right
   above or below it styled as a caption or starting "Table N"), else ``TITLE, table N``. Deleted
   text kept by change tracking, comments, tables of contents and indexes are left out.
-- **Spreadsheets** (``.ods``): each sheet's rows, named after the sheet, as CSV and XLSX rows read.
-  Repeated cells and rows are expanded only up to what holds text (a sheet's styles often repeat
-  an empty row a million times).
+- **Spreadsheets** (``.ods``): each sheet's rows as an Excel workbook's read (``TableLoader``: the
+  first row holding text is the header, a title row above it names the table; ``sheet`` and
+  ``sheet_row`` kept). Repeated cells and rows are expanded only up to what holds text (a sheet's
+  styles often repeat an empty row a million times).
 - **Presentations** (``.odp``): one document per slide (``page``: its number), its title a ``#``
   heading, its text boxes in order and its speaker notes after ``Notes:``; tables as rows.
 
@@ -32,6 +33,7 @@ from typing import Any
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, parser_reason, strip_encoded_data
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
+from ragkit.loaders.tabular import TableLoader
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -75,7 +77,7 @@ def _q(name: str) -> str:
 
 
 @loaders.register("odf")
-class OdfLoader(Loader):
+class OdfLoader(TableLoader):
     """Reads OpenDocument text, spreadsheets and presentations (see the module docstring)."""
 
     name = "odf"
@@ -226,37 +228,47 @@ class _Table:
     header_rows: int | None = None
 
 
-def _grid(table: Any) -> _Table:
-    """A table's cells row by row, repeated cells and rows expanded only up to text, covered
-    (merged-over) cells empty; a cell holding several paragraphs reads them joined by spaces.
-    ``header_rows``: the rows the table marks as its header (``table:table-header-rows``), if any."""
-    rows: list[list[str]] = []
-    header = 0
+def _rows(table: Any) -> Iterator[tuple[int, list[str], bool]]:
+    """(the row's number in the table, its cells, whether the table marks it as header) of each row
+    holding text, repeated cells and rows expanded only up to text (at most ``MAX_REPEAT``),
+    covered (merged-over) cells empty; a cell holding several paragraphs reads them joined by spaces."""
+    number = 0
     for row in table.iter(_q("table:table-row")):
         if _inner_table(row, table):
             continue
-        cells: list[str] = []
-        for cell in row:
-            local = _local(cell.tag)
-            if local not in ("table-cell", "covered-table-cell"):
-                continue
-            text = "" if local == "covered-table-cell" else _clean(" ".join(
-                inline_text(p) for p in cell if _local(p.tag) in ("p", "h", "list"))).replace("\n", " ")
-            repeat = _repeat(cell.get(_q("table:number-columns-repeated")))
-            if text:
-                cells += [text] * min(repeat, max(MAX_REPEAT - len(cells), 1))
-            else:
-                cells += [""] * min(repeat, MAX_REPEAT)
-            if len(cells) >= MAX_REPEAT:
-                break
-        while cells and not cells[-1]:
-            cells.pop()
-        if not cells:
+        repeat = _repeat(row.get(_q("table:number-rows-repeated")))
+        cells = _cells(row)
+        if cells:
+            header = _local(row.getparent().tag) == "table-header-rows"
+            for k in range(min(repeat, MAX_REPEAT)):
+                yield number + k + 1, list(cells), header
+        number += repeat
+
+
+def _cells(row: Any) -> list[str]:
+    cells: list[str] = []
+    for cell in row:
+        local = _local(cell.tag)
+        if local not in ("table-cell", "covered-table-cell"):
             continue
-        repeat = min(_repeat(row.get(_q("table:number-rows-repeated"))), MAX_REPEAT)
-        if _local(row.getparent().tag) == "table-header-rows" and len(rows) == header:
-            header += repeat
-        rows += [list(cells) for _ in range(repeat)]
+        text = "" if local == "covered-table-cell" else _clean(" ".join(
+            inline_text(p) for p in cell if _local(p.tag) in ("p", "h", "list"))).replace("\n", " ")
+        repeat = _repeat(cell.get(_q("table:number-columns-repeated")))
+        cells += [text] * min(repeat, max(MAX_REPEAT - len(cells), 1) if text else MAX_REPEAT)
+        if len(cells) >= MAX_REPEAT:
+            break
+    while cells and not cells[-1]:
+        cells.pop()
+    return cells
+
+
+def _grid(table: Any) -> _Table:
+    """A table's rows holding text (``_rows``) and how many lead rows it marks as its header."""
+    rows: list[list[str]] = []
+    header = 0
+    for _, cells, marked in _rows(table):
+        header += marked and len(rows) == header
+        rows.append(cells)
     grid = clean_grid(rows) if rows else ()
     return _Table(grid, header if header and len(grid) == len(rows) else None)
 
@@ -344,17 +356,18 @@ def _joined(blocks: list[str]) -> str:
     return "".join(out)
 
 
-def _sheets(body: Any, path: Path, source: str, meta_title: str, mime: str, loader: Loader) -> list[Document]:
-    title = meta_title or path.stem
-    docs = []
-    for number, sheet in enumerate(body.findall(_q("table:table")), start=1):
-        grid = _grid(sheet)
-        if not grid.rows:
-            continue
-        name = sheet.get(_q("table:name"), "") or f"sheet {number}"
-        docs += [Document(text=text, metadata=loader._metadata(source, title=title, mime=mime, table=name, row=row,
-                                                                 sheet=name))
-                 for row, text in grid_rows(Grid(grid.rows, name), name, header_rows=grid.header_rows)]
+def _sheets(body: Any, path: Path, source: str, meta_title: str, mime: str, loader: Any) -> list[Document]:
+    """Each sheet as a table, as an Excel workbook's sheets read (``TableLoader``): its first row
+    holding text is the header, each later row a document; metadata ``sheet`` and ``sheet_row``."""
+    sheets = body.findall(_q("table:table"))
+    docs: list[Document] = []
+    for number, sheet in enumerate(sheets, start=1):
+        name = sheet.get(_q("table:name"), "") or f"Sheet{number}"
+        table = path.stem if len(sheets) == 1 else f"{path.stem} / {name}"
+        rows = ((cells, {"sheet": name, "sheet_row": n, "mime": mime}) for n, cells, _ in _rows(sheet))
+        header = next(rows, None)
+        if header is not None:
+            docs += loader.table_documents(path, source, table, header[0], rows, first_row=len(docs))
     return docs
 
 

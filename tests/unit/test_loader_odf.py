@@ -88,8 +88,12 @@ def test_a_spreadsheet_gives_each_sheets_rows_and_repeats_stay_bounded(tmp_path:
         '<table:table table:name="Empty"><table:table-row><table:table-cell/></table:table-row></table:table>'
     )
     docs = load(write(tmp_path, "fares.ods", odf_package("spreadsheet", sheet)))
-    assert [d.text for d in docs] == ["table: Ferries\nroute: Leith-Bergen\nfare: 12"] * 2
-    assert docs[0].metadata["sheet"] == "Ferries" and docs[0].metadata["mime"].endswith("spreadsheet")
+    # read as an Excel workbook's sheets are: named after the file and the sheet, the row numbers a
+    # spreadsheet shows
+    assert [d.text for d in docs] == ["table: fares / Ferries\nroute: Leith-Bergen\nfare: 12"] * 2
+    assert [(d.metadata["sheet"], d.metadata["sheet_row"], d.metadata["row"]) for d in docs] == [
+        ("Ferries", 2, 0), ("Ferries", 3, 1)]
+    assert docs[0].metadata["mime"].endswith("spreadsheet")
 
 
 def test_a_presentation_gives_one_document_per_slide_with_its_notes(tmp_path: Path) -> None:
