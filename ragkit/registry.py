@@ -107,6 +107,7 @@ loaders: Registry[type] = Registry(
         "pptx": "ragkit.loaders.pptx",
         "epub": "ragkit.loaders.epub",
         "odf": "ragkit.loaders.odf",
+        "doc": "ragkit.loaders.word_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -41,6 +41,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".html": "html",
     ".htm": "html",
     ".docx": "docx",
+    ".doc": "doc",
     ".jsonl": "jsonl",
     ".csv": "csv",
     ".tsv": "tsv",

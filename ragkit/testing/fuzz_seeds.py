@@ -220,6 +220,20 @@ def msg_seed() -> bytes:
         }).read_bytes()
 
 
+def doc_seed() -> bytes:
+    """A Word 97-2003 document (``ragkit.testing.word_files``); no seed without olefile, the
+    ``doc`` extra that reads it."""
+    import tempfile
+    from pathlib import Path
+
+    import olefile  # noqa: F401  (the loader's package: without it the control is not indexed)
+
+    from ragkit.testing.word_files import write_doc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return write_doc(Path(tmp) / "harbour.doc", [("Harbour notes\r" + "\r".join(PARAGRAPHS) + "\r", True)]).read_bytes()
+
+
 def _saved(document: object) -> bytes:
     out = io.BytesIO()
     document.save(out)  # type: ignore[attr-defined]
@@ -232,6 +246,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
+    ".doc": doc_seed,
 }
 
 
