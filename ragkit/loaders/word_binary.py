@@ -24,7 +24,8 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
+from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.office_binary import read_ole
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -50,18 +51,8 @@ class DocLoader(Loader):
     mime = "application/msword"
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        olefile = import_extra(path, "olefile", package="olefile", extra="doc")
-        if not olefile.isOleFile(str(path)):
-            raise LoaderError(f"{path}: not a Word 97-2003 document (not an OLE compound file); open it in Word or "
-                              "LibreOffice and save it as .docx", path=str(path), reason="not a Word document")
-        try:
-            with olefile.OleFileIO(str(path)) as ole:
-                text, title = read_doc(ole, path)
-        except LoaderError:
-            raise
-        except (OSError, struct.error, ValueError, IndexError, UnicodeDecodeError) as exc:
-            raise unreadable(path, exc, what="Word document",
-                             fix="open it in Word or LibreOffice and save it as .docx") from exc
+        text, title = read_ole(path, lambda ole: read_doc(ole, path), extra="doc", what="a Word document",
+                               fix="open it in Word or LibreOffice and save it as .docx")
         text = strip_encoded_data(text)
         if not text.strip():
             raise LoaderError(f"{path}: the Word document contains no text", path=str(path), reason="empty file")
