@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from ragkit.errors import LoaderError
+from ragkit.loaders.base import import_extra, unreadable
 
 T = TypeVar("T")
 
@@ -59,7 +60,6 @@ def read_ole(path: Path, read: Callable[[Any], T], *, extra: str, what: str, fix
     """``read(ole)`` of the OLE compound file ``path``, opened with olefile (which the ragkit extra
     ``extra`` installs). A file that is no OLE file, or one olefile or ``read`` fails on, is a
     :class:`LoaderError` naming ``what`` it should be ("a Word document") and the ``fix``."""
-    from ragkit.loaders.base import import_extra, unreadable  # base imports this module's callers
 
     olefile = import_extra(path, "olefile", package="olefile", extra=extra)
     if not olefile.isOleFile(str(path)):
