@@ -19,6 +19,10 @@ characters. A table is a run of lines (:func:`find_grids`):
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
+- tables side by side on the same lines are read apart: under titles of their own on one line,
+  each title over its table's column of labels (a report's panels: :func:`_panels`), or, on a
+  page set in two columns, where a column of labels follows a column of figures
+  (:func:`_side_by_side`);
 - a first or last column of running text is the page's other column, not the table's: it is
   dropped, and the table with it when no column of labels is left;
 - a line of a few words and no number that wraps the row above (a cell continued under itself,
@@ -94,6 +98,10 @@ MAX_HEADING_WORDS = 8
 SECTION_REACH = 8
 #: lines of a paragraph leading into a table (ending in a colon) that name it
 LEAD_IN_LINES = 3
+#: words a title over one of several tables set side by side (:func:`_panels`) has at most
+MAX_PANEL_TITLE_WORDS = 4
+#: characters a panel's title may stand off the start of its table's column of labels
+PANEL_SLACK = 2
 #: a numbered section heading's line: "2. JAL Group Total Domestic Pax Traffic"
 _SECTION_LINE = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.? +[^\W\d_]")
 #: a cell of running text (a line of the page's other column): this many words or more ...
@@ -231,9 +239,13 @@ def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
             start = i - 1 if _group_label(cells, i) else i
             header = _header_lines(cells, start)
             rows = list(range(start, i)) + data
-            cut = _side_by_side(cells, rows)
-            parts = [(cells, lines)] if cut is None else [_cut(cells, lines, cut, left) for left in (True, False)]
-            found += [t for part, text in parts if (t := _table(part, *_own_lines(part, header, rows, cut is None),
+            title, cuts = _panels(cells, header, rows)
+            if title is not None:
+                header = [j for j in header if j > title]  # the titles name the tables (their headings)
+            elif (cut := _side_by_side(cells, rows)) is not None:
+                cuts = [cut]
+            parts = [_band(cells, lines, a, b) for a, b in zip([0, *cuts], [*cuts, None], strict=True)]
+            found += [t for part, text in parts if (t := _table(part, *_own_lines(part, header, rows, not cuts),
                                                                 text, plain)) is not None]
         i = end
     return found
@@ -284,12 +296,36 @@ def _column_kind(lines: Sequence[Sequence[tuple[int, int, str]]], span: tuple[in
     return "number" if here and 2 * sum(map(_measured, here)) > len(here) else ""
 
 
-def _cut(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], x: int,
-         left: bool) -> tuple[list[list[tuple[int, int, str]]], list[str]]:
-    """The cells and layout lines left of character position ``x`` (``left``), else from it on."""
-    if left:
-        return [[c for c in line if c[0] < x] for line in cells], [line[:x] for line in lines]
-    return [[c for c in line if c[0] >= x] for line in cells], [" " * x + line[x:] for line in lines]
+def _band(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], start: int,
+          stop: int | None) -> tuple[list[list[tuple[int, int, str]]], list[str]]:
+    """The cells and layout lines from character position ``start`` to ``stop`` (None: to the
+    lines' ends), at their places."""
+    return ([[c for c in line if start <= c[0] and (stop is None or c[0] < stop)] for line in cells],
+            [" " * start + line[start:stop] for line in lines])
+
+
+def _panels(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int],
+            rows: Sequence[int]) -> tuple[int | None, list[int]]:
+    """Tables set side by side, each under a title of its own on one line above their headers (a
+    report's page of panels: "Parties", "Asset Details", "Notes"): (that title line, where each
+    table after the first starts); (None, []) for one table. The title line is a header line with
+    another under it, of two or more cells of a few words (:data:`MAX_PANEL_TITLE_WORDS`, no
+    figure), the first at the rows' left edge, each other one where a column of labels starts
+    (within :data:`PANEL_SLACK` characters): each table begins with its rows' labels. A group
+    line over a table's columns is centred over numbers, not set at a column of labels."""
+    body = [j for j in rows if _is_row(cells[j])]
+    spans = _columns(cells, body)
+    kinds = [_column_kind([cells[j] for j in body], span) for span in spans]
+    labels = [span[0] for k, span in enumerate(spans) if k and kinds[k] == "label"]
+    for j in header[:-1]:
+        line = cells[j]
+        if len(line) < 2 or not spans or abs(line[0][0] - spans[0][0]) > PANEL_SLACK \
+                or any(len(c[2].split()) > MAX_PANEL_TITLE_WORDS or any(ch.isdigit() for ch in c[2]) for c in line):
+            continue
+        starts = [next((min(x, c[0]) for x in labels if abs(x - c[0]) <= PANEL_SLACK), None) for c in line[1:]]
+        if None not in starts and len(set(starts)) == len(starts):
+            return j, sorted(x for x in starts if x is not None)  # a table starts at its title or its labels
+    return None, []
 
 
 def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:

@@ -596,3 +596,34 @@ def test_a_timetable_is_rows_of_times_under_the_train_numbers(tmp_path: Path) ->
     assert rows[2].text == ("table: weekend, page 1: Southbound weekend service\nTrain No.: Mountain View\n"
                             "224: 9:45a\n228: 11:16a\n232: 12:16p\n236: 1:16p")
     assert len(rows) == 4
+
+
+def test_tables_side_by_side_under_titles_of_their_own_are_read_apart(tmp_path: Path) -> None:
+    """A report's page of panels: "Parties", "Asset Details" and "Notes" titled on one line, their
+    rows on the same lines. Each table starts at its title, over its column of labels: its rows
+    hold only its own cells and are named by its title; the panel without figures (the parties)
+    stays page text."""
+    xs = {"pl": 10, "pv": 32, "al": 58, "an": 86, "ab": 98, "nl": 120, "nb": 142, "nc": 160, "ni": 180}
+
+    def line(**cells: str) -> list[tuple[int, str]]:
+        return [(xs[k], v) for k, v in cells.items()]
+
+    lines = [line(pl="Parties", al="Asset Details", nl="Notes"), [],
+             line(pl="Issuer", pv="Ridge CLO Ltd.", an="Count", ab="Current", nl="Class", nb="Balance", nc="Coupon",
+                  ni="Interest"),
+             line(pl="Trustee", pv="Citibank", al="Term Loan", an="293", ab="374.9", nl="Class A-1", nb="256.0",
+                  nc="6.82%", ni="8.88"),
+             line(pl="Manager", pv="Onex", al="Revolver", an="0", ab="0.0", nl="Class B-1", nb="24.0", nc="7.30%",
+                  ni="0.89"),
+             line(pl="Agency", pv="S&P", nl="Class C", nb="24.0", nc="7.80%", ni="0.95"),
+             line(pl="Admin", pv="Siepe", al="Delayed Draw", an="1", ab="0.1", nl="Class D-1", nb="24.0", nc="9.05%",
+                  ni="1.10")]
+    page, *rows = load("pdf", aligned_pdf(tmp_path / "deal.pdf", "The deal summary as of the last determination date.",
+                                          lines))
+    assert "Trustee Citibank" in page.text
+    assert [r.text for r in rows if "Notes" in r.text][3] == \
+        "table: deal, page 1: Notes\nClass: Class D-1\nBalance: 24.0\nCoupon: 9.05%\nInterest: 1.10"
+    assert [r.text for r in rows if "Asset Details" in r.text] == [
+        f"table: deal, page 1: Asset Details\ncolumn 1: {label}\nCount: {n}\nCurrent: {v}"
+        for label, n, v in (("Term Loan", "293", "374.9"), ("Revolver", "0", "0.0"), ("Delayed Draw", "1", "0.1"))]
+    assert len(rows) == 7 and not any("Trustee" in r.text for r in rows)
