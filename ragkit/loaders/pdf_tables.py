@@ -1,8 +1,8 @@
 """Tables in a PDF's pages, read as rows (``ragkit.loaders.table_rows``).
 
 pypdf lays the page out as fixed-width text (``extraction_mode="layout"``: each glyph at its
-place on the page), so a table's columns, ruled or only aligned with whitespace, are columns of
-characters. A table is a run of lines (:func:`find_grids`):
+place on the page, the page as it is shown: :class:`ShownPages`), so a table's columns, ruled or
+only aligned with whitespace, are columns of characters. A table is a run of lines (:func:`find_grids`):
 
 - *data lines*: two or more cells (runs of words further apart than the page's usual space; a
   number and the "- 1.42" after it are one cell, a range), a quarter of them or more numbers (a
@@ -167,11 +167,37 @@ def _numbered_row(line: str, words: Sequence[str]) -> bool:
 
 
 def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
-    """The tables of a pypdf page whose plain text is ``plain``; :class:`TableTimeout` past
-    ``timeout_s`` (where a timer can be set: the main thread of a process)."""
+    """The tables of a pypdf page whose plain text is ``plain`` (the page as it is shown:
+    :class:`ShownPages`); :class:`TableTimeout` past ``timeout_s`` (where a timer can be set: the
+    main thread of a process). A tab in the layout is a word space (fonts that map their space to
+    it): a space, so the words of a cell stay one cell."""
     with time_limit(timeout_s):
         layout = page.extract_text(extraction_mode="layout") or ""
-    return find_grids(layout.splitlines(), plain)
+    return find_grids(layout.replace("\t", " ").splitlines(), plain)
+
+
+class ShownPages:
+    """A PDF's pages as they are shown, to lay out: a page turned by its ``/Rotate`` (a wide table
+    set on a page turned to landscape) is taken from a copy of the file with the turn moved into
+    the page's content, since pypdf's layout leaves out text set at an angle to its page. The
+    copy is made at the first turned page asked for."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._copy: Any = None
+
+    def __getitem__(self, index: int) -> Any:
+        page = self._reader.pages[index]
+        if not page.rotation % 360:
+            return page
+        if self._copy is None:
+            from pypdf import PdfWriter
+
+            self._copy = PdfWriter(clone_from=self._reader)
+        shown = self._copy.pages[index]
+        if shown.rotation % 360:
+            shown.transfer_rotation_to_content()
+        return shown
 
 
 def word_tables(words: Sequence[OcrWord], plain: str, timeout_s: float) -> list[PageTable]:
@@ -972,5 +998,5 @@ def _repeats(line: str, words: frozenset[str]) -> bool:
     return bool(tokens) and all(t in words for t in tokens) and (len(tokens) >= 2 or is_number(tokens[0]))
 
 
-__all__ = ["MIN_NUMERIC_LINES", "TABLE_PAGE_TIMEOUT_S", "PageTable", "TableTimeout", "find_grids", "may_hold_table",
-           "named_rows", "page_tables", "time_limit", "without_tables", "word_tables"]
+__all__ = ["MIN_NUMERIC_LINES", "TABLE_PAGE_TIMEOUT_S", "PageTable", "ShownPages", "TableTimeout", "find_grids",
+           "may_hold_table", "named_rows", "page_tables", "time_limit", "without_tables", "word_tables"]

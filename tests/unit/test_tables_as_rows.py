@@ -627,3 +627,27 @@ def test_tables_side_by_side_under_titles_of_their_own_are_read_apart(tmp_path: 
         f"table: deal, page 1: Asset Details\ncolumn 1: {label}\nCount: {n}\nCurrent: {v}"
         for label, n, v in (("Term Loan", "293", "374.9"), ("Revolver", "0", "0.0"), ("Delayed Draw", "1", "0.1"))]
     assert len(rows) == 7 and not any("Trustee" in r.text for r in rows)
+
+
+def test_a_table_on_a_page_turned_to_landscape_is_read_as_shown(tmp_path: Path) -> None:
+    """A wide table printed on a page turned by its /Rotate: its text stands at an angle to the
+    page, which pypdf's layout leaves out; it is laid out as the page is shown. A font that sets a
+    tab for its word space ("Maple<tab>Leafs") keeps the words of a cell one cell."""
+    from pypdf import PdfReader, PdfWriter
+
+    teams = [("Team", "Titles", "Payroll"), ("Maple\tLeafs", "13", "$88,210.50"), ("Canadiens", "24", "$86,400.00"),
+             ("Red\tWings", "11", "$79,950.25"), ("Bruins", "6", "$87,120.75")]
+    lines = [list(zip((20, 90, 140), row, strict=True)) for row in teams]
+    flat = aligned_pdf(tmp_path / "flat.pdf", "Titles and payroll by team, on a page turned to landscape.", lines)
+    writer = PdfWriter(clone_from=PdfReader(flat))
+    page = writer.pages[0]
+    page.rotate(90)
+    page.transfer_rotation_to_content()  # the content now stands turned on the page ...
+    page.rotate(270)  # ... and the page's /Rotate turns it back upright when shown
+    writer.write(tmp_path / "turned.pdf")
+    _, *rows = load("pdf", tmp_path / "turned.pdf")
+    assert [r.text for r in rows] == [f"table: turned, page 1\nTeam: {team}\nTitles: {n}\nPayroll: {pay}"
+                                      for team, n, pay in (("Maple Leafs", "13", "$88,210.50"),
+                                                           ("Canadiens", "24", "$86,400.00"),
+                                                           ("Red Wings", "11", "$79,950.25"),
+                                                           ("Bruins", "6", "$87,120.75"))]
