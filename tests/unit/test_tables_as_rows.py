@@ -629,6 +629,22 @@ def test_tables_side_by_side_under_titles_of_their_own_are_read_apart(tmp_path: 
     assert len(rows) == 7 and not any("Trustee" in r.text for r in rows)
 
 
+def test_a_header_line_over_columns_of_labels_and_figures_is_no_panel_titles() -> None:
+    """A header's first line names columns of labels ("City" over the towns, "Purpose") and a
+    column of figures ("Amount"): it is the header of one table, not the titles of tables side by
+    side (a title stands over a column of labels, every one of them)."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["Payee              City              Purpose           Amount",
+             "                   of residence                        (USD)",
+             "Smith, Ann         Boston            Meals             1,200.50",
+             "Jones, Bob         Denver            Travel              310.00",
+             "Lee, Carl          Austin            Meals                51.24"]
+    (table,) = find_grids(lines)
+    assert table.grid.rows[:3] == (("Payee", "City", "Purpose", "Amount"), ("", "of residence", "", "(USD)"),
+                                   ("Smith, Ann", "Boston", "Meals", "1,200.50"))
+
+
 def test_a_table_on_a_page_turned_to_landscape_is_read_as_shown(tmp_path: Path) -> None:
     """A wide table printed on a page turned by its /Rotate: its text stands at an angle to the
     page, which pypdf's layout leaves out; it is laid out as the page is shown. A font that sets a
