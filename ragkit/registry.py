@@ -109,6 +109,7 @@ loaders: Registry[type] = Registry(
         "odf": "ragkit.loaders.odf",
         "doc": "ragkit.loaders.word_binary",
         "xls": "ragkit.loaders.xls",
+        "rtf": "ragkit.loaders.rtf",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -42,6 +42,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".htm": "html",
     ".docx": "docx",
     ".doc": "doc",
+    ".rtf": "rtf",
     ".jsonl": "jsonl",
     ".csv": "csv",
     ".tsv": "tsv",

@@ -24,6 +24,12 @@ PARAGRAPHS = (
 ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".epub", ".odt", ".ods")
 
 
+def rtf_seed() -> bytes:
+    body = r"\par ".join(PARAGRAPHS)
+    return (r"{\rtf1\ansi\ansicpg1252{\fonttbl{\f0 Times;}}{\info{\title Harbour notes}}\pard " + body
+            + r"\par }").encode("latin-1")
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -262,7 +268,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
-    ".doc": doc_seed, ".xls": xls_seed,
+    ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
 }
 
 
