@@ -354,7 +354,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in names else _SCOPE) for t in scope_hits)
         + _SCOPE * sum(weight[t] for t in document_hits)
     ) / total
-    matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
+    # a unit that holds the kind of answer asked for ("… the collection of tweets by Marta Quell",
+    # "Default: '§'") may leave its subject to the sentence beside it: its neighbours' words count
+    matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers) + (len(near_hits) if typed else 0)
     named = _named(u, query)
     # one shared word must carry most of the question's weight; two or more, a fair share; the
     # value asked for under the heading the question names is a candidate whatever else it shares
@@ -484,6 +486,22 @@ def _unsupported_share(u: Unit, query: Query) -> float:
     return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
 
 
+_TYPED_CLOSE = 0.5  # a typed unit of the best one's section goes first when it scores this share of it
+
+
+def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """The candidates, with the best one that holds the kind of answer asked for first when the
+    best holds none and that one is of the same section of the same passage and scores close:
+    the untyped sentence describes the subject ("Text for link anchors beside each title"), the
+    typed one states what is asked ("Default: '§'")."""
+    if query.kind is None or not candidates or candidates[0].typed:
+        return candidates
+    best = candidates[0]
+    same = next((c for c in candidates[1:] if c.typed and c.unit.rank == best.unit.rank
+                 and c.unit.block.section == best.unit.block.section and c.score >= _TYPED_CLOSE * best.score), None)
+    return [same, *(c for c in candidates if c is not same)] if same else candidates
+
+
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
     context: str = "",
@@ -528,6 +546,7 @@ def extractive_answer(
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
     if query.kind != "value" and not _COMPOUND.search(question):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
+    candidates = _typed_first(candidates, query)
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:

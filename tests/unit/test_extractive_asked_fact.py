@@ -1,0 +1,56 @@
+"""The offline answerer states the asked fact: a default asked for in other words ("unless I
+change it"), a person or a value whose sentence leaves its subject to the sentence beside it, the
+command a "what do I run" question wants, the negation that answers a "Can I …?" question, the
+reason a "why" question wants, and a refusal when the asked thing is not there. The passages are
+small hand-written documents with the shapes found in real documentation."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.values import implied_default, value_question
+from ragkit.rag.passages import Passage
+
+
+def passages(*texts: tuple[str, str, str]) -> list[Passage]:
+    """Passages (source, heading, text) numbered from 1, each from its own place in its file."""
+    return [Passage(n, text, {"source": source, "heading": heading, "start": str(n * 1000)})
+            for n, (source, heading, text) in enumerate(texts, 1)]
+
+
+SETTINGS = passages(
+    ("settings.rst", "Settings > Page output > page_anchor_icon",
+     "### page_anchor_icon\n\nType: str\n\nDefault: '§' (the section sign)\n\n"
+     "Text for link anchors beside each title and description block. HTML entities are allowed."),
+    ("settings.rst", "Settings > Page output > page_sidebar_width",
+     "### page_sidebar_width\n\nType: int\n\nDefault: 230\n\nThe width of the sidebar in pixels."),
+)
+
+
+def test_a_default_asked_for_in_other_words_is_a_value_question() -> None:
+    assert implied_default("What icon is shown unless I change it?") == "unless I change it"
+    assert implied_default("How are keys compared if I don't pass a function?") == "if I don't pass"
+    assert implied_default("What icon is shown beside each title?") == ""
+    assert value_question("Which sign is used as the separator unless you override it?") == (True, None)
+
+
+def test_the_default_line_answers_a_question_that_describes_its_setting() -> None:
+    """Before: refused. The question names no setting, and "Default: '§'" shares none of its
+    words: the description beside it does."""
+    got = extractive_answer("What symbol is shown as the anchor link beside each title unless I change it?", SETTINGS)
+    assert "'§'" in got and got != REFUSAL
+
+
+GUIDE = passages(
+    ("guides/internals.md", "Store internals",
+     "This guide is useful for those who want to understand the store implementation of Zephyr. It's not meant "
+     "to be a complete example of the store implementation but rather a simplified version. It's inspired by the "
+     "collection of tweets by Marta Quell([@mquell](https://example.com/mquell))."),
+    ("guides/intro.md", "Introduction", "Zephyr stores hold atoms. Each atom is a piece of state."),
+)
+
+
+def test_a_whose_question_is_answered_by_the_sentence_with_the_name_beside_its_subject() -> None:
+    """Before: refused. The sentence with the name shares one word with the question
+    ("tweets"); the sentence before it says what the guide is."""
+    got = extractive_answer("Whose tweets is the simplified store internals guide based on?", GUIDE)
+    assert "Marta Quell" in got
