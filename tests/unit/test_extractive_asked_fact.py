@@ -54,3 +54,21 @@ def test_a_whose_question_is_answered_by_the_sentence_with_the_name_beside_its_s
     ("tweets"); the sentence before it says what the guide is."""
     got = extractive_answer("Whose tweets is the simplified store internals guide based on?", GUIDE)
     assert "Marta Quell" in got
+
+
+FOOTER = passages(
+    ("settings.rst", "Settings > Page output > page_updated_fmt",
+     "### page_updated_fmt\n\nType: str | None\n\nDefault: None\n\nIf set, a 'Last updated on:' timestamp is inserted "
+     "into the page footer using the given strftime() format. The empty string is equivalent to '%d %B %Y' "
+     "(or a locale-dependent equivalent)."),
+    ("settings.rst", "Settings > Page output > page_sidebar_width",
+     "### page_sidebar_width\n\nType: int\n\nDefault: 230\n\nThe width of the sidebar in pixels."),
+)
+
+
+def test_a_conditional_question_is_answered_with_the_sentence_about_its_case() -> None:
+    """Before: the general description only ("If set, a … timestamp is inserted …"): the case
+    the question states (an empty string) is the next sentence's."""
+    got = extractive_answer("If I set page_updated_fmt to an empty string, what date format ends up in the footer?",
+                            FOOTER)
+    assert "'%d %B %Y'" in got

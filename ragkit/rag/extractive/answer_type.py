@@ -204,6 +204,16 @@ def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
 
 
+_CONDITIONAL = re.compile(r"^\W*(?:if|when|once|unless)\b[^,?]{3,100},\s*\w", re.IGNORECASE)
+
+
+def asks_conditional(question: str) -> bool:
+    """Whether a question asks what happens in a case it states first ("If I set X to an empty
+    string, what …?", "When the cache is full, which …?"): documentation states the general rule,
+    then the case in the next sentence."""
+    return bool(_CONDITIONAL.search(question))
+
+
 _COLUMNS = re.compile(
     r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:names\s+of\s+the\s+)?"
     r"(?:columns|column\s+(?:headers|headings|names|labels)|fields)\b"

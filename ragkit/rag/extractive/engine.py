@@ -83,6 +83,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    asks_conditional,
     asks_why,
     counts,
     defines,
@@ -528,7 +529,7 @@ def extractive_answer(
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
-    paired = (asks_yes_no(question) or asks_why(question)) and not query.howto
+    paired = (asks_yes_no(question) or asks_why(question) or asks_conditional(question)) and not query.howto
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),

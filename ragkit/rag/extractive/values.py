@@ -26,7 +26,7 @@ _NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "ve
           "releases": "version"}
 _VALUE_NOUNS = (
     "port|version|release|address|url|host|hostname|branch|directory|folder|path|file|filename|encoding|command|"
-    "option|flag|setting|extension|scheme|separator|value|symbol|character|sign|icon|format|prefix|suffix"
+    "option|flag|setting|extension|scheme|separator|value"
 )
 _VALUE = re.compile(
     rf"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)\b(?:\s+[\w.-]+){{0,3}}?\s+"
