@@ -72,3 +72,19 @@ def test_a_conditional_question_is_answered_with_the_sentence_about_its_case() -
     got = extractive_answer("If I set page_updated_fmt to an empty string, what date format ends up in the footer?",
                             FOOTER)
     assert "'%d %B %Y'" in got
+
+
+STEPS = passages(
+    ("advanced/translate.rst", "Translating > Workflow",
+     "## Workflow\n\n1. Set the catalog directory in your configuration.\n\n"
+     "2. Collect the strings to translate into catalog templates.\n\n   ```console\n   $ make catalogs\n   ```\n\n"
+     "   The generated templates will be placed in the `_build/catalogs` directory. You can edit them with any tool."
+     "\n\n3. Translate the templates and build."),
+)
+
+
+def test_what_do_i_run_is_answered_with_the_command_of_the_step() -> None:
+    """Before: "The generated templates will be placed in …", a sentence about the result: the
+    step restates the question, and its command is the code block nested under it."""
+    got = extractive_answer("What do I run to collect the strings to translate into catalog templates?", STEPS)
+    assert "$ make catalogs" in got and "Collect the strings" in got

@@ -108,7 +108,10 @@ _HOWTO = re.compile(
     r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|correct\s+)?way\s+to\b|is\s+there\s+a\s+way\b"
     r"|what\s+(?:do|does|should|must)\s+(?:i|we|you|one)\s+(?:need\s+to|have\s+to|must)\s+"
     r"(?:do|set\s+up|setup|add|write|create|install|configure|change|run|edit|put|use)\b"
-    r"|(?:can|could|should)\s+i\b)",
+    r"|(?:can|could|should)\s+i\b"
+    # a command asked for: "What do I run to …?", "Which command do I use to …?"
+    r"|what\s+(?:do|should|must|can)\s+(?:i|we|you|one)\s+(?:run|type|execute|invoke)\b"
+    r"|(?:what|which)\s+commands?\s+(?:do|does|should|must|can|will)\s+(?:i|we|you|one)\b)",
     re.IGNORECASE,
 )
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"

@@ -215,7 +215,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading", "line") and blocks[raw[j][2]].section == b.section
             ))
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
-            leads = (text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
+            # a step (a list item) whose command is nested under it leads it too, colon or not
+            leads = ((text.rstrip().endswith(":") or kind == "item") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
                      and blocks[raw[pos + 1][2]].section == b.section)
             if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
                 near |= own[pos + 1]
