@@ -88,3 +88,28 @@ def test_what_do_i_run_is_answered_with_the_command_of_the_step() -> None:
     step restates the question, and its command is the code block nested under it."""
     got = extractive_answer("What do I run to collect the strings to translate into catalog templates?", STEPS)
     assert "$ make catalogs" in got and "Collect the strings" in got
+
+
+INSTALLS = passages(
+    ("pip/packages.md", "Managing packages > Editable packages",
+     "## Editable packages\n\nEditable packages do not need to be reinstalled for changes to their source code to be "
+     "active.\n\nTo install the current project as an editable package\n\n```console\n$ tern pip install -e .\n```\n\n"
+     "To install a project in another directory as an editable package:\n\n```console\n"
+     "$ tern pip install -e \"lib @ ./project/lib\"\n```"),
+    ("pip/compat.md", "Compatibility with pip > `--global` and the `global` install scheme",
+     "## `--global` and the `global` install scheme\n\ntern does not support the `--global` flag, which installs "
+     "packages based on the `global` install scheme.\nInstead, we recommend the use of project environments to "
+     "isolate package installations."),
+    ("pip/packages.md", "Managing packages > Installing a package",
+     "## Installing a package\n\nTo install a package into the project environment, e.g., Flask:\n\n```console\n"
+     "$ tern pip install flask\n```"),
+)
+
+
+def test_a_can_i_question_is_answered_by_the_sentence_that_says_no() -> None:
+    """Before: "To install a project in another directory as an editable package:", an install
+    example that shares more of the question's words than the sentence that answers it."""
+    got = extractive_answer(
+        "Can I install packages into my global site-packages with tern pip install --global like I do with pip?",
+        INSTALLS)
+    assert got.startswith("tern does not support the `--global` flag"), got

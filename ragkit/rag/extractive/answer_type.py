@@ -207,6 +207,36 @@ def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
 
 
+_YES_NO = re.compile(
+    r"^\W*(?:if\b[^,?]{1,80},\s*|and\s+|but\s+|so\s+)?"
+    r"(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|may|might)"
+    r"(?:n't|\s+not)?\s+(?!there\s+a\s+way\b)\w",
+    re.IGNORECASE,
+)
+
+
+def asks_yes_no(question: str) -> bool:
+    """Whether ``question`` is answered by yes or no: it opens with an auxiliary verb, perhaps
+    after a condition ("If I set X, will …?", "Are there …?", "Does X support …?", "Can I …?",
+    which is a how-to too)."""
+    return bool(_YES_NO.search(question))
+
+
+#: a sentence that says no: "does not support", "is not supported", "cannot", "isn't possible"
+_NEGATION = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|must)(?:n't|\s+not)\b"
+    r"|\b(?:cannot|can't|won't|unsupported)\b|\bnot\s+(?:supported|possible|allowed|available|implemented)\b"
+    r"|\bno\s+(?:way|support)\b",
+    re.IGNORECASE,
+)
+
+
+def negates(sentence: str) -> bool:
+    """Whether ``sentence`` says something does not hold ("uv does not support the flag", "it is
+    not supported", "you cannot …"): the answer "no" to a yes/no question about it."""
+    return bool(_NEGATION.search(sentence))
+
+
 _CONDITIONAL = re.compile(r"^\W*(?:if|when|once|unless)\b[^,?]{3,100},\s*\w", re.IGNORECASE)
 
 

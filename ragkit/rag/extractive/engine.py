@@ -91,6 +91,7 @@ from ragkit.rag.extractive.answer_type import (
     gives_alias,
     has_answer_type,
     in_measure,
+    negates,
 )
 from ragkit.rag.extractive.compose import Candidate, Unit, columns_answer, compose
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
@@ -104,7 +105,7 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
-from ragkit.rag.extractive.yes_no import asks_yes_no, sentence_pairs
+from ragkit.rag.extractive.yes_no import sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -130,6 +131,7 @@ _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" q
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
 _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
 _LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follows ("Add a remote:")
+_NEGATES = 1.15  # ... for one that says no, for a yes/no question ("does not support", "cannot")
 _SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
 # the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
 _FUNCTION_WORDS = STOPWORDS - frozenset(
@@ -428,6 +430,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
+    if query.yes_no and negates(u.text):
+        fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
     if query.counted_given and typed:
         fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
     if query.defined and defines(query.defined, u.text):
@@ -530,7 +534,7 @@ def extractive_answer(
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
-    paired = (asks_yes_no(question) or asks_why(question) or asks_conditional(question)) and not query.howto
+    paired = (query.yes_no or asks_why(question) or asks_conditional(question)) and not query.howto
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),

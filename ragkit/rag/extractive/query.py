@@ -19,6 +19,7 @@ from ragkit.rag.extractive.answer_type import (
     asked_acronym,
     asks_alias,
     asks_author,
+    asks_yes_no,
     counted_noun,
     defined_term,
     is_howto,
@@ -70,6 +71,7 @@ class Query:
     # label of the value it asks for ("TOTAL $821.14"), though no word to match elsewhere
     versions: frozenset[str] = frozenset()  # the dotted numbers the question writes ("Git 2.44"): whole
     counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
+    yes_no: bool = False  # the question is answered by yes or no ("Can I …?", "Does X support …?")
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
 
 
@@ -177,6 +179,7 @@ def read_question(question: str, context: str = "") -> Query:
         measure=quantity_measure(question) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), counted=counted_noun(question) if kind == "number" else "",
+        yes_no=asks_yes_no(question),
     )
 
 

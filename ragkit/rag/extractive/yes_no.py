@@ -1,5 +1,5 @@
-"""Yes/no questions ("Are there several versions of X?", "If I set NO_COLOR, will bold text still
-be shown?"): documentation rarely answers one in a single sentence. It says the one thing and then
+"""Yes/no questions (``answer_type.asks_yes_no``: "Are there several versions of X?", "If I set
+NO_COLOR, will bold text still be shown?"): documentation rarely answers one in a single sentence. It says the one thing and then
 corrects or completes it ("There are *not* several versions. There's just one, …"; "NO_COLOR
 removes color only. Styles such as bold are preserved."), so two neighbouring sentences of a
 paragraph are read, and scored, as one candidate answer. So is a reason ("Why does X …?"): a claim,
@@ -7,24 +7,10 @@ then the sentence that explains it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from ragkit.rag.extractive.compose import Unit
-
-_YES_NO = re.compile(
-    r"^\W*(?:if\b[^,?]{1,80},\s*|and\s+|but\s+|so\s+)?"
-    r"(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|may|might)"
-    r"(?:n't|\s+not)?\s+(?!there\s+a\s+way\b)\w",
-    re.IGNORECASE,
-)
-
-
-def asks_yes_no(question: str) -> bool:
-    """Whether ``question`` is answered by yes or no: it opens with an auxiliary verb, perhaps
-    after a condition ("If I set X, will …?", "Are there …?", "Does X support …?")."""
-    return bool(_YES_NO.search(question))
 
 
 def sentence_pairs(units: Sequence[Unit]) -> list[Unit]:
@@ -39,4 +25,4 @@ def sentence_pairs(units: Sequence[Unit]) -> list[Unit]:
     return out
 
 
-__all__ = ["asks_yes_no", "sentence_pairs"]
+__all__ = ["sentence_pairs"]
