@@ -113,3 +113,23 @@ def test_a_can_i_question_is_answered_by_the_sentence_that_says_no() -> None:
         "Can I install packages into my global site-packages with tern pip install --global like I do with pip?",
         INSTALLS)
     assert got.startswith("tern does not support the `--global` flag"), got
+
+
+WARNING = passages(
+    ("extensions/sourcelinks.rst", "sphinx.ext.sourcelinks -- Add links to source code",
+     "# sphinx.ext.sourcelinks -- Add links to source code\n\nThis extension looks at your object descriptions and "
+     "tries to find the source files where the objects are defined.\n\n!!! warning\n\n"
+     "    The sourcelinks extension will load the modules being linked to. If any modules have side effects on "
+     "loading, these will be run when the build is run.\n\n    If you document scripts (as opposed to library "
+     "modules), make sure their main routine is protected by an `if __name__ == '__main__'` condition.\n\n"
+     "This extension works only on HTML builders."),
+)
+
+
+def test_a_why_question_about_advice_is_answered_with_the_fact_before_it() -> None:
+    """Before: the advice alone ("make sure their main routine is protected …"), which says what
+    to do, not why: the paragraph before it gives the reason."""
+    got = extractive_answer(
+        "Why should the scripts I document guard their main routine when the sourcelinks extension is on?", WARNING)
+    assert got.startswith("The sourcelinks extension will load the modules being linked to."), got
+    assert "make sure their main routine is protected" in got

@@ -45,10 +45,17 @@ question of the conversation weigh half. The score is then weighed by:
   under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
-For a yes/no or a why question two neighbouring sentences of a paragraph are also scored as one
-candidate (``ragkit.rag.extractive.yes_no``): the second often carries the fact ("… removes color
-only. Styles such as bold are preserved."; a claim, then the sentence that explains it). A snake_case identifier the question writes (``NO_COLOR``)
-is a name whole, and its words count as its parts.
+For a yes/no, a why or an "If …, what …?" question two neighbouring sentences of a paragraph are
+also scored as one candidate (``ragkit.rag.extractive.reasons``): the second often carries the
+fact ("… removes color only. Styles such as bold are preserved."; a claim, then the sentence that
+explains it; the general rule, then the case). For a yes/no question a sentence that says no ("does
+not support", "cannot") counts a little more. A snake_case identifier the question writes
+(``NO_COLOR``) is a name whole, and its words count as its parts.
+
+A unit that holds the kind of answer asked for counts its neighbours' matched words as shared
+("… the collection of tweets by Marta Quell" after the sentence that says what the guide is), and
+when the best candidate holds none, a close one of its section that does is quoted first
+("Default: '§'" beside the setting's description).
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
@@ -93,8 +100,9 @@ from ragkit.rag.extractive.answer_type import (
     in_measure,
     negates,
 )
-from ragkit.rag.extractive.compose import Candidate, Unit, columns_answer, compose
+from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
+from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -104,8 +112,8 @@ from ragkit.rag.extractive.text import (
     split_prose,
     terms,
 )
+from ragkit.rag.extractive.units import Candidate, Unit
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
-from ragkit.rag.extractive.yes_no import sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -533,7 +541,7 @@ def extractive_answer(
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
-    # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
+    # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
     paired = (query.yes_no or asks_why(question) or asks_conditional(question)) and not query.howto
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
