@@ -133,3 +133,29 @@ def test_a_why_question_about_advice_is_answered_with_the_fact_before_it() -> No
         "Why should the scripts I document guard their main routine when the sourcelinks extension is on?", WARNING)
     assert got.startswith("The sourcelinks extension will load the modules being linked to."), got
     assert "make sure their main routine is protected" in got
+
+
+KEEPERS = passages(
+    ("guides/keeper.md", "Keeper",
+     "## Keeper\n\n`Keeper` will hold the state of the lanterns used in its harbour instead of the global depot. "
+     "`Keeper`'s lifetime will be the same as the harbour itself, and since the harbour is rebuilt on each tide "
+     "we limit the lifetime of the depot to a single tide as well."),
+    ("guides/performance.md", "Performance",
+     "## Performance\n\nA depot that lights lanterns one by one slows the whole town down. Keep the number of "
+     "derived lanterns small."),
+    ("guides/depot.md", "Depot", "## Depot\n\nThe depot stores every lantern of the town. A lantern is lit at dusk."),
+)
+LIMIT = "What is the maximum number of lanterns a single depot can hold before it slows down?"
+
+
+def test_a_number_question_is_refused_when_the_best_sentence_has_no_number_and_misses_part_of_it() -> None:
+    """Before: the sentences about what a keeper holds, though they give no number and say
+    nothing of a limit or of slowing down (words other passages have)."""
+    assert extractive_answer(LIMIT, KEEPERS) == REFUSAL
+
+
+def test_the_same_question_is_answered_when_a_sentence_gives_the_number() -> None:
+    stated = [*KEEPERS[:2], Passage(3, "## Depot\n\nThe depot stores every lantern of the town. A single depot can "
+                                       "hold at most 400 lanterns before it slows down.",
+                                    {"source": "guides/depot.md", "heading": "Depot", "start": "3000"})]
+    assert "400 lanterns" in extractive_answer(LIMIT, stated)

@@ -66,7 +66,9 @@ in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
 document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
 a value question, whose line may say none of them, nor for a question that asks two things, each
-part of which another document may answer). A question that names something found in some
+part of which another document may answer), or when a question that asks for a kind of answer
+(a person, a date, a number, a value) is best answered by a sentence with nothing of that kind
+whose own words, neighbours and headings lack 30 % of the question's weight. A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -516,6 +518,22 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     return [same, *(c for c in candidates if c is not same)] if same else candidates
 
 
+def _off_kind(c: Candidate, query: Query) -> bool:
+    """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
+    of another thing than the passages count ("seven built-in, primitive value types" is a number,
+    though too far from its noun to count "types")."""
+    return not c.typed and not _typed(c.unit, replace(query, counted_given=False))
+
+
+def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
+    """The share of the question's own words, weighed as scored, that the unit, its neighbouring
+    sentences and its section headings do not have: what the sentence leaves unanswered."""
+    own = {t: weight[t] for t in query.own if t in weight}
+    total = sum(own.values())
+    have = u.own | u.near | u.section
+    return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
+
+
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
     context: str = "",
@@ -567,6 +585,8 @@ def extractive_answer(
         return REFUSAL
     if query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
         return REFUSAL  # a who/when/how-many question, none of the wanted kind, and words missing
+    if query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
+        return REFUSAL  # the best holds nothing of the wanted kind, and is about part of the question only
     code_units = sorted(
         (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
