@@ -159,3 +159,18 @@ def test_the_same_question_is_answered_when_a_sentence_gives_the_number() -> Non
                                        "hold at most 400 lanterns before it slows down.",
                                     {"source": "guides/depot.md", "heading": "Depot", "start": "3000"})]
     assert "400 lanterns" in extractive_answer(LIMIT, stated)
+
+
+BUILDS = passages(
+    ("concepts/runtimes.md", "Runtimes > Managed runtimes",
+     "## Managed runtimes\n\ntern supports downloading and installing CPython, PyPy, and Pyodide distributions. "
+     "Downloads are cached.\n\nAs the runtime does not publish official binaries, tern instead uses pre-built "
+     "distributions from the Harbor `static-runtime-builds` project."),
+)
+
+
+def test_a_whose_question_is_answered_by_the_project_that_owns_it() -> None:
+    """Before: "tern supports downloading … CPython, PyPy …", whose product names read as a
+    person's; a project named as the owner answers "Whose …?" as a person does."""
+    got = extractive_answer("Whose builds of the runtime does tern download when it installs one?", BUILDS)
+    assert got.startswith("As the runtime does not publish official binaries"), got
