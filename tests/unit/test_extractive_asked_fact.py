@@ -174,3 +174,20 @@ def test_a_whose_question_is_answered_by_the_project_that_owns_it() -> None:
     person's; a project named as the owner answers "Whose …?" as a person does."""
     got = extractive_answer("Whose builds of the runtime does tern download when it installs one?", BUILDS)
     assert got.startswith("As the runtime does not publish official binaries"), got
+
+
+REPORT = [Passage(1, (
+    "Harrow Light Trust Annual Report 2021\n\nChair's summary\n\n2021 was the trust's first full year with the "
+    "new lamp room. Twelve volunteer keepers from four villages served at the light, and the winter school "
+    "visits returned after a long break.\n\nThe highlight of the year was the relighting of the north lamp on "
+    "3 June 2021. It replaces the lamp that was damaged in the gale of 1987.\n\nFinances\n\nTotal expenditure "
+    "for the year was 2.35 million pounds. The county council provided 55 percent of the budget, and donations "
+    "the rest. The largest single cost was the lamp room, at 412,000 pounds."),
+    {"source": "annual-report-2021.docx", "heading": "", "start": "0"})]
+
+
+def test_a_number_in_words_of_another_measure_still_answers_a_money_question() -> None:
+    """"2.35 million pounds" is not written as an amount of money is ("£2.35m"), and "spend" is
+    not "expenditure": the best sentence is still a number, so the question is not refused."""
+    got = extractive_answer("How much did the light spend in total in 2021?", REPORT)
+    assert "2.35 million pounds" in got

@@ -520,9 +520,10 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
 
 def _off_kind(c: Candidate, query: Query) -> bool:
     """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
-    of another thing than the passages count ("seven built-in, primitive value types" is a number,
-    though too far from its noun to count "types")."""
-    return not c.typed and not _typed(c.unit, replace(query, counted_given=False))
+    of another thing than the passages count or in another measure ("seven built-in, primitive
+    value types" is a number, though too far from its noun to count "types"; "1.42 million
+    pounds" is one, though not written as an amount of money is)."""
+    return not c.typed and not _typed(c.unit, replace(query, counted_given=False, measure=None))
 
 
 def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
