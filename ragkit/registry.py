@@ -106,6 +106,8 @@ loaders: Registry[type] = Registry(
         "notebook": "ragkit.loaders.notebook",
         "pptx": "ragkit.loaders.pptx",
         "epub": "ragkit.loaders.epub",
+        "odf": "ragkit.loaders.odf",
+        "doc": "ragkit.loaders.word_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -41,6 +41,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".html": "html",
     ".htm": "html",
     ".docx": "docx",
+    ".doc": "doc",
     ".jsonl": "jsonl",
     ".csv": "csv",
     ".tsv": "tsv",
@@ -51,6 +52,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".ipynb": "notebook",
     ".pptx": "pptx",
     ".epub": "epub",
+    **{ext: "odf" for ext in (".odt", ".ods", ".odp", ".fodt", ".fods", ".fodp")},  # OpenDocument
     ".eml": "eml",
     ".mbox": "mbox",
     ".msg": "msg",

@@ -9,9 +9,15 @@ the stream's name in the file's directory, so the skip reason says which it is a
 
 from __future__ import annotations
 
+import struct
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any, TypeVar
 
 from ragkit.errors import LoaderError
+from ragkit.loaders.base import import_extra, unreadable
+
+T = TypeVar("T")
 
 #: the first bytes of an OLE compound file
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
@@ -49,4 +55,24 @@ def office_container_error(path: Path) -> LoaderError | None:
 
 _KINDS = {"Excel": "workbook", "Word": "document", "PowerPoint": "presentation"}
 
-__all__ = ["OLE_MAGIC", "office_container_error"]
+
+def read_ole(path: Path, read: Callable[[Any], T], *, extra: str, what: str, fix: str) -> T:
+    """``read(ole)`` of the OLE compound file ``path``, opened with olefile (which the ragkit extra
+    ``extra`` installs). A file that is no OLE file, or one olefile or ``read`` fails on, is a
+    :class:`LoaderError` naming ``what`` it should be ("a Word document") and the ``fix``."""
+
+    olefile = import_extra(path, "olefile", package="olefile", extra=extra)
+    if not olefile.isOleFile(str(path)):
+        raise LoaderError(f"{path}: not {what} (not an OLE compound file); {fix}", path=str(path), reason=f"not {what}")
+    try:
+        with olefile.OleFileIO(str(path)) as ole:
+            return read(ole)
+    except LoaderError:
+        raise
+    # olefile's own errors derive from OSError (a damaged directory, sector); a reader's from the
+    # sizes and offsets it reads (struct.error, IndexError, ValueError)
+    except (OSError, struct.error, ValueError, IndexError, UnicodeDecodeError) as exc:
+        raise unreadable(path, exc, what=what.split(" ", 1)[1], fix=fix) from exc
+
+
+__all__ = ["OLE_MAGIC", "office_container_error", "read_ole"]

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, import_extra, strip_encoded_data, unreadable
+from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.office_binary import read_ole
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -43,22 +44,20 @@ class MsgLoader(Loader):
     mime = "application/vnd.ms-outlook"
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        olefile = import_extra(path, "olefile", package="olefile", extra="msg")
-        if not olefile.isOleFile(str(path)):
-            raise LoaderError(f"{path}: not an Outlook message (not an OLE compound file); save the mail from "
-                              "Outlook as .msg, or export it as .eml", path=str(path), reason="not an Outlook message")
-        try:
-            with olefile.OleFileIO(str(path)) as ole:
-                fields = _Message(ole)
-                subject, sender, date = fields.text(_SUBJECT), _sender(fields), fields.date()
-                lines = [f"{name}: {value}" for name, value in (
-                    ("Subject", subject), ("From", sender), ("To", fields.text(_TO)), ("Cc", fields.text(_CC)),
-                    ("Date", date or "")) if value]
-                body = fields.text(_BODY) or _visible(fields.text(_HTML))
-                attachments = sum(1 for entry in ole.listdir(streams=False, storages=True)
-                                  if len(entry) == 1 and entry[0].startswith("__attach_version1.0_"))
-        except OSError as exc:  # olefile's own errors derive from OSError (a damaged directory, sector)
-            raise unreadable(path, exc, what="Outlook message", fix="save it again from Outlook, or export it as .eml") from exc
+        def read(ole: Any) -> tuple[list[str], str, str, str | None, str | None, int]:
+            fields = _Message(ole)
+            subject, sender, date = fields.text(_SUBJECT), _sender(fields), fields.date()
+            lines = [f"{name}: {value}" for name, value in (
+                ("Subject", subject), ("From", sender), ("To", fields.text(_TO)), ("Cc", fields.text(_CC)),
+                ("Date", date or "")) if value]
+            body = fields.text(_BODY) or _visible(fields.text(_HTML))
+            attachments = sum(1 for entry in ole.listdir(streams=False, storages=True)
+                              if len(entry) == 1 and entry[0].startswith("__attach_version1.0_"))
+            return lines, body, subject, sender, date, attachments
+
+        lines, body, subject, sender, date, attachments = read_ole(
+            path, read, extra="msg", what="an Outlook message",
+            fix="save the mail again from Outlook as .msg, or export it as .eml")
         if not lines and not body.strip():
             raise LoaderError(f"{path}: the Outlook message has no subject, headers or body", path=str(path),
                               reason="empty file")

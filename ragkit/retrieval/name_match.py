@@ -12,8 +12,10 @@ comparing words, with no list of known names:
   dropped; the query's words are read the same way;
 - a path is named when the query holds every word of its file name, and the words of the path it
   holds are specific: two words or more, or a word with a digit (one ordinary word such as
-  ``responses`` or ``index`` names nothing); its score is the share of the path's words the query
-  holds (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match).
+  ``responses`` or ``index`` names nothing), and stand together in the query, as a name does (no
+  other word among them but function words: "the notes of the release" names ``release-notes.md``,
+  "install packages into site-packages with uv pip" does not name ``pip/packages.md``); its score is the share of the path's words the query holds
+  (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match).
 
 A ``NameIndex`` keeps a set of sources by their file-name words, so a query reads only the files
 whose file name it holds, not every file of the index.
@@ -64,16 +66,30 @@ def _specific(words: Iterable[str]) -> bool:
     return len(found) >= 2 or any(c.isdigit() for w in found for c in w)
 
 
-def _held_share(query_words: set[str] | frozenset[str], words: tuple[str, ...]) -> float:
-    """The share of a path's ``words`` the query holds, when those it holds are specific."""
-    held = [w for w in words if w in query_words]
-    return len(held) / len(words) if _specific(held) else 0.0
+def _together(query: Sequence[str], held: set[str]) -> bool:
+    """Whether the ``held`` words stand together in the ``query``'s words: some run of the query
+    holds each of them and no other word (function words are not among a query's words)."""
+    longest = len(held)
+    for start, word in enumerate(query):
+        if word in held:
+            window = query[start:start + longest]
+            if held <= set(window):
+                return True
+    return False
 
 
-def path_score(query_words: set[str], source: str) -> float:
-    """How fully a query (its ``name_words`` as a set) names the file ``source``, in [0, 1]."""
+def _held_share(query: Sequence[str], words: tuple[str, ...]) -> float:
+    """The share of a path's ``words`` the query holds, when those it holds are specific and stand
+    together in the query."""
+    found = set(query)
+    held = [w for w in words if w in found]
+    return len(held) / len(words) if _specific(held) and _together(query, set(held)) else 0.0
+
+
+def path_score(query_words: Sequence[str], source: str) -> float:
+    """How fully a query (its ``name_words``, in order) names the file ``source``, in [0, 1]."""
     stem, words = _path_words(source)
-    if not stem or len(words) > MAX_PATH_WORDS or not stem <= query_words:
+    if not stem or len(words) > MAX_PATH_WORDS or not stem <= set(query_words):
         return 0.0
     return _held_share(query_words, words)
 
@@ -107,14 +123,15 @@ class NameIndex:
 
     def named(self, query: str) -> dict[str, float]:
         """The files ``query`` names, with their ``path_score`` (the best ``MAX_NAMED``, best first)."""
-        words = frozenset(name_words(query))
+        sequence = name_words(query)
+        words = frozenset(sequence)
         scored = [
             (-score, source)
             for word in words
             for stem in self._by_word.get(word, ())
             if stem <= words
             for source, path in self._groups[stem]
-            if (score := _held_share(words, path)) > 0
+            if (score := _held_share(sequence, path)) > 0
         ]
         return {s: -neg for neg, s in sorted(scored)[:MAX_NAMED]}
 

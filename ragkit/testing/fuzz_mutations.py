@@ -24,7 +24,8 @@ from ragkit.testing.fuzz_seeds import ZIP_FORMATS
 
 #: the main member of each zip format, where inflation and nesting go
 MAIN_MEMBER = {".docx": "word/document.xml", ".xlsx": "xl/worksheets/sheet1.xml",
-               ".pptx": "ppt/slides/slide1.xml", ".epub": "EPUB/c1.xhtml"}
+               ".pptx": "ppt/slides/slide1.xml", ".epub": "EPUB/c1.xhtml", ".odt": "content.xml",
+               ".ods": "content.xml"}
 TEXT_FORMATS = (".txt", ".md", ".rst", ".html", ".csv", ".tsv", ".jsonl", ".json", ".ipynb", ".eml", ".mbox")
 NESTING = 20000
 HUGE_ATTRIBUTE = 4 * 1024 * 1024
@@ -97,7 +98,8 @@ def zip_member_flip(ext: str, data: bytes, rng: random.Random, seeds: Mapping[st
 def deep_nesting(ext: str, data: bytes, rng: random.Random, seeds: Mapping[str, bytes], bomb_mb: int) -> Mutated:
     n = rng.randint(NESTING // 2, NESTING)
     if ext in ZIP_FORMATS:
-        tag = {".docx": b"w:sdt", ".xlsx": b"x", ".pptx": b"p:grpSp", ".epub": b"div"}[ext]
+        tag = {".docx": b"w:sdt", ".xlsx": b"x", ".pptx": b"p:grpSp", ".epub": b"div", ".odt": b"text:section",
+               ".ods": b"text:section"}[ext]
         return Mutated("deep_nesting", ext, _rewrite_member(data, MAIN_MEMBER[ext], lambda xml: _nest_xml(xml, tag, n)))
     nested = {
         ".html": lambda: b"<html><body>" + b"<div><span>" * n + b"deep" + b"</span></div>" * n + b"</body></html>",
@@ -145,18 +147,22 @@ MUTATIONS: dict[str, Mutation] = {
 
 
 def _repeated_unit(ext: str) -> bytes:
+    """A unit of text of the main member's format, repeated to inflate it (a sheet's is a row)."""
     return {
         ".docx": b"<w:p><w:r><w:t>The ferry sails on Tuesdays.</w:t></w:r></w:p>",
-        ".xlsx": b"",  # replaced below: rows need numbers
+        ".xlsx": b'<row><c t="inlineStr"><is><t>The ferry sails on Tuesdays.</t></is></c></row>',
         ".pptx": b"<a:p><a:r><a:t>The ferry sails on Tuesdays.</a:t></a:r></a:p>",
         ".epub": b"<p>The ferry sails on Tuesdays.</p>",
-    }[ext] or b'<row><c t="inlineStr"><is><t>The ferry sails on Tuesdays.</t></is></c></row>'
+        ".odt": b"<text:p>The ferry sails on Tuesdays.</text:p>",
+        ".ods": b"<table:table-row><table:table-cell><text:p>The ferry sails on Tuesdays.</text:p></table:table-cell>"
+                b"</table:table-row>",
+    }[ext]
 
 
 def _text_end(ext: str, xml: bytes) -> int:
     """Where the main member's text ends (inflated content put there is read as text): the end of
     the sheet's rows, of the slide's last text body, else before the last two closing tags."""
-    marker = {".xlsx": b"</sheetData>", ".pptx": b"</p:txBody>"}.get(ext)
+    marker = {".xlsx": b"</sheetData>", ".pptx": b"</p:txBody>", ".ods": b"</table:table>"}.get(ext)
     at = xml.rfind(marker) if marker else -1
     return at if at >= 0 else xml.rfind(b"</", 0, xml.rfind(b"</"))
 

@@ -21,7 +21,7 @@ PARAGRAPHS = (
     "The ferry sails on Tuesdays and Fridays from the old harbour, weather permitting.",
 )
 #: the formats whose files are zip packages (members can be inflated)
-ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".epub")
+ZIP_FORMATS = (".docx", ".xlsx", ".pptx", ".epub", ".odt", ".ods")
 
 
 def text_seed() -> bytes:
@@ -184,6 +184,21 @@ def epub_seed() -> bytes:
         return path.read_bytes()
 
 
+def odt_seed() -> bytes:
+    from ragkit.testing.odf_files import odf_package, paragraphs, table
+
+    body = ('<text:h text:outline-level="1">Harbour notes</text:h>' + paragraphs(*PARAGRAPHS)
+            + table([["port", "ships"], ["Leith", "4"]], header_rows=1))
+    return odf_package("text", body, title="Harbour notes")
+
+
+def ods_seed() -> bytes:
+    from ragkit.testing.odf_files import odf_package, table
+
+    return odf_package("spreadsheet", table([["port", "ships", "note"], ["Leith", "4", "north berth"],
+                                             ["Bergen", "7", "fjord"]], name="Ports"))
+
+
 def msg_seed() -> bytes:
     """An Outlook message: MAPI properties as streams of an OLE file (``ragkit.testing.ole``);
     no seed without olefile, the ``msg`` extra that reads it."""
@@ -205,6 +220,20 @@ def msg_seed() -> bytes:
         }).read_bytes()
 
 
+def doc_seed() -> bytes:
+    """A Word 97-2003 document (``ragkit.testing.word_files``); no seed without olefile, the
+    ``doc`` extra that reads it."""
+    import tempfile
+    from pathlib import Path
+
+    import olefile  # noqa: F401  (the loader's package: without it the control is not indexed)
+
+    from ragkit.testing.word_files import write_doc
+
+    with tempfile.TemporaryDirectory() as tmp:
+        return write_doc(Path(tmp) / "harbour.doc", [("Harbour notes\r" + "\r".join(PARAGRAPHS) + "\r", True)]).read_bytes()
+
+
 def _saved(document: object) -> bytes:
     out = io.BytesIO()
     document.save(out)  # type: ignore[attr-defined]
@@ -216,7 +245,8 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".txt": text_seed, ".md": markdown_seed, ".mdx": mdx_seed, ".rst": rst_seed, ".html": html_seed, ".csv": csv_seed,
     ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
-    ".epub": epub_seed, ".msg": msg_seed,
+    ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
+    ".doc": doc_seed,
 }
 
 

@@ -15,10 +15,10 @@ from ragkit.types import SearchHit
 from .helpers import RecordingRetriever
 
 
-def _words(query: str) -> set[str]:
+def _words(query: str) -> list[str]:
     from ragkit.retrieval.name_match import name_words
 
-    return set(name_words(query))
+    return name_words(query)
 
 
 @pytest.mark.parametrize(("query", "source", "want"), [
@@ -31,6 +31,10 @@ def _words(query: str) -> set[str]:
     ("Which fixes are in Tern v3.14.2?", "3.14.adoc", 0.0),
     ("What do streaming responses send?", "responses.md", 0.0),  # one ordinary word names nothing
     ("What do the release notes say about tides?", "release-notes.md", 1.0),
+    ("What do the notes of the release say about tides?", "release-notes.md", 1.0),  # function words between
+    ("What do the notes for this new release say about tides?", "release-notes.md", 0.0),
+    # the words of a name stand together: these are two ordinary words far apart
+    ("Can I tie knots in my field kit like the notes of the old guide say?", "field/notes.md", 0.0),
     ("", "release-notes.md", 0.0),
 ])
 def test_path_score(query: str, source: str, want: float) -> None:
