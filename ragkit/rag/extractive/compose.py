@@ -161,6 +161,14 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     return f"{before[0].text} " if before else ""
 
 
+def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool) -> str:
+    """What is quoted before ``u``: for a why question whose reason is not after it, the fact
+    before a piece of advice (``reasons.grounds``); else the sentence a pronoun points back at."""
+    if why and not consequent(u, units, quoted) and (before := grounds(u, units, quoted)):
+        return before
+    return _antecedent(u, units, quoted)
+
+
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
     """The lines that complete a sentence ending with a colon ("for the following project:" and
     "KEN SARGENT HOUSE", "GRANDE PRAIRIE, ALBERTA"): the short prose, heading or row units right
@@ -289,8 +297,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
     text = " ".join(
-        f"{grounds(u, units, quoted) if why and not consequent(u, units, quoted) else _antecedent(u, units, quoted)}"
-        f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{_context(u, units, quoted, why)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
         f"{consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if code is not None:
