@@ -108,6 +108,7 @@ loaders: Registry[type] = Registry(
         "epub": "ragkit.loaders.epub",
         "odf": "ragkit.loaders.odf",
         "doc": "ragkit.loaders.word_binary",
+        "xls": "ragkit.loaders.xls",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -47,6 +47,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".tsv": "tsv",
     ".xlsx": "xlsx",
     ".xlsm": "xlsx",
+    ".xls": "xls",
     ".rst": "rst",
     ".rest": "rst",
     ".ipynb": "notebook",

@@ -138,12 +138,13 @@ class PdfLoader(Loader):
         found: dict[int, list[tuple[str, list[tuple[int, str]]]]] = {}
         failed: list[str] = []
         timeout = float(self.options["table_page_timeout_s"])
+        shown = tables.ShownPages(reader)
         for index, (number, text) in enumerate(pages):
             if number not in ocr_done and not tables.may_hold_table(text):
                 continue
             try:
                 page_tables = (tables.word_tables(ocr_done[number].words, text, timeout) if number in ocr_done
-                               else tables.page_tables(reader.pages[number - 1], text, timeout))
+                               else tables.page_tables(shown[number - 1], text, timeout))
             except tables.TableTimeout as exc:
                 failed.append(f"page {number}: {exc}; raise table_page_timeout_s of the pdf loader to allow it")
                 continue

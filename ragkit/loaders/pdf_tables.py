@@ -1,8 +1,8 @@
 """Tables in a PDF's pages, read as rows (``ragkit.loaders.table_rows``).
 
 pypdf lays the page out as fixed-width text (``extraction_mode="layout"``: each glyph at its
-place on the page), so a table's columns, ruled or only aligned with whitespace, are columns of
-characters. A table is a run of lines (:func:`find_grids`):
+place on the page, the page as it is shown: :class:`ShownPages`), so a table's columns, ruled or
+only aligned with whitespace, are columns of characters. A table is a run of lines (:func:`find_grids`):
 
 - *data lines*: two or more cells (runs of words further apart than the page's usual space; a
   number and the "- 1.42" after it are one cell, a range), a quarter of them or more numbers (a
@@ -19,6 +19,10 @@ characters. A table is a run of lines (:func:`find_grids`):
 - its *columns*: the runs of character positions the data lines' cells cover; every cell goes to
   the column it overlaps most. Leading cells a row leaves empty (a group label written once for
   several rows) are taken from the row above;
+- tables side by side on the same lines are read apart: under titles of their own on one line,
+  each title over its table's column of labels (a report's panels: :func:`_panels`), or, on a
+  page set in two columns, where a column of labels follows a column of figures
+  (:func:`_side_by_side`);
 - a first or last column of running text is the page's other column, not the table's: it is
   dropped, and the table with it when no column of labels is left;
 - a line of a few words and no number that wraps the row above (a cell continued under itself,
@@ -94,6 +98,10 @@ MAX_HEADING_WORDS = 8
 SECTION_REACH = 8
 #: lines of a paragraph leading into a table (ending in a colon) that name it
 LEAD_IN_LINES = 3
+#: words a title over one of several tables set side by side (:func:`_panels`) has at most
+MAX_PANEL_TITLE_WORDS = 4
+#: characters a panel's title may stand off the start of its table's column of labels
+PANEL_SLACK = 2
 #: a numbered section heading's line: "2. JAL Group Total Domestic Pax Traffic"
 _SECTION_LINE = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.? +[^\W\d_]")
 #: a cell of running text (a line of the page's other column): this many words or more ...
@@ -159,11 +167,37 @@ def _numbered_row(line: str, words: Sequence[str]) -> bool:
 
 
 def page_tables(page: Any, plain: str, timeout_s: float) -> list[PageTable]:
-    """The tables of a pypdf page whose plain text is ``plain``; :class:`TableTimeout` past
-    ``timeout_s`` (where a timer can be set: the main thread of a process)."""
+    """The tables of a pypdf page whose plain text is ``plain`` (the page as it is shown:
+    :class:`ShownPages`); :class:`TableTimeout` past ``timeout_s`` (where a timer can be set: the
+    main thread of a process). A tab in the layout is a word space (fonts that map their space to
+    it): a space, so the words of a cell stay one cell."""
     with time_limit(timeout_s):
         layout = page.extract_text(extraction_mode="layout") or ""
-    return find_grids(layout.splitlines(), plain)
+    return find_grids(layout.replace("\t", " ").splitlines(), plain)
+
+
+class ShownPages:
+    """A PDF's pages as they are shown, to lay out: a page turned by its ``/Rotate`` (a wide table
+    set on a page turned to landscape) is taken from a copy of the file with the turn moved into
+    the page's content, since pypdf's layout leaves out text set at an angle to its page. The
+    copy is made at the first turned page asked for."""
+
+    def __init__(self, reader: Any) -> None:
+        self._reader = reader
+        self._copy: Any = None
+
+    def __getitem__(self, index: int) -> Any:
+        page = self._reader.pages[index]
+        if not page.rotation % 360:
+            return page
+        if self._copy is None:
+            from pypdf import PdfWriter
+
+            self._copy = PdfWriter(clone_from=self._reader)
+        shown = self._copy.pages[index]
+        if shown.rotation % 360:
+            shown.transfer_rotation_to_content()
+        return shown
 
 
 def word_tables(words: Sequence[OcrWord], plain: str, timeout_s: float) -> list[PageTable]:
@@ -231,9 +265,13 @@ def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
             start = i - 1 if _group_label(cells, i) else i
             header = _header_lines(cells, start)
             rows = list(range(start, i)) + data
-            cut = _side_by_side(cells, rows)
-            parts = [(cells, lines)] if cut is None else [_cut(cells, lines, cut, left) for left in (True, False)]
-            found += [t for part, text in parts if (t := _table(part, *_own_lines(part, header, rows, cut is None),
+            title, cuts = _panels(cells, header, rows)
+            if title is not None:
+                header = [j for j in header if j > title]  # the titles name the tables (their headings)
+            elif (cut := _side_by_side(cells, rows)) is not None:
+                cuts = [cut]
+            parts = [_band(cells, lines, a, b) for a, b in zip([0, *cuts], [*cuts, None], strict=True)]
+            found += [t for part, text in parts if (t := _table(part, *_own_lines(part, header, rows, not cuts),
                                                                 text, plain)) is not None]
         i = end
     return found
@@ -284,12 +322,36 @@ def _column_kind(lines: Sequence[Sequence[tuple[int, int, str]]], span: tuple[in
     return "number" if here and 2 * sum(map(_measured, here)) > len(here) else ""
 
 
-def _cut(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], x: int,
-         left: bool) -> tuple[list[list[tuple[int, int, str]]], list[str]]:
-    """The cells and layout lines left of character position ``x`` (``left``), else from it on."""
-    if left:
-        return [[c for c in line if c[0] < x] for line in cells], [line[:x] for line in lines]
-    return [[c for c in line if c[0] >= x] for line in cells], [" " * x + line[x:] for line in lines]
+def _band(cells: Sequence[Sequence[tuple[int, int, str]]], lines: Sequence[str], start: int,
+          stop: int | None) -> tuple[list[list[tuple[int, int, str]]], list[str]]:
+    """The cells and layout lines from character position ``start`` to ``stop`` (None: to the
+    lines' ends), at their places."""
+    return ([[c for c in line if start <= c[0] and (stop is None or c[0] < stop)] for line in cells],
+            [" " * start + line[start:stop] for line in lines])
+
+
+def _panels(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int],
+            rows: Sequence[int]) -> tuple[int | None, list[int]]:
+    """Tables set side by side, each under a title of its own on one line above their headers (a
+    report's page of panels: "Parties", "Asset Details", "Notes"): (that title line, where each
+    table after the first starts); (None, []) for one table. The title line is a header line with
+    another under it, of two or more cells of a few words (:data:`MAX_PANEL_TITLE_WORDS`, no
+    figure), the first at the rows' left edge, each other one where a column of labels starts
+    (within :data:`PANEL_SLACK` characters): each table begins with its rows' labels. A group
+    line over a table's columns is centred over numbers, not set at a column of labels."""
+    body = [j for j in rows if _is_row(cells[j])]
+    spans = _columns(cells, body)
+    kinds = [_column_kind([cells[j] for j in body], span) for span in spans]
+    labels = [span[0] for k, span in enumerate(spans) if k and kinds[k] == "label"]
+    for j in header[:-1]:
+        line = cells[j]
+        if len(line) < 2 or not spans or abs(line[0][0] - spans[0][0]) > PANEL_SLACK \
+                or any(len(c[2].split()) > MAX_PANEL_TITLE_WORDS or any(ch.isdigit() for ch in c[2]) for c in line):
+            continue
+        starts = [next((min(x, c[0]) for x in labels if abs(x - c[0]) <= PANEL_SLACK), None) for c in line[1:]]
+        if None not in starts and len(set(starts)) == len(starts):
+            return j, sorted(x for x in starts if x is not None)  # a table starts at its title or its labels
+    return None, []
 
 
 def _cell_pattern(lines: Sequence[str]) -> re.Pattern[str]:
@@ -936,5 +998,5 @@ def _repeats(line: str, words: frozenset[str]) -> bool:
     return bool(tokens) and all(t in words for t in tokens) and (len(tokens) >= 2 or is_number(tokens[0]))
 
 
-__all__ = ["MIN_NUMERIC_LINES", "TABLE_PAGE_TIMEOUT_S", "PageTable", "TableTimeout", "find_grids", "may_hold_table",
-           "named_rows", "page_tables", "time_limit", "without_tables", "word_tables"]
+__all__ = ["MIN_NUMERIC_LINES", "TABLE_PAGE_TIMEOUT_S", "PageTable", "ShownPages", "TableTimeout", "find_grids",
+           "may_hold_table", "named_rows", "page_tables", "time_limit", "without_tables", "word_tables"]

@@ -1,7 +1,7 @@
 """Small valid documents of every format ragkit reads: the seeds the loader fuzz harness mutates.
 
 Each seed is built in memory from a few sentences (no fixture files). A format whose package is not
-installed (``openpyxl``, ``python-pptx``, ``EbookLib``, ``olefile``) has no seed and is left out of the run.
+installed (``openpyxl``, ``python-pptx``, ``EbookLib``, ``olefile``, ``xlrd``) has no seed and is left out of the run.
 """
 
 from __future__ import annotations
@@ -234,6 +234,22 @@ def doc_seed() -> bytes:
         return write_doc(Path(tmp) / "harbour.doc", [("Harbour notes\r" + "\r".join(PARAGRAPHS) + "\r", True)]).read_bytes()
 
 
+def xls_seed() -> bytes:
+    """An Excel 97-2003 workbook (``ragkit.testing.xls_files``); no seed without xlrd, the ``xls``
+    extra that reads it."""
+    import tempfile
+    from pathlib import Path
+
+    import xlrd  # noqa: F401  (the loader's package: without it the control is not indexed)
+
+    from ragkit.testing.xls_files import write_xls
+
+    with tempfile.TemporaryDirectory() as tmp:
+        rows: list[list[str | float | int | None]] = [["port", "ships", "note"], ["Leith", 4, "north berth"],
+                                                      ["Bergen", 7, "fjord"]]
+        return write_xls(Path(tmp) / "ports.xls", {"Ports": rows}).read_bytes()
+
+
 def _saved(document: object) -> bytes:
     out = io.BytesIO()
     document.save(out)  # type: ignore[attr-defined]
@@ -246,7 +262,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".tsv": tsv_seed, ".jsonl": jsonl_seed, ".json": json_seed, ".ipynb": notebook_seed, ".eml": eml_seed,
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
-    ".doc": doc_seed,
+    ".doc": doc_seed, ".xls": xls_seed,
 }
 
 

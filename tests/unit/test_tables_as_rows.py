@@ -596,3 +596,74 @@ def test_a_timetable_is_rows_of_times_under_the_train_numbers(tmp_path: Path) ->
     assert rows[2].text == ("table: weekend, page 1: Southbound weekend service\nTrain No.: Mountain View\n"
                             "224: 9:45a\n228: 11:16a\n232: 12:16p\n236: 1:16p")
     assert len(rows) == 4
+
+
+def test_tables_side_by_side_under_titles_of_their_own_are_read_apart(tmp_path: Path) -> None:
+    """A report's page of panels: "Parties", "Asset Details" and "Notes" titled on one line, their
+    rows on the same lines. Each table starts at its title, over its column of labels: its rows
+    hold only its own cells and are named by its title; the panel without figures (the parties)
+    stays page text."""
+    xs = {"pl": 10, "pv": 32, "al": 58, "an": 86, "ab": 98, "nl": 120, "nb": 142, "nc": 160, "ni": 180}
+
+    def line(**cells: str) -> list[tuple[int, str]]:
+        return [(xs[k], v) for k, v in cells.items()]
+
+    lines = [line(pl="Parties", al="Asset Details", nl="Notes"), [],
+             line(pl="Issuer", pv="Ridge CLO Ltd.", an="Count", ab="Current", nl="Class", nb="Balance", nc="Coupon",
+                  ni="Interest"),
+             line(pl="Trustee", pv="Citibank", al="Term Loan", an="293", ab="374.9", nl="Class A-1", nb="256.0",
+                  nc="6.82%", ni="8.88"),
+             line(pl="Manager", pv="Onex", al="Revolver", an="0", ab="0.0", nl="Class B-1", nb="24.0", nc="7.30%",
+                  ni="0.89"),
+             line(pl="Agency", pv="S&P", nl="Class C", nb="24.0", nc="7.80%", ni="0.95"),
+             line(pl="Admin", pv="Siepe", al="Delayed Draw", an="1", ab="0.1", nl="Class D-1", nb="24.0", nc="9.05%",
+                  ni="1.10")]
+    page, *rows = load("pdf", aligned_pdf(tmp_path / "deal.pdf", "The deal summary as of the last determination date.",
+                                          lines))
+    assert "Trustee Citibank" in page.text
+    assert [r.text for r in rows if "Notes" in r.text][3] == \
+        "table: deal, page 1: Notes\nClass: Class D-1\nBalance: 24.0\nCoupon: 9.05%\nInterest: 1.10"
+    assert [r.text for r in rows if "Asset Details" in r.text] == [
+        f"table: deal, page 1: Asset Details\ncolumn 1: {label}\nCount: {n}\nCurrent: {v}"
+        for label, n, v in (("Term Loan", "293", "374.9"), ("Revolver", "0", "0.0"), ("Delayed Draw", "1", "0.1"))]
+    assert len(rows) == 7 and not any("Trustee" in r.text for r in rows)
+
+
+def test_a_header_line_over_columns_of_labels_and_figures_is_no_panel_titles() -> None:
+    """A header's first line names columns of labels ("City" over the towns, "Purpose") and a
+    column of figures ("Amount"): it is the header of one table, not the titles of tables side by
+    side (a title stands over a column of labels, every one of them)."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    lines = ["Payee              City              Purpose           Amount",
+             "                   of residence                        (USD)",
+             "Smith, Ann         Boston            Meals             1,200.50",
+             "Jones, Bob         Denver            Travel              310.00",
+             "Lee, Carl          Austin            Meals                51.24"]
+    (table,) = find_grids(lines)
+    assert table.grid.rows[:3] == (("Payee", "City", "Purpose", "Amount"), ("", "of residence", "", "(USD)"),
+                                   ("Smith, Ann", "Boston", "Meals", "1,200.50"))
+
+
+def test_a_table_on_a_page_turned_to_landscape_is_read_as_shown(tmp_path: Path) -> None:
+    """A wide table printed on a page turned by its /Rotate: its text stands at an angle to the
+    page, which pypdf's layout leaves out; it is laid out as the page is shown. A font that sets a
+    tab for its word space ("Maple<tab>Leafs") keeps the words of a cell one cell."""
+    from pypdf import PdfReader, PdfWriter
+
+    teams = [("Team", "Titles", "Payroll"), ("Maple\tLeafs", "13", "$88,210.50"), ("Canadiens", "24", "$86,400.00"),
+             ("Red\tWings", "11", "$79,950.25"), ("Bruins", "6", "$87,120.75")]
+    lines = [list(zip((20, 90, 140), row, strict=True)) for row in teams]
+    flat = aligned_pdf(tmp_path / "flat.pdf", "Titles and payroll by team, on a page turned to landscape.", lines)
+    writer = PdfWriter(clone_from=PdfReader(flat))
+    page = writer.pages[0]
+    page.rotate(90)
+    page.transfer_rotation_to_content()  # the content now stands turned on the page ...
+    page.rotate(270)  # ... and the page's /Rotate turns it back upright when shown
+    writer.write(tmp_path / "turned.pdf")
+    _, *rows = load("pdf", tmp_path / "turned.pdf")
+    assert [r.text for r in rows] == [f"table: turned, page 1\nTeam: {team}\nTitles: {n}\nPayroll: {pay}"
+                                      for team, n, pay in (("Maple Leafs", "13", "$88,210.50"),
+                                                           ("Canadiens", "24", "$86,400.00"),
+                                                           ("Red Wings", "11", "$79,950.25"),
+                                                           ("Bruins", "6", "$87,120.75"))]
