@@ -5,9 +5,8 @@ in the shape of a documentation page where the answerer quoted a sentence that d
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.answer_type import asks_why, has_answer_type, is_howto, wants_list
+from ragkit.rag.extractive.answer_type import asks_why, asks_yes_no, has_answer_type, is_howto, wants_list
 from ragkit.rag.extractive.query import read_question
-from ragkit.rag.extractive.yes_no import asks_yes_no
 from ragkit.rag.passages import Passage
 
 

@@ -14,7 +14,8 @@ _QUANTITY_NOUNS = (
 )
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("person", re.compile(r"^\W*(?:who|whom|whose)\b", re.IGNORECASE)),
+    ("owner", re.compile(r"^\W*whose\b", re.IGNORECASE)),
+    ("person", re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)),
     (
         "date",
         re.compile(rf"^\W*when\b|\bsince when\b|\b(?:what|which)\s+(?P<noun>{_DATE_NOUNS})\b", re.IGNORECASE),
@@ -92,8 +93,8 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
-    """The kind of answer a question asks for (``person``, ``date``, ``number`` or None) and the
-    type noun to leave out of matching ("which *year*"): classic answer-type detection."""
+    """The kind of answer a question asks for (``owner``, ``person``, ``date``, ``number`` or
+    None) and the type noun to leave out of matching ("which *year*"): classic answer-type detection."""
     for kind, pattern in _ANSWER_TYPES:
         match = pattern.search(question)
         if match:
@@ -108,7 +109,10 @@ _HOWTO = re.compile(
     r"|what(?:'s|\s+is)\s+the\s+(?:best\s+|right\s+|correct\s+)?way\s+to\b|is\s+there\s+a\s+way\b"
     r"|what\s+(?:do|does|should|must)\s+(?:i|we|you|one)\s+(?:need\s+to|have\s+to|must)\s+"
     r"(?:do|set\s+up|setup|add|write|create|install|configure|change|run|edit|put|use)\b"
-    r"|(?:can|could|should)\s+i\b)",
+    r"|(?:can|could|should)\s+i\b"
+    # a command asked for: "What do I run to …?", "Which command do I use to …?"
+    r"|what\s+(?:do|should|must|can)\s+(?:i|we|you|one)\s+(?:run|type|execute|invoke)\b"
+    r"|(?:what|which)\s+commands?\s+(?:do|does|should|must|can|will)\s+(?:i|we|you|one)\b)",
     re.IGNORECASE,
 )
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
@@ -204,6 +208,46 @@ def asks_why(question: str) -> bool:
     return bool(_WHY.search(question))
 
 
+_YES_NO = re.compile(
+    r"^\W*(?:if\b[^,?]{1,80},\s*|and\s+|but\s+|so\s+)?"
+    r"(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|may|might)"
+    r"(?:n't|\s+not)?\s+(?!there\s+a\s+way\b)\w",
+    re.IGNORECASE,
+)
+
+
+def asks_yes_no(question: str) -> bool:
+    """Whether ``question`` is answered by yes or no: it opens with an auxiliary verb, perhaps
+    after a condition ("If I set X, will …?", "Are there …?", "Does X support …?", "Can I …?",
+    which is a how-to too)."""
+    return bool(_YES_NO.search(question))
+
+
+#: a sentence that says no: "does not support", "is not supported", "cannot", "isn't possible"
+_NEGATION = re.compile(
+    r"\b(?:is|are|was|were|do|does|did|can|could|will|would|should|has|have|must)(?:n't|\s+not)\b"
+    r"|\b(?:cannot|can't|won't|unsupported)\b|\bnot\s+(?:supported|possible|allowed|available|implemented)\b"
+    r"|\bno\s+(?:way|support)\b",
+    re.IGNORECASE,
+)
+
+
+def negates(sentence: str) -> bool:
+    """Whether ``sentence`` says something does not hold ("uv does not support the flag", "it is
+    not supported", "you cannot …"): the answer "no" to a yes/no question about it."""
+    return bool(_NEGATION.search(sentence))
+
+
+_CONDITIONAL = re.compile(r"^\W*(?:if|when|once|unless)\b[^,?]{3,100},\s*\w", re.IGNORECASE)
+
+
+def asks_conditional(question: str) -> bool:
+    """Whether a question asks what happens in a case it states first ("If I set X to an empty
+    string, what …?", "When the cache is full, which …?"): documentation states the general rule,
+    then the case in the next sentence."""
+    return bool(_CONDITIONAL.search(question))
+
+
 _COLUMNS = re.compile(
     r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:names\s+of\s+the\s+)?"
     r"(?:columns|column\s+(?:headers|headings|names|labels)|fields)\b"
@@ -294,7 +338,8 @@ _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?
 
 
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
-    """Whether ``sentence`` holds something new (not in the question) of the wanted kind."""
+    """Whether ``sentence`` holds something new (not in the question) of the wanted kind (an
+    ``owner``, for "Whose …?": a person, or a project, a team or a company named as one)."""
     if kind is None:
         return True
     novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
@@ -306,9 +351,21 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         )
+    if kind == "owner" and _OWNER.search(sentence):
+        return True  # "from the Astral `python-build-standalone` project"
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words)
 
 
+#: what names an owner beside a person ("Whose builds …?"): a project, a team, a company
+_OWNER = re.compile(
+    r"\b(?:by|from|of)\s+(?:the\s+)?(?:[A-Z][\w.-]*\s+)*`?[\w.-]+`?\s+"
+    r"(?:project|team|organi[sz]ation|company|foundation|community|group)\b"
+)
+
+
+#: a surname with a capital inside it ("McAdams", "LeCun", "DeVries", "O'Neil"); any other word
+#: with one is a product's or a project's name ("CPython", "JavaScript", "GitHub")
+_SURNAME = re.compile(r"^(?:Mc|Mac|O'|D'|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]+$")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and") may be names alone
 
@@ -325,6 +382,7 @@ def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
               and all(w[0].isupper() or w == "and" for w in words))
     name = [
         (i > 0 or byline) and w[0].isupper() and not w.isupper() and w.lower() not in _DESIGNATORS
+        and (w[1:].islower() or bool(_SURNAME.match(w)))  # "CPython", "PyPy": a product's name
         for i, w in enumerate(words)
     ]
     novel = [w.lower() not in question_words for w in words]

@@ -3,8 +3,8 @@ followed by that passage's ``[n]`` marker.
 
 - *sentences*: the best 1-3 (within 60 % of the best score, 80 % when the best holds the date,
   number or name asked for), best first; quotes of one paragraph that share a sentence (two
-  neighbouring sentences read as one, for a yes/no or a why question) are quoted once, as the run
-  of sentences they cover;
+  neighbouring sentences read as one, for a yes/no, why or conditional question) are quoted
+  once, as the run of sentences they cover;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best (a list right after a good sentence's paragraph, in
@@ -24,55 +24,22 @@ followed by that passage's ``[n]`` marker.
   the code block it introduces, whatever the question;
 - *a colon's value*: any other quoted sentence that ends with a colon ("… for the following
   project:") is followed by the short lines after it that complete it ("KEN SARGENT HOUSE"),
-  so an answer never stops at the colon.
+  so an answer never stops at the colon;
+- *a reason* (a why question): a sentence that gives none is completed where the reason is
+  (``ragkit.rag.extractive.reasons``): the sentence after it that opens with a consequence
+  ("Otherwise, …"), or the fact before a piece of advice ("X imports the modules." before "make
+  sure their main routine is protected").
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
-from ragkit.rag.extractive.text import Block
+from ragkit.rag.extractive.reasons import consequent, grounds
+from ragkit.rag.extractive.units import Candidate, Unit, passage_of
 from ragkit.rag.extractive.values import gloss
-
-
-@dataclass(frozen=True)
-class Unit:
-    rank: int  # the passage's retrieval rank
-    position: int  # the unit's place in its passage
-    kind: str  # prose, item, row, heading, code, or line (one line of a code block: a value's candidate)
-    text: str
-    number: int  # the passage's citation number
-    source: str  # the passage's source file
-    start: int  # the passage's offset in its source (its rank when unknown)
-    own: frozenset[str]  # the unit's terms
-    section: frozenset[str]  # terms of its section heading (and the document title)
-    near: frozenset[str]  # terms of the neighbouring sentences of the same section
-    scope: frozenset[str]  # every term of the passage
-    document: frozenset[str]  # terms of the other retrieved passages of the same document
-    elsewhere: frozenset[str]  # terms of the passage's other section headings
-    block: Block
-    block_index: int
-    parents: tuple[str, ...] = ()  # the headings above the passage's first section (the page title first)
-    leads_code: bool = False  # a description line ending with ":" that a code block follows
-    opening: bool = False  # one of the first lines of a document (where a paper's byline is)
-    references: bool = False  # part of a paper's reference list
-    code_after: str = ""  # the code block a description line ending with ":" introduces
-    above: tuple[str, ...] = ()  # the headings above it, nearest first (a release's "1.2.0 (May 2024)")
-    leads_list: bool = False  # a line ending with ":" that a list follows ("The available convertors are:")
-    closing: bool = False  # the first of the short lines that end a passage after its prose: a signature
-    run: tuple[str, ...] = ()  # the sentences of a unit that joins neighbouring ones of a paragraph
-
-
-@dataclass(frozen=True)
-class Candidate:
-    score: float
-    unit: Unit
-    own_share: float  # the share of the question's weight in the unit's own words
-    typed: bool = False  # holds the kind of answer the question wants (a date, a number, a name, a value)
-    label: str = ""  # the heading the question names, when the unit does not say it: quoted before it
-
 
 _SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
 _TYPED_SHARE = 0.8  # ... when the best holds the date, number or name asked for (one answer is wanted)
@@ -82,16 +49,12 @@ _COMPLETING_LINES = 2  # how many lines after a sentence ending with a colon com
 _COMPLETING_WORDS = 25  # ... each of at most this many words
 
 
-def _passage(units: Sequence[Unit], u: Unit) -> list[Unit]:
-    return [v for v in units if v.rank == u.rank]
-
-
 def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tuple[Unit | None, list[Unit]] | None:
     """The list ``u`` belongs to or introduces, as (intro sentence or None, items); with
     ``paragraph`` (a question that asks for a list), also the list right after ``u``'s paragraph
     in its section, which ``u`` then introduces ("… display ellipsis if it is too large. You can
     adjust this with vertical_overflow." and the list of its values)."""
-    mine = _passage(units, u)
+    mine = passage_of(units, u)
     if u.kind == "item":
         group = u.block.group
     else:
@@ -122,7 +85,7 @@ def _closing(items: list[Unit], units: Sequence[Unit]) -> Unit | None:
     """The sentence right after a list, in its section, that speaks of the list's items as a
     whole ("You can install all of these with `pip install …[full]`."): it completes the list."""
     last = items[-1]
-    after = sorted((v for v in _passage(units, last) if v.position > last.position), key=lambda v: v.position)[:1]
+    after = sorted((v for v in passage_of(units, last) if v.position > last.position), key=lambda v: v.position)[:1]
     if (after and after[0].kind == "prose" and after[0].block.section == last.block.section
             and _BACK_TO_LIST.search(after[0].text)):
         return after[0]
@@ -148,17 +111,17 @@ def _code_for(anchor: Unit, units: Sequence[Unit], code_units: Sequence[Unit]) -
     introduction and its example part ways), else the best of them."""
     if anchor.kind == "code":
         return anchor
-    if not any(v.kind == "code" for v in _passage(units, anchor)):
+    if not any(v.kind == "code" for v in passage_of(units, anchor)):
         related = [v for v in code_units if v.source == anchor.source]
         following = sorted((v for v in related if v.start > anchor.start), key=lambda v: (v.start, v.position))
         return following[0] if following else related[0] if related else None
-    same = [v for v in _passage(units, anchor) if v.kind == "code" and v.block.section == anchor.block.section]
+    same = [v for v in passage_of(units, anchor) if v.kind == "code" and v.block.section == anchor.block.section]
     after = [v for v in same if v.position > anchor.position]
     before = [v for v in same if v.position < anchor.position]
     if after or before:
         return after[0] if after else before[-1]
     # a section without code (an introduction): the first code block that follows it
-    return next((v for v in _passage(units, anchor) if v.kind == "code" and v.position > anchor.position), None)
+    return next((v for v in passage_of(units, anchor) if v.kind == "code" and v.position > anchor.position), None)
 
 
 def _render_code(code: Unit) -> str:
@@ -193,33 +156,17 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     would not say what "this" is; "" otherwise (or when that sentence is quoted already)."""
     if u.kind != "prose" or not _BACK_REFERENCE.match(u.text):
         return ""
-    before = [v for v in _passage(units, u) if v.position == u.position - 1 and v.kind == "prose"
+    before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
               and v.block_index == u.block_index and id(v) not in quoted]
     return f"{before[0].text} " if before else ""
 
 
-#: a sentence that opens by giving the reason or the consequence of the one before it
-_CONSEQUENCE = re.compile(
-    r"^(?:Otherwise|Else|If not|This is because|That is because|That's because|This is why|That is why|"
-    r"This means|That means|This way|That way|As a result|Because of this|For this reason|Therefore|"
-    r"Thus|Hence|This (?:prevents|avoids|ensures|keeps|protects|guarantees|makes sure))\b"
-)
-#: words by which a sentence gives a reason itself
-_REASON = re.compile(r"\b(?:because|since|so that|in order to|to (?:avoid|prevent|ensure|keep|protect|allow|make sure)|"
-                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b", re.IGNORECASE)
-
-
-def _consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
-    """For a question that asks why: the sentence after ``u`` in its paragraph, with a space before
-    it, when ``u`` gives no reason itself and that sentence opens with one ("It is important for
-    the cache to be on the same file system." "Otherwise, uv cannot link files and must copy
-    them."); "" otherwise."""
-    if u.kind != "prose" or _REASON.search(u.text):
-        return ""
-    following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
-    after = [v for v in _passage(units, u) if v.position == following and v.kind == "prose"
-             and v.block_index == u.block_index and id(v) not in quoted]
-    return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
+def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool) -> str:
+    """What is quoted before ``u``: for a why question whose reason is not after it, the fact
+    before a piece of advice (``reasons.grounds``); else the sentence a pronoun points back at."""
+    if why and not consequent(u, units, quoted) and (before := grounds(u, units, quoted)):
+        return before
+    return _antecedent(u, units, quoted)
 
 
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
@@ -229,7 +176,7 @@ def _completion(u: Unit, units: Sequence[Unit]) -> str:
     after the colon is quoted whole elsewhere)."""
     if not u.text.rstrip().endswith(":") or u.leads_code or u.leads_list or u.kind == "code":
         return ""
-    after = sorted((v for v in _passage(units, u) if v.position > u.position), key=lambda v: v.position)
+    after = sorted((v for v in passage_of(units, u) if v.position > u.position), key=lambda v: v.position)
     lines: list[str] = []
     for v in after[:_COMPLETING_LINES]:
         if v.kind not in ("prose", "heading", "row") or len(v.text.split()) > _COMPLETING_WORDS:
@@ -290,7 +237,7 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     options = []
     best = candidates[0]
     listed = [(c.score, c.unit) for c in candidates if c.score >= _LIST_SHARE * best.score]
-    listed += [(_LIST_SHARE * best.score, v) for v in _passage(units, best.unit) if v.kind == "item"]
+    listed += [(_LIST_SHARE * best.score, v) for v in passage_of(units, best.unit) if v.kind == "item"]
     for score, unit in listed:
         found = _list_of(unit, units, paragraph=True)
         if found:
@@ -335,10 +282,10 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         return _render_list(*found, units)
     code = _code_for(best, units, code_units) if howto else None
     if code is None:  # "The default is:" and the value's code block after it: never cut at the colon
-        code = next((v for v in _passage(units, best) if best.leads_code and v.position == best.position + 1), None)
+        code = next((v for v in passage_of(units, best) if best.leads_code and v.position == best.position + 1), None)
     lead = None
     if best.kind == "code":  # the sentence that introduces the code, else the code's section
-        mine = [v for v in _passage(units, best) if v.position < best.position and v.kind != "code"][-1:]
+        mine = [v for v in passage_of(units, best) if v.position < best.position and v.kind != "code"][-1:]
         lead = mine[0] if mine and mine[0].block.section == best.block.section and mine[0].kind != "heading" else None
     share = _TYPED_SHARE if candidates[0].typed else _SENTENCE_SHARE
     if howto:  # the steps of one page: sentences from other pages would only distract
@@ -350,8 +297,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
     text = " ".join(
-        f"{_antecedent(u, units, quoted)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
-        f"{_consequent(u, units, quoted) if why else ''}"
+        f"{_context(u, units, quoted, why)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if code is not None:
         if not chosen:

@@ -45,10 +45,17 @@ question of the conversation weigh half. The score is then weighed by:
   under a document's title; a small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
-For a yes/no or a why question two neighbouring sentences of a paragraph are also scored as one
-candidate (``ragkit.rag.extractive.yes_no``): the second often carries the fact ("… removes color
-only. Styles such as bold are preserved."; a claim, then the sentence that explains it). A snake_case identifier the question writes (``NO_COLOR``)
-is a name whole, and its words count as its parts.
+For a yes/no, a why or an "If …, what …?" question two neighbouring sentences of a paragraph are
+also scored as one candidate (``ragkit.rag.extractive.reasons``): the second often carries the
+fact ("… removes color only. Styles such as bold are preserved."; a claim, then the sentence that
+explains it; the general rule, then the case). For a yes/no question a sentence that says no ("does
+not support", "cannot") counts a little more. A snake_case identifier the question writes
+(``NO_COLOR``) is a name whole, and its words count as its parts.
+
+A unit that holds the kind of answer asked for counts its neighbours' matched words as shared
+("… the collection of tweets by Marta Quell" after the sentence that says what the guide is), and
+when the best candidate holds none, a close one of its section that does is quoted first
+("Default: '§'" beside the setting's description).
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
@@ -59,7 +66,9 @@ in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
 document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
 a value question, whose line may say none of them, nor for a question that asks two things, each
-part of which another document may answer). A question that names something found in some
+part of which another document may answer), or when a question that asks for a kind of answer
+(a person, a date, a number, a value) is best answered by a sentence with nothing of that kind
+whose own words, neighbours and headings lack 30 % of the question's weight. A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -83,6 +92,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    asks_conditional,
     asks_why,
     counts,
     defines,
@@ -90,9 +100,11 @@ from ragkit.rag.extractive.answer_type import (
     gives_alias,
     has_answer_type,
     in_measure,
+    negates,
 )
-from ragkit.rag.extractive.compose import Candidate, Unit, columns_answer, compose
+from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
+from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -102,8 +114,8 @@ from ragkit.rag.extractive.text import (
     split_prose,
     terms,
 )
+from ragkit.rag.extractive.units import Candidate, Unit
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
-from ragkit.rag.extractive.yes_no import asks_yes_no, sentence_pairs
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -129,6 +141,7 @@ _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" q
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
 _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
 _LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follows ("Add a remote:")
+_NEGATES = 1.15  # ... for one that says no, for a yes/no question ("does not support", "cannot")
 _SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
 # the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
 _FUNCTION_WORDS = STOPWORDS - frozenset(
@@ -214,7 +227,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 if 0 <= j < len(raw) and raw[j][0] not in ("code", "heading", "line") and blocks[raw[j][2]].section == b.section
             ))
             start = int(p.meta["start"]) if p.meta.get("start", "").isdigit() else rank
-            leads = (text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
+            # a step (a list item) whose command is nested under it leads it too, colon or not
+            leads = ((text.rstrip().endswith(":") or kind == "item") and pos + 1 < len(raw) and raw[pos + 1][0] == "code"
                      and blocks[raw[pos + 1][2]].section == b.section)
             if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
                 near |= own[pos + 1]
@@ -354,7 +368,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in names else _SCOPE) for t in scope_hits)
         + _SCOPE * sum(weight[t] for t in document_hits)
     ) / total
-    matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers)
+    # a unit that holds the kind of answer asked for ("… the collection of tweets by Marta Quell",
+    # "Default: '§'") may leave its subject to the sentence beside it: its neighbours' words count
+    matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers) + (len(near_hits) if typed else 0)
     named = _named(u, query)
     # one shared word must carry most of the question's weight; two or more, a fair share; the
     # value asked for under the heading the question names is a candidate whatever else it shares
@@ -424,6 +440,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
+    if query.yes_no and negates(u.text):
+        fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
     if query.counted_given and typed:
         fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
     if query.defined and defines(query.defined, u.text):
@@ -484,6 +502,39 @@ def _unsupported_share(u: Unit, query: Query) -> float:
     return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
 
 
+_TYPED_CLOSE = 0.5  # a typed unit of the best one's section goes first when it scores this share of it
+
+
+def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """The candidates, with the best one that holds the kind of answer asked for first when the
+    best holds none and that one is of the same section of the same passage and scores close:
+    the untyped sentence describes the subject ("Text for link anchors beside each title"), the
+    typed one states what is asked ("Default: '§'")."""
+    if query.kind is None or not candidates or candidates[0].typed:
+        return candidates
+    best = candidates[0]
+    same = next((c for c in candidates[1:] if c.typed and c.unit.rank == best.unit.rank
+                 and c.unit.block.section == best.unit.block.section and c.score >= _TYPED_CLOSE * best.score), None)
+    return [same, *(c for c in candidates if c is not same)] if same else candidates
+
+
+def _off_kind(c: Candidate, query: Query) -> bool:
+    """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
+    of another thing than the passages count or in another measure ("seven built-in, primitive
+    value types" is a number, though too far from its noun to count "types"; "1.42 million
+    pounds" is one, though not written as an amount of money is)."""
+    return not c.typed and not _typed(c.unit, replace(query, counted_given=False, measure=None))
+
+
+def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
+    """The share of the question's own words, weighed as scored, that the unit, its neighbouring
+    sentences and its section headings do not have: what the sentence leaves unanswered."""
+    own = {t: weight[t] for t in query.own if t in weight}
+    total = sum(own.values())
+    have = u.own | u.near | u.section
+    return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
+
+
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
     context: str = "",
@@ -509,8 +560,8 @@ def extractive_answer(
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
-    # a yes/no question: two neighbouring sentences of a paragraph are one candidate too (``yes_no``)
-    paired = (asks_yes_no(question) or asks_why(question)) and not query.howto
+    # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
+    paired = (query.yes_no or asks_why(question) or asks_conditional(question)) and not query.howto
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
@@ -528,12 +579,15 @@ def extractive_answer(
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
     if query.kind != "value" and not _COMPOUND.search(question):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
+    candidates = _typed_first(candidates, query)
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
         return REFUSAL
     if query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
         return REFUSAL  # a who/when/how-many question, none of the wanted kind, and words missing
+    if query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
+        return REFUSAL  # the best holds nothing of the wanted kind, and is about part of the question only
     code_units = sorted(
         (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),

@@ -19,6 +19,7 @@ from ragkit.rag.extractive.answer_type import (
     asked_acronym,
     asks_alias,
     asks_author,
+    asks_yes_no,
     counted_noun,
     defined_term,
     is_howto,
@@ -27,7 +28,7 @@ from ragkit.rag.extractive.answer_type import (
     wants_list,
 )
 from ragkit.rag.extractive.text import SNAKE, WORD, snake_identifiers, terms, word_terms
-from ragkit.rag.extractive.values import value_question
+from ragkit.rag.extractive.values import implied_default, value_question
 
 _VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
 _PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
@@ -70,6 +71,7 @@ class Query:
     # label of the value it asks for ("TOTAL $821.14"), though no word to match elsewhere
     versions: frozenset[str] = frozenset()  # the dotted numbers the question writes ("Git 2.44"): whole
     counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
+    yes_no: bool = False  # the question is answered by yes or no ("Can I …?", "Does X support …?")
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
 
 
@@ -157,6 +159,8 @@ def read_question(question: str, context: str = "") -> Query:
     value, value_kind = value_question(question)
     if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
+    unset = implied_default(question)  # "unless I change it": a default asked for, no subject
+    type_nouns = type_nouns | {w.lower() for w in WORD.findall(unset)}
     listed, ordered = wants_list(question)
     _, count_word, list_noun = list_count(question) if listed else (None, "", "")
     boosts, names = _question_terms(question, type_nouns | ({count_word} if count_word else frozenset()))
@@ -171,10 +175,11 @@ def read_question(question: str, context: str = "") -> Query:
         frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
         frozenset(w.lower() for w in WORD.findall(question)),
         text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
-        default=bool(re.search(r"\bdefault", question, re.IGNORECASE)), said=said_words(question),
+        default=bool(re.search(r"\bdefault", question, re.IGNORECASE) or unset), said=said_words(question),
         measure=quantity_measure(question) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), counted=counted_noun(question) if kind == "number" else "",
+        yes_no=asks_yes_no(question),
     )
 
 

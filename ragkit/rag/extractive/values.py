@@ -55,12 +55,31 @@ _DEFAULT = re.compile(
 )
 
 
+#: a question that asks what happens when the user sets nothing asks for a default ("… unless I
+#: change it?", "… if I don't pass a comparison function?", "… out of the box?")
+_IMPLIED_DEFAULT = re.compile(
+    r"\bunless\s+(?:i|you|we|one)\s+(?:change|set|override|configure|specify|pass|customi[sz]e)\s+(?:it|them|that|this)?"
+    r"|\bif\s+(?:i|you|we|one)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
+    r"|\bwithout\s+(?:changing|setting|overriding|configuring|specifying|passing)\s+(?:it|them|anything)\b"
+    r"|\bout\s+of\s+the\s+box\b",
+    re.IGNORECASE,
+)
+
+
+def implied_default(question: str) -> str:
+    """The phrase by which ``question`` asks for a default without saying "default" ("unless I
+    change it", "if I don't pass"), else "": it names no subject, so its words are not matched."""
+    match = _IMPLIED_DEFAULT.search(question)
+    return match.group() if match else ""
+
+
 def value_question(question: str) -> tuple[bool, str | None]:
     """Whether ``question`` asks for a value, and the kind when it names one (``port`` or
-    ``version``; None: any literal)."""
+    ``version``; None: any literal); a question that asks for a default in other words
+    (``implied_default``) asks for one too."""
     match = _VALUE.search(question)
     if not match:
-        return False, None
+        return bool(implied_default(question)), None
     noun = (match.group("noun") or "").lower()
     return True, _NOUNS.get(noun)
 
@@ -144,4 +163,4 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["declares_default", "gloss", "holds_value", "named_heading", "serves_address", "value_question"]
+__all__ = ["declares_default", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]

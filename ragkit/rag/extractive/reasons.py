@@ -1,0 +1,83 @@
+"""Where an answer's reason or its correction is: in the sentence beside the one that matched.
+
+Documentation rarely answers a yes/no, a why or an "if …, what …?" question in one sentence. It
+says the one thing and then corrects or completes it ("There are *not* several versions. There's
+just one, …"; "NO_COLOR removes color only. Styles such as bold are preserved."; a claim, then the
+sentence that explains it; the general rule, then the case), so two neighbouring sentences of a
+paragraph are read, and scored, as one candidate (``sentence_pairs``). For a why question the
+answer is completed where the reason is: the sentence after one that gives none, when it opens
+with a consequence ("Otherwise, …", ``consequent``), or the fact before a piece of advice that
+does not say why ("X imports the modules." before "make sure their main routine is protected",
+``grounds``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+
+from ragkit.rag.extractive.units import Unit, passage_of
+
+_GROUNDS_SENTENCES = 3  # a why question's advice brings the whole paragraph before it up to this many sentences
+
+
+def sentence_pairs(units: Sequence[Unit]) -> list[Unit]:
+    """Each prose sentence joined to the next one of its paragraph, as one unit (its words both
+    sentences' words)."""
+    out: list[Unit] = []
+    for u, v in zip(units, units[1:], strict=False):
+        if (u.kind == v.kind == "prose" and u.rank == v.rank and u.block_index == v.block_index
+                and v.position == u.position + 1):
+            out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near,
+                               run=(u.text, v.text)))
+    return out
+
+
+#: a sentence that opens by giving the reason or the consequence of the one before it
+_CONSEQUENCE = re.compile(
+    r"^(?:Otherwise|Else|If not|This is because|That is because|That's because|This is why|That is why|"
+    r"This means|That means|This way|That way|As a result|Because of this|For this reason|Therefore|"
+    r"Thus|Hence|This (?:prevents|avoids|ensures|keeps|protects|guarantees|makes sure))\b"
+)
+#: words by which a sentence gives a reason itself
+_REASON = re.compile(r"\b(?:because|since|so that|in order to|to (?:avoid|prevent|ensure|keep|protect|allow|make sure)|"
+                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b", re.IGNORECASE)
+
+
+def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """For a question that asks why: the sentence after ``u`` in its paragraph, with a space before
+    it, when ``u`` gives no reason itself and that sentence opens with one ("It is important for
+    the cache to be on the same file system." "Otherwise, uv cannot link files and must copy
+    them."); "" otherwise."""
+    if u.kind != "prose" or _REASON.search(u.text):
+        return ""
+    following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
+    after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
+             and v.block_index == u.block_index and id(v) not in quoted]
+    return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
+
+
+#: a sentence that advises rather than states ("make sure their main routine is protected …")
+_ADVICE = re.compile(r"\b(?:make sure|be sure|ensure|should|must|need to|have to|remember to|always|never|"
+                     r"do not|don't|it is (?:important|recommended|advisable))\b", re.IGNORECASE)
+
+
+def grounds(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """For a question that asks why: the sentence before ``u`` in its section, with a space after
+    it, when ``u`` advises without giving a reason ("If you document scripts, make sure their main
+    routine is protected …" after "… these will be executed when the build runs."): advice follows
+    the fact that motivates it; "" otherwise (or when a consequence after ``u`` gives the reason)."""
+    if u.kind != "prose" or _REASON.search(u.text) or not _ADVICE.search(u.text):
+        return ""
+    before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
+              and v.block.section == u.block.section and id(v) not in quoted]
+    if not before:
+        return ""
+    if before[0].block_index != u.block_index:  # the paragraph before, when short: the fact and its effect
+        paragraph = [v for v in passage_of(units, u) if v.kind == "prose" and v.block_index == before[0].block_index]
+        if len(paragraph) <= _GROUNDS_SENTENCES and not any(id(v) in quoted for v in paragraph):
+            return " ".join(v.text for v in sorted(paragraph, key=lambda v: v.position)) + " "
+    return f"{before[0].text} "
+
+
+__all__ = ["consequent", "grounds", "sentence_pairs"]

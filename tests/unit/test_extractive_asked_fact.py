@@ -1,0 +1,193 @@
+"""The offline answerer states the asked fact: a default asked for in other words ("unless I
+change it"), a person or a value whose sentence leaves its subject to the sentence beside it, the
+command a "what do I run" question wants, the negation that answers a "Can I …?" question, the
+reason a "why" question wants, and a refusal when the asked thing is not there. The passages are
+small hand-written documents with the shapes found in real documentation."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.values import implied_default, value_question
+from ragkit.rag.passages import Passage
+
+
+def passages(*texts: tuple[str, str, str]) -> list[Passage]:
+    """Passages (source, heading, text) numbered from 1, each from its own place in its file."""
+    return [Passage(n, text, {"source": source, "heading": heading, "start": str(n * 1000)})
+            for n, (source, heading, text) in enumerate(texts, 1)]
+
+
+SETTINGS = passages(
+    ("settings.rst", "Settings > Page output > page_anchor_icon",
+     "### page_anchor_icon\n\nType: str\n\nDefault: '§' (the section sign)\n\n"
+     "Text for link anchors beside each title and description block. HTML entities are allowed."),
+    ("settings.rst", "Settings > Page output > page_sidebar_width",
+     "### page_sidebar_width\n\nType: int\n\nDefault: 230\n\nThe width of the sidebar in pixels."),
+)
+
+
+def test_a_default_asked_for_in_other_words_is_a_value_question() -> None:
+    assert implied_default("What icon is shown unless I change it?") == "unless I change it"
+    assert implied_default("How are keys compared if I don't pass a function?") == "if I don't pass"
+    assert implied_default("What icon is shown beside each title?") == ""
+    assert value_question("Which sign is used as the separator unless you override it?") == (True, None)
+
+
+def test_the_default_line_answers_a_question_that_describes_its_setting() -> None:
+    """Before: refused. The question names no setting, and "Default: '§'" shares none of its
+    words: the description beside it does."""
+    got = extractive_answer("What symbol is shown as the anchor link beside each title unless I change it?", SETTINGS)
+    assert "'§'" in got and got != REFUSAL
+
+
+GUIDE = passages(
+    ("guides/internals.md", "Store internals",
+     "This guide is useful for those who want to understand the store implementation of Zephyr. It's not meant "
+     "to be a complete example of the store implementation but rather a simplified version. It's inspired by the "
+     "collection of tweets by Marta Quell([@mquell](https://example.com/mquell))."),
+    ("guides/intro.md", "Introduction", "Zephyr stores hold atoms. Each atom is a piece of state."),
+)
+
+
+def test_a_whose_question_is_answered_by_the_sentence_with_the_name_beside_its_subject() -> None:
+    """Before: refused. The sentence with the name shares one word with the question
+    ("tweets"); the sentence before it says what the guide is."""
+    got = extractive_answer("Whose tweets is the simplified store internals guide based on?", GUIDE)
+    assert "Marta Quell" in got
+
+
+FOOTER = passages(
+    ("settings.rst", "Settings > Page output > page_updated_fmt",
+     "### page_updated_fmt\n\nType: str | None\n\nDefault: None\n\nIf set, a 'Last updated on:' timestamp is inserted "
+     "into the page footer using the given strftime() format. The empty string is equivalent to '%d %B %Y' "
+     "(or a locale-dependent equivalent)."),
+    ("settings.rst", "Settings > Page output > page_sidebar_width",
+     "### page_sidebar_width\n\nType: int\n\nDefault: 230\n\nThe width of the sidebar in pixels."),
+)
+
+
+def test_a_conditional_question_is_answered_with_the_sentence_about_its_case() -> None:
+    """Before: the general description only ("If set, a … timestamp is inserted …"): the case
+    the question states (an empty string) is the next sentence's."""
+    got = extractive_answer("If I set page_updated_fmt to an empty string, what date format ends up in the footer?",
+                            FOOTER)
+    assert "'%d %B %Y'" in got
+
+
+STEPS = passages(
+    ("advanced/translate.rst", "Translating > Workflow",
+     "## Workflow\n\n1. Set the catalog directory in your configuration.\n\n"
+     "2. Collect the strings to translate into catalog templates.\n\n   ```console\n   $ make catalogs\n   ```\n\n"
+     "   The generated templates will be placed in the `_build/catalogs` directory. You can edit them with any tool."
+     "\n\n3. Translate the templates and build."),
+)
+
+
+def test_what_do_i_run_is_answered_with_the_command_of_the_step() -> None:
+    """Before: "The generated templates will be placed in …", a sentence about the result: the
+    step restates the question, and its command is the code block nested under it."""
+    got = extractive_answer("What do I run to collect the strings to translate into catalog templates?", STEPS)
+    assert "$ make catalogs" in got and "Collect the strings" in got
+
+
+INSTALLS = passages(
+    ("pip/packages.md", "Managing packages > Editable packages",
+     "## Editable packages\n\nEditable packages do not need to be reinstalled for changes to their source code to be "
+     "active.\n\nTo install the current project as an editable package\n\n```console\n$ tern pip install -e .\n```\n\n"
+     "To install a project in another directory as an editable package:\n\n```console\n"
+     "$ tern pip install -e \"lib @ ./project/lib\"\n```"),
+    ("pip/compat.md", "Compatibility with pip > `--global` and the `global` install scheme",
+     "## `--global` and the `global` install scheme\n\ntern does not support the `--global` flag, which installs "
+     "packages based on the `global` install scheme.\nInstead, we recommend the use of project environments to "
+     "isolate package installations."),
+    ("pip/packages.md", "Managing packages > Installing a package",
+     "## Installing a package\n\nTo install a package into the project environment, e.g., Flask:\n\n```console\n"
+     "$ tern pip install flask\n```"),
+)
+
+
+def test_a_can_i_question_is_answered_by_the_sentence_that_says_no() -> None:
+    """Before: "To install a project in another directory as an editable package:", an install
+    example that shares more of the question's words than the sentence that answers it."""
+    got = extractive_answer(
+        "Can I install packages into my global site-packages with tern pip install --global like I do with pip?",
+        INSTALLS)
+    assert got.startswith("tern does not support the `--global` flag"), got
+
+
+WARNING = passages(
+    ("extensions/sourcelinks.rst", "sphinx.ext.sourcelinks -- Add links to source code",
+     "# sphinx.ext.sourcelinks -- Add links to source code\n\nThis extension looks at your object descriptions and "
+     "tries to find the source files where the objects are defined.\n\n!!! warning\n\n"
+     "    The sourcelinks extension will load the modules being linked to. If any modules have side effects on "
+     "loading, these will be run when the build is run.\n\n    If you document scripts (as opposed to library "
+     "modules), make sure their main routine is protected by an `if __name__ == '__main__'` condition.\n\n"
+     "This extension works only on HTML builders."),
+)
+
+
+def test_a_why_question_about_advice_is_answered_with_the_fact_before_it() -> None:
+    """Before: the advice alone ("make sure their main routine is protected …"), which says what
+    to do, not why: the paragraph before it gives the reason."""
+    got = extractive_answer(
+        "Why should the scripts I document guard their main routine when the sourcelinks extension is on?", WARNING)
+    assert got.startswith("The sourcelinks extension will load the modules being linked to."), got
+    assert "make sure their main routine is protected" in got
+
+
+KEEPERS = passages(
+    ("guides/keeper.md", "Keeper",
+     "## Keeper\n\n`Keeper` will hold the state of the lanterns used in its harbour instead of the global depot. "
+     "`Keeper`'s lifetime will be the same as the harbour itself, and since the harbour is rebuilt on each tide "
+     "we limit the lifetime of the depot to a single tide as well."),
+    ("guides/performance.md", "Performance",
+     "## Performance\n\nA depot that lights lanterns one by one slows the whole town down. Keep the number of "
+     "derived lanterns small."),
+    ("guides/depot.md", "Depot", "## Depot\n\nThe depot stores every lantern of the town. A lantern is lit at dusk."),
+)
+LIMIT = "What is the maximum number of lanterns a single depot can hold before it slows down?"
+
+
+def test_a_number_question_is_refused_when_the_best_sentence_has_no_number_and_misses_part_of_it() -> None:
+    """Before: the sentences about what a keeper holds, though they give no number and say
+    nothing of a limit or of slowing down (words other passages have)."""
+    assert extractive_answer(LIMIT, KEEPERS) == REFUSAL
+
+
+def test_the_same_question_is_answered_when_a_sentence_gives_the_number() -> None:
+    stated = [*KEEPERS[:2], Passage(3, "## Depot\n\nThe depot stores every lantern of the town. A single depot can "
+                                       "hold at most 400 lanterns before it slows down.",
+                                    {"source": "guides/depot.md", "heading": "Depot", "start": "3000"})]
+    assert "400 lanterns" in extractive_answer(LIMIT, stated)
+
+
+BUILDS = passages(
+    ("concepts/runtimes.md", "Runtimes > Managed runtimes",
+     "## Managed runtimes\n\ntern supports downloading and installing CPython, PyPy, and Pyodide distributions. "
+     "Downloads are cached.\n\nAs the runtime does not publish official binaries, tern instead uses pre-built "
+     "distributions from the Harbor `static-runtime-builds` project."),
+)
+
+
+def test_a_whose_question_is_answered_by_the_project_that_owns_it() -> None:
+    """Before: "tern supports downloading … CPython, PyPy …", whose product names read as a
+    person's; a project named as the owner answers "Whose …?" as a person does."""
+    got = extractive_answer("Whose builds of the runtime does tern download when it installs one?", BUILDS)
+    assert got.startswith("As the runtime does not publish official binaries"), got
+
+
+REPORT = [Passage(1, (
+    "Harrow Light Trust Annual Report 2021\n\nChair's summary\n\n2021 was the trust's first full year with the "
+    "new lamp room. Twelve volunteer keepers from four villages served at the light, and the winter school "
+    "visits returned after a long break.\n\nThe highlight of the year was the relighting of the north lamp on "
+    "3 June 2021. It replaces the lamp that was damaged in the gale of 1987.\n\nFinances\n\nTotal expenditure "
+    "for the year was 2.35 million pounds. The county council provided 55 percent of the budget, and donations "
+    "the rest. The largest single cost was the lamp room, at 412,000 pounds."),
+    {"source": "annual-report-2021.docx", "heading": "", "start": "0"})]
+
+
+def test_a_number_in_words_of_another_measure_still_answers_a_money_question() -> None:
+    """"2.35 million pounds" is not written as an amount of money is ("£2.35m"), and "spend" is
+    not "expenditure": the best sentence is still a number, so the question is not refused."""
+    got = extractive_answer("How much did the light spend in total in 2021?", REPORT)
+    assert "2.35 million pounds" in got
