@@ -110,6 +110,8 @@ loaders: Registry[type] = Registry(
         "doc": "ragkit.loaders.word_binary",
         "xls": "ragkit.loaders.xls",
         "rtf": "ragkit.loaders.rtf",
+        "org": "ragkit.loaders.org",
+        "fb2": "ragkit.loaders.fictionbook",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -43,6 +43,8 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".docx": "docx",
     ".doc": "doc",
     ".rtf": "rtf",
+    ".org": "org",
+    ".fb2": "fb2",
     ".jsonl": "jsonl",
     ".csv": "csv",
     ".tsv": "tsv",
