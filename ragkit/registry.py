@@ -112,6 +112,7 @@ loaders: Registry[type] = Registry(
         "rtf": "ragkit.loaders.rtf",
         "org": "ragkit.loaders.org",
         "fb2": "ragkit.loaders.fictionbook",
+        "latex": "ragkit.loaders.latex",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

@@ -44,6 +44,12 @@ def fb2_seed() -> bytes:
             '<binary id="i.png" content-type="image/png">iVBORw0KGgo=</binary></FictionBook>').encode()
 
 
+def tex_seed() -> bytes:
+    body = "\n\n".join(PARAGRAPHS)
+    return ("\\documentclass{article}\n\\title{Harbour notes}\n\\begin{document}\n\\section{Ferries}\n" + body
+            + "\n\\begin{tabular}{lr}Port & Fare \\\\ Bergen & 40\\end{tabular}\n\\end{document}\n").encode()
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -283,7 +289,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
-    ".org": org_seed, ".fb2": fb2_seed,
+    ".org": org_seed, ".fb2": fb2_seed, ".tex": tex_seed,
 }
 
 
