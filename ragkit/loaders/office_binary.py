@@ -24,9 +24,9 @@ T = TypeVar("T")
 #: the first bytes of an OLE compound file
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")  # a directory entry's name
-#: the application and the old binary extension, by the package's extension
 #: the relationship a Strict Open XML package's ``_rels/.rels`` names its main part by
 _STRICT = b"http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
+#: the application and the old binary extension, by the package's extension
 _APPS = {".xlsx": ("Excel", ".xls"), ".xlsm": ("Excel", ".xls"), ".docx": ("Word", ".doc"),
          ".pptx": ("PowerPoint", ".ppt")}
 
