@@ -110,6 +110,7 @@ loaders: Registry[type] = Registry(
         "doc": "ragkit.loaders.word_binary",
         "xls": "ragkit.loaders.xls",
         "rtf": "ragkit.loaders.rtf",
+        "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

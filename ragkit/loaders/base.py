@@ -53,6 +53,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".rest": "rst",
     ".ipynb": "notebook",
     ".pptx": "pptx",
+    ".ppt": "ppt",
     ".epub": "epub",
     **{ext: "odf" for ext in (".odt", ".ods", ".odp", ".fodt", ".fods", ".fodp")},  # OpenDocument
     ".eml": "eml",
