@@ -813,10 +813,12 @@ def _prose_line(cell: str) -> bool:
 
 def _displayed_math(line: Sequence[tuple[int, int, str]]) -> bool:
     """Whether a layout line holds a displayed formula's left side, a cell of a symbol and "="
-    ("T =", "t1 =": a matrix or a system of equations laid out in columns). A table's cell that
+    ("T =", or "t1" and "=" apart: a matrix, a vector or a system of equations laid out in columns). A table's cell that
     ends in "=" names its value in words ("Corruption rate =" before "10%") or numbers its column
     by a sum of others ("6=" over "(3 to 6)+14")."""
-    return any(_FORMULA_LEFT.fullmatch(c[2]) for c in line)
+    texts = [c[2] for c in line]
+    return any(_FORMULA_LEFT.fullmatch(t) or (t == "=" and k > 0 and _FORMULA_LEFT.fullmatch(f"{texts[k - 1]} ="))
+               for k, t in enumerate(texts))
 
 
 def _prose_rows(body: Sequence[Sequence[str]]) -> bool:

@@ -732,8 +732,9 @@ def test_running_text_beside_figures_or_a_matrix_is_no_table_and_a_real_table_st
 
 def test_a_table_of_running_text_or_equations_is_not_read_as_rows() -> None:
     """Rows whose cells are lines of running text (a reference list set in two columns, a
-    numbered list beside the other column), or displayed equations with their numbers, are no
-    table; a table whose labels are long but not sentences keeps its rows."""
+    numbered list beside the other column), displayed equations with their numbers, or vectors
+    laid out after "t1 =", are no table; a table whose labels are long but not sentences keeps
+    its rows."""
     from ragkit.loaders.pdf_tables import find_grids
 
     refs = ["12.     Smith, J. and Lee, K. learning to rank the pages of the web with     2004",
@@ -744,6 +745,8 @@ def test_a_table_of_running_text_or_equations_is_not_read_as_rows() -> None:
                  "      L2(C) = sum log P(y | x1, ..., xm)          (2)",
                  "      L3(C) = L2(C) + 0.5 * L1(C)                 (3)"]
     assert find_grids(equations) == []
+    vectors = ["      t1     =     1     0     1     1", "      t2     =     0     1     1     0"]
+    assert find_grids(vectors) == []
     labels = ["                                              Before    After",
               "Knowledge and awareness of different cultures   0.45      0.52",
               "Foreign language competence                      0.31      0.40"]
