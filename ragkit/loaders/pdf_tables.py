@@ -29,8 +29,7 @@ only aligned with whitespace, are columns of characters. A table is a run of lin
   running text (the other column of a page set in two columns beside a column of figures, a
   reference list set in two columns), or a third of which are displayed equations ("(3)" beside
   a formula), are left to the page's text; so is a matrix or a system of equations laid out in
-  columns beside the text (a cell "T =": :func:`_displayed_math`). A header cell that is a line
-  of running text across a sentence's end is no column name;
+  columns beside the text (a cell "T =": :func:`_displayed_math`);
 - a line of a few words and no number that wraps the row above (a cell continued under itself,
   the label's empty; or a label's end that closes its bracket) joins that row;
 - a chart's axes are not a table: lines under a "Figure N" caption, or columns of evenly spaced
@@ -120,7 +119,6 @@ MAX_PROSE_CELLS = 1 / 4
 #: the share of a table's rows that are displayed equations (:func:`_equation`) at which it is not a table
 MAX_PROSE_ROWS = 1 / 3
 _WORD = re.compile(r"[^\W\d_]{2,}")
-_SENTENCE_BREAK = re.compile(r"[.!?] +\S|-$")
 _FORMULA_LEFT = re.compile(r"[^\W\d_]\S{0,3} ?=")  # "T =", "t1 =": a displayed formula's left side, a symbol
 _EQUATION_NUMBER = re.compile(r"\(\d{1,3}[a-z]?\)")  # "(3)" set right of a displayed equation
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
@@ -567,7 +565,6 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         head, body = _without_columns(head, prose), _without_columns(body, prose)
         if 0 in prose and not any(any(ch.isalpha() for ch in c) for row in body for c in row):
             return None  # the rows' labels (a table's left column) ran into the text on its left
-    head = [row for row in ([("" if _prose_line(c) else c) for c in row] for row in head) if any(row)]
     if _prose_rows(body):
         return None  # the lines of a page's text (its other column, a reference list) set side by side
     if _chart_axes(body) or any(_FIGURE.match(c[2]) for j in header for c in cells[j]):
@@ -802,13 +799,6 @@ def _sentence(cell: str) -> bool:
     lower = 2 * sum(w[0].islower() for w in words) >= len(words)
     return (_is_prose(cell) and len(cell) >= MIN_PROSE_CHARS) \
         or (len(words) >= 3 and cell.endswith(":") and lower)
-
-
-def _prose_line(cell: str) -> bool:
-    """A header cell that is a line of the page's text set beside the table: running text
-    (:func:`_sentence`) across a sentence's end ("... to vary. Table 2 compares") or broken off
-    at a hyphen. A header cell of many words (a scenario's title over its column) has neither."""
-    return _sentence(cell) and bool(_SENTENCE_BREAK.search(cell))
 
 
 def _displayed_math(line: Sequence[tuple[int, int, str]]) -> bool:
