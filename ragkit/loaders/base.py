@@ -137,6 +137,16 @@ class Loader(ABC):
         """The pipeline's ``ocr:`` settings (with the index's OCR cache), for the loaders that OCR."""
         self.ocr = settings
 
+    def read_as(self, name: str, path: Path, *, source: str) -> Iterator[Document]:
+        """``path`` read by the registered loader ``name`` instead (a file whose content is another
+        format than its name says), with this loader's limits and OCR settings."""
+        from ragkit.registry import loaders
+
+        other = loaders.get(name)()
+        other.use_limits(self.limits)
+        other.use_ocr(self.ocr)
+        return other.load(path, source=source)
+
     def _metadata(self, source: str, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"source": source, "mime": self.mime}
         meta.update({k: v for k, v in extra.items() if v is not None})
