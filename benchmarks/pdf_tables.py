@@ -24,6 +24,22 @@ their lines cut from the page text; read as rows beside the whole page text,
 a question is met when a top-3 chunk of the expected file holds the row's label and the answer::
 
     python benchmarks/pdf_tables.py retrieval --pdfs DIR --out benchmarks/results
+
+``junk``: the table rows the PDF loader emits over folders of papers (every ``*.pdf`` under each
+folder given), and how many are junk: text of the page read as a table. The criterion, written
+before it was run: a row is junk when
+
+- *prose*: one of its cells is running text, :data:`JUNK_PROSE_WORDS` words or more, half or more
+  of them starting with a lowercase letter (a line of a two-column page's other column), or
+- *fragment header*: one of its column names is a piece of a sentence, ending in a colon (a
+  lead-in cut off: "The transition matrix is:") or :data:`JUNK_HEADER_WORDS` words or more, half
+  or more of them lowercase, or
+- *math*: one of its cells or column names holds a lone "=" (an equation or a matrix "T =").
+
+A paper's results table passes (labels, numbers, short headers); the junk rows found are listed
+(``--examples``)::
+
+    python benchmarks/pdf_tables.py junk FOLDER... [--examples 10]
 """
 
 from __future__ import annotations
@@ -68,6 +84,10 @@ TRUTH: list[tuple[str, str, int, list[tuple[str, ...]]]] = [
                                            ("HTML", "0.945", "0.901", "0.931", "0.834", "3.81")]),
 ]
 _NUMBERISH = re.compile(r"[-+$(]?[\d.,]+%?\)?")
+#: words a cell of running text has at least (``junk``)
+JUNK_PROSE_WORDS = 8
+#: words a column name that is a sentence fragment has at least (``junk``)
+JUNK_HEADER_WORDS = 6
 
 
 def _norm(cell: Any) -> str:
@@ -334,20 +354,78 @@ def _holds(text: str, q: dict[str, Any]) -> bool:
     return str(q["answer"]).lower() in flat and " ".join(str(q["row"]).split()).lower() in flat
 
 
+def junk_reasons(text: str) -> list[str]:
+    """Why a table row's document (``table: NAME`` and ``column: value`` lines) is junk (the
+    ``junk`` criterion in the module docstring); [] for a row that reads as a table's."""
+    reasons: list[str] = []
+    for line in text.splitlines()[1:]:
+        name, _, value = line.partition(": ")
+        if _running_text(value, JUNK_PROSE_WORDS):
+            reasons.append("prose")
+        if not re.fullmatch(r"column \d+", name) and (name.endswith(":") or _running_text(name, JUNK_HEADER_WORDS)):
+            reasons.append("fragment header")
+        if "=" in name.split() or "=" in value.split():
+            reasons.append("math")
+    return sorted(set(reasons))
+
+
+def _running_text(text: str, words: int) -> bool:
+    tokens = text.split()
+    return len(tokens) >= words and 2 * sum(t[0].islower() for t in tokens) >= len(tokens)
+
+
+def junk(folders: Sequence[Path], examples: int) -> list[list[Any]]:
+    """Per folder: files, table rows emitted, junk rows (by reason), clean rows; junk examples logged."""
+    from ragkit.errors import LoaderError
+    from ragkit.loaders.pdf import PdfLoader
+
+    rows: list[list[Any]] = []
+    for folder in folders:
+        files = sorted(folder.rglob("*.pdf"))
+        counts: dict[str, int] = {"rows": 0, "junk": 0, "prose": 0, "fragment header": 0, "math": 0}
+        shown = 0
+        for path in files:
+            try:
+                docs = list(PdfLoader().load(path, source=path.name))
+            except LoaderError as exc:
+                log.warning("%s skipped: %s", path, exc)
+                continue
+            for doc in docs:
+                if not doc.metadata.get("table"):
+                    continue
+                counts["rows"] += 1
+                reasons = junk_reasons(doc.text)
+                counts["junk"] += bool(reasons)
+                for r in reasons:
+                    counts[r] += 1
+                if reasons and shown < examples:
+                    shown += 1
+                    print(f"--- {path.name} p{doc.metadata.get('page')} {reasons}\n{doc.text[:400]}")
+        rows.append([str(folder), len(files), counts["rows"], counts["junk"], counts["prose"],
+                     counts["fragment header"], counts["math"], counts["rows"] - counts["junk"]])
+    print("folder, files, rows, junk, prose, fragment header, math, clean")
+    for r in rows:
+        print(r)
+    return rows
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["compare", "speed", "retrieval"])
-    parser.add_argument("files", nargs="*", type=Path, help="speed: the PDFs to time (a text-only one is added)")
+    parser.add_argument("what", choices=["compare", "speed", "retrieval", "junk"])
+    parser.add_argument("files", nargs="*", type=Path, help="speed: the PDFs to time (a text-only one is added); junk: folders of papers")
     parser.add_argument("--pdfs", type=Path, help="the folder holding the PDFs named in TRUTH / pdftables.yaml")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--set", type=Path, default=QUESTIONS, dest="question_set",
                         help="retrieval: the question set (default benchmarks/folders/pdftables.yaml)")
     parser.add_argument("--out", type=Path, help="write the result JSON into this folder (benchmarks/results)")
+    parser.add_argument("--examples", type=int, default=10, help="junk: junk rows to print")
     parser.add_argument("-v", "--verbose", action="store_true")
     args = parser.parse_intermixed_args(argv)
     logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(message)s")
     if args.what == "compare":
         compare(args.pdfs, args.out)
+    elif args.what == "junk":
+        junk(args.files, args.examples)
     elif args.what == "speed":
         speed(args.files, args.rounds, args.out)
     else:

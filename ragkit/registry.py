@@ -113,6 +113,7 @@ loaders: Registry[type] = Registry(
         "org": "ragkit.loaders.org",
         "fb2": "ragkit.loaders.fictionbook",
         "latex": "ragkit.loaders.latex",
+        "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",
         "msg": "ragkit.loaders.outlook",

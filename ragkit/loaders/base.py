@@ -56,6 +56,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".rest": "rst",
     ".ipynb": "notebook",
     ".pptx": "pptx",
+    ".ppt": "ppt",
     ".epub": "epub",
     **{ext: "odf" for ext in (".odt", ".ods", ".odp", ".fodt", ".fods", ".fodp")},  # OpenDocument
     ".eml": "eml",
@@ -138,6 +139,16 @@ class Loader(ABC):
     def use_ocr(self, settings: OcrSettings) -> None:
         """The pipeline's ``ocr:`` settings (with the index's OCR cache), for the loaders that OCR."""
         self.ocr = settings
+
+    def read_as(self, name: str, path: Path, *, source: str) -> Iterator[Document]:
+        """``path`` read by the registered loader ``name`` instead (a file whose content is another
+        format than its name says), with this loader's limits and OCR settings."""
+        from ragkit.registry import loaders
+
+        other = loaders.get(name)()
+        other.use_limits(self.limits)
+        other.use_ocr(self.ocr)
+        return other.load(path, source=source)
 
     def _metadata(self, source: str, **extra: Any) -> dict[str, Any]:
         meta: dict[str, Any] = {"source": source, "mime": self.mime}

@@ -15,7 +15,7 @@ from typing import Any
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import Loader, parser_reason
 from ragkit.loaders.limits import LoadLimits
-from ragkit.loaders.office_binary import office_container_error
+from ragkit.loaders.office_binary import office_container_error, old_binary_loader
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.loaders.zipcheck import check_zip
 from ragkit.registry import loaders
@@ -38,6 +38,8 @@ class DocxLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        if (binary := old_binary_loader(path)) is not None:  # an old binary file saved with this name
+            return self.read_as(binary, path, source=source)
         document = _open(path, self.limits)
         blocks: list[str] = []
         first_heading: str | None = None

@@ -31,6 +31,22 @@ _APPS = {".xlsx": ("Excel", ".xls"), ".xlsm": ("Excel", ".xls"), ".docx": ("Word
          ".pptx": ("PowerPoint", ".ppt")}
 
 
+#: the loader of the old binary format, by the package's extension
+BINARY_LOADERS = {".xlsx": "xls", ".xlsm": "xls", ".docx": "doc", ".pptx": "ppt"}
+
+
+def old_binary_loader(path: Path) -> str | None:
+    """The loader of the old binary format (``doc``, ``xls``, ``ppt``) when ``path`` is an OLE file
+    with an OOXML name that is not encrypted (a ``.doc`` saved or renamed as ``.docx``), else None."""
+    try:
+        with open(path, "rb") as f:
+            if f.read(len(OLE_MAGIC)) != OLE_MAGIC or _ENCRYPTED in f.read():
+                return None
+    except OSError:
+        return None
+    return BINARY_LOADERS.get(path.suffix.lower())
+
+
 def office_container_error(path: Path) -> LoaderError | None:
     """The error for ``path`` when it is an OLE compound file (encrypted, or an old binary file)
     or a Strict Open XML package, else None (a zip package, however damaged)."""
@@ -96,4 +112,4 @@ def read_ole(path: Path, read: Callable[[Any], T], *, extra: str, what: str, fix
         raise unreadable(path, exc, what=what.split(" ", 1)[1], fix=fix) from exc
 
 
-__all__ = ["OLE_MAGIC", "office_container_error", "read_ole"]
+__all__ = ["BINARY_LOADERS", "OLE_MAGIC", "office_container_error", "old_binary_loader", "read_ole"]

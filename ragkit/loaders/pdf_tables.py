@@ -25,6 +25,11 @@ only aligned with whitespace, are columns of characters. A table is a run of lin
   (:func:`_side_by_side`);
 - a first or last column of running text is the page's other column, not the table's: it is
   dropped, and the table with it when no column of labels is left;
+- a page's text is not a table (:func:`_prose_rows`): rows a quarter of whose cells or more are
+  running text (the other column of a page set in two columns beside a column of figures, a
+  reference list set in two columns), or a third of which are displayed equations ("(3)" beside
+  a formula), are left to the page's text; so is a matrix or a system of equations laid out in
+  columns beside the text (a cell "T =": :func:`_displayed_math`);
 - a line of a few words and no number that wraps the row above (a cell continued under itself,
   the label's empty; or a label's end that closes its bracket) joins that row;
 - a chart's axes are not a table: lines under a "Figure N" caption, or columns of evenly spaced
@@ -108,7 +113,14 @@ _SECTION_LINE = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.? +[^\W\d_]")
 MIN_PROSE_WORDS = 6
 #: ... and, for a column of them, this many characters a cell on average
 MIN_PROSE_CHARS = 40
+#: the share of a table's filled cells that are running text (:func:`_sentence`) at which it is the
+#: page's text, not a table
+MAX_PROSE_CELLS = 1 / 4
+#: the share of a table's rows that are displayed equations (:func:`_equation`) at which it is not a table
+MAX_PROSE_ROWS = 1 / 3
 _WORD = re.compile(r"[^\W\d_]{2,}")
+_FORMULA_LEFT = re.compile(r"[^\W\d_]\S{0,3} ?=")  # "T =", "t1 =": a displayed formula's left side, a symbol
+_EQUATION_NUMBER = re.compile(r"\(\d{1,3}[a-z]?\)")  # "(3)" set right of a displayed equation
 _SPACED_TABLE = re.compile(r"^T ?a ?b ?l ?e ?(?=[\dIVX])")  # "Ta b l e 1": letter-spaced by the typesetter
 _SECTION = re.compile(r"\d{1,2}(?:\.\d{1,2})*\.?")
 _KEY = re.compile(r"\d{1,3}(?:\.\d{1,3})*\.?(?:\s|$)")  # a row number at a cell's start ("1.1.10 循环寿命")
@@ -265,6 +277,9 @@ def find_grids(lines: Sequence[str], plain: str = "") -> list[PageTable]:
             start = i - 1 if _group_label(cells, i) else i
             header = _header_lines(cells, start)
             rows = list(range(start, i)) + data
+            if any(_displayed_math(cells[j]) for j in header + rows):
+                i = end
+                continue  # a matrix or an equation set beside the text ("T =" before its rows): the page keeps it
             title, cuts = _panels(cells, header, rows)
             if title is not None:
                 header = [j for j in header if j > title]  # the titles name the tables (their headings)
@@ -550,6 +565,8 @@ def _table(cells: Sequence[Sequence[tuple[int, int, str]]], header: Sequence[int
         head, body = _without_columns(head, prose), _without_columns(body, prose)
         if 0 in prose and not any(any(ch.isalpha() for ch in c) for row in body for c in row):
             return None  # the rows' labels (a table's left column) ran into the text on its left
+    if _prose_rows(body):
+        return None  # the lines of a page's text (its other column, a reference list) set side by side
     if _chart_axes(body) or any(_FIGURE.match(c[2]) for j in header for c in cells[j]):
         return None  # a chart's tick labels, legend or figure caption, not a table: the page keeps them as text
     if 2 * sum(map(_contents_entry, body)) >= len(body):
@@ -771,6 +788,46 @@ def _prose_columns(body: Sequence[Sequence[str]]) -> set[int]:
 def _is_prose(cell: str) -> bool:
     words = cell.split()
     return len(words) >= MIN_PROSE_WORDS and 2 * sum(w[0].islower() for w in words) >= len(words)
+
+
+def _sentence(cell: str) -> bool:
+    """A piece of running text: a line of prose (:func:`_is_prose`) of :data:`MIN_PROSE_CHARS`
+    characters or more, or a sentence's words leading into what follows ("The transition matrix
+    is:": three words or more, half of them lowercase, ending in a colon). A table's labels are
+    shorter ("The last preposition is for")."""
+    words = cell.split()
+    lower = 2 * sum(w[0].islower() for w in words) >= len(words)
+    return (_is_prose(cell) and len(cell) >= MIN_PROSE_CHARS) \
+        or (len(words) >= 3 and cell.endswith(":") and lower)
+
+
+def _displayed_math(line: Sequence[tuple[int, int, str]]) -> bool:
+    """Whether a layout line holds a displayed formula's left side, a cell of a symbol and "="
+    ("T =", or "t1" and "=" apart: a matrix, a vector or a system of equations laid out in columns). A table's cell that
+    ends in "=" names its value in words ("Corruption rate =" before "10%") or numbers its column
+    by a sum of others ("6=" over "(3 to 6)+14")."""
+    texts = [c[2] for c in line]
+    return any(_FORMULA_LEFT.fullmatch(t) or (t == "=" and k > 0 and _FORMULA_LEFT.fullmatch(f"{texts[k - 1]} ="))
+               for k, t in enumerate(texts))
+
+
+def _prose_rows(body: Sequence[Sequence[str]]) -> bool:
+    """Whether the rows are not a table's: :data:`MAX_PROSE_CELLS` of their filled cells or more
+    are running text (:func:`_sentence`: lines of the page's other column, a reference list), or
+    :data:`MAX_PROSE_ROWS` of the rows or more are displayed equations (:func:`_equation`)."""
+    filled = [c for row in body for c in row if c]
+    return bool(filled) and (sum(map(_sentence, filled)) >= MAX_PROSE_CELLS * len(filled)
+                             or sum(map(_equation, body)) >= MAX_PROSE_ROWS * len(body))
+
+
+def _equation(row: Sequence[str]) -> bool:
+    """A displayed equation or a step of an algorithm: its number ("(3)") first or last, an "="
+    in another cell."""
+    filled = [c for c in row if c]
+    if len(filled) < 2:
+        return False
+    return any(_EQUATION_NUMBER.fullmatch(filled[k]) and any("=" in c for c in filled[:k] + filled[k + 1:])
+               for k in (0, len(filled) - 1))
 
 
 def _without_columns(rows: Sequence[Sequence[str]], drop: set[int]) -> list[list[str]]:

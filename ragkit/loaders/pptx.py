@@ -15,6 +15,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.office_binary import old_binary_loader
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
@@ -33,6 +34,8 @@ class PptxLoader(Loader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        if (binary := old_binary_loader(path)) is not None:  # an old binary file saved with this name
+            return self.read_as(binary, path, source=source)
         deck = PPTX.open(path, self.limits, lambda pptx: pptx.Presentation(str(path)))
         slides: list[tuple[int, str | None, str]] = []
         tables: list[tuple[int, str, Grid]] = []  # (slide, table name, grid)

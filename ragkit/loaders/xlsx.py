@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
+from ragkit.loaders.office_binary import old_binary_loader
 from ragkit.loaders.tabular import TableLoader
 from ragkit.loaders.zipcheck import ZipFormat
 from ragkit.registry import loaders
@@ -35,6 +36,8 @@ class XlsxLoader(TableLoader):
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        if (binary := old_binary_loader(path)) is not None:  # an old binary file saved with this name
+            return self.read_as(binary, path, source=source)
         workbook = XLSX.open(path, self.limits,  # a missing package or a broken file fails here, before any row
                              lambda openpyxl: openpyxl.load_workbook(path, read_only=True, data_only=True))
         return self._rows(path, source, workbook)

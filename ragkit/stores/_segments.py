@@ -325,9 +325,12 @@ class SegmentLog:
                 return
             name = self._reserve()
             if self.background:  # the merger is set before the lock is released: one merge at a time
-                self._merger = threading.Thread(target=self._merge_guarded, args=(picked, name),
-                                                name=f"ragkit-merge-{self.kind.name}", daemon=True)
-                self._merger.start()
+                merger = threading.Thread(target=self._merge_guarded, args=(picked, name),
+                                          name=f"ragkit-merge-{self.kind.name}", daemon=True)
+                # started before it is set, so ``wait_merges`` never sees a merger that is not alive
+                # yet and returns with the merge to come (the thread waits for this lock first)
+                merger.start()
+                self._merger = merger
                 return
         self._merge(picked, name)
 

@@ -276,6 +276,21 @@ def xls_seed() -> bytes:
         return write_xls(Path(tmp) / "ports.xls", {"Ports": rows}).read_bytes()
 
 
+def ppt_seed() -> bytes:
+    """A PowerPoint 97-2003 presentation (``ragkit.testing.ppt_files``); no seed without olefile."""
+    import tempfile
+    from pathlib import Path
+
+    import olefile  # noqa: F401  (the loader's package: without it the control is not indexed)
+
+    from ragkit.testing.ppt_files import container, slide_persist, text_chars, text_header, write_ppt
+
+    slides = container(0x0FF0, slide_persist(256), text_header(0), text_chars("Harbour report"),
+                       text_header(1), text_chars("\r".join(PARAGRAPHS)))
+    with tempfile.TemporaryDirectory() as tmp:
+        return write_ppt(Path(tmp) / "harbour.ppt", container(0x03E8, slides)).read_bytes()
+
+
 def _saved(document: object) -> bytes:
     out = io.BytesIO()
     document.save(out)  # type: ignore[attr-defined]
@@ -290,6 +305,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
     ".org": org_seed, ".fb2": fb2_seed, ".tex": tex_seed,
+    ".ppt": ppt_seed,
 }
 
 

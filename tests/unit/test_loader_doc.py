@@ -68,3 +68,18 @@ def test_a_file_that_is_not_a_word_document(tmp_path: Path) -> None:
     with pytest.raises(LoaderError) as info:
         load(text)
     assert info.value.reason == "not a Word document" and "save it as .docx" in str(info.value)
+
+
+def test_old_binary_files_saved_under_the_new_formats_names_are_read_as_what_they_are(tmp_path: Path) -> None:
+    from ragkit.testing.ppt_files import container, slide_persist, text_chars, text_header, write_ppt
+    from ragkit.testing.xls_files import write_xls
+
+    pytest.importorskip("xlrd")
+    word = write_doc(tmp_path / "minutes.docx", [("The harbour board met on Monday.\r", True)])
+    sheet = write_xls(tmp_path / "ports.xlsx", {"Ports": [["port", "ships"], ["Leith", 4]]})
+    deck = write_ppt(tmp_path / "deck.pptx", container(0x03E8, container(
+        0x0FF0, slide_persist(256), text_header(0), text_chars("Harbour report"))))
+    read = {path.suffix: [d.text for d in loaders.get(loader_name_for(path))().load(path, source=path.name)]
+            for path in (word, sheet, deck)}
+    assert read == {".docx": ["The harbour board met on Monday."], ".xlsx": ["table: ports\nport: Leith\nships: 4"],
+                    ".pptx": ["# Harbour report"]}

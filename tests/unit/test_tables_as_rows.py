@@ -667,3 +667,88 @@ def test_a_table_on_a_page_turned_to_landscape_is_read_as_shown(tmp_path: Path) 
                                                            ("Canadiens", "24", "$86,400.00"),
                                                            ("Red Wings", "11", "$79,950.25"),
                                                            ("Bruins", "6", "$87,120.75"))]
+
+
+def two_column_pdf(path: Path) -> Path:
+    """A page set in two columns: running text on the left, beside it a column of counts, then
+    beside more text a small matrix ("T =" and its rows of 0 and 1); under them a real table."""
+    fpdf = pytest.importorskip("fpdf")
+    pdf = fpdf.FPDF()
+    pdf.add_page()
+    pdf.set_font("Helvetica", size=10)
+    for text, count in zip(TWO_COLUMN_TEXT, ("1,204", "87", "3,310", "942", "15", "2,706"), strict=True):
+        pdf.set_x(15)
+        pdf.cell(95, 6, text)
+        pdf.set_x(150)
+        pdf.cell(20, 6, count)
+        pdf.ln(6)
+    pdf.ln(6)
+    matrix = (("0", "1", "0", "0"), ("0", "0", "1", "1"), ("1", "0", "0", "0"), ("0", "1", "0", "0"))
+    for k, (text, row) in enumerate(zip(MATRIX_TEXT, matrix, strict=True)):
+        pdf.set_x(15)
+        pdf.cell(95, 6, text)
+        if k == 1:
+            pdf.set_x(120)
+            pdf.cell(10, 6, "T =")
+        for x, value in zip((135, 145, 155, 165), row, strict=True):
+            pdf.set_x(x)
+            pdf.cell(8, 6, value)
+        pdf.ln(6)
+    pdf.ln(6)
+    pdf.set_x(15)
+    pdf.cell(0, 6, "Table 2: Stanley Cup titles by team")
+    pdf.ln(7)
+    for values in CUPS[:4]:
+        for x, value in zip((20, 90, 140), values, strict=True):
+            pdf.set_x(x)
+            pdf.cell(40, 7, value)
+        pdf.ln(7)
+    pdf.output(str(path))
+    return path
+
+
+TWO_COLUMN_TEXT = ["the crawler visited each site once a week and kept",
+                   "every page it fetched, so the counts on the right are",
+                   "the pages each kind of site held at the end of the",
+                   "study, which ran for a year; sites that closed during",
+                   "it are counted until the week they went dark, and the",
+                   "few sites that moved were followed to their new hosts"]
+MATRIX_TEXT = ["the transition matrix of the graph in the figure is",
+               "written out on the right, one row for each page and",
+               "one column for each page it links to, so that a page",
+               "with two links gives each of them one half of its"]
+
+
+def test_running_text_beside_figures_or_a_matrix_is_no_table_and_a_real_table_still_is(tmp_path: Path) -> None:
+    """A research paper's page: the lines of one column beside a column of figures, and a matrix
+    displayed beside the text, are the page's text, not tables (no row of lines of prose or of a
+    matrix's entries); the real table under them is still read as its rows."""
+    page, *rows = load("pdf", two_column_pdf(tmp_path / "paper.pdf"))
+    assert [r.text for r in rows] == [
+        f"table: Table 2: Stanley Cup titles by team\nTeam: {team}\nTitles: {titles}\nLast won: {year}"
+        for team, titles, year in CUPS[1:4]]
+    assert TWO_COLUMN_TEXT[0] in " ".join(page.text.split()) and "T =" in page.text
+
+
+def test_a_table_of_running_text_or_equations_is_not_read_as_rows() -> None:
+    """Rows whose cells are lines of running text (a reference list set in two columns, a
+    numbered list beside the other column), displayed equations with their numbers, or vectors
+    laid out after "t1 =", are no table; a table whose labels are long but not sentences keeps
+    its rows."""
+    from ragkit.loaders.pdf_tables import find_grids
+
+    refs = ["12.     Smith, J. and Lee, K. learning to rank the pages of the web with     2004",
+            "13.     a graph of their links, in the proceedings of the conference on     2006",
+            "14.     the web and its search engines, which were held in the spring of     2008"]
+    assert find_grids(refs) == []
+    equations = ["      L1(C) = sum log P(u | u1, ..., uk)          (1)",
+                 "      L2(C) = sum log P(y | x1, ..., xm)          (2)",
+                 "      L3(C) = L2(C) + 0.5 * L1(C)                 (3)"]
+    assert find_grids(equations) == []
+    vectors = ["      t1     =     1     0     1     1", "      t2     =     0     1     1     0"]
+    assert find_grids(vectors) == []
+    labels = ["                                              Before    After",
+              "Knowledge and awareness of different cultures   0.45      0.52",
+              "Foreign language competence                      0.31      0.40"]
+    [table] = find_grids(labels)
+    assert table.grid.rows[1] == ("Knowledge and awareness of different cultures", "0.45", "0.52")
