@@ -20,12 +20,11 @@ import hashlib
 import json
 import logging
 import os
-import re
 import shutil
 import subprocess
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
@@ -42,8 +41,6 @@ INSTALL_COMMAND = "apt-get install tesseract-ocr tesseract-ocr-eng poppler-utils
 MAX_PAGE_CHARS = 200_000
 #: word boxes one page may yield (Tesseract's ``tsv`` output, bytes; a dense page's take ~100 000)
 MAX_PAGE_TSV_BYTES = 16 * MAX_PAGE_CHARS
-#: the widest and tallest image Tesseract reads (it refuses larger ones as "Image too large")
-MAX_IMAGE_PX = 32_000
 #: the OCR cache's entry format: an entry of another format is OCR'd again, never read
 #: (3: images with small text are read enlarged, ``ragkit.loaders.ocr_scale``; 4: so are page-shaped
 #: images whose resolution their width tells)
@@ -169,44 +166,17 @@ def _read(path: Path, limit: int) -> str:
 
 
 def ocr_pdf_page(pdf: Path, page: int, settings: OcrSettings) -> OcrPage:
-    """Page ``page`` (1-based) of ``pdf`` rendered at ``settings.dpi`` in grey (lower for a page too
-    large for Tesseract at that resolution: :func:`render_dpi`), then OCR'd."""
+    """Page ``page`` (1-based) of ``pdf`` rendered at ``settings.dpi`` in grey, then OCR'd."""
     if shutil.which("pdftoppm") is None:
         raise OcrError(f"rendering PDF pages for OCR needs pdftoppm; install it with: {INSTALL_COMMAND}")
-    dpi = render_dpi(page_points(pdf, page, settings), settings.dpi)
     with tempfile.TemporaryDirectory(prefix="ragkit-ocr-") as tmp:
         base = Path(tmp) / "page"
-        _run(["pdftoppm", "-f", str(page), "-l", str(page), "-r", str(dpi), "-gray", "-png",
+        _run(["pdftoppm", "-f", str(page), "-l", str(page), "-r", str(settings.dpi), "-gray", "-png",
               "-singlefile", str(pdf), str(base)], settings, stdout=subprocess.DEVNULL, what="rendering")
         image = base.with_suffix(".png")
         if not image.exists():
             raise OcrError(f"pdftoppm rendered no image of page {page}")
-        return ocr_image(image, replace(settings, dpi=dpi) if dpi != settings.dpi else settings)
-
-
-def render_dpi(points: tuple[float, float] | None, dpi: int) -> int:
-    """``dpi``, lowered so that a page of ``points`` (width, height in PDF points) rendered at it
-    stays within :data:`MAX_IMAGE_PX` on each side: a web page printed as one long sheet is
-    hundreds of inches tall, which Tesseract refuses ("Image too large")."""
-    longest = max(points) if points else 0.0
-    if longest * dpi / 72 <= MAX_IMAGE_PX:
-        return dpi
-    return max(1, int(MAX_IMAGE_PX * 72 / longest))
-
-
-def page_points(pdf: Path, page: int, settings: OcrSettings) -> tuple[float, float] | None:
-    """Page ``page``'s size in PDF points as ``pdfinfo`` (poppler-utils) reports it; ``None`` when
-    it cannot tell."""
-    program = shutil.which("pdfinfo")
-    if program is None:
-        return None
-    try:
-        done = subprocess.run([program, "-f", str(page), "-l", str(page), str(pdf)], capture_output=True,
-                              stdin=subprocess.DEVNULL, timeout=settings.page_timeout_s, check=False)
-    except (subprocess.TimeoutExpired, OSError):
-        return None
-    found = re.search(rb"^Page +%d size: +([\d.]+) x ([\d.]+) pts" % page, done.stdout, re.MULTILINE)
-    return (float(found.group(1)), float(found.group(2))) if found else None
+        return ocr_image(image, settings)
 
 
 def _run(cmd: list[str], settings: OcrSettings, *, stdout: object, what: str) -> None:
@@ -315,7 +285,5 @@ __all__ = [
     "letters",
     "ocr_image",
     "ocr_pdf_page",
-    "page_points",
-    "render_dpi",
     "read_image",
 ]

@@ -233,31 +233,3 @@ def test_without_the_engine_a_scan_is_skipped_naming_the_install_command(
             load(ImageLoader(), tmp_path / "scan.png", settings(tmp_path, mode="always"))
     finally:
         ocr.engine_available.cache_clear()
-
-
-def test_a_page_too_tall_for_tesseract_is_rendered_at_a_lower_resolution() -> None:
-    assert ocr.render_dpi((612, 792), 300) == 300 and ocr.render_dpi(None, 300) == 300
-    tall = ocr.render_dpi((1856, 12302), 300)  # a web page printed as one sheet, 171 inches tall
-    assert 12302 * tall / 72 <= ocr.MAX_IMAGE_PX < 12302 * (tall + 1) / 72
-
-
-def tall_scan(tmp_path: Path) -> Path:
-    """A scanned page 3 m tall (over Tesseract's largest image at 300 DPI) with text at its top."""
-    from fpdf import FPDF
-
-    pdf = FPDF(format=(120, 3000), unit="mm")
-    pdf.add_page()
-    pdf.image(str(text_image(tmp_path / "note.png")), x=0, y=0, w=120)
-    pdf.output(str(tmp_path / "tall.pdf"))
-    return tmp_path / "tall.pdf"
-
-
-def test_pdfinfo_tells_the_page_size(tmp_path: Path) -> None:
-    points = ocr.page_points(tall_scan(tmp_path), 1, settings(tmp_path))
-    assert points is not None and round(points[1]) == round(3000 / 25.4 * 72)
-
-
-@pytest.mark.slow
-def test_a_scanned_page_too_tall_for_tesseract_at_the_ocr_dpi_is_still_read(tmp_path: Path) -> None:
-    docs = load(PdfLoader(), tall_scan(tmp_path), ocr.OcrSettings(cache_dir=tmp_path / "ocr-cache", dpi=300))
-    assert "lighthouse" in " ".join(d.text for d in docs)
