@@ -43,6 +43,9 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".docx": "docx",
     ".doc": "doc",
     ".rtf": "rtf",
+    ".org": "org",
+    ".fb2": "fb2",
+    **{ext: "latex" for ext in (".tex", ".latex", ".ltx")},
     ".jsonl": "jsonl",
     ".csv": "csv",
     ".tsv": "tsv",
@@ -68,7 +71,7 @@ TEXT_EXTENSIONS = (
     "", ".py", ".pyi", ".pyx", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".toml", ".ini", ".cfg", ".conf",
     ".yaml", ".yml", ".json", ".properties", ".rs", ".go", ".java", ".kt", ".kts", ".scala",
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
-    ".hs", ".ex", ".exs", ".erl", ".clj", ".tex", ".bib", ".log", ".diff", ".patch", ".srt", ".vtt",
+    ".hs", ".ex", ".exs", ".erl", ".clj", ".bib", ".log", ".diff", ".patch", ".srt", ".vtt",
 )
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)

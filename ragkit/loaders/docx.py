@@ -122,8 +122,8 @@ def _open(path: Path, limits: LoadLimits) -> Any:
     except Exception as exc:  # BadZipFile, PackageNotFoundError, KeyError on broken parts
         reason = parser_reason(path, exc)
         raise office_container_error(path) or LoaderError(
-            f"{path}: not a readable .docx file ({reason}); re-save it from Word/LibreOffice "
-            "(old binary .doc files are not supported)",
+            f"{path}: not a readable .docx file ({reason}); re-save it as .docx from "
+            "Word or LibreOffice",
             path=str(path),
             reason=f"corrupt docx: {reason}",
         ) from exc

@@ -1,5 +1,6 @@
 """Office files that are not the zip packages their name says: password-protected (encrypted)
-documents and old binary files (``.xls``, ``.doc``, ``.ppt``) renamed.
+documents and old binary files (``.xls``, ``.doc``, ``.ppt``) renamed; and packages saved as Strict
+Open XML, which python-docx, openpyxl and python-pptx do not read.
 
 Excel, Word and PowerPoint save a password-protected ``.xlsx``/``.docx``/``.pptx`` as an OLE
 compound file (not a zip) holding an ``EncryptedPackage`` stream; an old binary file is an OLE
@@ -10,6 +11,7 @@ the stream's name in the file's directory, so the skip reason says which it is a
 from __future__ import annotations
 
 import struct
+import zipfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
@@ -22,6 +24,8 @@ T = TypeVar("T")
 #: the first bytes of an OLE compound file
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 _ENCRYPTED = "EncryptedPackage".encode("utf-16-le")  # a directory entry's name
+#: the relationship a Strict Open XML package's ``_rels/.rels`` names its main part by
+_STRICT = b"http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument"
 #: the application and the old binary extension, by the package's extension
 _APPS = {".xlsx": ("Excel", ".xls"), ".xlsm": ("Excel", ".xls"), ".docx": ("Word", ".doc"),
          ".pptx": ("PowerPoint", ".ppt")}
@@ -44,17 +48,17 @@ def old_binary_loader(path: Path) -> str | None:
 
 
 def office_container_error(path: Path) -> LoaderError | None:
-    """The error for ``path`` when it is an OLE compound file (encrypted, or an old binary file),
-    else None (a zip package, however damaged)."""
+    """The error for ``path`` when it is an OLE compound file (encrypted, or an old binary file)
+    or a Strict Open XML package, else None (a zip package, however damaged)."""
+    app, old = _APPS.get(path.suffix.lower(), ("Office", "binary Office"))
+    where = str(path)
     try:
         with open(path, "rb") as f:
             if f.read(len(OLE_MAGIC)) != OLE_MAGIC:
-                return None
+                return _strict_error(path, app)
             encrypted = _ENCRYPTED in f.read()
     except OSError:
         return None
-    app, old = _APPS.get(path.suffix.lower(), ("Office", "binary Office"))
-    where = str(path)
     if encrypted:
         return LoaderError(
             f"{where}: password-protected (encrypted) {app} file; ragkit cannot read it without the password. "
@@ -70,6 +74,23 @@ def office_container_error(path: Path) -> LoaderError | None:
 
 
 _KINDS = {"Excel": "workbook", "Word": "document", "PowerPoint": "presentation"}
+
+
+def _strict_error(path: Path, app: str) -> LoaderError | None:
+    """The error for a package saved as Strict Open XML (ISO/IEC 29500 Strict), else None."""
+    try:
+        with zipfile.ZipFile(path) as package, package.open("_rels/.rels") as rels:
+            strict = _STRICT in rels.read(1 << 16)
+    except Exception:  # noqa: BLE001 - not a readable zip, no _rels/.rels: not this case
+        return None
+    if not strict:
+        return None
+    where = str(path)
+    return LoaderError(
+        f"{where}: a Strict Open XML {app} file, which ragkit cannot read; open it in {app} or LibreOffice and "
+        f"save it as a standard {path.suffix} ({app} {_KINDS.get(app, 'document').title()}, not Strict Open XML)",
+        path=where, reason=f"Strict Open XML {_KINDS.get(app, 'document')}",
+    )
 
 
 def read_ole(path: Path, read: Callable[[Any], T], *, extra: str, what: str, fix: str) -> T:

@@ -27,6 +27,7 @@ import importlib.util
 import logging
 import mimetypes
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -41,6 +42,9 @@ log = logging.getLogger(__name__)
 SPACY_MODEL = "en_core_web_sm"
 _QUIET_ENV = {"SCARF_NO_ANALYTICS": "true", "UNSTRUCTURED_DISABLE_NOTICE": "1"}
 _DOWNLOAD_HINTS = ("download", "nltk", "punkt", "spacy", "en_core_web")
+#: an XML document that opens with its document type and no ``<?xml …?>`` declaration (JATS
+#: articles, ``.nxml``): unstructured takes it for plain text and keeps every tag
+_XML_DOCTYPE = re.compile(rb"(?:\xef\xbb\xbf)?\s*<!DOCTYPE\s+(?!html\b)[A-Za-z_][\w:.-]*", re.IGNORECASE)
 
 
 @loaders.register("unstructured")
@@ -81,7 +85,7 @@ def _partition(path: Path) -> list[Any]:
     guard_nlp_downloads()
     where = str(path)
     try:
-        return list(partition(filename=where))
+        return list(partition(filename=where, content_type=xml_content_type(path)))
     except ImportError as exc:  # the file type needs one of unstructured's own extras
         first_line = next((line.strip() for line in str(exc).splitlines() if line.strip()), type(exc).__name__)
         raise LoaderError(
@@ -102,6 +106,17 @@ def _partition(path: Path) -> list[Any]:
         ) from exc
     except Exception as exc:  # UnsupportedFileFormatError, ValueError, parser errors
         raise _failed(path, exc) from exc
+
+
+def xml_content_type(path: Path) -> str | None:
+    """``application/xml`` for a file that opens with a non-HTML ``<!DOCTYPE``, so unstructured
+    reads its text rather than its markup; ``None`` (unstructured's own detection) otherwise."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except OSError:
+        return None
+    return "application/xml" if _XML_DOCTYPE.match(head) else None
 
 
 def _failed(path: Path, exc: BaseException) -> LoaderError:

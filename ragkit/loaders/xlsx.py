@@ -24,7 +24,7 @@ from ragkit.registry import loaders
 from ragkit.types import Document
 
 XLSX = ZipFormat(what="Excel workbook", module="openpyxl", package="openpyxl", extra="xlsx",
-                 fix="re-save it as .xlsx from Excel or LibreOffice (old binary .xls files are not supported)")
+                 fix="re-save it as .xlsx from Excel or LibreOffice")
 
 
 @loaders.register("xlsx")

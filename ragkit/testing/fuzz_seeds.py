@@ -30,6 +30,26 @@ def rtf_seed() -> bytes:
             + r"\par }").encode("latin-1")
 
 
+def org_seed() -> bytes:
+    body = "\n\n".join(PARAGRAPHS)
+    return ("#+title: Harbour notes\n* Ferries :travel:\n" + body + "\n#+begin_src sh\n* not a heading\n#+end_src\n"
+            ).encode("utf-8")
+
+
+def fb2_seed() -> bytes:
+    paragraphs = "".join(f"<p>{p}</p>" for p in PARAGRAPHS)
+    return ('<?xml version="1.0" encoding="utf-8"?><FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0">'
+            "<description><title-info><book-title>Harbour notes</book-title></title-info></description>"
+            f"<body><section><title><p>Ferries</p></title>{paragraphs}</section></body>"
+            '<binary id="i.png" content-type="image/png">iVBORw0KGgo=</binary></FictionBook>').encode()
+
+
+def tex_seed() -> bytes:
+    body = "\n\n".join(PARAGRAPHS)
+    return ("\\documentclass{article}\n\\title{Harbour notes}\n\\begin{document}\n\\section{Ferries}\n" + body
+            + "\n\\begin{tabular}{lr}Port & Fare \\\\ Bergen & 40\\end{tabular}\n\\end{document}\n").encode()
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -284,6 +304,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
+    ".org": org_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed,
 }
 

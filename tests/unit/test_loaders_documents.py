@@ -159,6 +159,30 @@ def test_corrupt_docx(tmp_path: Path) -> None:
     assert str(path) in str(err) and (err.reason or "").startswith("corrupt docx")
 
 
+def strict(package: Path, out: Path) -> Path:
+    """``package`` as Word and Excel save "Strict Open XML": its main part named by the Strict relationship."""
+    import zipfile
+
+    transitional = b"http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"
+    with zipfile.ZipFile(package) as src, zipfile.ZipFile(out, "w", zipfile.ZIP_DEFLATED) as dst:
+        for item in src.infolist():
+            data = src.read(item)
+            if item.filename == "_rels/.rels":
+                data = data.replace(transitional, b"http://purl.oclc.org/ooxml/officeDocument/relationships/officeDocument")
+            dst.writestr(item, data)
+    return out
+
+
+def test_a_strict_open_xml_docx_is_skipped_saying_how_to_save_it(tmp_path: Path) -> None:
+    source = make_docx(tmp_path / "census.docx")
+    path = strict(source, tmp_path / "strict.docx")
+    with pytest.raises(LoaderError) as info:
+        load("docx", path)
+    assert info.value.reason == "Strict Open XML document"
+    assert str(path) in str(info.value) and "save it as a standard .docx" in str(info.value)
+    assert len(load("docx", source)) == 3  # the same package saved the usual way reads
+
+
 def test_docx_without_text(tmp_path: Path) -> None:
     import docx
 

@@ -79,6 +79,28 @@ def test_partitions_without_network(
     assert offline == []  # nothing even tried to reach the network
 
 
+JATS = """<!DOCTYPE article
+PUBLIC "-//NLM//DTD JATS (Z39.96) Journal Archiving and Interchange DTD v1.2 20190208//EN" "JATS-archivearticle1.dtd">
+<article article-type="research-article"><front><article-meta><title-group><article-title>Tides at Gull Haven
+</article-title></title-group></article-meta></front><body><sec><title>Methods</title><p>The spring tide reached
+<italic>4.2 metres</italic> on Tuesday.</p></sec></body></article>
+""".replace("<body>", "<body>" + "<p>x</p>" * 3000)  # its tags far from its text: read as plain text
+
+
+@pytest.mark.parametrize("name", ["article.nxml", "article.xml"])
+def test_xml_that_opens_with_its_doctype_is_read_as_xml_not_as_text(offline: list[Any], tmp_path: Path,
+                                                                    name: str) -> None:
+    path = tmp_path / name
+    path.write_text(JATS, encoding="utf-8")
+    [doc] = load(path)
+    assert "Tides at Gull Haven" in doc.text and "4.2 metres" in doc.text
+    assert "<" not in doc.text and "DOCTYPE" not in doc.text and "article-type" not in doc.text
+    assert ul.xml_content_type(path) == "application/xml"
+    html = tmp_path / "page.xml"
+    html.write_text("<!doctype html><p>a page</p>", encoding="utf-8")
+    assert ul.xml_content_type(html) is None
+
+
 def test_guard_replaces_the_model_download_when_the_model_is_missing(offline: list[Any]) -> None:
     tokenize = pytest.importorskip("unstructured.nlp.tokenize")
     if not hasattr(tokenize, "_get_nlp"):

@@ -1,0 +1,88 @@
+"""Emacs Org-mode files (``.org``, loader ``org``), read with no extra package.
+
+Org is plain text with light markup; the loader writes it out as Markdown-structured text so the
+splitter cuts at its headings: ``** Heading :tag:`` becomes ``## Heading`` (a ``TODO``/``DONE``
+keyword and the tags dropped), ``#+begin_src``/``#+begin_example`` blocks become fenced code (a
+``*`` or ``#`` line inside them is code, not a heading), other ``#+begin_…``/``#+end_…`` lines
+and ``#+KEYWORD:`` lines are dropped (``#+title:`` becomes the ``title``), as are comment lines
+(``# …``) and drawers (``:PROPERTIES:`` … ``:END:``). A link ``[[target][description]]`` reads as
+its description, ``[[target]]`` as its target. One pass over the lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+
+from ragkit.loaders.base import Loader, read_text
+from ragkit.registry import loaders
+from ragkit.types import Document
+
+_TAGS = re.compile(r":[\w@#%:]+:")
+_KEYWORD = re.compile(r"\s*#\+(\w+):\s?(.*)", re.IGNORECASE)
+_BLOCK = re.compile(r"\s*#\+(begin|end)_(\w+)", re.IGNORECASE)
+_DRAWER = re.compile(r"\s*:[\w-]+:\s*")
+_LINK = re.compile(r"\[\[([^\]\n]{1,4000})\](?:\[([^\]\n]{0,4000})\])?\]")
+_CODE_BLOCKS = frozenset({"src", "example"})
+
+
+@loaders.register("org")
+class OrgLoader(Loader):
+    """One document of an ``.org`` file: its text with Org markup turned into Markdown."""
+
+    name = "org"
+    mime = "text/x-org"
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        text, title = org_to_markdown(read_text(path))
+        meta = self._metadata(source, title=title or path.stem, markup="markdown")
+        return iter([Document(text=text, metadata=meta)])
+
+
+def org_to_markdown(org: str) -> tuple[str, str | None]:
+    """``org`` as Markdown-structured text, and its ``#+title:`` (``None`` without one)."""
+    out: list[str] = []
+    title: str | None = None
+    code = False  # inside a src/example block
+    drawer = False
+    for line in org.splitlines():
+        block = _BLOCK.match(line)
+        if block:
+            if block.group(2).lower() in _CODE_BLOCKS:
+                code = block.group(1).lower() == "begin"
+                out.append("```")
+            continue
+        if code:
+            out.append(line)
+            continue
+        if drawer:
+            drawer = line.strip().upper() != ":END:"
+            continue
+        if _DRAWER.fullmatch(line) and line.strip().upper() != ":END:":
+            drawer = True
+            continue
+        keyword = _KEYWORD.match(line)
+        if keyword:
+            if keyword.group(1).lower() == "title" and title is None:
+                title = keyword.group(2).strip() or None
+            continue
+        if line.startswith("#") and (len(line) == 1 or line[1].isspace()):
+            continue  # a comment
+        out.append(_line(line))
+    if code:
+        out.append("```")
+    return "\n".join(out).strip() + "\n", title
+
+
+def _line(line: str) -> str:
+    line = _LINK.sub(lambda m: m.group(2) or m.group(1), line)
+    stars = len(line) - len(line.lstrip("*"))
+    if not stars or not line[stars:stars + 1].isspace():
+        return line
+    words = line[stars:].split()
+    if words and words[0] in ("TODO", "DONE"):
+        words = words[1:]
+    if words and _TAGS.fullmatch(words[-1]):
+        words = words[:-1]
+    return f"{'#' * min(stars, 6)} {' '.join(words)}"

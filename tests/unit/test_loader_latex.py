@@ -1,0 +1,88 @@
+"""LaTeX sources (.tex): the text a reader sees, sections as headings, tables as rows, mathematics
+as written; written by the test as papers and pandoc write them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.loaders.base import loader_name_for
+from ragkit.registry import loaders
+from ragkit.splitters.markdown import MarkdownSplitter
+from ragkit.types import Document
+
+PAPER = r"""\documentclass[runningheads]{llncs}
+\usepackage{graphicx} % figures
+\newcommand{\note}[1]{\textcolor{red}{#1}}
+\begin{document}
+\title{Tides at \emph{Gull Haven}}
+\author{Ann Lind\orcidID{0000-0002-3723-6960}}
+\maketitle
+\begin{abstract}
+The spring tide reached 4.2 metres; 50\% of gauges agree.\footnote{See~\cite{lind2020}.}
+\end{abstract}
+\section{Methods}\label{sec:methods}
+We used \textbf{two} gauges (Fig.~\ref{fig:map}), see \href{https://example.org}{the survey}.
+% a comment nobody should read
+\begin{itemize}
+  \item low water
+  \item high water
+\end{itemize}
+\subsection*{Fares \& tables}
+\begin{table}[h]\centering
+\begin{tabular}{|l|r|}
+\hline
+Port & Fare \\ \hline
+Bergen & 40 \\
+\end{tabular}
+\caption{Fares in kroner}\label{tab:fares}
+\end{table}
+The height is $h = \frac{a}{2}$ and
+\begin{equation}
+  E = mc^2 \label{eq:e}
+\end{equation}
+\includegraphics[width=\linewidth]{map.png}
+\end{document}
+% after the end: ignored
+"""
+
+
+def load(path: Path) -> list[Document]:
+    return list(loaders.get("latex")().load(path, source=path.name))
+
+
+def test_tex_files_pick_the_latex_loader() -> None:
+    assert {loader_name_for(Path(f"p.{ext}")) for ext in ("tex", "latex", "ltx")} == {"latex"}
+
+
+def test_the_text_a_reader_sees(tmp_path: Path) -> None:
+    path = tmp_path / "paper.tex"
+    path.write_text(PAPER, encoding="utf-8")
+    [doc] = load(path)
+    assert doc.metadata["title"] == "Tides at Gull Haven" and doc.metadata["markup"] == "markdown"
+    text = doc.text
+    assert "The spring tide reached 4.2 metres; 50% of gauges agree. See ." in text
+    assert "# Methods\n" in text and "## Fares & tables\n" in text
+    assert "We used two gauges (Fig. ), see the survey." in text
+    assert "- low water" in text and "- high water" in text
+    assert "Port | Fare\n" in text and "Bergen | 40\n" in text and "Fares in kroner" in text
+    assert "height is $h = \\frac{a}{2}$ and" in text and "E = mc^2 \\label{eq:e}" in text  # mathematics as written
+    for gone in ("usepackage", "llncs", "newcommand", "orcid", "comment nobody", "lind2020", "sec:methods",
+                 "map.png", "linewidth", "hline", "tabular", "after the end", "\\textbf", "\\item"):
+        assert gone not in text.replace("\\frac{a}{2}", "").replace("\\label{eq:e}", ""), gone
+
+
+def test_sections_cut_the_chunks(tmp_path: Path) -> None:
+    path = tmp_path / "paper.tex"
+    path.write_text(PAPER, encoding="utf-8")
+    [doc] = load(path)
+    chunks = MarkdownSplitter(chunk_size=300, chunk_overlap=0, unit="chars").split(doc)
+    fares = next(c for c in chunks if "Bergen | 40" in c.text)
+    assert "low water" not in fares.text and "spring tide" not in fares.text
+
+
+def test_a_chapter_file_without_a_preamble_and_hostile_braces(tmp_path: Path) -> None:
+    path = tmp_path / "chapter.tex"
+    path.write_text("\\chapter{Ferries}\nThe ferry \\textbf{leaves" + "{" * 20000 + " at nine.\n", encoding="utf-8")
+    [doc] = load(path)
+    assert doc.text.startswith("# Ferries\n\nThe ferry leaves") and doc.text.endswith("at nine.\n")
+    assert doc.metadata["title"] == "chapter"

@@ -1,0 +1,73 @@
+"""Emacs Org-mode (.org): read with no extra package as Markdown-structured text, so headings cut
+the chunks; written by the test as Org users and pandoc write it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.loaders.base import loader_name_for
+from ragkit.registry import loaders
+from ragkit.splitters.markdown import MarkdownSplitter
+from ragkit.types import Document
+
+ORG = """#+title: Harbour notes
+#+author: Ann
+#+options: toc:nil
+
+* TODO Ferries :travel:boats:
+:PROPERTIES:
+:CUSTOM_ID: ferries
+:END:
+The ferry leaves at nine, see [[https://example.org/timetable][the timetable]] or [[https://example.org]].
+# a comment nobody should read
+#+begin_quote
+Weather permitting.
+#+end_quote
+
+** Fares
+#+BEGIN_SRC python
+# fares in kroner
+* this star line is code
+FARE = 40
+#+END_SRC
+"""
+
+
+def load(path: Path) -> list[Document]:
+    return list(loaders.get("org")().load(path, source=path.name))
+
+
+def test_an_org_file_picks_the_org_loader() -> None:
+    assert loader_name_for(Path("notes.org")) == "org"
+
+
+def test_org_markup_becomes_markdown_headings_code_and_link_text(tmp_path: Path) -> None:
+    path = tmp_path / "notes.org"
+    path.write_text(ORG, encoding="utf-8")
+    [doc] = load(path)
+    assert doc.metadata["title"] == "Harbour notes"
+    assert doc.metadata["mime"] == "text/x-org" and doc.metadata["markup"] == "markdown"
+    assert doc.text.startswith("# Ferries\n")
+    assert "the timetable or https://example.org." in doc.text
+    assert "Weather permitting." in doc.text
+    assert "```\n# fares in kroner\n* this star line is code\nFARE = 40\n```" in doc.text
+    for gone in ("#+", "CUSTOM_ID", ":END:", "a comment", "TODO", ":travel:", "[["):
+        assert gone not in doc.text
+
+
+def test_org_headings_cut_the_chunks_and_code_lines_do_not(tmp_path: Path) -> None:
+    path = tmp_path / "notes.org"
+    path.write_text(ORG, encoding="utf-8")
+    [doc] = load(path)
+    chunks = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars").split(doc)
+    headings = [c.metadata.get("headings") or c.metadata.get("section") for c in chunks]
+    assert len(chunks) == 2, headings
+    assert "FARE = 40" in chunks[1].text and "ferry" not in chunks[1].text
+
+
+def test_an_unclosed_source_block_is_closed_and_a_headline_alone_reads(tmp_path: Path) -> None:
+    path = tmp_path / "open.org"
+    path.write_text("*   \n#+begin_example\n* code\n", encoding="utf-8")
+    [doc] = load(path)
+    assert doc.text == "# \n```\n* code\n```\n"
+    assert doc.metadata["title"] == "open"
