@@ -19,6 +19,7 @@ from pathlib import Path
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.table_rows import cell_lines
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -169,7 +170,7 @@ def rtf_text(data: bytes) -> tuple[str, str]:
             emit(plain.decode(codepage, errors="replace"))
         ignorable = False
     flush()
-    return _tidy("".join(out)), " ".join("".join(title).split())
+    return cell_lines("".join(out)), " ".join("".join(title).split())
 
 
 def _codepage(number: int) -> str:
@@ -179,12 +180,6 @@ def _codepage(number: int) -> str:
     except LookupError:
         return "cp1252"
     return name
-
-
-def _tidy(text: str) -> str:
-    lines = (" ".join(line.replace("\t", " ").split()) for line in text.split("\n"))
-    cleaned = [re.sub(r"^(?:\|\s*)+|(?:\s*\|)+$", "", line).strip() for line in lines]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(cleaned)).strip()
 
 
 __all__ = ["RtfLoader", "rtf_text"]

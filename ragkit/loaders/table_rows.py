@@ -35,6 +35,8 @@ MAX_HEADER_ROWS = 3
 #: words a section label (a row naming the rows under it) has at most
 MAX_SECTION_WORDS = 10
 _SPACES = re.compile(r"\s+")
+_TRAILING_CELLS = re.compile(r"(?:\s*\|\s*)+$")
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 @dataclass(frozen=True)
@@ -44,6 +46,15 @@ class Grid:
 
     rows: tuple[tuple[str, ...], ...]
     caption: str | None = None
+
+
+def cell_lines(text: str) -> str:
+    """Text whose table rows are lines of cells joined by `` | `` (as the RTF and Word 97-2003
+    readers write them): each line's spaces collapsed, the empty cells at its end dropped, runs of
+    blank lines cut to one."""
+    lines = (_SPACES.sub(" ", line).strip() for line in text.split("\n"))
+    cleaned = [_TRAILING_CELLS.sub("", line) for line in lines]
+    return _BLANK_LINES.sub("\n\n", "\n".join(cleaned)).strip()
 
 
 def row_text(table: str, record: Mapping[str, Any]) -> str:

@@ -26,6 +26,7 @@ from typing import Any
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, strip_encoded_data
 from ragkit.loaders.office_binary import read_ole
+from ragkit.loaders.table_rows import cell_lines
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -158,9 +159,7 @@ def _readable(text: str) -> str:
             out.append("\n" if out and out[-1] == " | " else " | ")
         else:
             out.append(_MARKS.get(ch, ch))
-    lines = (_CONTROL.sub("", line) for line in "".join(out).split("\n"))
-    cleaned = [re.sub(r"(?:\s*\|\s*)+$", "", " ".join(line.split())) for line in lines]
-    return re.sub(r"\n{3,}", "\n\n", "\n".join(cleaned)).strip()
+    return cell_lines(_CONTROL.sub("", "".join(out)))
 
 
 def _title(ole: Any) -> str:
