@@ -23,7 +23,7 @@ _TAGS = re.compile(r":[\w@#%:]+:")
 _KEYWORD = re.compile(r"\s*#\+(\w+):\s?(.*)", re.IGNORECASE)
 _BLOCK = re.compile(r"\s*#\+(begin|end)_(\w+)", re.IGNORECASE)
 _DRAWER = re.compile(r"\s*:[\w-]+:\s*")
-_LINK = re.compile(r"\[\[([^\]\n]{1,4000})\](?:\[([^\]\n]{0,4000})\])?\]")
+_LINK = re.compile(r"\[\[([^][\n]{1,4000})\](?:\[([^][\n]{0,4000})\])?\]")  # no bracket inside: one try per "[["
 _CODE_BLOCKS = frozenset({"src", "example"})
 
 

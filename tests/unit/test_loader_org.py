@@ -71,3 +71,12 @@ def test_an_unclosed_source_block_is_closed_and_a_headline_alone_reads(tmp_path:
     [doc] = load(path)
     assert doc.text == "# \n```\n* code\n```\n"
     assert doc.metadata["title"] == "open"
+
+
+def test_a_run_of_open_brackets_is_read_in_one_pass_and_the_link_after_it_still_reads() -> None:
+    from ragkit.loaders.org import org_to_markdown
+
+    # a link's parts hold no bracket, so each "[[" of the run is tried once (it took a minute for
+    # 500,000 of them when a part could run over the brackets that follow)
+    text, _ = org_to_markdown("Notes " + "[[" * 200_000 + " see [[https://example.org][the harbour site]].")
+    assert text.rstrip().endswith("see the harbour site.") and text.count("[[") == 200_000
