@@ -28,9 +28,12 @@ _ARG = r"\{((?:[^{}]|\{(?:[^{}]|\{[^{}]{0,500}\}){0,2000}\}){0,5000})\}"
 _OPT = r"(?:\[[^\]\n]{0,500}\])?"
 _TITLE = re.compile(r"\\title\s*" + _OPT + _ARG)
 _BODY = re.compile(r"\\begin\{document\}(.*?)(?:\\end\{document\}|\Z)", re.DOTALL)
-_MATH = re.compile(r"\$\$[^$]{0,20000}\$\$|\$[^$\n]{0,2000}\$|\\\[.{0,20000}?\\\]|\\\(.{0,2000}?\\\)"
-                   r"|\\begin\{(equation|align|gather|multline|eqnarray|displaymath|math)\*?\}.{0,50000}?"
-                   r"\\end\{\1\*?\}", re.DOTALL)
+#: mathematics, kept as written; a display's text holds no opener of its own kind (an unclosed
+#: ``\[`` stops at the next one), so a run of openers is read in one pass, not once per opener
+_MATH = re.compile(r"\$\$[^$]{0,20000}\$\$|\$[^$\n]{0,2000}\$"
+                   r"|\\\[(?:[^\\]|\\[^\[\]]){0,20000}\\\]|\\\((?:[^\\]|\\[^()]){0,2000}\\\)"
+                   r"|\\begin\{(equation|align|gather|multline|eqnarray|displaymath|math)(\*?)\}"
+                   r"(?:(?!\\(?:begin|end)\{\1\2\}).){0,50000}\\end\{\1\2\}", re.DOTALL)
 _LEVELS = {"part": 1, "chapter": 1, "section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4,
            "subparagraph": 5}
 _HEADING = re.compile(r"\\(" + "|".join(_LEVELS) + r")\*?\s*" + _OPT + _ARG)
