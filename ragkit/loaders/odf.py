@@ -57,6 +57,8 @@ EXTENSIONS = {".odt": "text", ".fodt": "text", ".ods": "spreadsheet", ".fods": "
               ".odp": "presentation", ".fodp": "presentation"}
 #: columns and rows a repeated cell or row expands to at most (past the last one holding text)
 MAX_REPEAT = 1000
+#: the copies repeated rows holding text add to one table in all (each row is read once whatever)
+MAX_REPEATED_ROWS = 10_000
 #: how deep lists and sections nest before their text is read flat
 MAX_DEPTH = 40
 _CAPTION = re.compile(r"^\s*(table|tab\.)\s*[\dIVX]+\b", re.IGNORECASE)
@@ -233,6 +235,7 @@ def _rows(table: Any) -> Iterator[tuple[int, list[str], bool]]:
     holding text, repeated cells and rows expanded only up to text (at most ``MAX_REPEAT``),
     covered (merged-over) cells empty; a cell holding several paragraphs reads them joined by spaces."""
     number = 0
+    copies = MAX_REPEATED_ROWS  # the repeats a table may expand to in all: a few bytes of XML ask for millions
     for row in table.iter(_q("table:table-row")):
         if _inner_table(row, table):
             continue
@@ -240,7 +243,9 @@ def _rows(table: Any) -> Iterator[tuple[int, list[str], bool]]:
         cells = _cells(row)
         if cells:
             header = _local(row.getparent().tag) == "table-header-rows"
-            for k in range(min(repeat, MAX_REPEAT)):
+            shown = min(repeat, MAX_REPEAT, 1 + copies)
+            copies -= shown - 1
+            for k in range(shown):
                 yield number + k + 1, list(cells), header
         number += repeat
 

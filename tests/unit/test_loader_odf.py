@@ -170,3 +170,13 @@ def test_opendocument_files_in_a_folder_are_indexed_not_skipped(tmp_path: Path) 
     write(folder, "fares.fods", flat_odf("spreadsheet", table([["route", "fare"], ["Leith-Bergen", "12"]])))
     report = IndexingPipeline(make_spec(tmp_path / "index")).index_paths([folder])
     assert sorted(report.added) == ["fares.fods", "guide.odt"] and not report.skipped
+
+
+def test_repeated_rows_of_text_expand_within_a_bound_per_table(tmp_path: Path) -> None:
+    from ragkit.loaders.odf import MAX_REPEAT, MAX_REPEATED_ROWS
+
+    row = '<table:table-row table:number-rows-repeated="1000000"><table:table-cell><text:p>ferry</text:p></table:table-cell></table:table-row>'
+    sheet = '<table:table table:name="Ferries"><table:table-row><table:table-cell><text:p>boat</text:p></table:table-cell></table:table-row>' + row * 30 + "</table:table>"
+    docs = load(write(tmp_path, "repeats.ods", odf_package("spreadsheet", sheet)))
+    # 30 rows of text asking for a million copies each: each read at least once, the copies bounded
+    assert MAX_REPEAT <= len(docs) <= MAX_REPEATED_ROWS + 30 and {d.text for d in docs} == {"table: repeats\nboat: ferry"}
