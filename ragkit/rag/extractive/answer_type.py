@@ -156,12 +156,14 @@ def defines(term: str, sentence: str) -> bool:
 
 
 _AUTHORSHIP = re.compile(
-    r"^\W*who\s+(?:wrote|authored|writes|has written|co-?authored)\b|\bwho\s+(?:is|are|was|were)\s+the\s+(?:co-?)?authors?\b",
+    r"^\W*who\s+(?:wrote|authored|writes|has written|co-?authored)\b"
+    r"|\bwho\s+(?:is|are|was|were)\s+the\s+(?:(?:first|lead|main|last|senior)\s+)?(?:co-?)?authors?\b",
     re.IGNORECASE,
 )
 #: words that name the relation an authorship question asks about, not its subject
 AUTHORSHIP_WORDS = frozenset(
-    "wrote written write writes authored author authors coauthored paper papers article book report document".split()
+    "wrote written write writes authored author authors coauthored paper papers article book report document "
+    "first lead main last senior".split()
 )
 
 

@@ -162,6 +162,8 @@ _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack
 #: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?"):
 #: each part may be answered by another document, so no one passage need hold half of it
 _COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
+#: the kinds of answer whose absence from every passage means the passages do not answer
+_TYPED_KINDS = frozenset({"person", "date", "number"})
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
@@ -558,6 +560,8 @@ def extractive_answer(
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
     if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
+    if query.kind in _TYPED_KINDS and not any(_typed(u, query) for u in units if u.kind != "code"):
+        return REFUSAL  # a person, a date or a number (in the measure asked: a price) is in no passage
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
