@@ -114,7 +114,7 @@ from ragkit.rag.extractive.text import (
     split_prose,
     terms,
 )
-from ragkit.rag.extractive.units import Candidate, Unit
+from ragkit.rag.extractive.units import Candidate, Unit, passage_of
 from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
 from ragkit.rag.passages import Passage
 
@@ -520,6 +520,34 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     return [same, *(c for c in candidates if c is not same)] if same else candidates
 
 
+_READ_ON = 2  # how many sentences after an answer of the wrong kind are read for one of the right kind
+
+
+def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -> list[Candidate]:
+    """The candidates, with the sentence that holds the kind of answer asked for quoted after the
+    best one when the best holds none and that sentence follows it in its paragraph (at most
+    ``_READ_ON`` sentences on): the best states the case the question describes ("… if no
+    explicit charset is present …"), the one after it the fact ("… the default charset must be
+    ISO-8859-1")."""
+    if not (query.kind or query.instance) or not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
+        return candidates
+    if query.kind is None:  # an instance of what the question names: a literal the question does not say
+        query = replace(query, kind="value", value_kind=None, default=False)
+        if _typed(candidates[0].unit, query):
+            return candidates
+    best = candidates[0]
+    last = best.unit.position + len(best.unit.run or (best.unit.text,)) - 1
+    after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose" and v.block_index == best.unit.block_index
+                    and 0 < v.position - last <= _READ_ON), key=lambda v: v.position)
+    found = next((v for v in after if _typed(v, query)), None)
+    if found is None:
+        return candidates
+    read = [v for v in after if v.position <= found.position]  # the sentences up to the one found, once
+    run = (*(best.unit.run or (best.unit.text,)), *(v.text for v in read))
+    joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)))
+    return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
+
+
 def _off_kind(c: Candidate, query: Query) -> bool:
     """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
     of another thing than the passages count or in another measure ("seven built-in, primitive
@@ -583,7 +611,7 @@ def extractive_answer(
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
     if query.kind != "value" and not _COMPOUND.search(question):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
-    candidates = _typed_first(candidates, query)
+    candidates = _read_on(_typed_first(candidates, query), units, query)
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
