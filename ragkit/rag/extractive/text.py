@@ -297,7 +297,6 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
     code_at = {start: (end, lang) for start, end, lang in _code_spans(lines)}
     blocks: list[Block] = []
     section = heading.split(" > ")[-1].strip() if heading else ""
-    section = section if _heading_length(section) else ""
     header: list[str] | None = None
     group, in_list, i = 0, False, 0
     while i < len(lines):
@@ -340,9 +339,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
             blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
             continue
-        if raw.lstrip().startswith("#") and not _heading_length(stripped):
-            stripped = stripped.lstrip("#").strip()  # a slide's whole text set as its title: prose
-        elif raw.lstrip().startswith("#") or _is_title(stripped):
+        if raw.lstrip().startswith("#") or _is_title(stripped):
             section = stripped.lstrip("#").strip()
             figure = not raw.lstrip().startswith("#") and _label_follows(lines, i)
             blocks.append(Block("heading", section, section, label=figure))
@@ -362,14 +359,6 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         else:  # emphasis that runs over the line break is read once the lines are one
             blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", f"{last.text} {stripped}"), section)
     return [b for b in blocks if b.text]
-
-
-_LONGEST_HEADING = 25  # a "#" line of more words is text set as a heading (a slide's whole text as its title)
-
-
-def _heading_length(text: str) -> bool:
-    """Whether ``text`` is short enough to be a heading (``_LONGEST_HEADING`` words at most)."""
-    return len(text.split()) <= _LONGEST_HEADING
 
 
 _HEADING_WORDS = 6  # a numbered line of at most this many words may be a section's heading
