@@ -115,7 +115,7 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.units import Candidate, Unit, passage_of
-from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
+from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, names_literal, serves_address
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -162,8 +162,6 @@ _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack
 #: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?"):
 #: each part may be answered by another document, so no one passage need hold half of it
 _COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
-#: the kinds of answer whose absence from every passage means the passages do not answer
-_TYPED_KINDS = frozenset({"person", "date", "number"})
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
@@ -531,15 +529,16 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     ISO-8859-1")."""
     if not (query.kind or query.instance) or not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
         return candidates
-    if query.kind is None:  # an instance of what the question names: a literal the question does not say
-        query = replace(query, kind="value", value_kind=None, default=False)
-        if _typed(candidates[0].unit, query):
-            return candidates
+    def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
+        return _typed(u, query) if query.kind else names_literal(u.text, query.said)
+
+    if not query.kind and holds(candidates[0].unit):
+        return candidates
     best = candidates[0]
     last = best.unit.position + len(best.unit.run or (best.unit.text,)) - 1
     after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose" and v.block_index == best.unit.block_index
                     and 0 < v.position - last <= _READ_ON), key=lambda v: v.position)
-    found = next((v for v in after if _typed(v, query)), None)
+    found = next((v for v in after if holds(v)), None)
     if found is None:
         return candidates
     read = [v for v in after if v.position <= found.position]  # the sentences up to the one found, once
@@ -588,8 +587,8 @@ def extractive_answer(
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
     if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
-    if query.kind in _TYPED_KINDS and not any(_typed(u, query) for u in units if u.kind != "code"):
-        return REFUSAL  # a person, a date or a number (in the measure asked: a price) is in no passage
+    if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
+        return REFUSAL  # a price (a share, a rate) asked for, and no passage gives any amount of money
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)

@@ -90,6 +90,15 @@ def asks_instance(question: str) -> bool:
     return bool(_INSTANCE.search(question))
 
 
+def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
+    """Whether ``sentence`` writes a literal the question does not say: a code span, a quoted
+    string or a word with a digit ("ISO-8859-1", ``socks5h``); not a number word ("in one step")."""
+    literals = [m.group(1) for m in _CODE.finditer(sentence)]
+    literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
+    literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
+    return any(_new(lit, question_words) for lit in literals)
+
+
 def value_question(question: str) -> tuple[bool, str | None]:
     """Whether ``question`` asks for a value, and the kind when it names one (``port`` or
     ``version``; None: any literal); a question that asks for a default in other words
@@ -180,4 +189,4 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["asks_instance", "declares_default", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+__all__ = ["asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
