@@ -102,3 +102,24 @@ def test_a_price_asked_for_where_no_passage_gives_an_amount_of_money_is_refused(
     ]
     assert extractive_answer("How much did the electricity for training the large lamp model cost?",
                              passages) == REFUSAL
+
+
+# a form's text as a PDF's text layer gives it: labels and values, some on one line, some a label
+# line with its value on the line after it
+STOCK_REPORT = [
+    Passage(1, "STOCK COUNT REPORT\nDepot: Harbour Store West\nCount Date: 2024-03-02\nCounted By: Ada Quill\n\n"
+               "The stock count reveals several key findings. Most shelves match the ledger.",
+            {"source": "stock-count.pdf", "page": "1", "start": "0"}),
+    Passage(2, "FERRY BOOKING\nVessel:\nNorth Star\nBooking Contact:\nTom Reed\nThis booking is subject to "
+               "weather and standard terms. Agency Fee: 8%",
+            {"source": "ferry-booking.pdf", "page": "1", "start": "0"}),
+]
+
+
+def test_a_field_labelled_with_the_questions_words_answers_who() -> None:
+    """Before: refused (the label shares one word with the question, and the line reads as a
+    title) and the booking's terms sentence, which names no contact."""
+    assert "Ada Quill" in extractive_answer("Who counted the stock count report?", STOCK_REPORT)
+    got = extractive_answer("Who is the booking contact of the North Star ferry booking?", STOCK_REPORT)
+    assert "Tom Reed" in got, got
+

@@ -115,7 +115,13 @@ from ragkit.rag.extractive.text import (
     terms,
 )
 from ragkit.rag.extractive.units import Candidate, Unit, passage_of
-from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, names_literal, serves_address
+from ragkit.rag.extractive.values import (
+    declares_default,
+    holds_value,
+    named_heading,
+    names_literal,
+    serves_address,
+)
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -149,6 +155,7 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
     "under up down again further once".split()
 )
 _BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
+_FIELD_FIT = 2.0  # ... for a form's field labelled with the question's words ("Prepared By: Sarah Quill")
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
@@ -209,6 +216,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
                         if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
+                if (filled := _field(blocks, b_index)) is not None:
+                    raw.append(("prose", filled, b_index))
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
         if lines:
@@ -241,6 +250,38 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
                               pos == signature))
     return units
+
+
+_FIELD_LABEL = re.compile(r"^[A-Z][\w./#&' -]{0,40}:$")  # "Primary Contact:", "Prepared By:"
+_FIELD_WORDS = 4  # a form's label has at most this many words
+_FIELD_VALUE_WORDS = 8  # ... and its value, on the line after it, at most this many
+
+
+def _field(blocks: Sequence[Block], index: int) -> str | None:
+    """A form's field whose label and value a document's text gives on two lines ("Primary
+    Contact:" then "Sarah Quill"), read as one line ("Primary Contact: Sarah Quill"); None when
+    block ``index`` is no such label."""
+    label = blocks[index].text.strip()
+    after = blocks[index + 1] if index + 1 < len(blocks) else None
+    if (not _FIELD_LABEL.match(label) or len(label.split()) > _FIELD_WORDS or after is None
+            or after.kind not in ("prose", "heading") or len(after.text.split()) > _FIELD_VALUE_WORDS
+            or after.text.rstrip().endswith(":")):
+        return None
+    return f"{label} {after.text.strip()}"
+
+
+_FIELD = re.compile(r"^(?P<label>[A-Z][\w./#&' -]{0,40}):\s+\S")
+
+
+def _fills_field(u: Unit, query: Query) -> bool:
+    """Whether ``u`` is a form's field whose label is made of the question's words ("Prepared By:
+    Sarah Quill" for "Who prepared the report?", "Primary Contact: …" for "Who is the primary
+    contact …?"): the label says what the value is, so the value answers whatever else it shares."""
+    field = _FIELD.match(u.text)
+    if field is None or len(field.group("label").split()) > _FIELD_WORDS:
+        return False
+    label = set(terms(field.group("label")))  # of the question's words, not only the names it is about
+    return bool(label - query.names) and label <= query.boosts.keys()
 
 
 def _signature(raw: Sequence[tuple[str, str, int]], *, continued: bool = False) -> int:
@@ -339,7 +380,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # the names under a title (the title is the first line), or a signature at the end
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
     byline = query.author and typed and (u.opening and u.position > 0 and not _prose_sentence(u.text) or u.closing)
-    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
+    field = typed and query.kind is not None and _fills_field(u, query)  # "Prepared By: Sarah Quill"
+    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline or field):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
         return None  # a line of a console or code block answers only with the value asked for
@@ -379,9 +421,10 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # so is a value labelled with the noun asked for in a document the question names ("TOTAL
     # $821.14" on the receipt whose other lines say "TECHMART", for "the total on the TechMart receipt")
     in_named = labelled and typed and bool(query.names) and query.names <= (u.scope | u.document | u.section)
-    if coverage < needed and not (typed and named and query.kind == "value") and not in_named:
+    # and so is a form's field labelled with the question's words that holds the kind asked for
+    if coverage < needed and not (typed and named and query.kind == "value") and not in_named and not field:
         return None
-    fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0)
+    fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0) * (_FIELD_FIT if field else 1.0)
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
