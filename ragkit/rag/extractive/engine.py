@@ -41,8 +41,11 @@ question of the conversation weigh half. The score is then weighed by:
   a short line ending with a colon the value of the code block it introduces ("Default:", a
   literal block); a how-to's description line that a command follows ("- Add a remote:" and
   "`git remote add …`") counts more, the more when it opens with the question's verb, and the
-  command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
-  under a document's title; a small tie-break prefers the question's very words ("all");
+  command's words count as its neighbour's; "Who wrote the X paper?" (or "Who is its first
+  author?") is answered by the byline under a document's title; a form's field labelled with the
+  question's words ("Prepared By: …" for "Who prepared the report?", ``ragkit.rag.extractive.fields``)
+  that holds the kind asked for is a candidate whatever else it shares, and counts double; a
+  small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
 For a yes/no, a why or an "If …, what …?" question two neighbouring sentences of a paragraph are
@@ -55,7 +58,9 @@ not support", "cannot") counts a little more. A snake_case identifier the questi
 A unit that holds the kind of answer asked for counts its neighbours' matched words as shared
 ("… the collection of tweets by Marta Quell" after the sentence that says what the guide is), and
 when the best candidate holds none, a close one of its section that does is quoted first
-("Default: '§'" beside the setting's description).
+("Default: '§'" beside the setting's description); failing that, the best is read on through its
+paragraph, two sentences at most, to one that holds it (for a "What/Which NOUN …?" question, a
+literal: the best says the case, "… if no explicit charset is present …", the next the value).
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
@@ -68,7 +73,8 @@ document's other retrieved passages) lacks half of the question's words (boost-w
 a value question, whose line may say none of them, nor for a question that asks two things, each
 part of which another document may answer), or when a question that asks for a kind of answer
 (a person, a date, a number, a value) is best answered by a sentence with nothing of that kind
-whose own words, neighbours and headings lack 30 % of the question's weight. A question that names something found in some
+whose own words, neighbours and headings lack 30 % of the question's weight, or when a price, a
+share or a rate is asked for and no passage gives an amount of money or a percentage. A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -103,6 +109,7 @@ from ragkit.rag.extractive.answer_type import (
     negates,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
+from ragkit.rag.extractive.fields import field_line, fills_field
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.text import (
@@ -216,7 +223,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
                         if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
-                if (filled := _field(blocks, b_index)) is not None:
+                if (filled := field_line(blocks, b_index)) is not None:
                     raw.append(("prose", filled, b_index))
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
@@ -250,38 +257,6 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
                               pos == signature))
     return units
-
-
-_FIELD_LABEL = re.compile(r"^[A-Z][\w./#&' -]{0,40}:$")  # "Primary Contact:", "Prepared By:"
-_FIELD_WORDS = 4  # a form's label has at most this many words
-_FIELD_VALUE_WORDS = 8  # ... and its value, on the line after it, at most this many
-
-
-def _field(blocks: Sequence[Block], index: int) -> str | None:
-    """A form's field whose label and value a document's text gives on two lines ("Primary
-    Contact:" then "Sarah Quill"), read as one line ("Primary Contact: Sarah Quill"); None when
-    block ``index`` is no such label."""
-    label = blocks[index].text.strip()
-    after = blocks[index + 1] if index + 1 < len(blocks) else None
-    if (not _FIELD_LABEL.match(label) or len(label.split()) > _FIELD_WORDS or after is None
-            or after.kind not in ("prose", "heading") or len(after.text.split()) > _FIELD_VALUE_WORDS
-            or after.text.rstrip().endswith(":")):
-        return None
-    return f"{label} {after.text.strip()}"
-
-
-_FIELD = re.compile(r"^(?P<label>[A-Z][\w./#&' -]{0,40}):\s+\S")
-
-
-def _fills_field(u: Unit, query: Query) -> bool:
-    """Whether ``u`` is a form's field whose label is made of the question's words ("Prepared By:
-    Sarah Quill" for "Who prepared the report?", "Primary Contact: …" for "Who is the primary
-    contact …?"): the label says what the value is, so the value answers whatever else it shares."""
-    field = _FIELD.match(u.text)
-    if field is None or len(field.group("label").split()) > _FIELD_WORDS:
-        return False
-    label = set(terms(field.group("label")))  # of the question's words, not only the names it is about
-    return bool(label - query.names) and label <= query.boosts.keys()
 
 
 def _signature(raw: Sequence[tuple[str, str, int]], *, continued: bool = False) -> int:
@@ -380,7 +355,7 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # the names under a title (the title is the first line), or a signature at the end
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
     byline = query.author and typed and (u.opening and u.position > 0 and not _prose_sentence(u.text) or u.closing)
-    field = typed and query.kind is not None and _fills_field(u, query)  # "Prepared By: Sarah Quill"
+    field = typed and query.kind is not None and fills_field(u.text, query.boosts, query.names)  # "Prepared By: …"
     if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline or field):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
