@@ -123,3 +123,16 @@ def test_a_field_labelled_with_the_questions_words_answers_who() -> None:
     got = extractive_answer("Who is the booking contact of the North Star ferry booking?", STOCK_REPORT)
     assert "Tom Reed" in got, got
 
+
+
+def test_a_signature_answers_who_signed_in_the_role_asked_for() -> None:
+    """A signature sets the name above its role lines. Before: the role line was read as the
+    heading of the sentence after it, which was quoted ("Chief Operating Officer: A signed
+    original …")."""
+    passages = [Passage(1, "Pursuant to the requirements of the Act, this report has been signed on behalf of the "
+                           "company.\nDate: July 28, 2022 Gull Ferries Inc.\nBy: /s/ Tom Reed\nTom Reed\n"
+                           "Senior Vice President,\nChief Operating Officer\nA signed original of this written "
+                           "statement has been provided to Gull Ferries Inc. and will be retained by it.",
+                        {"source": "gull-annual.pdf", "page": "22", "start": "9000"})]
+    got = extractive_answer("Who signed the Gull Ferries annual report as chief operating officer?", passages)
+    assert "Tom Reed" in got, got

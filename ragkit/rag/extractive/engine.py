@@ -109,7 +109,7 @@ from ragkit.rag.extractive.answer_type import (
     negates,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
-from ragkit.rag.extractive.fields import field_line, fills_field
+from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.text import (
@@ -218,20 +218,24 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
         raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
+        fields: list[tuple[str, str, int]] = []  # a form's fields read from two lines, after the rest
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
                         if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
                 if (filled := field_line(blocks, b_index)) is not None:
-                    raw.append(("prose", filled, b_index))
+                    fields.append(("prose", filled, b_index))
             elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
                 raw.append((b.kind, b.text, b_index))
+            if (signed := signed_line(blocks, b_index)) is not None:  # a signature's role under its name
+                fields.append(("prose", signed, b_index))
         if lines:
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
-        own = [terms_of(text) for _, text, _ in raw]
         signature = _signature(raw, continued=p.meta.get("start", "0") not in ("", "0"))
+        raw += fields
+        own = [terms_of(text) for _, text, _ in raw]
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))
