@@ -136,3 +136,18 @@ def test_a_signature_answers_who_signed_in_the_role_asked_for() -> None:
                         {"source": "gull-annual.pdf", "page": "22", "start": "9000"})]
     got = extractive_answer("Who signed the Gull Ferries annual report as chief operating officer?", passages)
     assert "Tom Reed" in got, got
+
+
+def test_a_list_question_is_answered_by_the_sentence_that_names_the_items() -> None:
+    """Before: a bulleted list of another page that shares a word with the question ("… the
+    NETRC environment variable") was quoted instead of the sentence that names every variable."""
+    passages = [
+        Passage(1, "When no lamps are passed, Tern reads the lamp configuration from the environment variables "
+                   "lamp_red, lamp_green, lamp_blue, and lamp_all. Uppercase names are read too.",
+                {"source": "advanced.rst", "heading": "Advanced > Lamps", "start": "1800"}),
+        Passage(2, "Custom headers:\n\n- Headers set with headers= are overridden by the configuration Tern reads "
+                   "from the LAMP_NETRC environment variable.\n- Authorization headers are dropped on redirects.",
+                {"source": "quickstart.rst", "heading": "Quickstart > Custom Headers", "start": "700"}),
+    ]
+    got = extractive_answer("Which environment variables does Tern read its lamp configuration from?", passages)
+    assert all(v in got for v in ("lamp_red", "lamp_green", "lamp_blue", "lamp_all")), got
