@@ -8,7 +8,7 @@ documents with the shapes found in real documentation and papers."""
 from __future__ import annotations
 
 from ragkit.loaders.pdf_paper import byline
-from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive import REFUSAL, answer_type, extractive_answer
 from ragkit.rag.extractive.values import asks_instance
 from ragkit.rag.passages import Passage
 
@@ -151,3 +151,19 @@ def test_a_list_question_is_answered_by_the_sentence_that_names_the_items() -> N
     ]
     got = extractive_answer("Which environment variables does Tern read its lamp configuration from?", passages)
     assert all(v in got for v in ("lamp_red", "lamp_green", "lamp_blue", "lamp_all")), got
+
+
+def test_a_question_that_states_its_case_with_when_asks_what_follows() -> None:
+    """"When both …, which mode …?" asks for a mode, not a date. Before: read as a "when"
+    question, the sentence with the mode held no date and the question was refused."""
+    passages = [
+        Passage(1, "## Merge modes\n\nBy default (`prefer-left`), Tern keeps the left value over the right one, "
+                   "falling back to the right value only if every left candidate that satisfies the rules is "
+                   "rejected during merging. Use `--merge right` to prefer right values.",
+                {"source": "concepts/merging.md", "heading": "Merging > Merge modes", "start": "3000"}),
+    ]
+    question = ("When both left and right values could satisfy a rule, which merge mode does Tern use unless "
+                "told otherwise?")
+    assert answer_type(question) == (None, frozenset())
+    assert answer_type("When does the merge run?")[0] == "date"
+    assert "prefer-left" in extractive_answer(question, passages)

@@ -92,11 +92,18 @@ def in_measure(measure: str | None, sentence: str) -> bool:
     return measure is None or any(p.search(sentence) for p in _IN_MEASURE[measure])
 
 
+#: a case the question states before it asks ("When both … could satisfy a requirement, which …?",
+#: "If the cache is full, what …?"): the question is what follows it
+_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*(?=(?:what|which|who|whom|whose|how|when|where)\b)",
+                         re.IGNORECASE)
+
+
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
     """The kind of answer a question asks for (``owner``, ``person``, ``date``, ``number`` or
     None) and the type noun to leave out of matching ("which *year*"): classic answer-type detection."""
+    asked = _CASE_FIRST.sub("", question)  # "When both … could satisfy it, which mode …?" asks for a mode
     for kind, pattern in _ANSWER_TYPES:
-        match = pattern.search(question)
+        match = pattern.search(asked)
         if match:
             noun = match.groupdict().get("noun")
             return kind, frozenset({noun.lower()} if noun else ())
