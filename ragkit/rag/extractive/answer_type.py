@@ -100,7 +100,8 @@ _CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*(?=(?:wh
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
     """The kind of answer a question asks for (``owner``, ``person``, ``date``, ``number`` or
-    None) and the type noun to leave out of matching ("which *year*"): classic answer-type detection."""
+    None) and the type noun to leave out of matching ("which *year*"): classic answer-type
+    detection, on what follows a case the question states first ("When both …, which mode …?")."""
     asked = _CASE_FIRST.sub("", question)  # "When both … could satisfy it, which mode …?" asks for a mode
     for kind, pattern in _ANSWER_TYPES:
         match = pattern.search(asked)

@@ -64,7 +64,7 @@ literal: the best says the case, "… if no explicit charset is present …", th
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
-one; for a how-to question, the code block of the best sentence's section. It says the knowledge
+one (not another passage's list when the best sentence writes the items out as a series); for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
 number, a version (read whole: "2.44" is not "v2.44.3") or a name the question is about appears
 in none of the passages, or when most of the
