@@ -100,7 +100,7 @@ class PdfLoader(Loader):
             raise _unreadable(path, exc) from exc
         # --- OCR: pages without a usable text layer (every page with ocr.mode: always) ---
         unread = empty + [n for n, _ in garbage] + pdf_ocr.thin_pages(reader, pages, self.ocr)
-        ocr_done = pdf_ocr.recover_pages(path, pages, unread, self.ocr)
+        ocr_done = pdf_ocr.recover_pages(path, reader, pages, unread, self.ocr)
         if ocr_done:
             garbage = [(n, r) for n, r in garbage if n not in ocr_done]
         # --- end OCR ---
