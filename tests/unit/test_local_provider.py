@@ -214,6 +214,9 @@ def answer(question: str, text: str = HISTORY) -> str:
 def test_abbreviations_and_initials_do_not_end_a_sentence() -> None:
     sentences = split_sentences("It was opened by Dr. Ada Whitcombe and J. R. Smith. Then it grew.")
     assert sentences == ["It was opened by Dr. Ada Whitcombe and J. R. Smith.", "Then it grew."]
+    # initials written together ("T.S. Eliot", "E.B. White") are one name too
+    sentences = split_sentences("Author: T.S. Eliot, with notes by E.B. White. Then it grew.")
+    assert sentences == ["Author: T.S. Eliot, with notes by E.B. White.", "Then it grew."]
 
 
 def test_table_rows_are_sentences_labelled_by_their_header() -> None:

@@ -173,7 +173,7 @@ class Block:
 
 _ABBREVIATION = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Capt|Col|Gen|Lt|Rev|Sgt|No|Nos|Fig|vs|approx|"
-    r"ca|cf|e\.g|i\.e)|(?:^|\s)[A-Z])\.$"
+    r"ca|cf|e\.g|i\.e)|(?:^|[\s.])[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 #: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
