@@ -9,7 +9,7 @@ import pytest
 from ragkit.agent import Agent
 from ragkit.errors import ConfigError
 from ragkit.messages import Message, ToolCall, ToolSpec
-from ragkit.rag.extractive import REFUSAL, parse_passages, split_sentences
+from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_passages, split_sentences
 from ragkit.rag.local import LocalProvider
 from ragkit.rag.passages import format_passage
 from ragkit.rag.prompts import PASSAGES_HEADER
@@ -461,3 +461,13 @@ def test_the_search_within_the_cited_file_brings_parts_not_read_yet() -> None:
     calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls]
     assert calls[-1].arguments["source"] == "reports/ledger.md" and calls[-1].arguments["top_k"] > 10
     assert "37 moorings" in run.content
+
+
+def test_a_list_of_one_word_items_keeps_all_of_them_whatever_its_bullets() -> None:
+    # a flyer's text box: full-width asterisks for bullets, items of one or two words, each once
+    # read as a title line (capitalised, no closing punctuation) and dropped as too short
+    for bullet in ("-", "•", "＊"):
+        text = (f"[1] source: flyer.docx\nThe school nurse keeps the log.\n\nSymptoms to report:\n{bullet} Fever\n"
+                f"{bullet} Cough\n{bullet} Sore throat\n\nReports go to the bureau within a day.")
+        got = extractive_answer("Which symptoms must be reported?", parse_passages(text))
+        assert got == "Symptoms to report: [1]\n- Fever\n- Cough\n- Sore throat", bullet

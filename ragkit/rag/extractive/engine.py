@@ -209,7 +209,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
                         if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
-            elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
+            elif b.kind in ("code", "heading", "item") or is_sentence(b.text):  # a list keeps its short items
                 raw.append((b.kind, b.text, b_index))
         if lines:
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
