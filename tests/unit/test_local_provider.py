@@ -471,3 +471,11 @@ def test_a_list_of_one_word_items_keeps_all_of_them_whatever_its_bullets() -> No
                 f"{bullet} Cough\n{bullet} Sore throat\n\nReports go to the bureau within a day.")
         got = extractive_answer("Which symptoms must be reported?", parse_passages(text))
         assert got == "Symptoms to report: [1]\n- Fever\n- Cough\n- Sore throat", bullet
+
+
+def test_a_citation_carries_an_ebooks_author_and_a_messages_sender_as_its_byline() -> None:
+    from ragkit.types import Citation, SearchHit
+
+    mail = Citation.from_hit(1, SearchHit("c1", 0.5, {"source": "a.eml", "author": "Ada Quill <ada@example.org>"}))
+    book = Citation.from_hit(2, SearchHit("c2", 0.5, {"source": "b.fb2", "authors": ["Ada Quill", "Tom Reed"]}))
+    assert (mail.authors, book.authors) == ("Ada Quill <ada@example.org>", "Ada Quill, Tom Reed")
