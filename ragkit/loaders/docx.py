@@ -37,7 +37,9 @@ class DocxLoader(Loader):
     name = "docx"
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     checks_zip = True
-    version = 2  # 2: text boxes and content controls are read
+    #: 2: text boxes and content controls are read; 3: a table of words has its first row as
+    #: header (``table_rows.split_header``)
+    version = 3
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         if (binary := old_binary_loader(path)) is not None:  # an old binary file saved with this name

@@ -45,6 +45,7 @@ class HtmlLoader(Loader):
 
     name = "html"
     mime = "text/html"
+    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         soup = _parse(read_text(path))
