@@ -83,6 +83,8 @@ class SearchHit:
 
 
 def _text_or_none(value: object) -> str | None:
+    if isinstance(value, (list, tuple)):  # names kept as a list (an e-book's authors)
+        value = ", ".join(str(v) for v in value if v)
     return str(value) if value not in (None, "") else None
 
 
@@ -101,7 +103,9 @@ class Citation:
     text: str = ""
     page_unit: str = "page"  # what ``page`` counts: "cell" for a notebook (the loader's page_unit)
     title: str | None = None  # the document's title, when its loader found one
-    authors: str | None = None  # the document's byline (a paper's authors: ``ragkit.loaders.pdf_paper``)
+    #: the document's byline: a paper's authors (``ragkit.loaders.pdf_paper``), an e-book's author,
+    #: a message's sender (a loader's ``authors`` or ``author`` metadata)
+    authors: str | None = None
     references: bool = False  # the passage is part of a reference list (weighed down in answers)
     ocr: bool = False  # the passage's text was read by OCR (a scanned page or an image)
 
@@ -113,7 +117,7 @@ class Citation:
             number=number, source=hit.source, chunk_id=hit.id, page=m.get("page"), start=m.get("start"),
             end=m.get("end"), heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
             page_unit=str(m.get("page_unit") or "page"), title=_text_or_none(m.get("title")),
-            authors=_text_or_none(m.get("authors")), references=bool(m.get("references")),
+            authors=_text_or_none(m.get("authors") or m.get("author")), references=bool(m.get("references")),
             ocr=bool(m.get("ocr")),
         )
 

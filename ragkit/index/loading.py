@@ -58,10 +58,21 @@ class PipelineLoaders:
             self._loaders[key] = loader
         return self._loaders[key]
 
+    def tag(self, name: str) -> str:
+        """What the catalog records as the loader of a file ``name`` reads: the name, and its
+        ``Loader.version`` after an ``@`` when over 1 (a file read by another tag is read again)."""
+        version = registry.loaders.get(name).version
+        return name if version == 1 else f"{name}@{version}"
+
     def inner(self, path: Path) -> tuple[str, Loader] | None:
         """The loader of a file inside another (a mail's attachment), by the same mapping."""
         name = self.name_for(path)
         return (name, self.get(name, path.suffix.lower())) if name is not None else None
+
+
+def tag_name(tag: str) -> str:
+    """The loader name in a catalog's loader tag (``PipelineLoaders.tag``)."""
+    return tag.partition("@")[0]
 
 
 def load_file(loaders: PipelineLoaders, name: str, path: Path, source: str, *,

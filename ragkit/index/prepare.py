@@ -194,6 +194,8 @@ class Preparer:
             p.content_hash = hashlib.sha256(data).hexdigest()
             p.size = len(data)
         p.unchanged = self._is_unchanged(unit.source, p.content_hash)
+        if p.unchanged and unit.docs is None and self._read_otherwise(unit):
+            p.unchanged = False  # the same bytes, read by another loader or an earlier version of it
         if not p.unchanged and unit.docs is None and self._still_unreadable(unit.source, p.content_hash):
             # skipped before with the same bytes: stays skipped with its reason, not re-loaded
             p.unchanged, p.error = True, self.known[unit.source].reason or "unreadable"
@@ -205,7 +207,7 @@ class Preparer:
             return list(unit.docs), []
         assert unit.path is not None
         name = loader_name(self.loaders, unit.path, unit.source)
-        p.loader = name
+        p.loader = self.loaders.tag(name)
         loader = self.loaders.get(name, unit.path.suffix.lower())  # options checked: a bad pipeline stops the run
         if isolated(name, loader):
             self._loader_process().submit(name, unit.path, unit.source)
@@ -251,6 +253,14 @@ class Preparer:
     def _is_unchanged(self, source: str, content_hash: str) -> bool:
         row = self.known.get(source)
         return row is not None and row.status == "indexed" and row.content_hash == content_hash
+
+    def _read_otherwise(self, unit: Unit) -> bool:
+        """Whether the pipeline now reads the unit's file with another loader than the catalog
+        records, or another version of it (``Loader.version``): its stored text may be stale."""
+        assert unit.path is not None
+        row = self.known[unit.source]
+        name = self.loaders.name_for(unit.path)
+        return name is None or (row.loader or "") != self.loaders.tag(name)
 
     def _still_unreadable(self, source: str, content_hash: str) -> bool:
         """A file skipped before with the same content is not loaded again (its reason stands),

@@ -105,6 +105,10 @@ class Loader(ABC):
     name: ClassVar[str] = "loader"
     mime: ClassVar[str] = "application/octet-stream"
     option_defaults: ClassVar[Mapping[str, Any]] = {}
+    #: the version of the text this loader makes of a file: raised when a change to the loader
+    #: changes that text, so an index re-reads the files it read with an earlier version
+    #: (recorded with each source as ``name@version``; version 1 as the name alone)
+    version: ClassVar[int] = 1
     #: whether ``load`` checks the file as a zip container itself (``zipcheck.check_zip``); the
     #: indexer checks the zip files other loaders read
     checks_zip: ClassVar[bool] = False

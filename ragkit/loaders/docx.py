@@ -1,4 +1,5 @@
-"""Word ``.docx`` files via python-docx: the paragraphs in document order, and each table's rows as
+"""Word ``.docx`` files via python-docx: the paragraphs in document order (with those of text boxes
+and content controls), and each table's rows as
 documents of their own (``ragkit.loaders.table_rows``: ``table: CAPTION`` and ``column: value``
 lines; metadata ``table`` and ``row``). A table's caption is the paragraph right above or below it
 styled "Caption" or starting "Table N", else the table is named after the document
@@ -36,6 +37,9 @@ class DocxLoader(Loader):
     name = "docx"
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     checks_zip = True
+    #: 2: text boxes and content controls are read; 3: a table of words has its first row as
+    #: header (``table_rows.split_header``)
+    version = 3
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         if (binary := old_binary_loader(path)) is not None:  # an old binary file saved with this name
@@ -87,18 +91,50 @@ class DocxLoader(Loader):
 def _blocks(document: Any) -> Iterator[Any]:
     """The body's paragraphs and tables in document order, walked child by child (python-docx's
     ``iter_inner_content`` asks libxml2 for a ``w:p | w:tbl`` union, which takes time quadratic in
-    the number of paragraphs: minutes for a long document)."""
+    the number of paragraphs: minutes for a long document). The paragraphs of a paragraph's text
+    boxes follow it (:func:`_text_boxes`); content controls (``w:sdt``: a cover page, a form's
+    fields) are walked into."""
     from docx.oxml.ns import qn
     from docx.table import Table
     from docx.text.paragraph import Paragraph
 
     body = document._body
-    paragraph, table = qn("w:p"), qn("w:tbl")
-    for element in document.element.body.iterchildren():
-        if element.tag == paragraph:
+    paragraph, table, control, content = qn("w:p"), qn("w:tbl"), qn("w:sdt"), qn("w:sdtContent")
+    stack = [iter(document.element.body.iterchildren())]
+    while stack:
+        element = next(stack[-1], None)
+        if element is None:
+            stack.pop()
+        elif element.tag == paragraph:
             yield Paragraph(element, body)
+            yield from (Paragraph(p, body) for p in _text_boxes(element))
         elif element.tag == table:
             yield Table(element, body)
+        elif element.tag == control and len(stack) < _MAX_DEPTH:
+            stack.append(element.iterchildren(content))
+        elif element.tag == content and len(stack) < _MAX_DEPTH:
+            stack.append(element.iterchildren())
+
+
+#: how deep content controls nest before the walk stops going in
+_MAX_DEPTH = 16
+
+
+def _text_boxes(paragraph: Any) -> Iterator[Any]:
+    """The paragraphs inside the text boxes a body paragraph anchors (``w:txbxContent``, in a
+    drawing or a legacy VML shape), each box once: a box written twice, as a drawing and as its
+    VML fallback (``mc:Fallback``), is read from the drawing. python-docx's paragraph text leaves
+    them out, and a form or a flyer keeps most of its text in them."""
+    from docx.oxml.ns import qn
+
+    box, p = qn("w:txbxContent"), qn("w:p")
+    fallback = "{http://schemas.openxmlformats.org/markup-compatibility/2006}Fallback"
+    for found in paragraph.iter(box):
+        if any(a.tag in (fallback, box) for a in found.iterancestors() if a is not paragraph):
+            continue  # a fallback copy, or a box inside a box (read with its own paragraphs below)
+        for inner in found.iter(p):
+            if not any(a.tag == fallback for a in inner.iterancestors()):
+                yield inner
 
 
 def _style_name(paragraph: Any, names: dict[str | None, str]) -> str:

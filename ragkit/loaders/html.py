@@ -1,4 +1,5 @@
-"""HTML files via BeautifulSoup: visible text with paragraph breaks kept as blank lines.
+"""HTML files via BeautifulSoup: visible text with paragraph breaks kept as blank lines; a page
+with one ``<main>`` element is read from it (not its header, menus and footer).
 
 A data table (two or more rows and columns, no table inside it, no cell longer than
 :data:`MAX_CELL_CHARS`: not a page laid out with a table) becomes documents of its own, one per
@@ -34,6 +35,8 @@ _CELL = "\ue002"
 #: what ends a row and a cell
 _CLOSE = {"tr": _LINE, "td": _CELL, "th": _CELL}
 _SPACES = re.compile(r"[ \t\r\n\f\v\u00a0]+")
+#: a page's ``<main>`` with less text than this is not where its text is
+MIN_MAIN_CHARS = 200
 #: a cell longer than this: the table lays out a page, it is not data
 MAX_CELL_CHARS = 300
 _HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
@@ -45,12 +48,16 @@ class HtmlLoader(Loader):
 
     name = "html"
     mime = "text/html"
+    #: 2: a table of words has its first row as header (``table_rows.split_header``); 3: a page's
+    #: text is its ``<main>`` when it has one
+    version = 3
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         soup = _parse(read_text(path))
         title = _title(soup) or path.stem
-        tables = _data_tables(soup)  # taken out of the page: its text does not repeat them
-        text = html_to_text(soup)
+        content = _main_content(soup)
+        tables = _data_tables(content)  # taken out of the page: its text does not repeat them
+        text = html_to_text(content)
         docs = [Document(text=text, metadata=self._metadata(source, title=title))] if text else []
         for number, (grid, header_rows) in enumerate(tables, start=1):
             name = grid.caption or f"{title}, table {number}"
@@ -71,6 +78,16 @@ def _parse(markup: str) -> Any:
     except ImportError:  # pragma: no cover - bs4 is a core dependency
         raise MissingDependencyError("beautifulsoup4", "html", "reading HTML files") from None
     return BeautifulSoup(markup, "html.parser")
+
+
+def _main_content(soup: Any) -> Any:
+    """The page's one ``<main>`` element (or ``role="main"``) when it holds at least
+    :data:`MIN_MAIN_CHARS` of text, else the whole page: a saved web page's header, search box,
+    language menu and footer sit outside it ("Jump to content", "Search", "15 languages")."""
+    mains = soup.find_all("main") or soup.find_all(attrs={"role": "main"})
+    if len(mains) == 1 and len(mains[0].get_text(" ", strip=True)) >= MIN_MAIN_CHARS:
+        return mains[0]
+    return soup
 
 
 def _data_tables(soup: Any) -> list[tuple[Grid, int | None]]:

@@ -36,6 +36,7 @@ class ImageLoader(Loader):
 
     name = "image"
     mime = "image/png"
+    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         settings = self.ocr

@@ -84,6 +84,7 @@ class OdfLoader(TableLoader):
 
     name = "odf"
     mime = MIMES["text"]
+    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:

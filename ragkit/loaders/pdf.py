@@ -39,6 +39,7 @@ from ragkit.loaders import pdf_ocr
 from ragkit.loaders import pdf_paper as paper
 from ragkit.loaders import pdf_tables as tables
 from ragkit.loaders.base import Loader
+from ragkit.loaders.dehyphenate import dehyphenate, hyphenated_words
 from ragkit.loaders.ocr import OcrPage
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
@@ -67,6 +68,9 @@ class PdfLoader(Loader):
 
     name = "pdf"
     mime = "application/pdf"
+    #: 2: words broken across lines with a hyphen are joined (``dehyphenate``); 3: a table of words
+    #: has its first row as header (``table_rows.split_header``)
+    version = 3
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
@@ -100,7 +104,7 @@ class PdfLoader(Loader):
             raise _unreadable(path, exc) from exc
         # --- OCR: pages without a usable text layer (every page with ocr.mode: always) ---
         unread = empty + [n for n, _ in garbage] + pdf_ocr.thin_pages(reader, pages, self.ocr)
-        ocr_done = pdf_ocr.recover_pages(path, pages, unread, self.ocr)
+        ocr_done = pdf_ocr.recover_pages(path, reader, pages, unread, self.ocr)
         if ocr_done:
             garbage = [(n, r) for n, r in garbage if n not in ocr_done]
         # --- end OCR ---
@@ -125,6 +129,8 @@ class PdfLoader(Loader):
         title = found or path.stem
         meta = {"title": title, "authors": paper.byline(first, found) if first else None}
         found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
+        compounds = hyphenated_words(text for _, text in pages)
+        pages[:] = [(number, dehyphenate(text, compounds)) for number, text in pages]
         docs = self._documents(source, pages, meta, ocr_done)
         return iter(_with_rows(docs, found_tables, lambda number, name, row, text: Document(
             text=text, metadata=self._metadata(source, **meta, page=number, table=name, row=row,

@@ -8,6 +8,7 @@ of the file is kept. Without the engine the pages stay out and the skip names th
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import logging
 from pathlib import Path
@@ -28,6 +29,15 @@ def advice(settings: ocr.OcrSettings) -> str:
         return f"install the OCR engine to read such pages: {ocr.INSTALL_COMMAND} (see docs/guides/ocr.md)"
     return "OCR found no text on them either"
 
+
+#: Tesseract refuses an image wider or taller than this many pixels ("Image too large")
+MAX_OCR_SIDE_PX = 32_767
+#: a page rendered for OCR has at most this many pixels (Tesseract takes about 10 bytes of memory
+#: a pixel: an A0 poster at 300 DPI is 139 million, a web page printed as one sheet 400 million)
+MAX_OCR_PIXELS = 50_000_000
+#: a page that fits the limits above only below this resolution is left out: its text would be
+#: too small to read
+MIN_OCR_DPI = 100
 
 #: a page whose drawing instructions take this many bytes draws far more than its text says
 #: (text set as outlines: a dense page of it takes 700 KB; a born-digital page of text, 5-20 KB)
@@ -68,10 +78,36 @@ def _draws_image(page: Any, depth: int = 2) -> bool:
     return False
 
 
-def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
+def fit_dpi(page: Any, dpi: int) -> tuple[int, str | None]:
+    """The resolution to render ``page`` at for OCR: ``dpi``, or lower for a page too large for it
+    (:data:`MAX_OCR_SIDE_PX`, :data:`MAX_OCR_PIXELS`), with why when it fits only under
+    :data:`MIN_OCR_DPI` (the page is left out). A web page printed to PDF as one sheet can be
+    26 x 171 inches: 7,733 x 51,257 pixels at 300 DPI, which Tesseract refuses after a minute of
+    rendering; said at once, it costs nothing."""
+    try:
+        box = page.mediabox
+        unit = float(page.get("/UserUnit", 1) or 1)
+        inches = (abs(float(box.width)) * unit / 72, abs(float(box.height)) * unit / 72)
+    except (AttributeError, KeyError, TypeError, ValueError):
+        return dpi, None
+    if min(inches) <= 0:
+        return dpi, None
+    fits = min(MAX_OCR_SIDE_PX / max(inches), (MAX_OCR_PIXELS / (inches[0] * inches[1])) ** 0.5)
+    if fits >= dpi:
+        return dpi, None
+    if fits >= MIN_OCR_DPI:
+        return int(fits), None
+    return dpi, (f"the page is {inches[0]:,.0f} x {inches[1]:,.0f} in: it fits Tesseract's limits "
+                 f"({MAX_OCR_SIDE_PX:,} px a side, {MAX_OCR_PIXELS // 1_000_000} million pixels) only at "
+                 f"{int(fits)} DPI, too coarse to read (under {MIN_OCR_DPI})")
+
+
+def recover_pages(path: Path, reader: Any, pages: list[tuple[int, str]], unread: list[int],
                   settings: ocr.OcrSettings) -> dict[int, ocr.OcrPage]:
     """OCR the pages of ``unread`` (every page under ``mode: always``) into ``pages`` (kept in page
-    order); what OCR read on the pages whose text now comes from it, by page number."""
+    order); what OCR read on the pages whose text now comes from it, by page number. A page too
+    large for ``ocr.dpi`` is rendered at a resolution that fits, or left out unrendered with its
+    reason (:func:`fit_dpi`)."""
     if not settings.enabled:
         return {}
     try:
@@ -88,8 +124,15 @@ def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
     read: dict[int, ocr.OcrPage] = {}
     failed: list[str] = []
     for number in wanted:
+        dpi, reason = fit_dpi(reader.pages[number - 1], settings.dpi)
+        if reason is not None:
+            failed.append(f"page {number}: {reason}")
+            continue
+        if dpi != settings.dpi:
+            log.info("%s: page %d is large; OCR reads it at %d DPI", path, number, dpi)
         try:
-            page = cache.page(number, functools.partial(ocr.ocr_pdf_page, path, number, settings))
+            read_page = functools.partial(ocr.ocr_pdf_page, path, number, dataclasses.replace(settings, dpi=dpi))
+            page = cache.page(number, read_page)
         except ocr.OcrError as exc:
             failed.append(f"page {number}: {exc}")
             continue
@@ -104,4 +147,4 @@ def recover_pages(path: Path, pages: list[tuple[int, str]], unread: list[int],
     return read
 
 
-__all__ = ["advice", "recover_pages", "thin_pages"]
+__all__ = ["MAX_OCR_PIXELS", "MAX_OCR_SIDE_PX", "MIN_OCR_DPI", "advice", "fit_dpi", "recover_pages", "thin_pages"]

@@ -31,6 +31,7 @@ class PptxLoader(Loader):
 
     name = "pptx"
     mime = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
+    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:

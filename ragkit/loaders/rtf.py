@@ -59,6 +59,7 @@ class RtfLoader(Loader):
 
     name = "rtf"
     mime = "application/rtf"
+    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         data = path.read_bytes()

@@ -10,7 +10,8 @@ A grid (a table read out of a document: rows of cell strings) has its header fou
 (:func:`split_header`): the leading rows none of whose cells is a number (at most
 :data:`MAX_HEADER_ROWS`, joined column by column: "Unit Rate" over "p/kWh" reads "Unit Rate
 p/kWh"; a row after the first with only its first cell filled is a section label, not
-header); a grid whose first row holds a number has no header and its columns are named
+header); a grid with no number below those rows (a table of names and roles) has its first row
+as header; a grid whose first row holds a number has no header and its columns are named
 ``column 1``, ``column 2``, ...
 """
 
@@ -112,6 +113,8 @@ def split_header(rows: Sequence[Sequence[str]], *, header_rows: int | None = Non
             if header_rows and len(filled) == 1 and row[0] and row[0].strip():
                 break  # a label over the rows below (a section), not a column's name
             header_rows += 1
+        if header_rows > 1 and not any(is_number(c) for r in rows[header_rows:] for c in r if c and c.strip()):
+            header_rows = 1  # a table of words: a header over many rows tells itself by the numbers below it
     head = rows[:header_rows]
     joined = [" ".join(r[i].strip() for r in head if i < len(r) and r[i] and r[i].strip()) for i in range(width)]
     return column_names(joined), list(rows[header_rows:])

@@ -50,6 +50,7 @@ class DocLoader(Loader):
 
     name = "doc"
     mime = "application/msword"
+    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text, title = read_ole(path, lambda ole: read_doc(ole, path), extra="doc", what="a Word document",

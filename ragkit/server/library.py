@@ -261,6 +261,7 @@ class Library:
         """The text of an indexed document as the pipeline's loader extracted it (a PDF's pages
         as ``[page N]`` sections, a DOCX's paragraphs), for MCP resources; loaded under the
         pipeline's limits like any file of a run (a file over one raises ``LoaderError`` naming it)."""
+        from ragkit.index.loading import tag_name
         from ragkit.index.prepare import load_alone
 
         rows, base, names = self._snapshot()
@@ -271,7 +272,7 @@ class Library:
         if not path.is_file():
             raise ConfigError(f"the document '{source}' is indexed but its file is gone")
         spec, _ = resolve_spec(self.pipeline, self.index_dir)
-        docs = load_alone(spec, path, row.source, row.loader)  # the limits of an indexing run hold here too
+        docs = load_alone(spec, path, row.source, tag_name(row.loader) if row.loader else None)  # the limits of an indexing run hold here too
         paged = len(docs) > 1 and all(d.metadata.get("page") is not None for d in docs)
         text = "\n\n".join(f"[page {d.metadata['page']}]\n{d.text}" if paged else d.text for d in docs)
         return text[:max_chars]

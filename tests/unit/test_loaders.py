@@ -251,6 +251,18 @@ def test_html_keeps_visible_text_title_and_paragraphs(tmp_path: Path) -> None:
         assert dropped not in doc.text
 
 
+def test_html_with_one_main_element_is_read_from_it(tmp_path: Path) -> None:
+    body = "The lighthouse at Alpha Point was built in 1871 and its lamp turns twice a minute. " * 4
+    html = ("<html><head><title>Alpha Point</title></head><body><a href='#c'>Jump to content</a>"
+            "<header><form><input name=q>Search</form><div>15 languages</div></header>"
+            f"<main id=c><h1>Alpha Point</h1><p>{body}</p></main><footer>Privacy policy</footer></body></html>")
+    [doc] = load("html", write(tmp_path, "page.html", html))
+    assert doc.text == f"Alpha Point\n\n{body.strip()}" and doc.metadata["title"] == "Alpha Point"
+    # a main element with little text is not where the page's text is
+    [doc] = load("html", write(tmp_path, "short.html", f"<main>Menu</main><div><p>{body}</p></div>"))
+    assert doc.text == f"Menu\n\n{body.strip()}"
+
+
 def test_html_title_falls_back_to_h1(tmp_path: Path) -> None:
     [doc] = load("html", write(tmp_path, "x.htm", "<h1>Gull Haven</h1><p>text</p>"))
     assert doc.metadata["title"] == "Gull Haven"

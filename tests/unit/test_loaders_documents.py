@@ -145,6 +145,33 @@ def test_docx_paragraphs_in_order_and_each_table_row_a_document(tmp_path: Path) 
     assert merged.text == "table: Seabird Census, table 2\ncolumn 1: Spans two\ncolumn 2: Third"
 
 
+_W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+_BOX = (f'<w:r xmlns:w="{_W}" xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+        'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+        'xmlns:v="urn:schemas-microsoft-com:vml"><mc:AlternateContent><mc:Choice Requires="wps">'
+        '<w:drawing><wps:wsp><wps:txbx><w:txbxContent>{paragraphs}</w:txbxContent></wps:txbx></wps:wsp></w:drawing>'
+        '</mc:Choice><mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent>{paragraphs}</w:txbxContent>'
+        '</v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>')
+
+
+def test_docx_text_boxes_and_content_controls_are_read_once(tmp_path: Path) -> None:
+    import docx
+    from docx.oxml import parse_xml
+
+    document = docx.Document()
+    document.add_paragraph("Reporting procedure")
+    anchor = document.add_paragraph("Student falls ill")
+    boxed = "".join(f"<w:p><w:r><w:t>{t}</w:t></w:r></w:p>" for t in ("Symptoms:", "Fever", "Rash"))
+    anchor._p.append(parse_xml(_BOX.format(paragraphs=boxed)))
+    document.element.body.insert(0, parse_xml(
+        f'<w:sdt xmlns:w="{_W}"><w:sdtContent><w:p><w:r><w:t>Kindergarten cover page</w:t></w:r></w:p>'
+        '</w:sdtContent></w:sdt>'))
+    document.save(str(tmp_path / "flyer.docx"))
+    [doc] = load("docx", tmp_path / "flyer.docx")
+    assert doc.text == ("Kindergarten cover page\n\nReporting procedure\n\nStudent falls ill\n\n"
+                        "Symptoms:\n\nFever\n\nRash")
+
+
 def test_docx_title_from_core_properties(tmp_path: Path) -> None:
     docs = load("docx", make_docx(tmp_path / "r.docx", core_title="Annual Report"))
     assert {d.metadata["title"] for d in docs} == {"Annual Report"}

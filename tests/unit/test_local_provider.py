@@ -9,7 +9,7 @@ import pytest
 from ragkit.agent import Agent
 from ragkit.errors import ConfigError
 from ragkit.messages import Message, ToolCall, ToolSpec
-from ragkit.rag.extractive import REFUSAL, parse_passages, split_sentences
+from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_passages, split_sentences
 from ragkit.rag.local import LocalProvider
 from ragkit.rag.passages import format_passage
 from ragkit.rag.prompts import PASSAGES_HEADER
@@ -214,6 +214,9 @@ def answer(question: str, text: str = HISTORY) -> str:
 def test_abbreviations_and_initials_do_not_end_a_sentence() -> None:
     sentences = split_sentences("It was opened by Dr. Ada Whitcombe and J. R. Smith. Then it grew.")
     assert sentences == ["It was opened by Dr. Ada Whitcombe and J. R. Smith.", "Then it grew."]
+    # initials written together ("T.S. Eliot", "E.B. White") are one name too
+    sentences = split_sentences("Author: T.S. Eliot, with notes by E.B. White. Then it grew.")
+    assert sentences == ["Author: T.S. Eliot, with notes by E.B. White.", "Then it grew."]
 
 
 def test_table_rows_are_sentences_labelled_by_their_header() -> None:
@@ -458,3 +461,21 @@ def test_the_search_within_the_cited_file_brings_parts_not_read_yet() -> None:
     calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls]
     assert calls[-1].arguments["source"] == "reports/ledger.md" and calls[-1].arguments["top_k"] > 10
     assert "37 moorings" in run.content
+
+
+def test_a_list_of_one_word_items_keeps_all_of_them_whatever_its_bullets() -> None:
+    # a flyer's text box: full-width asterisks for bullets, items of one or two words, each once
+    # read as a title line (capitalised, no closing punctuation) and dropped as too short
+    for bullet in ("-", "•", "＊"):
+        text = (f"[1] source: flyer.docx\nThe school nurse keeps the log.\n\nSymptoms to report:\n{bullet} Fever\n"
+                f"{bullet} Cough\n{bullet} Sore throat\n\nReports go to the bureau within a day.")
+        got = extractive_answer("Which symptoms must be reported?", parse_passages(text))
+        assert got == "Symptoms to report: [1]\n- Fever\n- Cough\n- Sore throat", bullet
+
+
+def test_a_citation_carries_an_ebooks_author_and_a_messages_sender_as_its_byline() -> None:
+    from ragkit.types import Citation, SearchHit
+
+    mail = Citation.from_hit(1, SearchHit("c1", 0.5, {"source": "a.eml", "author": "Ada Quill <ada@example.org>"}))
+    book = Citation.from_hit(2, SearchHit("c2", 0.5, {"source": "b.fb2", "authors": ["Ada Quill", "Tom Reed"]}))
+    assert (mail.authors, book.authors) == ("Ada Quill <ada@example.org>", "Ada Quill, Tom Reed")

@@ -233,3 +233,33 @@ def test_without_the_engine_a_scan_is_skipped_naming_the_install_command(
             load(ImageLoader(), tmp_path / "scan.png", settings(tmp_path, mode="always"))
     finally:
         ocr.engine_available.cache_clear()
+
+
+def test_a_page_too_large_for_tesseract_is_read_coarser_or_left_out_unrendered(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    from fpdf import FPDF
+    from pypdf import PageObject
+
+    from ragkit.loaders.pdf_ocr import fit_dpi
+
+    inch = 72
+    assert fit_dpi(PageObject.create_blank_page(width=8.5 * inch, height=11 * inch), 300) == (300, None)
+    # a web page printed as one 26 x 171-inch sheet: Tesseract's 32,767-px side and the pixel budget
+    assert fit_dpi(PageObject.create_blank_page(width=26 * inch, height=171 * inch), 300) == (106, None)
+    assert fit_dpi(PageObject.create_blank_page(width=8 * inch, height=236 * inch), 300) == (138, None)
+    assert fit_dpi(PageObject.create_blank_page(width=33 * inch, height=47 * inch), 300)[0] == 179  # A0
+    dpi, reason = fit_dpi(PageObject.create_blank_page(width=8 * inch, height=787 * inch), 300)
+    assert reason == "the page is 8 x 787 in: it fits Tesseract's limits (32,767 px a side, 50 million " \
+                     "pixels) only at 41 DPI, too coarse to read (under 100)"
+
+    image = text_image(tmp_path / "note.png")
+    pdf = FPDF(format=(200, 100), unit="mm")
+    pdf.add_page()
+    pdf.image(str(image), x=0, y=0, w=200)
+    pdf.add_page(format=(200, 20000))  # a 787-inch sheet
+    pdf.image(str(image), x=0, y=0, w=200)
+    pdf.output(str(tmp_path / "printed.pdf"))
+    with caplog.at_level(logging.WARNING):
+        [doc] = load(PdfLoader(), tmp_path / "printed.pdf", settings(tmp_path))
+    assert "lighthouse" in doc.text and doc.metadata["page"] == 1
+    assert "page 2: the page is 8 x 787 in" in caplog.text

@@ -185,6 +185,10 @@ def test_the_header_is_the_leading_rows_without_numbers_joined_by_column() -> No
     assert names == ["Region", "Unit rate p/kWh", "Standing charge p/day"] and body == [rows[2]]
     names, body = split_header([("1", "2"), ("3", "4")])  # no header: the columns are numbered
     assert names == ["column 1", "column 2"] and len(body) == 2
+    # a table of words: its first row names the columns (three rows of names were once one header)
+    crew = [("Name", "Role"), ("Ada Quill", "Keeper"), ("Tom Reed", "Pilot"), ("Mia Stone", "Cook"), ("Lu Fenn", "Clerk")]
+    names, body = split_header(crew)
+    assert names == ["Name", "Role"] and body == crew[1:]
 
 
 def test_a_grid_reads_like_a_csv_row() -> None:

@@ -226,7 +226,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                         if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
                 if (filled := field_line(blocks, b_index)) is not None:
                     fields.append(("prose", filled, b_index))
-            elif b.kind == "code" or b.kind == "heading" or is_sentence(b.text):
+            elif b.kind in ("code", "heading", "item") or is_sentence(b.text):  # a list keeps its short items
                 raw.append((b.kind, b.text, b_index))
             if (signed := signed_line(blocks, b_index)) is not None:  # a signature's role under its name
                 fields.append(("prose", signed, b_index))

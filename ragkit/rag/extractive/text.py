@@ -173,11 +173,11 @@ class Block:
 
 _ABBREVIATION = re.compile(
     r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Capt|Col|Gen|Lt|Rev|Sgt|No|Nos|Fig|vs|approx|"
-    r"ca|cf|e\.g|i\.e)|(?:^|\s)[A-Z])\.$"
+    r"ca|cf|e\.g|i\.e)|(?:^|[\s.])[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 #: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
-ITEM_MARK = r"(?:([-*+•])|(\d{1,2})[.)])\s+"
+ITEM_MARK = r"(?:([-*+•＊·▪◦‣●○■□►✓✔])|(\d{1,2})[.)])\s+"
 _ITEM = re.compile("^" + ITEM_MARK)
 
 
@@ -201,7 +201,7 @@ def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
 def _is_title(line: str) -> bool:
     """A title or section line of plain text ("POWER AND SUPPLIES", "Annual Report 2022"): no
     closing punctuation, no comma, every longer word capitalised, and not a one-word label with
-    its value ("Default: True")."""
+    its value ("Default: True"), nor a list item."""
     words = [w for w in WORD.findall(line) if len(w) > 3 and not w.isdigit()]
     return (
         bool(words)
@@ -210,6 +210,7 @@ def _is_title(line: str) -> bool:
         and line[-1] not in ".!?:;,"
         and "," not in line
         and all(w[0].isupper() for w in words)
+        and not _ITEM.match(line)  # "- Fever", "• Rash": a list's item, however short
     )
 
 
