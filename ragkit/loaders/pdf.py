@@ -69,8 +69,9 @@ class PdfLoader(Loader):
     name = "pdf"
     mime = "application/pdf"
     #: 2: words broken across lines with a hyphen are joined (``dehyphenate``); 3: a table of words
-    #: has its first row as header (``table_rows.split_header``)
-    version = 3
+    #: has its first row as header (``table_rows.split_header``); 4: a paper's byline is read whole,
+    #: each name under its affiliation (``pdf_paper.byline``)
+    version = 4
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:

@@ -55,6 +55,7 @@ _AFFILIATION = re.compile(
     re.IGNORECASE,
 )
 _NAME_WORD = re.compile(r"^(?:[A-Z][a-zA-Z'’\-]+|[A-Z]\.(?:-?[A-Z]\.)*|[A-Z]{2,}|van|von|de|der|den|da|di|du|la|le)$")
+_FULL_NAME_WORD = re.compile(r"^[A-Z][a-z'’]+(?:-[A-Z][a-z'’]+)?$|^[A-Z][a-z]+[A-Z][a-z]+$")  # "Ming-Wei", "LeCun"
 _PARTICLES = frozenset("van von de der den da di du la le".split())
 _SEPARATORS = re.compile(r",|;|\band\b|&|\s{3,}")
 _MARKS = re.compile(r"[*†‡§¶∗⋆]+|(?<=[a-z])\d+")  # footnote marks after a name: "Ongaro1", "Lynch*"
@@ -107,12 +108,19 @@ def byline(first_page_text: str, title: str | None) -> str | None:
     lines = [ln.strip() for ln in first_page_text.splitlines() if ln.strip()]
     start = _after_title(lines, title)
     names: list[str] = []
-    for line in lines[start:start + _BYLINE_LINES]:
-        if _FRONT_MATTER_END.match(line) or len(line) > 120:
+    end = start + _BYLINE_LINES
+    affiliated = False  # the names are set above their affiliations or addresses: a paper's byline
+    for i, line in enumerate(lines[start:], start):
+        if i >= end or _FRONT_MATTER_END.match(line) or len(line) > 120:
             break
-        if "@" in line or "{" in line:
-            continue
-        names += [n for n in (_name(part) for part in _SEPARATORS.split(line)) if n]
+        if "@" in line or "{" in line or _AFFILIATION.search(line):
+            affiliated = True
+            if "@" in line or "{" in line:
+                continue
+        found = [n for part in _SEPARATORS.split(line) for n in _names(part)]
+        names += found
+        if found and affiliated:  # such a byline goes on while names keep coming, each with its affiliation
+            end = max(end, i + 1 + _BYLINE_LINES)
     seen: list[str] = []
     for n in names:
         if n not in seen:
@@ -131,6 +139,19 @@ def _after_title(lines: list[str], title: str | None) -> int:
         if len(got) >= len(wanted) and got[-len(wanted):] == wanted or got[:len(wanted)] == wanted:
             return i + 1
     return 0
+
+
+def _names(part: str) -> list[str]:
+    """The names in one part of a byline line: one name, or several written side by side with
+    single spaces ("Ada Quill Tom Reed Lin Park"), read as pairs of words when every word is a
+    whole capitalised one and there are four or more, an even number."""
+    name = _name(part)
+    words = _MARKS.sub("", part).split()
+    if len(words) >= 4 and len(words) % 2 == 0 and all(_FULL_NAME_WORD.match(w) for w in words):
+        pairs = [_name(" ".join(words[k:k + 2])) for k in range(0, len(words), 2)]
+        if all(pairs):
+            return [p for p in pairs if p]
+    return [name] if name else []
 
 
 def _name(part: str) -> str | None:

@@ -16,7 +16,8 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   answer, so an answer found in the first ten never changes. When the draft answer from them
   cites a file (not a refusal) and the search tool takes a ``source`` glob, it searches once more
   within that file (``WITHIN``, 10 passages beyond those of the file already read) and answers
-  from the first passages and those: the
+  from the first passages and those (when these give no answer, the draft's stands: the file's
+  other passages, all about its topic, make each line weigh less, never withdraw an answer): the
   passage that answers is often another part of the file that matched best (the sentence before
   the one that matched, a foreword's signature at its end). When the answer then quotes a list
   (or a sentence ending with a colon) from a passage that stops inside that list, it asks the
@@ -299,6 +300,12 @@ class LocalProvider(BaseProvider):
                 answer = extractive_answer(
                     question, passages, max_sentences=self.max_sentences, min_coverage=self.min_coverage,
                     context=context,
+                )
+            if answer == REFUSAL and within:  # the cited file's other passages never withdraw the draft's answer
+                draft = [p for m in searched[:1] for p in _passages(m, read_on)]
+                answer = extractive_answer(
+                    question, draft[: self.passages] if self.passages is not None else draft,
+                    max_sentences=self.max_sentences, min_coverage=self.min_coverage, context=context,
                 )
             return answer
         errors = [m.content for m in results if m.content.startswith("error:")]

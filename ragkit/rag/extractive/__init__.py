@@ -6,6 +6,8 @@
   a definition; a byline)
 - ``values``: questions that ask documentation for a value (a default, a port, a version) and the
   text that states one; the heading a question names
+- ``fields``: a form's fields ("Prepared By: …", a label line and its value line) labelled with
+  the question's words
 - ``query``: the question as the answerer reads it (stems, weights, kind)
 - ``engine``: ``extractive_answer(question, passages)``: sentences scored, or the refusal
 - ``compose``: the answer written from the scored sentences, every quote cited

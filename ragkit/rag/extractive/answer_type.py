@@ -92,11 +92,19 @@ def in_measure(measure: str | None, sentence: str) -> bool:
     return measure is None or any(p.search(sentence) for p in _IN_MEASURE[measure])
 
 
+#: a case the question states before it asks ("When both … could satisfy a requirement, which …?",
+#: "If the cache is full, what …?"): the question is what follows it
+_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*(?=(?:what|which|who|whom|whose|how|when|where)\b)",
+                         re.IGNORECASE)
+
+
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
     """The kind of answer a question asks for (``owner``, ``person``, ``date``, ``number`` or
-    None) and the type noun to leave out of matching ("which *year*"): classic answer-type detection."""
+    None) and the type noun to leave out of matching ("which *year*"): classic answer-type
+    detection, on what follows a case the question states first ("When both …, which mode …?")."""
+    asked = _CASE_FIRST.sub("", question)  # "When both … could satisfy it, which mode …?" asks for a mode
     for kind, pattern in _ANSWER_TYPES:
-        match = pattern.search(question)
+        match = pattern.search(asked)
         if match:
             noun = match.groupdict().get("noun")
             return kind, frozenset({noun.lower()} if noun else ())
@@ -156,12 +164,14 @@ def defines(term: str, sentence: str) -> bool:
 
 
 _AUTHORSHIP = re.compile(
-    r"^\W*who\s+(?:wrote|authored|writes|has written|co-?authored)\b|\bwho\s+(?:is|are|was|were)\s+the\s+(?:co-?)?authors?\b",
+    r"^\W*who\s+(?:wrote|authored|writes|has written|co-?authored)\b"
+    r"|\bwho\s+(?:is|are|was|were)\s+the\s+(?:(?:first|lead|main|last|senior)\s+)?(?:co-?)?authors?\b",
     re.IGNORECASE,
 )
 #: words that name the relation an authorship question asks about, not its subject
 AUTHORSHIP_WORDS = frozenset(
-    "wrote written write writes authored author authors coauthored paper papers article book report document".split()
+    "wrote written write writes authored author authors coauthored paper papers article book report document "
+    "first lead main last senior".split()
 )
 
 

@@ -230,6 +230,10 @@ def _joined(a: Unit, b: Unit) -> Unit:
                    position=min(run), own=a.own | b.own, near=a.near | b.near)
 
 
+#: a series written out in a sentence: three items or more, the last after "and" or "or"
+_SERIES = re.compile(r"(?:\b[\w.-]+,\s+){2,}(?:and|or)\s+\w")
+
+
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
     """The list that answers a list question: one the good candidates belong to or introduce,
     or one in the best candidate's passage (a recipe's steps need not repeat the question's
@@ -246,6 +250,8 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     if not options:
         return None
     intro, items = max(options, key=lambda o: (o[0], o[1]))[2]
+    if best.unit.kind == "prose" and _SERIES.search(best.unit.text) and items[0].rank != best.unit.rank:
+        return None  # the best sentence names the items itself ("… variables a, b, c and d"): another page's list is no answer
     return _render_list(intro, items, units)
 
 

@@ -41,8 +41,11 @@ question of the conversation weigh half. The score is then weighed by:
   a short line ending with a colon the value of the code block it introduces ("Default:", a
   literal block); a how-to's description line that a command follows ("- Add a remote:" and
   "`git remote add …`") counts more, the more when it opens with the question's verb, and the
-  command's words count as its neighbour's; "Who wrote the X paper?" is answered by the byline
-  under a document's title; a small tie-break prefers the question's very words ("all");
+  command's words count as its neighbour's; "Who wrote the X paper?" (or "Who is its first
+  author?") is answered by the byline under a document's title; a form's field labelled with the
+  question's words ("Prepared By: …" for "Who prepared the report?", ``ragkit.rag.extractive.fields``)
+  that holds the kind asked for is a candidate whatever else it shares, and counts double; a
+  small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
 For a yes/no, a why or an "If …, what …?" question two neighbouring sentences of a paragraph are
@@ -55,11 +58,13 @@ not support", "cannot") counts a little more. A snake_case identifier the questi
 A unit that holds the kind of answer asked for counts its neighbours' matched words as shared
 ("… the collection of tweets by Marta Quell" after the sentence that says what the guide is), and
 when the best candidate holds none, a close one of its section that does is quoted first
-("Default: '§'" beside the setting's description).
+("Default: '§'" beside the setting's description); failing that, the best is read on through its
+paragraph, two sentences at most, to one that holds it (for a "What/Which NOUN …?" question, a
+literal: the best says the case, "… if no explicit charset is present …", the next the value).
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
-one; for a how-to question, the code block of the best sentence's section. It says the knowledge
+one (not another passage's list when the best sentence writes the items out as a series); for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
 number, a version (read whole: "2.44" is not "v2.44.3") or a name the question is about appears
 in none of the passages, or when most of the
@@ -68,7 +73,8 @@ document's other retrieved passages) lacks half of the question's words (boost-w
 a value question, whose line may say none of them, nor for a question that asks two things, each
 part of which another document may answer), or when a question that asks for a kind of answer
 (a person, a date, a number, a value) is best answered by a sentence with nothing of that kind
-whose own words, neighbours and headings lack 30 % of the question's weight. A question that names something found in some
+whose own words, neighbours and headings lack 30 % of the question's weight, or when a price, a
+share or a rate is asked for and no passage gives an amount of money or a percentage. A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -103,6 +109,7 @@ from ragkit.rag.extractive.answer_type import (
     negates,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
+from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.text import (
@@ -114,8 +121,14 @@ from ragkit.rag.extractive.text import (
     split_prose,
     terms,
 )
-from ragkit.rag.extractive.units import Candidate, Unit
-from ragkit.rag.extractive.values import declares_default, holds_value, named_heading, serves_address
+from ragkit.rag.extractive.units import Candidate, Unit, passage_of
+from ragkit.rag.extractive.values import (
+    declares_default,
+    holds_value,
+    named_heading,
+    names_literal,
+    serves_address,
+)
 from ragkit.rag.passages import Passage
 
 log = logging.getLogger(__name__)
@@ -149,6 +162,7 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
     "under up down again further once".split()
 )
 _BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
+_FIELD_FIT = 2.0  # ... for a form's field labelled with the question's words ("Prepared By: Sarah Quill")
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
@@ -204,18 +218,24 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
         raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
+        fields: list[tuple[str, str, int]] = []  # a form's fields read from two lines, after the rest
         for b_index, b in enumerate(blocks):
             if b.kind == "prose":
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
                         if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
+                if (filled := field_line(blocks, b_index)) is not None:
+                    fields.append(("prose", filled, b_index))
             elif b.kind in ("code", "heading", "item") or is_sentence(b.text):  # a list keeps its short items
                 raw.append((b.kind, b.text, b_index))
+            if (signed := signed_line(blocks, b_index)) is not None:  # a signature's role under its name
+                fields.append(("prose", signed, b_index))
         if lines:
             raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
-        own = [terms_of(text) for _, text, _ in raw]
         signature = _signature(raw, continued=p.meta.get("start", "0") not in ("", "0"))
+        raw += fields
+        own = [terms_of(text) for _, text, _ in raw]
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))
@@ -339,7 +359,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # the names under a title (the title is the first line), or a signature at the end
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
     byline = query.author and typed and (u.opening and u.position > 0 and not _prose_sentence(u.text) or u.closing)
-    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline):
+    field = typed and query.kind is not None and fills_field(u.text, query.boosts, query.names)  # "Prepared By: …"
+    if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline or field):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
         return None  # a line of a console or code block answers only with the value asked for
@@ -379,9 +400,10 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # so is a value labelled with the noun asked for in a document the question names ("TOTAL
     # $821.14" on the receipt whose other lines say "TECHMART", for "the total on the TechMart receipt")
     in_named = labelled and typed and bool(query.names) and query.names <= (u.scope | u.document | u.section)
-    if coverage < needed and not (typed and named and query.kind == "value") and not in_named:
+    # and so is a form's field labelled with the question's words that holds the kind asked for
+    if coverage < needed and not (typed and named and query.kind == "value") and not in_named and not field:
         return None
-    fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0)
+    fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0) * (_FIELD_FIT if field else 1.0)
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.rank), u, own_share, typed, label)
@@ -518,6 +540,35 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     return [same, *(c for c in candidates if c is not same)] if same else candidates
 
 
+_READ_ON = 2  # how many sentences after an answer of the wrong kind are read for one of the right kind
+
+
+def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -> list[Candidate]:
+    """The candidates, with the sentence that holds the kind of answer asked for quoted after the
+    best one when the best holds none and that sentence follows it in its paragraph (at most
+    ``_READ_ON`` sentences on): the best states the case the question describes ("… if no
+    explicit charset is present …"), the one after it the fact ("… the default charset must be
+    ISO-8859-1")."""
+    if not (query.kind or query.instance) or not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
+        return candidates
+    def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
+        return _typed(u, query) if query.kind else names_literal(u.text, query.said)
+
+    if not query.kind and holds(candidates[0].unit):
+        return candidates
+    best = candidates[0]
+    last = best.unit.position + len(best.unit.run or (best.unit.text,)) - 1
+    after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose" and v.block_index == best.unit.block_index
+                    and 0 < v.position - last <= _READ_ON), key=lambda v: v.position)
+    found = next((v for v in after if holds(v)), None)
+    if found is None:
+        return candidates
+    read = [v for v in after if v.position <= found.position]  # the sentences up to the one found, once
+    run = (*(best.unit.run or (best.unit.text,)), *(v.text for v in read))
+    joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)))
+    return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
+
+
 def _off_kind(c: Candidate, query: Query) -> bool:
     """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
     of another thing than the passages count or in another measure ("seven built-in, primitive
@@ -558,6 +609,8 @@ def extractive_answer(
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
     if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
+    if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
+        return REFUSAL  # a price (a share, a rate) asked for, and no passage gives any amount of money
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
@@ -579,7 +632,7 @@ def extractive_answer(
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
     if query.kind != "value" and not _COMPOUND.search(question):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
-    candidates = _typed_first(candidates, query)
+    candidates = _read_on(_typed_first(candidates, query), units, query)
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:

@@ -73,6 +73,32 @@ def implied_default(question: str) -> str:
     return match.group() if match else ""
 
 
+_AUXILIARY = r"(?:do|does|did|is|are|was|were|should|can|could|will|would|must|has|have|had)"
+#: "What charset does …?", "Which proxy scheme should I use …?": a noun phrase, then its verb
+_INSTANCE = re.compile(
+    rf"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)\s+"
+    rf"(?!{_AUXILIARY}\b|happens\b|if\b|kinds?\b|types?\b|sorts?\b|ways?\b)"
+    rf"[A-Za-z][\w.-]*(?:\s+[\w.-]+){{0,2}}?\s+{_AUXILIARY}\s",
+    re.IGNORECASE,
+)
+
+
+def asks_instance(question: str) -> bool:
+    """Whether ``question`` asks which one of a kind of thing it names ("What charset does
+    Requests fall back to …?", "Which linter does the book install?"): the answer names one,
+    often as a literal ("ISO-8859-1", ``socks5h``)."""
+    return bool(_INSTANCE.search(question))
+
+
+def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
+    """Whether ``sentence`` writes a literal the question does not say: a code span, a quoted
+    string or a word with a digit ("ISO-8859-1", ``socks5h``); not a number word ("in one step")."""
+    literals = [m.group(1) for m in _CODE.finditer(sentence)]
+    literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
+    literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
+    return any(_new(lit, question_words) for lit in literals)
+
+
 def value_question(question: str) -> tuple[bool, str | None]:
     """Whether ``question`` asks for a value, and the kind when it names one (``port`` or
     ``version``; None: any literal); a question that asks for a default in other words
@@ -163,4 +189,4 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["declares_default", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+__all__ = ["asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
