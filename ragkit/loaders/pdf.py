@@ -70,8 +70,9 @@ class PdfLoader(Loader):
     mime = "application/pdf"
     #: 2: words broken across lines with a hyphen are joined (``dehyphenate``); 3: a table of words
     #: has its first row as header (``table_rows.split_header``); 4: a paper's byline is read whole,
-    #: each name under its affiliation (``pdf_paper.byline``)
-    version = 4
+    #: each name under its affiliation (``pdf_paper.byline``); 5: a cover page before the paper's first
+    #: page and a file name as metadata title are passed over (``pdf_paper.front_page``)
+    version = 5
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
@@ -88,10 +89,11 @@ class PdfLoader(Loader):
         pages: list[tuple[int, str]] = []  # (page number, text) of the pages with words
         garbage: list[tuple[int, str]] = []
         empty: list[int] = []  # pages with no text layer at all
-        fragments: list[tuple[float, float, str]] = []  # the first page's (font size, y, text)
+        fragments: dict[int, list[tuple[float, float, str]]] = {}  # a first page's (font size, y, text)
         try:
             for number, page in enumerate(reader.pages, start=1):
-                raw = page.extract_text(visitor_text=_collector(fragments)) if number == 1 else page.extract_text()
+                raw = (page.extract_text(visitor_text=_collector(fragments.setdefault(number, [])))
+                       if number <= paper.FRONT_PAGES else page.extract_text())
                 text = unicodedata.normalize("NFKC", raw or "").strip()
                 if not text:
                     empty.append(number)
@@ -125,8 +127,10 @@ class PdfLoader(Loader):
                 path=str(path),
                 reason="no extractable text",
             )
-        first = pages[0][1] if pages[0][0] == 1 else ""
-        found = paper.document_title(_title(reader), _normalized(fragments) if first else [], _height(reader))
+        front = paper.front_page(pages)
+        first = next((text for number, text in pages if number == front), "")
+        found = paper.document_title(_title(reader), _normalized(fragments.get(front, [])) if first else [],
+                                     _height(reader, front))
         title = found or path.stem
         meta = {"title": title, "authors": paper.byline(first, found) if first else None}
         found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
@@ -231,9 +235,9 @@ def _normalized(fragments: list[tuple[float, float, str]]) -> list[tuple[float, 
     return [(size, y, _clean(unicodedata.normalize("NFKC", text))) for size, y, text in fragments]
 
 
-def _height(reader: Any) -> float | None:
+def _height(reader: Any, number: int = 1) -> float | None:
     try:
-        box = reader.pages[0].mediabox
+        box = reader.pages[number - 1].mediabox
         return float(box.top) - float(box.bottom)
     except Exception:  # a damaged page box: the title is then looked for on the whole page
         return None

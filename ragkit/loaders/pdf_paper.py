@@ -23,7 +23,8 @@ from collections.abc import Sequence
 #: metadata titles that producers write for every file (not the document's title)
 _PLACEHOLDER_TITLE = re.compile(
     r"^(microsoft (word|powerpoint) - |untitled\b|proceedings template\b|arxiv:|title\b$)"
-    r"|\.(dvi|docx?|eps|ps|pdf|tex|rtf|indd|pptx?|xls[xm]?)$",
+    r"|\.(dvi|docx?|eps|ps|pdf|tex|rtf|indd|pptx?|xls[xm]?)$"
+    r"|^[^\s_]*_\S*$",  # one word joined with underscores: a file's name ("fast03_footers_PDF")
     re.IGNORECASE,
 )
 _WORD = re.compile(r"[^\W\d_]{2,}")
@@ -59,6 +60,24 @@ _FULL_NAME_WORD = re.compile(r"^[A-Z][a-z'’]+(?:-[A-Z][a-z'’]+)?$|^[A-Z][a-z
 _PARTICLES = frozenset("van von de der den da di du la le".split())
 _SEPARATORS = re.compile(r",|;|\band\b|&|\s{3,}")
 _MARKS = re.compile(r"[*†‡§¶∗⋆]+|(?<=[a-z])\d+")  # footnote marks after a name: "Ongaro1", "Lynch*"
+
+
+#: a paper's first page is among this many: a proceedings' cover page may come before it
+FRONT_PAGES = 3
+
+
+def front_page(pages: Sequence[tuple[int, str]]) -> int:
+    """The number of the page with a paper's title and byline among its first :data:`FRONT_PAGES`:
+    the first page, unless it has no abstract or introduction and a later one does (a
+    proceedings' cover page, a report's title page before the paper)."""
+    first = [(n, text) for n, text in pages if n <= FRONT_PAGES]
+    if not first or _has_front_matter_end(first[0][1]):
+        return first[0][0] if first else 1
+    return next((n for n, text in first[1:] if _has_front_matter_end(text)), first[0][0])
+
+
+def _has_front_matter_end(text: str) -> bool:
+    return any(_FRONT_MATTER_END.match(line.strip()) for line in text.splitlines())
 
 
 def document_title(metadata_title: str | None, fragments: Sequence[tuple[float, float, str]],
@@ -204,4 +223,4 @@ def fragment_size(cm: Sequence[float], tm: Sequence[float], font_size: float) ->
     return float(font_size) * scale, y
 
 
-__all__ = ["appendix_start", "byline", "document_title", "fragment_size", "largest_font_text", "references_start"]
+__all__ = ["FRONT_PAGES", "front_page", "appendix_start", "byline", "document_title", "fragment_size", "largest_font_text", "references_start"]

@@ -141,6 +141,14 @@ def test_search_shows_a_pdf_page_as_citations_do_and_ranks_the_reference_list_be
     assert "lamps.pdf  p. " in shown  # the page as Citation.location(short=True) writes it
 
 
+def test_a_proceedings_cover_page_is_passed_over_for_the_papers_title_and_byline(tmp_path: Path) -> None:
+    cover = [(20, "Lighthouse Association"), (12, "Proceedings of the 2nd Conference on Coastal Lights"),
+             (11, "Harbour Town, March 31 - April 2, 2003"), (10, "Rights to individual papers remain with the author.")]
+    docs = load(paper_pdf(tmp_path / "lamps.pdf", pages=[cover, FRONT, [(10, BODY)]], metadata_title="lights03_footers_PDF"))
+    assert {d.metadata["title"] for d in docs} == {"Lamp Rotation in Coastal Lighthouses"}  # not the file's name
+    assert {d.metadata["authors"] for d in docs} == {"Ada Lovelace, Charles Babbage"}
+
+
 def test_a_spreadsheet_file_name_is_a_placeholder_title() -> None:
     from ragkit.loaders.pdf_paper import document_title
 
