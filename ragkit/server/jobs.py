@@ -22,6 +22,8 @@ import uuid
 from typing import Any
 
 from ragkit.errors import IndexLockedError, RagkitError
+from ragkit.index.layout import IndexLayout
+from ragkit.index.lock import is_locked
 from ragkit.server.ingest_worker import IngestDied, IngestWorker
 from ragkit.server.records import MAX_JOB_STARTS, died_during
 from ragkit.sessions.db import lock_holder
@@ -64,7 +66,8 @@ class JobRunner(threading.Thread):
             try:
                 for failed in self.records.recover_jobs():
                     self._set_aside(failed)
-                job = self.records.claim_job(self.holder)
+                # another process writing the index (`ragkit index`): the jobs stay queued, and say so
+                job = None if is_locked(IndexLayout(self.library.index_dir)) else self.records.claim_job(self.holder)
             except Exception:  # noqa: BLE001 - a busy database must not kill the runner
                 log.warning("could not read the job queue; retrying", exc_info=True)
                 job = None
