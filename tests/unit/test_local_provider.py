@@ -479,3 +479,9 @@ def test_a_citation_carries_an_ebooks_author_and_a_messages_sender_as_its_byline
     mail = Citation.from_hit(1, SearchHit("c1", 0.5, {"source": "a.eml", "author": "Ada Quill <ada@example.org>"}))
     book = Citation.from_hit(2, SearchHit("c2", 0.5, {"source": "b.fb2", "authors": ["Ada Quill", "Tom Reed"]}))
     assert (mail.authors, book.authors) == ("Ada Quill <ada@example.org>", "Ada Quill, Tom Reed")
+
+
+def test_markdown_link_definitions_are_not_sentences() -> None:
+    text = ("Cargo can add dependencies for you.\n\n[`cargo add`]: ../commands/cargo-add.md\n"
+            '[Dependabot]: https://docs.example.org/dependabot "Dependabot docs"\n[1]: http://example.org\n')
+    assert split_sentences(text) == ["Cargo can add dependencies for you."]

@@ -132,6 +132,8 @@ _INLINE_TAG = re.compile(
 # documentation-site directives: includes ({* file *}, {% … %}, {{< … >}}, --8<--) and admonition
 # markers (/// tip, !!! note "Title", ::: warning) are site machinery, not text
 _DIRECTIVE = re.compile(r"^\s*(?:\{[*%{<].*[*%}>]\}|-+8<-+.*|(?:///|!!!|\?\?\?\+?|:::+)\s*[\w\"' |-]*)\s*$")
+#: a Markdown link reference definition ("[`cargo add`]: ../commands/cargo-add.md"): never shown as text
+_LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]{1,200}\]:\s*<?\S+>?(?:\s+[\"'(].*)?\s*$")
 _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
 _LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\])")  # inline and reference links: [text](url), [text][ref]
@@ -310,8 +312,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             continue
         raw = lines[i]
         i += 1
-        if _TAG_LINE.match(raw) or _DIRECTIVE.match(raw):
-            continue  # <Listing …>, </Listing>, <div class=…>, {* include *}, /// tip: layout, not text
+        if _TAG_LINE.match(raw) or _DIRECTIVE.match(raw) or _LINK_DEFINITION.match(raw):
+            continue  # <Listing …>, </Listing>, <div class=…>, {* include *}, /// tip, [ref]: url: layout, not text
         command = _COMMAND_LINE.match(raw)
         if command:  # "`git remote add {{name}} {{url}}`" alone on its line: a command, i.e. code
             blocks.append(Block("code", command.group(1).strip(), section))
