@@ -36,7 +36,9 @@ class ImageLoader(Loader):
 
     name = "image"
     mime = "image/png"
-    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
+    #: 2: a table of words has its first row as header (``table_rows.split_header``); 3: a table of
+    #: contents is no table (``pdf_tables.named_rows``)
+    version = 3
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         settings = self.ocr

@@ -71,8 +71,9 @@ class PdfLoader(Loader):
     #: 2: words broken across lines with a hyphen are joined (``dehyphenate``); 3: a table of words
     #: has its first row as header (``table_rows.split_header``); 4: a paper's byline is read whole,
     #: each name under its affiliation (``pdf_paper.byline``); 5: a cover page before the paper's first
-    #: page and a file name as metadata title are passed over (``pdf_paper.front_page``)
-    version = 5
+    #: page and a file name as metadata title are passed over (``pdf_paper.front_page``); 6: a table of
+    #: contents is no table (``pdf_tables.named_rows``)
+    version = 6
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:

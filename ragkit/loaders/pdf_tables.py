@@ -1025,11 +1025,18 @@ def _plain_caption(layout_line: str, plain: str, words: frozenset[str]) -> str:
     return caption[:MAX_CAPTION]
 
 
+#: the heading of a document's table of contents, which the table reader sees as a table
+_CONTENTS = re.compile(r"^\s*(?:table\s+of\s+)?contents\s*:?\s*$|^\s*index\s*$", re.IGNORECASE)
+
+
 def named_rows(page_tables: Sequence[PageTable], number: int, title: str) -> list[tuple[str, list[tuple[int, str]]]]:
     """Each table's name (its caption, else ``TITLE, page N: HEADING`` with the heading line above
-    it, else ``TITLE, page N``, numbered when the page has several) and rows."""
+    it, else ``TITLE, page N``, numbered when the page has several) and rows; a table of contents
+    (under a "Contents" heading) is left to the page's text."""
     out = []
     for k, table in enumerate(page_tables, start=1):
+        if _CONTENTS.match(table.grid.caption or table.heading or ""):
+            continue  # a table of contents: sections and page numbers, which the page's text has already
         place = f"{title}, page {number}"
         name = table.grid.caption or (f"{place}: {table.heading}" if table.heading else
                                       place + (f", table {k}" if len(page_tables) > 1 else ""))

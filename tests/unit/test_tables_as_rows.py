@@ -756,3 +756,13 @@ def test_a_table_of_running_text_or_equations_is_not_read_as_rows() -> None:
               "Foreign language competence                      0.31      0.40"]
     [table] = find_grids(labels)
     assert table.grid.rows[1] == ("Knowledge and awareness of different cultures", "0.45", "0.52")
+
+
+def test_a_table_of_contents_is_left_to_the_page_text() -> None:
+    from ragkit.loaders.pdf_tables import PageTable, named_rows
+
+    contents = Grid((("1.", "Introduction", "2"), ("2.", "Tidal harmonics", "4"), ("3.", "Conclusions", "9")), None)
+    rates = Grid((("Port", "Range m"), ("Alpha Point", "4.2"), ("Gull Haven", "3.1")), None)
+    found = named_rows([PageTable(contents, 0, frozenset(), "Contents"), PageTable(rates, 1, frozenset(), "Tidal ranges")],
+                       2, "Tides of the Coast")
+    assert [name for name, _ in found] == ["Tides of the Coast, page 2: Tidal ranges"]
