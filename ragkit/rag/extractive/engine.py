@@ -569,28 +569,6 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
 
 
-#: "What licence is …", "Which web framework was …": the noun a question asks for one of
-_ASKED_NOUN = re.compile(
-    r"^\W*(?:what|which)\s+(?:[\w-]+\s+){0,2}?(?P<noun>[A-Za-z][\w-]*)\s+"
-    r"(?:do|does|did|is|are|was|were|should|can|could|will|would|must|has|have|had)\s",
-    re.IGNORECASE,
-)
-
-
-def _asked_noun_present(question: str, present: frozenset[str]) -> bool:
-    """Whether the noun a "what/which NOUN …" question asks for is in some passage (by stem or a
-    stem it begins, as ``_aliases`` matches): a question about a licence that no passage mentions
-    asks for something the passages do not hold."""
-    match = _ASKED_NOUN.search(question)
-    noun = match.group("noun") if match else None
-    stems = terms(noun) if noun else []
-    if not stems:
-        return True
-    stem = stems[-1]
-    return any(t == stem or (min(len(t), len(stem)) >= _PREFIX and (t.startswith(stem) or stem.startswith(t)))
-               for t in present)
-
-
 def _off_kind(c: Candidate, query: Query) -> bool:
     """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
     of another thing than the passages count or in another measure ("seven built-in, primitive
@@ -627,7 +605,7 @@ def extractive_answer(
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, units)
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
-            or not _versions_present(query, passages) or not (query.kind or _asked_noun_present(question, present))):
+            or not _versions_present(query, passages)):
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
     if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
