@@ -259,8 +259,8 @@ class Preparer:
         records, or another version of it (``Loader.version``): its stored text may be stale."""
         assert unit.path is not None
         row = self.known[unit.source]
-        name = self.loaders.name_for(unit.path)
-        return name is None or (row.loader or "") != self.loaders.tag(name)
+        name = self.loaders.name_for(unit.path)  # None: no loader now (an extra uninstalled): keep what is stored
+        return name is not None and (row.loader or "") != self.loaders.tag(name)
 
     def _still_unreadable(self, source: str, content_hash: str) -> bool:
         """A file skipped before with the same content is not loaded again (its reason stands),

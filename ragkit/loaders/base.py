@@ -211,6 +211,20 @@ def check_file(path: Path, *, max_bytes: int) -> None:
         )
 
 
+class MarkupLoader(Loader):
+    """A markup format written out as one Markdown-structured document (``markup: markdown``, so
+    the Markdown splitter gives it a heading path), titled by the markup's own title, else the
+    file's stem. A subclass gives ``to_markdown``."""
+
+    @abstractmethod
+    def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        """``text`` (the file at ``path``) as Markdown-structured text, and its title if it has one."""
+
+    def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        text, title = self.to_markdown(read_text(path), path)
+        return iter([Document(text=text, metadata=self._metadata(source, title=title or path.stem, markup="markdown"))])
+
+
 def read_text(path: Path) -> str:
     """Read a text file: UTF-8 (a BOM is stripped), UTF-16 or UTF-32 (with or without a BOM:
     ``ragkit.loaders.encoding``); newlines become ``\\n``.
@@ -340,6 +354,7 @@ __all__ = [
     "BINARY_SNIFF_BYTES",
     "DEFAULT_LOADERS",
     "Loader",
+    "MarkupLoader",
     "TEXT_EXTENSIONS",
     "check_file",
     "import_extra",

@@ -14,12 +14,10 @@ linear in the file's length; no macro is expanded and nothing is read from other
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.base import MarkupLoader
 from ragkit.registry import loaders
-from ragkit.types import Document
 
 _COMMENT = re.compile(r"(?<!\\)%[^\n]*")
 #: a braced argument with up to two levels of braces inside, bounded (an unclosed brace never
@@ -56,16 +54,14 @@ _BLANKS = re.compile(r"\n\s*\n\s*\n+")
 
 
 @loaders.register("latex")
-class LatexLoader(Loader):
+class LatexLoader(MarkupLoader):
     """One document of a LaTeX source file: its text with sections as Markdown headings."""
 
     name = "latex"
     mime = "text/x-tex"
 
-    def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text, title = latex_to_markdown(read_text(path))
-        meta = self._metadata(source, title=title or path.stem, markup="markdown")
-        return iter([Document(text=text, metadata=meta)])
+    def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        return latex_to_markdown(text)
 
 
 def latex_to_markdown(latex: str) -> tuple[str, str | None]:

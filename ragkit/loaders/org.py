@@ -12,12 +12,10 @@ its description, ``[[target]]`` as its target. One pass over the lines.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
-from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.base import MarkupLoader
 from ragkit.registry import loaders
-from ragkit.types import Document
 
 _TAGS = re.compile(r":[\w@#%:]+:")
 _KEYWORD = re.compile(r"\s*#\+(\w+):\s?(.*)", re.IGNORECASE)
@@ -28,16 +26,14 @@ _CODE_BLOCKS = frozenset({"src", "example"})
 
 
 @loaders.register("org")
-class OrgLoader(Loader):
+class OrgLoader(MarkupLoader):
     """One document of an ``.org`` file: its text with Org markup turned into Markdown."""
 
     name = "org"
     mime = "text/x-org"
 
-    def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text, title = org_to_markdown(read_text(path))
-        meta = self._metadata(source, title=title or path.stem, markup="markdown")
-        return iter([Document(text=text, metadata=meta)])
+    def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        return org_to_markdown(text)
 
 
 def org_to_markdown(org: str) -> tuple[str, str | None]:

@@ -17,14 +17,12 @@ from __future__ import annotations
 
 import io
 import logging
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
-from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.base import MarkupLoader
 from ragkit.registry import loaders
-from ragkit.types import Document
 
 log = logging.getLogger(__name__)
 
@@ -48,21 +46,20 @@ SETTINGS: dict[str, Any] = {
 
 
 @loaders.register("rst")
-class RstLoader(Loader):
+class RstLoader(MarkupLoader):
     """Reads a reStructuredText file (Sphinx roles and directives included) as one document."""
 
     name = "rst"
     mime = "text/x-rst"
 
-    def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text, title = rst_to_markdown(read_text(path), where=str(path))
-        if not text.strip():
+    def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        markdown, title = rst_to_markdown(text, where=str(path))
+        if not markdown.strip():
             raise LoaderError(
                 f"{path}: no text in the reStructuredText file (only comments, targets or directives "
                 "without content)", path=str(path), reason="empty file",
             )
-        meta = self._metadata(source, title=title or path.stem, markup="markdown")
-        return iter([Document(text=text, metadata=meta)])
+        return markdown, title
 
 
 def rst_to_markdown(text: str, *, where: str = "<string>") -> tuple[str, str | None]:

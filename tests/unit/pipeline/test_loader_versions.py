@@ -59,3 +59,4 @@ def test_a_file_mapped_to_another_loader_is_read_again(tmp_path: Path) -> None:
     IndexingPipeline(make_spec(tmp_path / "index", loaders={".note": "test-shouting"})).index_paths([folder])
     remapped = IndexingPipeline(make_spec(tmp_path / "index", loaders={".note": "text"})).index_paths([folder])
     assert remapped.updated == ["log.note"]
+
