@@ -59,7 +59,7 @@ from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, 
 from ragkit.providers.base import BaseProvider
 from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.elision import elided_question
-from ragkit.rag.extractive import REFUSAL, extractive_answer, terms
+from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind, terms
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.read_on import FOLLOWING, stitched, wants_reading_on
 from ragkit.rag.tool import MAX_TOP_K
@@ -268,6 +268,8 @@ class LocalProvider(BaseProvider):
                 return self._response(messages, tools, "", (scoped,))
             if tools and (more := _read_on_call(follow_up_query(question, earlier), list(tools), results, answer)):
                 return self._response(messages, tools, "", (more,))
+            if lacks_asked_kind(question, answer):  # the last answer, once no other search may bring the date
+                answer = REFUSAL
         else:
             answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         if params.get("response_format"):

@@ -125,9 +125,9 @@ _HOWTO = re.compile(
 )
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
 _LIST = re.compile(
-    rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:\w+\s+){{0,2}}\w+s\b"
-    rf"|\b{_COUNT}\s+(?:\w+\s+)?\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
-    r"|^\W*(?:what|which)\s+(?:\w+\s+)?\w+s\s+(?:do|does|did|should|must|are|were|can)\b"
+    rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
+    rf"|\b{_COUNT}\s+(?:[\w-]+\s+)?\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    r"|^\W*(?:what|which)\s+(?:[\w-]+\s+)?\w+s\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
 )

@@ -74,7 +74,9 @@ a value question, whose line may say none of them, nor for a question that asks 
 part of which another document may answer), or when a question that asks for a kind of answer
 (a person, a date, a number, a value) is best answered by a sentence with nothing of that kind
 whose own words, neighbours and headings lack 30 % of the question's weight, or when a price, a
-share or a rate is asked for and no passage gives an amount of money or a percentage. A question that names something found in some
+share or a rate is asked for and no passage gives an amount of money or a percentage; a question
+that only a date or a number answers ("On what date was …?", "How many …?") is refused when the
+answer quotes neither (``lacks_asked_kind``, which the ``local`` provider applies to its last answer). A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -177,6 +179,15 @@ _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack
 #: each part may be answered by another document, so no one passage need hold half of it
 _COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
+#: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
+#: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"
+#: by "daily", "What date format …?" by a format)
+_SAYS_KIND = re.compile(
+    r"^\W*(?:(?:on|in)\s+)?(?:what|which)\s+(?:date|year|day|month)\s+(?:is|was|were|did|does|do|will)\b"
+    r"|^\W*when\s+(?:was|were|did|will)\b|\bhow\s+(?:many|much)\b",
+    re.IGNORECASE,
+)
+_MARKER = re.compile(r"\[\d+\]")
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -650,4 +661,15 @@ def extractive_answer(
                    why=asks_why(query.text))
 
 
-__all__ = ["REFUSAL", "STOPWORDS", "extractive_answer"]
+def lacks_asked_kind(question: str, answer: str) -> bool:
+    """Whether ``answer`` quotes nothing of the only kind ``question`` can be answered with: no
+    date for "On what date was …?" or "When did …?", no number (or amount of money) for "How
+    many …?": then it is no answer, however near its sentences are to the question."""
+    query = read_question(question)
+    said = _MARKER.sub(" ", answer)
+    return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(question)) and answer != REFUSAL
+            and not has_answer_type(query.kind, said, query.words)
+            and not (query.measure is not None and in_measure(query.measure, said)))
+
+
+__all__ = ["REFUSAL", "STOPWORDS", "extractive_answer", "lacks_asked_kind"]

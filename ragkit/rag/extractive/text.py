@@ -18,7 +18,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 STOPWORDS = frozenset(
     """
@@ -48,9 +48,15 @@ _SUFFIXES = (
 )
 
 
+_UNDOUBLED = frozenset("bcdgkmnprt")  # a verb's doubled last consonant before -ing/-ed: running, stopped
+
+
 def stem(word: str) -> str:
-    """A light, deterministic suffix stripper (install/installed/installing -> install)."""
+    """A light, deterministic suffix stripper (install/installed/installing -> install; running,
+    stopped and settings lose the doubled consonant and the plural too: run, stop, set)."""
     w = word.lower().replace("’", "'").split("'")[0]
+    if w.endswith("ings") and len(w) >= 7:
+        w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
     for suffix, repl in _SUFFIXES:
         if (
             w.endswith(suffix)
@@ -58,6 +64,8 @@ def stem(word: str) -> str:
             and not w.endswith("ss" if suffix == "s" else "\0")
         ):
             w = w[: -len(suffix)] + repl
+            if suffix in ("ing", "ed", "edly") and len(w) >= 4 and w[-1] == w[-2] and w[-1] in _UNDOUBLED:
+                w = w[:-1]  # "runn" -> "run", "stopp" -> "stop"; "add", "call", "pass" keep theirs
             break
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
@@ -361,7 +369,21 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             blocks.append(Block("prose", stripped, section))
         else:  # emphasis that runs over the line break is read once the lines are one
             blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", f"{last.text} {stripped}"), section)
+    # an HTML comment is the page's note to itself, taken out once an item's lines are joined
+    # ("- <!-- https://go.dev/issue/59488 -->" and the item's text on the next line)
+    blocks = [replace(b, text=_without_comments(b.text)) if b.kind != "code" and "<!--" in b.text else b
+              for b in blocks]
     return [b for b in blocks if b.text]
+
+
+def _without_comments(text: str) -> str:
+    """``text`` without its HTML comments (``<!-- … -->``), in one pass; an unclosed one is kept."""
+    out, at = [], 0
+    while (start := text.find("<!--", at)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        out.append(text[at:start])
+        at = end + 3
+    out.append(text[at:])
+    return re.sub(r"\s{2,}", " ", "".join(out)).strip()
 
 
 _HEADING_WORDS = 6  # a numbered line of at most this many words may be a section's heading

@@ -1,0 +1,96 @@
+"""What an answer must say and how words meet: a question that only a date or a number answers is
+refused when the answer quotes neither; verbs that double their last consonant ("running",
+"stopped") and gerund plurals ("settings") meet their stems; a list question with a hyphenated
+word ("built-in") asks for the list; a page's HTML comments are no part of its items. Each
+document is written for the test, in the shape of a page where the answerer went wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit.agent import Agent
+from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind
+from ragkit.rag.extractive.answer_type import wants_list
+from ragkit.rag.extractive.text import stem
+from ragkit.rag.local import LocalProvider
+from ragkit.rag.passages import Passage, format_passage
+from ragkit.rag.prompts import PASSAGES_HEADER
+from ragkit.tools import ToolOutput, tool
+from ragkit.types import Citation
+
+
+def _passages(*texts: tuple[str, str]) -> list[Passage]:
+    return [Passage(n, text, {"source": source}) for n, (text, source) in enumerate(texts, 1)]
+
+
+RELEASE = _passages(
+    ("## Introduction to Kelp 4.2\n\nThe latest Kelp release, version 4.2, arrives five months after "
+     "Kelp 4.1. Most of its changes are in the toolchain.", "kelp4.2.md"),
+    ("## Kelp 4.1\n\nKelp 4.1 adds the `tide` command and was released to fix the build on ARM.", "kelp4.1.md"),
+)
+
+
+def test_a_date_question_whose_answer_quotes_no_date_is_refused() -> None:
+    """"On what date was Kelp 4.2 released?": the release notes say it arrives five months after
+    the last one, and nowhere when; before, that sentence was the answer."""
+    answer = extractive_answer("On what date was Kelp 4.2 released?", RELEASE)
+    assert lacks_asked_kind("On what date was Kelp 4.2 released?", answer)
+    dated = [*RELEASE, Passage(3, "Kelp 4.2 was released on 3 March 2025.", {"source": "news.md"})]
+    answer = extractive_answer("On what date was Kelp 4.2 released?", dated)
+    assert "3 March 2025" in answer and not lacks_asked_kind("On what date was Kelp 4.2 released?", answer)
+
+
+@pytest.mark.parametrize(("question", "answer"), [
+    ("When does the teardown run?", "It runs once all connections have been closed. [1]"),  # an event
+    ("What date format ends up in the footer?", "The format is '%d %B %Y'. [1]"),  # a format
+    ("How often is the log rotated?", "The log is rotated daily. [1]"),  # a frequency
+    ("What is the price of reading the guide online?", "The guide is free to read online. [1]"),  # money
+    ("How many moorings does the ledger list?", "The ledger lists 37 moorings. [1]"),
+    ("How many moorings does the ledger list?", REFUSAL),
+])
+def test_answers_of_another_shape_are_kept(question: str, answer: str) -> None:
+    assert not lacks_asked_kind(question, answer)
+
+
+def test_a_count_answered_without_a_number_is_refused_by_the_provider() -> None:
+    """The local provider refuses the final answer (not the draft that picks the file to search
+    again): "How many piers …?" answered by a sentence about piers without a count."""
+    text = "The harbour has piers on both quays, rebuilt after the storm."
+
+    @tool
+    def search(query: str, top_k: int = 5) -> ToolOutput:
+        """Search the knowledge base for passages relevant to the query."""
+        cite = Citation(number=1, source="harbour.md", chunk_id="h1", text=text, score=0.9)
+        return ToolOutput(content=PASSAGES_HEADER + "\n\n" + format_passage(cite), citations=[cite])
+
+    run = Agent(LocalProvider(), tools=[search]).run("How many piers does the harbour have?")
+    assert run.content == REFUSAL
+
+
+@pytest.mark.parametrize(("word", "stemmed"), [
+    ("running", "run"), ("Running", "run"), ("stopped", "stop"), ("getting", "get"), ("settings", "set"),
+    ("setting", "set"), ("committed", "commit"), ("added", "add"), ("called", "call"), ("passes", "pass"),
+    ("things", "thing"),
+])
+def test_doubled_consonants_and_gerund_plurals_meet_their_stems(word: str, stemmed: str) -> None:
+    assert stem(word) == stemmed
+
+
+def test_a_list_question_with_a_hyphenated_word_asks_for_the_list() -> None:
+    assert wants_list("Which built-in functions were added in Kelp 4.2?")[0]
+    assert wants_list("Which third-party plugins does the guide recommend?")[0]
+
+
+def test_a_pages_html_comments_are_no_part_of_its_items() -> None:
+    """Release notes whose items open with a comment naming their issue ("<!-- kelp/issue/12 -->")
+    on the item's first line: the items read from the text after it, all of them."""
+    passages = _passages(
+        ("## Changes to the language\n\nKelp 4.2 adds three new built-ins to the language.\n\n"
+         "  - <!-- https://kelp.dev/issue/12 -->\n    The new functions `lo` and `hi` compute the smallest\n"
+         "    (or largest) of their arguments.\n"
+         "  - <!-- https://kelp.dev/issue/15 -->\n    The new function `wipe` deletes all elements of a map.\n",
+         "kelp4.2.md"),
+    )
+    got = extractive_answer("Which built-in functions were added to the language in Kelp 4.2?", passages)
+    assert all(name in got for name in ("`lo`", "`hi`", "`wipe`")), got
+    assert "<!--" not in got
