@@ -94,3 +94,17 @@ def test_a_pages_html_comments_are_no_part_of_its_items() -> None:
     got = extractive_answer("Which built-in functions were added to the language in Kelp 4.2?", passages)
     assert all(name in got for name in ("`lo`", "`hi`", "`wipe`")), got
     assert "<!--" not in got
+
+
+def test_a_joined_pair_ending_with_a_colon_is_quoted_once() -> None:
+    """A why question's answer is sentences of a paragraph joined, the last ending with a colon;
+    the lines that complete it are read after them, not from the joined sentences themselves
+    (one was quoted again after the colon)."""
+    passages = _passages(
+        ("## Why not Optfile?\n\nReef is internally based on `getopt` instead of `optfile`. This is a detail "
+         "that a user does not need to know. Reef is not based on `optfile` because it has some behaviors "
+         "that make handling arbitrary command lines hard:\n\n- `optfile` guesses if something is an argument "
+         "or an option.\n- `optfile` does not support disabling interspersed arguments.\n", "why.md"),
+    )
+    got = extractive_answer("Why is Reef not built on optfile?", passages)
+    assert got.count("This is a detail") == 1, got

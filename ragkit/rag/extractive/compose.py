@@ -176,7 +176,8 @@ def _completion(u: Unit, units: Sequence[Unit]) -> str:
     after the colon is quoted whole elsewhere)."""
     if not u.text.rstrip().endswith(":") or u.leads_code or u.leads_list or u.kind == "code":
         return ""
-    after = sorted((v for v in passage_of(units, u) if v.position > u.position), key=lambda v: v.position)
+    last = u.position + len(u.run or (u.text,)) - 1  # after the last sentence of a joined run
+    after = sorted((v for v in passage_of(units, u) if v.position > last), key=lambda v: v.position)
     lines: list[str] = []
     for v in after[:_COMPLETING_LINES]:
         if v.kind not in ("prose", "heading", "row") or len(v.text.split()) > _COMPLETING_WORDS:
