@@ -108,3 +108,27 @@ def test_a_joined_pair_ending_with_a_colon_is_quoted_once() -> None:
     )
     got = extractive_answer("Why is Reef not built on optfile?", passages)
     assert got.count("This is a detail") == 1, got
+
+
+def test_when_is_answered_by_a_point_counted_in_units() -> None:
+    """"When do new members have reviews?": the handbook says "at the 3-month, 6-month, and 1-year
+    marks", no calendar date; it was refused as holding nothing of a date."""
+    passages = _passages(
+        ("## Reviews\n\nYou will meet with your mentor for formal reviews. When you are new to the club, you "
+         "will meet at the 3-month, 6-month, and 1-year marks. Then you will meet once a year.", "reviews.md"),
+    )
+    got = extractive_answer("When do new members have reviews?", passages)
+    assert "3-month" in got and "1-year" in got, got
+
+
+def test_an_images_alt_text_in_words_is_text() -> None:
+    """A video's cover image whose alt text names the talk and its speaker ("A Tidy Printer by
+    Ada Quill on Harbour Conf 2019"): the alt text was dropped with the image, so "Who gave the
+    talk …?" found no name; an alt text is no title either."""
+    passages = _passages(
+        ("Tern keeps the style of every file the same.\n\nIf you want to learn more, these talks are great "
+         "introductions:\n\n[![A Tidy Printer by Ada Quill on Harbour Conf 2019](/img/cover.png)]"
+         "(https://video.example/watch?v=1)\n\n![logo](/img/logo.png)\n", "index.md"),
+    )
+    got = extractive_answer('Who gave the talk "A Tidy Printer" at Harbour Conf 2019?', passages)
+    assert "Ada Quill" in got and "logo" not in got, got

@@ -342,6 +342,9 @@ def counts(noun: str, sentence: str) -> bool:
     return False
 
 
+#: a point in time counted in units ("at the 3-month mark", "after 6 weeks", "within 48 hours"):
+#: what "When do new employees have reviews?" is answered with, though it names no date
+_TIME_POINT = re.compile(r"\b\d+(?:\.\d+)?(?:-|\s+)(?:second|minute|hour|day|week|month|quarter|year)s?\b", re.IGNORECASE)
 #: a length of time said in words, which answers "how long" as a number does ("wait a week")
 _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
                             r"fortnight|month|quarter|year|decade)s?\b", re.IGNORECASE)
@@ -356,8 +359,8 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     if kind == "number":
         return any(any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS for w in novel) \
             or bool(_SPAN_IN_WORDS.search(sentence))
-    if kind == "date":
-        return bool(_CLOCK.search(sentence)) or any(
+    if kind == "date":  # a time of day, a year, a month, a weekday, or a point a number of units in ("the 3-month mark")
+        return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence)) or any(
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         )

@@ -143,7 +143,8 @@ _DIRECTIVE = re.compile(r"^\s*(?:\{[*%{<].*[*%}>]\}|-+8<-+.*|(?:///|!!!|\?\?\?\+
 #: a Markdown link reference definition ("[`cargo add`]: ../commands/cargo-add.md"): never shown as text
 _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]{1,200}\]:\s*<?\S+>?(?:\s+[\"'(].*)?\s*$")
 _QUOTE = re.compile(r"^(?:>\s?)+")
-_IMAGE = re.compile(r"!\[[^\]]*\]\([^)]*\)")
+_IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
+_ALT_WORDS = 4  # an image's alt text of this many words or more describes it in words: kept as text
 _LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\])")  # inline and reference links: [text](url), [text][ref]
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
 # a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
@@ -153,11 +154,12 @@ _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 
 
 def clean_line(line: str) -> str:
-    """A prose line without markup: quote markers, HTML tags, images, links, emphasis, a
+    """A prose line without markup: quote markers, HTML tags, images (an alt text of a few words
+    stays: "A Prettier Printer by James Long", a video's cover), links, emphasis, a
     document's own bracketed reference numbers and a command reference's mnemonic brackets
     ("[c]reate" -> "create") removed (inline code is kept)."""
     line = _QUOTE.sub("", line.strip())
-    line = _IMAGE.sub("", line)
+    line = _IMAGE.sub(lambda m: m.group(1) if len(m.group(1).split()) >= _ALT_WORDS else "", line)
     line = _LINK.sub(r"\1", line)
     pieces = re.split(r"(`[^`]*`)", line)  # leave inline code alone
     for i in range(0, len(pieces), 2):
@@ -350,7 +352,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
             blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
             continue
-        if raw.lstrip().startswith("#") or _is_title(stripped):
+        if raw.lstrip().startswith("#") or _is_title(stripped) and not _IMAGE.search(raw):  # an alt text is no title
             section = stripped.lstrip("#").strip()
             figure = not raw.lstrip().startswith("#") and _label_follows(lines, i)
             blocks.append(Block("heading", section, section, label=figure))
