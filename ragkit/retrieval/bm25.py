@@ -97,13 +97,18 @@ def _make_stemmer(language: str | None) -> Callable[[list[str]], list[str]] | No
 
 
 class _Analyzer:
-    """Lower-case word tokens (bm25s's pattern and stopword lists) of the NFKC-normalized text (a
-    ligature ``ﬁ`` matches ``fi``, a full-width ``Ａ`` matches ``A``), stopwords removed, optionally
-    stemmed. Written here rather than calling ``bm25s.tokenize`` (same tokens): each word is
+    """Lower-case word tokens (bm25s's pattern and stopword lists, and dotted numbers whole: a
+    version, "3.4") of the NFKC-normalized text (a ligature ``ﬁ`` matches ``fi``, a full-width
+    ``Ａ`` matches ``A``), stopwords removed, optionally stemmed. Written here rather than calling
+    ``bm25s.tokenize`` (the same words): each word is
     stemmed once per process (a cache), and no vocabulary is built per call, which made
     tokenizing the largest part of a flush's BM25 work."""
 
     _PATTERN = re.compile(r"(?u)\b\w\w+\b")
+    # a dotted number ("3.4", "1.21.0", in "release_3.4.rst" too) is a token as well: its parts
+    # alone are single digits that no word token keeps, so "NetworkX 3.4" matched every release alike
+    _DOTTED = re.compile(r"(?<![\d.])\d+(?:\.\d+)+")
+    _TOKENS = "words-and-dotted-numbers"  # in the stored config: an index tokenized otherwise is re-tokenized
     _CACHE_MAX = 1_000_000
 
     def __init__(self, *, stemmer: str | None, stopwords: str | Sequence[str] | None) -> None:
@@ -116,12 +121,13 @@ class _Analyzer:
 
     @property
     def config(self) -> dict[str, Any]:
-        return {"stemmer": self.stemmer_name, "stopwords": self.stopwords}
+        return {"stemmer": self.stemmer_name, "stopwords": self.stopwords, "tokens": self._TOKENS}
 
     def tokenize(self, texts: Sequence[str]) -> list[list[str]]:
         split, stop = self._PATTERN.findall, self._stop
         nfkc = [t if unicodedata.is_normalized("NFKC", t) else unicodedata.normalize("NFKC", t) for t in texts]
-        out = [[t for t in split(text.lower()) if t not in stop] for text in nfkc]
+        dotted = self._DOTTED.findall
+        out = [[t for t in split(text.lower()) if t not in stop] + dotted(text) for text in nfkc]
         if self._stem is None:
             return out
         stems = self._stems

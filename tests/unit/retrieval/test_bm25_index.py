@@ -198,6 +198,33 @@ def test_reopen_with_other_tokenizer_settings_retokenizes(tmp_path: Path) -> Non
     assert {h.id for h in stemmed.search("foxes", k=5)} == {"a1", "a2"}
 
 
+RELEASES = {
+    "r34": ("NetworkX-like 3.4 supports Python 3.10 and 3.11.", {"source": "release_3.4.rst"}),
+    "r24": ("Release 2.4 supports Python 3.5, 3.6 and 3.7.", {"source": "release_2.4.rst"}),
+    "r36": ("Release 3.6 drops Python 3.10 and adds 3.14.", {"source": "release_3.6.rst"}),
+}
+
+
+def test_a_dotted_number_is_a_token_whole() -> None:
+    """"3.4" split into single digits kept no token, so a question about release 3.4 matched every
+    release's notes by "supports" alone; a dotted number is a token as well as its word parts."""
+    index = BM25Index()
+    index.add(list(RELEASES), [t for t, _ in RELEASES.values()], [m for _, m in RELEASES.values()])
+    assert index.search("Which Python versions does 3.4 support?", k=3)[0].id == "r34"
+    assert [h.id for h in index.search("3.14", k=3)] == ["r36"]
+    assert {h.id for h in index.search("python 3.10", k=3)} == {"r34", "r36", "r24"}  # "python" in all
+
+
+def test_an_index_tokenized_before_dotted_numbers_is_retokenized(tmp_path: Path) -> None:
+    index = BM25Index(path=tmp_path)
+    index.add(list(RELEASES), [t for t, _ in RELEASES.values()], [m for _, m in RELEASES.values()])
+    index.persist()
+    manifest = json.loads((tmp_path / MANIFEST).read_text())
+    manifest["header"]["analyzer"].pop("tokens")  # as an index written before the setting was recorded
+    (tmp_path / MANIFEST).write_text(json.dumps(manifest))
+    assert [h.id for h in BM25Index(path=tmp_path).search("3.14", k=3)] == ["r36"]
+
+
 def test_damaged_manifest_is_reported(tmp_path: Path) -> None:
     build(tmp_path).persist()
     (tmp_path / MANIFEST).write_text("{not json")
