@@ -47,6 +47,7 @@ def test_a_date_question_whose_answer_quotes_no_date_is_refused() -> None:
     ("What is the price of reading the guide online?", "The guide is free to read online. [1]"),  # money
     ("How many moorings does the ledger list?", "The ledger lists 37 moorings. [1]"),
     ("How many moorings does the ledger list?", REFUSAL),
+    ("How many moorings does the ledger list?", "The 2nd quay has moorings. [1]"),
 ])
 def test_answers_of_another_shape_are_kept(question: str, answer: str) -> None:
     assert not lacks_asked_kind(question, answer)
@@ -132,3 +133,10 @@ def test_an_images_alt_text_in_words_is_text() -> None:
     )
     got = extractive_answer('Who gave the talk "A Tidy Printer" at Harbour Conf 2019?', passages)
     assert "Ada Quill" in got and "logo" not in got, got
+
+
+def test_a_name_with_a_digit_is_no_number() -> None:
+    """"How many packages does the index host?" answered by "… backed by AWS S3 …": a name with a
+    digit in it ("S3", a byline's "Wang1") is no count."""
+    assert lacks_asked_kind("How many packages does the index host?",
+                            "Reef Cloud is a package index server, backed by AWS S3 or local files. [1]")

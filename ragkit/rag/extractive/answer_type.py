@@ -356,8 +356,8 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     if kind is None:
         return True
     novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
-    if kind == "number":
-        return any(any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS for w in novel) \
+    if kind == "number":  # a word that starts with a digit ("37", "3.5", "2nd"), not a name with one ("S3", "Wang1")
+        return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in novel) \
             or bool(_SPAN_IN_WORDS.search(sentence))
     if kind == "date":  # a time of day, a year, a month, a weekday, or a point a number of units in ("the 3-month mark")
         return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence)) or any(
