@@ -140,3 +140,18 @@ def test_a_name_with_a_digit_is_no_number() -> None:
     digit in it ("S3", a byline's "Wang1") is no count."""
     assert lacks_asked_kind("How many packages does the index host?",
                             "Reef Cloud is a package index server, backed by AWS S3 or local files. [1]")
+
+
+def test_a_which_question_is_answered_by_the_field_its_noun_labels_on_a_line_of_several() -> None:
+    """A report form's line holds two fields ("Case Number: 2207-HB  Harbour Office: North Quay
+    Office"); "Which harbour office handled …?" is answered by the second, which it labels."""
+    passages = _passages(
+        ("Incident Summary Report\n\nReports that do not include all of the required information will be "
+         "returned to the office for completion.\n\nCase Number: 2207-HB  Harbour Office: North Quay Office\n\n"
+         "Vessel Information\nLength: 12 metres  Type: Trawler\n\nOn 3 March 2024, the office received a report "
+         "regarding a trawler that ran aground.", "report-2207.pdf"),
+    )
+    got = extractive_answer("Which harbour office handled the case of the trawler that ran aground in March 2024?",
+                            passages)
+    assert "North Quay Office" in got, got
+    assert "North Quay" not in extractive_answer("What is a harbour office?", passages)

@@ -60,14 +60,21 @@ def signed_line(blocks: Sequence[Block], index: int) -> str | None:
     return None
 
 
+#: a field further along a line that holds several ("Case Tracking Number: 150109  Agency: Bureau of …")
+_LATER_FIELD = re.compile(r"(?<=\s)(?P<label>[A-Z][\w./#&'-]*(?: [\w./#&'-]+){0,3}):\s+\S")
+
+
 def fills_field(line: str, question_terms: Collection[str], names: Collection[str]) -> bool:
-    """Whether ``line`` is a form's field whose label is made of the question's terms
-    (``question_terms``), one at least not among the ``names`` the question is about."""
-    field = _FIELD.match(line)
-    if field is None or len(field.group("label").split()) > _LABEL_WORDS:
-        return False
-    label = set(terms(field.group("label")))
-    return bool(label - set(names)) and label <= set(question_terms)
+    """Whether ``line`` is a form's field, or holds one further along (a form's line of several),
+    whose label is made of the question's terms (``question_terms``), one at least not among the
+    ``names`` the question is about."""
+    first = _FIELD.match(line)
+    labels = ([first.group("label")] if first else []) + [m.group("label") for m in _LATER_FIELD.finditer(line)]
+    for label in labels:
+        words = set(terms(label))
+        if len(label.split()) <= _LABEL_WORDS and words - set(names) and words <= set(question_terms):
+            return True
+    return False
 
 
 __all__ = ["field_line", "fills_field", "signed_line"]
