@@ -11,7 +11,8 @@ passage; its names 0.7: a passage about "Edith Carrow" says "her brother"). Word
 question of the conversation weigh half. The score is then weighed by:
 
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
-  person, a date or a quantity (a share a percentage, a price or a fee an amount of money), and
+  person, a date (or a point counted in units: "at the 3-month mark") or a quantity (a word that
+  starts with a digit, not "S3"; a share a percentage, a price or a fee an amount of money), and
   "What does IIFE stand for?" the words its letters begin ("Immediately Invoked Function
   Expression"); "How many characters…?" a number of characters ("70 characters") and "How long
   is a meet-up?" a measure that ends with "long" ("1 week long"), when some passage gives one
@@ -44,7 +45,8 @@ question of the conversation weigh half. The score is then weighed by:
   command's words count as its neighbour's; "Who wrote the X paper?" (or "Who is its first
   author?") is answered by the byline under a document's title; a form's field labelled with the
   question's words ("Prepared By: …" for "Who prepared the report?", ``ragkit.rag.extractive.fields``)
-  that holds the kind asked for is a candidate whatever else it shares, and counts double; a
+  that holds the kind asked for is a candidate whatever else it shares, and counts double (so is a
+  field a "Which NOUN …?" question's noun labels: "Agency: …" for "Which agency handled …?"); a
   small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 

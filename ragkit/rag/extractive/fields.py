@@ -10,7 +10,9 @@ the line shares with it:
 - ``signed_line``: a signature's role line and the name above it ("Sarah Quill", "Chief
   Financial Officer"), read as the field "Chief Financial Officer: Sarah Quill";
 - ``fills_field``: whether a line is a field labelled with the question's words (beyond the
-  names the question is about: "Cinema: Downtown Multiplex" does not say who runs a cinema).
+  names the question is about: "Cinema: Downtown Multiplex" does not say who runs a cinema), or
+  holds one further along (a form's line of several: "Case Tracking Number: …  Agency: …" for
+  "Which agency handled the case?").
 """
 
 from __future__ import annotations
