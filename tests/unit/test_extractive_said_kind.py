@@ -155,3 +155,16 @@ def test_a_which_question_is_answered_by_the_field_its_noun_labels_on_a_line_of_
                             passages)
     assert "North Quay Office" in got, got
     assert "North Quay" not in extractive_answer("What is a harbour office?", passages)
+
+
+def test_a_why_answer_reads_on_to_the_next_lines_otherwise() -> None:
+    """The reason is on the line after the advice, a sentence of its own line ("Otherwise, it can
+    cause an infinite loop"); it was read on only within the advice's own line."""
+    passages = _passages(
+        ("### Note about creating a cell in a render function\n\nCell configs can be created anywhere.\n"
+         "To create a cell in a render function, `useMemo` is required to get a stable reference.\n"
+         "Otherwise, it can cause an infinite loop with `useCell`.\n\n```js\nconst c = useMemo(() => cell(1), [])\n```\n",
+         "core/cell.md"),
+    )
+    got = extractive_answer("Why do I need useMemo when I create a cell in a render function?", passages)
+    assert "infinite loop" in got, got

@@ -53,7 +53,8 @@ def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
         return ""
     following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
     after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
-             and v.block_index == u.block_index and id(v) not in quoted]
+             and v.block_index in (u.block_index, u.block_index + 1) and v.block.section == u.block.section
+             and id(v) not in quoted]  # its paragraph's next sentence, or the next line's ("Otherwise, …")
     return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
 
 
