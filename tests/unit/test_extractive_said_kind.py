@@ -168,3 +168,16 @@ def test_a_why_answer_reads_on_to_the_next_lines_otherwise() -> None:
     )
     got = extractive_answer("Why do I need useMemo when I create a cell in a render function?", passages)
     assert "infinite loop" in got, got
+
+
+def test_an_accuracy_is_a_percentage() -> None:
+    """"What accuracy did the system reach on the Welsh run?": the report gives its byline and the
+    runs it submitted, no accuracy; the byline was quoted (its names carry footnote digits)."""
+    passages = _passages(
+        ("Harbour QA at the Answer Validation Exercise\nMarta Quell1 and Ada Reed2\n\nWe submitted runs for "
+         "English, German and Welsh. The results of the Welsh run are discussed in the next section.", "ave.pdf"),
+    )
+    question = "What accuracy did Quell and Reed's system reach on the Welsh run?"
+    assert extractive_answer(question, passages) == REFUSAL
+    passages.append(Passage(2, "The Welsh run reached an accuracy of 61.2%.", {"source": "ave.pdf"}))
+    assert "61.2%" in extractive_answer(question, passages)

@@ -10,7 +10,7 @@ from ragkit.rag.extractive.text import STOPWORDS, WORD, stem
 _QUANTITY_NOUNS = (
     "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
     "depth|distance|speed|rate|temperature|capacity|output|total|sum|value|frequency|age|weight|"
-    "area|volume|duration|population|count|commission|discount|fee|salary|tax"
+    "area|volume|duration|population|count|commission|discount|fee|salary|tax|accuracy|precision|recall"
 )
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -64,7 +64,7 @@ _HONORIFIC = re.compile(
 # money ("What is the price of the printed edition?": "$20", not "2nd Edition"); a commission or
 # a discount either
 _MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("percent", re.compile(r"\b(?:share|percentage|percent|proportion|fraction)\b", re.IGNORECASE)),
+    ("percent", re.compile(r"\b(?:share|percentage|percent|proportion|fraction|accuracy|precision|recall)\b", re.IGNORECASE)),
     ("money", re.compile(r"\b(?:price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged)\b",
                          re.IGNORECASE)),
     ("rate", re.compile(r"\b(?:commission|discount|tax|interest|markup|margin|tip)\b", re.IGNORECASE)),
