@@ -181,3 +181,14 @@ def test_an_accuracy_is_a_percentage() -> None:
     assert extractive_answer(question, passages) == REFUSAL
     passages.append(Passage(2, "The Welsh run reached an accuracy of 61.2%.", {"source": "ave.pdf"}))
     assert "61.2%" in extractive_answer(question, passages)
+
+
+def test_a_name_the_file_name_holds_scopes_the_answer() -> None:
+    """"What is the subject of the Outlook test email?": the message's text never says "Outlook",
+    its file name does (``test_outlook_msg.msg``); another file that says "Outlook" was quoted."""
+    passages = [
+        Passage(1, "Subject: Harbour Test Message\nFrom: Ada Reed <ada@example.com>\n\nThis is the body of the "
+                   "test email message.", {"source": "mail/test_outlook_msg.msg"}),
+        Passage(2, "Questions about the harbour go to harbour@outlook.com by email.", {"source": "contacts.md"}),
+    ]
+    assert "Harbour Test Message" in extractive_answer("What is the subject of the Outlook test email?", passages)

@@ -523,6 +523,12 @@ def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
     return out
 
 
+def _file_terms(source: str) -> frozenset[str]:
+    """The words of a source's file name ("test_outlook_msg.msg" -> test, outlook, msg)."""
+    name = re.split(r"[\\/]", source)[-1]
+    return frozenset(terms(re.sub(r"[_.-]+", " ", name)))
+
+
 def _missing_share(query: Query, units: Sequence[Unit]) -> float:
     """The share of the question's own words (boost-weighted; not the conversation's words) that
     no passage has."""
@@ -641,8 +647,9 @@ def extractive_answer(
     # a question about a name is answered from a document that mentions it; about an identifier
     # (``NO_COLOR``), from one that writes it whole, not only its words
     named = {t for t in named if "_" in t} or named
-    if named:
-        candidates = [c for c in candidates if named & (c.unit.scope | c.unit.document | c.unit.section)]
+    if named:  # the file's name names its document too ("the Outlook test email": ``test_outlook_msg.msg``)
+        candidates = [c for c in candidates
+                      if named & (c.unit.scope | c.unit.document | c.unit.section | _file_terms(c.unit.source))]
     # the passage an answer comes from (with its document's other passages) must hold half the
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
