@@ -2,6 +2,7 @@
 wrote (``answer_quality_NAME_SPLIT.json``), so the figures in the docs come from the JSON.
 
     .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results            # one run
+    .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results --set prettier --set ocrnotes  # one round
     .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results --before benchmarks/results/main
     .venv/bin/python benchmarks/answer_quality_table.py benchmarks/results --beir benchmarks/results/retrieval_beir.json
 
@@ -126,11 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("results", type=Path, help="the directory answer_quality.py --out wrote")
     parser.add_argument("--before", type=Path, help="an earlier run's directory, shown as before → after")
     parser.add_argument("--beir", type=Path, help="ragkit eval --json results (under 'eval'): the retrieval table too")
+    parser.add_argument("--set", dest="sets", action="append", default=[], metavar="NAME",
+                        help="only this set (repeat for a round of several); default: every set found")
     args = parser.parse_args(argv)
-    after = load(args.results)
+    after = {key: r for key, r in load(args.results).items() if not args.sets or key[0] in args.sets}
     if not after:
-        raise SystemExit(f"{args.results}: no answer_quality_*.json files (run answer_quality.py --out {args.results})")
-    before = load(args.before) if args.before else None
+        raise SystemExit(f"{args.results}: no answer_quality_*.json files{' of ' + ', '.join(args.sets) if args.sets else ''} "
+                         f"(run answer_quality.py --out {args.results})")
+    before = {key: r for key, r in load(args.before).items() if key in after} if args.before else None
     print(render(after, before))
     if args.beir:
         beir = json.loads(args.beir.read_text(encoding="utf-8"))
