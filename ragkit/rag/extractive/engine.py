@@ -190,9 +190,6 @@ _SAYS_KIND = re.compile(
     re.IGNORECASE,
 )
 _MARKER = re.compile(r"\[\d+\]")
-#: "Which agency handled …?" (not "What is …?"): a form's field labelled with its noun may answer it
-_WHICH = re.compile(r"^\W*(?:what|which)\s+(?!(?:is|are|was|were|do|does|did|can|could|should|would|will|has|have|had)\b)"
-                    r"[A-Za-z]", re.IGNORECASE)
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -376,7 +373,7 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
     byline = query.author and typed and (u.opening and u.position > 0 and not _prose_sentence(u.text) or u.closing)
     # "Prepared By: …" for "Who prepared …?"; "Agency: …" for "Which agency handled …?"
-    field = (typed if query.kind is not None else _WHICH.match(query.text) is not None) and fills_field(u.text, query.boosts, query.names)
+    field = (typed if query.kind is not None else query.which) and fills_field(u.text, query.boosts, query.names)
     if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline or field):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:

@@ -83,6 +83,16 @@ _INSTANCE = re.compile(
 )
 
 
+#: "Which agency handled …?", "What charset does …?" (not "What is …?"): which one of a kind it names
+_WHICH = re.compile(rf"^\W*(?:what|which)\s+(?!{_AUXILIARY}\b)[A-Za-z]", re.IGNORECASE)
+
+
+def asks_which(question: str) -> bool:
+    """Whether ``question`` opens by asking which one of a kind of thing it names ("Which agency
+    handled the case?"), not what something is: a form's field labelled with the noun answers it."""
+    return bool(_WHICH.search(question))
+
+
 def asks_instance(question: str) -> bool:
     """Whether ``question`` asks which one of a kind of thing it names ("What charset does
     Requests fall back to …?", "Which linter does the book install?"): the answer names one,
