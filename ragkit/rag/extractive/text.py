@@ -48,12 +48,9 @@ _SUFFIXES = (
 )
 
 
-_UNDOUBLED = frozenset("bcdgkmnprt")  # a verb's doubled last consonant before -ing/-ed: running, stopped
-
-
 def stem(word: str) -> str:
-    """A light, deterministic suffix stripper (install/installed/installing -> install; running,
-    stopped and settings lose the doubled consonant and the plural too: run, stop, set)."""
+    """A light, deterministic suffix stripper (install/installed/installing -> install; a
+    gerund's plural as the gerund: settings/setting)."""
     w = word.lower().replace("’", "'").split("'")[0]
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
@@ -64,8 +61,6 @@ def stem(word: str) -> str:
             and not w.endswith("ss" if suffix == "s" else "\0")
         ):
             w = w[: -len(suffix)] + repl
-            if suffix in ("ing", "ed", "edly") and len(w) >= 4 and w[-1] == w[-2] and w[-1] in _UNDOUBLED:
-                w = w[:-1]  # "runn" -> "run", "stopp" -> "stop"; "add", "call", "pass" keep theirs
             break
     return w[:-1] if w.endswith("e") and len(w) >= 4 else w
 
