@@ -62,7 +62,8 @@ A unit that holds the kind of answer asked for counts its neighbours' matched wo
 when the best candidate holds none, a close one of its section that does is quoted first
 ("Default: '§'" beside the setting's description); failing that, the best is read on through its
 paragraph, two sentences at most, to one that holds it (for a "What/Which NOUN …?" question, a
-literal: the best says the case, "… if no explicit charset is present …", the next the value).
+literal: the best says the case, "… if no explicit charset is present …", the next the value; for a
+how-to question, the code written inline: "… rather than …", then "In this case you should use `…`").
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
@@ -78,7 +79,12 @@ part of which another document may answer), or when a question that asks for a k
 whose own words, neighbours and headings lack 30 % of the question's weight, or when a price, a
 share or a rate is asked for and no passage gives an amount of money or a percentage; a question
 that only a date or a number answers ("On what date was …?", "How many …?") is refused when the
-answer quotes neither (``lacks_asked_kind``, which the ``local`` provider applies to its last answer). A question that names something found in some
+answer quotes neither (``lacks_asked_kind``, which the ``local`` provider applies to its last answer), and
+one that names what it asks for ("Which *university* …?", "What is the maximum *size* …?", "How
+many stock *options* …?", ``values.asked_noun``) is refused when neither the answer nor the best
+sentence's section, neighbours and headings say that noun, and a "Which …?" answer names no thing
+of its own (a name, a literal): it answers another question of the same passage ("10 bonus
+shares" for a new hire's stock options). A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -124,6 +130,7 @@ from ragkit.rag.extractive.text import (
     parse_blocks,
     split_prose,
     terms,
+    word_terms,
 )
 from ragkit.rag.extractive.units import Candidate, Unit, passage_of
 from ragkit.rag.extractive.values import (
@@ -560,6 +567,7 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     return [same, *(c for c in candidates if c is not same)] if same else candidates
 
 
+_CODE_SPAN = re.compile(r"`[^`\n]+`")  # code written inline: what a how-to's sentence tells to use
 _READ_ON = 2  # how many sentences after an answer of the wrong kind are read for one of the right kind
 
 
@@ -568,11 +576,14 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     best one when the best holds none and that sentence follows it in its paragraph (at most
     ``_READ_ON`` sentences on): the best states the case the question describes ("… if no
     explicit charset is present …"), the one after it the fact ("… the default charset must be
-    ISO-8859-1")."""
-    if not (query.kind or query.instance) or not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
+    ISO-8859-1"); for a how-to question, the sentence that writes the code to use ("Occasionally
+    you might want to test … rather than …", then "In this case you should use `…`")."""
+    if not (query.kind or query.instance or query.howto) or not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
         return candidates
     def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
-        return _typed(u, query) if query.kind else names_literal(u.text, query.said)
+        if query.kind:
+            return _typed(u, query)
+        return names_literal(" ".join(_CODE_SPAN.findall(u.text)) if query.howto else u.text, query.said)
 
     if not query.kind and holds(candidates[0].unit):
         return candidates
@@ -666,9 +677,40 @@ def extractive_answer(
         (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
     ) if query.howto else []
-    return compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
+    answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
                    ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
                    why=asks_why(query.text))
+    return REFUSAL if _lacks_asked_noun(query, answer, candidates[0]) else answer
+
+
+#: a name written inside a sentence (not the capital that opens it): "uses *PostgreSQL* 15", ORDPATH
+_NAME_INSIDE = re.compile(r"(?<![.!?:\]]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z]")
+_NUMBER_ALONE = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*(?![\w.])")  # a number alone names no thing
+
+
+def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
+    """Whether ``answer`` never says the noun that names what the question asks for ("Which
+    *university* …?", "What *licence* is …?", "What is the maximum *size* …?", "How many stock
+    *options* …?"), nor does the best sentence's section, its neighbours or the headings above
+    it: then it answers another question of the same passage ("10 bonus shares" for the stock
+    options of a new hire). A "Which …?" answer that names a thing the question does not (a
+    literal, ``itsdangerous``, 'SKU-4563', an upper-case name: ORDPATH) may leave its noun
+    unsaid; so may a list, which its items answer, a how-to's steps, a price ("free"), a date,
+    and a value of the very kind the noun names ("Python 3.10 or newer" for "What Python version …?")."""
+    if not query.asked or query.howto or query.list_wanted or query.measure:
+        return False
+    if candidate.typed and (query.kind == "date" or query.asked in word_terms(query.value_kind or "")):
+        return False  # "In which year …?": "in 2015"; "What Python version …?": "Python 3.10 or newer"
+    best = candidate.unit
+    said = _MARKER.sub(" ", answer)
+    have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
+    if any(t == query.asked or min(len(t), len(query.asked)) >= _PREFIX
+           and (t.startswith(query.asked) or query.asked.startswith(t)) for t in have):
+        return False
+    named = _NUMBER_ALONE.sub(" ", said)
+    return not (query.which and (names_literal(named, query.said) or any(
+        w.lower() not in query.words for w in _NAME_INSIDE.findall(named))))
+
 
 
 def lacks_asked_kind(question: str, answer: str) -> bool:

@@ -28,7 +28,13 @@ from ragkit.rag.extractive.answer_type import (
     wants_list,
 )
 from ragkit.rag.extractive.text import SNAKE, WORD, snake_identifiers, terms, word_terms
-from ragkit.rag.extractive.values import asks_instance, asks_which, implied_default, value_question
+from ragkit.rag.extractive.values import (
+    asked_noun,
+    asks_instance,
+    asks_which,
+    implied_default,
+    value_question,
+)
 
 _VERB = 0.5  # weight of a how-to question's verb (its object says what it is about)
 _PART = 0.3  # weight of a part of an identifier ("Docs" of "MkDocs"), beside the whole word's
@@ -75,6 +81,7 @@ class Query:
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
     instance: bool = False  # "What charset does …?": no kind, but the answer names one thing, often a literal
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
+    asked: str = ""  # the stem of the noun that names what is asked ("Which *university* …?"): an answer says it
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -182,6 +189,7 @@ def read_question(question: str, context: str = "") -> Query:
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), counted=counted_noun(question) if kind == "number" else "",
         yes_no=asks_yes_no(question), instance=kind is None and asks_instance(question), which=asks_which(question),
+        asked=next(iter(word_terms(asked_noun(question))), ""),
     )
 
 

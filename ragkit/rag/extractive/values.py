@@ -100,6 +100,42 @@ def asks_instance(question: str) -> bool:
     return bool(_INSTANCE.search(question))
 
 
+#: the noun a question asks for: "Which *university* was …?", "What *licence* is …?" (at most
+#: three words before the verb), "What is the maximum *size* in …?" (the phrase after "the", up
+#: to a preposition or a verb), "How many stock *options* does …?"
+_WHICH_NOUN = re.compile(rf"^\W*(?:what|which)\s+((?:(?!{_AUXILIARY}\b)[A-Za-z][\w'’-]*\s+){{0,3}}?){_AUXILIARY}\s",
+                         re.IGNORECASE)
+_THE_NOUN = re.compile(
+    rf"^\W*what\s+(?:is|was|are|were)\s+(?:the|a|an)\s+((?:[\w'’.-]+\s+){{0,4}}?[\w'’-]+)"
+    rf"(?=\s+(?:of|in|for|that|which|on|to|at|by|with|from|per|between|among|after|before|when|used|{_AUXILIARY})\b"
+    rf"|\s*\?)", re.IGNORECASE)
+_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much)\s+((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{_AUXILIARY}\b)", re.IGNORECASE)
+#: nouns that say no more than "the thing": the noun of their "of" phrase, or their modifier, is asked for
+_VAGUE_NOUNS = frozenset("number amount kind type sort name value part way ways".split())
+_PARTICIPLES = frozenset("paid used made given required needed called named shown sent done written released added".split())
+_OF_NOUN = re.compile(r"\s*of\s+(?!the\b|an?\b)([\w'’-]+)", re.IGNORECASE)
+
+
+def asked_noun(question: str) -> str:
+    """The noun that names what ``question`` asks for, as written: "university" for "Which
+    university was …?", "pages" for "What is the largest number of pages …?", "telephone" for
+    "What is the telephone number of …?"; "" when it names none ("What is the name of the …?",
+    "What does X do?")."""
+    for pattern in (_MANY_NOUN, _WHICH_NOUN, _THE_NOUN):
+        match = pattern.search(question)
+        words = match.group(1).split() if match else []
+        if len(words) >= 2 and words[-1].lower() in _PARTICIPLES:  # "the total *paid*"
+            words = words[:-1]
+        if not match or not words:
+            continue
+        if words[-1].lower() not in _VAGUE_NOUNS:
+            return words[-1]
+        if of := _OF_NOUN.match(question, match.end(1)):
+            return of.group(1)
+        return words[-2] if len(words) >= 2 and not words[-2].lower().endswith("est") else ""
+    return ""
+
+
 def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
     """Whether ``sentence`` writes a literal the question does not say: a code span, a quoted
     string or a word with a digit ("ISO-8859-1", ``socks5h``); not a number word ("in one step")."""
@@ -199,4 +235,4 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+__all__ = ["asked_noun", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]

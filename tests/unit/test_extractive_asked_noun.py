@@ -1,0 +1,91 @@
+"""An answer says what was asked: a question that names the thing it asks for ("Which *university*
+…?", "How many stock *options* …?", "What is the maximum *size* …?") is refused when the answer,
+its section and its neighbours never say that noun (and a "Which …?" answer names no thing of its
+own); a how-to answer reads on to the sentence that writes the code to use. Each document is
+written for the test, in the shape of a page where the answerer went wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.values import asked_noun
+
+from .test_extractive_said_kind import _passages
+
+HANDBOOK = _passages(
+    ("## Anniversaries\n\nWhen you reach your fifth year with the crew, you receive an extra 12 paid "
+     "days off. New hires start with 20 paid days off a year.", "benefits.md"),
+    ("## Profit sharing\n\nEvery employee shares 5% of the yearly profit, paid out in March.", "benefits.md"),
+)
+
+PAPER = _passages(
+    ("Abstract. The author of this survey has been affiliated with poetry juries for a decade. Recent "
+     "sequence models can be tuned to write poems; this survey gives an overview of how such poems are "
+     "judged.", "poem-survey.pdf"),
+)
+
+GUIDE = _passages(
+    ("## Testing errors\n\nBy default the test client raises every exception of the application. "
+     "Sometimes you may want to check the body of a 500 response instead of letting the client raise "
+     "the error. In that case create the client with `Client(app, reraise=False)`.\n\nThe client also "
+     "keeps cookies between requests.", "testing.md"),
+)
+
+CATALOG = _passages(
+    ("# Harbour\n\nThe Harbour service stores its catalog in PostgreSQL 15. It requires Python 3.10 or "
+     "newer. It was first released in 2019.", "harbour.md"),
+    ("## Dependencies\n\n- `skiff` - Required for signed session cookies.", "install.md"),
+    ("## Pricing\n\nThe guide is free to read online.", "pricing.md"),
+)
+
+
+@pytest.mark.parametrize(("question", "noun"), [
+    ("Which university was the author affiliated with?", "university"),
+    ("What licence is the reference implementation released under?", "licence"),
+    ("What is the maximum size in megabytes of an upload?", "size"),
+    ("What is the telephone number of the health bureau?", "telephone"),
+    ("What is the largest number of pages it can read?", "pages"),
+    ("How many stock options does a new hire receive?", "options"),
+    ("How much memory does each task use?", "memory"),
+    ("What was the total paid on the receipt?", "total"),
+    ("What is the salary floor at the company?", "floor"),
+    ("What is the name of the framework?", ""),
+    ("What does the scheduler do?", ""),
+    ("How do I install it?", ""),
+])
+def test_the_noun_a_question_asks_for(question: str, noun: str) -> None:
+    assert asked_noun(question) == noun
+
+
+def test_a_number_of_another_thing_is_no_answer_to_how_many_of_this() -> None:
+    """"How many stock options …?" over a handbook that counts days off, never options: before,
+    "an extra 12 paid days off" was the answer (a number, and "new hires" matched)."""
+    assert extractive_answer("How many stock options does a new hire receive?", HANDBOOK) == REFUSAL
+    assert "20 paid days" in extractive_answer("How many days off does a new hire start with?", HANDBOOK)
+
+
+def test_which_noun_is_refused_when_the_answer_says_neither_it_nor_a_name() -> None:
+    """"Which university …?" over a paper whose retrieved text is its abstract: before, the
+    abstract's sentence about the survey was the answer."""
+    assert extractive_answer("Which university was the author of the poem survey affiliated with?", PAPER) == REFUSAL
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which database does Harbour use for its catalog?", "PostgreSQL"),  # a name answers "which database"
+    ("Which package is required for signed session cookies?", "skiff"),  # a literal answers "which package"
+    ("What Python version does Harbour need?", "3.10"),  # a version answers "what version"
+    ("In which year was Harbour first released?", "2019"),  # a date answers "which year"
+    ("What is the price of reading the guide online?", "free"),  # a price may be "free"
+])
+def test_an_answer_of_the_asked_kind_need_not_repeat_the_noun(question: str, expected: str) -> None:
+    assert expected in extractive_answer(question, CATALOG)
+
+
+def test_a_howto_answer_reads_on_to_the_code_to_use() -> None:
+    """The sentence that matches restates the situation ("Sometimes you may want to check …"), the
+    next one says what to write: before, only the first was quoted."""
+    answer = extractive_answer("How can a test check the body of a 500 response instead of the client raising "
+                               "the error?", GUIDE)
+    assert "`Client(app, reraise=False)`" in answer
+    assert "cookies" not in answer
