@@ -89,3 +89,24 @@ def test_a_howto_answer_reads_on_to_the_code_to_use() -> None:
                                "the error?", GUIDE)
     assert "`Client(app, reraise=False)`" in answer
     assert "cookies" not in answer
+
+
+RELEASE_NOTES = _passages(
+    ("## Reef toolchain\n\nThe 4.8.0 version of the Reef toolchain shipped in March 2013 and includes a "
+     "nearly-Kelp 1.1 compiler. Its first release followed Kelp's schedule.", "kelp1.1.md"),
+    ("## Tide tables\n\nKelp 1.18 includes an implementation of tide tables as described by the tide "
+     "proposal. Tide tables are the largest change to the language.", "kelp1.18.md"),
+    ("## Compiler\n\nBecause of changes related to tide tables, some error messages of the compiler now "
+     "read differently. Tide tables also slow the build a little.", "kelp1.18.md"),
+    ("## Language\n\nA tide table may now be passed to another tide table. Inference of tide tables "
+     "improved.", "kelp1.21.md"),
+)
+
+
+def test_which_release_first_shipped_a_feature_is_the_release_that_includes_it() -> None:
+    """Release notes say "Kelp 1.18 includes tide tables", not that 1.18 "first shipped" them: the
+    words of a release's arrival weigh less than the feature's. Before, another tool's "version …
+    shipped … first release" sentence was the answer (every note says "tide tables", so the rare
+    "shipped" outweighed them)."""
+    answer = extractive_answer("Which Kelp release first shipped tide tables?", RELEASE_NOTES)
+    assert answer.startswith("Kelp 1.18 includes")

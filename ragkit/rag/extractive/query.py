@@ -46,6 +46,11 @@ _GIVEN = 0.5  # weight of a word of the premise a question states before asking 
 _PREMISE = re.compile(r"^\W*(?:(?:since|because|given\s+that|now\s+that|as)\b[^,;?]{1,120}[,;]|[^,;?]{3,120};)",
                       re.IGNORECASE)
 _IDENTIFIER_BOOST = 1.5  # weight of a snake_case identifier the question writes, whole (as a name's)
+#: the words of a release's arrival ("Which release first shipped / introduced / added X?"): release
+#: notes name X and the version, rarely the verb; every note says "release"
+_ARRIVAL = frozenset(t for w in "first shipped introduced added arrived landed appeared released release version"
+                     .split() for t in word_terms(w))
+_ARRIVAL_WEIGHT = 0.5
 _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules*"): the items need not say it
 
 
@@ -175,6 +180,9 @@ def read_question(question: str, context: str = "") -> Query:
     boosts, names = _question_terms(question, type_nouns | ({count_word} if count_word else frozenset()))
     for t in word_terms(list_noun) if list_noun else []:
         boosts[t] = boosts.get(t, 1.0) * _LIST_NOUN
+    if value_kind == "version":  # "Which release first *shipped* generics?": notes say "Go 1.18 includes …"
+        for t in _ARRIVAL & boosts.keys():
+            boosts[t] *= _ARRIVAL_WEIGHT
     own = frozenset(boosts) - {p for raw in WORD.findall(question) for p in word_terms(raw)[1:]}
     for t in terms(context):
         boosts.setdefault(t, _CONTEXT_BOOST)
