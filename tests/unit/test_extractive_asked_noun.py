@@ -110,3 +110,46 @@ def test_which_release_first_shipped_a_feature_is_the_release_that_includes_it()
     "shipped" outweighed them)."""
     answer = extractive_answer("Which Kelp release first shipped tide tables?", RELEASE_NOTES)
     assert answer.startswith("Kelp 1.18 includes")
+
+
+ENCODING = _passages(
+    ("## Output encoding\n\nOn Windows, a program whose output is redirected to a file may raise "
+     "UnicodeEncodeError for characters the console code page lacks.\n\nTurn on Python's UTF-8 mode "
+     "before running it:\n\n```\nset PYTHONUTF8=1\n```\n", "encoding.md"),
+)
+
+
+def test_a_question_after_a_statement_is_read_from_the_sentence_that_asks() -> None:
+    """"My tool raises … on Windows. How do I fix it?": the statement says what the question is
+    about, the last sentence what it asks for (a how-to: the command). Before, the question was
+    read as a statement: no how-to, so no command."""
+    from ragkit.rag.extractive.query import asked_part, read_question
+
+    question = ("My tool raises UnicodeEncodeError on Windows when its output is redirected to a file. "
+                "How do I fix it?")
+    assert asked_part(question) == "How do I fix it?"
+    assert read_question(question).howto
+    assert asked_part("How did the court decide Knowles v. Mirzayance?").startswith("How did")
+    assert "PYTHONUTF8=1" in extractive_answer(question, ENCODING)
+
+
+LOCALE = _passages(
+    ("## Force the locale\n\nTo always print English on the command line, filter the active locale.\n\n"
+     "Given a `force-locale.php` file:\n\n    <?php\n    Tool::add_hook( 'pre_option_LANG', function() {\n"
+     "\t    return 'en_US';\n    });\n\nLoad it with:\n\n    tool --require=force-locale.php\n", "locale.md"),
+)
+
+
+def test_an_indented_code_block_is_code() -> None:
+    """Markdown's indented code blocks (four spaces after a blank line) are code, so a how-to's
+    answer brings its command; before, each line was a sentence of prose and the answer stopped
+    at the description. An admonition's or an item's indented paragraph stays prose."""
+    from ragkit.rag.extractive.text import parse_blocks
+
+    kinds = [(b.kind, b.text.splitlines()[0]) for b in parse_blocks(LOCALE[0].text)]
+    assert ("code", "<?php") in kinds and ("code", "tool --require=force-locale.php") in kinds
+    answer = extractive_answer("How can I force the tool to print English on the command line?", LOCALE)
+    assert "pre_option_LANG" in answer
+    notes = parse_blocks("!!! note\n\n    If you want the client to run the handler,\n    use it as a context "
+                         "manager.\n\n- An item\n\n    More text for the item, which is a sentence.\n")
+    assert [b.kind for b in notes] == ["prose", "item", "prose"] and notes[0].text.startswith("If you want")

@@ -632,7 +632,7 @@ def extractive_answer(
     if not units:
         return REFUSAL
     present = frozenset().union(*(u.scope | u.document for u in units))
-    if asks_columns(question) and not query.names - present and (columns := columns_answer(units)):
+    if asks_columns(query.form) and not query.names - present and (columns := columns_answer(units)):
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, units)
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
@@ -645,7 +645,7 @@ def extractive_answer(
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
-    paired = (query.yes_no or asks_why(question) or asks_conditional(question)) and not query.howto
+    paired = (query.yes_no or asks_why(query.form) or asks_conditional(query.form)) and not query.howto
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
@@ -662,7 +662,7 @@ def extractive_answer(
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
-    if query.kind != "value" and not _COMPOUND.search(question):  # two questions in one: each part its own passage
+    if query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     candidates = _read_on(_typed_first(candidates, query), units, query)
     for c in candidates[:5]:
@@ -679,7 +679,7 @@ def extractive_answer(
     ) if query.howto else []
     answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
                    ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
-                   why=asks_why(query.text))
+                   why=asks_why(query.form))
     return REFUSAL if _lacks_asked_noun(query, answer, candidates[0]) else answer
 
 
@@ -719,7 +719,7 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
     many …?": then it is no answer, however near its sentences are to the question."""
     query = read_question(question)
     said = _MARKER.sub(" ", answer)
-    return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(question)) and answer != REFUSAL
+    return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(query.kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
 

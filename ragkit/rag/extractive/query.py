@@ -87,9 +87,16 @@ class Query:
     instance: bool = False  # "What charset does …?": no kind, but the answer names one thing, often a literal
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
     asked: str = ""  # the stem of the noun that names what is asked ("Which *university* …?"): an answer says it
+    form: str = ""  # the sentence that asks (``asked_part``): the question's form is read from it
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+_SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!])\s+(?=[A-Z])")
+#: how a question opens: a question word or an auxiliary verb, perhaps after a preposition
+_ASKS = re.compile(
+    r"(?:(?:in|on|at|from|for|to|by|with|since|and|so|but|then)\s+)?"
+    r"(?:how|what|which|who|whom|whose|when|where|why|can|could|do|does|did|is|are|was|were|should|will|would|may|must|has|have)\b",
+    re.IGNORECASE)
 
 
 def _owners(words: list[str]) -> set[int]:
@@ -135,7 +142,10 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
     premise = _PREMISE.match(text)
     given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
-    verb = _howto_verb(words) if is_howto(question) else -1
+    form = asked_part(text)  # the verb is the asking sentence's, after any statements
+    asking = WORD.findall(form)
+    at = _howto_verb(asking) if is_howto(form) else -1
+    verb = len(words) - len(asking) + at if at >= 0 else -1
     for i, raw in enumerate(words):
         if raw.lower() in drop:
             continue
@@ -160,23 +170,35 @@ def _action(question: str) -> str:
     return next(iter(word_terms(words[verb])), "") if verb >= 0 else ""
 
 
+def asked_part(question: str) -> str:
+    """The sentence that asks, when statements come first ("My site is in Hebrew and WP-CLI
+    prints translated messages. How can I force English?"): what is asked for (a how-to, a list,
+    a date) is read from it; the words of the whole question still count. The question itself
+    when it is one sentence, or when its last part does not open as a question does ("… Knowles
+    v. Mirzayance?")."""
+    parts = _SENTENCE_END.split(question.strip())
+    last = parts[-1]
+    return last if len(parts) > 1 and _ASKS.match(last) else question
+
+
 def read_question(question: str, context: str = "") -> Query:
-    kind, type_nouns = answer_type(question)
-    author = asks_author(question)
+    form = asked_part(question)  # what is asked for is read from the sentence that asks
+    kind, type_nouns = answer_type(form)
+    author = asks_author(form)
     if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
         type_nouns = type_nouns | AUTHORSHIP_WORDS
-    if asks_alias(question):  # "What is another name for a polyfill?" wants the sentence that gives one
+    if asks_alias(form):  # "What is another name for a polyfill?" wants the sentence that gives one
         kind, type_nouns = "alias", type_nouns | ALIAS_WORDS
-    acronym = asked_acronym(question)
+    acronym = asked_acronym(form)
     if acronym:  # "What does IIFE stand for?" wants the words its letters begin
         kind, type_nouns = "acronym", type_nouns | ACRONYM_WORDS
-    value, value_kind = value_question(question)
+    value, value_kind = value_question(form)
     if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
-    unset = implied_default(question)  # "unless I change it": a default asked for, no subject
+    unset = implied_default(form)  # "unless I change it": a default asked for, no subject
     type_nouns = type_nouns | {w.lower() for w in WORD.findall(unset)}
-    listed, ordered = wants_list(question)
-    _, count_word, list_noun = list_count(question) if listed else (None, "", "")
+    listed, ordered = wants_list(form)
+    _, count_word, list_noun = list_count(form) if listed else (None, "", "")
     boosts, names = _question_terms(question, type_nouns | ({count_word} if count_word else frozenset()))
     for t in word_terms(list_noun) if list_noun else []:
         boosts[t] = boosts.get(t, 1.0) * _LIST_NOUN
@@ -187,17 +209,17 @@ def read_question(question: str, context: str = "") -> Query:
     for t in terms(context):
         boosts.setdefault(t, _CONTEXT_BOOST)
     return Query(
-        kind, is_howto(question), listed, ordered, boosts,
+        kind, is_howto(form), listed, ordered, boosts,
         _numbers(_DOTTED.sub(" ", question), boosts), frozenset(names),
-        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(question),
+        frozenset(t for q in _QUOTED.findall(question) for t in terms(q)), defined_term(form),
         frozenset(w.lower() for w in WORD.findall(question)),
-        text=question, own=own, value_kind=value_kind, author=author, action=_action(question),
+        text=question, form=form, own=own, value_kind=value_kind, author=author, action=_action(form),
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE) or unset), said=said_words(question),
-        measure=quantity_measure(question) if kind == "number" else None, acronym=acronym,
+        measure=quantity_measure(form) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
-        versions=dotted_numbers(question), counted=counted_noun(question) if kind == "number" else "",
-        yes_no=asks_yes_no(question), instance=kind is None and asks_instance(question), which=asks_which(question),
-        asked=next(iter(word_terms(asked_noun(question))), ""),
+        versions=dotted_numbers(question), counted=counted_noun(form) if kind == "number" else "",
+        yes_no=asks_yes_no(form), instance=kind is None and asks_instance(form), which=asks_which(form),
+        asked=next(iter(word_terms(asked_noun(form))), ""),
     )
 
 
@@ -228,4 +250,4 @@ def said_words(question: str) -> frozenset[str]:
     return frozenset(w.lower() for w in WORD.findall(_IDENTIFIER.sub(" ", question))) | frozenset(idents)
 
 
-__all__ = ["Query", "dotted_numbers", "read_question", "said_words"]
+__all__ = ["Query", "asked_part", "dotted_numbers", "read_question", "said_words"]

@@ -6,7 +6,9 @@
 - ``parse_blocks``: a passage as typed blocks, with markup removed: prose sentences, list items
   (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
   "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
-  fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled); a line
+  fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled) and
+  Markdown's indented ones without their indent (four spaces or a tab after a blank line, when
+  the lines read as code, not as an admonition's or an item's indented prose); a line
   that is one inline code span (a command reference's "`tar czf {{target.tar.gz}} {{file}}`") is
   a code block too. HTML
   tags such as ``<Listing …>``, documentation-site directives (``{* include *}``, ``/// tip``,
@@ -275,6 +277,43 @@ def _code_spans(lines: list[str]) -> list[tuple[int, int, str]]:
     return spans
 
 
+_INDENT = re.compile(r"^(?: {4}|\t)")
+_INDENTED = "\0indented"  # the language mark of an indented code block (it has none): its lines lose the indent
+#: what an indented block's body is when it is not code: an admonition's ("!!! note"), a tab's ("=== ")
+_INDENTED_PROSE = re.compile(r"^\s*(?:!!!|\?\?\?|===)")
+
+
+def _prose_line(line: str) -> bool:
+    """Three words or more, nearly all letters and spaces (code is full of marks: ``$ wp --all``,
+    ``add_hook( 'x', function() {``)."""
+    letters = sum(c.isalpha() or c == " " for c in line)
+    return len(line.split()) >= 3 and letters >= 0.9 * len(line)
+
+
+def _indented_code(lines: list[str], taken: set[int]) -> list[tuple[int, int, str]]:
+    """(first, last, "") line ranges of Markdown's indented code blocks: lines indented four
+    spaces or a tab after a blank line (or a reStructuredText "::"), whose lines read as code,
+    not as prose (an admonition's body, an item's own paragraph are indented too)."""
+    spans: list[tuple[int, int, str]] = []
+    i = 0
+    while i < len(lines):
+        if i in taken or not lines[i].strip() or not _INDENT.match(lines[i]) or (i > 0 and lines[i - 1].strip()):
+            i += 1
+            continue
+        end = i
+        while end + 1 < len(lines) and end + 1 not in taken and (not lines[end + 1].strip() or _INDENT.match(lines[end + 1])):
+            end += 1
+        while not lines[end].strip():
+            end -= 1
+        body = [ln.strip() for ln in lines[i : end + 1] if ln.strip()]
+        before = next((lines[k].rstrip() for k in range(i - 1, -1, -1) if lines[k].strip()), "")
+        prose = sum(map(_prose_line, body))
+        if before.endswith("::") or prose * 2 < len(body) and not _INDENTED_PROSE.match(before):
+            spans.append((i, end, _INDENTED))
+        i = end + 1
+    return spans
+
+
 _ROW_DOC_TABLE = re.compile(r"^table: (.+)$")
 _ROW_DOC_CELL = re.compile(r"^[^:\n]{1,80}: \S")
 
@@ -302,7 +341,9 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
     if lines and _ROW_DOC_TABLE.match(lines[0].strip()):
         lines = lines[1:]  # a row document whose cells are not "column: value" lines: its table's name
         # (often the document's title and a page number) is the loader's label, not a sentence of it
-    code_at = {start: (end, lang) for start, end, lang in _code_spans(lines)}
+    fenced = _code_spans(lines)
+    taken = {k for start, end, _ in fenced for k in range(start, end + 1)}
+    code_at = {start: (end, lang) for start, end, lang in [*fenced, *_indented_code(lines, taken)]}
     blocks: list[Block] = []
     section = heading.split(" > ")[-1].strip() if heading else ""
     header: list[str] | None = None
@@ -312,7 +353,9 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             end, lang = code_at[i]
             body = [ln for ln in lines[i : end + 1] if not _FENCE.match(ln)]
             if any(ln.strip() for ln in body):
-                blocks.append(Block("code", "\n".join(body).strip("\n"), section, lang=lang))
+                blocks.append(Block("code", "\n".join(_INDENT.sub("", ln) for ln in body).strip("\n")
+                                    if lang == _INDENTED else "\n".join(body).strip("\n"), section,
+                                    lang="" if lang == _INDENTED else lang))
             i, in_list, header = end + 1, False, None
             continue
         raw = lines[i]
