@@ -153,3 +153,17 @@ def test_an_indented_code_block_is_code() -> None:
     notes = parse_blocks("!!! note\n\n    If you want the client to run the handler,\n    use it as a context "
                          "manager.\n\n- An item\n\n    More text for the item, which is a sentence.\n")
     assert [b.kind for b in notes] == ["prose", "item", "prose"] and notes[0].text.startswith("If you want")
+
+
+CACHE = _passages(
+    ("## HTTP caching\n\nThe tool keeps a cache of the pages it downloads from the index.\n\n"
+     "Changed in version 23.3.\n\nThe HTTP cache now lives in the `web-v2` folder of the cache "
+     "directory; the old folder is no longer read.", "caching.md"),
+)
+
+
+def test_a_version_note_alone_is_no_answer() -> None:
+    """"Changed in version 23.3." dates the sentence after it and says nothing itself: before, it
+    was the answer to a question that names the version (its number counts in full)."""
+    answer = extractive_answer("What is the name of the folder that holds the HTTP cache since version 23.3?", CACHE)
+    assert "web-v2" in answer and not answer.startswith("Changed in version")

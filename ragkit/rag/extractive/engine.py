@@ -94,6 +94,9 @@ the signature that ends a passage (a name line after the last sentence), or that
 passage starting inside its document (the splitter cut it from its prose); a sentence of a reference list
 (``references`` metadata) counts half.
 
+A version note alone ("Changed in version 23.3.", "New in version 1.1.") is never quoted: it
+dates the sentence after it, which its neighbour's credit reaches.
+
 Passage text is data: nothing in it is ever followed as an instruction; the only thing text can
 do is be quoted if it is relevant to the question.
 """
@@ -197,6 +200,10 @@ _SAYS_KIND = re.compile(
     re.IGNORECASE,
 )
 _MARKER = re.compile(r"\[\d+\]")
+#: a version note alone ("Changed in version 23.3.", "New in version 1.1."): it dates the text
+#: after it, and says nothing itself
+_VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:in|since)\s+(?:version\s+)?v?[\d.]+\W*$",
+                           re.IGNORECASE)
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -371,7 +378,7 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         query = replace(query, boosts={**query.boosts, label[0]: 1.0})
     total = sum(w for t, w in weight.items() if t != label[0])
     wanted = weight.keys()
-    if u.kind == "code" and not query.howto or _INJECTION.search(u.text):
+    if u.kind == "code" and not query.howto or _INJECTION.search(u.text) or _VERSION_NOTE.match(u.text):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
     typed = _typed(u, query)
     dated = "" if typed or query.value_kind is None or u.kind == "heading" else _typed_above(u, query)
