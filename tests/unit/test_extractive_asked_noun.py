@@ -167,3 +167,18 @@ def test_a_version_note_alone_is_no_answer() -> None:
     was the answer to a question that names the version (its number counts in full)."""
     answer = extractive_answer("What is the name of the folder that holds the HTTP cache since version 23.3?", CACHE)
     assert "web-v2" in answer and not answer.startswith("Changed in version")
+
+
+SCHEMES = _passages(
+    ("## Version control\n\nThe tool installs from several version control systems.\n\nWarning:\n"
+     "The use of the `reed+plain` and `reed+http` schemes is discouraged.\nThe first uses the Reed "
+     "protocol, which lacks authentication, and the second is insecure due to lack of encryption.\n",
+     "vcs.md"),
+)
+
+
+def test_a_why_answer_reads_on_to_the_sentence_that_gives_the_reason() -> None:
+    """The sentence that matches says what is discouraged; the next one why ("due to"), without
+    opening as a consequence ("This is because …"). Before, the answer stopped at the first."""
+    answer = extractive_answer("Why is installing from reed+plain URLs discouraged?", SCHEMES)
+    assert "lacks authentication" in answer

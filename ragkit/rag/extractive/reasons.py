@@ -48,14 +48,15 @@ def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     """For a question that asks why: the sentence after ``u`` in its paragraph, with a space before
     it, when ``u`` gives no reason itself and that sentence opens with one ("It is important for
     the cache to be on the same file system." "Otherwise, uv cannot link files and must copy
-    them."); "" otherwise."""
+    them.") or gives one ("… which lacks authentication, and HTTP is insecure due to …"); ""
+    otherwise."""
     if u.kind != "prose" or _REASON.search(u.text):
         return ""
     following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
     after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
              and v.block_index in (u.block_index, u.block_index + 1) and v.block.section == u.block.section
              and id(v) not in quoted]  # its paragraph's next sentence, or the next line's ("Otherwise, …")
-    return f" {after[0].text}" if after and _CONSEQUENCE.match(after[0].text) else ""
+    return f" {after[0].text}" if after and (_CONSEQUENCE.match(after[0].text) or _REASON.search(after[0].text)) else ""
 
 
 #: a sentence that advises rather than states ("make sure their main routine is protected …")
