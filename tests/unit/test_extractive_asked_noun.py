@@ -182,3 +182,22 @@ def test_a_why_answer_reads_on_to_the_sentence_that_gives_the_reason() -> None:
     opening as a consequence ("This is because …"). Before, the answer stopped at the first."""
     answer = extractive_answer("Why is installing from reed+plain URLs discouraged?", SCHEMES)
     assert "lacks authentication" in answer
+
+
+MODELS = _passages(
+    ("## Results\n\nGloVe outperforms the other word vectors on analogies; ELMo adds 4.7 points on "
+     "question answering, and ELMo helps most on small training sets.", "results.pdf"),
+    ("## Models\n\nOur vectors are trained on word co-occurrence counts: we call the model GloVe, for Global "
+     "Vectors.\n\nOur representations are called ELMo (Embeddings from Language Models).", "paper.pdf"),
+)
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("What does GloVe stand for?", "Global Vectors"),
+    ("What does ELMo stand for?", "Embeddings from Language Models"),
+])
+def test_an_acronyms_lower_case_letters_are_inside_its_words(question: str, expected: str) -> None:
+    """"ELMo" spells E, L, M: its "o" is inside "Models"; "from" joins two words as "of" does.
+    Before, the expansion was looked for as five and as four initials, and found in no sentence."""
+    answer = extractive_answer(question, MODELS)
+    assert expected in answer.split(" [")[0]  # the first sentence quoted spells it out

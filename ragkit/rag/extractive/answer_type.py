@@ -413,7 +413,7 @@ _ACRONYM = re.compile(
 )
 #: the words an acronym question asks with, not about
 ACRONYM_WORDS = frozenset("stand stands short full form name expansion long acronym abbreviation initialism".split())
-_CONNECTORS = frozenset("of and for the to in on a an with by".split())
+_CONNECTORS = frozenset("of and for from the to in on a an with by".split())
 
 
 def asked_acronym(question: str) -> str:
@@ -426,14 +426,15 @@ def asked_acronym(question: str) -> str:
 
 def _letters(acronym: str) -> str:
     """The initials an acronym spells, a digit repeating the letter before it ("C4" -> "CCCC",
-    "W3C" -> "WWWC")."""
+    "W3C" -> "WWWC"); a lower-case letter after a capital is part of its word, no initial
+    ("ELMo": Embeddings from Language *Mo*dels, "GloVe": *Glo*bal *Ve*ctors)."""
     out = ""
-    for c in acronym:
-        if c.isalpha():
+    for i, c in enumerate(acronym):
+        if c.isalpha() and (c.isupper() or i == 0 or not acronym[i - 1].isalpha()):
             out += c.upper()
         elif c.isdigit() and out:
             out += out[-1] * (int(c) - 1)
-    return out
+    return out if len(out) >= 2 else "".join(c.upper() for c in acronym if c.isalpha())
 
 
 def expands(acronym: str, sentence: str) -> bool:
