@@ -214,10 +214,12 @@ def _aliases(wanted: frozenset[str], passages: Sequence[Passage]) -> dict[str, s
     """Passage stems that match a question stem by prefix, the light stemmer's misses
     ("married"/"marriage", "deploy"/"deployment"), mapped to the question's stem."""
     seen = {t for p in passages for t in terms(f"{p.text} {p.meta.get('heading', '')}")} - wanted
-    return {
-        t: q for t in seen for q in wanted
-        if min(len(t), len(q)) >= _PREFIX and (t.startswith(q) or q.startswith(t)) and not q.isdigit()
-    }
+    return {t: q for t in seen for q in wanted if _prefix_match(t, q) and not q.isdigit()}
+
+
+def _prefix_match(a: str, b: str) -> bool:
+    """Whether one stem begins the other, both at least ``_PREFIX`` long (marri/marriag)."""
+    return min(len(a), len(b)) >= _PREFIX and (a.startswith(b) or b.startswith(a))
 
 
 def _with_aliases(found: frozenset[str], aliases: dict[str, str]) -> frozenset[str]:
@@ -711,8 +713,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     best = candidate.unit
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
-    if any(t == query.asked or min(len(t), len(query.asked)) >= _PREFIX
-           and (t.startswith(query.asked) or query.asked.startswith(t)) for t in have):
+    if any(t == query.asked or _prefix_match(t, query.asked) for t in have):
         return False
     named = _NUMBER_ALONE.sub(" ", said)
     return not (query.which and (names_literal(named, query.said) or any(
