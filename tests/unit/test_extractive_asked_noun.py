@@ -201,3 +201,16 @@ def test_an_acronyms_lower_case_letters_are_inside_its_words(question: str, expe
     Before, the expansion was looked for as five and as four initials, and found in no sentence."""
     answer = extractive_answer(question, MODELS)
     assert expected in answer.split(" [")[0]  # the first sentence quoted spells it out
+
+
+FLOATS = _passages(
+    ("## Floating point\n\nFloats are represented as double precision using the native CPU "
+     "representation.\n\n> 17 digits of precision  \n> Exponent from -308 to 308\n", "numbers.md"),
+)
+
+
+def test_how_many_digits_of_precision_counts_digits_not_a_percentage() -> None:
+    """"How many digits of precision …?" counts digits; "precision" asks for a percentage only when
+    the question asks for it ("What precision does the classifier reach?"). Before, it was refused:
+    no passage gives a percentage."""
+    assert "17 digits" in extractive_answer("How many digits of precision does a float give?", FLOATS)

@@ -80,8 +80,9 @@ _IN_MEASURE = {"percent": (_PERCENT,), "money": (_MONEY,), "rate": (_PERCENT, _M
 
 def quantity_measure(question: str) -> str | None:
     """What a number question's answer is measured in (``percent``, ``money`` or ``rate``: either),
-    by the words it asks with; None for any other number question."""
-    if answer_type(question)[0] != "number":
+    by the words it asks with; None for any other number question, and for one that counts a thing
+    ("How many digits of precision …?" asks for digits, not a percentage)."""
+    if answer_type(question)[0] != "number" or _HOW_MANY.search(question):
         return None
     return next((measure for measure, pattern in _MEASURES if pattern.search(question)), None)
 
