@@ -125,10 +125,10 @@ def _howto_verb(words: list[str]) -> int:
 _IDIOM = re.compile(r"\b(?:at\s+(?:a|the\s+same|one|any)|from\s+time\s+to|all\s+the)\s+time\b", re.IGNORECASE)
 
 
-def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
+def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
     """Boost factors (numbers and quoted words x2, capitalised names not opening the question
     x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1; a snake_case identifier
-    whole x1.5, its words as parts) and the name-like stems
+    whole x1.5, its words as parts; the verb is read in ``form``, the sentence that asks) and the name-like stems
     (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
     they name what the answer is, not what it is about."""
     boosts: dict[str, float] = {}
@@ -142,8 +142,7 @@ def _question_terms(question: str, drop: frozenset[str]) -> tuple[dict[str, floa
     premise = _PREMISE.match(text)
     given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
-    form = asked_part(text)  # the verb is the asking sentence's, after any statements
-    asking = WORD.findall(form)
+    asking = WORD.findall(_IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], form))  # the asking sentence's verb
     at = _howto_verb(asking) if is_howto(form) else -1
     verb = len(words) - len(asking) + at if at >= 0 else -1
     for i, raw in enumerate(words):
@@ -199,7 +198,7 @@ def read_question(question: str, context: str = "") -> Query:
     type_nouns = type_nouns | {w.lower() for w in WORD.findall(unset)}
     listed, ordered = wants_list(form)
     _, count_word, list_noun = list_count(form) if listed else (None, "", "")
-    boosts, names = _question_terms(question, type_nouns | ({count_word} if count_word else frozenset()))
+    boosts, names = _question_terms(question, form, type_nouns | ({count_word} if count_word else frozenset()))
     for t in word_terms(list_noun) if list_noun else []:
         boosts[t] = boosts.get(t, 1.0) * _LIST_NOUN
     if value_kind == "version":  # "Which release first *shipped* generics?": notes say "Go 1.18 includes …"

@@ -291,7 +291,7 @@ def _prose_line(line: str) -> bool:
 
 
 def _indented_code(lines: list[str], taken: set[int]) -> list[tuple[int, int, str]]:
-    """(first, last, "") line ranges of Markdown's indented code blocks: lines indented four
+    """(first, last, ``_INDENTED``) line ranges of Markdown's indented code blocks: lines indented four
     spaces or a tab after a blank line (or a reStructuredText "::"), whose lines read as code,
     not as prose (an admonition's body, an item's own paragraph are indented too)."""
     spans: list[tuple[int, int, str]] = []
