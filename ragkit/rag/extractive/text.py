@@ -50,10 +50,37 @@ _SUFFIXES = (
 )
 
 
+#: British spellings folded to the American ones before stemming, so that a question's
+#: "organisations", "licence" or "colour" meets a document's "organizations", "license", "color"
+#: (and the other way round): both sides pass through ``stem``, so a fold only needs to be
+#: consistent, and it joins no two words a reader would tell apart
+_SPELLINGS = tuple((re.compile(pattern), repl) for pattern, repl in (
+    (r"(?<=[a-z]{3})is(?=(?:ation|ations|e|ed|es|ing|er|ers)$)", "iz"),  # organise, organisation
+    (r"(?<=[a-z]{2})ys(?=(?:e|ed|es|ing|er|ers)$)", "yz"),  # analyse, paralysed
+    (r"(?<=[a-z]{3})our(?=(?:s|ed|ing|ite|ites|able|ful|al|hood|less)?$)", "or"),  # colour, behaviour
+    (r"^(licen|defen|offen|preten)ce(?=[sd]?$)", r"\1se"),  # licence, defence
+    (r"^(cent|met|lit|theat|fib|calib|spect|lust)re(?=[sd]?$)", r"\1er"),  # centre, metre
+    (r"^(catalog|dialog|analog|prolog|epilog)ue(?=[sd]?$)", r"\1"),  # catalogue
+    (r"^programme(?=[sd]?$)", "program"),
+    (r"^(judg|acknowledg)ement(?=s?$)", r"\1ment"),
+    (r"^grey(?=s?$)", "gray"),
+    (r"^(model|label|cancel|travel|signal|level|fuel|channel|tunnel|marshal|counsel|total)l"
+     r"(?=(?:ed|ing|er|ers)$)", r"\1"),  # modelling, cancelled
+))
+
+
+def american(word: str) -> str:
+    """``word`` (lower case) in American spelling where it is a British one."""
+    for pattern, repl in _SPELLINGS:
+        word = pattern.sub(repl, word, count=1)
+    return word
+
+
 def stem(word: str) -> str:
     """A light, deterministic suffix stripper (install/installed/installing -> install; a
-    gerund's plural as the gerund: settings/setting)."""
-    w = word.lower().replace("’", "'").split("'")[0]
+    gerund's plural as the gerund: settings/setting), after British spellings are read as
+    American ones (``american``)."""
+    w = american(word.lower().replace("’", "'").split("'")[0])
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
     for suffix, repl in _SUFFIXES:
@@ -181,7 +208,8 @@ class Block:
 
 
 _ABBREVIATION = re.compile(
-    r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Capt|Col|Gen|Lt|Rev|Sgt|No|Nos|Fig|vs|approx|"
+    r"(?:\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Sr|Jr|St|Mt|Capt|Col|Gen|Lt|Maj|Adm|Cmdr|Rev|Fr|Sgt|"
+    r"Sen|Sens|Rep|Reps|Gov|Pres|Hon|Atty|Supt|No|Nos|Fig|vs|approx|"
     r"ca|cf|e\.g|i\.e)|(?:^|[\s.])[A-Z])\.$"
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
