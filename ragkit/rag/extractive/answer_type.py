@@ -4,6 +4,7 @@ wants the passage's code block), and whether a sentence holds one: classic answe
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from ragkit.rag.extractive.text import STOPWORDS, WORD, stem
 
@@ -351,9 +352,22 @@ _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?
                             r"fortnight|month|quarter|year|decade)s?\b", re.IGNORECASE)
 
 
-def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str]) -> bool:
+#: a number of units of time, perhaps of a kind ("3.7 hours", "a 7-calendar-day period", "5 business days")
+_DURATION = re.compile(r"\b\d+(?:\.\d+)?(?:-|\s+)(?:(?:calendar|business|working|work|consecutive|full)(?:-|\s+))?"
+                       r"(?:second|minute|hour|day|week|month|quarter|year)s?\b", re.IGNORECASE)
+
+
+def says_duration(sentence: str) -> bool:
+    """Whether ``sentence`` gives a length of time ("for 3.7 hours", "a 7-calendar-day waiting
+    period", "a week"): what "How long did …?" asks for."""
+    return bool(_DURATION.search(sentence) or _SPAN_IN_WORDS.search(sentence))
+
+
+def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str],
+                    common: frozenset[str] = frozenset()) -> bool:
     """Whether ``sentence`` holds something new (not in the question) of the wanted kind (an
-    ``owner``, for "Whose …?": a person, or a project, a team or a company named as one)."""
+    ``owner``, for "Whose …?": a person, or a project, a team or a company named as one).
+    ``common``: the stems of words written in lower case around it, which name no one."""
     if kind is None:
         return True
     novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
@@ -367,7 +381,7 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         )
     if kind == "owner" and _OWNER.search(sentence):
         return True  # "from the Astral `python-build-standalone` project"
-    return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words)
+    return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words, common)
 
 
 #: what names an owner beside a person ("Whose builds …?"): a project, a team, a company
@@ -381,17 +395,23 @@ _OWNER = re.compile(
 #: with one is a product's or a project's name ("CPython", "JavaScript", "GitHub")
 _SURNAME = re.compile(r"^(?:Mc|Mac|O'|D'|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]+$")
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
+_NAME_GAP = re.compile(r"\s+(?:[A-Z]\.?\s+)*")  # between two words of a name: "John C. Ames"
 _NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and") may be names alone
 
 
-def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
+def _has_personal_name(sentence: str, question_words: frozenset[str], common: frozenset[str] = frozenset()) -> bool:
     """Two adjacent capitalised words (initials aside) of which neither is a place or organisation
-    designator and at least one is not from the question, not opening the sentence unless the line
+    designator and at least one is neither from the question nor ``common`` (a word the passages
+    write in lower case: "Preserving Formulation" in a title), not opening the sentence unless the line
     is only such words and "and" (a byline: "Marta Quell", "Marta J. Quell", "Marta Quell (@mquell)":
     what a line adds in parentheses is left out): "Ada Lovelace" yes,
     "Thomas Carrow" yes when the question names Edith Carrow, "Port Aldous" no."""
     sentence = _PARENTHESES.sub("", sentence).strip() or sentence  # a handle: "Ada Quill (@aquill)"
-    words = [w for w in WORD.findall(sentence) if not (len(w) == 1 and w.isupper())]  # initials: "John C. Ames"
+    found = [m for m in WORD.finditer(sentence) if not (len(m[0]) == 1 and m[0].isupper())]  # initials: "John C. Ames"
+    words = [m[0] for m in found]
+    # a name's words stand apart by spaces (and initials) alone: "Privacy: A Utility" or
+    # "Utility-Preserving" (a title) are not two words of one name
+    joined = [bool(_NAME_GAP.fullmatch(sentence, a.end(), b.start())) for a, b in pairwise(found)]
     byline = (0 < len(words) <= _NAME_LINE_WORDS and sentence.rstrip()[-1:] not in ".!?:"
               and all(w[0].isupper() or w == "and" for w in words))
     name = [
@@ -399,9 +419,9 @@ def _has_personal_name(sentence: str, question_words: frozenset[str]) -> bool:
         and (w[1:].islower() or bool(_SURNAME.match(w)))  # "CPython", "PyPy": a product's name
         for i, w in enumerate(words)
     ]
-    novel = [w.lower() not in question_words for w in words]
+    novel = [w.lower() not in question_words and stem(w) not in common for w in words]
     return any(
-        name[i] and name[i + 1] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
+        name[i] and name[i + 1] and joined[i] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
     )
 
 

@@ -120,6 +120,7 @@ from ragkit.rag.extractive.answer_type import (
     has_answer_type,
     in_measure,
     negates,
+    says_duration,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
@@ -131,7 +132,9 @@ from ragkit.rag.extractive.text import (
     Block,
     is_sentence,
     parse_blocks,
+    snake_identifiers,
     split_prose,
+    stem,
     terms,
     word_terms,
 )
@@ -164,10 +167,12 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
+_LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of time, unless a passage says "N … long"
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
 _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
 _LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follows ("Add a remote:")
+_NAMES_THING = 1.3  # ... for one that names a thing the question does not, for "Which organisations …?"
 _NEGATES = 1.15  # ... for one that says no, for a yes/no question ("does not support", "cannot")
 _SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
 # the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
@@ -201,7 +206,8 @@ _SAYS_KIND = re.compile(
 )
 _MARKER = re.compile(r"\[\d+\]")
 #: a version note alone ("Changed in version 23.3.", "New in version 1.1."): it dates the text
-#: after it, and says nothing itself
+#: after it, and says nothing itself, but the version when a question asks for one ("Since which
+#: release is … deprecated?": "Deprecated since version 26.1.0.")
 _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:in|since)\s+(?:version\s+)?v?[\d.]+\W*$",
                            re.IGNORECASE)
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
@@ -380,7 +386,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         query = replace(query, boosts={**query.boosts, label[0]: 1.0})
     total = sum(w for t, w in weight.items() if t != label[0])
     wanted = weight.keys()
-    if u.kind == "code" and not query.howto or _INJECTION.search(u.text) or _VERSION_NOTE.match(u.text):
+    if (u.kind == "code" and not query.howto or _INJECTION.search(u.text)
+            or _VERSION_NOTE.match(u.text) and query.value_kind != "version"):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
     typed = _typed(u, query)
     dated = "" if typed or query.value_kind is None or u.kind == "heading" else _typed_above(u, query)
@@ -452,8 +459,21 @@ def _typed(u: Unit, query: Query) -> bool:
     text = _row_values(u.text) if u.kind == "row" else u.text
     if query.counted_given and not counts(query.counted, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
-    return (query.kind is not None and has_answer_type(query.kind, text, query.words)
+    return (query.kind is not None and has_answer_type(query.kind, text, query.words, query.common)
             and in_measure(query.measure, text))
+
+
+_PLAIN = re.compile(r"[a-z]+(?:-[a-z]+)*")  # a word in lower case, not part of an address or a path
+_EDGE = ".,;:!?()[]{}\"'`*_"
+
+
+def _lower_case_words(units: Sequence[Unit]) -> frozenset[str]:
+    """The stems of the words the passages write in lower case somewhere (in running text, not
+    in an e-mail address or a path): a capitalised one of them is a common word in a title or
+    at a line's start ("Utility-Preserving Formulation"), not a name, which is never written so."""
+    return frozenset(
+        stem(part) for u in units for token in u.text.split()
+        if _PLAIN.fullmatch(word := token.strip(_EDGE)) for part in word.split("-"))
 
 
 def _row_values(row: str) -> str:
@@ -492,10 +512,14 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
+    if query.which and query.kind is None and not query.howto and (u.leads_list or _names_thing(u.text, query)):
+        fit *= _NAMES_THING  # "Software Freedom Conservancy … and Open Collective are examples of …"
     if query.yes_no and negates(u.text):
         fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
     if query.counted_given and typed:
         fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
+    elif query.counted == _LONG and typed and says_duration(u.text):
+        fit *= _COUNTED  # "for 3.7 hours" for "How long did it keep flying?": a length of time
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
     if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
@@ -651,6 +675,8 @@ def extractive_answer(
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return REFUSAL  # a price (a share, a rate) asked for, and no passage gives any amount of money
+    if query.kind in ("person", "owner"):
+        query = replace(query, common=_lower_case_words(units))
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
@@ -715,9 +741,16 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
     if any(t == query.asked or _prefix_match(t, query.asked) for t in have):
         return False
-    named = _NUMBER_ALONE.sub(" ", said)
-    return not (query.which and (names_literal(named, query.said) or any(
-        w.lower() not in query.words for w in _NAME_INSIDE.findall(named))))
+    return not (query.which and _names_thing(said, query))
+
+
+def _names_thing(text: str, query: Query) -> bool:
+    """Whether ``text`` names a thing the question does not: a literal (``itsdangerous``,
+    'SKU-4563', lamp_red) or a capitalised name inside a sentence (ORDPATH, Open Collective); a number
+    alone names none."""
+    named = _NUMBER_ALONE.sub(" ", text)
+    return names_literal(named, query.said) or any(i not in query.said for i in snake_identifiers(named)) or any(
+        w.lower() not in query.words for w in _NAME_INSIDE.findall(named))
 
 
 

@@ -88,6 +88,8 @@ class Query:
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
     asked: str = ""  # the stem of the noun that names what is asked ("Which *university* …?"): an answer says it
     form: str = ""  # the sentence that asks (``asked_part``): the question's form is read from it
+    common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
+    # case, which are no one's name ("Utility-Preserving Formulation" in a title)
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")

@@ -1,0 +1,127 @@
+"""Answers that name what was asked for: a question in British spelling meets a page in American
+spelling; a "Which …?" question is answered by the sentence that names the things, not by the one
+that restates the question; and a paper's title in title case is no one's name. Each document is
+written for the test, in the shape of a page where the answerer went wrong."""
+
+from __future__ import annotations
+
+import pytest
+
+from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.answer_type import has_answer_type
+from ragkit.rag.extractive.text import stem
+
+from .test_extractive_said_kind import _passages
+
+
+@pytest.mark.parametrize("british, american", [
+    ("organisations", "organizations"), ("organised", "organized"), ("licence", "license"),
+    ("colour", "color"), ("behaviours", "behaviors"), ("analysed", "analyzed"), ("centre", "center"),
+    ("catalogue", "catalog"), ("modelling", "modeling"), ("cancelled", "canceled"), ("grey", "gray"),
+])
+def test_a_british_spelling_is_the_american_word(british: str, american: str) -> None:
+    assert stem(british) == stem(american)
+
+
+@pytest.mark.parametrize("one, other", [("your", "hour"), ("four", "for"), ("raise", "rise"), ("prise", "price")])
+def test_the_spelling_fold_joins_no_other_words(one: str, other: str) -> None:
+    assert stem(one) != stem(other)
+
+
+def test_a_question_in_british_spelling_is_answered_from_a_page_in_american_spelling() -> None:
+    """Before: "licence" was never said by the page's "License", so the answer was refused as
+    one that does not name the thing asked for."""
+    passages = _passages(
+        ("## Tide tables\n\nThe tide tables are published under the Open Harbor License, version 2. "
+         "They are printed each spring by the harbor office.", "tables.md"),
+    )
+    got = extractive_answer("What licence are the tide tables published under?", passages)
+    assert "Open Harbor License" in got, got
+
+
+FERRIES = _passages(
+    ("## Do we need a company to run a ferry?\n\nMany villages don't want the trouble of "
+     "boats, so they find a cooperative instead. A cooperative runs the boats on your behalf, "
+     "usually for a share of the fares. Northwind Ferries, Saltmarsh Co-op and Harbor Link are examples "
+     "of cooperatives that run ferries for small villages.", "governance.md"),
+    ("## Do we need a licence?\n\nYou don't need a licence to run a ferry service unless you carry "
+     "more than twelve passengers. If you want to run boats for your village, you can set up a ticket "
+     "desk for the ferry, but the fares are not tax-free.", "governance.md"),
+)
+
+
+def test_a_which_question_is_answered_by_the_sentence_that_names_the_things() -> None:
+    """Before: the sentence that restates the question's own situation ("Many villages don't want
+    the trouble of boats …") was quoted, not the one that names the cooperatives."""
+    got = extractive_answer("We don't want to run boats for our village. Which cooperatives could run "
+                            "its ferry?", FERRIES)
+    assert got.startswith("Northwind Ferries, Saltmarsh Co-op and Harbor Link"), got
+
+
+PAPER = _passages(
+    ("Tidal Harmonic Analysis: A Noise-Resilient Formulation of Harmonic Tide Prediction\n"
+     "Marta Quell, Jonas Birkeland-Ruud\n\n"
+     "Abstract. We give a formulation of harmonic tide prediction that is resilient to sensor noise "
+     "and preserves the guarantees of classical tidal harmonic analysis.", "tides.pdf"),
+)
+
+
+def test_a_papers_title_in_title_case_is_no_ones_name() -> None:
+    """"Who are the authors of the paper on tidal harmonic analysis?": before, the title line
+    ("… Noise-Resilient Formulation …") read as a name and was quoted as the authors."""
+    got = extractive_answer("Who are the authors of the paper on tidal harmonic analysis?", PAPER)
+    assert "Marta Quell" in got, got
+
+
+def test_a_name_is_a_name_though_the_passages_write_other_words_in_lower_case() -> None:
+    common = frozenset(stem(w) for w in "formulation noise resilient harmonic tide prediction".split())
+    assert has_answer_type("person", "Marta Quell, Jonas Birkeland-Ruud", frozenset(), common)
+    assert not has_answer_type("person", "A Noise-Resilient Formulation of Harmonic Tide Prediction",
+                               frozenset(), common)
+    assert has_answer_type("person", "A Noise-Resilient Formulation of Harmonic Tide Prediction", frozenset())
+    assert REFUSAL != extractive_answer("Who are the authors of the paper on tidal harmonic analysis?", PAPER)
+
+
+def test_the_words_of_a_name_stand_apart_by_spaces_alone() -> None:
+    """A title's "Harbours: A Survey" or "Tide-Resilient" joins no two words of one name."""
+    assert not has_answer_type("person", "Harbours: A Survey", frozenset({"harbours"}))
+    assert not has_answer_type("person", "On Tide-Resilient harbours", frozenset())
+    assert has_answer_type("person", "written by Marta J. Quell", frozenset())
+
+
+def test_a_politicians_title_ends_no_sentence() -> None:
+    """"West Harbor Sen. Marta Quell introduced …": before, the sentence was cut after "Sen.", and
+    the act's name was in no sentence the question's words led to; "The act aims to …" answered."""
+    passages = _passages(
+        ("States are trying many options. West Harbor Sen. Marta Quell introduced and passed the Tide "
+         "Watch Act this year. The act aims to give a life jacket to every child in the state.", "bulletin.pdf"),
+    )
+    got = extractive_answer("Which West Harbor act aims to give a life jacket to every child in the state?", passages)
+    assert "Tide Watch Act" in got, got
+
+
+def test_how_long_is_answered_by_a_length_of_time() -> None:
+    """"How long did the ferry keep sailing …?": before, the table row with the accident's date
+    (a number, but no length of time) was quoted instead of "for 4.5 hours"."""
+    passages = _passages(
+        ("Incidents at sea, 1995-2005\n\nMarch 12, 2001 Port Aldous, Ferry Northwind 12 lost 0 injured The "
+         "ferry was on a night crossing from Saltmarsh to Port Aldous. Radio contact was lost after the "
+         "engine fire. The ferry kept sailing on a northerly heading for 4.5 hours and reached the outer "
+         "harbour.", "incidents.pdf"),
+    )
+    got = extractive_answer("In the 2001 Northwind 12 engine fire near Port Aldous, how long did the ferry keep "
+                            "sailing after radio contact was lost?", passages)
+    assert "4.5 hours" in got.split("[1]")[0], got
+
+
+def test_a_version_note_answers_the_question_that_asks_for_the_version() -> None:
+    """"Since which release is … deprecated?": the note "Deprecated since version 4.2.0." above
+    the sentence is the answer (before, no version note was ever a candidate, and the sentence
+    without its version was quoted)."""
+    passages = _passages(
+        ("## Exporters\n\nKelp can write tide tables as CSV or as JSON.\n\nDeprecated since version 4.2.0.\n"
+         "Support for the spreadsheet exporter is deprecated and will be removed in a future release.\n"
+         "Use the CSV exporter instead.", "exporters.md"),
+    )
+    got = extractive_answer("Since which release is Kelp's support for the spreadsheet exporter deprecated?", passages)
+    assert "4.2.0" in got, got
