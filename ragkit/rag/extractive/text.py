@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 STOPWORDS = frozenset(
     """
@@ -79,7 +80,13 @@ def american(word: str) -> str:
 def stem(word: str) -> str:
     """A light, deterministic suffix stripper (install/installed/installing -> install; a
     gerund's plural as the gerund: settings/setting), after British spellings are read as
-    American ones (``american``)."""
+    American ones (``american``). Words of ordinary length are remembered (the memory is
+    bounded: at most 65,536 words of at most 64 characters)."""
+    return _stem(word) if len(word) <= 64 else _stem.__wrapped__(word)
+
+
+@lru_cache(maxsize=1 << 16)
+def _stem(word: str) -> str:
     w = american(word.lower().replace("’", "'").split("'")[0])
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
