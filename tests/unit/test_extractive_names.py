@@ -125,3 +125,17 @@ def test_a_version_note_answers_the_question_that_asks_for_the_version() -> None
     )
     got = extractive_answer("Since which release is Kelp's support for the spreadsheet exporter deprecated?", passages)
     assert "4.2.0" in got, got
+
+
+def test_a_which_answer_reads_on_to_the_sentence_that_names_the_thing_asked_for() -> None:
+    """"Which university did the people who reported … come from?": the best sentence describes
+    the flaw; the next paragraph names the reporters and their university (before: the first
+    sentence alone was quoted)."""
+    passages = _passages(
+        ("### Fix dock flooding\n\nThere is a flooding of the ALDO, BRCH and COVE docks in storms where the "
+         "tide gates did not close. These floods could damage moored boats.\n\nThese issues were reported by Marta "
+         "Quell and Jonas Birk of Saltmarsh Polytechnic University.", "2.1.rst"),
+    )
+    got = extractive_answer("Which university did the people who reported the ALDO, BRCH and COVE dock "
+                            "flooding come from?", passages)
+    assert "Saltmarsh Polytechnic University" in got, got

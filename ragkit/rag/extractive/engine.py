@@ -610,10 +610,20 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     ``_READ_ON`` sentences on): the best states the case the question describes ("… if no
     explicit charset is present …"), the one after it the fact ("… the default charset must be
     ISO-8859-1"); for a how-to question, the sentence that writes the code to use ("Occasionally
-    you might want to test … rather than …", then "In this case you should use `…`")."""
-    if not (query.kind or query.instance or query.howto) or not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
+    you might want to test … rather than …", then "In this case you should use `…`"); for "Which
+    *university* …?", the sentence that says the noun and names one, when the best says neither
+    ("There is a memory exhaustion attack in …", then "These issues were reported by … of Arizona
+    State University")."""
+    if not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
+        return candidates
+    # "Which *university* …?" and the best names no university: the sentence after it may
+    unnamed = (bool(query.asked) and query.which and not query.kind and not query.howto
+               and not _says(candidates[0].unit, query.asked))
+    if not (query.kind or query.instance or query.howto or unnamed):
         return candidates
     def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
+        if unnamed:
+            return _says(u, query.asked) and _names_thing(u.text, query)
         if query.kind:
             return _typed(u, query)
         return names_literal(" ".join(_CODE_SPAN.findall(u.text)) if query.howto else u.text, query.said)
@@ -622,7 +632,9 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
         return candidates
     best = candidates[0]
     last = best.unit.position + len(best.unit.run or (best.unit.text,)) - 1
-    after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose" and v.block_index == best.unit.block_index
+    blocks = 1 if unnamed else 0  # the names may be in the next paragraph ("These issues were reported by …")
+    after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose"
+                    and 0 <= v.block_index - best.unit.block_index <= blocks and v.block.section == best.unit.block.section
                     and 0 < v.position - last <= _READ_ON), key=lambda v: v.position)
     found = next((v for v in after if holds(v)), None)
     if found is None:
@@ -631,6 +643,11 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     run = (*(best.unit.run or (best.unit.text,)), *(v.text for v in read))
     joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)))
     return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
+
+
+def _says(u: Unit, noun: str) -> bool:
+    """Whether ``u`` says ``noun`` (a stem), or a word that begins with it or that it begins."""
+    return any(t == noun or _prefix_match(t, noun) for t in u.own)
 
 
 def _off_kind(c: Candidate, query: Query) -> bool:
