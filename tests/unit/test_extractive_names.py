@@ -10,6 +10,7 @@ import pytest
 from ragkit.rag.extractive import REFUSAL, extractive_answer
 from ragkit.rag.extractive.answer_type import has_answer_type
 from ragkit.rag.extractive.text import stem
+from ragkit.rag.passages import Passage
 
 from .test_extractive_said_kind import _passages
 
@@ -139,3 +140,20 @@ def test_a_which_answer_reads_on_to_the_sentence_that_names_the_thing_asked_for(
     got = extractive_answer("Which university did the people who reported the ALDO, BRCH and COVE dock "
                             "flooding come from?", passages)
     assert "Saltmarsh Polytechnic University" in got, got
+
+
+def test_a_later_chunk_of_the_same_section_ranks_nearly_as_its_first() -> None:
+    """The chunker cut a list of options: its first chunk ranks first, the rest ninth. Before, the
+    first chunk's items were quoted for "Which vessel types … allow by default?", though the ninth
+    holds the option asked about; a later chunk of the same section now decays half as much."""
+    first = ("* `allow_cargo` - A list of vessel cargo that should be allowed for night moorings. Defaults to `[]`. "
+             "You can use `['*']` to accept all cargo.\n"
+             "* `allow_pilots` - Indicate that vessel pilots should be allowed for night moorings. Defaults to `False`.\n")
+    later = ("The following arguments are supported:\n\n* `allow_vessels` - A list of vessel types that should be "
+             "allowed for night moorings. Defaults to `['FERRY']`. You can use `['*']` to allow all vessel types.")
+    other = [f"## Tides {i}\n\nThe harbour master posts the tide table for day {i} at the gate." for i in range(7)]
+    passages = [Passage(1, first, {"source": "harbor.md", "heading": "NightMooring"})]
+    passages += [Passage(2 + i, t, {"source": f"tides{i}.md", "heading": f"Tides {i}"}) for i, t in enumerate(other)]
+    passages += [Passage(9, later, {"source": "harbor.md", "heading": "NightMooring"})]
+    got = extractive_answer("Which vessel types does NightMooring allow by default?", passages)
+    assert "`['FERRY']`" in got, got
