@@ -634,12 +634,12 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
         return candidates
     # "Which *university* …?" and the best names no university: the sentence after it may
     unnamed = (bool(query.asked) and query.which and not query.kind and not query.howto
-               and not _says(candidates[0].unit, query.asked))
+               and not _says(candidates[0].unit.own, query.asked))
     if not (query.kind or query.instance or query.howto or unnamed):
         return candidates
     def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
         if unnamed:
-            return _says(u, query.asked) and _names_thing(u.text, query)
+            return _says(u.own, query.asked) and _names_thing(u.text, query)
         if query.kind:
             return _typed(u, query)
         return names_literal(" ".join(_CODE_SPAN.findall(u.text)) if query.howto else u.text, query.said)
@@ -661,9 +661,9 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
 
 
-def _says(u: Unit, noun: str) -> bool:
-    """Whether ``u`` says ``noun`` (a stem), or a word that begins with it or that it begins."""
-    return any(t == noun or _prefix_match(t, noun) for t in u.own)
+def _says(words: frozenset[str], noun: str) -> bool:
+    """Whether ``words`` (stems) say ``noun`` (a stem), or a word that begins with it or that it begins."""
+    return any(t == noun or _prefix_match(t, noun) for t in words)
 
 
 def _off_kind(c: Candidate, query: Query) -> bool:
@@ -772,7 +772,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     best = candidate.unit
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
-    if any(t == query.asked or _prefix_match(t, query.asked) for t in have):
+    if _says(have, query.asked):
         return False
     return not (query.which and _names_thing(said, query))
 
