@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind
 from ragkit.rag.extractive.answer_type import has_answer_type
 from ragkit.rag.extractive.text import stem
 from ragkit.rag.passages import Passage
@@ -157,3 +157,20 @@ def test_a_later_chunk_of_the_same_section_ranks_nearly_as_its_first() -> None:
     passages += [Passage(9, later, {"source": "harbor.md", "heading": "NightMooring"})]
     got = extractive_answer("Which vessel types does NightMooring allow by default?", passages)
     assert "`['FERRY']`" in got, got
+
+
+def test_a_question_that_asks_for_a_name_is_refused_by_an_answer_that_names_nothing() -> None:
+    """"What is the name of the booking tool the harbour staff use?": the passages say why bookings
+    are reviewed but name no tool; before, those sentences were the answer."""
+    passages = _passages(
+        ("## Bookings\n\nThe primary purpose of reviewing bookings is to keep the harbour safe. All of the "
+         "tools and processes of booking are designed to this end. At the harbour, staff review every "
+         "booking before a boat moors.", "bookings.md"),
+    )
+    question = "What is the name of the booking tool that the harbour staff use?"
+    got = extractive_answer(question, passages)
+    assert got == REFUSAL or lacks_asked_kind(question, got), got
+    named = _passages(("## Bookings\n\nThe harbour staff book moorings in Tidewatch, a web tool. "
+                       "All of the tools of booking are designed to keep the harbour safe.", "bookings.md"))
+    got = extractive_answer(question, named)
+    assert "Tidewatch" in got and not lacks_asked_kind(question, got), got

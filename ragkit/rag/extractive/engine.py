@@ -781,7 +781,7 @@ def _names_thing(text: str, query: Query) -> bool:
     """Whether ``text`` names a thing the question does not: a literal (``itsdangerous``,
     'SKU-4563', lamp_red) or a capitalised name inside a sentence (ORDPATH, Open Collective); a number
     alone names none."""
-    named = _NUMBER_ALONE.sub(" ", text)
+    named = _NUMBER_ALONE.sub(" ", " ".join(text.split()))  # one space: "time.  All" (a marker taken out) opens a sentence
     return names_literal(named, query.said) or any(i not in query.said for i in snake_identifiers(named)) or any(
         w.lower() not in query.words for w in _NAME_INSIDE.findall(named))
 
@@ -793,9 +793,17 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
     many …?": then it is no answer, however near its sentences are to the question."""
     query = read_question(question)
     said = _MARKER.sub(" ", answer)
+    if answer != REFUSAL and _ASKS_NAME.search(query.form) and not _names_thing(said, query):
+        return True  # "What is the name of the tool …?": an answer that names nothing
     return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(query.kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
+
+
+#: a question that asks for a name: "What is the name of …?", "What's X called?", "What name …?"
+_ASKS_NAME = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+the\s+names?\s+of\b"
+                        r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.-]+\s+){1,6}?called\s*\?"
+                        r"|^\W*what\s+names?\b", re.IGNORECASE)
 
 
 __all__ = ["REFUSAL", "STOPWORDS", "extractive_answer", "lacks_asked_kind"]
