@@ -174,3 +174,18 @@ def test_a_question_that_asks_for_a_name_is_refused_by_an_answer_that_names_noth
                        "All of the tools of booking are designed to keep the harbour safe.", "bookings.md"))
     got = extractive_answer(question, named)
     assert "Tidewatch" in got and not lacks_asked_kind(question, got), got
+
+
+def test_whose_is_answered_by_a_name_in_the_possessive() -> None:
+    """"Whose buoy …?": "[Marlow's buoy](…)" names the owner; before, "whose" was a word to
+    match and a single name in the possessive no owner, so the answer was refused."""
+    passages = _passages(
+        ("## Writing good logbook entries\n\nWill they understand why the change was made? Reading the harbour log may reveal what was done but it may not "
+         "reveal why, which can make it harder for future harbour masters to know whether they can move "
+         "[Marlow's buoy](https://example.org/buoy).\n\nIt's a good habit to write the reason first.",
+         "log.md"),
+    )
+    got = extractive_answer("Whose buoy does the logbook guide mention when it says future harbour masters "
+                            "need to know why a change was made?", passages)
+    assert "Marlow's buoy" in got, got
+    assert not has_answer_type("owner", "It's a good habit to write the reason first.", frozenset())

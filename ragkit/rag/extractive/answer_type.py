@@ -379,11 +379,14 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         )
-    if kind == "owner" and _OWNER.search(sentence):
-        return True  # "from the Astral `python-build-standalone` project"
+    if kind == "owner" and (_OWNER.search(sentence) or any(
+            m[1].lower() not in question_words for m in _POSSESSOR.finditer(sentence))):
+        return True  # "from the Astral `python-build-standalone` project"; "Chesterton's fence"
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words, common)
 
 
+#: a name in the possessive ("Chesterton's fence" for "Whose fence …?"; not "It's", "Here's")
+_POSSESSOR = re.compile(r"\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She|This)['’])([A-Z][\w-]*[a-z])['’]s\b")
 #: what names an owner beside a person ("Whose builds …?"): a project, a team, a company
 _OWNER = re.compile(
     r"\b(?:by|from|of)\s+(?:the\s+)?(?:[A-Z][\w.-]*\s+)*`?[\w.-]+`?\s+"

@@ -31,7 +31,7 @@ got had has have having he her here hers him his how i if in into is it its itse
 make me more most much must my need no nor not now of off on once only or other our ours out over own
 please same say says long take takes many often she should show so some such tell than that the their theirs them then there these
 they this those through to too under until up us use used using very want was way we were what when
-where which while who whom why will with would you your yours explain describe give find list s t
+where which while who whom whose why will with would you your yours explain describe give find list s t
 """.split()
 )
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
