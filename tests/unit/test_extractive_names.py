@@ -189,3 +189,17 @@ def test_whose_is_answered_by_a_name_in_the_possessive() -> None:
                             "need to know why a change was made?", passages)
     assert "Marlow's buoy" in got, got
     assert not has_answer_type("owner", "It's a good habit to write the reason first.", frozenset())
+
+
+def test_a_which_question_with_how_many_inside_asks_for_the_thing() -> None:
+    """"Which environment variable controls how many gauges …?" asks for a variable: before, its
+    "how many" made it a number question, and the answer that names the variable was refused
+    for quoting no number."""
+    passages = _passages(
+        ("## Options\n\n`--gauges`: This option controls the number of parallel gauge readers. This can "
+         "also be specified via the `KELP_GAUGES` environment variable. The command line option takes "
+         "precedence over the environment variable.", "options.md"),
+    )
+    question = "Which environment variable controls how many gauge readers Kelp runs in parallel?"
+    got = extractive_answer(question, passages)
+    assert "KELP_GAUGES" in got and not lacks_asked_kind(question, got), got

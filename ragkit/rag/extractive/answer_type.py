@@ -100,13 +100,19 @@ _CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*(?=(?:wh
                          re.IGNORECASE)
 
 
+_OPENS_WITH_WHICH = re.compile(r"^\W*(?:(?:in|on|at|for|by|from|with)\s+)?(?:which|what)\b", re.IGNORECASE)
+
+
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
     """The kind of answer a question asks for (``owner``, ``person``, ``date``, ``number`` or
     None) and the type noun to leave out of matching ("which *year*"): classic answer-type
     detection, on what follows a case the question states first ("When both …, which mode …?")."""
     asked = _CASE_FIRST.sub("", question)  # "When both … could satisfy it, which mode …?" asks for a mode
+    which = _OPENS_WITH_WHICH.match(asked)
     for kind, pattern in _ANSWER_TYPES:
         match = pattern.search(asked)
+        if match and which and match.group().lower().startswith("how"):
+            continue  # "Which variable controls *how many* workers …?" asks for a variable, not a number
         if match:
             noun = match.groupdict().get("noun")
             return kind, frozenset({noun.lower()} if noun else ())
