@@ -203,3 +203,22 @@ def test_a_which_question_with_how_many_inside_asks_for_the_thing() -> None:
     question = "Which environment variable controls how many gauge readers Kelp runs in parallel?"
     got = extractive_answer(question, passages)
     assert "KELP_GAUGES" in got and not lacks_asked_kind(question, got), got
+
+
+def test_a_when_question_puts_a_close_dated_line_of_a_later_passage_first() -> None:
+    """"When did Kelp 4.2.0 come out?": the release's notes rank first but their sentences hold no
+    date; the date under the release's heading is in a later passage and scores nearly as well.
+    Before, the undated sentence was the answer (then refused: it says no date)."""
+    passages = [
+        Passage(1, "### General changes\n\nPython 3.14 is now supported. Older versions of Kelp will work on it but may warn.",
+                {"source": "v4.2.0.rst", "heading": "What's new in Kelp 4.2.0 > General changes"}),
+        Passage(2, "### Tide tables\n\nThe tide table reader now skips blank rows.",
+                {"source": "v4.1.0.rst", "heading": "What's new in Kelp 4.1.0 > Tide tables"}),
+        *[Passage(3 + i, f"### Fixes\n\nThe gauge reader now skips blank rows in file {chr(97 + i)}.",
+                  {"source": f"v4.1.{i}.rst", "heading": f"What's new in Kelp 4.1.{i} > Fix {i}"}) for i in range(20)],
+        Passage(23, "## What's new in Kelp 4.2.0\n\nMay 15, 2025\n\nThis release adds support for Python 3.14.",
+                {"source": "v4.2.0.rst", "heading": "What's new in Kelp 4.2.0"}),
+    ]
+    question = "When did Kelp 4.2.0 come out?"
+    got = extractive_answer(question, passages)
+    assert got.startswith("What's new in Kelp 4.2.0: May 15, 2025") and not lacks_asked_kind(question, got), got

@@ -601,6 +601,7 @@ def _unsupported_share(u: Unit, query: Query) -> float:
 
 
 _TYPED_CLOSE = 0.5  # a typed unit of the best one's section goes first when it scores this share of it
+_TYPED_NEAR = 0.9  # ... and one of any passage, for a question an answer without the kind leaves unanswered
 
 
 def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
@@ -611,8 +612,12 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     if query.kind is None or not candidates or candidates[0].typed:
         return candidates
     best = candidates[0]
-    same = next((c for c in candidates[1:] if c.typed and c.unit.rank == best.unit.rank
-                 and c.unit.block.section == best.unit.block.section and c.score >= _TYPED_CLOSE * best.score), None)
+    # an answer without the kind is refused for "When …?" and "How many …?" (``lacks_asked_kind``):
+    # there, a close one of the kind from any passage goes first ("May 15, 2025" under a release)
+    anywhere = query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form))
+    same = next((c for c in candidates[1:] if c.typed and (
+        anywhere and c.score >= _TYPED_NEAR * best.score or c.score >= _TYPED_CLOSE * best.score
+        and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section)), None)
     return [same, *(c for c in candidates if c is not same)] if same else candidates
 
 
