@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind
-from ragkit.rag.extractive.answer_type import has_answer_type
+from ragkit.rag.extractive.answer_type import answer_type, has_answer_type
 from ragkit.rag.extractive.text import stem
 from ragkit.rag.passages import Passage
 
@@ -222,3 +222,14 @@ def test_a_when_question_puts_a_close_dated_line_of_a_later_passage_first() -> N
     question = "When did Kelp 4.2.0 come out?"
     got = extractive_answer(question, passages)
     assert got.startswith("What's new in Kelp 4.2.0: May 15, 2025") and not lacks_asked_kind(question, got), got
+
+
+@pytest.mark.parametrize("question", [
+    "How short should the first line of a log message be?", "How small can a tide table be?",
+    "How low may the gauge read before it warns?", "How soon after a storm is the harbour reopened?",
+])
+def test_how_short_asks_for_a_number(question: str) -> None:
+    """"How short should the first line of a commit message be?" asks for a length ("under 50
+    characters"): before, "short" (like "small", "low", "soon") was no measure, and a sentence
+    about the commit's short identifier was quoted."""
+    assert answer_type(question)[0] == "number"

@@ -24,7 +24,8 @@ _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "number",
         re.compile(
-            r"\bhow\s+(?:much|many|far|long|often|big|large|high|tall|deep|wide|heavy|old|fast|hot|cold|[a-z]+ly)\b"
+            r"\bhow\s+(?:much|many|far|long|often|big|large|high|tall|deep|wide|heavy|old|fast|hot|cold|short|small|low|"
+            r"little|close|soon|narrow|thin|light|cheap|expensive|[a-z]+ly)\b"
             rf"|\b(?:what|which)(?:\s+(?:is|are|was|were|the|a|an|\w+est|rated|maximum|minimum|average|mean)){{0,3}}"
             rf"\s+(?P<noun>{_QUANTITY_NOUNS})\b",
             re.IGNORECASE,
