@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
-from ragkit.rag.extractive.text import STOPWORDS, WORD, stem
+from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD, stem
 
 _QUANTITY_NOUNS = (
     "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
@@ -101,7 +101,7 @@ _CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*(?=(?:wh
                          re.IGNORECASE)
 
 
-_OPENS_WITH_WHICH = re.compile(r"^\W*(?:(?:in|on|at|for|by|from|with)\s+)?(?:which|what)\b", re.IGNORECASE)
+_OPENS_WITH_WHICH = re.compile(rf"{WHICH_OPENING}\b", re.IGNORECASE)
 
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:

@@ -35,6 +35,8 @@ where which while who whom whose why will with would you your yours explain desc
 """.split()
 )
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
+#: how a question asking which one opens: "Which …", "What …", "In which …", "Since what …"
+WHICH_OPENING = r"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)"
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[A-Z0-9\"'(\[`*_])")
 _SUFFIXES = (

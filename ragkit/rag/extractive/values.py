@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ragkit.rag.extractive.text import STOPWORDS, WORD
+from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD
 
 _NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version", "release": "version",
           "releases": "version"}
@@ -29,7 +29,7 @@ _VALUE_NOUNS = (
     "option|flag|setting|extension|scheme|separator|value"
 )
 _VALUE = re.compile(
-    rf"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)\b(?:\s+[\w.-]+){{0,3}}?\s+"
+    rf"{WHICH_OPENING}\b(?:\s+[\w.-]+){{0,3}}?\s+"
     rf"(?P<noun>(?:{_VALUE_NOUNS})s?)\b"
     r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*\bdefaults?\b",
     re.IGNORECASE,
@@ -76,7 +76,7 @@ def implied_default(question: str) -> str:
 _AUXILIARY = r"(?:do|does|did|is|are|was|were|should|can|could|will|would|must|has|have|had)"
 #: "What charset does …?", "Which proxy scheme should I use …?": a noun phrase, then its verb
 _INSTANCE = re.compile(
-    rf"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)\s+"
+    rf"{WHICH_OPENING}\s+"
     rf"(?!{_AUXILIARY}\b|happens\b|if\b|kinds?\b|types?\b|sorts?\b|ways?\b)"
     rf"[A-Za-z][\w.-]*(?:\s+[\w.-]+){{0,2}}?\s+{_AUXILIARY}\s",
     re.IGNORECASE,
