@@ -353,15 +353,16 @@ def counts(noun: str, sentence: str) -> bool:
 
 #: a point in time counted in units ("at the 3-month mark", "after 6 weeks", "within 48 hours"):
 #: what "When do new employees have reviews?" is answered with, though it names no date
-_TIME_POINT = re.compile(r"\b\d+(?:\.\d+)?(?:-|\s+)(?:second|minute|hour|day|week|month|quarter|year)s?\b", re.IGNORECASE)
+_UNITS_OF_TIME = r"\b\d+(?:\.\d+)?(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"
+_TIME_POINT = re.compile(_UNITS_OF_TIME.format(kind=""), re.IGNORECASE)
 #: a length of time said in words, which answers "how long" as a number does ("wait a week")
 _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
                             r"fortnight|month|quarter|year|decade)s?\b", re.IGNORECASE)
 
 
 #: a number of units of time, perhaps of a kind ("3.7 hours", "a 7-calendar-day period", "5 business days")
-_DURATION = re.compile(r"\b\d+(?:\.\d+)?(?:-|\s+)(?:(?:calendar|business|working|work|consecutive|full)(?:-|\s+))?"
-                       r"(?:second|minute|hour|day|week|month|quarter|year)s?\b", re.IGNORECASE)
+_DURATION = re.compile(_UNITS_OF_TIME.format(kind=r"(?:(?:calendar|business|working|work|consecutive|full)(?:-|\s+))?"),
+                       re.IGNORECASE)
 
 
 def says_duration(sentence: str) -> bool:
