@@ -214,3 +214,21 @@ def test_how_many_digits_of_precision_counts_digits_not_a_percentage() -> None:
     the question asks for it ("What precision does the classifier reach?"). Before, it was refused:
     no passage gives a percentage."""
     assert "17 digits" in extractive_answer("How many digits of precision does a float give?", FLOATS)
+
+
+OPTIONS = _passages(
+    ("# Options\n\nUse the following options to configure Skiff from the command line.", "options.md"),
+    ("## Limits\n\n* `--max-jobs <int>` - Maximum number of jobs to run at once. Default: 8.\n"
+     "* `--queue <int>` - Maximum number of waiting jobs to hold in the queue. Relevant under heavy load. "
+     "Default: 500.", "options.md"),
+    ("## Shares\n\nEvery employee of the Skiff team holds 10 bonus shares.", "team.md"),
+)
+
+
+def test_a_value_of_the_named_thing_answers_for_its_attribute_noun() -> None:
+    """"What is the default *size* of the job queue?": the option's line says "queue", "jobs" and
+    "Default: 500", never "size", and the document says Skiff. Before, it was refused for lacking
+    the noun; a number of another thing still is ("bonus shares" for stock options)."""
+    answer = extractive_answer("What is the default size of the job queue in Skiff?", OPTIONS)
+    assert "500" in answer
+    assert extractive_answer("How many stock options does the Skiff team hold?", OPTIONS) == REFUSAL

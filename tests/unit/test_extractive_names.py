@@ -233,3 +233,31 @@ def test_how_short_asks_for_a_number(question: str) -> None:
     characters"): before, "short" (like "small", "low", "soon") was no measure, and a sentence
     about the commit's short identifier was quoted."""
     assert answer_type(question)[0] == "number"
+
+
+BROKERS = _passages(
+    ("## Skiff 3.1\n\nSkiff 3.1 added Amazon SQS as a supported message broker. Work has also started on a "
+     "new message protocol.", "whatsnew-3.1.md"),
+    ("## Skiff 4.0\n\nSkiff 4.0 supports the wasm32-unknown-unknown target:\n\n```\n"
+     "rustup target add wasm32-unknown-unknown\n```\n", "whatsnew-4.0.md"),
+    ("## Models\n\nThe large model, BERTLARGE, has 340M parameters.", "models.md"),
+)
+
+
+@pytest.mark.parametrize("question", [
+    "Which Skiff release added ZMQ as a supported message broker?",  # an acronym no passage writes
+    "How do I build Skiff for the wasm32-wasi target?",  # a code no passage writes
+])
+def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
+    """The question names a thing by an exact code or acronym; the retriever ranks a passage that
+    writes it high when any does, so none retrieved means the folder does not say. Before, a near
+    miss was the answer (another broker's release, another target's commands)."""
+    assert extractive_answer(question, BROKERS) == REFUSAL
+
+
+@pytest.mark.parametrize(("question", "expected"), [
+    ("Which Skiff release added SQS as a supported message broker?", "3.1"),
+    ("How many parameters does BERT-Large have?", "340M"),  # read without case, space or hyphen
+])
+def test_a_code_or_acronym_a_passage_holds_is_answered(question: str, expected: str) -> None:
+    assert expected in extractive_answer(question, BROKERS)

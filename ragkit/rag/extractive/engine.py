@@ -69,8 +69,9 @@ The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 senten
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
 one (not another passage's list when the best sentence writes the items out as a series); for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
-number, a version (read whole: "2.44" is not "v2.44.3") or a name the question is about appears
-in none of the passages, or when most of the
+number, a version (read whole: "2.44" is not "v2.44.3"), a code or an acronym (``wasm32-wasi``,
+NATS: the retriever's exact-match side finds one if any document writes it) or a name the
+question is about appears in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
 document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
 a value question, whose line may say none of them, nor for a question that asks two things, each
@@ -84,7 +85,8 @@ one that names what it asks for ("Which *university* …?", "What is the maximum
 many stock *options* …?", ``values.asked_noun``) is refused when neither the answer nor the best
 sentence's section, neighbours and headings say that noun, and a "Which …?" answer names no thing
 of its own (a name, a literal): it answers another question of the same passage ("10 bonus
-shares" for a new hire's stock options). A question that names something found in some
+shares" for a new hire's stock options). A value asked for need not say the noun when its passage
+holds all the question's other words ("Default: 2048" on the backlog's line, for its "size"). A question that names something found in some
 passages is answered only from the documents that mention it ("What is the price of a Chubby
 license?" is not answered by another paper's sentence about licence prices). "Who wrote the X
 paper?" is also answered from a retrieved paper's ``authors`` metadata (its byline, found by the
@@ -368,6 +370,25 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     found = {re.sub(r"(?:\.0)+$", "", v) for p in passages
              for v in dotted_numbers(f"{p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}")}
     return all(re.sub(r"(?:\.0)+$", "", v) in found for v in query.versions)
+
+
+#: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``): rare and exact, so the
+#: retriever's exact-match side ranks a passage that holds it high when any document does
+_MARK = re.compile(r"[A-Z][A-Z0-9]+|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")  # the whole of a token
+_TOKEN = re.compile(r"[\w.-]+")
+_SQUASH = re.compile(r"[^a-z0-9]+")
+
+
+def _marks_present(question: str, passages: Sequence[Passage]) -> bool:
+    """Whether every code or acronym ``question`` writes is in some passage, its heading or its
+    file's name, read without case, spaces or punctuation ("BERT-Large" is "BERTLARGE"): the
+    question "Which release added NATS as a broker?" is about a thing no retrieved passage names."""
+    marks = {_SQUASH.sub("", m.lower()) for t in _TOKEN.findall(question) if _MARK.fullmatch(m := t.rstrip(".-"))}
+    if not marks:
+        return True
+    held = _SQUASH.sub("", " ".join(f"{p.text} {p.meta.get('heading', '')} {p.meta.get('source', '')}"
+                                    for p in passages).lower())
+    return all(m in held for m in marks)
 
 
 def _label_weight(query: Query, units: Sequence[Unit]) -> tuple[str, float]:
@@ -707,7 +728,7 @@ def extractive_answer(
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, units)
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
-            or not _versions_present(query, passages)):
+            or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
         return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
     if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
@@ -775,6 +796,9 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     if candidate.typed and (query.kind == "date" or query.asked in word_terms(query.value_kind or "")):
         return False  # "In which year …?": "in 2015"; "What Python version …?": "Python 3.10 or newer"
     best = candidate.unit
+    around = best.own | best.near | best.section | best.scope | best.document
+    if query.kind == "value" and candidate.typed and not query.own - {query.asked} - around:
+        return False  # a value of the very thing the question names, all of it: "Default: 2048" for the backlog's "size"
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
     if _says(have, query.asked):
