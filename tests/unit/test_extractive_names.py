@@ -261,3 +261,17 @@ def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
 ])
 def test_a_code_or_acronym_a_passage_holds_is_answered(question: str, expected: str) -> None:
     assert expected in extractive_answer(question, BROKERS)
+
+
+NOTES = _passages(
+    ("# Kelp v4.2 Release Notes\n\nBackward Compatibility Notes\n\n- \"kelp pull\" no longer guesses the remote.\n\n"
+     "UI, Workflows & Features\n\n- Introduce \"kelp tide\", a tool meant on the server side to recreate a "
+     "history.\n\n- \"kelp merge\" learned the \"--ours\" option.\n", "4.2.0.adoc"),
+)
+
+
+def test_a_version_written_with_a_v_answers_which_release() -> None:
+    """"Git v2.44 Release Notes" heads a release's notes: "v2.44" is a version. Before, only a
+    version with no letter before it was one, so the answer quoted the item without its release."""
+    answer = extractive_answer("Which release introduced kelp tide?", NOTES)
+    assert "v4.2" in answer and "kelp tide" in answer

@@ -38,7 +38,7 @@ _PORT = re.compile(
     r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]|\b[a-z][\w-]*(?:\.[\w-]+)+|\*):\d{2,5}\b|\bports?\s+\d{2,5}\b",
     re.IGNORECASE,
 )
-_VERSION = re.compile(r"\b\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bversion\s+\d+\b", re.IGNORECASE)
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bversion\s+\d+\b", re.IGNORECASE)
 _CODE = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"]+)\"")
 _CONSTANT = re.compile(r"\b(?:true|false|none|null|nil)\b", re.IGNORECASE)
