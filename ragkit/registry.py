@@ -111,6 +111,7 @@ loaders: Registry[type] = Registry(
         "xls": "ragkit.loaders.xls",
         "rtf": "ragkit.loaders.rtf",
         "org": "ragkit.loaders.org",
+        "asciidoc": "ragkit.loaders.asciidoc",
         "fb2": "ragkit.loaders.fictionbook",
         "latex": "ragkit.loaders.latex",
         "ppt": "ragkit.loaders.powerpoint_binary",

@@ -44,6 +44,8 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".doc": "doc",
     ".rtf": "rtf",
     ".org": "org",
+    ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc",
     ".fb2": "fb2",
     **{ext: "latex" for ext in (".tex", ".latex", ".ltx")},
     ".jsonl": "jsonl",

@@ -1,0 +1,176 @@
+"""AsciiDoc files (``.adoc``, ``.asciidoc``, loader ``asciidoc``), read with no extra package.
+
+The loader writes AsciiDoc out as Markdown-structured text, so the splitter cuts at its sections
+and names them, one pass over the lines:
+
+- ``= Title``, ``== Section`` … (and a two-line title underlined with ``=``, ``-``, ``~``, ``^``
+  or ``+`` of about its length) become ``#``, ``##`` … headings; the first top-level one is the
+  ``title``.
+- Listing and literal blocks (``----``, ``....``) become fenced code, their lines kept as
+  written (a ``*`` or ``=`` line inside is code, not a list or a heading).
+- Comment lines (``//``) and comment blocks (``////``) are left out, as are block attribute and
+  anchor lines (``[source,yaml]``, ``[[id]]``, ``[#148]``), ``include::``, ``ifdef::``/``endif::``
+  and ``toc::`` lines, and the delimiters of example, sidebar, quote, open and passthrough blocks.
+- ``* item`` and ``. item`` lists (``**``, ``..`` nested) become Markdown lists; a block title
+  (``.Title``) a line of its own; a table's rows lines of cells joined by ``|``.
+- Attribute entries (``:name: value``) are read and left out, and a reference (``{name}``) to one
+  is replaced by its value, to a character attribute (``{nbsp}``, ``{plus}``) by the character;
+  one defined elsewhere (a book's index file) stays as written, as Asciidoctor shows it.
+- A cross reference reads as its text (``<<id,text>>``, ``xref:file.adoc[text]``), else its
+  target; a link as its text (``https://…[text]``, ``link:…[text]``), else its address;
+  ``kbd:[…]``, ``btn:[…]``, ``pass:[…]`` as what they hold; a line's hard break (`` +``) goes.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ragkit.loaders.base import MarkupLoader
+from ragkit.registry import loaders
+
+_HEADING = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*")
+_UNDERLINES = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
+_UNDERLINE = re.compile(r"([=~^+-])\1+[ \t]*")
+_DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--)[ \t]*")
+_CODE_DELIMITERS = ("-", ".")
+_TABLE = re.compile(r"[|!,:]={3,}[ \t]*")
+_ATTRIBUTE_ENTRY = re.compile(r":(!?)([\w][\w-]*)(!?):(?:[ \t]+(.*?))?[ \t]*")
+_BLOCK_ATTRIBUTES = re.compile(r"(?:\[[^\[\]]*\]|\[\[[^\[\]]*\]\])(?:[ \t]*(?:\[[^\[\]]*\]|\[\[[^\[\]]*\]\]))*")
+_DIRECTIVE = re.compile(r"(?:include|ifdef|ifndef|ifeval|endif|toc)::[^\[\n]*\[[^\n]*\][ \t]*")
+_BLOCK_TITLE = re.compile(r"\.([^.\s].*)")
+_LIST = re.compile(r"[ \t]*(\*{1,5}|-|\.{1,5}|\d{1,9}\.)[ \t]+(\S.*)")
+_DESCRIPTION = re.compile(r"(\S.*?)(:{2,4}|;;)(?:[ \t]+(.*))?")
+_REFERENCE = re.compile(r"\{([\w][\w-]*)\}")
+_CROSS_REFERENCE = re.compile(r"<<([^<>,\n]{1,500})(?:,[ \t]*([^<>\n]{1,500}))?>>")
+_MACRO = re.compile(r"\b(?:xref|link|mailto|kbd|btn|menu|pass|footnote|image|icon|anchor):+([^\s\[\]]{0,2000})"
+                    r"\[([^\[\]\n]{0,2000})\]")
+_CELL_SPEC = re.compile(r"(?:^|(?<=\s))(?:\d+[+*]|[\d.<^>]*[aehlmdsv])(?=\|)")  # "2+|", "a|": a cell's style
+_URL_TEXT = re.compile(r"\b(https?://[^\s\[\]<>]{1,2000})\[([^\[\]\n]{0,2000})\]")
+_HARD_BREAK = re.compile(r"[ \t]\+$")
+#: Asciidoctor's character attributes
+_CHARACTERS = {
+    "nbsp": " ", "sp": " ", "empty": "", "zwsp": "", "amp": "&", "lt": "<", "gt": ">", "plus": "+",
+    "startsb": "[", "endsb": "]", "vbar": "|", "apos": "'", "quot": '"', "backslash": "\\",
+    "two-colons": "::", "two-semicolons": ";;", "cpp": "C++", "pp": "++", "deg": "°", "caret": "^",
+    "tilde": "~", "asterisk": "*", "backtick": "`", "brvbar": "¦", "ldquo": "“", "rdquo": "”",
+    "lsquo": "‘", "rsquo": "’", "wj": "",
+}
+
+
+@loaders.register("asciidoc")
+class AsciiDocLoader(MarkupLoader):
+    """One document of an AsciiDoc file: its text with AsciiDoc markup turned into Markdown."""
+
+    name = "asciidoc"
+    mime = "text/asciidoc"
+
+    def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        return asciidoc_to_markdown(text)
+
+
+def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
+    """``adoc`` as Markdown-structured text, and its title (``None`` without one)."""
+    out: list[str] = []
+    title: str | None = None
+    values: dict[str, str] = {}
+    block = ""  # the delimiter of the code or comment block the line is in
+    table = False
+    lines = adoc.splitlines()
+    for i, line in enumerate(lines):
+        stripped = line.strip()
+        if block:
+            if stripped == block:
+                out.append("" if block.startswith("/") else "```")
+                block = ""
+            elif not block.startswith("/"):
+                out.append(line)
+            continue
+        delimiter = _DELIMITER.fullmatch(stripped)
+        if delimiter and not _underlines(stripped, lines, i):
+            mark = delimiter.group(1)
+            if mark[0] in _CODE_DELIMITERS and mark != "--":
+                block = mark
+                out.append("```")
+            elif mark[0] == "/":
+                block = mark
+            continue  # an example, sidebar, quote, open or passthrough block: its text, no delimiters
+        if _TABLE.fullmatch(stripped):
+            table = not table
+            out.append("")
+            continue
+        level = 0 if table else _underlines(stripped, lines, i)
+        if level and out:
+            if level == 1 and title is None:
+                title = _inline(lines[i - 1].strip(), values)
+            out[-1] = f"{'#' * level} {_inline(lines[i - 1].strip(), values)}"
+            continue
+        if stripped.startswith("//"):
+            continue  # a comment
+        entry = _ATTRIBUTE_ENTRY.fullmatch(line)
+        if entry:
+            if entry.group(1) or entry.group(3):
+                values.pop(entry.group(2), None)
+            else:
+                values[entry.group(2)] = _inline(entry.group(4) or "", values)
+            continue
+        if _BLOCK_ATTRIBUTES.fullmatch(stripped) or _DIRECTIVE.fullmatch(stripped):
+            continue
+        if stripped == "+":
+            out.append("")  # a list continuation: the block after it belongs to the item
+            continue
+        if table:
+            cells = [c.strip() for c in _CELL_SPEC.sub("", stripped).split("|")]
+            cells = [c for c in cells if c]
+            if cells:
+                out.extend((" | ".join(_inline(c, values) for c in cells), ""))
+            continue
+        out.append(_line(line, values))
+        if title is None and out[-1].startswith("# "):
+            title = out[-1][2:]
+    if block and not block.startswith("/"):
+        out.append("```")
+    return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n", title
+
+
+def _underlines(stripped: str, lines: list[str], i: int) -> int:
+    """The level of the two-line title whose underline is line ``i`` (``stripped``), or 0: a line
+    of one of ``= - ~ ^ +`` within a character of the length of the text line above it, which
+    starts its paragraph and has a letter."""
+    if not _UNDERLINE.fullmatch(stripped) or i == 0:
+        return 0
+    above = lines[i - 1].strip()
+    if (abs(len(above) - len(stripped)) > 1 or not any(c.isalpha() for c in above) or _DELIMITER.fullmatch(above)
+            or _BLOCK_ATTRIBUTES.fullmatch(above) or _DIRECTIVE.fullmatch(above)
+            or above.startswith(("//", ":", "*", ".", "|", "=", "-", "["))
+            or (i >= 2 and lines[i - 2].strip() and not _BLOCK_ATTRIBUTES.fullmatch(lines[i - 2].strip()))):
+        return 0
+    return _UNDERLINES[stripped[0]]
+
+
+def _line(line: str, values: dict[str, str]) -> str:
+    heading = _HEADING.fullmatch(line)
+    if heading:
+        return f"{'#' * len(heading.group(1))} {_inline(heading.group(2), values)}"
+    item = _LIST.fullmatch(line)
+    if item:
+        mark = item.group(1)
+        depth = len(mark) - 1 if mark[0] in "*." and not mark[0].isdigit() else 0
+        bullet = "1." if mark[0] == "." or mark[0].isdigit() else "-"
+        return f"{'  ' * depth}{bullet} {_inline(item.group(2), values)}"
+    title = _BLOCK_TITLE.fullmatch(line)
+    if title:
+        return _inline(title.group(1), values)
+    described = _DESCRIPTION.fullmatch(line.strip())
+    if described and not line[:1].isspace() and "://" not in described.group(1):
+        term, rest = _inline(described.group(1), values), _inline(described.group(3) or "", values)
+        return f"{term}: {rest}".rstrip()
+    return _inline(line, values)
+
+
+def _inline(text: str, values: dict[str, str]) -> str:
+    text = _HARD_BREAK.sub("", text)
+    text = _REFERENCE.sub(lambda m: values.get(m.group(1), _CHARACTERS.get(m.group(1), m.group(0))), text)
+    text = _CROSS_REFERENCE.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
+    text = _MACRO.sub(lambda m: m.group(2) or m.group(1), text)
+    return _URL_TEXT.sub(lambda m: m.group(2) or m.group(1), text)

@@ -1,0 +1,119 @@
+"""AsciiDoc (.adoc): read with no extra package as Markdown-structured text, so sections cut the
+chunks and name them; written by the test as guideline books and release notes write AsciiDoc.
+Before, an ``.adoc`` file went to ``unstructured`` (skipped without it), which ran a section's
+anchor, title and body together with no heading."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ragkit.loaders.asciidoc import asciidoc_to_markdown
+from ragkit.loaders.base import loader_name_for
+from ragkit.registry import loaders
+from ragkit.splitters.markdown import MarkdownSplitter
+from ragkit.types import Document
+
+GUIDE = """[[ferries]]
+= Harbour Guidelines
+:FARE: 40 kroner
+:toc:
+
+// a comment nobody should read
+////
+a comment block
+nobody should read
+////
+
+[#148]
+== {MUST} buy a ticket before boarding
+
+Tickets cost {FARE}{nbsp}each; see <<timetable,the timetable>> and
+https://example.org/rules[the rules] or link:https://example.org/faq[].
+A {SHOULD} rule defined elsewhere stays as written.
+
+* Ferries leave at nine.
+** The last one at {plus}22.
+. First step
+. Second step
+
+.Fare table
+|===
+| Route | Fare
+| North | 40
+a| South | 55
+|===
+
+Skipper:: The person who steers.
+include::../includes/extra.adoc[]
+
+[source,python]
+----
+= this line is code
+* so is this
+FARE = 40
+----
+
+=== Night crossings
+
+NOTE: Night crossings need a lamp. +
+Ask the skipper.
+"""
+
+
+def load(path: Path) -> list[Document]:
+    return list(loaders.get("asciidoc")().load(path, source=path.name))
+
+
+@pytest.mark.parametrize("name", ["guide.adoc", "guide.asciidoc", "GUIDE.ADOC"])
+def test_an_asciidoc_file_picks_the_asciidoc_loader(name: str) -> None:
+    assert loader_name_for(Path(name)) == "asciidoc"
+
+
+def test_asciidoc_markup_becomes_markdown_headings_lists_tables_and_code(tmp_path: Path) -> None:
+    path = tmp_path / "guide.adoc"
+    path.write_text(GUIDE, encoding="utf-8")
+    [doc] = load(path)
+    text = doc.text
+    assert doc.metadata["title"] == "Harbour Guidelines"
+    assert doc.metadata["mime"] == "text/asciidoc" and doc.metadata["markup"] == "markdown"
+    assert text.startswith("# Harbour Guidelines\n")
+    assert "## {MUST} buy a ticket before boarding" in text
+    assert "Tickets cost 40 kroner each; see the timetable and\nthe rules or https://example.org/faq." in text
+    assert "A {SHOULD} rule" in text
+    assert "- Ferries leave at nine.\n  - The last one at +22.\n1. First step\n1. Second step" in text
+    assert "Fare table" in text and "Route | Fare" in text and "South | 55" in text and "a|" not in text
+    assert "Skipper: The person who steers." in text
+    assert "```\n= this line is code\n* so is this\nFARE = 40\n```" in text
+    assert "### Night crossings" in text and "NOTE: Night crossings need a lamp.\nAsk the skipper." in text
+    for gone in ("a comment", "[#148]", "[[ferries]]", ":toc:", "[source", "include::", "|===", "<<", "{FARE}"):
+        assert gone not in text
+
+
+def test_a_two_line_title_is_a_heading_and_a_delimiter_after_a_longer_line_is_not(tmp_path: Path) -> None:
+    """Release notes written with an underlined title ("Git v2.44 Release Notes" over "====")."""
+    text, title = asciidoc_to_markdown("Kelp v4.2 Release Notes\n=======================\n\nUpdates\n-------\n\n"
+                                       " * \"kelp add\" learned --tide.\n\nRun this:\n\n----\nkelp add\n----\n")
+    assert title == "Kelp v4.2 Release Notes"
+    assert text == ("# Kelp v4.2 Release Notes\n\n## Updates\n\n- \"kelp add\" learned --tide.\n\n"
+                    "Run this:\n\n```\nkelp add\n```\n")
+
+
+def test_asciidoc_sections_cut_the_chunks_and_code_lines_do_not(tmp_path: Path) -> None:
+    path = tmp_path / "guide.adoc"
+    path.write_text(GUIDE, encoding="utf-8")
+    [doc] = load(path)
+    chunks = MarkdownSplitter(chunk_size=300, chunk_overlap=0, unit="chars").split(doc)
+    night = [c for c in chunks if "lamp" in c.text]
+    assert night and all("Tickets" not in c.text for c in night)
+    assert any("Night crossings" in str(c.metadata.get("headings") or c.metadata.get("section")) for c in night)
+
+
+def test_an_unclosed_block_is_closed_and_hostile_lines_are_read_in_one_pass() -> None:
+    text, _ = asciidoc_to_markdown("== Open\n----\n* code")
+    assert text == "## Open\n```\n* code\n```\n"
+    for line in ("<<" * 100_000, "a::b" * 50_000, "link:" + "[" * 100_000, "{" * 100_000 + "x}",
+                 "== " + " " * 100_000 + "x", "x" * 100_000 + "::", "|" * 100_000, "https://" + "a" * 100_000 + "["):
+        # each pattern is anchored or bounded: a quadratic one would take minutes on these lines
+        assert asciidoc_to_markdown("Title\n" + line + "\n")[0].startswith("Title")
