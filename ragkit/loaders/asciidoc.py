@@ -29,13 +29,13 @@ from pathlib import Path
 from ragkit.loaders.base import MarkupLoader
 from ragkit.registry import loaders
 
-_HEADING = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*?)(?:[ \t]+\1)?[ \t]*")
+_HEADING = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*)")  # matched on the line without its trailing spaces
 _UNDERLINES = {"=": 1, "-": 2, "~": 3, "^": 4, "+": 5}
 _UNDERLINE = re.compile(r"([=~^+-])\1+[ \t]*")
 _DELIMITER = re.compile(r"(-{4,}|\.{4,}|={4,}|\*{4,}|_{4,}|\+{4,}|/{4,}|--)[ \t]*")
 _CODE_DELIMITERS = ("-", ".")
 _TABLE = re.compile(r"[|!,:]={3,}[ \t]*")
-_ATTRIBUTE_ENTRY = re.compile(r":(!?)([\w][\w-]*)(!?):(?:[ \t]+(.*?))?[ \t]*")
+_ATTRIBUTE_ENTRY = re.compile(r":(!?)([\w][\w-]*)(!?):(?:[ \t]+(.*))?")  # ... as is a heading
 _BLOCK_ATTRIBUTES = re.compile(r"(?:\[[^\[\]]*\]|\[\[[^\[\]]*\]\])(?:[ \t]*(?:\[[^\[\]]*\]|\[\[[^\[\]]*\]\]))*")
 _DIRECTIVE = re.compile(r"(?:include|ifdef|ifndef|ifeval|endif|toc)::[^\[\n]*\[[^\n]*\][ \t]*")
 _BLOCK_TITLE = re.compile(r"\.([^.\s].*)")
@@ -107,7 +107,7 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
             continue
         if stripped.startswith("//"):
             continue  # a comment
-        entry = _ATTRIBUTE_ENTRY.fullmatch(line)
+        entry = _ATTRIBUTE_ENTRY.fullmatch(line.rstrip())
         if entry:
             if entry.group(1) or entry.group(3):
                 values.pop(entry.group(2), None)
@@ -149,9 +149,12 @@ def _underlines(stripped: str, lines: list[str], i: int) -> int:
 
 
 def _line(line: str, values: dict[str, str]) -> str:
-    heading = _HEADING.fullmatch(line)
-    if heading:
-        return f"{'#' * len(heading.group(1))} {_inline(heading.group(2), values)}"
+    heading = _HEADING.fullmatch(line.rstrip())
+    if heading:  # "== Title ==": the closing marks go
+        marks, title = heading.groups()
+        if title.endswith(marks) and title[: -len(marks)].rstrip() != title[: -len(marks)]:
+            title = title[: -len(marks)].rstrip()
+        return f"{'#' * len(marks)} {_inline(title, values)}"
     item = _LIST.fullmatch(line)
     if item:
         mark = item.group(1)

@@ -114,6 +114,6 @@ def test_an_unclosed_block_is_closed_and_hostile_lines_are_read_in_one_pass() ->
     text, _ = asciidoc_to_markdown("== Open\n----\n* code")
     assert text == "## Open\n```\n* code\n```\n"
     for line in ("<<" * 100_000, "a::b" * 50_000, "link:" + "[" * 100_000, "{" * 100_000 + "x}",
-                 "== " + " " * 100_000 + "x", "x" * 100_000 + "::", "|" * 100_000, "https://" + "a" * 100_000 + "["):
+                 "== " + " " * 100_000 + "x", "== x" + " " * 100_000 + "y", ":a: x" + " " * 100_000 + "y", "x" * 100_000 + "::", "|" * 100_000, "https://" + "a" * 100_000 + "["):
         # each pattern is anchored or bounded: a quadratic one would take minutes on these lines
         assert asciidoc_to_markdown("Title\n" + line + "\n")[0].startswith("Title")
