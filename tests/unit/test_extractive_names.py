@@ -275,3 +275,19 @@ def test_a_version_written_with_a_v_answers_which_release() -> None:
     version with no letter before it was one, so the answer quoted the item without its release."""
     answer = extractive_answer("Which release introduced kelp tide?", NOTES)
     assert "v4.2" in answer and "kelp tide" in answer
+
+
+SIGNALS = _passages(
+    ("## Built-in\n\nYou can also manage child processes by sending specific signals to the main process. "
+     "(Not supported on Windows.)\n\n- `SIGHUP`: Workers are restarted gracefully one after another.\n"
+     "- `SIGTTIN`: Increase the number of worker processes by one.\n"
+     "- `SIGTTOU`: Decrease the number of worker processes by one.\n", "deployment.md"),
+)
+
+
+def test_which_question_prefers_a_close_sentence_of_its_section_that_names_one() -> None:
+    """"Which signal …?": the sentence that says "signals" names none, the list under it names
+    them. Before, the answer was that sentence alone."""
+    answer = extractive_answer("Which signal should I send to the Skiff main process to get one extra worker "
+                               "process?", SIGNALS)
+    assert "SIGTTIN" in answer

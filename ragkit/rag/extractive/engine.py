@@ -60,7 +60,8 @@ not support", "cannot") counts a little more. A snake_case identifier the questi
 A unit that holds the kind of answer asked for counts its neighbours' matched words as shared
 ("… the collection of tweets by Marta Quell" after the sentence that says what the guide is), and
 when the best candidate holds none, a close one of its section that does is quoted first
-("Default: '§'" beside the setting's description); failing that, the best is read on through its
+("Default: '§'" beside the setting's description; for a "Which …?" question, one that names a thing:
+"`SIGTTIN`: …" under "… by sending specific signals …"); failing that, the best is read on through its
 paragraph, two sentences at most, to one that holds it (for a "What/Which NOUN …?" question, a
 literal: the best says the case, "… if no explicit charset is present …", the next the value; for a
 how-to question, the code written inline: "… rather than …", then "In this case you should use `…`").
@@ -549,7 +550,7 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
         # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
-    if query.which and query.kind is None and not query.howto and (u.leads_list or _names_thing(u.text, query)):
+    if query.which and query.kind is None and not query.howto and _names_any(u, query):
         fit *= _NAMES_THING  # "Software Freedom Conservancy … and Open Collective are examples of …"
     if query.yes_no and negates(u.text):
         fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
@@ -629,10 +630,18 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     """The candidates, with the best one that holds the kind of answer asked for first when the
     best holds none and that one is of the same section of the same passage and scores close:
     the untyped sentence describes the subject ("Text for link anchors beside each title"), the
-    typed one states what is asked ("Default: '§'")."""
-    if query.kind is None or not candidates or candidates[0].typed:
+    typed one states what is asked ("Default: '§'"). For a "Which …?" question, the one that
+    names a thing (or leads a list) goes first when the best names none: "… by sending specific
+    signals to the main process", then "`SIGTTIN`: Increase the number of worker processes by one"."""
+    if not candidates:
         return candidates
     best = candidates[0]
+    if query.which and query.kind is None and not query.howto and not _names_any(best.unit, query):
+        same = next((c for c in candidates[1:] if c.score >= _TYPED_CLOSE * best.score and c.unit.rank == best.unit.rank
+                     and c.unit.block.section == best.unit.block.section and _names_any(c.unit, query)), None)
+        return [same, *(c for c in candidates if c is not same)] if same else candidates
+    if query.kind is None or candidates[0].typed:
+        return candidates
     # an answer without the kind is refused for "When …?" and "How many …?" (``lacks_asked_kind``):
     # there, a close one of the kind from any passage goes first ("May 15, 2025" under a release)
     anywhere = query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form))
@@ -804,6 +813,11 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     if _says(have, query.asked):
         return False
     return not (query.which and _names_thing(said, query))
+
+
+def _names_any(u: Unit, query: Query) -> bool:
+    """Whether ``u`` names things for a "Which …?" question: it names one, or it leads a list."""
+    return u.leads_list or _names_thing(u.text, query)
 
 
 def _names_thing(text: str, query: Query) -> bool:
