@@ -241,12 +241,14 @@ BROKERS = _passages(
     ("## Skiff 4.0\n\nSkiff 4.0 supports the wasm32-unknown-unknown target:\n\n```\n"
      "rustup target add wasm32-unknown-unknown\n```\n", "whatsnew-4.0.md"),
     ("## Models\n\nThe large model, BERTLARGE, has 340M parameters.", "models.md"),
+    ("## Protocols\n\nThe Skiff server speaks HTTP/1.1 and HTTP/2 over TLS.", "protocols.md"),
 )
 
 
 @pytest.mark.parametrize("question", [
     "Which Skiff release added ZMQ as a supported message broker?",  # an acronym no passage writes
     "How do I build Skiff for the wasm32-wasi target?",  # a code no passage writes
+    "Does the Skiff server speak HTTP/3?",  # a protocol's version no passage writes
 ])
 def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
     """The question names a thing by an exact code or acronym; the retriever ranks a passage that
@@ -258,6 +260,7 @@ def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
 @pytest.mark.parametrize(("question", "expected"), [
     ("Which Skiff release added SQS as a supported message broker?", "3.1"),
     ("How many parameters does BERT-Large have?", "340M"),  # read without case, space or hyphen
+    ("Does the Skiff server speak HTTP/2?", "HTTP/2"),
 ])
 def test_a_code_or_acronym_a_passage_holds_is_answered(question: str, expected: str) -> None:
     assert expected in extractive_answer(question, BROKERS)

@@ -373,10 +373,10 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     return all(re.sub(r"(?:\.0)+$", "", v) in found for v in query.versions)
 
 
-#: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``): rare and exact, so the
+#: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the
 #: retriever's exact-match side ranks a passage that holds it high when any document does
-_MARK = re.compile(r"[A-Z][A-Z0-9]+|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")  # the whole of a token
-_TOKEN = re.compile(r"[\w.-]+")
+_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")  # the whole of a token
+_TOKEN = re.compile(r"[A-Z][A-Z0-9]+/\d[\d.]*|[\w.-]+")  # "HTTP/3" is one
 _SQUASH = re.compile(r"[^a-z0-9]+")
 
 
