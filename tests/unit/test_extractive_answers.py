@@ -116,6 +116,21 @@ def test_a_default_introduced_by_a_colon_keeps_its_code_block() -> None:
     assert "The default is: [2]" in got and '["localhost:6379"]' in got
 
 
+LINE_ENDINGS = _passages(
+    ("## Line endings\n\nYou can change the way Kelp recognizes and encodes line endings using the `core.eol` "
+     "command to `kelp config`. Here are the recommended values for each system.\n\nOn macOS and Linux:\n\n"
+     "```\n$ kelp config --global core.eol lf\n```\n\nAnd on Windows:\n\n"
+     "```\n$ kelp config --global core.eol crlf\n```\n", {"source": "setup.md", "heading": "Line endings"}),
+)
+
+
+def test_a_quoted_sentence_that_introduces_code_is_followed_by_its_code() -> None:
+    """The best sentence names the setting; the next one quoted, "And on Windows:", introduces the
+    value's command. Before, the answer ended at that colon, without the value."""
+    got = extractive_answer("What value of core.eol is recommended for people working on Windows?", LINE_ENDINGS)
+    assert got.rstrip("`\n ").endswith("core.eol crlf") and "And on Windows: [1]" in got
+
+
 RELEASES = _passages((
     "## 2.4.0 (March 3, 2025)\n\n#### Added\n\n* Support for zstd request bodies #311.\n\n#### Removed\n\n"
     "* Drop Python 3.8 support #2823.\n* Remove the deprecated `on_startup` argument #2790.\n\n"

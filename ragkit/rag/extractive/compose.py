@@ -21,7 +21,8 @@ followed by that passage's ``[n]`` marker.
 - *a value* ("What is the default value of dev_addr?"): the sentence or line that states it,
   after the heading the question names when it does not say it ("dev_addr: default: …"); a
   sentence ending with a colon ("Default:", reStructuredText's "The default is::") is followed by
-  the code block it introduces, whatever the question;
+  the code block it introduces, whatever the question, and so is any quoted sentence that
+  introduces one ("And on Windows:"), the answer ending there;
 - *a colon's value*: any other quoted sentence that ends with a colon ("… for the following
   project:") is followed by the short lines after it that complete it ("KEN SARGENT HOUSE"),
   so an answer never stops at the colon;
@@ -300,6 +301,10 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     if howto and best.leads_code:  # "- Add a remote:" and its command: the one description says it
         max_sentences = 1
     chosen = _sentences(candidates, max_sentences, first=lead, share=share)
+    if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_code), None)) is not None:
+        # a quoted sentence that introduces a code block ("And on Windows:"): the block follows it, never cut
+        chosen = chosen[: colon + 1]
+        code = next((v for v in passage_of(units, chosen[-1]) if v.position == chosen[-1].position + 1), None)
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
