@@ -12,7 +12,8 @@ and names them, one pass over the lines:
   anchor lines (``[source,yaml]``, ``[[id]]``, ``[#148]``), ``include::``, ``ifdef::``/``endif::``
   and ``toc::`` lines, and the delimiters of example, sidebar, quote, open and passthrough blocks.
 - ``* item`` and ``. item`` lists (``**``, ``..`` nested) become Markdown lists; a block title
-  (``.Title``) a line of its own; a table's rows lines of cells joined by ``|``.
+  (``.Title``) a paragraph of its own; a table's rows lines of cells joined by ``|``, a row every
+  ``cols`` cells (else as many as its first line has), whether a row or a cell is written a line.
 - Attribute entries (``:name: value``) are read and left out, and a reference (``{name}``) to one
   is replaced by its value, to a character attribute (``{nbsp}``, ``{plus}``) by the character;
   one defined elsewhere (a book's index file) stays as written, as Asciidoctor shows it.
@@ -45,6 +46,7 @@ _REFERENCE = re.compile(r"\{([\w][\w-]*)\}")
 _CROSS_REFERENCE = re.compile(r"<<([^<>,\n]{1,500})(?:,[ \t]*([^<>\n]{1,500}))?>>")
 _MACRO = re.compile(r"\b(?:xref|link|mailto|kbd|btn|menu|pass|footnote|image|icon|anchor):+([^\s\[\]]{0,2000})"
                     r"\[([^\[\]\n]{0,2000})\]")
+_COLS = re.compile(r"""\bcols\s*=\s*["']?([^"'\]]*)""")
 _CELL_SPEC = re.compile(r"(?:^|(?<=\s))(?:\d+[+*]|[\d.<^>]*[aehlmdsv])(?=\|)")  # "2+|", "a|": a cell's style
 _URL_TEXT = re.compile(r"\b(https?://[^\s\[\]<>]{1,2000})\[([^\[\]\n]{0,2000})\]")
 _HARD_BREAK = re.compile(r"[ \t]\+$")
@@ -75,7 +77,8 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
     title: str | None = None
     values: dict[str, str] = {}
     block = ""  # the delimiter of the code or comment block the line is in
-    table = False
+    table: _Table | None = None
+    attributes = ""  # the block attribute line above the line read ("[cols="1,2"]")
     lines = adoc.splitlines()
     for i, line in enumerate(lines):
         stripped = line.strip()
@@ -94,12 +97,18 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
                 out.append("```")
             elif mark[0] == "/":
                 block = mark
-            continue  # an example, sidebar, quote, open or passthrough block: its text, no delimiters
+            else:  # an example, sidebar, quote, open or passthrough block: its text, no delimiters
+                out.append("")
+            continue
         if _TABLE.fullmatch(stripped):
-            table = not table
+            if table is None:
+                table = _Table(_columns(attributes))
+            else:
+                out.extend(_row_lines(table.close(), values))
+                table = None
             out.append("")
             continue
-        level = 0 if table else _underlines(stripped, lines, i)
+        level = 0 if table is not None else _underlines(stripped, lines, i)
         if level and out:
             if level == 1 and title is None:
                 title = _inline(lines[i - 1].strip(), values)
@@ -115,22 +124,74 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
                 values[entry.group(2)] = _inline(entry.group(4) or "", values)
             continue
         if _BLOCK_ATTRIBUTES.fullmatch(stripped) or _DIRECTIVE.fullmatch(stripped):
+            attributes = stripped
             continue
+        attributes = "" if stripped else attributes
         if stripped == "+":
             out.append("")  # a list continuation: the block after it belongs to the item
             continue
-        if table:
-            cells = [c.strip() for c in _CELL_SPEC.sub("", stripped).split("|")]
-            cells = [c for c in cells if c]
-            if cells:
-                out.extend((" | ".join(_inline(c, values) for c in cells), ""))
+        if table is not None:
+            out.extend(_row_lines(table.add(stripped), values))
             continue
         out.append(_line(line, values))
         if title is None and out[-1].startswith("# "):
             title = out[-1][2:]
+    if table is not None:
+        out.extend(_row_lines(table.close(), values))
     if block and not block.startswith("/"):
         out.append("```")
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n", title
+
+
+class _Table:
+    """The rows of a table being read: cells gathered across lines (a row a line, ``|a |b``, or a
+    cell a line, ``|a``), a row every ``width`` cells (the ``cols`` attribute's count, else the
+    first line's); a line that starts no cell goes on with the last one."""
+
+    def __init__(self, width: int) -> None:
+        self.width = width
+        self.cells: list[list[str]] = []  # each cell's lines
+
+    def add(self, stripped: str) -> list[list[str]]:
+        """The rows that ``stripped``, the next line of the table, completes."""
+        line = _CELL_SPEC.sub("", stripped)
+        if not line.startswith("|"):
+            if stripped and self.cells:
+                self.cells[-1].append(stripped)
+            elif stripped:
+                self.cells.append([stripped])
+            return []
+        rows = self._rows()
+        cells = [[c.strip()] for c in line.split("|")[1:]]
+        self.width = self.width or len(cells)
+        self.cells.extend(cells)
+        return rows
+
+    def close(self) -> list[list[str]]:
+        rows = self._rows()
+        return [*rows, [" ".join(c) for c in self.cells]] if self.cells else rows
+
+    def _rows(self) -> list[list[str]]:
+        width = max(self.width, 1)
+        whole = len(self.cells) - len(self.cells) % width
+        rows = [[" ".join(c) for c in self.cells[i:i + width]] for i in range(0, whole, width)]
+        del self.cells[:whole]
+        return rows
+
+
+def _columns(attributes: str) -> int:
+    """The number of columns a table's ``cols`` attribute gives ("1,2,3", "3*", "2*,1"), else 0."""
+    spec = _COLS.search(attributes)
+    if not spec:
+        return 0
+    counts = [int(m.group(1)) if (m := re.match(r"\s*(\d+)\*", entry)) else 1 for entry in spec.group(1).split(",")]
+    return min(sum(counts), 1000) if spec.group(1).strip() else 0
+
+
+def _row_lines(rows: list[list[str]], values: dict[str, str]) -> list[str]:
+    """A table's rows as lines of cells joined by ``|``, each a paragraph of its own."""
+    joined = (" | ".join(_inline(c, values) for c in row if c) for row in rows)
+    return [part for text in joined if text for part in (text, "")]
 
 
 def _underlines(stripped: str, lines: list[str], i: int) -> int:
@@ -162,8 +223,8 @@ def _line(line: str, values: dict[str, str]) -> str:
         bullet = "1." if mark[0] == "." or mark[0].isdigit() else "-"
         return f"{'  ' * depth}{bullet} {_inline(item.group(2), values)}"
     title = _BLOCK_TITLE.fullmatch(line)
-    if title:
-        return _inline(title.group(1), values)
+    if title:  # a paragraph of its own
+        return f"{_inline(title.group(1), values)}\n"
     described = _DESCRIPTION.fullmatch(line.strip())
     if described and not line[:1].isspace() and "://" not in described.group(1):
         term, rest = _inline(described.group(1), values), _inline(described.group(3) or "", values)

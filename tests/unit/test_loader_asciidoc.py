@@ -59,6 +59,11 @@ FARE = 40
 
 NOTE: Night crossings need a lamp. +
 Ask the skipper.
+
+.Lamps
+****
+A sidebar on lamps.
+****
 """
 
 
@@ -87,7 +92,8 @@ def test_asciidoc_markup_becomes_markdown_headings_lists_tables_and_code(tmp_pat
     assert "Skipper: The person who steers." in text
     assert "```\n= this line is code\n* so is this\nFARE = 40\n```" in text
     assert "### Night crossings" in text and "NOTE: Night crossings need a lamp.\nAsk the skipper." in text
-    for gone in ("a comment", "[#148]", "[[ferries]]", ":toc:", "[source", "include::", "|===", "<<", "{FARE}"):
+    assert "\n\nLamps\n\nA sidebar on lamps.\n" in text  # a block's title is a paragraph of its own
+    for gone in ("a comment", "[#148]", "[[ferries]]", ":toc:", "[source", "include::", "|===", "<<", "{FARE}", "****"):
         assert gone not in text
 
 
@@ -117,3 +123,12 @@ def test_an_unclosed_block_is_closed_and_hostile_lines_are_read_in_one_pass() ->
                  "== " + " " * 100_000 + "x", "== x" + " " * 100_000 + "y", ":a: x" + " " * 100_000 + "y", "x" * 100_000 + "::", "|" * 100_000, "https://" + "a" * 100_000 + "["):
         # each pattern is anchored or bounded: a quadratic one would take minutes on these lines
         assert asciidoc_to_markdown("Title\n" + line + "\n")[0].startswith("Title")
+
+
+def test_a_table_written_a_cell_a_line_reads_a_row_a_line() -> None:
+    """The `cols` attribute gives the row's width; a line that starts no cell goes on with the
+    last one; an empty cell is left out of the row's line."""
+    text, _ = asciidoc_to_markdown('[cols="2*,30%"]\n|===\n|Attribute |Default |Notes\n\n|`fare-caption`\n|Fare\n|\n\n'
+                                   "|`lamp-caption`\n|_not set_\n|Off by default.\nSet it to show lamps.\n|===\n")
+    assert text == ("Attribute | Default | Notes\n\n`fare-caption` | Fare\n\n"
+                    "`lamp-caption` | _not set_ | Off by default. Set it to show lamps.\n")
