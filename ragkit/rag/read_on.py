@@ -30,16 +30,20 @@ MAX_GAP = 12
 FOLLOWING = 3
 
 _LIST_LINE = re.compile(r"^\s*" + ITEM_MARK + r"\S", re.MULTILINE)
+_INDENTED_LAST = re.compile(r"\n\n[ \t]{2,}\S[^\n]*(?:\n[ \t]+\S[^\n]*)*\s*\Z")  # the last paragraph, indented
 
 
 def ends_in_list(text: str) -> bool:
-    """Whether a passage stops inside a list: its last block is a list item, or a line that
-    introduces one ("… three basic stages:")."""
+    """Whether a passage stops inside a list: its last block is a list item, an item's own
+    paragraph (indented under it: "- **`uvloop`** …" then "    When `uvloop` is installed, …"),
+    or a line that introduces one ("… three basic stages:")."""
     blocks = parse_blocks(text)
     if not blocks:
         return False
     last = blocks[-1]
-    return last.kind == "item" or (last.kind == "prose" and last.text.rstrip().endswith(":"))
+    item_paragraph = (last.kind == "prose" and len(blocks) > 1 and blocks[-2].kind == "item"
+                      and bool(_INDENTED_LAST.search(text)))
+    return last.kind == "item" or item_paragraph or (last.kind == "prose" and last.text.rstrip().endswith(":"))
 
 
 def quotes_list(answer: str, number: int) -> bool:

@@ -43,6 +43,16 @@ def test_an_items_indented_paragraph_does_not_end_its_list() -> None:
     assert all(stage in answer for stage in STAGES), answer
 
 
+def test_a_passage_that_stops_in_an_items_own_paragraph_stops_inside_its_list() -> None:
+    """A list whose first item is followed by its own indented paragraph, then cut: the passage
+    ends with that paragraph, and the list goes on in the next passage. Before, the draft quoted
+    the first item alone."""
+    cut = ("The `full` extra installs the following packages:\n\n- **`kelp-loop`** — a faster event loop.\n\n"
+           "    When `kelp-loop` is installed, Skiff uses it by default.")
+    assert ends_in_list(cut)
+    assert not ends_in_list(cut.replace("\n    When", "\nWhen"))  # a paragraph of its own ends the list
+
+
 def test_passages_are_joined_by_their_offsets() -> None:
     text = "Intro:\n\n1. One item.\n\n    An aside.\n\n2. The second item.\n\nAfter the list."
 
