@@ -131,6 +131,23 @@ def test_a_quoted_sentence_that_introduces_code_is_followed_by_its_code() -> Non
     assert got.rstrip("`\n ").endswith("core.eol crlf") and "And on Windows: [1]" in got
 
 
+TRIAGE = _passages(
+    ("## Table of Contents\n- [Scope](#scope)\n- [If a Ticket Has No Activity After 60 Days](#if-a-ticket-has-no-"
+     "activity-after-60-days)\n- [Further Notes](#further-notes)\n", {"source": "triage.md", "heading": "Triage"}),
+    ("## If a Ticket Has No Activity After 60 Days\n\nWhen a ticket goes 60 days without activity, the harbour bot "
+     "adds the `lifecycle/idle` label to that ticket.\n", {"source": "triage.md", "heading": "Triage"}),
+)
+
+
+def test_a_table_of_contents_entry_is_never_the_answer() -> None:
+    """A table of contents' entries are links to the page's headings: they name sections, and
+    state nothing. Before, the list of entries was the answer, for it says every word of the
+    question's heading."""
+    got = extractive_answer("Which label does the harbour bot put on a ticket that has had no activity for 60 days?",
+                            TRIAGE)
+    assert "`lifecycle/idle`" in got and "Further Notes" not in got
+
+
 RELEASES = _passages((
     "## 2.4.0 (March 3, 2025)\n\n#### Added\n\n* Support for zstd request bodies #311.\n\n#### Removed\n\n"
     "* Drop Python 3.8 support #2823.\n* Remove the deprecated `on_startup` argument #2790.\n\n"

@@ -225,6 +225,7 @@ _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 #: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
 ITEM_MARK = r"(?:([-*+•＊·▪◦‣●○■□►✓✔])|(\d{1,2})[.)])\s+"
 _ITEM = re.compile("^" + ITEM_MARK)
+_CONTENTS_ENTRY = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\[\]\n]{1,300}\]\(#[^()\s]{0,300}\)")
 
 
 def table_cells(line: str) -> list[str] | None:
@@ -434,6 +435,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             in_list = False
             continue
         item = _ITEM.match(stripped)
+        if item and _CONTENTS_ENTRY.fullmatch(raw.strip()):
+            continue  # a table of contents' entry, a link to a heading of the page: it names, never states
         if item:
             if not in_list:
                 group, in_list = group + 1, True
