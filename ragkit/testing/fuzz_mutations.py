@@ -114,6 +114,7 @@ def deep_nesting(ext: str, data: bytes, rng: random.Random, seeds: Mapping[str, 
         ".csv": lambda: b"a,b\n" + b'"' + b'""' * n + b'",x\n',
         ".tsv": lambda: b"a\tb\n" + b"[" * n + b"\tx\n",
         ".txt": lambda: b"(" * n + b"deep" + b")" * n,
+        ".adoc": lambda: b"====\n" * n + b"*" * 5 + b" deep\n" + b"|===\n|a\n" * n + b"<<" * n + b"deep" + b">>" * n,
     }
     return Mutated("deep_nesting", ext, nested[ext]() if ext in nested else data)
 

@@ -36,6 +36,12 @@ def org_seed() -> bytes:
             ).encode("utf-8")
 
 
+def asciidoc_seed() -> bytes:
+    body = "\n\n".join(PARAGRAPHS)
+    return ("= Harbour notes\n:fare: 40 kroner\n\n== Ferries\n\n" + body + "\n\n[source,sh]\n----\n* not a list\n----\n\n"
+            "|===\n|Route |Fare\n|North |{fare}\n|===\n").encode("utf-8")
+
+
 def fb2_seed() -> bytes:
     paragraphs = "".join(f"<p>{p}</p>" for p in PARAGRAPHS)
     return ('<?xml version="1.0" encoding="utf-8"?><FictionBook xmlns="http://www.gribuser.ru/xml/fictionbook/2.0">'
@@ -304,7 +310,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
-    ".org": org_seed, ".fb2": fb2_seed, ".tex": tex_seed,
+    ".org": org_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed,
 }
 
