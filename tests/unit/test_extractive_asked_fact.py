@@ -30,6 +30,7 @@ def test_a_default_asked_for_in_other_words_is_a_value_question() -> None:
     assert implied_default("What icon is shown unless I change it?") == "unless I change it"
     assert implied_default("How are keys compared if I don't pass a function?") == "if I don't pass"
     assert implied_default("What icon is shown beside each title?") == ""
+    assert implied_default("Which level does the compiler use when I don't pass one?") == "when I don't pass"
     assert value_question("Which sign is used as the separator unless you override it?") == (True, None)
 
 
@@ -38,6 +39,23 @@ def test_the_default_line_answers_a_question_that_describes_its_setting() -> Non
     words: the description beside it does."""
     got = extractive_answer("What symbol is shown as the anchor link beside each title unless I change it?", SETTINGS)
     assert "'§'" in got and got != REFUSAL
+
+
+LEVELS = passages(
+    ("running.md", "Running > Optimizations",
+     "## Optimizations\n\nIt's no longer necessary to run `kelp.opt.start()`, which was one of the ways to enable "
+     "optimization. The module is built-in and optimization is turned on by default! The first form sets an "
+     "optimization level: -O0 turns off all optimizations and higher numbers enable more optimizations. Omitting "
+     "the level (i.e. just -O) sets the default optimization level, which is -O3 in the current version."),
+)
+
+
+def test_when_i_do_not_pass_one_asks_for_the_default() -> None:
+    """"… when I don't pass one?" asks for a default, as "if I don't pass" does: its words name no
+    subject. Before, "don't", "pass" and "one" were matched, and the answer was the sentences
+    about turning optimization on."""
+    got = extractive_answer("Which optimization level does the Kelp compiler use when I don't pass one?", LEVELS)
+    assert "-O3" in got
 
 
 GUIDE = passages(

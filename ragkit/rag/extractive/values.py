@@ -59,7 +59,7 @@ _DEFAULT = re.compile(
 #: change it?", "… if I don't pass a comparison function?", "… out of the box?")
 _IMPLIED_DEFAULT = re.compile(
     r"\bunless\s+(?:i|you|we|one)\s+(?:change|set|override|configure|specify|pass|customi[sz]e)\s+(?:it|them|that|this)?"
-    r"|\bif\s+(?:i|you|we|one)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
+    r"|\b(?:if|when)\s+(?:i|you|we|one)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
     r"|\bwithout\s+(?:changing|setting|overriding|configuring|specifying|passing)\s+(?:it|them|anything)\b"
     r"|\bout\s+of\s+the\s+box\b",
     re.IGNORECASE,
