@@ -110,7 +110,12 @@ class UploadBatch:
             missing.append(folder)
             folder = folder.parent
         for made in reversed(missing):
-            made.mkdir()
+            try:
+                made.mkdir()
+            except FileExistsError:
+                if made.is_dir():
+                    continue  # another upload made it meanwhile: a folder both share, not this batch's to remove
+                raise
             self._made.append(made)
 
 

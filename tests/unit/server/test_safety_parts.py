@@ -176,3 +176,30 @@ def test_sessions_created_during_a_request_belong_to_its_key(tmp_path: Path) -> 
     assert store.get("made-by-a-turn").owner == "key_a" and store.get("named").owner == "key_b"
     assert store.create("outside-any-request").owner is None
     assert [s.id for s in store.list(owner="key_a")] == ["made-by-a-turn"]
+
+
+def test_a_folder_another_upload_makes_meanwhile_is_no_conflict(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two uploads into the same new folder at once: both see it missing, one makes it first.
+    Before, the other's mkdir raised FileExistsError and its request got a 409 "became a folder";
+    the folder is shared, so the later batch goes on, and its rollback leaves the folder alone."""
+    root = tmp_path / "uploads"
+    root.mkdir()
+    batch = UploadBatch(root, tmp_path / "staging")
+    batch.stage(root / "burst" / "b01.md", b"Burst note 1 about the tide.")
+    made_first = Path.mkdir
+
+    def racing(self: Path, *args: object, **kwargs: object) -> None:  # the other request wins the race
+        made_first(self, *args, **kwargs)
+        raise FileExistsError(str(self))
+
+    monkeypatch.setattr(Path, "mkdir", racing)
+    batch.commit()
+    monkeypatch.undo()
+    assert (root / "burst" / "b01.md").read_bytes() == b"Burst note 1 about the tide."
+    batch.rollback()
+    assert (root / "burst").is_dir() and not (root / "burst" / "b01.md").exists()  # the shared folder stays
+    (root / "lamp").write_text("a file, not a folder", encoding="utf-8")
+    clash = UploadBatch(root, tmp_path / "staging")
+    clash.stage(root / "lamp" / "x.md", b"x")
+    with pytest.raises(NotADirectoryError):  # a file where the folder should be is still a conflict
+        clash.commit()
