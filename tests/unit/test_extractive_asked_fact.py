@@ -209,3 +209,26 @@ def test_a_number_in_words_of_another_measure_still_answers_a_money_question() -
     not "expenditure": the best sentence is still a number, so the question is not refused."""
     got = extractive_answer("How much did the light spend in total in 2021?", REPORT)
     assert "2.35 million pounds" in got
+
+
+NETWORK = passages(
+    ("network.md", "Network > Timeouts",
+     "## Timeouts\n\nWhile the resolver is fast enough for most projects, some mirrors answer slowly. "
+     "Kelp's default download timeout is 20 seconds, the same as curl's. "
+     "Downloads that keep failing on a slow link are usually fixed by a nearer mirror."),
+    ("network.md", "Network > Retries",
+     "## Retries\n\nA failed download is retried three times before the install stops."),
+)
+
+
+def test_an_owners_default_is_a_declared_default() -> None:
+    """"Kelp's default download timeout is 20 seconds" declares a default as "the default … is"
+    does. Before, the sentence held no declared default, so the question (which asks for one)
+    found nothing of its kind and was refused."""
+    from ragkit.rag.extractive.values import declares_default
+    assert declares_default("Kelp's default download timeout is 20 seconds.")
+    assert declares_default("Its default value is 3.")
+    assert not declares_default("Kelp's download timeout is 20 seconds.")
+    got = extractive_answer("My downloads keep timing out on a slow link; how long does Kelp wait for a download "
+                            "by default?", NETWORK)
+    assert "20 seconds" in got and got.endswith("[1]")

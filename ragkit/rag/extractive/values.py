@@ -48,7 +48,8 @@ _NUMBER_WORD = re.compile(
 )
 _DEFAULT = re.compile(
     r"\bdefault[*_`]*\s*[:=]|\bdefaults\s+to\b|\bdefaults?\s+(?:is|are|value\s+is|of)\b|\bdefaults?\s+\d"
-    r"|\bthe default\b[^.;]{0,40}?\b(?:is|are)\b|\(\s*(?:the\s+)?defaults?\b|\bby default\b"
+    # "the default … is", and so its owner's: "Poetry's default HTTP request timeout is 15 seconds"
+    r"|(?:\bthe|\bits|\btheir|['’]s)\s+default\b[^.;]{0,40}?\b(?:is|are)\b|\(\s*(?:the\s+)?defaults?\b|\bby default\b"
     # a documented signature's keyword values are its defaults: "Signature: `form(max_files=1000)`"
     r"|\bsignature\s*:\s*`?[\w.]+\([^)]*\b\w+\s*=\s*[^,)\s]",
     re.IGNORECASE,
@@ -202,8 +203,9 @@ def serves_address(sentence: str) -> bool:
 
 
 def declares_default(sentence: str) -> bool:
-    """"Default: X", "defaults to X", "the default is X", "(Default 100)", "X by default", and a
-    documented signature with keyword values ("Signature: `form(max_files=1000)`")."""
+    """"Default: X", "defaults to X", "the default is X" (and "its default …", "Poetry's default … is
+    X"), "(Default 100)", "X by default", and a documented signature with keyword values
+    ("Signature: `form(max_files=1000)`")."""
     return bool(_DEFAULT.search(sentence))
 
 
