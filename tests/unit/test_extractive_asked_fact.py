@@ -232,3 +232,22 @@ def test_an_owners_default_is_a_declared_default() -> None:
     got = extractive_answer("My downloads keep timing out on a slow link; how long does Kelp wait for a download "
                             "by default?", NETWORK)
     assert "20 seconds" in got and got.endswith("[1]")
+
+
+STORAGE = passages(
+    ("settings.md", "Settings > Available settings > `data-dir`",
+     "### `data-dir`\n\n**Type**: `string`\n\nThe folder where Kelp keeps downloaded archives.\n\n"
+     "Defaults to one of the following folders:\n\n"
+     "- Linux:   `~/.local/share/kelp`\n- macOS:   `~/Library/Application Support/kelp`\n"
+     "- Windows: `C:\\Users\\<name>\\AppData\\Roaming\\kelp`"),
+    ("settings.md", "Settings > Available settings > `retries`",
+     "### `retries`\n\n**Type**: `int`\n\n**Default**: `3`\n\nHow often a download is tried."),
+)
+
+
+def test_an_item_of_a_list_of_defaults_holds_a_default() -> None:
+    """An item of a list led by "Defaults to one of the following folders:" is a default though it
+    does not say so itself. Before, a question asking for the default ("if I don't configure
+    anything") found no item declaring one and was refused."""
+    got = extractive_answer("Where does Kelp keep downloaded archives on Linux if I don't configure anything?", STORAGE)
+    assert "~/.local/share/kelp" in got and got.endswith("[1]")

@@ -297,8 +297,18 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               near, scope, document, headings - section, b, b_index, tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
-                              pos == signature))
+                              pos == signature, lead=_list_lead(raw, pos)))
     return _standings(units)
+
+
+def _list_lead(raw: Sequence[tuple[str, str, int]], pos: int) -> str:
+    """For the list item at ``pos``, the line ending with ":" that leads its list ("Defaults to one
+    of the following directories:"); "" for anything else."""
+    if raw[pos][0] != "item":
+        return ""
+    while pos > 0 and raw[pos - 1][0] == "item":
+        pos -= 1
+    return raw[pos - 1][1] if pos > 0 and raw[pos - 1][1].rstrip().endswith(":") else ""
 
 
 def _standings(units: list[Unit]) -> list[Unit]:
@@ -493,7 +503,9 @@ def _typed(u: Unit, query: Query) -> bool:
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
-        return holds_value(query.value_kind, text, query.said, default=query.default)
+        # an item of a list led by "Defaults to one of:" holds a default ("- macOS: `~/Library/Caches/app`")
+        default = query.default and not declares_default(u.lead)
+        return holds_value(query.value_kind, text, query.said, default=default)
     text = _row_values(u.text) if u.kind == "row" else u.text
     if query.counted_given and not counts(query.counted, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed

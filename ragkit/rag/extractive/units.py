@@ -36,6 +36,7 @@ class Unit:
     leads_list: bool = False  # a line ending with ":" that a list follows ("The available convertors are:")
     closing: bool = False  # the first of the short lines that end a passage after its prose: a signature
     run: tuple[str, ...] = ()  # the sentences of a unit that joins neighbouring ones of a paragraph
+    lead: str = ""  # for a list item, the line ending with ":" that leads its list ("Defaults to one of:")
     standing: float = -1  # the rank its score decays by (``engine._standings``)
 
 
