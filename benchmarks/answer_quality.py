@@ -126,6 +126,22 @@ def folders_under(root: Path, sets: Path = FOLDERS) -> list[tuple[str, Path, Pat
     return found
 
 
+def unknown_sources(name: str, docs: Path, questions: Path) -> list[str]:
+    """The expected sources of a set that are no file of ``docs`` (a source names a file by its path
+    in the folder, as citations and search hits do), each with the paths that end in its name: a
+    source written as a bare file name would grade every citation of the right file a miss."""
+    from ragkit.rag.questions import load_questions, sources_of
+
+    wrong = []
+    for item in load_questions(questions):
+        for source in sources_of(item.get("source")):
+            if not (docs / source).is_file():
+                near = sorted(str(p.relative_to(docs)) for p in docs.rglob(Path(source).name))[:3]
+                hint = f" (did you mean {' or '.join(near)}?)" if near else ""
+                wrong.append(f"{name}: source {source!r} is no file of {docs}{hint}")
+    return wrong
+
+
 def file_ranking(ranks: list[int | None]) -> dict[str, float]:
     """Where the file that holds the answer ranks (``page_ranks`` at depth ``RANK_DEPTH``): in the
     top 3, MRR@10 and nDCG@10 with that file as the only relevant document (1 / log2(rank + 1))."""
@@ -261,6 +277,9 @@ def main(argv: list[str] | None = None) -> int:
     folders = [folder_set(arg) for arg in args.folders]
     folders += folders_under(args.folders_root, args.sets_dir) if args.folders_root else []
     folders = [f for f in folders if not args.only or f[0] in args.only]
+    if wrong := [line for f in folders for line in unknown_sources(*f)]:
+        raise SystemExit("expected sources that name no file (write each as its path in the folder):\n  "
+                         + "\n  ".join(wrong))
     names = args.sets or ([] if args.folders or args.folders_root else list(SETS))
     facts = run_facts(args.pipeline)
     with tempfile.TemporaryDirectory() as tmp:

@@ -28,3 +28,24 @@ def test_answer_quality_prints_grades_per_set(tmp_path: Path) -> None:
     assert result["set"] == "holdout" and result["total"] == 16
     assert result["correct"] + result["partial"] + result["wrong"] == 16
     assert 0 <= result["cited_source"] <= result["answerable"] == 14
+
+
+def test_a_source_that_names_no_file_of_the_folder_stops_the_run(tmp_path: Path) -> None:
+    """An expected source written as a bare file name, when the file sits in a subfolder, would
+    grade every citation of the right file a miss: the run stops before indexing, naming the set,
+    the source and the path it likely means."""
+    folder = tmp_path / "clones" / "kelpbook" / "book"
+    (folder / "01-intro").mkdir(parents=True)
+    (folder / "01-intro" / "history.adoc").write_text("= History\n\nKelp began in 2005.\n", encoding="utf-8")
+    sets = tmp_path / "sets"
+    sets.mkdir()
+    (sets / "kelpbook.yaml").write_text(yaml.safe_dump({"folder": "book", "questions": [
+        {"question": "When did Kelp begin?", "answer": "2005", "source": "history.adoc"},
+        {"question": "Who wrote Kelp?", "answer": None, "source": None}]}), encoding="utf-8")
+    out = subprocess.run(
+        [sys.executable, str(REPO / "benchmarks" / "answer_quality.py"), "--folders", str(tmp_path / "clones"),
+         "--sets-dir", str(sets), "--index-dir", str(tmp_path / "idx")],
+        capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and not (tmp_path / "idx").exists()
+    assert "kelpbook: source 'history.adoc' is no file of" in out.stderr
+    assert "did you mean 01-intro/history.adoc?" in out.stderr
