@@ -1,4 +1,4 @@
-"""AsciiDoc files (``.adoc``, ``.asciidoc``, loader ``asciidoc``), read with no extra package.
+"""AsciiDoc files (``.adoc``, ``.asciidoc``, ``.asc``, loader ``asciidoc``), read with no extra package.
 
 The loader writes AsciiDoc out as Markdown-structured text, so the splitter cuts at its sections
 and names them, one pass over the lines:
@@ -20,6 +20,11 @@ and names them, one pass over the lines:
 - A cross reference reads as its text (``<<id,text>>``, ``xref:file.adoc[text]``), else its
   target; a link as its text (``https://…[text]``, ``link:…[text]``), else its address;
   ``kbd:[…]``, ``btn:[…]``, ``pass:[…]`` as what they hold; a line's hard break (`` +``) goes.
+- An index term reads as Asciidoctor shows it: a concealed one (``(((Dulwich)))``) goes, a flow
+  one (``((Dulwich))``) is its text; a curved quote (``"`gc`"``) its text in quotes, a curved
+  apostrophe (``it`'s``) an apostrophe.
+- An ``.asc`` file that is an OpenPGP key or signature (ASCII armor), not AsciiDoc, is skipped
+  with that reason.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ragkit.errors import LoaderError
 from ragkit.loaders.base import MarkupLoader
 from ragkit.registry import loaders
 
@@ -50,6 +56,11 @@ _COLS = re.compile(r"""\bcols\s*=\s*["']?([^"'\]]*)""")
 _CELL_SPEC = re.compile(r"(?:^|(?<=\s))(?:\d+[+*]|[\d.<^>]*[aehlmdsv])(?=\|)")  # "2+|", "a|": a cell's style
 _URL_TEXT = re.compile(r"\b(https?://[^\s\[\]<>]{1,2000})\[([^\[\]\n]{0,2000})\]")
 _HARD_BREAK = re.compile(r"[ \t]\+$")
+_CONCEALED_INDEX = re.compile(r"\(\(\([^()\n]{0,500}\)\)\)")
+_FLOW_INDEX = re.compile(r"\(\(([^()\n]{1,500})\)\)")
+_CURVED_QUOTE = re.compile(r"([\"'])`([^`\n]{1,500})`\1")
+_CURVED_APOSTROPHE = re.compile(r"(?<=\w)`'")
+_ARMOR = re.compile(r"\s*-----BEGIN PGP [A-Z ]{1,40}-----")
 #: Asciidoctor's character attributes
 _CHARACTERS = {
     "nbsp": " ", "sp": " ", "empty": "", "zwsp": "", "amp": "&", "lt": "<", "gt": ">", "plus": "+",
@@ -68,6 +79,9 @@ class AsciiDocLoader(MarkupLoader):
     mime = "text/asciidoc"
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        if _ARMOR.match(text):  # ``.asc`` is also the extension of an armored key or signature
+            raise LoaderError(f"{path}: an OpenPGP key or signature (ASCII armor), not AsciiDoc text",
+                              path=str(path), reason="OpenPGP armor, not AsciiDoc")
         return asciidoc_to_markdown(text)
 
 
@@ -234,6 +248,8 @@ def _line(line: str, values: dict[str, str]) -> str:
 
 def _inline(text: str, values: dict[str, str]) -> str:
     text = _HARD_BREAK.sub("", text)
+    text = _FLOW_INDEX.sub(r"\1", _CONCEALED_INDEX.sub("", text))
+    text = _CURVED_APOSTROPHE.sub("'", _CURVED_QUOTE.sub(r"\1\2\1", text))
     text = _REFERENCE.sub(lambda m: values.get(m.group(1), _CHARACTERS.get(m.group(1), m.group(0))), text)
     text = _CROSS_REFERENCE.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
     text = _MACRO.sub(lambda m: m.group(2) or m.group(1), text)

@@ -46,6 +46,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".org": "org",
     ".adoc": "asciidoc",
     ".asciidoc": "asciidoc",
+    ".asc": "asciidoc",  # Pro Git's and other books' AsciiDoc (an armored OpenPGP file is skipped)
     ".fb2": "fb2",
     **{ext: "latex" for ext in (".tex", ".latex", ".ltx")},
     ".jsonl": "jsonl",

@@ -71,7 +71,7 @@ def load(path: Path) -> list[Document]:
     return list(loaders.get("asciidoc")().load(path, source=path.name))
 
 
-@pytest.mark.parametrize("name", ["guide.adoc", "guide.asciidoc", "GUIDE.ADOC"])
+@pytest.mark.parametrize("name", ["guide.adoc", "guide.asciidoc", "GUIDE.ADOC", "history.asc"])
 def test_an_asciidoc_file_picks_the_asciidoc_loader(name: str) -> None:
     assert loader_name_for(Path(name)) == "asciidoc"
 
@@ -132,3 +132,28 @@ def test_a_table_written_a_cell_a_line_reads_a_row_a_line() -> None:
                                    "|`lamp-caption`\n|_not set_\n|Off by default.\nSet it to show lamps.\n|===\n")
     assert text == ("Attribute | Default | Notes\n\n`fare-caption` | Fare\n\n"
                     "`lamp-caption` | _not set_ | Off by default. Set it to show lamps.\n")
+
+
+def test_index_terms_and_curved_quotes_read_as_asciidoctor_shows_them(tmp_path: Path) -> None:
+    """A book's ``.asc`` sections (as Pro Git writes them): concealed index terms are not text, a
+    flow index term and a curved quote are their text. Before, ``.asc`` went to the generic
+    loader, and answers quoted "(((Kelp)))(((Python)))" and "`[source,console]` ----"."""
+    path = tmp_path / "kelp.asc"
+    path.write_text("=== Kelp\n\n(((Kelp)))(((Python)))\nThere is a pure-Python ((Kelp)) library.\n"
+                    "The \"`gc`\" command packs what`'s loose.\n\n[source,console]\n----\n$ kelp gc\n----\n",
+                    encoding="utf-8")
+    assert loader_name_for(path) == "asciidoc"
+    [doc] = load(path)
+    assert doc.text == ("### Kelp\n\nThere is a pure-Python Kelp library.\nThe \"gc\" command packs what's loose.\n\n"
+                        "```\n$ kelp gc\n```\n")
+
+
+def test_an_armored_openpgp_file_is_skipped_with_its_reason(tmp_path: Path) -> None:
+    """``.asc`` is also the extension of an ASCII-armored key or signature: not text to index."""
+    from ragkit.errors import LoaderError
+
+    path = tmp_path / "release.tar.gz.asc"
+    path.write_text("-----BEGIN PGP SIGNATURE-----\n\niQIzBAABCAAdFiEE\n=abcd\n-----END PGP SIGNATURE-----\n",
+                    encoding="utf-8")
+    with pytest.raises(LoaderError, match="OpenPGP key or signature"):
+        load(path)
