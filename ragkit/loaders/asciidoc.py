@@ -77,6 +77,7 @@ class AsciiDocLoader(MarkupLoader):
 
     name = "asciidoc"
     mime = "text/asciidoc"
+    version = 2  # 2: index terms dropped, curved quotes as quotes
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if _ARMOR.match(text):  # ``.asc`` is also the extension of an armored key or signature
