@@ -251,3 +251,19 @@ def test_an_item_of_a_list_of_defaults_holds_a_default() -> None:
     anything") found no item declaring one and was refused."""
     got = extractive_answer("Where does Kelp keep downloaded archives on Linux if I don't configure anything?", STORAGE)
     assert "~/.local/share/kelp" in got and got.endswith("[1]")
+
+
+MASCOT = passages(
+    ("mascot.md", "Mascot > Background",
+     "## Background\n\nIn 2014, harbour engineer Ilse Marten was looking for a way to explain ferries to "
+     "children. Inspired by her nephew's toy boats, she came up with the idea of a talking buoy. "
+     "With two friends, she drew Bobby, the red buoy, and sent him on his first voyage.\n\n"
+     "In 2019, Bobby was given to the Harbour Trust."),
+)
+
+
+def test_a_person_named_by_a_pronoun_brings_the_sentence_that_names_them() -> None:
+    """"Who came up with the idea …?" is answered by "…, she came up with the idea": the person is
+    the one the sentence before names. Before, the answer quoted the pronoun's sentence alone."""
+    got = extractive_answer("Who came up with the idea for Bobby?", MASCOT)
+    assert "Ilse Marten" in got and "she came up with the idea" in got

@@ -38,6 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from ragkit.rag.extractive.answer_type import has_answer_type
 from ragkit.rag.extractive.reasons import consequent, grounds
 from ragkit.rag.extractive.units import Candidate, Unit, passage_of
 from ragkit.rag.extractive.values import gloss
@@ -151,23 +152,32 @@ _BACK_REFERENCE = re.compile(r"^(?:This|That|These|Those|It)\s+(?:is|was|are|wer
                              r"has|have|can|will|would|should|does|did)\b")
 
 
-def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+#: a person named by a pronoun ("Inspired by his daughter's toys, he came up with the idea")
+_PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them)\b", re.IGNORECASE)
+
+
+def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool = False) -> str:
     """The sentence before ``u`` in its paragraph, with a space, when ``u`` opens by pointing back
     at it ("This is the recommended method …" after "… set the file to a StringIO."): alone it
-    would not say what "this" is; "" otherwise (or when that sentence is quoted already)."""
-    if u.kind != "prose" or not _BACK_REFERENCE.match(u.text):
+    would not say what "this" is; for a question that asks for a person (``person``), when ``u``
+    names one by a pronoun and the sentence before names someone ("… architect Matt Butcher was
+    looking for …" before "…, he came up with the idea"); "" otherwise (or when that sentence is
+    quoted already)."""
+    if u.kind != "prose" or not (_BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
         return ""
     before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
               and v.block_index == u.block_index and id(v) not in quoted]
+    if before and not _BACK_REFERENCE.match(u.text) and not has_answer_type("person", before[0].text, frozenset()):
+        return ""  # a pronoun for no one the sentence before names
     return f"{before[0].text} " if before else ""
 
 
-def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool) -> str:
+def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool, person: bool = False) -> str:
     """What is quoted before ``u``: for a why question whose reason is not after it, the fact
     before a piece of advice (``reasons.grounds``); else the sentence a pronoun points back at."""
     if why and not consequent(u, units, quoted) and (before := grounds(u, units, quoted)):
         return before
-    return _antecedent(u, units, quoted)
+    return _antecedent(u, units, quoted, person)
 
 
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
@@ -279,10 +289,12 @@ def columns_answer(units: Sequence[Unit]) -> str | None:
 
 
 def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
-            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = (), why: bool = False) -> str:
+            ordered: bool, max_sentences: int, code_units: Sequence[Unit] = (), why: bool = False,
+            person: bool = False) -> str:
     """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the
     code blocks that share a word with a how-to question, best first; ``why``: the question asks
-    for a reason (a sentence without one brings the next when that gives it)."""
+    for a reason (a sentence without one brings the next when that gives it); ``person``: for a
+    person (a sentence naming one by a pronoun brings the sentence before that names them)."""
     best = candidates[0].unit
     if list_wanted and (listed := _best_list(candidates, units, ordered)):
         return listed
@@ -309,7 +321,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
     text = " ".join(
-        f"{_context(u, units, quoted, why)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{_context(u, units, quoted, why, person)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
         f"{consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if code is not None:

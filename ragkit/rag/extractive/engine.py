@@ -794,7 +794,7 @@ def extractive_answer(
     ) if query.howto else []
     answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
                    ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
-                   why=asks_why(query.form))
+                   why=asks_why(query.form), person=query.kind == "person")
     return REFUSAL if _lacks_asked_noun(query, answer, candidates[0]) else answer
 
 
