@@ -267,3 +267,23 @@ def test_a_person_named_by_a_pronoun_brings_the_sentence_that_names_them() -> No
     the one the sentence before names. Before, the answer quoted the pronoun's sentence alone."""
     got = extractive_answer("Who came up with the idea for Bobby?", MASCOT)
     assert "Ilse Marten" in got and "she came up with the idea" in got
+
+
+HISTORY = passages(
+    ("history.adoc", "A Short History of Kelp",
+     "== A Short History of Kelp\n\nDuring the early years (1991–2002), changes were passed around as patches. "
+     "In 2002, the project began using a proprietary tool called ReefTrack. "
+     "In 2005, the tool's free-of-charge status was revoked."),
+)
+
+
+def test_a_version_control_system_is_not_a_version() -> None:
+    """"Which … version control system …?" asks for a system, not a version: "version" only
+    modifies "control". Before, the question asked for a version number, none was in the passage
+    next to the system's name, and it was refused."""
+    from ragkit.rag.extractive.values import value_question
+    assert value_question("Which proprietary version control system did Kelp use?") == (False, None)
+    assert value_question("Which release notes mention the parser?") == (False, None)
+    assert value_question("Which Kelp version added the parser?") == (True, "version")
+    got = extractive_answer("Which proprietary version control system did the project use before Kelp?", HISTORY)
+    assert "ReefTrack" in got

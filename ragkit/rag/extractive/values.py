@@ -28,9 +28,12 @@ _VALUE_NOUNS = (
     "port|version|release|address|url|host|hostname|branch|directory|folder|path|file|filename|encoding|command|"
     "option|flag|setting|extension|scheme|separator|value"
 )
+#: a value noun that only modifies the noun after it asks for no value ("Which *version control*
+#: system …?", "Which *release notes* …?")
+_MODIFIER = r"(?<=version)\s+control\b|(?<=release)s?\s+(?:notes|cycle|process|schedule|manager)\b"
 _VALUE = re.compile(
     rf"{WHICH_OPENING}\b(?:\s+[\w.-]+){{0,3}}?\s+"
-    rf"(?P<noun>(?:{_VALUE_NOUNS})s?)\b"
+    rf"(?P<noun>(?:{_VALUE_NOUNS})s?)\b(?!{_MODIFIER})"
     r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*\bdefaults?\b",
     re.IGNORECASE,
 )
