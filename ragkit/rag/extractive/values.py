@@ -30,7 +30,7 @@ _VALUE_NOUNS = (
 )
 #: a value noun that only modifies the noun after it asks for no value ("Which *version control*
 #: system …?", "Which *release notes* …?")
-_MODIFIER = r"(?<=version)\s+control\b|(?<=release)s?\s+(?:notes|cycle|process|schedule|manager)\b"
+_MODIFIER = r"(?<=version)\s+control\b|(?<=release)\s+(?:notes|cycle|process|schedule|manager)\b"
 _VALUE = re.compile(
     rf"{WHICH_OPENING}\b(?:\s+[\w.-]+){{0,3}}?\s+"
     rf"(?P<noun>(?:{_VALUE_NOUNS})s?)\b(?!{_MODIFIER})"
