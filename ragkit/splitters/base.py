@@ -92,9 +92,21 @@ def fit_header(parts: Sequence[str], measure: Callable[[str], int], chunk_size: 
 def chunk_header(parts: Sequence[str], text: str) -> str:
     """The header of one chunk: ``parts`` joined, without one its first line opens or ends with,
     compared word for word (the section's own heading line, an entry that starts with its title,
-    a table row's "table: president heights" under the title ``president_heights``)."""
-    first = _words(text.split("\n", 1)[0])
-    return HEADER_SEPARATOR.join(p for p in parts if not _says(first, _words(p)))
+    a table row's "table: president heights" under the title ``president_heights``), or one of
+    the Markdown heading lines it opens with says ("## Build directories", "### dev_addr")."""
+    lines = text.lstrip().split("\n")
+    opening = [_words(lines[0])]
+    for line in lines[1:]:
+        if line.strip() and not _ATX.match(line):
+            break
+        if line.strip():
+            opening.append(_words(line))
+    if not _ATX.match(lines[0]):
+        opening = opening[:1]
+    return HEADER_SEPARATOR.join(p for p in parts if not any(_says(line, _words(p)) for line in opening))
+
+
+_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # a Markdown heading line
 
 
 def _words(text: str) -> list[str]:

@@ -6,8 +6,10 @@ recursive algorithm, so no chunk spans two sections and every chunk's metadata c
 heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
 (``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
 headings (underlined with ``===``/``---``) are not recognised. A heading is not a chunk of its
-own: when a section's text after its heading does not fit beside it, that text is split with the
-heading's room kept free and the heading opens its first chunk.
+own: a heading with nothing under it opens the section that follows it ("# Chapter 22" then "##
+Scheme: An Uncommon Lisp" are one section, with the second's path), and when a section's text
+after its heading does not fit beside it, that text is split with the heading's room kept free
+and the heading opens its first chunk.
 
 With ``context_header`` on, each chunk also records its contextual header: the document's title
 and the heading path (``ragkit.splitters.base``), embedded and indexed with the chunk, never shown.
@@ -86,13 +88,28 @@ def sections(text: str) -> list[Section]:
     stack: list[tuple[int, str]] = []  # (level, title) from the root down
     start, path = 0, ()
     for offset, level, title in _headings(text):
-        if offset > start:
+        if offset > start and not (path and _heading_only(text[start:offset])):
             result.append(Section(start, offset, path))
+            start = offset
+        # a heading with nothing under it opens the next section ("# Chapter 22" over "## Scheme:
+        # An Uncommon Lisp"): alone it would be a chunk that answers nothing
         stack = [h for h in stack if h[0] < level] + [(level, title)]
-        start, path = offset, tuple(t for _, t in stack)
+        path = tuple(t for _, t in stack)
     if start < len(text) or not result:
         result.append(Section(start, len(text), path))
     return result
+
+
+def _heading_lines(text: str) -> bool:
+    """Whether ``text`` is heading lines only (one, or a heading with nothing under it and the
+    one it opens)."""
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return bool(lines) and all(_HEADING.match(line) for line in lines)
+
+
+def _heading_only(text: str) -> bool:
+    """Whether a section's text is its heading line and nothing else."""
+    return len(text.strip().splitlines()) <= 1
 
 
 @splitters.register("markdown")
@@ -125,7 +142,7 @@ def _heading_joined(splitter: RecursiveSplitter, text: str, section: Section) ->
     joined to its first span: a heading alone is no passage (it answers nothing, yet a query
     naming its words ranks it first). Where even that does not fit, the spans as they were."""
     spans = splitter.split_spans(text, section.start, section.end)
-    if len(spans) < 2 or not _HEADING.match(text[spans[0].start : spans[0].end].strip()):
+    if len(spans) < 2 or not _heading_lines(text[spans[0].start : spans[0].end]):
         return spans
     room = splitter.measure(text[spans[0].start : spans[1].start])
     body = splitter.with_room(room).split_spans(text, spans[0].end, section.end)

@@ -307,6 +307,22 @@ def test_markdown_small_chunks_keep_section_metadata_and_offsets() -> None:
     assert len({c.id for c in chunks}) == len(chunks)
 
 
+def test_markdown_heading_with_nothing_under_it_opens_the_next_section() -> None:
+    # a book chapter's number over its title: alone, "# Chapter 22" would be a chunk that answers
+    # nothing, yet ranks first for a query naming a chapter
+    text = "# Chapter 22\n## Scheme: An Uncommon Lisp\n\nThis chapter presents Scheme.\n\n## Syntax\n\nBody.\n"
+    chunks = MarkdownSplitter(chunk_size=200, chunk_overlap=0, unit="chars").split(doc(text))
+    assert [(c.metadata["headings"], c.text) for c in chunks] == [
+        (["Chapter 22", "Scheme: An Uncommon Lisp"],
+         "# Chapter 22\n## Scheme: An Uncommon Lisp\n\nThis chapter presents Scheme."),
+        (["Chapter 22", "Syntax"], "## Syntax\n\nBody."),
+    ]
+    check_invariants(text, chunks, 200, len)
+    # headings of one level with nothing between them too; a last heading alone stays a section
+    flat = "# A\n\n# B\ntext\n# C\n"
+    assert [flat[s.start:s.end] for s in sections(flat)] == ["# A\n\n# B\ntext\n", "# C\n"]
+
+
 def test_markdown_crlf_and_indented_headings() -> None:
     text = "# A\r\ntext a\r\n   ## B #\r\ntext b\r\n    # code, not a heading\r\n"
     chunks = MarkdownSplitter(chunk_size=100, chunk_overlap=0, unit="chars").split(doc(text))
