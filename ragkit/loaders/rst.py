@@ -51,6 +51,7 @@ class RstLoader(MarkupLoader):
 
     name = "rst"
     mime = "text/x-rst"
+    version = 2  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``)
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         markdown, title = rst_to_markdown(text, where=str(path))

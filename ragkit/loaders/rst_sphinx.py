@@ -15,6 +15,9 @@ so no file fails and no markup is left in the text:
   (``confval``'s ``:type:`` and ``:default:``, an attribute's ``:value:``) and its content;
 - ``versionadded``/``versionchanged``/``deprecated``, ``seealso`` and tabs keep a label line;
 - ``moduleauthor``/``sectionauthor``/``codeauthor`` become ``Module author: NAME`` (no email);
+- the ``changelog`` extension's ``changelog`` (a release: its ``:version:`` a heading over
+  ``Released: …``) and ``change`` (its ``:tags:`` in brackets before its text, ``:tickets:`` as
+  ``References: #…`` after it);
 - code directives (``code-block`` and friends, with any option) become literal blocks;
 - navigation and build directives (``toctree``, ``index``, ``literalinclude``...) disappear;
 - any other directive keeps its content, parsed as reStructuredText.
@@ -33,6 +36,8 @@ from docutils.parsers.rst import Directive, directives, roles
 
 from ragkit.loaders.sphinx_names import (
     AUTHORS,
+    CHANGE,
+    CHANGELOG,
     CODE,
     DROP,
     LABELS,
@@ -88,6 +93,10 @@ class _SphinxDirective(Directive):
             if not caption:
                 return [code]
             return [self._paragraph(f"{caption}:"), code]
+        if name == CHANGELOG:
+            return self._release()
+        if name == CHANGE:
+            return self._change()
         if name not in LABELS and name not in TITLED and not is_known_object(name):
             raw = self._raw_lines()
             if looks_like_code(raw):  # a project's example directive: its argument and content are code
@@ -100,6 +109,33 @@ class _SphinxDirective(Directive):
         elif name in TITLED and arg:
             out.append(self._paragraph(f"{arg}:"))
         return out + self._content()
+
+    def _option(self, key: str) -> str:
+        return " ".join(str(self.options.get(key) or "").split())
+
+    def _release(self) -> list[nodes.Node]:
+        """``changelog::`` with ``:version: 2.0.0`` and ``:released: January 26, 2023``: the
+        version as a heading over ``Released: …`` and its changes, as the extension shows it."""
+        version = self._option("version")
+        if not version:
+            return self._content()
+        node = object_desc(kind=CHANGELOG, name=version, signature=version)
+        if released := self._option("released"):
+            node.append(self._paragraph(f"Released: {released}"))
+        node.extend(self._content())
+        return [node]
+
+    def _change(self) -> list[nodes.Node]:
+        """``change::`` with ``:tags: bug, orm`` and ``:tickets: 1234``: its text, the tags
+        before it in brackets (``[bug] [orm] Fixed …``) and ``References: #1234`` after it."""
+        content = self._content()
+        tags = [t for t in re.split(r"\s*,\s*", self._option("tags")) if t]
+        if tags and content and isinstance(content[0], nodes.paragraph):
+            content[0].insert(0, nodes.Text(" ".join(f"[{t}]" for t in tags) + " "))
+        tickets = [t for t in re.split(r"[,\s]+", self._option("tickets")) if t]
+        if tickets:
+            content.append(nodes.paragraph("", "References: " + ", ".join(f"#{t}" for t in tickets)))
+        return content
 
     def _raw_lines(self) -> list[str]:
         """The directive's argument and content as written (code written without the blank line

@@ -14,7 +14,10 @@ DROP = frozenset({
     "inheritance-diagram", "mermaid", "plot", "todolist", "testsetup", "testcleanup", "js:module",
     "c:namespace", "cpp:namespace", "c:namespace-push", "c:namespace-pop", "cpp:namespace-push",
     "cpp:namespace-pop", "program", "option-list", "spelling:word-list", "image", "figure-md",
+    "changelog_imports",
 })  # fmt: skip
+#: the ``changelog`` extension's directives (SQLAlchemy, Alembic, Mako): a release, and one change of it
+CHANGELOG, CHANGE = "changelog", "change"
 #: directives whose content is code (with whatever options Sphinx allows)
 CODE = frozenset({
     "code", "code-block", "sourcecode", "doctest", "testcode", "testoutput", "ipython",

@@ -331,3 +331,48 @@ def test_authors_are_named_without_their_email(tmp_path: Path) -> None:
     text = load(path).text
     assert "Module author: Ada Quayle\n\nSection author: Ben Pier\n\nCode author: Cy Dock\n" in text
     assert "@" not in text and "dock dot" not in text
+
+
+FERRY_CHANGELOG_RST = """\
+=============
+1.0 Changelog
+=============
+
+.. changelog_imports::
+
+    .. include:: changelog_09.rst
+        :start-line: 5
+
+.. changelog::
+    :version: 1.0.1
+    :include_notes_from: unreleased_10
+
+.. changelog::
+    :version: 1.0.0
+    :released: March 3, 2025
+
+    .. change::
+        :tags: bug, tide tables
+        :tickets: 812, 813
+
+        Fixed the :class:`.TideTable` reader, which skipped the last row.
+
+    .. change::
+        :tags: feature
+
+        Added ``Ferry.timetable()``.
+"""
+
+
+def test_a_changelog_release_is_a_version_heading_over_its_date_and_tagged_changes(tmp_path: Path) -> None:
+    path = tmp_path / "changelog_10.rst"
+    path.write_text(FERRY_CHANGELOG_RST, encoding="utf-8")
+    doc = load(path)
+    assert RST_MARKUP.search(prose(doc.text)) is None, RST_MARKUP.search(prose(doc.text))
+    assert doc.text.startswith("# 1.0 Changelog\n\n## 1.0.1\n\n## 1.0.0\n\nReleased: March 3, 2025\n\n"
+                               "[bug] [tide tables] Fixed the TideTable reader, which skipped the last row.\n\n"
+                               "References: #812, #813\n\n[feature] Added Ferry.timetable()."), doc.text
+    chunks = splitters.get("markdown")(chunk_size=400, chunk_overlap=0, unit="chars").split(doc)
+    dated = next(c for c in chunks if "Released: March 3, 2025" in c.text)
+    assert dated.metadata["heading"] == "1.0 Changelog > 1.0.0" and "## 1.0.0" in dated.text
+    assert loaders.get("rst").version == 2  # indexes read their reStructuredText again
