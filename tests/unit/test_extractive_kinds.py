@@ -5,7 +5,14 @@ in the shape of a documentation page where the answerer quoted a sentence that d
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.answer_type import asks_why, asks_yes_no, has_answer_type, is_howto, wants_list
+from ragkit.rag.extractive.answer_type import (
+    answer_type,
+    asks_why,
+    asks_yes_no,
+    has_answer_type,
+    is_howto,
+    wants_list,
+)
 from ragkit.rag.extractive.query import read_question
 from ragkit.rag.extractive.text import stem
 from ragkit.rag.passages import Passage
@@ -196,3 +203,26 @@ def test_the_premise_a_question_states_weighs_less_than_what_it_asks() -> None:
         {"source": "utilities/tides.md"}))
     got = extractive_answer("tideCalc is deprecated; what package should I install instead?", passages)
     assert got.startswith("Please migrate to the `harbour-tides` package"), got
+
+
+def test_a_compound_whose_head_is_a_quantity_asks_for_a_number() -> None:
+    """"What's the *line limit* …?" asks for a number as "What is the size …?" does: the sentence
+    with the number answers, not the one about the limit's exceptions that shares more words."""
+    for question in ("What's the line limit in Harbour style?", "What is the maximum line length for Harbour code?",
+                     "What election timeout does the paper recommend?", "What lookup table size does it use by default?"):
+        assert answer_type(question)[0] == "number", question
+    for question in ("What is the default value of docs_dir?", "What is the telephone number of the bureau?",
+                     "What is the reason the population fell?"):
+        assert answer_type(question)[0] is None, question
+    passages = _passages(
+        ("Exceptions:\n\nLines where obeying the line limit is not possible (for example, a long URL in a comment).\n\n"
+         "Very long identifiers are allowed to exceed the line limit. In that case, the wrapping is as produced by "
+         "the harbour formatter.", {"source": "harbourguide.html"}),
+        ("A Harbour source file is in Harbour Style if and only if it adheres to the rules herein.",
+         {"source": "harbourguide.html"}),
+        ("4.3 One statement per line\n\nEach statement is followed by a line break.\n\n4.4 Line limit: 90\n\n"
+         "Harbour code has a line limit of 90 characters. Any line that would exceed this limit must be wrapped.",
+         {"source": "harbourguide.html"}),
+    )
+    got = extractive_answer("What's the line limit in Harbour style?", passages)
+    assert "90" in got and "[3]" in got and "adheres" not in got, got

@@ -13,6 +13,13 @@ _QUANTITY_NOUNS = (
     "depth|distance|speed|rate|temperature|capacity|output|total|sum|value|frequency|age|weight|"
     "area|volume|duration|population|count|commission|discount|fee|salary|tax|accuracy|precision|recall"
 )
+# what bounds a quantity: "the column limit", "the request timeout" ask for a number too
+_LIMIT_NOUNS = "limit|limits|timeout|width|threshold|quota|interval"
+# heads of a compound asking for a quantity; not "number" or "value", which name what is no
+# quantity as often ("the telephone number", "the default value of docs_dir")
+_HEAD_NOUNS = "|".join(n for n in f"{_QUANTITY_NOUNS}|{_LIMIT_NOUNS}".split("|") if n not in {"number", "value"})
+# words that cannot modify the head noun of a compound ("What is the reason the population fell?")
+_NOT_MODIFIERS = "|".join(sorted(STOPWORDS | {"what", "which", "who", "how", "whose"}))
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("owner", re.compile(r"^\W*whose\b", re.IGNORECASE)),
@@ -26,8 +33,13 @@ _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         re.compile(
             r"\bhow\s+(?:much|many|far|long|often|big|large|high|tall|deep|wide|heavy|old|fast|hot|cold|short|small|low|"
             r"little|close|soon|narrow|thin|light|cheap|expensive|[a-z]+ly)\b"
-            rf"|\b(?:what|which)(?:\s+(?:is|are|was|were|the|a|an|\w+est|rated|maximum|minimum|average|mean)){{0,3}}"
-            rf"\s+(?P<noun>{_QUANTITY_NOUNS})\b",
+            rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|rated|maximum|minimum|average|mean)){{0,3}}"
+            rf"\s+(?P<noun>{_QUANTITY_NOUNS})\b"
+            # a compound whose head is such a noun: "What's the *column limit* in …?", "the maximum
+            # *line length* for …": one or two lower-case words before it, the head ending the phrase
+            rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|maximum|minimum|default)){{0,3}}"
+            rf"(?:\s+(?!(?:{_NOT_MODIFIERS})\b)[a-z][a-z0-9-]*){{1,2}}\s+(?P<head>{_HEAD_NOUNS})"
+            rf"(?=\s*(?:[?,.]|$|(?:in|for|of|on|at|per|when|that|allowed|used|set|does|do|is)\b))",
             re.IGNORECASE,
         ),
     ),
