@@ -23,6 +23,13 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   (or a sentence ending with a colon) from a passage that stops inside that list, it asks the
   tool for the passages that follow that one (``after``) and answers from the passage joined to
   them (``ragkit.rag.read_on``): a list whose items run into the next chunks keeps them all.
+  Then, when the question gives a name (a capitalised word, an identifier) that no passage read
+  says, nor its title, headings or file name, it searches for that name alone (``NAMES``, 10
+  passages): when none of those says it either, the knowledge base does not know the thing, and
+  the answer, about something else, becomes the refusal ("Google's Kotlin style guide" over a
+  folder with none: the Objective-C guide's line length is no answer). A name the folder only
+  writes elsewhere ("Which Kiln release …?" over Kiln's change log, which never says "Kiln") is
+  found by that search, and the answer stands.
   Other tool results are reported as they are.
 - A question written as a chat transcript (``user: …`` / ``assistant: …`` lines, as a legacy
   completions client sends a conversation; ``ragkit.rag.transcript``) is read as its last user
@@ -59,7 +66,7 @@ from ragkit.messages import Message, Response, StreamEvent, ToolCall, ToolSpec, 
 from ragkit.providers.base import BaseProvider
 from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.elision import elided_question
-from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind, terms
+from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind, terms, unsaid_names
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.read_on import FOLLOWING, stitched, wants_reading_on
 from ragkit.rag.tool import MAX_TOP_K
@@ -268,8 +275,10 @@ class LocalProvider(BaseProvider):
                 return self._response(messages, tools, "", (scoped,))
             if tools and (more := _read_on_call(follow_up_query(question, earlier), list(tools), results, answer)):
                 return self._response(messages, tools, "", (more,))
-            if lacks_asked_kind(question, answer):  # the last answer, once no other search may bring the date
-                answer = REFUSAL
+            if tools and (check := _names_call(question, list(tools), results, answer)):
+                return self._response(messages, tools, "", (check,))
+            if lacks_asked_kind(question, answer) or _names_unsaid(question, results):
+                answer = REFUSAL  # the last answer, once no other search may bring the date or the name
         else:
             answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         if params.get("response_format"):
@@ -288,7 +297,7 @@ class LocalProvider(BaseProvider):
     def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
         searched = [m for m in results if not m.content.startswith("error:")]
         read_on = [c for m in searched if _is_read_on(m) for c in m.citations]  # joined to the passage they continue
-        searched = [m for m in searched if not _is_read_on(m)]
+        searched = [m for m in searched if not _is_read_on(m) and not _is_names_check(m)]
         passages = [p for m in searched[:1] for p in _passages(m, read_on)]
         within = [p for m in searched[1:] for p in _passages(m, read_on)]  # the cited file's, from the second search
         if passages or within:
@@ -460,6 +469,41 @@ def _read_on_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Messa
 
 
 _READ_ON = "_after"  # the id suffix of a read-on search's call (and so of its result)
+_NAMES = "_names"  # the id suffix of the search for names the passages read do not say
+NAMES = 10  # passages that search asks for
+
+
+def _names_call(question: str, tools: Sequence[ToolSpec], results: Sequence[Message], answer: str) -> ToolCall | None:
+    """After the last search for the answer, one search for the names the question gives that
+    no passage read says (``unsaid_names``: "Google's Kotlin style guide" over the Objective-C
+    guide's passages), so an answer about something else is not given as one about it. None for
+    a refusal, after that search, or when every name was read."""
+    if answer == REFUSAL or not results or any(_is_names_check(m) for m in results) \
+            or not _looks_like_search(results[0].name or ""):
+        return None
+    missing = unsaid_names(question, _read(results))
+    spec = next((t for t in tools if t.name == results[0].name), None)
+    if not missing or spec is None:
+        return None
+    args = tool_arguments(" ".join(missing), spec)
+    if "top_k" in spec.parameters.get("properties", {}):
+        args["top_k"] = NAMES
+    digest = hashlib.sha256(f"{question}\0{' '.join(missing)}\0{spec.name}".encode()).hexdigest()[:16]
+    return ToolCall(id=f"call_{digest}{_NAMES}", name=spec.name, arguments=args)
+
+
+def _names_unsaid(question: str, results: Sequence[Message]) -> bool:
+    """Whether, the search for them made, a name the question gives is said by no passage read:
+    the knowledge base does not know the thing, so the answer found is not about it."""
+    return any(_is_names_check(m) for m in results) and bool(unsaid_names(question, _read(results)))
+
+
+def _read(results: Sequence[Message]) -> list[Passage]:
+    return [p for m in results if not m.content.startswith("error:") for p in _passages(m)]
+
+
+def _is_names_check(m: Message) -> bool:
+    return (m.tool_call_id or "").endswith(_NAMES)
 
 
 def _is_read_on(m: Message) -> bool:

@@ -485,3 +485,42 @@ def test_markdown_link_definitions_are_not_sentences() -> None:
     text = ("Cargo can add dependencies for you.\n\n[`cargo add`]: ../commands/cargo-add.md\n"
             '[Dependabot]: https://docs.example.org/dependabot "Dependabot docs"\n[1]: http://example.org\n')
     assert split_sentences(text) == ["Cargo can add dependencies for you."]
+
+
+# ---------------------------------------------------------------- a name no passage says
+GUIDES = {
+    "objcguide.md": "The maximum line length for Objective-C files is 100 columns.",
+    "javaguide.md": "Java code has a column limit of 100 characters.",
+    "pyguide.md": "Maximum line length is 80 characters for Python code.",
+    "CHANGES.md": "2.4.0 (March 3, 2025): Drop Python 3.8 support. Add a line length option.",
+    "README.md": "Kiln formats code. Install Kiln with pip.",
+    # notes that share the questions' words, so the README is not among the passages read first
+    **{f"notes/{n}.md": f"Release {n} notes: Python support, line length and style fixes." for n in range(25)},
+}
+
+
+@tool
+def search_guides(query: str, top_k: int = 5) -> ToolOutput:
+    """Search the knowledge base for passages relevant to the query."""
+    wanted = {w.strip("?'s").lower() for w in query.split()}
+    ranked = sorted(GUIDES, key=lambda s: -len(wanted & {w.strip(".,:()").lower() for w in GUIDES[s].split()}))
+    cites = [Citation(number=n, source=s, chunk_id=s, text=GUIDES[s], score=1 - n / 100)
+             for n, s in enumerate(ranked[:top_k], 1)]
+    return ToolOutput(content=PASSAGES_HEADER + "\n\n" + "\n\n".join(format_passage(c) for c in cites), citations=cites)
+
+
+def test_a_name_the_knowledge_base_never_says_is_searched_for_then_refused() -> None:
+    """"Kotlin" is in no passage: a search for it alone finds none that says it, so the
+    Objective-C guide's line length is no answer. A name the passages read do not say but the
+    folder does ("Kiln", in its README, not in its change log) is found, and the answer stands."""
+    run = Agent(LocalProvider(), tools=[search_guides]).run("What is the maximum line length for Kotlin files?")
+    assert run.content == REFUSAL
+    calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls]
+    assert calls[-1].arguments["query"] == "Kotlin" and calls[-1].id.endswith("_names")
+    kiln = Agent(LocalProvider(), tools=[search_guides]).run("Which Kiln release dropped Python 3.8 support?")
+    assert kiln.content.startswith("2.4.0 (March 3, 2025): Drop Python 3.8 support"), kiln.content
+    assert [c.arguments["query"] for m in kiln.messages if m.role == "assistant" for c in m.tool_calls][-1] == "Kiln"
+    # every name said by the passages read: no second search
+    objc = Agent(LocalProvider(), tools=[search_guides]).run("What is the maximum line length for Objective-C files?")
+    assert "100 columns" in objc.content
+    assert sum(len(m.tool_calls) for m in objc.messages if m.role == "assistant") == 1

@@ -16,11 +16,11 @@
 from __future__ import annotations
 
 from ragkit.rag.extractive.answer_type import answer_type, has_answer_type, is_howto, wants_list
-from ragkit.rag.extractive.engine import REFUSAL, extractive_answer, lacks_asked_kind
+from ragkit.rag.extractive.engine import REFUSAL, extractive_answer, lacks_asked_kind, unsaid_names
 from ragkit.rag.extractive.text import parse_blocks, split_sentences, stem, terms
 from ragkit.rag.passages import Passage, parse_passages
 
 __all__ = [
     "REFUSAL", "Passage", "answer_type", "extractive_answer", "has_answer_type", "is_howto", "lacks_asked_kind",
-    "parse_blocks", "parse_passages", "split_sentences", "stem", "terms", "wants_list",
+    "parse_blocks", "parse_passages", "split_sentences", "stem", "terms", "unsaid_names", "wants_list",
 ]

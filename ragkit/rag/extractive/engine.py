@@ -798,6 +798,26 @@ def extractive_answer(
     return REFUSAL if _lacks_asked_noun(query, answer, candidates[0]) else answer
 
 
+def unsaid_names(question: str, passages: Sequence[Passage]) -> list[str]:
+    """The names ``question`` gives (capitalised words not opening it, identifiers: Kotlin,
+    ClickHouse, ``scipy.quantum``), as it writes them, that none of ``passages`` says (in its
+    text, title, headings or file name). An answer from such passages is about something else,
+    unless the knowledge base never names the thing in the passage that answers ("Which release
+    of Kiln …?" over Kiln's change log): the caller can look for the name itself."""
+    query = read_question(question)
+    if not query.names:
+        return []
+    aliases = _aliases(frozenset(query.boosts), passages)
+    said: set[str] = set()
+    for p in passages:
+        text = f"{p.text} {p.meta.get('title', '')} {p.meta.get('heading', '')}"
+        said |= _with_aliases(frozenset(terms(text)), aliases) | _file_terms(p.meta.get("source", ""))
+    missing = query.names - said
+    words = [raw for raw in WORD.findall(question) if (word_terms(raw) or [""])[0] in missing]
+    words += [i for i in snake_identifiers(question) if i in missing]
+    return list(dict.fromkeys(words))
+
+
 #: a name written inside a sentence (not the capital that opens it): "uses *PostgreSQL* 15", ORDPATH
 _NAME_INSIDE = re.compile(r"(?<![.!?:\]]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z]")
 _NUMBER_ALONE = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*(?![\w.])")  # a number alone names no thing
@@ -861,4 +881,4 @@ _ASKS_NAME = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+the\
                         r"|^\W*what\s+names?\b", re.IGNORECASE)
 
 
-__all__ = ["REFUSAL", "STOPWORDS", "extractive_answer", "lacks_asked_kind"]
+__all__ = ["REFUSAL", "STOPWORDS", "extractive_answer", "lacks_asked_kind", "unsaid_names"]
