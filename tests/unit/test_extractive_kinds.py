@@ -226,3 +226,39 @@ def test_a_compound_whose_head_is_a_quantity_asks_for_a_number() -> None:
     )
     got = extractive_answer("What's the line limit in Harbour style?", passages)
     assert "90" in got and "[3]" in got and "adheres" not in got, got
+
+
+def test_a_sentence_about_another_release_is_no_answer_about_the_one_asked() -> None:
+    """"How many pull requests went into Kiln 2.0.0?": the 1.22.0 notes' sentence says "pull
+    requests" and gives a number, but of another release: it is no answer, whatever it shares."""
+    passages = _passages(
+        ("Kiln 1.22.0 Release Notes\n\nKiln 1.22.0 is a big release featuring the work of 153 contributors "
+         "spread over 609 pull requests.", {"source": "1.22.0-notes.rst"}),
+        ("Kiln 2.0.0 Release Notes\n\nKiln 2.0.0 is the first major release since 2006. It is the result of 11 "
+         "months of development and is the work of 212 contributors spread over 1078 pull requests.",
+         {"source": "2.0.0-notes.rst"}),
+    )
+    got = extractive_answer("How many pull requests went into the Kiln 2.0.0 release?", passages)
+    assert "[2]" in got and "609" not in got and "[1]" not in got, got
+    # a question that asks for a version is answered by a sentence naming another one
+    floor = _passages(("Kiln 2.0.0 Release Notes\n\nKiln 2.0.0 requires NumPy 1.25.2 or newer.",
+                       {"source": "2.0.0-notes.rst"}),)
+    assert "1.25.2" in extractive_answer("Which NumPy version does Kiln 2.0.0 require at least?", floor)
+    # nor is one that asks about a release it does not number ("the minimum HDF5 version since …")
+    since = _passages(("Kiln 3.10 Release Notes\n\nKiln 3.10 dropped support for the HDF5 1.8 series. "
+                       "The minimum HDF5 version is now 1.10.4.", {"source": "3.10.rst"}),)
+    got = extractive_answer("What is the minimum HDF5 version since Kiln 3.10 dropped the 1.8 series?", since)
+    assert "1.10.4" in got, got
+
+
+def test_how_many_counts_the_noun_before_the_verb() -> None:
+    """"How many pull requests went into …?" counts requests, not "into": the phrase after "how
+    many" ends at a plural that a word other than a plural follows."""
+    from ragkit.rag.extractive.answer_type import counted_noun
+
+    assert counted_noun("How many pull requests went into the Kiln 2.0.0 release?") == stem("requests")
+    assert counted_noun("How many people attended the final?") == stem("people")
+    assert counted_noun("How many characters may the label of an entry have?") == stem("characters")
+    assert counted_noun("How many of its own shares did the company buy back?") == stem("shares")
+    assert counted_noun("How many parallel attention heads does it use?") == stem("heads")
+    assert counted_noun("How many bus stops are on the line?") == stem("stops")

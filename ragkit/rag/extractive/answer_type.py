@@ -335,7 +335,8 @@ _HOW_ADJECTIVE = re.compile(r"\bhow\s+(long|old|tall|high|deep|wide|far|big|larg
 
 def counted_noun(question: str) -> str:
     """The stem of the noun a "how many" question counts ("How many parallel attention *heads*
-    does it use?" -> "head"): the last word of the phrase after "how many"; for "how long", "how
+    does it use?" -> "head"): the last word of the phrase after "how many", or its first plural
+    that a word other than a plural follows ("How many pull *requests* went into …?"); for "how long", "how
     old" and the like, the adjective a measure ends with ("1 week *long*", "10 years *old*"); ""
     for other questions."""
     adjective = _HOW_ADJECTIVE.search(question)
@@ -343,7 +344,20 @@ def counted_noun(question: str) -> str:
         return stem(adjective.group(1))
     match = _HOW_MANY.search(question)
     words = match.group("phrase").split() if match else []
-    return stem(words[-1]) if words else ""
+    # the noun ends where a plural is followed by a word that is none: the verb or preposition
+    # after it ("pull *requests* went into", "*people* attended", "*characters* may")
+    cut = next((i for i, w in enumerate(words[:-1]) if _plural(w) and not _plural(words[i + 1])), len(words) - 1)
+    return stem(words[cut]) if words else ""
+
+
+#: plurals without an -s
+_PLURALS = frozenset("people children men women staff data media feet teeth mice geese police cattle personnel".split())
+
+
+def _plural(word: str) -> bool:
+    low = word.lower()
+    return low in _PLURALS or (len(low) > 2 and low.endswith("s") and not low.endswith(("ss", "us", "is"))
+                               and low not in STOPWORDS)  # not "its", "has", "this"
 
 
 def counts(noun: str, sentence: str) -> bool:
