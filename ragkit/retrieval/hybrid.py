@@ -28,7 +28,11 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   the lexical index's sources (``sources()``, kept by their name words in a ``NameIndex`` until
   the index holds other files), so one that neither side ranked enters with its best
   lexical passage. A query that names no file (and any collection whose sources are opaque ids, as
-  in the shared retrieval sets) ranks as before.
+  in the shared retrieval sets) ranks as before. The first passage of a section whose heading
+  names a release the query names (``ragkit.retrieval.heading_match``: "2.0 Changelog > 2.0.0"
+  for "When was SQLAlchemy 2.0.0 released?", a change log of a whole series in one file) ranks
+  at least ``lexical_rank``, found among the lexical index's passages that hold the version; a
+  query naming no release of three dotted parts ranks as before.
   BM25's best passage ranks at least ``lexical_rank`` (2: second) when it is a passage of a longer
   file (its file holds other passages, as the lexical index's ``passage_count`` tells): a passage
   cut from a longer file lacks the context its file gives it, which the dense model needs more
@@ -53,12 +57,14 @@ from ragkit.retrieval.fusion import (
     reciprocal_rank_fusion,
     score_gap_confidence,
 )
+from ragkit.retrieval.heading_match import names_release, query_releases
 from ragkit.retrieval.name_match import NameIndex, boost_named
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
 log = logging.getLogger(__name__)
 FUSIONS = ("rrf", "minmax", "zscore", "dbsf", "adaptive", "dense-first")
+HEADED_CANDIDATES = 50  # lexical hits of a release's version searched for the section it heads
 
 
 @retrievers.register("hybrid")
@@ -144,7 +150,8 @@ class HybridRetriever:
             else:
                 exact_hits = rare_term_hits(" ".join(exact), max_df=self.rare_df, k=n, filter=filter)
                 fused = self._boosted(dense_hits, rare, exact_hits)
-            return self._lexical_best(query, self._named(query, fused, filter), filter)[:k]
+            named = self._headed(query, self._named(query, fused, filter), filter)
+            return self._lexical_best(query, named, filter)[:k]
         lexical_hits = self.lexical.retrieve(query, k=n, filter=filter)
         return self.fuse(dense_hits, lexical_hits)[:k]
 
@@ -163,6 +170,35 @@ class HybridRetriever:
             best = {h.source: h for h in reversed(found)}  # each file's best passage
             fused = fused + [SearchHit(id=h.id, score=floor, metadata=h.metadata) for h in best.values()]
         return boost_named(fused, named, boost=self.name_boost)
+
+    def _headed(self, query: str, fused: list[SearchHit], filter: Filter | None) -> list[SearchHit]:
+        """``fused`` with the first passage of each section whose heading names a release the
+        query names (``ragkit.retrieval.heading_match``: "2.0 Changelog > 2.0.0" for "When was
+        2.0.0 released?") moved up to ``lexical_rank`` (or entered there), found among the
+        lexical index's passages that hold the version; the hits it passes keep their order."""
+        if not self.lexical_rank:
+            return fused
+        first: list[SearchHit] = []
+        for version in query_releases(query):
+            hits = self.lexical.retrieve(version, k=HEADED_CANDIDATES, filter=filter)
+            headed = [h for h in hits if names_release(str(h.metadata.get("heading") or ""), version)]
+            if not headed:
+                continue
+            top = headed[0]  # the section of the best lexical hit; its first passage there
+            section = [h for h in headed if h.source == top.source and h.metadata.get("heading") == top.metadata.get("heading")]
+            hit = min(section, key=lambda h: int(h.metadata.get("start") or 0))
+            if all(hit.id != f.id for f in first):
+                first.append(hit)
+        for hit in reversed(first):
+            at = next((i for i, h in enumerate(fused) if h.id == hit.id), None)
+            if at is not None and at < self.lexical_rank:
+                continue
+            kept = fused[at] if at is not None else hit
+            rest = [h for h in fused if h.id != kept.id]
+            slot = min(self.lexical_rank - 1, len(rest))
+            score = rest[slot].score if slot < len(rest) else (rest[-1].score if rest else kept.score)
+            fused = [*rest[:slot], SearchHit(id=kept.id, score=score, metadata=kept.metadata), *rest[slot:]]
+        return fused
 
     def _lexical_best(self, query: str, fused: list[SearchHit], filter: Filter | None) -> list[SearchHit]:
         """``fused`` with BM25's best passage moved up to ``lexical_rank`` (or entered there) when it

@@ -1,0 +1,40 @@
+"""The section a query names by its release: "On what date was SQLAlchemy 2.0.0 released?" names
+the section headed "2.0.0" of a change log that holds every release of a series in one file.
+
+A dense model reads "2.0.0" as a few digits, and the passage that opens the release's section
+is mostly about its first change; a lexical index matches the version in every passage that
+mentions it ("backported to 2.0.0"), and prefers short passages that say "released" and "date".
+The heading path a Markdown-aware splitter gives each chunk (``heading``: "2.0 Changelog >
+2.0.0") is evidence no passage text carries: the section *is* that release.
+
+``query_releases`` reads the versions a query writes whole, three dotted parts or more (``2.0.0``,
+``v3.5.0``; "3.8" or "2.5 times" name no release); ``names_release`` whether a heading path's
+last part writes one of them (``2.0.0``, ``v2.0.0 (2023-01-26)``, ``Version 2.0.0``), read whole
+("Migration to 2.0" heads no section of 2.0.0). The hybrid retriever looks the versions up in
+its lexical index and raises the first passage of the section so headed.
+"""
+
+from __future__ import annotations
+
+import re
+
+_RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.\d+)*)(?![\w-]|\.\d)", re.IGNORECASE)
+_DOTTED = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w-]|\.\d)", re.IGNORECASE)
+MAX_RELEASES = 3  # a query naming more is comparing releases, not asking about one
+
+
+def query_releases(query: str) -> list[str]:
+    """The releases ``query`` names (three dotted parts or more), each once, in order; none when
+    it names more than ``MAX_RELEASES``."""
+    found = list(dict.fromkeys(_RELEASE.findall(query)))
+    return found if len(found) <= MAX_RELEASES else []
+
+
+def names_release(heading: str, version: str) -> bool:
+    """Whether the last part of a heading path (``"2.0 Changelog > 2.0.0"``) writes ``version``
+    whole (a ``v`` before it aside: "Migration to 2.0" heads no section of 2.0.0)."""
+    last = heading.rsplit(" > ", 1)[-1]
+    return version in _DOTTED.findall(last)
+
+
+__all__ = ["MAX_RELEASES", "names_release", "query_releases"]
