@@ -262,3 +262,20 @@ def test_how_many_counts_the_noun_before_the_verb() -> None:
     assert counted_noun("How many of its own shares did the company buy back?") == stem("shares")
     assert counted_noun("How many parallel attention heads does it use?") == stem("heads")
     assert counted_noun("How many bus stops are on the line?") == stem("stops")
+
+
+def test_a_release_section_answers_for_its_product_though_it_never_names_it() -> None:
+    """A change log of a whole series never says its product's name: "Released: May 4, 2024"
+    under the heading "1.0.3" answers "On what date was Kiln 1.0.3 released?", though a
+    question naming something is otherwise answered only from documents that say it."""
+    passages = _passages(
+        ("## 1.0.3\n\nReleased: May 4, 2024\n\n[bug] Fixed the reader of tide tables.",
+         {"source": "changelog_10.rst", "heading": "1.0 Changelog > 1.0.3"}),
+        ("# What's new in Kiln 0.4?\n\nDocument date: March 21, 2008. Kiln 0.4 was last released October 12, 2008.",
+         {"source": "migration_04.rst", "heading": "What's new in Kiln 0.4?"}),
+    )
+    got = extractive_answer("On what date was Kiln 1.0.3 released?", passages)
+    assert got.startswith("Released: May 4, 2024") and "[1]" in got, got
+    # another release's section is not the one asked for
+    other = extractive_answer("On what date was Kiln 1.0.4 released?", passages)
+    assert "May 4, 2024" not in other, other

@@ -516,6 +516,14 @@ def _asks_release(question: str) -> bool:
     return False
 
 
+def _under_release(u: Unit, query: Query) -> bool:
+    """Whether ``u`` sits under a heading that names every release the question names (three
+    dotted parts or more): "Released: January 26, 2023" under "2.0.0" of a change log that never
+    says its product's name ("SQLAlchemy") is about the release asked for."""
+    releases = {v for v in query.versions if v.count(".") >= 2}
+    return bool(releases) and releases <= dotted_numbers(" ".join((*u.above, *u.parents)))
+
+
 def _release(version: str) -> str:
     return re.sub(r"(?:\.0)+$", "", version.lower().lstrip("v"))
 
@@ -807,7 +815,8 @@ def extractive_answer(
     named = {t for t in named if "_" in t} or named
     if named:  # the file's name names its document too ("the Outlook test email": ``test_outlook_msg.msg``)
         candidates = [c for c in candidates
-                      if named & (c.unit.scope | c.unit.document | c.unit.section | _file_terms(c.unit.source))]
+                      if named & (c.unit.scope | c.unit.document | c.unit.section | _file_terms(c.unit.source))
+                      or _under_release(c.unit, query)]
     # the passage an answer comes from (with its document's other passages) must hold half the
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
