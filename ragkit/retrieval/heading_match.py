@@ -19,14 +19,23 @@ from __future__ import annotations
 import re
 
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.\d+)*)(?![\w-]|\.\d)", re.IGNORECASE)
+_LABELLED = re.compile(r"\b(?:version|release|v)\s*(\d+\.\d+)(?![\w-]|\.\d)", re.IGNORECASE)
 _DOTTED = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w-]|\.\d)", re.IGNORECASE)
 MAX_RELEASES = 3  # a query naming more is comparing releases, not asking about one
+
+
+def release_versions(text: str, *, labelled: bool = False) -> list[str]:
+    """The versions ``text`` writes as releases, each once, in order: three dotted parts or more
+    (``2.0.0``, ``v3.5.0``); with ``labelled``, also two after "version", "release" or "v"
+    ("version 2.1", "v3.7"). A decimal ("2.5 times") or a Python version ("Python 3.8") is none."""
+    found = _RELEASE.findall(text) + (_LABELLED.findall(text) if labelled else [])
+    return list(dict.fromkeys(found))
 
 
 def query_releases(query: str) -> list[str]:
     """The releases ``query`` names (three dotted parts or more), each once, in order; none when
     it names more than ``MAX_RELEASES``."""
-    found = list(dict.fromkeys(_RELEASE.findall(query)))
+    found = release_versions(query)
     return found if len(found) <= MAX_RELEASES else []
 
 
@@ -37,4 +46,4 @@ def names_release(heading: str, version: str) -> bool:
     return version in _DOTTED.findall(last)
 
 
-__all__ = ["MAX_RELEASES", "names_release", "query_releases"]
+__all__ = ["MAX_RELEASES", "names_release", "query_releases", "release_versions"]

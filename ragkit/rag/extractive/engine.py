@@ -129,6 +129,7 @@ from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
+from ragkit.rag.extractive.releases import another_release, asks_release, under_release
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -186,9 +187,6 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
 _BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
 _FIELD_FIT = 2.0  # ... for a form's field labelled with the question's words ("Prepared By: Sarah Quill")
 _OTHER_RELEASE = 0.5  # ... for a sentence that names another release than the one the question names
-#: a release's version as a sentence writes it: three parts or more ("NumPy 1.22.0"), or two after
-#: "version", "release" or a "v" ("version 2.1", "v3.7"): a decimal ("2.5 times") is none
-_RELEASE = re.compile(r"\bv?(\d+\.\d+\.\d+(?:\.\d+)*)\b|\b(?:version|release|v)\s*(\d+\.\d+)\b", re.IGNORECASE)
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
@@ -493,48 +491,12 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     if coverage < needed and not (typed and named and query.kind == "value") and not in_named and not field:
         return None
     fit = _fit(u, query, typed, named) * (_BYLINE if byline else 1.0) * (_FIELD_FIT if field else 1.0)
-    if (query.versions and query.value_kind != "version" and not _asks_release(query.text)
-            and _another_release(u.text, query.versions)):
+    if (query.versions and query.value_kind != "version" and not asks_release(query.text)
+            and another_release(u.text, query.versions)):
         fit *= _OTHER_RELEASE  # "NumPy 1.22.0 … 609 pull requests" is no answer about NumPy 2.0.0
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)
-
-
-_RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
-_NUMBERED = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
-
-
-def _asks_release(question: str) -> bool:
-    """Whether the question asks about a release it does not number ("which Black *release* …?",
-    "the minimum HDF5 *version* since h5py 3.10 …", not "the NumPy 2.0.0 release" nor "version
-    2.1"): the release the answer names is what it asks for."""
-    for m in _RELEASE_WORD.finditer(question):
-        before, after = question[: m.start()].split()[-1:], question[m.end():].split()[:1]
-        if not any(_NUMBERED.fullmatch(w.strip(",.?;:()")) for w in before + after):
-            return True
-    return False
-
-
-def _under_release(u: Unit, query: Query) -> bool:
-    """Whether ``u`` sits under a heading that names every release the question names (three
-    dotted parts or more): "Released: January 26, 2023" under "2.0.0" of a change log that never
-    says its product's name ("SQLAlchemy") is about the release asked for."""
-    releases = {v for v in query.versions if v.count(".") >= 2}
-    return bool(releases) and releases <= dotted_numbers(" ".join((*u.above, *u.parents)))
-
-
-def _release(version: str) -> str:
-    return re.sub(r"(?:\.0)+$", "", version.lower().lstrip("v"))
-
-
-def _another_release(text: str, versions: frozenset[str]) -> bool:
-    """Whether ``text`` names a release (``_RELEASE``) and none of ``versions``, the question's:
-    it is about another release ("NumPy 1.22.0 is a big release … 609 pull requests" for a
-    question about 2.0.0). Not asked of a question that asks for a version or a release it does
-    not number (``_asks_release``): there the sentence's version is the answer."""
-    named = {_release(a or b) for a, b in _RELEASE.findall(text)}
-    return bool(named) and not named & {_release(v) for v in versions}
 
 
 def _typed(u: Unit, query: Query) -> bool:
@@ -816,7 +778,7 @@ def extractive_answer(
     if named:  # the file's name names its document too ("the Outlook test email": ``test_outlook_msg.msg``)
         candidates = [c for c in candidates
                       if named & (c.unit.scope | c.unit.document | c.unit.section | _file_terms(c.unit.source))
-                      or _under_release(c.unit, query)]
+                      or under_release((*c.unit.above, *c.unit.parents), query.text)]
     # the passage an answer comes from (with its document's other passages) must hold half the
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
