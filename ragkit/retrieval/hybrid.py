@@ -190,14 +190,7 @@ class HybridRetriever:
             if all(hit.id != f.id for f in first):
                 first.append(hit)
         for hit in reversed(first):
-            at = next((i for i, h in enumerate(fused) if h.id == hit.id), None)
-            if at is not None and at < self.lexical_rank:
-                continue
-            kept = fused[at] if at is not None else hit
-            rest = [h for h in fused if h.id != kept.id]
-            slot = min(self.lexical_rank - 1, len(rest))
-            score = rest[slot].score if slot < len(rest) else (rest[-1].score if rest else kept.score)
-            fused = [*rest[:slot], SearchHit(id=kept.id, score=score, metadata=kept.metadata), *rest[slot:]]
+            fused = _raised(fused, hit, self.lexical_rank)
         return fused
 
     def _lexical_best(self, query: str, fused: list[SearchHit], filter: Filter | None) -> list[SearchHit]:
@@ -211,14 +204,7 @@ class HybridRetriever:
             iter(self.lexical.retrieve(query, k=1, filter=filter)), None)
         if found is None or passage_count(found.source) < 2:
             return fused
-        at = next((i for i, h in enumerate(fused) if h.id == found.id), None)
-        if at is not None and at < self.lexical_rank:
-            return fused
-        hit = fused[at] if at is not None else found
-        rest = [h for h in fused if h.id != hit.id]
-        slot = min(self.lexical_rank - 1, len(rest))
-        score = rest[slot].score if slot < len(rest) else (rest[-1].score if rest else hit.score)
-        return [*rest[:slot], SearchHit(id=hit.id, score=score, metadata=hit.metadata), *rest[slot:]]
+        return _raised(fused, found, self.lexical_rank)
 
     def _name_index(self, fused: list[SearchHit]) -> NameIndex:
         """The lexical index's sources by their name words, built again only when ``sources()``
@@ -266,3 +252,16 @@ class HybridRetriever:
                 [dense_hits, lexical_hits], weights=[1.0 - lexical_share, lexical_share], normalization="dbsf"
             )
         return convex_combination([dense_hits, lexical_hits], weights=weights, normalization=self.fusion)
+
+
+def _raised(fused: list[SearchHit], hit: SearchHit, rank: int) -> list[SearchHit]:
+    """``fused`` with ``hit`` moved up to ``rank`` (1: first) when it ranks lower or is missing,
+    taking the score of the hit it now precedes; the hits it passes keep their order."""
+    at = next((i for i, h in enumerate(fused) if h.id == hit.id), None)
+    if at is not None and at < rank:
+        return fused
+    kept = fused[at] if at is not None else hit
+    rest = [h for h in fused if h.id != kept.id]
+    slot = min(rank - 1, len(rest))
+    score = rest[slot].score if slot < len(rest) else (rest[-1].score if rest else kept.score)
+    return [*rest[:slot], SearchHit(id=kept.id, score=score, metadata=kept.metadata), *rest[slot:]]

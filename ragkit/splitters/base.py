@@ -19,6 +19,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from itertools import takewhile
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ragkit import ids
@@ -94,19 +95,16 @@ def chunk_header(parts: Sequence[str], text: str) -> str:
     compared word for word (the section's own heading line, an entry that starts with its title,
     a table row's "table: president heights" under the title ``president_heights``), or one of
     the Markdown heading lines it opens with says ("## Build directories", "### dev_addr")."""
-    lines = text.lstrip().split("\n")
-    opening = [_words(lines[0])]
-    for line in lines[1:]:
-        if line.strip() and not _ATX.match(line):
-            break
-        if line.strip():
-            opening.append(_words(line))
-    if not _ATX.match(lines[0]):
-        opening = opening[:1]
-    return HEADER_SEPARATOR.join(p for p in parts if not any(_says(line, _words(p)) for line in opening))
+    lines = [line for line in text.lstrip().split("\n") if line.strip()]
+    opening = lines[:1]
+    if lines and HEADING_LINE.match(lines[0]):
+        opening = list(takewhile(HEADING_LINE.match, lines))
+    said = [_words(line) for line in opening]
+    return HEADER_SEPARATOR.join(p for p in parts if not any(_says(line, _words(p)) for line in said))
 
 
-_ATX = re.compile(r"^ {0,3}#{1,6}(?:[ \t]|$)")  # a Markdown heading line
+#: a Markdown ATX heading line (``#`` to ``######``): its level marks and its title
+HEADING_LINE = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 
 
 def _words(text: str) -> list[str]:

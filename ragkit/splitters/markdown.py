@@ -29,11 +29,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ragkit.registry import splitters
-from ragkit.splitters.base import Span, header_parts, make_chunks
+from ragkit.splitters.base import HEADING_LINE, Span, header_parts, make_chunks
 from ragkit.splitters.recursive import RecursiveSplitter
 from ragkit.types import Chunk, Document
 
-_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})(.*)$")
 MARKDOWN_MIMES = frozenset({"text/markdown", "text/x-markdown"})
 
@@ -68,7 +67,7 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
         if fence_match and not (fence_match.group(1)[0] == "`" and "`" in fence_match.group(2)):
             fence = fence_match.group(1)
             continue
-        heading = _HEADING.match(line)
+        heading = HEADING_LINE.match(line)
         if heading:
             yield offset, len(heading.group(1)), (heading.group(2) or "").strip()
 
@@ -104,7 +103,7 @@ def _heading_lines(text: str) -> bool:
     """Whether ``text`` is heading lines only (one, or a heading with nothing under it and the
     one it opens)."""
     lines = [line for line in text.strip().splitlines() if line.strip()]
-    return bool(lines) and all(_HEADING.match(line) for line in lines)
+    return bool(lines) and all(HEADING_LINE.match(line) for line in lines)
 
 
 def _heading_only(text: str) -> bool:
