@@ -129,7 +129,7 @@ from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
-from ragkit.rag.extractive.releases import another_release, asks_release, under_release
+from ragkit.rag.extractive.releases import another_release, asks_release, same_release, under_release
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -380,9 +380,9 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words "2" and "44"."""
     if not query.versions:
         return True
-    found = {re.sub(r"(?:\.0)+$", "", v) for p in passages
+    found = {same_release(v) for p in passages
              for v in dotted_numbers(f"{p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}")}
-    return all(re.sub(r"(?:\.0)+$", "", v) in found for v in query.versions)
+    return all(same_release(v) in found for v in query.versions)
 
 
 #: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the

@@ -26,7 +26,9 @@ def asks_release(question: str) -> bool:
     return False
 
 
-def _same(version: str) -> str:
+def same_release(version: str) -> str:
+    """A version as a release: without a ``v`` before it nor ``.0`` parts after it ("v2.44.0" is
+    "2.44"), so two ways of writing one release compare equal."""
     return re.sub(r"(?:\.0)+$", "", version.lower().lstrip("v"))
 
 
@@ -34,8 +36,8 @@ def another_release(text: str, versions: Iterable[str]) -> bool:
     """Whether ``text`` names a release and none of ``versions``, the question's: it is about
     another release. Not asked of a question that asks for a version or a release it does not
     number (``asks_release``): there the sentence's version is the answer."""
-    named = {_same(v) for v in release_versions(text, labelled=True)}
-    return bool(named) and not named & {_same(v) for v in versions}
+    named = {same_release(v) for v in release_versions(text, labelled=True)}
+    return bool(named) and not named & {same_release(v) for v in versions}
 
 
 def under_release(headings: Iterable[str], question: str) -> bool:
@@ -46,4 +48,4 @@ def under_release(headings: Iterable[str], question: str) -> bool:
     return bool(releases) and releases <= set(release_versions(" ".join(headings)))
 
 
-__all__ = ["another_release", "asks_release", "under_release"]
+__all__ = ["another_release", "asks_release", "same_release", "under_release"]
