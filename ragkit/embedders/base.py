@@ -50,6 +50,9 @@ class Embedder(ABC):
     #: price per million input tokens in USD (from the model registry, ragkit/models.yaml; 0 for local
     #: models; None when the model has no known price: its cost is then reported as unpriced)
     price_per_million: float | None = 0.0
+    #: whether near vectors mean near meanings (a trained model); a fake that hashes words says
+    #: only which words texts share, and the offline answerer then weighs no meaning by it
+    semantic: bool = True
 
     def __init__(self) -> None:
         self.usage = EmbeddingUsage()

@@ -29,6 +29,7 @@ from ragkit.messages import Image, Message
 from ragkit.rag.answer_turn import RAG_TRANSCRIPT, answer_turn
 from ragkit.rag.citations import CitationNumbering, resolve_citations
 from ragkit.rag.prompts import SYSTEM_PROMPT
+from ragkit.rag.similarity import embedding_similarity
 from ragkit.rag.tool import make_search_tool
 from ragkit.types import Document
 from ragkit.wiring import check_min_score
@@ -62,6 +63,8 @@ class RAGAgent:
         ``session_lease``)."""
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
+        if getattr(self.provider, "similarity", False) is None and kb.embedder.semantic:
+            self.provider.similarity = embedding_similarity(kb.embedder)  # the offline answerer weighs meaning too
         self.index_report = index_report
         cfg = guarded_by_spec(config or AgentConfig(), kb.spec)
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory if memory is not None else cfg.memory)

@@ -56,6 +56,7 @@ from __future__ import annotations
 import glob
 import hashlib
 import json
+import logging
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import replace
@@ -67,6 +68,7 @@ from ragkit.providers.base import BaseProvider
 from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.elision import elided_question
 from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind, terms, unsaid_names
+from ragkit.rag.extractive.engine import Similarity
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.read_on import FOLLOWING, stitched, wants_reading_on
 from ragkit.rag.tool import MAX_TOP_K
@@ -74,6 +76,8 @@ from ragkit.rag.transcript import transcript_turns
 from ragkit.registry import providers
 from ragkit.tokens import CHARS_PER_TOKEN, estimate_tokens
 from ragkit.types import Citation
+
+log = logging.getLogger(__name__)
 
 
 def _param_text(spec: ToolSpec) -> str:
@@ -228,7 +232,7 @@ class LocalProvider(BaseProvider):
 
     def __init__(
         self, *, model: str = "local-extractive", max_sentences: int = 3, min_coverage: float = 0.3,
-        passages: int | None = PASSAGES,
+        passages: int | None = PASSAGES, similarity: Similarity | None = None,
     ) -> None:
         if not 1 <= max_sentences <= 10:
             raise ConfigError(f"max_sentences must be between 1 and 10 (got {max_sentences})")
@@ -240,6 +244,9 @@ class LocalProvider(BaseProvider):
         self.max_sentences = max_sentences
         self.min_coverage = min_coverage
         self.passages = passages
+        #: how near in meaning sentences are to the question (``RAGAgent`` gives its knowledge
+        #: base's embedding model); without it sentences are weighed by the words they share only
+        self.similarity = similarity
 
     def complete(
         self, messages: Sequence[Message], tools: Sequence[ToolSpec] | None = None, **params: Any
@@ -278,7 +285,10 @@ class LocalProvider(BaseProvider):
             if tools and (check := _names_call(question, list(tools), results, answer)):
                 return self._response(messages, tools, "", (check,))
             if lacks_asked_kind(question, answer) or _names_unsaid(question, results):
-                answer = REFUSAL  # the last answer, once no other search may bring the date or the name
+                # the last answer, once no other search may bring the date or the name
+                log.debug("refused: the answer lacks the date, number or name asked for, or a name the question"
+                          " gives is in no passage")
+                answer = REFUSAL
         else:
             answer = "I am ragkit's offline local provider: I answer from tool results, and no tool was used here."
         if params.get("response_format"):
@@ -304,20 +314,17 @@ class LocalProvider(BaseProvider):
             first = passages[: self.passages] if self.passages is not None else list(passages)
             first += [p for p in within if p.number not in {f.number for f in first}]
             passages += [p for p in within if p.number not in {f.number for f in passages}]
-            answer = extractive_answer(
-                question, first, max_sentences=self.max_sentences, min_coverage=self.min_coverage, context=context,
-            )
+
+            def answer_from(ps: Sequence[Passage]) -> str:
+                return extractive_answer(question, ps, max_sentences=self.max_sentences,
+                                         min_coverage=self.min_coverage, context=context, similarity=self.similarity)
+
+            answer = answer_from(first)
             if answer == REFUSAL and len(first) < len(passages):  # no answer in the first ones: read on
-                answer = extractive_answer(
-                    question, passages, max_sentences=self.max_sentences, min_coverage=self.min_coverage,
-                    context=context,
-                )
+                answer = answer_from(passages)
             if answer == REFUSAL and within:  # the cited file's other passages never withdraw the draft's answer
                 draft = [p for m in searched[:1] for p in _passages(m, read_on)]
-                answer = extractive_answer(
-                    question, draft[: self.passages] if self.passages is not None else draft,
-                    max_sentences=self.max_sentences, min_coverage=self.min_coverage, context=context,
-                )
+                answer = answer_from(draft[: self.passages] if self.passages is not None else draft)
             return answer
         errors = [m.content for m in results if m.content.startswith("error:")]
         if errors and len(errors) == len(results):

@@ -26,6 +26,7 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 
 @embedders.register("hashing")
 class HashingEmbedder(Embedder):
+    semantic = False  # shared words, not meaning
     def __init__(
         self, *, dimension: int = 256, model: str = "hashing", price_per_million: float | None = None,
         delay: float = 0.0, calls_file: str | None = None, gate_file: str | None = None,

@@ -109,7 +109,7 @@ from __future__ import annotations
 import logging
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
@@ -155,6 +155,8 @@ from ragkit.rag.passages import Passage
 log = logging.getLogger(__name__)
 
 REFUSAL = "The knowledge base does not contain an answer to this question."
+#: how near in meaning each text is to the question (cosine similarities, the embedding model's)
+Similarity = Callable[[str, Sequence[str]], Sequence[float]]
 # sentences addressed to an AI rather than stating facts are never quoted as answers
 _INJECTION = re.compile(
     r"\b(ignore|disregard|forget|override)\b[^.]{0,60}\b(instructions?|prompts?|rules|guidelines)\b"
@@ -215,6 +217,8 @@ _MARKER = re.compile(r"\[\d+\]")
 #: release is … deprecated?": "Deprecated since version 26.1.0.")
 _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:in|since)\s+(?:version\s+)?v?[\d.]+\W*$",
                            re.IGNORECASE)
+_MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less near in meaning than the nearest)
+_MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -737,7 +741,7 @@ def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
 
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
-    context: str = "",
+    context: str = "", similarity: Similarity | None = None,
 ) -> str:
     """The best sentences with ``[n]`` markers, or the refusal (see the module docstring).
 
@@ -748,18 +752,19 @@ def extractive_answer(
         passages = _with_bylines(passages)
     units = _units(passages, frozenset(query.boosts), lines=query.kind == "value") if query.boosts else []
     if not units:
-        return REFUSAL
+        return _refuse("no passage shares a word with the question")
     present = frozenset().union(*(u.scope | u.document for u in units))
     if asks_columns(query.form) and not query.names - present and (columns := columns_answer(units)):
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, units)
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
             or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
-        return REFUSAL  # the question's year, quantity, version or name (or most of it) is in no passage
+        # the question's year, quantity, version or name (or most of it) is in no passage
+        return _refuse("the question's number, version, name or most of its words are in no passage")
     if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
-        return REFUSAL  # a price (a share, a rate) asked for, and no passage gives any amount of money
+        return _refuse("a price, share or rate is asked for and no passage gives one")
     if query.kind in ("person", "owner"):
         query = replace(query, common=_lower_case_words(units))
     weight = _term_weights(query, units)
@@ -785,15 +790,17 @@ def extractive_answer(
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
     if query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
+    if similarity is not None and _free_form(query):
+        candidates = _by_meaning(candidates, question, similarity)
     candidates = _read_on(_typed_first(candidates, query), units, query)
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
-        return REFUSAL
+        return _refuse("no sentence shares enough of the question (or says its names)")
     if query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
-        return REFUSAL  # a who/when/how-many question, none of the wanted kind, and words missing
+        return _refuse(f"no candidate holds a {query.kind}, and words of the question are missing")
     if query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
-        return REFUSAL  # the best holds nothing of the wanted kind, and is about part of the question only
+        return _refuse(f"the best sentence holds no {query.kind} and is about part of the question only")
     code_units = sorted(
         (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
@@ -801,7 +808,39 @@ def extractive_answer(
     answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
                    ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
                    why=asks_why(query.form), person=query.kind == "person")
-    return REFUSAL if _lacks_asked_noun(query, answer, candidates[0]) else answer
+    if _lacks_asked_noun(query, answer, candidates[0]):
+        return _refuse(f"the answer never says what is asked for ({query.asked!r})")
+    return answer
+
+
+def _free_form(query: Query) -> bool:
+    """Whether the question's answer has no kind the words of a sentence can be checked for: a
+    how-to, a reason, a place, a description; not a person, a date, a number, a value, a name, a
+    release, a "Which …?" thing or a yes or no. Those are found by what a sentence holds; these
+    by what it means, as well as by the words it shares."""
+    return query.kind is None and not (query.versions or query.which or query.yes_no or _ASKS_NAME.search(query.form))
+
+
+def _by_meaning(candidates: list[Candidate], question: str, similarity: Similarity) -> list[Candidate]:
+    """The best candidates reordered by how near each is in meaning to the question as well as by
+    the words it shares: a sentence that says the asked thing in other words ("Files smaller than
+    512 KiB are not split" for "Below what size is a file kept in one piece?") passes one that
+    repeats the question's words."""
+    top = candidates[:_MEANING_DEPTH]
+    if len(top) < 2:
+        return candidates
+    near = list(similarity(question, [c.unit.text for c in top]))
+    best = max(near)
+    rescored = [replace(c, score=c.score * math.exp(_MEANING * (n - best))) for c, n in zip(top, near, strict=True)]
+    for c, n in zip(rescored[:5], near, strict=False):
+        log.debug("by meaning %.3f (%.2f) [%d] %s", c.score, n, c.unit.number, c.unit.text[:80])
+    return sorted([*rescored, *candidates[_MEANING_DEPTH:]], key=lambda c: (-c.score, c.unit.rank, c.unit.position))
+
+
+def _refuse(reason: str) -> str:
+    """The refusal, with its reason logged (``ragkit ask -v`` shows it)."""
+    log.debug("refused: %s", reason)
+    return REFUSAL
 
 
 def unsaid_names(question: str, passages: Sequence[Passage]) -> list[str]:

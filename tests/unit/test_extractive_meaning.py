@@ -1,0 +1,108 @@
+"""The offline answerer weighs how near in meaning a sentence is to the question, beside the words
+it shares with it, for questions whose answer has no kind to check (a how-to, a reason, a
+place); the knowledge base's embedding model gives the nearness (``rag.similarity``)."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from ragkit.index.reader import KnowledgeBase
+from ragkit.index.writer import IndexingPipeline
+from ragkit.rag.agent import RAGAgent
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
+from ragkit.rag.similarity import embedding_similarity
+from ragkit.testing.hashing import HashingEmbedder
+
+from .pipeline.helpers import make_spec, write_tree
+
+UPLOADS = [Passage(1, "## Interrupted uploads\n\nAn upload that stops halfway leaves its parts on the server until "
+                      "the next upload. Run the upload command again and only the missing parts are sent, so the "
+                      "upload picks up where it stopped. An upload holds at most 40 parts.",
+                   {"source": "uploads.md", "heading": "Interrupted uploads", "start": "0"})]
+RESUMES = "picks up where it stopped"
+
+
+class Nearness:
+    """A stand-in for the embedding model's nearness: the sentence that says ``near`` is near."""
+
+    def __init__(self, near: str) -> None:
+        self.near, self.calls = near, []
+
+    def __call__(self, question: str, texts: Sequence[str]) -> list[float]:
+        self.calls.append(list(texts))
+        return [0.8 if self.near in t else 0.3 for t in texts]
+
+
+def test_a_sentence_near_in_meaning_passes_one_that_repeats_the_question() -> None:
+    question = "How do I carry on an upload that stopped halfway?"
+    by_words = extractive_answer(question, UPLOADS, max_sentences=1)
+    assert RESUMES not in by_words  # the words alone pick the sentence that restates the question
+    near = Nearness(RESUMES)
+    by_meaning = extractive_answer(question, UPLOADS, max_sentences=1, similarity=near)
+    assert RESUMES in by_meaning and by_meaning.endswith("[1]")
+    assert near.calls and all(len(texts) >= 2 for texts in near.calls)
+
+
+@pytest.mark.parametrize("question", [
+    "How many parts can an upload hold?",  # a number: found by what the sentence holds
+    "Can I carry on an upload that stopped halfway?",  # a yes or no
+    "Which command do I run again after an upload stopped halfway?",  # a "Which …?" thing
+])
+def test_meaning_is_not_weighed_for_an_answer_of_a_kind(question: str) -> None:
+    near = Nearness(RESUMES)
+    assert extractive_answer(question, UPLOADS, similarity=near) == extractive_answer(question, UPLOADS)
+    assert near.calls == []
+
+
+class _Counting(HashingEmbedder):
+    semantic = True  # stands in for a model: counts what it embeds
+
+    def __init__(self) -> None:
+        super().__init__(dimension=64)
+        self.embedded: list[str] = []
+
+    def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+        self.embedded += list(texts)
+        return super().embed_batch(texts)
+
+
+def test_embedding_similarity_is_the_cosine_and_reuses_vectors() -> None:
+    model = _Counting()
+    near = embedding_similarity(model)
+    texts = ["the upload picks up where it stopped", "glazes are glass"]
+    first = near("where does the upload pick up", texts)
+    assert first[0] > first[1] and all(-1.0 <= s <= 1.0001 for s in first)
+    sentences_embedded = [t for t in model.embedded if t in texts]
+    assert near("where does the upload pick up", texts) == pytest.approx(first)
+    assert [t for t in model.embedded if t in texts] == sentences_embedded  # cached: embedded once each
+
+
+def test_a_failing_model_leaves_the_answer_to_the_words(caplog: pytest.LogCaptureFixture) -> None:
+    class Down(_Counting):
+        def embed_batch(self, texts: Sequence[str]) -> np.ndarray:
+            raise RuntimeError("connection refused")
+
+    near = embedding_similarity(Down())
+    with caplog.at_level(logging.WARNING, logger="ragkit.rag.similarity"):
+        assert near("question", ["a", "b"]) == [0.0, 0.0]
+    assert "connection refused" in caplog.text
+    question = "How do I carry on an upload that stopped halfway?"
+    assert extractive_answer(question, UPLOADS, similarity=near) == extractive_answer(question, UPLOADS)
+
+
+def test_rag_agent_gives_the_local_provider_its_models_meaning_only(tmp_path: Path) -> None:
+    spec = make_spec(tmp_path / "index")
+    IndexingPipeline(spec).index_paths([write_tree(tmp_path / "docs", {"uploads.md": UPLOADS[0].text})])
+    with KnowledgeBase(spec) as kb:
+        assert not kb.embedder.semantic  # the tests' hashing fake: shared words, no meaning
+        assert RAGAgent(kb, provider="local").provider.similarity is None
+        kb.embedder.semantic = True  # as a trained model
+        agent = RAGAgent(kb, provider="local")
+        assert agent.provider.similarity is not None
+        assert agent.ask("How do I carry on an upload that stopped halfway?").citations
