@@ -14,7 +14,8 @@ import pytest
 from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
 from ragkit.rag.agent import RAGAgent
-from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.text import clean_line
 from ragkit.rag.passages import Passage
 from ragkit.rag.similarity import embedding_similarity
 from ragkit.testing.hashing import HashingEmbedder
@@ -106,3 +107,23 @@ def test_rag_agent_gives_the_local_provider_its_models_meaning_only(tmp_path: Pa
         agent = RAGAgent(kb, provider="local")
         assert agent.provider.similarity is not None
         assert agent.ask("How do I carry on an upload that stopped halfway?").citations
+
+
+def test_the_nearest_sentence_of_the_kind_asked_for_answers_when_the_words_find_none() -> None:
+    meetings = [Passage(1, "### Meeting agenda\n\nThe main agenda for the meeting must be made publicly available in "
+                           "the shared agenda document at least 2 days before the meeting. Every member may comment "
+                           "on it.", {"source": "meetings.md", "heading": "Meeting agenda", "start": "0"}),
+                Passage(2, "### Minutes\n\nThe minutes of each sync meeting are published in the minutes folder.",
+                        {"source": "meetings.md", "heading": "Minutes", "start": "900"})]
+    question = "How far ahead of a council sync meeting does its agenda have to be published?"
+    assert extractive_answer(question, meetings) == REFUSAL  # "publicly available" is not "published"
+    answer = extractive_answer(question, meetings, similarity=Nearness("2 days"))
+    assert "at least 2 days before the meeting" in answer and "[1]" in answer
+    # not near enough in meaning: still refused
+    assert extractive_answer(question, meetings, similarity=lambda q, texts: [0.3] * len(texts)) == REFUSAL
+
+
+def test_arithmetic_is_not_read_as_emphasis() -> None:
+    assert clean_line("3**3**3 is evaluated as (3**3)**3, not 3**(3**3).") == (
+        "3**3**3 is evaluated as (3**3)**3, not 3**(3**3).")
+    assert clean_line("This is **bold** and (*it*) works.") == "This is bold and (it) works."

@@ -219,6 +219,9 @@ _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:i
                            re.IGNORECASE)
 _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less near in meaning than the nearest)
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
+_KINDS_BY_MEANING = frozenset({"number", "date", "person"})  # kinds a sentence near in meaning may answer
+_MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
+_NEAR_ENOUGH = 0.6  # ... and how near it must be (cosine) to answer
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -776,6 +779,41 @@ def extractive_answer(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=lambda c: (-c.score, c.unit.rank, c.unit.position),
     )
+    candidates = _answering(candidates, query, present)
+    if similarity is not None and _free_form(query):
+        candidates = _by_meaning(candidates, question, similarity)
+    candidates = _read_on(_typed_first(candidates, query), units, query)
+    for c in candidates[:5]:
+        log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
+    if not candidates:
+        refused = "no sentence shares enough of the question (or says its names)"
+    elif query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
+        refused = f"no candidate holds a {query.kind}, and words of the question are missing"
+    elif query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
+        refused = f"the best sentence holds no {query.kind} and is about part of the question only"
+    else:
+        refused = ""
+    if refused:
+        nearest = _nearest_of_kind(units, query, weight, present, question, similarity) if similarity else None
+        if nearest is None:
+            return _refuse(refused)
+        candidates = [nearest]
+    code_units = sorted(
+        (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
+        key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
+    ) if query.howto else []
+    answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
+                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
+                   why=asks_why(query.form), person=query.kind == "person")
+    if _lacks_asked_noun(query, answer, candidates[0]):
+        return _refuse(f"the answer never says what is asked for ({query.asked!r})")
+    return answer
+
+
+def _answering(candidates: list[Candidate], query: Query, present: frozenset[str]) -> list[Candidate]:
+    """The candidates whose document can answer: it mentions the names the question gives that
+    some passage says (or the sentence is under the release the question numbers), and its
+    passage, with the document's other passages, holds half the question."""
     named = query.names & present
     # a question about a name is answered from a document that mentions it; about an identifier
     # (``NO_COLOR``), from one that writes it whole, not only its words
@@ -790,27 +828,29 @@ def extractive_answer(
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
     if query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
-    if similarity is not None and _free_form(query):
-        candidates = _by_meaning(candidates, question, similarity)
-    candidates = _read_on(_typed_first(candidates, query), units, query)
-    for c in candidates[:5]:
-        log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
-    if not candidates:
-        return _refuse("no sentence shares enough of the question (or says its names)")
-    if query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
-        return _refuse(f"no candidate holds a {query.kind}, and words of the question are missing")
-    if query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
-        return _refuse(f"the best sentence holds no {query.kind} and is about part of the question only")
-    code_units = sorted(
-        (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
-        key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
-    ) if query.howto else []
-    answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
-                   ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
-                   why=asks_why(query.form), person=query.kind == "person")
-    if _lacks_asked_noun(query, answer, candidates[0]):
-        return _refuse(f"the answer never says what is asked for ({query.asked!r})")
-    return answer
+    return candidates
+
+
+def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, float], present: frozenset[str],
+                     question: str, similarity: Similarity) -> Candidate | None:
+    """When the words find no sentence holding the kind of answer asked for (a number, a date, a
+    person), the one nearest in meaning to the question among those that hold it and share a word
+    with it, if it is near enough: "The agenda must be made publicly available at least 2 days
+    before the meeting" for "How far ahead of a meeting does its agenda have to be published?"."""
+    if query.kind not in _KINDS_BY_MEANING:
+        return None
+    total = sum(weight.values()) or 1.0
+    pool = [Candidate(0.0, u, sum(weight[t] for t in u.own & weight.keys()) / total, True)
+            for u in sorted(units, key=lambda u: (u.rank, u.position))
+            if u.kind in ("prose", "item", "row") and not _INJECTION.search(u.text)
+            and (u.own - query.numbers) & weight.keys() and _typed(u, query)]
+    pool = _answering(pool, query, present)[:_MEANING_POOL]
+    if not pool:
+        return None
+    near = list(similarity(question, [c.unit.text for c in pool]))
+    best = max(range(len(pool)), key=lambda i: (near[i], -i))
+    log.debug("nearest of its kind %.2f [%d] %s", near[best], pool[best].unit.number, pool[best].unit.text[:80])
+    return replace(pool[best], score=near[best]) if near[best] >= _NEAR_ENOUGH else None
 
 
 def _free_form(query: Query) -> bool:

@@ -182,7 +182,8 @@ _LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\])")  # inline and
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
 # a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
 _MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]")
-_EMPHASIS = re.compile(r"(?<![\w*])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*])")
+# emphasis follows no closing bracket and precedes no opening one: "(3**3)**3" is arithmetic
+_EMPHASIS = re.compile(r"(?<![\w*)\]])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*(\[])")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 
 
