@@ -47,7 +47,7 @@ _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _NUMBER_WORDS = frozenset(
     """zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
 fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
-million billion dozen half twice""".split()
+million billion dozen half twice once single""".split()
 )
 _MONTHS = frozenset(
     """january february march april may june july august september october november december
@@ -96,9 +96,13 @@ def quantity_measure(question: str) -> str | None:
     """What a number question's answer is measured in (``percent``, ``money`` or ``rate``: either),
     by the words it asks with; None for any other number question, and for one that counts a thing
     ("How many digits of precision …?" asks for digits, not a percentage)."""
-    if answer_type(question)[0] != "number" or _HOW_MANY.search(question):
-        return None
+    if answer_type(question)[0] != "number" or _HOW_MANY.search(question) or _HOW_LONG.search(question):
+        return None  # "after how long is it considered low interest?" asks for a time, not a rate
     return next((measure for measure, pattern in _MEASURES if pattern.search(question)), None)
+
+
+#: a number question that asks for a time or a distance, whatever else it says
+_HOW_LONG = re.compile(r"\bhow\s+(?:long|often|old|soon|far|late|early)\b", re.IGNORECASE)
 
 
 def in_measure(measure: str | None, sentence: str) -> bool:

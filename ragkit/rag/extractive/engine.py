@@ -219,6 +219,7 @@ _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:i
                            re.IGNORECASE)
 _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less near in meaning than the nearest)
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
+_TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
 _KINDS_BY_MEANING = frozenset({"number", "date", "person"})  # kinds a sentence near in meaning may answer
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
 _NEAR_ENOUGH = 0.6  # ... and how near it must be (cosine) to answer
@@ -921,6 +922,8 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False
     if candidate.typed and (query.kind == "date" or query.asked in word_terms(query.value_kind or "")):
         return False  # "In which year …?": "in 2015"; "What Python version …?": "Python 3.10 or newer"
+    if query.asked in _TIME_NOUNS and says_duration(_MARKER.sub(" ", answer)):
+        return False  # "How much time …?": "10-15 minutes"
     best = candidate.unit
     around = best.own | best.near | best.section | best.scope | best.document
     if query.kind == "value" and candidate.typed and not query.own - {query.asked} - around:
