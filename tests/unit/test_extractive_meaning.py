@@ -127,3 +127,23 @@ def test_arithmetic_is_not_read_as_emphasis() -> None:
     assert clean_line("3**3**3 is evaluated as (3**3)**3, not 3**(3**3).") == (
         "3**3**3 is evaluated as (3**3)**3, not 3**(3**3).")
     assert clean_line("This is **bold** and (*it*) works.") == "This is bold and (it) works."
+
+
+def test_a_question_of_no_kind_is_answered_by_a_sentence_near_enough_in_meaning() -> None:
+    faq = [Passage(1, "## Will the tool resume an interrupted backup?\n\nYes, the tool resumes interrupted backups "
+                      "when they are re-run.", {"source": "faq.md", "heading": "FAQ", "start": "0"}),
+           Passage(2, "## Log\n\n```\nerror: power failure halfway through the first run, cut at 4096\n```",
+                   {"source": "backup.md", "heading": "Space", "start": "0"})]
+    question = "My first backup was cut off halfway by a power failure. Will it carry on if I just start it again?"
+    assert extractive_answer(question, faq) == REFUSAL
+    assert "resumes interrupted backups" in extractive_answer(question, faq, similarity=Nearness("resumes"))
+    # a question of no kind asks for more nearness than one of a kind: 0.65 is not enough
+    assert extractive_answer(question, faq, similarity=lambda q, texts: [0.65] * len(texts)) == REFUSAL
+
+
+def test_a_person_is_never_found_by_meaning_alone() -> None:
+    # any capitalised word reads as a name: "Japanese Shinto shrine" is no creator
+    faq = [Passage(1, "## Where does the name come from?\n\n\"Kiln\" is a Japanese Shinto word for a shrine, and "
+                      "shrine and template sound alike.", {"source": "faq.md", "heading": "FAQ", "start": "0"})]
+    question = "Who originally created Kiln?"
+    assert extractive_answer(question, faq, similarity=lambda q, texts: [0.9] * len(texts)) == REFUSAL

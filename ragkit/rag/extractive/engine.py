@@ -220,9 +220,10 @@ _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:i
 _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less near in meaning than the nearest)
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
-_KINDS_BY_MEANING = frozenset({"number", "date", "person"})  # kinds a sentence near in meaning may answer
+_KINDS_BY_MEANING = frozenset({"number", "date"})  # kinds a sentence near in meaning may answer (a "person" is any capital)
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
 _NEAR_ENOUGH = 0.6  # ... and how near it must be (cosine) to answer
+_NEAR_ENOUGH_ANY = 0.7  # ... for a question that asks for no kind (a how-to, a yes or no)
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
@@ -811,7 +812,8 @@ def extractive_answer(
     return answer
 
 
-def _answering(candidates: list[Candidate], query: Query, present: frozenset[str]) -> list[Candidate]:
+def _answering(candidates: list[Candidate], query: Query, present: frozenset[str], *,
+               half: bool = True) -> list[Candidate]:
     """The candidates whose document can answer: it mentions the names the question gives that
     some passage says (or the sentence is under the release the question numbers), and its
     passage, with the document's other passages, holds half the question."""
@@ -827,7 +829,7 @@ def _answering(candidates: list[Candidate], query: Query, present: frozenset[str
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
-    if query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
+    if half and query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     return candidates
 
@@ -838,20 +840,21 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
     person), the one nearest in meaning to the question among those that hold it and share a word
     with it, if it is near enough: "The agenda must be made publicly available at least 2 days
     before the meeting" for "How far ahead of a meeting does its agenda have to be published?"."""
-    if query.kind not in _KINDS_BY_MEANING:
+    if query.kind is not None and query.kind not in _KINDS_BY_MEANING:
         return None
+    typed = query.kind is not None
     total = sum(weight.values()) or 1.0
-    pool = [Candidate(0.0, u, sum(weight[t] for t in u.own & weight.keys()) / total, True)
+    pool = [Candidate(0.0, u, sum(weight[t] for t in u.own & weight.keys()) / total, typed)
             for u in sorted(units, key=lambda u: (u.rank, u.position))
             if u.kind in ("prose", "item", "row") and not _INJECTION.search(u.text)
-            and (u.own - query.numbers) & weight.keys() and _typed(u, query)]
-    pool = _answering(pool, query, present)[:_MEANING_POOL]
+            and (u.own - query.numbers) & weight.keys() and (not typed or _typed(u, query))]
+    pool = _answering(pool, query, present, half=False)[:_MEANING_POOL]
     if not pool:
         return None
     near = list(similarity(question, [c.unit.text for c in pool]))
     best = max(range(len(pool)), key=lambda i: (near[i], -i))
     log.debug("nearest of its kind %.2f [%d] %s", near[best], pool[best].unit.number, pool[best].unit.text[:80])
-    return replace(pool[best], score=near[best]) if near[best] >= _NEAR_ENOUGH else None
+    return replace(pool[best], score=near[best]) if near[best] >= (_NEAR_ENOUGH if typed else _NEAR_ENOUGH_ANY) else None
 
 
 def _free_form(query: Query) -> bool:
