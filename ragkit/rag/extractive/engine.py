@@ -129,7 +129,13 @@ from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
-from ragkit.rag.extractive.releases import another_release, asks_release, same_release, under_release
+from ragkit.rag.extractive.releases import (
+    another_file_release,
+    another_release,
+    asks_release,
+    same_release,
+    under_release,
+)
 from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
@@ -503,6 +509,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     if (query.versions and query.value_kind != "version" and not asks_release(query.text)
             and another_release(u.text, query.versions)):
         fit *= _OTHER_RELEASE  # "NumPy 1.22.0 … 609 pull requests" is no answer about NumPy 2.0.0
+    elif (query.versions and not asks_release(query.text, version=False)
+          and another_file_release(u.source, query.versions)):
+        fit *= _OTHER_RELEASE  # nor is a sentence of ``changelog-4.3.rst`` about Celery 5.5
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)

@@ -15,11 +15,14 @@ _RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
 
 
-def asks_release(question: str) -> bool:
+def asks_release(question: str, *, version: bool = True) -> bool:
     """Whether the question asks about a release it does not number ("which Black *release* …?",
     "the minimum HDF5 *version* since h5py 3.10 …", not "the NumPy 2.0.0 release" nor "version
-    2.1"): the release the answer names is what it asks for."""
+    2.1"): the release the answer names is what it asks for. Without ``version``, only "release"
+    and "series" ask for one ("Which Python *version* did Bokeh 3.5.0 drop?" asks for Python's)."""
     for m in _RELEASE_WORD.finditer(question):
+        if not version and m.group().lower().startswith("version"):
+            continue
         before, after = question[: m.start()].split()[-1:], question[m.end():].split()[:1]
         if not any(_NUMBERED.fullmatch(w.strip(",.?;:()")) for w in before + after):
             return True
@@ -40,6 +43,29 @@ def another_release(text: str, versions: Iterable[str]) -> bool:
     return bool(named) and not named & {same_release(v) for v in versions}
 
 
+_FILE_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w])")
+
+
+def file_releases(source: str) -> list[str]:
+    """The releases a file's name writes (its last part, without the extension): "5.5" of
+    ``whatsnew-5.5.rst``, "3.5" of ``CHANGELOG-3.5.md``, "1.17.0" of ``1.17.0-notes.rst``; a
+    release notes folder names each file for its release."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*$", name) else name
+    return _FILE_RELEASE.findall(stem)
+
+
+def another_file_release(source: str, versions: Iterable[str]) -> bool:
+    """Whether ``source``'s name writes a release and none of ``versions`` (the question's) nor a
+    release of their series: ``changelog-4.3.rst`` is about another release than "Celery 5.5", and
+    ``3.5.4.rst`` is not (3.5.4 is of the 3.5 series), nor, for "3.5.4", is ``CHANGELOG-3.5.md``."""
+    named = [same_release(v).split(".") for v in file_releases(source)]
+    asked = [same_release(v).split(".") for v in versions]
+    if not named or not asked:
+        return False
+    return not any(a[: len(n)] == n or n[: len(a)] == a for n in named for a in asked)
+
+
 def under_release(headings: Iterable[str], question: str) -> bool:
     """Whether ``headings`` (those above a sentence) name every release the question names (three
     dotted parts or more): the sentence is about the release asked for, whatever product name its
@@ -48,4 +74,4 @@ def under_release(headings: Iterable[str], question: str) -> bool:
     return bool(releases) and releases <= set(release_versions(" ".join(headings)))
 
 
-__all__ = ["another_release", "asks_release", "same_release", "under_release"]
+__all__ = ["another_file_release", "another_release", "asks_release", "file_releases", "same_release", "under_release"]

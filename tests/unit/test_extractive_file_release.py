@@ -1,0 +1,37 @@
+"""A release notes folder names each file for its release: a sentence of ``changelog-4.3.rst``
+is no answer about "Kiln 5.5", though it never writes a version itself."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.releases import another_file_release, asks_release, file_releases
+from ragkit.rag.passages import Passage
+
+
+def test_the_release_a_file_name_writes() -> None:
+    assert file_releases("docs/whatsnew-5.5.rst") == ["5.5"]
+    assert file_releases("CHANGELOG-3.5.md") == ["3.5"]
+    assert file_releases("notes/1.17.0-notes.rst") == ["1.17.0"]
+    assert file_releases("v2.44.0.txt") == ["2.44.0"]
+    assert file_releases("migration_21.rst") == [] and file_releases("python3.8.md") == []
+    assert another_file_release("changelog-4.3.rst", ["5.5"])
+    assert not another_file_release("whatsnew-5.5.rst", ["5.5.0"])  # one release, two spellings
+    assert not another_file_release("3.5.4.rst", ["3.5"]) and not another_file_release("CHANGELOG-3.5.md", ["3.5.4"])
+    assert not another_file_release("history.rst", ["5.5"])
+
+
+def test_a_question_asks_for_a_release_by_release_or_series_not_by_another_things_version() -> None:
+    assert asks_release("In which patch release was the flag's removal pushed back to v3.8?", version=False)
+    assert not asks_release("Which Python version did Kiln 3.5.0 drop?", version=False)
+    assert asks_release("Which Python version did Kiln 3.5.0 drop?")  # the sentence rule's reading, unchanged
+
+
+def test_a_sentence_of_another_releases_file_counts_half() -> None:
+    notes = [
+        Passage(1, "## Requirements\n\nKiln accepts redis-py 4.0.2 or later.",
+                {"source": "changelog-4.3.rst", "heading": "Requirements", "start": "0"}),
+        Passage(2, "# What's new in Kiln 5.5\n\n## Dependencies\n\nThe minimum supported redis-py is 4.5.2.",
+                {"source": "whatsnew-5.5.rst", "heading": "What's new in Kiln 5.5 > Dependencies", "start": "0"}),
+    ]
+    answer = extractive_answer("What is the oldest redis-py version Kiln 5.5 accepts?", notes, max_sentences=1)
+    assert "4.5.2" in answer and "[2]" in answer
