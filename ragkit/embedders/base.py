@@ -96,6 +96,12 @@ class Embedder(ABC):
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed_documents([text])[0]
 
+    def embed_few(self, texts: Sequence[str]) -> np.ndarray:
+        """Document vectors of a few texts by what embedding a query loaded (``load_for_queries``):
+        the sentences the offline answerer weighs, never worth loading what bulk indexing needs.
+        By default the same as :meth:`embed_documents`."""
+        return self.embed_documents(texts)
+
     def _record(self, tokens: int, texts: int) -> None:
         with self._usage_lock:
             price = self.price_per_million

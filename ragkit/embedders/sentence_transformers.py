@@ -173,6 +173,12 @@ class SentenceTransformerEmbedder(Embedder):
         with _one_torch_thread():
             return self._encode([self.query_prefix + text])[0]
 
+    def embed_few(self, texts: Sequence[str]) -> np.ndarray:
+        onnx = self._onnx_for_queries()  # a torch model's queries go through its ONNX export: so do these
+        if not texts or onnx is None:
+            return self.embed_documents(texts)
+        return self._encode([self.document_prefix + t for t in texts], model=onnx)
+
     def _encode(self, texts: list[str], *, model: Any = None) -> np.ndarray:
         model = model or self._load()
         if hasattr(model, "embed_counted"):  # the onnx backends, or the fp32 export for queries

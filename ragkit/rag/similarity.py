@@ -19,8 +19,8 @@ CACHED = 4096  # sentence vectors kept: the same passages come back turn after t
 
 def embedding_similarity(embedder: Any, cached: int = CACHED) -> Any:
     """``similarity(question, texts)``: the cosine similarity of each text to the question, by
-    ``embedder`` (``embed_query`` for the question, ``embed_documents`` for the texts, as the
-    index embeds them). Vectors of texts seen before are reused (at most ``cached``). When the model
+    ``embedder`` (``embed_query`` for the question, ``embed_few`` for the texts: document vectors
+    by what the query loaded, so a PyTorch model's answer loads no PyTorch). Vectors of texts seen before are reused (at most ``cached``). When the model
     fails (a remote one down), every text is as near as any other: the answer is weighed by its
     words alone, and the failure is logged."""
     vectors: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -42,7 +42,7 @@ def embedding_similarity(embedder: Any, cached: int = CACHED) -> Any:
         with lock:
             new = list(dict.fromkeys(t for t in texts if t not in vectors))
         if new:
-            embedded = embedder.embed_documents(new)
+            embedded = embedder.embed_few(new)
             with lock:
                 for t, v in zip(new, embedded, strict=True):
                     vectors[t] = unit(v)
@@ -52,7 +52,7 @@ def embedding_similarity(embedder: Any, cached: int = CACHED) -> Any:
         with lock:
             found = [vectors.get(t) for t in texts]
         missing = [t for t, v in zip(texts, found, strict=True) if v is None]  # evicted meanwhile
-        extra = dict(zip(missing, (unit(v) for v in embedder.embed_documents(missing)), strict=True)) if missing else {}
+        extra = dict(zip(missing, (unit(v) for v in embedder.embed_few(missing)), strict=True)) if missing else {}
         return [float(np.dot(q, v if v is not None else extra[t])) for t, v in zip(texts, found, strict=True)]
 
     return similarity

