@@ -63,8 +63,11 @@ class RAGAgent:
         ``session_lease``)."""
         self.kb = kb
         self.provider = make_provider(provider, model=model, **provider_options) if isinstance(provider, str) else provider
-        if getattr(self.provider, "similarity", False) is None and kb.embedder.semantic:
-            self.provider.similarity = embedding_similarity(kb.embedder)  # the offline answerer weighs meaning too
+        # the offline answerer weighs meaning too, by a local model: one behind a priced (or unpriced)
+        # API is never called at answer time, where its tokens and its latency would be unasked for
+        if (getattr(self.provider, "similarity", False) is None and kb.embedder.semantic
+                and kb.embedder.price_per_million == 0):
+            self.provider.similarity = embedding_similarity(kb.embedder)
         self.index_report = index_report
         cfg = guarded_by_spec(config or AgentConfig(), kb.spec)
         self.config = replace(cfg, system_prompt=cfg.system_prompt or system_prompt, memory=memory if memory is not None else cfg.memory)

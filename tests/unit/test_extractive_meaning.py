@@ -104,6 +104,9 @@ def test_rag_agent_gives_the_local_provider_its_models_meaning_only(tmp_path: Pa
         assert not kb.embedder.semantic  # the tests' hashing fake: shared words, no meaning
         assert RAGAgent(kb, provider="local").provider.similarity is None
         kb.embedder.semantic = True  # as a trained model
+        kb.embedder.price_per_million = 0.01  # behind a paid API: not called at answer time
+        assert RAGAgent(kb, provider="local").provider.similarity is None
+        kb.embedder.price_per_million = 0.0  # a local model
         agent = RAGAgent(kb, provider="local")
         assert agent.provider.similarity is not None
         assert agent.ask("How do I carry on an upload that stopped halfway?").citations
