@@ -24,6 +24,7 @@ def embedding_similarity(embedder: Any, cached: int = CACHED) -> Any:
     fails (a remote one down), every text is as near as any other: the answer is weighed by its
     words alone, and the failure is logged."""
     vectors: OrderedDict[str, np.ndarray] = OrderedDict()
+    asked: dict[str, np.ndarray] = {}  # the last question's vector
     lock = Lock()
 
     def unit(v: np.ndarray) -> np.ndarray:
@@ -48,7 +49,13 @@ def embedding_similarity(embedder: Any, cached: int = CACHED) -> Any:
                     vectors[t] = unit(v)
                 while len(vectors) > cached:
                     vectors.popitem(last=False)
-        q = unit(embedder.embed_query(question))
+        with lock:
+            q = asked.get(question)
+        if q is None:  # one turn weighs the same question several times
+            q = unit(embedder.embed_query(question))
+            with lock:
+                asked.clear()
+                asked[question] = q
         with lock:
             found = [vectors.get(t) for t in texts]
         missing = [t for t, v in zip(texts, found, strict=True) if v is None]  # evicted meanwhile

@@ -82,6 +82,7 @@ def test_embedding_similarity_is_the_cosine_and_reuses_vectors() -> None:
     sentences_embedded = [t for t in model.embedded if t in texts]
     assert near("where does the upload pick up", texts) == pytest.approx(first)
     assert [t for t in model.embedded if t in texts] == sentences_embedded  # cached: embedded once each
+    assert model.embedded.count("where does the upload pick up") == 1  # so is the question, asked twice
 
 
 def test_a_failing_model_leaves_the_answer_to_the_words(caplog: pytest.LogCaptureFixture) -> None:
