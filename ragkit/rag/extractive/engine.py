@@ -97,6 +97,12 @@ the signature that ends a passage (a name line after the last sentence), or that
 passage starting inside its document (the splitter cut it from its prose); a sentence of a reference list
 (``references`` metadata) counts half.
 
+With ``similarity`` (how near in meaning sentences are to the question: the knowledge base's own
+embedding model, ``ragkit.rag.similarity``), a free-form question's best twelve candidates are
+also weighed by meaning (``_by_meaning``), and before a refusal for want of a sentence the one
+nearest in meaning that holds the number or date asked for (or any, for a question of no kind)
+answers when it is near enough (``_nearest_of_kind``). Every refusal logs its reason.
+
 A version note alone ("Changed in version 23.3.", "New in version 1.1.") is never quoted: it
 dates the sentence after it, which its neighbour's credit reaches.
 
