@@ -14,10 +14,14 @@ def test_the_release_a_file_name_writes() -> None:
     assert file_releases("notes/1.17.0-notes.rst") == ["1.17.0"]
     assert file_releases("v2.44.0.txt") == ["2.44.0"]
     assert file_releases("migration_21.rst") == [] and file_releases("python3.8.md") == []
+    assert file_releases("docs/release/release_0_4_0.md") == ["0.4.0"]  # napari's names
+    assert file_releases("minutes/2025_08_29.md") == [] and file_releases("step_2.md") == []
     assert another_file_release("changelog-4.3.rst", ["5.5"])
     assert not another_file_release("whatsnew-5.5.rst", ["5.5.0"])  # one release, two spellings
     assert not another_file_release("3.5.4.rst", ["3.5"]) and not another_file_release("CHANGELOG-3.5.md", ["3.5.4"])
     assert not another_file_release("history.rst", ["5.5"])
+    assert another_file_release("release_0_4_7.md", ["0.4.0"])  # another release of the series asked for
+    assert not another_file_release("release_0_4_0.md", ["v0.4.0"])
 
 
 def test_a_question_asks_for_a_release_by_release_or_series_not_by_another_things_version() -> None:

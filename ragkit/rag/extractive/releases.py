@@ -44,26 +44,36 @@ def another_release(text: str, versions: Iterable[str]) -> bool:
 
 
 _FILE_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w])")
+#: a release written with underscores, at a file name's end: ``release_0_4_0`` (parts of one to
+#: three digits, so a date, ``2025_08_29``, is none)
+_FILE_RELEASE_UNDERSCORED = re.compile(r"(?:^|(?<=[A-Za-z][_-]))v?(\d{1,3}(?:_\d{1,3}){1,3})$")
 
 
 def file_releases(source: str) -> list[str]:
     """The releases a file's name writes (its last part, without the extension): "5.5" of
-    ``whatsnew-5.5.rst``, "3.5" of ``CHANGELOG-3.5.md``, "1.17.0" of ``1.17.0-notes.rst``; a
-    release notes folder names each file for its release."""
+    ``whatsnew-5.5.rst``, "3.5" of ``CHANGELOG-3.5.md``, "1.17.0" of ``1.17.0-notes.rst``, "0.4.0"
+    of ``release_0_4_0.md``; a release notes folder names each file for its release."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*$", name) else name
-    return _FILE_RELEASE.findall(stem)
+    return _FILE_RELEASE.findall(stem) or [v.replace("_", ".") for v in _FILE_RELEASE_UNDERSCORED.findall(stem)]
 
 
 def another_file_release(source: str, versions: Iterable[str]) -> bool:
     """Whether ``source``'s name writes a release and none of ``versions`` (the question's) nor a
     release of their series: ``changelog-4.3.rst`` is about another release than "Celery 5.5", and
     ``3.5.4.rst`` is not (3.5.4 is of the 3.5 series), nor, for "3.5.4", is ``CHANGELOG-3.5.md``."""
-    named = [same_release(v).split(".") for v in file_releases(source)]
-    asked = [same_release(v).split(".") for v in versions]
-    if not named or not asked:
-        return False
-    return not any(a[: len(n)] == n or n[: len(a)] == a for n in named for a in asked)
+    named, asked = file_releases(source), list(versions)
+    return bool(named and asked) and not any(_of_release(n, a) for n in named for a in asked)
+
+
+def _of_release(one: str, other: str) -> bool:
+    """Whether two releases are one, or one is of the other's series ("3.5.4" of "3.5"); releases
+    of as many parts are one only when equal ("0.4.7" is not "0.4.0", "v2.44.0" is "2.44.0")."""
+    a, b = one.lower().lstrip("v").split("."), other.lower().lstrip("v").split(".")
+    if len(a) == len(b):
+        return same_release(one) == same_release(other)
+    short, long = (a, b) if len(a) < len(b) else (b, a)
+    return long[: len(short)] == short
 
 
 def under_release(headings: Iterable[str], question: str) -> bool:
