@@ -37,6 +37,9 @@ _EXTENSION = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
 _FUNCTION_WORDS = frozenset(
     "a an and the of in on to for with by at from as or is are be its it this that what which who how".split()
 )
+#: the words of a release notes file's name besides its release ("release_0_4_0", "1.17.0-notes")
+_RELEASE_FILE_WORDS = frozenset("release note notes whatsnew changelog change changes history new news v".split())
+_UNDERSCORED = re.compile(r"(?<![A-Za-z0-9])(?<!\d_)(\d{1,3}(?:_\d{1,3}){1,3})(?![0-9])")  # 0_4_0, not a date (2025_08_29)
 MAX_PATH_WORDS = 12  # a longer path names nothing in particular
 MAX_NAMED = 10  # the best-named files a query brings in
 
@@ -53,12 +56,19 @@ def name_words(text: str) -> list[str]:
 
 @lru_cache(maxsize=200_000)
 def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
-    """(the file name's words, all the path's words)."""
+    """(the file name's words, all the path's words). A file named for a release is named by
+    its release alone: the words every release's file shares (``release``, ``notes``,
+    ``whatsnew``, ``changelog``) are left out, and a release written with underscores is read
+    dotted (``release_0_4_0.md`` is ``0.4.0``, ``whatsnew-5.5.rst`` is ``5.5``)."""
     parts = [p for p in re.split(r"[\\/]", source) if p]
     if not parts:
         return frozenset(), ()
-    stem = name_words(_EXTENSION.sub("", parts[-1]))
-    return frozenset(stem), tuple(w for part in parts[:-1] for w in name_words(part)) + tuple(stem)
+    stem = name_words(_UNDERSCORED.sub(lambda m: m.group(1).replace("_", "."), _EXTENSION.sub("", parts[-1])))
+    words = tuple(w for part in parts[:-1] for w in name_words(part)) + tuple(stem)
+    if any("." in w for w in stem):  # a release's file
+        stem = [w for w in stem if w not in _RELEASE_FILE_WORDS]
+        words = tuple(w for w in words if w not in _RELEASE_FILE_WORDS)
+    return frozenset(stem), words
 
 
 def _specific(words: Iterable[str]) -> bool:

@@ -36,6 +36,13 @@ def _words(query: str) -> list[str]:
     # the words of a name stand together: these are two ordinary words far apart
     ("Can I tie knots in my field kit like the notes of the old guide say?", "field/notes.md", 0.0),
     ("", "release-notes.md", 0.0),
+    # a file named for a release is named by its release alone, however the folder writes it
+    ("Which logger does Tern use by default starting with v3.5?", "CHANGELOG-3.5.md", 1.0),
+    ("What is the oldest redis-py Tern 5.5 accepts?", "docs/history/whatsnew-5.5.rst", 0.5),
+    ("Who wrote the tracks layer of Tern 0.4.0?", "release/release_0_4_0.md", 1.0),
+    ("Who wrote the tracks layer of Tern 0.4.0?", "release/release_0_4_7.md", 0.0),
+    ("Which distributions came in Tern 1.17.0?", "1.17.0-notes.rst", 1.0),
+    ("What changed in Tern 8.29?", "minutes/2025_08_29.md", 0.0),  # a date is no release
 ])
 def test_path_score(query: str, source: str, want: float) -> None:
     assert path_score(_words(query), source) == pytest.approx(want)
