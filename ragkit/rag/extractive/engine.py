@@ -855,8 +855,8 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
     person), the one nearest in meaning to the question among those that hold it and share a word
     with it, if it is near enough: "The agenda must be made publicly available at least 2 days
     before the meeting" for "How far ahead of a meeting does its agenda have to be published?"."""
-    if query.kind is not None and query.kind not in _KINDS_BY_MEANING:
-        return None
+    if query.kind is not None and query.kind not in _KINDS_BY_MEANING or query.howto:
+        return None  # a how-to must fit the case it asks about ("on a mainframe running z/OS"): meaning cannot tell
     typed = query.kind is not None
     total = sum(weight.values()) or 1.0
     pool = [Candidate(0.0, u, sum(weight[t] for t in u.own & weight.keys()) / total, typed)
