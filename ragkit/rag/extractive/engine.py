@@ -100,7 +100,8 @@ passage starting inside its document (the splitter cut it from its prose); a sen
 With ``similarity`` (how near in meaning sentences are to the question: the knowledge base's own
 embedding model, ``ragkit.rag.similarity``), a free-form question's best twelve candidates are
 also weighed by meaning (``_by_meaning``), and before a refusal for want of a sentence the one
-nearest in meaning that holds the number or date asked for (or any, for a question of no kind)
+nearest in meaning that holds the number or date asked for (or any, for a question of no kind
+but a how-to)
 answers when it is near enough (``_nearest_of_kind``). Every refusal logs its reason.
 
 A version note alone ("Changed in version 23.3.", "New in version 1.1.") is never quoted: it
