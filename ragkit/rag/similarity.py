@@ -8,21 +8,25 @@ import logging
 from collections import OrderedDict
 from collections.abc import Sequence
 from threading import Lock
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from ragkit.rag.extractive.engine import Similarity
 
 log = logging.getLogger(__name__)
 
 CACHED = 4096  # sentence vectors kept: the same passages come back turn after turn
 
 
-def embedding_similarity(embedder: Any, cached: int = CACHED) -> Any:
+def embedding_similarity(embedder: Any, cached: int = CACHED) -> Similarity:
     """``similarity(question, texts)``: the cosine similarity of each text to the question, by
     ``embedder`` (``embed_query`` for the question, ``embed_few`` for the texts: document vectors
-    by what the query loaded, so a PyTorch model's answer loads no PyTorch). Vectors of texts seen before are reused (at most ``cached``). When the model
-    fails (a remote one down), every text is as near as any other: the answer is weighed by its
-    words alone, and the failure is logged."""
+    by what the query loaded, so a PyTorch model's answer loads no PyTorch). Vectors of texts seen
+    before are reused (at most ``cached``), and the last question's. When the model fails, every
+    text is as near as any other: the answer is weighed by its words alone, and the failure is
+    logged."""
     vectors: OrderedDict[str, np.ndarray] = OrderedDict()
     asked: dict[str, np.ndarray] = {}  # the last question's vector
     lock = Lock()

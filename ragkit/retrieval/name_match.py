@@ -39,7 +39,7 @@ _FUNCTION_WORDS = frozenset(
 )
 #: the words of a release notes file's name besides its release ("release_0_4_0", "1.17.0-notes")
 _RELEASE_FILE_WORDS = frozenset("release note notes whatsnew changelog change changes history new news v".split())
-_UNDERSCORED = re.compile(r"(?<![A-Za-z0-9])(?<!\d_)(\d{1,3}(?:_\d{1,3}){1,3})(?![0-9])")  # 0_4_0, not a date (2025_08_29)
+_UNDERSCORED = re.compile(r"(?<![A-Za-z0-9])(?<!\d_)(\d{1,3}(?:_\d{1,3}){1,3})(?![0-9])")
 MAX_PATH_WORDS = 12  # a longer path names nothing in particular
 MAX_NAMED = 10  # the best-named files a query brings in
 
@@ -63,12 +63,18 @@ def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
     parts = [p for p in re.split(r"[\\/]", source) if p]
     if not parts:
         return frozenset(), ()
-    stem = name_words(_UNDERSCORED.sub(lambda m: m.group(1).replace("_", "."), _EXTENSION.sub("", parts[-1])))
+    stem = name_words(dotted_releases(_EXTENSION.sub("", parts[-1])))
     words = tuple(w for part in parts[:-1] for w in name_words(part)) + tuple(stem)
     if any("." in w for w in stem):  # a release's file
         stem = [w for w in stem if w not in _RELEASE_FILE_WORDS]
         words = tuple(w for w in words if w not in _RELEASE_FILE_WORDS)
     return frozenset(stem), words
+
+
+def dotted_releases(name: str) -> str:
+    """``name`` with its releases written with underscores read dotted: ``release_0_4_0`` is
+    ``release_0.4.0`` (parts of one to three digits, none after a digit: ``2025_08_29`` is a date)."""
+    return _UNDERSCORED.sub(lambda m: m.group(1).replace("_", "."), name)
 
 
 def _specific(words: Iterable[str]) -> bool:
@@ -175,4 +181,4 @@ def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost:
     return [SearchHit(id=h.id, score=-neg, metadata=h.metadata) if extra else h for neg, _, h, extra in scored]
 
 
-__all__ = ["NameIndex", "boost_named", "has_body", "name_words", "named_sources", "path_score"]
+__all__ = ["NameIndex", "boost_named", "dotted_releases", "has_body", "name_words", "named_sources", "path_score"]

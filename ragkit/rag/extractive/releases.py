@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterable
 
 from ragkit.retrieval.heading_match import release_versions
+from ragkit.retrieval.name_match import dotted_releases
 
 _RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
@@ -43,10 +44,7 @@ def another_release(text: str, versions: Iterable[str]) -> bool:
     return bool(named) and not named & {same_release(v) for v in versions}
 
 
-_FILE_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w])")
-#: a release written with underscores, at a file name's end: ``release_0_4_0`` (parts of one to
-#: three digits, so a date, ``2025_08_29``, is none)
-_FILE_RELEASE_UNDERSCORED = re.compile(r"(?:^|(?<=[A-Za-z][_-]))v?(\d{1,3}(?:_\d{1,3}){1,3})$")
+_FILE_RELEASE = re.compile(r"(?<![A-Za-z0-9.])v?(\d+(?:\.\d+)+)(?![\w])")
 
 
 def file_releases(source: str) -> list[str]:
@@ -55,7 +53,7 @@ def file_releases(source: str) -> list[str]:
     of ``release_0_4_0.md``; a release notes folder names each file for its release."""
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*$", name) else name
-    return _FILE_RELEASE.findall(stem) or [v.replace("_", ".") for v in _FILE_RELEASE_UNDERSCORED.findall(stem)]
+    return _FILE_RELEASE.findall(dotted_releases(stem))
 
 
 def another_file_release(source: str, versions: Iterable[str]) -> bool:
