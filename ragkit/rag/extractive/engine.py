@@ -852,9 +852,9 @@ def _answering(candidates: list[Candidate], query: Query, present: frozenset[str
 
 def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, float], present: frozenset[str],
                      question: str, similarity: Similarity) -> Candidate | None:
-    """When the words find no sentence holding the kind of answer asked for (a number, a date, a
-    person), the one nearest in meaning to the question among those that hold it and share a word
-    with it, if it is near enough: "The agenda must be made publicly available at least 2 days
+    """When the words find no sentence holding the kind of answer asked for (a number, a date), the
+    one nearest in meaning to the question among those that hold it and share a word with it, if
+    it is near enough (for a question of no kind but a how-to, the nearest of all, nearer still): "The agenda must be made publicly available at least 2 days
     before the meeting" for "How far ahead of a meeting does its agenda have to be published?"."""
     if query.kind is not None and query.kind not in _KINDS_BY_MEANING or query.howto:
         return None  # a how-to must fit the case it asks about ("on a mainframe running z/OS"): meaning cannot tell
@@ -883,9 +883,9 @@ def _free_form(query: Query) -> bool:
 
 def _by_meaning(candidates: list[Candidate], question: str, similarity: Similarity) -> list[Candidate]:
     """The best candidates reordered by how near each is in meaning to the question as well as by
-    the words it shares: a sentence that says the asked thing in other words ("Files smaller than
-    512 KiB are not split" for "Below what size is a file kept in one piece?") passes one that
-    repeats the question's words."""
+    the words it shares: a sentence that says the asked thing in other words ("Run the upload again
+    and it picks up where it stopped" for "How do I carry on an upload that stopped halfway?")
+    passes one that repeats the question's words."""
     top = candidates[:_MEANING_DEPTH]
     if len(top) < 2:
         return candidates
@@ -898,7 +898,7 @@ def _by_meaning(candidates: list[Candidate], question: str, similarity: Similari
 
 
 def _refuse(reason: str) -> str:
-    """The refusal, with its reason logged (``ragkit ask -v`` shows it)."""
+    """The refusal, with its reason logged at debug level (``ragkit -vv ask`` shows it)."""
     log.debug("refused: %s", reason)
     return REFUSAL
 
