@@ -234,3 +234,15 @@ def test_a_documented_signature_states_its_keyword_defaults() -> None:
     nor the example's ``max_files=50``."""
     got = extractive_answer("How many files does request.uploads() accept at most by default?", UPLOADS)
     assert got.startswith("Signature: `request.uploads(max_files=500") and "[2]" in got
+
+
+def test_a_release_written_with_a_v_is_the_release_the_question_gives() -> None:
+    """A release's heading, "v2.3.8 (2017-02-17)", holds no version the question does not say
+    when it asks about 2.3.8 (nor "3.7" when it says "v3.7"): before, the "v" made it a new
+    version, and the heading answered which Go version the release was built with."""
+    said = said_words("Which Go version was tidectl 2.3.8 compiled with?")
+    assert not holds_value("version", "v2.3.8 (2017-02-17)", said)
+    assert holds_value("version", "Compile with Go 1.7.5.", said)
+    said = said_words("In which patch release was the --max-tides flag's removal pushed back from v3.7 to v3.8?")
+    assert not holds_value("version", "Remove flag `--max-tides` in 3.8 rather than 3.7", said)
+    assert holds_value("version", "v3.6.8 (2026-02-13)", said)

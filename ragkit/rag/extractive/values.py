@@ -160,6 +160,9 @@ def value_question(question: str) -> tuple[bool, str | None]:
     return True, _NOUNS.get(noun)
 
 
+_UNPREFIXED = re.compile(r"^v(?=\d)")  # a release's "v": v2.3.8 is 2.3.8
+
+
 def _new(literal: str, question_words: frozenset[str]) -> bool:
     """Whether ``literal`` says something the question does not. ``question_words`` holds the
     question's words and its identifiers whole (``session_cookie_name``): a literal made of the
@@ -168,10 +171,12 @@ def _new(literal: str, question_words: frozenset[str]) -> bool:
     words = [w.lower() for w in WORD.findall(literal)]
     if not words:
         return True
+    if len(words) > 1 and _UNPREFIXED.match(words[0]):
+        words[0] = words[0][1:]  # "v2.3.8" is the question's "2.3.8" (and "3.7" its "v3.7")
     if all(w in question_words for w in words):
         return False
     joined = f"_{'_'.join(words)}_"
-    idents = (f"_{w.replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
+    idents = (f"_{_UNPREFIXED.sub('', w).replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
     return not any(joined in ident and (len(words) > 1 or joined == ident) for ident in idents)
 
 
