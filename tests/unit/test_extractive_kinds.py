@@ -279,3 +279,13 @@ def test_a_release_section_answers_for_its_product_though_it_never_names_it() ->
     # another release's section is not the one asked for
     other = extractive_answer("On what date was Kiln 1.0.4 released?", passages)
     assert "May 4, 2024" not in other, other
+
+
+def test_a_date_noun_that_only_modifies_another_asks_for_no_date() -> None:
+    """"Which time units …?" asks for units, "What date format …?" for a format: the date noun
+    modifies the noun asked for. "What time does it open?" still asks for a time."""
+    assert answer_type("Which time units can I use when writing a tide rate?")[0] is None
+    assert answer_type("What date format does the logbook use?")[0] is None
+    assert answer_type("What time does the harbour office open?")[0] == "date"
+    assert answer_type("What year did the lighthouse open?")[0] == "date"
+

@@ -21,12 +21,17 @@ _HEAD_NOUNS = "|".join(n for n in f"{_QUANTITY_NOUNS}|{_LIMIT_NOUNS}".split("|")
 # words that cannot modify the head noun of a compound ("What is the reason the population fell?")
 _NOT_MODIFIERS = "|".join(sorted(STOPWORDS | {"what", "which", "who", "how", "whose"}))
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
+# the nouns a date noun only modifies ("Which time units …?", "What date format …?"): no date asked
+_DATE_COMPOUNDS = ("units?|zones?|formats?|stamps?|frames?|ranges?|windows?|spans?|slots?|limits?|outs?|series|"
+                   "fields?|types?|strings?|values?|objects?|class(?:es)?|modules?|functions?|columns?|settings?|options?|"
+                   "parameters?|arguments?|intervals?|resolutions?|precision|complexity")
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("owner", re.compile(r"^\W*whose\b", re.IGNORECASE)),
     ("person", re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)),
     (
         "date",
-        re.compile(rf"^\W*when\b|\bsince when\b|\b(?:what|which)\s+(?P<noun>{_DATE_NOUNS})\b", re.IGNORECASE),
+        re.compile(rf"^\W*when\b|\bsince when\b|\b(?:what|which)\s+(?P<noun>{_DATE_NOUNS})\b(?!\s+(?:{_DATE_COMPOUNDS})\b)",
+                   re.IGNORECASE),
     ),
     (
         "number",
