@@ -289,3 +289,18 @@ def test_a_date_noun_that_only_modifies_another_asks_for_no_date() -> None:
     assert answer_type("What time does the harbour office open?")[0] == "date"
     assert answer_type("What year did the lighthouse open?")[0] == "date"
 
+
+def test_a_sentence_that_names_the_items_as_code_answers_a_list_question() -> None:
+    """The best sentence names the units itself, written as code and joined by "or"; another
+    page's list whose lead shares the question's words is no answer. Before: that list answered,
+    as the series went unseen for its backticks and its "or" without a comma."""
+    passages = _passages(
+        ("## Setting the rate\n\nTide rates are written as a count and a period, such as `12/hour`. "
+         "For increased clarity, extended units such as `second`, `minute`, `hour`, `day` or even "
+         "abbreviations like `sec` and `min` are allowed when writing a rate.", {"source": "rates.md"}),
+        ("## Gauge rates\n\nA tide gauge's rate can be written in two places:\n\n- The `rate` attribute of the gauge.\n"
+         "- The `GAUGE_RATES` setting.", {"source": "gauges.md"}),
+    )
+    got = extractive_answer("Which time units can I use when writing a tide rate?", passages)
+    assert all(f"`{unit}`" in got for unit in ("second", "minute", "hour", "day")), got
+    assert "GAUGE_RATES" not in got, got

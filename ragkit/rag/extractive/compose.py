@@ -243,7 +243,8 @@ def _joined(a: Unit, b: Unit) -> Unit:
 
 
 #: a series written out in a sentence: three items or more, the last after "and" or "or"
-_SERIES = re.compile(r"(?:\b[\w.-]+,\s+){2,}(?:and|or)\s+\w")
+_ITEM = r"[`'\"*]*\b[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
+_SERIES = re.compile(rf"(?:{_ITEM},\s+){{2,}}(?:{_ITEM}\s+)?(?:and|or)\s+\w")
 
 
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
