@@ -165,6 +165,20 @@ def test_which_release_is_answered_with_the_version_heading_above_the_change() -
     assert got.startswith("2.4.0 (March 3, 2025): Remove the deprecated `on_startup` argument") and "3.8" not in got
 
 
+
+def test_which_version_is_answered_with_the_release_heading_though_the_sentence_holds_a_series() -> None:
+    """The sentence names its series ("0.12") but not its release; the heading above it does.
+    Before: the sentence alone, which holds a version, so the heading was never read."""
+    notes = _passages(
+        ("v0.12.2 (December 2022)\n-----------------------\n\nThis is an incremental release that is a recommended "
+         "upgrade for all users. It is very likely the final release of the 0.12 series and the last version to support "
+         "Python 3.7.\n\n- Added the KDE stat.\n", {"source": "whatsnew/v0.12.2.rst"}),
+        ("v0.13.0 (September 2023)\n------------------------\n\nThis is a major release with a new interface.\n\n"
+         "- Dropped Python 3.7.\n", {"source": "whatsnew/v0.13.0.rst"}),
+    )
+    got = extractive_answer("Which tidekit version was the last to support Python 3.7?", notes)
+    assert "v0.12.2 (December 2022): It is very likely the final release of the 0.12 series" in got, got
+
 POOLS = _passages(
     ("## Setting a default limit on a pool\n\nYou can set a limit on a pool instance, which results in the given "
      "`limit` being used as the default for connections made with this pool:\n\n```python\npool = kiln.Pool()  # Use a "

@@ -462,7 +462,11 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
             or _VERSION_NOTE.match(u.text) and query.value_kind != "version"):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
     typed = _typed(u, query)
-    dated = "" if typed or query.value_kind is None or u.kind == "heading" else _typed_above(u, query)
+    # the release heading above it, for a version asked for even when the sentence holds one of its
+    # own ("… the final release of the 0.12 series and the last version to support Python 3.7"
+    # under "v0.12.2 (December 2022)")
+    dated = ("" if typed and query.value_kind != "version" or query.value_kind is None or u.kind == "heading"
+             else _typed_above(u, query))
     typed = typed or bool(dated)
     # the names under a title (the title is the first line), or a signature at the end
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
