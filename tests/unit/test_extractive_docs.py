@@ -246,3 +246,12 @@ def test_a_release_written_with_a_v_is_the_release_the_question_gives() -> None:
     said = said_words("In which patch release was the --max-tides flag's removal pushed back from v3.7 to v3.8?")
     assert not holds_value("version", "Remove flag `--max-tides` in 3.8 rather than 3.7", said)
     assert holds_value("version", "v3.6.8 (2026-02-13)", said)
+
+
+def test_a_release_written_with_its_zero_parts_is_the_release_the_question_gives() -> None:
+    """"v0.10.0 (January 2020)" is the question's "0.10", so the heading holds no new version;
+    "0.10.1" and "3.6" are new."""
+    said = said_words("After tidekit dropped Python 2 in 0.10, which Python version does it need?")
+    assert not holds_value("version", "v0.10.0 (January 2020)", said)
+    assert holds_value("version", "v0.10.1 (March 2020)", said)
+    assert holds_value("version", "Tidekit is now strictly compatible with Python 3.6+.", said)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 
+from ragkit.rag.extractive.releases import same_release
 from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD
 
 _NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version", "release": "version",
@@ -161,6 +162,7 @@ def value_question(question: str) -> tuple[bool, str | None]:
 
 
 _UNPREFIXED = re.compile(r"^v(?=\d)")  # a release's "v": v2.3.8 is 2.3.8
+_DOTTED = re.compile(r"v?\d+(?:\.\d+)+", re.IGNORECASE)
 
 
 def _new(literal: str, question_words: frozenset[str]) -> bool:
@@ -175,6 +177,8 @@ def _new(literal: str, question_words: frozenset[str]) -> bool:
         words[0] = words[0][1:]  # "v2.3.8" is the question's "2.3.8" (and "3.7" its "v3.7")
     if all(w in question_words for w in words):
         return False
+    if _DOTTED.fullmatch(literal) and same_release(literal) in {same_release(w) for w in question_words if _DOTTED.fullmatch(w)}:
+        return False  # "v0.10.0" is the question's "0.10"
     joined = f"_{'_'.join(words)}_"
     idents = (f"_{_UNPREFIXED.sub('', w).replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
     return not any(joined in ident and (len(words) > 1 or joined == ident) for ident in idents)
