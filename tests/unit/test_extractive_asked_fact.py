@@ -287,3 +287,24 @@ def test_a_version_control_system_is_not_a_version() -> None:
     assert value_question("Which Kelp version added the parser?") == (True, "version")
     got = extractive_answer("Which proprietary version control system did the project use before Kelp?", HISTORY)
     assert "ReefTrack" in got
+
+
+def test_the_oldest_of_a_product_asks_for_its_version() -> None:
+    """"What is the oldest Python it works with?" asks for a Python version, as "Which Python
+    version …?" does: the sentence that gives one answers, not the one that repeats the question's
+    words. Before: "Most notably, all support for Python 2 has now been dropped." """
+    assert value_question("What is the oldest Python it works with?") == (True, "version")
+    assert value_question("What is the newest Node supported?") == (True, "version")
+    assert value_question("Who was the oldest Maintainer?") == (False, None)
+    assert value_question("What is the highest score in the table?") == (False, None)
+    text = ("v0.10.0 (January 2020)\n----------------------\n\nThis is a major update that is being released "
+            "simultaneously with version 0.9.1. It has all of the same features (and bugs!) as 0.9.1, but there are "
+            "important changes to the dependencies.\n\nMost notably, all support for Python 2 has now been dropped. "
+            "Support for Python 3.5 has also been dropped. Tidekit is now strictly compatible with Python 3.6+.\n\n"
+            "Minimally supported versions of the dependent libraries have also been increased. Going forward, tidekit "
+            "will likely stay close to the community guidelines for version support.\n")
+    notes = [Passage(1, text, {"source": "whatsnew/v0.10.0.rst"}),
+             Passage(2, "v0.9.1 (January 2020)\n---------------------\n\nThis is the final version of tidekit that "
+                        "will support Python 2.7 or 3.5.\n", {"source": "whatsnew/v0.9.1.rst"})]
+    got = extractive_answer("After tidekit dropped Python 2 in 0.10, what is the oldest Python it works with?", notes)
+    assert got.startswith("Tidekit is now strictly compatible with Python 3.6+."), got

@@ -150,10 +150,19 @@ def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
     return any(_new(lit, question_words) for lit in literals)
 
 
+#: the oldest (newest, minimum, …) of a product it names asks for its version: "What is the oldest
+#: Python it works with?" (not "Who was the oldest …?", nor "the highest score", no name)
+_OLDEST_OF_PRODUCT = re.compile(
+    r"^(?!\W*(?i:who|whom|whose)\b).*\b(?i:oldest|newest|latest|earliest|lowest|highest|minimum|maximum)\s+"
+    r"(?:(?i:supported)\s+)?[A-Z][\w+-]*\b")
+
+
 def value_question(question: str) -> tuple[bool, str | None]:
     """Whether ``question`` asks for a value, and the kind when it names one (``port`` or
     ``version``; None: any literal); a question that asks for a default in other words
     (``implied_default``) asks for one too."""
+    if _OLDEST_OF_PRODUCT.search(question):
+        return True, "version"
     match = _VALUE.search(question)
     if not match:
         return bool(implied_default(question)), None
