@@ -170,8 +170,7 @@ def value_question(question: str) -> tuple[bool, str | None]:
     return True, _NOUNS.get(noun)
 
 
-_UNPREFIXED = re.compile(r"^v(?=\d)")  # a release's "v": v2.3.8 is 2.3.8
-_DOTTED = re.compile(r"v?\d+(?:\.\d+)+", re.IGNORECASE)
+_DOTTED = re.compile(r"v?\d+(?:\.\d+)+", re.IGNORECASE)  # a release, with its "v" or not
 
 
 def _new(literal: str, question_words: frozenset[str]) -> bool:
@@ -182,14 +181,12 @@ def _new(literal: str, question_words: frozenset[str]) -> bool:
     words = [w.lower() for w in WORD.findall(literal)]
     if not words:
         return True
-    if len(words) > 1 and _UNPREFIXED.match(words[0]):
-        words[0] = words[0][1:]  # "v2.3.8" is the question's "2.3.8" (and "3.7" its "v3.7")
     if all(w in question_words for w in words):
         return False
     if _DOTTED.fullmatch(literal) and same_release(literal) in {same_release(w) for w in question_words if _DOTTED.fullmatch(w)}:
-        return False  # "v0.10.0" is the question's "0.10"
+        return False  # "v2.3.8" is the question's "2.3.8", "v0.10.0" its "0.10", "3.7" its "v3.7"
     joined = f"_{'_'.join(words)}_"
-    idents = (f"_{_UNPREFIXED.sub('', w).replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
+    idents = (f"_{w.replace('.', '_')}_" for w in question_words if "_" in w or "." in w)
     return not any(joined in ident and (len(words) > 1 or joined == ident) for ident in idents)
 
 
