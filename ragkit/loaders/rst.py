@@ -51,7 +51,8 @@ class RstLoader(MarkupLoader):
 
     name = "rst"
     mime = "text/x-rst"
-    version = 2  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``)
+    version = 3  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
+    # 3: a definition list is one list, an item per term
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         markdown, title = rst_to_markdown(text, where=str(path))

@@ -3,8 +3,8 @@
 Sections and object descriptions become ATX headings (``#`` per level), so the Markdown splitter
 gives every chunk its heading path; code becomes fenced blocks (a ``#`` comment in code is never a
 heading); everything else is plain text without markup: lists as ``-``/``1.`` items, tables as
-``" | "``-joined rows, admonitions as ``Note: ...``, definition and field lists as ``term:
-text``. Comments, targets, substitution definitions, images, raw blocks and docutils' error
+``" | "``-joined rows, admonitions as ``Note: ...``, field lists as ``term: text`` lines and
+definition lists as ``- term: text`` items. Comments, targets, substitution definitions, images, raw blocks and docutils' error
 messages leave nothing behind.
 """
 
@@ -153,11 +153,18 @@ class Renderer:
             self.blocks.append("\n".join(lines))
 
     def _definitions(self, node: nodes.Node, depth: int) -> None:
+        """A definition list as one list, an item per term (``- Standards: Describes a new
+        feature.``): the terms are the list's items, as a reader sees them."""
+        lines = []
         for item in node.children:
             term = " ".join(inline_text(c) for c in item.children if isinstance(c, (nodes.term, nodes.classifier)))
             definition = next((c for c in item.children if isinstance(c, nodes.definition)), None)
             body = self._sub(definition, depth) if definition is not None else ""
-            self.blocks.append(f"{term}\n{body}".strip())
+            text = f"{term}: {body}" if term and body else term or body
+            if text.strip():
+                lines.append("- " + text.strip().replace("\n", "\n  "))
+        if lines:
+            self.blocks.append("\n".join(lines))
 
     def _fields(self, node: nodes.Node, depth: int) -> None:
         lines = []

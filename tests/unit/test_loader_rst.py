@@ -213,7 +213,7 @@ def test_lists_tables_and_admonitions_are_plain_text(tmp_path: Path) -> None:
     assert "- first bold item" in text and "- second item:\n  ```\n  literal\n  ```" in text
     assert "1. one\n2. two" in text
     assert "Name | Port\nweb | 8080" in text
-    assert "term\nits definition" in text
+    assert "- term: its definition" in text
     assert "Warning: Do not deploy the debugger." in text
     assert "\\#hashtag at the start" in text  # escaped: prose is never a heading
 
@@ -375,4 +375,26 @@ def test_a_changelog_release_is_a_version_heading_over_its_date_and_tagged_chang
     chunks = splitters.get("markdown")(chunk_size=400, chunk_overlap=0, unit="chars").split(doc)
     dated = next(c for c in chunks if "Released: March 3, 2025" in c.text)
     assert dated.metadata["heading"] == "1.0 Changelog > 1.0.0" and "## 1.0.0" in dated.text
-    assert loaders.get("rst").version == 2  # indexes read their reStructuredText again
+    assert loaders.get("rst").version >= 2  # indexes read their reStructuredText again
+
+
+def test_a_definition_list_is_one_list_that_answers_a_list_question(tmp_path: Path) -> None:
+    """Each term of a definition list is an item of one list ("- Standards: …"), so the offline
+    answerer quotes every term for "What are the three kinds of …?". Before: each term and its
+    definition were paragraphs of their own, and the answer stopped at the first term."""
+    from ragkit.rag.extractive import extractive_answer
+    from ragkit.rag.passages import Passage
+
+    path = tmp_path / "community.rst"
+    path.write_text(
+        "Tide reports\n============\n\nThere are three different kinds of tide reports (as defined by the harbour"
+        " rules):\n\n    **Standard**\n        Describes the day's two high waters.\n\n    **Storm**\n"
+        "        Describes a surge warning, its height and the hours it holds.\n\n    **Survey**\n"
+        "        Describes a new gauge reading.\n\n\nNotable reports\n---------------\n\nSee the archive.\n",
+        encoding="utf-8",
+    )
+    text = load(path).text
+    assert "- Standard: Describes the day's two high waters.\n- Storm: Describes a surge warning" in text, text
+    got = extractive_answer("What are the three kinds of tide reports?", [Passage(1, text, {"source": "community.rst"})])
+    assert all(kind in got for kind in ("Standard", "Storm", "Survey")), got
+    assert loaders.get("rst").version >= 3  # indexes read their reStructuredText again
