@@ -242,9 +242,11 @@ def _joined(a: Unit, b: Unit) -> Unit:
                    position=min(run), own=a.own | b.own, near=a.near | b.near)
 
 
-#: a series written out in a sentence: three items or more, the last after "and" or "or"
+#: a series written out in a sentence: three items or more, the last after "and" or "or" (its
+#: last two comma-separated items are enough to find one: a longer repeat makes the search
+#: quadratic on a long run of commas)
 _ITEM = r"[`'\"*]*\b[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
-_SERIES = re.compile(rf"(?:{_ITEM},\s+){{2,}}(?:{_ITEM}\s+)?(?:and|or)\s+\w")
+_SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+\w")
 
 
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
