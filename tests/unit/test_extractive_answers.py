@@ -179,6 +179,7 @@ def test_which_version_is_answered_with_the_release_heading_though_the_sentence_
     got = extractive_answer("Which tidekit version was the last to support Python 3.7?", notes)
     assert "v0.12.2 (December 2022): It is very likely the final release of the 0.12 series" in got, got
 
+
 POOLS = _passages(
     ("## Setting a default limit on a pool\n\nYou can set a limit on a pool instance, which results in the given "
      "`limit` being used as the default for connections made with this pool:\n\n```python\npool = kiln.Pool()  # Use a "
