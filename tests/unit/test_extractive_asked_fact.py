@@ -308,3 +308,20 @@ def test_the_oldest_of_a_product_asks_for_its_version() -> None:
                         "will support Python 2.7 or 3.5.\n", {"source": "whatsnew/v0.9.1.rst"})]
     got = extractive_answer("After tidekit dropped Python 2 in 0.10, what is the oldest Python it works with?", notes)
     assert got.startswith("Tidekit is now strictly compatible with Python 3.6+."), got
+
+
+LOGBOOKS = passages(
+    ("logbook.md", "Logbook files",
+     "## Logbook files\n\nThe harbour office reads its settings from a logbook file. In each dock it will look "
+     "for the following logbook files (in this order):\n\n1. harbour.ini\n2. .harbour.ini\n3. tide.toml\n\n"
+     "It is important to understand that there is no merging of logbook files, as it would lead to confusion "
+     "over which setting wins."),
+)
+
+
+def test_a_why_question_that_names_several_things_asks_for_the_reason_not_a_list() -> None:
+    """"several logbook files" is a plural, not a list asked for. Before: the list of the files the
+    office looks for, which says nothing of why they are not merged."""
+    got = extractive_answer("Why doesn't the harbour office merge the settings of several logbook files it finds?",
+                            LOGBOOKS)
+    assert "confusion" in got and "harbour.ini" not in got, got

@@ -309,9 +309,10 @@ def is_howto(question: str) -> bool:
 
 def wants_list(question: str) -> tuple[bool, bool]:
     """Whether a question asks for a list ("the three rules", "what are the steps"), and whether
-    for an ordered one (steps, a procedure)."""
+    for an ordered one (steps, a procedure). A why question asks for a reason, whatever plural it
+    names ("Why doesn't mypy merge the settings of several config files?")."""
     asked = _VERB_LIST.sub(" ", question)  # "How do I list the contents of …": a verb, not a list asked for
-    wanted = bool(_LIST.search(asked))
+    wanted = bool(_LIST.search(asked)) and not asks_why(question)
     return wanted, wanted and bool(_ORDERED.search(asked))
 
 
