@@ -30,6 +30,20 @@ def test_a_length_of_time_answers_how_much_time() -> None:
     assert answer != REFUSAL and "10-15 minutes" in answer
 
 
+def test_how_much_asks_for_the_thing_it_names_whatever_else_is_paid() -> None:
+    """"the paid part" is not what is asked: "how much extra unpaid leave". Before: a price asked
+    for, no passage giving one, and a refusal."""
+    question = "Once the paid part of a shore leave is used up, how much extra unpaid leave can a deckhand take?"
+    assert quantity_measure(question) is None
+    assert quantity_measure("How much does the printed edition cost?") == "money"
+    assert quantity_measure("How much money did the harbour fair raise?") == "money"
+    assert quantity_measure("How much of a discount do pensioners get?") == "rate"
+    leave = _passage("crew/leave.md", "Shore leave",
+                     "- Paid leave: deckhands get up to 3 weeks of paid shore leave.\n"
+                     "- Unpaid leave: after the 3 weeks of paid leave, a deckhand may take five weeks of unpaid leave.")
+    assert "five weeks" in extractive_answer(question, leave)
+
+
 def test_single_and_once_are_numbers() -> None:
     assert has_answer_type("number", "Each contribution should focus on a single issue.", frozenset())
     assert has_answer_type("number", "The hook runs once per commit.", frozenset())

@@ -84,7 +84,7 @@ _HONORIFIC = re.compile(
 # a discount either
 _MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("percent", re.compile(r"\b(?:share|percentage|percent|proportion|fraction|accuracy|precision|recall)\b", re.IGNORECASE)),
-    ("money", re.compile(r"\b(?:price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged)\b",
+    ("money", re.compile(r"\b(?:money|price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged)\b",
                          re.IGNORECASE)),
     ("rate", re.compile(r"\b(?:commission|discount|tax|interest|markup|margin|tip)\b", re.IGNORECASE)),
 )
@@ -103,7 +103,14 @@ def quantity_measure(question: str) -> str | None:
     ("How many digits of precision …?" asks for digits, not a percentage)."""
     if answer_type(question)[0] != "number" or _HOW_MANY.search(question) or _HOW_LONG.search(question):
         return None  # "after how long is it considered low interest?" asks for a time, not a rate
-    return next((measure for measure, pattern in _MEASURES if pattern.search(question)), None)
+    much = _HOW_MUCH_OF.search(question)  # "how much unpaid leave …" asks for leave, whatever else is paid
+    asked = much.group("phrase") if much else question
+    return next((measure for measure, pattern in _MEASURES if pattern.search(asked)), None)
+
+
+#: "how much" and the thing it asks an amount of, up to its verb ("how much extra unpaid leave can …")
+_HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:can|could|do|does|did|is|are|was|"
+                          r"were|will|would|should|may|might|must|has|have|had)\b", re.IGNORECASE)
 
 
 #: a number question that asks for a time or a distance, whatever else it says
