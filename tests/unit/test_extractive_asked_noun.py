@@ -50,6 +50,7 @@ CATALOG = _passages(
     ("How much memory does each task use?", "memory"),
     ("What was the total paid on the receipt?", "total"),
     ("What is the salary floor at the company?", "floor"),
+    ("How long a sabbatical does the crew give after five years of service?", "sabbatical"),
     ("What is the name of the framework?", ""),
     ("What does the scheduler do?", ""),
     ("How do I install it?", ""),
@@ -63,6 +64,22 @@ def test_a_number_of_another_thing_is_no_answer_to_how_many_of_this() -> None:
     "an extra 12 paid days off" was the answer (a number, and "new hires" matched)."""
     assert extractive_answer("How many stock options does a new hire receive?", HANDBOOK) == REFUSAL
     assert "20 paid days" in extractive_answer("How many days off does a new hire start with?", HANDBOOK)
+
+
+LEAVE = _passages(
+    ("## Leave of absence\n\n### In short\n\n- Leave duration:\n  - Paid leave: we give eligible teammates up to 4 "
+     "weeks of paid leave.\n  - Unpaid leave: following 4 weeks of paid leave, teammates are eligible for eight weeks "
+     "of unpaid leave.\n  - In total, a teammate can take up to 12 weeks of leave per year.", "crew/leave.md"),
+    ("## Anniversaries\n\nAfter five years of service, Harbourcorp sends each teammate a brass compass.",
+     "crew/gifts.md"),
+)
+
+
+def test_how_long_a_thing_no_passage_names_is_refused() -> None:
+    """"How long a sabbatical …?" over a handbook that never says "sabbatical"; "after five years
+    of service" is a condition, not a list asked for. Before: the anniversary gift."""
+    question = "How long a sabbatical does Harbourcorp give teammates after five years of service?"
+    assert extractive_answer(question, LEAVE) == REFUSAL
 
 
 def test_which_noun_is_refused_when_the_answer_says_neither_it_nor_a_name() -> None:

@@ -75,6 +75,13 @@ def test_what_a_thing_can_do_asks_for_a_list() -> None:
     assert not wants_list("How can I do this?")[0]
 
 
+def test_a_number_after_a_preposition_is_a_condition_not_a_list() -> None:
+    assert not wants_list("What happens after three failed logins?")[0]
+    assert not wants_list("How long a sabbatical do deckhands get after five years of service?")[0]
+    assert wants_list("Which two lamps were added?")[0]
+    assert wants_list("What are the three rules of the quay?")[0]
+
+
 def test_a_list_right_after_a_paragraph_answers_a_list_question() -> None:
     """The paragraph says what happens and how to change it, without a colon; the list after it
     holds the choices. Before: sentences of other passages, without the list."""

@@ -169,6 +169,9 @@ _LIST = re.compile(
     re.IGNORECASE,
 )
 _VERB_LIST = re.compile(r"\b(?:i|we|you|to)\s+list\b", re.IGNORECASE)
+#: a number of things after a preposition states a condition or a span ("after five years", "for two
+#: weeks", "within three days"), not the things asked for
+_COUNTED_CONDITION = re.compile(rf"\b(?:after|for|within|over|than|every|past|last)\s+{_COUNT}\b", re.IGNORECASE)
 _ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
 
 
@@ -319,6 +322,7 @@ def wants_list(question: str) -> tuple[bool, bool]:
     for an ordered one (steps, a procedure). A why question asks for a reason, whatever plural it
     names ("Why doesn't mypy merge the settings of several config files?")."""
     asked = _VERB_LIST.sub(" ", question)  # "How do I list the contents of …": a verb, not a list asked for
+    asked = _COUNTED_CONDITION.sub(" ", asked)  # "after five years of service": when, not what is listed
     wanted = bool(_LIST.search(asked)) and not asks_why(question)
     return wanted, wanted and bool(_ORDERED.search(asked))
 

@@ -114,7 +114,7 @@ _THE_NOUN = re.compile(
     rf"^\W*what\s+(?:is|was|are|were)\s+(?:the|a|an)\s+((?:[\w'’.-]+\s+){{0,4}}?[\w'’-]+)"
     rf"(?=\s+(?:of|in|for|that|which|on|to|at|by|with|from|per|between|among|after|before|when|used|{_AUXILIARY})\b"
     rf"|\s*\?)", re.IGNORECASE)
-_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much)\s+((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{_AUXILIARY}\b)", re.IGNORECASE)
+_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{_AUXILIARY}\b)", re.IGNORECASE)
 #: nouns that say no more than "the thing": the noun of their "of" phrase, or their modifier, is asked for
 _VAGUE_NOUNS = frozenset("number amount kind type sort name value part way ways".split())
 _PARTICIPLES = frozenset("paid used made given required needed called named shown sent done written released added".split())
@@ -124,7 +124,7 @@ _OF_NOUN = re.compile(r"\s*of\s+(?!the\b|an?\b)([\w'’-]+)", re.IGNORECASE)
 def asked_noun(question: str) -> str:
     """The noun that names what ``question`` asks for, as written: "university" for "Which
     university was …?", "pages" for "What is the largest number of pages …?", "telephone" for
-    "What is the telephone number of …?"; "" when it names none ("What is the name of the …?",
+    "What is the telephone number of …?", "sabbatical" for "How long a sabbatical …?"; "" when it names none ("What is the name of the …?",
     "What does X do?")."""
     for pattern in (_MANY_NOUN, _WHICH_NOUN, _THE_NOUN):
         match = pattern.search(question)
