@@ -325,3 +325,22 @@ def test_a_why_question_that_names_several_things_asks_for_the_reason_not_a_list
     got = extractive_answer("Why doesn't the harbour office merge the settings of several logbook files it finds?",
                             LOGBOOKS)
     assert "confusion" in got and "harbour.ini" not in got, got
+
+
+TIDES = passages(
+    ("gauges/reading.md", "Reading a gauge",
+     "## Reading a gauge\n\nThe harbour office shows the level of the most recent reading of a gauge at or "
+     "before the hour asked about. The office only looks at a gauge if its most recent reading is newer than the "
+     "quiet window."),
+    ("gauges/gotchas.md", "Gotchas > Quiet gauges",
+     "## Quiet gauges\n\nA gauge that stops sending readings is marked quiet. The quiet window is 20 minutes by "
+     "default, but can be changed with the `--quiet-window` flag."),
+)
+
+
+def test_a_value_is_read_from_the_sentence_that_defines_a_term_the_best_sentence_uses() -> None:
+    """The best sentences speak of "the quiet window" but give no value; another passage opens
+    with that term and gives it. Before: a refusal (the best sentence holds no value)."""
+    got = extractive_answer("By default, how far back does the harbour office look for the most recent reading "
+                            "of a gauge?", TIDES)
+    assert "20 minutes" in got and "[2]" in got, got

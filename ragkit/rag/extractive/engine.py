@@ -234,6 +234,7 @@ _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less ne
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
 _KINDS_BY_MEANING = frozenset({"number", "date"})  # kinds a sentence near in meaning may answer (a "person" is any capital)
+_DEFINING_DEPTH = 3  # the best candidates whose terms may be defined, with a value, by another sentence
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
 _NEAR_ENOUGH = 0.6  # ... and how near it must be (cosine) to answer
 _NEAR_ENOUGH_ANY = 0.7  # ... for a question that asks for no kind (a how-to, a yes or no)
@@ -815,6 +816,8 @@ def extractive_answer(
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
     else:
         refused = ""
+    if refused and (defining := _defining([c.unit for c in candidates[:_DEFINING_DEPTH]], units, query)):
+        candidates, refused = [defining], ""  # the best name the thing whose value another sentence gives
     if refused:
         nearest = _nearest_of_kind(units, query, weight, present, question, similarity) if similarity else None
         if nearest is None:
@@ -852,6 +855,24 @@ def _answering(candidates: list[Candidate], query: Query, present: frozenset[str
     if half and query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     return candidates
+
+
+#: a sentence that gives the value of a thing it opens with: "The lookback period is 5 minutes by default"
+_DEFINES_VALUE = re.compile(r"^(?:The|A|An|Its)\s+(?P<term>(?:[\w-]+\s+){1,3}?[\w-]+)\s+(?:is|are|was|were|defaults\s+to)\b")
+
+
+def _defining(best: Sequence[Unit], units: Sequence[Unit], query: Query) -> Candidate | None:
+    """For a value or number question whose best sentences hold none: the sentence of the
+    passages that opens with a term of two words or more one of them uses and gives the kind
+    asked for ("Time series are only returned if their most recent sample is less than the
+    lookback period ago." for "How far back does a query look …?", then "The lookback period is
+    5 minutes by default"); None when there is none, or more than one."""
+    if query.kind not in ("value", "number"):
+        return None
+    said = " ".join(f" {' '.join(WORD.findall(u.text.lower()))} " for u in best if u.kind == "prose")
+    found = [u for u in units if u.kind == "prose" and (m := _DEFINES_VALUE.match(u.text))
+             and f" {' '.join(WORD.findall(m.group('term').lower()))} " in said and _typed(u, query)]
+    return Candidate(0.0, found[0], 0.0, True) if len({u.text for u in found}) == 1 else None
 
 
 def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, float], present: frozenset[str],
