@@ -4,7 +4,7 @@ length of time says "time", and "a single issue" is a number."""
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer
-from ragkit.rag.extractive.answer_type import has_answer_type, quantity_measure
+from ragkit.rag.extractive.answer_type import answer_type, has_answer_type, quantity_measure
 from ragkit.rag.passages import Passage
 
 
@@ -47,3 +47,18 @@ def test_how_much_asks_for_the_thing_it_names_whatever_else_is_paid() -> None:
 def test_single_and_once_are_numbers() -> None:
     assert has_answer_type("number", "Each contribution should focus on a single issue.", frozenset())
     assert has_answer_type("number", "The hook runs once per commit.", frozenset())
+
+
+def test_the_largest_limit_asks_for_a_number() -> None:
+    """"the largest limit" is a bound: a number. Before: no kind, and the sentence that introduces
+    the endpoint outscored the one that gives the maximum."""
+    assert answer_type("What is the largest limit I can pass to the tide endpoint?")[0] == "number"
+    assert answer_type("Which timeout applies to gauge reads?")[0] == "number"
+    endpoint = [Passage(1, "## Status > Tide stats\n\nThe following endpoint returns various gauge statistics about "
+                           "the harbour's tide gauges:\n\n```\nGET /api/v1/status/tides\n```\n\nURL query parameters:"
+                           "\n\n- `limit=<number>`: Limit the number of returned items to a given number for each set of "
+                           "statistics. By default, 10 items are returned. The maximum allowed limit is 5000.",
+                        {"source": "api.md", "heading": "Status > Tide stats", "start": "0"})]
+    answer = extractive_answer("What is the largest limit I can pass to the /api/v1/status/tides gauge statistics "
+                               "endpoint?", endpoint)
+    assert "5000" in answer, answer

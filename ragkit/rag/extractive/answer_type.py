@@ -39,7 +39,7 @@ _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             r"\bhow\s+(?:much|many|far|long|often|big|large|high|tall|deep|wide|heavy|old|fast|hot|cold|short|small|low|"
             r"little|close|soon|narrow|thin|light|cheap|expensive|[a-z]+ly)\b"
             rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|rated|maximum|minimum|average|mean)){{0,3}}"
-            rf"\s+(?P<noun>{_QUANTITY_NOUNS})\b"
+            rf"\s+(?P<noun>{_QUANTITY_NOUNS}|{_LIMIT_NOUNS})\b"
             # a compound whose head is such a noun: "What's the *column limit* in …?", "the maximum
             # *line length* for …": one or two lower-case words before it, the head ending the phrase
             rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|maximum|minimum|default)){{0,3}}"
