@@ -255,3 +255,24 @@ def test_a_release_written_with_its_zero_parts_is_the_release_the_question_gives
     assert not holds_value("version", "v0.10.0 (January 2020)", said)
     assert holds_value("version", "v0.10.1 (March 2020)", said)
     assert holds_value("version", "Tidekit is now strictly compatible with Python 3.6+.", said)
+
+
+KEYED = ("## lanterns\n\n- `lamp_file_name`:\n  - Customize the name of the lamp file. Defaults to `lamps.go`.\n"
+         "- `wick_limit`:\n  - The number of wicks a lantern function takes as arguments. To always pass a wick "
+         "struct, set this to `0`. Defaults to `1`.\n- `rename`:\n  - Customize the names of the lantern fields.\n")
+
+
+def test_a_key_item_and_the_one_item_nested_under_it_are_one_item() -> None:
+    """A configuration reference lists each key as an item, its description nested under it.
+    Before: the description was an item of its own, and the answer never named the key."""
+    items = [b.text for b in parse_blocks(KEYED) if b.kind == "item"]
+    assert items[1] == ("`wick_limit`: The number of wicks a lantern function takes as arguments. To always pass "
+                        "a wick struct, set this to `0`. Defaults to `1`.")
+    assert len(items) == 3
+    steps = [b.text for b in parse_blocks("Install it:\n\n- On Linux:\n  - run `apt install lamp`\n"
+                                          "  - then `lamp init`\n- On Mac:\n  - run `brew install lamp`\n")
+             if b.kind == "item"]
+    assert "run `apt install lamp`" in steps  # a key with two items under it keeps them apart
+    got = extractive_answer("I want lantern functions to always take a wick struct, even for one argument. Which "
+                            "setting controls that?", passages(("config.md", "lanterns", KEYED)))
+    assert "wick_limit" in got, got

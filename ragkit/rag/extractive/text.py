@@ -454,7 +454,35 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
     # ("- <!-- https://go.dev/issue/59488 -->" and the item's text on the next line)
     blocks = [replace(b, text=_without_comments(b.text)) if b.kind != "code" and "<!--" in b.text else b
               for b in blocks]
-    return [b for b in blocks if b.text]
+    return _keyed_items([b for b in blocks if b.text])
+
+
+#: a list item that only names a key, its description in the one item nested under it
+#: ("- `query_parameter_limit`:" then "  - The number of positional arguments …")
+_KEY_ITEM = re.compile(r"^\S+(?:\s+\S+){0,3}:$")
+
+
+def _keyed_items(blocks: list[Block]) -> list[Block]:
+    """The blocks, with each item that only names a key joined to the one item after it that
+    describes it ("`query_parameter_limit`: The number of positional arguments …"), when that
+    item is the key's only one (the next item names a key again, or the list ends): alone, the
+    description never says which key it describes."""
+    def key(k: int) -> bool:
+        return 0 <= k < len(blocks) and blocks[k].kind == "item" and bool(_KEY_ITEM.match(blocks[k].text))
+
+    out: list[Block] = []
+    k = 0
+    while k < len(blocks):
+        b = blocks[k]
+        if (key(k) and k + 1 < len(blocks) and blocks[k + 1].kind == "item" and not key(k + 1)
+                and blocks[k + 1].group == b.group and (key(k + 2) or k + 2 >= len(blocks) or blocks[k + 2].kind != "item")
+                and (key(k - 2) or key(k + 2))):  # a run of keys, each with its description
+            out.append(replace(b, text=f"{b.text} {blocks[k + 1].text}"))
+            k += 2
+            continue
+        out.append(b)
+        k += 1
+    return out
 
 
 def _without_comments(text: str) -> str:
