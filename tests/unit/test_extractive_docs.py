@@ -276,3 +276,18 @@ def test_a_key_item_and_the_one_item_nested_under_it_are_one_item() -> None:
     got = extractive_answer("I want lantern functions to always take a wick struct, even for one argument. Which "
                             "setting controls that?", passages(("config.md", "lanterns", KEYED)))
     assert "wick_limit" in got, got
+
+
+def test_a_sentence_two_files_write_is_cited_from_the_one_ranked_first() -> None:
+    """The guide's paragraph is copied into the change log, under a heading that names the command;
+    the guide writes a link over a line break. Before: the link stayed in the guide's sentence, the
+    change log's copy scored higher, and the answer cited the change log."""
+    guide = ("## `inspect` - Checking lanterns\n\n`harbour inspect` runs lanterns through a set of checks. Checks "
+             "consist of a name, message, and a [Lantern Rule Language\n(LRL)](https://example.org/lrl) expression.")
+    log = ("## harbour inspect\n\n`harbour inspect` runs lanterns through a set of checks. Checks consist of a name, "
+           "message, and a Lantern Rule Language (LRL) expression.")
+    assert [b.text for b in parse_blocks(guide)][1].endswith("and a Lantern Rule Language (LRL) expression.")
+    got = extractive_answer("What rule language are harbour inspect checks written in?",
+                            passages(("howto/inspect.md", "`inspect` - Checking lanterns", guide),
+                                     ("changelog.md", "Changelog > 1.19.0 > harbour inspect", log)))
+    assert "Lantern Rule Language" in got and "[1]" in got and "[2]" not in got, got

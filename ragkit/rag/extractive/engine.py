@@ -805,7 +805,7 @@ def extractive_answer(
     candidates = _answering(candidates, query, present)
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
-    candidates = _read_on(_typed_first(candidates, query), units, query)
+    candidates = _read_on(_typed_first(_first_copies(candidates), query), units, query)
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
@@ -920,6 +920,19 @@ def _by_meaning(candidates: list[Candidate], question: str, similarity: Similari
     for c, n in zip(rescored[:5], near, strict=False):
         log.debug("by meaning %.3f (%.2f) [%d] %s", c.score, n, c.unit.number, c.unit.text[:80])
     return sorted([*rescored, *candidates[_MEANING_DEPTH:]], key=lambda c: (-c.score, c.unit.rank, c.unit.position))
+
+
+def _first_copies(candidates: list[Candidate]) -> list[Candidate]:
+    """The candidates, each sentence that several passages write (a guide's paragraph copied into
+    the change log) quoted from the passage the search ranked first: the words are the same,
+    the ranking says which file is about them."""
+    first: dict[tuple[str, str], Unit] = {}
+    for c in candidates:
+        key = (c.unit.kind, c.unit.text)
+        if key not in first or c.unit.rank < first[key].rank:
+            first[key] = c.unit
+    return [c if first[(c.unit.kind, c.unit.text)] is c.unit else replace(c, unit=first[(c.unit.kind, c.unit.text)])
+            for c in candidates]
 
 
 def _refuse(reason: str) -> str:

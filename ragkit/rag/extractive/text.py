@@ -427,7 +427,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             in_list = False
         elif last and last.kind == "item" and not raw.lstrip().startswith("#") and not _ITEM.match(stripped):
             # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
-            blocks[-1] = Block("item", f"{last.text} {stripped}", section, last.group, last.ordered)
+            blocks[-1] = Block("item", _joined_lines(last.text, stripped), section, last.group, last.ordered)
             continue
         if raw.lstrip().startswith("#") or _is_title(stripped) and not _IMAGE.search(raw):  # an alt text is no title
             section = stripped.lstrip("#").strip()
@@ -449,7 +449,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         if last is None or last.kind != "prose" or not last.text or last.text[-1] in ".!?:" or label:
             blocks.append(Block("prose", stripped, section))
         else:  # emphasis that runs over the line break is read once the lines are one
-            blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", f"{last.text} {stripped}"), section)
+            blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", _joined_lines(last.text, stripped)), section)
     # an HTML comment is the page's note to itself, taken out once an item's lines are joined
     # ("- <!-- https://go.dev/issue/59488 -->" and the item's text on the next line)
     blocks = [replace(b, text=_without_comments(b.text)) if b.kind != "code" and "<!--" in b.text else b
@@ -483,6 +483,13 @@ def _keyed_items(blocks: list[Block]) -> list[Block]:
         out.append(b)
         k += 1
     return out
+
+
+def _joined_lines(text: str, line: str) -> str:
+    """Two lines of one paragraph or item as one, without a link that runs over the line break
+    ("a [Common Expression Language" and "(CEL)](https://…) expression")."""
+    joined = f"{text} {line}"
+    return _LINK.sub(r"\1", joined) if "](" in line else joined
 
 
 def _without_comments(text: str) -> str:
