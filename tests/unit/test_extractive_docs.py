@@ -291,3 +291,15 @@ def test_a_sentence_two_files_write_is_cited_from_the_one_ranked_first() -> None
                             passages(("howto/inspect.md", "`inspect` - Checking lanterns", guide),
                                      ("changelog.md", "Changelog > 1.19.0 > harbour inspect", log)))
     assert "Lantern Rule Language" in got and "[1]" in got and "[2]" not in got, got
+
+
+def test_an_item_that_ends_with_a_colon_is_answered_with_the_items_nested_under_it() -> None:
+    """A release note's item introduces the names it removed in a nested list. Before: the item
+    alone, cut at its colon."""
+    notes = ("# v2.4.0 (March 3, 2026)\n\n## Breaking changes\n\n- Removed expired lantern option names (#412):\n"
+             "  - Option `wick_size` in `harbour.lamp()`\n  - Options `glass_tint` and `oil_kind` in `harbour.lantern()`"
+             "\n- Dropped support for Python 3.9.\n")
+    got = extractive_answer("Which expired deprecated lantern option names were finally removed in 2.4.0?",
+                            passages(("v2.4.0.md", "v2.4.0 (March 3, 2026) > Breaking changes", notes)))
+    assert "wick_size" in got and "glass_tint" in got and "oil_kind" in got, got
+    assert "Python 3.9" not in got, got

@@ -79,6 +79,18 @@ def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tupl
     return intro, items
 
 
+def _nested_items(u: Unit, units: Sequence[Unit]) -> list[Unit]:
+    """The items nested under list item ``u`` (indented more than it, up to the next item that is
+    not), in its passage."""
+    after = sorted((v for v in passage_of(units, u) if v.position > u.position), key=lambda v: v.position)
+    nested = []
+    for v in after:
+        if v.kind != "item" or v.block.group != u.block.group or v.block.indent <= u.block.indent:
+            break
+        nested.append(v)
+    return nested
+
+
 #: a sentence that speaks of the list before it as a whole ("You can install all of these with …")
 _BACK_TO_LIST = re.compile(r"\b(?:these|those|them|the\s+above|this\s+list)\b", re.IGNORECASE)
 
@@ -303,6 +315,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         return listed
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
         return _render_list(*found, units)
+    if best.kind == "item" and best.text.rstrip().endswith(":") and (nested := _nested_items(best, units)):
+        return _render_list(best, nested, units)  # "Removed expired parameter names:" and the names under it
     code = _code_for(best, units, code_units) if howto else None
     if code is None:  # "The default is:" and the value's code block after it: never cut at the colon
         code = next((v for v in passage_of(units, best) if best.leads_code and v.position == best.position + 1), None)

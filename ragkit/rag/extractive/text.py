@@ -215,6 +215,7 @@ class Block:
     lang: str = ""  # a code block's language tag
     label: bool = False  # a title-like line that is one of a run of labels (a figure's, in a PDF's
     # text), not a heading other text follows; it still starts a section, but heads no other subject
+    indent: int = 0  # a list item's indentation: an item nested under another is indented more
 
 
 _ABBREVIATION = re.compile(
@@ -427,7 +428,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             in_list = False
         elif last and last.kind == "item" and not raw.lstrip().startswith("#") and not _ITEM.match(stripped):
             # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
-            blocks[-1] = Block("item", _joined_lines(last.text, stripped), section, last.group, last.ordered)
+            blocks[-1] = replace(last, text=_joined_lines(last.text, stripped), section=section)
             continue
         if raw.lstrip().startswith("#") or _is_title(stripped) and not _IMAGE.search(raw):  # an alt text is no title
             section = stripped.lstrip("#").strip()
@@ -441,7 +442,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         if item:
             if not in_list:
                 group, in_list = group + 1, True
-            blocks.append(Block("item", stripped[item.end():], section, group, ordered=bool(item.group(2))))
+            blocks.append(Block("item", stripped[item.end():], section, group, ordered=bool(item.group(2)),
+                                indent=len(raw) - len(raw.lstrip())))
             continue
         # an indented paragraph after an item's blank line is the item's own (Markdown): the list goes on
         in_list = in_list and raw[:1] in (" ", "\t") and _last_text(blocks).kind in ("item", "prose")
@@ -475,7 +477,7 @@ def _keyed_items(blocks: list[Block]) -> list[Block]:
     while k < len(blocks):
         b = blocks[k]
         if (key(k) and k + 1 < len(blocks) and blocks[k + 1].kind == "item" and not key(k + 1)
-                and blocks[k + 1].group == b.group and (key(k + 2) or k + 2 >= len(blocks) or blocks[k + 2].kind != "item")
+                and blocks[k + 1].group == b.group and blocks[k + 1].indent > b.indent and (key(k + 2) or k + 2 >= len(blocks) or blocks[k + 2].kind != "item")
                 and (key(k - 2) or key(k + 2))):  # a run of keys, each with its description
             out.append(replace(b, text=f"{b.text} {blocks[k + 1].text}"))
             k += 2
