@@ -8,7 +8,7 @@ real folders."""
 from __future__ import annotations
 
 from ragkit.agent import Agent, AgentConfig, ConversationMemory
-from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_blocks, wants_list
+from ragkit.rag.extractive import REFUSAL, extractive_answer, parse_blocks, terms, unsaid_names, wants_list
 from ragkit.rag.extractive.query import said_words
 from ragkit.rag.extractive.values import gloss, holds_value, named_heading, value_question
 from ragkit.rag.local import LocalProvider, follow_up_query
@@ -303,3 +303,15 @@ def test_an_item_that_ends_with_a_colon_is_answered_with_the_items_nested_under_
                             passages(("v2.4.0.md", "v2.4.0 (March 3, 2026) > Breaking changes", notes)))
     assert "wick_size" in got and "glass_tint" in got and "oil_kind" in got, got
     assert "Python 3.9" not in got, got
+
+
+def test_an_identifier_at_the_end_of_a_dotted_path_is_said_whole() -> None:
+    """"harbour.lamps.TIDE_TABLES" says ``TIDE_TABLES``. Before: only its words counted, so a
+    question that names the identifier found it said nowhere, and the answer was withdrawn."""
+    assert "tide_tables" in terms("The harbour.lamps.TIDE_TABLES dictionary")
+    notes = passages(("v0.11.0.md", "v0.11.0 > Deprecations",
+                      "## Deprecations\n\n- The harbour.lamps.TIDE_TABLES dictionary has been moved to "
+                      "harbour.tides.TIDE_TABLES. (#2095)"))
+    question = "Where did the TIDE_TABLES dictionary move to in harbour 0.11.0?"
+    assert unsaid_names(question, notes) == []
+    assert "harbour.tides.TIDE_TABLES" in extractive_answer(question, notes)

@@ -149,7 +149,7 @@ def word_terms(raw: str) -> list[str]:
     return out
 
 
-SNAKE = re.compile(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
+SNAKE = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
 
 
 def terms(text: str) -> list[str]:
