@@ -315,3 +315,19 @@ def test_an_identifier_at_the_end_of_a_dotted_path_is_said_whole() -> None:
     question = "Where did the TIDE_TABLES dictionary move to in harbour 0.11.0?"
     assert unsaid_names(question, notes) == []
     assert "harbour.tides.TIDE_TABLES" in extractive_answer(question, notes)
+
+
+def test_a_sentence_that_names_two_items_after_its_colon_is_the_list_asked_for() -> None:
+    """The proposal's summary names the two props after a colon; a list further on mentions one of
+    them. Before: that other list, which names one prop among steps."""
+    got = extractive_answer(
+        "Which callback props did the proposal on measuring tide durations add to the Gauge component?",
+        passages(("0139-gauge-tide-durations.md", "Summary",
+                  "# Summary\n\nThis proposal adds two new callback props to `<Gauge>` components: `onTide` and "
+                  "`onPostTide`. These callbacks receive how much time was spent in the most recent tide."),
+                 ("0139-gauge-tide-durations.md", "Detailed design",
+                  "# Detailed design\n\nMeasuring tides and calling `onTide` is fairly straight forward:\n\n"
+                  "- During the tide phase:\n  - The harbour will use the Gauge timer to measure the duration.\n"
+                  "  - The harbour will call Gauge `onTide` props with accumulated durations.\n"),
+                 ))
+    assert "`onTide` and `onPostTide`" in got and "Detailed design" not in got, got

@@ -259,6 +259,8 @@ def _joined(a: Unit, b: Unit) -> Unit:
 #: quadratic on a long run of commas)
 _ITEM = r"[`'\"*]*\b[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
 _SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+\w")
+#: the items named after a colon that ends the sentence: "… two new callback props: `onCommit` and `onPostCommit`."
+_NAMED_AFTER_COLON = re.compile(rf":\s+{_ITEM}(?:,\s+{_ITEM})?,?\s+(?:and|or)\s+{_ITEM}\s*\.?$")
 
 
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
@@ -277,7 +279,8 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     if not options:
         return None
     intro, items = max(options, key=lambda o: (o[0], o[1]))[2]
-    if best.unit.kind == "prose" and _SERIES.search(best.unit.text) and items[0].rank != best.unit.rank:
+    if best.unit.kind == "prose" and (_SERIES.search(best.unit.text) or _NAMED_AFTER_COLON.search(best.unit.text)) \
+            and items[0].rank != best.unit.rank:
         return None  # the best sentence names the items itself ("… variables a, b, c and d"): another page's list is no answer
     return _render_list(intro, items, units)
 
