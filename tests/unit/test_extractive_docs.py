@@ -331,3 +331,21 @@ def test_a_sentence_that_names_two_items_after_its_colon_is_the_list_asked_for()
                   "  - The harbour will call Gauge `onTide` props with accumulated durations.\n"),
                  ))
     assert "`onTide` and `onPostTide`" in got and "Detailed design" not in got, got
+
+
+def test_a_sentence_that_names_the_items_outscores_a_list_of_other_things() -> None:
+    """The guide names the subcommands in a sentence (the last one in backticks); the change log's
+    best sentence sits over a list of unrelated features. Before: that list."""
+    got = extractive_answer(
+        "Which harbour subcommands do the docs recommend running in a CI/CD pipeline?",
+        passages(("howto/ci-cd.md", "Using harbour in CI/CD",
+                  "# Using harbour in CI/CD\n\nIf your project has more than a single developer, we suggest running "
+                  "`harbour` as part of your CI/CD pipeline. The four subcommands you'll want to run are `moor`, "
+                  "`inspect`, `verify` and `sail`\n\n`harbour moor` ensures that your lanterns are up to date."),
+                 ("changelog.md", "Changelog > 1.19.0 > Release notes",
+                  "## Release notes\n\nWith the addition of `harbour moor` and `harbour inspect`, we encourage users "
+                  "to run harbour subcommands in your CI/CD pipelines.\n\n### Features\n\n- Improve default names "
+                  "for lanterns (#2366)\n- (cmd/harbour) Add the inspect subcommand (#2344)\n- Add support for tides "
+                  "(#2384)\n"),
+                 ))
+    assert "Features" not in got and "#2366" not in got, got

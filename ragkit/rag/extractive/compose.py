@@ -258,7 +258,7 @@ def _joined(a: Unit, b: Unit) -> Unit:
 #: last two comma-separated items are enough to find one: a longer repeat makes the search
 #: quadratic on a long run of commas)
 _ITEM = r"[`'\"*]*\b[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
-_SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+\w")
+_SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+[`'\"*]*\w")
 #: the items named after a colon that ends the sentence: "… two new callback props: `onCommit` and `onPostCommit`."
 _NAMED_AFTER_COLON = re.compile(rf":\s+{_ITEM}(?:,\s+{_ITEM})?,?\s+(?:and|or)\s+{_ITEM}\s*\.?$")
 
@@ -278,7 +278,9 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
             options.append((score * bonus, -len(options), found))
     if not options:
         return None
-    intro, items = max(options, key=lambda o: (o[0], o[1]))[2]
+    score, _, (intro, items) = max(options, key=lambda o: (o[0], o[1]))
+    if any(c.score > score and c.unit.kind == "prose" and _SERIES.search(c.unit.text) for c in candidates):
+        return None  # a sentence that names the items itself scores better than any list
     if best.unit.kind == "prose" and (_SERIES.search(best.unit.text) or _NAMED_AFTER_COLON.search(best.unit.text)) \
             and items[0].rank != best.unit.rank:
         return None  # the best sentence names the items itself ("… variables a, b, c and d"): another page's list is no answer
