@@ -349,3 +349,16 @@ def test_a_sentence_that_names_the_items_outscores_a_list_of_other_things() -> N
                   "(#2384)\n"),
                  ))
     assert "Features" not in got and "#2366" not in got, got
+
+
+def test_a_line_that_only_repeats_the_question_still_brings_its_list() -> None:
+    """"What is in a welcome parcel:" says nothing the question does not, but leads the list that
+    answers it. Before: the line was never a candidate, and other sentences of the section answered."""
+    got = extractive_answer(
+        "What is included in a welcome parcel?",
+        passages(("perks/celebrate.md", "New deckhands",
+                  "## New deckhands\n\nThe crew office is responsible for sending welcome parcels and uses a vendor "
+                  "named Lanternworks. After a new deckhand signs their contract, the crew office sends an email with "
+                  "a link to order it.\n\nWhat is in a welcome parcel:\n\n- Oilskin\n- Socks\n- Compass\n- Tin mug\n\n"
+                  "#### How to order\n")))
+    assert all(item in got for item in ("Oilskin", "Socks", "Compass", "Tin mug")), got

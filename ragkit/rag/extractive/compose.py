@@ -106,9 +106,13 @@ def _closing(items: list[Unit], units: Sequence[Unit]) -> Unit | None:
     return None
 
 
-def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = ()) -> str:
+def _item_lines(items: list[Unit]) -> list[str]:
     ordered = items[0].block.ordered
-    lines = [f"{i}. {v.text}" if ordered else f"- {v.text}" for i, v in enumerate(items, 1)]
+    return [f"{i}. {v.text}" if ordered else f"- {v.text}" for i, v in enumerate(items, 1)]
+
+
+def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = ()) -> str:
+    lines = _item_lines(items)
     number = items[0].number
     closing = _closing(items, units)
     tail = f"\n{closing.text} [{number}]" if closing else ""
@@ -339,6 +343,11 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         # a quoted sentence that introduces a code block ("And on Windows:"): the block follows it, never cut
         chosen = chosen[: colon + 1]
         code = next((v for v in passage_of(units, chosen[-1]) if v.position == chosen[-1].position + 1), None)
+    listed: list[Unit] = []
+    if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_list), None)) is not None:
+        # a quoted sentence that introduces a list ("What is in a new hire gift:"): the list follows it, never cut
+        chosen = chosen[: colon + 1]
+        listed = (_list_of(chosen[-1], units) or (None, []))[1]
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
@@ -346,6 +355,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         f"{_context(u, units, quoted, why, person)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
         f"{consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
+    if listed:
+        return f"{text}\n" + "\n".join(_item_lines(listed))
     if code is not None:
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"

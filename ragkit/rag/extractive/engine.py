@@ -493,9 +493,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         return None  # about none of the question's words (a byline: about the document they are in,
         # whose title may be the line before it: "Title: Harbour Tales", "Author: Marta Quell")
     if (not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value")
-            and not (query.list_wanted and u.leads_list)):
+            and not u.leads_list):
         return None  # adds nothing beyond the question (a description line adds the command after it,
-        # "Default: '/'" its value, "The available convertors are:" its list)
+        # "Default: '/'" its value, "The available convertors are:" and "What is in a new hire gift:" their list)
     coverage = (
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)
