@@ -344,8 +344,10 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         chosen = chosen[: colon + 1]
         code = next((v for v in passage_of(units, chosen[-1]) if v.position == chosen[-1].position + 1), None)
     listed: list[Unit] = []
-    if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_list), None)) is not None:
-        # a quoted sentence that introduces a list ("What is in a new hire gift:"): the list follows it, never cut
+    if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_list and u.source == best.source),
+                                       None)) is not None:
+        # a quoted sentence of the best one's document that introduces a list ("What is in a new hire gift:"):
+        # the list follows it, never cut
         chosen = chosen[: colon + 1]
         listed = (_list_of(chosen[-1], units) or (None, []))[1]
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
