@@ -362,3 +362,18 @@ def test_a_line_that_only_repeats_the_question_still_brings_its_list() -> None:
                   "a link to order it.\n\nWhat is in a welcome parcel:\n\n- Oilskin\n- Socks\n- Compass\n- Tin mug\n\n"
                   "#### How to order\n")))
     assert all(item in got for item in ("Oilskin", "Socks", "Compass", "Tin mug")), got
+
+
+def test_a_participle_and_its_date_is_a_statement_not_a_title() -> None:
+    """A change log writes each release's date as "Released 2025-09-01" under the release's
+    heading. Before: the line was read as a title, and a title that shares little of the question
+    was no answer: a refusal."""
+    assert [b.kind for b in parse_blocks("## 1.30.0\n\nReleased 2025-09-01\n\n### Bug fixes\n")][:2] == ["heading", "prose"]
+    assert [b.kind for b in parse_blocks("Annual Report 2022\n\nThe harbour grew.")][0] == "heading"
+    log = passages(("changelog.md", "Changelog > [1.30.0](https://example.org/harbour/releases/tag/v1.30.0)",
+                    "## [1.30.0](https://example.org/harbour/releases/tag/v1.30.0)\nReleased 2025-09-01\n\n### Bug fixes\n"
+                    "\n- Fixed the tide reader (#4012)\n"),
+                   ("changelog.md", "Changelog > [1.29.0](https://example.org/harbour/releases/tag/v1.29.0)",
+                    "## [1.29.0](https://example.org/harbour/releases/tag/v1.29.0)\nReleased 2025-04-14\n"))
+    got = extractive_answer("On what date was harbour 1.30.0 released?", log)
+    assert "2025-09-01" in got and "2025-04-14" not in got, got

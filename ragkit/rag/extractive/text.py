@@ -260,6 +260,8 @@ def _is_title(line: str) -> bool:
         and "," not in line
         and all(w[0].isupper() for w in words)
         and not _ITEM.match(line)  # "- Fever", "• Rash": a list's item, however short
+        and not (len(words) == 1 and words[0].lower().endswith("ed") and any(c.isdigit() for c in line))
+        # "Released 2025-09-01", "Updated 12 March 2024": a participle and its date state a fact
     )
 
 
