@@ -377,3 +377,18 @@ def test_a_participle_and_its_date_is_a_statement_not_a_title() -> None:
                     "## [1.29.0](https://example.org/harbour/releases/tag/v1.29.0)\nReleased 2025-04-14\n"))
     got = extractive_answer("On what date was harbour 1.30.0 released?", log)
     assert "2025-09-01" in got and "2025-04-14" not in got, got
+
+
+def test_a_date_asked_for_is_read_from_the_underlined_heading_above_the_sentence() -> None:
+    """A release note read as plain text: its heading is underlined, and holds the date the
+    sentence under it does not. Before: the underline was text, the heading a sentence without
+    a verb, and the answer a refusal."""
+    notes = (".. _whatsnew_0100:\n\nv0.1.0 (April 20, 2015)\n-----------------------\n\nThis is the first official "
+             "release of the harbour-tides project.\nAs such, a \"What's new\" document is a little hard to write.\n\n"
+             "API changes\n~~~~~~~~~~~\n\n* Remove ``hb_`` from module names.\n")
+    assert [(b.kind, b.text) for b in parse_blocks(notes)][1] == ("heading", "v0.1.0 (April 20, 2015)")
+    got = extractive_answer("When did harbour-tides make its first official release?",
+                            passages(("v0.1.0.txt", "", notes),
+                                     ("v0.2.0.txt", "", "v0.2.0 (May 2, 2016)\n--------------------\n\n"
+                                                        "This release adds tide tables.")))
+    assert "April 20, 2015" in got, got

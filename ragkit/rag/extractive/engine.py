@@ -466,8 +466,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # the release heading above it, for a version asked for even when the sentence holds one of its
     # own ("… the final release of the 0.12 series and the last version to support Python 3.7"
     # under "v0.12.2 (December 2022)")
-    dated = ("" if typed and query.value_kind != "version" or query.value_kind is None or u.kind == "heading"
-             else _typed_above(u, query))
+    dated = (_typed_above(u, query) if u.kind != "heading" and (query.value_kind == "version"
+                                                                   or query.kind == "date" and not typed) else "")
     typed = typed or bool(dated)
     # the names under a title (the title is the first line), or a signature at the end
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")

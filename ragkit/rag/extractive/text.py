@@ -247,6 +247,15 @@ def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
     )
 
 
+_UNDERLINE = re.compile(r"^\s*([-=~^\"'`*+#])\1{2,}\s*$")
+
+
+def _is_underline(line: str, text: str) -> bool:
+    """Whether ``line`` underlines ``text`` (reStructuredText's and Markdown's setext headings, in
+    a file read as plain text): a run of one punctuation mark at least half as long as the text."""
+    return bool(_UNDERLINE.match(line)) and len(line.strip()) >= len(text) / 2 and not _ITEM.match(text)
+
+
 def _is_title(line: str) -> bool:
     """A title or section line of plain text ("POWER AND SUPPLIES", "Annual Report 2022"): no
     closing punctuation, no comma, every longer word capitalised, and not a one-word label with
@@ -432,7 +441,11 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
             # an item's wrapped line, indented or not (Markdown's lazy continuation: "(Default 20)")
             blocks[-1] = replace(last, text=_joined_lines(last.text, stripped), section=section)
             continue
-        if raw.lstrip().startswith("#") or _is_title(stripped) and not _IMAGE.search(raw):  # an alt text is no title
+        underlined = i < len(lines) and _is_underline(lines[i], stripped)
+        if underlined:  # "v0.1.0 (April 20, 2015)" over "-----------": a plain-text file's section heading
+            i += 1
+        if (raw.lstrip().startswith("#") or underlined
+                or _is_title(stripped) and not _IMAGE.search(raw)):  # an alt text is no title
             section = stripped.lstrip("#").strip()
             figure = not raw.lstrip().startswith("#") and _label_follows(lines, i)
             blocks.append(Block("heading", section, section, label=figure))
