@@ -392,3 +392,15 @@ def test_a_date_asked_for_is_read_from_the_underlined_heading_above_the_sentence
                                      ("v0.2.0.txt", "", "v0.2.0 (May 2, 2016)\n--------------------\n\n"
                                                         "This release adds tide tables.")))
     assert "April 20, 2015" in got, got
+
+
+def test_called_in_what_is_it_called_is_no_word_to_match() -> None:
+    """"What is … called?" asks for a name: a sentence that says "Calling …" is not nearer for it.
+    Before: the deprecation of a call outscored the line that gives the new name."""
+    notes = ("## Breaking changes\n\n- Calling harbour.fleet.Fleet.tide_temp() without setting the fleet's tide "
+             "parameters is now an error.\n- Moved functions related to lanterns from fleet.py to lantern.py. "
+             "Functions are renamed as follows:\n  - harbour.fleet.oillamp is now harbour.lantern.oil()\n"
+             "  - harbour.fleet.gaslamp is now harbour.lantern.gas()\n")
+    got = extractive_answer("What is the old harbour.fleet.oillamp function called after the 0.9.0 reorganisation?",
+                            passages(("v0.9.0.md", "v0.9.0 > Breaking changes", notes)))
+    assert "harbour.lantern.oil()" in got and "tide_temp" not in got, got

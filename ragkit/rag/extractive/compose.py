@@ -349,7 +349,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         # a quoted sentence of the best one's document that introduces a list ("What is in a new hire gift:"):
         # the list follows it, never cut
         chosen = chosen[: colon + 1]
-        listed = (_list_of(chosen[-1], units) or (None, []))[1]
+        listed = (_nested_items(chosen[-1], units) if chosen[-1].kind == "item"
+                  else (_list_of(chosen[-1], units) or (None, []))[1])
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}

@@ -182,6 +182,10 @@ def asked_part(question: str) -> str:
     return last if len(parts) > 1 and _ASKS.match(last) else question
 
 
+#: "What is X called …?" asks for a name: "called" says how the answer is asked for, not what about
+_CALLED = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+.+\bcalled\b", re.IGNORECASE)
+
+
 def read_question(question: str, context: str = "") -> Query:
     form = asked_part(question)  # what is asked for is read from the sentence that asks
     kind, type_nouns = answer_type(form)
@@ -200,7 +204,8 @@ def read_question(question: str, context: str = "") -> Query:
     type_nouns = type_nouns | {w.lower() for w in WORD.findall(unset)}
     listed, ordered = wants_list(form)
     _, count_word, list_noun = list_count(form) if listed else (None, "", "")
-    boosts, names = _question_terms(question, form, type_nouns | ({count_word} if count_word else frozenset()))
+    drop = type_nouns | ({count_word} if count_word else frozenset()) | ({"called"} if _CALLED.match(form) else frozenset())
+    boosts, names = _question_terms(question, form, drop)
     for t in word_terms(list_noun) if list_noun else []:
         boosts[t] = boosts.get(t, 1.0) * _LIST_NOUN
     if value_kind == "version":  # "Which release first *shipped* generics?": notes say "Go 1.18 includes …"
