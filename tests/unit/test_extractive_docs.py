@@ -404,3 +404,13 @@ def test_called_in_what_is_it_called_is_no_word_to_match() -> None:
     got = extractive_answer("What is the old harbour.fleet.oillamp function called after the 0.9.0 reorganisation?",
                             passages(("v0.9.0.md", "v0.9.0 > Breaking changes", notes)))
     assert "harbour.lantern.oil()" in got and "tide_temp" not in got, got
+
+
+def test_a_which_answer_names_the_literal_its_section_is_headed_by() -> None:
+    """Each annotation has a section headed by the annotation alone; its sentence never repeats it.
+    Before: the sentence alone, which does not say which annotation."""
+    doc = ("## `:moorrows`\n\nThe generated method will return the number of moored boats from the result returned "
+           "by MoorContext.")
+    got = extractive_answer("Which query annotation makes the generated method return the number of moored boats?",
+                            passages(("reference/query-annotations.md", "Query annotations > `:moorrows`", doc)))
+    assert got.startswith("`:moorrows`: The generated method"), got
