@@ -824,7 +824,7 @@ def extractive_answer(
     else:
         refused = ""
     if refused and (defining := _defining([c.unit for c in candidates[:_DEFINING_DEPTH]], units, query)):
-        candidates, refused = [defining], ""  # the best name the thing whose value another sentence gives
+        candidates, refused = [defining], ""  # the best ones name a thing whose value another sentence gives
     if refused:
         nearest = _nearest_of_kind(units, query, weight, present, question, similarity) if similarity else None
         if nearest is None:

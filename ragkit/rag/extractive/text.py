@@ -487,13 +487,17 @@ def _keyed_items(blocks: list[Block]) -> list[Block]:
     def key(k: int) -> bool:
         return 0 <= k < len(blocks) and blocks[k].kind == "item" and bool(_KEY_ITEM.match(blocks[k].text))
 
+    def described(k: int) -> bool:  # key k, then one item nested under it, then another key or the list's end
+        after = blocks[k + 1] if k + 1 < len(blocks) else None
+        return (key(k) and after is not None and after.kind == "item" and not key(k + 1)
+                and after.group == blocks[k].group and after.indent > blocks[k].indent
+                and (key(k + 2) or k + 2 >= len(blocks) or blocks[k + 2].kind != "item"))
+
     out: list[Block] = []
     k = 0
     while k < len(blocks):
         b = blocks[k]
-        if (key(k) and k + 1 < len(blocks) and blocks[k + 1].kind == "item" and not key(k + 1)
-                and blocks[k + 1].group == b.group and blocks[k + 1].indent > b.indent and (key(k + 2) or k + 2 >= len(blocks) or blocks[k + 2].kind != "item")
-                and (key(k - 2) or key(k + 2))):  # a run of keys, each with its description
+        if described(k) and (key(k - 2) or key(k + 2)):  # a run of keys, each with its description
             out.append(replace(b, text=f"{b.text} {blocks[k + 1].text}"))
             k += 2
             continue

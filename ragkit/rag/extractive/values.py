@@ -124,8 +124,8 @@ _OF_NOUN = re.compile(r"\s*of\s+(?!the\b|an?\b)([\w'’-]+)", re.IGNORECASE)
 def asked_noun(question: str) -> str:
     """The noun that names what ``question`` asks for, as written: "university" for "Which
     university was …?", "pages" for "What is the largest number of pages …?", "telephone" for
-    "What is the telephone number of …?", "sabbatical" for "How long a sabbatical …?"; "" when it names none ("What is the name of the …?",
-    "What does X do?")."""
+    "What is the telephone number of …?", "sabbatical" for "How long a sabbatical …?"; "" when it
+    names none ("What is the name of the …?", "What does X do?")."""
     for pattern in (_MANY_NOUN, _WHICH_NOUN, _THE_NOUN):
         match = pattern.search(question)
         words = match.group(1).split() if match else []
