@@ -658,10 +658,17 @@ def _file_terms(source: str) -> frozenset[str]:
     return frozenset(terms(re.sub(r"[_.-]+", " ", name)))
 
 
-def _missing_share(query: Query, units: Sequence[Unit]) -> float:
+def _said_anywhere(units: Sequence[Unit]) -> frozenset[str]:
+    """Every term the passages say (their text, titles and headings). A passage's units share
+    its scope and document sets, so each set is joined once, not once per unit (a passage of
+    thousands of list items made as many copies of them)."""
+    distinct = {id(s): s for u in units for s in (u.scope, u.document)}
+    return frozenset().union(*distinct.values())
+
+
+def _missing_share(query: Query, present: frozenset[str]) -> float:
     """The share of the question's own words (boost-weighted; not the conversation's words) that
-    no passage has."""
-    present = frozenset().union(*(u.scope | u.document for u in units))
+    no passage has (``present``: the terms they say)."""
     own = {t: b for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
     return sum(b for t, b in own.items() if t not in present) / total if total else 1.0
@@ -786,10 +793,10 @@ def extractive_answer(
     units = _units(passages, frozenset(query.boosts), lines=query.kind == "value") if query.boosts else []
     if not units:
         return _refuse("no passage shares a word with the question")
-    present = frozenset().union(*(u.scope | u.document for u in units))
+    present = _said_anywhere(units)
     if asks_columns(query.form) and not query.names - present and (columns := columns_answer(units)):
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
-    missing = _missing_share(query, units)
+    missing = _missing_share(query, present)
     if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
             or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
         # the question's year, quantity, version or name (or most of it) is in no passage
