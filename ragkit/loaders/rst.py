@@ -51,8 +51,9 @@ class RstLoader(MarkupLoader):
 
     name = "rst"
     mime = "text/x-rst"
-    version = 3  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
-    # 3: a definition list is one list, an item per term
+    version = 4  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
+    # 3: a definition list is one list, an item per term; 4: a documented object's ``:param x:`` and
+    # ``:type x:`` fields one item, and `~a.b` in the default role shown as Sphinx shows it (``b``)
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         markdown, title = rst_to_markdown(text, where=str(path))

@@ -3,9 +3,10 @@
 Sections and object descriptions become ATX headings (``#`` per level), so the Markdown splitter
 gives every chunk its heading path; code becomes fenced blocks (a ``#`` comment in code is never a
 heading); everything else is plain text without markup: lists as ``-``/``1.`` items, tables as
-``" | "``-joined rows, admonitions as ``Note: ...``, field lists as ``term: text`` lines and
-definition lists as ``- term: text`` items. Comments, targets, substitution definitions, images, raw blocks and docutils' error
-messages leave nothing behind.
+``" | "``-joined rows, admonitions as ``Note: ...``, field lists as ``term: text`` lines (a
+documented object's ``:param x:``/``:type x:`` fields as one ``- x (type): text`` item each, as
+Sphinx shows them) and definition lists as ``- term: text`` items. Comments, targets, substitution
+definitions, images, raw blocks and docutils' error messages leave nothing behind.
 """
 
 from __future__ import annotations
@@ -44,6 +45,8 @@ def _inline(node: nodes.Node) -> list[str]:
         return [re.sub(r"^[`|]+|[`|_]+$", "", node.astext())]
     if isinstance(node, nodes.substitution_reference):  # |version| with no definition
         return [node.get("refname", node.astext())]
+    if isinstance(node, nodes.title_reference):  # `x`: Sphinx's default role, shown as its target
+        return [_default_role_text(node.astext())]
     return [piece for child in node.children for piece in _inline(child)]
 
 
@@ -167,12 +170,12 @@ class Renderer:
             self.blocks.append("\n".join(lines))
 
     def _fields(self, node: nodes.Node, depth: int) -> None:
-        lines = []
-        for field in node.children:
-            name = inline_text(field.children[0]) if field.children else ""
-            body = self._sub(field.children[1], depth) if len(field.children) > 1 else ""
-            lines.append(f"{name}: {body}".strip().rstrip(":"))
-        self.blocks.append("\n".join(lines))
+        fields = [(inline_text(f.children[0]) if f.children else "",
+                   self._sub(f.children[1], depth) if len(f.children) > 1 else "") for f in node.children]
+        if any(_INFO_FIELD.match(name) for name, _ in fields):
+            self.blocks.append(_info_fields(fields))
+            return
+        self.blocks.append("\n".join(f"{name}: {body}".strip().rstrip(":") for name, body in fields))
 
     def _options(self, node: nodes.Node, depth: int) -> None:
         lines = []
@@ -215,6 +218,58 @@ class Renderer:
             if child is not skip:
                 inner.block(child, depth)
         return "\n".join(b for b in inner.blocks if b.strip())
+
+
+#: a Sphinx info field of a documented object: ``:param int size:``, ``:type size:``, ``:raises E:``
+_INFO_FIELD = re.compile(
+    r"^(param|parameter|arg|argument|key|keyword|kwarg|kwparam|type|raises?|except|exception|var|ivar|cvar|"
+    r"vartype|returns?|rtype|yields?|ytype)\b(?:\s+(.*\S))?\s*$")
+_PARAMS = frozenset({"param", "parameter", "arg", "argument", "key", "keyword", "kwarg", "kwparam"})
+_INFO_LABELS = {"returns": "Returns", "return": "Returns", "rtype": "Return type", "yields": "Yields",
+                "yield": "Yields", "ytype": "Yield type"}
+
+
+def _info_fields(fields: list[tuple[str, str]]) -> str:
+    """A documented object's info fields as Sphinx shows them, one ``-`` item each: a parameter with
+    its type (``- max_lifetime (float, default: 1 hour): The maximum lifetime …``), ``Raises E: …``,
+    ``Returns: …``; any other field as ``name: text``."""
+    items: dict[str, list[str]] = {}  # key -> [shown name, type, body]
+    for name, body in fields:
+        match = _INFO_FIELD.match(name)
+        kind, arg = (match.group(1), match.group(2) or "") if match else ("", name)
+        if not arg and kind not in _INFO_LABELS:  # ":type: guide" is a field like any other
+            kind, arg = "", name
+        body = body.replace("\n", " ").strip()
+        if kind in _PARAMS or kind in ("var", "ivar", "cvar"):
+            *given_type, param = arg.rsplit(" ", 1) if " " in arg else ("", arg)
+            item = items.setdefault("p:" + param, [param, "", ""])
+            item[1] = item[1] or " ".join(given_type).strip()
+            item[2] = body
+        elif kind in ("type", "vartype"):
+            items.setdefault("p:" + arg, [arg, "", ""])[1] = body
+        elif kind in ("raises", "raise", "except", "exception"):
+            items["r:" + arg] = [f"Raises {arg}".strip(), "", body]
+        elif kind in _INFO_LABELS:
+            label = _INFO_LABELS[kind]
+            items.setdefault("l:" + label, [label, "", ""])[2] = body
+        else:
+            items["o:" + name] = [name, "", body]
+    lines = []
+    for shown, kind, body in items.values():
+        head = f"{shown} ({kind})" if kind else shown
+        lines.append(f"- {head}: {body}" if body else f"- {head}")
+    return "\n".join(lines)
+
+
+def _default_role_text(text: str) -> str:
+    """What Sphinx shows for `` `text` `` in the default role: a cross-reference's target without its
+    ``!`` (no link) and, after ``~``, its last dotted part (`` `~asyncio.SelectorEventLoop` `` ->
+    ``SelectorEventLoop``); a title or any other text as it is."""
+    if text.startswith("!"):
+        text = text[1:]
+    if text.startswith("~") and re.fullmatch(r"~[\w.]+(?:\(\))?", text):
+        text = text[1:].rsplit(".", 1)[-1] if not text.endswith(")") else text[1:-2].rsplit(".", 1)[-1] + "()"
+    return text
 
 
 def _file_wide(fields: nodes.field_list) -> bool:

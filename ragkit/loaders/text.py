@@ -24,6 +24,7 @@ class TextLoader(Loader):
 
     name = "text"
     mime = "text/plain"
+    version = 2  # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:

@@ -145,10 +145,28 @@ def test_sphinx_roles_and_directives_leave_no_markup(config_doc: Document) -> No
     assert "The --debug option of project matters." in text
     assert "Default: timedelta(days=31) (2678400 seconds)" in text
     assert "Changed in version 0.8: This can also be an integer, see SESSION_COOKIE_NAME." in text
-    assert "param path_or_file: The path to the file to send." in text
+    assert "- path_or_file: The path to the file to send." in text
     assert "Words inside an unknown directive survive." in text
     assert "An unknown role and a Werkzeug link keep their words." in text
     assert "Windows:" in text  # a tab's label
+
+
+def test_a_parameter_and_its_type_are_one_item_as_sphinx_shows_them(tmp_path: Path) -> None:
+    path = tmp_path / "kiln.rst"
+    path.write_text(
+        ".. class:: Kiln(*, max_burn=7200.0)\n\n"
+        "   Fires pots. Prefer `~kilns.GasBurner` to `!kilns.WoodBurner`; see `The Potter's Book`.\n\n"
+        "   :param max_burn: The longest a firing may run, in\n"
+        "                    seconds, before the kiln cools down.\n"
+        "   :type max_burn: `!float`, default: 2 hours\n"
+        "   :param int shelves: How many shelves it holds.\n"
+        "   :raises KilnCracked: if the lining is damaged.\n"
+        "   :rtype: `Kiln`\n", encoding="utf-8")
+    text = load(path).text
+    assert "Prefer GasBurner to kilns.WoodBurner; see The Potter's Book." in text
+    assert ("- max_burn (float, default: 2 hours): The longest a firing may run, in seconds, before the kiln "
+            "cools down.\n- shelves (int): How many shelves it holds.\n- Raises KilnCracked: if the lining is "
+            "damaged.\n- Return type: Kiln") in text
 
 
 def test_escapes_inside_roles_are_resolved(tmp_path: Path) -> None:
