@@ -414,3 +414,13 @@ def test_a_which_answer_names_the_literal_its_section_is_headed_by() -> None:
     got = extractive_answer("Which query annotation makes the generated method return the number of moored boats?",
                             passages(("reference/query-annotations.md", "Query annotations > `:moorrows`", doc)))
     assert got.startswith("`:moorrows`: The generated method"), got
+
+
+def test_a_name_only_the_file_name_gives_is_no_name_missing_from_the_passages() -> None:
+    """A menu's text never writes the inn's name; its file is named for it. Before: the name counted
+    as said nowhere and the answer was refused, though the search ranked the right page first."""
+    menu = ("M A I N S THE HARBOUR PIE £14.0 smoked haddock, leeks, mash - Add cheese £1.5 THE GARDEN STACK £12.0 "
+            "Greenfield Farm ® burger patty, toasted bun, pickles, slaw, skin-on fries")
+    got = extractive_answer("Which brand of patty does The Anchorage use in its garden burger?",
+                            passages(("the-anchorage-food-menu.pdf", "", menu), page="2"))
+    assert "Greenfield Farm" in got, got

@@ -659,11 +659,13 @@ def _file_terms(source: str) -> frozenset[str]:
 
 
 def _said_anywhere(units: Sequence[Unit]) -> frozenset[str]:
-    """Every term the passages say (their text, titles and headings). A passage's units share
-    its scope and document sets, so each set is joined once, not once per unit (a passage of
-    thousands of list items made as many copies of them)."""
+    """Every term the passages say (their text, titles and headings) and their files' names (a
+    menu that never writes the pub's name is ``the-dorset-food-menu.pdf``, as ``unsaid_names``
+    reads them). A passage's units share its scope and document sets, so each set is joined once,
+    not once per unit (a passage of thousands of list items made as many copies of them)."""
     distinct = {id(s): s for u in units for s in (u.scope, u.document)}
-    return frozenset().union(*distinct.values())
+    files = {_file_terms(source) for source in {u.source for u in units}}
+    return frozenset().union(*distinct.values(), *files)
 
 
 def _missing_share(query: Query, present: frozenset[str]) -> float:
