@@ -49,6 +49,8 @@ CATALOG = _passages(
     ("How many stock options does a new hire receive?", "options"),
     ("How much memory does each task use?", "memory"),
     ("What was the total paid on the receipt?", "total"),
+    ("What was the client-reported issue listed in the v5.2 audit about?", "issue"),  # a regular participle
+    ("What is the maximum speed allowed on the quay?", "speed"),  # a noun that ends in "-ed"
     ("What is the salary floor at the company?", "floor"),
     ("How long a sabbatical does the crew give after five years of service?", "sabbatical"),
     ("What is the name of the framework?", ""),

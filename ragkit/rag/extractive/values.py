@@ -118,7 +118,17 @@ _MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+a
 #: nouns that say no more than "the thing": the noun of their "of" phrase, or their modifier, is asked for
 _VAGUE_NOUNS = frozenset("number amount kind type sort name value part way ways".split())
 _PARTICIPLES = frozenset("paid used made given required needed called named shown sent done written released added".split())
+_ED_NOUNS = frozenset("hundred kindred sacred shred".split())  # nouns (and adjectives) that end in "-ed"
 _OF_NOUN = re.compile(r"\s*of\s+(?!the\b|an?\b)([\w'’-]+)", re.IGNORECASE)
+
+
+def _participle(word: str) -> bool:
+    """Whether ``word``, after a noun, is a past participle that describes it ("the total *paid*",
+    "the issue *listed* in …"): an irregular one, or a regular "-ed" that no noun ends with ("speed",
+    "hundred")."""
+    low = word.lower()
+    return low in _PARTICIPLES or (len(low) > 4 and low.endswith("ed") and not low.endswith("eed")
+                                   and low not in _ED_NOUNS)
 
 
 def asked_noun(question: str) -> str:
@@ -129,7 +139,7 @@ def asked_noun(question: str) -> str:
     for pattern in (_MANY_NOUN, _WHICH_NOUN, _THE_NOUN):
         match = pattern.search(question)
         words = match.group(1).split() if match else []
-        if len(words) >= 2 and words[-1].lower() in _PARTICIPLES:  # "the total *paid*"
+        if len(words) >= 2 and _participle(words[-1]):  # "the total *paid*", "the issue *listed*"
             words = words[:-1]
         if not match or not words:
             continue
