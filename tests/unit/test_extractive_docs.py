@@ -424,3 +424,32 @@ def test_a_name_only_the_file_name_gives_is_no_name_missing_from_the_passages() 
     got = extractive_answer("Which brand of patty does The Anchorage use in its garden burger?",
                             passages(("the-anchorage-food-menu.pdf", "", menu), page="2"))
     assert "Greenfield Farm" in got, got
+
+
+
+def test_a_which_setting_question_is_answered_by_a_name_in_code_not_by_a_version() -> None:
+    """"Which config setting …?" asks for a name in code: the sentence that gives the release it
+    came in ("From Harbour version 2.28 onwards …") holds no such name; the command after it does.
+    Before: the version counted as the literal asked for, and that sentence was the answer."""
+    guide = ("=== Your default branch name\n\nBy default Harbour will create a branch called master when you "
+             "create a new repository with harbour init. From Harbour version 2.28 onwards, you can set a "
+             "different name for the initial branch.\n\nTo set main as the default branch name do:\n\n"
+             "```console\n$ harbour config --global init.defaultBranch main\n```\n")
+    got = extractive_answer("Which config setting changes the name of the initial branch that harbour init creates?",
+                            passages(("first-time-setup.asc", "Getting started > Your default branch name", guide)))
+    assert "init.defaultBranch" in got, got
+
+
+
+def test_a_name_in_code_is_what_a_which_function_or_setting_question_asks_for() -> None:
+    """One function, setting, class … asks for a name in code, which a version or a number is not;
+    several ("Which functions …?") ask for a list, and "command-line program" for no name."""
+    assert value_question("Which function do I call to define a lazily loaded tide component?") == (True, "name")
+    assert value_question("Which config setting changes the initial branch's name?") == (True, "name")
+    assert value_question("Which new functions did 5.5 add to the tide library?") != (True, "name")
+    assert value_question("What command-line program checks my code against the style guide?") == (False, None)
+    said = said_words("Which config setting changes the initial branch's name?")
+    assert not holds_value("name", "From Harbour version 2.28 onwards, you can set another name.", said)
+    for line in ("$ harbour config --global init.defaultBranch main", "Use `branchName` for that.",
+                 "Call defineLazyTide.", "Set TIDE_BRANCH_NAME.", "Pass --initial-branch to it."):
+        assert holds_value("name", line, said), line

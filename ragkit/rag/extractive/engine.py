@@ -526,7 +526,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         fit *= _OTHER_RELEASE  # nor is a sentence of ``changelog-4.3.rst`` about Celery 5.5
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
-    if not label and query.which and query.kind is None and u.kind in ("prose", "item") and _LITERAL_HEADING.fullmatch(
+    if not label and query.which and (query.kind is None or query.value_kind == "name") and u.kind in (
+            "prose", "item") and _LITERAL_HEADING.fullmatch(
             u.block.section) and u.block.section.strip("`()") not in u.text:
         label = u.block.section  # "Which annotation …?": the sentence under "`:execrows`" never names it
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)

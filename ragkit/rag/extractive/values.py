@@ -23,8 +23,11 @@ import re
 from ragkit.rag.extractive.releases import same_release
 from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD
 
+#: the nouns of a name in code: a setting, a function, a class … is answered by an identifier
+_CODE_NOUNS = ("command|option|flag|setting|function|method|class|parameter|argument|attribute|variable|decorator|"
+               "exception|directive|annotation|hook|macro")
 _NOUNS = {"port": "port", "ports": "port", "version": "version", "versions": "version", "release": "version",
-          "releases": "version"}
+          "releases": "version", **{n: "name" for n in _CODE_NOUNS.split("|")}}  # several names: a list
 _VALUE_NOUNS = (
     "port|version|release|address|url|host|hostname|branch|directory|folder|path|file|filename|encoding|command|"
     "option|flag|setting|extension|scheme|separator|value"
@@ -34,7 +37,7 @@ _VALUE_NOUNS = (
 _MODIFIER = r"(?<=version)\s+control\b|(?<=release)\s+(?:notes|cycle|process|schedule|manager)\b"
 _VALUE = re.compile(
     rf"{WHICH_OPENING}\b(?:\s+[\w.-]+){{0,3}}?\s+"
-    rf"(?P<noun>(?:{_VALUE_NOUNS})s?)\b(?!{_MODIFIER})"
+    rf"(?P<noun>(?:{_VALUE_NOUNS})s?|{_CODE_NOUNS})\b(?!-|{_MODIFIER})"
     r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*\bdefaults?\b",
     re.IGNORECASE,
 )
@@ -45,6 +48,10 @@ _PORT = re.compile(
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bversion\s+\d+\b", re.IGNORECASE)
 _CODE = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"]+)\"")
+#: a name in code written without code markup: dotted, snake_case or camelCase, or an option
+_IDENTIFIER = re.compile(r"(?<![\w.-])(?:[A-Za-z_]\w*(?:[._:][A-Za-z_]\w*)+|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*"
+                         r"|[A-Z][A-Z0-9]*_[A-Z0-9_]+|--?[a-z][\w-]*)(?![\w-])")
+_NUMERIC = re.compile(r"[\d.,\s]+")
 _CONSTANT = re.compile(r"\b(?:true|false|none|null|nil)\b", re.IGNORECASE)
 _NUMBER_WORD = re.compile(
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|sixty|hundred|"
@@ -212,6 +219,10 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
         return any(_new(m.group(), question_words) for m in _PORT.finditer(sentence))
     if kind == "version":
         return any(_new(m.group(), question_words) for m in _VERSION.finditer(sentence))
+    if kind == "name":  # an identifier: `code`, init.defaultBranch, validate_default, defineAsyncComponent, --dry-run
+        names = [m.group(1) for m in _CODE.finditer(sentence) if not _NUMERIC.fullmatch(m.group(1))]
+        names += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)] + _IDENTIFIER.findall(sentence)
+        return any(_new(name, question_words) for name in names)
     literals = [m.group(1) for m in _CODE.finditer(sentence)]
     literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
     literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
