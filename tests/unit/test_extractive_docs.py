@@ -453,3 +453,33 @@ def test_a_name_in_code_is_what_a_which_function_or_setting_question_asks_for() 
     for line in ("$ harbour config --global init.defaultBranch main", "Use `branchName` for that.",
                  "Call defineLazyTide.", "Set TIDE_BRANCH_NAME.", "Pass --initial-branch to it."):
         assert holds_value("name", line, said), line
+
+
+def test_a_close_sentence_that_holds_the_value_answers_before_a_refusal() -> None:
+    """The best sentence describes the pool and holds no value; the parameter's line, in a passage
+    ranked far below, holds one and scores nearly as well. Before: refused for want of a value."""
+    docs = passages(
+        ("advanced/pool.md", "Connection pools > Pool operations logging",
+         "2025-09-20 11:02:41,729 INFO tidepool: returning connection to 'pool-1'"),
+        ("advanced/pool.md", "Connection pools",
+         "# Connection pools\n\nA connection pool is an object managing a set of connections; it opens a new one when "
+         "every connection is in use. Because the time to establish a new connection can be relatively long, keeping "
+         "connections open can reduce latency."),
+        ("news.md", "tidepool release notes > tidepool 3.1.8",
+         "### tidepool 3.1.8\n\n- Enforce connections' max_lifetime on check() (#482)."),
+        ("advanced/pool.md", "Connection pools > Null connection pools",
+         "The tidepool 3.1 package introduces the NullConnectionPool class. This class has the same interface of the "
+         "ConnectionPool class but doesn't create any connection on start."),
+        ("news.md", "tidepool release notes > tidepool 3.1.0",
+         "## tidepool 3.1.0\n\n- Add null-pool (#148).\n- Add ConnectionPool.open() and open parameter to the pool init."),
+        ("install.md", "Installation > Installing the connection pool",
+         "## Installing the connection pool\n\nThe tidepool connection pools are distributed in a separate package."),
+        *[("news.md", f"tidepool release notes > tidepool 3.0.{i}",
+           f"### tidepool 3.0.{i}\n\n- Fix a crash of the sweeper thread at shutdown (#{300 + i}).") for i in range(10)],
+        ("api/pool.md", "tidepool > The ConnectionPool class > ConnectionPool",
+         "- max_lifetime (float, default: 1 hour): The maximum lifetime of a connection in the pool, in seconds. "
+         "Connections used for longer get closed and replaced by a new one."),
+    )
+    got = extractive_answer("If I don't configure anything, how old can a connection in a tidepool pool get before "
+                            "the pool retires it and opens a new one?", docs)
+    assert "1 hour" in got, got

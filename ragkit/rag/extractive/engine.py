@@ -102,7 +102,11 @@ embedding model, ``ragkit.rag.similarity``), a free-form question's best twelve 
 also weighed by meaning (``_by_meaning``), and before a refusal for want of a sentence the one
 nearest in meaning that holds the number or date asked for (or any, for a question of no kind
 but a how-to)
-answers when it is near enough (``_nearest_of_kind``). Every refusal logs its reason.
+answers when it is near enough (``_nearest_of_kind``). Before a refusal because the best sentence
+holds no value, date or number and leaves part of the question unmet, a candidate that holds one
+and scores at least 0.7 of it answers instead, from any passage, unless it is about another
+release than the question's ("1 hour" on a parameter's line ranked far below the pool's
+description). Every refusal logs its reason.
 
 A version note alone ("Changed in version 23.3.", "New in version 1.1.") is never quoted: it
 dates the sentence after it, which its neighbour's credit reaches.
@@ -688,6 +692,7 @@ def _unsupported_share(u: Unit, query: Query) -> float:
 
 _TYPED_CLOSE = 0.5  # a typed unit of the best one's section goes first when it scores this share of it
 _TYPED_NEAR = 0.9  # ... and one of any passage, for a question an answer without the kind leaves unanswered
+_TYPED_RESCUE = 0.7  # ... and one of any passage, before a refusal for want of the kind
 
 
 def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
@@ -831,6 +836,10 @@ def extractive_answer(
         refused = f"no candidate holds a {query.kind}, and words of the question are missing"
     elif query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
+        typed = next((c for c in candidates[1:] if c.typed and c.score >= _TYPED_RESCUE * candidates[0].score
+                      and not (query.versions and another_release(c.unit.text, query.versions))), None)
+        if typed is not None:  # a close one that holds it answers, wherever it is (not about another release)
+            candidates, refused = [typed, *(c for c in candidates if c is not typed)], ""
     else:
         refused = ""
     if refused and (defining := _defining([c.unit for c in candidates[:_DEFINING_DEPTH]], units, query)):
