@@ -483,3 +483,15 @@ def test_a_close_sentence_that_holds_the_value_answers_before_a_refusal() -> Non
     got = extractive_answer("If I don't configure anything, how old can a connection in a tidepool pool get before "
                             "the pool retires it and opens a new one?", docs)
     assert "1 hour" in got, got
+
+
+def test_a_release_written_only_as_another_products_is_not_the_one_asked_about() -> None:
+    """"Harbour 3.0" does not exist; the notes write 3.0 only as Astropy's. Before: answered with
+    the 0.8 notes' Python version, the release number counting as present."""
+    notes = [("v0.8.rst", "0.8 (Sep 23, 2018) > What's new?",
+              "E.g. the Harbour v0.8 environment uses Python 3.6, Numpy 1.15 and Astropy 3.0."),
+             ("v0.14.rst", "0.14 (Sep 30, 2019)", "Following pig-013 the support for Python 3.5 was dropped with Harbour v0.14.")]
+    asked = "What is the minimum Python version required by Harbour 3.0?"
+    assert extractive_answer(asked, passages(*notes)) == REFUSAL
+    released = passages(("v3.0.rst", "3.0 (May 2, 2027)", "Harbour 3.0 requires Python 3.11 or later."), *notes)
+    assert "3.11" in extractive_answer(asked, released)

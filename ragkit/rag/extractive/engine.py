@@ -70,7 +70,8 @@ The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 senten
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
 one (not another passage's list when the best sentence writes the items out as a series); for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
-number, a version (read whole: "2.44" is not "v2.44.3"), a code or an acronym (``wasm32-wasi``,
+number, a version (read whole: "2.44" is not "v2.44.3"; "Gammapy 3.0" is not in notes that write 3.0
+only after another name, "Astropy 3.0"), a code or an acronym (``wasm32-wasi``,
 NATS: the retriever's exact-match side finds one if any document writes it) or a name the
 question is about appears in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
@@ -407,9 +408,32 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words "2" and "44"."""
     if not query.versions:
         return True
-    found = {same_release(v) for p in passages
-             for v in dotted_numbers(f"{p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}")}
-    return all(same_release(v) in found for v in query.versions)
+    texts = [f"{p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}" for p in passages]
+    found = {same_release(v) for text in texts for v in dotted_numbers(text)}
+    if not all(same_release(v) in found for v in query.versions):
+        return False
+    # "Gammapy 3.0" is not in passages that write 3.0 only as another product's ("Astropy 3.0")
+    return all(any(_of_product(text, product, version) for text in texts)
+               for product, version in _PRODUCT_RELEASE.findall(query.text) if product.lower() not in _NOT_PRODUCTS)
+
+
+#: a release written after the name of what it is a release of: "Gammapy 3.0", "etcd 2.3.8"
+_PRODUCT_RELEASE = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)(?![\d.]*\w)")
+_NOT_PRODUCTS = STOPWORDS | {"version", "versions", "release", "releases", "v", "since", "before", "after", "until"}
+
+
+def _of_product(text: str, product: str, version: str) -> bool:
+    """Whether ``text`` writes ``version`` other than as the release of another named product: after
+    the product, after a word in lower case or none ("in 3.0", a heading "3.0"), not only after
+    another capitalised name ("Astropy 3.0" for "Gammapy 3.0")."""
+    wanted = same_release(version)
+    for match in re.finditer(r"(?:(\S+)[ \t]+)?v?(\d+(?:\.\d+)+)", text):
+        if same_release(match.group(2)) != wanted:
+            continue
+        before = (match.group(1) or "").strip("([{\"'`*_:,;")
+        if not before or before.lower() == product.lower() or not before[:1].isupper() or before.lower() in _NOT_PRODUCTS:
+            return True
+    return False
 
 
 #: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the
