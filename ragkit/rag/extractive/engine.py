@@ -419,6 +419,7 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
 
 #: a release written after the name of what it is a release of: "Gammapy 3.0", "etcd 2.3.8"
 _PRODUCT_RELEASE = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)(?![\d.]*\w)")
+_DOTTED_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)")
 _NOT_PRODUCTS = STOPWORDS | {"version", "versions", "release", "releases", "v", "since", "before", "after", "until"}
 
 
@@ -427,10 +428,11 @@ def _of_product(text: str, product: str, version: str) -> bool:
     the product, after a word in lower case or none ("in 3.0", a heading "3.0"), not only after
     another capitalised name ("Astropy 3.0" for "Gammapy 3.0")."""
     wanted = same_release(version)
-    for match in re.finditer(r"(?:(\S+)[ \t]+)?v?(\d+(?:\.\d+)+)", text):
-        if same_release(match.group(2)) != wanted:
+    for match in _DOTTED_RELEASE.finditer(text):
+        if same_release(match.group(1)) != wanted:
             continue
-        before = (match.group(1) or "").strip("([{\"'`*_:,;")
+        lead = text[max(0, match.start() - 60):match.start()]  # the word before it, if a space parts them
+        before = lead.split()[-1].strip("([{\"'`*_:,;") if lead[-1:] in (" ", "\t") and lead.strip() else ""
         if not before or before.lower() == product.lower() or not before[:1].isupper() or before.lower() in _NOT_PRODUCTS:
             return True
     return False
