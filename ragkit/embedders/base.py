@@ -109,7 +109,10 @@ class Embedder(ABC):
 
 
 def normalize_rows(arr: np.ndarray) -> np.ndarray:
-    arr = np.asarray(arr, dtype=np.float32)
-    norms = np.linalg.norm(arr, axis=1, keepdims=True)
+    """Each row scaled to unit length, as float32. The lengths are summed in float64: a float32 dot
+    product or norm goes through BLAS kernels that sum in another order on each processor class
+    (OpenBLAS's AVX-512 and AVX2 ``sdot`` differ in the last bit), and the vectors would too."""
+    wide = np.asarray(arr, dtype=np.float64)
+    norms = np.sqrt(np.square(wide).sum(axis=1, keepdims=True))
     norms[norms == 0] = 1.0
-    return np.ascontiguousarray(arr / norms)
+    return np.ascontiguousarray(wide / norms, dtype=np.float32)

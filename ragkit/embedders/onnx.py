@@ -40,7 +40,7 @@ from typing import Any, Literal
 
 import numpy as np
 
-from ragkit.embedders.base import Embedder
+from ragkit.embedders.base import Embedder, normalize_rows
 from ragkit.embedders.models import load_tokenizer, resolve_model_dir
 from ragkit.embedders.onnx_export import (
     DEFAULT_RECIPE,
@@ -317,13 +317,10 @@ def length_batches(lengths: np.ndarray, batch_tokens: int, batch_size: int) -> l
 
 def _mean_pool_normalize(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     if hidden.shape[0] == 1:  # one text, no padding: the mean over its tokens
-        pooled = hidden[0].mean(axis=0, dtype=np.float32)
-        return (pooled / max(float(np.sqrt(pooled @ pooled)), 1e-12))[None, :]
+        return normalize_rows(hidden[0].mean(axis=0, dtype=np.float32)[None, :])
     weights = mask[..., None].astype(np.float32)
     summed = (hidden * weights).sum(axis=1)
-    pooled = summed / np.maximum(weights.sum(axis=1), 1e-9)
-    norms = np.linalg.norm(pooled, axis=1, keepdims=True)
-    return pooled / np.maximum(norms, 1e-12)
+    return normalize_rows(summed / np.maximum(weights.sum(axis=1), 1e-9))
 
 
 def _available_cores() -> int:
