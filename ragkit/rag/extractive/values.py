@@ -6,8 +6,8 @@ port, a version, ``True``, a command's option), usually on a short line under th
 names the setting ("### dev_addr ... **default**: `'127.0.0.1:8000'`"), sometimes in a console
 block ("Serving on http://127.0.0.1:8080"). This module recognises them:
 
-- ``value_question``: whether a question asks for a value, and which kind (``port``, ``version``
-  or any literal);
+- ``value_question``: whether a question asks for a value, and which kind (``port``, ``version``,
+  ``name``: one function, setting, class … named in code, or any literal);
 - ``holds_value``: whether a sentence holds a literal of that kind that the question does not;
 - ``declares_default``: "Default: X", "defaults to X", "(Default 100)", "X by default", a
   documented signature's keyword values ("Signature: `form(max_files=1000)`");
@@ -209,8 +209,10 @@ def _new(literal: str, question_words: frozenset[str]) -> bool:
 
 def holds_value(kind: str | None, sentence: str, question_words: frozenset[str], *, default: bool = False) -> bool:
     """Whether ``sentence`` holds a literal of ``kind`` that the question does not say: a port
-    (``127.0.0.1:8000``, "port 5000"), a version (``3.9``), or for any kind a code span, a quoted
-    string, a number or a constant (``True``, ``None``), or what follows "Default:". With
+    (``127.0.0.1:8000``, "port 5000"), a version (``3.9``), a name in code (a code span, a quoted
+    string or an identifier: ``init.defaultBranch``, ``--dry-run``; a number is none), or for any
+    other kind a code span, a quoted string, a number or a constant (``True``, ``None``), or what
+    follows "Default:". With
     ``default`` (the question asks for a default), a literal of any kind counts only in a sentence
     that declares a default ("Default: X", "defaults to X", "X by default")."""
     if kind is None and default and not declares_default(sentence):
