@@ -261,7 +261,7 @@ def _joined(a: Unit, b: Unit) -> Unit:
 #: a series written out in a sentence: three items or more, the last after "and" or "or" (its
 #: last two comma-separated items are enough to find one: a longer repeat makes the search
 #: quadratic on a long run of commas)
-_ITEM = r"[`'\"*]*\b[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
+_ITEM = r"[`'\"*]*(?<![\w.-])[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
 _SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+[`'\"*]*\w")
 #: the items named after a colon that ends the sentence: "… two new callback props: `onCommit` and `onPostCommit`."
 _NAMED_AFTER_COLON = re.compile(rf":\s+{_ITEM}(?:,\s+{_ITEM})?,?\s+(?:and|or)\s+{_ITEM}\s*\.?$")
