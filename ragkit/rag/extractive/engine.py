@@ -145,6 +145,8 @@ from ragkit.rag.extractive.releases import (
     another_file_release,
     another_release,
     asks_release,
+    of_product,
+    product_releases,
     same_release,
     under_release,
 )
@@ -413,29 +415,8 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     if not all(same_release(v) in found for v in query.versions):
         return False
     # "Gammapy 3.0" is not in passages that write 3.0 only as another product's ("Astropy 3.0")
-    return all(any(_of_product(text, product, version) for text in texts)
-               for product, version in _PRODUCT_RELEASE.findall(query.text) if product.lower() not in _NOT_PRODUCTS)
-
-
-#: a release written after the name of what it is a release of: "Gammapy 3.0", "etcd 2.3.8"
-_PRODUCT_RELEASE = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)(?![\d.]*\w)")
-_DOTTED_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)")
-_NOT_PRODUCTS = STOPWORDS | {"version", "versions", "release", "releases", "v", "since", "before", "after", "until"}
-
-
-def _of_product(text: str, product: str, version: str) -> bool:
-    """Whether ``text`` writes ``version`` other than as the release of another named product: after
-    the product, after a word in lower case or none ("in 3.0", a heading "3.0"), not only after
-    another capitalised name ("Astropy 3.0" for "Gammapy 3.0")."""
-    wanted = same_release(version)
-    for match in _DOTTED_RELEASE.finditer(text):
-        if same_release(match.group(1)) != wanted:
-            continue
-        lead = text[max(0, match.start() - 60):match.start()]  # the word before it, if a space parts them
-        before = lead.split()[-1].strip("([{\"'`*_:,;") if lead[-1:] in (" ", "\t") and lead.strip() else ""
-        if not before or before.lower() == product.lower() or not before[:1].isupper() or before.lower() in _NOT_PRODUCTS:
-            return True
-    return False
+    return all(any(of_product(text, product, version) for text in texts)
+               for product, version in product_releases(query.text))
 
 
 #: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the
@@ -737,13 +718,29 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
         return [same, *(c for c in candidates if c is not same)] if same else candidates
     if query.kind is None or candidates[0].typed:
         return candidates
-    # an answer without the kind is refused for "When …?" and "How many …?" (``lacks_asked_kind``):
-    # there, a close one of the kind from any passage goes first ("May 15, 2025" under a release)
-    anywhere = query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form))
-    same = next((c for c in candidates[1:] if c.typed and (
-        anywhere and c.score >= _TYPED_NEAR * best.score or c.score >= _TYPED_CLOSE * best.score
-        and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section)), None)
+    same = _close_typed(candidates, query)
     return [same, *(c for c in candidates if c is not same)] if same else candidates
+
+
+def _close_typed(candidates: list[Candidate], query: Query, *, refusing: bool = False) -> Candidate | None:
+    """The best candidate after the first (which holds no answer of the kind asked for) that holds
+    one and scores close to the first: of the first's section, at ``_TYPED_CLOSE`` of its score; of
+    any passage at ``_TYPED_NEAR`` for "When …?" and "How many …?", whose answer without the kind
+    is refused (``lacks_asked_kind``: "May 15, 2025" under a release); ``refusing`` (the first
+    would be refused for want of the kind), of any passage at ``_TYPED_RESCUE``, when not about
+    another release than the question's."""
+    best = candidates[0]
+    anywhere = query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form))
+    for c in candidates[1:]:
+        if not c.typed:
+            continue
+        if refusing:
+            if c.score >= _TYPED_RESCUE * best.score and not (query.versions and another_release(c.unit.text, query.versions)):
+                return c
+        elif anywhere and c.score >= _TYPED_NEAR * best.score or c.score >= _TYPED_CLOSE * best.score \
+                and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section:
+            return c
+    return None
 
 
 _CODE_SPAN = re.compile(r"`[^`\n]+`")  # code written inline: what a how-to's sentence tells to use
@@ -862,8 +859,7 @@ def extractive_answer(
         refused = f"no candidate holds a {query.kind}, and words of the question are missing"
     elif query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
-        typed = next((c for c in candidates[1:] if c.typed and c.score >= _TYPED_RESCUE * candidates[0].score
-                      and not (query.versions and another_release(c.unit.text, query.versions))), None)
+        typed = _close_typed(candidates, query, refusing=True)
         if typed is not None:  # a close one that holds it answers, wherever it is (not about another release)
             candidates, refused = [typed, *(c for c in candidates if c is not typed)], ""
     else:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from ragkit.rag.extractive.text import STOPWORDS
 from ragkit.retrieval.heading_match import release_versions
 from ragkit.retrieval.name_match import dotted_releases
 
@@ -82,4 +83,35 @@ def under_release(headings: Iterable[str], question: str) -> bool:
     return bool(releases) and releases <= set(release_versions(" ".join(headings)))
 
 
-__all__ = ["another_file_release", "another_release", "asks_release", "file_releases", "same_release", "under_release"]
+#: a release written after the name of what it is a release of: "Gammapy 3.0", "etcd 2.3.8"
+_PRODUCT_RELEASE = re.compile(r"\b([A-Za-z][\w+-]*)\s+v?(\d+(?:\.\d+)+)(?![\d.]*\w)")
+_DOTTED_RELEASE = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)")
+_NOT_PRODUCTS = STOPWORDS | {"version", "versions", "release", "releases", "v", "since", "before", "after", "until"}
+
+
+def product_releases(question: str) -> list[tuple[str, str]]:
+    """The (product, version) pairs ``question`` writes as a release of a named thing: ("Gammapy",
+    "3.0") of "What does Gammapy 3.0 require?"; not "version 3.0" nor "since 3.0"."""
+    return [(product, version) for product, version in _PRODUCT_RELEASE.findall(question)
+            if product.lower() not in _NOT_PRODUCTS]
+
+
+def of_product(text: str, product: str, version: str) -> bool:
+    """Whether ``text`` writes ``version`` other than as the release of another named product: after
+    the product, after a word in lower case or none ("in 3.0", a heading "3.0"), not only after
+    another capitalised name ("Astropy 3.0" for "Gammapy 3.0")."""
+    wanted = same_release(version)
+    for match in _DOTTED_RELEASE.finditer(text):
+        if same_release(match.group(1)) != wanted:
+            continue
+        lead = text[max(0, match.start() - 60):match.start()]  # the word before it, if a space parts them
+        before = lead.split()[-1].strip("([{\"'`*_:,;") if lead[-1:] in (" ", "\t") and lead.strip() else ""
+        if not before or before.lower() == product.lower() or not before[:1].isupper() or before.lower() in _NOT_PRODUCTS:
+            return True
+    return False
+
+
+__all__ = [
+    "another_file_release", "another_release", "asks_release", "file_releases", "of_product", "product_releases",
+    "same_release", "under_release",
+]
