@@ -418,6 +418,17 @@ def says_duration(sentence: str) -> bool:
     return bool(_DURATION.search(sentence) or _SPAN_IN_WORDS.search(sentence))
 
 
+#: what a number in a sentence may be besides a count or an amount: a release ("0.7.x", "2.0.1",
+#: "v3.5") or a date ("Oct 2016", "March 3, 2021", "2021-03-03")
+_NOT_AMOUNTS = re.compile(
+    r"(?<![\w.])(?:v\d++(?:\.\d++)*+|\d++(?:\.\d++){2,}+|\d++(?:\.\d++)*+\.x)(?!\w|\.\w)"
+    r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*+\.?\s++(?:\d{1,2}(?:st|nd|rd|th)?,?\s++)?"
+    r"(?:1[0-9]{3}|20[0-9]{2})\b"
+    r"|\b(?:1[0-9]{3}|20[0-9]{2})-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+
+
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str],
                     common: frozenset[str] = frozenset()) -> bool:
     """Whether ``sentence`` holds something new (not in the question) of the wanted kind (an
@@ -426,8 +437,10 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     if kind is None:
         return True
     novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
-    if kind == "number":  # a word that starts with a digit ("37", "3.5", "2nd"), not a name with one ("S3", "Wang1")
-        return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in novel) \
+    if kind == "number":  # a word that starts with a digit ("37", "3.5", "2nd"), not a name with one ("S3", "Wang1"),
+        # nor a part of a release ("0.7.x", "v2.1") or of a date ("Oct 2016"): a count or an amount is neither
+        amounts = [w for w in WORD.findall(_NOT_AMOUNTS.sub(" ", sentence)) if w.lower() not in question_words]
+        return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in amounts) \
             or bool(_SPAN_IN_WORDS.search(sentence))
     if kind == "date":  # a time of day, a year, a month, a weekday, or a point a number of units in ("the 3-month mark")
         return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence)) or any(
