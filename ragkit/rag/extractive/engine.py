@@ -251,11 +251,24 @@ _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (
 _PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
 
 
+def _candidate_order(c: Candidate) -> tuple[float, int, int]:
+    """A candidate's place: best score first, then retrieval rank, then position. Scores are sums
+    over sets of words, whose order varies from run to run, so two equal sums may differ in their
+    last bits: they are compared to nine places, and every run gives the same answer."""
+    return -round(c.score, 9), c.unit.rank, c.unit.position
+
+
 def _aliases(wanted: frozenset[str], passages: Sequence[Passage]) -> dict[str, str]:
     """Passage stems that match a question stem by prefix, the light stemmer's misses
-    ("married"/"marriage", "deploy"/"deployment"), mapped to the question's stem."""
+    ("married"/"marriage", "deploy"/"deployment"), mapped to the question's stem; to the shortest
+    when several begin it, its root ("trainer": "train", not "traine"), whatever the sets' order."""
     seen = {t for p in passages for t in terms(f"{p.text} {p.meta.get('heading', '')}")} - wanted
-    return {t: q for t in seen for q in wanted if _prefix_match(t, q) and not q.isdigit()}
+    aliases: dict[str, str] = {}
+    for t in seen:
+        matched = [q for q in wanted if _prefix_match(t, q) and not q.isdigit()]
+        if matched:
+            aliases[t] = min(matched, key=lambda q: (len(q), q))
+    return aliases
 
 
 def _prefix_match(a: str, b: str) -> bool:
@@ -845,7 +858,7 @@ def extractive_answer(
     scored = [*units, *sentence_pairs(units)] if paired else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
-        key=lambda c: (-c.score, c.unit.rank, c.unit.position),
+        key=_candidate_order,
     )
     candidates = _answering(candidates, query, present)
     if similarity is not None and _free_form(query):
@@ -967,7 +980,7 @@ def _by_meaning(candidates: list[Candidate], question: str, similarity: Similari
     rescored = [replace(c, score=c.score * math.exp(_MEANING * (n - best))) for c, n in zip(top, near, strict=True)]
     for c, n in zip(rescored[:5], near, strict=False):
         log.debug("by meaning %.3f (%.2f) [%d] %s", c.score, n, c.unit.number, c.unit.text[:80])
-    return sorted([*rescored, *candidates[_MEANING_DEPTH:]], key=lambda c: (-c.score, c.unit.rank, c.unit.position))
+    return sorted([*rescored, *candidates[_MEANING_DEPTH:]], key=_candidate_order)
 
 
 def _first_copies(candidates: list[Candidate]) -> list[Candidate]:
