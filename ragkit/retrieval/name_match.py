@@ -50,8 +50,20 @@ def name_words(text: str) -> list[str]:
     for word in _WORD.findall(text.lower()):
         if (len(word) < 2 and not word.isdigit()) or word in _FUNCTION_WORDS:
             continue
+        if "." in word:
+            out.append(_release(word))
+            continue
         out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
     return out
+
+
+def _release(dotted: str) -> str:
+    """A dotted number as a release, its zero parts after the second dropped: ``0.12.0`` and
+    ``0.12`` are one release ("nilearn 0.12" names ``0.12.0.rst``), ``2.0.0`` is ``2.0``."""
+    parts = dotted.split(".")
+    while len(parts) > 2 and parts[-1].strip("0") == "":
+        parts.pop()
+    return ".".join(parts)
 
 
 @lru_cache(maxsize=200_000)

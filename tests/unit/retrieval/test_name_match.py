@@ -43,6 +43,12 @@ def _words(query: str) -> list[str]:
     ("Who wrote the tracks layer of Tern 0.4.0?", "release/release_0_4_7.md", 0.0),
     ("Which distributions came in Tern 1.17.0?", "1.17.0-notes.rst", 1.0),
     ("What changed in Tern 8.29?", "minutes/2025_08_29.md", 0.0),  # a date is no release
+    # zero parts after the second leave the release as it is: "Tern 0.12" names ``0.12.0.rst``
+    ("Which colormap did Tern 0.12 make the default?", "0.12.0.rst", 1.0),
+    ("Which colormaps came in Tern 0.8?", "v0.8.0.rst", 1.0),
+    ("Which colormaps came in Tern 0.8?", "v0.8.1.rst", 0.0),
+    ("What changed in Tern 0.10?", "0.1.0.rst", 0.0),
+    ("What are the top 2 reasons?", "2.0.0.rst", 0.0),  # a number alone names no release
 ])
 def test_path_score(query: str, source: str, want: float) -> None:
     assert path_score(_words(query), source) == pytest.approx(want)
