@@ -80,6 +80,17 @@ def test_a_number_after_a_preposition_is_a_condition_not_a_list() -> None:
     assert not wants_list("How long a sabbatical do deckhands get after five years of service?")[0]
     assert wants_list("Which two lamps were added?")[0]
     assert wants_list("What are the three rules of the quay?")[0]
+    assert not wants_list("Since which release can tide filters match across several lines?")[0]
+
+
+def test_a_release_a_year_or_a_verb_is_no_count_of_things() -> None:
+    """"Kelp 2.0 runs" and "the 2025 budget was" count no runs and no budgets: the digit of a
+    release, and a verb ending in "s", made these list questions, whose answer must be a list."""
+    assert not wants_list("What is the oldest Python version Kelp 2.0 runs on?")[0]
+    assert not wants_list("How much of the Harbour Board's 2025 budget was set aside for dredging?")[0]
+    assert not wants_list("Which pragma did the Kelp 5.0 auditors suggest?")[0]
+    assert wants_list("Which 2 files does the tide gauge write?")[0]
+    assert wants_list("Name 3 lamps that the quay uses.")[0]
 
 
 def test_a_list_right_after_a_paragraph_answers_a_list_question() -> None:

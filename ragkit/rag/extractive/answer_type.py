@@ -161,9 +161,11 @@ _HOWTO = re.compile(
     re.IGNORECASE,
 )
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
+#: words ending in "s" that are no plural noun: "the 2025 budget *was* …" counts nothing
+_NOT_PLURALS = r"(?:was|is|has|does|this|its|his|us|as|yes|thus|plus|less|unless|always|perhaps|sometimes)"
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
-    rf"|\b{_COUNT}\s+(?:[\w-]+\s+)?\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    rf"|(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?(?!{_NOT_PLURALS}\b)\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
     r"|^\W*(?:what|which)\s+(?:[\w-]+\s+)?\w+s\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
@@ -171,7 +173,8 @@ _LIST = re.compile(
 _VERB_LIST = re.compile(r"\b(?:i|we|you|to)\s+list\b", re.IGNORECASE)
 #: a number of things after a preposition states a condition or a span ("after five years", "for two
 #: weeks", "within three days"), not the things asked for
-_COUNTED_CONDITION = re.compile(rf"\b(?:after|for|within|over|than|every|past|last)\s+{_COUNT}\b", re.IGNORECASE)
+_COUNTED_CONDITION = re.compile(rf"\b(?:after|for|within|over|than|every|past|last|across|between|among)\s+{_COUNT}\b",
+                                re.IGNORECASE)
 _ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
 
 
