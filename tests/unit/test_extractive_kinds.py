@@ -93,6 +93,14 @@ def test_a_release_a_year_or_a_verb_is_no_count_of_things() -> None:
     assert wants_list("Name 3 lamps that the quay uses.")[0]
 
 
+def test_a_singular_noun_ending_in_s_asks_for_no_list() -> None:
+    """"What HTTP status does …?" asks for one status: a word ending in "ss", "us" or "is" is no plural."""
+    assert not wants_list("What exit status does the tide gauge give on a crash?")[0]
+    assert not wants_list("Which class does the quay use for its lamps?")[0]
+    assert not wants_list("What analysis does the harbour board run?")[0]
+    assert wants_list("Which lamps does the quay use?")[0]
+
+
 def test_a_list_right_after_a_paragraph_answers_a_list_question() -> None:
     """The paragraph says what happens and how to change it, without a colon; the list after it
     holds the choices. Before: sentences of other passages, without the list."""

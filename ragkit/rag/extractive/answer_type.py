@@ -163,10 +163,12 @@ _HOWTO = re.compile(
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
 #: words ending in "s" that are no plural noun: "the 2025 budget *was* …" counts nothing
 _NOT_PLURALS = r"(?:was|is|has|does|this|its|his|us|as|yes|thus|plus|less|unless|always|perhaps|sometimes)"
+#: a plural noun: a word ending in "s", not in "ss", "us" or "is" ("class", "status", "analysis")
+_PLURAL = rf"(?!{_NOT_PLURALS}\b)(?!\w*(?:ss|us|is)\b)\w+s\b"
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
-    rf"|(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?(?!{_NOT_PLURALS}\b)\w+s\b|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
-    r"|^\W*(?:what|which)\s+(?:[\w-]+\s+)?\w+s\s+(?:do|does|did|should|must|are|were|can)\b"
+    rf"|(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    rf"|^\W*(?:what|which)\s+(?:[\w-]+\s+)?{_PLURAL}\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
 )
