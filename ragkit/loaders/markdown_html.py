@@ -1,7 +1,15 @@
-"""HTML headings in Markdown (``<h3 name="config">Does it support config files?</h3>``, a README's
-``<h1 align="center">``) written as the ATX headings they are, so the Markdown splitter gives the
-text under them its heading path. Code blocks are left as written; a heading with no text (a logo
-image) leaves nothing. One pass over the lines: a heading may span ``MAX_HEADING_LINES``."""
+"""HTML in Markdown read as the text it shows.
+
+- **Headings** (``<h3 name="config">Does it support config files?</h3>``, a README's
+  ``<h1 align="center">``) are written as the ATX headings they are, so the Markdown splitter gives
+  the text under them its heading path; a heading with no text (a logo image) leaves nothing. One
+  pass over the lines: a heading may span ``MAX_HEADING_LINES``.
+- **Other tags** of HTML's own vocabulary (``<li>``, ``<span style="…">``, ``<b>``, ``<p>``,
+  ``<td>``) are taken out of lines outside code: ``<li>`` starts a list item ("- "), a table cell
+  ends with " | ", a row's end and ``<br>`` end a line. A handbook page written as HTML lists is
+  indexed, embedded and quoted as its words, not its styles. A tag not of HTML (``<your-name>``),
+  an autolink (``<https://…>``) and anything in a code span or block (fenced, or indented after a
+  blank line) are left as written; a line that held only tags leaves nothing."""
 
 from __future__ import annotations
 
@@ -12,15 +20,26 @@ MAX_HEADING_LINES = 6
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _OPEN = re.compile(r"^[ \t]{0,3}<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
+#: tags of HTML's own vocabulary that show no text of their own (their content is kept)
+_HTML_TAGS = ("a|abbr|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl|dt|em|figcaption|figure|font|hr|i|img|"
+              "ins|kbd|li|mark|ol|p|picture|pre|q|s|samp|section|small|source|span|strike|strong|sub|summary|sup|"
+              "table|tbody|td|tfoot|th|thead|tr|tt|u|ul|var|video")
+_ELEMENT = re.compile(rf"</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.IGNORECASE)
+_ITEM = re.compile(r"<li(?:\s[^<>]{0,2000})?>", re.IGNORECASE)
+_BREAK = re.compile(r"</tr\s*>|<br\s*/?>", re.IGNORECASE)  # a table row's end, a line break
+_CELL = re.compile(r"</t[dh]\s*>\s*<t[dh](?:\s[^<>]{0,2000})?>", re.IGNORECASE)
+_TICKS = re.compile(r"`+")
 
 
 def html_headings(text: str) -> str:
-    """``text`` with its block-level HTML headings written as ``#`` headings, outside code."""
-    if "<h" not in text and "<H" not in text:
+    """``text`` with its block-level HTML headings written as ``#`` headings and its other HTML
+    tags taken out (``<li>`` a list item), outside code."""
+    if "<" not in text:
         return text
     lines = text.split("\n")
     out: list[str] = []
     fence = ""
+    code = False  # the line before was of an indented code block
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -36,6 +55,15 @@ def html_headings(text: str) -> str:
                 level, words, i = heading
                 if words:
                     out.append(f"{'#' * level} {words}")
+                continue
+            # an indented code block: four spaces in, after a blank line or another such line
+            indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
+            code = indented
+            if "<" in line and not indented:
+                shown = _shown(line)
+                i += 1
+                if shown is not None:
+                    out.append(shown)
                 continue
         out.append(line)
         i += 1
@@ -54,6 +82,49 @@ def _heading(lines: list[str], i: int) -> tuple[int, str, int] | None:
             words = " ".join(html.unescape(_TAG.sub(" ", inner)).split())
             return int(opened.group(1)), words, j + 1
     return None
+
+
+def _shown(line: str) -> str | None:
+    """``line`` as it shows: its HTML tags out, but in code spans; None for a line of tags only."""
+    if not _ELEMENT.search(line):
+        return line
+    pieces, pos = [], 0
+    for start, end in _code_spans(line):
+        pieces += [_untagged(line[pos:start]), line[start:end]]
+        pos = end
+    pieces.append(_untagged(line[pos:]))
+    out = [part.strip() for part in "".join(pieces).split("\n")]
+    return "\n".join(part for part in out if part) or None
+
+
+def _code_spans(line: str) -> list[tuple[int, int]]:
+    """The inline code spans of ``line`` as (start, end): a run of backticks to the next run as
+    long (CommonMark's rule), found in one pass from the right, so a line of many unmatched runs
+    takes linear time."""
+    runs = [(m.start(), m.end()) for m in _TICKS.finditer(line)]
+    following: list[int | None] = [None] * len(runs)
+    last: dict[int, int] = {}
+    for k in range(len(runs) - 1, -1, -1):
+        size = runs[k][1] - runs[k][0]
+        following[k] = last.get(size)
+        last[size] = k
+    spans, k = [], 0
+    while k < len(runs):
+        j = following[k]
+        if j is None:
+            k += 1
+            continue
+        spans.append((runs[k][0], runs[j][1]))
+        k = j + 1
+    return spans
+
+
+def _untagged(text: str) -> str:
+    """``text`` (no code in it) without its HTML tags, a list item starting a line, runs of
+    spaces as one."""
+    text = _ITEM.sub("\n- ", _CELL.sub(" | ", _BREAK.sub("\n", text)))
+    text = html.unescape(_ELEMENT.sub(" ", text))
+    return "\n".join(re.sub(r"[ \t]+", " ", part) for part in text.split("\n"))
 
 
 __all__ = ["html_headings"]

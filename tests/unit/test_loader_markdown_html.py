@@ -1,0 +1,54 @@
+"""HTML in Markdown read as the text it shows: a handbook page that writes its list of labels as
+``<li><span style="…">`` lines is indexed and quoted as "- status:…" items, not as styles. Code,
+autolinks and tags that are not HTML's stay as written. The page is written for the test, in the
+shape of a maintainers' handbook where the labels were HTML."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.loaders.markdown_html import html_headings
+from ragkit.registry import loaders
+
+LABELS = (
+    "# Issue labels\n\n"
+    "Maintainers label every issue.\n\n"
+    "<ul>\n"
+    '<li><span style="font-family: monospace; font-weight: bold; background-color: #FFDFB2;">status:ask the board</span>\n'
+    "  <ul>\n"
+    "    <li><b>Hex code:</b> #FFDFB2</li>\n"
+    "    <li><b>Long Description:</b> Keepers need advice from the Harbour Board &amp; its pilots.</li>\n"
+    "  </ul>\n"
+    "</li>\n"
+    "</ul>\n"
+    '<p align="center"><img src="logo.png"></p>\n'
+)
+
+
+def test_html_lists_in_markdown_become_items(tmp_path: Path) -> None:
+    path = tmp_path / "labels.md"
+    path.write_text(LABELS, encoding="utf-8")
+    (doc,) = loaders.get("markdown")().load(path, source="labels.md")
+    assert "style=" not in doc.text and "<" not in doc.text
+    assert "- status:ask the board\n- Hex code: #FFDFB2\n" in doc.text
+    assert "- Long Description: Keepers need advice from the Harbour Board & its pilots." in doc.text
+    assert doc.text.rstrip().endswith("its pilots.")  # the logo's line leaves nothing
+
+
+def test_code_autolinks_and_other_tags_stay_as_written() -> None:
+    text = (
+        "Run <b>now</b> `<li>x</li>` then replace <your-name> and see <https://example.org/a>.\n\n"
+        "```html\n<li>fenced</li>\n```\n\n"
+        "Indented:\n\n    <b>indented code</b>\n\n"
+        "<table><tr><th>Tide</th><th>Height</th></tr><tr><td>High</td><td>4 m</td></tr></table>\n"
+    )
+    shown = html_headings(text)
+    assert "Run now `<li>x</li>` then replace <your-name> and see <https://example.org/a>." in shown
+    assert "<li>fenced</li>" in shown and "    <b>indented code</b>" in shown
+    assert "Tide | Height\nHigh | 4 m" in shown.replace(" \n", "\n")
+
+
+def test_a_line_of_unmatched_backticks_costs_its_length() -> None:
+    """Code spans are found in one pass: a regular expression took time squared on this line."""
+    line = "<b>x</b> " + "`" * 100_000 + " <i>y</i>"
+    assert html_headings(line).endswith("` y")
