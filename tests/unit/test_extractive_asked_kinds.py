@@ -62,3 +62,18 @@ def test_the_largest_limit_asks_for_a_number() -> None:
     answer = extractive_answer("What is the largest limit I can pass to the /api/v1/status/tides gauge statistics "
                                "endpoint?", endpoint)
     assert "5000" in answer, answer
+
+
+def test_a_default_named_after_defaults_to_is_a_value() -> None:
+    """"Which database does the harbour team use by default …?": "… defaults to using Tidebase for
+    most of our applications" names it, though no code or number does; it was refused before."""
+    from ragkit.rag.extractive.values import holds_value
+
+    page = [Passage(1, (
+        "## Choosing a datastore\n\nMany factors should influence how harbour engineers choose a datastore. "
+        "To make this choice simpler, the harbour team defaults to using Tidebase for most of its applications. "
+        "Other stores need a review.\n"), {"source": "datastores.md"})]
+    answer = extractive_answer("Which database does the harbour team use by default for new applications?", page)
+    assert "Tidebase" in answer and answer != REFUSAL
+    assert holds_value(None, "The team defaults to using Tidebase.", frozenset({"team"}), default=True)
+    assert not holds_value(None, "The team defaults to using it.", frozenset({"team"}), default=True)

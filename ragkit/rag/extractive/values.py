@@ -69,6 +69,7 @@ _DEFAULT = re.compile(
 
 #: a question that asks what happens when the user sets nothing asks for a default ("… unless I
 #: change it?", "… if I don't pass a comparison function?", "… out of the box?")
+_DEFAULTS_TO = re.compile(r"\bdefaults\s+to\s+(?:using\s+|the\s+)?([A-Z][\w.+-]*)")
 _IMPLIED_DEFAULT = re.compile(
     r"\bunless\s+(?:i|you|we|one)\s+(?:change|set|override|configure|specify|pass|customi[sz]e)\s+(?:it|them|that|this)?"
     r"|\b(?:if|when)\s+(?:i|you|we|one)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
@@ -232,7 +233,11 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     if any(_new(lit, question_words) for lit in literals):
         return True
     after = re.split(r"\bdefaults?\s*[:=]", sentence, maxsplit=1, flags=re.IGNORECASE)
-    return len(after) == 2 and _new(after[1], question_words)
+    if len(after) == 2 and _new(after[1], question_words):
+        return True
+    # "… defaults to (using) Postgres": a name the question does not say, right after the default's verb
+    named = _DEFAULTS_TO.search(sentence)
+    return bool(named) and _new(named.group(1), question_words)
 
 
 _ADDRESS = re.compile(r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]):\d{2,5}\b", re.IGNORECASE)
