@@ -77,3 +77,18 @@ def test_a_default_named_after_defaults_to_is_a_value() -> None:
     assert "Tidebase" in answer and answer != REFUSAL
     assert holds_value(None, "The team defaults to using Tidebase.", frozenset({"team"}), default=True)
     assert not holds_value(None, "The team defaults to using it.", frozenset({"team"}), default=True)
+
+
+def test_a_case_before_a_question_word_after_a_preposition_asks_no_date() -> None:
+    """"When a coordinator fetches the data, *on which* platforms …?" asks for platforms, not a
+    date: the case first, then the question, as "When …, which …?" was read already."""
+    assert answer_type("When a coordinator fetches the data, on which read-only platforms can the limit be 0?")[0] is None
+    assert answer_type("When the gauge reads high, which lamp turns on?")[0] is None
+    assert answer_type("When was the gauge installed?")[0] == "date"
+    page = [Passage(1, (
+        "## When using a coordinator\n\nA coordinator only centralises the inbound data updates. "
+        "This means you can set `BEACON_LIMIT = 0` for read-only platforms (`tide_gauge`, `buoy`) and only the "
+        "lamp calls are limited.\n"), {"source": "limits.md"})]
+    answer = extractive_answer(
+        "When a coordinator handles data fetching, on which read-only platforms can BEACON_LIMIT simply be set to 0?", page)
+    assert "`tide_gauge`" in answer

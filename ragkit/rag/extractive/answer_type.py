@@ -125,8 +125,9 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 
 #: a case the question states before it asks ("When both … could satisfy a requirement, which …?",
 #: "If the cache is full, what …?"): the question is what follows it
-_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*(?=(?:what|which|who|whom|whose|how|when|where)\b)",
-                         re.IGNORECASE)
+_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*"
+                         r"(?=(?:(?:on|in|at|for|from|to|with|by|since|under|after|before)\s+)?"
+                         r"(?:what|which|who|whom|whose|how|when|where)\b)", re.IGNORECASE)
 
 
 _OPENS_WITH_WHICH = re.compile(rf"{WHICH_OPENING}\b", re.IGNORECASE)
