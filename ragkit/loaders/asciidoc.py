@@ -19,7 +19,8 @@ and names them, one pass over the lines:
   one defined elsewhere (a book's index file) stays as written, as Asciidoctor shows it.
 - A cross reference reads as its text (``<<id,text>>``, ``xref:file.adoc[text]``), else its
   target; a link as its text (``https://…[text]``, ``link:…[text]``), else its address;
-  ``kbd:[…]``, ``btn:[…]``, ``pass:[…]`` as what they hold; a line's hard break (`` +``) goes.
+  ``kbd:[…]``, ``btn:[…]``, ``pass:[…]`` as what they hold (the HTML in ``pass:[…]`` as its text);
+  a line's hard break (`` +``) goes.
 - An index term reads as Asciidoctor shows it: a concealed one (``(((Dulwich)))``) goes, a flow
   one (``((Dulwich))``) is its text; a curved quote (``"`gc`"``) its text in quotes, a curved
   apostrophe (``it`'s``) an apostrophe.
@@ -34,6 +35,7 @@ from pathlib import Path
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.markdown_html import html_text
 from ragkit.registry import loaders
 
 _HEADING = re.compile(r"(={1,6}|#{1,6})[ \t]+(\S.*)")  # matched on the line without its trailing spaces
@@ -77,7 +79,7 @@ class AsciiDocLoader(MarkupLoader):
 
     name = "asciidoc"
     mime = "text/asciidoc"
-    version = 2  # 2: index terms dropped, curved quotes as quotes
+    version = 3  # 2: index terms dropped, curved quotes as quotes; 3: HTML in ``pass:[…]`` read as its text
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if _ARMOR.match(text):  # ``.asc`` is also the extension of an armored key or signature
@@ -253,5 +255,5 @@ def _inline(text: str, values: dict[str, str]) -> str:
     text = _CURVED_APOSTROPHE.sub("'", _CURVED_QUOTE.sub(r"\1\2\1", text))
     text = _REFERENCE.sub(lambda m: values.get(m.group(1), _CHARACTERS.get(m.group(1), m.group(0))), text)
     text = _CROSS_REFERENCE.sub(lambda m: (m.group(2) or m.group(1)).strip(), text)
-    text = _MACRO.sub(lambda m: m.group(2) or m.group(1), text)
+    text = _MACRO.sub(lambda m: html_text(m.group(2)) if m.group(0).startswith("pass") else m.group(2) or m.group(1), text)
     return _URL_TEXT.sub(lambda m: m.group(2) or m.group(1), text)

@@ -119,6 +119,12 @@ def _code_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
+def html_text(text: str) -> str:
+    """``text`` (no code in it) with HTML's own tags taken out and runs of spaces made one: what
+    AsciiDoc's ``pass:[<span class="keep-together">Field tag</span>]`` shows."""
+    return " ".join(html.unescape(_ELEMENT.sub(" ", text)).split()) if _ELEMENT.search(text) else text
+
+
 def _untagged(text: str) -> str:
     """``text`` (no code in it) without its HTML tags, a list item starting a line, runs of
     spaces as one."""
@@ -127,4 +133,4 @@ def _untagged(text: str) -> str:
     return "\n".join(re.sub(r"[ \t]+", " ", part) for part in text.split("\n"))
 
 
-__all__ = ["html_headings"]
+__all__ = ["html_headings", "html_text"]

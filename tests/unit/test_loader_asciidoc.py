@@ -157,3 +157,18 @@ def test_an_armored_openpgp_file_is_skipped_with_its_reason(tmp_path: Path) -> N
                     encoding="utf-8")
     with pytest.raises(LoaderError, match="OpenPGP key or signature"):
         load(path)
+
+
+def test_html_in_a_passthrough_is_read_as_its_text() -> None:
+    """A book's table header written ``pass:[<span class="keep-together">Field tag</span>]`` reads
+    "Field tag": the span and its class were indexed, embedded and quoted before."""
+    text, _ = asciidoc_to_markdown(
+        "= Invoices\n\n"
+        "[options=\"header\"]\n|===\n"
+        "|pass:[<span class=\"keep-together\">Field tag</span>]|pass:[<span class=\"keep-together\">Data length</span>]|Usage\n"
+        "|`x`|Variable|The expiry time of the tide permit. The default is 1 hour if not specified.\n"
+        "|===\n\nKeep pass:[<b>this</b> &amp; that] and pass:[plain] as written.\n"
+    )
+    assert "<span" not in text and "keep-together" not in text
+    assert "Field tag | Data length | Usage" in text
+    assert "Keep this & that and plain as written." in text
