@@ -1,8 +1,9 @@
 """E-mail: single messages (``.eml``, loader ``eml``) and mailboxes (``.mbox``, loader ``mbox``),
 with the standard library's ``email`` and ``mailbox``.
 
-A message in UTF-16 or UTF-32 (a mail client's export) is read as well as one in bytes. A message becomes a document of its ``Subject``, ``From``, ``To`` and ``Date`` lines, a blank line
-and its body (the plain-text part, else the HTML part as visible text). Its attachments go through
+A message in UTF-16 or UTF-32 (a mail client's export) is read as well as one in bytes. A message
+becomes a document of its ``Subject``, ``From``, ``To``, ``Cc`` and ``Date`` lines, an
+``Attachments`` line naming its attached files, a blank line and its body (the plain-text part, else the HTML part as visible text). Its attachments go through
 the loader of their extension (a PDF through ``pdf``, a CSV through ``csv``...; the pipeline's
 ``loaders:`` mapping applies to them as to files, with its options), each document
 marked with ``attachment`` (the file name); attachments that are assets (images...), have no loader
@@ -20,7 +21,7 @@ import email.utils
 import logging
 import mailbox
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ _NO_NESTING = frozenset({"eml", "mbox"})
 
 class _MailLoader(Loader):
     option_defaults = {"attachments": True}
+    version = 2  # 2: an "Attachments:" line names the message's attached files
     _inner: InnerLoaders = staticmethod(default_inner_loader)
 
     def use_inner_loaders(self, choose: InnerLoaders) -> None:
@@ -51,6 +53,8 @@ class _MailLoader(Loader):
             date=_iso_date(msg), **extra,
         )
         lines = [f"{name}: {value}" for name in HEADERS if (value := _header(msg, name))]
+        if named := attachment_line(part.get_filename() or "" for part in msg.iter_attachments()):
+            lines.append(named)
         body = _body(msg)
         docs = [Document(text=strip_encoded_data("\n".join(lines) + ("\n\n" + body if body else "")), metadata=meta)]
         if self.options["attachments"]:
@@ -119,6 +123,19 @@ def _message_bytes(data: bytes, where: str) -> bytes:
 
 def _parse(f: Any) -> EmailMessage:
     return email.message_from_binary_file(f, policy=email.policy.default)  # type: ignore[return-value]
+
+
+MAX_ATTACHMENT_NAMES = 50  # a message naming more lists these and says how many more
+
+
+def attachment_line(names: Iterable[str]) -> str:
+    """The "Attachments: report.pdf, photo.jpg" header line of a message's attached files ("" when
+    none has a name): the mail says what it carries ("the email with the PDF attached")."""
+    found = [" ".join(n.split())[:200] for n in names if n and n.strip()]
+    if not found:
+        return ""
+    more = len(found) - MAX_ATTACHMENT_NAMES
+    return "Attachments: " + ", ".join(found[:MAX_ATTACHMENT_NAMES]) + (f" and {more} more" if more > 0 else "")
 
 
 def _header(msg: EmailMessage, name: str) -> str:
@@ -214,4 +231,4 @@ def _load_attachment(name: str, data: bytes, choose: InnerLoaders, source: str, 
     ]
 
 
-__all__ = ["EmlLoader", "MboxLoader"]
+__all__ = ["EmlLoader", "MboxLoader", "attachment_line"]

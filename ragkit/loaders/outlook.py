@@ -4,9 +4,10 @@ An Outlook ``.msg`` file is an OLE compound file whose MAPI properties are strea
 ``__substg1.0_<id><type>`` (type ``001F``: UTF-16 text, ``001E``: 8-bit text, ``0102``: bytes)
 plus a fixed-size ``__properties_version1.0`` stream holding the dates. The message becomes one
 document laid out as the ``eml`` loader lays out a message: its ``Subject``, ``From``, ``To``,
-``Cc`` and ``Date`` lines, a blank line and its body (the plain-text body, else the HTML body as
-visible text). Metadata: ``title`` (the subject), ``author`` (the sender), ``date`` (ISO 8601,
-UTC). Attachments are not read (a log line names how many were left out).
+``Cc`` and ``Date`` lines, an ``Attachments`` line naming its attached files, a blank line and
+its body (the plain-text body, else the HTML body as visible text). Metadata: ``title`` (the
+subject), ``author`` (the sender), ``date`` (ISO 8601, UTC). The attachments' content is not read
+(a log line names how many were left out).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.mail import attachment_line
 from ragkit.loaders.office_binary import read_ole
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -42,6 +44,7 @@ class MsgLoader(Loader):
 
     name = "msg"
     mime = "application/vnd.ms-outlook"
+    version = 2  # 2: an "Attachments:" line names the attached files
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         def read(ole: Any) -> tuple[list[str], str, str, str | None, str | None, int]:
@@ -51,9 +54,11 @@ class MsgLoader(Loader):
                 ("Subject", subject), ("From", sender), ("To", fields.text(_TO)), ("Cc", fields.text(_CC)),
                 ("Date", date or "")) if value]
             body = fields.text(_BODY) or _visible(fields.text(_HTML))
-            attachments = sum(1 for entry in ole.listdir(streams=False, storages=True)
-                              if len(entry) == 1 and entry[0].startswith("__attach_version1.0_"))
-            return lines, body, subject, sender, date, attachments
+            storages = [entry[0] for entry in ole.listdir(streams=False, storages=True)
+                        if len(entry) == 1 and entry[0].startswith("__attach_version1.0_")]
+            if named := attachment_line(_attachment_name(fields, storage) for storage in storages):
+                lines.append(named)
+            return lines, body, subject, sender, date, len(storages)
 
         lines, body, subject, sender, date, attachments = read_ole(
             path, read, extra="msg", what="an Outlook message",
@@ -77,11 +82,12 @@ class _Message:
     def _stream(self, name: str) -> bytes | None:
         return self.ole.openstream(name).read() if self.ole.exists(name) else None
 
-    def text(self, prop: str) -> str:
+    def text(self, prop: str, *, within: str = "") -> str:
         """A text property: UTF-16 (``001F``), else 8-bit (``001E``, as Windows-1252), else bytes
-        (``0102``: an HTML body), decoded; "" when the message has none."""
+        (``0102``: an HTML body), decoded; "" when the message has none. ``within``: the storage
+        that holds it (an attachment's), else the message's own."""
         for kind, encoding in (("001F", "utf-16-le"), ("001E", "cp1252"), ("0102", "utf-8")):
-            data = self._stream(f"__substg1.0_{prop}{kind}")
+            data = self._stream(f"{within}/__substg1.0_{prop}{kind}" if within else f"__substg1.0_{prop}{kind}")
             if data is not None:
                 return data.decode(encoding, "replace").rstrip("\x00").strip()
         return ""
@@ -101,6 +107,15 @@ class _Message:
             return (_FILETIME_EPOCH + timedelta(microseconds=value // 10)).isoformat()
         except OverflowError:
             return None
+
+
+def _attachment_name(fields: _Message, storage: str) -> str:
+    """An attachment's file name: its long file name, else its short one, else its display name."""
+    for prop in ("3707", "3704", "3001"):
+        name = fields.text(f"{prop}", within=storage)
+        if name:
+            return name
+    return ""
 
 
 def _sender(fields: _Message) -> str:

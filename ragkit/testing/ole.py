@@ -1,7 +1,9 @@
 """A minimal OLE compound-file writer, for tests: small streams (each under 4096 bytes, kept in
-the mini stream) in the root storage, as an Outlook ``.msg`` file holds its MAPI properties.
+the mini stream) in the root storage or one storage down, as an Outlook ``.msg`` file holds its
+MAPI properties and its attachments' properties.
 
-    write_ole(path, {"__substg1.0_0037001F": "Subject".encode("utf-16-le")})
+    write_ole(path, {"__substg1.0_0037001F": "Subject".encode("utf-16-le"),
+                     "__attach_version1.0_#00000000/__substg1.0_3707001F": "a.pdf".encode("utf-16-le")})
 """
 
 from __future__ import annotations
@@ -39,9 +41,38 @@ def write_ole(path: Path, streams: dict[str, bytes]) -> Path:
         starts.append(len(mini_data) // _MINI)
         mini_fat += _chain(len(mini_data) // _MINI, sectors)
         mini_data += data.ljust(sectors * _MINI, b"\x00")
+    # the directory: the root's items (streams, and storages holding streams: "storage/stream"), each
+    # level a chain of right siblings, a storage's streams right after it
+    top: list[str] = []
+    inside: dict[str, list[str]] = {}
+    for name in names:
+        storage, _, stream = name.rpartition("/")
+        if storage and storage not in inside:
+            inside[storage] = []
+            top.append(storage)
+        (inside[storage] if storage else top).append(stream if storage else name)
+    index: dict[str, int] = {}
+    order: list[str] = []
+    for item in top:
+        index[item] = len(order) + 1
+        order.append(item)
+        for stream in inside.get(item, []):
+            index[f"{item}/{stream}"] = len(order) + 1
+            order.append(f"{item}/{stream}")
+    start_of = dict(zip(names, starts, strict=True))
+
+    def sibling(level: list[str], i: int, prefix: str = "") -> int:
+        return index[prefix + level[i + 1]] if i + 1 < len(level) else _FREE
+
     entries = [_entry("Root Entry", 5, 0, 0, child=1 if names else _FREE)]  # start set below
-    for i, name in enumerate(names, start=1):
-        entries.append(_entry(name, 2, starts[i - 1], len(streams[name]), right=i + 1 if i < len(names) else _FREE))
+    for item in order:
+        storage, _, leaf = item.rpartition("/")
+        level, prefix = (inside[storage], f"{storage}/") if storage else (top, "")
+        right = sibling(level, level.index(leaf), prefix)
+        if item in inside:
+            entries.append(_entry(item, 1, 0, 0, right=right, child=index[f"{item}/{inside[item][0]}"]))
+        else:
+            entries.append(_entry(leaf, 2, start_of[item], len(streams[item]), right=right))
     dir_sectors = -(-len(entries) // 4)
     minifat_sectors = -(-len(mini_fat) // 128)
     stream_sectors = -(-len(mini_data) // _SECTOR)

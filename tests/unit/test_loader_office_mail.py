@@ -169,7 +169,9 @@ def test_an_eml_gives_headers_body_and_attachments_through_their_loaders(tmp_pat
     path.write_bytes(bytes(msg))
     docs = load("eml", path)
     assert docs[0].text == ("Subject: Ferry timetable ✓\nFrom: Ana Reid <ana@example.com>\nTo: crew@example.com\n"
-                            "Date: Tue, 01 Apr 2025 10:00:00 +0000\n\nThe ferry leaves at noon on Tuesdays.")
+                            "Date: Tue, 01 Apr 2025 10:00:00 +0000\n"
+                            "Attachments: ports.csv, notes.md, logo.png, broken.pdf\n\n"  # what the mail carries
+                            "The ferry leaves at noon on Tuesdays.")
     assert docs[0].metadata == {"source": "timetable.eml", "mime": "message/rfc822", "title": "Ferry timetable ✓",
                                 "author": "Ana Reid <ana@example.com>", "date": "2025-04-01T10:00:00+00:00"}
     by_name = {d.metadata.get("attachment"): d for d in docs[1:]}
@@ -264,6 +266,28 @@ def test_an_outlook_message_reads_as_its_headers_and_body(tmp_path: Path) -> Non
                         "Date: 2024-11-30T20:53:20+00:00\n\nThe ferry leaves at noon from pier 2.\nBring your ticket.")
     assert doc.metadata["title"] == "Ferry timetable" and doc.metadata["author"].startswith("Marta Quell")
     assert doc.metadata["date"] == "2024-11-30T20:53:20+00:00"
+
+
+def test_an_outlook_message_names_its_attachments(tmp_path: Path) -> None:
+    """"Who sent the test email that has a PDF attached?": the message says what it carries, by the
+    long file name, else the short one, else the display name; the attachments' text is not read."""
+    pytest.importorskip("olefile", reason="the msg extra (olefile) is not installed: pip install 'ragkit[msg]'")
+    from ragkit.testing.ole import write_ole
+
+    def utf16(text: str) -> bytes:
+        return text.encode("utf-16-le")
+
+    path = write_ole(tmp_path / "rota.msg", {
+        "__substg1.0_0037001F": utf16("Rota"), "__substg1.0_0C1A001F": utf16("Marta Quell"),
+        "__substg1.0_1000001F": utf16("The rota is attached."),
+        "__attach_version1.0_#00000000/__substg1.0_3707001F": utf16("winter rota.pdf"),
+        "__attach_version1.0_#00000000/__substg1.0_3704001F": utf16("WINTER~1.PDF"),
+        "__attach_version1.0_#00000001/__substg1.0_3704001F": utf16("PIERS.CSV"),
+        "__attach_version1.0_#00000002/__substg1.0_3001001F": utf16("Harbour map"),
+    })
+    [doc] = load("msg", path)
+    assert doc.text == ("Subject: Rota\nFrom: Marta Quell\nAttachments: winter rota.pdf, PIERS.CSV, Harbour map\n\n"
+                        "The rota is attached.")
 
 
 def test_a_msg_file_that_is_not_an_outlook_message_is_skipped_with_its_reason(tmp_path: Path) -> None:
