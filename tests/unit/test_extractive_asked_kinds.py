@@ -3,7 +3,7 @@ length of time says "time", and "a single issue" is a number."""
 
 from __future__ import annotations
 
-from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind
 from ragkit.rag.extractive.answer_type import answer_type, has_answer_type, quantity_measure
 from ragkit.rag.passages import Passage
 
@@ -92,3 +92,21 @@ def test_a_case_before_a_question_word_after_a_preposition_asks_no_date() -> Non
     answer = extractive_answer(
         "When a coordinator handles data fetching, on which read-only platforms can BEACON_LIMIT simply be set to 0?", page)
     assert "`tide_gauge`" in answer
+
+
+def test_how_many_is_not_answered_by_a_count_of_other_things() -> None:
+    """"How many lighthouses have reached the gold grade?" is not answered by "There are 4 grades":
+    a number followed by another plural counts that; the passages give no count asked for."""
+    from ragkit.rag.extractive.answer_type import counts_other
+    from ragkit.rag.extractive.query import read_question
+
+    page = [Passage(1, (
+        "## Grades\n\nThere are 4 grades, bronze, silver, gold and platinum. Gold is the highest grade "
+        "a lighthouse can reach, the mark of a well kept light.\n"), {"source": "grades.md"})]
+    question = "How many lighthouses have reached the gold grade so far?"
+    answer = extractive_answer(question, page)
+    assert "4 grades" not in answer and lacks_asked_kind(question, answer)  # the local provider refuses it
+    noun = read_question(question).counted  # the stem of "lighthouses"
+    assert counts_other(noun, "There are 4 grades.")
+    assert not counts_other(noun, "Twelve lighthouses are gold.")
+    assert not counts_other(noun, "About 40 of them are gold.")  # a number of something unnamed may be it

@@ -404,6 +404,29 @@ def counts(noun: str, sentence: str) -> bool:
     return False
 
 
+def counts_other(noun: str, sentence: str) -> bool:
+    """Whether every number ``sentence`` gives counts things other than ``noun`` (a stem), each
+    followed by a plural in lower case after at most two modifiers: "There are 4 scaled tiers"
+    gives no number of integrations. A number alone, or before anything else, may be the count."""
+    words = WORD.findall(_BROKEN_WORD.sub("", sentence))
+    found = False
+    for i, w in enumerate(words):
+        if not (any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS):
+            continue
+        other = False
+        for v in words[i + 1:i + 2 + _COUNT_GAP]:
+            low = v.lower()
+            if stem(v) == noun or not v[0].islower() or low in STOPWORDS or low in _RATE_WORDS:
+                break
+            if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+                other = True
+                break
+        if not other:
+            return False
+        found = True
+    return found
+
+
 #: a point in time counted in units ("at the 3-month mark", "after 6 weeks", "within 48 hours"):
 #: what "When do new employees have reviews?" is answered with, though it names no date
 _UNITS_OF_TIME = r"\b\d+(?:\.\d+)?(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"

@@ -129,6 +129,7 @@ from ragkit.rag.extractive.answer_type import (
     asks_conditional,
     asks_why,
     counts,
+    counts_other,
     defines,
     expands,
     gives_alias,
@@ -193,6 +194,7 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
+_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)  # asks for a count of a noun (not "how far", "how old")
 _LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of time, unless a passage says "N … long"
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
@@ -576,6 +578,8 @@ def _typed(u: Unit, query: Query) -> bool:
     text = _row_values(u.text) if u.kind == "row" else u.text
     if query.counted_given and not counts(query.counted, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
+    if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text):
+        return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
     return (query.kind is not None and has_answer_type(query.kind, text, query.words, query.common)
             and in_measure(query.measure, text))
 
