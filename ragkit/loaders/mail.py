@@ -3,11 +3,12 @@ with the standard library's ``email`` and ``mailbox``.
 
 A message in UTF-16 or UTF-32 (a mail client's export) is read as well as one in bytes. A message
 becomes a document of its ``Subject``, ``From``, ``To``, ``Cc`` and ``Date`` lines, an
-``Attachments`` line naming its attached files, a blank line and its body (the plain-text part, else the HTML part as visible text). Its attachments go through
-the loader of their extension (a PDF through ``pdf``, a CSV through ``csv``...; the pipeline's
-``loaders:`` mapping applies to them as to files, with its options), each document
-marked with ``attachment`` (the file name); attachments that are assets (images...), have no loader
-or cannot be read are left out with a log line, the message itself is still indexed. Metadata:
+``Attachments`` line naming its attached files, a blank line and its body (the plain-text part,
+else the HTML part as visible text). Its attachments go through the loader of their extension (a
+PDF through ``pdf``, a CSV through ``csv``...; the pipeline's ``loaders:`` mapping applies to them
+as to files, with its options), each document marked with ``attachment`` (the file name);
+attachments that are assets (images...), have no loader or cannot be read are left out with a log
+line, the message itself is still indexed. Metadata:
 ``title`` (the subject), ``author`` (the sender), ``date`` (ISO 8601); in a mailbox ``page`` is
 the message number (1-based). A mailbox is read one message at a time.
 """

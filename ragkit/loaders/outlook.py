@@ -112,7 +112,7 @@ class _Message:
 def _attachment_name(fields: _Message, storage: str) -> str:
     """An attachment's file name: its long file name, else its short one, else its display name."""
     for prop in ("3707", "3704", "3001"):
-        name = fields.text(f"{prop}", within=storage)
+        name = fields.text(prop, within=storage)
         if name:
             return name
     return ""

@@ -166,6 +166,7 @@ _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"
 _NOT_PLURALS = r"(?:was|is|has|does|this|its|his|us|as|yes|thus|plus|less|unless|always|perhaps|sometimes)"
 #: a plural noun: a word ending in "s", not in "ss", "us" or "is" ("class", "status", "analysis")
 _PLURAL = rf"(?!{_NOT_PLURALS}\b)(?!\w*(?:ss|us|is)\b)\w+s\b"
+_PLURAL_WORD = re.compile(_PLURAL, re.IGNORECASE)
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
     rf"|(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
@@ -418,7 +419,7 @@ def counts_other(noun: str, sentence: str) -> bool:
             low = v.lower()
             if stem(v) == noun or not v[0].islower() or low in STOPWORDS or low in _RATE_WORDS:
                 break
-            if low.endswith("s") and not low.endswith(("ss", "us", "is")):
+            if _PLURAL_WORD.fullmatch(v):
                 other = True
                 break
         if not other:
