@@ -110,3 +110,22 @@ def test_how_many_is_not_answered_by_a_count_of_other_things() -> None:
     assert counts_other(noun, "There are 4 grades.")
     assert not counts_other(noun, "Twelve lighthouses are gold.")
     assert not counts_other(noun, "About 40 of them are gold.")  # a number of something unnamed may be it
+
+
+def test_a_count_in_words_may_name_a_defined_term_in_capitals() -> None:
+    """Bylaws capitalise their defined terms: "Quorum … is seven Wardens" counts wardens, as
+    "seven wardens" would, although another passage writes the noun in lower case. After digits
+    a capitalised word may start a numbered heading ("2 Wardens and Keepers"), not a count."""
+    from ragkit.rag.extractive.answer_type import counts
+
+    pages = [
+        Passage(1, ("## 4. Board of Wardens > Meetings and Quorum\n\nThe Board meets every second month. "
+                    "Quorum for meetings of the Board is seven Wardens, at least one of them a Keeper.\n"),
+                {"source": "charter.md"}),
+        Passage(2, ("## Lamp committee\n\nThe lamp committee has a minimum of three wardens; about six is "
+                    "recommended.\n"), {"source": "committees.md"}),
+    ]
+    answer = extractive_answer("How many wardens must attend a board meeting for it to be quorate?", pages)
+    assert "seven Wardens" in answer
+    assert counts("warden", "Quorum is seven Wardens.") and counts("warden", "three wardens")
+    assert not counts("warden", "2 Wardens and Keepers")

@@ -392,13 +392,14 @@ def counts(noun: str, sentence: str) -> bool:
     """Whether ``sentence`` gives a number of ``noun`` (a stem): a number, then the noun in lower
     case after at most two modifiers ("70 characters", "a stack of N = 6 identical layers", "8
     million documents"; not a section number, "2 Character-level Networks", nor "3e) show that
-    characters")."""
+    characters"). After a number in words the noun may be capitalised, as bylaws write their
+    defined terms ("Quorum … is five Members"): no section is numbered in words."""
     words = WORD.findall(_BROKEN_WORD.sub("", sentence))
     for i, w in enumerate(words):
-        if not (any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS):
+        if not (digits := any(c.isdigit() for c in w)) and w.lower() not in _NUMBER_WORDS:
             continue
         for v in words[i + 1:i + 2 + _COUNT_GAP]:
-            if stem(v) == noun and v[0].islower():
+            if stem(v) == noun and (v[0].islower() or not digits):
                 return True
             if v.lower() in STOPWORDS or v.lower() in _RATE_WORDS or not v[0].islower():
                 break
