@@ -3,7 +3,7 @@ stripped, title extracted; mdBook's ``{{#include …}}`` directives resolved aga
 (``ragkit.loaders.mdbook``); MDX's imports, exports, JSX components and comments removed, and
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
 read as the text they stand for (``ragkit.loaders.myst``); HTML headings as ``#`` headings and other
-HTML as the text it shows, ``<li>`` a list item (``ragkit.loaders.markdown_html``)."""
+HTML as the text it shows, ``<li>`` a list item, comments as nothing (``ragkit.loaders.markdown_html``)."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ class MarkdownLoader(Loader):
 
     name = "markdown"
     mime = "text/markdown"
-    version = 2  # 2: HTML tags other than headings taken out of the text (``<li>`` a list item)
+    version = 3  # 2: HTML tags other than headings taken out of the text (``<li>`` a list item); 3: comments too
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path)

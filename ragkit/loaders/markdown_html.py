@@ -9,7 +9,9 @@
   ends with " | ", a row's end and ``<br>`` end a line. A handbook page written as HTML lists is
   indexed, embedded and quoted as its words, not its styles. A tag not of HTML (``<your-name>``),
   an autolink (``<https://…>``) and anything in a code span or block (fenced, or indented after a
-  blank line) are left as written; a line that held only tags leaves nothing."""
+  blank line) are left as written; a line that held only tags leaves nothing.
+- **Comments** (``<!-- … -->``, a licence header, a hidden test listing) show nothing and are taken
+  out, over as many lines as they span; an unclosed ``<!--`` is kept as text."""
 
 from __future__ import annotations
 
@@ -32,8 +34,8 @@ _TICKS = re.compile(r"`+")
 
 
 def html_headings(text: str) -> str:
-    """``text`` with its block-level HTML headings written as ``#`` headings and its other HTML
-    tags taken out (``<li>`` a list item), outside code."""
+    """``text`` with its block-level HTML headings written as ``#`` headings, its comments and its
+    other HTML tags taken out (``<li>`` a list item), outside code."""
     if "<" not in text:
         return text
     lines = text.split("\n")
@@ -49,6 +51,16 @@ def html_headings(text: str) -> str:
                 fence = ""
         elif marker:
             fence = marker.group(1)
+        elif (opened := _comment_at(line)) >= 0 and (closed := _comment_end(lines, i, opened)) is not None:
+            j, end = closed  # a comment shows nothing: the text around it stays, a line it filled is blank
+            left = line[:opened] + lines[j][end:]
+            if left.strip():
+                lines[j] = left
+                i = j
+            else:
+                out.append("")
+                i = j + 1
+            continue
         else:
             heading = _heading(lines, i)
             if heading is not None:
@@ -68,6 +80,29 @@ def html_headings(text: str) -> str:
         out.append(line)
         i += 1
     return "\n".join(out)
+
+
+def _comment_at(line: str) -> int:
+    """Where an HTML comment (``<!--``) opens in ``line`` outside its code spans, else -1."""
+    at = line.find("<!--")
+    while at >= 0:
+        if not any(start <= at < end for start, end in _code_spans(line)):
+            return at
+        at = line.find("<!--", at + 4)
+    return -1
+
+
+def _comment_end(lines: list[str], i: int, opened: int) -> tuple[int, int] | None:
+    """``(line, column after "-->")`` of the end of the comment opened at ``lines[i][opened]``;
+    None when it never ends (the text after an unclosed ``<!--`` is kept: nothing is lost to a
+    typo)."""
+    at = lines[i].find("-->", opened + 4)
+    if at >= 0:
+        return i, at + 3
+    for j in range(i + 1, len(lines)):
+        if (at := lines[j].find("-->")) >= 0:
+            return j, at + 3
+    return None
 
 
 def _heading(lines: list[str], i: int) -> tuple[int, str, int] | None:

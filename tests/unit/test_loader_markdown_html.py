@@ -52,3 +52,28 @@ def test_a_line_of_unmatched_backticks_costs_its_length() -> None:
     """Code spans are found in one pass: a regular expression took time squared on this line."""
     line = "<b>x</b> " + "`" * 100_000 + " <i>y</i>"
     assert html_headings(line).endswith("` y")
+
+
+CHAPTER = (
+    "<!--\nThis page is part of the Lamplighter book project.\nLicensed under the Keeper Licence v2.\n-->\n\n"
+    "# Wick Trimming\n\n"
+    "Trim the wick before each lighting.\n\n"
+    "```sh\nwick trim --all\n```\n\n"
+    "<!--\n  - test: `wickTrimWillFail`\n\n  ```shtest\n  -> wick trim --none\n  ```\n-->\n\n"
+    "A trimmed wick <!-- see the 1998 survey --> burns evenly.\n\n"
+    "```html\n<!-- a comment in code stays -->\n```\n\n"
+    "Never closed <!-- here\nthe rest stays.\n"
+)
+
+
+def test_html_comments_show_nothing(tmp_path: Path) -> None:
+    """A book's licence header and its hidden test listings are comments: not indexed, embedded or
+    quoted. One in code stays; an unclosed one loses nothing."""
+    path = tmp_path / "wicks.md"
+    path.write_text(CHAPTER, encoding="utf-8")
+    (doc,) = loaders.get("markdown")().load(path, source="wicks.md")
+    assert "Licence" not in doc.text and "wickTrimWillFail" not in doc.text and "shtest" not in doc.text
+    assert "A trimmed wick  burns evenly." in doc.text and "survey" not in doc.text
+    assert "wick trim --all" in doc.text and "<!-- a comment in code stays -->" in doc.text
+    assert "Never closed <!-- here\nthe rest stays." in doc.text
+    assert doc.metadata["title"] == "Wick Trimming"
