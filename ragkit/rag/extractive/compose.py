@@ -62,19 +62,19 @@ def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tupl
     else:
         led = paragraph and u.kind == "prose"
         following = [v for v in mine if v.position > u.position and v.kind != "code"
-                     and not (led and v.kind == "prose" and v.block_index == u.block_index)][:1]
+                     and not (led and v.kind == "prose" and v.paragraph == u.paragraph)][:1]
         if not following or following[0].kind != "item" or following[0].block.section != u.block.section:
             return None
         if u.kind == "prose" and not u.text.rstrip().endswith(":") and not led:
             return None
-        if led and following[0].block_index != u.block_index + 1:
+        if led and following[0].paragraph != u.paragraph + 1:
             return None  # the list must follow the paragraph at once
         group = following[0].block.group
     items = [v for v in mine if v.kind == "item" and v.block.group == group]
     before = [v for v in mine if v.position < items[0].position and v.kind != "code"][-1:]
     intro = before[0] if before and before[0].kind == "prose" and before[0].text.rstrip().endswith(":") else None
     if intro is None and u.kind == "prose" and paragraph:  # u and the rest of its paragraph
-        rest = [v.text for v in mine if v.kind == "prose" and v.block_index == u.block_index and v.position >= u.position]
+        rest = [v.text for v in mine if v.kind == "prose" and v.paragraph == u.paragraph and v.position >= u.position]
         intro = replace(u, text=" ".join(rest))
     return intro, items
 
@@ -182,7 +182,7 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
     if u.kind != "prose" or not (_BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
         return ""
     before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
-              and v.block_index == u.block_index and id(v) not in quoted]
+              and v.paragraph == u.paragraph and id(v) not in quoted]
     if before and not _BACK_REFERENCE.match(u.text) and not has_answer_type("person", before[0].text, frozenset()):
         return ""  # a pronoun for no one the sentence before names
     return f"{before[0].text} " if before else ""
@@ -243,12 +243,12 @@ def _sentences_of(u: Unit) -> dict[int, str]:
 
 def _overlap(a: Unit, b: Unit) -> bool:
     """Whether two units quote a sentence in common (neighbouring sentences joined, ``run``)."""
-    return (a.rank, a.block_index) == (b.rank, b.block_index) and bool(_sentences_of(a).keys() & _sentences_of(b).keys())
+    return (a.rank, a.paragraph) == (b.rank, b.paragraph) and bool(_sentences_of(a).keys() & _sentences_of(b).keys())
 
 
 def _joined(a: Unit, b: Unit) -> Unit:
     """``b`` when ``a`` is not in the same paragraph; else the run of sentences both cover, once."""
-    if (a.rank, a.block_index) != (b.rank, b.block_index) or a.kind != "prose" or b.kind != "prose":
+    if (a.rank, a.paragraph) != (b.rank, b.paragraph) or a.kind != "prose" or b.kind != "prose":
         return b
     run = {**_sentences_of(a), **_sentences_of(b)}
     if sorted(run) != list(range(min(run), max(run) + 1)):

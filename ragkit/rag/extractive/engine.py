@@ -302,6 +302,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
+        paragraph = _paragraphs(blocks, paged="page" in p.meta)
         raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
         fields: list[tuple[str, str, int]] = []  # a form's fields read from two lines, after the rest
         for b_index, b in enumerate(blocks):
@@ -341,11 +342,26 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
             above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
-                              near, scope, document, headings - section, b, b_index, tuple(parents), leads,
+                              near, scope, document, headings - section, b, paragraph[b_index], tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
                               pos == signature, lead=_list_lead(raw, pos)))
     return _standings(units)
+
+
+def _paragraphs(blocks: Sequence[Block], *, paged: bool) -> list[int]:
+    """The paragraph of each block, numbered in order: in a page written one sentence to a line,
+    prose lines with no blank line between them are one paragraph ("Swift provides three overflow
+    operators …" then "These operators all begin with an ampersand:"); any other block is one of
+    its own. A ``paged`` document's text (a PDF's) has no blank lines: there a line that ends a
+    sentence ends its paragraph, as its shorter last line does."""
+    numbers: list[int] = []
+    for b in blocks:
+        if not numbers:
+            numbers.append(0)
+        else:
+            numbers.append(numbers[-1] + (0 if b.kind == "prose" and b.continues and not paged else 1))
+    return numbers
 
 
 def _list_lead(raw: Sequence[tuple[str, str, int]], pos: int) -> str:
@@ -794,7 +810,7 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     last = best.unit.position + len(best.unit.run or (best.unit.text,)) - 1
     blocks = 1 if unnamed else 0  # the names may be in the next paragraph ("These issues were reported by …")
     after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose"
-                    and 0 <= v.block_index - best.unit.block_index <= blocks and v.block.section == best.unit.block.section
+                    and 0 <= v.paragraph - best.unit.paragraph <= blocks and v.block.section == best.unit.block.section
                     and 0 < v.position - last <= _READ_ON), key=lambda v: v.position)
     found = next((v for v in after if holds(v)), None)
     if found is None:

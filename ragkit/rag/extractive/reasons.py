@@ -26,7 +26,7 @@ def sentence_pairs(units: Sequence[Unit]) -> list[Unit]:
     sentences' words)."""
     out: list[Unit] = []
     for u, v in zip(units, units[1:], strict=False):
-        if (u.kind == v.kind == "prose" and u.rank == v.rank and u.block_index == v.block_index
+        if (u.kind == v.kind == "prose" and u.rank == v.rank and u.paragraph == v.paragraph
                 and v.position == u.position + 1):
             out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near,
                                run=(u.text, v.text)))
@@ -54,7 +54,7 @@ def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
         return ""
     following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
     after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
-             and v.block_index in (u.block_index, u.block_index + 1) and v.block.section == u.block.section
+             and v.paragraph in (u.paragraph, u.paragraph + 1) and v.block.section == u.block.section
              and id(v) not in quoted]  # its paragraph's next sentence, or the next line's ("Otherwise, …")
     return f" {after[0].text}" if after and (_CONSEQUENCE.match(after[0].text) or _REASON.search(after[0].text)) else ""
 
@@ -75,8 +75,8 @@ def grounds(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
               and v.block.section == u.block.section and id(v) not in quoted]
     if not before:
         return ""
-    if before[0].block_index != u.block_index:  # the paragraph before, when short: the fact and its effect
-        paragraph = [v for v in passage_of(units, u) if v.kind == "prose" and v.block_index == before[0].block_index]
+    if before[0].paragraph != u.paragraph:  # the paragraph before, when short: the fact and its effect
+        paragraph = [v for v in passage_of(units, u) if v.kind == "prose" and v.paragraph == before[0].paragraph]
         if len(paragraph) <= _GROUNDS_SENTENCES and not any(id(v) in quoted for v in paragraph):
             return " ".join(v.text for v in sorted(paragraph, key=lambda v: v.position)) + " "
     return f"{before[0].text} "

@@ -187,6 +187,12 @@ _EMPHASIS = re.compile(r"(?<![\w*)\]])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
 
 
+def _quote_depth(line: str) -> int:
+    """How many quote markers (``>``) open ``line``."""
+    quoted = _QUOTE.match(line.strip())
+    return quoted.group().count(">") if quoted else 0
+
+
 def clean_line(line: str) -> str:
     """A prose line without markup: quote markers, HTML tags, images (an alt text of a few words
     stays: "A Prettier Printer by James Long", a video's cover), links, emphasis, a
@@ -216,6 +222,8 @@ class Block:
     label: bool = False  # a title-like line that is one of a run of labels (a figure's, in a PDF's
     # text), not a heading other text follows; it still starts a section, but heads no other subject
     indent: int = 0  # a list item's indentation: an item nested under another is indented more
+    continues: bool = False  # a prose line that goes on the paragraph of the prose line before it
+    # (no blank line between): a page written one sentence to a line keeps its paragraphs
 
 
 _ABBREVIATION = re.compile(
@@ -464,7 +472,9 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         in_list = in_list and raw[:1] in (" ", "\t") and _last_text(blocks).kind in ("item", "prose")
         label = last is not None and len(last.text.split()) <= 3 and stripped[:1].isupper()
         if last is None or last.kind != "prose" or not last.text or last.text[-1] in ".!?:" or label:
-            blocks.append(Block("prose", stripped, section))
+            continues = (last is not None and last.kind == "prose" and bool(last.text) and not label
+                         and _quote_depth(raw) == _quote_depth(lines[i - 2]))  # a reply quoted deeper is another's
+            blocks.append(Block("prose", stripped, section, continues=continues))
         else:  # emphasis that runs over the line break is read once the lines are one
             blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", _joined_lines(last.text, stripped)), section)
     # an HTML comment is the page's note to itself, taken out once an item's lines are joined

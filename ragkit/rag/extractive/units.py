@@ -26,7 +26,7 @@ class Unit:
     document: frozenset[str]  # terms of the other retrieved passages of the same document
     elsewhere: frozenset[str]  # terms of the passage's other section headings
     block: Block
-    block_index: int
+    paragraph: int  # the number of its paragraph in the passage (``engine._paragraphs``)
     parents: tuple[str, ...] = ()  # the headings above the passage's first section (the page title first)
     leads_code: bool = False  # a description line ending with ":" that a code block follows
     opening: bool = False  # one of the first lines of a document (where a paper's byline is)

@@ -1,0 +1,52 @@
+"""A page written one sentence to a line (semantic line breaks, as many books' Markdown sources
+are) keeps its paragraphs: the sentence that matches a list question and the line after it that
+leads the list ("These modes all begin with a tilde:") are one paragraph, so the list answers.
+A PDF's text, which has no blank lines, still ends a paragraph where a line ends a sentence."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.engine import _paragraphs
+from ragkit.rag.extractive.text import parse_blocks
+from ragkit.rag.passages import Passage
+
+LAMPS = (
+    "## Dimming Modes\n\n"
+    "By default a lamp refuses a brightness it cannot hold,\n"
+    "rather than dimming below its safe level.\n\n"
+    "When you do want a lamp to dim below that level,\n"
+    "you can opt in to it.\n"
+    "The lamp offers three dimming modes that allow it to run below the safe level.\n"
+    "These modes all begin with a tilde (`~`):\n\n"
+    "- Night dimming (`~night`)\n"
+    "- Fog dimming (`~fog`)\n"
+    "- Storm dimming (`~storm`)\n\n"
+    "### Dim Levels\n\n"
+    "A dimmed lamp runs between 10 and 40 percent.\n"
+)
+BASICS = (
+    "## Lamp Modes\n\n"
+    "Every lamp supports the four standard modes:\n\n"
+    "- Steady (`on`)\n- Flashing (`flash`)\n- Occulting (`occult`)\n- Off (`off`)\n\n"
+    "Unlike older lamps, a lamp here refuses to dim below its safe level by default.\n"
+    "To opt in to dimming below it, use the second set of modes, such as night dimming (`~night`).\n"
+)
+
+
+def test_a_list_led_by_the_line_after_the_matching_sentence_answers() -> None:
+    passages = [
+        Passage(1, BASICS, {"source": "basics.md", "heading": "Lamp Modes"}),
+        Passage(2, LAMPS, {"source": "advanced.md", "heading": "Dimming Modes"}),
+    ]
+    answer = extractive_answer("Which modes does a lamp give you for running below its safe level instead of refusing?", passages)
+    assert all(mode in answer for mode in ("`~night`", "`~fog`", "`~storm`")), answer
+    assert "`flash`" not in answer
+
+
+def test_lines_without_a_blank_between_are_one_paragraph_but_not_in_a_pdf() -> None:
+    blocks = parse_blocks("The keeper lights the lamp.\nThe lamp burns all night.\n\nA new paragraph starts here.\n"
+                          "> A quoted reply follows it.\n")
+    assert [b.text for b in blocks] == ["The keeper lights the lamp.", "The lamp burns all night.",
+                                        "A new paragraph starts here.", "A quoted reply follows it."]
+    assert _paragraphs(blocks, paged=False) == [0, 0, 1, 2]  # a reply quoted deeper is another paragraph
+    assert _paragraphs(blocks, paged=True) == [0, 1, 2, 3]
