@@ -264,6 +264,15 @@ def _is_underline(line: str, text: str) -> bool:
     return bool(_UNDERLINE.match(line)) and len(line.strip()) >= len(text) / 2 and not _ITEM.match(text)
 
 
+#: a line that holds a date and nothing else ("**2025-03-31**", "March 3, 2021", "12 May 2024"):
+#: the heading of a dated entry (a revision history's, a change log's), as "v2.1.0" would be
+_DATE_LINE = re.compile(
+    r"\d{4}-\d{2}-\d{2}"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
+    r"|\d{1,2}(?:st|nd|rd|th)?\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}"
+)
+
+
 def _is_title(line: str) -> bool:
     """A title or section line of plain text ("POWER AND SUPPLIES", "Annual Report 2022"): no
     closing punctuation, no comma, every longer word capitalised, and not a one-word label with
@@ -452,7 +461,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         underlined = i < len(lines) and _is_underline(lines[i], stripped)
         if underlined:  # "v0.1.0 (April 20, 2015)" over "-----------": a plain-text file's section heading
             i += 1
-        if (raw.lstrip().startswith("#") or underlined
+        if (raw.lstrip().startswith("#") or underlined or _DATE_LINE.fullmatch(stripped)
                 or _is_title(stripped) and not _IMAGE.search(raw)):  # an alt text is no title
             section = stripped.lstrip("#").strip()
             figure = not raw.lstrip().startswith("#") and _label_follows(lines, i)
