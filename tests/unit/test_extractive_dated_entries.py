@@ -29,3 +29,5 @@ def test_a_date_alone_on_its_line_dates_the_entry_under_it() -> None:
     sections = {b.text: b.section for b in parse_blocks(HISTORY)}
     assert sections["Updated for Lamp 3.0."] == "March 3, 2023"
     assert sections["Review the recent changes to this guide."] == "Guide Revision History"
+    under = parse_blocks("## What's new in Lamp 4.2.0\n\nMay 15, 2025\n\nThis release adds fog signals.\n")
+    assert [b.kind for b in under] == ["heading", "prose", "prose"]  # the release heading's own date

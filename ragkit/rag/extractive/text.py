@@ -265,7 +265,8 @@ def _is_underline(line: str, text: str) -> bool:
 
 
 #: a line that holds a date and nothing else ("**2025-03-31**", "March 3, 2021", "12 May 2024"):
-#: the heading of a dated entry (a revision history's, a change log's), as "v2.1.0" would be
+#: the heading of a dated entry (a revision history's, a change log's), as "v2.1.0" would be;
+#: right under a heading it is that heading's date ("What's new in 4.2.0" and "May 15, 2025")
 _DATE_LINE = re.compile(
     r"\d{4}-\d{2}-\d{2}"
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
@@ -461,7 +462,8 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         underlined = i < len(lines) and _is_underline(lines[i], stripped)
         if underlined:  # "v0.1.0 (April 20, 2015)" over "-----------": a plain-text file's section heading
             i += 1
-        if (raw.lstrip().startswith("#") or underlined or _DATE_LINE.fullmatch(stripped)
+        dated = _DATE_LINE.fullmatch(stripped) and _last_text(blocks).kind != "heading"  # not a release heading's date
+        if (raw.lstrip().startswith("#") or underlined or dated
                 or _is_title(stripped) and not _IMAGE.search(raw)):  # an alt text is no title
             section = stripped.lstrip("#").strip()
             figure = not raw.lstrip().startswith("#") and _label_follows(lines, i)
