@@ -50,3 +50,16 @@ def test_lines_without_a_blank_between_are_one_paragraph_but_not_in_a_pdf() -> N
                                         "A new paragraph starts here.", "A quoted reply follows it."]
     assert _paragraphs(blocks, paged=False) == [0, 0, 1, 2]  # a reply quoted deeper is another paragraph
     assert _paragraphs(blocks, paged=True) == [0, 1, 2, 3]
+
+
+def test_this_noun_brings_the_sentence_before_that_says_the_noun() -> None:
+    """"This field could …" does not say which field: the sentence two back that says the noun
+    ("BEACON_LOG is a field …") is quoted before it. Before, the answer named no field."""
+    page = [Passage(1, (
+        "## Leaks\n\nAny log page read by a keeper may be seen by an outsider as well. BEACON_LOG is a field "
+        "holding the last page visited. It can become known to any outsider without an active attack. "
+        "This field could potentially be used to leak the code that would allow the outsider to unlock the "
+        "keeper's store room.\n"), {"source": "leaks.md", "heading": "Leaks"})]
+    answer = extractive_answer(
+        "Which field does the rule on log output warn could hand a store room unlock code to an outsider?", page)
+    assert answer.startswith("BEACON_LOG is a field holding the last page visited. This field could"), answer

@@ -40,6 +40,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import has_answer_type
 from ragkit.rag.extractive.reasons import consequent, grounds
+from ragkit.rag.extractive.text import stem
 from ragkit.rag.extractive.units import Candidate, Unit, passage_of
 from ragkit.rag.extractive.values import gloss
 
@@ -168,6 +169,12 @@ _BACK_REFERENCE = re.compile(r"^(?:This|That|These|Those|It)\s+(?:is|was|are|wer
                              r"has|have|can|will|would|should|does|did)\b")
 
 
+#: a sentence that opens by pointing back at a thing by its noun ("This header could …", "These
+#: files are …"): the sentence before that says the noun says which
+_DEMONSTRATIVE = re.compile(r"^(?:This|That|These|Those)\s+([a-z][a-z-]+)\b")
+_NAMED_BACK = 2  # how many sentences back that sentence may be
+
+
 #: a person named by a pronoun ("Inspired by his daughter's toys, he came up with the idea")
 _PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them)\b", re.IGNORECASE)
 
@@ -179,6 +186,8 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
     names one by a pronoun and the sentence before names someone ("… architect Matt Butcher was
     looking for …" before "…, he came up with the idea"); "" otherwise (or when that sentence is
     quoted already)."""
+    if u.kind == "prose" and not _BACK_REFERENCE.match(u.text) and (named := _DEMONSTRATIVE.match(u.text)):
+        return _named_before(u, units, quoted, stem(named.group(1)))
     if u.kind != "prose" or not (_BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
         return ""
     before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
@@ -186,6 +195,16 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
     if before and not _BACK_REFERENCE.match(u.text) and not has_answer_type("person", before[0].text, frozenset()):
         return ""  # a pronoun for no one the sentence before names
     return f"{before[0].text} " if before else ""
+
+
+def _named_before(u: Unit, units: Sequence[Unit], quoted: set[int], noun: str) -> str:
+    """The nearest of the ``_NAMED_BACK`` sentences before ``u`` in its paragraph that says
+    ``noun`` (a stem), with a space, when ``u`` opens with "This <noun>" ("HTTP_REFERER is a HTTP
+    header …" for "This header could leak a URL …"); "" when none does or it is quoted already."""
+    earlier = sorted((v for v in passage_of(units, u) if v.kind == "prose" and v.paragraph == u.paragraph
+                      and 0 < u.position - v.position <= _NAMED_BACK), key=lambda v: -v.position)
+    found = next((v for v in earlier if noun in v.own), None)
+    return f"{found.text} " if found is not None and id(found) not in quoted else ""
 
 
 def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool, person: bool = False) -> str:
