@@ -63,3 +63,14 @@ def test_this_noun_brings_the_sentence_before_that_says_the_noun() -> None:
     answer = extractive_answer(
         "Which field does the rule on log output warn could hand a store room unlock code to an outsider?", page)
     assert answer.startswith("BEACON_LOG is a field holding the last page visited. This field could"), answer
+
+
+def test_a_passage_that_starts_at_a_code_blocks_closing_fence_reads_its_prose_as_prose() -> None:
+    """A chunk cut after a code block's last line starts with its closing fence: the prose after
+    it is prose (before, it was read as code, and its sentence naming the library never quoted)."""
+    cut = "```\n\nThis example wrongly assumes the Breton rules apply. The only fix is an external library, such as LampICU.\n"
+    assert [b.kind for b in parse_blocks(cut)] == ["prose"]
+    page = [Passage(1, cut, {"source": "locale.md", "heading": "Locales"})]
+    assert "LampICU" in extractive_answer("Which external library fixes the Breton rules?", page)
+    opened = "```\nwick trim --all\n```\n\nThen light the lamp at dusk.\n"
+    assert [b.kind for b in parse_blocks(opened)] == ["code", "prose"]

@@ -323,11 +323,17 @@ _CODE_LINE = re.compile(r"^\s{2,}\S|[;{}()\[\]]\s*$|\s=\s|^\s*(?:\$|>>>)\s")
 
 def _closes(lines: list[str], fences: list[tuple[int, str]]) -> bool:
     """Whether a passage's first fence (a bare one) closes a code block the passage started in:
-    the next fence opens one (it names a language), or the count is odd and code precedes it."""
+    the next fence opens one (it names a language), or the count is odd and code precedes it, or
+    nothing precedes it and prose follows it (the passage starts at the block's closing fence)."""
     if len(fences) > 1 and fences[1][1]:
         return True
+    if len(fences) % 2 == 0:
+        return False
     before = [ln for ln in lines[: fences[0][0]] if ln.strip()]
-    return len(fences) % 2 == 1 and bool(before) and bool(_CODE_LINE.search(before[-1]))
+    if not before:
+        after = [ln for ln in lines[fences[0][0] + 1:] if ln.strip()][:1]
+        return bool(after) and _prose_line(clean_line(after[0]))
+    return bool(_CODE_LINE.search(before[-1]))
 
 
 def _code_spans(lines: list[str]) -> list[tuple[int, int, str]]:
