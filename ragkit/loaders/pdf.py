@@ -44,6 +44,7 @@ from ragkit.loaders.base import Loader
 from ragkit.loaders.dehyphenate import dehyphenate, hyphenated_words
 from ragkit.loaders.ocr import OcrPage
 from ragkit.loaders.pdf_fonts import map_declared_encodings
+from ragkit.loaders.pdf_lines import one_word_lines, positioned_text
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -76,8 +77,9 @@ class PdfLoader(Loader):
     #: each name under its affiliation (``pdf_paper.byline``); 5: a cover page before the paper's first
     #: page and a file name as metadata title are passed over (``pdf_paper.front_page``); 6: a table of
     #: contents is no table (``pdf_tables.named_rows``); 7: a subset Type 1 font is read by the encoding
-    #: the PDF declares for it, not by the font program's own (``pdf_fonts``)
-    version = 7
+    #: the PDF declares for it, not by the font program's own (``pdf_fonts``); 8: a page whose text
+    #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``)
+    version = 8
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
@@ -100,6 +102,8 @@ class PdfLoader(Loader):
                 raw = (page.extract_text(visitor_text=_collector(fragments.setdefault(number, [])))
                        if number <= paper.FRONT_PAGES else page.extract_text())
                 text = unicodedata.normalize("NFKC", raw or "").strip()
+                if one_word_lines(text):  # every word placed on its own: lines rebuilt from positions
+                    text = unicodedata.normalize("NFKC", positioned_text(page)).strip() or text
                 if not text:
                     empty.append(number)
                     continue
