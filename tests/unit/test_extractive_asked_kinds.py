@@ -129,3 +129,19 @@ def test_a_count_in_words_may_name_a_defined_term_in_capitals() -> None:
     assert "seven Wardens" in answer
     assert counts("warden", "Quorum is seven Wardens.") and counts("warden", "three wardens")
     assert not counts("warden", "2 Wardens and Keepers")
+
+
+def test_an_issue_or_pull_request_number_is_no_amount() -> None:
+    """A change log's entry ends with its pull request ("… smaller than `offset` (753).") and a
+    page points at an issue ("see #15201"): neither number answers "How many …?" nor "How
+    much …?"; a number in parentheses inside a sentence, or of a unit, still may."""
+    assert not has_answer_type("number", "BREAKING: Grow the buffer when it is smaller than `offset` (753).", frozenset())
+    assert not has_answer_type("number", "Plans for a `lamp group` command exist (see #15201 for progress).", frozenset())
+    assert not has_answer_type("number", "Fixed the wick trimmer (gh-812)", frozenset())
+    assert has_answer_type("number", "A keeper may light at most 3 lamps at once.", frozenset())
+    assert has_answer_type("number", "The lamp turns twice a minute (120 turns an hour) at night.", frozenset())
+    page = [Passage(1, "## Lamp groups\n\nThere are plans for a `lamp group` command (see #15201 for progress).\n",
+                    {"source": "jobs.md"})]
+    question = "What is the maximum number of lamps a keeper may light at once?"
+    answer = extractive_answer(question, page)
+    assert answer == REFUSAL or lacks_asked_kind(question, answer), answer

@@ -450,12 +450,14 @@ def says_duration(sentence: str) -> bool:
 
 
 #: what a number in a sentence may be besides a count or an amount: a release ("0.7.x", "2.0.1",
-#: "v3.5") or a date ("Oct 2016", "March 3, 2021", "2021-03-03")
+#: "v3.5"), a date ("Oct 2016", "March 3, 2021", "2021-03-03"), or the number of an issue or a
+#: pull request a change log's entry ends with ("(753)", "#753")
 _NOT_AMOUNTS = re.compile(
     r"(?<![\w.])(?:v\d++(?:\.\d++)*+|\d++(?:\.\d++){2,}+|\d++(?:\.\d++)*+\.x)(?!\w|\.\w)"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*+\.?\s++(?:\d{1,2}(?:st|nd|rd|th)?,?\s++)?"
     r"(?:1[0-9]{3}|20[0-9]{2})\b"
-    r"|\b(?:1[0-9]{3}|20[0-9]{2})-\d{2}-\d{2}\b",
+    r"|\b(?:1[0-9]{3}|20[0-9]{2})-\d{2}-\d{2}\b"
+    r"|(?<![\w&])#\d+\b|\((?:#|gh-|GH-)?\d+\)(?=[.;]?\s*$)",  # an issue or a pull request: "#753", "… (753)." at the end
     re.IGNORECASE,
 )
 
