@@ -145,3 +145,19 @@ def test_an_issue_or_pull_request_number_is_no_amount() -> None:
     question = "What is the maximum number of lamps a keeper may light at once?"
     answer = extractive_answer(question, page)
     assert answer == REFUSAL or lacks_asked_kind(question, answer), answer
+
+
+def test_which_things_with_two_words_before_the_noun_asks_for_a_list() -> None:
+    """"Which signal discovery mechanisms are covered …?" asks for the mechanisms, a list, as
+    "Which mechanisms are …?" does; before, two words before the plural hid it."""
+    from ragkit.rag.extractive.answer_type import wants_list
+
+    assert wants_list("Which signal discovery mechanisms are covered by the lamp stability promise?")[0]
+    assert wants_list("Which built-in naming conventions can a keeper's log use?")[0]
+    assert not wants_list("Which harbour light theme did the guide move to?")[0]
+    page = [Passage(1, (
+        "## Stability promise\n\nThe following signal discovery mechanisms are covered by the promise:\n\n"
+        "- Fog horn discovery\n- Radio beacon discovery\n- Flag discovery\n\n"
+        "Other mechanisms may change in any minor release.\n"), {"source": "stability.md"})]
+    answer = extractive_answer("Which signal discovery mechanisms are covered by the lamp stability promise?", page)
+    assert all(m in answer for m in ("Fog horn", "Radio beacon", "Flag discovery")), answer

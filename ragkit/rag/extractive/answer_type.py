@@ -170,7 +170,7 @@ _PLURAL_WORD = re.compile(_PLURAL, re.IGNORECASE)
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
     rf"|(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
-    rf"|^\W*(?:what|which)\s+(?:[\w-]+\s+)?{_PLURAL}\s+(?:do|does|did|should|must|are|were|can)\b"
+    rf"|^\W*(?:what|which)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
 )
