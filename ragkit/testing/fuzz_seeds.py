@@ -129,6 +129,11 @@ def pdf_seed() -> bytes:
     """A one-page PDF in Helvetica, written by hand (no PDF library needed)."""
     lines = " ".join(f"({p}) Tj T*" for p in PARAGRAPHS)
     content = f"BT /F1 11 Tf 14 TL 72 720 Td {lines} ET".encode("latin-1")
+    return helvetica_page_pdf(content, title=b"Harbour notes")
+
+
+def helvetica_page_pdf(content: bytes, *, title: bytes = b"") -> bytes:
+    """A one-page PDF whose content stream is ``content`` (its font ``/F1``, Helvetica)."""
     objects = [
         b"<< /Type /Catalog /Pages 2 0 R >>",
         b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
@@ -136,9 +141,10 @@ def pdf_seed() -> bytes:
         b"/Contents 5 0 R >>",
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-        b"<< /Title (Harbour notes) >>",
     ]
-    return pdf_file(objects, trailer=b"/Info 6 0 R")
+    if not title:
+        return pdf_file(objects)
+    return pdf_file([*objects, b"<< /Title (%s) >>" % title], trailer=b"/Info 6 0 R")
 
 
 def pdf_file(objects: list[bytes], *, trailer: bytes = b"") -> bytes:
@@ -328,4 +334,4 @@ def build_seeds() -> dict[str, bytes]:
     return seeds
 
 
-__all__ = ["BUILDERS", "PARAGRAPHS", "ZIP_FORMATS", "build_seeds", "pdf_file"]
+__all__ = ["BUILDERS", "PARAGRAPHS", "ZIP_FORMATS", "build_seeds", "helvetica_page_pdf", "pdf_file"]

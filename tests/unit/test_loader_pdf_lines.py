@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ragkit.loaders.pdf_lines import one_word_lines
 from ragkit.registry import loaders
-from ragkit.testing.fuzz_seeds import pdf_file
+from ragkit.testing.fuzz_seeds import helvetica_page_pdf
 
 WAITING = [
     ["Waiting Periods"],
@@ -32,15 +32,7 @@ def word_placed_pdf(path: Path, columns: list[list[list[str]]]) -> Path:
                     x += int(len(word) * 5.5) + 3
                 y += 13
             y += 13
-    content = b"\n".join(ops)
-    path.write_bytes(pdf_file([
-        b"<< /Type /Catalog /Pages 2 0 R >>",
-        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
-        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 4 0 R >> >> "
-        b"/Contents 5 0 R >>",
-        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
-        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
-    ]))
+    path.write_bytes(helvetica_page_pdf(b"\n".join(ops)))
     return path
 
 
