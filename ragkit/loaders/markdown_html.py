@@ -39,37 +39,47 @@ def html_headings(text: str) -> str:
     if "<" not in text:
         return text
     lines = text.split("\n")
+    closes = _closes_after(lines) if "<!--" in text else []
     out: list[str] = []
     fence = ""
     code = False  # the line before was of an indented code block
+    comment = False  # inside a comment that a later line closes
     i = 0
     while i < len(lines):
         line = lines[i]
+        if comment:  # a comment shows nothing: the lines it spans leave nothing
+            end = line.find("-->")
+            if end < 0:
+                i += 1
+                continue
+            comment, line = False, line[end + 3:]
+            if not line.strip():
+                i += 1
+                continue
+            lines[i] = line  # the text after it is read as any line is
         marker = _FENCE.match(line)
         if fence:  # inside code: a fence of the same character, at least as long, closes it
             if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and not line.strip(" `~"):
                 fence = ""
         elif marker:
             fence = marker.group(1)
-        elif (opened := _comment_at(line)) >= 0 and (closed := _comment_end(lines, i, opened)) is not None:
-            j, end = closed  # a comment shows nothing: the text around it stays, a line it filled is blank
-            left = line[:opened] + lines[j][end:]
-            if left.strip():
-                lines[j] = left
-                i = j
-            else:
-                out.append("")
-                i = j + 1
-            continue
         else:
+            # an indented code block: four spaces in, after a blank line or another such line
+            indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
+            if "<!--" in line and not indented:
+                kept, comment = _uncommented(line, closes[i])
+                if kept != line:
+                    if not kept.strip():  # a line a comment filled is blank
+                        out.append("")
+                        i += 1
+                        continue
+                    lines[i] = line = kept
             heading = _heading(lines, i)
             if heading is not None:
                 level, words, i = heading
                 if words:
                     out.append(f"{'#' * level} {words}")
                 continue
-            # an indented code block: four spaces in, after a blank line or another such line
-            indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
             code = indented
             if "<" in line and not indented:
                 shown = _shown(line)
@@ -82,27 +92,41 @@ def html_headings(text: str) -> str:
     return "\n".join(out)
 
 
-def _comment_at(line: str) -> int:
-    """Where an HTML comment (``<!--``) opens in ``line`` outside its code spans, else -1."""
+def _closes_after(lines: list[str]) -> list[bool]:
+    """For each line, whether a later line holds a comment's end (``-->``): one pass from the end."""
+    closes = [False] * len(lines)
+    seen = False
+    for k in range(len(lines) - 1, -1, -1):
+        closes[k] = seen
+        seen = seen or "-->" in lines[k]
+    return closes
+
+
+def _uncommented(line: str, closed_later: bool) -> tuple[str, bool]:
+    """``line`` without its HTML comments outside code spans, and whether a comment it opens runs
+    on past it (a later line closes it); a comment nothing closes is kept as text. One pass over
+    the line: each search starts where the last ended."""
+    spans = _code_spans(line)
+    pieces: list[str] = []
+    pos, k = 0, 0
     at = line.find("<!--")
     while at >= 0:
-        if not any(start <= at < end for start, end in _code_spans(line)):
-            return at
-        at = line.find("<!--", at + 4)
-    return -1
-
-
-def _comment_end(lines: list[str], i: int, opened: int) -> tuple[int, int] | None:
-    """``(line, column after "-->")`` of the end of the comment opened at ``lines[i][opened]``;
-    None when it never ends (the text after an unclosed ``<!--`` is kept: nothing is lost to a
-    typo)."""
-    at = lines[i].find("-->", opened + 4)
-    if at >= 0:
-        return i, at + 3
-    for j in range(i + 1, len(lines)):
-        if (at := lines[j].find("-->")) >= 0:
-            return j, at + 3
-    return None
+        while k < len(spans) and spans[k][1] <= at:
+            k += 1
+        if k < len(spans) and spans[k][0] <= at:  # in a code span: as written
+            at = line.find("<!--", spans[k][1])
+            continue
+        end = line.find("-->", at + 4)
+        if end < 0:
+            if closed_later:
+                pieces.append(line[pos:at])
+                return "".join(pieces), True
+            break
+        pieces.append(line[pos:at])
+        pos = end + 3
+        at = line.find("<!--", pos)
+    pieces.append(line[pos:])
+    return "".join(pieces), False
 
 
 def _heading(lines: list[str], i: int) -> tuple[int, str, int] | None:

@@ -77,3 +77,16 @@ def test_html_comments_show_nothing(tmp_path: Path) -> None:
     assert "wick trim --all" in doc.text and "<!-- a comment in code stays -->" in doc.text
     assert "Never closed <!-- here\nthe rest stays." in doc.text
     assert doc.metadata["title"] == "Wick Trimming"
+
+
+def test_comments_cost_the_texts_length() -> None:
+    """Hostile comments are read in one pass: 50,000 lines that each open a comment nothing
+    closes (each had searched the rest of the file), and one line of 50,000 comments between
+    code spans (each had found the line's code spans again)."""
+    unclosed = "Keep this line <!-- never closed\n" * 50_000
+    assert html_headings(unclosed) == unclosed
+    crowded = "`<!-- code -->` <!-- a --> word " * 50_000
+    shown = html_headings(crowded)
+    assert shown.count("`<!-- code -->`") == 50_000 and "<!-- a -->" not in shown and shown.count("word") == 50_000
+    spanning = "Text before <!-- opens\n" + "hidden line\n" * 10 + "closes --> text after.\n"
+    assert html_headings(spanning) == "Text before \n text after.\n"
