@@ -64,9 +64,7 @@ def html_headings(text: str) -> str:
         elif marker:
             fence = marker.group(1)
         else:
-            # an indented code block: four spaces in, after a blank line or another such line
-            indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
-            if "<!--" in line and not indented:
+            if "<!--" in line:  # a comment, also in an indented line (a list item's, as often as code's)
                 kept, comment = _uncommented(line, closes[i])
                 if kept != line:
                     if not kept.strip():  # a line a comment filled is blank
@@ -80,6 +78,8 @@ def html_headings(text: str) -> str:
                 if words:
                     out.append(f"{'#' * level} {words}")
                 continue
+            # an indented code block: four spaces in, after a blank line or another such line
+            indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
             code = indented
             if "<" in line and not indented:
                 shown = _shown(line)
