@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
+from datetime import date
 from pathlib import Path
 from typing import Any
 
@@ -57,11 +58,19 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
     for i, q in enumerate(items):
         if not isinstance(q, dict) or "question" not in q:
             raise ConfigError(f"{path}: questions[{i}] needs a 'question' key")
+        q["answer"] = _as_text(q.get("answer"))
         if not isinstance(q.get("answer"), (str, list, int, float, type(None))):
             raise ConfigError(f"{path}: questions[{i}].answer must be a text, a list of texts or null")
         if not isinstance(q.get("source"), (str, list, type(None))):
             raise ConfigError(f"{path}: questions[{i}].source must be a file name or a list of file names")
     return items
+
+
+def _as_text(answer: Any) -> Any:
+    """A date written bare in YAML (``answer: 2010-12-26``) is read back as the text it was written as."""
+    if isinstance(answer, list):
+        return [_as_text(a) for a in answer]
+    return answer.isoformat() if isinstance(answer, date) else answer
 
 
 def sources_of(source: str | list[str] | None) -> list[str]:
