@@ -3,6 +3,8 @@ is no answer about "Kiln 5.5", though it never writes a version itself."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ragkit.rag.extractive import extractive_answer
 from ragkit.rag.extractive.releases import another_file_release, asks_release, file_releases
 from ragkit.rag.passages import Passage
@@ -39,3 +41,21 @@ def test_a_sentence_of_another_releases_file_counts_half() -> None:
     ]
     answer = extractive_answer("What is the oldest redis-py version Kiln 5.5 accepts?", notes, max_sentences=1)
     assert "4.5.2" in answer and "[2]" in answer
+
+
+def test_another_releases_notes_do_not_answer_when_the_asked_releases_notes_are_there() -> None:
+    notes = [
+        Passage(1, "# Version 0.4 (2013-05-02)\n\n## Authors\n\nThe committers, preceded by their number of commits:\n\n"
+                   "* 212  Ada Quill\n* 97  Ben Oduya",
+                {"source": "changes/v0.4.rst", "heading": "Version 0.4 (2013-05-02) > Authors", "start": "0"}),
+        Passage(2, "# Version 2.3.0 (2025-02-11)\n\n## Dependencies\n\n- Core dependency numpy >= 2.1\n"
+                   "- Optional dependency scipy >= 1.13",
+                {"source": "changes/v2.3.rst", "heading": "Version 2.3.0 (2025-02-11) > Dependencies", "start": "0"}),
+    ]
+    def near(question: str, texts: Sequence[str]) -> list[float]:  # the model's nearness: the count is near
+        return [0.8 if "212" in t else 0.3 for t in texts]
+
+    question = "How many commits did Ada Quill contribute to the 2.3.0 release?"
+    assert "does not contain" in extractive_answer(question, notes, max_sentences=1, similarity=near)
+    asked = "How many commits did Ada Quill contribute to the 0.4 release?"
+    assert "212" in extractive_answer(asked, notes, max_sentences=1, similarity=near)

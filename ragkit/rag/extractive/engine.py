@@ -146,6 +146,7 @@ from ragkit.rag.extractive.releases import (
     another_file_release,
     another_release,
     asks_release,
+    file_releases,
     of_product,
     product_releases,
     same_release,
@@ -575,6 +576,22 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)
 
 
+def _release_files(query: Query, passages: Sequence[Passage]) -> bool:
+    """Whether the passages come from notes named one file a release (``v1.12.rst``) and one of
+    them is of the release the question numbers, when it asks for no version or release: that
+    release is of the folder's product, and the other files are about other releases (the
+    question's "NumPy 2.0" is no release of Numba, whose notes are named for Numba's)."""
+    if not query.versions or asks_release(query.text) or query.value_kind == "version":
+        return False
+    sources = {str(p.meta.get("source", "")) for p in passages}
+    return any(file_releases(s) and not another_file_release(s, query.versions) for s in sources)
+
+
+def _of_asked_release(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """The candidates not from the notes of another release than the one the question numbers."""
+    return [c for c in candidates if not another_file_release(c.unit.source, query.versions)]
+
+
 #: a heading that is one literal, the thing its section describes (``:execrows``, ``--dry-run``)
 _LITERAL_HEADING = re.compile(r"`[^`\s]{1,60}`(?:\s*\(\))?")
 
@@ -881,6 +898,8 @@ def extractive_answer(
         key=_candidate_order,
     )
     candidates = _answering(candidates, query, present)
+    if release_files := _release_files(query, passages):  # another release's notes answer nothing
+        candidates = _of_asked_release(candidates, query)
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
     candidates = _read_on(_typed_first(_first_copies(candidates), query), units, query)
@@ -900,7 +919,8 @@ def extractive_answer(
     if refused and (defining := _defining([c.unit for c in candidates[:_DEFINING_DEPTH]], units, query)):
         candidates, refused = [defining], ""  # the best ones name a thing whose value another sentence gives
     if refused:
-        nearest = _nearest_of_kind(units, query, weight, present, question, similarity) if similarity else None
+        nearest = _nearest_of_kind(units, query, weight, present, question, similarity,
+                                   release_files=release_files) if similarity else None
         if nearest is None:
             return _refuse(refused)
         candidates = [nearest]
@@ -957,7 +977,7 @@ def _defining(best: Sequence[Unit], units: Sequence[Unit], query: Query) -> Cand
 
 
 def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, float], present: frozenset[str],
-                     question: str, similarity: Similarity) -> Candidate | None:
+                     question: str, similarity: Similarity, *, release_files: bool = False) -> Candidate | None:
     """When the words find no sentence holding the kind of answer asked for (a number, a date), the
     one nearest in meaning to the question among those that hold it and share a word with it, if
     it is near enough (for a question of no kind but a how-to, the nearest of all, nearer still): "The agenda must be made publicly available at least 2 days
@@ -970,7 +990,8 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
             for u in sorted(units, key=lambda u: (u.rank, u.position))
             if u.kind in ("prose", "item", "row") and not _INJECTION.search(u.text)
             and (u.own - query.numbers) & weight.keys() and (not typed or _typed(u, query))]
-    pool = _answering(pool, query, present, half=False)[:_MEANING_POOL]
+    pool = _answering(pool, query, present, half=False)
+    pool = (_of_asked_release(pool, query) if release_files else pool)[:_MEANING_POOL]
     if not pool:
         return None
     near = list(similarity(question, [c.unit.text for c in pool]))
