@@ -59,3 +59,17 @@ def test_another_releases_notes_do_not_answer_when_the_asked_releases_notes_are_
     assert "does not contain" in extractive_answer(question, notes, max_sentences=1, similarity=near)
     asked = "How many commits did Ada Quill contribute to the 0.4 release?"
     assert "212" in extractive_answer(asked, notes, max_sentences=1, similarity=near)
+
+
+def test_a_sentence_under_the_asked_releases_heading_passes_an_unreleased_fragment_saying_the_same() -> None:
+    notes = [
+        Passage(1, "Raised minimum versions of some optional dependencies to comply with Kiln's support policy, by Ada "
+                   "Quill:\n\n- Optional dependency dipy >= 1.9\n- Optional dependency mne-qt-browser >= 0.6\n",
+                {"source": "changes/dev/14108.dependency.rst", "heading": "", "start": "0"}),
+        Passage(2, "# Version 1.12.0 (2026-04-07)\n\n## Dependencies\n\n- Updated minimums for:\n\n"
+                   "  - Core dependency `scipy >= 1.13`\n  - Optional dependency `pandas >= 2.2`\n\n"
+                   "  Changes made by a CI job.\n\n## Bugfixes\n\n- Fix a bug in plotting, by Ada Quill.\n",
+                {"source": "changes/v1.12.rst", "heading": "Version 1.12.0 (2026-04-07) > Dependencies", "start": "0"}),
+    ]
+    answer = extractive_answer("Which dependency minimums were raised in Kiln 1.12.0?", notes)
+    assert "scipy >= 1.13" in answer and "pandas >= 2.2" in answer and "[2]" in answer

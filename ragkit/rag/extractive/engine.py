@@ -587,6 +587,19 @@ def _release_files(query: Query, passages: Sequence[Passage]) -> bool:
     return any(file_releases(s) and not another_file_release(s, query.versions) for s in sources)
 
 
+def _under_asked_release_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """When some candidates are under a heading that names the release the question numbers
+    ("Version 1.12.0 (2026-04-07)"), the others count half: a change log's next, unreleased
+    entries say the same things of another release."""
+    if not query.versions or asks_release(query.text) or query.value_kind == "version":
+        return candidates
+    under = [under_release((*c.unit.above, *c.unit.parents), query.text) for c in candidates]
+    if not any(under) or all(under):
+        return candidates
+    return sorted((c if u else replace(c, score=c.score * _OTHER_RELEASE) for c, u in zip(candidates, under, strict=True)),
+                  key=_candidate_order)
+
+
 def _of_asked_release(candidates: list[Candidate], query: Query) -> list[Candidate]:
     """The candidates not from the notes of another release than the one the question numbers."""
     return [c for c in candidates if not another_file_release(c.unit.source, query.versions)]
@@ -900,6 +913,7 @@ def extractive_answer(
     candidates = _answering(candidates, query, present)
     if release_files := _release_files(query, passages):  # another release's notes answer nothing
         candidates = _of_asked_release(candidates, query)
+    candidates = _under_asked_release_first(candidates, query)
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
     candidates = _read_on(_typed_first(_first_copies(candidates), query), units, query)
