@@ -344,3 +344,19 @@ def test_a_value_is_read_from_the_sentence_that_defines_a_term_the_best_sentence
     got = extractive_answer("By default, how far back does the harbour office look for the most recent reading "
                             "of a gauge?", TIDES)
     assert "20 minutes" in got and "[2]" in got, got
+
+
+RELEASE_GUIDE = passages(
+    ("release.rst", "Release freeze",
+     "## Release freeze\n\nThe Harbour release team keeps the main branch closed to new features for two weeks "
+     "before each release while translators and packagers catch up. This quiet stretch is referred to as "
+     "the *lull* and gives packagers time to build.\n\nA release is cut from the main branch on Tuesday."),
+)
+
+
+def test_what_a_thing_is_called_is_answered_by_the_sentence_that_names_it() -> None:
+    for question in ("What does the Harbour release team call the weeks before a release when the main branch "
+                     "is closed to new features?",
+                     "What is the two-week stretch before a Harbour release called?"):
+        answer = extractive_answer(question, RELEASE_GUIDE, max_sentences=1)
+        assert "referred to as the lull" in answer and "[1]" in answer

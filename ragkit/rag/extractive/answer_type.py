@@ -244,6 +244,31 @@ _ALIAS = re.compile(
 )
 
 
+_TERM_QUESTION = re.compile(
+    r"^\W*what\s+(?:do|does|did)\s+(?:[\w'’.-]+\s+){1,5}?call\b"
+    r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.,-]+\s+){1,12}?called\s*\?"
+    r"|^\W*what\s+(?:is|was)\s+the\s+(?:term|word)\s+for\b",
+    re.IGNORECASE,
+)
+#: the words a term question asks with, not about
+TERM_WORDS = frozenset("call calls called term word".split())
+_NAMES_IT = re.compile(r"\b(?:(?:is|are|was|were|be|been)\s+(?:\w+\s+)?(?:called|named|termed|dubbed)|known\s+as|"
+                       r"refer(?:s|red)?\s+to\s+(?:\w+\s+)?as|what\s+we\s+call|we\s+call|is\s+the\s+term\s+for)\b", re.IGNORECASE)
+
+
+def asks_term(question: str) -> bool:
+    """Whether a question asks what a thing is called ("What does OpenStack call the period a bug
+    is kept private?", "What is the line joining the letters called?"): a sentence that names it
+    answers it."""
+    return bool(_TERM_QUESTION.search(question))
+
+
+def gives_term(sentence: str) -> bool:
+    """Whether ``sentence`` names a thing ("is referred to as an *embargo*", "are called masters",
+    "known as", "we call")."""
+    return bool(_NAMES_IT.search(sentence))
+
+
 def asks_alias(question: str) -> bool:
     """Whether a question asks for another name of something ("What is another name for a
     polyfill?", "What is a polyfill also called?"): a sentence that gives one answers it."""

@@ -133,6 +133,7 @@ from ragkit.rag.extractive.answer_type import (
     defines,
     expands,
     gives_alias,
+    gives_term,
     has_answer_type,
     in_measure,
     negates,
@@ -614,6 +615,8 @@ def _typed(u: Unit, query: Query) -> bool:
         return expands(query.acronym, u.text)
     if query.kind == "alias":  # "a polyfill (aka "shim")"
         return gives_alias(u.text)
+    if query.kind == "term":  # "This temporary secrecy is referred to as an *embargo*"
+        return gives_term(u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
