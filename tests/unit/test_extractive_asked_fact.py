@@ -360,3 +360,16 @@ def test_what_a_thing_is_called_is_answered_by_the_sentence_that_names_it() -> N
                      "What is the two-week stretch before a Harbour release called?"):
         answer = extractive_answer(question, RELEASE_GUIDE, max_sentences=1)
         assert "referred to as the lull" in answer and "[1]" in answer
+
+
+SCHEDULER_HISTORY = passages(
+    ("history.md", "Tern",
+     "## Tern\n\nTern is a job scheduler: the Tern name appears in every log line it writes, and Tern runs jobs on "
+     "many machines.\n\n### History\n\nThe project began in 2019 as a fork of an older scheduler. In 2020 the "
+     "maintainers adopted the name \"Tern\" (taken from the seabird that migrates farthest, not an acronym)."),
+)
+
+
+def test_where_a_name_comes_from_is_answered_by_the_sentence_that_says_what_it_is_named_after() -> None:
+    answer = extractive_answer("Where does the name Tern come from?", SCHEDULER_HISTORY, max_sentences=1)
+    assert "taken from the seabird" in answer and "[1]" in answer

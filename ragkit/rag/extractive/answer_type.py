@@ -256,6 +256,29 @@ _NAMES_IT = re.compile(r"\b(?:(?:is|are|was|were|be|been)\s+(?:\w+\s+)?(?:called
                        r"refer(?:s|red)?\s+to\s+(?:\w+\s+)?as|what\s+we\s+call|we\s+call|is\s+the\s+term\s+for)\b", re.IGNORECASE)
 
 
+_NAME_ORIGIN_QUESTION = re.compile(
+    r"^\W*where\s+(?:does|did)\s+(?:the\s+)?name\b.*\bcome\s+from\b"
+    r"|^\W*what\s+(?:is|was)\s+(?:\w+\s+){1,4}?named\s+(?:after|for)\s*\?"
+    r"|\bthe\s+origin\s+of\s+(?:the|its)\s+name\b",
+    re.IGNORECASE,
+)
+#: the words a name-origin question asks with, not about
+NAME_ORIGIN_WORDS = frozenset("name named come comes origin after".split())
+_NAME_ORIGIN = re.compile(r"\bnamed\s+(?:after|for)\b|\bname\b.{0,40}?\b(?:based\s+on|comes?\s+from|derived\s+from|"
+                          r"inspired\s+by|taken\s+from)\b", re.IGNORECASE)
+
+
+def asks_name_origin(question: str) -> bool:
+    """Whether a question asks where a name comes from ("Where does the name Oslo come from?",
+    "What is the tool named after?"): a sentence that says what it is named after answers it."""
+    return bool(_NAME_ORIGIN_QUESTION.search(question))
+
+
+def gives_name_origin(sentence: str) -> bool:
+    """Whether ``sentence`` says where a name comes from ("named after", "the name … based on")."""
+    return bool(_NAME_ORIGIN.search(sentence))
+
+
 def asks_term(question: str) -> bool:
     """Whether a question asks what a thing is called ("What does OpenStack call the period a bug
     is kept private?", "What is the line joining the letters called?"): a sentence that names it

@@ -133,6 +133,7 @@ from ragkit.rag.extractive.answer_type import (
     defines,
     expands,
     gives_alias,
+    gives_name_origin,
     gives_term,
     has_answer_type,
     in_measure,
@@ -615,6 +616,8 @@ def _typed(u: Unit, query: Query) -> bool:
         return expands(query.acronym, u.text)
     if query.kind == "alias":  # "a polyfill (aka "shim")"
         return gives_alias(u.text)
+    if query.kind == "origin":  # "the team adopted the name "Oslo" (based on the Oslo Peace Accords …)"
+        return gives_name_origin(u.text)
     if query.kind == "term":  # "This temporary secrecy is referred to as an *embargo*"
         return gives_term(u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's

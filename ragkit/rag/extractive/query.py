@@ -15,11 +15,13 @@ from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
     ALIAS_WORDS,
     AUTHORSHIP_WORDS,
+    NAME_ORIGIN_WORDS,
     TERM_WORDS,
     answer_type,
     asked_acronym,
     asks_alias,
     asks_author,
+    asks_name_origin,
     asks_term,
     asks_yes_no,
     counted_noun,
@@ -196,6 +198,8 @@ def read_question(question: str, context: str = "") -> Query:
         type_nouns = type_nouns | AUTHORSHIP_WORDS
     if asks_alias(form):  # "What is another name for a polyfill?" wants the sentence that gives one
         kind, type_nouns = "alias", type_nouns | ALIAS_WORDS
+    elif asks_name_origin(form):  # "Where does the name Oslo come from?" wants what it is named after
+        kind, type_nouns = "origin", type_nouns | NAME_ORIGIN_WORDS
     elif asks_term(form):  # "What does OpenStack call …?" wants the sentence that names it
         kind, type_nouns = "term", type_nouns | TERM_WORDS
     acronym = asked_acronym(form)
