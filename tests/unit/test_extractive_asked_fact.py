@@ -373,3 +373,17 @@ SCHEDULER_HISTORY = passages(
 def test_where_a_name_comes_from_is_answered_by_the_sentence_that_says_what_it_is_named_after() -> None:
     answer = extractive_answer("Where does the name Tern come from?", SCHEDULER_HISTORY, max_sentences=1)
     assert "taken from the seabird" in answer and "[1]" in answer
+
+
+CACHE_EXPIRY = passages(
+    ("cache.md", "Expiry",
+     "## Expiry\n\nTo keep entries small, the cache stores expiry times as offsets, and the pool carries a "
+     "\"start stamp\", set once when created, and the expiry offsets are counted from that. This works for "
+     "about 90 days of continuous uptime of a pool.\n\nEntries are removed when they expire."),
+)
+
+
+def test_a_number_given_of_this_is_quoted_with_the_sentence_this_points_back_to() -> None:
+    question = "Since cache expiry offsets are counted from a start stamp, for how long can a pool keep running before that breaks?"
+    answer = extractive_answer(question, CACHE_EXPIRY, max_sentences=1)
+    assert "counted from that. This works for about 90 days" in answer and "[1]" in answer

@@ -911,7 +911,8 @@ def extractive_answer(
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
     paired = (query.yes_no or asks_why(query.form) or asks_conditional(query.form)) and not query.howto
-    scored = [*units, *sentence_pairs(units)] if paired else units
+    # a number asked for: a sentence that gives it of "this" or "it" is one candidate with the one before
+    scored = [*units, *sentence_pairs(units, leaning=not paired)] if paired or query.kind == "number" else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=_candidate_order,

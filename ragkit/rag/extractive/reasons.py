@@ -21,13 +21,18 @@ from ragkit.rag.extractive.units import Unit, passage_of
 _GROUNDS_SENTENCES = 3  # a why question's advice brings the whole paragraph before it up to this many sentences
 
 
-def sentence_pairs(units: Sequence[Unit]) -> list[Unit]:
+#: a sentence that leans on the one before it for its subject ("This works for about 500,000 years")
+_LEANS_BACK = re.compile(r"^(?:This|That|It|These|Those|Such)\s+(?!is\s+because|is\s+why)")
+
+
+def sentence_pairs(units: Sequence[Unit], *, leaning: bool = False) -> list[Unit]:
     """Each prose sentence joined to the next one of its paragraph, as one unit (its words both
-    sentences' words)."""
+    sentences' words); with ``leaning``, only to a next one that leans on it for its subject
+    ("… the timeout values are calculated relative to that. This works for about 500,000 years")."""
     out: list[Unit] = []
     for u, v in zip(units, units[1:], strict=False):
         if (u.kind == v.kind == "prose" and u.rank == v.rank and u.paragraph == v.paragraph
-                and v.position == u.position + 1):
+                and v.position == u.position + 1 and (not leaning or _LEANS_BACK.match(v.text))):
             out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near,
                                run=(u.text, v.text)))
     return out
