@@ -495,3 +495,15 @@ def test_a_release_written_only_as_another_products_is_not_the_one_asked_about()
     assert extractive_answer(asked, passages(*notes)) == REFUSAL
     released = passages(("v3.0.rst", "3.0 (May 2, 2027)", "Harbour 3.0 requires Python 3.11 or later."), *notes)
     assert "3.11" in extractive_answer(asked, released)
+
+
+def test_a_release_written_only_in_another_products_requirement_is_not_the_one_asked_about() -> None:
+    """"Harbour 1.13" is not out; the notes write 1.13 only in a requirement on scipy. Before:
+    answered with another release's date."""
+    notes = [("v1.12.rst", "Version 1.12.0 (2026-04-07) > Dependencies",
+              "Updated minimums for:\n\n- Core dependency `scipy >= 1.13`\n- Optional dependency `pandas >= 2.2`"),
+             ("v1.9.rst", "Version 1.9.0 (2024-12-18)", "Harbour 1.9.0 was released on 2024-12-18, by Ada Quill.")]
+    asked = "On what date is Harbour 1.13 planned to be released?"
+    assert extractive_answer(asked, passages(*notes)) == REFUSAL
+    released = passages(("v1.13.rst", "Version 1.13.0", "Harbour 1.13 is planned to be released on 2026-11-30."), *notes)
+    assert "2026-11-30" in extractive_answer(asked, released)

@@ -96,15 +96,24 @@ def product_releases(question: str) -> list[tuple[str, str]]:
             if product.lower() not in _NOT_PRODUCTS]
 
 
+#: a version after a comparison is one a requirement names: "scipy >= 1.13", "numpy<2.0"
+_REQUIRED = re.compile(r"([\w.-]+)\s*(?:>=|<=|==|~=|!=|>|<)\s*$")
+
+
 def of_product(text: str, product: str, version: str) -> bool:
     """Whether ``text`` writes ``version`` other than as the release of another named product: after
     the product, after a word in lower case or none ("in 3.0", a heading "3.0"), not only after
-    another capitalised name ("Astropy 3.0" for "Gammapy 3.0")."""
+    another capitalised name ("Astropy 3.0" for "Gammapy 3.0") nor in another's requirement
+    ("scipy >= 1.13")."""
     wanted = same_release(version)
     for match in _DOTTED_RELEASE.finditer(text):
         if same_release(match.group(1)) != wanted:
             continue
         lead = text[max(0, match.start() - 60):match.start()]  # the word before it, if a space parts them
+        if required := _REQUIRED.search(lead):  # "scipy >= 1.13" is a requirement on scipy
+            if required.group(1).strip("([{\"'`*_:,;").lower() == product.lower():
+                return True
+            continue
         before = lead.split()[-1].strip("([{\"'`*_:,;") if lead[-1:] in (" ", "\t") and lead.strip() else ""
         if not before or before.lower() == product.lower() or not before[:1].isupper() or before.lower() in _NOT_PRODUCTS:
             return True
