@@ -8,6 +8,7 @@ from __future__ import annotations
 from ragkit.rag.extractive import REFUSAL, extractive_answer
 from ragkit.rag.extractive.answer_type import asks_columns
 from ragkit.rag.extractive.query import dotted_numbers, read_question
+from ragkit.rag.extractive.text import parse_blocks
 from ragkit.rag.passages import Passage
 
 
@@ -125,3 +126,15 @@ def test_another_name_is_the_sentence_that_gives_one() -> None:
     question's three words were in no passage)."""
     for question in ("What is another name for a wedge?", "What is a wedge also called?"):
         assert extractive_answer(question, GAPS) == "This pattern is called a wedge (aka \"spacer\"). [2]"
+
+
+def test_a_passage_cut_from_the_middle_of_a_table_reads_its_first_row_as_data() -> None:
+    """A long Markdown table split across passages: the later passage starts with a row of data,
+    with no separator row under it. Before: that row labelled the cells of the next one
+    ("2022-10: 2022-11; Spearbit: Trail of Bits")."""
+    rows = [b.text for b in parse_blocks("| 2022-10 | Harbour Labs | Tide gauge |\n| 2022-11 | Quay Audit | Ledger |\n")]
+    assert rows == ["2022-10; Harbour Labs; Tide gauge", "2022-11; Quay Audit; Ledger"]
+    headed = [b.text for b in parse_blocks("| Date | Reviewer |\n| --- | --- |\n| 2022-11 | Quay Audit |\n")]
+    assert headed == ["Date: 2022-11; Reviewer: Quay Audit"]
+    plain = [b.text for b in parse_blocks("Date | Reviewer\n2022-11 | Quay Audit\n")]  # a table read from reST
+    assert plain == ["Date: 2022-11; Reviewer: Quay Audit"]

@@ -246,6 +246,14 @@ def table_cells(line: str) -> list[str] | None:
     return cells if len(cells) >= 2 else None
 
 
+def _headless(row: str, after: str) -> bool:
+    """Whether a Markdown table row (``| a | b |``) is not its table's header: a header has the
+    separator row (``| --- | --- |``) under it, and a passage cut from the middle of a long table
+    starts with a row of data."""
+    cells = table_cells(clean_line(after))
+    return row.startswith("|") and not (cells and all(_TABLE_SEPARATOR.match(c) for c in cells if c))
+
+
 def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
     """A table row as a sentence, each cell labelled by its column ("Price: £6.50")."""
     if not header or len(header) != len(cells):
@@ -447,10 +455,11 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         if cells is not None:
             if all(_TABLE_SEPARATOR.match(c) for c in cells if c):
                 continue
-            if header is None:
+            if header is None and not _headless(stripped, lines[i] if i < len(lines) else ""):
                 header = cells
             else:
                 blocks.append(Block("row", _row_sentence(header, cells), section))
+                header = header or []  # rows of a table whose header is in another passage: cells alone
             continue
         header = None
         if not stripped:
