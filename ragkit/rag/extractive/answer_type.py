@@ -234,74 +234,50 @@ _ALIAS_QUESTION = re.compile(
     r"|^\W*(?:what|how)\s+(?:else\s+)?(?:is|are|was|were)\s+.+?\s+(?:also|otherwise|sometimes)\s+(?:called|known\s+as|named)\b",
     re.IGNORECASE,
 )
-#: the words an alias question asks with, not about
-ALIAS_WORDS = frozenset("another other alternative different name names term terms word words also otherwise "
-                        "sometimes called known named".split())
 _ALIAS = re.compile(
     r"\baka\b|\ba\.k\.a\.|\b(?:also|otherwise|sometimes|commonly|often)\s+(?:known\s+as|called|named|termed|"
     r"referred\s+to\s+as)\b|\bor\s+simply\b",
     re.IGNORECASE,
 )
-
-
 _TERM_QUESTION = re.compile(
     r"^\W*what\s+(?:do|does|did)\s+(?:[\w'’.-]+\s+){1,5}?call\b"
     r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.,-]+\s+){1,12}?called\s*\?"
     r"|^\W*what\s+(?:is|was)\s+the\s+(?:term|word)\s+for\b",
     re.IGNORECASE,
 )
-#: the words a term question asks with, not about
-TERM_WORDS = frozenset("call calls called term word".split())
 _NAMES_IT = re.compile(r"\b(?:(?:is|are|was|were|be|been)\s+(?:\w+\s+)?(?:called|named|termed|dubbed)|known\s+as|"
                        r"refer(?:s|red)?\s+to\s+(?:\w+\s+)?as|what\s+we\s+call|we\s+call|is\s+the\s+term\s+for)\b", re.IGNORECASE)
-
-
 _NAME_ORIGIN_QUESTION = re.compile(
     r"^\W*where\s+(?:does|did)\s+(?:the\s+)?name\b.*\bcome\s+from\b"
     r"|^\W*what\s+(?:is|was)\s+(?:\w+\s+){1,4}?named\s+(?:after|for)\s*\?"
     r"|\bthe\s+origin\s+of\s+(?:the|its)\s+name\b",
     re.IGNORECASE,
 )
-#: the words a name-origin question asks with, not about
-NAME_ORIGIN_WORDS = frozenset("name named come comes origin after".split())
 _NAME_ORIGIN = re.compile(r"\bnamed\s+(?:after|for)\b|\bname\b.{0,40}?\b(?:based\s+on|comes?\s+from|derived\s+from|"
                           r"inspired\s+by|taken\s+from)\b", re.IGNORECASE)
 
 
-def asks_name_origin(question: str) -> bool:
-    """Whether a question asks where a name comes from ("Where does the name Oslo come from?",
-    "What is the tool named after?"): a sentence that says what it is named after answers it."""
-    return bool(_NAME_ORIGIN_QUESTION.search(question))
+#: questions that ask for what something is called, and the sentences that say it: the kind, how
+#: the question asks it, how a sentence gives it, and the words the question asks with, not about
+NAMING_KINDS: dict[str, tuple[re.Pattern[str], re.Pattern[str], frozenset[str]]] = {
+    # "What is another name for a polyfill?": "a polyfill (aka "shim")", "also known as"
+    "alias": (_ALIAS_QUESTION, _ALIAS, frozenset("another other alternative different name names term terms word "
+                                                 "words also otherwise sometimes called known named".split())),
+    # "Where does the name Oslo come from?": "named after", "the name … based on"
+    "origin": (_NAME_ORIGIN_QUESTION, _NAME_ORIGIN, frozenset("name named come comes origin after".split())),
+    # "What does OpenStack call the period …?": "is referred to as an *embargo*", "we call"
+    "term": (_TERM_QUESTION, _NAMES_IT, frozenset("call calls called term word".split())),
+}
 
 
-def gives_name_origin(sentence: str) -> bool:
-    """Whether ``sentence`` says where a name comes from ("named after", "the name … based on")."""
-    return bool(_NAME_ORIGIN.search(sentence))
+def naming_kind(question: str) -> tuple[str, frozenset[str]] | None:
+    """The naming kind a question asks for (``NAMING_KINDS``) and the words it asks with, or None."""
+    return next(((kind, words) for kind, (asks, _, words) in NAMING_KINDS.items() if asks.search(question)), None)
 
 
-def asks_term(question: str) -> bool:
-    """Whether a question asks what a thing is called ("What does OpenStack call the period a bug
-    is kept private?", "What is the line joining the letters called?"): a sentence that names it
-    answers it."""
-    return bool(_TERM_QUESTION.search(question))
-
-
-def gives_term(sentence: str) -> bool:
-    """Whether ``sentence`` names a thing ("is referred to as an *embargo*", "are called masters",
-    "known as", "we call")."""
-    return bool(_NAMES_IT.search(sentence))
-
-
-def asks_alias(question: str) -> bool:
-    """Whether a question asks for another name of something ("What is another name for a
-    polyfill?", "What is a polyfill also called?"): a sentence that gives one answers it."""
-    return bool(_ALIAS_QUESTION.search(question))
-
-
-def gives_alias(sentence: str) -> bool:
-    """Whether ``sentence`` gives another name ("a polyfill (aka "shim")", "also known as",
-    "also called")."""
-    return bool(_ALIAS.search(sentence))
+def gives_naming(kind: str, sentence: str) -> bool:
+    """Whether ``sentence`` gives what a question of naming ``kind`` asks for."""
+    return bool(NAMING_KINDS[kind][1].search(sentence))
 
 
 _WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:reason|point|purpose)\b"

@@ -125,6 +125,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import (
+    NAMING_KINDS,
     asks_columns,
     asks_conditional,
     asks_why,
@@ -132,9 +133,7 @@ from ragkit.rag.extractive.answer_type import (
     counts_other,
     defines,
     expands,
-    gives_alias,
-    gives_name_origin,
-    gives_term,
+    gives_naming,
     has_answer_type,
     in_measure,
     negates,
@@ -614,12 +613,8 @@ _LITERAL_HEADING = re.compile(r"`[^`\s]{1,60}`(?:\s*\(\))?")
 def _typed(u: Unit, query: Query) -> bool:
     if query.acronym:  # "Immediately Invoked Function Expression (IIFE)"
         return expands(query.acronym, u.text)
-    if query.kind == "alias":  # "a polyfill (aka "shim")"
-        return gives_alias(u.text)
-    if query.kind == "origin":  # "the team adopted the name "Oslo" (based on the Oslo Peace Accords …)"
-        return gives_name_origin(u.text)
-    if query.kind == "term":  # "This temporary secrecy is referred to as an *embargo*"
-        return gives_term(u.text)
+    if query.kind in NAMING_KINDS:  # "a polyfill (aka "shim")", "is referred to as an *embargo*"
+        return gives_naming(query.kind, u.text)
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))

@@ -13,21 +13,16 @@ from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
-    ALIAS_WORDS,
     AUTHORSHIP_WORDS,
-    NAME_ORIGIN_WORDS,
-    TERM_WORDS,
     answer_type,
     asked_acronym,
-    asks_alias,
     asks_author,
-    asks_name_origin,
-    asks_term,
     asks_yes_no,
     counted_noun,
     defined_term,
     is_howto,
     list_count,
+    naming_kind,
     quantity_measure,
     wants_list,
 )
@@ -196,12 +191,8 @@ def read_question(question: str, context: str = "") -> Query:
     author = asks_author(form)
     if author:  # "Who wrote the Raft paper?": "wrote" and "paper" name the relation, not the subject
         type_nouns = type_nouns | AUTHORSHIP_WORDS
-    if asks_alias(form):  # "What is another name for a polyfill?" wants the sentence that gives one
-        kind, type_nouns = "alias", type_nouns | ALIAS_WORDS
-    elif asks_name_origin(form):  # "Where does the name Oslo come from?" wants what it is named after
-        kind, type_nouns = "origin", type_nouns | NAME_ORIGIN_WORDS
-    elif asks_term(form):  # "What does OpenStack call …?" wants the sentence that names it
-        kind, type_nouns = "term", type_nouns | TERM_WORDS
+    if naming := naming_kind(form):  # "What is another name for …?", "What does OpenStack call …?":
+        kind, type_nouns = naming[0], type_nouns | naming[1]  # the sentence that names it
     acronym = asked_acronym(form)
     if acronym:  # "What does IIFE stand for?" wants the words its letters begin
         kind, type_nouns = "acronym", type_nouns | ACRONYM_WORDS
