@@ -577,12 +577,18 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)
 
 
+def _about_release(query: Query) -> bool:
+    """Whether the question numbers a release it asks about, not for ("… in MNE-Python 1.12.0?",
+    not "Which version …?" nor "In which release …?")."""
+    return bool(query.versions) and not asks_release(query.text) and query.value_kind != "version"
+
+
 def _release_files(query: Query, passages: Sequence[Passage]) -> bool:
     """Whether the passages come from notes named one file a release (``v1.12.rst``) and one of
     them is of the release the question numbers, when it asks for no version or release: that
     release is of the folder's product, and the other files are about other releases (the
     question's "NumPy 2.0" is no release of Numba, whose notes are named for Numba's)."""
-    if not query.versions or asks_release(query.text) or query.value_kind == "version":
+    if not _about_release(query):
         return False
     sources = {str(p.meta.get("source", "")) for p in passages}
     return any(file_releases(s) and not another_file_release(s, query.versions) for s in sources)
@@ -592,7 +598,7 @@ def _under_asked_release_first(candidates: list[Candidate], query: Query) -> lis
     """When some candidates are under a heading that names the release the question numbers
     ("Version 1.12.0 (2026-04-07)"), the others count half: a change log's next, unreleased
     entries say the same things of another release."""
-    if not query.versions or asks_release(query.text) or query.value_kind == "version":
+    if not _about_release(query):
         return candidates
     under = [under_release((*c.unit.above, *c.unit.parents), query.text) for c in candidates]
     if not any(under) or all(under):
