@@ -67,10 +67,11 @@ def load_questions(path: str | Path) -> list[dict[str, Any]]:
 
 
 def _as_text(answer: Any) -> Any:
-    """A date written bare in YAML (``answer: 2010-12-26``) is read back as the text it was written as."""
+    """A date written bare in YAML (``answer: 2010-12-26``, ``2010-12-26 10:00:00``) is read back as
+    the text it was written as."""
     if isinstance(answer, list):
         return [_as_text(a) for a in answer]
-    return answer.isoformat() if isinstance(answer, date) else answer
+    return str(answer) if isinstance(answer, date) else answer
 
 
 def sources_of(source: str | list[str] | None) -> list[str]:
