@@ -32,6 +32,7 @@ BLOCK_TAGS = (
 _PARA = "\ue000"  # private-use sentinels survive get_text() and never occur in real text
 _LINE = "\ue001"
 _CELL = "\ue002"
+_PRE_END = "\ue003"  # where a ``<pre>`` ends: its line breaks are lines again after it
 #: what ends a row and a cell
 _CLOSE = {"tr": _LINE, "td": _CELL, "th": _CELL}
 _SPACES = re.compile(r"[ \t\r\n\f\v\u00a0]+")
@@ -49,8 +50,8 @@ class HtmlLoader(Loader):
     name = "html"
     mime = "text/html"
     #: 2: a table of words has its first row as header (``table_rows.split_header``); 3: a page's
-    #: text is its ``<main>`` when it has one
-    version = 3
+    #: text is its ``<main>`` when it has one; 4: a ``<pre>``'s lines are lines
+    version = 4
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         soup = _parse(read_text(path))
@@ -128,8 +129,9 @@ def _title(soup: Any) -> str | None:
 
 
 def html_to_text(soup: Any) -> str:
-    """Visible text of ``soup``: blocks become paragraphs separated by blank lines, ``<br>`` a
-    line break, a table row one line of ``" | "``-separated cells; other whitespace collapses to single spaces.
+    """Visible text of ``soup``: blocks become paragraphs separated by blank lines, ``<br>`` and a
+    line of a ``<pre>`` a line break (a man page's table of options, a code sample), a table row
+    one line of ``" | "``-separated cells; other whitespace collapses to single spaces.
     One pass over the tree without changing it (no recursion, no insertions: a page nested
     thousands of elements deep takes linear time)."""
     paragraphs = []
@@ -152,9 +154,12 @@ def _marked_text(soup: Any) -> str:
 
     out: list[str] = []
     stack: list[Any] = [soup]
+    pre = 0  # how many ``<pre>`` elements the node is in
     while stack:
         node = stack.pop()
-        if isinstance(node, str) and not isinstance(node, NavigableString):  # a closing sentinel
+        if node == _PRE_END:
+            pre -= 1
+        elif isinstance(node, str) and not isinstance(node, NavigableString):  # a closing sentinel
             out.append(node)
         elif isinstance(node, Tag):
             if node.name in DROP_TAGS:
@@ -164,7 +169,11 @@ def _marked_text(soup: Any) -> str:
             block = node.name in BLOCK_TAGS
             out.append(_PARA if block else "")
             stack.append(_PARA if block else _CLOSE.get(node.name, ""))
+            if node.name == "pre":
+                pre += 1
+                stack.append(_PRE_END)
             stack.extend(reversed(node.contents))
         elif type(node) in (NavigableString, CData):
-            out.append(str(node))
+            text = str(node)
+            out.append(re.sub(r"\r\n?|\n", _LINE, text) if pre else text)
     return "".join(out)

@@ -263,6 +263,17 @@ def test_html_with_one_main_element_is_read_from_it(tmp_path: Path) -> None:
     assert doc.text == f"Menu\n\n{body.strip()}"
 
 
+def test_html_pre_keeps_its_lines(tmp_path: Path) -> None:
+    """A man page's table of values in a ``<pre>``: one value and its meaning per line, not one
+    run-on line of every value."""
+    html = ("<h1>tide_set_mode</h1><p>The possible modes are:\n<pre>\n  TIDE_MODE_FULL   Enable every correction\n"
+            "  TIDE_MODE_NONE   Disable every correction\r\n  TIDE_MODE_LUNAR  Lunar term only\n</pre>"
+            "Each call\nreplaces the last.</p>")
+    [doc] = load("html", write(tmp_path, "mode.html", html))
+    assert doc.text == ("tide_set_mode\n\nThe possible modes are:\n\nTIDE_MODE_FULL Enable every correction\n"
+                        "TIDE_MODE_NONE Disable every correction\nTIDE_MODE_LUNAR Lunar term only\n\nEach call replaces the last.")
+
+
 def test_html_title_falls_back_to_h1(tmp_path: Path) -> None:
     [doc] = load("html", write(tmp_path, "x.htm", "<h1>Gull Haven</h1><p>text</p>"))
     assert doc.metadata["title"] == "Gull Haven"
