@@ -14,6 +14,7 @@ from pathlib import Path
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.bylines import field_authors, front_matter_authors
 from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
@@ -30,11 +31,15 @@ _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 @loaders.register("markdown")
 class MarkdownLoader(Loader):
     """Reads a Markdown or MDX file. ``title`` comes from front matter ``title:`` or the first
-    ``# `` heading (else the file stem); the front matter block is removed from the text."""
+    ``# `` heading (else the file stem); the front matter block is removed from the text.
+    ``authors`` comes from front matter ``author(s):`` or an "Author:" field under the title
+    (``ragkit.loaders.bylines``)."""
 
     name = "markdown"
     mime = "text/markdown"
-    version = 3  # 2: HTML tags other than headings taken out of the text (``<li>`` a list item); 3: comments too
+    #: 2: HTML tags other than headings taken out of the text (``<li>`` a list item); 3: comments too;
+    #: 4: ``authors`` from front matter or an "Author:" field under the title
+    version = 4
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path)
@@ -52,7 +57,8 @@ class MarkdownLoader(Loader):
         if not title:
             match = _H1.search(body)
             title = match.group(1).strip() if match else path.stem
-        return iter([Document(text=body, metadata=self._metadata(source, title=title))])
+        authors = front_matter_authors(front) or field_authors(body)
+        return iter([Document(text=body, metadata=self._metadata(source, title=title, authors=authors))])
 
 
 def split_front_matter(text: str, *, where: str = "") -> tuple[dict[str, object], str]:

@@ -1,0 +1,66 @@
+"""A Markdown document's authors, as a design proposal or an RFC heads its text: front matter
+``author:``, or an "Author:" field under the title; and "Who wrote the proposal …?" answered from
+them when search finds only the proposal's later sections."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.loaders.bylines import field_authors, front_matter_authors
+from ragkit.loaders.markdown import MarkdownLoader
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
+
+PROPOSAL = """# Separators in Tide Tables
+
+* **Type**: Design proposal
+* **Author**: Maren Solvik
+* **Status**: Stable in 1.4
+
+## Synopsis
+
+Allow spaces between the digit groups of a tide height.
+
+## Motivation
+
+Long heights are hard to read, which is why groups of three digits may be parted.
+"""
+
+
+def _load(tmp_path: Path, name: str, text: str) -> dict[str, object]:
+    path = tmp_path / name
+    path.write_text(text, encoding="utf-8")
+    return next(MarkdownLoader().load(path, source=name)).metadata
+
+
+def test_an_author_field_under_the_title_is_the_documents_byline(tmp_path: Path) -> None:
+    assert _load(tmp_path, "proposal.md", PROPOSAL)["authors"] == "Maren Solvik"
+    assert field_authors("# Moorings\n\nAuthors: [Ada Quill](https://example.org/ada) <ada@example.org>, Tom Reed\n") \
+        == "Ada Quill, Tom Reed"
+
+
+def test_front_matter_authors_are_the_byline(tmp_path: Path) -> None:
+    meta = _load(tmp_path, "rfc.md", "---\nauthor: Ines Varga (@ivarga)\n---\n\n# Buoy naming\n\nText.\n")
+    assert meta["authors"] == "Ines Varga (@ivarga)"
+    assert front_matter_authors({"authors": ["Ada Quill", {"name": "Tom Reed"}]}) == "Ada Quill, Tom Reed"
+
+
+def test_a_later_authors_list_or_code_is_no_byline(tmp_path: Path) -> None:
+    notes = "# Release 2.1\n\n## Changes\n\nFaster tides.\n\n## Authors\n\nAuthors: Ada Quill, Tom Reed\n"
+    assert "authors" not in _load(tmp_path, "notes.md", notes)
+    code = "# Borrowing\n\n```rust\nstruct Book {\n    author: &'static str,\n}\n```\n"
+    assert "authors" not in _load(tmp_path, "borrow.md", code)
+    assert field_authors("# Essay\n\nAuthor: " + "word " * 100) is None  # a long field is prose, not names
+
+
+def test_who_wrote_a_proposal_is_answered_from_its_byline_when_search_finds_its_motivation(tmp_path: Path) -> None:
+    authors = _load(tmp_path, "proposal.md", PROPOSAL)["authors"]
+    motivation = Passage(1, "## Motivation\n\nLong heights are hard to read, which is why groups of three digits may "
+                            "be parted.", {"source": "proposal.md", "heading": "Separators in Tide Tables > Motivation",
+                                           "start": "200", "document_title": "Separators in Tide Tables",
+                                           "authors": authors})
+    question = "Who wrote the proposal for separators in tide tables?"  # "proposal" names the relation
+    assert extractive_answer(question, [motivation]) == "Maren Solvik [1]"
+    # without the byline the proposal's motivation names no one
+    bare = Passage(1, motivation.text, {k: v for k, v in motivation.meta.items() if k != "authors"})
+    assert "Maren Solvik" not in extractive_answer(question, [bare])
