@@ -161,3 +161,44 @@ def test_which_things_with_two_words_before_the_noun_asks_for_a_list() -> None:
         "Other mechanisms may change in any minor release.\n"), {"source": "stability.md"})]
     answer = extractive_answer("Which signal discovery mechanisms are covered by the lamp stability promise?", page)
     assert all(m in answer for m in ("Fog horn", "Radio beacon", "Flag discovery")), answer
+
+
+def test_a_case_stated_before_why_asks_for_a_reason_not_a_date() -> None:
+    """"When I store …, why can't …?" asks why: its "When" states a case, not a question of time."""
+    question = "When I store compiled tide models and reload them later, why can't the fast path be stored with them?"
+    assert answer_type(question)[0] is None
+    models = _passage("storing.md", "Storing models",
+                      "Compiled tide models can be stored and reloaded later on the same kind of host. "
+                      "The fast path cannot be stored with them, because it is position-dependent.")
+    assert "position-dependent" in extractive_answer(question, models)
+
+
+def test_a_negated_auxiliary_is_no_word_of_the_question() -> None:
+    """"don't" is "do not": no term "don" that no passage says."""
+    from ragkit.rag.extractive.text import terms
+
+    assert terms("If I don't use it, it isn't kept and won't carry over") == ["keep", "carry"]
+    assert terms("Don Quill") == ["don", "quill"]  # a name, not a negation
+
+
+def test_a_release_written_after_the_asked_product_answers_which_version_of_it() -> None:
+    """"Which Kestrel version …?" is answered by "Implemented in Kestrel 2.0.20-Beta2" in a passage
+    search ranks low, not by a Slug's "version 4" or "version 7" under a heading that names Kestrel."""
+    passages = [
+        Passage(1, "## Slug versions the Kestrel library should generate\n\nIn terms of popularity, in about 90 "
+                   "percent of cases users generate a Slug version 4 (random). Yet another Slug version gaining "
+                   "popularity, especially in databases, is version 7.",
+                {"source": "slug.md", "heading": "Slug > Slug versions the Kestrel library should generate",
+                 "start": "900"}),
+        Passage(2, "## Alternatives\n\nBecause Kestrel did not previously provide a type for Slugs in common code, "
+                   "the community wrote several libraries.",
+                {"source": "slug.md", "heading": "Slug > Alternatives", "start": "500"}),
+        *(Passage(n, f"## Note {n}\n\nThe tide table {n} lists heights for harbour {n}.",
+                  {"source": f"t{n}.md", "heading": f"Note {n}", "start": "0"}) for n in range(3, 18)),
+        Passage(18, "# Slug\n\n* Type: Standard library proposal\n* Status: Implemented in Kestrel 2.0.20-Beta2; "
+                    "Stable since 2.4.0",
+                {"source": "slug.md", "heading": "Slug", "start": "0"}),
+    ]
+    answer = extractive_answer("In which Kestrel version was the common Slug class first implemented?", passages,
+                               max_sentences=1)
+    assert "2.0.20-Beta2" in answer and "[18]" in answer

@@ -127,7 +127,7 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 #: "If the cache is full, what …?"): the question is what follows it
 _CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*"
                          r"(?=(?:(?:on|in|at|for|from|to|with|by|since|under|after|before)\s+)?"
-                         r"(?:what|which|who|whom|whose|how|when|where)\b)", re.IGNORECASE)
+                         r"(?:what|which|who|whom|whose|how|when|where|why)\b)", re.IGNORECASE)
 
 
 _OPENS_WITH_WHICH = re.compile(rf"{WHICH_OPENING}\b", re.IGNORECASE)
@@ -218,6 +218,7 @@ _AUTHORSHIP = re.compile(
 #: words that name the relation an authorship question asks about, not its subject
 AUTHORSHIP_WORDS = frozenset(
     "wrote written write writes authored author authors coauthored paper papers article book report document "
+    "proposal proposals rfc "
     "first lead main last senior".split()
 )
 
@@ -285,8 +286,9 @@ _WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+
 
 
 def asks_why(question: str) -> bool:
-    """Whether a question asks for a reason ("Why should the cache …?", "What is the reason for …?")."""
-    return bool(_WHY.search(question))
+    """Whether a question asks for a reason ("Why should the cache …?", "What is the reason for …?",
+    "When I reload saved patterns, why …?")."""
+    return bool(_WHY.search(_CASE_FIRST.sub("", question)))
 
 
 _YES_NO = re.compile(

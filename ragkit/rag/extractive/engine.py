@@ -146,10 +146,12 @@ from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.releases import (
     another_file_release,
     another_release,
+    asked_product,
     asks_release,
     file_releases,
     of_product,
     product_releases,
+    releases_of,
     same_release,
     under_release,
 )
@@ -219,6 +221,7 @@ _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a f
 _OPENING_WORDS = 8  # ... each a short line
 _ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
 _LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
+_PRODUCT_RELEASE = 1.3  # ... for a release written after the product whose version is asked for ("Kotlin 2.0.20")
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
@@ -710,6 +713,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _LINE  # a console's output line: when no sentence says the value
     if query.value_kind == "port" and serves_address(u.text):
         fit *= _ADDRESS  # "Serving on http://127.0.0.1:8080": the address a server listens on
+    if query.value_kind == "version" and typed and (product := asked_product(query.form)) and releases_of(u.text, product):
+        fit *= _PRODUCT_RELEASE  # "Implemented in Kotlin 2.0.20" for "Which Kotlin version …?", not a UUID's "version 4"
     same = len(query.words & {w.lower() for w in WORD.findall(u.text)} - _FUNCTION_WORDS)
     fit *= 1.0 + _SURFACE * min(same, 5)  # a tie-break on the very words, quantifiers included ("all")
     return fit

@@ -96,6 +96,28 @@ def product_releases(question: str) -> list[tuple[str, str]]:
             if product.lower() not in _NOT_PRODUCTS]
 
 
+#: the product whose version a question asks for: "Which Kotlin version …", "the first Python release …",
+#: "which version of Kotlin …"
+_ASKED_PRODUCT = (re.compile(r"\b([A-Z][\w+-]*)\s+(?:versions?|releases?)\b(?!\s+v?\d)"),
+                  re.compile(r"\b(?:versions?|releases?)\s+of\s+([A-Z][\w+-]*)\b(?!\s+v?\d)"))
+
+
+def asked_product(question: str) -> str:
+    """The named product whose version or release ``question`` asks for ("Kotlin" of "In which Kotlin
+    version was Uuid first implemented?"), or "" (none named, or one it numbers: "Kotlin 2.0")."""
+    for pattern in _ASKED_PRODUCT:
+        for match in pattern.finditer(question):
+            if match.group(1).lower() not in _NOT_PRODUCTS:
+                return match.group(1)
+    return ""
+
+
+def releases_of(text: str, product: str) -> bool:
+    """Whether ``text`` writes a release right after ``product``'s name ("Implemented in Kotlin
+    2.0.20-Beta2" for Kotlin): the release is the product's, not a UUID's "version 4"."""
+    return any(name.lower() == product.lower() for name, _ in _PRODUCT_RELEASE.findall(text))
+
+
 #: a version after a comparison is one a requirement names: "scipy >= 1.13", "numpy<2.0"
 _REQUIRED = re.compile(r"([\w.-]+)\s*(?:>=|<=|==|~=|!=|>|<)\s*$")
 
@@ -121,6 +143,6 @@ def of_product(text: str, product: str, version: str) -> bool:
 
 
 __all__ = [
-    "another_file_release", "another_release", "asks_release", "file_releases", "of_product", "product_releases",
-    "same_release", "under_release",
+    "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "of_product", "product_releases",
+    "releases_of", "same_release", "under_release",
 ]

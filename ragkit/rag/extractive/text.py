@@ -134,10 +134,16 @@ IRREGULAR = {form: verb for verb, forms in (
 ) for form in forms.split()}
 
 
+_NEGATED = {"won't": "will", "can't": "can", "shan't": "shall"}
+
+
 def word_terms(raw: str) -> list[str]:
     """The stems of one word: the word (a small number word as its digits), and the parts of a
     CamelCase identifier."""
-    low = raw.lower().replace("’", "'").split("'")[0]
+    low = raw.lower().replace("’", "'")
+    if low.endswith("n't"):  # a negated auxiliary is the auxiliary ("don't" is "do", not a word "don")
+        low = _NEGATED.get(low, low[:-3])
+    low = low.split("'")[0]
     if low in STOPWORDS or (len(low) < 2 and not low.isdigit()):
         return []
     if low in NUMBER_WORDS:
