@@ -70,7 +70,7 @@ from ragkit.rag.elision import elided_question
 from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind, terms, unsaid_names
 from ragkit.rag.extractive.engine import Similarity
 from ragkit.rag.passages import Passage, parse_passages
-from ragkit.rag.read_on import FOLLOWING, stitched, wants_reading_on
+from ragkit.rag.read_on import FOLLOWING, ends_in_list, stitched, wants_reading_on
 from ragkit.rag.tool import MAX_TOP_K
 from ragkit.rag.transcript import transcript_turns
 from ragkit.registry import providers
@@ -524,11 +524,17 @@ def _looks_like_search(name: str) -> bool:
 def _passages(m: Message, read_on: Sequence[Citation] = ()) -> list[Passage]:
     """The passages of a tool result: its structured citations (the search tool's), each joined
     to the passages of ``read_on`` that continue it, else the passage text format parsed (a tool
-    that returns only text)."""
-    if m.citations:
-        cites = [replace(c, text=stitched(c, read_on)) if read_on else c for c in m.citations]
-        return [p for p in (Passage.from_citation(c) for c in cites) if p.text.strip()]
-    return parse_passages(m.content)
+    that returns only text). A passage that stops inside a list right before one that ``read_on``
+    continues is joined to both: the list's lead and first item, then the items the draft quoted
+    from the passage search ranked first."""
+    if not m.citations:
+        return parse_passages(m.content)
+    cites = list(m.citations)
+    if read_on:
+        extended = [c for c in cites if stitched(c, read_on) != c.text]
+        cites = [replace(c, text=stitched(c, read_on) if c in extended
+                         else stitched(c, [*extended, *read_on]) if ends_in_list(c.text) else c.text) for c in cites]
+    return [p for p in (Passage.from_citation(c) for c in cites) if p.text.strip()]
 
 
 __all__ = ["LocalProvider", "choose_tool", "conversation_context", "follow_up_query", "quoted", "tool_arguments"]

@@ -12,7 +12,9 @@ The joint is rebuilt from the passages' offsets in their file: a chunk is its fi
 whitespace (a blank line and the indentation of an item's own paragraph), and two overlapping
 chunks share ``end - start`` characters of text, which must be the same. A file read as several
 documents (a PDF's pages and sections) numbers each document's offsets from 0, so there a passage
-is joined only to one whose overlap is the same text, never across a gap.
+is joined only to one whose overlap is the same text, never across a gap. A notebook is one
+document whose cells are its pages: its offsets run through the whole file, so a list cut between
+two chunks of one cell is joined across the gap.
 """
 
 from __future__ import annotations
@@ -75,7 +77,7 @@ def stitched(anchor: Citation, following: Sequence[Citation]) -> str:
             if len(c.text) != c.end - c.start or not text.endswith(c.text[:shared]):
                 break
             text, end = text + c.text[shared:], c.end
-        elif -shared <= MAX_GAP and anchor.page is None:
+        elif -shared <= MAX_GAP and (anchor.page is None or anchor.page_unit == "cell"):
             text, end = text + "\n\n" + " " * max(0, -shared - 2) + c.text, c.end
         else:
             break

@@ -5,6 +5,7 @@ offsets (``ragkit.rag.read_on``)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from ragkit.index.reader import KnowledgeBase
@@ -122,3 +123,40 @@ def test_a_paged_file_is_joined_only_where_the_overlap_is_the_same_text() -> Non
     assert stitched(first, [other_section]) == first.text
     assert stitched(first, [wrong_overlap]) == first.text
     assert stitched(first, [right_overlap]) == text
+
+
+def test_a_notebook_cell_is_joined_across_the_gap_between_its_chunks() -> None:
+    """A notebook is one document whose cells are its pages: its offsets run through the file, so a
+    list cut between two chunks of one cell (cited as cells 28 and 29) is joined across the gap."""
+    text = "We offer three tide models:\n\n* `Harmonic` sums constituents.\n\n* `Surge` adds the wind.\n* `Mixed` does both."
+    cut = text.index("\n\n* `Surge`")
+    first = Citation(1, "tides.ipynb", "c1", page=28, page_unit="cell", start=0, end=cut, text=text[:cut])
+    second = Citation(2, "tides.ipynb", "c2", page=29, page_unit="cell", start=cut + 2, end=len(text),
+                      text=text[cut + 2:])
+    assert stitched(first, [second]) == text
+    assert stitched(replace(first, page_unit="page"), [second]) == first.text  # a PDF's page: never across a gap
+
+
+def test_the_lead_of_a_list_is_joined_to_the_items_read_on_from_the_passage_after_it() -> None:
+    """Search ranks the middle of a list first, the draft quotes it and reads on; the passage before
+    it, with the list's lead and first item, is joined to it and to what was read on, so the list
+    is answered whole from its lead."""
+    from ragkit.messages import Message
+    from ragkit.rag.local import _passages
+
+    text = ("We offer three tide models:\n\n* `Harmonic` sums the constituents.\n* `Surge` adds the wind.\n"
+            "* `Mixed` does both.\n\nEach model is fitted once.")
+    a, b = text.index("* `Surge`"), text.index("* `Mixed`")
+
+    def cite(n: int, start: int, end: int, source: str = "tides.md") -> Citation:
+        return Citation(n, source, f"c{n}", start=start, end=end, score=0.5, text=text[start:end].strip())
+
+    lead, middle, after = cite(2, 0, a - 1), cite(1, a, b - 1), cite(3, b, len(text))
+    elsewhere = cite(4, 0, a - 1, source="other.md")
+    found = Message(role="tool", content="", citations=[middle, lead, elsewhere])
+    joined = {p.number: p.text for p in _passages(found, read_on=[after])}
+    assert joined[2].startswith("We offer") and joined[2].endswith("fitted once.") and "`Surge`" in joined[2]
+    assert joined[1].startswith("* `Surge`") and joined[1].endswith("fitted once.")
+    assert joined[4] == elsewhere.text  # another file's passage is not joined
+    answer = extractive_answer("Which tide models are offered?", _passages(found, read_on=[after]))
+    assert all(name in answer for name in ("Harmonic", "Surge", "Mixed")), answer
