@@ -482,3 +482,17 @@ def test_a_why_question_gets_the_sentence_that_gives_the_reason() -> None:
     # not for a question that asks for something else
     where = extractive_answer("Which disk should the spool folder be on?", SPOOL)
     assert "same disk" in where and "copy every file" not in where, where
+
+
+def test_a_surname_alone_that_did_the_deed_answers_who_first_did_it() -> None:
+    """"Lumsdaine constructed the Hopf fibration": a scholar's surname alone, as the subject of
+    the deed asked about, is a person; a word the passages write in lower case is not ("This
+    showed …")."""
+    notes = [Passage(1, "## Notes\n\nThe fibration of the sphere was studied for a long time. Marrow constructed the "
+                        "tidal fibration in type theory. Quill proved that its total space is a sphere.",
+                     {"source": "notes.tex", "heading": "Notes", "start": "0"})]
+    answer = extractive_answer("Who first built the tidal fibration in type theory?", notes, max_sentences=1)
+    assert "Marrow" in answer and "[1]" in answer
+    this = [Passage(1, "## Notes\n\nThis constructed the tidal fibration in type theory, and this is all.",
+                    {"source": "notes.tex", "heading": "Notes", "start": "0"})]
+    assert "does not contain" in extractive_answer("Who first built the tidal fibration in type theory?", this)

@@ -73,3 +73,20 @@ def test_a_sentence_under_the_asked_releases_heading_passes_an_unreleased_fragme
     ]
     answer = extractive_answer("Which dependency minimums were raised in Kiln 1.12.0?", notes)
     assert "scipy >= 1.13" in answer and "pandas >= 2.2" in answer and "[2]" in answer
+
+
+def test_a_version_of_another_product_is_asked_about_the_release_the_question_numbers() -> None:
+    """"What is the oldest Python that Kiln 3.15 can be installed on?" asks for Python's version,
+    about Kiln 3.15: with 3.15's notes among the passages, 3.6's notes answer nothing."""
+    from ragkit.rag.extractive.releases import asked_product
+
+    assert asked_product("Since TypeScript 5.0 targets a newer ECMAScript, what is the oldest Node.js it runs on?") \
+        == "Node.js"
+    notes = [
+        Passage(1, "## Bug fixes\n\n- Fixed a crash when Kiln 3.15 is installed with an empty tide table.",
+                {"source": "3.15.rst", "heading": "What's new in Kiln 3.15 > Bug fixes", "start": "0"}),
+        Passage(2, "## Requirements\n\n- Kiln can now be installed on Python 3.8, the oldest Python it supports.",
+                {"source": "3.6.rst", "heading": "What's new in Kiln 3.6 > Requirements", "start": "0"}),
+    ]
+    assert "does not contain" in extractive_answer("What is the oldest Python that Kiln 3.15 can be installed on?", notes)
+    assert "3.8" in extractive_answer("What is the oldest Python that Kiln 3.6 can be installed on?", notes)

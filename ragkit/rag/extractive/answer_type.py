@@ -552,7 +552,15 @@ def _has_personal_name(sentence: str, question_words: frozenset[str], common: fr
     novel = [w.lower() not in question_words and stem(w) not in common for w in words]
     return any(
         name[i] and name[i + 1] and joined[i] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
-    )
+    ) or any(m[1].lower() not in question_words and stem(m[1]) not in common and m[1].lower() not in _DESIGNATORS
+             for m in _AGENT_SURNAME.finditer(sentence))
+
+
+#: a surname alone as the one who did a scholar's deed: "Lumsdaine constructed the Hopf fibration",
+#: "Brunerie proved that …" (a word the passages write in lower case is no surname: "This showed …")
+_AGENT_SURNAME = re.compile(
+    r"(?<![\w.-])([A-Z][a-z]{2,}(?:-[A-Z][a-z]+)?)\s+(?:first\s+)?(?:constructed|proved|showed|introduced|invented|"
+    r"discovered|conjectured|devised|formulated|coined|proposed)\b")
 
 
 _ACRONYM = re.compile(

@@ -582,8 +582,19 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
 
 def _about_release(query: Query) -> bool:
     """Whether the question numbers a release it asks about, not for ("… in MNE-Python 1.12.0?",
-    not "Which version …?" nor "In which release …?")."""
-    return bool(query.versions) and not asks_release(query.text) and query.value_kind != "version"
+    not "Which version …?" nor "In which release …?"); a version of another product than the one
+    it numbers is asked about that release ("Since TypeScript 5.0 targets …, what is the oldest
+    Node.js …?")."""
+    return bool(query.versions) and not asks_release(query.text) and (
+        query.value_kind != "version" or _of_another_product(query))
+
+
+def _of_another_product(query: Query) -> bool:
+    """Whether a version question asks for the version of a named product other than those of the
+    releases it numbers (Node.js's, for TypeScript 5.0)."""
+    asked = asked_product(query.form).lower()
+    numbered = {product.lower() for product, _ in product_releases(query.text)}
+    return bool(asked and numbered) and asked not in numbered
 
 
 def _release_files(query: Query, passages: Sequence[Passage]) -> bool:

@@ -99,12 +99,15 @@ def product_releases(question: str) -> list[tuple[str, str]]:
 #: the product whose version a question asks for: "Which Kotlin version …", "the first Python release …",
 #: "which version of Kotlin …"
 _ASKED_PRODUCT = (re.compile(r"\b([A-Z][\w+-]*)\s+(?:versions?|releases?)\b(?!\s+v?\d)"),
-                  re.compile(r"\b(?:versions?|releases?)\s+of\s+([A-Z][\w+-]*)\b(?!\s+v?\d)"))
+                  re.compile(r"\b(?:versions?|releases?)\s+of\s+([A-Z][\w+-]*)\b(?!\s+v?\d)"),
+                  re.compile(r"\b(?i:oldest|newest|latest|earliest|lowest|highest|minimum|maximum)\s+"
+                             r"(?:(?i:supported)\s+)?([A-Z][\w+-]*(?:\.[A-Za-z]+)?)\b(?!\s+v?\d)"))
 
 
 def asked_product(question: str) -> str:
     """The named product whose version or release ``question`` asks for ("Kotlin" of "In which Kotlin
-    version was Uuid first implemented?"), or "" (none named, or one it numbers: "Kotlin 2.0")."""
+    version was Uuid first implemented?", "Node.js" of "… the oldest Node.js …"), or "" (none
+    named, or one it numbers: "Kotlin 2.0")."""
     for pattern in _ASKED_PRODUCT:
         for match in pattern.finditer(question):
             if match.group(1).lower() not in _NOT_PRODUCTS:
@@ -143,6 +146,7 @@ def of_product(text: str, product: str, version: str) -> bool:
 
 
 __all__ = [
-    "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "of_product", "product_releases",
+    "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "of_product",
+    "product_releases",
     "releases_of", "same_release", "under_release",
 ]
