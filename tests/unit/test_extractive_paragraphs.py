@@ -74,3 +74,12 @@ def test_a_passage_that_starts_at_a_code_blocks_closing_fence_reads_its_prose_as
     assert "LampICU" in extractive_answer("Which external library fixes the Breton rules?", page)
     opened = "```\nwick trim --all\n```\n\nThen light the lamp at dusk.\n"
     assert [b.kind for b in parse_blocks(opened)] == ["code", "prose"]
+
+
+def test_a_passage_that_starts_in_a_code_blocks_last_markup_line_reads_its_prose_as_prose() -> None:
+    """A chunk cut inside a template's code block starts with its last line of markup, then the
+    closing fence: the prose after it is prose, not code (before, the fence was read as opening
+    a block that ran to the passage's end)."""
+    cut = ('<lantern @click="lightWick">Light</lantern>\n```\n\nThese frameworks read the markup outside the script, '
+           "so the compiler drops the import. With Wick 4.5, you can use `keepValueImports` to avoid this.\n")
+    assert [b.kind for b in parse_blocks(cut)] == ["code", "prose", "prose"]

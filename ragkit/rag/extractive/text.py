@@ -332,7 +332,7 @@ def _label_follows(lines: list[str], i: int) -> bool:
 
 
 _COMMAND_LINE = re.compile(r"^\s*`([^`]+)`\s*$")  # a line that is one inline code span: a command
-_CODE_LINE = re.compile(r"^\s{2,}\S|[;{}()\[\]]\s*$|\s=\s|^\s*(?:\$|>>>)\s")
+_CODE_LINE = re.compile(r"^\s{2,}\S|[;{}()\[\]]\s*$|\s=\s|^\s*(?:\$|>>>)\s|^\s*<[A-Za-z/][^<>]*>.*>\s*$")  # markup: "<button …>Click</button>"
 
 
 def _closes(lines: list[str], fences: list[tuple[int, str]]) -> bool:
