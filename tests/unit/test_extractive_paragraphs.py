@@ -82,4 +82,4 @@ def test_a_passage_that_starts_in_a_code_blocks_last_markup_line_reads_its_prose
     a block that ran to the passage's end)."""
     cut = ('<lantern @click="lightWick">Light</lantern>\n```\n\nThese frameworks read the markup outside the script, '
            "so the compiler drops the import. With Wick 4.5, you can use `keepValueImports` to avoid this.\n")
-    assert [b.kind for b in parse_blocks(cut)] == ["code", "prose", "prose"]
+    assert [b.kind for b in parse_blocks(cut)] == ["code", "prose"]
