@@ -202,3 +202,16 @@ def test_a_release_written_after_the_asked_product_answers_which_version_of_it()
     answer = extractive_answer("In which Kestrel version was the common Slug class first implemented?", passages,
                                max_sentences=1)
     assert "2.0.20-Beta2" in answer and "[18]" in answer
+
+
+def test_how_often_is_answered_by_a_frequency_in_words() -> None:
+    """"How often …?" asks for a number of times in a period: "quarterly review", "every two
+    weeks" say it in words (before, the sentence held "no number" and was refused)."""
+    policy = _passage("harbour-policy.docx", "Policy statements",
+                      "Harbour security reviews: Harbour board processes must include quarterly review with pilot "
+                      "teams to identify unsafe moorings or berthing patterns that the tide tables should prevent.")
+    answer = extractive_answer("How often does the harbour policy expect the board to sit down with the pilot teams to "
+                               "look for unsafe moorings?", policy)
+    assert "quarterly review" in answer
+    counted = _passage("harbour.md", "Moorings", "The harbour has quarterly reviews of its forty moorings.")
+    assert "does not contain" in extractive_answer("How many pilots does the harbour board employ?", counted)

@@ -475,6 +475,21 @@ def says_duration(sentence: str) -> bool:
     return bool(_DURATION.search(sentence) or _SPAN_IN_WORDS.search(sentence))
 
 
+#: how often something happens, said in words ("quarterly review", "every two weeks", "twice a year")
+_FREQUENCY = re.compile(
+    r"\b(?:hourly|daily|nightly|weekly|fortnightly|bi-?weekly|monthly|bi-?monthly|quarterly|semi-?annually|annually|"
+    r"yearly|every\s+(?:other\s+|\w+\s+)?(?:second|minute|hour|day|night|week|fortnight|month|quarter|year|sprint|"
+    r"release)s?|(?:once|twice|\w+\s+times)\s+(?:a|an|per|every)\s+\w+)\b", re.IGNORECASE)
+_HOW_OFTEN = re.compile(r"\bhow\s+often\b|\bhow\s+frequently\b|\bat\s+what\s+(?:interval|frequency)\b", re.IGNORECASE)
+
+
+def gives_frequency(question: str, sentence: str) -> bool:
+    """Whether ``question`` asks how often and ``sentence`` says it in words ("must include
+    quarterly review …" for "How often does governance sit down with …?"): a frequency is the
+    number asked for."""
+    return bool(_HOW_OFTEN.search(question) and _FREQUENCY.search(sentence))
+
+
 #: what a number in a sentence may be besides a count or an amount: a release ("0.7.x", "2.0.1",
 #: "v3.5"), a date ("Oct 2016", "March 3, 2021", "2021-03-03"), or the number of an issue or a
 #: pull request a change log's entry ends with ("(753)", "#753")

@@ -133,6 +133,7 @@ from ragkit.rag.extractive.answer_type import (
     counts_other,
     defines,
     expands,
+    gives_frequency,
     gives_naming,
     has_answer_type,
     in_measure,
@@ -647,7 +648,8 @@ def _typed(u: Unit, query: Query) -> bool:
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
     if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text):
         return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
-    return (query.kind is not None and has_answer_type(query.kind, text, query.words, query.common)
+    return (query.kind is not None and (has_answer_type(query.kind, text, query.words, query.common)
+                                        or query.kind == "number" and gives_frequency(query.form, text))
             and in_measure(query.measure, text))
 
 
