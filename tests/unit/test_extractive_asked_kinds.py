@@ -215,3 +215,20 @@ def test_how_often_is_answered_by_a_frequency_in_words() -> None:
     assert "quarterly review" in answer
     counted = _passage("harbour.md", "Moorings", "The harbour has quarterly reviews of its forty moorings.")
     assert "does not contain" in extractive_answer("How many pilots does the harbour board employ?", counted)
+
+
+def test_a_purpose_stated_before_which_leaves_the_question_that_follows_it() -> None:
+    """"To keep X, which command do I run …?" asks for a command as "Which command do I run …?"
+    does (before, the purpose clause hid the "which" and the named thing asked for); a case that
+    implies a default ("If I don't configure anything, …") still asks for the default."""
+    from ragkit.rag.extractive.query import read_question
+
+    asked = read_question("To keep gauge readings across a restart, which console command do I run before restarting?")
+    assert (asked.value_kind, asked.which) == ("name", True)
+    assert read_question("If I don't configure anything, how long is a mooring held?").default
+    guide = _passage("restart.md", "Restarting the gauge",
+                     "When the console receives the restart order, it hands its session to the new process. "
+                     'The readings file is made by running "dump gauge readings" over the console and saving the output.')
+    answer = extractive_answer("To keep gauge readings across a restart, which console command do I run before "
+                               "restarting?", guide, max_sentences=1)
+    assert "dump gauge readings" in answer

@@ -125,12 +125,18 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 
 #: a case the question states before it asks ("When both … could satisfy a requirement, which …?",
 #: "If the cache is full, what …?"): the question is what follows it
-_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless)\b[^,?]{3,100},\s*"
+_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless|to)\b[^,?]{3,100},\s*"
                          r"(?=(?:(?:on|in|at|for|from|to|with|by|since|under|after|before)\s+)?"
                          r"(?:what|which|who|whom|whose|how|when|where|why)\b)", re.IGNORECASE)
 
 
 _OPENS_WITH_WHICH = re.compile(rf"{WHICH_OPENING}\b", re.IGNORECASE)
+
+
+def without_case(question: str) -> str:
+    """The question without a case or a purpose it states before asking ("If the cache is full, what
+    …?", "To keep server states across a reload, which command …?" -> "which command …?")."""
+    return _CASE_FIRST.sub("", question)
 
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:

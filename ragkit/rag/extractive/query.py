@@ -25,6 +25,7 @@ from ragkit.rag.extractive.answer_type import (
     naming_kind,
     quantity_measure,
     wants_list,
+    without_case,
 )
 from ragkit.rag.extractive.text import SNAKE, WORD, snake_identifiers, terms, word_terms
 from ragkit.rag.extractive.values import (
@@ -196,7 +197,10 @@ def read_question(question: str, context: str = "") -> Query:
     acronym = asked_acronym(form)
     if acronym:  # "What does IIFE stand for?" wants the words its letters begin
         kind, type_nouns = "acronym", type_nouns | ACRONYM_WORDS
+    # "To keep X, which command …?" asks for a name; "If I don't configure anything, how old …?" for a default
     value, value_kind = value_question(form)
+    if not value:
+        value, value_kind = value_question(without_case(form))
     if value and kind in (None, "number", "date"):  # "What is the default lease time?" wants 12s, not a date
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
     unset = implied_default(form)  # "unless I change it": a default asked for, no subject
@@ -223,8 +227,8 @@ def read_question(question: str, context: str = "") -> Query:
         measure=quantity_measure(form) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), counted=counted_noun(form) if kind == "number" else "",
-        yes_no=asks_yes_no(form), instance=kind is None and asks_instance(form), which=asks_which(form),
-        asked=next(iter(word_terms(asked_noun(form))), ""),
+        yes_no=asks_yes_no(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
+        asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
     )
 
 
