@@ -14,6 +14,8 @@ from collections.abc import Mapping
 FIELD_LINES = 15
 #: how long a byline may be: a longer field is prose, not names
 MAX_CHARS = 300
+#: how much of the text's start is read for the field: its first lines, never the whole text again
+HEAD_CHARS = 8192
 
 _FIELD = re.compile(
     r"^ {0,3}(?:[-*+][ \t]+)?(?:\*\*|__)?(?:Authors?|Written by)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(?P<names>\S.*)$",
@@ -36,7 +38,7 @@ def front_matter_authors(front: Mapping[str, object]) -> str | None:
 def field_authors(body: str) -> str | None:
     """The names of an "Author(s):" field among the text's first :data:`FIELD_LINES` lines after
     its title, before its first section or code, or None."""
-    lines = body.lstrip("\n").splitlines()[: FIELD_LINES + 1]
+    lines = body[:HEAD_CHARS].lstrip("\n").splitlines()[: FIELD_LINES + 1]  # the head alone, whatever the file's size
     for number, line in enumerate(lines):
         if number and _SECTION.match(line):
             return None
@@ -50,4 +52,4 @@ def _clean(names: str) -> str | None:
     return names if names and len(names) <= MAX_CHARS else None
 
 
-__all__ = ["FIELD_LINES", "MAX_CHARS", "field_authors", "front_matter_authors"]
+__all__ = ["FIELD_LINES", "HEAD_CHARS", "MAX_CHARS", "field_authors", "front_matter_authors"]

@@ -64,3 +64,10 @@ def test_who_wrote_a_proposal_is_answered_from_its_byline_when_search_finds_its_
     # without the byline the proposal's motivation names no one
     bare = Passage(1, motivation.text, {k: v for k, v in motivation.meta.items() if k != "authors"})
     assert "Maren Solvik" not in extractive_answer(question, [bare])
+
+
+def test_only_the_head_of_a_long_text_is_read_for_its_byline() -> None:
+    """A huge file's byline is found in its first lines without splitting all of it; a field
+    beyond the head is not one."""
+    assert field_authors("# Tides\n\n* **Author**: Maren Solvik\n\n" + "tide " * 1_000_000) == "Maren Solvik"
+    assert field_authors("# Tides\n\n" + "x" * 10_000 + "\nAuthor: Maren Solvik\n") is None
