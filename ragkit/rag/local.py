@@ -531,8 +531,9 @@ def _passages(m: Message, read_on: Sequence[Citation] = ()) -> list[Passage]:
         return parse_passages(m.content)
     cites = list(m.citations)
     if read_on:
-        extended = [c for c in cites if stitched(c, read_on) != c.text]
-        cites = [replace(c, text=stitched(c, read_on) if c in extended
+        joined = {c.number: stitched(c, read_on) for c in cites}
+        extended = [c for c in cites if joined[c.number] != c.text]
+        cites = [replace(c, text=joined[c.number] if c in extended
                          else stitched(c, [*extended, *read_on]) if ends_in_list(c.text) else c.text) for c in cites]
     return [p for p in (Passage.from_citation(c) for c in cites) if p.text.strip()]
 

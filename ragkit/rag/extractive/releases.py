@@ -147,6 +147,5 @@ def of_product(text: str, product: str, version: str) -> bool:
 
 __all__ = [
     "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "of_product",
-    "product_releases",
-    "releases_of", "same_release", "under_release",
+    "product_releases", "releases_of", "same_release", "under_release",
 ]
