@@ -22,6 +22,10 @@ Options: ``tables`` (default true; false: each page one text, no rows), ``keep_t
 (default true) and ``table_page_timeout_s`` (default 10: a page whose tables take longer keeps
 its text and loses its tables, with a warning).
 
+Running headers and footers, the lines that repeat at the top or the bottom of many pages (digits
+aside: page numbers), are left out of the pages' text past the first page that shows each, where
+they stand as a paragraph of their own (``ragkit.loaders.pdf_running``).
+
 A page whose text layer is mostly not words (symbol soup from a font without a Unicode map:
 ``ragkit.loaders.textcheck``) is left out with a warning naming the pages; when that is every
 page, the file is skipped with the reason and the fix (OCR).
@@ -45,6 +49,7 @@ from ragkit.loaders.dehyphenate import dehyphenate, hyphenated_words
 from ragkit.loaders.ocr import OcrPage
 from ragkit.loaders.pdf_fonts import map_declared_encodings
 from ragkit.loaders.pdf_lines import one_word_lines, positioned_text
+from ragkit.loaders.pdf_running import without_running_lines
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -78,8 +83,9 @@ class PdfLoader(Loader):
     #: page and a file name as metadata title are passed over (``pdf_paper.front_page``); 6: a table of
     #: contents is no table (``pdf_tables.named_rows``); 7: a subset Type 1 font is read by the encoding
     #: the PDF declares for it, not by the font program's own (``pdf_fonts``); 8: a page whose text
-    #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``)
-    version = 8
+    #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``); 9: the
+    #: running headers and footers (lines that frame many pages) are said once (``pdf_running``)
+    version = 9
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
@@ -143,6 +149,7 @@ class PdfLoader(Loader):
         title = found or path.stem
         meta = {"title": title, "authors": paper.byline(first, found) if first else None}
         found_tables = self._tables(path, reader, pages, ocr_done, title) if self.options["tables"] else {}
+        pages[:] = without_running_lines(pages)  # after the title and the byline: a cover page's frame is read
         compounds = hyphenated_words(text for _, text in pages)
         pages[:] = [(number, dehyphenate(text, compounds)) for number, text in pages]
         docs = self._documents(source, pages, meta, ocr_done)

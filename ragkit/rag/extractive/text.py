@@ -4,7 +4,8 @@
   such as ``ProbeClient`` or ``add_process_time`` also give their parts; "one" to "twelve" are
   read as their digits);
 - ``parse_blocks``: a passage as typed blocks, with markup removed: prose sentences, list items
-  (bulleted or numbered, grouped per list), table rows (cells labelled by the header row:
+  (bulleted or numbered, grouped per list; a bullet alone on its line, as a PDF's text layer
+  gives it, marks the line after it), table rows (cells labelled by the header row:
   "Ticket: Adult; Price: £6.50"), headings (markdown ``#`` lines and plain-text title lines), and
   fenced code blocks kept verbatim (a chunk that starts or ends inside a fence is handled) and
   Markdown's indented ones without their indent (four spaces or a tab after a blank line, when
@@ -241,6 +242,9 @@ _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 #: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
 ITEM_MARK = r"(?:([-*+•＊·▪◦‣●○■□►✓✔])|(\d{1,2})[.)])\s+"
 _ITEM = re.compile("^" + ITEM_MARK)
+#: a list's bullet alone on its line, its item's text on the next (how a PDF's text layer often
+#: gives a bullet: a glyph of its own, "●" then "elrond-go -")
+_LONE_BULLET = re.compile(r"^\s*[•＊·▪◦‣●○■□►✓✔]\s*$")
 _CONTENTS_ENTRY = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\[\]\n]{1,300}\]\(#[^()\s]{0,300}\)")
 
 
@@ -423,7 +427,7 @@ def _row_document(lines: list[str]) -> Block | None:
 def parse_blocks(text: str, heading: str = "") -> list[Block]:
     """A passage as typed blocks (see the module docstring); ``heading`` is the section the
     passage starts in (the chunk's heading, when the index keeps it)."""
-    lines = text.splitlines()
+    lines = _with_bullets(text.splitlines())
     row = _row_document(lines)
     if row is not None:
         return [row]
@@ -514,6 +518,23 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
     blocks = [replace(b, text=_without_comments(b.text)) if b.kind != "code" and "<!--" in b.text else b
               for b in blocks]
     return _keyed_items([b for b in blocks if b.text])
+
+
+def _with_bullets(lines: list[str]) -> list[str]:
+    """The lines, each bullet alone on its line joined to the line of text after it ("●",
+    "elrond-go -" -> "● elrond-go -"): the item it marks. Bullets on lines of their own one after
+    the other mark nothing that follows them (a text layer that gives a page's bullets apart from
+    their items, at the page's end)."""
+    if not any(_LONE_BULLET.match(line) for line in lines):
+        return lines
+    out: list[str] = []
+    for k, line in enumerate(lines):
+        if (out and _LONE_BULLET.match(out[-1]) and line.strip() and not _LONE_BULLET.match(line)
+                and not (k >= 2 and _LONE_BULLET.match(lines[k - 2]))):
+            out[-1] = f"{out[-1].strip()} {line.strip()}"
+        else:
+            out.append(line)
+    return out
 
 
 #: a list item that only names a key, its description in the one item nested under it
