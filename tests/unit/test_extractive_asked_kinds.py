@@ -112,6 +112,24 @@ def test_how_many_is_not_answered_by_a_count_of_other_things() -> None:
     assert not counts_other(noun, "About 40 of them are gold.")  # a number of something unnamed may be it
 
 
+def test_a_count_of_one_other_thing_does_not_answer_how_many() -> None:
+    """"How many high-severity findings did the audit report?" is not answered by "a vessel could
+    hold a maximum of one mooring slot": "one" and the words after it in lower case count a slot;
+    "one high-severity finding" still counts a finding."""
+    from ragkit.rag.extractive.answer_type import counts_other
+    from ragkit.rag.extractive.query import read_question
+
+    page = [Passage(1, ("## Summary\n\nThis report covers the second version of berth bookings. In the first "
+                        "version of berth bookings, a vessel could hold a maximum of one mooring slot.\n"),
+                    {"source": "berth-audit.md"})]
+    question = "How many high-severity findings did the audit of berth bookings report?"
+    assert extractive_answer(question, page) == REFUSAL
+    noun = read_question(question).counted
+    assert counts_other(noun, "a vessel could hold a maximum of one mooring slot.")
+    assert not counts_other(noun, "The audit reported one high-severity finding.")
+    assert not counts_other(noun, "It found one.")
+
+
 def test_a_count_in_words_may_name_a_defined_term_in_capitals() -> None:
     """Bylaws capitalise their defined terms: "Quorum … is seven Wardens" counts wardens, as
     "seven wardens" would, although another passage writes the noun in lower case. After digits

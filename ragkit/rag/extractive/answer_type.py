@@ -438,21 +438,27 @@ def counts(noun: str, sentence: str) -> bool:
     return False
 
 
+_ONE = frozenset({"one", "1", "single"})  # a count of one is followed by its noun in the singular
+
+
 def counts_other(noun: str, sentence: str) -> bool:
     """Whether every number ``sentence`` gives counts things other than ``noun`` (a stem), each
     followed by a plural in lower case after at most two modifiers: "There are 4 scaled tiers"
-    gives no number of integrations. A number alone, or before anything else, may be the count."""
+    gives no number of integrations; "one" by words in lower case, none of them ``noun``: "a
+    maximum of one async call" gives no number of issues. A number alone, or before anything
+    else, may be the count."""
     words = WORD.findall(_BROKEN_WORD.sub("", sentence))
     found = False
     for i, w in enumerate(words):
         if not (any(c.isdigit() for c in w) or w.lower() in _NUMBER_WORDS):
             continue
         other = False
-        for v in words[i + 1:i + 2 + _COUNT_GAP]:
+        after = words[i + 1:i + 2 + _COUNT_GAP]
+        for k, v in enumerate(after):
             low = v.lower()
             if stem(v) == noun or not v[0].islower() or low in STOPWORDS or low in _RATE_WORDS:
                 break
-            if _PLURAL_WORD.fullmatch(v):
+            if _PLURAL_WORD.fullmatch(v) or w.lower() in _ONE and k == len(after) - 1 and k >= 1:
                 other = True
                 break
         if not other:
