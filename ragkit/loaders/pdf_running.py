@@ -34,10 +34,12 @@ _MARKED = re.compile(r"[^\W\d_]|#")  # a letter or a number: a line of marks alo
 _NUMBERS = 8  # the numbers of a line compared with its page's
 _FOLLOWS = 0.6  # of the pages on which a number must follow the page's number
 _SPACE = re.compile(r"\s+")
+_RUN_OF_DIGITS = re.compile(r"\d+")
 
 
 def _key(line: str) -> str:
-    return _SPACE.sub(" ", re.sub(r"\d+", "#", line.lower())).strip()
+    """The line as compared across pages: in lower case, each run of digits one mark."""
+    return _SPACE.sub(" ", _RUN_OF_DIGITS.sub("#", line.lower())).strip()
 
 
 def _numbered_by_page(lines: dict[int, str]) -> bool:

@@ -240,11 +240,12 @@ _ABBREVIATION = re.compile(
 )
 _TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 #: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
-ITEM_MARK = r"(?:([-*+•＊·▪◦‣●○■□►✓✔])|(\d{1,2})[.)])\s+"
+_BULLETS = "•＊·▪◦‣●○■□►✓✔"
+ITEM_MARK = rf"(?:([-*+{_BULLETS}])|(\d{{1,2}})[.)])\s+"
 _ITEM = re.compile("^" + ITEM_MARK)
 #: a list's bullet alone on its line, its item's text on the next (how a PDF's text layer often
 #: gives a bullet: a glyph of its own, "●" then "elrond-go -")
-_LONE_BULLET = re.compile(r"^\s*[•＊·▪◦‣●○■□►✓✔]\s*$")
+_LONE_BULLET = re.compile(rf"^\s*[{_BULLETS}]\s*$")
 _CONTENTS_ENTRY = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\[\]\n]{1,300}\]\(#[^()\s]{0,300}\)")
 
 
