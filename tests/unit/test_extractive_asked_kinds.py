@@ -119,9 +119,8 @@ def test_a_count_of_one_other_thing_does_not_answer_how_many() -> None:
     from ragkit.rag.extractive.answer_type import counts_other
     from ragkit.rag.extractive.query import read_question
 
-    page = [Passage(1, ("## Summary\n\nThis report covers the second version of berth bookings. In the first "
-                        "version of berth bookings, a vessel could hold a maximum of one mooring slot.\n"),
-                    {"source": "berth-audit.md"})]
+    page = _passage("berth-audit.md", "Summary", "This report covers the second version of berth bookings. In the "
+                    "first version of berth bookings, a vessel could hold a maximum of one mooring slot.")
     question = "How many high-severity findings did the audit of berth bookings report?"
     assert extractive_answer(question, page) == REFUSAL
     noun = read_question(question).counted
