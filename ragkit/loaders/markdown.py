@@ -38,8 +38,9 @@ class MarkdownLoader(Loader):
     name = "markdown"
     mime = "text/markdown"
     #: 2: HTML tags other than headings taken out of the text (``<li>`` a list item); 3: comments too;
-    #: 4: ``authors`` from front matter or an "Author:" field under the title
-    version = 4
+    #: 4: ``authors`` from front matter or an "Author:" field under the title; 5: a tag that one
+    #: line opens and the next closes (``<span`` / ``name="ip">``), and ``<aside>``, ``<header>`` …
+    version = 5
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path)

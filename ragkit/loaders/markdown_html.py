@@ -23,10 +23,14 @@ _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _OPEN = re.compile(r"^[ \t]{0,3}<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 #: tags of HTML's own vocabulary that show no text of their own (their content is kept)
-_HTML_TAGS = ("a|abbr|b|big|blockquote|br|center|cite|code|dd|del|details|div|dl|dt|em|figcaption|figure|font|hr|i|img|"
-              "ins|kbd|li|mark|ol|p|picture|pre|q|s|samp|section|small|source|span|strike|strong|sub|summary|sup|"
-              "table|tbody|td|tfoot|th|thead|tr|tt|u|ul|var|video")
+_HTML_TAGS = ("a|abbr|article|aside|b|big|blockquote|br|caption|center|cite|code|dd|del|details|div|dl|dt|em|"
+              "figcaption|figure|font|footer|header|hr|i|img|ins|kbd|li|main|mark|nav|ol|p|picture|pre|q|s|samp|"
+              "section|small|source|span|strike|strong|sub|summary|sup|table|tbody|td|tfoot|th|thead|time|tr|tt|u|"
+              "ul|var|video")
 _ELEMENT = re.compile(rf"</?(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?/?>", re.IGNORECASE)
+#: a tag of HTML's own that a line opens and leaves for the next to close (``We use a <span`` and ``name="ip">world</span>``)
+_OPEN_TAG = re.compile(rf"<(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?$", re.IGNORECASE)
+MAX_TAG_LINES = 4  # lines one tag may span
 _ITEM = re.compile(r"<li(?:\s[^<>]{0,2000})?>", re.IGNORECASE)
 _BREAK = re.compile(r"</tr\s*>|<br\s*/?>", re.IGNORECASE)  # a table row's end, a line break
 _CELL = re.compile(r"</t[dh]\s*>\s*<t[dh](?:\s[^<>]{0,2000})?>", re.IGNORECASE)
@@ -44,6 +48,7 @@ def html_headings(text: str) -> str:
     fence = ""
     code = False  # the line before was of an indented code block
     comment = False  # inside a comment that a later line closes
+    joined = 0  # lines joined so far to close an open tag
     i = 0
     while i < len(lines):
         line = lines[i]
@@ -81,6 +86,13 @@ def html_headings(text: str) -> str:
             # an indented code block: four spaces in, after a blank line or another such line
             indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
             code = indented
+            if "<" in line and not indented and i + 1 < len(lines) and lines[i + 1].strip() and joined < MAX_TAG_LINES \
+                    and _OPEN_TAG.search(line) and not _FENCE.match(lines[i + 1]):
+                lines[i + 1] = f"{line.rstrip()} {lines[i + 1].lstrip()}"  # its tag ends on the next line: read as one
+                joined += 1
+                i += 1
+                continue
+            joined = 0
             if "<" in line and not indented:
                 shown = _shown(line)
                 i += 1

@@ -90,3 +90,30 @@ def test_comments_cost_the_texts_length() -> None:
     assert shown.count("`<!-- code -->`") == 50_000 and "<!-- a -->" not in shown and shown.count("word") == 50_000
     spanning = "Text before <!-- opens\n" + "hidden line\n" * 10 + "closes --> text after.\n"
     assert html_headings(spanning) == "Text before \n text after.\n"
+
+
+WRAPPED_CHAPTER = (
+    "# Scanning\n\n"
+    "Consider a variable named `orchid`. This brings us to a principle called <span\n"
+    'name="greedy">**greedy matching**</span>. The longest match wins.\n\n'
+    '<aside name="greedy">\n\n'
+    "Some call it the <cite\n"
+    'class="term"\n'
+    'lang="en">longest match rule</cite>.\n\n'
+    "</aside>\n\n"
+    "A comparison such as a < b stays, and so does a <span at a line's end\n\n"
+    "before a blank line.\n"
+)
+
+
+def test_a_tag_one_line_opens_and_the_next_closes_is_taken_out(tmp_path: Path) -> None:
+    """A book wrapped at 80 columns leaves ``<span`` at one line's end and ``name="greedy">`` at
+    the next's start; an ``<aside>`` holds a margin note. Before: both tags were indexed and
+    quoted as written."""
+    path = tmp_path / "scanning.md"
+    path.write_text(WRAPPED_CHAPTER, encoding="utf-8")
+    (doc,) = loaders.get("markdown")().load(path, source="scanning.md")
+    assert "principle called **greedy matching** . The longest match wins." in doc.text
+    assert "Some call it the longest match rule ." in doc.text
+    assert "name=" not in doc.text and "aside" not in doc.text and "class=" not in doc.text
+    assert "a < b stays, and so does a <span at a line's end" in doc.text  # no tag: the next line is blank
