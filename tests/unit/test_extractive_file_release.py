@@ -90,3 +90,20 @@ def test_a_version_of_another_product_is_asked_about_the_release_the_question_nu
     ]
     assert "does not contain" in extractive_answer("What is the oldest Python that Kiln 3.15 can be installed on?", notes)
     assert "3.8" in extractive_answer("What is the oldest Python that Kiln 3.6 can be installed on?", notes)
+
+
+def test_a_release_its_file_name_alone_writes_is_the_release_asked_for() -> None:
+    """Notes titled "Release Notes" that write their release only in the file's name
+    (``release-notes-2.3.1.md``): the question's "Quarry 2.3.1" is there, and so is the answer."""
+    notes = [
+        Passage(1, "# Release Notes\n\n## Routing\n\n* The default retry delay has been increased from 5 seconds "
+                   "to 12 seconds.",
+                {"source": "docs/release-notes/release-notes-2.3.1.md", "heading": "Release Notes > Routing",
+                 "start": "0"}),
+        Passage(2, "# Release Notes\n\n## Routing\n\n* The default retry delay is now logged at start-up.",
+                {"source": "docs/release-notes/release-notes-2.4.0.md", "heading": "Release Notes > Routing",
+                 "start": "0"}),
+    ]
+    answer = extractive_answer("What did Quarry 2.3.1 raise the default retry delay to?", notes, max_sentences=1)
+    assert "12 seconds" in answer and "[1]" in answer
+    assert "does not contain" in extractive_answer("What did Quarry 2.5.0 raise the default retry delay to?", notes)

@@ -304,7 +304,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
     for rank, p in enumerate(passages):
         parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
-        title = " ".join([p.meta.get("title", ""), *parents])
+        # a release notes file named for its release ("release-notes-0.16.1.md") may say it nowhere else
+        released = " ".join(file_releases(str(p.meta.get("source", ""))))
+        title = " ".join([p.meta.get("title", ""), released, *parents])
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
@@ -347,6 +349,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
             above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
+            above += (released,) if released else ()
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, paragraph[b_index], tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
@@ -447,7 +450,9 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words "2" and "44"."""
     if not query.versions:
         return True
-    texts = [f"{p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}" for p in passages]
+    # a release notes file named for its release says the release in its name only ("release-notes-0.16.1.md")
+    texts = [f"{' '.join(file_releases(str(p.meta.get('source', ''))))} {p.text} {p.meta.get('heading', '')} "
+             f"{p.meta.get('title', '')}" for p in passages]
     found = {same_release(v) for text in texts for v in dotted_numbers(text)}
     if not all(same_release(v) in found for v in query.versions):
         return False
