@@ -7,6 +7,7 @@ small hand-written documents with the shapes found in real documentation."""
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.answer_type import asks_replacement
 from ragkit.rag.extractive.values import implied_default, value_question
 from ragkit.rag.passages import Passage
 
@@ -91,6 +92,28 @@ def test_a_conditional_question_is_answered_with_the_sentence_about_its_case() -
                             FOOTER)
     assert "'%d %B %Y'" in got
 
+
+
+BACKENDS = passages(
+    ("advanced/events.rst", "Event loops > Linux",
+     "## Linux\n\nOn Linux, Quarry is not compatible with the default EpollReactor. Please pick a different "
+     "reactor, for instance the PollReactor. See the reactor guide for details.\n\n"
+     "In a program without an event loop you can use plain sockets."),
+    ("advanced/events.rst", "Event loops > Timers",
+     "## Timers\n\nIn an event loop program a timer can be added with call_later instead of a thread."),
+)
+
+
+def test_a_question_that_asks_what_to_use_instead_gets_the_alternative_beside_the_problem() -> None:
+    """The sentence that shares the question's words says what does not work ("… not compatible
+    with the default EpollReactor"); the alternative asked for is in the next one. Before: the
+    problem alone."""
+    got = extractive_answer("My Quarry event loop on Linux doesn't work with the default reactor. Which reactor "
+                            "should I switch to?", BACKENDS)
+    assert "PollReactor" in got, got
+    assert asks_replacement("Which reactor should I use instead?") and asks_replacement("What replaced it?")
+    assert not asks_replacement("How often do the peers switch to fresh keys?")
+    assert not asks_replacement("Which option makes close() hand the connection back instead of closing it?")
 
 STEPS = passages(
     ("advanced/translate.rst", "Translating > Workflow",

@@ -337,6 +337,15 @@ def asks_conditional(question: str) -> bool:
     return bool(_CONDITIONAL.search(question))
 
 
+_REPLACEMENT = re.compile(r"\b(?:instead|switch\s+to|use\s+now)\s*\?\s*$|^\W*(?:what|which)\b[^?]*\breplaced\s+(?:it|them)\b", re.IGNORECASE)
+
+
+def asks_replacement(question: str) -> bool:
+    """Whether a question asks what to use in place of a thing ("Which loop should I use
+    instead?"): documentation says what does not work, then the alternative in the next sentence."""
+    return bool(_REPLACEMENT.search(question))
+
+
 _COLUMNS = re.compile(
     r"^\W*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:names\s+of\s+the\s+)?"
     r"(?:columns|column\s+(?:headers|headings|names|labels)|fields)\b"

@@ -128,6 +128,7 @@ from ragkit.rag.extractive.answer_type import (
     NAMING_KINDS,
     asks_columns,
     asks_conditional,
+    asks_replacement,
     asks_why,
     counts,
     counts_other,
@@ -934,7 +935,8 @@ def extractive_answer(
     weight = _term_weights(query, units)
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
-    paired = (query.yes_no or asks_why(query.form) or asks_conditional(query.form)) and not query.howto
+    paired = (query.yes_no or asks_why(query.form) or asks_conditional(query.form)
+              or asks_replacement(query.form)) and not query.howto
     # a number asked for: a sentence that gives it of "this" or "it" is one candidate with the one before
     scored = [*units, *sentence_pairs(units, leaning=not paired)] if paired or query.kind == "number" else units
     candidates = sorted(
