@@ -4,7 +4,13 @@ length of time says "time", and "a single issue" is a number."""
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind
-from ragkit.rag.extractive.answer_type import answer_type, has_answer_type, quantity_measure
+from ragkit.rag.extractive.answer_type import (
+    answer_type,
+    counted_noun,
+    counts,
+    has_answer_type,
+    quantity_measure,
+)
 from ragkit.rag.passages import Passage
 
 
@@ -249,3 +255,23 @@ def test_a_purpose_stated_before_which_leaves_the_question_that_follows_it() -> 
     answer = extractive_answer("To keep gauge readings across a restart, which console command do I run before "
                                "restarting?", guide, max_sentences=1)
     assert "dump gauge readings" in answer
+
+
+def test_how_much_of_a_mass_noun_wants_a_measure_of_it() -> None:
+    """"How much code …?" counts code: "65,535 bytes of code" answers it, a sentence whose only
+    number is an offset's "+ 2" does not. Before: the sentence sharing more words won."""
+    assert counted_noun("How much code can a single forward jump skip over?") == "cod"
+    assert counted_noun("How much does the printed edition cost?") == ""
+    assert counts("cod", "A 16-bit offset lets us skip up to 65,535 bytes of code at once.")
+    assert not counts("character", "It matches one of the characters.")
+    chapter = [
+        Passage(1, "## Loops\n\nThe `+ 2` accounts for the size of the loop instruction's own operands, which a "
+                   "backward jump also needs to skip over.",
+                {"source": "loops.md", "heading": "Loops", "start": "0"}),
+        Passage(2, "## If statements\n\nA forward jump instruction takes an operand: its size is two bytes. A "
+                   "16-bit offset lets us skip up to 65,535 bytes of code, which should be plenty for a single jump.",
+                {"source": "branches.md", "heading": "If statements", "start": "0"}),
+    ]
+    answer = extractive_answer("With the operand size used for jump instructions, how much code can a single "
+                               "forward jump skip over?", chapter, max_sentences=1)
+    assert "65,535 bytes" in answer, answer

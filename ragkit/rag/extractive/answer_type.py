@@ -394,6 +394,11 @@ def list_count(question: str) -> tuple[int | None, str, str]:
 _HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:do|does|did|are|is|were|was|"
                        r"can|could|will|would|should|has|have|had|in|on|of|at|for|per|a|an|the)\b|\s*\?|$)",
                        re.IGNORECASE)
+#: "how much *code* can a jump skip?": a mass noun measured ("65,535 bytes of code"), not "how much does …"
+_HOW_MUCH = re.compile(r"\bhow\s+much\s+(?!(?:do|does|did|is|are|was|were|can|could|will|would|should|has|have|had|"
+                       r"of|more|less|longer|later|earlier|faster|slower|extra|further|time|money)\b)"
+                       r"(?P<phrase>[a-z][\w-]*?)(?=\s+(?:do|does|did|are|is|were|was|can|could|will|would|should|"
+                       r"has|have|had|in|on|at|for|per)\b|\s*\?|$)", re.IGNORECASE)
 _BROKEN_WORD = re.compile(r"(?<=[a-z])- (?=[a-z])")  # a word a PDF's line broke: "hand- written"
 _RATE_WORDS = frozenset("per each every fewer times".split())  # "100 samples per problem", "30x fewer parameters": no count
 _COUNT_GAP = 2  # words allowed between a number and the noun it counts ("6 identical layers", "8 million documents")
@@ -411,7 +416,7 @@ def counted_noun(question: str) -> str:
     adjective = _HOW_ADJECTIVE.search(question)
     if adjective:
         return stem(adjective.group(1))
-    match = _HOW_MANY.search(question)
+    match = _HOW_MANY.search(question) or _HOW_MUCH.search(question)
     words = match.group("phrase").split() if match else []
     # the noun ends where a plural is followed by a word that is none: the verb or preposition
     # after it ("pull *requests* went into", "*people* attended", "*characters* may")
@@ -439,9 +444,11 @@ def counts(noun: str, sentence: str) -> bool:
     for i, w in enumerate(words):
         if not (digits := any(c.isdigit() for c in w)) and w.lower() not in _NUMBER_WORDS:
             continue
-        for v in words[i + 1:i + 2 + _COUNT_GAP]:
+        for k, v in enumerate(words[i + 1:i + 2 + _COUNT_GAP], i + 1):
             if stem(v) == noun and (v[0].islower() or not digits):
                 return True
+            if v.lower() == "of" and k > i + 1 and k + 1 < len(words) and stem(words[k + 1]) == noun:
+                return True  # a measure of it: "65,535 bytes of code", "2 GB of memory"
             if v.lower() in STOPWORDS or v.lower() in _RATE_WORDS or not v[0].islower():
                 break
     return False
