@@ -38,8 +38,9 @@ class DocxLoader(Loader):
     mime = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
     checks_zip = True
     #: 2: text boxes and content controls are read; 3: a table of words has its first row as
-    #: header (``table_rows.split_header``)
-    version = 3
+    #: header (``table_rows.split_header``); 4: a paragraph of a numbered or bulleted list is a
+    #: Markdown item ("- …", indented by its level)
+    version = 4
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         if (binary := old_binary_loader(path)) is not None:  # an old binary file saved with this name
@@ -71,7 +72,7 @@ class DocxLoader(Loader):
                           for i, g in enumerate(pending)]
                 pending = []
             last = (text, captioned)
-            blocks.append(text)
+            blocks.append(_as_item(item, text, style))
         grids += pending
         if not blocks and not grids:
             raise LoaderError(
@@ -135,6 +136,32 @@ def _text_boxes(paragraph: Any) -> Iterator[Any]:
         for inner in found.iter(p):
             if not any(a.tag == fallback for a in inner.iterancestors()):
                 yield inner
+
+
+#: list styles whose paragraphs are items without a numbering of their own ("List Bullet 2")
+_LIST_STYLE = re.compile(r"^List (?:Bullet|Number|Continue)?\s*(\d?)$", re.IGNORECASE)
+_MAX_LEVEL = 8  # Word's deepest list level
+
+
+def _as_item(paragraph: Any, text: str, style: str) -> str:
+    """``text`` as a Markdown list item ("- …", indented two spaces a level) when its paragraph is
+    one of a numbered or bulleted list (``w:numPr``, or a "List Bullet" style), else as it is: the
+    options under "If there are conflicts:" stay a list of their own. A ``w:numId`` of 0 takes a
+    paragraph out of its style's list."""
+    if style.startswith(("Heading", "Title")):  # a numbered heading ("1.2 Scope") heads, it lists nothing
+        return text
+    number = paragraph._p.pPr.numPr if paragraph._p.pPr is not None else None
+    level = 0
+    if number is not None:
+        if number.numId is not None and number.numId.val == 0:
+            return text
+        level = number.ilvl.val if number.ilvl is not None else 0
+    elif (styled := _LIST_STYLE.match(style)) is None:
+        return text
+    elif styled.group(1):
+        level = int(styled.group(1)) - 1
+    indent = "  " * max(0, min(level, _MAX_LEVEL))
+    return indent + "- " + text.replace("\n", "\n" + indent + "  ")
 
 
 def _style_name(paragraph: Any, names: dict[str | None, str]) -> str:

@@ -172,6 +172,32 @@ def test_docx_text_boxes_and_content_controls_are_read_once(tmp_path: Path) -> N
                         "Symptoms:\n\nFever\n\nRash")
 
 
+def test_docx_list_paragraphs_are_items_indented_by_level(tmp_path: Path) -> None:
+    """Word writes a list as paragraphs that carry a numbering (``w:numPr``, its level ``w:ilvl``)
+    or a list style: they are Markdown items, so "what ways out …?" is answered with all of them.
+    A numbered heading stays a heading; ``numId`` 0 takes a paragraph out of its list."""
+    import docx
+    from docx.oxml import parse_xml
+
+    def numbered(paragraph: object, level: int, number: int = 1) -> None:
+        paragraph._p.get_or_add_pPr().append(parse_xml(  # type: ignore[attr-defined]
+            f'<w:numPr xmlns:w="{_W}"><w:ilvl w:val="{level}"/><w:numId w:val="{number}"/></w:numPr>'))
+
+    document = docx.Document()
+    heading = document.add_paragraph("1 Conflicts", style="Heading 1")
+    numbered(heading, 0)
+    numbered(document.add_paragraph("If a licence conflicts:"), 0)
+    numbered(document.add_paragraph("Replace: is there another library?"), 1)
+    numbered(document.add_paragraph("Re-engineer: can you work around it?"), 1)
+    numbered(document.add_paragraph("Not in any list."), 0, number=0)
+    document.add_paragraph("Ask the author", style="List Bullet 2")
+    document.add_paragraph("Closing line.")
+    document.save(str(tmp_path / "practices.docx"))
+    [doc] = load("docx", tmp_path / "practices.docx")
+    assert doc.text == ("1 Conflicts\n\n- If a licence conflicts:\n\n  - Replace: is there another library?\n\n"
+                        "  - Re-engineer: can you work around it?\n\nNot in any list.\n\n  - Ask the author\n\n"
+                        "Closing line.")
+
 def test_docx_title_from_core_properties(tmp_path: Path) -> None:
     docs = load("docx", make_docx(tmp_path / "r.docx", core_title="Annual Report"))
     assert {d.metadata["title"] for d in docs} == {"Annual Report"}
