@@ -50,10 +50,11 @@ question of the conversation weigh half. The score is then weighed by:
   small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
-For a yes/no, a why or an "If …, what …?" question two neighbouring sentences of a paragraph are
-also scored as one candidate (``ragkit.rag.extractive.reasons``): the second often carries the
-fact ("… removes color only. Styles such as bold are preserved."; a claim, then the sentence that
-explains it; the general rule, then the case). For a yes/no question a sentence that says no ("does
+For a yes/no, a why, an "If …, what …?" or a "Which … should I use instead?" question two
+neighbouring sentences of a paragraph are also scored as one candidate
+(``ragkit.rag.extractive.reasons``): the second often carries the fact ("… removes color only.
+Styles such as bold are preserved."; a claim, then the sentence that explains it; the general
+rule, then the case; what does not work, then the alternative). For a yes/no question a sentence that says no ("does
 not support", "cannot") counts a little more. A snake_case identifier the question writes
 (``NO_COLOR``) is a name whole, and its words count as its parts.
 
@@ -71,7 +72,8 @@ by its ``[n]`` marker; a whole list when the question asks for one or the best s
 one (not another passage's list when the best sentence writes the items out as a series); for a how-to question, the code block of the best sentence's section. It says the knowledge
 base has no answer when no sentence shares enough meaningful content with the question, when a
 number, a version (read whole: "2.44" is not "v2.44.3"; "Gammapy 3.0" is not in notes that write 3.0
-only after another name, "Astropy 3.0"), a code or an acronym (``wasm32-wasi``,
+only after another name, "Astropy 3.0"; a release notes file's name writes its release, its text
+need not: ``release-notes-0.16.1.md``), a code or an acronym (``wasm32-wasi``,
 NATS: the retriever's exact-match side finds one if any document writes it) or a name the
 question is about appears in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
