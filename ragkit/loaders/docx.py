@@ -153,9 +153,12 @@ def _as_item(paragraph: Any, text: str, style: str) -> str:
     number = paragraph._p.pPr.numPr if paragraph._p.pPr is not None else None
     level = 0
     if number is not None:
-        if number.numId is not None and number.numId.val == 0:
-            return text
-        level = number.ilvl.val if number.ilvl is not None else 0
+        try:
+            if number.numId is not None and number.numId.val == 0:
+                return text
+            level = number.ilvl.val if number.ilvl is not None else 0
+        except ValueError:  # a level or list id that is no number ("abc"): an item at the top level
+            level = 0
     elif (styled := _LIST_STYLE.match(style)) is None:
         return text
     elif styled.group(1):

@@ -175,7 +175,8 @@ def test_docx_text_boxes_and_content_controls_are_read_once(tmp_path: Path) -> N
 def test_docx_list_paragraphs_are_items_indented_by_level(tmp_path: Path) -> None:
     """Word writes a list as paragraphs that carry a numbering (``w:numPr``, its level ``w:ilvl``)
     or a list style: they are Markdown items, so "what ways out …?" is answered with all of them.
-    A numbered heading stays a heading; ``numId`` 0 takes a paragraph out of its list."""
+    A numbered heading stays a heading; ``numId`` 0 takes a paragraph out of its list; a level that
+    is no number is the top level, and the file still loads."""
     import docx
     from docx.oxml import parse_xml
 
@@ -190,12 +191,14 @@ def test_docx_list_paragraphs_are_items_indented_by_level(tmp_path: Path) -> Non
     numbered(document.add_paragraph("Replace: is there another library?"), 1)
     numbered(document.add_paragraph("Re-engineer: can you work around it?"), 1)
     numbered(document.add_paragraph("Not in any list."), 0, number=0)
+    document.add_paragraph("Broken level")._p.get_or_add_pPr().append(parse_xml(
+        f'<w:numPr xmlns:w="{_W}"><w:ilvl w:val="abc"/><w:numId w:val="zz"/></w:numPr>'))
     document.add_paragraph("Ask the author", style="List Bullet 2")
     document.add_paragraph("Closing line.")
     document.save(str(tmp_path / "practices.docx"))
     [doc] = load("docx", tmp_path / "practices.docx")
     assert doc.text == ("1 Conflicts\n\n- If a licence conflicts:\n\n  - Replace: is there another library?\n\n"
-                        "  - Re-engineer: can you work around it?\n\nNot in any list.\n\n  - Ask the author\n\n"
+                        "  - Re-engineer: can you work around it?\n\nNot in any list.\n\n- Broken level\n\n  - Ask the author\n\n"
                         "Closing line.")
 
 def test_docx_title_from_core_properties(tmp_path: Path) -> None:
