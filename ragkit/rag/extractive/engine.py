@@ -307,8 +307,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
     for rank, p in enumerate(passages):
         parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
-        # a release notes file named for its release ("release-notes-0.16.1.md") may say it nowhere else
-        released = " ".join(file_releases(str(p.meta.get("source", ""))))
+        released = _named_release(p)
         title = " ".join([p.meta.get("title", ""), released, *parents])
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
@@ -448,14 +447,18 @@ def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     }
 
 
+def _named_release(passage: Passage) -> str:
+    """The releases the passage's file name writes, as words: a release notes file named for its
+    release ("release-notes-0.16.1.md") may say it nowhere else, so they count as written in it."""
+    return " ".join(file_releases(str(passage.meta.get("source", ""))))
+
+
 def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
     """Whether every dotted number the question writes ("Git 2.44") is in some passage as a whole,
     or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words "2" and "44"."""
     if not query.versions:
         return True
-    # a release notes file named for its release says the release in its name only ("release-notes-0.16.1.md")
-    texts = [f"{' '.join(file_releases(str(p.meta.get('source', ''))))} {p.text} {p.meta.get('heading', '')} "
-             f"{p.meta.get('title', '')}" for p in passages]
+    texts = [f"{_named_release(p)} {p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}" for p in passages]
     found = {same_release(v) for text in texts for v in dotted_numbers(text)}
     if not all(same_release(v) in found for v in query.versions):
         return False
