@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer
 from ragkit.rag.extractive.answer_type import asks_replacement
+from ragkit.rag.extractive.text import stem
 from ragkit.rag.extractive.values import implied_default, value_question
 from ragkit.rag.passages import Passage
 
@@ -410,3 +411,25 @@ def test_a_number_given_of_this_is_quoted_with_the_sentence_this_points_back_to(
     question = "Since cache expiry offsets are counted from a start stamp, for how long can a pool keep running before that breaks?"
     answer = extractive_answer(question, CACHE_EXPIRY, max_sentences=1)
     assert "counted from that. This works for about 90 days" in answer and "[1]" in answer
+
+
+ROTATION = passages(
+    ("keys.md", "Key handling > Applying key rotation",
+     "## Applying key rotation\n\nSigning keys should be replaced on a fixed schedule. Key rotation may cause an outage "
+     "while the gateway restarts to load the new key. A usual remedy is to hold two keys at once, called overlapping "
+     "rotation: a second gateway starts with the new key before the old one is revoked, so no outage happens."),
+    ("keys.md", "Key handling > Storing keys",
+     "## Storing keys\n\nKeys are kept in the vault and never written to the repository."),
+)
+
+
+def test_a_verb_in_ate_meets_its_noun_in_ation() -> None:
+    """"rotating" and "rotation" are one word to the answerer, as "installing" and "installation"
+    are; "format" stays apart from "form". Before: "rotation" was stemmed "rot" and "rotating"
+    "rotat", the question's word was in no sentence, and the answer was refused."""
+    assert stem("rotating") == stem("rotation") == stem("rotate") == stem("rotates")
+    assert stem("migrated") == stem("migration") and stem("updating") == stem("updates")
+    assert stem("format") != stem("form") and stem("state") == stem("states") and stem("treated") == stem("treat")
+    assert stem("configurations") == stem("configuration") == stem("configure")
+    got = extractive_answer("Why does the handbook suggest keeping two signing keys around when rotating them?", ROTATION)
+    assert "outage" in got

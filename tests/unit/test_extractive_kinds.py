@@ -221,7 +221,7 @@ def test_the_premise_a_question_states_weighs_less_than_what_it_asks() -> None:
     deprecated, so the sentence that says so is no answer; the next one names the package.
     Before: the notice that restates the premise."""
     query = read_question("tideCalc is deprecated; what package should I install instead?")
-    assert query.boosts["deprecat"] < query.boosts["packag"]
+    assert query.boosts[stem("deprecated")] < query.boosts[stem("package")]
     assert read_question("Since the pump is static, what do I set?").boosts["pump"] < 1.0
     passages = _passages((
         "## tideCalc\n\nCaution: `tideCalc` is deprecated and will be removed in Harbour v3.\n\n"

@@ -42,6 +42,7 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[A-Z0-9\"'(\[`*_])")
 _SUFFIXES = (
     ("ational", "ate"),
+    ("ations", ""),
     ("ation", ""),
     ("ies", "y"),
     ("sses", "ss"),
@@ -91,6 +92,7 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     w = american(word.lower().replace("’", "'").split("'")[0])
+    ate = bool(_ATE.search(w))
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
     for suffix, repl in _SUFFIXES:
@@ -101,7 +103,15 @@ def _stem(word: str) -> str:
         ):
             w = w[: -len(suffix)] + repl
             break
-    return w[:-1] if w.endswith("e") and len(w) >= 4 else w
+    w = w[:-1] if w.endswith("e") and len(w) >= 4 else w
+    # a verb in -ate as its noun in -ation is stemmed ("rotate", "rotating" as "rotation": "rot")
+    return w[:-2] if ate and w.endswith("at") and len(w) >= 5 else w
+
+
+#: a verb's forms in -ate ("rotate", "rotated", "rotates", "rotating") and its adverb ("separately"),
+#: whose -at a noun in -ation ("rotation") loses with its suffix; not a verb in -eat or -oat ("treated",
+#: "floating"), whose forms look the same, but "create"
+_ATE = re.compile(r"(?:[^eo]|cre)at(?:e|ed|es|ing|ely)$")
 
 
 #: small number words read as their digits: "one at a time" matches "to 1", "three" matches "3"
