@@ -294,3 +294,21 @@ def test_which_question_prefers_a_close_sentence_of_its_section_that_names_one()
     answer = extractive_answer("Which signal should I send to the Skiff main process to get one extra worker "
                                "process?", SIGNALS)
     assert "SIGTTIN" in answer
+
+
+def test_a_version_question_is_not_answered_without_a_number() -> None:
+    """"Which version of libtide is bundled …?" over a page that tells how to build with the bundled
+    library but names no release of it: the answer writes no number, so it is no answer (the
+    local provider refuses it). Before, the build sentences were given as the answer."""
+    passages = _passages(("## Building\n\nIf you want to avoid a system-wide installation of libtide's headers, "
+                          "you can instead build the bundled library inside Kelp's sources. The bundled copy is "
+                          "used unless KELP_SYSTEM_LIBTIDE is set.", "install.md"))
+    question = "Which version of libtide is bundled inside the Kelp source distribution?"
+    got = extractive_answer(question, passages)
+    assert got == REFUSAL or lacks_asked_kind(question, got), got
+    dated = _passages(("## Building\n\nKelp's sources bundle libtide 1.0.18, built unless KELP_SYSTEM_LIBTIDE "
+                       "is set.", "install.md"))
+    got = extractive_answer(question, dated)
+    assert "1.0.18" in got and not lacks_asked_kind(question, got), got
+    assert not lacks_asked_kind("Which version control system does Kelp use?", "Kelp uses Git. [1]")
+    assert not lacks_asked_kind("Which release notes mention the harbour?", "The spring notes do. [1]")

@@ -1120,6 +1120,10 @@ _NAME_INSIDE = re.compile(r"(?<![.!?:\]]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z]")
 _NUMBER_ALONE = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*(?![\w.])")  # a number alone names no thing
 
 
+#: nouns that name one thing, as reference docs use them in turn: a call's "arguments" are its "parameters"
+_ALIKE = {noun: alike for alike in [(stem("argument"), stem("parameter"))] for noun in alike}
+
+
 def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     """Whether ``answer`` never says the noun that names what the question asks for ("Which
     *university* …?", "What *licence* is …?", "What is the maximum *size* …?", "How many stock
@@ -1141,7 +1145,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # a value of the very thing the question names, all of it: "Default: 2048" for the backlog's "size"
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
-    if _says(have, query.asked):
+    if any(_says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):
         return False
     return not (query.which and _names_thing(said, query))
 
@@ -1164,16 +1168,24 @@ def _names_thing(text: str, query: Query) -> bool:
 def lacks_asked_kind(question: str, answer: str) -> bool:
     """Whether ``answer`` quotes nothing of the only kind ``question`` can be answered with: no
     date for "On what date was …?" or "When did …?", no number (or amount of money) for "How
-    many …?": then it is no answer, however near its sentences are to the question."""
+    many …?", no number at all for "Which version …?": then it is no answer, however near its
+    sentences are to the question."""
     query = read_question(question)
     said = _MARKER.sub(" ", answer)
     if answer != REFUSAL and _ASKS_NAME.search(query.form) and not _names_thing(said, query):
         return True  # "What is the name of the tool …?": an answer that names nothing
+    if answer != REFUSAL and _ASKS_VERSION.search(query.form) and not re.search(r"\d", said):
+        return True  # "Which version of libsodium is bundled?": an answer that writes no number
     return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(query.kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
 
 
+#: a question that asks which version: "Which version of libsodium …?", "What Python version …?", "In which
+#: release …?" (not "Which version control …?")
+_ASKS_VERSION = re.compile(r"^\W*(?:(?:since|in|from|with|for)\s+)?(?:what|which)\s+(?:[\w.+-]+\s+){0,2}?"
+                           r"(?:versions?|releases?)\b(?!\s+(?:control|notes|cycle|process|schedule|manager|cadence|dates?|days?|branch|team|policy)\b|-)",
+                           re.IGNORECASE)
 #: a question that asks for a name: "What is the name of …?", "What's X called?", "What name …?"
 _ASKS_NAME = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+the\s+names?\s+of\b"
                         r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.-]+\s+){1,6}?called\s*\?"
