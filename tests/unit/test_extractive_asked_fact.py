@@ -19,6 +19,16 @@ def passages(*texts: tuple[str, str, str]) -> list[Passage]:
             for n, (source, heading, text) in enumerate(texts, 1)]
 
 
+BERTHS = passages(
+    ("kelp-config.adoc", "kelp-config(5) > General settings",
+     "== General settings\n\n- `kelp.credentialCache`\n\nKeeps harbour credentials in memory for a single 'kelp' "
+     "command. Default: enabled.\n- `kelp.berthCacheSize`\n\nSets the size of the in-memory cache of results from "
+     "matching berth names\nagainst the filter defined by the `kelp.fetchInclude` and `kelp.fetchExclude`\noptions.\n"
+     "Set to `0` or `none` to disable the cache, or to `unlimited` to allow\nthe cache to grow without bound.  "
+     "Default: 4,096 berth names.\n- `kelp.storage`\n\nOverrides the storage directory."),
+)
+
+
 SETTINGS = passages(
     ("settings.rst", "Settings > Page output > page_anchor_icon",
      "### page_anchor_icon\n\nType: str\n\nDefault: '§' (the section sign)\n\n"
@@ -32,6 +42,9 @@ def test_a_default_asked_for_in_other_words_is_a_value_question() -> None:
     assert implied_default("What icon is shown unless I change it?") == "unless I change it"
     assert implied_default("How are keys compared if I don't pass a function?") == "if I don't pass"
     assert implied_default("What icon is shown beside each title?") == ""
+    assert implied_default("How big can the cache get if I leave the setting alone?") == "if I leave the setting alone"
+    assert implied_default("Which port is used if the option is left unset?") == "if the option is left unset"
+    assert implied_default("Should I leave the setting alone?") == ""
     assert implied_default("Which level does the compiler use when I don't pass one?") == "when I don't pass"
     assert value_question("Which sign is used as the separator unless you override it?") == (True, None)
 
@@ -41,6 +54,15 @@ def test_the_default_line_answers_a_question_that_describes_its_setting() -> Non
     words: the description beside it does."""
     got = extractive_answer("What symbol is shown as the anchor link beside each title unless I change it?", SETTINGS)
     assert "'§'" in got and got != REFUSAL
+
+
+def test_leaving_a_setting_alone_asks_for_its_default() -> None:
+    """"… if I leave the setting alone?" asks for the default as "unless I change it" does. Before:
+    "leave", "setting" and "alone" were words to match, and the sentence on growing without bound
+    was the answer."""
+    got = extractive_answer("How big can the in-memory cache of berth-match results get before it stops growing, "
+                            "if I leave the setting alone?", BERTHS)
+    assert "4,096" in got, got
 
 
 LEVELS = passages(
@@ -448,3 +470,25 @@ def test_arguments_asked_for_are_answered_by_parameters() -> None:
     names what is asked for. Before: refused, for the noun "arguments" is in no answer sentence."""
     got = extractive_answer("To use fold64 as a keyed MAC in place of HMAC, which extra arguments do I set?", CHECKSUMS)
     assert "secret" in got and "tweak" in got
+
+
+MOORINGS = passages(
+    ("kelp-moorings.adoc", "kelp-moorings(1) > OPTIONS",
+     "== OPTIONS\n\n`-p <path>`:\n`--path=<path>`:\n   Specifies a mooring by its berth. Returns a single result.\n"
+     "`--local`:\n  Lists only our own moorings which are cached locally. Skips a radio call.\n"
+     "`--stale`:\n  Lists cached moorings from the last radio call. Contrary to `--local`, this will\n"
+     "  include moorings of other crews as well. This option is meant to show the\n"
+     "  last known moorings in case the radio is down.\n"
+     "`--verify`:\n  Verifies the mooring owner with the harbour office."),
+)
+
+
+def test_a_definition_sentence_is_quoted_with_its_term() -> None:
+    """A man page's options (an AsciiDoc definition list: "`--stale`:" on its line, its
+    description under it): the sentence that answers does not say which option it describes, so
+    its term is quoted before it. Before: "Contrary to `--local`, this will include moorings of
+    other crews as well." alone, which names no option but the wrong one."""
+    got = extractive_answer("The radio is down and I want the last known moorings, including other crews'. "
+                            "Which kelp moorings option does that?", MOORINGS)
+    assert got.startswith("`--stale`: "), got
+    assert got.count("`--stale`") == 1, got

@@ -207,6 +207,19 @@ def _named_before(u: Unit, units: Sequence[Unit], quoted: set[int], noun: str) -
     return f"{found.text} " if found is not None and id(found) not in quoted else ""
 
 
+def _termed(chosen: Sequence[Unit]) -> dict[int, str]:
+    """The term line quoted before the first chosen sentence of each definition (``Unit.term``:
+    "`--cached`: Contrary to `--local`, this will include …"), by the sentence's id: alone it does
+    not say what it defines."""
+    termed: dict[int, str] = {}
+    seen: set[tuple[int, int]] = set()
+    for u in chosen:
+        if u.term and (u.rank, u.paragraph) not in seen and u.term not in u.text:
+            termed[id(u)] = f"{u.term} "
+        seen.add((u.rank, u.paragraph))
+    return termed
+
+
 def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool, person: bool = False) -> str:
     """What is quoted before ``u``: for a why question whose reason is not after it, the fact
     before a piece of advice (``reasons.grounds``); else the sentence a pronoun points back at."""
@@ -373,8 +386,10 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     bare = {id(c.unit) for c in candidates if c.own_share == 0}
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
+    termed = _termed(chosen)
     text = " ".join(
-        f"{_context(u, units, quoted, why, person)}{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+        f"{termed.get(id(u), '')}{_context(u, units, quoted, why, person)}"
+        f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
         f"{consequent(u, units, quoted) if why else ''}"
         f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
     if listed:

@@ -348,6 +348,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                      and blocks[raw[pos + 1][2]].section == b.section)
             if leads:  # the command it introduces is its neighbour ("Update the last commit…:" `… --amend`)
                 near |= own[pos + 1]
+            term = _term_above(blocks, b_index) if kind == "prose" else ""
+            near |= terms_of(term)  # a definition's term is its sentences' neighbour
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
             above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
@@ -356,8 +358,23 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               near, scope, document, headings - section, b, paragraph[b_index], tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
-                              pos == signature, lead=_list_lead(raw, pos)))
+                              pos == signature, lead=_list_lead(raw, pos), term=term))
     return _standings(units)
+
+
+#: a definition list's term alone on its line, as the AsciiDoc and reStructuredText loaders write
+#: it: a code literal and a colon ("`--cached`:", "`lfs.url`:")
+_TERM_LINE = re.compile(r"^`[^`\n]{1,80}`:$")
+
+
+def _term_above(blocks: Sequence[Block], index: int) -> str:
+    """The term line right above block ``index`` of the same section ("`--cached`:" above "Lists
+    cached locks … Contrary to `--local`, this will include locks of other users as well."): a
+    sentence of a definition does not say what it defines; "" when there is none."""
+    above = blocks[index - 1] if index > 0 else None
+    if above is None or above.kind != "prose" or above.section != blocks[index].section:
+        return ""
+    return above.text if _TERM_LINE.match(above.text.strip()) else ""
 
 
 def _paragraphs(blocks: Sequence[Block], *, paged: bool) -> list[int]:

@@ -37,6 +37,7 @@ class Unit:
     closing: bool = False  # the first of the short lines that end a passage after its prose: a signature
     run: tuple[str, ...] = ()  # the sentences of a unit that joins neighbouring ones of a paragraph
     lead: str = ""  # for a list item, the line ending with ":" that leads its list ("Defaults to one of:")
+    term: str = ""  # for a sentence of a definition, the term line above it ("`--cached`:")
     standing: float = -1  # the rank its score decays by (``engine._standings``)
 
 

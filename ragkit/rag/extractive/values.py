@@ -74,7 +74,10 @@ _IMPLIED_DEFAULT = re.compile(
     r"\bunless\s+(?:i|you|we|one)\s+(?:change|set|override|configure|specify|pass|customi[sz]e)\s+(?:it|them|that|this)?"
     r"|\b(?:if|when)\s+(?:i|you|we|one)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
     r"|\bwithout\s+(?:changing|setting|overriding|configuring|specifying|passing)\s+(?:it|them|anything)\b"
-    r"|\bout\s+of\s+the\s+box\b",
+    r"|\bout\s+of\s+the\s+box\b"
+    r"|\b(?:if|when)\s+(?:i|you|we|one)\s+leave\s+(?:it|them|that|this|the\s+[\w.-]+(?:\s+[\w.-]+)?)\s+"
+    r"(?:alone|unset|untouched|as\s+it\s+is|as\s+is)\b"
+    r"|\b(?:if|when)\s+(?:it|that|this|the\s+[\w.-]+)\s+(?:is|was)\s+(?:left\s+)?(?:unset|not\s+set)\b",
     re.IGNORECASE,
 )
 
