@@ -275,3 +275,27 @@ def test_how_much_of_a_mass_noun_wants_a_measure_of_it() -> None:
     answer = extractive_answer("With the operand size used for jump instructions, how much code can a single "
                                "forward jump skip over?", chapter, max_sentences=1)
     assert "65,535 bytes" in answer, answer
+
+
+def test_how_many_noun_statements_is_answered_by_a_count_of_the_noun() -> None:
+    """"How many *tether* statements …?" is answered where the design counts "8 tethers", the word
+    before the counted noun: documents count a statement by its keyword. Before: a sentence with
+    another number ("Kelp 1.13 implements …") was the answer."""
+    from ragkit.rag.extractive.answer_type import counted_modifier
+
+    assert counted_modifier("Past how many tether statements in one function does it give up?") == "tether"
+    assert counted_modifier("How many people attended?") == ""
+    assert counted_modifier("How many of its own shares did the company buy back?") == ""
+    pages = [
+        Passage(1, "## Background\n\nKelp 1.13 implements the `tether` statement by calling into the runtime to push "
+                   "a tether record onto the tether chain. Kelp 1.13 adds an optimization to stack-allocate tether "
+                   "records, but they must still be pushed and popped from the tether chain.",
+                {"source": "tethers.md", "heading": "Background", "start": "0"}),
+        Passage(2, "## Implementation\n\nWe need to restrict the number of tethers in a function to the size of "
+                   "the tetherBits bitmask. To keep code small, tetherBits is 8 bits, and we do not inline "
+                   "tethers if there are more than 8 tethers in a function.",
+                {"source": "tethers.md", "heading": "Implementation", "start": "900"}),
+    ]
+    got = extractive_answer("Past how many tether statements in one function does the compiler stop inlining "
+                            "tethers and use the tether chain?", pages)
+    assert "8 tethers" in got, got

@@ -424,6 +424,20 @@ def counted_noun(question: str) -> str:
     return stem(words[cut]) if words else ""
 
 
+def counted_modifier(question: str) -> str:
+    """The stem of the word before the noun a "how many" question counts, when it reads as a
+    noun: documents count "8 defers" for "How many *defer* statements …?" and "4 workers" for "How
+    many *worker* processes …?"; "" when there is none (or it is a stopword, a number or a word
+    with a capital)."""
+    match = _HOW_MANY.search(question)
+    words = match.group("phrase").split() if match else []
+    cut = next((i for i, w in enumerate(words[:-1]) if _plural(w) and not _plural(words[i + 1])), len(words) - 1)
+    before = words[cut - 1] if 0 < cut < len(words) else ""
+    if not before.isalpha() or not before.islower() or before in STOPWORDS or _plural(before):
+        return ""
+    return stem(before)
+
+
 #: plurals without an -s
 _PLURALS = frozenset("people children men women staff data media feet teeth mice geese police cattle personnel".split())
 

@@ -464,6 +464,12 @@ def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     }
 
 
+def _counts_asked(query: Query, text: str) -> bool:
+    """Whether ``text`` gives a number of what the question counts: of its noun ("8 heads"), or
+    of the noun before it ("8 defers" for "How many defer statements …?")."""
+    return counts(query.counted, text) or bool(query.counted_also) and counts(query.counted_also, text)
+
+
 def _named_release(passage: Passage) -> str:
     """The releases the passage's file name writes, as words: a release notes file named for its
     release ("release-notes-0.16.1.md") may say it nowhere else, so they count as written in it."""
@@ -672,9 +678,10 @@ def _typed(u: Unit, query: Query) -> bool:
         default = query.default and not declares_default(u.lead)
         return holds_value(query.value_kind, text, query.said, default=default)
     text = _row_values(u.text) if u.kind == "row" else u.text
-    if query.counted_given and not counts(query.counted, text):
+    if query.counted_given and not _counts_asked(query, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
-    if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text):
+    if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text) \
+            and not (query.counted_also and counts(query.counted_also, text)):
         return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
     return (query.kind is not None and (has_answer_type(query.kind, text, query.words, query.common)
                                         or query.kind == "number" and gives_frequency(query.form, text))
@@ -948,7 +955,7 @@ def extractive_answer(
             or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
         # the question's year, quantity, version or name (or most of it) is in no passage
         return _refuse("the question's number, version, name or most of its words are in no passage")
-    if query.counted and any(counts(query.counted, u.text) for u in units if u.kind != "code"):
+    if query.counted and any(_counts_asked(query, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
