@@ -7,8 +7,10 @@ item, a table's cells joined by ``|`` one row per line, the text of formatting c
 (``\\emph{…}``, ``\\textbf{…}``, ``\\caption{…}``, a link's text) kept and commands whose argument is
 not text (``\\label``, ``\\cite``, ``\\ref``, ``\\includegraphics``, ``\\vspace``) dropped with it;
 other commands and braces are dropped, comments too. Mathematics (``$…$``, ``\\[…\\]``, equation
-environments) is kept as written. ``title`` from ``\\title{…}``. Regular expressions only, each
-linear in the file's length; no macro is expanded and nothing is read from other files.
+environments) is kept as written, but for inline mathematics that is only a number or a name
+(``$6.2$`` kB, the ``$n$`` youngest), which reads as its text. ``title`` from ``\\title{…}``.
+Regular expressions only, each linear in the file's length; no macro is expanded and nothing is
+read from other files.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ _MATH = re.compile(r"\$\$[^$]{0,20000}\$\$|\$[^$\n]{0,2000}\$"
                    r"|\\\[(?:[^\\]|\\[^\[\]]){0,20000}\\\]|\\\((?:[^\\]|\\[^()]){0,2000}\\\)"
                    r"|\\begin\{(equation|align|gather|multline|eqnarray|displaymath|math)(\*?)\}"
                    r"(?:(?!\\(?:begin|end)\{\1\2\}).){0,50000}\\end\{\1\2\}", re.DOTALL)
+#: inline mathematics that is a number or a name alone ("$6.2$", "$n$", "$10^6$" is not): its text is what a reader sees
+_PLAIN_MATH = re.compile(r"\$([A-Za-z0-9](?:[A-Za-z0-9.,]{0,38}[A-Za-z0-9])?)\$$")
 _LEVELS = {"part": 1, "chapter": 1, "section": 1, "subsection": 2, "subsubsection": 3, "paragraph": 4,
            "subparagraph": 5}
 _HEADING = re.compile(r"\\(" + "|".join(_LEVELS) + r")\*?\s*" + _OPT + _ARG)
@@ -59,6 +63,7 @@ class LatexLoader(MarkupLoader):
 
     name = "latex"
     mime = "text/x-tex"
+    version = 2  # 2: inline mathematics of a number or a name alone ("$6.2$") read as its text
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         return latex_to_markdown(text)
@@ -76,7 +81,8 @@ def latex_to_markdown(latex: str) -> tuple[str, str | None]:
     last = 0
     for math in _MATH.finditer(latex):
         out.append(_prose(latex[last:math.start()]))
-        out.append(math.group(0))
+        plain = _PLAIN_MATH.match(math.group(0))
+        out.append(plain.group(1) if plain else math.group(0))
         last = math.end()
     out.append(_prose(latex[last:]))
     return _BLANKS.sub("\n\n", "".join(out)).strip() + "\n", title

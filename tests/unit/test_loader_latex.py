@@ -96,3 +96,15 @@ def test_runs_of_math_openers_are_read_in_one_pass_and_math_after_them_still_rea
     text, _ = latex_to_markdown("\\[" * 50_000 + " then \\[ E = mc^2 \\] and \\begin{equation}" * 2
                                 + "a = b \\end{equation} end")
     assert "\\[ E = mc^2 \\]" in text and "\\begin{equation}a = b \\end{equation}" in text
+
+
+def test_inline_math_of_a_number_or_a_name_reads_as_its_text() -> None:
+    """A paper writes its figures in math mode ("occupies $6.2$ kB", "the $n$ youngest bins"): a
+    reader sees "6.2 kB", and a question's "6.2 kB" must meet it. Mathematics with any operator,
+    command or space stays as written."""
+    from ragkit.loaders.latex import latex_to_markdown
+
+    text, _ = latex_to_markdown(r"A buoy log occupies $6.2$ kB, so $m$ logs need $6.2m$ kB; keep the $n$ youngest. "
+                                r"The height is $h = \frac{a}{2}$, the ratio $\tau$ and $10^6$ samples; $$k$$ stays.")
+    assert "occupies 6.2 kB, so m logs need 6.2m kB; keep the n youngest." in text
+    assert "$h = \\frac{a}{2}$" in text and "$\\tau$" in text and "$10^6$" in text and "$$k$$" in text

@@ -362,8 +362,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
     return _standings(units)
 
 
-#: a definition list's term alone on its line, as the AsciiDoc and reStructuredText loaders write
-#: it: a code literal and a colon ("`--cached`:", "`lfs.url`:")
+#: a definition list's term alone on its line, as the AsciiDoc loader writes a man page's options
+#: ("`--cached`:", "`lfs.url`:"); the reStructuredText loader writes a term and its definition on one line
 _TERM_LINE = re.compile(r"^`[^`\n]{1,80}`:$")
 
 
