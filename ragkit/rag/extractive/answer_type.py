@@ -417,11 +417,17 @@ def counted_noun(question: str) -> str:
     if adjective:
         return stem(adjective.group(1))
     match = _HOW_MANY.search(question) or _HOW_MUCH.search(question)
-    words = match.group("phrase").split() if match else []
-    # the noun ends where a plural is followed by a word that is none: the verb or preposition
-    # after it ("pull *requests* went into", "*people* attended", "*characters* may")
-    cut = next((i for i, w in enumerate(words[:-1]) if _plural(w) and not _plural(words[i + 1])), len(words) - 1)
+    words, cut = _counted_phrase(match)
     return stem(words[cut]) if words else ""
+
+
+def _counted_phrase(match: re.Match[str] | None) -> tuple[list[str], int]:
+    """The words after "how many" (or "how much") and the place of the noun they count: it ends
+    where a plural is followed by a word that is none, the verb or preposition after it ("pull
+    *requests* went into", "*people* attended", "*characters* may"), else it is the last word."""
+    words = match.group("phrase").split() if match else []
+    return words, next((i for i, w in enumerate(words[:-1]) if _plural(w) and not _plural(words[i + 1])),
+                       len(words) - 1)
 
 
 def counted_modifier(question: str) -> str:
@@ -429,9 +435,7 @@ def counted_modifier(question: str) -> str:
     noun: documents count "8 defers" for "How many *defer* statements …?" and "4 workers" for "How
     many *worker* processes …?"; "" when there is none (or it is a stopword, a number or a word
     with a capital)."""
-    match = _HOW_MANY.search(question)
-    words = match.group("phrase").split() if match else []
-    cut = next((i for i, w in enumerate(words[:-1]) if _plural(w) and not _plural(words[i + 1])), len(words) - 1)
+    words, cut = _counted_phrase(_HOW_MANY.search(question))
     before = words[cut - 1] if 0 < cut < len(words) else ""
     if not before.isalpha() or not before.islower() or before in STOPWORDS or _plural(before):
         return ""
