@@ -681,7 +681,7 @@ def _typed(u: Unit, query: Query) -> bool:
     if query.counted_given and not _counts_asked(query, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
     if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text) \
-            and not (query.counted_also and counts(query.counted_also, text)):
+            and not _counts_asked(query, text):
         return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
     return (query.kind is not None and (has_answer_type(query.kind, text, query.words, query.common)
                                         or query.kind == "number" and gives_frequency(query.form, text))
@@ -1198,18 +1198,13 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
     said = _MARKER.sub(" ", answer)
     if answer != REFUSAL and _ASKS_NAME.search(query.form) and not _names_thing(said, query):
         return True  # "What is the name of the tool …?": an answer that names nothing
-    if answer != REFUSAL and _ASKS_VERSION.search(query.form) and not re.search(r"\d", said):
+    if answer != REFUSAL and query.value_kind == "version" and not re.search(r"\d", said):
         return True  # "Which version of libsodium is bundled?": an answer that writes no number
     return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(query.kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
 
 
-#: a question that asks which version: "Which version of libsodium …?", "What Python version …?", "In which
-#: release …?" (not "Which version control …?")
-_ASKS_VERSION = re.compile(r"^\W*(?:(?:since|in|from|with|for)\s+)?(?:what|which)\s+(?:[\w.+-]+\s+){0,2}?"
-                           r"(?:versions?|releases?)\b(?!\s+(?:control|notes|cycle|process|schedule|manager|cadence|dates?|days?|branch|team|policy)\b|-)",
-                           re.IGNORECASE)
 #: a question that asks for a name: "What is the name of …?", "What's X called?", "What name …?"
 _ASKS_NAME = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+the\s+names?\s+of\b"
                         r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.-]+\s+){1,6}?called\s*\?"
