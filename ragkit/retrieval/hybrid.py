@@ -27,7 +27,8 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   passage raised by ``name_boost`` times how fully it is named; the files are looked up among all
   the lexical index's sources (``sources()``, kept by their name words in a ``NameIndex`` until
   the index holds other files), so one that neither side ranked enters with its best
-  lexical passage. A query that names no file (and any collection whose sources are opaque ids, as
+  lexical passage (a file named only by words most file names share, the collection's own name,
+  is named by no query). A query that names no file (and any collection whose sources are opaque ids, as
   in the shared retrieval sets) ranks as before. The first passage of a section whose heading
   names a release the query names (``ragkit.retrieval.heading_match``: "2.0 Changelog > 2.0.0"
   for "When was SQLAlchemy 2.0.0 released?", a change log of a whole series in one file) ranks

@@ -18,7 +18,11 @@ comparing words, with no list of known names:
   (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match).
 
 A ``NameIndex`` keeps a set of sources by their file-name words, so a query reads only the files
-whose file name it holds, not every file of the index.
+whose file name it holds, not every file of the index. A file whose name has only words that most
+of the collection's file names share is named by no query: among ``git-lfs-fetch.adoc``,
+``git-lfs-prune.adoc`` and thirty more, "git lfs" in a question names the tool, not the page
+``git-lfs.adoc`` (which would otherwise outrank the page the question is about). The words still
+count in the names of the other files ("git lfs fetch" names ``git-lfs-fetch.adoc``).
 
 Titles are not used: a page titled with words of the query is often *about* something else the
 query mentions (an entity search set lost with them); a file name is chosen to name its file.
@@ -42,6 +46,7 @@ _RELEASE_FILE_WORDS = frozenset("release note notes whatsnew changelog change ch
 _UNDERSCORED = re.compile(r"(?<![A-Za-z0-9])(?<!\d_)(\d{1,3}(?:_\d{1,3}){1,3})(?![0-9])")
 MAX_PATH_WORDS = 12  # a longer path names nothing in particular
 MAX_NAMED = 10  # the best-named files a query brings in
+MIN_SHARING = 4  # files a collection needs before words most file names share name nothing
 
 
 def name_words(text: str) -> list[str]:
@@ -141,8 +146,11 @@ class NameIndex:
         for stem in groups:
             for word in stem:
                 shared[word] = shared.get(word, 0) + 1
+        common = {w for w, n in shared.items() if 2 * n > len(groups)} if len(groups) >= MIN_SHARING else set()
         self._by_word: dict[str, list[frozenset[str]]] = {}
         for stem in groups:
+            if stem <= common:  # the collection's own name ("git-lfs" among "git-lfs-*")
+                continue
             self._by_word.setdefault(min(stem, key=lambda w: (shared[w], w)), []).append(stem)
         self._groups = groups
 

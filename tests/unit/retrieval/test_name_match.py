@@ -189,3 +189,28 @@ def test_a_passage_of_headings_only_is_not_raised_for_its_name() -> None:
     assert not has_body("# harbour.lights\n\n## Members") and has_body("# Lights\n\nThey blink.")
     ranked = boost_named(hits, {"reference/harbour_lights.rst": 1.0}, boost=1.0)
     assert [h.id for h in ranked] == ["stub-body", "guide", "stub"]
+
+
+def test_the_collections_own_name_names_no_page() -> None:
+    """A tool's manual: ``git-tide.adoc`` beside ``git-tide-fetch.adoc``, ``git-tide-completion.adoc`` and
+    more. "git tide" in a question names the tool, not its overview page, so the page the question
+    is about keeps its place; the words still name the other pages ("git tide fetch")."""
+    from ragkit.retrieval.name_match import NameIndex
+
+    commands = ("fetch", "prune", "completion", "lock", "unlock", "status")
+    sources = ["man/git-tide.adoc"] + [f"man/git-tide-{c}.adoc" for c in commands]
+    assert NameIndex(sources).named("Which shells can git tide generate tab-completion scripts for?") == {}
+    assert list(NameIndex(sources).named("Does git tide fetch download objects again?")) == ["man/git-tide-fetch.adoc"]
+    assert list(named_sources("What does git tide do?", sources[:3])) == ["man/git-tide.adoc"]  # too few files to share a name
+    rows = {"git-tide": ("man/git-tide.adoc", "git tide - tide tables from the command line.\n\nCommands: "
+                        + ", ".join(f"git-tide-{c}: {c} tide tables" for c in commands))}
+    rows.update({c: (f"man/git-tide-{c}.adoc", f"git-tide-{c}\n\nThe {c} command of git tide; prints bash, zsh "
+                     f"and fish scripts." if c == "completion" else f"git-tide-{c}\n\nThe {c} command.") for c in commands})
+    index = BM25Index()
+    index.add(list(rows), [t for _, t in rows.values()], [{"source": s} for s, _ in rows.values()])
+    order = ["completion", "git-tide", *[c for c in commands if c != "completion"]]
+    dense_hits = [SearchHit(id=d, score=0.8 - i * 0.05, metadata={"source": rows[d][0], "text": rows[d][1]})
+                  for i, d in enumerate(order)]
+    hybrid = HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=BM25Retriever(index=index))  # type: ignore[arg-type]
+    top = hybrid.retrieve("Which shells can git tide generate tab-completion scripts for?", k=3)
+    assert top[0].source == "man/git-tide-completion.adoc"
