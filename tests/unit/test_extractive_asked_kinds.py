@@ -36,6 +36,22 @@ def test_a_length_of_time_answers_how_much_time() -> None:
     assert answer != REFUSAL and "10-15 minutes" in answer
 
 
+def test_an_amount_of_text_answers_a_length_or_a_size() -> None:
+    """"lengths" asked, "at least 40 characters and no more than 250 characters long" answers:
+    before, a refusal for never saying "length"."""
+    from ragkit.rag.extractive.answer_type import says_size
+
+    rules = _passage("guide/abstracts.adoc", "Layout > Abstracts > Minimum and maximum",
+                     "- Abstracts must be at least 40 characters and no more than 250 characters long.\n"
+                     "- Put anything longer in a paragraph of its own.")
+    answer = extractive_answer("What are the minimum and maximum lengths allowed for a topic's abstract?", rules)
+    assert "40 characters" in answer and "250 characters" in answer
+    notes = _passage("guide/uploads.md", "Uploads", "Uploaded attachments are capped at 25 MB each.")
+    assert "25 MB" in extractive_answer("What is the maximum size of an uploaded attachment?", notes)
+    assert says_size("a 2 GB limit") and says_size("65,535 bytes") and says_size("80 columns")
+    assert not says_size("in 2 weeks") and not says_size("version 2.5")
+
+
 def test_how_much_asks_for_the_thing_it_names_whatever_else_is_paid() -> None:
     """"the paid part" is not what is asked: "how much extra unpaid leave". Before: a price asked
     for, no passage giving one, and a refusal."""

@@ -521,6 +521,18 @@ def says_duration(sentence: str) -> bool:
     return bool(_DURATION.search(sentence) or _SPAN_IN_WORDS.search(sentence))
 
 
+#: an amount of text or storage ("at least 50 characters", "2 GB", "65,535 bytes", "80 columns"):
+#: what "What is the maximum length/size …?" asks for, though the answer may not say "length"
+_SIZE = re.compile(r"\b\d[\d,.]*(?:\s*|-)(?:characters?|chars|bytes?|bits|[KMGT]i?B|kilobytes?|megabytes?|"
+                   r"gigabytes?|terabytes?|words|lines|columns|pixels|px|digits)\b", re.IGNORECASE)
+
+
+def says_size(sentence: str) -> bool:
+    """Whether ``sentence`` gives an amount of text or storage ("no more than 300 characters",
+    "a 2 GB limit"): what "What is the maximum length …?" asks for."""
+    return bool(_SIZE.search(sentence))
+
+
 #: how often something happens, said in words ("quarterly review", "every two weeks", "twice a year")
 _FREQUENCY = re.compile(
     r"\b(?:hourly|daily|nightly|weekly|fortnightly|bi-?weekly|monthly|bi-?monthly|quarterly|semi-?annually|annually|"

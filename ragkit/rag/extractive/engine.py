@@ -142,6 +142,7 @@ from ragkit.rag.extractive.answer_type import (
     in_measure,
     negates,
     says_duration,
+    says_size,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
@@ -251,6 +252,7 @@ _VERSION_NOTE = re.compile(r"^\W*(?:new|changed|added|deprecated|removed)\s+(?:i
 _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less near in meaning than the nearest)
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
+_SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or storage answers
 _KINDS_BY_MEANING = frozenset({"number", "date"})  # kinds a sentence near in meaning may answer (a "person" is any capital)
 _DEFINING_DEPTH = 3  # the best candidates whose terms may be defined, with a value, by another sentence
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
@@ -1163,6 +1165,8 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # "In which year …?": "in 2015"; "What Python version …?": "Python 3.10 or newer"
     if query.asked in _TIME_NOUNS and says_duration(_MARKER.sub(" ", answer)):
         return False  # "How much time …?": "10-15 minutes"
+    if query.asked in _SIZE_NOUNS and says_size(_MARKER.sub(" ", answer)):
+        return False  # "What is the maximum length …?": "no more than 300 characters"
     best = candidate.unit
     around = best.own | best.near | best.section | best.scope | best.document
     if query.kind == "value" and candidate.typed and not query.own - {query.asked} - around:
