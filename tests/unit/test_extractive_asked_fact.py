@@ -65,6 +65,29 @@ def test_leaving_a_setting_alone_asks_for_its_default() -> None:
     assert "4,096" in got, got
 
 
+IMAGES = passages(
+    ("guides/jobs.md", "Jobs > Kelp scripts > Docker images for kelp scripts",
+     "#### Docker images for kelp scripts\n\nWhile kelp scripts can declare their dependencies inline, training "
+     "workloads often have complex dependencies. Using pre-built Docker images with these libraries already "
+     "installed can significantly speed up job startup and avoid dependency issues.\n\nBy default, when you run "
+     "`kelp jobs run` the `harbour/kelp:3.12-slim` image is used. This image is based on Debian with kelp "
+     "pre-installed.\n\nYou can pick a different image with the `--image` flag:\n\n```bash\nkelp jobs run "
+     "--image harbour/kelp-gpu:latest train.py\n```"),
+)
+
+
+def test_and_not_passing_an_option_asks_for_its_default() -> None:
+    """"… and don't pass --image, which image …?" asks for the default as "if I don't pass" does.
+    Before, the phrase was not read as asking for one ("pass" was a word to match), and on a guide
+    with more passages around it the sentence sharing most words (scripts, Docker images, job)
+    was the answer."""
+    assert implied_default("If I launch a kelp script as a Job and don't pass --image, which image is used?") == \
+        "and don't pass"
+    got = extractive_answer("If I launch a kelp script as a Job and don't pass --image, which Docker image does it "
+                            "run in?", IMAGES)
+    assert "harbour/kelp:3.12-slim" in got, got
+
+
 LEVELS = passages(
     ("running.md", "Running > Optimizations",
      "## Optimizations\n\nIt's no longer necessary to run `kelp.opt.start()`, which was one of the ways to enable "

@@ -72,7 +72,7 @@ _DEFAULT = re.compile(
 _DEFAULTS_TO = re.compile(r"\bdefaults\s+to\s+(?:using\s+|the\s+)?([A-Z][\w.+-]*)")
 _IMPLIED_DEFAULT = re.compile(
     r"\bunless\s+(?:i|you|we|one)\s+(?:change|set|override|configure|specify|pass|customi[sz]e)\s+(?:it|them|that|this)?"
-    r"|\b(?:if|when)\s+(?:i|you|we|one)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
+    r"|\b(?:(?:if|when)\s+(?:i|you|we|one)|and|but)\s+(?:don't|do\s+not|never)\s+(?:change|set|override|configure|specify|pass|give|provide)\b"
     r"|\bwithout\s+(?:changing|setting|overriding|configuring|specifying|passing)\s+(?:it|them|anything)\b"
     r"|\bout\s+of\s+the\s+box\b"
     r"|\b(?:if|when)\s+(?:i|you|we|one)\s+leave\s+(?:it|them|that|this|the\s+[\w.-]+(?:\s+[\w.-]+)?)\s+"
