@@ -55,21 +55,46 @@ def _lines(text: str) -> Iterator[tuple[int, str]]:
 
 
 def _headings(text: str) -> Iterator[tuple[int, int, str]]:
-    """(offset, level, title) of every ATX heading outside fenced code blocks."""
+    """(offset, level, title) of every ATX heading outside fenced code blocks. A fence that no
+    later line closes fences nothing, as Python-Markdown (MkDocs) reads it: one stray fence in a
+    long change log would otherwise hide every heading after it, and leave their sections under
+    the heading before it."""
+    lines = list(_lines(text))
+    closable = _closable_fences(lines)
     fence: str | None = None  # the opening fence's characters while inside a code block
-    for offset, line in _lines(text):
+    for i, (offset, line) in enumerate(lines):
         fence_match = _FENCE.match(line)
         if fence is not None:
-            marker = fence_match.group(1) if fence_match else ""
-            if marker and marker[0] == fence[0] and len(marker) >= len(fence) and not fence_match.group(2).strip():
+            if _closes(fence_match, fence):
                 fence = None
             continue
-        if fence_match and not (fence_match.group(1)[0] == "`" and "`" in fence_match.group(2)):
+        if fence_match and not (fence_match.group(1)[0] == "`" and "`" in fence_match.group(2)) \
+                and len(fence_match.group(1)) <= closable[fence_match.group(1)[0]][i + 1]:
             fence = fence_match.group(1)
             continue
         heading = HEADING_LINE.match(line)
         if heading:
             yield offset, len(heading.group(1)), (heading.group(2) or "").strip()
+
+
+def _closes(fence_match: re.Match[str] | None, fence: str) -> bool:
+    """Whether a line (its ``_FENCE`` match) closes a code block opened with ``fence``."""
+    marker = fence_match.group(1) if fence_match else ""
+    return bool(marker) and marker[0] == fence[0] and len(marker) >= len(fence) and not fence_match.group(2).strip()
+
+
+def _closable_fences(lines: list[tuple[int, str]]) -> dict[str, list[int]]:
+    """For each fence character, the longest closing fence at or after each line (0: none), so
+    an opening fence is known to be closed without reading ahead from every opener."""
+    longest = {"`": [0] * (len(lines) + 1), "~": [0] * (len(lines) + 1)}
+    for i in range(len(lines) - 1, -1, -1):
+        for after in longest.values():
+            after[i] = after[i + 1]
+        match = _FENCE.match(lines[i][1])
+        if match and not match.group(2).strip():
+            after = longest[match.group(1)[0]]
+            after[i] = max(after[i], len(match.group(1)))
+    return longest
 
 
 def is_markdown(doc: Document) -> bool:

@@ -342,9 +342,18 @@ def test_markdown_splitter_leaves_other_formats_to_the_recursive_algorithm() -> 
     assert [c.metadata["heading"] for c in md] == ["a shell comment", "another comment"]
 
 
-def test_markdown_unclosed_fence_hides_the_rest() -> None:
-    text = "# A\n\n```\n# not heading\n\n## nor this"
-    assert [s.headings for s in sections(text)] == [("A",)]
+def test_markdown_fence_hides_headings_until_it_closes() -> None:
+    text = "# A\n\n```sh\n# a comment\n```\n\n## B\n\n~~~~\n## not this\n~~~\n~~~~\n"
+    assert [s.headings for s in sections(text)] == [("A",), ("A", "B")]
+
+
+def test_markdown_fence_that_never_closes_fences_nothing() -> None:
+    """A change log with one stray fence (an indented one opens nothing, so the fence that was
+    meant to close it opens one that never closes): the releases after it keep their own
+    headings, as MkDocs shows them, instead of falling under the release before the fence."""
+    text = ("# Changes\n\n## 4.0.3\n\n- fixed a leak\n\n!!! note\n    ```\n    ## 4.0.2\n\n    - old notes\n\n"
+            "```\n## 3.9.0\n\n- new loader\n\n## 4.0\n\n- first of the series\n")
+    assert [s.headings[-1] for s in sections(text)] == ["4.0.3", "3.9.0", "4.0"]
 
 
 # -- configuration ---------------------------------------------------------------------------
