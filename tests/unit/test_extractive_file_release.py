@@ -107,3 +107,21 @@ def test_a_release_its_file_name_alone_writes_is_the_release_asked_for() -> None
     answer = extractive_answer("What did Quarry 2.3.1 raise the default retry delay to?", notes, max_sentences=1)
     assert "12 seconds" in answer and "[1]" in answer
     assert "does not contain" in extractive_answer("What did Quarry 2.5.0 raise the default retry delay to?", notes)
+
+
+def test_a_release_of_two_parts_after_its_name_is_read_from_the_heading_above() -> None:
+    """A year's change log ("2019.md") heads each release "20.0 / 2019/10/30" and never says
+    "Kiln": "Kiln 20.0" is that release, so its section answers the date from its heading.
+    Before: only three-part releases were read so, the section lacked the name and was dropped."""
+    from ragkit.rag.extractive.releases import under_release
+
+    assert under_release(["20.0 / 2019/10/30", "Changes - 2019"], "On what date did Kiln 20.0 come out?")
+    assert not under_release(["20.0.3 / 2019/11/24"], "On what date did Kiln 20.0 come out?")
+    assert under_release(["2.0.0"], "When was Kiln 2.0.0 released?")
+    notes = [
+        Passage(1, "## 17.5 / 2013-07-03\n\nKiln is stable since a long time and there is no point to release a "
+                   "\"1.0\" now.", {"source": "2013.md", "heading": "Changes - 2013 > 17.5 / 2013-07-03", "start": "0"}),
+        Passage(2, "## 20.0 / 2019/10/30\n\n- Fixed a warning in the reader of tide tables\n- Dropped the old "
+                   "loader", {"source": "2019.md", "heading": "Changes - 2019 > 20.0 / 2019/10/30", "start": "0"}),
+    ]
+    assert "2019/10/30" in extractive_answer("On what date did Kiln 20.0 come out?", notes)

@@ -77,10 +77,14 @@ def _of_release(one: str, other: str) -> bool:
 
 def under_release(headings: Iterable[str], question: str) -> bool:
     """Whether ``headings`` (those above a sentence) name every release the question names (three
-    dotted parts or more): the sentence is about the release asked for, whatever product name its
-    document leaves unsaid."""
-    releases = set(release_versions(question))
-    return bool(releases) and releases <= set(release_versions(" ".join(headings)))
+    dotted parts or more, or two after a product's name: "Gunicorn 20.0" under "20.0 /
+    2019/10/30"): the sentence is about the release asked for, whatever product name its document
+    leaves unsaid."""
+    releases = set(release_versions(question)) | {v for _, v in product_releases(question)}
+    return bool(releases) and releases <= set(_WRITTEN.findall(" ".join(headings)))
+
+
+_WRITTEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w-]|\.\d)")  # a dotted number read whole
 
 
 #: a release written after the name of what it is a release of: "Gammapy 3.0", "etcd 2.3.8"
