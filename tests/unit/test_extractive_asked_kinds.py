@@ -315,3 +315,19 @@ def test_how_many_noun_statements_is_answered_by_a_count_of_the_noun() -> None:
     got = extractive_answer("Past how many tether statements in one function does the compiler stop inlining "
                             "tethers and use the tether chain?", pages)
     assert "8 tethers" in got, got
+
+
+def test_a_question_that_ends_asking_which_wants_a_thing_named() -> None:
+    """"… took its inspiration from which other format?" asks which one, as "Which format …?"
+    does: the sentence that names another format answers, not the one that names the question's
+    own. Before: "KDUF is a file format designed for tide models." """
+    from ragkit.rag.extractive.values import asks_which
+
+    assert asks_which("The KDUF format took its inspiration from which other format?")
+    assert not asks_which("Who knows which one is right?")
+    formats = _passage("reference/serialization.md", "Serialization > KDUF",
+                       "KDUF is a file format designed for tide models. It allows saving all the information to run "
+                       "a model in a single file. This work is inspired by the ZUFF format.")
+    got = extractive_answer("The KDUF single-file format for tide models took its inspiration from which other format?",
+                            formats)
+    assert got.startswith("This work is inspired by the ZUFF format."), got

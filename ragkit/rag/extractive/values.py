@@ -100,12 +100,14 @@ _INSTANCE = re.compile(
 
 
 #: "Which agency handled …?", "What charset does …?" (not "What is …?"): which one of a kind it names
-_WHICH = re.compile(rf"^\W*(?:what|which)\s+(?!{_AUXILIARY}\b)[A-Za-z]", re.IGNORECASE)
+_WHICH = re.compile(rf"^\W*(?:what|which)\s+(?!{_AUXILIARY}\b)[A-Za-z]"
+                    r"|\bwhich\s+(?:other\s+)?[A-Za-z][\w-]*\s*\?\s*$", re.IGNORECASE)  # "… from which other format?"
 
 
 def asks_which(question: str) -> bool:
     """Whether ``question`` opens by asking which one of a kind of thing it names ("Which agency
-    handled the case?"), not what something is: a form's field labelled with the noun answers it."""
+    handled the case?"), or ends so ("… took its inspiration from which other format?"), not what
+    something is: a form's field labelled with the noun answers it."""
     return bool(_WHICH.search(question))
 
 
