@@ -1,9 +1,9 @@
 """Heading-aware Markdown splitting.
 
 The document is cut into sections at ATX headings (``#`` to ``######``; a ``#`` line inside a
-fenced code block is not a heading, and a fence that no later line closes fences nothing). Each section, heading line included, is split with the
-recursive algorithm, so no chunk spans two sections and every chunk's metadata carries the
-heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
+fenced code block is not a heading, and a fence that no later line closes fences nothing). Each
+section, heading line included, is split with the recursive algorithm, so no chunk spans two
+sections and every chunk's metadata carries the heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
 (``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
 headings (underlined with ``===``/``---``) are not recognised. A heading is not a chunk of its
 own: a heading with nothing under it opens the section that follows it ("# Chapter 22" then "##
