@@ -43,7 +43,13 @@ def names_release(heading: str, version: str) -> bool:
     """Whether the last part of a heading path (``"2.0 Changelog > 2.0.0"``) writes ``version``
     whole (a ``v`` before it aside: "Migration to 2.0" heads no section of 2.0.0)."""
     last = heading.rsplit(" > ", 1)[-1]
-    return version in _DOTTED.findall(last)
+    return version in written_versions(last)
 
 
-__all__ = ["MAX_RELEASES", "names_release", "query_releases", "release_versions"]
+def written_versions(text: str) -> list[str]:
+    """Every dotted number ``text`` writes, each read whole (``2.0`` of "20.0 / 2019/10/30" is
+    none; ``v`` before it dropped): the releases a heading may name."""
+    return _DOTTED.findall(text)
+
+
+__all__ = ["MAX_RELEASES", "names_release", "query_releases", "release_versions", "written_versions"]

@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterable
 
 from ragkit.rag.extractive.text import STOPWORDS
-from ragkit.retrieval.heading_match import release_versions
+from ragkit.retrieval.heading_match import release_versions, written_versions
 from ragkit.retrieval.name_match import dotted_releases
 
 _RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
@@ -81,10 +81,7 @@ def under_release(headings: Iterable[str], question: str) -> bool:
     2019/10/30"): the sentence is about the release asked for, whatever product name its document
     leaves unsaid."""
     releases = set(release_versions(question)) | {v for _, v in product_releases(question)}
-    return bool(releases) and releases <= set(_WRITTEN.findall(" ".join(headings)))
-
-
-_WRITTEN = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w-]|\.\d)")  # a dotted number read whole
+    return bool(releases) and releases <= set(written_versions(" ".join(headings)))
 
 
 #: a release written after the name of what it is a release of: "Gammapy 3.0", "etcd 2.3.8"
