@@ -148,10 +148,14 @@ class NameIndex:
                 shared[word] = shared.get(word, 0) + 1
         common = {w for w, n in shared.items() if 2 * n > len(groups)} if len(groups) >= MIN_SHARING else set()
         self._by_word: dict[str, list[frozenset[str]]] = {}
+        self._required: dict[frozenset[str], frozenset[str]] = {}  # the words a query must hold
         for stem in groups:
             if stem <= common:  # the collection's own name ("git-lfs" among "git-lfs-*")
                 continue
-            self._by_word.setdefault(min(stem, key=lambda w: (shared[w], w)), []).append(stem)
+            # nor must a query write the collection's words to name a file ("Nix 2.0": ``rl-2.0.md``
+            # among ``rl-*.md``); the words it holds must still be specific (``_held_share``)
+            own = self._required[stem] = stem - common
+            self._by_word.setdefault(min(own, key=lambda w: (shared[w], w)), []).append(stem)
         self._groups = groups
 
     def __len__(self) -> int:
@@ -165,7 +169,7 @@ class NameIndex:
             (-score, source)
             for word in words
             for stem in self._by_word.get(word, ())
-            if stem <= words
+            if self._required[stem] <= words
             for source, path in self._groups[stem]
             if (score := _held_share(sequence, path)) > 0
         ]

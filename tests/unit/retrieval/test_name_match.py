@@ -214,3 +214,16 @@ def test_the_collections_own_name_names_no_page() -> None:
     hybrid = HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=BM25Retriever(index=index))  # type: ignore[arg-type]
     top = hybrid.retrieve("Which shells can git tide generate tab-completion scripts for?", k=3)
     assert top[0].source == "man/git-tide-completion.adoc"
+
+
+def test_a_query_need_not_write_the_words_every_file_name_shares() -> None:
+    """Release notes named ``rl-3.0.md``, ``rl-3.1.md``, …: "Tern 3.0" names ``rl-3.0.md`` though it
+    never writes "rl"; the words it holds must still be specific (a lone ordinary word names nothing)."""
+    from ragkit.retrieval.name_match import NameIndex
+
+    notes = [f"release-notes/rl-{v}.md" for v in ("2.9", "3.0", "3.1", "3.2", "3.10")]
+    assert list(NameIndex(notes).named("On what date was Tern 3.0 published?")) == ["release-notes/rl-3.0.md"]
+    assert NameIndex(notes).named("What changed in Tern 3.3?") == {}
+    pages = [f"man/git-tide-{c}.adoc" for c in ("fetch", "prune", "completion", "lock", "unlock", "status")]
+    assert NameIndex(pages).named("How do I fetch objects?") == {}  # "fetch" alone is one ordinary word
+    assert list(NameIndex(pages).named("Does tide fetch download objects again?")) == ["man/git-tide-fetch.adoc"]
