@@ -173,9 +173,10 @@ _NOT_PLURALS = r"(?:was|is|has|does|this|its|his|us|as|yes|thus|plus|less|unless
 #: a plural noun: a word ending in "s", not in "ss", "us" or "is" ("class", "status", "analysis")
 _PLURAL = rf"(?!{_NOT_PLURALS}\b)(?!\w*(?:ss|us|is)\b)\w+s\b"
 _PLURAL_WORD = re.compile(_PLURAL, re.IGNORECASE)
+_COUNTED = re.compile(rf"(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}", re.IGNORECASE)  # "the three rules"
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
-    rf"|(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    rf"|{_COUNTED.pattern}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
     rf"|^\W*(?:what|which)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
@@ -354,6 +355,16 @@ _COLUMNS = re.compile(
 )
 
 
+#: how a thing works or does something ("How does the queue let threads write …?"), not how to do it
+_MECHANISM = re.compile(r"^\W*how\s+(?:do|does|did|can|could|is|are|would|will)\s+(?!i\b|we\b|you\b|one\b)", re.IGNORECASE)
+
+
+def asks_mechanism(question: str) -> bool:
+    """Whether a question asks how something works ("How does SqliteQueueDatabase let several
+    threads write …?", "How do offers improve on invoices?"), not how the asker does a task."""
+    return bool(_MECHANISM.search(question))
+
+
 def asks_columns(question: str) -> bool:
     """Whether a question asks for a table's columns ("What are the column headers of the first
     spreadsheet?", "Which columns does the inventory table have?"): the labels of its cells."""
@@ -365,12 +376,18 @@ def is_howto(question: str) -> bool:
     return bool(_HOWTO.search(question))
 
 
+#: a question that asks how something works or is done (not "How many …?")
+_HOW_DOES = re.compile(r"^\W*how\s+(?:do|does|did|can|could|should|would|will|is|are)\b", re.IGNORECASE)
+
+
 def wants_list(question: str) -> tuple[bool, bool]:
     """Whether a question asks for a list ("the three rules", "what are the steps"), and whether
     for an ordered one (steps, a procedure). A why question asks for a reason, whatever plural it
     names ("Why doesn't mypy merge the settings of several config files?")."""
     asked = _VERB_LIST.sub(" ", question)  # "How do I list the contents of …": a verb, not a list asked for
     asked = _COUNTED_CONDITION.sub(" ", asked)  # "after five years of service": when, not what is listed
+    if _HOW_DOES.match(asked):  # "How does X let several threads write …?" asks how, of things it counts
+        asked = _COUNTED.sub(" ", asked)
     wanted = bool(_LIST.search(asked)) and not asks_why(question)
     return wanted, wanted and bool(_ORDERED.search(asked))
 
@@ -391,7 +408,7 @@ def list_count(question: str) -> tuple[int | None, str, str]:
     return count, word, match.group("noun").lower()
 
 
-_HOW_MANY = re.compile(r"\bhow\s+many\s+(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:do|does|did|are|is|were|was|"
+_HOW_MANY = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the|these|those|its|their|our|your|his|her|my)\s+)?(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+?)(?=\s+(?:do|does|did|are|is|were|was|"
                        r"can|could|will|would|should|has|have|had|in|on|of|at|for|per|a|an|the)\b|\s*\?|$)",
                        re.IGNORECASE)
 #: "how much *code* can a jump skip?": a mass noun measured ("65,535 bytes of code"), not "how much does …"

@@ -130,6 +130,7 @@ from ragkit.rag.extractive.answer_type import (
     NAMING_KINDS,
     asks_columns,
     asks_conditional,
+    asks_mechanism,
     asks_replacement,
     asks_why,
     counts,
@@ -231,9 +232,12 @@ _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
 _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack this share of the question
-#: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?"):
-#: each part may be answered by another document, so no one passage need hold half of it
-_COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b", re.IGNORECASE)
+_SHARED_NAME = 0.5  # a name more than this share of the retrieved documents say is the collection's own ...
+_SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
+#: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?",
+#: "Can I pass a charset? Which character set does it use?"): each part may be answered by another
+#: document, so no one passage need hold half of it
+_COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b|\?\s+\S.*\?", re.IGNORECASE)
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 #: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
 #: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"
@@ -968,13 +972,16 @@ def extractive_answer(
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
     paired = (query.yes_no or asks_why(query.form) or asks_conditional(query.form)
               or asks_replacement(query.form)) and not query.howto
-    # a number asked for: a sentence that gives it of "this" or "it" is one candidate with the one before
-    scored = [*units, *sentence_pairs(units, leaning=not paired)] if paired or query.kind == "number" else units
+    # a number asked for, or how a thing works ("How does X let …?"): a sentence that gives it of
+    # "this" or "it" ("This allows …") is one candidate with the one before
+    leaning = query.kind == "number" or asks_mechanism(query.form)
+    scored = [*units, *sentence_pairs(units, leaning=not paired)] if paired or leaning else units
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=_candidate_order,
     )
-    candidates = _answering(candidates, query, present)
+    shared = _collection_names(query.names & present, units)
+    candidates = _answering(candidates, query, present, shared)
     if release_files := _release_files(query, passages):  # another release's notes answer nothing
         candidates = _of_asked_release(candidates, query)
     candidates = _under_asked_release_first(candidates, query)
@@ -1014,12 +1021,25 @@ def extractive_answer(
     return answer
 
 
-def _answering(candidates: list[Candidate], query: Query, present: frozenset[str], *,
-               half: bool = True) -> list[Candidate]:
+def _collection_names(names: frozenset[str], units: Sequence[Unit]) -> frozenset[str]:
+    """The names of the question that most of the retrieved documents say: the collection's own
+    ("Nix" in Nix's release notes), which a document need not repeat to be about it."""
+    said: dict[str, frozenset[str]] = {}
+    for u in units:  # a document's units share its terms (its passages' text, titles and file name)
+        if u.source not in said:
+            said[u.source] = u.scope | u.document | _file_terms(u.source)
+    if len(said) < _SHARED_NAME_DOCUMENTS:
+        return frozenset()
+    return frozenset(t for t in names if sum(t in terms for terms in said.values()) > _SHARED_NAME * len(said))
+
+
+def _answering(candidates: list[Candidate], query: Query, present: frozenset[str],
+               shared: frozenset[str] = frozenset(), *, half: bool = True) -> list[Candidate]:
     """The candidates whose document can answer: it mentions the names the question gives that
-    some passage says (or the sentence is under the release the question numbers), and its
-    passage, with the document's other passages, holds half the question."""
-    named = query.names & present
+    some passage says, but for the collection's own (``shared``), or the sentence is under the
+    release the question numbers; and its passage, with the document's other passages, holds
+    half the question."""
+    named = (query.names & present) - shared
     # a question about a name is answered from a document that mentions it; about an identifier
     # (``NO_COLOR``), from one that writes it whole, not only its words
     named = {t for t in named if "_" in t} or named
@@ -1031,7 +1051,7 @@ def _answering(candidates: list[Candidate], query: Query, present: frozenset[str
     # question: "In which year did Ada Quill receive the Harbour Medal?" is not answered by a
     # passage that names her and gives a year, but says nothing of a medal (a value's line may say
     # none of its question: "Serving on …:8080" for "What port does Waitress listen on?")
-    if half and query.kind != "value" and not _COMPOUND.search(query.form):  # two questions in one: each part its own passage
+    if half and query.kind != "value" and not _COMPOUND.search(query.text):  # two questions in one: each part its own passage
         candidates = [c for c in candidates if _unsupported_share(c.unit, query) < _UNSUPPORTED]
     return candidates
 
@@ -1068,7 +1088,7 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
             for u in sorted(units, key=lambda u: (u.rank, u.position))
             if u.kind in ("prose", "item", "row") and not _INJECTION.search(u.text)
             and (u.own - query.numbers) & weight.keys() and (not typed or _typed(u, query))]
-    pool = _answering(pool, query, present, half=False)
+    pool = _answering(pool, query, present, _collection_names(query.names & present, units), half=False)
     pool = (_of_asked_release(pool, query) if release_files else pool)[:_MEANING_POOL]
     if not pool:
         return None

@@ -15,17 +15,23 @@ from ragkit.retrieval.name_match import dotted_releases
 
 _RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
+_ARTICLES = frozenset({"the", "a", "an"})
 
 
 def asks_release(question: str, *, version: bool = True) -> bool:
     """Whether the question asks about a release it does not number ("which Black *release* …?",
     "the minimum HDF5 *version* since h5py 3.10 …", not "the NumPy 2.0.0 release" nor "version
     2.1"): the release the answer names is what it asks for. Without ``version``, only "release"
-    and "series" ask for one ("Which Python *version* did Bokeh 3.5.0 drop?" asks for Python's)."""
+    and "series" ask for one ("Which Python *version* did Bokeh 3.5.0 drop?" asks for Python's).
+    A release word set after a numbered release, between commas, describes it ("On what date was
+    Nix 2.0, the release that introduced …, published?")."""
     for m in _RELEASE_WORD.finditer(question):
         if not version and m.group().lower().startswith("version"):
             continue
-        before, after = question[: m.start()].split()[-1:], question[m.end():].split()[:1]
+        words = question[: m.start()].split()
+        before, after = words[-1:], question[m.end():].split()[:1]
+        if len(words) >= 2 and words[-1].lower() in _ARTICLES and words[-2].endswith(","):
+            before = [words[-2]]  # "Nix 2.0, the release that …"
         if not any(_NUMBERED.fullmatch(w.strip(",.?;:()")) for w in before + after):
             return True
     return False

@@ -1,0 +1,89 @@
+"""How the offline answerer reads a question's wording, each case from a document written for it:
+"how many *of the* custom instructions" counts instructions; "How does X let *several threads*
+write …?" asks how, not for a list; a sentence that leans on the one before ("This allows …") is
+quoted with it; "Tern 3.0, *the release that* introduced …" is about
+Tern 3.0; two questions in one may each be answered by another passage; and the collection's
+own name ("Tern" in Tern's release notes) is no name a page has to repeat to answer."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.answer_type import counted_noun, wants_list
+from ragkit.rag.extractive.releases import asks_release
+from ragkit.rag.passages import Passage
+
+
+def test_how_many_of_the_things_counts_the_things() -> None:
+    assert counted_noun("How many of the custom instructions does it still have to support?") == "instruction"
+    slides = [
+        Passage(1, "# Tern ISA options\n\n- Current Tern ISA extensions collide with standard encodings\n"
+                   "- packed arithmetic uses OP space\n- Leave vector and packed arithmetic unchanged\n"
+                   "- Encode Tern supported extensions in custom space\n- try to avoid custom-2 and custom-3 if possible",
+                {"source": "slides/isa-options.pdf", "heading": "Tern ISA options", "page": "2"}),
+        Passage(2, "# Proposal for Tern tools\n\n- Tern tools to not support the following extensions\n"
+                   "- vector operations\n- packed arithmetic\n- This results in supporting 40 instructions rather than 210",
+                {"source": "slides/isa-options.pdf", "heading": "Proposal for Tern tools", "page": "3"}),
+    ]
+    question = ("If the Tern toolchain leaves out the vector and packed arithmetic extensions, how many of the custom "
+                "instructions does it still have to support?")
+    assert "40 instructions" in extractive_answer(question, slides, max_sentences=1)
+
+
+def test_a_release_word_between_commas_describes_the_numbered_release() -> None:
+    assert not asks_release("On what date was Tern 3.0, the release that introduced the `tern` command, published?")
+    assert asks_release("On what date was the release that introduced the `tern` command published?")
+    notes = [
+        Passage(1, "# Release 3.5.0 (2024-06-01)\n\n- Removed support for clients older than Tern 3.0. This first Tern "
+                   "release that supports the new protocol is Tern 3.0, released in March 2021.",
+                {"source": "notes/rl-3.5.md", "heading": "Release 3.5.0 (2024-06-01)", "start": "0"}),
+        Passage(2, "# Release 3.0 (2021-03-04)\n\nIt introduces a new command named `tern`, which is meant to replace "
+                   "the `tern-*` commands.",
+                {"source": "notes/rl-3.0.md", "heading": "Release 3.0 (2021-03-04)", "start": "0"}),
+    ]
+    question = "On what date was Tern 3.0, the release that introduced the new `tern` command, published?"
+    assert "2021-03-04" in extractive_answer(question, notes, max_sentences=1)
+
+
+def test_each_of_two_questions_may_be_answered_by_its_own_words() -> None:
+    docs = [
+        Passage(1, "## LedgerClient\n\nLedgerClient(path, **kwargs)\n\nClient implementation using the ledger driver.\n\n"
+                   "Note: Does not accept charset, strict_mode or use_buffers parameters (charset is always latin1).",
+                {"source": "clients.rst", "heading": "LedgerClient", "start": "0"}),
+        Passage(2, "## Client options\n\nLedgerClient - uses the ledger driver. To set this value, pass in charset "
+                   "alongside your other settings.",
+                {"source": "options.rst", "heading": "Client options", "start": "0"}),
+    ]
+    question = "Can I pass a charset when using LedgerClient? Which character set does it use?"
+    assert "latin1" in extractive_answer(question, docs, max_sentences=1)
+
+
+def test_the_collections_own_name_need_not_be_repeated_by_the_answering_page() -> None:
+    notes = [
+        Passage(1, "# Release 4.2 (2023-05-31)\n\n* Speed-up of uploads to mirrors. The number of parallel uploads "
+                   "(also known as pushes) has been separated from the `max-jobs` setting. The new setting is called "
+                   "`max-push-jobs`. The number of parallel uploads is now set to 12 by default.",
+                {"source": "rl-4.2.md", "heading": "Release 4.2 (2023-05-31)", "start": "0"}),
+        *(Passage(n, f"# Release {v}\n\n* Tern now keeps its mirror lists in `tern.conf`; the Tern daemon reads them "
+                     "at start-up.", {"source": f"rl-{v}.md", "heading": f"Release {v}", "start": "0"})
+          for n, v in ((2, "4.5"), (3, "4.6"), (4, "4.7"))),
+    ]
+    question = ("After upgrading Tern, uploads to our mirror got much faster. How many pushes does Tern now run in "
+                "parallel by default since the max-push-jobs setting was split off from max-jobs?")
+    assert "12 by default" in extractive_answer(question, notes, max_sentences=1)
+
+
+def test_how_a_thing_works_for_several_things_is_no_list_and_a_leaning_sentence_keeps_its_subject() -> None:
+    question = "How does QueueLedger let several workers append to the same ledger file without lock errors?"
+    assert wants_list(question) == (False, False)
+    assert wants_list("Which three shells does it support?")[0] and wants_list("What are the three rules of tidy data?")[0]
+    docs = [
+        Passage(1, "## QueueLedger\n\nQueueLedger funnels every append through one long-lived handle on a dedicated "
+                   "background thread. This allows many workers to append to a ledger at once without lock errors.\n\n"
+                   "QueueLedger can stand in for the plain Ledger when you need appends from many workers.",
+                {"source": "ledgers.rst", "heading": "QueueLedger", "start": "0"}),
+        Passage(2, "## Implementations\n\n- FileLedger: keeps one ledger per file.\n- QueueLedger: a ledger with a "
+                   "background writer; appends are serialized.\n- MemoryLedger: keeps the ledger in memory.",
+                {"source": "ledgers.rst", "heading": "Implementations", "start": "900"}),
+    ]
+    answer = extractive_answer(question, docs, max_sentences=1)
+    assert "background thread" in answer and "without lock errors" in answer
