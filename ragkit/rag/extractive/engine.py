@@ -237,7 +237,7 @@ _SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
 #: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?",
 #: "Can I pass a charset? Which character set does it use?"): each part may be answered by another
 #: document, so no one passage need hold half of it
-_COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b|\?\s+\S.*\?", re.IGNORECASE)
+_COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b|\?\s+\S[^?]*\?", re.IGNORECASE)
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 #: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
 #: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"

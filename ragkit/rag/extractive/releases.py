@@ -16,6 +16,7 @@ from ragkit.retrieval.name_match import dotted_releases
 _RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
 _ARTICLES = frozenset({"the", "a", "an"})
+_WINDOW = 200  # characters read on either side of a release word for the words beside it
 
 
 def asks_release(question: str, *, version: bool = True) -> bool:
@@ -28,8 +29,9 @@ def asks_release(question: str, *, version: bool = True) -> bool:
     for m in _RELEASE_WORD.finditer(question):
         if not version and m.group().lower().startswith("version"):
             continue
-        words = question[: m.start()].split()
-        before, after = words[-1:], question[m.end():].split()[:1]
+        # the two words before it and the one after, read from a bounded window of the question
+        words = question[max(0, m.start() - _WINDOW): m.start()].rsplit(None, 2)[-2:]
+        before, after = words[-1:], question[m.end(): m.end() + _WINDOW].split(None, 1)[:1]
         if len(words) >= 2 and words[-1].lower() in _ARTICLES and words[-2].endswith(","):
             before = [words[-2]]  # "Nix 2.0, the release that …"
         if not any(_NUMBERED.fullmatch(w.strip(",.?;:()")) for w in before + after):
