@@ -1005,7 +1005,7 @@ def extractive_answer(
         candidates, refused = [defining], ""  # the best ones name a thing whose value another sentence gives
     if refused:
         nearest = _nearest_of_kind(units, query, weight, present, question, similarity,
-                                   release_files=release_files) if similarity else None
+                                   release_files=release_files, shared=shared) if similarity else None
         if nearest is None:
             return _refuse(refused)
         candidates = [nearest]
@@ -1075,7 +1075,8 @@ def _defining(best: Sequence[Unit], units: Sequence[Unit], query: Query) -> Cand
 
 
 def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, float], present: frozenset[str],
-                     question: str, similarity: Similarity, *, release_files: bool = False) -> Candidate | None:
+                     question: str, similarity: Similarity, *, release_files: bool = False,
+                     shared: frozenset[str] = frozenset()) -> Candidate | None:
     """When the words find no sentence holding the kind of answer asked for (a number, a date), the
     one nearest in meaning to the question among those that hold it and share a word with it, if
     it is near enough (for a question of no kind but a how-to, the nearest of all, nearer still): "The agenda must be made publicly available at least 2 days
@@ -1088,7 +1089,7 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
             for u in sorted(units, key=lambda u: (u.rank, u.position))
             if u.kind in ("prose", "item", "row") and not _INJECTION.search(u.text)
             and (u.own - query.numbers) & weight.keys() and (not typed or _typed(u, query))]
-    pool = _answering(pool, query, present, _collection_names(query.names & present, units), half=False)
+    pool = _answering(pool, query, present, shared, half=False)
     pool = (_of_asked_release(pool, query) if release_files else pool)[:_MEANING_POOL]
     if not pool:
         return None
