@@ -50,6 +50,7 @@ from ragkit.loaders.ocr import OcrPage
 from ragkit.loaders.pdf_fonts import map_declared_encodings
 from ragkit.loaders.pdf_lines import one_word_lines, positioned_text
 from ragkit.loaders.pdf_running import without_running_lines
+from ragkit.loaders.pdf_word_gaps import respaced
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -84,8 +85,9 @@ class PdfLoader(Loader):
     #: contents is no table (``pdf_tables.named_rows``); 7: a subset Type 1 font is read by the encoding
     #: the PDF declares for it, not by the font program's own (``pdf_fonts``); 8: a page whose text
     #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``); 9: the
-    #: running headers and footers (lines that frame many pages) are said once (``pdf_running``)
-    version = 9
+    #: running headers and footers (lines that frame many pages) are said once (``pdf_running``); 10: a
+    #: page whose words run together is read again with the gaps its text layer draws (``pdf_word_gaps``)
+    version = 10
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
@@ -110,6 +112,7 @@ class PdfLoader(Loader):
                 text = unicodedata.normalize("NFKC", raw or "").strip()
                 if one_word_lines(text):  # every word placed on its own: lines rebuilt from positions
                     text = unicodedata.normalize("NFKC", positioned_text(page)).strip() or text
+                text = respaced(page, text)  # words run together: read again with their gaps
                 if not text:
                     empty.append(number)
                     continue
