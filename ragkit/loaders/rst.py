@@ -51,9 +51,10 @@ class RstLoader(MarkupLoader):
 
     name = "rst"
     mime = "text/x-rst"
-    version = 4  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
+    version = 5  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
     # 3: a definition list is one list, an item per term; 4: a documented object's ``:param x:`` and
-    # ``:type x:`` fields one item, and `~a.b` in the default role shown as Sphinx shows it (``b``)
+    # ``:type x:`` fields one item, and `~a.b` in the default role shown as Sphinx shows it (``b``);
+    # 5: a field's text wrapped with its next lines indented deeper is one paragraph, not a list
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         markdown, title = rst_to_markdown(text, where=str(path))

@@ -157,7 +157,15 @@ class Renderer:
 
     def _definitions(self, node: nodes.Node, depth: int) -> None:
         """A definition list as one list, an item per term (``- Standards: Describes a new
-        feature.``): the terms are the list's items, as a reader sees them."""
+        feature.``): the terms are the list's items, as a reader sees them. A field's text that
+        goes on, indented deeper, on the lines after its marker's is no list, though docutils
+        reads one (``:param int max_msg_size: maximum size of read websocket message, 4`` then
+        ``MB by default.``): its lines are one paragraph (``_wrapped_field``)."""
+        if _wrapped_field(node):
+            said = (inline_text(c) if isinstance(c, (nodes.term, nodes.classifier)) else self._sub(c, depth)
+                    for item in node.children for c in item.children)
+            self._para(" ".join(" ".join(said).split()))
+            return
         lines = []
         for item in node.children:
             term = " ".join(inline_text(c) for c in item.children if isinstance(c, (nodes.term, nodes.classifier)))
@@ -218,6 +226,19 @@ class Renderer:
             if child is not skip:
                 inner.block(child, depth)
         return "\n".join(b for b in inner.blocks if b.strip())
+
+
+def _wrapped_field(node: nodes.Node) -> bool:
+    """Whether a definition list is the start of a field's text whose first term is on the
+    field marker's own line: the field's text wrapped with its next lines indented deeper (and
+    holding no code, list or table, which stay blocks of their own)."""
+    body = node.parent
+    if not isinstance(body, nodes.field_body) or not body.children or body.children[0] is not node:
+        return False
+    term = next(node.findall(nodes.term), None)
+    blocks = (nodes.literal_block, nodes.bullet_list, nodes.enumerated_list, nodes.table, nodes.definition_list)
+    return (term is not None and term.line is not None and term.line == body.parent.line
+            and not any(isinstance(d, blocks) for item in node.children for d in item.findall(include_self=False)))
 
 
 #: a Sphinx info field of a documented object: ``:param int size:``, ``:type size:``, ``:raises E:``

@@ -169,6 +169,23 @@ def test_a_parameter_and_its_type_are_one_item_as_sphinx_shows_them(tmp_path: Pa
             "damaged.\n- Return type: Kiln") in text
 
 
+def test_a_field_wrapped_with_deeper_indented_lines_is_one_paragraph(tmp_path: Path) -> None:
+    # a note indented less than the wrapped line sets the field's indentation: docutils then reads
+    # "… carries, 4" as a term and "kg by default." as its definition
+    path = tmp_path / "kiln.rst"
+    path.write_text(
+        ".. class:: Kiln(*, max_load=4*1024)\n\n"
+        "   Fires pots.\n\n"
+        "   :param int max_load: the heaviest load a shelf carries, 4\n"
+        "                        kg by default. To lift the limit use ``0``.\n\n"
+        "      .. versionadded:: 2.1\n\n"
+        "   :param int shelves: How many shelves it holds.\n", encoding="utf-8")
+    text = load(path).text
+    assert ("- max_load (int): the heaviest load a shelf carries, 4 kg by default. To lift the limit use 0. "
+            "New in version 2.1.\n- shelves (int): How many shelves it holds.") in text, text
+    assert "4: kg" not in text
+
+
 def test_escapes_inside_roles_are_resolved(tmp_path: Path) -> None:
     path = tmp_path / "esc.rst"
     path.write_text("Use :func:`send\\_file` and :attr:`the config <Flask.config\\_x>`, many :func:`f`\\s.\n",
