@@ -4,9 +4,9 @@ TeX and other writers draw the gap between two words as a shift in a ``TJ`` arra
 character. pypdf writes a space for a shift wider than about half the font's space, which it takes
 from the glyph at code 32 when no glyph of the font maps to a space; in a subset composite font
 that glyph is a letter, often as wide as two spaces, so the gaps of tightly set lines are lost:
-"matchedcirclesinthecosmicmicrowavebackground" (pypdf issue 3978). Such a page (``glued``: a share
-of its letters in runs of more than twenty lower-case letters, which English words are not) is
-read again with every shift of ``WORD_GAP`` thousandths of an em or more split in two (``_widened``):
+"matchedcirclesinthecosmicmicrowavebackground" (a pypdf bug: py-pdf/pypdf#3978). Such a page
+(``glued``: a share of its letters in runs of more than twenty lower-case letters, which English
+words are not) is read again with every shift of ``WORD_GAP`` thousandths of an em or more split in two (``_widened``):
 one wide enough for any font's space, then its excess given back, so the shift in total and every
 position pypdf tracks stay as the page has them. The new text is kept when fewer of its letters run
 together (``respaced``)."""
