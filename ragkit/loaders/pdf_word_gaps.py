@@ -6,10 +6,10 @@ from the glyph at code 32 when no glyph of the font maps to a space; in a subset
 that glyph is a letter, often as wide as two spaces, so the gaps of tightly set lines are lost:
 "matchedcirclesinthecosmicmicrowavebackground" (a pypdf bug: py-pdf/pypdf#3978). Such a page
 (``glued``: a share of its letters in runs of more than twenty lower-case letters, which English
-words are not) is read again with every shift of ``WORD_GAP`` thousandths of an em or more split in two (``_widened``):
-one wide enough for any font's space, then its excess given back, so the shift in total and every
-position pypdf tracks stay as the page has them. The new text is kept when fewer of its letters run
-together (``respaced``)."""
+words are not) is read again with every shift of ``WORD_GAP`` thousandths of an em or more split
+in two (``_widened``): one wide enough for any font's space, then its excess given back, so the
+shift in total and every position pypdf tracks stay as the page has them. The new text is kept
+when fewer of its letters run together (``respaced``)."""
 
 from __future__ import annotations
 
@@ -30,19 +30,22 @@ def glued_share(text: str) -> float:
     return sum(len(m.group()) for m in _GLUED.finditer(text)) / letters if letters else 0.0
 
 
-def _widened(operator: bytes, operands: list[Any], cm: Any, tm: Any) -> None:
-    """A pypdf ``visitor_operand_before``: each word gap of a ``TJ`` array split as the module says."""
-    from pypdf.generic import ArrayObject, FloatObject
+def _widened(array: type, number: type) -> Any:
+    """A pypdf ``visitor_operand_before`` that splits each word gap of a ``TJ`` array as the module
+    says (``array`` and ``number``: pypdf's ``ArrayObject`` and ``FloatObject``, imported once)."""
 
-    if operator != b"TJ" or not operands or not isinstance(operands[0], list) or _letter_spaced(operands[0]):
-        return
-    items: list[Any] = []
-    for item in operands[0]:
-        if _gap(item):
-            items += [FloatObject(-_WIDE), FloatObject(_WIDE + float(item))]
-        else:
-            items.append(item)
-    operands[0] = ArrayObject(items)
+    def visit(operator: bytes, operands: list[Any], cm: Any, tm: Any) -> None:
+        if operator != b"TJ" or not operands or not isinstance(operands[0], list) or _letter_spaced(operands[0]):
+            return
+        items: list[Any] = []
+        for item in operands[0]:
+            if _gap(item):
+                items += [number(-_WIDE), number(_WIDE + float(item))]
+            else:
+                items.append(item)
+        operands[0] = array(items)
+
+    return visit
 
 
 def _gap(item: Any) -> bool:
@@ -70,7 +73,10 @@ def respaced(page: Any, text: str) -> str:
     share = glued_share(text)
     if share < GLUED_SHARE:
         return text
-    again = unicodedata.normalize("NFKC", page.extract_text(visitor_operand_before=_widened) or "").strip()
+    from pypdf.generic import ArrayObject, FloatObject
+
+    spaced = page.extract_text(visitor_operand_before=_widened(ArrayObject, FloatObject))
+    again = unicodedata.normalize("NFKC", spaced or "").strip()
     return again if again and glued_share(again) < share else text
 
 
