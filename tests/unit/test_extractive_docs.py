@@ -94,6 +94,21 @@ def test_a_value_that_is_a_part_of_the_identifier_asked_about_is_still_a_value()
                            default=True)
 
 
+def test_defaults_to_with_a_colon_states_the_value_after_it() -> None:
+    """A Sphinx option's description renders ``This defaults to: ``auto`` `` as "This defaults to: auto":
+    a bare word after "defaults to:" is the default, as after "Default:"."""
+    said = said_words("If I don't pass --workers, how many processes does Tern start?")
+    assert holds_value(None, "This defaults to: auto", said, default=True)
+    assert not holds_value(None, "This defaults to: workers", said, default=True)
+    options = passages(
+        ("user/options.rst", "Options > --workers",
+         "### --workers\n\n--workers=<n>\n\nSpecify the number of processes that Tern will start to build pages "
+         "in parallel.\n\nThis defaults to: auto\n\nCommand-line example:\n\n```\ntern --workers=8 site/\n```\n"),
+    )
+    got = extractive_answer("If I don't pass --workers, how many processes does Tern start?", options)
+    assert "This defaults to: auto" in got
+
+
 def test_a_port_is_found_in_the_console_output_of_the_page_the_question_names() -> None:
     """Flask's docs: "What port does Waitress listen on by default?" cited the development server's
     page (port 5000) before; the Waitress page shows its port only in a console block."""

@@ -237,7 +237,7 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     literals += _CONSTANT.findall(sentence) + _NUMBER_WORD.findall(sentence)
     if any(_new(lit, question_words) for lit in literals):
         return True
-    after = re.split(r"\bdefaults?\s*[:=]", sentence, maxsplit=1, flags=re.IGNORECASE)
+    after = re.split(r"\bdefaults?(?:\s+to)?\s*[:=]", sentence, maxsplit=1, flags=re.IGNORECASE)
     if len(after) == 2 and _new(after[1], question_words):
         return True
     # "… defaults to (using) Postgres": a name the question does not say, right after the default's verb
