@@ -50,6 +50,11 @@ question of the conversation weigh half. The score is then weighed by:
   small tie-break prefers the question's very words ("all");
 - *retrieval rank*: a little, so a strong match in a later passage still wins.
 
+Two questions asked as one ("How many …, and how long …?", ``parts.question_parts``) are answered
+as one, and then the best sentence of each part asked alone (the second with the first as its
+context) is added when the answer does not quote it, one sentence more than a question gets at
+most: the whole question's sentence often answers its first part only.
+
 For a yes/no, a why, an "If …, what …?" or a "Which … should I use instead?" question two
 neighbouring sentences of a paragraph are also scored as one candidate
 (``ragkit.rag.extractive.reasons``): the second often carries the fact ("… removes color only.
@@ -147,6 +152,7 @@ from ragkit.rag.extractive.answer_type import (
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
+from ragkit.rag.extractive.parts import question_parts
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.releases import (
@@ -238,6 +244,8 @@ _SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
 #: "Can I pass a charset? Which character set does it use?"): each part may be answered by another
 #: document, so no one passage need hold half of it
 _COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b|\?\s+\S[^?]*\?", re.IGNORECASE)
+#: the end of a quoted sentence (or list, or code block's lead) in an answer: its ``[n]`` marker
+_MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 #: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
 #: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"
@@ -947,6 +955,16 @@ def extractive_answer(
 
     ``context`` is text the question leans on (an earlier question of the conversation, for a
     follow-up such as "And how do I add elements to it?"): its words count at half weight."""
+    if (parts := question_parts(question)) is not None:
+        return _both_parts(question, parts, passages, max_sentences=max_sentences, min_coverage=min_coverage,
+                           context=context, similarity=similarity)
+    return _one_question(question, passages, max_sentences=max_sentences, min_coverage=min_coverage,
+                         context=context, similarity=similarity)
+
+
+def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: int, min_coverage: float,
+                  context: str, similarity: Similarity | None) -> str:
+    """``extractive_answer`` for a question that asks one thing."""
     query = read_question(question, context)
     if query.author:
         passages = _with_bylines(passages)
@@ -1019,6 +1037,29 @@ def extractive_answer(
     if _lacks_asked_noun(query, answer, candidates[0]):
         return _refuse(f"the answer never says what is asked for ({query.asked!r})")
     return answer
+
+
+def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passage], *, max_sentences: int,
+                min_coverage: float, context: str, similarity: Similarity | None) -> str:
+    """The answer to two questions asked as one: the whole question's, then the best sentence of
+    each part's own answer (the second part read with the first as its context) that it does not
+    already quote, one more than a question gets at most. When the whole question has no answer
+    here, none: the caller may read more passages (the parts alone answer from fewer of the
+    question's words, and more often wrongly)."""
+    whole = _one_question(question, passages, max_sentences=max_sentences, min_coverage=min_coverage,
+                          context=context, similarity=similarity)
+    if whole == REFUSAL:
+        return whole
+    first, second = parts
+    pieces = [whole]
+    room = max_sentences + 1 - len(_MARKER_END.findall(whole))
+    for part, leaning in ((first, context), (second, f"{context} {first}".strip())):
+        answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
+                               similarity=similarity)
+        if answer != REFUSAL and room > 0 and not any(answer in p or p in answer for p in pieces):
+            pieces.append(answer)
+            room -= 1
+    return " ".join(pieces)
 
 
 def _collection_names(names: frozenset[str], units: Sequence[Unit]) -> frozenset[str]:

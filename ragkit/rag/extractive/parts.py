@@ -1,0 +1,33 @@
+"""Two questions asked as one ("How many requests does the attack need, and how long does it
+take?"): each part is answered on its own, the second leaning on the first for its subject."""
+
+from __future__ import annotations
+
+import re
+
+#: ", and how long …", ", and what …": a second question after a comma; the first must ask
+#: something itself (a verb after its question word), so "Where and when …?" is one question
+_SECOND = re.compile(
+    r",\s*(?:and|but)\s+(?P<second>(?:how|what|which|where|when|who|whom|why|is|are|does|do|did|can|could|"
+    r"should|will|would|was|were|has|have)\b[^?]{3,}\??)\s*$",
+    re.IGNORECASE,
+)
+#: two questions one after the other: "What does X do? When should I use it?"
+_TWO = re.compile(r"^(?P<first>[^?]{8,}\?)\s+(?P<second>[A-Z][^?]{3,}\?)\s*$")
+_MIN_WORDS = 4  # a first part shorter than this is no question of its own
+
+
+def question_parts(question: str) -> tuple[str, str] | None:
+    """The two questions ``question`` asks, or None when it asks one."""
+    text = question.strip()
+    if (two := _TWO.match(text)) is not None:
+        first, second = two.group("first"), two.group("second")
+    elif (match := _SECOND.search(text)) is not None:
+        first = text[: match.start()].rstrip(" ,") + "?"
+        second = match.group("second").rstrip("?").strip() + "?"
+        second = second[0].upper() + second[1:]
+    else:
+        return None
+    if len(first.split()) < _MIN_WORDS:
+        return None
+    return first, second

@@ -1,0 +1,48 @@
+"""Two questions asked as one ("How many …, and how long …?", "Does it …, and is it …?"), each
+case from a document written for it: each part is answered on its own, the second with the first
+as its context, so the answer holds both facts (or the one the passages hold)."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.parts import question_parts
+from ragkit.rag.passages import Passage
+
+
+def test_a_question_is_split_only_where_a_second_question_follows_a_comma() -> None:
+    assert question_parts("How many wardens sit on the Tern Board, and how long is each warden's term?") == (
+        "How many wardens sit on the Tern Board?", "How long is each warden's term?")
+    assert question_parts("Does Tern ship its own language server, and is it stable yet?") == (
+        "Does Tern ship its own language server?", "Is it stable yet?")
+    assert question_parts("What does `tern fold` do? When should I use it instead of `tern merge`?") == (
+        "What does `tern fold` do?", "When should I use it instead of `tern merge`?")
+    assert question_parts("Where and when will the next Tern summit take place?") is None
+    assert question_parts("Which flags, and which defaults?") is None  # no question before the comma
+    assert question_parts("How do I pin a version and keep the lock file?") is None
+
+
+def test_each_part_of_two_questions_is_answered() -> None:
+    passages = [
+        Passage(1, "# 2021 Tern Board candidates\n\nMara Quill has served an initial one-year term on the Tern Board "
+                   "and is standing for re-election.",
+                {"source": "elections/2021/candidates.md", "heading": "2021 Tern Board candidates"}),
+        Passage(2, "## Board structure\n\nThe Tern Board consists of 7 individual wardens of the guild elected for "
+                   "3 year terms. The terms are staggered with elections each spring.",
+                {"source": "charter.md", "heading": "Board structure"}),
+        Passage(3, "# 2022 Tern Board election\n\nThis document lays out the 2022 election process per the Tern Board "
+                   "charter.", {"source": "elections/2022/election.md", "heading": "2022 Tern Board election"}),
+    ]
+    answer = extractive_answer("How many wardens sit on the Tern Board, and how long is each warden's term?", passages)
+    assert "7 individual wardens" in answer and "3 year terms" in answer
+
+
+def test_the_second_part_is_answered_from_its_own_passage() -> None:
+    faq = [
+        Passage(1, "## Can I use Tern for commercial work?\n\nTern is free software, and it can also be used for "
+                   "commercial and proprietary projects. Tern is available under the MIT license.",
+                {"source": "faq.md", "heading": "Can I use Tern for commercial work?"}),
+        Passage(2, "## Contributing\n\nContributions to Tern are welcome; by submitting a patch you agree to "
+                   "license your work under the project's terms.", {"source": "contributing.md", "heading": "Contributing"}),
+    ]
+    answer = extractive_answer("Can I use Tern in a proprietary commercial project, and what licence is it under?", faq)
+    assert "commercial and proprietary projects" in answer and "MIT license" in answer
