@@ -5,7 +5,7 @@ as its context, so the answer holds both facts (or the one the passages hold).""
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.parts import question_parts
+from ragkit.rag.extractive.parts import MAX_CHARS, question_parts
 from ragkit.rag.passages import Passage
 
 
@@ -19,6 +19,8 @@ def test_a_question_is_split_only_where_a_second_question_follows_a_comma() -> N
     assert question_parts("Where and when will the next Tern summit take place?") is None
     assert question_parts("Which flags, and which defaults?") is None  # no question before the comma
     assert question_parts("How do I pin a version and keep the lock file?") is None
+    long = "How many wardens sit on the Tern Board" + ", and which wardens" * 40 + ", and how long is a term?"
+    assert len(long) > MAX_CHARS and question_parts(long) is None  # a long text is read as one question
 
 
 def test_each_part_of_two_questions_is_answered() -> None:

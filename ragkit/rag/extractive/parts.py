@@ -1,12 +1,15 @@
 """Two questions asked as one ("How many requests does the attack need, and how long does it
-take?"): each part is answered on its own, the second leaning on the first for its subject."""
+take?", "What does X do? When should I use it?"): ``question_parts`` finds the two, so that the
+answerer (``engine._both_parts``) can add the best sentence of each part asked alone to the
+whole question's answer, the second part leaning on the first for its subject ("What licence is
+*it* under?")."""
 
 from __future__ import annotations
 
 import re
 
-#: ", and how long …", ", and what …": a second question after a comma; the first must ask
-#: something itself (a verb after its question word), so "Where and when …?" is one question
+#: ", and how long …", ", but is it …": a second question after a comma (without one, "Where and
+#: when …?", "How do I pin and lock …?" ask one thing)
 _SECOND = re.compile(
     r",\s*(?:and|but)\s+(?P<second>(?:how|what|which|where|when|who|whom|why|is|are|does|do|did|can|could|"
     r"should|will|would|was|were|has|have)\b[^?]{3,}\??)\s*$",
@@ -14,12 +17,15 @@ _SECOND = re.compile(
 )
 #: two questions one after the other: "What does X do? When should I use it?"
 _TWO = re.compile(r"^(?P<first>[^?]{8,}\?)\s+(?P<second>[A-Z][^?]{3,}\?)\s*$")
-_MIN_WORDS = 4  # a first part shorter than this is no question of its own
+_MIN_WORDS = 4  # a first part shorter than this is no question of its own ("Which flags, and …?")
+MAX_CHARS = 600  # a longer text is read as one question (the sets' longest question has about 200)
 
 
 def question_parts(question: str) -> tuple[str, str] | None:
     """The two questions ``question`` asks, or None when it asks one."""
     text = question.strip()
+    if len(text) > MAX_CHARS:
+        return None
     if (two := _TWO.match(text)) is not None:
         first, second = two.group("first"), two.group("second")
     elif (match := _SECOND.search(text)) is not None:
