@@ -746,10 +746,12 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     fit = 1.0 if query.kind is None or typed else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
-    if (u.kind != "heading" and not (u.own - query.boosts.keys() - u.section) and not (query.howto and u.leads_code)
+    if (u.kind != "heading" and not (u.own - query.boosts.keys() - u.section)
+            and not (query.howto and (u.leads_code or u.leads_list))
             and not (typed and query.kind == "value") and not (query.list_wanted and u.leads_list)):
         fit *= _RESTATES  # only the question's and its heading's words: likely a restatement (not a
-        # how-to's description line: what it adds is the command after it; nor "Default: 'session'"
+        # how-to's description line: what it adds is the command or the list after it, "delete
+        # entire line:" before "- vim: `dd`" and "- helix: `xd`"; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
     if query.which and query.kind is None and not query.howto and _names_any(u, query):
         fit *= _NAMES_THING  # "Software Freedom Conservancy … and Open Collective are examples of …"
