@@ -131,6 +131,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ragkit.rag.extractive.acronyms import acronyms_in, defined_acronyms
 from ragkit.rag.extractive.answer_type import (
     NAMING_KINDS,
     asks_columns,
@@ -316,9 +317,11 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
 
     units: list[Unit] = []
     documents: dict[str, frozenset[str]] = {}  # what each document's retrieved passages say
+    spelled: dict[str, dict[str, str]] = {}  # the acronyms each document's retrieved passages spell out
     for p in passages:
         source = p.meta.get("source", "")
         documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
+        spelled[source] = {**defined_acronyms(p.text), **spelled.get(source, {})}
     for rank, p in enumerate(passages):
         parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
         released = _named_release(p)
@@ -345,7 +348,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                     for ln in b.text.splitlines() if is_sentence(ln.strip())]
         signature = _signature(raw, continued=p.meta.get("start", "0") not in ("", "0"))
         raw += fields
-        own = [terms_of(text) for _, text, _ in raw]
+        defined = spelled[p.meta.get("source", "")]  # "a CAGR of 6.2%" says "compound annual growth rate"
+        own = [terms_of(" ".join([text, *acronyms_in(text, defined)])) for _, text, _ in raw]
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))

@@ -1,0 +1,42 @@
+"""Acronyms a document spells out: "compound annual growth rate (CAGR)" defines CAGR, so a later
+sentence that writes only "a CAGR of 6.2%" says "compound annual growth rate" too, in the words a
+question may ask with (and a sentence that writes the words out says the acronym)."""
+
+from __future__ import annotations
+
+import re
+
+from ragkit.rag.extractive.answer_type import expands
+from ragkit.rag.extractive.text import WORD
+
+#: an acronym in parentheses after its words: "(CAGR)", "(LLMs)", "(W3C)"
+_DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9]{0,7}?[A-Z0-9])s?\)")
+_MAX_WORDS = 12  # an acronym's words are at most this many before its parenthesis
+_LOOK_BACK = 160  # characters read before the parenthesis
+
+
+def defined_acronyms(text: str) -> dict[str, str]:
+    """The acronyms ``text`` defines, each with the words it stands for (the fewest words before
+    its parenthesis that spell it: ``answer_type.expands``)."""
+    found: dict[str, str] = {}
+    for match in _DEFINED.finditer(text):
+        acronym = match.group(1)
+        words = WORD.findall(text[max(0, match.start() - _LOOK_BACK):match.start()])[-_MAX_WORDS:]
+        for k in range(2, len(words) + 1):
+            phrase = " ".join(words[-k:])
+            if words[-k][0].upper() == acronym[0] and expands(acronym, phrase):
+                found.setdefault(acronym, phrase)
+                break
+    return found
+
+
+def acronyms_in(text: str, defined: dict[str, str]) -> list[str]:
+    """The spelled-out words of each defined acronym ``text`` writes (as a word, plural or not),
+    and each acronym whose words it writes out."""
+    out = []
+    for acronym, phrase in defined.items():
+        if re.search(rf"\b{re.escape(acronym)}s?\b", text):
+            out.append(phrase)
+        elif phrase.lower() in text.lower():
+            out.append(acronym)
+    return out

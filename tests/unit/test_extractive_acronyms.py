@@ -1,0 +1,35 @@
+"""An acronym a document spells out ("compound annual growth rate (CAGR)") says its words
+wherever the document writes it: a later sentence's "a CAGR of 6.2%" answers a question about
+the "annual growth rate" (``extractive/acronyms.py``). Written for the shape of a market report
+whose first paragraph defines the acronym and whose regional figures use it alone."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.acronyms import acronyms_in, defined_acronyms
+from ragkit.rag.passages import Passage
+
+
+def test_an_acronym_is_defined_by_the_words_before_its_parenthesis() -> None:
+    text = ("The global kombucha market is expected to grow at a compound annual growth rate (CAGR) of 4.1%. "
+            "The World Wide Web Consortium (W3C) publishes it. See the notes (TODO).")
+    defined = defined_acronyms(text)
+    assert defined == {"CAGR": "compound annual growth rate", "W3C": "World Wide Web Consortium"}
+    assert acronyms_in("with a CAGR of 7.3% from 2021", defined) == ["compound annual growth rate"]
+    assert acronyms_in("a compound annual growth rate of 2%", defined) == ["CAGR"]
+    assert acronyms_in("nothing here", defined) == []
+
+
+def test_a_sentence_that_writes_only_the_acronym_answers_in_its_words() -> None:
+    report = {"source": "Kombucha Market Report.docx", "start": "0"}
+    passages = [
+        Passage(1, "According to Brightline Research, the global kombucha market was valued at USD 2.4 billion in "
+                   "2020 and is expected to grow at a compound annual growth rate (CAGR) of 4.1% from 2021 to 2028, "
+                   "with demand rising in the Nordic countries.",
+                report),
+        Passage(2, "Nordic countries are among the fastest-growing regions for kombucha, with a CAGR of 7.3% "
+                   "from 2021 to 2028. Demand is led by younger buyers.", {**report, "start": "400"}),
+    ]
+    answer = extractive_answer(
+        "What annual growth rate is expected for kombucha in the Nordic countries between 2021 and 2028?", passages)
+    assert "7.3%" in answer
