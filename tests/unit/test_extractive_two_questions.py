@@ -48,3 +48,30 @@ def test_the_second_part_is_answered_from_its_own_passage() -> None:
     ]
     answer = extractive_answer("Can I use Tern in a proprietary commercial project, and what licence is it under?", faq)
     assert "commercial and proprietary projects" in answer and "MIT license" in answer
+
+
+def test_a_question_word_after_a_preposition_opens_a_second_question() -> None:
+    assert question_parts("Which release dropped the `--legacy` flag, and on what date?") == (
+        "Which release dropped the `--legacy` flag?", "On what date?")
+    assert question_parts("How many probes does the scan send, and about how long does it take?") == (
+        "How many probes does the scan send?", "About how long does it take?")
+    assert question_parts("In which release, and on what date, did Tern drop support for Python 3.8?") == (
+        "In which release did Tern drop support for Python 3.8?", "On what date did Tern drop support for Python 3.8?")
+    assert question_parts("Where, and why, did the nightly build fail?") == (
+        "Where did the nightly build fail?", "Why did the nightly build fail?")
+    assert question_parts("Which flags, and which defaults, apply?") is None  # too little after the two
+
+
+def test_a_post_dated_only_by_its_file_name_gives_its_date() -> None:
+    passages = [
+        Passage(1, "# Tern 2.1.0 Released\n\nTern 2.1.0 is out with faster builds. Support for Python versions older "
+                   "than Python 3.9 has been dropped.",
+                {"source": "_posts/2024-03-05-tern-2-1-0-released.md", "heading": "Tern 2.1.0 Released",
+                 "document_title": "Tern 2.1.0 Released", "start": "0"}),
+        Passage(2, "# Tern 1.8.0 Released\n\nThe next major version, Tern 2.0, will drop support for Python 3.6.",
+                {"source": "_posts/2022-11-20-tern-1-8-0-released.md", "heading": "Tern 1.8.0 Released",
+                 "document_title": "Tern 1.8.0 Released", "start": "0"}),
+    ]
+    answer = extractive_answer(
+        "In which release, and on what date, did Tern drop support for Python versions older than 3.9?", passages)
+    assert "2.1.0" in answer and "2024-03-05" in answer

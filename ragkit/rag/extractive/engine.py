@@ -8,7 +8,9 @@ it covers, with part credit by proximity: a word found in the sentence's section
 0.7, in a neighbouring sentence of the same section 0.5, elsewhere in the passage or in another
 retrieved passage of the same document 0.3 (a question's numbers count in full: they scope the
 passage; its names 0.7: a passage about "Edith Carrow" says "her brother"). Words carried over from an earlier
-question of the conversation weigh half. The score is then weighed by:
+question of the conversation weigh half. An acronym a document spells out ("compound annual growth
+rate (CAGR)") says its words in every sentence of the document's passages that writes it
+(``ragkit.rag.extractive.acronyms``). The score is then weighed by:
 
 - *answer type* (``ragkit.rag.extractive.answer_type``): a who/when/how-many question wants a
   person, a date (or a point counted in units: "at the 3-month mark") or a quantity (a word that
@@ -161,6 +163,7 @@ from ragkit.rag.extractive.releases import (
     another_release,
     asked_product,
     asks_release,
+    file_date,
     file_releases,
     of_product,
     product_releases,
@@ -372,6 +375,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
             above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
             above += (released,) if released else ()
+            above += (dated,) if (dated := file_date(p.meta.get("source", ""))) else ()  # a post's date
             units.append(Unit(rank, pos, kind, text, p.number, p.meta.get("source", ""), start, own[pos], section,
                               near, scope, document, headings - section, b, paragraph[b_index], tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,

@@ -1,5 +1,6 @@
 """Two questions asked as one ("How many requests does the attack need, and how long does it
-take?", "What does X do? When should I use it?"): ``question_parts`` finds the two, so that the
+take?", "Which release dropped it, and on what date?", "In which release, and on what date, did X
+drop Y?", "What does X do? When should I use it?"): ``question_parts`` finds the two, so that the
 answerer (``engine._both_parts``) can add the best sentence of each part asked alone to the
 whole question's answer, the second part leaning on the first for its subject ("What licence is
 *it* under?")."""
@@ -8,11 +9,19 @@ from __future__ import annotations
 
 import re
 
-#: ", and how long …", ", but is it …": a second question after a comma (without one, "Where and
-#: when …?", "How do I pin and lock …?" ask one thing)
+_WH = r"(?:how|what|which|where|when|who|whom|why)"
+#: a question word after a preposition: "on what date", "about how long", "in which release"
+_ASKING = rf"(?:(?:on|in|at|by|for|about|since|until|from|to|with)\s+)?{_WH}"
+#: ", and how long …", ", but is it …", ", and on what date?": a second question after a comma
+#: (without one, "Where and when …?", "How do I pin and lock …?" ask one thing)
 _SECOND = re.compile(
-    r",\s*(?:and|but)\s+(?P<second>(?:how|what|which|where|when|who|whom|why|is|are|does|do|did|can|could|"
+    rf",\s*(?:and|but)\s+(?P<second>(?:{_ASKING}|is|are|does|do|did|can|could|"
     r"should|will|would|was|were|has|have)\b[^?]{3,}\??)\s*$",
+    re.IGNORECASE,
+)
+#: two questions sharing what follows them: "In which release, and on what date, did X drop Y?"
+_SHARED = re.compile(
+    rf"^(?P<first>{_ASKING}\b[^,?]{{0,40}}),\s*and\s+(?P<second>{_ASKING}\b[^,?]{{0,40}}),\s*(?P<rest>[^?]{{8,}}\??)\s*$",
     re.IGNORECASE,
 )
 #: two questions one after the other: "What does X do? When should I use it?"
@@ -28,6 +37,10 @@ def question_parts(question: str) -> tuple[str, str] | None:
         return None
     if (two := _TWO.match(text)) is not None:
         first, second = two.group("first"), two.group("second")
+    elif (shared := _SHARED.match(text)) is not None:
+        rest = shared.group("rest").rstrip("?").strip()
+        first, second = f"{shared.group('first')} {rest}?", f"{shared.group('second')} {rest}?"
+        second = second[0].upper() + second[1:]
     elif (match := _SECOND.search(text)) is not None:
         first = text[: match.start()].rstrip(" ,") + "?"
         second = match.group("second").rstrip("?").strip() + "?"

@@ -65,6 +65,18 @@ def file_releases(source: str) -> list[str]:
     return _FILE_RELEASE.findall(dotted_releases(stem))
 
 
+_FILE_DATE = re.compile(r"^(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")
+
+
+def file_date(source: str) -> str:
+    """The date a file's name opens with, as ``YYYY-MM-DD`` ("2025-01-27" of
+    ``_posts/2025-01-27-jekyll-4-4-0-released.markdown``, of ``minutes/2021_04_26.md``): a blog
+    post or a meeting's minutes is dated so, and its text often says the date nowhere else."""
+    name = source.replace("\\", "/").rsplit("/", 1)[-1]
+    match = _FILE_DATE.match(name)
+    return "-".join(match.groups()) if match else ""
+
+
 def another_file_release(source: str, versions: Iterable[str]) -> bool:
     """Whether ``source``'s name writes a release and none of ``versions`` (the question's) nor a
     release of their series: ``changelog-4.3.rst`` is about another release than "Celery 5.5", and
