@@ -6,7 +6,7 @@ whose first paragraph defines the acronym and whose regional figures use it alon
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.acronyms import acronyms_in, defined_acronyms
+from ragkit.rag.extractive.acronyms import MAX_ACRONYMS, acronyms_in, defined_acronyms, with_defined
 from ragkit.rag.passages import Passage
 
 
@@ -33,3 +33,13 @@ def test_a_sentence_that_writes_only_the_acronym_answers_in_its_words() -> None:
     answer = extractive_answer(
         "What annual growth rate is expected for kombucha in the Nordic countries between 2021 and 2028?", passages)
     assert "7.3%" in answer
+
+
+def test_a_documents_acronyms_are_bounded() -> None:
+    pairs = [(a, b) for a in "ABCDEFGHIJKLMNOPQRSTUVWXYZ" for b in "ABCDEFGHIJKLMNOPQRSTUVWXYZ"][:MAX_ACRONYMS * 4]
+    hostile = " ".join(f"{a}ord {b}ord ({a}{b})." for a, b in pairs)  # "Aord Bord (AB). Aord Cord (AC). …"
+    assert len(defined_acronyms(hostile)) == MAX_ACRONYMS
+    known = with_defined({}, hostile)
+    assert len(with_defined(known, "Gamma Delta (GD)")) == MAX_ACRONYMS
+    assert with_defined({"CAGR": "compound annual growth rate"}, "Gamma Delta (GD)") == {
+        "GD": "Gamma Delta", "CAGR": "compound annual growth rate"}

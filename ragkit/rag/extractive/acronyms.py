@@ -13,6 +13,7 @@ from ragkit.rag.extractive.text import WORD
 _DEFINED = re.compile(r"\(([A-Z][A-Za-z0-9]{0,7}?[A-Z0-9])s?\)")
 _MAX_WORDS = 12  # an acronym's words are at most this many before its parenthesis
 _LOOK_BACK = 160  # characters read before the parenthesis
+MAX_ACRONYMS = 64  # a document's acronyms kept at most (bounded work on a hostile text)
 
 
 def defined_acronyms(text: str) -> dict[str, str]:
@@ -20,6 +21,8 @@ def defined_acronyms(text: str) -> dict[str, str]:
     its parenthesis that spell it: ``answer_type.expands``)."""
     found: dict[str, str] = {}
     for match in _DEFINED.finditer(text):
+        if len(found) >= MAX_ACRONYMS:
+            break
         acronym = match.group(1)
         words = WORD.findall(text[max(0, match.start() - _LOOK_BACK):match.start()])[-_MAX_WORDS:]
         for k in range(2, len(words) + 1):
@@ -28,6 +31,15 @@ def defined_acronyms(text: str) -> dict[str, str]:
                 found.setdefault(acronym, phrase)
                 break
     return found
+
+
+def with_defined(known: dict[str, str], text: str) -> dict[str, str]:
+    """``known`` and the acronyms ``text`` defines (``known``'s words kept for one it has), at
+    most ``MAX_ACRONYMS``."""
+    if len(known) >= MAX_ACRONYMS:
+        return known
+    merged = {**defined_acronyms(text), **known}
+    return dict(list(merged.items())[:MAX_ACRONYMS])
 
 
 def acronyms_in(text: str, defined: dict[str, str]) -> list[str]:

@@ -133,7 +133,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
-from ragkit.rag.extractive.acronyms import acronyms_in, defined_acronyms
+from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
     NAMING_KINDS,
     asks_columns,
@@ -324,7 +324,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
     for p in passages:
         source = p.meta.get("source", "")
         documents[source] = documents.get(source, frozenset()) | terms_of(f"{p.text} {p.meta.get('heading', '')}")
-        spelled[source] = {**defined_acronyms(p.text), **spelled.get(source, {})}
+        spelled[source] = with_defined(spelled.get(source, {}), p.text)
     for rank, p in enumerate(passages):
         parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
         released = _named_release(p)
