@@ -155,7 +155,7 @@ from ragkit.rag.extractive.answer_type import (
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
-from ragkit.rag.extractive.parts import question_parts
+from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
 from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.releases import (
@@ -247,7 +247,7 @@ _SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
 #: a question that asks two things ("Which magic times a statement, and how are snippets wrapped?",
 #: "Can I pass a charset? Which character set does it use?"): each part may be answered by another
 #: document, so no one passage need hold half of it
-_COMPOUND = re.compile(r"\band\s+(?:how|what|which|where|when|who|whom|why)\b|\?\s+\S[^?]*\?", re.IGNORECASE)
+_COMPOUND = re.compile(rf"\band\s+{QUESTION_WORD}\b|\?\s+\S[^?]*\?", re.IGNORECASE)
 #: the end of a quoted sentence (or list, or code block's lead) in an answer: its ``[n]`` marker
 _MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it

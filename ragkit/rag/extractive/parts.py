@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import re
 
-_WH = r"(?:how|what|which|where|when|who|whom|why)"
+#: the words that open a question asking for something (not a yes/no question)
+QUESTION_WORD = r"(?:how|what|which|where|when|who|whom|why)"
 #: a question word after a preposition: "on what date", "about how long", "in which release"
-_ASKING = rf"(?:(?:on|in|at|by|for|about|since|until|from|to|with)\s+)?{_WH}"
+_ASKING = rf"(?:(?:on|in|at|by|for|about|since|until|from|to|with)\s+)?{QUESTION_WORD}"
 #: ", and how long …", ", but is it …", ", and on what date?": a second question after a comma
 #: (without one, "Where and when …?", "How do I pin and lock …?" ask one thing)
 _SECOND = re.compile(
