@@ -250,6 +250,7 @@ _SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
 _COMPOUND = re.compile(rf"\band\s+{QUESTION_WORD}\b|\?\s+\S[^?]*\?", re.IGNORECASE)
 #: the end of a quoted sentence (or list, or code block's lead) in an answer: its ``[n]`` marker
 _MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
+_FOLD_WORDS = 4  # a part's sentence of at least this many words, quoted already, gets only its label
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 #: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
 #: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"
@@ -1066,10 +1067,32 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     for part, leaning in ((first, context), (second, f"{context} {first}".strip())):
         answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
                                similarity=similarity)
-        if answer != REFUSAL and room > 0 and not any(answer in p or p in answer for p in pieces):
+        if answer == REFUSAL or any(answer in p or p in answer for p in pieces):
+            continue
+        if (folded := _with_label(pieces, answer)) is not None:
+            pieces = folded
+        elif room > 0:
             pieces.append(answer)
             room -= 1
     return " ".join(pieces)
+
+
+def _with_label(pieces: list[str], answer: str) -> list[str] | None:
+    """``pieces`` with ``answer``'s label put on the sentence they quote already, when ``answer``
+    is that sentence under another label ("2025-01-27: Support … [1]" after "Jekyll 4.4.0
+    Released: Support … [1]" -> "Jekyll 4.4.0 Released, 2025-01-27: Support … [1]"); None when
+    they do not quote it. The label is what the part adds: the sentence twice would say it twice."""
+    label, _, body = answer.partition(": ")
+    if not body or _MARKER_END.search(label) or len(body.split()) < _FOLD_WORDS:
+        return None
+    for i, piece in enumerate(pieces):
+        at = piece.find(body)
+        if at < 0:
+            continue
+        before = piece[:at]
+        head = before[:-2] + f", {label}: " if before.endswith(": ") else before + f"{label}: "
+        return [*pieces[:i], head + piece[at:], *pieces[i + 1:]]
+    return None
 
 
 def _collection_names(names: frozenset[str], units: Sequence[Unit]) -> frozenset[str]:
