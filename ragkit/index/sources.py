@@ -28,7 +28,7 @@ from pathlib import Path
 from ragkit.config import SourcesSpec
 from ragkit.errors import ConfigError, RagkitError
 from ragkit.loaders.assets import AssetTally, skip_assets
-from ragkit.loaders.sphinx_project import sphinx_build_entries
+from ragkit.loaders.sphinx_project import is_fragment, sphinx_build_entries
 
 log = logging.getLogger(__name__)
 
@@ -137,6 +137,7 @@ def _walk(  # type: ignore[no-untyped-def]
 
     ignores: list[tuple[str, pathspec.GitIgnoreSpec]] = []
     walked: dict[tuple[int, int], str] = {}
+    sphinx: set[str] = set()  # the folders (relative) inside a Sphinx source folder
     if (key := _dir_key(root.path)) is not None:
         walked[key] = ""
     linked: deque[tuple[Path, str]] = deque()
@@ -153,9 +154,13 @@ def _walk(  # type: ignore[no-untyped-def]
             lines = (dirpath / ".gitignore").read_text(encoding="utf-8", errors="replace").splitlines()
             ignores.append((rel_dir, pathspec.GitIgnoreSpec.from_lines(lines)))
         build = sphinx_build_entries(dirpath, filenames)  # a Sphinx folder's conf.py, _build/, ...
+        if build or (rel_dir and rel_dir.rpartition("/")[0] in sphinx):
+            sphinx.add(rel_dir)  # in a Sphinx source folder: its fragments are read where pages include them
         for name in filenames:
             rel = f"{rel_dir}/{name}" if rel_dir else name
             if name == ".gitignore" or name in build or not include.match_file(rel) or exclude.match_file(rel):
+                continue
+            if rel_dir in sphinx and is_fragment(name):
                 continue
             if _ignored(rel, ignores):
                 continue

@@ -67,6 +67,10 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".msg": "msg",
 }
 
+#: file names ending so are read by the loader named, whatever their last extension: the
+#: reStructuredText fragments Sphinx pages include (``prune.rst.inc``)
+COMPOUND_LOADERS: dict[str, str] = {".rst.inc": "rst", ".rest.inc": "rst"}
+
 #: plain-text formats read as text (never through ``unstructured``, which is slow for them and needs
 #: spaCy): source code, scripts, configuration and data written as text; also files without an
 #: extension (``LICENSE``, ``Dockerfile``)
@@ -274,6 +278,9 @@ def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> s
         norm = key.lower() if key.startswith(".") else f".{key.lower()}"
         if norm == ext:
             return name
+    lowered = path.name.lower()
+    if compound := next((name for end, name in COMPOUND_LOADERS.items() if lowered.endswith(end)), None):
+        return compound
     if ext in DEFAULT_LOADERS:
         return DEFAULT_LOADERS[ext]
     if unstructured_available():

@@ -8,9 +8,10 @@ path; code stays code; roles are reduced to their text (``:attr:`x <y>``` -> ``x
 markup is gone. ``mime`` stays ``text/x-rst``; ``markup: markdown`` tells the splitter the text
 is Markdown.
 
-Safe by construction: ``include``/``literalinclude`` and ``raw`` are off (an indexed file cannot
-pull ``/etc/passwd`` into the index), no docutils config file is read, and docutils' complaints
-stay out of the log and the text. ``title`` is the first section title, else the file stem.
+Safe by construction: docutils' ``include``/``literalinclude`` and ``raw`` are off (an indexed file
+cannot pull ``/etc/passwd`` into the index); ``include`` is resolved before parsing, only inside the
+documentation folder and bounded (``ragkit.loaders.rst_include``). No docutils config file is read,
+and docutils' complaints stay out of the log and the text. ``title`` is the first section title, else the file stem.
 """
 
 from __future__ import annotations
@@ -51,13 +52,16 @@ class RstLoader(MarkupLoader):
 
     name = "rst"
     mime = "text/x-rst"
-    version = 5  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
+    version = 6  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
     # 3: a definition list is one list, an item per term; 4: a documented object's ``:param x:`` and
     # ``:type x:`` fields one item, and `~a.b` in the default role shown as Sphinx shows it (``b``);
-    # 5: a field's text wrapped with its next lines indented deeper is one paragraph, not a list
+    # 5: a field's text wrapped with its next lines indented deeper is one paragraph, not a list;
+    # 6: ``.. include::`` resolved inside the documentation folder
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
-        markdown, title = rst_to_markdown(text, where=str(path))
+        from ragkit.loaders.rst_include import resolve_includes
+
+        markdown, title = rst_to_markdown(resolve_includes(text, path), where=str(path))
         if not markdown.strip():
             raise LoaderError(
                 f"{path}: no text in the reStructuredText file (only comments, targets or directives "

@@ -6,6 +6,10 @@ A folder is a Sphinx source folder when it holds a ``conf.py`` and either a root
 every page again as HTML) and ``_templates/`` (Jinja page templates) are not documents, so
 discovery leaves them out, like assets.
 
+Its ``.inc`` files (``prune.rst.inc``) are fragments that pages pull in with ``.. include::``
+(``ragkit.loaders.rst_include``): Sphinx shows them only where a page includes them, so discovery
+leaves them out of the folder and its sub-folders (``is_fragment``) and the page carries their text.
+
 Such a folder's ``.txt`` files are its reStructuredText sources (Django's documentation is written
 so): ``sphinx_source_root`` finds the Sphinx folder a file is in, and the text loader reads those
 files with the reStructuredText loader, so roles and literals do not reach chunks and answers.
@@ -59,6 +63,11 @@ def sphinx_source_root(path: Path) -> Path | None:
     return None
 
 
+def is_fragment(name: str) -> bool:
+    """Whether the file ``name`` of a Sphinx source folder is a fragment pages include (``.inc``)."""
+    return name.lower().endswith(".inc")
+
+
 def sphinx_build_entries(folder: Path, filenames: Collection[str]) -> frozenset[str]:
     """The names in ``folder`` (files and folders) that discovery leaves out: its build files
     and folders when it is a Sphinx source folder, else none."""
@@ -69,4 +78,4 @@ def sphinx_build_entries(folder: Path, filenames: Collection[str]) -> frozenset[
     return BUILD_FILES | BUILD_DIRS
 
 
-__all__ = ["BUILD_DIRS", "BUILD_FILES", "is_sphinx_source", "sphinx_build_entries", "sphinx_source_root"]
+__all__ = ["BUILD_DIRS", "BUILD_FILES", "is_fragment", "is_sphinx_source", "sphinx_build_entries", "sphinx_source_root"]
