@@ -11,6 +11,7 @@ import logging
 import re
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
@@ -24,6 +25,7 @@ from ragkit.types import Document
 
 log = logging.getLogger(__name__)
 
+_TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
@@ -39,8 +41,9 @@ class MarkdownLoader(Loader):
     mime = "text/markdown"
     #: 2: HTML tags other than headings taken out of the text (``<li>`` a list item); 3: comments too;
     #: 4: ``authors`` from front matter or an "Author:" field under the title; 5: a tag that one
-    #: line opens and the next closes (``<span`` / ``name="ip">``), and ``<aside>``, ``<header>`` …
-    version = 5
+    #: line opens and the next closes (``<span`` / ``name="ip">``), and ``<aside>``, ``<header>`` …;
+    #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored
+    version = 6
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path)
@@ -62,6 +65,18 @@ class MarkdownLoader(Loader):
         return iter([Document(text=body, metadata=self._metadata(source, title=title, authors=authors))])
 
 
+def _front_matter(yaml: Any, text: str) -> object:
+    """The YAML ``text`` read; a tab after a value (``weight: 8<TAB>``), which YAML refuses but
+    Hugo and Jekyll read, is dropped before a second try."""
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError:
+        trimmed = _TRAILING_SPACE.sub("", text)
+        if trimmed == text:
+            raise
+        return yaml.safe_load(trimmed)
+
+
 def split_front_matter(text: str, *, where: str = "") -> tuple[dict[str, object], str]:
     """Return ``(front_matter, body)``; front matter that is not a YAML mapping is ignored
     (with a warning) but still removed from the body."""
@@ -72,9 +87,9 @@ def split_front_matter(text: str, *, where: str = "") -> tuple[dict[str, object]
     import yaml  # light, but only needed for files with front matter
 
     try:
-        data = yaml.safe_load(match.group(1))
+        data = _front_matter(yaml, match.group(1))
     except yaml.YAMLError as exc:
-        log.warning("%s: ignoring invalid YAML front matter: %s", where, exc)
+        log.warning("%s: ignoring invalid YAML front matter (fix the YAML between the --- lines): %s", where, exc)
         return {}, body
     if not isinstance(data, dict):
         log.warning("%s: ignoring front matter that is not a mapping", where)

@@ -226,6 +226,16 @@ def test_markdown_invalid_front_matter_is_ignored_with_a_warning(
     assert "front matter" in caplog.text
 
 
+def test_markdown_front_matter_with_a_tab_after_a_value_is_read(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    text = "---\n# menu title\ntitle: \"Shift Swaps\"\nweight: 8\t\n---\n\nBody text.\n"
+    with caplog.at_level(logging.WARNING):
+        [doc] = load("markdown", write(tmp_path, "swaps.md", text))
+    assert doc.metadata["title"] == "Shift Swaps" and doc.text == "Body text.\n"
+    assert "front matter" not in caplog.text
+
+
 def test_markdown_with_only_front_matter_is_empty(tmp_path: Path) -> None:
     path = write(tmp_path, "fm.md", "---\ntitle: Nothing\n---\n\n")
     with pytest.raises(LoaderError) as info:
