@@ -1,0 +1,219 @@
+"""Manual pages (``borg-serve.1``, ``git.1``, ``printf.3``; loader ``manpage``), read with no extra
+package and no ``groff``.
+
+A man page is troff source: request lines (``.SH DESCRIPTION``, ``.TP``, ``.IP \\(bu 2``) and
+inline escapes (``\\fBbold\\fP``, ``\\-``, ``\\(em``). Read as plain text, its chunks and answers
+carry that markup and its sections are not headings. ``man_to_markdown`` writes the page the way
+``man`` shows it, as Markdown-structured text: ``.SH``/``.SS`` (``.Sh``/``.Ss`` of BSD's mdoc)
+become headings, ``.TP``/``.IP`` (``.It``) list items with their tag, ``.nf``/``.EX`` blocks
+fenced code, ``.TS`` tables rows of cells, the font macros (``.B``, ``.BR``, ``.Fl`` …) their text;
+macro definitions (``.de`` … ``..``), comments and layout requests (``.sp``, ``.nr``, ``.in`` …)
+are gone. The title is ``.TH``'s (``borg-serve(1)``), with the ``NAME`` line's summary.
+
+A file with a man page's name whose text is not troff (no request line among its first lines)
+is read as it is. One pass over the lines; a line's escapes in one regular-expression pass.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ragkit.loaders.base import MarkupLoader
+from ragkit.registry import loaders
+
+_HEAD_LINES = 40  # a troff page has a request line among its first lines
+_TROFF_START = re.compile(r'^(?:[.\'][ \t]*\\"|\.(?:TH|Dd|Dt|SH|Sh|de|so)\b)')
+_ARG = re.compile(r'"((?:[^"]|"")*)"?|((?:\\.|[^\s\\])+)')
+_INLINE_COMMENT = re.compile(r'(?<!\\)\\".*$')
+_REQUEST = re.compile(r"^[.'][ \t]*([A-Za-z\\][\w\\\"]*)?[ \t]*(.*)$")
+_ESCAPE = re.compile(
+    r"\\(?:f(?:\[[^]\n]*\]|\([A-Z]{2}|[A-Z0-9])"  # font: \fB \f(BI \f[R]
+    r"|s[+-]?\d+|s\([+-]?\d\d|s\[[^]\n]*\]"  # size
+    r"|\*(?:\[[^]\n]*\]|\(..|.)"  # defined string
+    r"|\((..)|\[([^]\n]*)\]"  # special character \(em \[em]
+    r"|n(?:\[[^]\n]*\]|\(..|.)"  # number register
+    r"|[hvwkoDlLXZ]'[^'\n]*'"  # motions and drawing
+    r"|(.))",
+)
+_SPECIAL = {
+    "em": "—", "en": "–", "hy": "-", "bu": "•", "aq": "'", "dq": '"', "lq": "“", "rq": "”", "oq": "‘", "cq": "’",
+    "co": "©", "rg": "®", "tm": "™", "mi": "-", "pl": "+", "mu": "×", "di": "÷", "ga": "`", "ti": "~", "ha": "^",
+    "rs": "\\", "sl": "/", "lt": "<", "gt": ">", "<=": "≤", ">=": "≥", "!=": "≠", "->": "→", "<-": "←", "de": "°",
+    "ba": "|", "br": "|", "ul": "_", "sq": "□", "Fo": "«", "Fc": "»", "fo": "‹", "fc": "›",
+}
+_SINGLE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "'": "'", "`": "`", ".": ".", "t": "\t"}
+_HEADING = {"SH": "##", "Sh": "##", "SS": "###", "Ss": "###"}
+_BREAK = frozenset({"PP", "LP", "P", "sp", "Pp", "br", "ne", "bp", "HP"})
+_CODE_START = frozenset({"nf", "EX", "Bd"})
+_CODE_END = frozenset({"fi", "EE", "Ed"})
+_FONTS = frozenset({"B", "I", "BI", "BR", "IB", "IR", "RB", "RI", "SM", "SB", "R"})
+_ALTERNATING = frozenset({"BI", "BR", "IB", "IR", "RB", "RI"})
+# mdoc's inline macros: their words are text (``.Fl v`` is "-v", ``.Ar file`` is "file")
+_MDOC_TEXT = frozenset({"Nm", "Ar", "Cm", "Ic", "Va", "Ev", "Pa", "Em", "Sy", "Li", "Dv", "Er", "Fn", "Fa", "Ft",
+                        "Xr", "Ql", "Dq", "Sq", "Pq", "Aq", "Op", "Nd", "Tn", "Lk", "Mt", "Ad", "An", "Lb", "St"})
+
+
+@loaders.register("manpage")
+class ManPageLoader(MarkupLoader):
+    """One document of a manual page: its troff markup turned into Markdown."""
+
+    name = "manpage"
+    mime = "text/troff"
+
+    def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
+        if not is_troff(text):
+            return text, None
+        return man_to_markdown(text)
+
+
+def is_troff(text: str) -> bool:
+    """Whether ``text`` is troff source: a request line (``.TH``, ``.\\"``) among its first lines."""
+    return any(_TROFF_START.match(line) for line in text.splitlines()[:_HEAD_LINES])
+
+
+def inline(text: str) -> str:
+    """A line's text with its escapes read: fonts and sizes gone, special characters written."""
+
+    def read(m: re.Match[str]) -> str:
+        if (name := m.group(1) or m.group(2)) is not None:
+            return _SPECIAL.get(name, "")
+        return _SINGLE.get(m.group(3), "") if m.group(3) is not None else ""
+
+    return _ESCAPE.sub(read, _INLINE_COMMENT.sub("", text))
+
+
+def _words(args: str) -> list[str]:
+    """A request's arguments: split at spaces, but for a quoted one (``"two words"``, ``""`` a
+    quote inside) and an escaped space (``\\ ``), which troff reads as part of the argument."""
+    return [m.group(1).replace('""', '"') if m.group(1) is not None else m.group(2) for m in _ARG.finditer(args)]
+
+
+def _mdoc(words: list[str]) -> list[str]:
+    """mdoc macro words as the text they show: ``Fl p Ar port`` -> ``-p port`` (a macro name
+    is not text; ``Fl`` puts a dash before the word after it)."""
+    shown: list[str] = []
+    dash = False
+    for w in words:
+        if w == "Fl":
+            if dash:
+                shown.append("-")
+            dash = True
+        elif w in _MDOC_TEXT or w in ("Ns", "No"):
+            continue
+        else:
+            shown.append(f"-{w}" if dash else w)
+            dash = False
+    if dash:
+        shown.append("-")
+    return shown
+
+
+def man_to_markdown(troff: str) -> tuple[str, str | None]:
+    """``troff`` (a man(7) or mdoc(7) page) as Markdown-structured text, and its title."""
+    out: list[str] = []
+    title: str | None = None
+    summary = ""
+    code = False
+    tag_next = False  # .TP: the next text line is the item's tag
+    defining = False  # inside .de … ..
+    table: int | None = None  # inside .TS: 0 while reading its format lines, 1 in its rows
+    name_section = False
+    para: list[str] = []
+
+    def flush() -> None:
+        if para:
+            out.append(" ".join(para))
+            out.append("")
+            para.clear()
+
+    for raw in troff.splitlines():
+        if defining:
+            defining = raw.strip() != ".."
+            continue
+        m = _REQUEST.match(raw) if raw[:1] in ".'" else None
+        request, args = (m.group(1) or "", m.group(2)) if m else ("", "")
+        if request.startswith('\\"') or raw.startswith(('.\\"', "'\\\"")):
+            continue  # a comment
+        if table is not None:
+            if request == "TE":
+                table = None
+                out.append("")
+            elif table == 0:
+                table = 1 if raw.rstrip().endswith(".") else 0
+            elif not m:
+                out.append(" | ".join(c.strip() for c in inline(raw).split("\t")))
+            continue
+        if code:
+            if request in _CODE_END:
+                code = False
+                out.extend(["```", ""])
+            elif not m or request in _FONTS:
+                out.append(inline(" ".join(_words(args)) if m else raw))
+            continue
+        if not m:
+            text = inline(raw).strip()
+            if not text:
+                flush()
+                continue
+            if tag_next:
+                flush()
+                para.append(f"- {text}:")
+                tag_next = False
+            else:
+                para.append(text)
+            if name_section:
+                summary = f"{summary} {text}".strip()
+            continue
+        if request in ("de", "de1", "am", "ig"):
+            defining = True
+        elif request == "TH" or request == "Dt":
+            words = _words(args)
+            if words:
+                title = f"{inline(words[0])}({inline(words[1])})" if len(words) > 1 else inline(words[0])
+        elif request in _HEADING:
+            flush()
+            heading = inline(" ".join(_words(args))).strip()
+            name_section = heading.upper() == "NAME"
+            out.extend([f"{_HEADING[request]} {heading}", ""])
+        elif request in _BREAK:
+            flush()
+        elif request == "TP":
+            flush()
+            tag_next = True
+        elif request in ("IP", "It"):
+            flush()
+            words = _words(args)
+            tag = inline(words[0]).strip() if words else ""
+            if request == "It":
+                tag = inline(" ".join(_mdoc(words))).strip()
+            para.append(f"- {tag}:" if tag and tag not in ("•", "-", "*", "o") else "-")
+        elif request in _CODE_START:
+            flush()
+            code = True
+            out.append("```")
+        elif request == "TS":
+            flush()
+            table = 0
+        elif request in _FONTS or request in _MDOC_TEXT or request == "Fl":
+            words = _mdoc([request, *_words(args)]) if request in _MDOC_TEXT or request == "Fl" else _words(args)
+            joined = "".join(words) if request in _ALTERNATING else " ".join(words)
+            text = inline(joined).strip()
+            if text:
+                if tag_next:
+                    flush()
+                    para.append(f"- {text}:")
+                    tag_next = False
+                else:
+                    para.append(text)
+                if name_section:  # mdoc's .Nd is the summary itself
+                    summary = f" - {text}" if request == "Nd" else f"{summary} {text}".strip()
+        # any other request (layout: .nr .in .RS .RE .ft .ad .INDENT …) has no text of its own
+    flush()
+    text = "\n".join(out).strip() + "\n"
+    if title and summary:
+        title = f"{title}: {summary.split(' - ', 1)[-1].split(' — ', 1)[-1].strip()}"
+    return text, title
+
+
+__all__ = ["ManPageLoader", "inline", "is_troff", "man_to_markdown"]

@@ -1,0 +1,110 @@
+"""Manual pages read as ``man`` shows them: sections are headings, options list items with their
+tag, examples code, and no troff markup reaches the text; each case from a page written for it."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from ragkit.loaders.base import loader_name_for
+from ragkit.loaders.manpage import inline, is_troff, man_to_markdown
+from ragkit.registry import loaders
+
+KILN_1 = r""".\" Man page generated from reStructuredText
+.de1 INDENT
+. RS \\$1
+. nr rst2man-indent-level +1
+..
+.TH "kiln-trim" "1" "2026-03-02" "" "kiln snapshot tool"
+.SH NAME
+kiln-trim \- Remove snapshots that the retention rules do not keep
+.SH SYNOPSIS
+.sp
+kiln [common options] trim [options] [NAME]
+.SH DESCRIPTION
+.sp
+Trim removes old snapshots. Disk space is freed only after \fBkiln sweep\fP runs \(em run
+it \fIafterwards\fP\&.
+.INDENT 0.0
+.IP \(bu 2
+\fBkeep\-all\fP: nothing is removed.
+.UNINDENT
+.SH OPTIONS
+.TP
+.BI \-\-keep\-weekly \ N
+number of weekly snapshots to keep (default: 4)
+.TP
+.B \-n\fP,\fB  \-\-dry\-run
+do not change the repository
+.SS Environment
+.TP
+.B KILN_REPO
+the repository, when \fB\-\-repo\fP is not given \" what users set most
+.SH EXAMPLES
+.EX
+$ kiln trim \-\-keep\-weekly 8 \-\-dry\-run
+.EE
+.TS
+tab(\t);
+l l.
+Code\tMeaning
+0\tsuccess
+.TE
+"""
+
+MDOC = r""".Dd March 2, 2026
+.Dt KILNCTL 8
+.Os
+.Sh NAME
+.Nm kilnctl
+.Nd control the kiln daemon
+.Sh OPTIONS
+.Bl -tag -width Ds
+.It Fl p Ar port
+Listen on
+.Ar port
+instead of 7070.
+.El
+"""
+
+MARKUP = re.compile(r"\\f[BIRP]|\\-|\\\(|^\.[A-Za-z]{1,4}\b|\\&", re.MULTILINE)
+
+
+def test_a_man_page_reads_as_man_shows_it() -> None:
+    text, title = man_to_markdown(KILN_1)
+    assert title == "kiln-trim(1): Remove snapshots that the retention rules do not keep"
+    assert MARKUP.search(text) is None, text
+    assert "## DESCRIPTION" in text and "### Environment" in text
+    assert "Disk space is freed only after kiln sweep runs — run it afterwards." in text
+    assert "- --keep-weekly N: number of weekly snapshots to keep (default: 4)" in text
+    assert "- -n, --dry-run: do not change the repository" in text
+    assert "- KILN_REPO: the repository, when --repo is not given" in text and "what users set" not in text
+    assert "- keep-all: nothing is removed." in text
+    assert "```\n$ kiln trim --keep-weekly 8 --dry-run\n```" in text
+    assert "0 | success" in text
+    assert "rst2man" not in text and "RS" not in text
+
+
+def test_a_bsd_mdoc_page_reads_too() -> None:
+    text, title = man_to_markdown(MDOC)
+    assert title == "KILNCTL(8): control the kiln daemon"
+    assert "## OPTIONS" in text and "- -p port:" in text and "instead of 7070" in text
+    assert "kilnctl" in text and "control the kiln daemon" in text
+
+
+def test_escapes_read_as_their_characters() -> None:
+    assert inline(r"\fBa\fR\-b \(lqc\(rq \[em] d\e \*(lq") == "a-b “c” — d\\ "
+
+
+def test_man_pages_go_to_the_man_page_loader_and_plain_text_stays_plain(tmp_path: Path) -> None:
+    assert loader_name_for(Path("man/kiln-trim.1")) == "manpage"
+    assert loader_name_for(Path("man3/Digest.3pm")) == "manpage"
+    page = tmp_path / "kiln-trim.1"
+    page.write_text(KILN_1, encoding="utf-8")
+    [doc] = list(loaders.get("manpage")().load(page, source=page.name))
+    assert doc.metadata["title"].startswith("kiln-trim(1)") and doc.metadata["markup"] == "markdown"
+    notes = tmp_path / "release-notes.1"
+    notes.write_text("Release 1\n\n...and more to come.\n.5 percent faster.\n", encoding="utf-8")
+    assert not is_troff(notes.read_text())
+    [doc] = list(loaders.get("manpage")().load(notes, source=notes.name))
+    assert doc.text.startswith("Release 1") and ".5 percent faster." in doc.text
