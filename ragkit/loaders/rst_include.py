@@ -33,8 +33,9 @@ log = logging.getLogger(__name__)
 MAX_INCLUDE_BYTES = 256 * 1024
 MAX_TOTAL_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 4
-_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+include::[ \t]*(?P<arg>\S.*?)[ \t]*$")
-_OPTION = re.compile(r"^[ \t]+:(?P<name>[\w-]+):[ \t]*(?P<value>.*?)[ \t]*$")
+# (each line's end is stripped in code: a lazy group before trailing blanks is quadratic on a long line)
+_DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+include::[ \t]*(?P<arg>\S.*)$")
+_OPTION = re.compile(r"^[ \t]+:(?P<name>[\w-]+):(?P<value>.*)$")
 
 
 @dataclass
@@ -68,11 +69,11 @@ def _resolve(text: str, path: Path, root: Path, budget: _Budget) -> str:
         options: dict[str, str] = {}
         i += 1
         while i < len(lines) and (o := _OPTION.match(lines[i])) and len(o.group()) - len(o.group().lstrip()) > len(m["indent"]):
-            options[o["name"]] = o["value"]
+            options[o["name"]] = o["value"].strip()
             i += 1
-        body = _included(m["arg"], options, path, root, budget)
+        body = _included(m["arg"].strip(), options, path, root, budget)
         if body is None:
-            log.debug("%s: dropped include of %s (cannot be resolved inside %s)", path, m["arg"], root)
+            log.debug("%s: dropped include of %s (cannot be resolved inside %s)", path, m["arg"].strip(), root)
             continue
         out.extend(f"{m['indent']}{ln}" if ln.strip() else "" for ln in body.splitlines())
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")

@@ -108,3 +108,17 @@ def test_man_pages_go_to_the_man_page_loader_and_plain_text_stays_plain(tmp_path
     assert not is_troff(notes.read_text())
     [doc] = list(loaders.get("manpage")().load(notes, source=notes.name))
     assert doc.text.startswith("Release 1") and ".5 percent faster." in doc.text
+
+
+def test_random_troff_never_breaks_the_reader() -> None:
+    import random
+
+    rng = random.Random(7)
+    pieces = [".TH", ".SH", ".TP", ".IP", ".B", ".BI", ".nf", ".fi", ".TS", ".TE", ".de", "..", ".It Fl", '.\\"',
+              "\\f", "\\fB", "\\(", "\\[", "\\*(", "\\s+", "\\", '"', '""', "\t", " ", "\n", "word", "-", "."]
+    for _ in range(300):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
+        out, title = man_to_markdown(text)
+        assert isinstance(out, str) and (title is None or isinstance(title, str))
+    long_line = ".TH x 1\n.B " + '""' * 50_000 + "\n" + "\\f" * 50_000 + "\n.TP\n" + "a " * 50_000
+    assert man_to_markdown(long_line)[0]

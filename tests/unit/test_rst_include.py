@@ -145,3 +145,10 @@ def test_indexing_a_sphinx_folder_reads_fragments_where_pages_include_them(tmp_p
     hits = json.loads(CliRunner().invoke(cli, ["search", "kiln sweep disk space", "--index", str(tmp_path / "index"),
                                                "-k", "1", "--json"]).stdout)
     assert hits[0]["source"].endswith("usage/trim.rst") and "kiln sweep" in hits[0]["text"]
+
+
+def test_a_hostile_include_line_is_read_in_one_pass(tmp_path: Path) -> None:
+    page = tmp_path / "page.rst"
+    text = "Page\n====\n\n.. include:: a" + " " * 200_000 + "b\n   :start-after:" + " " * 200_000 + "x\n"
+    out = resolve_includes(text, page)  # a quadratic pattern would take minutes here
+    assert "include::" not in out and out.startswith("Page")
