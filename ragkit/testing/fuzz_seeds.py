@@ -36,6 +36,13 @@ def org_seed() -> bytes:
             ).encode("utf-8")
 
 
+def manpage_seed() -> bytes:
+    body = "\n.PP\n".join(PARAGRAPHS)
+    return ('.\\" generated\n.de1 INDENT\n. RS \\\\$1\n..\n.TH "harbour" "1" "2025-04-01"\n.SH NAME\n'
+            "harbour \\- ferry times\n.SH DESCRIPTION\n" + body + "\n.TP\n.BI \\-\\-route \\ NAME\nthe route\n"
+            ".nf\nharbour \\-\\-route north\n.fi\n").encode("utf-8")
+
+
 def asciidoc_seed() -> bytes:
     body = "\n\n".join(PARAGRAPHS)
     return ("= Harbour notes\n:fare: 40 kroner\n\n== Ferries\n\n" + body + "\n\n[source,sh]\n----\n* not a list\n----\n\n"
@@ -316,7 +323,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
-    ".org": org_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
+    ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed,
 }
 
