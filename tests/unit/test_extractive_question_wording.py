@@ -87,3 +87,37 @@ def test_how_a_thing_works_for_several_things_is_no_list_and_a_leaning_sentence_
     ]
     answer = extractive_answer(question, docs, max_sentences=1)
     assert "background thread" in answer and "without lock errors" in answer
+
+
+def test_a_length_asked_of_a_default_plan_is_a_length_and_the_scene_before_it_need_not_be_said() -> None:
+    from ragkit.rag.extractive.values import value_question
+
+    assert value_question("How long can a call last on the default Standard Huddle plan?") == (False, None)
+    assert value_question("How long is the default lease time?")[0]  # the default of a setting
+    assert value_question("How long does a session cookie last by default?")[0]
+    handbook = [
+        Passage(1, "## Video calls\n\nUnless you ask the service desk, you will have a \"Standard\" Huddle plan. "
+                   "This lets you host calls for up to 45 minutes (unlimited for calls with only 2 people). "
+                   "For longer calls, an upgrade to a \"Plus\" plan is needed.",
+                {"source": "docs/working/remote.md", "heading": "Video calls"}),
+        Passage(2, "## Chat\n\nWe use Chatter for messages; the Standard plan keeps history for a year.",
+                {"source": "docs/working/remote.md", "heading": "Chat"}),
+    ]
+    question = "My Huddle calls keep getting dropped. How long can a call last on the default Standard Huddle plan?"
+    assert "45 minutes" in extractive_answer(question, handbook)
+
+
+def test_the_name_a_paper_gives_what_it_presents_answers_what_they_called_it() -> None:
+    paper = [
+        Passage(1, "# Salinity-Aware Harbour Routing\n\nForecasting the salinity of estuary channels across harbours "
+                   "has been hard. In particular, we design TIDEL, a system for forecasting the salinity of estuary "
+                   "channels and disseminating it across harbours. We implement a prototype on three harbours.",
+                {"source": "2024/tidel.pdf", "page": "1"}),
+        Passage(2, "# Evaluation\n\nThis section describes the design requirements of a system that forecasts and "
+                   "disseminates estuary salinity across harbours.",
+                {"source": "2024/tidel.pdf", "page": "3"}),
+    ]
+    question = ("What did the authors call their system for forecasting the salinity of estuary channels and "
+                "spreading it across harbours?")
+    assert "TIDEL" in extractive_answer(question, paper)
+

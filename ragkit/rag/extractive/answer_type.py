@@ -254,7 +254,10 @@ _TERM_QUESTION = re.compile(
     re.IGNORECASE,
 )
 _NAMES_IT = re.compile(r"\b(?:(?:is|are|was|were|be|been)\s+(?:\w+\s+)?(?:called|named|termed|dubbed)|known\s+as|"
-                       r"refer(?:s|red)?\s+to\s+(?:\w+\s+)?as|what\s+we\s+call|we\s+call|is\s+the\s+term\s+for)\b", re.IGNORECASE)
+                       r"refer(?:s|red)?\s+to\s+(?:\w+\s+)?as|what\s+we\s+call|we\s+call|is\s+the\s+term\s+for)\b"
+                       # a paper naming what it presents: "we design CIRo, a system for …"
+                       r"|\bwe\s+(?:design|present|propose|introduce|build|develop|describe|implement)\s+"
+                       r"(?-i:[A-Z][\w-]*),\s+(?:a|an)\b", re.IGNORECASE)
 _NAME_ORIGIN_QUESTION = re.compile(
     r"^\W*where\s+(?:does|did)\s+(?:the\s+)?name\b.*\bcome\s+from\b"
     r"|^\W*what\s+(?:is|was)\s+(?:\w+\s+){1,4}?named\s+(?:after|for)\s*\?"

@@ -241,6 +241,7 @@ _PRODUCT_RELEASE = 1.3  # ... for a release written after the product whose vers
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
 _MISSING = 0.7  # refuse when words found in no passage carry this share of the question's weight
 _OFF_TOPIC = 0.3  # ... or this share with a name the question is about among them
+_SCENE = 0.5  # the weight of a scene-setting sentence's words in ``_unsupported_share``
 _UNSUPPORTED = 0.5  # a sentence is no answer when its passage and document lack this share of the question
 _SHARED_NAME = 0.5  # a name more than this share of the retrieved documents say is the collection's own ...
 _SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
@@ -838,8 +839,12 @@ def _missing_share(query: Query, present: frozenset[str]) -> float:
 
 def _unsupported_share(u: Unit, query: Query) -> float:
     """The share of the question's own words (boost-weighted, as ``_missing_share``) that the
-    unit's passage, its section and the other retrieved passages of its document do not have."""
-    own = {t: b for t, b in query.boosts.items() if t in query.own}
+    unit's passage, its section and the other retrieved passages of its document do not have; the
+    words of a sentence that sets the scene before the one that asks count half ("My Zoom meetings
+    keep getting cut off. How long can a meeting last …?": the handbook need not say "cut off")."""
+    asking = frozenset(terms(query.form)) if query.form and query.form != query.text else None
+    own = {t: b * (_SCENE if asking is not None and t not in asking else 1.0)
+           for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
     have = u.scope | u.document | u.section
     return sum(w for t, w in own.items() if t not in have) / total if total else 0.0

@@ -41,6 +41,8 @@ _VALUE = re.compile(
     r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*\bdefaults?\b",
     re.IGNORECASE,
 )
+_MEASURE = re.compile(r"\bhow\s+(?:long|many|much|old|big|large|far|often|high|tall|wide|deep)\b", re.IGNORECASE)
+_DEFAULT_PLACE = re.compile(r"\b(?:on|in|with|under|from|of)\s+(?:the|a|an|its|their|\w+'s)\s+default\b", re.IGNORECASE)
 _PORT = re.compile(
     r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]|\b[a-z][\w-]*(?:\.[\w-]+)+|\*):\d{2,5}\b|\bports?\s+\d{2,5}\b",
     re.IGNORECASE,
@@ -187,7 +189,10 @@ def value_question(question: str) -> tuple[bool, str | None]:
     if _OLDEST_OF_PRODUCT.search(question):
         return True, "version"
     match = _VALUE.search(question)
-    if not match:
+    if not match or (not match.group("noun") and _MEASURE.search(question) and _DEFAULT_PLACE.search(question)
+                     and len(re.findall(r"\bdefault", question, re.IGNORECASE)) == 1):
+        # "How long can a meeting last on the default Basic account?" asks for a length, not the
+        # default of a setting: the default names where the length holds
         return bool(implied_default(question)), None
     noun = (match.group("noun") or "").lower()
     return True, _NOUNS.get(noun)
