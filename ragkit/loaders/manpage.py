@@ -127,6 +127,16 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
             out.append("")
             para.clear()
 
+    def add(text: str, tag: bool) -> bool:
+        """``text`` onto the paragraph, or as the tag of a new item after ``.TP``; False: no tag
+        is pending any more."""
+        if tag:
+            flush()
+            para.append(f"- {text}:")
+        else:
+            para.append(text)
+        return False
+
     for raw in troff.splitlines():
         if defining:
             defining = raw.strip() != ".."
@@ -156,12 +166,7 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
             if not text:
                 flush()
                 continue
-            if tag_next:
-                flush()
-                para.append(f"- {text}:")
-                tag_next = False
-            else:
-                para.append(text)
+            tag_next = add(text, tag_next)
             if name_section:
                 summary = f"{summary} {text}".strip()
             continue
@@ -200,12 +205,7 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
             joined = "".join(words) if request in _ALTERNATING else " ".join(words)
             text = inline(joined).strip()
             if text:
-                if tag_next:
-                    flush()
-                    para.append(f"- {text}:")
-                    tag_next = False
-                else:
-                    para.append(text)
+                tag_next = add(text, tag_next)
                 if name_section:  # mdoc's .Nd is the summary itself
                     summary = f" - {text}" if request == "Nd" else f"{summary} {text}".strip()
         # any other request (layout: .nr .in .RS .RE .ft .ad .INDENT …) has no text of its own

@@ -22,6 +22,8 @@ import logging
 import re
 from pathlib import Path
 
+from ragkit.loaders.included import read_included
+
 log = logging.getLogger(__name__)
 
 MAX_INCLUDE_BYTES = 256 * 1024
@@ -66,15 +68,9 @@ def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...]) -> str 
     target = (path.parent / name).resolve()
     if not target.is_relative_to(root) or target in chain or len(chain) > MAX_DEPTH:
         return None
-    try:
-        if not target.is_file() or target.stat().st_size > MAX_INCLUDE_BYTES:
-            return None
-        data = target.read_bytes()
-    except OSError:
+    if (text := read_included(target, MAX_INCLUDE_BYTES)) is None:
         return None
-    if b"\x00" in data:
-        return None
-    lines = _select(data.decode("utf-8", "replace").splitlines(), selector)
+    lines = _select(text.splitlines(), selector)
     if lines is None:
         return None
     body = "\n".join(ln for ln in lines if not _ANCHOR.search(ln))

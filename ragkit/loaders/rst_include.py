@@ -28,6 +28,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ragkit.loaders.included import read_included
+
 log = logging.getLogger(__name__)
 
 MAX_INCLUDE_BYTES = 256 * 1024
@@ -85,16 +87,10 @@ def _included(arg: str, options: dict[str, str], path: Path, root: Path, budget:
     target = (root / arg.lstrip("/") if arg.startswith("/") else path.parent / arg).resolve()
     if not target.is_relative_to(root) or target in budget.chain:
         return None
-    try:
-        if not target.is_file() or (size := target.stat().st_size) > MAX_INCLUDE_BYTES or size > budget.left:
-            return None
-        data = target.read_bytes()
-    except OSError:
+    if (text := read_included(target, min(MAX_INCLUDE_BYTES, budget.left))) is None:
         return None
-    if b"\x00" in data:
-        return None
-    budget.left -= len(data)
-    body = _select(data.decode("utf-8", "replace"), options)
+    budget.left -= len(text.encode("utf-8"))
+    body = _select(text, options)
     if body is None:
         return None
     if "literal" in options or "code" in options:
