@@ -84,7 +84,8 @@ need not: ``release-notes-0.16.1.md``), a code or an acronym (``wasm32-wasi``,
 NATS: the retriever's exact-match side finds one if any document writes it) or a name the
 question is about appears in none of the passages, or when most of the
 question's weight is in words no passage has, or when the passage of every candidate (with its
-document's other retrieved passages) lacks half of the question's words (boost-weighted; not for
+document's other retrieved passages) lacks half of the question's words (boost-weighted, the
+words of a sentence that sets the scene before the asking one at half weight; not for
 a value question, whose line may say none of them, nor for a question that asks two things, each
 part of which another document may answer), or when a question that asks for a kind of answer
 (a person, a date, a number, a value) is best answered by a sentence with nothing of that kind
