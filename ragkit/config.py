@@ -95,6 +95,7 @@ class LimitsSpec(_Strict):
     max_unzipped_mb: float = Field(default=DEFAULT_LIMITS.max_unzipped_mb, gt=0)
     file_timeout_s: float = Field(default=DEFAULT_LIMITS.file_timeout_s, gt=0)
     max_memory_mb: float = Field(default=DEFAULT_LIMITS.max_memory_mb, ge=64)
+    max_included_mb: float = Field(default=DEFAULT_LIMITS.max_included_mb, ge=0)
 
     def load_limits(self) -> LoadLimits:
         return LoadLimits(**self.model_dump())

@@ -37,6 +37,10 @@ class LoadLimits:
     file_timeout_s: float = 300.0
     #: memory the loader process may use on top of what it uses at rest
     max_memory_mb: float = 2048.0
+    #: text one document's include directives (mdBook's ``{{#include}}``, reStructuredText's
+    #: ``.. include::``) pull in from other files, all together; 0 turns includes off (the server's
+    #: upload area: one key's upload may not read another's)
+    max_included_mb: float = 4.0
 
 
 DEFAULT_LIMITS = LoadLimits()

@@ -16,6 +16,7 @@ from typing import Any
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
 from ragkit.loaders.bylines import field_authors, front_matter_authors
+from ragkit.loaders.limits import MB
 from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
@@ -46,7 +47,7 @@ class MarkdownLoader(Loader):
     version = 6
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text = resolve_includes(read_text(path), path)
+        text = resolve_includes(read_text(path), path, budget=int(self.limits.max_included_mb * MB))
         front, body = split_front_matter(text, where=str(path))
         if path.suffix.lower() == ".mdx":
             body = render_mdx(body)

@@ -9,7 +9,8 @@ replaces each directive line with the lines it names, the way mdBook does:
   above with a ``book.toml``, else the Markdown file's own folder): ``../../etc/passwd`` is dropped;
 - a range ``:2:5``, ``:3:``, ``::5`` or ``:7`` (one line), or an anchor ``:name`` (the lines between
   ``ANCHOR: name`` and ``ANCHOR_END: name``); ``ANCHOR`` marker lines never reach the text;
-- at most ``MAX_INCLUDE_BYTES`` per included file; an included Markdown file's own directives are
+- at most ``MAX_INCLUDE_BYTES`` per included file and the ``budget`` for all of a chapter's
+  includes (``sources.limits.max_included_mb``; 0 drops every include); an included Markdown file's own directives are
   resolved too, ``MAX_DEPTH`` deep, and a file that includes itself (directly or not) is not read again;
 - ``\\{{#include …}}`` (escaped) is text: it is kept without its backslash, as mdBook shows it;
 - a directive that cannot be resolved (a missing file, a path outside the book, an unknown anchor,
@@ -42,19 +43,19 @@ def book_root(path: Path) -> Path:
     return path.resolve().parent
 
 
-def resolve_includes(text: str, path: Path, *, root: Path | None = None) -> str:
+def resolve_includes(text: str, path: Path, *, budget: int, root: Path | None = None) -> str:
     """``text`` (the Markdown file ``path``) with its include directives replaced by the text
-    they name, or dropped (see the module docstring)."""
+    they name, at most ``budget`` bytes of it all together, or dropped (see the module docstring)."""
     if "{{#" not in text:
         return text
-    return _resolve(text, path.resolve(), root or book_root(path), (path.resolve(),))
+    return _resolve(text, path.resolve(), root or book_root(path), (path.resolve(),), [budget])
 
 
-def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...]) -> str:
+def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int]) -> str:
     def replace(m: re.Match[str]) -> str:
         if m.group("escape"):  # "\{{#include x}}": the directive written as text, as mdBook shows it
             return m.group()[1:]
-        found = _included(m.group("arg"), path, root, chain)
+        found = _included(m.group("arg"), path, root, chain, left)
         if found is None:
             log.debug("%s: dropped %s (cannot be resolved inside %s)", path, m.group(), root)
             return ""
@@ -63,19 +64,20 @@ def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...]) -> str:
     return _DIRECTIVE.sub(replace, text)
 
 
-def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...]) -> str | None:
+def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int]) -> str | None:
     name, _, selector = arg.strip().partition(":")
     target = (path.parent / name).resolve()
     if not target.is_relative_to(root) or target in chain or len(chain) > MAX_DEPTH:
         return None
-    if (text := read_included(target, MAX_INCLUDE_BYTES)) is None:
+    if (text := read_included(target, min(MAX_INCLUDE_BYTES, left[0]))) is None:
         return None
+    left[0] -= len(text.encode("utf-8"))
     lines = _select(text.splitlines(), selector)
     if lines is None:
         return None
     body = "\n".join(ln for ln in lines if not _ANCHOR.search(ln))
     if target.suffix.lower() in (".md", ".markdown"):
-        body = _resolve(body, target, root, (*chain, target))
+        body = _resolve(body, target, root, (*chain, target), left)
     return body
 
 

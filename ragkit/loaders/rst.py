@@ -23,6 +23,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.limits import MB
 from ragkit.registry import loaders
 
 log = logging.getLogger(__name__)
@@ -61,7 +62,8 @@ class RstLoader(MarkupLoader):
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         from ragkit.loaders.rst_include import resolve_includes
 
-        markdown, title = rst_to_markdown(resolve_includes(text, path), where=str(path))
+        budget = int(self.limits.max_included_mb * MB)
+        markdown, title = rst_to_markdown(resolve_includes(text, path, budget=budget), where=str(path))
         if not markdown.strip():
             raise LoaderError(
                 f"{path}: no text in the reStructuredText file (only comments, targets or directives "

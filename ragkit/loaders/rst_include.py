@@ -13,9 +13,9 @@ Sphinx does, bounded:
   ``:literal:`` and ``:code:`` insert it as a literal block; the text takes the directive's indentation;
 - an included file's own includes are resolved too, ``MAX_DEPTH`` deep, and a file that includes
   itself (directly or not) is not read again;
-- at most ``MAX_INCLUDE_BYTES`` per included file and ``MAX_TOTAL_BYTES`` for all of one
-  document's includes together (a page that includes one file a thousand times does not become a
-  thousand copies of it);
+- at most ``MAX_INCLUDE_BYTES`` per included file and ``budget`` bytes for all of one document's
+  includes together (``sources.limits.max_included_mb``: a page that includes one file a thousand
+  times does not become a thousand copies of it; 0 drops every include);
 - docutils' standard definition files (``.. include:: <isonum.txt>``) and any include that cannot
   be resolved (missing, outside the folder, binary, too large, past the budget) are dropped, with
   a debug log line naming it.
@@ -33,7 +33,6 @@ from ragkit.loaders.included import read_included
 log = logging.getLogger(__name__)
 
 MAX_INCLUDE_BYTES = 256 * 1024
-MAX_TOTAL_BYTES = 4 * 1024 * 1024
 MAX_DEPTH = 4
 # (each line's end is stripped in code: a lazy group before trailing blanks is quadratic on a long line)
 _DIRECTIVE = re.compile(r"^(?P<indent>[ \t]*)\.\.[ \t]+include::[ \t]*(?P<arg>\S.*)$")
@@ -42,20 +41,20 @@ _OPTION = re.compile(r"^[ \t]+:(?P<name>[\w-]+):(?P<value>.*)$")
 
 @dataclass
 class _Budget:
-    left: int = MAX_TOTAL_BYTES
+    left: int
     chain: tuple[Path, ...] = field(default_factory=tuple)
 
 
-def resolve_includes(text: str, path: Path) -> str:
+def resolve_includes(text: str, path: Path, *, budget: int) -> str:
     """``text`` (the reStructuredText file ``path``) with its ``include`` directives replaced by
-    the text they name, or dropped (see the module docstring)."""
+    the text they name, at most ``budget`` bytes of it, or dropped (see the module docstring)."""
     if "include::" not in text:
         return text
     from ragkit.loaders.sphinx_project import sphinx_source_root
 
     here = path.resolve()
     root = (sphinx_source_root(path) or path.parent).resolve()
-    return _resolve(text, here, root, _Budget(chain=(here,)))
+    return _resolve(text, here, root, _Budget(budget, chain=(here,)))
 
 
 def _resolve(text: str, path: Path, root: Path, budget: _Budget) -> str:
@@ -121,4 +120,4 @@ def _select(text: str, options: dict[str, str]) -> str | None:
     return text
 
 
-__all__ = ["MAX_DEPTH", "MAX_INCLUDE_BYTES", "MAX_TOTAL_BYTES", "resolve_includes"]
+__all__ = ["MAX_DEPTH", "MAX_INCLUDE_BYTES", "resolve_includes"]

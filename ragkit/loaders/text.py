@@ -28,8 +28,6 @@ class TextLoader(Loader):
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
-            from ragkit.loaders.rst import RstLoader
-
-            return RstLoader().load(path, source=source)
+            return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
         return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])

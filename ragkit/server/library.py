@@ -271,18 +271,27 @@ class Library:
         path = Path(os.path.normpath((base or Path(row.root)) / row.source))
         if not path.is_file():
             raise ConfigError(f"the document '{source}' is indexed but its file is gone")
-        spec, _ = resolve_spec(self.pipeline, self.index_dir)
+        uploaded = path.resolve().is_relative_to(self.uploads_dir.resolve())
+        spec = self._upload_spec() if uploaded else resolve_spec(self.pipeline, self.index_dir)[0]
         docs = load_alone(spec, path, row.source, tag_name(row.loader) if row.loader else None)  # the limits of an indexing run hold here too
         paged = len(docs) > 1 and all(d.metadata.get("page") is not None for d in docs)
         text = "\n\n".join(f"[page {d.metadata['page']}]\n{d.text}" if paged else d.text for d in docs)
         return text[:max_chars]
+
+    def _upload_spec(self) -> Any:
+        """The pipeline the upload area is read with: includes off (``max_included_mb: 0``), since
+        every key's uploads share the area and one key's page may not pull another key's file into
+        its own text (``{{#include ../their/notes.md}}``, ``.. include:: their.rst``)."""
+        spec, _ = resolve_spec(self.pipeline, self.index_dir)
+        limits = spec.sources.limits.model_copy(update={"max_included_mb": 0.0})
+        return spec.model_copy(update={"sources": spec.sources.model_copy(update={"limits": limits})})
 
     # ------------------------------------------------------------------ writing
     def ingest(self) -> dict[str, Any]:
         """Index the upload area; raises ``IndexLockedError`` when another writer holds the index."""
         from ragkit.index.writer import IndexingPipeline
 
-        spec, _ = resolve_spec(self.pipeline, self.index_dir)
+        spec = self._upload_spec()
         self.uploads_dir.mkdir(parents=True, exist_ok=True)
         with self._catalog_lock:  # readers of this process use their snapshot meanwhile
             # the upload area is the server's own: a document deleted through the API is meant to go,

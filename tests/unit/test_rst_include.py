@@ -5,8 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragkit.loaders.rst_include import MAX_TOTAL_BYTES, resolve_includes
+from ragkit.loaders.limits import DEFAULT_LIMITS, MB
+from ragkit.loaders.rst_include import resolve_includes
 from ragkit.registry import loaders
+
+BUDGET = int(DEFAULT_LIMITS.max_included_mb * MB)
 
 PAGE = """\
 .. include:: trim.rst.inc
@@ -80,7 +83,7 @@ def test_a_file_that_includes_itself_is_read_once(tmp_path: Path) -> None:
     (docs / "b.rst.inc").write_text("Beta line.\n\n.. include:: a.rst.inc\n")
     page = docs / "loop.rst"
     page.write_text("Loop\n====\n\n.. include:: a.rst.inc\n")
-    out = resolve_includes(page.read_text(), page)
+    out = resolve_includes(page.read_text(), page, budget=BUDGET)
     assert out.count("Alpha line.") == 1 and out.count("Beta line.") == 1
 
 
@@ -89,8 +92,8 @@ def test_includes_of_one_document_are_bounded_together(tmp_path: Path) -> None:
     (docs / "big.rst.inc").write_text(("word " * 20 + "\n") * 2000)  # about 200 KB
     page = docs / "many.rst"
     page.write_text("Many\n====\n\n" + ".. include:: big.rst.inc\n\n" * 1000)
-    out = resolve_includes(page.read_text(), page)
-    assert len(out) <= MAX_TOTAL_BYTES + len(page.read_text())
+    out = resolve_includes(page.read_text(), page, budget=BUDGET)
+    assert len(out) <= BUDGET + len(page.read_text())
 
 
 def test_without_a_sphinx_folder_the_files_own_folder_bounds_it(tmp_path: Path) -> None:
@@ -99,7 +102,7 @@ def test_without_a_sphinx_folder_the_files_own_folder_bounds_it(tmp_path: Path) 
     (tmp_path / "notes" / "part.rst").write_text("Inside text.\n")
     page = tmp_path / "notes" / "page.rst"
     page.write_text("Page\n====\n\n.. include:: part.rst\n\n.. include:: ../outside.rst\n")
-    out = resolve_includes(page.read_text(), page)
+    out = resolve_includes(page.read_text(), page, budget=BUDGET)
     assert "Inside text." in out and "Outside text." not in out
 
 
@@ -150,5 +153,5 @@ def test_indexing_a_sphinx_folder_reads_fragments_where_pages_include_them(tmp_p
 def test_a_hostile_include_line_is_read_in_one_pass(tmp_path: Path) -> None:
     page = tmp_path / "page.rst"
     text = "Page\n====\n\n.. include:: a" + " " * 200_000 + "b\n   :start-after:" + " " * 200_000 + "x\n"
-    out = resolve_includes(text, page)  # a quadratic pattern would take minutes here
+    out = resolve_includes(text, page, budget=BUDGET)  # a quadratic pattern would take minutes here
     assert "include::" not in out and out.startswith("Page")
