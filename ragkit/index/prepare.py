@@ -13,7 +13,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -191,7 +191,7 @@ class Preparer:
             assert unit.path is not None
             check_file(unit.path, max_bytes=self.max_bytes)
             data = _read_bytes(unit.path)
-            p.content_hash = hashlib.sha256(data).hexdigest()
+            p.content_hash = self._with_includes(hashlib.sha256(data), unit.path, data).hexdigest()
             p.size = len(data)
         p.unchanged = self._is_unchanged(unit.source, p.content_hash)
         if p.unchanged and unit.docs is None and self._read_otherwise(unit):
@@ -249,6 +249,27 @@ class Preparer:
         texts = [c.indexed_text for c in p.chunks]  # what is embedded: the header counts too
         p.tokens = list(counter(texts)) if counter else [emb.count_tokens(t) for t in texts]
         p.chunk_hashes()
+
+    def _with_includes(self, digest: Any, path: Path, data: bytes) -> Any:
+        """``digest`` (of the file's bytes, ``data``) updated with the names and bytes of the files
+        its loader puts into its text (``Loader.included_files``: a page's includes), so a changed
+        include reads the page again though its own bytes are the same. Only a file whose bytes
+        write its loader's include marker is read for them (a run over unchanged files reads each
+        once, as before)."""
+        name = self.loaders.name_for(path)
+        if name is None:
+            return digest
+        loader = self.loaders.get(name, path.suffix.lower())
+        marker = loader.include_marker
+        if not marker or not any(marker.encode(enc) in data for enc in ("utf-8", "utf-16-le", "utf-16-be")):
+            return digest
+        for dep in loader.included_files(path):
+            digest.update(b"\0" + str(dep).encode("utf-8", "replace") + b"\0")
+            try:
+                digest.update(dep.read_bytes())  # bounded: the loader read it under its include limits
+            except OSError:
+                digest.update(b"\0gone")
+        return digest
 
     def _is_unchanged(self, source: str, content_hash: str) -> bool:
         row = self.known.get(source)

@@ -140,6 +140,21 @@ class Loader(ABC):
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         """Read ``path`` into documents whose metadata carries ``source`` and ``mime``."""
 
+    #: what a file that includes others writes (``{{#``, ``include::``): the indexer asks
+    #: ``included_files`` only of a file whose bytes hold it ("": the loader includes nothing)
+    include_marker: ClassVar[str] = ""
+
+    @property
+    def include_budget(self) -> int:
+        """The bytes one document's includes may pull in (``limits.max_included_mb``)."""
+        return int(self.limits.max_included_mb * 1024 * 1024)
+
+    def included_files(self, path: Path) -> list[Path]:
+        """The other files whose text ``load`` puts into ``path``'s documents (a page's includes):
+        the indexer hashes them with the file, so a change to one of them reads the page again.
+        Never raises (a file it cannot read includes nothing; ``load`` reports it)."""
+        return []
+
     def use_inner_loaders(self, choose: InnerLoaders) -> None:  # noqa: B027 - a hook for containers only
         """How this loader finds the loader of a file inside what it reads (a mail's attachments):
         the indexer passes one that follows the pipeline's ``loaders:`` mapping. A loader that

@@ -16,7 +16,7 @@ from typing import Any
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, read_text
 from ragkit.loaders.bylines import field_authors, front_matter_authors
-from ragkit.loaders.limits import MB
+from ragkit.loaders.included import files_read
 from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
@@ -46,8 +46,13 @@ class MarkdownLoader(Loader):
     #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored
     version = 6
 
+    include_marker = "{{#"
+
+    def included_files(self, path: Path) -> list[Path]:
+        return files_read(resolve_includes, path, self.include_budget)
+
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text = resolve_includes(read_text(path), path, budget=int(self.limits.max_included_mb * MB))
+        text = resolve_includes(read_text(path), path, budget=self.include_budget)
         front, body = split_front_matter(text, where=str(path))
         if path.suffix.lower() == ".mdx":
             body = render_mdx(body)

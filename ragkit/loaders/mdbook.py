@@ -43,19 +43,22 @@ def book_root(path: Path) -> Path:
     return path.resolve().parent
 
 
-def resolve_includes(text: str, path: Path, *, budget: int, root: Path | None = None) -> str:
+def resolve_includes(text: str, path: Path, *, budget: int, root: Path | None = None,
+                     read: list[Path] | None = None) -> str:
     """``text`` (the Markdown file ``path``) with its include directives replaced by the text
-    they name, at most ``budget`` bytes of it all together, or dropped (see the module docstring)."""
+    they name, at most ``budget`` bytes of it all together, or dropped (see the module docstring);
+    the files read are appended to ``read``."""
     if "{{#" not in text:
         return text
-    return _resolve(text, path.resolve(), root or book_root(path), (path.resolve(),), [budget])
+    return _resolve(text, path.resolve(), root or book_root(path), (path.resolve(),), [budget], read)
 
 
-def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int]) -> str:
+def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int],
+             read: list[Path] | None) -> str:
     def replace(m: re.Match[str]) -> str:
         if m.group("escape"):  # "\{{#include x}}": the directive written as text, as mdBook shows it
             return m.group()[1:]
-        found = _included(m.group("arg"), path, root, chain, left)
+        found = _included(m.group("arg"), path, root, chain, left, read)
         if found is None:
             log.debug("%s: dropped %s (cannot be resolved inside %s)", path, m.group(), root)
             return ""
@@ -64,12 +67,13 @@ def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...], left: l
     return _DIRECTIVE.sub(replace, text)
 
 
-def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int]) -> str | None:
+def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int],
+              read: list[Path] | None) -> str | None:
     name, _, selector = arg.strip().partition(":")
     target = (path.parent / name).resolve()
     if not target.is_relative_to(root) or target in chain or len(chain) > MAX_DEPTH:
         return None
-    if (text := read_included(target, min(MAX_INCLUDE_BYTES, left[0]))) is None:
+    if (text := read_included(target, min(MAX_INCLUDE_BYTES, left[0]), read)) is None:
         return None
     left[0] -= len(text.encode("utf-8"))
     lines = _select(text.splitlines(), selector)
@@ -77,7 +81,7 @@ def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...], left: l
         return None
     body = "\n".join(ln for ln in lines if not _ANCHOR.search(ln))
     if target.suffix.lower() in (".md", ".markdown"):
-        body = _resolve(body, target, root, (*chain, target), left)
+        body = _resolve(body, target, root, (*chain, target), left, read)
     return body
 
 

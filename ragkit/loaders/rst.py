@@ -23,7 +23,6 @@ from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
 from ragkit.loaders.base import MarkupLoader
-from ragkit.loaders.limits import MB
 from ragkit.registry import loaders
 
 log = logging.getLogger(__name__)
@@ -59,11 +58,18 @@ class RstLoader(MarkupLoader):
     # 5: a field's text wrapped with its next lines indented deeper is one paragraph, not a list;
     # 6: ``.. include::`` resolved inside the documentation folder
 
+    include_marker = "include::"
+
+    def included_files(self, path: Path) -> list[Path]:
+        from ragkit.loaders.included import files_read
+        from ragkit.loaders.rst_include import resolve_includes
+
+        return files_read(resolve_includes, path, self.include_budget)
+
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         from ragkit.loaders.rst_include import resolve_includes
 
-        budget = int(self.limits.max_included_mb * MB)
-        markdown, title = rst_to_markdown(resolve_includes(text, path, budget=budget), where=str(path))
+        markdown, title = rst_to_markdown(resolve_includes(text, path, budget=self.include_budget), where=str(path))
         if not markdown.strip():
             raise LoaderError(
                 f"{path}: no text in the reStructuredText file (only comments, targets or directives "

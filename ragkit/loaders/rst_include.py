@@ -43,18 +43,20 @@ _OPTION = re.compile(r"^[ \t]+:(?P<name>[\w-]+):(?P<value>.*)$")
 class _Budget:
     left: int
     chain: tuple[Path, ...] = field(default_factory=tuple)
+    read: list[Path] | None = None  # the files read, shared by every level
 
 
-def resolve_includes(text: str, path: Path, *, budget: int) -> str:
+def resolve_includes(text: str, path: Path, *, budget: int, read: list[Path] | None = None) -> str:
     """``text`` (the reStructuredText file ``path``) with its ``include`` directives replaced by
-    the text they name, at most ``budget`` bytes of it, or dropped (see the module docstring)."""
+    the text they name, at most ``budget`` bytes of it, or dropped (see the module docstring); the
+    files read are appended to ``read``."""
     if "include::" not in text:
         return text
     from ragkit.loaders.sphinx_project import sphinx_source_root
 
     here = path.resolve()
     root = (sphinx_source_root(path) or path.parent).resolve()
-    return _resolve(text, here, root, _Budget(budget, chain=(here,)))
+    return _resolve(text, here, root, _Budget(budget, chain=(here,), read=read))
 
 
 def _resolve(text: str, path: Path, root: Path, budget: _Budget) -> str:
@@ -86,7 +88,7 @@ def _included(arg: str, options: dict[str, str], path: Path, root: Path, budget:
     target = (root / arg.lstrip("/") if arg.startswith("/") else path.parent / arg).resolve()
     if not target.is_relative_to(root) or target in budget.chain:
         return None
-    if (text := read_included(target, min(MAX_INCLUDE_BYTES, budget.left))) is None:
+    if (text := read_included(target, min(MAX_INCLUDE_BYTES, budget.left), budget.read)) is None:
         return None
     budget.left -= len(text.encode("utf-8"))
     body = _select(text, options)
@@ -94,7 +96,7 @@ def _included(arg: str, options: dict[str, str], path: Path, root: Path, budget:
         return None
     if "literal" in options or "code" in options:
         return "::\n\n" + "\n".join(f"    {ln}" for ln in body.splitlines()) + "\n"
-    inner = _Budget(budget.left, (*budget.chain, target))
+    inner = _Budget(budget.left, (*budget.chain, target), budget.read)
     body = _resolve(body, target, root, inner)
     budget.left = inner.left
     return body

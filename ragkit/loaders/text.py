@@ -26,6 +26,15 @@ class TextLoader(Loader):
     mime = "text/plain"
     version = 2  # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it
 
+    include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
+
+    def included_files(self, path: Path) -> list[Path]:
+        if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
+            other = loaders.get("rst")()
+            other.use_limits(self.limits)
+            return other.included_files(path)
+        return []
+
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits

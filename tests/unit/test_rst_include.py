@@ -155,3 +155,41 @@ def test_a_hostile_include_line_is_read_in_one_pass(tmp_path: Path) -> None:
     text = "Page\n====\n\n.. include:: a" + " " * 200_000 + "b\n   :start-after:" + " " * 200_000 + "x\n"
     out = resolve_includes(text, page, budget=BUDGET)  # a quadratic pattern would take minutes here
     assert "include::" not in out and out.startswith("Page")
+
+
+def test_a_changed_fragment_reads_its_page_again(tmp_path: Path) -> None:
+    """The page's own bytes are the same; its text is not: the index hashes a page with what it
+    includes, so the run updates the page (mdBook's includes the same way)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from ragkit.cli.main import cli
+
+    docs = _sphinx(tmp_path)
+    book = tmp_path / "book"
+    (book / "listings").mkdir(parents=True)
+    (book / "book.toml").write_text("[book]\ntitle = 'Kiln'\n")
+    (book / "listings" / "trim.sh").write_text("kiln trim --keep-weekly 4\n")
+    (book / "chapter.md").write_text("# Trimming\n\nRun:\n\n```sh\n{{#include listings/trim.sh}}\n```\n")
+    pipe = tmp_path / "pipe.yaml"
+    pipe.write_text(json.dumps({"index": str(tmp_path / "index"), "embedder": {"type": "hashing", "dimension": 64},
+                                "store": {"type": "faiss", "index": "flat"}}), encoding="utf-8")
+
+    def run() -> dict:
+        out = CliRunner().invoke(cli, ["index", str(docs), str(book), "--pipeline", str(pipe), "--json"],
+                                 catch_exceptions=False)
+        return json.loads(out.stdout)
+
+    def top(query: str) -> str:
+        out = CliRunner().invoke(cli, ["search", query, "--index", str(tmp_path / "index"), "-k", "1", "--json"])
+        return json.loads(out.stdout)[0]["text"]
+
+    run()
+    assert run()["updated"] == []  # nothing changed: nothing read again
+    (docs / "usage" / "trim.rst.inc").write_text(INC.replace("kiln sweep", "kiln vacuum"))
+    (book / "listings" / "trim.sh").write_text("kiln trim --keep-weekly 9\n")
+    report = run()
+    assert sorted(n.rsplit("/", 1)[-1] for n in report["updated"]) == ["chapter.md", "trim.rst", "trim.sh"], report
+    assert "kiln vacuum" in top("disk space freed after kiln vacuum")
+    assert "--keep-weekly 9" in top("kiln trim keep weekly")
