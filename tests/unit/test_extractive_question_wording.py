@@ -121,3 +121,16 @@ def test_the_name_a_paper_gives_what_it_presents_answers_what_they_called_it() -
                 "spreading it across harbours?")
     assert "TIDEL" in extractive_answer(question, paper)
 
+
+
+def test_who_to_contact_is_answered_by_the_mailbox_to_write_to() -> None:
+    faq = [
+        Passage(1, "## Reasonable adjustments\n\nWhen you start at the Harbour Trust you fill out a health form to "
+                   "tell us about adjustments you need. These adjustments may include changes to the interview "
+                   "format or extra time. If you require any adjustments, please contact access@harbour.example. "
+                   "This mailbox is read by the people team.",
+                {"source": "join_us/faq.md", "heading": "Reasonable adjustments"}),
+    ]
+    question = ("I'm applying to the Harbour Trust and need an adjustment to the interview format because of a health "
+                "condition. Who do I contact?")
+    assert "access@harbour.example" in extractive_answer(question, faq)

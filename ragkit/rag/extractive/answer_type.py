@@ -599,12 +599,18 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         )
+    if kind == "person" and question_words & _CONTACT_WORDS and _EMAIL.search(sentence):
+        return True  # "Who do I contact?": "please contact adjustments@turing.ac.uk"
     if kind == "owner" and (_OWNER.search(sentence) or any(
             m[1].lower() not in question_words for m in _POSSESSOR.finditer(sentence))):
         return True  # "from the Astral `python-build-standalone` project"; "Chesterton's fence"
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words, common)
 
 
+#: a question that asks whom to write to ("Who do I contact?", "Whom should I email?") is answered
+#: by a mailbox as by a name
+_CONTACT_WORDS = frozenset({"contact", "email", "e-mail", "mail", "reach", "notify", "write"})
+_EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
 #: a name in the possessive ("Chesterton's fence" for "Whose fence …?"; not "It's", "Here's")
 _POSSESSOR = re.compile(r"\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She|This)['’])([A-Z][\w-]*[a-z])['’]s\b")
 #: what names an owner beside a person ("Whose builds …?"): a project, a team, a company
