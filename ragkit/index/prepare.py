@@ -254,8 +254,9 @@ class Preparer:
         """``digest`` (of the file's bytes, ``data``) updated with the names and bytes of the files
         its loader puts into its text (``Loader.included_files``: a page's includes), so a changed
         include reads the page again though its own bytes are the same. Only a file whose bytes
-        write its loader's include marker is read for them (a run over unchanged files reads each
-        once, as before)."""
+        write its loader's include marker is read for them: such a page is read once more, and its
+        includes twice (to find them, then to hash them), within the include limits; any other
+        file is read once, as before."""
         name = self.loaders.name_for(path)
         if name is None:
             return digest
