@@ -515,3 +515,24 @@ def test_a_definition_sentence_is_quoted_with_its_term() -> None:
                             "Which kelp moorings option does that?", MOORINGS)
     assert got.startswith("`--stale`: "), got
     assert got.count("`--stale`") == 1, got
+
+
+#: a reference page whose parameter list gives the port's number bare, after "Default is"
+LIGHTHOUSE = passages(
+    ("reference.rst", "Reference > Running a beacon > open_beacon",
+     "open_beacon(station, *, host=None, port=None, path=None, backlog=128)\n\n"
+     "Run a beacon station until a keyboard interrupt.\n\n"
+     "- path: file system path for the beacon's Unix domain socket. A sequence of file system paths can be "
+     "used to listen on several sockets at once; listening on sockets is not supported by every system.\n"
+     "- station: Station instance to run, or a coroutine that returns one.\n"
+     "- port (int): TCP/IP port for the beacon. Default is 7410 for plain signals and 7411 for signed ones.\n"
+     "- host (str): TCP/IP host or a sequence of hosts for the beacon. Default is '0.0.0.0'."),
+)
+
+
+def test_a_port_given_bare_in_its_own_entry_answers_which_port() -> None:
+    question = "On which port does open_beacon listen if I don't give one?"
+    assert value_question(question) == (True, "port")
+    answer = extractive_answer(question, LIGHTHOUSE)
+    assert "7410" in answer.split("[1]")[0], answer
+

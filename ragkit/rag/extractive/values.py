@@ -47,6 +47,8 @@ _PORT = re.compile(
     r"(?:localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[\da-f:]+\]|\b[a-z][\w-]*(?:\.[\w-]+)+|\*):\d{2,5}\b|\bports?\s+\d{2,5}\b",
     re.IGNORECASE,
 )
+_PORT_WORD = re.compile(r"\bports?\b", re.IGNORECASE)
+_BARE_PORT = re.compile(r"(?<![\w.:/=-])\d{2,5}(?![\w.:/-]|\.\d)")  # not another key's "backlog=128"
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bversion\s+\d+\b", re.IGNORECASE)
 _CODE = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"]+)\"")
@@ -229,7 +231,10 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     if kind is None and default and not declares_default(sentence):
         return False
     if kind == "port":
-        return any(_new(m.group(), question_words) for m in _PORT.finditer(sentence))
+        if any(_new(m.group(), question_words) for m in _PORT.finditer(sentence)):
+            return True
+        # a port's own entry gives its number bare: "port (int): TCP/IP port … Default is 8080"
+        return bool(_PORT_WORD.search(sentence)) and any(_new(n, question_words) for n in _BARE_PORT.findall(sentence))
     if kind == "version":
         return any(_new(m.group(), question_words) for m in _VERSION.finditer(sentence))
     if kind == "name":  # an identifier: `code`, init.defaultBranch, validate_default, defineAsyncComponent, --dry-run
