@@ -536,3 +536,27 @@ def test_a_port_given_bare_in_its_own_entry_answers_which_port() -> None:
     answer = extractive_answer(question, LIGHTHOUSE)
     assert "7410" in answer.split("[1]")[0], answer
 
+
+#: a policy page whose tiers share their wording: only the number says which tier a list is
+TIERS = passages(
+    ("policies/engines.md", "Engine support > Engines",
+     "## Engines\n\nkiln has Tier 1 support for the following glaze engines:\n\n- Stoneware\n\n"
+     "Tier 1 support can be thought of as \"guaranteed to work\"; its builds are maintained by the kiln team.\n\n"
+     "kiln has Tier 2 support for:\n\n- Raku\n- Celadon\n- Majolica\n\n"
+     "kiln is \"expected to work\" with these engines, but their builds are not maintained by the kiln team.\n\n"
+     "kiln has Tier 3 support for:\n\n- Terra\n\nkiln \"should work\" with these engines."),
+)
+
+
+def test_a_numbered_name_in_the_question_passes_over_the_others_of_its_name() -> None:
+    from ragkit.rag.extractive.query import another_numbered, numbered_names
+
+    assert numbered_names("Which engines does kiln support at Tier 2?") == {("tier", "2")}
+    assert numbered_names("In 2024, which 3 workers ran RFC 6585?") == {("rfc", "6585")}
+    assert another_numbered("kiln has Tier 1 support", frozenset({("tier", "2")}))
+    assert not another_numbered("Tier 1 and Tier 2 differ", frozenset({("tier", "2")}))
+    assert not another_numbered("On Windows 7 and later: C:\\ProgramData", frozenset({("windows", "10")}))  # a range
+    assert numbered_names("After it stopped supporting Python 2, which Python 3 …?") == {("python", "2"), ("python", "3")}
+    answer = extractive_answer("Which glaze engines besides Stoneware does kiln support at Tier 2?", TIERS)
+    assert all(name in answer for name in ("Raku", "Celadon", "Majolica")), answer
+

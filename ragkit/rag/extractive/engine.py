@@ -157,7 +157,7 @@ from ragkit.rag.extractive.answer_type import (
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
-from ragkit.rag.extractive.query import Query, dotted_numbers, read_question
+from ragkit.rag.extractive.query import Query, another_numbered, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.releases import (
     another_file_release,
@@ -631,6 +631,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     elif (query.versions and not asks_release(query.text, version=False)
           and another_file_release(u.source, query.versions)):
         fit *= _OTHER_RELEASE  # nor is a sentence of ``changelog-4.3.rst`` about Celery 5.5
+    if another_numbered(u.text, query.numbered):
+        fit *= _OTHER_RELEASE  # nor is "uv has Tier 1 support" about Tier 2
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     if not label and query.which and (query.kind is None or query.value_kind == "name") and u.kind in (

@@ -28,7 +28,7 @@ from ragkit.rag.extractive.answer_type import (
     wants_list,
     without_case,
 )
-from ragkit.rag.extractive.text import SNAKE, WORD, snake_identifiers, terms, word_terms
+from ragkit.rag.extractive.text import SNAKE, STOPWORDS, WORD, snake_identifiers, terms, word_terms
 from ragkit.rag.extractive.values import (
     asked_noun,
     asks_instance,
@@ -82,6 +82,7 @@ class Query:
     type_noun: str = ""  # the noun a date or number question asks for ("the *total*", "which *year*"): a
     # label of the value it asks for ("TOTAL $821.14"), though no word to match elsewhere
     versions: frozenset[str] = frozenset()  # the dotted numbers the question writes ("Git 2.44"): whole
+    numbered: frozenset[tuple[str, str]] = frozenset()  # the numbered names it writes ("Tier 2": ("tier", "2"))
     counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
     counted_also: str = ""  # the noun before it, which documents may count instead ("8 defers" for "defer statements")
     yes_no: bool = False  # the question is answered by yes or no ("Can I …?", "Does X support …?")
@@ -228,7 +229,7 @@ def read_question(question: str, context: str = "") -> Query:
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE) or unset), said=said_words(question),
         measure=quantity_measure(form) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
-        versions=dotted_numbers(question), counted=counted_noun(form) if kind == "number" else "",
+        versions=dotted_numbers(question), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
         counted_also=counted_modifier(form) if kind == "number" else "",
         yes_no=asks_yes_no(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
@@ -242,6 +243,35 @@ def dotted_numbers(text: str) -> frozenset[str]:
     """The dotted numbers of ``text``, whole ("2.44" in "Git 2.44", "2.44.3" in "v2.44.3"): a
     version, a section. The words of "2.44" are "2" and "44", which "v2.44.3" also has."""
     return frozenset(_DOTTED.findall(text))
+
+
+#: a name followed by its number: "Tier 2", "Phase 3", "RFC 6585", "Python 3" (not a dotted version,
+#: which ``dotted_numbers`` reads, nor a count: "uses 3 workers")
+_NUMBERED = re.compile(
+    r"\b((?-i:[A-Z][A-Za-z]+)|tier|level|phase|step|stage|chapter|section|part|round|rule|article|appendix|figure|"
+    r"table|exercise|lecture|lesson|module|milestone|grade|class|category|priority|severity)\s+#?(\d{1,5})(?![\d.:/-]|,\d)"
+    # "Windows 7 and later" numbers every later one too
+    r"(?P<on>\+|\s+(?:and|or)\s+(?:later|newer|above|higher|up|greater))?",
+    re.IGNORECASE,
+)
+
+
+def numbered_names(text: str) -> frozenset[tuple[str, str]]:
+    """The numbered names ``text`` writes, lower-cased with their numbers ("Tier 2" -> ("tier",
+    "2")); a stopword before a number names nothing ("In 2024")."""
+    return frozenset((name.lower(), number) for name, number, _ in _NUMBERED.findall(text)
+                     if name.lower() not in STOPWORDS)
+
+
+def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
+    """Whether ``text`` numbers one of the question's names otherwise and never as the question
+    does: "uv has Tier 1 support" is about another tier than "Tier 2"; not a text that numbers
+    a range ("Windows 7 and later", "Python 3+")."""
+    if not numbered or any(m.group("on") for m in _NUMBERED.finditer(text)):
+        return False  # "Windows 7 and later" may be about Windows 10
+    found = numbered_names(text)
+    names = {name for name, _ in numbered}
+    return any(name in names for name, _ in found) and not (found & numbered)
 
 
 def _numbers(question: str, boosts: dict[str, float]) -> frozenset[str]:
