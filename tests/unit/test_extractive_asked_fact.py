@@ -560,3 +560,28 @@ def test_a_numbered_name_in_the_question_passes_over_the_others_of_its_name() ->
     answer = extractive_answer("Which glaze engines besides Stoneware does kiln support at Tier 2?", TIERS)
     assert all(name in answer for name in ("Raku", "Celadon", "Majolica")), answer
 
+
+#: a book's chapter that uses its term in many sentences and defines it in one, further down
+TIDY = passages(
+    ("ch04.md", "Chapter 04: Tidy Tables",
+     "The example here shows that the tidy table must be honest about its columns and, as such, tell us exactly "
+     "what each one holds. Just from its header, we know that it will use a `date`, `site` and `count`, which "
+     "should be telling to say the least."),
+    ("ch04.md", "Chapter 04: Tidy Tables > In Summary",
+     "We've seen what tidy tables are and why we, as analysts, believe they are worth the trouble. From this "
+     "point on, we'll strive to keep all our tables tidy."),
+    ("ch04.md", "Chapter 04: Tidy Tables > Oh to Be Tidy Again",
+     "One thing we need to get straight is the idea of a tidy table.\n\n"
+     ">A tidy table is a table in which every column holds one variable and every row holds one observation."),
+)
+
+
+def test_a_question_that_asks_how_the_book_defines_a_term_is_a_definition_question() -> None:
+    from ragkit.rag.extractive.answer_type import defined_term, definition_frame
+
+    assert defined_term("How does the book define a tidy table?") == "table"
+    assert defined_term("What is the definition of a monoid?") == "monoid"
+    assert defined_term("How do I define a route?") is None  # a how-to: the asker defines it
+    assert {"book", "define"} <= definition_frame("How does the book define a tidy table?")
+    answer = extractive_answer("How does the book define a tidy table?", TIDY)
+    assert "every column holds one variable" in answer, answer

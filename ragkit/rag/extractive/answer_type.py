@@ -189,11 +189,21 @@ _COUNTED_CONDITION = re.compile(rf"\b(?:after|for|within|over|than|every|past|la
 _ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequence|instructions)\b", re.IGNORECASE)
 
 
+#: who defines a term in a definition question: the document, not the asker ("How do I define a route?")
+_DEFINER = (r"(?:(?:the|this|that|its)\s+)?(?:book|author|authors|guide|paper|document|chapter|text|spec|specification|"
+            r"standard|docs|documentation|manual|handbook|glossary|article|policy|tutorial|course|charter)")
 _DEFINITION = re.compile(
-    r"^\W*what\s+(?:is|are)\s+(?:(?:a|an|the)\s+)?(?P<term>[\w\s-]{2,40}?)\s*\??$"
+    # "What is the definition of a monoid?", "How does the book define a pure function?", "How is a
+    # monoid defined?", "What does the author mean by purity?"
+    r"^\W*what(?:\s+is|['’]s)\s+the\s+definition\s+of\s+(?:(?:a|an|the)\s+)?(?P<definition>[\w\s-]{2,40}?)\s*\??$"
+    rf"|^\W*how\s+(?:does|do|did)\s+{_DEFINER}\s+define\s+(?:(?:a|an|the)\s+)?(?P<defined>[\w\s-]{{2,40}}?)\s*\??$"
+    r"|^\W*how\s+(?:is|are)\s+(?:(?:a|an|the)\s+)?(?P<passive>[\w\s-]{2,40}?)\s+defined\b"
+    rf"|^\W*what\s+(?:does|do)\s+{_DEFINER}\s+mean\s+by\s+(?:(?:a|an|the)\s+)?(?P<meant>[\w\s-]{{2,40}}?)\s*\??$"
+    r"|^\W*what\s+(?:is|are)\s+(?:(?:a|an|the)\s+)?(?P<term>[\w\s-]{2,40}?)\s*\??$"
     r"|^\W*what\s+(?:does|do)\s+(?:(?:a|an|the)\s+)?(?P<doer>[\w\s-]{2,40}?)\s+do\b",
     re.IGNORECASE,
 )
+_DEFINED_GROUPS = ("term", "doer", "defined", "definition", "passive", "meant")
 
 
 def defined_term(question: str) -> str | None:
@@ -203,8 +213,21 @@ def defined_term(question: str) -> str | None:
     match = _DEFINITION.match(question.strip())
     if not match:
         return None
-    phrase = re.split(r"\s+of\s+", match.group("term") or match.group("doer"), maxsplit=1)[0].split()
+    asked = next(match.group(g) for g in _DEFINED_GROUPS if match.group(g))
+    phrase = re.split(r"\s+of\s+", asked, maxsplit=1)[0].split()
     return phrase[-1].lower() if phrase else None
+
+
+def definition_frame(question: str) -> frozenset[str]:
+    """The words by which a definition question asks for one, outside its term ("book", "define"
+    of "How does the book define a pure function?"): they say how it asks, not what about."""
+    match = _DEFINITION.match(question.strip())
+    if not match:
+        return frozenset()
+    group = next(g for g in _DEFINED_GROUPS if match.group(g))
+    start, end = match.span(group)
+    frame = question.strip()[match.start():start] + " " + question.strip()[end:match.end()]
+    return frozenset(w.lower() for w in re.findall(r"[A-Za-z]+", frame))
 
 
 def defines(term: str, sentence: str) -> bool:

@@ -21,6 +21,7 @@ from ragkit.rag.extractive.answer_type import (
     counted_modifier,
     counted_noun,
     defined_term,
+    definition_frame,
     is_howto,
     list_count,
     naming_kind,
@@ -208,6 +209,7 @@ def read_question(question: str, context: str = "") -> Query:
         kind, type_nouns = "value", frozenset({value_kind} if value_kind else {"value", "values"})
     unset = implied_default(form)  # "unless I change it": a default asked for, no subject
     type_nouns = type_nouns | {w.lower() for w in WORD.findall(unset)}
+    type_nouns = type_nouns | definition_frame(form)  # "How does the book define …?": "book" is not its subject
     listed, ordered = wants_list(form)
     _, count_word, list_noun = list_count(form) if listed else (None, "", "")
     drop = type_nouns | ({count_word} if count_word else frozenset()) | ({"called"} if _CALLED.match(form) else frozenset())
