@@ -21,6 +21,9 @@ import re
 _RELEASE = re.compile(r"(?<![\w.])v?(\d+\.\d+\.\d+(?:\.\d+)*)(?![\w-]|\.\d)", re.IGNORECASE)
 _LABELLED = re.compile(r"\b(?:version|release|v)\s*(\d+\.\d+)(?![\w-]|\.\d)", re.IGNORECASE)
 _DOTTED = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w-]|\.\d)", re.IGNORECASE)
+#: two parts after a name: "Gunicorn 20.0", "Falcon 3.1" (a product's release); not Python's ("Python
+#: 3.12" is what a project requires, not one of its releases), nor a ratio ("Kiln 2.5 times faster")
+_NAMED = re.compile(r"\b(?!Python\b)[A-Z][\w+-]*\s+v?(\d+\.\d+)(?![\w-]|\.\d)(?!\s*(?:times|x|%|percent)\b)")
 MAX_RELEASES = 3  # a query naming more is comparing releases, not asking about one
 
 
@@ -33,9 +36,10 @@ def release_versions(text: str, *, labelled: bool = False) -> list[str]:
 
 
 def query_releases(query: str) -> list[str]:
-    """The releases ``query`` names (three dotted parts or more), each once, in order; none when
-    it names more than ``MAX_RELEASES``."""
-    found = release_versions(query)
+    """The releases ``query`` names (three dotted parts or more, or two after a name or "version":
+    "Gunicorn 20.0", "version 2.1"), each once, in order; none when it names more than
+    ``MAX_RELEASES``."""
+    found = list(dict.fromkeys(release_versions(query, labelled=True) + _NAMED.findall(query)))
     return found if len(found) <= MAX_RELEASES else []
 
 

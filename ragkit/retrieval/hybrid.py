@@ -186,7 +186,10 @@ class HybridRetriever:
             if not headed:
                 continue
             top = headed[0]  # the section of the best lexical hit; its first passage there
-            section = [h for h in headed if h.source == top.source and h.metadata.get("heading") == top.metadata.get("heading")]
+            section = [h for h in headed if h.source == top.source and h.metadata.get("heading") == top.metadata.get("heading")
+                       and not _only_headings(h.text)]  # a title alone ("# What's New in Kiln 2.14") says nothing
+            if not section:
+                continue
             hit = min(section, key=lambda h: int(h.metadata.get("start") or 0))
             if all(hit.id != f.id for f in first):
                 first.append(hit)
@@ -253,6 +256,11 @@ class HybridRetriever:
                 [dense_hits, lexical_hits], weights=[1.0 - lexical_share, lexical_share], normalization="dbsf"
             )
         return convex_combination([dense_hits, lexical_hits], weights=weights, normalization=self.fusion)
+
+
+def _only_headings(text: str) -> bool:
+    """Whether ``text`` is nothing but Markdown heading lines (a page's title passage)."""
+    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
 
 
 def _raised(fused: list[SearchHit], hit: SearchHit, rank: int) -> list[SearchHit]:

@@ -20,6 +20,10 @@ def test_releases_are_three_dotted_parts_read_whole() -> None:
     assert query_releases("Did Kiln v2.4.0 drop Python 3.8?") == ["2.4.0"]
     assert query_releases("Is Kiln 2.5 times faster on Python 3.12?") == []
     assert query_releases("Compare 1.0.1, 1.0.2, 1.0.3 and 1.0.4") == []  # a comparison names no one release
+    # two parts name a release after the product's name or "version", not after Python's
+    assert query_releases("On what date did Kiln 20.0 come out?") == ["20.0"]
+    assert query_releases("What changed in version 3.1?") == ["3.1"]
+    assert query_releases("Does Kiln run on Python 3.12?") == []
     assert names_release("1.0 Changelog > 1.0.3", "1.0.3")
     assert names_release("Changes > v1.0.3 (2024-05-01)", "1.0.3")
     assert not names_release("1.0.3 > Fixes", "1.0.3")  # the last part heads the section
@@ -63,3 +67,22 @@ def test_the_first_passage_of_the_section_a_query_names_ranks_second() -> None:
     retriever = _hybrid(index, dense_hits)
     for query in ("On what date was the tide table reader fixed?", "On what date was Kiln 1.0.9 released?"):
         assert retriever._headed(query, dense_hits, None) == dense_hits
+
+
+def test_a_title_alone_is_not_raised_for_the_release_it_names() -> None:
+    """A page whose title names the release ("# What's New in Kiln 2.14", nothing under it) holds
+    nothing to read: the ranking keeps what it had; a section with text under its heading moves up."""
+    rows = {
+        "title": ("2.14/index.rst", "What's New in Kiln 2.14", "# What's New in Kiln 2.14"),
+        "summary": ("2.14/summary.rst", "Removed checkers", "# Removed checkers\n\n- The no-tide check was removed."),
+        "notes": ("2.15/index.rst", "What's New in Kiln 2.15", "# What's New in Kiln 2.15\n\nReleased: May 2, 2024"),
+        "old": ("20.0/index.rst", "Kiln 20.0", "## Kiln 20.0\n\nReleased: June 1, 2019\n\n- Fixed the tide reader."),
+    }
+    index = BM25Index()
+    index.add(list(rows), [t for _, _, t in rows.values()],
+              [{"source": s, "heading": h, "start": 0} for s, h, _ in rows.values()])
+    dense = [SearchHit(id=d, score=0.7 - i * 0.01, metadata={"source": rows[d][0], "heading": rows[d][1], "text": rows[d][2]})
+             for i, d in enumerate(["summary", "notes", "old", "title"])]
+    retriever = _hybrid(index, dense)
+    assert retriever._headed("Why did Kiln 2.14 drop no-tide?", dense, None) == dense
+    assert [h.id for h in retriever._headed("On what date did Kiln 20.0 come out?", dense, None)][:2] == ["summary", "old"]
