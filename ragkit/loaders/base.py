@@ -28,6 +28,9 @@ from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.loaders.ocr import IMAGE_EXTENSIONS, OcrSettings
 from ragkit.types import Document
 
+#: a file a page's include read, with the bytes read: what the page's text depends on
+Included = tuple[Path, bytes]
+
 log = logging.getLogger(__name__)
 
 #: extension (lower case, with the dot) -> loader registry name
@@ -149,7 +152,7 @@ class Loader(ABC):
         """The bytes one document's includes may pull in (``limits.max_included_mb``)."""
         return int(self.limits.max_included_mb * 1024 * 1024)
 
-    def included_files(self, path: Path) -> list[Path]:
+    def included_files(self, path: Path) -> list[Included]:
         """The other files whose text ``load`` puts into ``path``'s documents (a page's includes):
         the indexer hashes them with the file, so a change to one of them reads the page again.
         Never raises (a file it cannot read includes nothing; ``load`` reports it)."""

@@ -7,12 +7,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragkit.errors import LoaderError
+from ragkit.loaders.base import Included, read_text
 
 
-def read_included(target: Path, limit: int, read: list[Path] | None = None) -> str | None:
+def read_included(target: Path, limit: int, read: list[Included] | None = None) -> str | None:
     """The text of ``target``, or None when it is no file, larger than ``limit`` bytes, binary
     (a NUL byte) or unreadable; bytes that are not UTF-8 read as replacement characters. A file
-    read is appended to ``read`` (what a page's text depends on)."""
+    read is appended to ``read`` with its bytes (what a page's text depends on)."""
     try:
         if not target.is_file() or target.stat().st_size > limit:
             return None
@@ -22,16 +23,15 @@ def read_included(target: Path, limit: int, read: list[Path] | None = None) -> s
     if b"\x00" in data:
         return None
     if read is not None:
-        read.append(target)
+        read.append((target, data))
     return data.decode("utf-8", "replace")
 
 
-def files_read(resolve: Callable[..., str], path: Path, budget: int) -> list[Path]:
+def files_read(resolve: Callable[..., str], path: Path, budget: int) -> list[Included]:
     """The files an include resolver (``mdbook.resolve_includes``, ``rst_include.resolve_includes``)
-    reads for the text of ``path`` within ``budget`` bytes; none when ``path`` cannot be read."""
-    from ragkit.loaders.base import read_text
-
-    read: list[Path] = []
+    reads for the text of ``path`` within ``budget`` bytes, each with the bytes it read; none when
+    ``path`` cannot be read."""
+    read: list[Included] = []
     try:
         resolve(read_text(path), path, budget=budget, read=read)
     except LoaderError:
@@ -39,4 +39,4 @@ def files_read(resolve: Callable[..., str], path: Path, budget: int) -> list[Pat
     return read
 
 
-__all__ = ["files_read", "read_included"]
+__all__ = ["Included", "files_read", "read_included"]

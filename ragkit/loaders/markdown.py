@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.bylines import field_authors, front_matter_authors
 from ragkit.loaders.included import files_read
 from ragkit.loaders.markdown_html import html_headings
@@ -48,7 +48,7 @@ class MarkdownLoader(Loader):
 
     include_marker = "{{#"
 
-    def included_files(self, path: Path) -> list[Path]:
+    def included_files(self, path: Path) -> list[Included]:
         return files_read(resolve_includes, path, self.include_budget)
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:

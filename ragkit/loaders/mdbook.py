@@ -23,7 +23,7 @@ import logging
 import re
 from pathlib import Path
 
-from ragkit.loaders.included import read_included
+from ragkit.loaders.included import Included, read_included
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,7 @@ def book_root(path: Path) -> Path:
 
 
 def resolve_includes(text: str, path: Path, *, budget: int, root: Path | None = None,
-                     read: list[Path] | None = None) -> str:
+                     read: list[Included] | None = None) -> str:
     """``text`` (the Markdown file ``path``) with its include directives replaced by the text
     they name, at most ``budget`` bytes of it all together, or dropped (see the module docstring);
     the files read are appended to ``read``."""
@@ -54,7 +54,7 @@ def resolve_includes(text: str, path: Path, *, budget: int, root: Path | None = 
 
 
 def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int],
-             read: list[Path] | None) -> str:
+             read: list[Included] | None) -> str:
     def replace(m: re.Match[str]) -> str:
         if m.group("escape"):  # "\{{#include x}}": the directive written as text, as mdBook shows it
             return m.group()[1:]
@@ -68,7 +68,7 @@ def _resolve(text: str, path: Path, root: Path, chain: tuple[Path, ...], left: l
 
 
 def _included(arg: str, path: Path, root: Path, chain: tuple[Path, ...], left: list[int],
-              read: list[Path] | None) -> str | None:
+              read: list[Included] | None) -> str | None:
     name, _, selector = arg.strip().partition(":")
     target = (path.parent / name).resolve()
     if not target.is_relative_to(root) or target in chain or len(chain) > MAX_DEPTH:

@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError, MissingDependencyError
-from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.base import Included, MarkupLoader
+from ragkit.loaders.included import files_read
 from ragkit.registry import loaders
 
 log = logging.getLogger(__name__)
@@ -60,8 +61,7 @@ class RstLoader(MarkupLoader):
 
     include_marker = "include::"
 
-    def included_files(self, path: Path) -> list[Path]:
-        from ragkit.loaders.included import files_read
+    def included_files(self, path: Path) -> list[Included]:
         from ragkit.loaders.rst_include import resolve_includes
 
         return files_read(resolve_includes, path, self.include_budget)

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragkit.loaders.included import read_included
+from ragkit.loaders.included import Included, read_included
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +43,10 @@ _OPTION = re.compile(r"^[ \t]+:(?P<name>[\w-]+):(?P<value>.*)$")
 class _Budget:
     left: int
     chain: tuple[Path, ...] = field(default_factory=tuple)
-    read: list[Path] | None = None  # the files read, shared by every level
+    read: list[Included] | None = None  # the files read, with their bytes, shared by every level
 
 
-def resolve_includes(text: str, path: Path, *, budget: int, read: list[Path] | None = None) -> str:
+def resolve_includes(text: str, path: Path, *, budget: int, read: list[Included] | None = None) -> str:
     """``text`` (the reStructuredText file ``path``) with its ``include`` directives replaced by
     the text they name, at most ``budget`` bytes of it, or dropped (see the module docstring); the
     files read are appended to ``read``."""

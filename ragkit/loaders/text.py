@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from ragkit.loaders.base import Loader, read_text
+from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.registry import loaders
 from ragkit.types import Document
@@ -28,7 +28,7 @@ class TextLoader(Loader):
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
-    def included_files(self, path: Path) -> list[Path]:
+    def included_files(self, path: Path) -> list[Included]:
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             other = loaders.get("rst")()
             other.use_limits(self.limits)

@@ -193,3 +193,13 @@ def test_a_changed_fragment_reads_its_page_again(tmp_path: Path) -> None:
     assert sorted(n.rsplit("/", 1)[-1] for n in report["updated"]) == ["chapter.md", "trim.rst", "trim.sh"], report
     assert "kiln vacuum" in top("disk space freed after kiln vacuum")
     assert "--keep-weekly 9" in top("kiln trim keep weekly")
+
+
+def test_a_page_gives_the_files_it_includes_with_the_bytes_it_read(tmp_path: Path) -> None:
+    """What the indexer hashes a page with: each included file and the bytes the loader read of
+    it (not read again), so the hash is of the text the page was built from."""
+    docs = _sphinx(tmp_path)
+    loader = loaders.get("rst")()
+    inc = docs / "usage" / "trim.rst.inc"
+    assert loader.included_files(docs / "usage" / "trim.rst") == [(inc, inc.read_bytes())]
+    assert loader.included_files(inc) == []  # a fragment includes nothing
