@@ -23,7 +23,8 @@ _LABELLED = re.compile(r"\b(?:version|release|v)\s*(\d+\.\d+)(?![\w-]|\.\d)", re
 _DOTTED = re.compile(r"(?<![\w.])v?(\d+(?:\.\d+)+)(?![\w-]|\.\d)", re.IGNORECASE)
 #: two parts after a name: "Gunicorn 20.0", "Falcon 3.1" (a product's release); not Python's ("Python
 #: 3.12" is what a project requires, not one of its releases), nor a ratio ("Kiln 2.5 times faster")
-_NAMED = re.compile(r"\b(?!Python\b)[A-Z][\w+-]*\s+v?(\d+\.\d+)(?![\w-]|\.\d)(?!\s*(?:times|x|%|percent)\b)")
+_NAMED = re.compile(r"(?<![\w+-])(?!Python\b)[A-Z][\w+-]*\s+v?(\d+\.\d+)(?![\w-]|\.\d)(?!\s*(?:times|x|%|percent)\b)")
+# (a name starts after no word character, "+" or "-": one try a token, linear in the query)
 MAX_RELEASES = 3  # a query naming more is comparing releases, not asking about one
 
 

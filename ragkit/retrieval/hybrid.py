@@ -259,8 +259,10 @@ class HybridRetriever:
 
 
 def _only_headings(text: str) -> bool:
-    """Whether ``text`` is nothing but Markdown heading lines (a page's title passage)."""
-    return all(not line.strip() or line.lstrip().startswith("#") for line in text.splitlines())
+    """Whether ``text`` is nothing but Markdown heading lines (a page's title passage); a hit
+    that carries no text is not."""
+    lines = [line for line in text.splitlines() if line.strip()]
+    return bool(lines) and all(line.lstrip().startswith("#") for line in lines)
 
 
 def _raised(fused: list[SearchHit], hit: SearchHit, rank: int) -> list[SearchHit]:

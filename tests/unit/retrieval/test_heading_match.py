@@ -86,3 +86,15 @@ def test_a_title_alone_is_not_raised_for_the_release_it_names() -> None:
     retriever = _hybrid(index, dense)
     assert retriever._headed("Why did Kiln 2.14 drop no-tide?", dense, None) == dense
     assert [h.id for h in retriever._headed("On what date did Kiln 20.0 come out?", dense, None)][:2] == ["summary", "old"]
+
+
+def test_a_hostile_query_is_read_in_one_pass() -> None:
+    """A query of 200,000 characters of one hyphenated token, or of names and numbers, is read
+    once per token (the first pattern tried every position after a hyphen: minutes, not
+    milliseconds)."""
+    assert query_releases("A-" * 100_000) == []
+    assert query_releases("Kiln 2.1 " * 20_000) == ["2.1"]
+    from ragkit.rag.extractive.query import another_numbered, numbered_names
+
+    assert numbered_names("Tier-" * 100_000) == frozenset()
+    assert not another_numbered("A-" * 100_000, frozenset({("tier", "2")}))
