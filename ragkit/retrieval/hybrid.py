@@ -59,7 +59,7 @@ from ragkit.retrieval.fusion import (
     score_gap_confidence,
 )
 from ragkit.retrieval.heading_match import names_release, query_releases
-from ragkit.retrieval.name_match import NameIndex, boost_named
+from ragkit.retrieval.name_match import NameIndex, boost_named, has_body
 from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
@@ -187,7 +187,7 @@ class HybridRetriever:
                 continue
             top = headed[0]  # the section of the best lexical hit; its first passage there
             section = [h for h in headed if h.source == top.source and h.metadata.get("heading") == top.metadata.get("heading")
-                       and not _only_headings(h.text)]  # a title alone ("# What's New in Kiln 2.14") says nothing
+                       and (has_body(h.text) or not h.text.strip())]  # a title alone ("# What's New in Kiln 2.14") says nothing
             if not section:
                 continue
             hit = min(section, key=lambda h: int(h.metadata.get("start") or 0))
@@ -256,13 +256,6 @@ class HybridRetriever:
                 [dense_hits, lexical_hits], weights=[1.0 - lexical_share, lexical_share], normalization="dbsf"
             )
         return convex_combination([dense_hits, lexical_hits], weights=weights, normalization=self.fusion)
-
-
-def _only_headings(text: str) -> bool:
-    """Whether ``text`` is nothing but Markdown heading lines (a page's title passage); a hit
-    that carries no text is not."""
-    lines = [line for line in text.splitlines() if line.strip()]
-    return bool(lines) and all(line.lstrip().startswith("#") for line in lines)
 
 
 def _raised(fused: list[SearchHit], hit: SearchHit, rank: int) -> list[SearchHit]:

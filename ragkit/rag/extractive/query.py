@@ -9,6 +9,7 @@ and the words a passage must not be refused for lacking."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragkit.rag.extractive.answer_type import (
@@ -261,17 +262,23 @@ _NUMBERED = re.compile(
 def numbered_names(text: str) -> frozenset[tuple[str, str]]:
     """The numbered names ``text`` writes, lower-cased with their numbers ("Tier 2" -> ("tier",
     "2")); a stopword before a number names nothing ("In 2024")."""
-    return frozenset((name.lower(), number) for name, number, _ in _NUMBERED.findall(text)
-                     if name.lower() not in STOPWORDS)
+    return _names_of(_NUMBERED.finditer(text))
+
+
+def _names_of(matches: Iterable[re.Match[str]]) -> frozenset[tuple[str, str]]:
+    return frozenset((m.group(1).lower(), m.group(2)) for m in matches if m.group(1).lower() not in STOPWORDS)
 
 
 def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
     """Whether ``text`` numbers one of the question's names otherwise and never as the question
     does: "uv has Tier 1 support" is about another tier than "Tier 2"; not a text that numbers
     a range ("Windows 7 and later", "Python 3+")."""
-    if not numbered or any(m.group("on") for m in _NUMBERED.finditer(text)):
+    if not numbered:
+        return False
+    matches = list(_NUMBERED.finditer(text))
+    if any(m.group("on") for m in matches):
         return False  # "Windows 7 and later" may be about Windows 10
-    found = numbered_names(text)
+    found = _names_of(matches)
     names = {name for name, _ in numbered}
     return any(name in names for name, _ in found) and not (found & numbered)
 
