@@ -254,9 +254,8 @@ class Preparer:
         """``digest`` (of the file's bytes, ``data``) updated with the names and bytes of the files
         its loader puts into its text (``Loader.included_files``: a page's includes, with the bytes
         it read of each), so a changed include reads the page again though its own bytes are the
-        same. Only a file whose bytes write its loader's include marker is read for them: such a
-        page is read once more, and its includes once, within the include limits; any other file
-        is read once, as before."""
+        same. Only a file whose bytes write its loader's include marker is looked through for
+        them (in the bytes read already): its includes are read once, within the include limits."""
         name = self.loaders.name_for(path)
         if name is None:
             return digest
@@ -264,7 +263,7 @@ class Preparer:
         marker = loader.include_marker
         if not marker or not any(marker.encode(enc) in data for enc in ("utf-8", "utf-16-le", "utf-16-be")):
             return digest
-        for dep, read in loader.included_files(path):  # bounded: read under the include limits
+        for dep, read in loader.included_files(path, data):  # bounded: read under the include limits
             digest.update(b"\0" + str(dep).encode("utf-8", "replace") + b"\0" + read)
         return digest
 

@@ -152,9 +152,10 @@ class Loader(ABC):
         """The bytes one document's includes may pull in (``limits.max_included_mb``)."""
         return int(self.limits.max_included_mb * 1024 * 1024)
 
-    def included_files(self, path: Path) -> list[Included]:
+    def included_files(self, path: Path, data: bytes | None = None) -> list[Included]:
         """The other files whose text ``load`` puts into ``path``'s documents (a page's includes):
         the indexer hashes them with the file, so a change to one of them reads the page again.
+        ``data``: the page's bytes when the caller has read them already (else the page is read).
         Never raises (a file it cannot read includes nothing; ``load`` reports it)."""
         return []
 
@@ -260,8 +261,13 @@ def read_text(path: Path) -> str:
     :func:`strip_encoded_data`. Raises :class:`LoaderError` for binary content, undecodable bytes
     or a file without text.
     """
-    where = str(path)
-    text = decode_text(_read_bytes(path), where)
+    return text_of(_read_bytes(path), str(path))
+
+
+def text_of(data: bytes, where: str) -> str:
+    """The text of a text file's bytes, read as ``read_text`` reads the file (``where`` names it
+    in errors)."""
+    text = decode_text(data, where)
     text = strip_encoded_data(text.replace("\r\n", "\n").replace("\r", "\n"))
     if not text.strip():
         raise LoaderError(f"{where}: empty file (no text, only whitespace)", path=where, reason="empty file")

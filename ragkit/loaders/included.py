@@ -7,7 +7,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Included, read_text
+from ragkit.loaders.base import Included, read_text, text_of
 
 
 def read_included(target: Path, limit: int, read: list[Included] | None = None) -> str | None:
@@ -27,13 +27,13 @@ def read_included(target: Path, limit: int, read: list[Included] | None = None) 
     return data.decode("utf-8", "replace")
 
 
-def files_read(resolve: Callable[..., str], path: Path, budget: int) -> list[Included]:
+def files_read(resolve: Callable[..., str], path: Path, budget: int, data: bytes | None = None) -> list[Included]:
     """The files an include resolver (``mdbook.resolve_includes``, ``rst_include.resolve_includes``)
-    reads for the text of ``path`` within ``budget`` bytes, each with the bytes it read; none when
-    ``path`` cannot be read."""
+    reads for the text of ``path`` (its bytes ``data`` when given, else the file read) within
+    ``budget`` bytes, each with the bytes it read; none when ``path`` cannot be read."""
     read: list[Included] = []
     try:
-        resolve(read_text(path), path, budget=budget, read=read)
+        resolve(read_text(path) if data is None else text_of(data, str(path)), path, budget=budget, read=read)
     except LoaderError:
         return []
     return read

@@ -48,8 +48,8 @@ class MarkdownLoader(Loader):
 
     include_marker = "{{#"
 
-    def included_files(self, path: Path) -> list[Included]:
-        return files_read(resolve_includes, path, self.include_budget)
+    def included_files(self, path: Path, data: bytes | None = None) -> list[Included]:
+        return files_read(resolve_includes, path, self.include_budget, data)
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = resolve_includes(read_text(path), path, budget=self.include_budget)

@@ -61,10 +61,10 @@ class RstLoader(MarkupLoader):
 
     include_marker = "include::"
 
-    def included_files(self, path: Path) -> list[Included]:
+    def included_files(self, path: Path, data: bytes | None = None) -> list[Included]:
         from ragkit.loaders.rst_include import resolve_includes
 
-        return files_read(resolve_includes, path, self.include_budget)
+        return files_read(resolve_includes, path, self.include_budget, data)
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         from ragkit.loaders.rst_include import resolve_includes

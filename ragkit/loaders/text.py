@@ -28,11 +28,11 @@ class TextLoader(Loader):
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
-    def included_files(self, path: Path) -> list[Included]:
+    def included_files(self, path: Path, data: bytes | None = None) -> list[Included]:
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             other = loaders.get("rst")()
             other.use_limits(self.limits)
-            return other.included_files(path)
+            return other.included_files(path, data)
         return []
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:

@@ -203,3 +203,7 @@ def test_a_page_gives_the_files_it_includes_with_the_bytes_it_read(tmp_path: Pat
     inc = docs / "usage" / "trim.rst.inc"
     assert loader.included_files(docs / "usage" / "trim.rst") == [(inc, inc.read_bytes())]
     assert loader.included_files(inc) == []  # a fragment includes nothing
+    # the page's bytes the indexer read already are what is looked through, not the file again
+    page = docs / "usage" / "trim.rst"
+    assert loader.included_files(page, b"Trim\n====\n\nNo includes here.\n") == []
+    assert loader.included_files(docs / "usage" / "copy.rst", page.read_bytes()) == [(inc, inc.read_bytes())]
