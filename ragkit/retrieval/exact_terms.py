@@ -8,6 +8,7 @@ them by their shape alone, with no list of known words:
 - a word joined by underscores (``snake_case``, ``SCREAMING_CASE``, ``__init__``);
 - a word with a capital after a lower-case letter (``camelCase``, ``PascalCase``);
 - a dotted name of two or more word parts (``os.path.join``, ``settings.DEBUG``);
+- a command-line long option of two words or more (``--haddock-lib``, ``--no-deps``);
 - the text between double quotes or backticks.
 
 Letter-digit mixes (``ww1``, ``mp3``) are not counted: in questions they are more often
@@ -24,7 +25,8 @@ _IDENTIFIER = re.compile(
     r"|_{2}[A-Za-z0-9]+_{2}"  # __init__
     r"|[a-z]+[A-Z]\w*|[A-Z][a-z]+[A-Z]\w*"  # camelCase, PascalCase
     r"|[A-Za-z_]\w+(?:\.[A-Za-z_]\w+)+"  # dotted.names (parts of two or more characters: not e.g.)
-    r")(?![\w])"
+    r"|(?<!-)--[A-Za-z]\w*(?:-\w+)+"  # a long option of two words or more (--haddock-lib, --no-deps)
+    r")(?![\w-])"
 )
 _QUOTED = re.compile(r"[\"“”`]([^\"“”`\n]{2,200})[\"“”`]")  # not ' (it is also an apostrophe)
 MAX_QUERY_CHARS = 4000  # longer queries are searched on their first characters only

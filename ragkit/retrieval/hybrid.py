@@ -19,9 +19,10 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   than ``1 / rare_df`` chunks, where no term is that rare), and the boost does not search BM25 in full: the
   lexical retriever must offer ``rare_term_hits`` (``BM25Retriever`` does). ``weight`` is unused.
   Identifiers and quoted phrases in the query (``ragkit.retrieval.exact_terms``: ``SESSION_COOKIE_NAME``,
-  ``getUserName``, ``os.path.join``, ``"tidy data"``) ask for an exact match: a passage holding
+  ``getUserName``, ``os.path.join``, ``--haddock-lib``, ``"tidy data"``) ask for an exact match: a passage holding
   those of them that are rare gets ``exact_boost`` more, in proportion, so it is not drowned by
-  a longer passage the dense side prefers. A query without them ranks as before.
+  a longer passage the dense side prefers; a long option is matched as written (its words,
+  "haddock" and "lib", may be common where the option is not). A query without them ranks as before.
   A file the query names by its path (``ragkit.retrieval.name_match``: "the foreword of Get
   Started" names ``get-started/foreword.md``, "Git v2.30.7" names ``2.30.7.adoc``) has its best
   passage raised by ``name_boost`` times how fully it is named; the files are looked up among all
@@ -150,7 +151,7 @@ class HybridRetriever:
                 fused = boost_matches(dense_hits, rare, boost=self.boost)
             else:
                 exact_hits = rare_term_hits(" ".join(exact), max_df=self.rare_df, k=n, filter=filter)
-                fused = self._boosted(dense_hits, rare, exact_hits)
+                fused = self._boosted(dense_hits, rare, self._with_options(exact, exact_hits, n, filter))
             named = self._headed(query, self._named(query, fused, filter), filter)
             return self._lexical_best(query, named, filter)[:k]
         lexical_hits = self.lexical.retrieve(query, k=n, filter=filter)
@@ -222,6 +223,25 @@ class HybridRetriever:
         if kept is None or kept[0] is not found:
             kept = self._names = (found, NameIndex(found))
         return kept[1]
+
+    def _with_options(self, exact: list[str], hits: list[SearchHit], n: int, filter: Filter | None) -> list[SearchHit]:
+        """The exact-term ``hits`` with the passages that write a long option of the query as it is
+        written (``--haddock-lib``: its words, "haddock" and "lib", are common in the collection,
+        the option is not), each scored the share of the exact terms it writes, at least."""
+        options = [t for t in exact if t.startswith("--")]
+        counts: dict[str, int] = {}
+        meta: dict[str, dict] = {}
+        for option in options:
+            for hit in self.lexical.retrieve(option, k=n, filter=filter):
+                if option.lower() in hit.text.lower():
+                    counts[hit.id] = counts.get(hit.id, 0) + 1
+                    meta[hit.id] = hit.metadata
+        if not counts:
+            return hits
+        scores = {h.id: h.score for h in hits} | {
+            d: max(c / len(exact), next((h.score for h in hits if h.id == d), 0.0)) for d, c in counts.items()}
+        meta = {h.id: h.metadata for h in hits} | meta
+        return [SearchHit(id=d, score=scores[d], metadata=meta[d]) for d in sorted(scores, key=lambda d: -scores[d])]
 
     def _boosted(self, dense_hits: list[SearchHit], rare: list[SearchHit], exact: list[SearchHit]) -> list[SearchHit]:
         """Dense-first with two match lists: ``boost`` times the rare-term share plus

@@ -20,6 +20,8 @@ from .helpers import RecordingRetriever
     ("where is harbour.tides.predict defined", ["harbour.tides.predict"]),
     ('the "three rules of tidy tables"', ["three rules of tidy tables"]),
     ("the `--dry-run` flag", ["--dry-run"]),
+    ("our scripts pass --relay-timeout to it", ["--relay-timeout"]),  # a long option, unquoted
+    ("pass -j0 or --json", []),  # a short option, or a long one of one word: a word search finds it
     ("why did the us enter ww1", []),  # an abbreviation, not an identifier
     ("what is e.g. a tide gauge", []),
     ("what's the 'keeper' of the lamp", []),  # an apostrophe is no quote
@@ -72,3 +74,20 @@ def test_a_query_without_exact_terms_ranks_as_before() -> None:
 def test_exact_boost_is_validated() -> None:
     with pytest.raises(Exception, match="exact_boost must be non-negative"):
         _hybrid(exact_boost=-1)
+
+
+def test_a_long_option_of_common_words_lexical_search_finds_is_in_the_default_top_3() -> None:
+    # "relay" and "timeout" are in every passage; the option written as one, in one passage only
+    docs = {f"guide-{i}": (f"Station {i} forwards messages to the next station; when the relay timeout passes "
+                           "without an answer it retries, and the operator reads the log.") for i in range(120)}
+    docs["notes-2.0"] = "Rename the `--relay-timeout` flag to `--relay-wait` (and its setting with it)."
+    dense_order = [f"guide-{i}" for i in range(7)] + ["notes-2.0"] + [f"guide-{i}" for i in range(7, 60)]
+    scores = [0.72 - n * 0.005 for n in range(7)] + [0.60] + [0.50 - n * 0.001 for n in range(53)]
+    dense_hits = [SearchHit(id=d, score=s, metadata={"text": docs[d]}) for d, s in zip(dense_order, scores, strict=True)]
+    index = BM25Index()
+    index.add(list(docs), list(docs.values()), [{"text": t} for t in docs.values()])
+    hybrid = HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=BM25Retriever(index=index))  # type: ignore[arg-type]
+    query = "Our scripts pass --relay-timeout. What is that flag called from 2.0 on?"
+    assert "notes-2.0" in [h.id for h in hybrid.retrieve(query, k=3)]
+    # its words alone are no exact match: the option's passage stays where the dense side put it
+    assert "notes-2.0" not in [h.id for h in hybrid.retrieve(query.replace("--relay-timeout", "relay timeout"), k=3)]
