@@ -182,10 +182,20 @@ def named_sources(query: str, sources: Iterable[str]) -> dict[str, float]:
     return NameIndex(sources).named(query)
 
 
+#: a line that only underlines the one above it (a setext heading's ``---`` or ``===``) or breaks the page
+_RULE = re.compile(r"^\s*(?:-{3,}|={3,}|\*{3,}|_{3,})\s*$")
+
+
 def has_body(text: str) -> bool:
     """Whether a passage holds text besides Markdown headings (``# rich.progress_bar`` alone, the
-    page an API reference generates for a module, holds nothing to read)."""
-    return any(line.strip() and not line.lstrip().startswith("#") for line in text.splitlines())
+    page an API reference generates for a module, holds nothing to read; nor does a title
+    underlined by ``---``, nor the rule itself)."""
+    lines = text.splitlines()
+    return any(
+        line.strip() and not line.lstrip().startswith("#") and not _RULE.match(line)
+        and not (i + 1 < len(lines) and _RULE.match(lines[i + 1]))
+        for i, line in enumerate(lines)
+    )
 
 
 def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost: float) -> list[SearchHit]:

@@ -70,10 +70,11 @@ def test_the_first_passage_of_the_section_a_query_names_ranks_second() -> None:
 
 
 def test_a_title_alone_is_not_raised_for_the_release_it_names() -> None:
-    """A page whose title names the release ("# What's New in Kiln 2.14", nothing under it) holds
-    nothing to read: the ranking keeps what it had; a section with text under its heading moves up."""
+    """A page whose title names the release ("# What's New in Kiln 2.14", or the title underlined
+    by ``---``, nothing under it) holds nothing to read: the ranking keeps what it had; a section with text under its heading moves up."""
     rows = {
         "title": ("2.14/index.rst", "What's New in Kiln 2.14", "# What's New in Kiln 2.14"),
+        "underlined": ("kiln-2.14.md", "Kiln 2.14 release notes.", "Kiln 2.14 release notes.\n---"),  # a setext title
         "summary": ("2.14/summary.rst", "Removed checkers", "# Removed checkers\n\n- The no-tide check was removed."),
         "notes": ("2.15/index.rst", "What's New in Kiln 2.15", "# What's New in Kiln 2.15\n\nReleased: May 2, 2024"),
         "old": ("20.0/index.rst", "Kiln 20.0", "## Kiln 20.0\n\nReleased: June 1, 2019\n\n- Fixed the tide reader."),
@@ -82,7 +83,7 @@ def test_a_title_alone_is_not_raised_for_the_release_it_names() -> None:
     index.add(list(rows), [t for _, _, t in rows.values()],
               [{"source": s, "heading": h, "start": 0} for s, h, _ in rows.values()])
     dense = [SearchHit(id=d, score=0.7 - i * 0.01, metadata={"source": rows[d][0], "heading": rows[d][1], "text": rows[d][2]})
-             for i, d in enumerate(["summary", "notes", "old", "title"])]
+             for i, d in enumerate(["summary", "notes", "old", "title", "underlined"])]
     retriever = _hybrid(index, dense)
     assert retriever._headed("Why did Kiln 2.14 drop no-tide?", dense, None) == dense
     assert [h.id for h in retriever._headed("On what date did Kiln 20.0 come out?", dense, None)][:2] == ["summary", "old"]

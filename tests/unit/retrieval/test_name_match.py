@@ -187,6 +187,8 @@ def test_a_passage_of_headings_only_is_not_raised_for_its_name() -> None:
             SearchHit(id="stub-body", score=0.4, metadata={"source": "reference/harbour_lights.rst",
                                                            "text": "# harbour.lights\n\nThe lights module."})]
     assert not has_body("# harbour.lights\n\n## Members") and has_body("# Lights\n\nThey blink.")
+    assert not has_body("harbour.lights\n---") and not has_body("Lights\n======\n\n***")  # setext titles, a rule
+    assert has_body("Lights\n---\nThey blink.") and has_body("They blink.\n\n---")
     ranked = boost_named(hits, {"reference/harbour_lights.rst": 1.0}, boost=1.0)
     assert [h.id for h in ranked] == ["stub-body", "guide", "stub"]
 
