@@ -331,3 +331,16 @@ def test_a_question_that_ends_asking_which_wants_a_thing_named() -> None:
     got = extractive_answer("The KDUF single-file format for tide models took its inspiration from which other format?",
                             formats)
     assert got.startswith("This work is inspired by the ZUFF format."), got
+
+
+def test_a_question_about_funding_wants_an_amount_of_money() -> None:
+    assert quantity_measure("How much EU funding, in euros, did the Lantern project receive?") == "money"
+    assert quantity_measure("How much did the foundation donate to the meetup?") == "money"
+    acknowledgement = _passage("lantern.pdf", "Acknowledgements",
+                               "This project has received funding from the European Union's research programme "
+                               "under grant agreement No. 871525 (Lantern).")
+    question = "How much EU funding, in euros, did the Lantern project receive?"
+    assert extractive_answer(question, acknowledgement) == REFUSAL  # a grant's number is no amount
+    funded = _passage("lantern.pdf", "Acknowledgements",
+                      "The Lantern project received EU funding of €2,400,000 under grant agreement No. 871525.")
+    assert "€2,400,000" in extractive_answer(question, funded)

@@ -522,3 +522,14 @@ def test_a_release_written_only_in_another_products_requirement_is_not_the_one_a
     assert extractive_answer(asked, passages(*notes)) == REFUSAL
     released = passages(("v1.13.rst", "Version 1.13.0", "Harbour 1.13 is planned to be released on 2026-11-30."), *notes)
     assert "2026-11-30" in extractive_answer(asked, released)
+
+
+def test_a_setting_in_code_is_read_with_the_comment_above_it() -> None:
+    """A Dockerfile's "ENV LANTERN_REPORT=off" says in code what the comment above it says in
+    words ("# turn off the usage report"): the value question is answered by the line."""
+    page = [Passage(1, "# Containers\n\nThe image is built in two stages: the first installs Lantern, the second "
+                       "copies the result.\n\n```dockerfile\nFROM python:3.12 AS build\nRUN pip install lantern\n"
+                       "# turn off the usage report\nENV LANTERN_REPORT=off\nCOPY site/ /srv/site\n```\n",
+                    {"source": "containers.md", "heading": "Containers", "start": "0"})]
+    answer = extractive_answer("Which environment variable turns off the usage report?", page)
+    assert "LANTERN_REPORT" in answer

@@ -134,3 +134,24 @@ def test_who_to_contact_is_answered_by_the_mailbox_to_write_to() -> None:
     question = ("I'm applying to the Harbour Trust and need an adjustment to the interview format because of a health "
                 "condition. Who do I contact?")
     assert "access@harbour.example" in extractive_answer(question, faq)
+
+
+def test_what_a_thing_is_called_that_does_something_is_its_name_said_before_its_rule() -> None:
+    """"What is the routing rule called that says …?" asks for the name; the sentence after the
+    name says the rule in the question's words, the one before names it ("a rule called …")."""
+    routes = [Passage(1, "# Routes\n\nA packet may match several routes in the table. This brings us to an important "
+                         "rule called **longest prefix match**. When two routes both match an address, whichever has "
+                         "the more specific prefix wins the packet.\n\nRoutes are read from the table at start-up.",
+                      {"source": "routing.md", "heading": "Routes", "start": "0"})]
+    question = ("What is the routing rule called that says the more specific prefix wins when two routes match an "
+                "address?")
+    assert "longest prefix match" in extractive_answer(question, routes, max_sentences=1)
+
+
+def test_what_the_question_sets_aside_first_is_not_what_it_asks() -> None:
+    """"Besides plain ftp://, which schemes …?" asks for schemes; the scheme it sets aside weighs
+    as a premise does."""
+    from ragkit.rag.extractive.answer_type import without_case
+
+    assert without_case("Besides plain ftp://, which schemes can a mirror URL use?") == "which schemes can a mirror URL use?"
+    assert without_case("Apart from being small, what should a change do?") == "what should a change do?"

@@ -78,3 +78,10 @@ def test_a_post_dated_only_by_its_file_name_gives_its_date_once() -> None:
     # the date part's sentence is the one quoted already: it adds its date, not the sentence again
     assert answer.count("has been dropped") == 1, answer
 
+
+
+def test_a_second_question_asked_whatever_the_first_answers_is_a_part() -> None:
+    assert question_parts("Will short tide tokens still work in Kiln 3.1, and if not what should I use?") == (
+        "Will short tide tokens still work in Kiln 3.1?", "What should I use?")
+    assert question_parts("Does Kiln read gauges offline, and if so, how do I turn it on?") == (
+        "Does Kiln read gauges offline?", "How do I turn it on?")

@@ -84,8 +84,8 @@ _HONORIFIC = re.compile(
 # a discount either
 _MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("percent", re.compile(r"\b(?:share|percentage|percent|proportion|fraction|accuracy|precision|recall)\b", re.IGNORECASE)),
-    ("money", re.compile(r"\b(?:money|price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged)\b",
-                         re.IGNORECASE)),
+    ("money", re.compile(r"\b(?:money|price|prices|cost|costs|costed|paid|pay|pays|fee|fees|salary|spend|spent|charge|charged|"
+                         r"funding|funded|budget|donate|donated|donation|donations|euros|dollars)\b", re.IGNORECASE)),
     ("rate", re.compile(r"\b(?:commission|discount|tax|interest|markup|margin|tip)\b", re.IGNORECASE)),
 )
 _PERCENT = re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b", re.IGNORECASE)
@@ -125,7 +125,8 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 
 #: a case the question states before it asks ("When both … could satisfy a requirement, which …?",
 #: "If the cache is full, what …?"): the question is what follows it
-_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless|to)\b[^,?]{3,100},\s*"
+_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless|to|besides|(?:apart|aside)\s+from|other\s+than|except(?:\s+for)?)\b"
+                         r"[^,?]{3,100},\s*"
                          r"(?=(?:(?:on|in|at|for|from|to|with|by|since|under|after|before)\s+)?"
                          r"(?:what|which|who|whom|whose|how|when|where|why)\b)", re.IGNORECASE)
 
@@ -134,8 +135,9 @@ _OPENS_WITH_WHICH = re.compile(rf"{WHICH_OPENING}\b", re.IGNORECASE)
 
 
 def without_case(question: str) -> str:
-    """The question without a case or a purpose it states before asking ("If the cache is full, what
-    …?", "To keep server states across a reload, which command …?" -> "which command …?")."""
+    """The question without a case, a purpose or an exception it states before asking ("If the cache
+    is full, what …?", "To keep server states across a reload, which command …?" -> "which command
+    …?"; "Besides dns://, which schemes …?" -> "which schemes …?")."""
     return _CASE_FIRST.sub("", question)
 
 
@@ -273,11 +275,15 @@ _ALIAS = re.compile(
 _TERM_QUESTION = re.compile(
     r"^\W*what\s+(?:do|does|did)\s+(?:[\w'’.-]+\s+){1,5}?call\b"
     r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.,-]+\s+){1,12}?called\s*\?"
+    # "What is the lexing principle called that says …?": the name's description after "called"
+    r"|^\W*what(?:'s|’s|\s+is|\s+was)\s+(?:the|a|an)\s+(?:[\w'’-]+\s+){1,6}?called\s+(?:that|which|who)\b"
     r"|^\W*what\s+(?:is|was)\s+the\s+(?:term|word)\s+for\b",
     re.IGNORECASE,
 )
 _NAMES_IT = re.compile(r"\b(?:(?:is|are|was|were|be|been)\s+(?:\w+\s+)?(?:called|named|termed|dubbed)|known\s+as|"
                        r"refer(?:s|red)?\s+to\s+(?:\w+\s+)?as|what\s+we\s+call|we\s+call|is\s+the\s+term\s+for)\b"
+                       # a thing introduced with its name: "an important principle called **maximal munch**"
+                       r"|\b(?:an?|the)\s+(?:[\w-]+\s+){0,3}?(?:called|named|termed|dubbed)\s+(?=[\"“*_`]*[\w])"
                        # a paper naming what it presents: "we design CIRo, a system for …"
                        r"|\bwe\s+(?:design|present|propose|introduce|build|develop|describe|implement)\s+"
                        r"(?-i:[A-Z][\w-]*),\s+(?:a|an)\b", re.IGNORECASE)

@@ -176,6 +176,7 @@ from ragkit.rag.extractive.text import (
     STOPWORDS,
     WORD,
     Block,
+    code_lines,
     is_sentence,
     parse_blocks,
     snake_identifiers,
@@ -349,9 +350,13 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 raw.append((b.kind, b.text, b_index))
             if (signed := signed_line(blocks, b_index)) is not None:  # a signature's role under its name
                 fields.append(("prose", signed, b_index))
+        commented: dict[int, str] = {}  # a code line's comment above it ("# disable update check")
         if lines:
-            raw += [("line", ln.strip().removeprefix("$ "), i) for i, b in enumerate(blocks) if b.kind == "code"
-                    for ln in b.text.splitlines() if is_sentence(ln.strip())]
+            for i, b in enumerate(blocks):
+                for ln, comment in code_lines(b.text) if b.kind == "code" else ():
+                    if comment:
+                        commented[len(raw)] = comment
+                    raw.append(("line", ln, i))
         signature = _signature(raw, continued=p.meta.get("start", "0") not in ("", "0"))
         raw += fields
         defined = spelled[p.meta.get("source", "")]  # "a CAGR of 6.2%" says "compound annual growth rate"
@@ -374,6 +379,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 near |= own[pos + 1]
             term = _term_above(blocks, b_index) if kind == "prose" else ""
             near |= terms_of(term)  # a definition's term is its sentences' neighbour
+            near |= terms_of(commented.get(pos, ""))  # and a comment the line of code it is above
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
             above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
@@ -1262,7 +1268,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     literal, ``itsdangerous``, 'SKU-4563', an upper-case name: ORDPATH) may leave its noun
     unsaid; so may a list, which its items answer, a how-to's steps, a price ("free"), a date,
     and a value of the very kind the noun names ("Python 3.10 or newer" for "What Python version …?")."""
-    if not query.asked or query.howto or query.list_wanted or query.measure:
+    if not query.asked or query.howto or query.list_wanted or query.measure and in_measure(query.measure, answer):
         return False
     if candidate.typed and (query.kind == "date" or query.asked in word_terms(query.value_kind or "")):
         return False  # "In which year …?": "in 2015"; "What Python version …?": "Python 3.10 or newer"

@@ -14,9 +14,10 @@ QUESTION_WORD = r"(?:how|what|which|where|when|who|whom|why)"
 #: a question word after a preposition: "on what date", "about how long", "in which release"
 _ASKING = rf"(?:(?:on|in|at|by|for|about|since|until|from|to|with)\s+)?{QUESTION_WORD}"
 #: ", and how long …", ", but is it …", ", and on what date?": a second question after a comma
-#: (without one, "Where and when …?", "How do I pin and lock …?" ask one thing)
+#: (without one, "Where and when …?", "How do I pin and lock …?" ask one thing); "…, and if not
+#: what should I use?" asks the second whatever the first's answer
 _SECOND = re.compile(
-    rf",\s*(?:and|but)\s+(?P<second>(?:{_ASKING}|is|are|does|do|did|can|could|"
+    rf",\s*(?:and|but)\s+(?:if\s+(?:not|so)\s*,?\s*)?(?P<second>(?:{_ASKING}|is|are|does|do|did|can|could|"
     r"should|will|would|was|were|has|have)\b[^?]{3,}\??)\s*$",
     re.IGNORECASE,
 )

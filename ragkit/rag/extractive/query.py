@@ -46,7 +46,8 @@ _CONTEXT_BOOST = 0.5  # weight of a word carried over from an earlier question o
 _GIVEN = 0.5  # weight of a word of the premise a question states before asking ("Since X is static, …")
 #: a premise the question states before it asks: a "since/because/given that …," clause, or a
 #: statement ended by a semicolon ("atomFamily is deprecated; what package …?")
-_PREMISE = re.compile(r"^\W*(?:(?:since|because|given\s+that|now\s+that|as)\b[^,;?]{1,120}[,;]|[^,;?]{3,120};)",
+_PREMISE = re.compile(r"^\W*(?:(?:since|because|given\s+that|now\s+that|as|besides|(?:apart|aside)\s+from|other\s+than|"
+                      r"except(?:\s+for)?)\b[^,;?]{1,120}[,;]|[^,;?]{3,120};)",
                       re.IGNORECASE)
 _IDENTIFIER_BOOST = 1.5  # weight of a snake_case identifier the question writes, whole (as a name's)
 #: the words of a release's arrival ("Which release first shipped / introduced / added X?"): release

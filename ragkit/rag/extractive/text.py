@@ -634,6 +634,27 @@ def is_sentence(text: str) -> bool:
     return len(text.split()) >= 3 or any(c.isdigit() for c in text) or bool(_LABELLED.match(text))
 
 
+#: a setting assigned on a line of code or configuration ("ENV PDM_CHECK_UPDATE=false", "export NO_COLOR=1")
+_ASSIGNMENT = re.compile(r"^(?:(?:export|set|ENV|ARG)\s+)?[A-Za-z_][\w.-]{0,80}\s*=\s*\S")
+#: a comment alone on a line of code ("# disable update check", "// retry twice")
+_COMMENT = re.compile(r"^(?:#|//)\s*(?!!)(.*\S)")
+
+
+def code_lines(code: str) -> list[tuple[str, str]]:
+    """The lines of a code block that may state a value (a sentence, a number or a setting
+    assigned), each with the comment lines just above it ("# disable update check" over
+    "ENV PDM_CHECK_UPDATE=false": what the setting does, in words); a console's ``$ `` dropped."""
+    out: list[tuple[str, str]] = []
+    comment: list[str] = []
+    for raw in code.splitlines():
+        line = raw.strip().removeprefix("$ ")
+        if is_sentence(line) or _ASSIGNMENT.match(line):
+            out.append((line, " ".join(comment)))
+        said = _COMMENT.match(line)
+        comment = [*comment, said.group(1)] if said else []
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
     """Sentences of a passage: prose split at sentence ends, each list item and table row a
     sentence of its own; headings, titles and code left out."""
