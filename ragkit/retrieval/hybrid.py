@@ -67,6 +67,7 @@ from ragkit.types import SearchHit
 log = logging.getLogger(__name__)
 FUSIONS = ("rrf", "minmax", "zscore", "dbsf", "adaptive", "dense-first")
 HEADED_CANDIDATES = 50  # lexical hits of a release's version searched for the section it heads
+_MAX_OPTIONS = 4  # long options of a query matched as written (each one lexical search)
 
 
 @retrievers.register("hybrid")
@@ -227,8 +228,10 @@ class HybridRetriever:
     def _with_options(self, exact: list[str], hits: list[SearchHit], n: int, filter: Filter | None) -> list[SearchHit]:
         """The exact-term ``hits`` with the passages that write a long option of the query as it is
         written (``--haddock-lib``: its words, "haddock" and "lib", are common in the collection,
-        the option is not), each scored the share of the exact terms it writes, at least."""
-        options = [t for t in exact if t.startswith("--")]
+        the option is not), each scored the share of the exact terms it writes, at least; the
+        query's first ``_MAX_OPTIONS`` options only (a query of a thousand options is a thousand
+        searches otherwise)."""
+        options = [t for t in exact if t.startswith("--")][:_MAX_OPTIONS]  # one lexical search each: a few
         counts: dict[str, int] = {}
         meta: dict[str, dict] = {}
         for option in options:

@@ -8,6 +8,7 @@ import pytest
 from ragkit.retrieval.bm25 import BM25Index, BM25Retriever
 from ragkit.retrieval.exact_terms import exact_terms
 from ragkit.retrieval.hybrid import HybridRetriever
+from ragkit.stores.filters import Filter
 from ragkit.types import SearchHit
 
 from .helpers import RecordingRetriever
@@ -91,3 +92,30 @@ def test_a_long_option_of_common_words_lexical_search_finds_is_in_the_default_to
     assert "notes-2.0" in [h.id for h in hybrid.retrieve(query, k=3)]
     # its words alone are no exact match: the option's passage stays where the dense side put it
     assert "notes-2.0" not in [h.id for h in hybrid.retrieve(query.replace("--relay-timeout", "relay timeout"), k=3)]
+
+
+
+class _RecordingBM25(BM25Retriever):
+    """The real lexical retriever, recording the queries it is asked (a fake, not a mock)."""
+
+    def __init__(self, index: BM25Index) -> None:
+        super().__init__(index=index)
+        self.queries: list[str] = []
+
+    def retrieve(self, query: str, k: int = 10, filter: Filter | None = None) -> list[SearchHit]:
+        self.queries.append(query)
+        return super().retrieve(query, k=k, filter=filter)
+
+
+def test_a_query_of_many_long_options_searches_for_a_few() -> None:
+    """Each long option is one lexical search: a query written to hold hundreds of them costs the
+    first few, not hundreds."""
+    docs, dense_hits = _settings_corpus()
+    index = BM25Index()
+    index.add(list(docs), list(docs.values()), [{"text": t} for t in docs.values()])
+    lexical = _RecordingBM25(index)
+    hybrid = HybridRetriever(dense=RecordingRetriever(dense_hits), lexical=lexical)  # type: ignore[arg-type]
+    query = " ".join(f"--relay-opt{i}" for i in range(1000))
+    assert len(exact_terms(query)) > 100
+    hybrid.retrieve(query, k=3)
+    assert len([q for q in lexical.queries if q.startswith("--relay-opt")]) == 4
