@@ -233,18 +233,17 @@ class HybridRetriever:
         searches otherwise)."""
         options = [t for t in exact if t.startswith("--")][:_MAX_OPTIONS]  # one lexical search each: a few
         counts: dict[str, int] = {}
-        meta: dict[str, dict] = {}
+        found = {h.id: h for h in hits}
         for option in options:
             for hit in self.lexical.retrieve(option, k=n, filter=filter):
                 if option.lower() in hit.text.lower():
                     counts[hit.id] = counts.get(hit.id, 0) + 1
-                    meta[hit.id] = hit.metadata
+                    found.setdefault(hit.id, hit)
         if not counts:
             return hits
-        scores = {h.id: h.score for h in hits} | {
-            d: max(c / len(exact), next((h.score for h in hits if h.id == d), 0.0)) for d, c in counts.items()}
-        meta = {h.id: h.metadata for h in hits} | meta
-        return [SearchHit(id=d, score=scores[d], metadata=meta[d]) for d in sorted(scores, key=lambda d: -scores[d])]
+        scores = {h.id: h.score for h in hits}
+        scores |= {d: max(c / len(exact), scores.get(d, 0.0)) for d, c in counts.items()}
+        return [SearchHit(id=d, score=scores[d], metadata=found[d].metadata) for d in sorted(scores, key=lambda d: -scores[d])]
 
     def _boosted(self, dense_hits: list[SearchHit], rare: list[SearchHit], exact: list[SearchHit]) -> list[SearchHit]:
         """Dense-first with two match lists: ``boost`` times the rare-term share plus
