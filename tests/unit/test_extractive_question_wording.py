@@ -155,3 +155,19 @@ def test_what_the_question_sets_aside_first_is_not_what_it_asks() -> None:
 
     assert without_case("Besides plain ftp://, which schemes can a mirror URL use?") == "which schemes can a mirror URL use?"
     assert without_case("Apart from being small, what should a change do?") == "what should a change do?"
+
+
+
+def test_a_documents_title_line_is_no_answer_though_it_reads_as_a_label() -> None:
+    """A report's first page gives its title over two lines ("Tern: Ontological Framework for
+    Sensor Security, Outcomes, and Further" / "Work"); the first line is no sentence of the report,
+    nor a form's "Tern:" field, and the sentences of the report answer."""
+    title = "Tern: Ontological Framework for Sensor Security, Outcomes, and Further Work"
+    report = [Passage(1, "Tern: Ontological Framework for Sensor Security, Outcomes, and Further\nWork (D3)\n\n"
+                         "The Secure Ontologies for Sensor Networks (Tern) project studies security in sensor networks. "
+                         "In particular, we describe how a common upper-level ontology, called Basic Tide Ontology "
+                         "(BTO), can model sensors and data flows.",
+                      {"source": "tern-report.pdf", "page": "1", "start": "0", "document_title": title})]
+    answer = extractive_answer("Which upper-level ontology does the Tern ontological framework for sensor security "
+                               "extend?", report)
+    assert "Basic Tide Ontology" in answer and "Outcomes, and Further" not in answer

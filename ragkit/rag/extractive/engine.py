@@ -343,7 +343,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             if b.kind == "prose":
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
-                        if is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index)]
+                        if (is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index))
+                        and not _is_title_line(s, p.meta.get("document_title", ""))]
                 if (filled := field_line(blocks, b_index)) is not None:
                     fields.append(("prose", filled, b_index))
             elif b.kind in ("code", "heading", "item") or is_sentence(b.text):  # a list keeps its short items
@@ -391,6 +392,18 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
                               pos == signature, lead=_list_lead(raw, pos), term=term))
     return _standings(units)
+
+
+def _is_title_line(text: str, title: str) -> bool:
+    """Whether a line of prose is the document's title, or its first words as a PDF's first page
+    breaks it ("SOfIoTS: Ontological Framework, Demonstration Outcomes, and Recommendations for
+    Further" of a report so titled): no sentence of the document, nor a form's "SOfIoTS:" field."""
+    words = [w.lower() for w in WORD.findall(text)]
+    whole = [w.lower() for w in WORD.findall(title)]
+    return len(words) >= _TITLE_WORDS and 2 * len(words) >= len(whole) and whole[:len(words)] == words
+
+
+_TITLE_WORDS = 4  # a prose line of fewer words is not taken for the title it begins
 
 
 #: a definition list's term alone on its line, as the AsciiDoc loader writes a man page's options
