@@ -334,6 +334,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         released = _named_release(p)
         title = " ".join([p.meta.get("title", ""), released, *parents])
         blocks = parse_blocks(p.text, p.meta.get("heading", ""))
+        titled = [w.lower() for w in WORD.findall(p.meta.get("document_title", "")[:_TITLE_CHARS])]  # read once
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
         paragraph = _paragraphs(blocks, paged="page" in p.meta)
@@ -344,7 +345,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 said = split_prose(b.text)
                 raw += [("prose", s, b_index) for k, s in enumerate(said)
                         if (is_sentence(s) or k == len(said) - 1 and _introduces_code(s, blocks, b_index))
-                        and not _is_title_line(s, p.meta.get("document_title", ""))]
+                        and not _is_title_line(s, titled)]
                 if (filled := field_line(blocks, b_index)) is not None:
                     fields.append(("prose", filled, b_index))
             elif b.kind in ("code", "heading", "item") or is_sentence(b.text):  # a list keeps its short items
@@ -394,16 +395,19 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
     return _standings(units)
 
 
-def _is_title_line(text: str, title: str) -> bool:
-    """Whether a line of prose is the document's title, or its first words as a PDF's first page
-    breaks it ("SOfIoTS: Ontological Framework, Demonstration Outcomes, and Recommendations for
-    Further" of a report so titled): no sentence of the document, nor a form's "SOfIoTS:" field."""
+def _is_title_line(text: str, title: list[str]) -> bool:
+    """Whether a line of prose is the document's title (``title``: its words, lower-cased), or its
+    first words as a PDF's first page breaks it ("SOfIoTS: Ontological Framework, Demonstration
+    Outcomes, and Recommendations for Further" of a report so titled): no sentence of the document,
+    nor a form's "SOfIoTS:" field."""
+    if not title:
+        return False
     words = [w.lower() for w in WORD.findall(text)]
-    whole = [w.lower() for w in WORD.findall(title)]
-    return len(words) >= _TITLE_WORDS and 2 * len(words) >= len(whole) and whole[:len(words)] == words
+    return len(words) >= _TITLE_WORDS and 2 * len(words) >= len(title) and title[:len(words)] == words
 
 
 _TITLE_WORDS = 4  # a prose line of fewer words is not taken for the title it begins
+_TITLE_CHARS = 1000  # a title is read up to this many characters (a metadata title can be any length)
 
 
 #: a definition list's term alone on its line, as the AsciiDoc loader writes a man page's options
