@@ -400,8 +400,9 @@ def _is_title_line(text: str, title: list[str]) -> bool:
     first words as a PDF's first page breaks it ("SOfIoTS: Ontological Framework, Demonstration
     Outcomes, and Recommendations for Further" of a report so titled): no sentence of the document,
     nor a form's "SOfIoTS:" field."""
-    if not title:
-        return False
+    first = WORD.search(text)
+    if not title or first is None or first.group().lower() != title[0]:
+        return False  # most lines: told apart by their first word, before reading them whole
     words = [w.lower() for w in WORD.findall(text)]
     return len(words) >= _TITLE_WORDS and 2 * len(words) >= len(title) and title[:len(words)] == words
 

@@ -647,8 +647,9 @@ def code_lines(code: str) -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     comment: list[str] = []
     for raw in code.splitlines():
-        line = raw.strip().removeprefix("$ ")
-        if is_sentence(line) or _ASSIGNMENT.match(line):
+        bare = raw.strip()
+        line = bare.removeprefix("$ ")
+        if is_sentence(bare) or _ASSIGNMENT.match(line):  # "$ make all" counts its prompt, as before
             out.append((line, " ".join(comment)))
         said = _COMMENT.match(line)
         comment = [*comment, said.group(1)] if said else []
