@@ -171,3 +171,19 @@ def test_a_documents_title_line_is_no_answer_though_it_reads_as_a_label() -> Non
     answer = extractive_answer("Which upper-level ontology does the Tern ontological framework for sensor security "
                                "extend?", report)
     assert "Basic Tide Ontology" in answer and "Outcomes, and Further" not in answer
+
+
+def test_a_running_head_with_its_page_number_does_not_lead_the_pages_first_sentence() -> None:
+    """A short paper repeats its title atop its odd pages with the page's number ("Tern: Securing
+    Tidal Sensor Networks at the Edge 183"); the page's first sentence does not begin with it, so
+    the title's words do not raise that sentence over the one that answers."""
+    title = "Tern: Securing Tidal Sensor Networks at the Edge"
+    pages = [Passage(1, "The Tern project runs from March 2021 to May 2024.", {
+                 "source": "tern.pdf", "page": "2", "start": "0", "document_title": title}),
+             Passage(2, f"{title} 183\nThis will allow trading risk factors near the edge of the Tern sensor "
+                        "networks, such as limited physical protection.\nThe project consortium is led by Harbour "
+                        "Labs (Norway) and further comprises four universities.",
+                     {"source": "tern.pdf", "page": "5", "start": "0", "document_title": title})]
+    answer = extractive_answer("When does the Tern project run, and which organisation leads its consortium?", pages)
+    assert "March 2021" in answer and "Harbour Labs" in answer and "trading risk" not in answer
+

@@ -333,8 +333,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         parents = p.meta.get("heading", "").split(" > ")[:-1]  # the last part is the first block's section
         released = _named_release(p)
         title = " ".join([p.meta.get("title", ""), released, *parents])
-        blocks = parse_blocks(p.text, p.meta.get("heading", ""))
         titled = [w.lower() for w in WORD.findall(p.meta.get("document_title", "")[:_TITLE_CHARS])]  # read once
+        blocks = parse_blocks(_without_title_lines(p.text, titled) if "page" in p.meta else p.text, p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
         paragraph = _paragraphs(blocks, paged="page" in p.meta)
@@ -401,12 +401,26 @@ def _is_title_line(text: str, title: list[str]) -> bool:
     Outcomes, and Recommendations for Further" of a report so titled): no sentence of the document,
     nor a form's "SOfIoTS:" field."""
     first = WORD.search(text)
-    if not title or first is None or first.group().lower() != title[0]:
+    if not title or first is None or first.group().lower() != title[0] and not _PAGE_NUMBER.fullmatch(first.group()):
         return False  # most lines: told apart by their first word, before reading them whole
     words = [w.lower() for w in WORD.findall(text)]
+    if len(words) > 1 and _PAGE_NUMBER.fullmatch(words[0]) and title[0] != words[0]:
+        words = words[1:]  # a running head with its page number first ("182 FogProtect: …")
+    elif len(words) > 1 and _PAGE_NUMBER.fullmatch(words[-1]) and title[len(words) - 1:len(words)] != words[-1:]:
+        words = words[:-1]  # or last ("FogProtect: Protecting Sensitive Data in the Computing Continuum 183")
     return len(words) >= _TITLE_WORDS and 2 * len(words) >= len(title) and title[:len(words)] == words
 
 
+def _without_title_lines(text: str, title: list[str]) -> str:
+    """A page's text without its lines that are the document's title: a PDF repeats the title at the
+    top of its pages as a running head, which the page's first sentence would otherwise begin with
+    ("FogProtect: … Continuum 183 This will allow trading risk factors …")."""
+    if not title or "\n" not in text:
+        return text
+    return "\n".join(line for line in text.split("\n") if not _is_title_line(line, title))
+
+
+_PAGE_NUMBER = re.compile(r"\d{1,4}")  # a page's number beside a running head
 _TITLE_WORDS = 4  # a prose line of fewer words is not taken for the title it begins
 _TITLE_CHARS = 1000  # a title is read up to this many characters (a metadata title can be any length)
 
