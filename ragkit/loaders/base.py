@@ -40,6 +40,8 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".md": "markdown",
     ".markdown": "markdown",
     ".mdx": "markdown",
+    ".qmd": "markdown",  # Quarto
+    ".rmd": "markdown",  # R Markdown
     ".pdf": "pdf",
     ".html": "html",
     ".htm": "html",
@@ -73,8 +75,9 @@ DEFAULT_LOADERS: dict[str, str] = {
 }
 
 #: file names ending so are read by the loader named, whatever their last extension: the
-#: reStructuredText fragments Sphinx pages include (``prune.rst.inc``)
-COMPOUND_LOADERS: dict[str, str] = {".rst.inc": "rst", ".rest.inc": "rst"}
+#: reStructuredText fragments Sphinx pages include (``prune.rst.inc``), Markdown with embedded
+#: Ruby (Middleman's ``index.html.md.erb``)
+COMPOUND_LOADERS: dict[str, str] = {".rst.inc": "rst", ".rest.inc": "rst", ".md.erb": "markdown"}
 
 #: plain-text formats read as text (never through ``unstructured``, which is slow for them and needs
 #: spaCy): source code, scripts, configuration and data written as text; also files without an

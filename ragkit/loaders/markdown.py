@@ -1,5 +1,7 @@
-"""Markdown files (``.md``, ``.markdown``, ``.mdx``): one document per file, YAML front matter
-stripped, title extracted; mdBook's ``{{#include …}}`` directives resolved against the book
+"""Markdown files (``.md``, ``.markdown``, ``.mdx``, Quarto's ``.qmd``, R Markdown's ``.Rmd``,
+Middleman's ``.html.md.erb``): one document per file, YAML front matter stripped, title extracted;
+a heading's attribute block (``## Setup {#setup}``) left out; ERB tags filled from the front matter
+or taken out (``ragkit.loaders.erb``); mdBook's ``{{#include …}}`` directives resolved against the book
 (``ragkit.loaders.mdbook``); MDX's imports, exports, JSX components and comments removed, and
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
 read as the text they stand for (``ragkit.loaders.myst``); HTML headings as ``#`` headings and other
@@ -16,6 +18,8 @@ from typing import Any
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.bylines import field_authors, front_matter_authors
+from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
+from ragkit.loaders.erb import render_erb
 from ragkit.loaders.included import files_read
 from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
@@ -29,6 +33,17 @@ log = logging.getLogger(__name__)
 _TRAILING_SPACE = re.compile(r"[ \t]+$", re.MULTILINE)
 _FRONT_MATTER = re.compile(r"\A---[ \t]*\n(.*?)\n(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.DOTALL)
 _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+_HEADING = re.compile(r"^#{1,6}[ \t][^\n]*$", re.MULTILINE)
+
+
+def _without_attributes(match: re.Match[str]) -> str:
+    """A heading line without its attribute block, Pandoc's and kramdown's (``## Bike rentals
+    {#bike-data}``, ``{.unnumbered}``)."""
+    line = match.group(0).rstrip()
+    brace = line.rfind("{")
+    if line.endswith("}") and brace > 0 and line[brace + 1:brace + 2] in ("#", ".") and line[brace - 1] in " \t":
+        return line[:brace].rstrip()
+    return match.group(0)
 
 
 @loaders.register("markdown")
@@ -43,8 +58,9 @@ class MarkdownLoader(Loader):
     #: 2: HTML tags other than headings taken out of the text (``<li>`` a list item); 3: comments too;
     #: 4: ``authors`` from front matter or an "Author:" field under the title; 5: a tag that one
     #: line opens and the next closes (``<span`` / ``name="ip">``), and ``<aside>``, ``<header>`` …;
-    #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored
-    version = 6
+    #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored; 7: a
+    #: heading's attribute block left out, ERB tags filled or taken out
+    version = 7
 
     include_marker = "{{#"
 
@@ -56,7 +72,9 @@ class MarkdownLoader(Loader):
         front, body = split_front_matter(text, where=str(path))
         if path.suffix.lower() == ".mdx":
             body = render_mdx(body)
-        body = html_headings(render_admonitions(render_myst(body, where=str(path))))
+        elif path.name.lower().endswith(ERB_SUFFIX):
+            body = render_erb(body, front)
+        body = _HEADING.sub(_without_attributes, html_headings(render_admonitions(render_myst(body, where=str(path)))))
         if not body.strip():
             raise LoaderError(
                 f"{path}: empty file (no text beside YAML front matter, imports or components)",
@@ -66,7 +84,7 @@ class MarkdownLoader(Loader):
         title = front.get("title") if isinstance(front.get("title"), str) else None
         if not title:
             match = _H1.search(body)
-            title = match.group(1).strip() if match else path.stem
+            title = match.group(1).strip() if match else path.name.split(".")[0]
         authors = front_matter_authors(front) or field_authors(body)
         return iter([Document(text=body, metadata=self._metadata(source, title=title, authors=authors))])
 

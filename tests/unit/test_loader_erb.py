@@ -1,0 +1,61 @@
+"""Markdown written for other builders: Middleman's ``.html.md.erb`` pages (ERB tags filled from
+the front matter or taken out), Quarto's ``.qmd`` and R Markdown's ``.Rmd`` (read as Markdown, not
+plain text), and a heading's attribute block (``{#id}``), which is no part of its title."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from ragkit.loaders.base import loader_name_for
+from ragkit.loaders.erb import render_erb
+from ragkit.loaders.markdown import MarkdownLoader
+
+PAGE = """---
+title: How to book a harbour survey
+last_reviewed_on: 2026-06-30
+---
+
+# <%= current_page.data.title %>
+
+<% if current_page.data.draft %>
+## Booking {#booking}
+
+Book the survey a month ahead. <%= partial "contact" %>
+<% end %>
+"""
+
+
+def _load(path: Path) -> tuple[str, str]:
+    (doc,) = MarkdownLoader().load(path, source=path.name)
+    return doc.text, str(doc.metadata["title"])
+
+
+def test_a_middleman_page_shows_its_title_and_text_without_tags_or_front_matter(tmp_path: Path) -> None:
+    page = tmp_path / "harbour-survey.html.md.erb"
+    page.write_text(PAGE, encoding="utf-8")
+    assert loader_name_for(page) == "markdown"
+    text, title = _load(page)
+    assert title == "How to book a harbour survey"
+    assert text.splitlines()[0] == "# How to book a harbour survey"
+    assert "## Booking\n\nBook the survey a month ahead." in text
+    assert "<%" not in text and "%>" not in text and "last_reviewed_on" not in text
+
+
+def test_quarto_and_r_markdown_are_markdown_and_heading_attributes_go(tmp_path: Path) -> None:
+    for name in ("bikes.qmd", "bikes.Rmd"):
+        page = tmp_path / name
+        page.write_text("# Bike rentals {#bike-data}\n\nDaily counts of rented bikes.\n\n"
+                        "## Notes {.unnumbered}\n\nA {#literal} brace stays.\n", encoding="utf-8")
+        assert loader_name_for(page) == "markdown"
+        text, title = _load(page)
+        assert title == "Bike rentals"
+        assert "## Notes\n" in text and "A {#literal} brace stays." in text
+
+
+def test_erb_tags_are_read_in_one_pass_and_an_unclosed_tag_is_text() -> None:
+    assert render_erb("a <% unclosed", {}) == "a <% unclosed"
+    assert render_erb("<%= current_page.data[:title] %> and <%= other %>.", {"title": "T"}) == "T and ."
+    # hostile pages: each tag is read from its "<%" to the next "%>" once (a scan per "<%" to the
+    # end of the page took seconds on the first and minutes on longer ones)
+    assert render_erb("<%" * 50_000, {}) == "<%" * 50_000
+    assert render_erb("<%a%>\n" * 50_000 + "<%= " + "x" * 100_000, {}) == "<%= " + "x" * 100_000
