@@ -187,3 +187,22 @@ def test_a_running_head_with_its_page_number_does_not_lead_the_pages_first_sente
     answer = extractive_answer("When does the Tern project run, and which organisation leads its consortium?", pages)
     assert "March 2021" in answer and "Harbour Labs" in answer and "trading risk" not in answer
 
+
+def test_a_question_whether_a_thing_is_obliged_is_answered_by_the_sentence_that_says_so() -> None:
+    """"Do I have to say …?" asks whether a thing is obliged; the sentence that says it is welcome
+    "while not required" answers it, ahead of the sentences that share more of its words."""
+    from ragkit.rag.extractive.answer_type import asks_obligation, says_obligation
+
+    page = [Passage(1, "# Generated code\n\nAuthors must review the work of a code generator in detail before they open a "
+                       "merge request or file a ticket. Always review the generated code before opening a merge request, "
+                       "including its title and description.\n\nWe expect merge request authors to explain their proposed "
+                       "changes in their own words.\n\nMention of the code generator in the merge request description is "
+                       "welcome, while not required. Be prepared to explain how the generator was used.\n\nWhether you use a "
+                       "code generator or not, the person opening a merge request is responsible for its content.",
+                    {"source": "contributing/generated-code.md"})]
+    answer = extractive_answer("Do I have to say in my merge request that a code generator wrote it?", page)
+    assert answer.startswith("Mention of the code generator in the merge request description is welcome, while not required.")
+    assert asks_obligation("Do engineers have to take part in Hack Day?") and asks_obligation("Is a review required before merging?")
+    assert not asks_obligation("Do I have a way to merge?") and not asks_obligation("What do I have to install?")
+    assert says_obligation("Participation is optional.") and says_obligation("You don't have to sign it.")
+    assert not says_obligation("The requirement is stated below.")

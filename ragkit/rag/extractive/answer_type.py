@@ -360,6 +360,32 @@ def negates(sentence: str) -> bool:
     return bool(_NEGATION.search(sentence))
 
 
+#: a yes/no question whether something is obliged: "Do I have to …?", "Must engineers …?", "Is it required …?"
+_OBLIGATION_QUESTION = re.compile(
+    r"^\W*(?:(?:do|does|did|will|would)(?:n't|\s+not)?\s+[\w\s]{1,40}?\b(?:have|need)\s+to"
+    r"|must\b|(?:is|are|was|were)(?:n't|\s+not)?\s+[\w\s]{1,40}?\b(?:required|mandatory|compulsory|obligatory|optional))\b",
+    re.IGNORECASE,
+)
+#: a sentence that says whether a thing is obliged: "Participation is optional", "… appreciated,
+#: while not required", "There is no minimum tenure required"
+_OBLIGATION = re.compile(
+    r"\b(?:optional|(?:not\s+|un)?required|mandatory|compulsory|obligatory|voluntary|need\s+not|needn't"
+    r"|(?:do|does|did)(?:n't|\s+not)\s+(?:have|need)\s+to|not\s+necessary|no\s+need)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_obligation(question: str) -> bool:
+    """Whether ``question`` asks if something is obliged ("Do engineers have to take part in …?")."""
+    return bool(_OBLIGATION_QUESTION.search(question))
+
+
+def says_obligation(sentence: str) -> bool:
+    """Whether ``sentence`` says whether something is obliged ("Participation is optional."): the
+    answer to a question that asks it, whichever way it goes."""
+    return bool(_OBLIGATION.search(sentence))
+
+
 _CONDITIONAL = re.compile(r"^\W*(?:if|when|once|unless)\b[^,?]{3,100},\s*\w", re.IGNORECASE)
 
 

@@ -152,6 +152,7 @@ from ragkit.rag.extractive.answer_type import (
     in_measure,
     negates,
     says_duration,
+    says_obligation,
     says_size,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
@@ -224,6 +225,7 @@ _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Wa
 _LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follows ("Add a remote:")
 _NAMES_THING = 1.3  # ... for one that names a thing the question does not, for "Which organisations …?"
 _NEGATES = 1.15  # ... for one that says no, for a yes/no question ("does not support", "cannot")
+_OBLIGES = 1.3  # ... for one that says whether a thing is obliged, for a question that asks it ("optional")
 _SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
 # the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
 _FUNCTION_WORDS = STOPWORDS - frozenset(
@@ -808,6 +810,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _NAMES_THING  # "Software Freedom Conservancy … and Open Collective are examples of …"
     if query.yes_no and negates(u.text):
         fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
+    if query.obliged and says_obligation(u.text):
+        fit *= _OBLIGES  # "Participation is optional." for "Do engineers have to take part …?"
     if query.counted_given and typed:
         fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
     elif query.counted == _LONG and typed and says_duration(u.text):

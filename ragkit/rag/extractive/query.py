@@ -18,6 +18,7 @@ from ragkit.rag.extractive.answer_type import (
     answer_type,
     asked_acronym,
     asks_author,
+    asks_obligation,
     asks_yes_no,
     counted_modifier,
     counted_noun,
@@ -89,6 +90,7 @@ class Query:
     counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
     counted_also: str = ""  # the noun before it, which documents may count instead ("8 defers" for "defer statements")
     yes_no: bool = False  # the question is answered by yes or no ("Can I …?", "Does X support …?")
+    obliged: bool = False  # it asks whether a thing is obliged ("Do I have to …?"): "optional" answers it
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
     instance: bool = False  # "What charset does …?": no kind, but the answer names one thing, often a literal
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
@@ -235,7 +237,7 @@ def read_question(question: str, context: str = "") -> Query:
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
         counted_also=counted_modifier(form) if kind == "number" else "",
-        yes_no=asks_yes_no(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
+        yes_no=asks_yes_no(form), obliged=asks_obligation(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
     )
 
