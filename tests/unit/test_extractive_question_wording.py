@@ -7,7 +7,7 @@ own name ("Tern" in Tern's release notes) is no name a page has to repeat to ans
 
 from __future__ import annotations
 
-from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive import REFUSAL, extractive_answer
 from ragkit.rag.extractive.answer_type import counted_noun, wants_list
 from ragkit.rag.extractive.releases import asks_release
 from ragkit.rag.passages import Passage
@@ -206,3 +206,29 @@ def test_a_question_whether_a_thing_is_obliged_is_answered_by_the_sentence_that_
     assert not asks_obligation("Do I have a way to merge?") and not asks_obligation("What do I have to install?")
     assert says_obligation("Participation is optional.") and says_obligation("You don't have to sign it.")
     assert not says_obligation("The requirement is stated below.")
+
+
+def test_a_major_version_written_with_its_v_is_a_version_and_answers_a_release_line() -> None:
+    """"Node.js v20+" is a version as "Node.js 20.1" is; "What is the oldest Deno release line …?"
+    asks for a version (the oldest of a product), which the sentence gives though it never says
+    "release line"."""
+    page = [Passage(1, "# Migrating to Kiln v4\n\n## Runtime support\n\nKiln v4 will only support Deno v2+. If you are "
+                       "using an older runtime, you will need to upgrade it to use Kiln v4.\n\n## Why Deno v2?\n\n"
+                       "Kiln v4 will only support Deno v2+ because it has a stable test runner, unlike v1.",
+                    {"source": "guides/migrating-to-v4.md"})]
+    answer = extractive_answer("What is the oldest Deno release line that Kiln v4 supports?", page)
+    assert "Deno v2+" in answer
+
+
+def test_a_number_the_statement_before_the_question_writes_need_not_be_in_the_passages() -> None:
+    """"Our proxy closes idle sockets after 45 seconds. What idle timeout does a Kiln server use by
+    default?": the 45 tells the user's case; a passage without it answers (a number the asking
+    sentence writes still scopes it: "in 2019" must be there)."""
+    page = [Passage(1, "### `idleTimeout`\n\n+ Default: `72000` (72 seconds)\n\nDefines the Kiln server's idle timeout in "
+                       "milliseconds, after which it closes a connection on its side. This option only applies when "
+                       "HTTP/1 is in use.",
+                    {"source": "reference/server.md", "heading": "Factory > idleTimeout"})]
+    answer = extractive_answer("Our proxy closes idle sockets after 45 seconds. What idle timeout does a Kiln server "
+                               "use by default, so I know which side closes first?", page)
+    assert "72000" in answer
+    assert extractive_answer("What idle timeout did a Kiln server use by default in 2019?", page) == REFUSAL

@@ -1036,7 +1036,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     if asks_columns(query.form) and not query.names - present and (columns := columns_answer(units)):
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, present)
-    if (query.numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
+    if (query.asked_numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
             or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
         # the question's year, quantity, version or name (or most of it) is in no passage
         return _refuse("the question's number, version, name or most of its words are in no passage")
@@ -1306,8 +1306,10 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     and a value of the very kind the noun names ("Python 3.10 or newer" for "What Python version …?")."""
     if not query.asked or query.howto or query.list_wanted or query.measure and in_measure(query.measure, answer):
         return False
-    if candidate.typed and (query.kind == "date" or query.asked in word_terms(query.value_kind or "")):
-        return False  # "In which year …?": "in 2015"; "What Python version …?": "Python 3.10 or newer"
+    if candidate.typed and (query.kind == "date" or query.value_kind == "version"
+                            or query.asked in word_terms(query.value_kind or "")):
+        return False  # "In which year …?": "in 2015"; "What Python version …?", "the oldest Node.js
+        # release line …?": "Python 3.10 or newer", "Node.js v20+" (a version is what either noun names)
     if query.asked in _TIME_NOUNS and says_duration(_MARKER.sub(" ", answer)):
         return False  # "How much time …?": "10-15 minutes"
     if query.asked in _SIZE_NOUNS and says_size(_MARKER.sub(" ", answer)):

@@ -86,6 +86,8 @@ class Query:
     type_noun: str = ""  # the noun a date or number question asks for ("the *total*", "which *year*"): a
     # label of the value it asks for ("TOTAL $821.14"), though no word to match elsewhere
     versions: frozenset[str] = frozenset()  # the dotted numbers the question writes ("Git 2.44"): whole
+    asked_numbers: frozenset[str] = frozenset()  # those of its numbers the asking sentence writes: a
+    # statement before it ("Our balancer drops idle connections after 60 seconds.") tells the case, which the answer need not
     numbered: frozenset[tuple[str, str]] = frozenset()  # the numbered names it writes ("Tier 2": ("tier", "2"))
     counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
     counted_also: str = ""  # the noun before it, which documents may count instead ("8 defers" for "defer statements")
@@ -235,7 +237,7 @@ def read_question(question: str, context: str = "") -> Query:
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE) or unset), said=said_words(question),
         measure=quantity_measure(form) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
-        versions=dotted_numbers(question), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
+        versions=dotted_numbers(question), asked_numbers=_numbers(_DOTTED.sub(" ", form), boosts), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
         counted_also=counted_modifier(form) if kind == "number" else "",
         yes_no=asks_yes_no(form), obliged=asks_obligation(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),

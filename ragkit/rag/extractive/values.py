@@ -49,7 +49,7 @@ _PORT = re.compile(
 )
 _PORT_WORD = re.compile(r"\bports?\b", re.IGNORECASE)
 _BARE_PORT = re.compile(r"(?<![\w.:/=-])\d{2,5}(?![\w.:/-]|\.\d)")  # not another key's "backlog=128"
-_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bversion\s+\d+\b", re.IGNORECASE)
+_VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bv\d+\b\+?(?!\.\d)|\bversion\s+\d+\b", re.IGNORECASE)
 _CODE = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"]+)\"")
 #: a name in code written without code markup: dotted, snake_case or camelCase, or an option
