@@ -220,6 +220,25 @@ def test_a_major_version_written_with_its_v_is_a_version_and_answers_a_release_l
     assert "Deno v2+" in answer
 
 
+def test_a_sentence_a_chunks_end_cuts_is_quoted_whole_from_the_next_chunk() -> None:
+    """Two chunks of a paper overlap: the first ends inside a sentence ("We need lean sensing:
+    keeping our watch with"), the next holds it whole; "How does Ada Marsh define lean sensing?"
+    names who defines it, and the answer quotes the whole definition, not the cut copy."""
+    first = ("Sensor networks already draw a tenth of the harbour's power. As a port we need to start treating "
+             "sensing as finite and precious, to be used only when necessary.\nWe need lean sensing: keeping our watch with")
+    second = ("to be used only when necessary.\nWe need lean sensing: keeping our watch with\nfewer sensors and less "
+              "power.\nI. DEFINING SENSING RESOURCES\nSensing resources are all the energy and material a reading needs.")
+    meta = {"source": "marsh-lean-sensing.pdf", "page": "1", "document_title": "Lean Sensing", "authors": "Ada Marsh"}
+    answer = extractive_answer("How does Ada Marsh define lean sensing?",
+                               [Passage(1, first, {**meta, "start": "0"}), Passage(2, second, {**meta, "start": "260"})])
+    assert "keeping our watch with fewer sensors and less power." in answer
+    from ragkit.rag.extractive.answer_type import defined_term
+
+    assert defined_term("How does Ada Marsh define lean sensing?") == "sensing"
+    assert defined_term("How does the IETF define a flow?") == "flow"
+    assert defined_term("How do I define a route?") is None and defined_term("How do we define a route?") is None
+
+
 def test_a_number_the_statement_before_the_question_writes_need_not_be_in_the_passages() -> None:
     """"Our proxy closes idle sockets after 45 seconds. What idle timeout does a Kiln server use by
     default?": the 45 tells the user's case; a passage without it answers (a number the asking
@@ -232,3 +251,31 @@ def test_a_number_the_statement_before_the_question_writes_need_not_be_in_the_pa
                                "use by default, so I know which side closes first?", page)
     assert "72000" in answer
     assert extractive_answer("What idle timeout did a Kiln server use by default in 2019?", page) == REFUSAL
+
+
+def test_how_often_is_refused_when_no_sentence_holds_a_number() -> None:
+    """"How often does my service have to rotate its keys?" asks for a number (of times, or a span
+    of time); passages that only point to where it is said ("See the key page for when you should
+    rotate …") hold none, and the answer is the refusal, not the pointer."""
+    pages = [Passage(1, "## Keys\n\nSee the key rotation page for information on when you should rotate and how to "
+                        "rotate the signing keys of your service.", {"source": "standards/keys.md"}),
+             Passage(2, "## Signing\n\nThis should be similar to how you rotate the signing keys of your service to "
+                        "confirm the effectiveness of your controls.", {"source": "standards/signing.md"})]
+    assert extractive_answer("How often does my service have to rotate its signing keys?", pages) == REFUSAL
+    pages.append(Passage(3, "## Rotation\n\nRotate the signing keys of your service every 90 days.", {"source": "standards/rotation.md"}))
+    assert "every 90 days" in extractive_answer("How often does my service have to rotate its signing keys?", pages)
+
+
+def test_who_wrote_a_chapter_is_answered_by_the_chapter_named_not_by_another_chapters_writer() -> None:
+    """"Who wrote the guide's chapter on harbour currents?": "chapter" names the relation asked
+    about, as "paper" does; the acknowledgement that names the chapter asked for answers, though it
+    says "contributed", not the one of another chapter that says "wrote"."""
+    ack = Passage(1, "# Acknowledgements\n\nA big thank you goes out to all the guest authors.\nI was surprised to "
+                     "learn that people wanted to contribute to the guide.\nAda Quill and Ben Ruiz wrote the chapter "
+                     "about Tide Tables.\nAnd Cy Ng greatly improved the chapter on Mooring Loads.\nTom Reed "
+                     "contributed the chapter on Harbour Currents.", {"source": "acknowledgements.md"})
+    currents = Passage(2, "## Other current models\n\nHarbour current models have attracted attention in recent years, "
+                          "and many new methods for harbour currents were inspired by tide gauges.",
+                       {"source": "harbour-currents.md"})
+    answer = extractive_answer("Who wrote the guide's chapter on harbour currents?", [currents, ack])
+    assert answer.startswith("Tom Reed contributed the chapter on Harbour Currents.")

@@ -194,11 +194,12 @@ _ORDERED = re.compile(r"\b(?:steps?|stages|phases|order|procedure|method|sequenc
 #: who defines a term in a definition question: the document, not the asker ("How do I define a route?")
 _DEFINER = (r"(?:(?:the|this|that|its)\s+)?(?:book|author|authors|guide|paper|document|chapter|text|spec|specification|"
             r"standard|docs|documentation|manual|handbook|glossary|article|policy|tutorial|course|charter)")
+_NAMED = r"(?:the\s+)?(?-i:(?!I\b)[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,3})"  # who defines it, by name ("Wim Vanderbauwhede", "IETF")
 _DEFINITION = re.compile(
     # "What is the definition of a monoid?", "How does the book define a pure function?", "How is a
     # monoid defined?", "What does the author mean by purity?"
     r"^\W*what(?:\s+is|['’]s)\s+the\s+definition\s+of\s+(?:(?:a|an|the)\s+)?(?P<definition>[\w\s-]{2,40}?)\s*\??$"
-    rf"|^\W*how\s+(?:does|do|did)\s+{_DEFINER}\s+define\s+(?:(?:a|an|the)\s+)?(?P<defined>[\w\s-]{{2,40}}?)\s*\??$"
+    rf"|^\W*how\s+(?:does|do|did)\s+(?:{_DEFINER}|{_NAMED})\s+define\s+(?:(?:a|an|the)\s+)?(?P<defined>[\w\s-]{{2,40}}?)\s*\??$"
     r"|^\W*how\s+(?:is|are)\s+(?:(?:a|an|the)\s+)?(?P<passive>[\w\s-]{2,40}?)\s+defined\b"
     rf"|^\W*what\s+(?:does|do)\s+{_DEFINER}\s+mean\s+by\s+(?:(?:a|an|the)\s+)?(?P<meant>[\w\s-]{{2,40}}?)\s*\??$"
     r"|^\W*what\s+(?:is|are)\s+(?:(?:a|an|the)\s+)?(?P<term>[\w\s-]{2,40}?)\s*\??$"
@@ -239,6 +240,7 @@ def defines(term: str, sentence: str) -> bool:
     return bool(
         re.search(rf"\b{t}s?\s+(?:is|are|means|refers to)\b|\b{t}s?,?\s+(?:which|that)\s+\w+", sentence, re.IGNORECASE)
         or re.match(rf"^\W*(?:\d+\.\s*)?{t}s?\s*:", sentence, re.IGNORECASE)
+        or re.search(rf"\b{t}s?:\s+[a-z]", sentence, re.IGNORECASE)  # "We need frugal computing: achieving our aims …"
     )
 
 
@@ -249,7 +251,7 @@ _AUTHORSHIP = re.compile(
 )
 #: words that name the relation an authorship question asks about, not its subject
 AUTHORSHIP_WORDS = frozenset(
-    "wrote written write writes authored author authors coauthored paper papers article book report document "
+    "wrote written write writes authored author authors coauthored paper papers article book chapter report document "
     "proposal proposals rfc "
     "first lead main last senior".split()
 )
@@ -614,6 +616,11 @@ _FREQUENCY = re.compile(
     r"yearly|every\s+(?:other\s+|\w+\s+)?(?:second|minute|hour|day|night|week|fortnight|month|quarter|year|sprint|"
     r"release)s?|(?:once|twice|\w+\s+times)\s+(?:a|an|per|every)\s+\w+)\b", re.IGNORECASE)
 _HOW_OFTEN = re.compile(r"\bhow\s+often\b|\bhow\s+frequently\b|\bat\s+what\s+(?:interval|frequency)\b", re.IGNORECASE)
+
+
+def asks_frequency(question: str) -> bool:
+    """Whether ``question`` asks how often ("How often must …?", "At what interval …?")."""
+    return bool(_HOW_OFTEN.search(question))
 
 
 def gives_frequency(question: str, sentence: str) -> bool:

@@ -139,6 +139,7 @@ from ragkit.rag.extractive.answer_type import (
     NAMING_KINDS,
     asks_columns,
     asks_conditional,
+    asks_frequency,
     asks_mechanism,
     asks_replacement,
     asks_why,
@@ -394,7 +395,34 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
                               pos == signature, lead=_list_lead(raw, pos), term=term))
-    return _standings(units)
+    return _standings(_whole_cut_ends(units))
+
+
+def _whole_cut_ends(units: list[Unit]) -> list[Unit]:
+    """The units, the sentence a passage ends on read whole when the chunk's end cuts it ("We need
+    frugal computing: achieving our aims with") and another retrieved passage of the same file,
+    the next chunk, holds it whole ("… achieving our aims with less energy and material."): quoted,
+    the cut copy stops short of what it says. It keeps its own passage's place and neighbours."""
+    last: dict[int, Unit] = {}
+    for u in units:
+        if u.kind == "prose" and (u.rank not in last or u.position > last[u.rank].position):
+            last[u.rank] = u
+    cut = {id(u) for u in last.values() if u.text.rstrip()[-1:] not in _SENTENCE_ENDS}
+    if not cut:
+        return units
+    prose = [u for u in units if u.kind == "prose"]
+
+    def whole(u: Unit) -> Unit:
+        for v in prose:
+            if (v.source == u.source and v.rank != u.rank and len(v.text) > len(u.text)
+                    and v.text.startswith(u.text) and v.text[len(u.text)].isspace()):
+                return replace(u, text=v.text)
+        return u
+
+    return [whole(u) if id(u) in cut else u for u in units]
+
+
+_SENTENCE_ENDS = frozenset(".!?:;)\"'`”’")
 
 
 def _is_title_line(text: str, title: list[str]) -> bool:
@@ -1073,6 +1101,8 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         refused = "no sentence shares enough of the question (or says its names)"
     elif query.kind and missing >= _OFF_TOPIC and not any(c.typed for c in candidates):
         refused = f"no candidate holds a {query.kind}, and words of the question are missing"
+    elif query.kind == "number" and asks_frequency(query.form) and all(_off_kind(c, query) for c in candidates):
+        refused = "how often is asked and no candidate says a number or a frequency"  # a pointer to where it is said
     elif query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
         typed = _close_typed(candidates, query, refusing=True)
