@@ -1,7 +1,7 @@
 """A document's authors as its text or front matter states them: YAML front matter ``author:`` or
 ``authors:`` (a name, a list of names, or mappings with a ``name``), else a field line among the
 first lines of the text, before its first section ("* **Author**: Kirill Rakhman", "Authors: Ada
-Quill, Tom Reed"), as design proposals, RFCs and reports head their text. The names are read as
+Quill, Tom Reed", a book chapter's "*Author: Fangzhou Li*" in italics), as design proposals, RFCs and reports head their text. The names are read as
 written, without e-mail addresses and with a link's text for the link (``[Ada](https://…)`` is
 "Ada"); a proposal's later "Authors:" list of contributors is not its byline."""
 
@@ -18,7 +18,7 @@ MAX_CHARS = 300
 HEAD_CHARS = 8192
 
 _FIELD = re.compile(
-    r"^ {0,3}(?:[-*+][ \t]+)?(?:\*\*|__)?(?:Authors?|Written by)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(?P<names>\S.*)$",
+    r"^ {0,3}(?:[-*+][ \t]+)?(?:\*\*|__|[*_](?=\w))?(?:Authors?|Written by)(?:\*\*|__)?[ \t]*:[ \t]*(?:\*\*|__)?[ \t]*(?P<names>\S.*)$",
     re.IGNORECASE,
 )
 #: a second-level heading, an underline or a code fence: the text has begun
@@ -48,7 +48,7 @@ def field_authors(body: str) -> str | None:
 
 
 def _clean(names: str) -> str | None:
-    names = _EMAIL.sub("", _LINK.sub(r"\1", names)).replace("**", "").replace("__", "").strip(" \t,;")
+    names = _EMAIL.sub("", _LINK.sub(r"\1", names)).replace("**", "").replace("__", "").strip(" \t,;*_")
     return names if names and len(names) <= MAX_CHARS else None
 
 

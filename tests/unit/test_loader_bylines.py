@@ -39,6 +39,15 @@ def test_an_author_field_under_the_title_is_the_documents_byline(tmp_path: Path)
         == "Ada Quill, Tom Reed"
 
 
+def test_an_author_field_in_italics_is_the_chapters_byline(tmp_path: Path) -> None:
+    """A book's guest chapter opens "*Author: Ada Quill @ Harbour College*" under its title (a
+    Quarto chapter): the names are its byline; an italic sentence that starts alike is not."""
+    chapter = "# Harbour Currents {#currents}\n\n*Author: Ada Quill @ Harbour College*\n\nCurrents move sand.\n"
+    assert _load(tmp_path, "currents.qmd", chapter)["authors"] == "Ada Quill @ Harbour College"
+    assert field_authors("# Tides\n\n_Authors: Ada Quill, Tom Reed_\n") == "Ada Quill, Tom Reed"
+    assert field_authors("# Tides\n\n*Authorised readers only.*\n") is None
+
+
 def test_front_matter_authors_are_the_byline(tmp_path: Path) -> None:
     meta = _load(tmp_path, "rfc.md", "---\nauthor: Ines Varga (@ivarga)\n---\n\n# Buoy naming\n\nText.\n")
     assert meta["authors"] == "Ines Varga (@ivarga)"
