@@ -59,8 +59,9 @@ class MarkdownLoader(Loader):
     #: 4: ``authors`` from front matter or an "Author:" field under the title; 5: a tag that one
     #: line opens and the next closes (``<span`` / ``name="ip">``), and ``<aside>``, ``<header>`` …;
     #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored; 7: a
-    #: heading's attribute block left out, ERB tags filled or taken out; 8: an "Author:" field in italics read
-    version = 8
+    #: heading's attribute block left out, ERB tags filled or taken out; 8: an "Author:" field in italics read;
+    #: 9: read again so that the Markdown splitter's joining of a run of empty headings applies
+    version = 9
 
     include_marker = "{{#"
 

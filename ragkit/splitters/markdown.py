@@ -7,7 +7,7 @@ sections and every chunk's metadata carries the heading path: ``headings`` (e.g.
 (``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
 headings (underlined with ``===``/``---``) are not recognised. A heading is not a chunk of its
 own: a heading with nothing under it opens the section that follows it ("# Chapter 22" then "##
-Scheme: An Uncommon Lisp" are one section, with the second's path), and when a section's text
+Scheme: An Uncommon Lisp" are one section, with the second's path; so does a run of them), and when a section's text
 after its heading does not fit beside it, that text is split with the heading's room kept free
 and the heading opens its first chunk.
 
@@ -132,8 +132,9 @@ def _heading_lines(text: str) -> bool:
 
 
 def _heading_only(text: str) -> bool:
-    """Whether a section's text is its heading line and nothing else."""
-    return len(text.strip().splitlines()) <= 1
+    """Whether a section's text is heading lines and nothing else: its heading, or a run of
+    headings with nothing under them ("# Fastify", "## Logging" over "### Enable Logging")."""
+    return all(not line.strip() or HEADING_LINE.match(line) for line in text.strip().splitlines())
 
 
 @splitters.register("markdown")

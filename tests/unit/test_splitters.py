@@ -321,6 +321,10 @@ def test_markdown_heading_with_nothing_under_it_opens_the_next_section() -> None
     # headings of one level with nothing between them too; a last heading alone stays a section
     flat = "# A\n\n# B\ntext\n# C\n"
     assert [flat[s.start:s.end] for s in sections(flat)] == ["# A\n\n# B\ntext\n", "# C\n"]
+    # a run of them: a page's title over its first section's title over the text
+    chained = "# Fastlane\n\n## Logging\n\n### Enable logging\nLogging is off by default.\n\n### Levels\nInfo.\n"
+    assert [chained[s.start:s.end] for s in sections(chained)] == [
+        "# Fastlane\n\n## Logging\n\n### Enable logging\nLogging is off by default.\n\n", "### Levels\nInfo.\n"]
 
 
 def test_markdown_crlf_and_indented_headings() -> None:
