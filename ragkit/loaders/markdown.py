@@ -36,6 +36,14 @@ _H1 = re.compile(r"^#[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 _HEADING = re.compile(r"^#{1,6}[ \t][^\n]*$", re.MULTILINE)
 
 
+def _stem(path: Path) -> str:
+    """The file's name without its extension; a Middleman page's without both (``setup.html.md.erb``
+    is ``setup``), a release's keeps its dots (``2.44.0.md`` is ``2.44.0``)."""
+    if path.name.lower().endswith(ERB_SUFFIX):
+        return Path(path.name[: -len(ERB_SUFFIX)]).stem
+    return path.stem
+
+
 def _without_attributes(match: re.Match[str]) -> str:
     """A heading line without its attribute block, Pandoc's and kramdown's (``## Bike rentals
     {#bike-data}``, ``{.unnumbered}``)."""
@@ -85,7 +93,7 @@ class MarkdownLoader(Loader):
         title = front.get("title") if isinstance(front.get("title"), str) else None
         if not title:
             match = _H1.search(body)
-            title = match.group(1).strip() if match else path.name.split(".")[0]
+            title = match.group(1).strip() if match else _stem(path)
         authors = front_matter_authors(front) or field_authors(body)
         return iter([Document(text=body, metadata=self._metadata(source, title=title, authors=authors))])
 

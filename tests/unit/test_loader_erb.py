@@ -41,6 +41,15 @@ def test_a_middleman_page_shows_its_title_and_text_without_tags_or_front_matter(
     assert "<%" not in text and "%>" not in text and "last_reviewed_on" not in text
 
 
+def test_a_page_without_a_title_is_named_by_its_file(tmp_path: Path) -> None:
+    """With no front-matter title and no ``#`` heading, a Middleman page is named without its
+    three extensions, and a release's notes keep the dots of their version."""
+    (tmp_path / "dns-hosting.html.md.erb").write_text("Host internal tools under one domain.\n", encoding="utf-8")
+    (tmp_path / "2.44.0.md").write_text("Adds git replay.\n", encoding="utf-8")
+    assert _load(tmp_path / "dns-hosting.html.md.erb")[1] == "dns-hosting"
+    assert _load(tmp_path / "2.44.0.md")[1] == "2.44.0"
+
+
 def test_quarto_and_r_markdown_are_markdown_and_heading_attributes_go(tmp_path: Path) -> None:
     for name in ("bikes.qmd", "bikes.Rmd"):
         page = tmp_path / name

@@ -428,8 +428,8 @@ _SENTENCE_ENDS = frozenset(".!?:;)\"'`”’")
 def _is_title_line(text: str, title: list[str]) -> bool:
     """Whether a line of prose is the document's title (``title``: its words, lower-cased), or its
     first words as a PDF's first page breaks it ("SOfIoTS: Ontological Framework, Demonstration
-    Outcomes, and Recommendations for Further" of a report so titled): no sentence of the document,
-    nor a form's "SOfIoTS:" field."""
+    Outcomes, and Recommendations for Further" of a report so titled), or a running head, the title
+    with the page's number at either end: no sentence of the document, nor a form's "SOfIoTS:" field."""
     first = WORD.search(text)
     if not title or first is None or first.group().lower() != title[0] and not _PAGE_NUMBER.fullmatch(first.group()):
         return False  # most lines: told apart by their first word, before reading them whole
