@@ -344,3 +344,33 @@ def test_a_question_about_funding_wants_an_amount_of_money() -> None:
     funded = _passage("lantern.pdf", "Acknowledgements",
                       "The Lantern project received EU funding of €2,400,000 under grant agreement No. 871525.")
     assert "€2,400,000" in extractive_answer(question, funded)
+
+
+def test_how_often_is_answered_by_a_frequency_on_a_basis() -> None:
+    """"on an annual basis" says how often, as "annually" does (before, the section's other
+    sentence, which shares more of the question's words, was the answer)."""
+    drills = [Passage(1, "## Flood drills\n\nFlood drill training: your drill is flood response training for the "
+                         "harbour crew, and the drill notes are its record.\n\nRunning flood drills on an annual basis "
+                         "at the very least is a good idea.",
+                      {"source": "flood-drills.md", "heading": "Flood drills", "start": "0"})]
+    answer = extractive_answer("How often should the harbour crew run flood drills at the very least?", drills,
+                               max_sentences=1)
+    assert "annual basis" in answer
+
+
+def test_how_quickly_and_how_soon_ask_a_length_of_time() -> None:
+    """"How quickly …?" and "How soon …?" are answered by a length of time as "How long …?" is
+    ("within 2 working days"); "immediately" is one too (before, "How quickly" counted nothing and
+    the longer sentence on the same subject won)."""
+    assert counted_noun("How quickly am I expected to look at it?") == counted_noun("How long is it?") == "long"
+    assert counted_noun("How soon does it return?") == "long"
+    manifests = [Passage(1, "#### Checkers and clerks\n\n**Request a check** from at least one crew member. This should "
+                            "be someone who has context around the cargo that was loaded, experience with the vessel "
+                            "being cleared, and/or knowledge of the customs forms in use.\n\nRequested checks are "
+                            "appreciated within 2 working days. If that's not possible, set expectations with the "
+                            "skipper.\n\n**Assign** a single clerk to the manifest.",
+                         {"source": "manifest-workflow.md", "heading": "Checkers and clerks", "start": "0"})]
+    answer = extractive_answer("Someone asked me to check their manifest. How quickly am I expected to get to it?",
+                               manifests, max_sentences=1)
+    assert "2 working days" in answer
+

@@ -481,18 +481,21 @@ _RATE_WORDS = frozenset("per each every fewer times".split())  # "100 samples pe
 _COUNT_GAP = 2  # words allowed between a number and the noun it counts ("6 identical layers", "8 million documents")
 
 
-_HOW_ADJECTIVE = re.compile(r"\bhow\s+(long|old|tall|high|deep|wide|far|big|large|heavy)\b", re.IGNORECASE)
+_HOW_ADJECTIVE = re.compile(r"\bhow\s+(long|old|tall|high|deep|wide|far|big|large|heavy|soon|quickly)\b", re.IGNORECASE)
+#: adverbs that ask for a length of time as "how long" does ("How soon must I reply?": "within 1 business day")
+_AS_LONG = frozenset({"soon", "quickly"})
 
 
 def counted_noun(question: str) -> str:
     """The stem of the noun a "how many" question counts ("How many parallel attention *heads*
     does it use?" -> "head"): the last word of the phrase after "how many", or its first plural
     that a word other than a plural follows ("How many pull *requests* went into …?"); for "how long", "how
-    old" and the like, the adjective a measure ends with ("1 week *long*", "10 years *old*"); ""
+    old" and the like, the adjective a measure ends with ("1 week *long*", "10 years *old*"), and "long"
+    for "how soon" and "how quickly", which ask a length of time too; ""
     for other questions."""
     adjective = _HOW_ADJECTIVE.search(question)
     if adjective:
-        return stem(adjective.group(1))
+        return "long" if adjective.group(1).lower() in _AS_LONG else stem(adjective.group(1))
     match = _HOW_MANY.search(question) or _HOW_MUCH.search(question)
     words, cut = _counted_phrase(match)
     return stem(words[cut]) if words else ""
@@ -582,9 +585,10 @@ def counts_other(noun: str, sentence: str) -> bool:
 #: what "When do new employees have reviews?" is answered with, though it names no date
 _UNITS_OF_TIME = r"\b\d+(?:\.\d+)?(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"
 _TIME_POINT = re.compile(_UNITS_OF_TIME.format(kind=""), re.IGNORECASE)
-#: a length of time said in words, which answers "how long" as a number does ("wait a week")
+#: a length of time said in words, which answers "how long" as a number does ("wait a week"), or none
+#: ("returns immediately", for "How soon …?")
 _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
-                            r"fortnight|month|quarter|year|decade)s?\b", re.IGNORECASE)
+                            r"fortnight|month|quarter|year|decade)s?\b|\bimmediately\b", re.IGNORECASE)
 
 
 #: a number of units of time, perhaps of a kind ("3.7 hours", "a 7-calendar-day period", "5 business days")
@@ -610,11 +614,13 @@ def says_size(sentence: str) -> bool:
     return bool(_SIZE.search(sentence))
 
 
-#: how often something happens, said in words ("quarterly review", "every two weeks", "twice a year")
+#: how often something happens, said in words ("quarterly review", "every two weeks", "twice a year",
+#: "on an annual basis")
 _FREQUENCY = re.compile(
     r"\b(?:hourly|daily|nightly|weekly|fortnightly|bi-?weekly|monthly|bi-?monthly|quarterly|semi-?annually|annually|"
     r"yearly|every\s+(?:other\s+|\w+\s+)?(?:second|minute|hour|day|night|week|fortnight|month|quarter|year|sprint|"
-    r"release)s?|(?:once|twice|\w+\s+times)\s+(?:a|an|per|every)\s+\w+)\b", re.IGNORECASE)
+    r"release)s?|(?:once|twice|\w+\s+times)\s+(?:a|an|per|every)\s+\w+|"
+    r"on\s+an?\s+(?:annual|yearly|quarterly|monthly|weekly|daily|nightly|hourly)\s+basis)\b", re.IGNORECASE)
 _HOW_OFTEN = re.compile(r"\bhow\s+often\b|\bhow\s+frequently\b|\bat\s+what\s+(?:interval|frequency)\b", re.IGNORECASE)
 
 
