@@ -374,3 +374,23 @@ def test_how_quickly_and_how_soon_ask_a_length_of_time() -> None:
                                manifests, max_sentences=1)
     assert "2 working days" in answer
 
+
+def test_an_identifier_joining_the_questions_words_is_the_name_asked_for() -> None:
+    """"Which environment variable …?" is answered by HARBOURCTL_TIDE_ALERTS though each of its
+    words is the question's: the question writes them apart, never as the identifier (before,
+    the sentence held "no value" and the answer was refused)."""
+    text = ("# Forcing tide alerts on or off\n\nHarbourctl decides whether the radio understands tide alerts by "
+            "walking the list of known radio models. That guess can be wrong for a radio not on the list.\n\n"
+            "The HARBOURCTL_TIDE_ALERTS environment variable now states the answer outright and skips the detection "
+            "entirely.\n\nAccepted values are 1 and 0.")
+    forcing = [Passage(1, text, {"source": "tide-alerts-force.rst", "heading": "Forcing tide alerts on or off",
+                                 "start": "0"})]
+    answer = extractive_answer("Which environment variable lets me tell Harbourctl outright whether my radio supports "
+                               "tide alerts, instead of letting it guess?", forcing, max_sentences=1)
+    assert "HARBOURCTL_TIDE_ALERTS" in answer
+    from ragkit.rag.extractive.values import holds_value
+
+    # the question that writes the identifier whole asks about it: the identifier is no answer
+    assert not holds_value("name", "SESSION_COOKIE_NAME: the name of the cookie.",
+                           frozenset({"session_cookie_name", "what", "does", "set"}))
+    assert holds_value("name", "SESSION_COOKIE_NAME: the name of the cookie.", frozenset({"session", "cookie", "name"}))

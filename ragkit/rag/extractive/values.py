@@ -203,6 +203,17 @@ def value_question(question: str) -> tuple[bool, str | None]:
 _DOTTED = re.compile(r"v?\d+(?:\.\d+)+", re.IGNORECASE)  # a release, with its "v" or not
 
 
+def _joins(literal: str, question_words: frozenset[str]) -> bool:
+    """Whether ``literal`` is a snake_case identifier that joins two or more of the question's
+    words, which the question writes apart and never as it ("IPYTHON_KITTY_GRAPHICS" for "Which
+    environment variable tells IPython whether my terminal supports kitty graphics?"): a name asked
+    for. A file's name ("counts.json" for "… row counts into a JSON file") is not one."""
+    words = [w.lower() for w in WORD.findall(literal)]
+    joined = "_".join(words)
+    return (len(words) > 1 and "_" in literal and bool(re.fullmatch(r"\w+", literal))
+            and not any(joined in w.replace(".", "_").replace("-", "_") for w in question_words))
+
+
 def _new(literal: str, question_words: frozenset[str]) -> bool:
     """Whether ``literal`` says something the question does not. ``question_words`` holds the
     question's words and its identifiers whole (``session_cookie_name``): a literal made of the
@@ -240,7 +251,7 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     if kind == "name":  # an identifier: `code`, init.defaultBranch, validate_default, defineAsyncComponent, --dry-run
         names = [m.group(1) for m in _CODE.finditer(sentence) if not _NUMERIC.fullmatch(m.group(1))]
         names += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)] + _IDENTIFIER.findall(sentence)
-        return any(_new(name, question_words) for name in names)
+        return any(_new(name, question_words) or _joins(name, question_words) for name in names)
     literals = [m.group(1) for m in _CODE.finditer(sentence)]
     literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
     literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
