@@ -231,13 +231,17 @@ def _context(u: Unit, units: Sequence[Unit], quoted: set[int], why: bool, person
 def _completion(u: Unit, units: Sequence[Unit]) -> str:
     """The lines that complete a sentence ending with a colon ("for the following project:" and
     "KEN SARGENT HOUSE", "GRANDE PRAIRIE, ALBERTA"): the short prose, heading or row units right
-    after it in its passage (value lines, or one sentence), joined with "; "; "" for any other sentence (a list or a code block
-    after the colon is quoted whole elsewhere)."""
+    after it in its passage (value lines, or one sentence), joined with "; ", or the next paragraph
+    whole when it goes on in lower case (the sentence's end, set apart as a quotation); "" for any
+    other sentence (a list or a code block after the colon is quoted whole elsewhere)."""
     if not u.text.rstrip().endswith(":") or u.leads_code or u.leads_list or u.kind == "code":
         return ""
     last = u.position + len(u.run or (u.text,)) - 1  # after the last sentence of a joined run
     after = sorted((v for v in passage_of(units, u) if v.position > last), key=lambda v: v.position)
     lines: list[str] = []
+    if after and after[0].kind == "prose" and after[0].text[:1].islower() and after[0].block is not u.block:
+        return after[0].text  # the rest of the sentence in a paragraph (or a quotation) of its own: "where
+        # the traffic is:" and "> in aggregate, for more than 1 minute, over 1 Gbps …", however long
     for v in after[:_COMPLETING_LINES]:
         if v.kind not in ("prose", "heading", "row") or len(v.text.split()) > _COMPLETING_WORDS:
             break

@@ -585,7 +585,9 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
 
 #: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the
 #: retriever's exact-match side ranks a passage that holds it high when any document does
-_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")  # the whole of a token
+# the whole of a token: an acronym ("HTTP/3"), an upper-case code of hyphenated parts ("DNS-PERSIST-01"), a code in
+# lower case with a digit ("h2c")
+_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*|(?:-[A-Z0-9]+)+)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")
 _TOKEN = re.compile(r"[A-Z][A-Z0-9]+/\d[\d.]*|[\w.-]+")  # "HTTP/3" is one
 _SQUASH = re.compile(r"[^a-z0-9]+")
 
@@ -1323,6 +1325,9 @@ _NUMBER_ALONE = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*(?![\w.])")  # a number a
 
 #: nouns that name one thing, as reference docs use them in turn: a call's "arguments" are its "parameters"
 _ALIKE = {noun: alike for alike in [(stem("argument"), stem("parameter"))] for noun in alike}
+#: nouns for what identifies a thing: "What is the advisory *ID* …?" is answered by the identifier
+#: itself ("GHSA-8rvj-mm4h-c258"), as a "Which …?" question is by a name, whether or not it says "ID"
+_IDENTIFYING = frozenset(stem(w) for w in ("id", "identifier", "code"))
 
 
 def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
@@ -1352,7 +1357,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
     if any(_says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):
         return False
-    return not (query.which and _names_thing(said, query))
+    return not ((query.which or query.asked in _IDENTIFYING) and _names_thing(said, query))
 
 
 def _names_any(u: Unit, query: Query) -> bool:

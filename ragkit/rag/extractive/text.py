@@ -41,6 +41,7 @@ WHICH_OPENING = r"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|whic
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 _SENT_SPLIT = re.compile(r"(?<=[.!?])[\"')\]*_]*\s+(?=[A-Z0-9\"'(\[`*_])")
 _SUFFIXES = (
+    ("ationary", ""),  # the adjective of a noun in -ation: "probationary period" for "on probation"
     ("ational", "ate"),
     ("ations", ""),
     ("ation", ""),
