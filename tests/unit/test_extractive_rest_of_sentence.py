@@ -65,3 +65,14 @@ def test_a_hyphenated_code_no_passage_writes_is_refused() -> None:
                              notes) == REFUSAL
     assert "0.16" in extractive_answer("Which tide bot release stopped generating TLS-ALPN-01 challenges?", notes)
 
+
+def test_an_identifier_the_question_does_not_write_whole_is_no_restatement() -> None:
+    """"renamed to harbour.tides" says what "What was the harbour.tide subpackage renamed to?"
+    asks, though its words stem as the question's (before, it was left out as adding nothing to
+    the question, and the answer refused)."""
+    text = ("## API Changes\n\n- The harbour.tide subpackage has been renamed to harbour.tides.\n"
+            "- Some gauges returned values in feet; they now return metres.\n\n## Deprecations\n\n"
+            "- tides.gauge_filter has been renamed tides.gauge\n- tides.moon_filter has been renamed tides.moon")
+    answer = extractive_answer("What was the harbour.tide subpackage renamed to?",
+                               _passage("release_0.11.rst", "API Changes", text))
+    assert "renamed to harbour.tides" in answer

@@ -194,6 +194,7 @@ from ragkit.rag.extractive.values import (
     named_heading,
     names_literal,
     serves_address,
+    writes_new_identifier,
 )
 from ragkit.rag.passages import Passage
 
@@ -670,9 +671,10 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         return None  # about none of the question's words (a byline: about the document they are in,
         # whose title may be the line before it: "Title: Harbour Tales", "Author: Marta Quell")
     if (not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value")
-            and not u.leads_list):
+            and not u.leads_list and not writes_new_identifier(u.text, query.said)):
         return None  # adds nothing beyond the question (a description line adds the command after it,
-        # "Default: '/'" its value, "The available convertors are:" and "What is in a new hire gift:" their list)
+        # "Default: '/'" its value, "The available convertors are:" and "What is in a new hire gift:" their list,
+        # "… renamed to skimage.filters" the identifier the question's "skimage.filter" became)
     coverage = (
         sum(weight[t] for t in hits)
         + _SECTION * sum(weight[t] for t in section_hits)

@@ -177,6 +177,13 @@ def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
     return any(_new(lit, question_words) for lit in literals)
 
 
+def writes_new_identifier(sentence: str, question_words: frozenset[str]) -> bool:
+    """Whether ``sentence`` writes an identifier (dotted, snake_case, camelCase or an option)
+    that the question does not write whole: "renamed to skimage.filters" for "What was the
+    skimage.filter subpackage renamed to?", though its words are the question's."""
+    return any(name.lower() not in question_words for name in _IDENTIFIER.findall(sentence))
+
+
 #: the oldest (newest, minimum, …) of a product it names asks for its version: "What is the oldest
 #: Python it works with?" (not "Who was the oldest …?", nor "the highest score", no name)
 _OLDEST_OF_PRODUCT = re.compile(
