@@ -47,9 +47,25 @@ def field_authors(body: str) -> str | None:
     return None
 
 
+#: a person's name as a title slide writes it: two to four capitalised words ("Jane Doe", "Robert W. Clowes")
+_PERSON = r"[A-Z][\w'’-]*\.?(?:\s+[A-Z][\w'’-]*\.?){1,3}"
+#: a line of such names alone, joined by commas, "&" or "and" ("Saif ElSherei & Ian Kronquist")
+_NAMES_LINE = re.compile(rf"{_PERSON}(?:\s*(?:,|&|\band\b)\s*{_PERSON}){{0,5}}")
+#: a handle or a note in brackets after a name ("Saif ElSherei (0x5A1F)"): not part of it
+_BRACKETED = re.compile(r"\s*[(\[][^()\[\]]{1,40}[)\]]")
+
+
+def names_line(text: str) -> str | None:
+    """The people a line names when it names nothing else, as a title slide's line under its title
+    does ("Jane Doe", "Saif ElSherei (0x5A1F) & Ian Kronquist": the bracketed handle left out), or
+    None (a sentence, a date, a subtitle with a digit or in lower case)."""
+    line = " ".join(_BRACKETED.sub("", text).split())
+    return line if len(line) <= 120 and _NAMES_LINE.fullmatch(line) else None
+
+
 def _clean(names: str) -> str | None:
     names = _EMAIL.sub("", _LINK.sub(r"\1", names)).replace("**", "").replace("__", "").strip(" \t,;*_")
     return names if names and len(names) <= MAX_CHARS else None
 
 
-__all__ = ["FIELD_LINES", "HEAD_CHARS", "MAX_CHARS", "field_authors", "front_matter_authors"]
+__all__ = ["FIELD_LINES", "HEAD_CHARS", "MAX_CHARS", "field_authors", "front_matter_authors", "names_line"]

@@ -5,6 +5,8 @@ the text of its shapes in reading order (groups opened) and its speaker notes af
 Each table row is a document of its own (``ragkit.loaders.table_rows``: ``table: NAME`` and
 ``column: value`` lines, metadata ``table`` and ``row``), named after the slide's title. ``page``
 is the slide number; a slide without any text is left out. ``title``: the presentation's core title, else the first slide's title, else the file stem.
+``authors``: the names on the first slide's line under its title, when that line holds names alone
+(``bylines.names_line``: "Jane Doe", "Saif ElSherei & Ian Kronquist").
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, strip_encoded_data
+from ragkit.loaders.bylines import names_line
 from ragkit.loaders.office_binary import old_binary_loader
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.loaders.zipcheck import ZipFormat
@@ -31,7 +34,8 @@ class PptxLoader(Loader):
 
     name = "pptx"
     mime = "application/vnd.openxmlformats-officedocument.presentationml.presentation"
-    version = 2  # 2: a table of words has its first row as header (``table_rows.split_header``)
+    # 2: a table of words has its first row as header (``table_rows.split_header``); 3: the title slide's byline
+    version = 3
     checks_zip = True
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
@@ -40,10 +44,13 @@ class PptxLoader(Loader):
         deck = PPTX.open(path, self.limits, lambda pptx: pptx.Presentation(str(path)))
         slides: list[tuple[int, str | None, str]] = []
         tables: list[tuple[int, str, Grid]] = []  # (slide, table name, grid)
+        byline = None  # the names under the first slide's title ("Sample Title Slide", "Jane Doe")
         for number, slide in enumerate(deck.slides, start=1):
             heading = _slide_title(slide)
             grids: list[Grid] = []
             blocks = [t for t in _shape_texts(slide.shapes, grids, skip=_title_shape(slide)) if t]
+            if number == 1 and heading and blocks:
+                byline = names_line(blocks[0].strip().split("\n", 1)[0])
             notes = _notes(slide)
             if notes:
                 blocks.append(f"Notes: {notes}")
@@ -57,10 +64,12 @@ class PptxLoader(Loader):
             raise LoaderError(f"{path}: the presentation has no text on any of its {len(deck.slides)} slide(s)",
                               path=str(path), reason="empty file")
         title = (deck.core_properties.title or "").strip() or next((h for _, h, _ in slides if h), None) or path.stem
-        docs = [Document(text=text, metadata=self._metadata(source, title=title, page=number, markup="markdown"))
+        docs = [Document(text=text, metadata=self._metadata(source, title=title, authors=byline, page=number,
+                                                            markup="markdown"))
                 for number, _, text in slides]
         for number, name, grid in tables:
-            docs += [Document(text=text, metadata=self._metadata(source, title=title, page=number, table=name, row=row))
+            docs += [Document(text=text, metadata=self._metadata(source, title=title, authors=byline, page=number,
+                                                                 table=name, row=row))
                      for row, text in grid_rows(grid, name)]
         docs.sort(key=lambda d: d.metadata["page"])  # stable: a slide's text, then its tables' rows
         return iter(docs)

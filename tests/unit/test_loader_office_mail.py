@@ -64,6 +64,32 @@ def test_each_slide_is_a_document_with_its_notes(tmp_path: Path) -> None:
     assert chunks[0].metadata["heading"] == "Ships per port" and chunks[0].metadata["page"] == 2
 
 
+def test_the_names_under_the_title_slides_title_are_the_decks_byline(tmp_path: Path) -> None:
+    """A title slide's line of names ("Maren Holt & Ivo Brand", a handle in brackets left out) is
+    the deck's ``authors``; a subtitle with a digit, or a sentence, is no byline. "Whose names are
+    on the … PowerPoint deck?" is answered though the deck never says "PowerPoint" (before, the
+    deck had no byline, and the question was refused for a name no passage says)."""
+    pptx = pytest.importorskip("pptx")
+    deck = pptx.Presentation()
+    first = deck.slides.add_slide(deck.slide_layouts[1])
+    first.shapes.title.text = "Harbour Dredging Review"
+    first.placeholders[1].text = "Maren Holt (@mholt) & Ivo Brand"
+    second = deck.slides.add_slide(deck.slide_layouts[1])
+    second.shapes.title.text = "Dredging volumes"
+    second.placeholders[1].text = "The channel was dredged twice."
+    deck.save(tmp_path / "dredging_review.pptx")
+    docs = load("pptx", tmp_path / "dredging_review.pptx")
+    assert {d.metadata.get("authors") for d in docs} == {"Maren Holt & Ivo Brand"}
+    passages = [Passage(i, d.text, {**d.metadata, "source": "slides/dredging_review.pptx"})
+                for i, d in enumerate(docs, start=1)]
+    # "PowerPoint deck" is what the file's format is called: the deck never writes it
+    answer = extractive_answer("Whose names are on the Harbour Dredging Review PowerPoint deck?", passages)
+    assert "Maren Holt" in answer and "Ivo Brand" in answer
+    from ragkit.loaders.bylines import names_line
+
+    assert names_line("Q3 2024 results") is None and names_line("The channel was dredged twice.") is None
+
+
 def test_bad_pptx_and_a_missing_python_pptx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     broken = tmp_path / "broken.pptx"
     broken.write_bytes(b"not a zip file")

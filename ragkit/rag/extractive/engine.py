@@ -890,10 +890,25 @@ def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
     return out
 
 
+#: what people call a file of a format by its application or kind: "the sample PowerPoint deck" is
+#: ``sample.pptx``, "the staff list spreadsheet" ``staff.xlsx``, "the test email" ``test.eml``
+_FORMAT_WORDS = {
+    **dict.fromkeys((".pptx", ".ppt"), "powerpoint slides deck presentation"),
+    ".odp": "slides deck presentation",
+    **dict.fromkeys((".docx", ".doc"), "word"),
+    **dict.fromkeys((".xlsx", ".xls"), "excel spreadsheet workbook"),
+    **dict.fromkeys((".ods", ".csv"), "spreadsheet"),
+    ".eml": "email e-mail mail",
+    ".msg": "outlook email e-mail mail",
+}
+
+
 def _file_terms(source: str) -> frozenset[str]:
-    """The words of a source's file name ("test_outlook_msg.msg" -> test, outlook, msg)."""
+    """The words of a source's file name ("test_outlook_msg.msg" -> test, outlook, msg) and of
+    what its format is called (a ``.pptx`` is a PowerPoint deck, an ``.eml`` an email)."""
     name = re.split(r"[\\/]", source)[-1]
-    return frozenset(terms(re.sub(r"[_.-]+", " ", name)))
+    kind = _FORMAT_WORDS.get(name[name.rfind("."):].lower(), "") if "." in name else ""
+    return frozenset(terms(re.sub(r"[_.-]+", " ", f"{name} {kind}")))
 
 
 def _said_anywhere(units: Sequence[Unit]) -> frozenset[str]:
@@ -916,14 +931,14 @@ def _missing_share(query: Query, present: frozenset[str]) -> float:
 
 def _unsupported_share(u: Unit, query: Query) -> float:
     """The share of the question's own words (boost-weighted, as ``_missing_share``) that the
-    unit's passage, its section and the other retrieved passages of its document do not have; the
-    words of a sentence that sets the scene before the one that asks count half ("My Zoom meetings
+    unit's passage, its section, the other retrieved passages of its document and its file's name
+    (and what its format is called: "the sample PowerPoint deck") do not have; the words of a sentence that sets the scene before the one that asks count half ("My Zoom meetings
     keep getting cut off. How long can a meeting last …?": the handbook need not say "cut off")."""
     asking = frozenset(terms(query.form)) if query.form and query.form != query.text else None
     own = {t: b * (_SCENE if asking is not None and t not in asking else 1.0)
            for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
-    have = u.scope | u.document | u.section
+    have = u.scope | u.document | u.section | _file_terms(u.source)
     return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
 
 
