@@ -76,3 +76,24 @@ def test_an_identifier_the_question_does_not_write_whole_is_no_restatement() -> 
     answer = extractive_answer("What was the harbour.tide subpackage renamed to?",
                                _passage("release_0.11.rst", "API Changes", text))
     assert "renamed to harbour.tides" in answer
+
+
+def test_a_mails_from_field_says_who_sent_it() -> None:
+    """"Who sent the pilot email …?" is answered by the mail's "From:" header, labelled by what it
+    answers though it shares no word with the question (before, the header was no candidate and,
+    the other sentences holding no person, the answer was refused)."""
+    text = ("Subject: Pilot Email\n\nFrom: Oona Pell <oona@harbour.example> To: Oona Pell "
+            "Date: 2023-04-02T09:12:00+00:00\n\nThis is a pilot email to use for drills.\n\nImportant points:\n\n"
+            "- Gulls are grey\n- Terns are white")
+    others = ["This pilot email has an attachment.", "A pilot email with a picture of the harbour.",
+              "The pilot email that the drills send on Fridays.", "Send the pilot email before the drill starts."]
+    passages = [Passage(1, text, {"source": "email/pilot_email.msg", "title": "Pilot Email", "start": "0"})] + [
+        Passage(i, other, {"source": f"email/other_{i}.eml", "title": "Other", "start": "0"})
+        for i, other in enumerate(others, start=2)]
+    answer = extractive_answer("Who sent the pilot email whose important points are that gulls are grey and terns "
+                               "are white?", passages)
+    assert answer.startswith("From: Oona Pell")
+    from ragkit.rag.extractive.fields import fills_field
+    from ragkit.rag.extractive.text import terms
+
+    assert not fills_field("From: Oona Pell", set(terms("Where does the tide table come from?")), set())

@@ -667,9 +667,10 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         hits, section_hits = hits | section_hits, frozenset()
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if (not (hits - query.numbers) and not (section_hits - query.numbers)
-            and not (byline and (scope_hits or near_hits))):
+            and not ((byline or field) and (scope_hits or near_hits))):
         return None  # about none of the question's words (a byline: about the document they are in,
-        # whose title may be the line before it: "Title: Harbour Tales", "Author: Marta Quell")
+        # whose title may be the line before it: "Title: Harbour Tales", "Author: Marta Quell"; a
+        # mail's "From:" field, labelled with the question's "sent": about the mail it heads)
     if (not (u.own - wanted) and not (query.howto and u.leads_code) and not (typed and query.kind == "value")
             and not u.leads_list and not writes_new_identifier(u.text, query.said)):
         return None  # adds nothing beyond the question (a description line adds the command after it,
