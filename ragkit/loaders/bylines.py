@@ -51,6 +51,8 @@ def field_authors(body: str) -> str | None:
 _PERSON = r"[A-Z][\w'’-]*\.?(?:\s+[A-Z][\w'’-]*\.?){1,3}"
 #: a line of such names alone, joined by commas, "&" or "and" ("Saif ElSherei & Ian Kronquist")
 _NAMES_LINE = re.compile(rf"{_PERSON}(?:\s*(?:,|&|\band\b)\s*{_PERSON}){{0,5}}")
+#: how long a line of names may be
+_NAMES_LINE_CHARS = 120
 #: a handle or a note in brackets after a name ("Saif ElSherei (0x5A1F)"): not part of it
 _BRACKETED = re.compile(r"\s*[(\[][^()\[\]]{1,40}[)\]]")
 
@@ -59,8 +61,10 @@ def names_line(text: str) -> str | None:
     """The people a line names when it names nothing else, as a title slide's line under its title
     does ("Jane Doe", "Saif ElSherei (0x5A1F) & Ian Kronquist": the bracketed handle left out), or
     None (a sentence, a date, a subtitle with a digit or in lower case)."""
+    if len(text) > 2 * _NAMES_LINE_CHARS:  # a paragraph, not a line of names: never scanned whole
+        return None
     line = " ".join(_BRACKETED.sub("", text).split())
-    return line if len(line) <= 120 and _NAMES_LINE.fullmatch(line) else None
+    return line if len(line) <= _NAMES_LINE_CHARS and _NAMES_LINE.fullmatch(line) else None
 
 
 def _clean(names: str) -> str | None:

@@ -88,6 +88,7 @@ def test_the_names_under_the_title_slides_title_are_the_decks_byline(tmp_path: P
     from ragkit.loaders.bylines import names_line
 
     assert names_line("Q3 2024 results") is None and names_line("The channel was dredged twice.") is None
+    assert names_line(" " * 100_000 + "Ada Quill") is None  # a hostile first line is not scanned whole
 
 
 def test_bad_pptx_and_a_missing_python_pptx(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

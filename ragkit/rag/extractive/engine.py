@@ -133,6 +133,7 @@ import math
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import lru_cache
 
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
@@ -904,6 +905,7 @@ _FORMAT_WORDS = {
 }
 
 
+@lru_cache(maxsize=4096)
 def _file_terms(source: str) -> frozenset[str]:
     """The words of a source's file name ("test_outlook_msg.msg" -> test, outlook, msg) and of
     what its format is called (a ``.pptx`` is a PowerPoint deck, an ``.eml`` an email)."""
@@ -933,8 +935,9 @@ def _missing_share(query: Query, present: frozenset[str]) -> float:
 def _unsupported_share(u: Unit, query: Query) -> float:
     """The share of the question's own words (boost-weighted, as ``_missing_share``) that the
     unit's passage, its section, the other retrieved passages of its document and its file's name
-    (and what its format is called: "the sample PowerPoint deck") do not have; the words of a sentence that sets the scene before the one that asks count half ("My Zoom meetings
-    keep getting cut off. How long can a meeting last …?": the handbook need not say "cut off")."""
+    (and what its format is called: "the sample PowerPoint deck") do not have; the words of a
+    sentence that sets the scene before the one that asks count half ("My Zoom meetings keep
+    getting cut off. How long can a meeting last …?": the handbook need not say "cut off")."""
     asking = frozenset(terms(query.form)) if query.form and query.form != query.text else None
     own = {t: b * (_SCENE if asking is not None and t not in asking else 1.0)
            for t, b in query.boosts.items() if t in query.own}
