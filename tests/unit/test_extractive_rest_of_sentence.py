@@ -97,3 +97,20 @@ def test_a_mails_from_field_says_who_sent_it() -> None:
     from ragkit.rag.extractive.text import terms
 
     assert not fills_field("From: Oona Pell", set(terms("Where does the tide table come from?")), set())
+
+
+def test_a_list_question_is_answered_by_the_items_nested_under_the_item_that_introduces_them() -> None:
+    """"Which values does the --gauge-engine option accept?" is answered by the values nested
+    under the release item that introduces them, not by the release's whole list (before, that
+    item held no value of its own and the list it belongs to was quoted, other changes and all;
+    over a real release's notes, another release's list came first)."""
+    text = ("## v4.0.0\n\n- **Tide rasterizer**: Added an optional tide-chart rasterizer as an alternative to the "
+            "chart plotter. Use `--plotter tidal` to enable it. The default `--plotter auto` prefers it when "
+            "available.\n- **Pluggable gauges**: New `--gauge-engine` option allows selecting gauge engines:\n"
+            "  - `auto` (default): uses the harbour gauge\n  - `float`: explicit float gauge selection\n"
+            "  - `none`: skip gauging entirely\n\n  This prepares the ground for third-party gauge plugins.\n"
+            "- **Smart charts**: New `--chart-type auto` (now the default) produces charts without the plotter.\n")
+    answer = extractive_answer("Which values does the --gauge-engine option accept?",
+                               _passage("version4.md", "v4.0.0", text))
+    assert answer.startswith("Pluggable gauges") and all(f"`{v}`" in answer for v in ("auto", "float", "none"))
+    assert "Smart charts" not in answer and "Tide rasterizer" not in answer

@@ -312,7 +312,9 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     listed = [(c.score, c.unit) for c in candidates if c.score >= _LIST_SHARE * best.score]
     listed += [(_LIST_SHARE * best.score, v) for v in passage_of(units, best.unit) if v.kind == "item"]
     for score, unit in listed:
-        found = _list_of(unit, units, paragraph=True)
+        nested = _nested_items(unit, units) if unit.kind == "item" and unit.text.rstrip().endswith(":") else []
+        # an item that introduces the items nested under it answers with them, not with its own list's
+        found = (unit, nested) if nested else _list_of(unit, units, paragraph=True)
         if found:
             bonus = _ORDERED_BONUS if ordered and found[1][0].block.ordered else 1.0
             options.append((score * bonus, -len(options), found))

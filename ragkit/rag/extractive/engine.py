@@ -830,7 +830,10 @@ def _named(u: Unit, query: Query) -> list[str]:
 
 def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     """The score factors of the module docstring."""
-    fit = 1.0 if query.kind is None or typed else _TYPE_MISS
+    # a list item that leads items nested under it answers a list question with them, whatever kind they
+    # are ("New `--ocr-engine` option allows selecting OCR engines:" over `auto`, `tesseract`, `none`)
+    nesting = query.list_wanted and u.leads_list and u.kind == "item"
+    fit = 1.0 if query.kind is None or typed or nesting else _TYPE_MISS
     if query.quoted - u.own - u.section or (query.names & u.elsewhere) - u.own - u.section:
         fit *= _UNQUOTED  # a quoted title, or a name heading another section, names another subject
     if (u.kind != "heading" and not (u.own - query.boosts.keys() - u.section)
