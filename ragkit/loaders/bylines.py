@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ragkit.loaders.pdf_paper import line_names
+
 #: how many lines after the title a byline field may start
 FIELD_LINES = 15
 #: how long a byline may be: a longer field is prose, not names
@@ -47,24 +49,27 @@ def field_authors(body: str) -> str | None:
     return None
 
 
-#: a person's name as a title slide writes it: two to four capitalised words ("Jane Doe", "Robert W. Clowes")
-_PERSON = r"[A-Z][\w'’-]*\.?(?:\s+[A-Z][\w'’-]*\.?){1,3}"
-#: a line of such names alone, joined by commas, "&" or "and" ("Saif ElSherei & Ian Kronquist")
-_NAMES_LINE = re.compile(rf"{_PERSON}(?:\s*(?:,|&|\band\b)\s*{_PERSON}){{0,5}}")
 #: how long a line of names may be
 _NAMES_LINE_CHARS = 120
 #: a handle or a note in brackets after a name ("Saif ElSherei (0x5A1F)"): not part of it
 _BRACKETED = re.compile(r"\s*[(\[][^()\[\]]{1,40}[)\]]")
+_JOINERS = frozenset({",", ";", "&", "and"})
 
 
 def names_line(text: str) -> str | None:
     """The people a line names when it names nothing else, as a title slide's line under its title
     does ("Jane Doe", "Saif ElSherei (0x5A1F) & Ian Kronquist": the bracketed handle left out), or
-    None (a sentence, a date, a subtitle with a digit or in lower case)."""
+    None (a sentence, a date, a subtitle with a digit or in lower case). The names are read as a
+    paper's byline is (``pdf_paper.line_names``); every other word of the line must be a joiner."""
     if len(text) > 2 * _NAMES_LINE_CHARS:  # a paragraph, not a line of names: never scanned whole
         return None
     line = " ".join(_BRACKETED.sub("", text).split())
-    return line if len(line) <= _NAMES_LINE_CHARS and _NAMES_LINE.fullmatch(line) else None
+    if len(line) > _NAMES_LINE_CHARS or line[-1:] in (",", ";", "&"):  # a line that goes on is no byline alone
+        return None
+    names = line_names(line)
+    named = [w for n in names for w in n.split()]
+    rest = [w for w in line.replace(",", " , ").replace(";", " ; ").split() if w.lower() not in _JOINERS]
+    return line if names and rest == named else None
 
 
 def _clean(names: str) -> str | None:

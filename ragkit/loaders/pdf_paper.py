@@ -136,7 +136,7 @@ def byline(first_page_text: str, title: str | None) -> str | None:
             affiliated = True
             if "@" in line or "{" in line:
                 continue
-        found = [n for part in _SEPARATORS.split(line) for n in _names(part)]
+        found = line_names(line)
         names += found
         if found and affiliated:  # such a byline goes on while names keep coming, each with its affiliation
             end = max(end, i + 1 + _BYLINE_LINES)
@@ -158,6 +158,12 @@ def _after_title(lines: list[str], title: str | None) -> int:
         if len(got) >= len(wanted) and got[-len(wanted):] == wanted or got[:len(wanted)] == wanted:
             return i + 1
     return 0
+
+
+def line_names(line: str) -> list[str]:
+    """The people's names of one byline line, its parts split at commas, semicolons, "and", "&"
+    and wide gaps ("Ada Quill, Tom Reed & Lin Park")."""
+    return [n for part in _SEPARATORS.split(line) for n in _names(part)]
 
 
 def _names(part: str) -> list[str]:
