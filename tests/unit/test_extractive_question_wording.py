@@ -1,6 +1,6 @@
 """How the offline answerer reads a question's wording, each case from a document written for it:
 "how many *of the* custom instructions" counts instructions; "How does X let *several threads*
-write …?" asks how, not for a list; a sentence that leans on the one before ("This allows …") is
+write …?" asks how and "Can I run *several workers* …?" whether, not for a list; a sentence that leans on the one before ("This allows …") is
 quoted with it; "Tern 3.0, *the release that* introduced …" is about
 Tern 3.0; two questions in one may each be answered by another passage; and the collection's
 own name ("Tern" in Tern's release notes) is no name a page has to repeat to answer."""
@@ -87,6 +87,26 @@ def test_how_a_thing_works_for_several_things_is_no_list_and_a_leaning_sentence_
     ]
     answer = extractive_answer(question, docs, max_sentences=1)
     assert "background thread" in answer and "without lock errors" in answer
+
+
+def test_whether_several_things_may_be_combined_is_no_list_asked() -> None:
+    """"Can I … run several workers at the same time?" asks yes or no of a number of things; the
+    note that says the two options exclude each other answers it, not the list of one option's
+    section."""
+    question = "Can I turn on hot-swap and run several shards at the same time?"
+    assert wants_list(question) == (False, False)
+    assert wants_list("Which shells does it support?")[0]
+    docs = [
+        Passage(1, "## Development\n\n* `--hot-swap` - Enable hot-swap. Tern supports two styles of hot-swapping "
+                   "behaviour enabled by this option. **Default:** *False*.\n* `--hot-swap-dir <path>` - Directories "
+                   "to watch for changes. May be used multiple times.\n* `--hot-swap-delay <float>` - Delay between "
+                   "checks. **Default:** *0.25*.",
+                {"source": "settings.md", "heading": "Development", "start": "0"}),
+        Passage(2, "## Production\n\n* `--shards <int>` - Number of shard processes. **Default:** *1*.\n\n"
+                   "The `--hot-swap` and `--shards` arguments are mutually exclusive. You cannot use both at once.",
+                {"source": "settings.md", "heading": "Production", "start": "900"}),
+    ]
+    assert "mutually exclusive" in extractive_answer(question, docs)
 
 
 def test_a_length_asked_of_a_default_plan_is_a_length_and_the_scene_before_it_need_not_be_said() -> None:

@@ -446,8 +446,8 @@ def wants_list(question: str) -> tuple[bool, bool]:
     names ("Why doesn't mypy merge the settings of several config files?")."""
     asked = _VERB_LIST.sub(" ", question)  # "How do I list the contents of …": a verb, not a list asked for
     asked = _COUNTED_CONDITION.sub(" ", asked)  # "after five years of service": when, not what is listed
-    if _HOW_DOES.match(asked):  # "How does X let several threads write …?" asks how, of things it counts
-        asked = _COUNTED.sub(" ", asked)
+    if _HOW_DOES.match(asked) or asks_yes_no(asked):  # "How does X let several threads write …?" asks
+        asked = _COUNTED.sub(" ", asked)  # how, "Can I run several workers …?" whether, of things it counts
     wanted = bool(_LIST.search(asked)) and not asks_why(question)
     return wanted, wanted and bool(_ORDERED.search(asked))
 
