@@ -79,7 +79,8 @@ class AsciiDocLoader(MarkupLoader):
 
     name = "asciidoc"
     mime = "text/asciidoc"
-    version = 3  # 2: index terms dropped, curved quotes as quotes; 3: HTML in ``pass:[…]`` read as its text
+    version = 4  # 2: index terms dropped, curved quotes as quotes; 3: HTML in ``pass:[…]`` read as its text;
+    # 4: ``authors`` from a signature under the last paragraph
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if _ARMOR.match(text):  # ``.asc`` is also the extension of an armored key or signature

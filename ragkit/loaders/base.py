@@ -245,15 +245,19 @@ def check_file(path: Path, *, max_bytes: int) -> None:
 class MarkupLoader(Loader):
     """A markup format written out as one Markdown-structured document (``markup: markdown``, so
     the Markdown splitter gives it a heading path), titled by the markup's own title, else the
-    file's stem. A subclass gives ``to_markdown``."""
+    file's stem, its ``authors`` the signature under its last paragraph if it is signed
+    (``ragkit.loaders.bylines.closing_signature``). A subclass gives ``to_markdown``."""
 
     @abstractmethod
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         """``text`` (the file at ``path``) as Markdown-structured text, and its title if it has one."""
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
+        from ragkit.loaders.bylines import closing_signature
+
         text, title = self.to_markdown(read_text(path), path)
-        return iter([Document(text=text, metadata=self._metadata(source, title=title or path.stem, markup="markdown"))])
+        meta = self._metadata(source, title=title or path.stem, markup="markdown", authors=closing_signature(text))
+        return iter([Document(text=text, metadata=meta)])
 
 
 def read_text(path: Path) -> str:

@@ -1,7 +1,9 @@
 """A document's authors as its text or front matter states them: YAML front matter ``author:`` or
 ``authors:`` (a name, a list of names, or mappings with a ``name``), else a field line among the
 first lines of the text, before its first section ("* **Author**: Kirill Rakhman", "Authors: Ada
-Quill, Tom Reed", a book chapter's "*Author: Fangzhou Li*" in italics), as design proposals, RFCs and reports head their text. The names are read as
+Quill, Tom Reed", a book chapter's "*Author: Fangzhou Li*" in italics), as design proposals, RFCs and reports head their text,
+else the signature under a foreword's or a letter's last paragraph ("Brian Holt" over "Senior
+Program Manager" and "Microsoft"). The names are read as
 written, without e-mail addresses and with a link's text for the link (``[Ada](https://…)`` is
 "Ada"); a proposal's later "Authors:" list of contributors is not its byline."""
 
@@ -72,9 +74,44 @@ def names_line(text: str) -> str | None:
     return line if names and rest == named else None
 
 
+#: how much of the text's end is read for a signature
+TAIL_CHARS = 2048
+#: how many lines a signature may have: the name, then a role, an organisation, a place or a date
+_SIGNATURE_LINES = 5
+#: how long a signature's line after the name may be
+_SIGNATURE_LINE_CHARS = 60
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
+_LINE_TAG = re.compile(r"<br\s*/?>|</?[a-zA-Z][^<>]{0,80}>")  # "Brian Holt<br>", "<em>MIT</em>"
+_LINE_BLOCK = re.compile(r"^\|[ \t]?")  # reStructuredText's line block: "| David Clark"
+_SENTENCE_END = re.compile(r"[.!?)\"\u201d\u2019]\s*$")
+
+
+def closing_signature(text: str) -> str | None:
+    """The person who signs ``text``: its last paragraph, when it is a short block of lines whose
+    first names people and nothing else ("Brian Holt" / "Senior Program Manager" / "Microsoft";
+    "— Jane Doe"; "David Clark" / "MIT" / "October 2020") under a paragraph of prose, as a
+    foreword, a preface or a letter ends; else None. A closing list of names (contributors, a
+    credits list) is no signature: its lines are list items, or the paragraph before is no prose."""
+    tail = _HTML_COMMENT.sub("", text[-TAIL_CHARS:]).strip()
+    paragraphs = [p for p in _PARAGRAPH_BREAK.split(tail) if p.strip()]
+    if len(paragraphs) < 2:
+        return None
+    lines = [_LINE_BLOCK.sub("", _LINE_TAG.sub("", line)).strip() for line in paragraphs[-1].splitlines()]
+    lines = [line for line in lines if line]
+    before = paragraphs[-2].strip()
+    if (not 1 <= len(lines) <= _SIGNATURE_LINES or not _SENTENCE_END.search(before)
+            or before.startswith(("-", "*", "+", "|", "#"))):
+        return None
+    if any(len(line) > _SIGNATURE_LINE_CHARS or line.endswith((".", ":", ",", ";")) for line in lines[1:]):
+        return None  # a sentence, not a role or a place under a name
+    return names_line(lines[0].lstrip("\u2014\u2013-~ "))
+
+
 def _clean(names: str) -> str | None:
     names = _EMAIL.sub("", _LINK.sub(r"\1", names)).replace("**", "").replace("__", "").strip(" \t,;*_")
     return names if names and len(names) <= MAX_CHARS else None
 
 
-__all__ = ["FIELD_LINES", "HEAD_CHARS", "MAX_CHARS", "field_authors", "front_matter_authors", "names_line"]
+__all__ = ["FIELD_LINES", "HEAD_CHARS", "MAX_CHARS", "TAIL_CHARS", "closing_signature", "field_authors",
+           "front_matter_authors", "names_line"]

@@ -63,7 +63,8 @@ class LatexLoader(MarkupLoader):
 
     name = "latex"
     mime = "text/x-tex"
-    version = 2  # 2: inline mathematics of a number or a name alone ("$6.2$") read as its text
+    version = 3  # 2: inline mathematics of a number or a name alone ("$6.2$") read as its text; 3: ``authors``
+    # from a signature under the last paragraph
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         return latex_to_markdown(text)

@@ -60,6 +60,7 @@ class ManPageLoader(MarkupLoader):
 
     name = "manpage"
     mime = "text/troff"
+    version = 2  # 2: ``authors`` from a signature under the last paragraph
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if not is_troff(text):

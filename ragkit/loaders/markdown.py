@@ -17,7 +17,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Included, Loader, read_text
-from ragkit.loaders.bylines import field_authors, front_matter_authors
+from ragkit.loaders.bylines import closing_signature, field_authors, front_matter_authors
 from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
 from ragkit.loaders.erb import render_erb
 from ragkit.loaders.included import files_read
@@ -58,8 +58,8 @@ def _without_attributes(match: re.Match[str]) -> str:
 class MarkdownLoader(Loader):
     """Reads a Markdown or MDX file. ``title`` comes from front matter ``title:`` or the first
     ``# `` heading (else the file stem); the front matter block is removed from the text.
-    ``authors`` comes from front matter ``author(s):`` or an "Author:" field under the title
-    (``ragkit.loaders.bylines``)."""
+    ``authors`` comes from front matter ``author(s):``, an "Author:" field under the title or the
+    signature under the last paragraph (``ragkit.loaders.bylines``)."""
 
     name = "markdown"
     mime = "text/markdown"
@@ -68,8 +68,9 @@ class MarkdownLoader(Loader):
     #: line opens and the next closes (``<span`` / ``name="ip">``), and ``<aside>``, ``<header>`` …;
     #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored; 7: a
     #: heading's attribute block left out, ERB tags filled or taken out; 8: an "Author:" field in italics read;
-    #: 9: read again so that the Markdown splitter's joining of a run of empty headings applies
-    version = 9
+    #: 9: read again so that the Markdown splitter's joining of a run of empty headings applies;
+    #: 10: ``authors`` from the signature under the last paragraph too
+    version = 10
 
     include_marker = "{{#"
 
@@ -94,7 +95,7 @@ class MarkdownLoader(Loader):
         if not title:
             match = _H1.search(body)
             title = match.group(1).strip() if match else _stem(path)
-        authors = front_matter_authors(front) or field_authors(body)
+        authors = front_matter_authors(front) or field_authors(body) or closing_signature(body)
         return iter([Document(text=body, metadata=self._metadata(source, title=title, authors=authors))])
 
 

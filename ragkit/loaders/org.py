@@ -31,6 +31,7 @@ class OrgLoader(MarkupLoader):
 
     name = "org"
     mime = "text/x-org"
+    version = 2  # 2: ``authors`` from a signature under the last paragraph
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         return org_to_markdown(text)

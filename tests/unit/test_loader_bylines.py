@@ -80,3 +80,57 @@ def test_only_the_head_of_a_long_text_is_read_for_its_byline() -> None:
     beyond the head is not one."""
     assert field_authors("# Tides\n\n* **Author**: Maren Solvik\n\n" + "tide " * 1_000_000) == "Maren Solvik"
     assert field_authors("# Tides\n\n" + "x" * 10_000 + "\nAuthor: Maren Solvik\n") is None
+
+
+FOREWORD = """# Tidal Notes - 2nd Edition
+# Foreword
+
+When Kit asked me to write this foreword, I said yes before the sentence was over.
+
+These pages will serve you better than any tide table ever will. Keep an open mind.
+
+Ada Quill<br>
+Head of Tides<br>
+Harbour Office<br>
+Penwith
+"""
+
+
+def test_the_signature_under_a_forewords_last_paragraph_is_its_byline(tmp_path: Path) -> None:
+    """A foreword ends with its writer's name over her role and office (Markdown with ``<br>``, a
+    reStructuredText line block); a closing list of contributors, a credits line in a sentence or
+    a list item is no signature."""
+    from ragkit.loaders.bylines import closing_signature
+    from ragkit.loaders.rst import RstLoader
+
+    assert _load(tmp_path, "foreword.md", FOREWORD)["authors"] == "Ada Quill"
+    rst = tmp_path / "foreword.rst"
+    rst.write_text("Foreword\n========\n\nThe tides have changed since the first edition. Enjoy.\n\n\n"
+                   "| Tom Reed\n| Penwith College\n| October 2020\n", encoding="utf-8")
+    assert next(RstLoader().load(rst, source="foreword.rst")).metadata["authors"] == "Tom Reed"
+    assert closing_signature("# Letter\n\nThanks for reading.\n\n\u2014 Ines Varga (@ivarga)\n") == "Ines Varga"
+    assert closing_signature("# Credits\n\nThanks to:\n\n- Ada Quill\n- Tom Reed\n") is None
+    assert closing_signature("# Credits\n\n## Contributors\n\nAda Quill\nTom Reed\n") is None
+    assert closing_signature("# Tides\n\nThe tide turns.\n\nAda Quill wrote this chapter in 2020.\n") is None
+    assert closing_signature("# Tides\n\nThe tide turns.\n\nAda Quill\nShe edited the charts and the index.\n") is None
+    assert closing_signature("Ada Quill\n") is None  # a name alone is no signature under prose
+    assert closing_signature(" " * 100_000 + "x") is None  # only the text's end is read
+
+
+def test_who_wrote_a_foreword_is_answered_by_its_signature_when_search_misses_its_last_lines(tmp_path: Path) -> None:
+    """Search finds the foreword's first paragraphs, not the short passage of its signature: the
+    loader's byline still names its writer, and the foreword's heading over the passages found is
+    as much the byline's as theirs."""
+    meta = {"source": "afloat/foreword.md", "heading": "Foreword", "document_title": "Know Your Tides: Afloat - 2nd Edition",
+            "authors": _load(tmp_path, "foreword.md", FOREWORD)["authors"]}
+    passages = [
+        Passage(1, "Once the printing of the charts completed, I saw that a lot of people were really excited to read "
+                   "this series and I decided to give it a try. Once I dug in and poured over the tables, I felt a "
+                   "profound mix of learning, surprise, and even a little anger. Kit has a knack for saying something "
+                   "that challenges my view of the sea.", {**meta, "start": "450"}),
+        Passage(2, "# Know Your Tides: Afloat - 2nd Edition\n# Foreword\n\nThe first time I saw a notice for the original "
+                   "series, I thought that whoever this Kit is can get lost. Of course I know the tides! I had been "
+                   "sailing for many years.", {**meta, "start": "0"}),
+    ]
+    got = extractive_answer("Who wrote the foreword of Afloat?", passages)
+    assert got.startswith("Ada Quill [1]"), got
