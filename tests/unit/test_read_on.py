@@ -160,3 +160,34 @@ def test_the_lead_of_a_list_is_joined_to_the_items_read_on_from_the_passage_afte
     assert joined[4] == elsewhere.text  # another file's passage is not joined
     answer = extractive_answer("Which tide models are offered?", _passages(found, read_on=[after]))
     assert all(name in answer for name in ("Harmonic", "Surge", "Mixed")), answer
+
+
+def test_a_lead_that_ends_its_passage_is_quoted_to_read_on_not_answered_by_another_list() -> None:
+    """The splitter ended a passage with "There are two major requirements …:"; its items are in
+    the next passage, which search did not return. The answer quotes that lead (so the provider
+    reads on for its items, as above), not another list of the page whose items score close."""
+    from ragkit.rag.extractive.compose import compose
+    from ragkit.rag.extractive.engine import _units
+    from ragkit.rag.extractive.units import Candidate
+
+    meta = {"source": "tides/README.md", "heading": "Harbour Tide Predictors"}
+    passages = [
+        Passage(1, "By definition an HTP is a tide predictor with properties that make it suitable for navigation. "
+                   "There are two major requirements for a tide predictor to be an HTP:", {**meta, "start": "900"}),
+        Passage(2, "Many designs have been proposed to construct HTP tables:\n\n* HTP based on harmonic models of the "
+                   "tide constituents.\n* HTP based on special surveys of the harbour.", {**meta, "start": "1400"}),
+    ]
+    units = _units(passages)
+    lead = next(u for u in units if u.text.startswith("There are two major"))
+    item = next(u for u in units if u.text.startswith("HTP based on harmonic"))
+    answer = compose([Candidate(0.7, lead, 0.7), Candidate(0.6, item, 0.3)], units, howto=False, list_wanted=True,
+                     ordered=False, max_sentences=3)
+    assert answer.startswith("There are two major requirements for a tide predictor to be an HTP: [1]"), answer
+    assert "harmonic" not in answer
+    # a lead whose list is in its own passage is answered with that list
+    whole = [Passage(1, passages[0].text + "\n\n* It is right at every hour.\n* It is right at every harbour.",
+                     passages[0].meta), passages[1]]
+    units = _units(whole)
+    lead = next(u for u in units if u.text.startswith("There are two major"))
+    answer = compose([Candidate(0.7, lead, 0.7)], units, howto=False, list_wanted=True, ordered=False, max_sentences=3)
+    assert "every hour" in answer and "every harbour" in answer, answer

@@ -309,6 +309,10 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     words), a numbered one first for a question about steps."""
     options = []
     best = candidates[0]
+    if best.unit.kind == "prose" and best.unit.text.rstrip().endswith(":") \
+            and max(v.position for v in passage_of(units, best.unit)) == best.unit.position:
+        return None  # "There are two major requirements …:" ends its passage: its own list is in the next
+        # one, which the provider reads on for (``ragkit.rag.read_on``), not another list of these passages
     listed = [(c.score, c.unit) for c in candidates if c.score >= _LIST_SHARE * best.score]
     listed += [(_LIST_SHARE * best.score, v) for v in passage_of(units, best.unit) if v.kind == "item"]
     for score, unit in listed:
