@@ -316,6 +316,39 @@ def test_a_date_noun_that_only_modifies_another_asks_for_no_date() -> None:
     assert answer_type("What year did the lighthouse open?")[0] == "date"
 
 
+def test_a_time_standard_asked_for_is_a_name_not_a_time() -> None:
+    """"In what time standard should we set meeting times?" asks for a standard (UTC), not a time of
+    day: the sentence that names it answers, not the one that gives a period of weeks."""
+    assert answer_type("In what time standard should we set meeting times?")[0] is None
+    assert answer_type("What time server do the gauges sync with?")[0] is None
+    passages = _passages(
+        ("## Meetings\n\nSkippers work across many harbours and time zones, so it is worth settling this early. "
+         "Summer time starts on different days in different places. Usually it is best to set times in UTC so that "
+         "summer time will not complicate things.", {"source": "crew/meetings.md", "heading": "Meetings"}),
+        ("## Season\n\nThe standard sailing season will be 12 weeks for large boats and 8 weeks for small boats.",
+         {"source": "season.md", "heading": "Season"}),
+    )
+    got = extractive_answer("Our skippers live in many countries. In what time standard should we set meeting times?",
+                            passages)
+    assert "UTC" in got and "12 weeks" not in got, got
+
+
+def test_an_owners_quantity_or_two_quantities_are_asked_as_numbers() -> None:
+    """"What was GitHub's listed price?" asks for a price ("Github: $25/month" in a comparison
+    table), and "What minimum crew size and boat age …?" for two numbers: the head of the
+    compound is a quantity, whatever owner or second quantity is written beside it."""
+    assert answer_type("When the club compared moorings, what was Penwith's listed price?")[0] == "number"
+    assert answer_type("What minimum crew size and boat age does the club look for?")[0] == "number"
+    passages = _passages(
+        ("## Comparing moorings\n\nThe club compared three moorings: Harbour Quay, Penwith and Old Pier. We already "
+         "moor at Penwith every day. The price is not high enough to matter.", {"source": "moorings.pptx", "page": "3"}),
+        ("Features: Price; Harbour Quay: Free; Penwith: $25/month; Old Pier: Free",
+         {"source": "moorings.pptx", "page": "4"}),
+    )
+    got = extractive_answer("When the club compared moorings, what was Penwith's listed price?", passages)
+    assert "$25/month" in got, got
+
+
 def test_a_sentence_that_names_the_items_as_code_answers_a_list_question() -> None:
     """The best sentence names the units itself, written as code and joined by "or"; another
     page's list whose lead shares the question's words is no answer. Before: that list answered,

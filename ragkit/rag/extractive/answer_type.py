@@ -24,7 +24,8 @@ _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period
 # the nouns a date noun only modifies ("Which time units …?", "What date format …?"): no date asked
 _DATE_COMPOUNDS = ("units?|zones?|formats?|stamps?|frames?|ranges?|windows?|spans?|slots?|limits?|outs?|series|"
                    "fields?|types?|strings?|values?|objects?|class(?:es)?|modules?|functions?|columns?|settings?|options?|"
-                   "parameters?|arguments?|intervals?|resolutions?|precision|complexity")
+                   "parameters?|arguments?|intervals?|resolutions?|precision|complexity|standards?|systems?|servers?|"
+                   "conventions?")
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("owner", re.compile(r"^\W*whose\b", re.IGNORECASE)),
     ("person", re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)),
@@ -41,10 +42,11 @@ _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|rated|maximum|minimum|average|mean)){{0,3}}"
             rf"\s+(?P<noun>{_QUANTITY_NOUNS}|{_LIMIT_NOUNS})\b"
             # a compound whose head is such a noun: "What's the *column limit* in …?", "the maximum
-            # *line length* for …": one or two lower-case words before it, the head ending the phrase
+            # *line length* for …", "GitHub's listed price": one or two words before it (an owner's
+            # among them), the head ending the phrase
             rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|maximum|minimum|default)){{0,3}}"
-            rf"(?:\s+(?!(?:{_NOT_MODIFIERS})\b)[a-z][a-z0-9-]*){{1,2}}\s+(?P<head>{_HEAD_NOUNS})"
-            rf"(?=\s*(?:[?,.]|$|(?:in|for|of|on|at|per|when|that|allowed|used|set|does|do|is)\b))",
+            rf"(?:\s+(?!(?:{_NOT_MODIFIERS})\b)[a-z][a-z0-9-]*(?:['\u2019]s)?){{1,2}}\s+(?P<head>{_HEAD_NOUNS})"
+            rf"(?=\s*(?:[?,.]|$|(?:in|for|of|on|at|per|when|that|allowed|used|set|does|do|is|and|or)\b))",
             re.IGNORECASE,
         ),
     ),
