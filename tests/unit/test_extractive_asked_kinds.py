@@ -186,6 +186,19 @@ def test_an_issue_or_pull_request_number_is_no_amount() -> None:
     assert answer == REFUSAL or lacks_asked_kind(question, answer), answer
 
 
+def test_how_many_asked_of_a_default_is_answered_by_a_number() -> None:
+    """"How many stages does it run in parallel by default …?" asks for a default that is a count:
+    a page's "(Default is `false`)" of another option is no answer, and the local provider refuses
+    it; "4 stages by default" is one."""
+    question = "How many tide gauges does the logger poll in parallel by default when I don't pass --jobs?"
+    page = [Passage(1, "## Options\n\n**--keep-logs**\n\nKeep the intermediate gauge logs instead of removing them "
+                       "after the poll completes (Default is `false`).\n\n**--jobs** *N*\n\nPoll up to N gauges in "
+                       "parallel.", {"source": "tide-logger.1.md"})]
+    answer = extractive_answer(question, page)
+    assert answer == REFUSAL or lacks_asked_kind(question, answer), answer
+    assert not lacks_asked_kind(question, "It polls 4 gauges in parallel by default. [1]")
+
+
 def test_which_things_with_two_words_before_the_noun_asks_for_a_list() -> None:
     """"Which signal discovery mechanisms are covered …?" asks for the mechanisms, a list, as
     "Which mechanisms are …?" does; before, two words before the plural hid it."""

@@ -1413,9 +1413,14 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
         return True  # "What is the name of the tool …?": an answer that names nothing
     if answer != REFUSAL and query.value_kind == "version" and not re.search(r"\d", said):
         return True  # "Which version of libsodium is bundled?": an answer that writes no number
-    return (query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
-            and not has_answer_type(query.kind, said, query.words)
+    # "How many stages does it run by default …?" asks a default that is a number
+    kind = "number" if query.kind == "value" and _OPENS_HOW_MANY.search(query.form) else query.kind
+    return (kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
+            and not has_answer_type(kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
+
+
+_OPENS_HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\b", re.IGNORECASE)  # the question opens with it
 
 
 #: a question that asks for a name: "What is the name of …?", "What's X called?", "What name …?"
