@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from ragkit.errors import ConfigError, LoaderError
+from ragkit.loaders.bylines import closing_signature
 from ragkit.loaders.encoding import SNIFF_BYTES, decode_text
 from ragkit.loaders.limits import DEFAULT_LIMITS, LoadLimits
 from ragkit.loaders.ocr import IMAGE_EXTENSIONS, OcrSettings
@@ -253,8 +254,6 @@ class MarkupLoader(Loader):
         """``text`` (the file at ``path``) as Markdown-structured text, and its title if it has one."""
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        from ragkit.loaders.bylines import closing_signature
-
         text, title = self.to_markdown(read_text(path), path)
         meta = self._metadata(source, title=title or path.stem, markup="markdown", authors=closing_signature(text))
         return iter([Document(text=text, metadata=meta)])

@@ -662,13 +662,13 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     near_hits = (u.near - u.own - u.section) & wanted
     scope_hits = (u.scope - u.own - u.section - u.near) & wanted
     document_hits = u.document & wanted
-    if byline and u.closing:  # a signature's document: its other passages scope it
+    if byline and u.closing:  # a signature signs its whole section ("Foreword" of "Field Notes on
+        # Tides"); its document's other passages scope it
         scope_hits, document_hits = scope_hits | (document_hits - u.own - u.section - u.near), frozenset()
+        hits, section_hits = hits | section_hits, frozenset()
     elif byline:  # the names under a title are about the whole document: its other passages' words are
         # theirs as a heading's are its section's (the loader's byline of a foreword its signature signs)
         section_hits, document_hits = section_hits | (document_hits - u.own - u.near), frozenset()
-    if byline and u.closing:  # a signature signs its whole section ("Foreword" of "Field Notes on Tides")
-        hits, section_hits = hits | section_hits, frozenset()
     names = query.names - u.elsewhere  # a name heading another section is not this one's subject
     if (not (hits - query.numbers) and not (section_hits - query.numbers)
             and not ((byline or field) and (scope_hits or near_hits))):
