@@ -85,3 +85,45 @@ def test_a_second_question_asked_whatever_the_first_answers_is_a_part() -> None:
         "Will short tide tokens still work in Kiln 3.1?", "What should I use?")
     assert question_parts("Does Kiln read gauges offline, and if so, how do I turn it on?") == (
         "Does Kiln read gauges offline?", "How do I turn it on?")
+
+
+def test_the_statements_before_two_questions_are_no_part_of_either() -> None:
+    """"A volunteer fell ill in the middle of the programme. By how much …, and what …?": each part
+    is answered by what it asks, not by a sentence that tells the circumstances ("… for volunteers
+    in the middle of a placement")."""
+    passages = [
+        Passage(1, "## Term length\n\nThe placement period of a volunteer can be 8-18 weeks. The standard placement "
+                   "is 10 weeks, whatever the volunteer's project.", {"source": "guide/placements.md", "heading": "Term length"}),
+        Passage(2, "## Volunteers in hard times\n\nVolunteers will sometimes fall ill or have a family emergency. "
+                   "Coordinators can extend a placement, so if the volunteer can recover in a few weeks you can extend "
+                   "it by 2, 4 or up to 8 additional weeks (longest placement of 18 weeks).",
+                {"source": "guide/hard-times.md", "heading": "Volunteers in hard times"}),
+        Passage(3, "## Placement sizes\n\nIn 2023 the programme added two things for volunteers in the middle of a "
+                   "placement: 1) several project sizes and 2) several placement lengths. A volunteer project of 120 "
+                   "hours could be an 18 week placement if the volunteer, the mentor and the coordinator agree.",
+                {"source": "guide/placements.md", "heading": "Placement sizes"}),
+    ]
+    answer = extractive_answer("A volunteer on our project fell seriously ill in the middle of the programme. By how much "
+                               "can the coordinator extend the placement, and what is the longest placement overall?", passages)
+    assert "up to 8 additional weeks" in answer and "18 weeks" in answer
+    assert "In 2023" not in answer
+
+
+def test_a_yes_no_question_and_its_reason_are_two_parts() -> None:
+    """"Was X affected by the CVE, and why?": whether, then why; the reason is the sentence after
+    the claim that gives it ("…, therefore it does not …"), quoted with the claim once."""
+    assert question_parts("Was the Tern server affected by the Heartbleed bug (CVE-2014-0160), and why?") == (
+        "Was the Tern server affected by the Heartbleed bug (CVE-2014-0160)?",
+        "Why was the Tern server affected by the Heartbleed bug (CVE-2014-0160)?")
+    assert question_parts("What error does Tern raise, and why?") is None  # no yes/no question to ask why of
+    notice = [
+        Passage(1, "#### CVE-2014-0160 status\n\nThe Tern team has reviewed the project and determined that the Tern "
+                   "server is not affected by this CVE.\nThe server has very few native dependencies and OpenSSL is not "
+                   "one of them, therefore it does not expose the project to\nthis security issue.",
+                {"source": "notices/heartbleed.md", "heading": "CVE-2014-0160 status"}),
+        Passage(2, "### Fixed\n\n* The Tern server no longer crashes when a TLS client sends an empty certificate list.",
+                {"source": "releases/2.4.1.md", "heading": "Fixed"}),
+    ]
+    answer = extractive_answer("Was the Tern server affected by the Heartbleed bug (CVE-2014-0160), and why?", notice)
+    assert "not affected" in answer and "very few native dependencies" in answer
+    assert answer.count("has reviewed the project") == 1

@@ -160,7 +160,7 @@ from ragkit.rag.extractive.answer_type import (
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
-from ragkit.rag.extractive.query import Query, another_numbered, dotted_numbers, read_question
+from ragkit.rag.extractive.query import Query, another_numbered, asked_part, dotted_numbers, read_question
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.releases import (
     another_file_release,
@@ -258,6 +258,7 @@ _SHARED_NAME_DOCUMENTS = 3  # ... when they are at least this many
 _COMPOUND = re.compile(rf"\band\s+{QUESTION_WORD}\b|\?\s+\S[^?]*\?", re.IGNORECASE)
 #: the end of a quoted sentence (or list, or code block's lead) in an answer: its ``[n]`` marker
 _MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
+_MARKERS = re.compile(r"\s*\[\d+\](?=\s|$)")  # an answer's citation markers, with the space before each
 _FOLD_WORDS = 4  # a part's sentence of at least this many words, quoted already, gets only its label
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 #: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
@@ -1171,12 +1172,19 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     if whole == REFUSAL:
         return whole
     first, second = parts
+    # the statements before the first part's question ("Our contributor fell ill mid-program. By
+    # how much …?") are the whole question's: a part is answered by a sentence that says what it
+    # asks, not by one that tells the circumstances the question is asked in
+    first = asked_part(first)
     pieces = [whole]
     room = max_sentences + 1 - len(_MARKER_END.findall(whole))
     for part, leaning in ((first, context), (second, f"{context} {first}".strip())):
         answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
                                similarity=similarity)
         if answer == REFUSAL or any(answer in p or p in answer for p in pieces):
+            continue
+        if (longer := [i for i, p in enumerate(pieces) if _MARKERS.sub("", p) in _MARKERS.sub("", answer)]):
+            pieces[longer[0]] = answer  # it quotes a piece and goes on (the reason after a claim): once
             continue
         if (folded := _with_label(pieces, answer)) is not None:
             pieces = folded

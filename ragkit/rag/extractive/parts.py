@@ -26,6 +26,11 @@ _SHARED = re.compile(
     rf"^(?P<first>{_ASKING}\b[^,?]{{0,40}}),\s*and\s+(?P<second>{_ASKING}\b[^,?]{{0,40}}),\s*(?P<rest>[^?]{{8,}}\??)\s*$",
     re.IGNORECASE,
 )
+#: a yes/no question and its reason: "Was the driver affected by the CVE, and why?" asks whether,
+#: then "Why was the driver affected by the CVE?"
+_AND_WHY = re.compile(r",\s*and\s+why(?:\s+not)?\s*\??\s*$", re.IGNORECASE)
+_YES_NO = re.compile(r"(?:^|(?<=[.!]\s))(?P<asked>(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have|had)"
+                     r"\b[^.!?]{8,})$", re.IGNORECASE)
 #: two questions one after the other: "What does X do? When should I use it?"
 _TWO = re.compile(r"^(?P<first>[^?]{8,}\?)\s+(?P<second>[A-Z][^?]{3,}\?)\s*$")
 _MIN_WORDS = 4  # a first part shorter than this is no question of its own ("Which flags, and …?")
@@ -43,6 +48,10 @@ def question_parts(question: str) -> tuple[str, str] | None:
         rest = shared.group("rest").rstrip("?").strip()
         first, second = f"{shared.group('first')} {rest}?", f"{shared.group('second')} {rest}?"
         second = second[0].upper() + second[1:]
+    elif (why := _AND_WHY.search(text)) is not None and (yes_no := _YES_NO.search(text[: why.start()])):
+        first = text[: why.start()].rstrip(" ,") + "?"
+        asked = yes_no.group("asked").rstrip(" ,")
+        second = f"Why {asked[0].lower()}{asked[1:]}?"
     elif (match := _SECOND.search(text)) is not None:
         first = text[: match.start()].rstrip(" ,") + "?"
         second = match.group("second").rstrip("?").strip() + "?"

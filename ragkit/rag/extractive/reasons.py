@@ -46,7 +46,9 @@ _CONSEQUENCE = re.compile(
 )
 #: words by which a sentence gives a reason itself
 _REASON = re.compile(r"\b(?:because|since|so that|in order to|to (?:avoid|prevent|ensure|keep|protect|allow|make sure)|"
-                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b", re.IGNORECASE)
+                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b"
+                     # "… very few dependencies and log4j is not one of them, therefore it does not …"
+                     r"|,\s*(?:and\s+)?(?:therefore|hence|thus)\b", re.IGNORECASE)
 
 
 def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
