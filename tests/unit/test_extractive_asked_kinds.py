@@ -407,3 +407,61 @@ def test_an_identifier_joining_the_questions_words_is_the_name_asked_for() -> No
     assert not holds_value("name", "SESSION_COOKIE_NAME: the name of the cookie.",
                            frozenset({"session_cookie_name", "what", "does", "set"}))
     assert holds_value("name", "SESSION_COOKIE_NAME: the name of the cookie.", frozenset({"session", "cookie", "name"}))
+
+
+def test_what_happens_when_nothing_is_configured_answers_an_implied_default() -> None:
+    """"If I never configure a secret store, where …?" asks what happens by default: "If you don't
+    configure a secret store, Tern stores tokens in `tern.toml`" says it, as "By default, …" does."""
+    passages = [
+        Passage(1, "## Mirrors\n\nBy default, the `tern sync` command assumes that the mirror listens on port 9418 or "
+                   "443. If the mirror listens on another port, add the port to the mirror's name.",
+                {"source": "commands/sync.md", "heading": "Mirrors"}),
+        Passage(2, "## Tokens\n\nSync tokens are kept in the configured [secret store](#secret-stores). If you use the "
+                   "desktop app, tokens are saved to the keychain of your system. If you don't use the desktop app, you "
+                   "can set the secret store in the configuration file, at `$HOME/.tern/tern.toml`. If you don't "
+                   "configure a secret store, Tern stores tokens in the `tern.toml` file in plain text. This is less "
+                   "safe than a secret store.", {"source": "commands/sync.md", "heading": "Tokens"}),
+        Passage(3, "### Secret stores\n\nThe Tern daemon can keep user tokens in an external secret store, such as the "
+                   "keychain of the operating system.", {"source": "commands/sync.md", "heading": "Secret stores"}),
+    ]
+    answer = extractive_answer("If I never configure a secret store, where and how does tern sync keep my mirror tokens?",
+                               passages)
+    assert "in plain text" in answer and "port 9418" not in answer
+
+
+def test_at_one_time_is_no_number_one() -> None:
+    """"How many … can I have at one time?" asks how many at once: its "one" is no number, so an
+    example's "1 guest pass" does not answer it."""
+    passages = [
+        Passage(1, "## Guest passes\n\nMembers on a family plan can invite guests. You can hold up to 6 guest passes, "
+                   "at any given time.", {"source": "club/passes.md", "heading": "Guest passes"}),
+        Passage(2, "### Guest pass example\n\nYou are on a family plan and visit on Sundays. You need not bring anyone, "
+                   "but if a friend wants to swim with you, you can ask the front desk for 1 more visit, therefore "
+                   "receiving 1 guest pass.", {"source": "club/passes.md", "heading": "Guest pass example"}),
+    ]
+    answer = extractive_answer("How many guest passes can I have saved at one time?", passages)
+    assert "up to 6 guest passes" in answer and "1 guest pass." not in answer
+
+
+def test_punctuation_in_code_names_no_option() -> None:
+    """"Which flag …?" wants a name: "a comma after that `]`" quotes a bracket, not an option."""
+    from ragkit.rag.extractive.values import holds_value
+
+    assert not holds_value("name", "With a comma after that `]` such issues never happen.", frozenset())
+    assert holds_value("name", "Pass `--no-comma` to drop them.", frozenset())
+
+
+def test_a_well_known_acronym_says_its_words() -> None:
+    """"CLI Override: `--no-comma`" answers "Which command line flag …?": a CLI is a command line
+    interface though the options page never spells it out."""
+    passages = [
+        Passage(1, "### Trailing commas\n\nThis is about using the [noComma](options.md#commas) option.\n\nConsider "
+                   "this piece of code, which Tidy formats:\n\n```js\nconst a = [1, 2]\n```\n\nWith a comma after that "
+                   "`]` such issues never happen. It keeps each line independent of the others.",
+                {"source": "rationale.md", "heading": "Trailing commas"}),
+        Passage(2, "## Commas\n\nTidy prints trailing commas wherever possible.\n\n| Default | CLI Override | API Override |"
+                   "\n| --- | --- | --- |\n| `true` | `--no-comma` | `comma: <bool>` |",
+                {"source": "options.md", "heading": "Commas"}),
+    ]
+    answer = extractive_answer("Which command line flag makes Tidy print code without trailing commas?", passages)
+    assert answer.startswith("Default: `true`; CLI Override: `--no-comma`")

@@ -33,12 +33,26 @@ def defined_acronyms(text: str) -> dict[str, str]:
     return found
 
 
+#: acronyms that documentation writes without spelling them out: what they stand for is common
+#: knowledge ("CLI Override: `--no-semi`" for "Which command line flag …?"); a document that
+#: spells one out otherwise is read its way
+WELL_KNOWN = {
+    "CLI": "command line interface", "GUI": "graphical user interface", "OS": "operating system",
+    "PR": "pull request", "PTO": "paid time off", "IDE": "integrated development environment",
+    "VM": "virtual machine", "SSO": "single sign-on", "MFA": "multi-factor authentication",
+    "2FA": "two-factor authentication",
+}
+
+
 def with_defined(known: dict[str, str], text: str) -> dict[str, str]:
     """``known`` and the acronyms ``text`` defines (``known``'s words kept for one it has), at
     most ``MAX_ACRONYMS``."""
     if len(known) >= MAX_ACRONYMS:
         return known
-    merged = {**defined_acronyms(text), **known}
+    merged = {**WELL_KNOWN, **known}
+    for acronym, words in defined_acronyms(text).items():
+        if merged.get(acronym, words) in (words, WELL_KNOWN.get(acronym)):  # the document's own reading first
+            merged[acronym] = words
     return dict(list(merged.items())[:MAX_ACRONYMS])
 
 

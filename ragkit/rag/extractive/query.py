@@ -134,7 +134,14 @@ def _howto_verb(words: list[str]) -> int:
 
 
 # phrases in which "time" is no time: "one at a time" (in turn), "at the same time" (together)
-_IDIOM = re.compile(r"\b(?:at\s+(?:a|the\s+same|one|any)|from\s+time\s+to|all\s+the)\s+time\b", re.IGNORECASE)
+_IDIOM = re.compile(r"\b(?:at\s+(?:a|the\s+same|(?:any\s+)?one|any)|from\s+time\s+to|all\s+the)\s+time\b", re.IGNORECASE)
+#: ... nor "one" a number in "at one time" ("How many credit hours can I have at one time?": at once)
+_AT_ONCE = re.compile(r"at\s+(?:any\s+)?one\s+time", re.IGNORECASE)
+
+
+def _idiom_words(m: re.Match[str]) -> str:
+    """An idiom's words that keep their meaning: "at one time" none, "one at a time" its "one"."""
+    return "at" if _AT_ONCE.fullmatch(m.group()) else m.group().rsplit(None, 1)[0]
 
 
 def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
@@ -146,7 +153,7 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
     boosts: dict[str, float] = {}
     names: set[str] = set()
     quoted = {w.lower() for q in _QUOTED.findall(question) for w in WORD.findall(q)}
-    text = _IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], question)
+    text = _IDIOM.sub(_idiom_words, question)
     tokens = list(WORD.finditer(text))
     words = [m.group() for m in tokens]
     spans = [m.span() for m in SNAKE.finditer(text)]
@@ -154,7 +161,7 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
     premise = _PREMISE.match(text)
     given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
-    asking = WORD.findall(_IDIOM.sub(lambda m: m.group().rsplit(None, 1)[0], form))  # the asking sentence's verb
+    asking = WORD.findall(_IDIOM.sub(_idiom_words, form))  # the asking sentence's verb
     at = _howto_verb(asking) if is_howto(form) else -1
     verb = len(words) - len(asking) + at if at >= 0 else -1
     for i, raw in enumerate(words):

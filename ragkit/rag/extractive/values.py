@@ -10,7 +10,8 @@ block ("Serving on http://127.0.0.1:8080"). This module recognises them:
   ``name``: one function, setting, class … named in code, or any literal);
 - ``holds_value``: whether a sentence holds a literal of that kind that the question does not;
 - ``declares_default``: "Default: X", "defaults to X", "(Default 100)", "X by default", a
-  documented signature's keyword values ("Signature: `form(max_files=1000)`");
+  documented signature's keyword values ("Signature: `form(max_files=1000)`"), and what happens
+  when the user sets nothing ("If you don't configure X, …");
 - ``named_heading``: whether a heading is named in the question (an identifier such as
   ``dev_addr`` or ``PERMANENT_SESSION_LIFETIME``, a page's title such as "Waitress");
 - ``gloss``: a readable reading beside a code-like value (``timedelta(days=31)`` -> "31 days").
@@ -258,7 +259,8 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     if kind == "name":  # an identifier: `code`, init.defaultBranch, validate_default, defineAsyncComponent, --dry-run
         names = [m.group(1) for m in _CODE.finditer(sentence) if not _NUMERIC.fullmatch(m.group(1))]
         names += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)] + _IDENTIFIER.findall(sentence)
-        return any(_new(name, question_words) or _joins(name, question_words) for name in names)
+        # punctuation alone names nothing: "a semicolon in front of that `[`" holds no option
+        return any(WORD.search(name) and (_new(name, question_words) or _joins(name, question_words)) for name in names)
     literals = [m.group(1) for m in _CODE.finditer(sentence)]
     literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
     literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
@@ -284,8 +286,9 @@ def serves_address(sentence: str) -> bool:
 def declares_default(sentence: str) -> bool:
     """"Default: X", "defaults to X", "the default is X" (and "its default …", "Poetry's default … is
     X"), "(Default 100)", "X by default", and a documented signature with keyword values
-    ("Signature: `form(max_files=1000)`")."""
-    return bool(_DEFAULT.search(sentence))
+    ("Signature: `form(max_files=1000)`"); and what happens when the user sets nothing ("If you
+    don't configure a credential store, Docker stores credentials in `config.json`")."""
+    return bool(_DEFAULT.search(sentence) or _IMPLIED_DEFAULT.search(sentence))
 
 
 def _normal(text: str) -> str:
