@@ -133,6 +133,12 @@ def test_arithmetic_is_not_read_as_emphasis() -> None:
     assert clean_line("This is **bold** and (*it*) works.") == "This is bold and (it) works."
 
 
+def test_a_markdown_escape_is_shown_as_its_character() -> None:
+    assert clean_line(r"**\*Note:** If you travel by both air and rail, call the desk at \(877\) 555\-0100.") == (
+        "*Note: If you travel by both air and rail, call the desk at (877) 555-0100.")
+    assert clean_line(r"Set `C:\temp\*` as the path, not \_build.") == r"Set `C:\temp\*` as the path, not _build."
+
+
 def test_a_question_of_no_kind_is_answered_by_a_sentence_near_enough_in_meaning() -> None:
     faq = [Passage(1, "## Will the tool resume an interrupted backup?\n\nYes, the tool resumes interrupted backups "
                       "when they are re-run.", {"source": "faq.md", "heading": "FAQ", "start": "0"}),

@@ -203,6 +203,7 @@ _MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]"
 # emphasis follows no closing bracket and precedes no opening one: "(3**3)**3" is arithmetic
 _EMPHASIS = re.compile(r"(?<![\w*)\]])(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?![\w*(\[])")
 _FENCE = re.compile(r"^\s*(`{3,}|~{3,})\s*([\w+-]*)")
+_ESCAPED = re.compile(r"\\([\\`*_{}\[\]()#+.!|<>~-])")  # Markdown's backslash escapes: "\*Note:" shows "*Note:"
 
 
 def _quote_depth(line: str) -> int:
@@ -215,7 +216,8 @@ def clean_line(line: str) -> str:
     """A prose line without markup: quote markers, HTML tags, images (an alt text of a few words
     stays: "A Prettier Printer by James Long", a video's cover), links, emphasis, a
     document's own bracketed reference numbers and a command reference's mnemonic brackets
-    ("[c]reate" -> "create") removed (inline code is kept)."""
+    ("[c]reate" -> "create") removed, and a backslash escape shown as its character ("\\*" as
+    "*"; inline code is kept)."""
     line = _QUOTE.sub("", line.strip())
     line = _IMAGE.sub(lambda m: m.group(1) if len(m.group(1).split()) >= _ALT_WORDS else "", line)
     line = _LINK.sub(r"\1", line)
@@ -224,7 +226,7 @@ def clean_line(line: str) -> str:
         text = _INLINE_TAG.sub("", pieces[i])
         text = _REFERENCE.sub("", text)
         text = _MNEMONIC.sub(lambda m: m.group(1) or m.group(2), text)
-        pieces[i] = _EMPHASIS.sub(r"\2", text)
+        pieces[i] = _ESCAPED.sub(r"\1", _EMPHASIS.sub(r"\2", text))
     return re.sub(r"\s{2,}", " ", "".join(pieces)).strip()
 
 
