@@ -6,7 +6,7 @@ whose first paragraph defines the acronym and whose regional figures use it alon
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.acronyms import MAX_ACRONYMS, acronyms_in, defined_acronyms, with_defined
+from ragkit.rag.extractive.acronyms import MAX_ACRONYMS, WELL_KNOWN, acronyms_in, defined_acronyms, with_defined
 from ragkit.rag.passages import Passage
 
 
@@ -42,4 +42,12 @@ def test_a_documents_acronyms_are_bounded() -> None:
     known = with_defined({}, hostile)
     assert len(with_defined(known, "Gamma Delta (GD)")) == MAX_ACRONYMS
     assert with_defined({"CAGR": "compound annual growth rate"}, "Gamma Delta (GD)") == {
-        "GD": "Gamma Delta", "CAGR": "compound annual growth rate"}
+        **WELL_KNOWN, "GD": "Gamma Delta", "CAGR": "compound annual growth rate"}
+
+
+def test_a_well_known_acronym_is_read_as_its_document_spells_it() -> None:
+    """CLI is a command line interface unless the document says it is something else."""
+    assert with_defined({}, "Run it from a terminal.")["CLI"] == "command line interface"
+    known = with_defined({}, "The Common Language Infrastructure (CLI) runs the assemblies.")
+    assert known["CLI"] == "Common Language Infrastructure"
+    assert acronyms_in("The CLI loads them.", known) == ["Common Language Infrastructure"]
