@@ -137,6 +137,8 @@ def test_a_markdown_escape_is_shown_as_its_character() -> None:
     assert clean_line(r"**\*Note:** If you travel by both air and rail, call the desk at \(877\) 555\-0100.") == (
         "*Note: If you travel by both air and rail, call the desk at (877) 555-0100.")
     assert clean_line(r"Set `C:\temp\*` as the path, not \_build.") == r"Set `C:\temp\*` as the path, not _build."
+    assert clean_line("If your compiler targets [x86][] machine code, it won't run on an [ARM][arm] device.") == (
+        "If your compiler targets x86 machine code, it won't run on an ARM device.")
 
 
 def test_a_question_of_no_kind_is_answered_by_a_sentence_near_enough_in_meaning() -> None:

@@ -196,7 +196,7 @@ _LINK_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]{1,200}\]:\s*<?\S+>?(?:\s+[\"'(]
 _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _ALT_WORDS = 4  # an image's alt text of this many words or more describes it in words: kept as text
-_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\])")  # inline and reference links: [text](url), [text][ref]
+_LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\]|\[\])")  # inline and reference links: [text](url), [text][ref], [text][]
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
 # a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
 _MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]")
