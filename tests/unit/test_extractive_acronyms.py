@@ -6,7 +6,13 @@ whose first paragraph defines the acronym and whose regional figures use it alon
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.acronyms import MAX_ACRONYMS, WELL_KNOWN, acronyms_in, defined_acronyms, with_defined
+from ragkit.rag.extractive.acronyms import (
+    MAX_ACRONYMS,
+    WELL_KNOWN,
+    acronyms_in,
+    defined_acronyms,
+    with_defined,
+)
 from ragkit.rag.passages import Passage
 
 
