@@ -131,6 +131,24 @@ def test_a_quoted_sentence_that_introduces_code_is_followed_by_its_code() -> Non
     assert got.rstrip("`\n ").endswith("core.eol crlf") and "And on Windows: [1]" in got
 
 
+TROWEL = _passages(
+    ("## Proposal\n\n### Package Content\n\nEach placeholder package fails on import, asking users to install the "
+     "right package instead. For example, for the placeholder `trowel`, the message will look like:\n\n"
+     "```\nImportError: Please install the maintained package with: pip install trowel-core\n```\n\n"
+     "### Maintenance Cost\n\nThe placeholders need no maintenance.\n",
+     {"source": "P12-package-name.md", "heading": "Package Content"}),
+)
+
+
+def test_a_run_of_sentences_ending_with_a_colon_keeps_the_code_it_introduces() -> None:
+    """Two sentences of a paragraph quoted as one run, the second ending with a colon before a code
+    block: the run leads the block as its last sentence does. Before, the run kept only the first
+    sentence's lead (none) and the answer stopped at "will look like:", without the package named."""
+    got = extractive_answer("I ran pip install trowel and the import fails with an ImportError. "
+                            "Which package should I install instead?", TROWEL)
+    assert "will look like: [1]" in got and "pip install trowel-core" in got
+
+
 TRIAGE = _passages(
     ("## Table of Contents\n- [Scope](#scope)\n- [If a Ticket Has No Activity After 60 Days](#if-a-ticket-has-no-"
      "activity-after-60-days)\n- [Further Notes](#further-notes)\n", {"source": "triage.md", "heading": "Triage"}),

@@ -41,7 +41,7 @@ from dataclasses import replace
 from ragkit.rag.extractive.answer_type import has_answer_type
 from ragkit.rag.extractive.reasons import consequent, grounds
 from ragkit.rag.extractive.text import stem
-from ragkit.rag.extractive.units import Candidate, Unit, passage_of
+from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
 from ragkit.rag.extractive.values import gloss
 
 _SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
@@ -236,7 +236,7 @@ def _completion(u: Unit, units: Sequence[Unit]) -> str:
     other sentence (a list or a code block after the colon is quoted whole elsewhere)."""
     if not u.text.rstrip().endswith(":") or u.leads_code or u.leads_list or u.kind == "code":
         return ""
-    last = u.position + len(u.run or (u.text,)) - 1  # after the last sentence of a joined run
+    last = last_position(u)  # after the last sentence of a joined run
     after = sorted((v for v in passage_of(units, u) if v.position > last), key=lambda v: v.position)
     lines: list[str] = []
     if after and after[0].kind == "prose" and after[0].text[:1].islower() and after[0].block is not u.block:
@@ -290,8 +290,9 @@ def _joined(a: Unit, b: Unit) -> Unit:
     if sorted(run) != list(range(min(run), max(run) + 1)):
         return b
     ordered = tuple(run[k] for k in sorted(run))
+    last = a if last_position(a) >= last_position(b) else b
     return replace(a if a.position <= b.position else b, text=" ".join(ordered), run=ordered,
-                   position=min(run), own=a.own | b.own, near=a.near | b.near)
+                   position=min(run), own=a.own | b.own, near=a.near | b.near, leads_code=last.leads_code)
 
 
 #: a series written out in a sentence: three items or more, the last after "and" or "or" (its
@@ -370,7 +371,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         return _render_list(best, nested, units)  # "Removed expired parameter names:" and the names under it
     code = _code_for(best, units, code_units) if howto else None
     if code is None:  # "The default is:" and the value's code block after it: never cut at the colon
-        code = next((v for v in passage_of(units, best) if best.leads_code and v.position == best.position + 1), None)
+        code = next((v for v in passage_of(units, best) if best.leads_code and v.position == last_position(best) + 1),
+                    None)
     lead = None
     if best.kind == "code":  # the sentence that introduces the code, else the code's section
         mine = [v for v in passage_of(units, best) if v.position < best.position and v.kind != "code"][-1:]
@@ -384,7 +386,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_code), None)) is not None:
         # a quoted sentence that introduces a code block ("And on Windows:"): the block follows it, never cut
         chosen = chosen[: colon + 1]
-        code = next((v for v in passage_of(units, chosen[-1]) if v.position == chosen[-1].position + 1), None)
+        code = next((v for v in passage_of(units, chosen[-1]) if v.position == last_position(chosen[-1]) + 1), None)
     listed: list[Unit] = []
     if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_list and u.source == best.source),
                                        None)) is not None:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import replace
 
-from ragkit.rag.extractive.units import Unit, passage_of
+from ragkit.rag.extractive.units import Unit, last_position, passage_of
 
 _GROUNDS_SENTENCES = 3  # a why question's advice brings the whole paragraph before it up to this many sentences
 
@@ -34,7 +34,7 @@ def sentence_pairs(units: Sequence[Unit], *, leaning: bool = False) -> list[Unit
         if (u.kind == v.kind == "prose" and u.rank == v.rank and u.paragraph == v.paragraph
                 and v.position == u.position + 1 and (not leaning or _LEANS_BACK.match(v.text))):
             out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near,
-                               run=(u.text, v.text)))
+                               run=(u.text, v.text), leads_code=v.leads_code))
     return out
 
 
@@ -59,7 +59,7 @@ def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     otherwise."""
     if u.kind != "prose" or _REASON.search(u.text):
         return ""
-    following = u.position + len(u.run or (u.text,))  # after the last sentence of a joined run
+    following = last_position(u) + 1  # after the last sentence of a joined run
     after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
              and v.paragraph in (u.paragraph, u.paragraph + 1) and v.block.section == u.block.section
              and id(v) not in quoted]  # its paragraph's next sentence, or the next line's ("Otherwise, …")

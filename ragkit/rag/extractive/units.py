@@ -55,5 +55,10 @@ def passage_of(units: Sequence[Unit], u: Unit) -> list[Unit]:
     return [v for v in units if v.rank == u.rank]
 
 
+def last_position(u: Unit) -> int:
+    """The position of ``u``'s last sentence: its own, or that of the last of a joined ``run``."""
+    return u.position + len(u.run or (u.text,)) - 1
 
-__all__ = ["Candidate", "Unit", "passage_of"]
+
+
+__all__ = ["Candidate", "Unit", "last_position", "passage_of"]
