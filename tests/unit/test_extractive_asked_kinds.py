@@ -6,10 +6,12 @@ from __future__ import annotations
 from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind
 from ragkit.rag.extractive.answer_type import (
     answer_type,
+    asked_state,
     counted_noun,
     counts,
     has_answer_type,
     quantity_measure,
+    says_state,
 )
 from ragkit.rag.passages import Passage
 
@@ -465,3 +467,40 @@ def test_a_well_known_acronym_says_its_words() -> None:
     ]
     answer = extractive_answer("Which command line flag makes Tidy print code without trailing commas?", passages)
     assert answer.startswith("Default: `true`; CLI Override: `--no-comma`")
+
+
+SLATE = _passage("advisories/HSEC-2031-0004.md", "Slate decoder crash", (
+    "In Slate 2.1 to 2.4, the parallel decoder in libslate has a bug where crafted input can crash the whole "
+    "process (CVE-2031-0042). Applications that call the `slate_decode_mt` function are affected.\n\n"
+    "The Haskell *slate-clib* library bundles the C code. The *slate* package does not use the parallel decoder "
+    "and is therefore unaffected."))
+
+
+def test_a_yes_no_question_about_a_state_is_answered_by_the_sentence_that_says_it() -> None:
+    """"Am I affected by …?" asks whether a state holds: "… is therefore unaffected" says it (its
+    opposite, by a prefix), over the sentence that describes the bug in the question's words. Before,
+    "Am" opened no question the engine knew, and the description was quoted."""
+    got = extractive_answer("I use the slate package, not slate-clib. Am I affected by the parallel decoder crash "
+                            "(CVE-2031-0042)?", SLATE)
+    assert "unaffected" in got, got
+    assert asked_state("Am I affected by the parallel decoder crash?") == "affected"
+    assert asked_state("Is the cache shared between workers?") == "shared"
+    assert asked_state("Is there a limit?") == ""
+    assert says_state("affected", "It is therefore unaffected.") and not says_state("affected", "It crashes.")
+
+
+TRANSPORT = _passage("lectures/L08.md", "Transport security", (
+    "Examples of ciphers actually used in transport security are outlined in the next lecture.\n\n"
+    "- the 'quiet transport layer' was originally designed in the 80s by Omar ElNaggar, then chief engineer "
+    "at Wavelink.\n- The layer went through a series of upgrades as loopholes were closed."))
+
+
+def test_a_surname_with_a_capital_inside_names_a_person() -> None:
+    """"Omar ElNaggar" is a person's name: a surname of "El" and a capitalised word, as "McAdam" or
+    "DeWitt" are. Before, "ElNaggar" was no name word, no sentence held a person, and the question
+    was refused."""
+    got = extractive_answer("Who originally designed the quiet transport layer, and at which company was he working?",
+                            TRANSPORT)
+    assert "Omar ElNaggar" in got and "Wavelink" in got, got
+    assert has_answer_type("person", "It was designed by Omar ElNaggar in 1985.", frozenset({"who", "designed"}))
+

@@ -336,7 +336,7 @@ def asks_why(question: str) -> bool:
 
 _YES_NO = re.compile(
     r"^\W*(?:if\b[^,?]{1,80},\s*|and\s+|but\s+|so\s+)?"
-    r"(?:is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|may|might)"
+    r"(?:am|is|are|was|were|do|does|did|can|could|will|would|should|shall|has|have|had|must|may|might)"
     r"(?:n't|\s+not)?\s+(?!there\s+a\s+way\b)\w",
     re.IGNORECASE,
 )
@@ -362,6 +362,25 @@ def negates(sentence: str) -> bool:
     """Whether ``sentence`` says something does not hold ("uv does not support the flag", "it is
     not supported", "you cannot …"): the answer "no" to a yes/no question about it."""
     return bool(_NEGATION.search(sentence))
+
+
+#: a yes/no question whether a thing is in some state: "Am I affected by …?", "Is the cache shared …?",
+#: "Are tabs allowed …?": the participle (or -able adjective) that names the state, after a short subject
+_STATE_QUESTION = re.compile(
+    r"^\W*(?:am|is|are|was|were)(?:n't|\s+not)?\s+(?:[\w.'-]+\s+){1,6}?(?P<state>[a-z]{3,}(?:ed|able|ible))\b",
+    re.IGNORECASE,
+)
+
+
+def asked_state(question: str) -> str:
+    """The state a yes/no question asks about ("Am I affected by …?" -> "affected"), else ""."""
+    match = _STATE_QUESTION.search(question)
+    return match["state"].lower() if match else ""
+
+
+def says_state(state: str, sentence: str) -> bool:
+    """Whether ``sentence`` says the state, or its opposite by a prefix: "unaffected", "non-affected"."""
+    return bool(state) and bool(re.search(rf"\b(?:un|non-?|in)?{re.escape(state)}\b", sentence, re.IGNORECASE))
 
 
 #: a yes/no question whether something is obliged: "Do I have to …?", "Must engineers …?", "Is it required …?"
@@ -692,7 +711,7 @@ _OWNER = re.compile(
 
 #: a surname with a capital inside it ("McAdams", "LeCun", "DeVries", "O'Neil"); any other word
 #: with one is a product's or a project's name ("CPython", "JavaScript", "GitHub")
-_SURNAME = re.compile(r"^(?:Mc|Mac|O'|D'|De|Di|Da|Du|La|Le|Van|Von)[A-Z][a-z]+$")
+_SURNAME = re.compile(r"^(?:Mc|Mac|Fitz|O'|D'|De|Di|Da|Du|El|La|Le|Van|Von)[A-Z][a-z]+$")  # ElGamal, FitzGerald
 _PARENTHESES = re.compile(r"\s*\([^()]*\)")
 _NAME_GAP = re.compile(r"\s+(?:[A-Z]\.?\s+)*")  # between two words of a name: "John C. Ames"
 _NAME_LINE_WORDS = 8  # a line of at most this many capitalised words (and "and") may be names alone

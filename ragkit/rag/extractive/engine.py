@@ -156,6 +156,7 @@ from ragkit.rag.extractive.answer_type import (
     says_duration,
     says_obligation,
     says_size,
+    says_state,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
@@ -188,7 +189,7 @@ from ragkit.rag.extractive.text import (
     terms,
     word_terms,
 )
-from ragkit.rag.extractive.units import Candidate, Unit, passage_of
+from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
 from ragkit.rag.extractive.values import (
     declares_default,
     holds_value,
@@ -229,6 +230,7 @@ _LEADS_CODE = 1.3  # ... for a how-to's description line that a code block follo
 _NAMES_THING = 1.3  # ... for one that names a thing the question does not, for "Which organisations …?"
 _NEGATES = 1.15  # ... for one that says no, for a yes/no question ("does not support", "cannot")
 _OBLIGES = 1.3  # ... for one that says whether a thing is obliged, for a question that asks it ("optional")
+_STATES = 1.3  # ... for one that says the state a yes/no question asks about ("unaffected" for "Am I affected …?")
 _SURFACE = 0.02  # ... per word the unit shares with the question as written (at most five)
 # the stopwords that carry no distinction between two answers (unlike "all", "latest", "only", "not")
 _FUNCTION_WORDS = STOPWORDS - frozenset(
@@ -853,6 +855,8 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
     if query.obliged and says_obligation(u.text):
         fit *= _OBLIGES  # "Participation is optional." for "Do engineers have to take part …?"
+    elif query.state and says_state(query.state, u.text):
+        fit *= _STATES  # "The xz package … is therefore unaffected." for "Am I affected by …?"
     if query.counted_given and typed:
         fit *= _COUNTED  # "70 characters" for "How many characters…?": the very count asked for
     elif query.counted == _LONG and typed and says_duration(u.text):
@@ -1030,7 +1034,7 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
     if not query.kind and holds(candidates[0].unit):
         return candidates
     best = candidates[0]
-    last = best.unit.position + len(best.unit.run or (best.unit.text,)) - 1
+    last = last_position(best.unit)
     blocks = 1 if unnamed else 0  # the names may be in the next paragraph ("These issues were reported by …")
     after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose"
                     and 0 <= v.paragraph - best.unit.paragraph <= blocks and v.block.section == best.unit.block.section
@@ -1040,7 +1044,8 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
         return candidates
     read = [v for v in after if v.position <= found.position]  # the sentences up to the one found, once
     run = (*(best.unit.run or (best.unit.text,)), *(v.text for v in read))
-    joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)))
+    joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)),
+                     leads_code=read[-1].leads_code)
     return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
 
 

@@ -17,6 +17,7 @@ from ragkit.rag.extractive.answer_type import (
     AUTHORSHIP_WORDS,
     answer_type,
     asked_acronym,
+    asked_state,
     asks_author,
     asks_obligation,
     asks_yes_no,
@@ -93,6 +94,7 @@ class Query:
     counted_also: str = ""  # the noun before it, which documents may count instead ("8 defers" for "defer statements")
     yes_no: bool = False  # the question is answered by yes or no ("Can I …?", "Does X support …?")
     obliged: bool = False  # it asks whether a thing is obliged ("Do I have to …?"): "optional" answers it
+    state: str = ""  # the state a yes/no question asks about ("Am I *affected* …?"): "unaffected" answers it
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
     instance: bool = False  # "What charset does …?": no kind, but the answer names one thing, often a literal
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
@@ -107,7 +109,7 @@ _SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!])\s+(?=[A-Z])")
 #: how a question opens: a question word or an auxiliary verb, perhaps after a preposition
 _ASKS = re.compile(
     r"(?:(?:in|on|at|from|for|to|by|with|since|and|so|but|then)\s+)?"
-    r"(?:how|what|which|who|whom|whose|when|where|why|can|could|do|does|did|is|are|was|were|should|will|would|may|must|has|have)\b",
+    r"(?:how|what|which|who|whom|whose|when|where|why|am|can|could|do|does|did|is|are|was|were|should|will|would|may|must|has|have)\b",
     re.IGNORECASE)
 
 
@@ -246,7 +248,7 @@ def read_question(question: str, context: str = "") -> Query:
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), asked_numbers=_numbers(_DOTTED.sub(" ", form), boosts), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
         counted_also=counted_modifier(form) if kind == "number" else "",
-        yes_no=asks_yes_no(form), obliged=asks_obligation(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
+        yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
     )
 
