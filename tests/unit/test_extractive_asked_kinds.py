@@ -504,3 +504,20 @@ def test_a_surname_with_a_capital_inside_names_a_person() -> None:
     assert "Omar ElNaggar" in got and "Wavelink" in got, got
     assert has_answer_type("person", "It was designed by Omar ElNaggar in 1985.", frozenset({"who", "designed"}))
 
+
+def test_a_price_asked_is_not_answered_by_a_count_of_things() -> None:
+    """"How much does a Silver membership cost per year?" asks for money: "2 blogs per year" and "2
+    on-demand webinars per year" count other things, so the local provider refuses the answer. A
+    bare number may still be an amount (a table's cell under a heading in dollars), and a price,
+    "free" or a number of dollars answers. Before, any number passed for the price."""
+    page = _passage("members.md", "Member benefits", (
+        "Silver members may submit up to 2 blogs per year, as part of their membership. Silver members are "
+        "eligible for 2 on-demand webinars per year."))
+    question = "How much does a Silver membership cost per year?"
+    answer = extractive_answer(question, page)
+    assert answer == REFUSAL or lacks_asked_kind(question, answer), answer
+    assert lacks_asked_kind(question, "Silver members may submit up to 2 blogs per year, as part of their "
+                                      "membership. [1] Silver members are eligible for 2 on-demand webinars per year. [2]")
+    assert not lacks_asked_kind(question, "Purchases of property and equipment: 30,675 [1]")
+    assert not lacks_asked_kind(question, "Silver membership costs $7,000 a year. [1]")
+    assert not lacks_asked_kind(question, "Membership is free for non-profits. [1]")

@@ -1428,11 +1428,20 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
         return True  # "Which version of libsodium is bundled?": an answer that writes no number
     # "How many stages does it run by default …?" asks a default that is a number
     kind = "number" if query.kind == "value" and _OPENS_HOW_MANY.search(query.form) else query.kind
+    if kind == "number" and query.measure == "money" and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL \
+            and not in_measure("money", said):
+        # "How much does a membership cost?": "2 blogs per year" counts blogs, no price; a bare
+        # number may be one (a table's "30,675" under a heading in dollars)
+        return len(_COUNTED_NUMBER.findall(said)) == len(_NUMBER.findall(said))
     return (kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
 
 
+_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*")
+#: a number of things: "2 blogs", "4 on-demand webinars" (not "2 million", an amount)
+_COUNTED_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*\s+(?!(?:million|billion|thousand|hundred|dollars|euros|pounds|cents)\b)"
+                             r"(?:[a-z-]+\s+)?[a-z-]+s\b")
 _OPENS_HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\b", re.IGNORECASE)  # the question opens with it
 
 
