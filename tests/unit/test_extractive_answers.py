@@ -514,3 +514,27 @@ def test_a_surname_alone_that_did_the_deed_answers_who_first_did_it() -> None:
     this = [Passage(1, "## Notes\n\nThis constructed the tidal fibration in type theory, and this is all.",
                     {"source": "notes.tex", "heading": "Notes", "start": "0"})]
     assert "does not contain" in extractive_answer("Who first built the tidal fibration in type theory?", this)
+
+
+BACKENDS = [
+    Passage(1, "# Sign extension error in the Sparc64 FFI\n\nNumeric arguments of FFI calls on the Sparc64 backend may "
+               "result in incorrect runtime values.\n\nFor the most part, this bug only causes availability issues.",
+            {"source": "advisories/KSEC-2031-0008.md", "heading": "Sign extension error in the Sparc64 FFI"}),
+    Passage(2, "# Sign extension bug in the RISC-V compiler\n\nArithmetic operations may result in incorrect runtime "
+               "results on the native riscv64 backend.",
+            {"source": "advisories/KSEC-2031-0007.md", "heading": "Sign extension bug in the RISC-V compiler"}),
+    Passage(3, "# Command injection on Windows\n\nThe process library did not escape arguments of batch files, so a "
+               "caller could run other commands.", {"source": "advisories/KSEC-2031-0003.md", "heading": "Command injection"}),
+    Passage(4, "# Stored XSS in the package server\n\nUploaded documentation was served on the main domain, where its "
+               "scripts could read a user's session.", {"source": "advisories/KSEC-2031-0004.md", "heading": "Stored XSS"}),
+]
+
+
+def test_a_question_for_several_things_quotes_each_parallel_document() -> None:
+    """"Which two backends …?" asks for two things, which two advisories name one each: the second
+    advisory's sentence matches the question by its heading ("Sign extension bug in the RISC-V compiler") more than by
+    its own words, and is quoted beside the first. Before, a further sentence had to match on its
+    own words as much as the first, and only one backend was named."""
+    got = extractive_answer("Which two compiler backends had sign extension bugs that could give wrong runtime values?",
+                            BACKENDS)
+    assert "Sparc64" in got and "riscv64" in got, got

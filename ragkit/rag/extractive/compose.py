@@ -255,14 +255,19 @@ def _completion(u: Unit, units: Sequence[Unit]) -> str:
 
 
 def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Unit | None = None,
-               share: float = _SENTENCE_SHARE) -> list[Unit]:
+               share: float = _SENTENCE_SHARE, several: bool = False) -> list[Unit]:
+    """The sentences to quote, best first; ``several``: the question asks for several things
+    ("Which two backends …?"), which parallel documents may each name one of."""
     best, best_own = candidates[0].score, candidates[0].own_share
     chosen: list[Unit] = [first] if first else []
     for c in candidates:
         if len(chosen) >= max_sentences or c.score < share * best:
             break
-        if chosen and c.own_share < _SENTENCE_SHARE * best_own:
-            continue  # a further sentence must match on its own words, not only its neighbours'
+        if chosen and c.own_share < _SENTENCE_SHARE * best_own and not (
+                several and all(u.source != c.unit.source for u in chosen)):
+            continue  # a further sentence must match on its own words, not only its neighbours' (unless it is
+            # another document's, for a question that asks for several things: "… on the native aarch64 backend"
+            # under "Sign extension error in the AArch64 NCG", beside the PPC64le advisory's sentence)
         if c.unit.kind == "code" or any(c.unit.text.lower() in u.text.lower() for u in chosen):
             continue
         within = [i for i, u in enumerate(chosen) if u.text.lower() in c.unit.text.lower() or _overlap(u, c.unit)]
@@ -382,7 +387,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         candidates = [c for c in candidates if c.unit.source == best.source]
     if howto and best.leads_code:  # "- Add a remote:" and its command: the one description says it
         max_sentences = 1
-    chosen = _sentences(candidates, max_sentences, first=lead, share=share)
+    chosen = _sentences(candidates, max_sentences, first=lead, share=share, several=list_wanted and not howto)
     if code is None and (colon := next((i for i, u in enumerate(chosen) if u.leads_code), None)) is not None:
         # a quoted sentence that introduces a code block ("And on Windows:"): the block follows it, never cut
         chosen = chosen[: colon + 1]
