@@ -6,6 +6,8 @@ followed by that passage's ``[n]`` marker.
   neighbouring sentences read as one, for a yes/no, why or conditional question) are quoted
   once, as the run of sentences they cover;
   a list item quoted alone is prefixed with its section heading ("Tern 1.2.0: First release …");
+  for a question that asks for several things ("Which two backends …?"), a further sentence of
+  another document may match by its heading more than by its own words (parallel advisories);
 - *a list*: when the question asks for one ("the three rules", "what are the steps"), the list
   whose intro, items or section match best (a list right after a good sentence's paragraph, in
   its section, is introduced by that paragraph, colon or not: "… You can adjust this with
