@@ -516,18 +516,18 @@ def test_a_surname_alone_that_did_the_deed_answers_who_first_did_it() -> None:
     assert "does not contain" in extractive_answer("Who first built the tidal fibration in type theory?", this)
 
 
-BACKENDS = [
-    Passage(1, "# Sign extension error in the Sparc64 FFI\n\nNumeric arguments of FFI calls on the Sparc64 backend may "
-               "result in incorrect runtime values.\n\nFor the most part, this bug only causes availability issues.",
-            {"source": "advisories/KSEC-2031-0008.md", "heading": "Sign extension error in the Sparc64 FFI"}),
-    Passage(2, "# Sign extension bug in the RISC-V compiler\n\nArithmetic operations may result in incorrect runtime "
-               "results on the native riscv64 backend.",
-            {"source": "advisories/KSEC-2031-0007.md", "heading": "Sign extension bug in the RISC-V compiler"}),
-    Passage(3, "# Command injection on Windows\n\nThe process library did not escape arguments of batch files, so a "
-               "caller could run other commands.", {"source": "advisories/KSEC-2031-0003.md", "heading": "Command injection"}),
-    Passage(4, "# Stored XSS in the package server\n\nUploaded documentation was served on the main domain, where its "
-               "scripts could read a user's session.", {"source": "advisories/KSEC-2031-0004.md", "heading": "Stored XSS"}),
-]
+BACKENDS = _passages(
+    ("# Sign extension error in the Sparc64 FFI\n\nNumeric arguments of FFI calls on the Sparc64 backend may result in "
+     "incorrect runtime values.\n\nFor the most part, this bug only causes availability issues.",
+     {"source": "advisories/KSEC-2031-0008.md", "heading": "Sign extension error in the Sparc64 FFI"}),
+    ("# Sign extension bug in the RISC-V compiler\n\nArithmetic operations may result in incorrect runtime results on "
+     "the native riscv64 backend.",
+     {"source": "advisories/KSEC-2031-0007.md", "heading": "Sign extension bug in the RISC-V compiler"}),
+    ("# Command injection on Windows\n\nThe process library did not escape arguments of batch files, so a caller "
+     "could run other commands.", {"source": "advisories/KSEC-2031-0003.md", "heading": "Command injection"}),
+    ("# Stored XSS in the package server\n\nUploaded documentation was served on the main domain, where its scripts "
+     "could read a user's session.", {"source": "advisories/KSEC-2031-0004.md", "heading": "Stored XSS"}),
+)
 
 
 def test_a_question_for_several_things_quotes_each_parallel_document() -> None:
