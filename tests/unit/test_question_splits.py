@@ -5,6 +5,7 @@ question between halves after seeing results, and ``--split`` scores one half on
 from __future__ import annotations
 
 import importlib.util
+import re
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -41,6 +42,15 @@ def test_every_question_sits_in_the_half_its_text_hashes_to(path: Path) -> None:
     for half in aq.SPLITS:  # each half holds answerable questions and at least one to refuse
         chosen = aq.in_split(items, half)
         assert any(q["answer"] is None for q in chosen) and sum(q["answer"] is not None for q in chosen) >= 5
+
+
+@pytest.mark.parametrize("path", sorted(FOLDERS.glob("*.yaml")), ids=lambda p: p.stem)
+def test_no_question_is_cut_short_by_a_yaml_comment(path: Path) -> None:
+    """An unquoted " #" starts a YAML comment: "… in the BOLT #10 …" would be asked as "… in the BOLT"."""
+    raw = path.read_text(encoding="utf-8")
+    asked = {q["question"] for q in yaml.safe_load(raw)["questions"]}
+    for line in re.findall(r"^  - question: ([^\"'|>\n].*)$", raw, re.M):
+        assert line.rstrip() in asked, f"{path.name}: quote the question {line!r}"
 
 
 def test_the_halves_depend_on_the_texts_not_the_order() -> None:
