@@ -114,6 +114,7 @@ loaders: Registry[type] = Registry(
         "manpage": "ragkit.loaders.manpage",
         "asciidoc": "ragkit.loaders.asciidoc",
         "fb2": "ragkit.loaders.fictionbook",
+        "xml": "ragkit.loaders.xml_markup",
         "latex": "ragkit.loaders.latex",
         "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",

@@ -54,6 +54,7 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".asciidoc": "asciidoc",
     ".asc": "asciidoc",  # Pro Git's and other books' AsciiDoc (an armored OpenPGP file is skipped)
     ".fb2": "fb2",
+    ".xml": "xml",
     **{ext: "latex" for ext in (".tex", ".latex", ".ltx")},
     ".jsonl": "jsonl",
     ".csv": "csv",
