@@ -312,3 +312,19 @@ def test_a_version_question_is_not_answered_without_a_number() -> None:
     assert "1.0.18" in got and not lacks_asked_kind(question, got), got
     assert not lacks_asked_kind("Which version control system does Kelp use?", "Kelp uses Git. [1]")
     assert not lacks_asked_kind("Which release notes mention the harbour?", "The spring notes do. [1]")
+
+
+def test_a_language_named_by_a_letter_and_a_sign_is_a_name() -> None:
+    """"C#" and "C++" are no words to a tokenizer of letters and digits: lost, the question about
+    C# naming is answered from the JavaScript guide, whose sentence shares more of its words."""
+    guides = [
+        Passage(1, "## Fields\n\nPrivate fields should be named with a trailing underscore, as in `count_`.",
+                {"source": "jsguide.md", "heading": "JavaScript Style Guide > Naming > Fields"}),
+        Passage(2, "## Naming rules\n\nNaming rules follow Microsoft's C# naming guidelines.\n\n- Names of classes "
+                "and methods: `PascalCase`.\n- Names of private and internal fields: `_camelCase`.",
+                {"source": "csharp-style.md", "heading": "C# at Google Style Guide > Naming rules"}),
+    ]
+    answer = extractive_answer("How should private fields be named in C# code?", guides)
+    assert "`_camelCase`" in answer and "trailing underscore" not in answer
+    # a language no passage names is no answer's subject
+    assert extractive_answer("How should private fields be named in C++ code?", guides) == REFUSAL

@@ -32,7 +32,15 @@ from ragkit.rag.extractive.answer_type import (
     wants_list,
     without_case,
 )
-from ragkit.rag.extractive.text import SNAKE, STOPWORDS, WORD, snake_identifiers, terms, word_terms
+from ragkit.rag.extractive.text import (
+    SNAKE,
+    STOPWORDS,
+    WORD,
+    signed_names,
+    snake_identifiers,
+    terms,
+    word_terms,
+)
 from ragkit.rag.extractive.values import (
     asked_noun,
     asks_instance,
@@ -180,6 +188,9 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
                 names.add(key)
     for key in snake_identifiers(text):  # ``NO_COLOR`` whole (its words count as parts): a name only
         boosts[key] = max(boosts.get(key, 0.0), _IDENTIFIER_BOOST)  # a passage that writes it holds
+        names.add(key)
+    for key in signed_names(text):  # "C#", "C++": a name, as a capitalised word is
+        boosts[key] = max(boosts.get(key, 0.0), 1.5)
         names.add(key)
     return boosts, names
 

@@ -173,8 +173,18 @@ SNAKE = re.compile(r"(?<![\w])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])")
 def terms(text: str) -> list[str]:
     """Content-word stems of ``text`` in order (stopwords and 1-letter words removed), then each
     snake_case identifier whole: ``NO_COLOR`` is the word "color" (its "no" is a stopword) and
-    the term ``no_color``, which only a passage naming it holds."""
-    return [t for raw in WORD.findall(text) for t in word_terms(raw)] + snake_identifiers(text)
+    the term ``no_color``, which only a passage naming it holds; then each language named by a
+    letter and a sign (``C#``, ``C++``, ``F#``), which a 1-letter word would lose."""
+    return [t for raw in WORD.findall(text) for t in word_terms(raw)] + snake_identifiers(text) + signed_names(text)
+
+
+#: a language named by one letter and a sign: "C#", "C++", "F#" (not "a#b", "x++" in code)
+_SIGNED_NAME = re.compile(r"(?<![\w#+.])[A-Z](?:#|\+\+)(?![\w#+])")
+
+
+def signed_names(text: str) -> list[str]:
+    """The languages ``text`` names by a letter and a sign, lower-cased (``C#`` -> ``c#``)."""
+    return [m.lower() for m in _SIGNED_NAME.findall(text)]
 
 
 def snake_identifiers(text: str) -> list[str]:
