@@ -57,6 +57,15 @@ def fb2_seed() -> bytes:
             '<binary id="i.png" content-type="image/png">iVBORw0KGgo=</binary></FictionBook>').encode()
 
 
+def xml_seed() -> bytes:
+    paragraphs = "".join(f"<p>{p} (see &ref0042;)</p>" for p in PARAGRAPHS)
+    return ("<?xml version='1.0' encoding='UTF-8'?>\n<!DOCTYPE memo SYSTEM 'memo.dtd'>\n<memo><header>"
+            "<title>Harbour notes</title><version>0.2</version></header>"
+            f"<section1 topic='Ferries'>{paragraphs}<table><tr><th>Port</th><th>Fare</th></tr>"
+            "<tr><td>Bergen</td><td>40</td></tr></table><example><![CDATA[<fare port='Bergen'/>]]></example>"
+            "</section1></memo>").encode()
+
+
 def tex_seed() -> bytes:
     body = "\n\n".join(PARAGRAPHS)
     return ("\\documentclass{article}\n\\title{Harbour notes}\n\\begin{document}\n\\section{Ferries}\n" + body
@@ -324,7 +333,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
-    ".ppt": ppt_seed,
+    ".ppt": ppt_seed, ".xml": xml_seed,
 }
 
 
