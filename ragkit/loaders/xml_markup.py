@@ -9,7 +9,8 @@ section it is in), else its children one after the other. Table rows (``<tr>``, 
 Markdown table rows, the first one the header; list items (``<li>``, ``<item>``, ``<listitem>``)
 are ``-`` items, a definition list's terms and definitions (``<dt>``/``<dd>``, ``<term>``/
 ``<listitem>``) ``- term: definition`` items; examples and program listings (``<example>``, ``<code>``, ``<pre>``,
-``<programlisting>``, ``<screen>``) are fenced code, after their ``caption``. A short value in an
+``<programlisting>``, ``<screen>``) are fenced code, after their ``caption`` (a table's caption is
+a ``Table: …`` line after it, so the sentence before a table leads it). A short value in an
 element whose name is no prose element (``<version>0.3.1</version>``, ``<status>Deferred</status>``)
 is written with its name, ``version: 0.3.1``, since the name says what the value is.
 
@@ -184,10 +185,9 @@ def _blocks(el: Any, depth: int, out: list[str]) -> None:
 
 
 def _table(el: Any, children: list[Any]) -> list[str]:
-    """A table's caption, if any, and its rows as a Markdown table (the first row the header)."""
+    """A table's rows as a Markdown table (the first row the header), then its caption, if any."""
     out: list[str] = []
-    if caption := (el.get("caption") or "").strip():
-        out.append(caption)
+    caption = (el.get("caption") or "").strip()
     rows = [[_inline(cell).replace("|", "\\|") for cell in _element_children(row)]
             for row in children if _local(row.tag) in _ROWS]
     rows = [r for r in rows if any(r)]
@@ -197,6 +197,8 @@ def _table(el: Any, children: list[Any]) -> list[str]:
     lines = [f"| {' | '.join(r + [''] * (width - len(r)))} |" for r in rows]
     lines.insert(1, "|" + " --- |" * width)
     out.append("\n".join(lines))
+    if caption:  # after the table: the sentence before it ("… implies the following:") leads it
+        out.append(f"Table: {caption}")
     return out
 
 

@@ -99,7 +99,7 @@ def test_sections_tables_and_examples_are_markdown(tmp_path: Path) -> None:
     assert "status: Draft" in text and "version: 0.2.1" in text  # a short value labelled with its element
     assert "# Requirements" in text and "## Sizes" in text
     assert ("| Table | Weight | Support |\n| --- | --- | --- |\n| Daily | 2 g | MUST |\n"
-            "| Weekly | 9 g | SHOULD NOT |") in text
+            "| Weekly | 9 g | SHOULD NOT |\n\nTable: Table sizes") in text  # the caption after: the sentence leads the table
     assert "A relayed table\n\n```\n<table harbour='Penwith'>\n  <high at='06:12'/>\n</table>\n```" in text
     chunks = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars").split(doc)
     under = next(c for c in chunks if "| Daily | 2 g | MUST |" in c.text)

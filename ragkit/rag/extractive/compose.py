@@ -14,7 +14,9 @@ followed by that passage's ``[n]`` marker.
   vertical_overflow." and its values), or one in the best passage (a numbered one for steps), with
   the sentence right after it that speaks of its items as a whole ("You can install all of these
   with …"); and whenever the best
-  sentence introduces a list ("These are the rules:"), the intro and all its items;
+  sentence introduces a list ("These are the rules:"), the intro and all its items; a best
+  sentence that introduces a table ("Support for version 1 implies the following:") answers a
+  list question with the table's rows, as it would with a list's items;
 - *how-to*: the sentences (from the best sentence's page only), then the code block of the best
   sentence's section (the first one
   after it, else the last one before it); a console block keeps only its ``$`` command lines, not
@@ -50,6 +52,7 @@ _SENTENCE_SHARE = 0.6  # further sentences must score this share of the best
 _TYPED_SHARE = 0.8  # ... when the best holds the date, number or name asked for (one answer is wanted)
 _LIST_SHARE = 0.5  # a list must be this close to the best candidate to answer a list question
 _ORDERED_BONUS = 1.3  # a numbered list for a question about steps
+_TABLE_ROWS = 20  # at most this many rows of the table after a sentence answer a list question
 _COMPLETING_LINES = 2  # how many lines after a sentence ending with a colon complete it
 _COMPLETING_WORDS = 25  # ... each of at most this many words
 
@@ -311,6 +314,20 @@ _SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+[`'\"*]*
 _NAMED_AFTER_COLON = re.compile(rf":\s+{_ITEM}(?:,\s+{_ITEM})?,?\s+(?:and|or)\s+{_ITEM}\s*\.?$")
 
 
+def _table_after(u: Unit, units: Sequence[Unit]) -> list[Unit]:
+    """The rows of the table right after a sentence ending with a colon ("Support for version 1
+    implies the following:"), which a list question asks for as it would the list after it; none
+    for any other unit."""
+    if u.kind != "prose" or not u.text.rstrip().endswith(":") or u.leads_list or u.leads_code:
+        return []
+    rows: list[Unit] = []
+    for v in sorted((v for v in passage_of(units, u) if v.position > last_position(u)), key=lambda v: v.position):
+        if v.kind != "row" or len(rows) == _TABLE_ROWS:
+            break
+        rows.append(v)
+    return rows
+
+
 def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
     """The list that answers a list question: one the good candidates belong to or introduce,
     or one in the best candidate's passage (a recipe's steps need not repeat the question's
@@ -370,6 +387,8 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     for a reason (a sentence without one brings the next when that gives it); ``person``: for a
     person (a sentence naming one by a pronoun brings the sentence before that names them)."""
     best = candidates[0].unit
+    if list_wanted and (rows := _table_after(best, units)):  # "… implies the following:" and its table
+        return f"{best.text} [{best.number}]\n" + "\n".join(f"- {r.text}" for r in rows)
     if list_wanted and (listed := _best_list(candidates, units, ordered)):
         return listed
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
