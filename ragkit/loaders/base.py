@@ -350,6 +350,17 @@ def parser_reason(path: Path, exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def xml_parser(*, recover: bool = False) -> Any:
+    """The one lxml parser the XML formats (OpenDocument, FictionBook, ``.xml``) read with: it
+    expands no entity, loads no DTD and nothing from the network, refuses trees deeper than lxml's
+    limit and drops comments and processing instructions; ``recover``: lxml's recovering parser,
+    for a file that is not well-formed."""
+    from lxml import etree  # python-docx's dependency, so always there
+
+    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
+                           remove_comments=True, remove_pis=True, recover=recover)
+
+
 def unstructured_available() -> bool:
     """Whether the optional ``unstructured`` package is installed (without importing it)."""
     try:

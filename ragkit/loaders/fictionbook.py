@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, strip_encoded_data, unreadable
+from ragkit.loaders.base import Loader, strip_encoded_data, unreadable, xml_parser
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -53,10 +53,8 @@ class FictionBookLoader(Loader):
 def _parse(path: Path) -> Any:
     from lxml import etree  # python-docx's dependency, so always there
 
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-                             remove_comments=True, remove_pis=True)
     try:
-        root = etree.fromstring(path.read_bytes(), parser)
+        root = etree.fromstring(path.read_bytes(), xml_parser())
     except (etree.XMLSyntaxError, ValueError) as exc:
         raise unreadable(path, exc, what="FictionBook file", fix="re-save it from the e-book program that made it") from None
     if root is None or _local(root.tag) != "FictionBook":

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, parser_reason, strip_encoded_data
+from ragkit.loaders.base import Loader, parser_reason, strip_encoded_data, xml_parser
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.loaders.tabular import TableLoader
 from ragkit.loaders.zipcheck import check_zip
@@ -116,13 +116,6 @@ def _any_body(root: Any) -> Any:
     return next((child for child in office_body if _local(child.tag) in MIMES), None)
 
 
-def _parser() -> Any:
-    from lxml import etree  # python-docx's dependency, so always there
-
-    return etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-                           remove_comments=True, remove_pis=True)
-
-
 def _parse(path: Path, limits: Any) -> tuple[Any, str]:
     """The content's root element and the document's own title ("" when it has none)."""
     from lxml import etree
@@ -138,10 +131,10 @@ def _parse(path: Path, limits: Any) -> tuple[Any, str]:
                 if "content.xml" not in names:
                     raise LoaderError(f"{path}: not an OpenDocument file (no content.xml); re-save it from "
                                       "LibreOffice", path=str(path), reason="no content.xml")
-                root = etree.fromstring(archive.read("content.xml"), _parser())
-                meta = etree.fromstring(archive.read("meta.xml"), _parser()) if "meta.xml" in names else root
+                root = etree.fromstring(archive.read("content.xml"), xml_parser())
+                meta = etree.fromstring(archive.read("meta.xml"), xml_parser()) if "meta.xml" in names else root
         else:  # a flat OpenDocument file: one XML document holding meta and body
-            root = etree.fromstring(path.read_bytes(), _parser())
+            root = etree.fromstring(path.read_bytes(), xml_parser())
             meta = root
     except LoaderError:
         raise

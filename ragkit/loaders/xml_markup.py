@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, read_text, strip_encoded_data, unreadable
+from ragkit.loaders.base import Loader, read_text, strip_encoded_data, unreadable, xml_parser
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -87,10 +87,8 @@ def _parse(path: Path) -> Any:
 
     data = path.read_bytes()
     for recover in (False, True):
-        parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False, huge_tree=False,
-                                 remove_comments=True, remove_pis=True, recover=recover)
         try:
-            root = etree.fromstring(data, parser)
+            root = etree.fromstring(data, xml_parser(recover=recover))
         except (etree.XMLSyntaxError, ValueError) as exc:
             if recover:
                 raise unreadable(path, exc, what="XML file", fix="fix the XML, or map .xml to another "
