@@ -361,6 +361,12 @@ def xml_parser(*, recover: bool = False) -> Any:
                            remove_comments=True, remove_pis=True, recover=recover)
 
 
+def local_name(tag: Any) -> str:
+    """An lxml element's tag without its namespace (``{urn:…}body`` -> ``body``); "" for a
+    comment, a processing instruction or an entity, whose tag is no string."""
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
 def unstructured_available() -> bool:
     """Whether the optional ``unstructured`` package is installed (without importing it)."""
     try:

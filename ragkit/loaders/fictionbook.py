@@ -18,6 +18,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, strip_encoded_data, unreadable, xml_parser
+from ragkit.loaders.base import local_name as _local
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -106,5 +107,3 @@ def _text(element: Any) -> str:
     return " ".join("".join(element.itertext()).split()) if element is not None else ""
 
 
-def _local(tag: Any) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""

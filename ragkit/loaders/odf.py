@@ -32,6 +32,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Loader, parser_reason, strip_encoded_data, xml_parser
+from ragkit.loaders.base import local_name as _local
 from ragkit.loaders.table_rows import Grid, clean_grid, grid_rows
 from ragkit.loaders.tabular import TableLoader
 from ragkit.loaders.zipcheck import check_zip
@@ -105,8 +106,6 @@ class OdfLoader(TableLoader):
         return iter(docs)
 
 
-def _local(tag: Any) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
 def _any_body(root: Any) -> Any:

@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import LoaderError
-from ragkit.loaders.base import Loader, read_text, strip_encoded_data, unreadable, xml_parser
+from ragkit.loaders.base import Loader, local_name, read_text, strip_encoded_data, unreadable, xml_parser
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -100,7 +100,7 @@ def _parse(path: Path) -> Any:
 
 
 def _local(tag: str) -> str:
-    return tag.rsplit("}", 1)[-1].lower()
+    return local_name(tag).lower()
 
 
 def _element_children(el: Any) -> list[Any]:
