@@ -5,7 +5,8 @@ or taken out (``ragkit.loaders.erb``); mdBook's ``{{#include …}}`` directives 
 (``ragkit.loaders.mdbook``); MDX's imports, exports, JSX components and comments removed, and
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
 read as the text they stand for (``ragkit.loaders.myst``); HTML headings as ``#`` headings and other
-HTML as the text it shows, ``<li>`` a list item, comments as nothing (``ragkit.loaders.markdown_html``)."""
+HTML as the text it shows, ``<li>`` a list item, comments as nothing (``ragkit.loaders.markdown_html``);
+wiki links (``[[Note|label]]``, Obsidian's and others') as the text they show (``ragkit.loaders.wikilinks``)."""
 
 from __future__ import annotations
 
@@ -25,6 +26,7 @@ from ragkit.loaders.markdown_html import html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
 from ragkit.loaders.myst import render_myst
+from ragkit.loaders.wikilinks import render_wikilinks
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -69,8 +71,8 @@ class MarkdownLoader(Loader):
     #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored; 7: a
     #: heading's attribute block left out, ERB tags filled or taken out; 8: an "Author:" field in italics read;
     #: 9: read again so that the Markdown splitter's joining of a run of empty headings applies;
-    #: 10: ``authors`` from the signature under the last paragraph too
-    version = 10
+    #: 10: ``authors`` from the signature under the last paragraph too; 11: wiki links read as the text they show
+    version = 11
 
     include_marker = "{{#"
 
@@ -84,7 +86,8 @@ class MarkdownLoader(Loader):
             body = render_mdx(body)
         elif path.name.lower().endswith(ERB_SUFFIX):
             body = render_erb(body, front)
-        body = _HEADING.sub(_without_attributes, html_headings(render_admonitions(render_myst(body, where=str(path)))))
+        body = render_wikilinks(render_admonitions(render_myst(body, where=str(path))))
+        body = _HEADING.sub(_without_attributes, html_headings(body))
         if not body.strip():
             raise LoaderError(
                 f"{path}: empty file (no text beside YAML front matter, imports or components)",

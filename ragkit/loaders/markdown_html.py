@@ -19,7 +19,7 @@ import html
 import re
 
 MAX_HEADING_LINES = 6
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")  # a code fence's line: its run of backticks or tildes
 _OPEN = re.compile(r"^[ \t]{0,3}<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 #: tags of HTML's own vocabulary that show no text of their own (their content is kept)
@@ -62,7 +62,7 @@ def html_headings(text: str) -> str:
                 i += 1
                 continue
             lines[i] = line  # the text after it is read as any line is
-        marker = _FENCE.match(line)
+        marker = FENCE.match(line)
         if fence:  # inside code: a fence of the same character, at least as long, closes it
             if marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence) and not line.strip(" `~"):
                 fence = ""
@@ -87,7 +87,7 @@ def html_headings(text: str) -> str:
             indented = line.startswith(("    ", "\t")) and (not out or not out[-1].strip() or code)
             code = indented
             if "<" in line and not indented and i + 1 < len(lines) and lines[i + 1].strip() and joined < MAX_TAG_LINES \
-                    and _OPEN_TAG.search(line) and not _FENCE.match(lines[i + 1]):
+                    and _OPEN_TAG.search(line) and not FENCE.match(lines[i + 1]):
                 lines[i + 1] = f"{line.rstrip()} {lines[i + 1].lstrip()}"  # its tag ends on the next line: read as one
                 joined += 1
                 i += 1
@@ -118,7 +118,7 @@ def _uncommented(line: str, closed_later: bool) -> tuple[str, bool]:
     """``line`` without its HTML comments outside code spans, and whether a comment it opens runs
     on past it (a later line closes it); a comment nothing closes is kept as text. One pass over
     the line: each search starts where the last ended."""
-    spans = _code_spans(line)
+    spans = code_spans(line)
     pieces: list[str] = []
     pos, k = 0, 0
     at = line.find("<!--")
@@ -160,7 +160,7 @@ def _shown(line: str) -> str | None:
     if not _ELEMENT.search(line):
         return line
     pieces, pos = [], 0
-    for start, end in _code_spans(line):
+    for start, end in code_spans(line):
         pieces += [_untagged(line[pos:start]), line[start:end]]
         pos = end
     pieces.append(_untagged(line[pos:]))
@@ -168,7 +168,7 @@ def _shown(line: str) -> str | None:
     return "\n".join(part for part in out if part) or None
 
 
-def _code_spans(line: str) -> list[tuple[int, int]]:
+def code_spans(line: str) -> list[tuple[int, int]]:
     """The inline code spans of ``line`` as (start, end): a run of backticks to the next run as
     long (CommonMark's rule), found in one pass from the right, so a line of many unmatched runs
     takes linear time."""
@@ -204,4 +204,4 @@ def _untagged(text: str) -> str:
     return "\n".join(re.sub(r"[ \t]+", " ", part) for part in text.split("\n"))
 
 
-__all__ = ["html_headings", "html_text"]
+__all__ = ["FENCE", "code_spans", "html_headings", "html_text"]
