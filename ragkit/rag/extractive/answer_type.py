@@ -181,6 +181,11 @@ _COUNTED = re.compile(rf"(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}", re.IG
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
     rf"|{_COUNTED.pattern}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
+    # one thing's and the other's: "… on the read-only role compared with the read+write role?" (not a
+    # ratio or a difference: "How many times smaller … compared with …?"; nor what a question
+    # opening "Compared with the first version, …" asks)
+    r"|^(?!\W*(?:compared|versus|vs)\b)(?!.*\b(?:times|[a-z]{3,}er\s+than|more|less|fewer|smaller|larger|bigger|faster|slower|higher|lower|"
+    r"better|worse|cheaper)\b).*(?:\bcompared\s+(?:with|to)\b|\b(?:versus|vs)\b)"
     rf"|^\W*(?:what|which)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
@@ -608,6 +613,16 @@ _UNITS_OF_TIME = r"\b\d+(?:\.\d+)?(?:-|\s+){kind}(?:second|minute|hour|day|week|
 _TIME_POINT = re.compile(_UNITS_OF_TIME.format(kind=""), re.IGNORECASE)
 #: a length of time said in words, which answers "how long" as a number does ("wait a week"), or none
 #: ("returns immediately", for "How soon …?")
+#: a point in a sequence of play or of work, which answers "When …?" as a date does when no date
+#: noun is asked ("at the start of the second round", "on your next turn", "each round"; not "a
+#: first step in …", a figure of speech)
+_RELATIVE_TIME = re.compile(
+    r"\b(?:at|by|from|until|till|before|after)\s+the\s+(?:start|end|beginning|top|middle|close|outset)\s+of\b"
+    r"|(?:\b(?:at|on|in|during|after|before|from|until)\s+(?:the\s+|your\s+|its\s+|their\s+)?(?:first|second|third|"
+    r"fourth|fifth|next|last|final)|\b(?:each|every))\s+(?:round|turn|step|phase|stage|iteration|cycle|session|encounter)\b",
+    re.IGNORECASE,
+)
+_DATE_NOUN_WORDS = frozenset(_DATE_NOUNS.split("|"))
 _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
                             r"fortnight|month|quarter|year|decade)s?\b|\bimmediately\b", re.IGNORECASE)
 
@@ -684,12 +699,16 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in amounts) \
             or bool(_SPAN_IN_WORDS.search(sentence))
     if kind == "date":  # a time of day, a year, a month, a weekday, or a point a number of units in ("the 3-month mark")
+        if "when" in question_words and not question_words & _DATE_NOUN_WORDS and _RELATIVE_TIME.search(sentence):
+            return True  # "When does the GM first set the die?": "at the start of the second round"
         return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence)) or any(
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         )
     if kind == "person" and question_words & _CONTACT_WORDS and _EMAIL.search(sentence):
         return True  # "Who do I contact?": "please contact adjustments@turing.ac.uk"
+    if kind == "person" and question_words & _PERMISSION_WORDS and _GROUP.search(sentence):
+        return True  # "Who is allowed to log in?": "any member of the GitHub organisation can"
     if kind == "owner" and (_OWNER.search(sentence) or any(
             m[1].lower() not in question_words for m in _POSSESSOR.finditer(sentence))):
         return True  # "from the Astral `python-build-standalone` project"; "Chesterton's fence"
@@ -700,6 +719,15 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
 #: by a mailbox as by a name
 _CONTACT_WORDS = frozenset({"contact", "email", "e-mail", "mail", "reach", "notify", "write"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
+#: a question that asks who may do a thing ("Who is allowed to …?", "Who can access …?") is
+#: answered by a group of people as by a name
+_PERMISSION_WORDS = frozenset({"allowed", "permitted", "can", "may", "access", "able", "eligible"})
+_GROUP = re.compile(
+    r"\b(?:any|every|all|only)\s+(?:[\w-]+\s+){0,2}?(?:members?|users?|staff|employees?|maintainers?|admins?|"
+    r"administrators?|owners?|contributors?|developers?|teams?|people|persons?)\b"
+    r"|\bmembers?\s+of\b|\b(?:anyone|anybody|everyone|everybody)\b",
+    re.IGNORECASE,
+)
 #: a name in the possessive ("Chesterton's fence" for "Whose fence …?"; not "It's", "Here's")
 _POSSESSOR = re.compile(r"\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She|This)['’])([A-Z][\w-]*[a-z])['’]s\b")
 #: what names an owner beside a person ("Whose builds …?"): a project, a team, a company

@@ -399,7 +399,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                               near, scope, document, headings - section, b, paragraph[b_index], tuple(parents), leads,
                               opening, bool(p.meta.get("references")), raw[pos + 1][1] if leads else "", above,
                               text.rstrip().endswith(":") and pos + 1 < len(raw) and raw[pos + 1][0] == "item",
-                              pos == signature, lead=_list_lead(raw, pos), term=term))
+                              pos == signature, lead=_list_lead(raw, pos), term=term, title=p.meta.get("document_title", "")))
     return _standings(_whole_cut_ends(units))
 
 
@@ -719,6 +719,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
             "prose", "item") and _LITERAL_HEADING.fullmatch(
             u.block.section) and u.block.section.strip("`()") not in u.text:
         label = u.block.section  # "Which annotation …?": the sentence under "`:execrows`" never names it
+    if not label and query.document and u.title and u.title.lower() not in u.text.lower():
+        label = u.title  # "Which recipe can I make …?": the recipe's title, which its lines never say
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)
 
 
@@ -1186,7 +1188,8 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     for part, leaning in ((first, context), (second, f"{context} {first}".strip())):
         answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
                                similarity=similarity)
-        if answer == REFUSAL or any(answer in p or p in answer for p in pieces):
+        bare = _MARKERS.sub("", answer).strip()  # a sentence the whole answer quotes within its run
+        if answer == REFUSAL or any(answer in p or bare in _MARKERS.sub("", p) for p in pieces):
             continue
         if (longer := [i for i, p in enumerate(pieces) if _MARKERS.sub("", p) in _MARKERS.sub("", answer)]):
             pieces[longer[0]] = answer  # it quotes a piece and goes on (the reason after a claim): once

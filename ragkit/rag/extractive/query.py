@@ -43,6 +43,7 @@ from ragkit.rag.extractive.text import (
 )
 from ragkit.rag.extractive.values import (
     asked_noun,
+    asks_document,
     asks_instance,
     asks_which,
     implied_default,
@@ -106,6 +107,7 @@ class Query:
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
     instance: bool = False  # "What charset does …?": no kind, but the answer names one thing, often a literal
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
+    document: bool = False  # "Which recipe can I make …?": the answer names its document by its title
     asked: str = ""  # the stem of the noun that names what is asked ("Which *university* …?"): an answer says it
     form: str = ""  # the sentence that asks (``asked_part``): the question's form is read from it
     common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
@@ -259,7 +261,7 @@ def read_question(question: str, context: str = "") -> Query:
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), asked_numbers=_numbers(_DOTTED.sub(" ", form), boosts), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
         counted_also=counted_modifier(form) if kind == "number" else "",
-        yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)),
+        yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)), document=asks_document(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
     )
 

@@ -93,6 +93,7 @@ def stem(word: str) -> str:
 @lru_cache(maxsize=1 << 16)
 def _stem(word: str) -> str:
     w = american(word.lower().replace("’", "'").split("'")[0])
+    w = _BOUNDS.get(w, w)
     ate = bool(_ATE.search(w))
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
@@ -108,6 +109,10 @@ def _stem(word: str) -> str:
     # a verb in -ate as its noun in -ation is stemmed ("rotate", "rotating" as "rotation": "rot")
     return w[:-2] if ate and w.endswith("at") and len(w) >= 5 else w
 
+
+#: a bound's abbreviation read as its word: "the max size" asks for "a maximum of 64 KiB" ("highest"
+#: is not read as "maximum": "the highest priority" says nothing of a maximum number)
+_BOUNDS = {"max": "maximum", "min": "minimum"}
 
 #: a verb's forms in -ate ("rotate", "rotated", "rotates", "rotating") and its adverb ("separately"),
 #: whose -at a noun in -ation ("rotation") loses with its suffix; not a verb in -eat or -oat ("treated",

@@ -39,6 +39,7 @@ class Unit:
     lead: str = ""  # for a list item, the line ending with ":" that leads its list ("Defaults to one of:")
     term: str = ""  # for a sentence of a definition, the term line above it ("`--cached`:")
     standing: float = -1  # the rank its score decays by (``engine._standings``)
+    title: str = ""  # the title of its document
 
 
 @dataclass(frozen=True)

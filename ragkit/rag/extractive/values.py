@@ -116,6 +116,23 @@ def asks_which(question: str) -> bool:
     return bool(_WHICH.search(question))
 
 
+#: a question asking which document says a thing ("Which recipe can I make with …?", "What
+#: chapter covers …?"): the noun of a document, then what the question says of it
+_DOCUMENT_ASKED = re.compile(
+    r"^\W*(?:what|which)\s+(?:[a-z-]+\s+)?(?:recipes?|pages?|chapters?|articles?|posts?|guides?|tutorials?|"
+    r"documents?|papers?|notes?|entry|entries|episodes?|lessons?)"
+    r"(?=\s*\?|\s+(?:can|could|should|do|does|did|is|are|was|were|has|have|would|will|tells?|explains?|covers?|"
+    r"describes?|introduces?|says|mentions?|shows?|talks?|uses?|needs?|calls?|gives?|discusses?)\b)",
+    re.IGNORECASE,
+)
+
+
+def asks_document(question: str) -> bool:
+    """Whether ``question`` asks which document (a recipe, a page, a chapter, a paper) says a
+    thing: its answer names the document, as its title does."""
+    return bool(_DOCUMENT_ASKED.search(question))
+
+
 def asks_instance(question: str) -> bool:
     """Whether ``question`` asks which one of a kind of thing it names ("What charset does
     Requests fall back to …?", "Which linter does the book install?"): the answer names one,
@@ -319,4 +336,5 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["asked_noun", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+__all__ = [
+    "asked_noun", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]

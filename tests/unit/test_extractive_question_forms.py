@@ -1,0 +1,83 @@
+"""Forms of question whose answer is not the kind the first word suggests, each from a document
+written for it: "Who is allowed …?" answered by a group of people, "When does …?" by a point in a
+game's or a process's sequence, "the max …" by "a maximum of …", "X compared with Y" by both
+values, "Which recipe …?" by the recipe's title; and a two-part question whose part's answer
+goes on from a sentence the answer quotes already."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.text import stem
+from ragkit.rag.passages import Passage
+
+
+def test_who_may_do_a_thing_is_answered_by_a_group_of_people() -> None:
+    passages = [
+        Passage(1, "# Harbor dashboard is open to all squads\n\n## Context\n\nWe want squads to see the metrics of "
+                   "their services in one place. The hosted dashboard offers no easy sign-in, so a proxy sits in front "
+                   "of it.\n\n## Consequences\n\nThe dashboard can be opened by any member of the harbor-ops Slack "
+                   "workspace, which gives every squad a view of its metrics.",
+                {"source": "adr/012-harbor-dashboard.md", "heading": "Harbor dashboard is open to all squads"}),
+    ]
+    answer = extractive_answer("Who is allowed to sign in to the Harbor dashboard to read metrics?", passages)
+    assert "any member of the harbor-ops Slack workspace" in answer
+
+
+def test_when_in_a_sequence_of_play_is_answered_by_its_point_and_the_max_by_its_maximum() -> None:
+    passages = [
+        Passage(1, "## Tide Marker\n\nThe tide marker measures how far the flood has come.\n\nAt the start of the "
+                   "third turn, the harbourmaster places the tide marker on 1. Each crew loses planks equal to the "
+                   "current value on the tide marker. Each turn, the tide marker rises by 1, to a maximum of 8.\n\n"
+                   "If every crew is bailing, "
+                   "the tide marker does not rise.",
+                {"source": "Rules/Tide-Marker.md", "heading": "Tide Marker"}),
+    ]
+    answer = extractive_answer("When does the harbourmaster first place the tide marker during a game?", passages)
+    assert "At the start of the third turn" in answer
+    answer = extractive_answer("When does the harbourmaster first place the tide marker during a game, and what is "
+                               "the max value it can reach?", passages)
+    assert "third turn" in answer and "maximum of 8" in answer
+    assert answer.count("At the start of the third turn") == 1  # a sentence the answer quotes already is not repeated
+    assert stem("max") == stem("maximum") and stem("min") == stem("minimum") and stem("highest") != stem("maximum")
+
+
+def test_a_part_that_goes_on_from_a_quoted_sentence_replaces_it() -> None:
+    passages = [
+        Passage(1, "## Slipping Away\n\nYou can walk away from the guards that hold you, but each of them gets a "
+                   "free swing at you when you do.\n\nIf you would rather not risk a free swing, you can spend your "
+                   "stride action to slip away (a slip check). If you choose to slip away, roll a plain check (12+). "
+                   "You can slip away from several guards with one check.\n\nIf the slip check succeeds, you walk "
+                   "without giving free swings to the guards that held you.",
+                {"source": "Rules/Slipping-Away.md", "heading": "Slipping Away"}),
+        Passage(2, "## Free Swings\n\nWhen a guard gets a free swing, it makes a plain strike against that foe during "
+                   "the foe's turn.", {"source": "Rules/Free-Swings.md", "heading": "Free Swings"}),
+    ]
+    answer = extractive_answer("I'm held by two guards and want to leave without giving free swings. What do I roll, "
+                               "and which of my actions does it use?", passages)
+    assert "12+" in answer and "stride action" in answer
+
+
+def test_a_comparison_is_answered_with_both_values() -> None:
+    passages = [
+        Passage(1, "## Decision\n\nWe will enable single sign-on for the Harbor accounts:\n\n- the identity provider "
+                   "is the company directory\n- the broker is Keybridge\n\nThis sign-in has a time-out, depending on "
+                   "the role:\n\n- view-only role - 10 hours\n- view+edit role - 2 hours\n\nThe old passwords are retired.",
+                {"source": "adr/020-sso.md", "heading": "Decision"}),
+    ]
+    answer = extractive_answer("Under the single sign-on, how long does a session last on the view-only role "
+                               "compared with the view+edit role?", passages)
+    assert "10 hours" in answer and "2 hours" in answer
+
+
+def test_which_recipe_is_answered_by_its_title() -> None:
+    passages = [
+        Passage(1, "## Ingredients\n\n- Rye flour, 500g\n- Caraway seeds, 2 tsp\n- Salt, 10g\n\n## Directions\n\n"
+                   "1. Mix everything and rest overnight.", {"source": "dark-rye-loaf.md", "heading": "Ingredients",
+                                                              }),
+        Passage(2, "## Ingredients\n\n- Wheat flour, 500g\n- Butter, 50g\n\n## Directions\n\n1. Knead for ten "
+                   "minutes.", {"source": "white-bloomer.md", "heading": "Ingredients"}),
+    ]
+    passages[0].meta["document_title"] = "Dark Rye Loaf"
+    passages[1].meta["document_title"] = "White Bloomer"
+    answer = extractive_answer("All I have is rye flour, caraway seeds and salt. Which recipe can I make?", passages)
+    assert "Dark Rye Loaf" in answer
