@@ -611,8 +611,6 @@ def counts_other(noun: str, sentence: str) -> bool:
 #: what "When do new employees have reviews?" is answered with, though it names no date
 _UNITS_OF_TIME = r"\b\d+(?:\.\d+)?(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"
 _TIME_POINT = re.compile(_UNITS_OF_TIME.format(kind=""), re.IGNORECASE)
-#: a length of time said in words, which answers "how long" as a number does ("wait a week"), or none
-#: ("returns immediately", for "How soon …?")
 #: a point in a sequence of play or of work, which answers "When …?" as a date does when no date
 #: noun is asked ("at the start of the second round", "on your next turn", "each round"; not "a
 #: first step in …", a figure of speech)
@@ -623,6 +621,8 @@ _RELATIVE_TIME = re.compile(
     re.IGNORECASE,
 )
 _DATE_NOUN_WORDS = frozenset(_DATE_NOUNS.split("|"))
+#: a length of time said in words, which answers "how long" as a number does ("wait a week"), or none
+#: ("returns immediately", for "How soon …?")
 _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
                             r"fortnight|month|quarter|year|decade)s?\b|\bimmediately\b", re.IGNORECASE)
 

@@ -336,5 +336,4 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = [
-    "asked_noun", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+__all__ = ["asked_noun", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
