@@ -77,8 +77,9 @@ def text_seed() -> bytes:
 
 
 def markdown_seed() -> bytes:
-    # MyST roles and directive fences, an eval-rst block and an HTML heading: markup the loader rewrites
-    return ("# Harbour notes\n\n" + PARAGRAPHS[0] + " See {func}`~harbour.tide.level`.\n\n## Ferry\n\n- "
+    # MyST roles and directive fences, an eval-rst block, an HTML heading and wiki links: markup the loader rewrites
+    return ("# Harbour notes\n\n" + PARAGRAPHS[0] + " See {func}`~harbour.tide.level` and [[Rules/Tides|the tides]]."
+            + "\n\n![[charts/harbour.png]] [[Ferry#Winter]]\n\n## Ferry\n\n- "
             + PARAGRAPHS[2] + "\n\n```{note}\n:class: tip\n" + PARAGRAPHS[1] + "\n```\n\n"
             + "```{eval-rst}\n.. versionadded:: 2.1\n   The :class:`Pier` opens.\n```\n\n"
             + "<h3 name=\"tides\">\nWhen is high tide?\n</h3>\n\nAt noon.\n").encode("utf-8")
