@@ -159,3 +159,20 @@ def test_a_person_is_never_found_by_meaning_alone() -> None:
                       "shrine and template sound alike.", {"source": "faq.md", "heading": "FAQ", "start": "0"})]
     question = "Who originally created Kiln?"
     assert extractive_answer(question, faq, similarity=lambda q, texts: [0.9] * len(texts)) == REFUSAL
+
+
+RYE = [Passage(1, "# Rye sour loaf\n\nThis rye loaf is a slowly risen bread with a sour crumb.\n\n## Directions\n\n"
+                  "1. Mix the flour, the water and the starter.\n2. Leave the bowl covered in a warm corner for 14 "
+                  "hours, until doubled.\n3. Bake at 230°C for 40 minutes.",
+               {"source": "rye-sour-loaf.md", "heading": "Rye sour loaf", "start": "0"})]
+
+
+def test_a_number_is_taken_from_the_sentence_of_the_document_nearest_in_meaning() -> None:
+    """"How long …?" whose best sentence by words holds no number ("a slowly risen bread"): the
+    sentence of the same document that holds one and is nearest in meaning answers, though it
+    shares none of the question's words ("Leave the bowl covered … for 14 hours")."""
+    question = "How long should the rye loaf rise?"
+    near = Nearness("14 hours")
+    answer = extractive_answer(question, RYE, max_sentences=1, similarity=near)
+    assert "14 hours" in answer
+    assert "14 hours" not in extractive_answer(question, RYE, max_sentences=1, similarity=Nearness("230°C"))

@@ -1155,6 +1155,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         if nearest is None:
             return _refuse(refused)
         candidates = [nearest]
+    elif similarity is not None and query.kind in _KINDS_BY_MEANING and _off_kind(candidates[0], query) \
+            and (kin := _nearest_in_document(units, query, candidates[0].unit, question, similarity)) is not None:
+        candidates = [kin, *candidates]  # "How long should it ferment?": "Culture … for at least 2 weeks"
     code_units = sorted(
         (u for u in units if u.kind == "code" and (u.own | u.section) & weight.keys()),
         key=lambda u: (-sum(weight[t] for t in (u.own | u.section) & weight.keys()), u.rank, u.position),
@@ -1296,6 +1299,23 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
     best = max(range(len(pool)), key=lambda i: (near[i], -i))
     log.debug("nearest of its kind %.2f [%d] %s", near[best], pool[best].unit.number, pool[best].unit.text[:80])
     return replace(pool[best], score=near[best]) if near[best] >= (_NEAR_ENOUGH if typed else _NEAR_ENOUGH_ANY) else None
+
+
+def _nearest_in_document(units: Sequence[Unit], query: Query, best: Unit, question: str,
+                         similarity: Similarity) -> Candidate | None:
+    """When the best sentence for a number or date question holds none, the sentence of its
+    document that holds one and is nearest in meaning to the question, if nearer than the best
+    sentence itself, whatever words it shares: a recipe's "Culture at room temperature … for at least 2 weeks" for "How long
+    should it ferment?", where the best sentence only says it is "lacto-fermented"."""
+    pool = [u for u in units if u.source == best.source and u.kind in ("prose", "item", "row")
+            and not _INJECTION.search(u.text) and _typed(u, query)][:_MEANING_POOL]
+    if not pool:
+        return None
+    *near, own = similarity(question, [*(u.text for u in pool), best.text])
+    i = max(range(len(pool)), key=lambda k: (near[k], -k))
+    log.debug("nearest of its kind in its document %.2f (best %.2f) [%d] %s", near[i], own, pool[i].number,
+              pool[i].text[:80])
+    return Candidate(near[i], pool[i], 0.0, True) if near[i] > own else None
 
 
 def _free_form(query: Query) -> bool:
