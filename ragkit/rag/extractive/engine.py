@@ -1305,8 +1305,10 @@ def _nearest_in_document(units: Sequence[Unit], query: Query, best: Unit, questi
                          similarity: Similarity) -> Candidate | None:
     """When the best sentence for a number or date question holds none, the sentence of its
     document that holds one and is nearest in meaning to the question, if nearer than the best
-    sentence itself, whatever words it shares: a recipe's "Culture at room temperature … for at least 2 weeks" for "How long
-    should it ferment?", where the best sentence only says it is "lacto-fermented"."""
+    sentence itself, whatever words it shares: a recipe's "Culture at room temperature … for at
+    least 2 weeks" for "How long should it ferment?", where the best sentence only says it is
+    "lacto-fermented". The pool and bound differ from ``_nearest_of_kind``'s (one document, any
+    words; nearer than the best sentence rather than ``_NEAR_ENOUGH``)."""
     pool = [u for u in units if u.source == best.source and u.kind in ("prose", "item", "row")
             and not _INJECTION.search(u.text) and _typed(u, query)][:_MEANING_POOL]
     if not pool:
