@@ -29,7 +29,10 @@ fused by one of ``FUSIONS`` (the functions are in ``ragkit.retrieval.fusion``):
   the lexical index's sources (``sources()``, kept by their name words in a ``NameIndex`` until
   the index holds other files), so one that neither side ranked enters with its best
   lexical passage (a file named only by words most file names share, the collection's own name,
-  is named by no query). A query that names no file (and any collection whose sources are opaque ids, as
+  is named by no query). A query that asks for the collection's first release ("When did the very
+  first Gammapy release come out?") names the file of its lowest release (``NameIndex.first_release``),
+  and that file's opening passage, where its notes say which release it is and when, stands for it.
+  A query that names no file (and any collection whose sources are opaque ids, as
   in the shared retrieval sets) ranks as before. The first passage of a section whose heading
   names a release the query names (``ragkit.retrieval.heading_match``: "2.0 Changelog > 2.0.0"
   for "When was SQLAlchemy 2.0.0 released?", a change log of a whole series in one file) ranks
@@ -68,6 +71,7 @@ log = logging.getLogger(__name__)
 FUSIONS = ("rrf", "minmax", "zscore", "dbsf", "adaptive", "dense-first")
 HEADED_CANDIDATES = 50  # lexical hits of a release's version searched for the section it heads
 _MAX_OPTIONS = 4  # long options of a query matched as written (each one lexical search)
+OPENING_CANDIDATES = 200  # lexical hits of the first release's files searched for their opening passage
 
 
 @retrievers.register("hybrid")
@@ -164,7 +168,12 @@ class HybridRetriever:
         with its best lexical passage at the floor of the fused scores."""
         if not self.name_boost:
             return fused
-        named = self._name_index(fused).named(query)
+        index = self._name_index(fused)
+        named = index.named(query)
+        first = index.first_release(query)
+        if first and "source" not in (filter or {}):
+            named = {**dict.fromkeys(first, 1.0), **{s: v for s, v in named.items() if s not in first}}
+            fused = self._opening_first(query, fused, first, filter)
         present = {h.source for h in fused}
         missing = [s for s in named if s not in present]
         if missing and "source" not in (filter or {}):
@@ -173,6 +182,24 @@ class HybridRetriever:
             best = {h.source: h for h in reversed(found)}  # each file's best passage
             fused = fused + [SearchHit(id=h.id, score=floor, metadata=h.metadata) for h in best.values()]
         return boost_named(fused, named, boost=self.name_boost)
+
+    def _opening_first(self, query: str, fused: list[SearchHit], sources: list[str], filter: Filter | None) -> list[SearchHit]:
+        """``fused`` with the opening passage of each file of ``sources`` (the first release's: where
+        a release notes file says which release it is and when) standing for its file, ahead of
+        the file's other passages, with the best score among them (or the floor of ``fused``)."""
+        found = self.lexical.retrieve(query, k=OPENING_CANDIDATES, filter={**(filter or {}), "source": {"$in": sources}})
+        floor = min((h.score for h in fused), default=0.0)
+        for source in sources:
+            own = [h for h in found if h.source == source and has_body(h.text)]
+            if not own:
+                continue
+            opening = min(own, key=lambda h: int(h.metadata.get("start") or 0))
+            at = next((i for i, h in enumerate(fused) if h.source == source), None)
+            score = fused[at].score if at is not None else floor
+            rest = [h for h in fused if h.id != opening.id]
+            at = next((i for i, h in enumerate(rest) if h.source == source), len(rest))
+            fused = rest[:at] + [SearchHit(id=opening.id, score=score, metadata=opening.metadata)] + rest[at:]
+        return fused
 
     def _headed(self, query: str, fused: list[SearchHit], filter: Filter | None) -> list[SearchHit]:
         """``fused`` with the first passage of each section whose heading names a release the

@@ -24,6 +24,14 @@ of the collection's file names share is named by no query: among ``git-lfs-fetch
 ``git-lfs.adoc`` (which would otherwise outrank the page the question is about). The words still
 count in the names of the other files ("git lfs fetch" names ``git-lfs-fetch.adoc``).
 
+A query that asks for the collection's first release ("When did the very first Gammapy release
+come out?", "the first public version of Bokeh") names the file of the lowest release among the
+files named for one (``v0.1.rst`` of ``v0.1.rst`` … ``v1.3.rst``), when the collection has at least
+``MIN_SHARING`` of them: which release came first is written in their names, not in a passage. A
+first release *with* something ("the first nilearn release to support Python 3.13", "the first
+version of the GS stack cookie protection", "the first stable release") is not the collection's
+first, and names nothing this way.
+
 Titles are not used: a page titled with words of the query is often *about* something else the
 query mentions (an entity search set lost with them); a file name is chosen to name its file.
 """
@@ -47,6 +55,12 @@ _UNDERSCORED = re.compile(r"(?<![A-Za-z0-9])(?<!\d_)(\d{1,3}(?:_\d{1,3}){1,3})(?
 MAX_PATH_WORDS = 12  # a longer path names nothing in particular
 MAX_NAMED = 10  # the best-named files a query brings in
 MIN_SHARING = 4  # files a collection needs before words most file names share name nothing
+#: "the (very) first [Gammapy|public] release/version", not followed by what makes it a first of something else
+_FIRST_RELEASE = re.compile(
+    r"\b(?:first|initial|earliest)\s+(?:(?!stable\b|major\b|minor\b|beta\b|alpha\b|lts\b|patch\b|feature\b)[\w.+-]+\s+)?"
+    r"(?:release|version)\b(?!\s+(?:to|that|which|with|where|whose|in|for|since|after|before|supporting|of\s+(?:the|a|an|its|this|that|their)\b))",
+    re.IGNORECASE,
+)
 
 
 def name_words(text: str) -> list[str]:
@@ -86,6 +100,30 @@ def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
         stem = [w for w in stem if w not in _RELEASE_FILE_WORDS]
         words = tuple(w for w in words if w not in _RELEASE_FILE_WORDS)
     return frozenset(stem), words
+
+
+def asks_first_release(query: str) -> bool:
+    """Whether ``query`` asks for the collection's first release, and names no release of its own."""
+    return bool(_FIRST_RELEASE.search(query)) and not any("." in w for w in name_words(query))
+
+
+def numbering_first_release(query: str, release: str) -> str:
+    """``query`` numbering the first release it asks about, in place of the words that ask for it:
+    "the very first Gammapy release" is "the Gammapy 0.1", as "Gammapy 0.1" would be asked;
+    unchanged when it asks for none (``asks_first_release``)."""
+    found = _FIRST_RELEASE.search(query) if asks_first_release(query) else None
+    if not found:
+        return query
+    start = found.start()
+    if query[:start].lower().endswith("very "):
+        start -= len("very ")
+    between = found.group().split()[1:-1]  # the words between "first" and "release": "Gammapy", "public"
+    return f"{query[:start]}{' '.join([*between, release])}{query[found.end():]}"
+
+
+def release_key(release: str) -> tuple[int, ...]:
+    """A dotted release as numbers, to order releases (``0.9`` before ``0.10``)."""
+    return tuple(int(part) for part in release.split("."))
 
 
 def dotted_releases(name: str) -> str:
@@ -157,6 +195,12 @@ class NameIndex:
             own = self._required[stem] = stem - common
             self._by_word.setdefault(min(own, key=lambda w: (shared[w], w)), []).append(stem)
         self._groups = groups
+        # the files named for one release and nothing else, the lowest release first
+        releases = sorted((release_key(next(iter(stem))), source)
+                          for stem, files in groups.items() if len(stem) == 1 and "." in next(iter(stem))
+                          for source, _ in files)
+        self._first = [s for key, s in releases if key == releases[0][0]][:MAX_NAMED] \
+            if len(releases) >= MIN_SHARING else []
 
     def __len__(self) -> int:
         return sum(len(files) for files in self._groups.values())
@@ -174,6 +218,11 @@ class NameIndex:
             if (score := _held_share(sequence, path)) > 0
         ]
         return {s: -neg for neg, s in sorted(scored)[:MAX_NAMED]}
+
+    def first_release(self, query: str) -> list[str]:
+        """The files of the collection's lowest release when ``query`` asks for its first release
+        (``asks_first_release``) and at least ``MIN_SHARING`` files are named for one release each."""
+        return list(self._first) if self._first and asks_first_release(query) else []
 
 
 def named_sources(query: str, sources: Iterable[str]) -> dict[str, float]:
@@ -215,4 +264,7 @@ def boost_named(hits: Sequence[SearchHit], named: Mapping[str, float], *, boost:
     return [SearchHit(id=h.id, score=-neg, metadata=h.metadata) if extra else h for neg, _, h, extra in scored]
 
 
-__all__ = ["NameIndex", "boost_named", "dotted_releases", "has_body", "name_words", "named_sources", "path_score"]
+__all__ = [
+    "NameIndex", "asks_first_release", "boost_named", "dotted_releases", "has_body", "name_words", "named_sources",
+    "numbering_first_release", "path_score", "release_key",
+]

@@ -425,11 +425,15 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     labels = {id(c.unit): c.label for c in candidates if c.label}
     quoted = {id(u) for u in chosen}
     termed = _termed(chosen)
-    text = " ".join(
-        f"{termed.get(id(u), '')}{_context(u, units, quoted, why, person)}"
-        f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
-        f"{consequent(u, units, quoted) if why else ''}"
-        f"{' ' + rest if (rest := _completion(u, units)) else ''} [{u.number}]" for u in chosen)
+    said = [
+        (u, f"{termed.get(id(u), '')}{_context(u, units, quoted, why, person)}"
+            f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
+            f"{consequent(u, units, quoted) if why else ''}"
+            f"{' ' + rest if (rest := _completion(u, units)) else ''}") for u in chosen]
+    # a heading already said as the context of a sentence quoted before it is not said again
+    text = " ".join(f"{line} [{u.number}]" for n, (u, line) in enumerate(said)
+                    if not (u.kind == "heading" and any(o.number == u.number and other.startswith(f"{line}: ")
+                                                        for o, other in said[:n])))
     if listed:
         return f"{text}\n" + "\n".join(_item_lines(listed))
     if code is not None:

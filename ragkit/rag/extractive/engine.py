@@ -170,6 +170,7 @@ from ragkit.rag.extractive.releases import (
     asks_release,
     file_date,
     file_releases,
+    first_release_numbered,
     of_product,
     product_releases,
     releases_of,
@@ -1091,6 +1092,7 @@ def extractive_answer(
 def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: int, min_coverage: float,
                   context: str, similarity: Similarity | None) -> str:
     """``extractive_answer`` for a question that asks one thing."""
+    question = first_release_numbered(question, (str(p.meta.get("source", "")) for p in passages))
     query = read_question(question, context)
     if query.author:
         passages = _with_bylines(passages)

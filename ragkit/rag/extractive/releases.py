@@ -11,7 +11,12 @@ from collections.abc import Iterable
 
 from ragkit.rag.extractive.text import STOPWORDS
 from ragkit.retrieval.heading_match import release_versions, written_versions
-from ragkit.retrieval.name_match import dotted_releases
+from ragkit.retrieval.name_match import (
+    asks_first_release,
+    dotted_releases,
+    numbering_first_release,
+    release_key,
+)
 
 _RELEASE_WORD = re.compile(r"\b(?:versions?|releases?|series)\b", re.IGNORECASE)
 _NUMBERED = re.compile(r"v?\d+(?:\.\d+)*", re.IGNORECASE)
@@ -63,6 +68,19 @@ def file_releases(source: str) -> list[str]:
     name = source.replace("\\", "/").rsplit("/", 1)[-1]
     stem = name.rsplit(".", 1)[0] if re.search(r"\.[A-Za-z]\w*$", name) else name
     return _FILE_RELEASE.findall(dotted_releases(stem))
+
+
+def first_release_numbered(question: str, sources: Iterable[str]) -> str:
+    """``question`` numbering the release it asks about when it asks for the first one ("When did
+    the very first Gammapy release come out?") and the ``sources`` (the passages' files) are named
+    for two releases or more: the lowest of them, which retrieval brings for such a question
+    (``ragkit.retrieval.name_match``). Unchanged otherwise."""
+    if not asks_first_release(question):
+        return question
+    named = {r for s in sources if len(found := file_releases(s)) == 1 for r in found}
+    if len({same_release(r) for r in named}) < 2:
+        return question
+    return numbering_first_release(question, min(named, key=release_key))
 
 
 _FILE_DATE = re.compile(r"^(\d{4})[-_](\d{2})[-_](\d{2})(?!\d)")
@@ -167,6 +185,7 @@ def of_product(text: str, product: str, version: str) -> bool:
 
 
 __all__ = [
-    "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "of_product",
+    "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "first_release_numbered",
+    "of_product",
     "product_releases", "releases_of", "same_release", "under_release",
 ]
