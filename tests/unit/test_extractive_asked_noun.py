@@ -251,3 +251,29 @@ def test_a_value_of_the_named_thing_answers_for_its_attribute_noun() -> None:
     answer = extractive_answer("What is the default size of the job queue in Skiff?", OPTIONS)
     assert "500" in answer
     assert extractive_answer("How many stock options does the Skiff team hold?", OPTIONS) == REFUSAL
+
+
+
+SANITIZING = _passages(
+    ("## Output encoding\n\nTreat every value from a user as untrusted. The secure coding guide recommends "
+     "`shineclean` for sanitizing untrusted HTML input in the browser.", "xss.md"),
+    ("## Templates\n\nAuto-escaping templates encode untrusted values before they reach the page.", "xss.md"),
+)
+
+
+def test_a_thing_of_another_names_kind_does_not_answer_which_named_noun() -> None:
+    from ragkit.rag.extractive.values import asked_qualifier
+
+    assert asked_qualifier("Which Rust crate does the guide recommend?") == "Rust"
+    assert asked_qualifier("Which CLI flag does it need?") == ""  # an acronym qualifies no name
+    assert asked_qualifier("Which crate does the guide recommend?") == ""
+    # a browser library, from a page that never says Rust, is no Rust crate
+    question = "Which Rust crate does the secure coding guide recommend for sanitizing untrusted HTML input?"
+    assert extractive_answer(question, SANITIZING, max_sentences=1) == REFUSAL
+    # without the name, the library the page recommends answers
+    answer = extractive_answer("Which library does the secure coding guide recommend for sanitizing untrusted HTML input?",
+                               SANITIZING, max_sentences=1)
+    assert "shineclean" in answer
+    rust = _passages(("## Rust services\n\nThe secure coding guide recommends the `scour` crate for sanitizing "
+                      "untrusted HTML input.", "rust.md"))
+    assert "scour" in extractive_answer(question, rust, max_sentences=1)

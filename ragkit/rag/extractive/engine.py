@@ -1422,9 +1422,12 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # a value of the very thing the question names, all of it: "Default: 2048" for the backlog's "size"
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
+    named = (query.which or query.asked in _IDENTIFYING) and _names_thing(said, query)
+    if named and query.qualifier and not _says(have | around, query.qualifier):
+        return True  # "Which Rust crate …?": a thing of another name's kind, from a passage that never says Rust
     if any(_says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):
         return False
-    return not ((query.which or query.asked in _IDENTIFYING) and _names_thing(said, query))
+    return not named
 
 
 def _names_any(u: Unit, query: Query) -> bool:

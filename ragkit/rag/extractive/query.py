@@ -43,6 +43,7 @@ from ragkit.rag.extractive.text import (
 )
 from ragkit.rag.extractive.values import (
     asked_noun,
+    asked_qualifier,
     asks_document,
     asks_instance,
     asks_which,
@@ -109,6 +110,7 @@ class Query:
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
     document: bool = False  # "Which recipe can I make …?": the answer names its document by its title
     asked: str = ""  # the stem of the noun that names what is asked ("Which *university* …?"): an answer says it
+    qualifier: str = ""  # the stem of the name that qualifies that noun ("Which *Rust* crate …?")
     form: str = ""  # the sentence that asks (``asked_part``): the question's form is read from it
     common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
     # case, which are no one's name ("Utility-Preserving Formulation" in a title)
@@ -263,6 +265,7 @@ def read_question(question: str, context: str = "") -> Query:
         counted_also=counted_modifier(form) if kind == "number" else "",
         yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)), document=asks_document(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
+        qualifier=next(iter(word_terms(asked_qualifier(form))), ""),
     )
 
 

@@ -186,6 +186,18 @@ def asked_noun(question: str) -> str:
     return ""
 
 
+def asked_qualifier(question: str) -> str:
+    """The name that qualifies the noun a "Which …?" question asks for, as written: "Rust" of
+    "Which Rust crate does …?", "Java" of "Which Java class …?"; "" when none does. An answer that
+    names a thing of the noun's kind must be about that name: a JavaScript library is no Rust crate.
+    An acronym ("Which CLI flag …?", "Which HTTP header …?") qualifies no name."""
+    match = _WHICH_NOUN.search(question)
+    words = match.group(1).split() if match else []
+    if len(words) >= 2 and words[-2][:1].isupper() and not words[-2].isupper() and not words[-1][:1].isupper():
+        return words[-2]  # a name, not an acronym ("Which *CLI* flag …?" qualifies nothing a passage must say)
+    return ""
+
+
 def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
     """Whether ``sentence`` writes a literal the question does not say: a code span, a quoted
     string or a word with a digit ("ISO-8859-1", ``socks5h``); not a number word ("in one step")."""
@@ -336,4 +348,5 @@ def gloss(text: str) -> str:
     return _DURATION.sub(reading, text)
 
 
-__all__ = ["asked_noun", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+__all__ = [
+    "asked_noun", "asked_qualifier", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
