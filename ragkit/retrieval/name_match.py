@@ -121,9 +121,11 @@ def numbering_first_release(query: str, release: str) -> str:
     return f"{query[:start]}{' '.join([*between, release])}{query[found.end():]}"
 
 
-def release_key(release: str) -> tuple[int, ...]:
-    """A dotted release as numbers, to order releases (``0.9`` before ``0.10``)."""
-    return tuple(int(part) for part in release.split("."))
+def release_key(release: str) -> tuple[tuple[int, str], ...]:
+    """A dotted release as numbers, to order releases (``0.9`` before ``0.10``): each part by its
+    count of digits, then its digits, so a part of any length (a hostile name's thousands of
+    digits) orders without being converted to a number."""
+    return tuple((len(digits), digits) for part in release.split(".") for digits in [part.lstrip("0") or "0"])
 
 
 def dotted_releases(name: str) -> str:

@@ -98,3 +98,14 @@ def test_a_heading_said_as_a_sentences_context_is_not_quoted_again() -> None:
     ]
     answer = extractive_answer("When did Tern make its first official release?", passages, max_sentences=2)
     assert "April 20, 2015" in answer and answer.count("April 20, 2015") == 1
+
+
+def test_releases_order_by_their_numbers_whatever_their_length() -> None:
+    from ragkit.retrieval.name_match import release_key
+
+    assert sorted(["0.10", "0.9", "1.0", "0.1", "00.2"], key=release_key) == ["0.1", "00.2", "0.9", "0.10", "1.0"]
+    hostile = "1." + "7" * 5000  # a name no int() may read (Python refuses over 4,300 digits)
+    index = NameIndex([f"{hostile}.rst", "0.1.rst", "0.2.rst", "0.3.rst"])
+    assert index.first_release("When did the very first release come out?") == ["0.1.rst"]
+    assert first_release_numbered("When did the very first release come out?", [f"{hostile}.rst", "0.2.rst"]) \
+        == "When did the 0.2 come out?"
