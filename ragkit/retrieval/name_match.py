@@ -102,16 +102,23 @@ def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
     return frozenset(stem), words
 
 
+def _first_release_words(query: str) -> re.Match[str] | None:
+    """The words by which ``query`` asks for the collection's first release, when it names no
+    release of its own."""
+    found = _FIRST_RELEASE.search(query)
+    return found if found and not any("." in w for w in name_words(query)) else None
+
+
 def asks_first_release(query: str) -> bool:
     """Whether ``query`` asks for the collection's first release, and names no release of its own."""
-    return bool(_FIRST_RELEASE.search(query)) and not any("." in w for w in name_words(query))
+    return _first_release_words(query) is not None
 
 
 def numbering_first_release(query: str, release: str) -> str:
     """``query`` numbering the first release it asks about, in place of the words that ask for it:
     "the very first Gammapy release" is "the Gammapy 0.1", as "Gammapy 0.1" would be asked;
     unchanged when it asks for none (``asks_first_release``)."""
-    found = _FIRST_RELEASE.search(query) if asks_first_release(query) else None
+    found = _first_release_words(query)
     if not found:
         return query
     start = found.start()
@@ -197,11 +204,12 @@ class NameIndex:
             own = self._required[stem] = stem - common
             self._by_word.setdefault(min(own, key=lambda w: (shared[w], w)), []).append(stem)
         self._groups = groups
-        # the files named for one release and nothing else, the lowest release first
-        releases = sorted((release_key(next(iter(stem))), source)
-                          for stem, files in groups.items() if len(stem) == 1 and "." in next(iter(stem))
-                          for source, _ in files)
-        self._first = [s for key, s in releases if key == releases[0][0]][:MAX_NAMED] \
+        # the files named for one release and nothing else; those of the lowest release
+        releases = [(release_key(next(iter(stem))), source)
+                    for stem, files in groups.items() if len(stem) == 1 and "." in next(iter(stem))
+                    for source, _ in files]
+        lowest = min((key for key, _ in releases), default=None)
+        self._first = sorted(s for key, s in releases if key == lowest)[:MAX_NAMED] \
             if len(releases) >= MIN_SHARING else []
 
     def __len__(self) -> int:
