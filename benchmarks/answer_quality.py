@@ -264,7 +264,7 @@ def main(argv: list[str] | None = None) -> int:
                         help="with --folders: the question sets to score (default benchmarks/folders; "
                              "benchmarks/folders/tune-extra holds more tune-only questions over the same folders)")
     parser.add_argument("--only", action="append", default=[], metavar="NAME",
-                        help="with --folders: score only these sets (repeatable)")
+                        help="with --folders: score only these sets (repeatable, or comma-separated: a,b)")
     parser.add_argument("--split", choices=SPLITS, help="score only this half of each set's questions")
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help="write answer_quality_NAME_SPLIT.json per set here (with machine, load, commit)")
@@ -276,7 +276,12 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.WARNING)
     folders = [folder_set(arg) for arg in args.folders]
     folders += folders_under(args.folders_root, args.sets_dir) if args.folders_root else []
-    folders = [f for f in folders if not args.only or f[0] in args.only]
+    only = {name.strip() for value in args.only for name in value.split(",") if name.strip()}
+    if not_found := sorted(only - {f[0] for f in folders}):  # a misspelt name must not score nothing, silently
+        raise SystemExit(f"--only: no laid-out set named {', '.join(not_found)} (a set needs "
+                         f"{args.sets_dir}/NAME.yaml and its folder at {args.folders_root or '?'}/NAME; "
+                         "the warnings above list the sets whose folder is missing)")
+    folders = [f for f in folders if not only or f[0] in only]
     if wrong := [line for f in folders for line in unknown_sources(*f)]:
         raise SystemExit("expected sources that name no file (write each as its path in the folder):\n  "
                          + "\n  ".join(wrong))

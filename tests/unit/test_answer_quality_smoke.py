@@ -49,3 +49,21 @@ def test_a_source_that_names_no_file_of_the_folder_stops_the_run(tmp_path: Path)
     assert out.returncode != 0 and not (tmp_path / "idx").exists()
     assert "kelpbook: source 'history.adoc' is no file of" in out.stderr
     assert "did you mean 01-intro/history.adoc?" in out.stderr
+
+
+def test_only_takes_comma_separated_names_and_stops_on_a_name_it_cannot_score(tmp_path: Path) -> None:
+    """``--only a,b`` names two sets; a name with no laid-out set stops the run before indexing,
+    naming it, instead of scoring nothing and printing an empty table."""
+    clones, sets = tmp_path / "clones", tmp_path / "sets"
+    for name in ("kelpbook", "reefbook"):
+        (clones / name).mkdir(parents=True)
+        (clones / name / "intro.md").write_text("# Intro\n\nKelp began in 2005.\n", encoding="utf-8")
+    sets.mkdir()
+    for name in ("kelpbook", "reefbook"):
+        (sets / f"{name}.yaml").write_text(yaml.safe_dump({"folder": ".", "questions": [
+            {"question": "When did Kelp begin?", "answer": "2005", "source": "intro.md"}]}), encoding="utf-8")
+    command = [sys.executable, str(REPO / "benchmarks" / "answer_quality.py"), "--folders", str(clones),
+               "--sets-dir", str(sets), "--index-dir", str(tmp_path / "idx")]
+    out = subprocess.run([*command, "--only", "kelpbook,reefboook"], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and not (tmp_path / "idx").exists()
+    assert "--only: no laid-out set named reefboook" in out.stderr
