@@ -6,7 +6,8 @@
   pass over the lines: a heading may span ``MAX_HEADING_LINES``.
 - **Other tags** of HTML's own vocabulary (``<li>``, ``<span style="…">``, ``<b>``, ``<p>``,
   ``<td>``) are taken out of lines outside code: ``<li>`` starts a list item ("- "), a table cell
-  ends with " | ", a row's end and ``<br>`` end a line. A handbook page written as HTML lists is
+  ends with " | ", a row's end and ``<br>`` end a line (but in a pipe table's row, where
+  ``<br>`` breaks a line within a cell, and a new line would end the row: there it is a space). A handbook page written as HTML lists is
   indexed, embedded and quoted as its words, not its styles. A tag not of HTML (``<your-name>``),
   an autolink (``<https://…>``) and anything in a code span or block (fenced, or indented after a
   blank line) are left as written; a line that held only tags leaves nothing.
@@ -33,6 +34,8 @@ _OPEN_TAG = re.compile(rf"<(?:{_HTML_TAGS})(?:\s[^<>]{{0,2000}})?$", re.IGNORECA
 MAX_TAG_LINES = 4  # lines one tag may span
 _ITEM = re.compile(r"<li(?:\s[^<>]{0,2000})?>", re.IGNORECASE)
 _BREAK = re.compile(r"</tr\s*>|<br\s*/?>", re.IGNORECASE)  # a table row's end, a line break
+#: a pipe table's row: "| `net.host.ip` | ![Deprecated](…)<br>Replaced by … | string |"
+_PIPE_ROW = re.compile(r"^ {0,3}\|.*\|")
 _CELL = re.compile(r"</t[dh]\s*>\s*<t[dh](?:\s[^<>]{0,2000})?>", re.IGNORECASE)
 _TICKS = re.compile(r"`+")
 
@@ -159,11 +162,12 @@ def _shown(line: str) -> str | None:
     """``line`` as it shows: its HTML tags out, but in code spans; None for a line of tags only."""
     if not _ELEMENT.search(line):
         return line
+    row = _PIPE_ROW.match(line) is not None
     pieces, pos = [], 0
     for start, end in code_spans(line):
-        pieces += [_untagged(line[pos:start]), line[start:end]]
+        pieces += [_untagged(line[pos:start], row=row), line[start:end]]
         pos = end
-    pieces.append(_untagged(line[pos:]))
+    pieces.append(_untagged(line[pos:], row=row))
     out = [part.strip() for part in "".join(pieces).split("\n")]
     return "\n".join(part for part in out if part) or None
 
@@ -196,10 +200,10 @@ def html_text(text: str) -> str:
     return " ".join(html.unescape(_ELEMENT.sub(" ", text)).split()) if _ELEMENT.search(text) else text
 
 
-def _untagged(text: str) -> str:
+def _untagged(text: str, *, row: bool = False) -> str:
     """``text`` (no code in it) without its HTML tags, a list item starting a line, runs of
-    spaces as one."""
-    text = _ITEM.sub("\n- ", _CELL.sub(" | ", _BREAK.sub("\n", text)))
+    spaces as one; a line break within a pipe table's ``row`` a space."""
+    text = _ITEM.sub("\n- ", _CELL.sub(" | ", _BREAK.sub(" " if row else "\n", text)))
     text = html.unescape(_ELEMENT.sub(" ", text))
     return "\n".join(re.sub(r"[ \t]+", " ", part) for part in text.split("\n"))
 

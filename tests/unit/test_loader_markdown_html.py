@@ -117,3 +117,22 @@ def test_a_tag_one_line_opens_and_the_next_closes_is_taken_out(tmp_path: Path) -
     assert "Some call it the longest match rule ." in doc.text
     assert "name=" not in doc.text and "aside" not in doc.text and "class=" not in doc.text
     assert "a < b stays, and so does a <span at a line's end" in doc.text  # no tag: the next line is blank
+
+
+def test_a_line_break_in_a_pipe_table_cell_keeps_the_row_whole(tmp_path: Path) -> None:
+    """A generated registry page puts a badge and a note in one cell with ``<br>``: the row stays
+    one line, so the table's cells stay under their columns; outside a table ``<br>`` ends a line."""
+    path = tmp_path / "tide.md"
+    path.write_text(
+        "# Tide\n\n## Deprecated Tide Attributes\n\n"
+        "| Key | Stability | Value Type | Description |\n| --- | --- | --- | --- |\n"
+        '| <a id="tide-gauge-kind" href="#tide-gauge-kind">`tide.gauge.kind`</a> | '
+        "![Deprecated](https://img.shields.io/badge/-deprecated-red)<br>Split to `tide.sensor` and `tide.float`. "
+        "| string | Deprecated, use `tide.sensor` and `tide.float`. |\n\n"
+        "Gauges are read hourly.<br>Floats are read daily.\n",
+        encoding="utf-8")
+    (doc,) = loaders.get("markdown")().load(path, source="tide.md")
+    row = next(line for line in doc.text.split("\n") if "tide.gauge.kind" in line)
+    assert row.startswith("| `tide.gauge.kind` |") and row.rstrip().endswith("|")
+    assert "Split to `tide.sensor` and `tide.float`. | string |" in row
+    assert "Gauges are read hourly.\nFloats are read daily." in doc.text
