@@ -17,6 +17,13 @@ def test_a_question_is_split_only_where_a_second_question_follows_a_comma() -> N
     assert question_parts("What does `tern fold` do? When should I use it instead of `tern merge`?") == (
         "What does `tern fold` do?", "When should I use it instead of `tern merge`?")
     assert question_parts("Where and when will the next Tern summit take place?") is None
+    # without a comma, "and" before a question word joins two questions too: a first part of a few
+    # words with no verb of its own asks what the second part's verb says
+    assert question_parts("What minimum age and how many years of service does the Tern charter require of a warden?") == (
+        "What minimum age does the Tern charter require of a warden?",
+        "How many years of service does the Tern charter require of a warden?")
+    assert question_parts("I publish Tern's config in DNS. What record type do I use and what prefix goes first?") == (
+        "I publish Tern's config in DNS. What record type do I use?", "What prefix goes first?")
     assert question_parts("Which flags, and which defaults?") is None  # no question before the comma
     assert question_parts("How do I pin a version and keep the lock file?") is None
     long = "How many wardens sit on the Tern Board" + ", and which wardens" * 40 + ", and how long is a term?"
@@ -127,3 +134,13 @@ def test_a_yes_no_question_and_its_reason_are_two_parts() -> None:
     answer = extractive_answer("Was the Tern server affected by the Heartbleed bug (CVE-2014-0160), and why?", notice)
     assert "not affected" in answer and "very few native dependencies" in answer
     assert answer.count("has reviewed the project") == 1
+
+
+def test_two_questions_joined_without_a_comma_are_both_answered() -> None:
+    passages = [Passage(1, "# Tern charter: wardens\n\nThe qualifications proposed for wardens, as distinguished from those of stewards, "
+                           "consist in a more advanced age and a longer period of service. A warden must be forty years "
+                           "of age at least; as a steward must be thirty. And the former must have served the guild nine "
+                           "years; as five years are required of the latter.", {"source": "charter/wardens.md"})]
+    answer = extractive_answer(
+        "What minimum age and how many years of service does the Tern charter require of a warden?", passages)
+    assert "forty years of age" in answer and "nine years" in answer

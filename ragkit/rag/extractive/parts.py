@@ -1,6 +1,7 @@
 """Two questions asked as one ("How many requests does the attack need, and how long does it
 take?", "Which release dropped it, and on what date?", "In which release, and on what date, did X
-drop Y?", "What does X do? When should I use it?"): ``question_parts`` finds the two, so that the
+drop Y?", "What does X do? When should I use it?", "What minimum age and how many years of
+service does X require?"): ``question_parts`` finds the two, so that the
 answerer (``engine._both_parts``) can add the best sentence of each part asked alone to the
 whole question's answer, the second part leaning on the first for its subject ("What licence is
 *it* under?")."""
@@ -31,6 +32,15 @@ _SHARED = re.compile(
 _AND_WHY = re.compile(r",\s*and\s+why(?:\s+not)?\s*\??\s*$", re.IGNORECASE)
 _YES_NO = re.compile(r"(?:^|(?<=[.!]\s))(?P<asked>(?:is|are|was|were|does|do|did|can|could|should|will|would|has|have|had)"
                      r"\b[^.!?]{8,})$", re.IGNORECASE)
+#: two questions joined by "and" without a comma, the last sentence of the text: "What minimum age
+#: and how many years of citizenship does X require?", "What record type do I use and what prefix
+#: goes before the name?"; a bare question word ("Where and when is it held?") asks one thing
+_JOINED = re.compile(rf"(?:^|(?<=[.!?:]\s))(?P<first>{_ASKING}\s[^,?.!]{{1,80}}?)\s+and\s+"
+                     rf"(?P<second>{_ASKING}\b[^?]{{3,}}\??)\s*$", re.IGNORECASE)
+#: the verb a question's words lean on ("does" of "how many years … does X require"), and what follows
+_AUXILIARY = re.compile(r"\b(?:is|are|was|were|do|does|did|can|could|should|must|will|would|has|have|had|may)\b",
+                        re.IGNORECASE)
+_NOUN_WORDS = 4  # a first part of at most this many words, with no verb of its own, is the asked thing only
 #: two questions one after the other: "What does X do? When should I use it?"
 _TWO = re.compile(r"^(?P<first>[^?]{8,}\?)\s+(?P<second>[A-Z][^?]{3,}\?)\s*$")
 _MIN_WORDS = 4  # a first part shorter than this is no question of its own ("Which flags, and …?")
@@ -56,6 +66,13 @@ def question_parts(question: str) -> tuple[str, str] | None:
         first = text[: match.start()].rstrip(" ,") + "?"
         second = match.group("second").rstrip("?").strip() + "?"
         second = second[0].upper() + second[1:]
+    elif (joined := _JOINED.search(text)) is not None:
+        asked, second = joined.group("first").strip(), joined.group("second").rstrip("?").strip()
+        verb = _AUXILIARY.search(second)
+        if len(asked.split()) <= _NOUN_WORDS and not _AUXILIARY.search(asked) and verb is not None:
+            asked = f"{asked} {second[verb.start():]}"  # "What minimum age" asks what the second part's verb says
+        first = text[: joined.start()] + asked + "?"
+        second = second[0].upper() + second[1:] + "?"
     else:
         return None
     if len(first.split()) < _MIN_WORDS:
