@@ -585,3 +585,19 @@ def test_a_question_that_asks_how_the_book_defines_a_term_is_a_definition_questi
     assert {"book", "define"} <= definition_frame("How does the book define a tidy table?")
     answer = extractive_answer("How does the book define a tidy table?", TIDY)
     assert "every column holds one variable" in answer, answer
+
+
+SKEIN = passages(
+    ("errors/LeakedLoom.md", "`LeakedLoom` Error > `$` and `runLoom`",
+     "### `$` and `runLoom`\n\nOne common pitfall is to use the `runLoom` or `runSpool` functions with the `$` "
+     "operator. This will often lead to the `LeakedLoom` error due to instantiation of thread variables. Avoid this by "
+     "using brackets instead of `$`."),
+)
+
+
+def test_a_question_asking_what_to_use_instead_is_answered_by_the_sentence_that_names_the_replacement() -> None:
+    """"What should I write instead of `$`?": the sentence that says what to use instead, not the
+    one that says what goes wrong, which shares more of the question's words."""
+    got = extractive_answer("I get LeakedLoom when I call runLoom using the $ operator. What should I write "
+                            "instead of $?", SKEIN)
+    assert got.startswith("Avoid this by using brackets instead of `$`."), got

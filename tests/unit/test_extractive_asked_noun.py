@@ -10,6 +10,7 @@ import pytest
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer
 from ragkit.rag.extractive.values import asked_noun
+from ragkit.rag.passages import Passage
 
 from .test_extractive_said_kind import _passages
 
@@ -277,3 +278,15 @@ def test_a_thing_of_another_names_kind_does_not_answer_which_named_noun() -> Non
     rust = _passages(("## Rust services\n\nThe secure coding guide recommends the `scour` crate for sanitizing "
                       "untrusted HTML input.", "rust.md"))
     assert "scour" in extractive_answer(question, rust, max_sentences=1)
+
+
+def test_the_sentence_that_says_the_noun_asked_for_goes_first_when_it_scores_close() -> None:
+    """"What minimum age …?": the sentence that says an age, not the next one, which shares more of
+    the question's words ("require", "the former") but gives a span of service."""
+    passages = [Passage(1, "# Tern charter: wardens\n\nThe qualifications proposed for wardens, as distinguished from "
+                           "those of stewards, consist in a more advanced age and a longer period of service. A warden "
+                           "must be forty years of age at least; as a steward must be thirty. And the former must have "
+                           "served the guild nine years; as five years are required of the latter.",
+                        {"source": "charter/wardens.md"})]
+    answer = extractive_answer("What minimum age does the Tern charter require of a warden?", passages)
+    assert answer.startswith("A warden must be forty years of age at least")

@@ -963,6 +963,12 @@ def _unsupported_share(u: Unit, query: Query) -> float:
 _TYPED_CLOSE = 0.5  # a typed unit of the best one's section goes first when it scores this share of it
 _TYPED_NEAR = 0.9  # ... and one of any passage, for a question an answer without the kind leaves unanswered
 _TYPED_RESCUE = 0.7  # ... and one of any passage, before a refusal for want of the kind
+#: what a question that asks for a replacement says, and a sentence that names one
+_INSTEAD = re.compile(r"\b(?:instead|rather\s+than|in\s+place\s+of)\b", re.IGNORECASE)
+#: what a question asks to replace: the words after "instead of" (to a clause's end)
+_REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^?,;.]{1,60})", re.IGNORECASE)
+_VAGUE_OBJECTS = frozenset("each either both all one ones it them this that these those".split())
+_ASKED_CLOSE = 0.8  # a sentence of the best one's section that says the noun asked for goes first at this share of it
 
 
 def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
@@ -979,10 +985,46 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
         same = next((c for c in candidates[1:] if c.score >= _TYPED_CLOSE * best.score and c.unit.rank == best.unit.rank
                      and c.unit.block.section == best.unit.block.section and _names_any(c.unit, query)), None)
         return [same, *(c for c in candidates if c is not same)] if same else candidates
+    if query.asked and not query.howto and not query.list_wanted and not _says(best.unit.own, query.asked):
+        # "What minimum age does X require of a senator?": "A senator must be thirty years of age", after
+        # "… must have been a citizen nine years", which shares more of the question but not its noun
+        saying = next((c for c in candidates[1:] if c.score >= _ASKED_CLOSE * best.score and c.typed >= best.typed
+                       and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section
+                       and _says(c.unit.own, query.asked)), None)
+        if saying is not None:
+            return [saying, *(c for c in candidates if c is not saying)]
+    if (replaced := _replaced(query.form)) and not _INSTEAD.search(best.unit.text):
+        # "What should I write instead of $?": "Avoid this by using parentheses instead of `$`", after
+        # "One common pitfall is to use `runST` with the `$` operator", which says what not to do; the
+        # sentence says what is replaced too ("instead of each" names nothing a sentence must say)
+        instead = next((c for c in candidates[1:] if c.score >= _TYPED_CLOSE * best.score
+                        and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section
+                        and _INSTEAD.search(c.unit.text) and _says_replaced(c.unit, replaced)), None)
+        if instead is not None:
+            return [instead, *(c for c in candidates if c is not instead)]
     if query.kind is None or candidates[0].typed:
         return candidates
     same = _close_typed(candidates, query)
     return [same, *(c for c in candidates if c is not same)] if same else candidates
+
+
+def _replaced(form: str) -> str:
+    """What a question asks to replace: "$" of "What should I write instead of $?", "reverting" of
+    "… return zero instead of reverting on …"; "" when it asks for no replacement or names nothing
+    ("instead of each")."""
+    found = _REPLACED.search(form)
+    if found is None:
+        return ""
+    words = [w for w in WORD.findall(found.group(1)) if w.lower() not in STOPWORDS and w.lower() not in _VAGUE_OBJECTS]
+    if words:
+        return words[0]
+    symbols = found.group(1).strip().strip("`'\"")
+    return symbols if symbols and not WORD.search(symbols) else ""
+
+
+def _says_replaced(u: Unit, replaced: str) -> bool:
+    """Whether sentence ``u`` says the thing replaced: its word (a stem of it), or the symbol as written."""
+    return bool(set(word_terms(replaced)) & u.own) if WORD.search(replaced) else replaced in u.text
 
 
 def _close_typed(candidates: list[Candidate], query: Query, *, refusing: bool = False) -> Candidate | None:
