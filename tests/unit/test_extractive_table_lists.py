@@ -6,6 +6,7 @@ Written for the shape of a standards draft's recommendations table."""
 from __future__ import annotations
 
 from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.text import table_cells
 from ragkit.rag.passages import Passage
 
 _DRAFT = [
@@ -28,3 +29,17 @@ def test_a_list_question_is_answered_with_the_table_its_best_sentence_leads() ->
     assert "Daily" in answer and "Weekly" in answer and "Tidal" in answer
     assert "clear guidance" not in answer and "reviewed yearly" not in answer
 
+
+
+def test_a_sentence_whose_pipes_are_code_is_a_sentence_not_a_table_row() -> None:
+    """"the `|>` operator", "`ls | wc -l`": pipes in code spans make no table row, so the sentence
+    is quoted (it was read as a row of cells and the passage answered nothing); a row written
+    without its outer pipes ("Daily | 2 g") is still a row."""
+    passages = [Passage(1, "# `LeakedLoom` Error\n\nOne common pitfall is to use the `runLoom` functions with the "
+                           "`|>` operator. Avoid this by using brackets instead of `|>`.",
+                        {"source": "errors/LeakedLoom.md", "heading": "LeakedLoom Error"})]
+    answer = extractive_answer("What should I write instead of the operator when I call runLoom?", passages)
+    assert "Avoid this by using brackets instead of `|>`." in answer
+    assert table_cells("Count them with `ls | wc -l` first.") is None
+    assert table_cells("Daily | 2 g | MUST") == ["Daily", "2 g", "MUST"]
+    assert table_cells("| `a | b` | union |") is not None  # a row of a table keeps its cells
