@@ -24,6 +24,11 @@ of the collection's file names share is named by no query: among ``git-lfs-fetch
 ``git-lfs.adoc`` (which would otherwise outrank the page the question is about). The words still
 count in the names of the other files ("git lfs fetch" names ``git-lfs-fetch.adoc``).
 
+A number is read as its value, without its leading zeros ("PEP 8" names ``pep-0008.rst``, "paper
+51" names ``051.md``), and a query that gives a numbered part by its ordinal ("the second paper",
+"the third lecture") is also read with the ordinal as its number, so it names ``002.md``; the
+query as written still names ``the-first-week.md``.
+
 A query that asks for the collection's first release ("When did the very first Gammapy release
 come out?", "the first public version of Bokeh") names the file of the lowest release among the
 files named for one (``v0.1.rst`` of ``v0.1.rst`` … ``v1.3.rst``), when the collection has at least
@@ -52,6 +57,12 @@ _FUNCTION_WORDS = frozenset(
 #: the words of a release notes file's name besides its release ("release_0_4_0", "1.17.0-notes")
 _RELEASE_FILE_WORDS = frozenset("release note notes whatsnew changelog change changes history new news v".split())
 _UNDERSCORED = re.compile(r"(?<![A-Za-z0-9])(?<!\d_)(\d{1,3}(?:_\d{1,3}){1,3})(?![0-9])")
+_ORDINALS = {w: str(n) for n, w in enumerate(
+    "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth fourteenth "
+    "fifteenth sixteenth seventeenth eighteenth nineteenth twentieth".split(), start=1)}
+#: the nouns of a collection's numbered parts, one file each: "the third lecture", "the second paper"
+_ORDINAL = re.compile(rf"\b({'|'.join(_ORDINALS)})\s+(paper|essay|chapter|lecture|lesson|episode|article|letter|"
+                      r"volume|talk|exercise|part|tutorial|module|unit|week|day)s?\b", re.IGNORECASE)
 MAX_PATH_WORDS = 12  # a longer path names nothing in particular
 MAX_NAMED = 10  # the best-named files a query brings in
 MIN_SHARING = 4  # files a collection needs before words most file names share name nothing
@@ -72,8 +83,17 @@ def name_words(text: str) -> list[str]:
         if "." in word:
             out.append(_release(word))
             continue
+        if word.isdigit():  # a number as its value: "PEP 8" names ``pep-0008.rst``, "paper 51" ``051.md``
+            out.append(word.lstrip("0") or "0")
+            continue
         out.append(word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word)
     return out
+
+
+def _ordinals_numbered(query: str) -> str:
+    """``query`` with an ordinal before a numbered part's noun written as its number: "the second
+    paper" names ``002.md``, as "paper 2" does; an ordinal alone ("the first step") numbers nothing."""
+    return _ORDINAL.sub(lambda m: f"{_ORDINALS[m.group(1).lower()]} {m.group(2)}", query) if _ORDINAL.search(query) else query
 
 
 def _release(dotted: str) -> str:
@@ -217,17 +237,18 @@ class NameIndex:
 
     def named(self, query: str) -> dict[str, float]:
         """The files ``query`` names, with their ``path_score`` (the best ``MAX_NAMED``, best first)."""
-        sequence = name_words(query)
-        words = frozenset(sequence)
-        scored = [
-            (-score, source)
-            for word in words
-            for stem in self._by_word.get(word, ())
-            if self._required[stem] <= words
-            for source, path in self._groups[stem]
-            if (score := _held_share(sequence, path)) > 0
-        ]
-        return {s: -neg for neg, s in sorted(scored)[:MAX_NAMED]}
+        best: dict[str, float] = {}
+        numbered = _ordinals_numbered(query)  # "the second paper" as "2 paper", and as written ("the-first-week.md")
+        for sequence in {tuple(name_words(text)) for text in (query, numbered)}:
+            words = frozenset(sequence)
+            for word in words:
+                for stem in self._by_word.get(word, ()):
+                    if not self._required[stem] <= words:
+                        continue
+                    for source, path in self._groups[stem]:
+                        if (score := _held_share(sequence, path)) > best.get(source, 0.0):
+                            best[source] = score
+        return dict(sorted(best.items(), key=lambda item: (-item[1], item[0]))[:MAX_NAMED])
 
     def first_release(self, query: str) -> list[str]:
         """The files of the collection's lowest release when ``query`` asks for its first release

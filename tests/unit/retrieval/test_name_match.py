@@ -229,3 +229,19 @@ def test_a_query_need_not_write_the_words_every_file_name_shares() -> None:
     pages = [f"man/git-tide-{c}.adoc" for c in ("fetch", "prune", "completion", "lock", "unlock", "status")]
     assert NameIndex(pages).named("How do I fetch objects?") == {}  # "fetch" alone is one ordinary word
     assert list(NameIndex(pages).named("Does tide fetch download objects again?")) == ["man/git-tide-fetch.adoc"]
+
+
+def test_a_numbered_part_is_named_by_its_number_or_its_ordinal() -> None:
+    """A collection of numbered parts (``001.md`` … ``085.md``, ``pep-0008.rst``): "paper 51", "PEP 8"
+    and "the second paper" name their file, leading zeros or not; an ordinal that numbers no part
+    ("the first step") names nothing."""
+    sources = [f"{n:03d}.md" for n in range(1, 86)] + ["peps/pep-0008.rst", "peps/pep-0020.rst"]
+    assert named_sources("What does Tern paper No. 51 say about factions?", sources) == {"051.md": 1.0}
+    assert named_sources("According to the second paper, what do the people share?", sources) == {"002.md": 1.0}
+    assert named_sources("In the twelfth essay, which revenue is meant?", sources) == {"012.md": 1.0}
+    assert named_sources("What does PEP 8 say about tabs?", ["peps/pep-0008.rst", "peps/pep-0020.rst"]) == {
+        "peps/pep-0008.rst": 1.0}
+    assert named_sources("What is the first step to take?", sources) == {}
+    # an ordinal a file name writes as a word still names it ("the first week" of ``the-first-week.md``)
+    assert named_sources("What happens in the first week of a project?", ["the-first-week-of-a-project.md"]) == {
+        "the-first-week-of-a-project.md": 1.0}
