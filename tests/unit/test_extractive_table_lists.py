@@ -38,8 +38,8 @@ def test_a_sentence_whose_pipes_are_code_is_a_sentence_not_a_table_row() -> None
     passages = [Passage(1, "# `LeakedLoom` Error\n\nOne common pitfall is to use the `runLoom` functions with the "
                            "`|>` operator. Avoid this by using brackets instead of `|>`.",
                         {"source": "errors/LeakedLoom.md", "heading": "LeakedLoom Error"})]
-    answer = extractive_answer("What should I write instead of the operator when I call runLoom?", passages)
-    assert "Avoid this by using brackets instead of `|>`." in answer
+    answer = extractive_answer("Which operator leads to the LeakedLoom error when I call runLoom?", passages)
+    assert "with the `|>` operator" in answer, answer
     assert table_cells("Count them with `ls | wc -l` first.") is None
     assert table_cells("Daily | 2 g | MUST") == ["Daily", "2 g", "MUST"]
     assert table_cells("| `a | b` | union |") is not None  # a row of a table keeps its cells

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import re
 
+from ragkit.rag.extractive.text import AUXILIARY
+
 #: the words that open a question asking for something (not a yes/no question)
 QUESTION_WORD = r"(?:how|what|which|where|when|who|whom|why)"
 #: a question word after a preposition: "on what date", "about how long", "in which release"
@@ -38,8 +40,7 @@ _YES_NO = re.compile(r"(?:^|(?<=[.!]\s))(?P<asked>(?:is|are|was|were|does|do|did
 _JOINED = re.compile(rf"(?:^|(?<=[.!?:]\s))(?P<first>{_ASKING}\s[^,?.!]{{1,80}}?)\s+and\s+"
                      rf"(?P<second>{_ASKING}\b[^?]{{3,}}\??)\s*$", re.IGNORECASE)
 #: the verb a question's words lean on ("does" of "how many years … does X require"), and what follows
-_AUXILIARY = re.compile(r"\b(?:is|are|was|were|do|does|did|can|could|should|must|will|would|has|have|had|may)\b",
-                        re.IGNORECASE)
+_AUXILIARY = re.compile(rf"\b{AUXILIARY}\b", re.IGNORECASE)
 _NOUN_WORDS = 4  # a first part of at most this many words, with no verb of its own, is the asked thing only
 #: two questions one after the other: "What does X do? When should I use it?"
 _TWO = re.compile(r"^(?P<first>[^?]{8,}\?)\s+(?P<second>[A-Z][^?]{3,}\?)\s*$")

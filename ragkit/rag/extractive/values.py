@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 
 from ragkit.rag.extractive.releases import same_release
-from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD
+from ragkit.rag.extractive.text import AUXILIARY, STOPWORDS, WHICH_OPENING, WORD
 
 #: the nouns of a name in code: a setting, a function, a class … is answered by an identifier
 _CODE_NOUNS = ("command|option|flag|setting|function|method|class|parameter|argument|attribute|variable|decorator|"
@@ -94,18 +94,17 @@ def implied_default(question: str) -> str:
     return match.group() if match else ""
 
 
-_AUXILIARY = r"(?:do|does|did|is|are|was|were|should|can|could|will|would|must|has|have|had)"
 #: "What charset does …?", "Which proxy scheme should I use …?": a noun phrase, then its verb
 _INSTANCE = re.compile(
     rf"{WHICH_OPENING}\s+"
-    rf"(?!{_AUXILIARY}\b|happens\b|if\b|kinds?\b|types?\b|sorts?\b|ways?\b)"
-    rf"[A-Za-z][\w.-]*(?:\s+[\w.-]+){{0,2}}?\s+{_AUXILIARY}\s",
+    rf"(?!{AUXILIARY}\b|happens\b|if\b|kinds?\b|types?\b|sorts?\b|ways?\b)"
+    rf"[A-Za-z][\w.-]*(?:\s+[\w.-]+){{0,2}}?\s+{AUXILIARY}\s",
     re.IGNORECASE,
 )
 
 
 #: "Which agency handled …?", "What charset does …?" (not "What is …?"): which one of a kind it names
-_WHICH = re.compile(rf"^\W*(?:what|which)\s+(?!{_AUXILIARY}\b)[A-Za-z]"
+_WHICH = re.compile(rf"^\W*(?:what|which)\s+(?!{AUXILIARY}\b)[A-Za-z]"
                     r"|\bwhich\s+(?:other\s+)?[A-Za-z][\w-]*\s*\?\s*$", re.IGNORECASE)  # "… from which other format?"
 
 
@@ -143,13 +142,13 @@ def asks_instance(question: str) -> bool:
 #: the noun a question asks for: "Which *university* was …?", "What *licence* is …?" (at most
 #: three words before the verb), "What is the maximum *size* in …?" (the phrase after "the", up
 #: to a preposition or a verb), "How many stock *options* does …?"
-_WHICH_NOUN = re.compile(rf"^\W*(?:what|which)\s+((?:(?!{_AUXILIARY}\b)[A-Za-z][\w'’-]*\s+){{0,3}}?){_AUXILIARY}\s",
+_WHICH_NOUN = re.compile(rf"^\W*(?:what|which)\s+((?:(?!{AUXILIARY}\b)[A-Za-z][\w'’-]*\s+){{0,3}}?){AUXILIARY}\s",
                          re.IGNORECASE)
 _THE_NOUN = re.compile(
     rf"^\W*what\s+(?:is|was|are|were)\s+(?:the|a|an)\s+((?:[\w'’.-]+\s+){{0,4}}?[\w'’-]+)"
-    rf"(?=\s+(?:of|in|for|that|which|on|to|at|by|with|from|per|between|among|after|before|when|used|{_AUXILIARY})\b"
+    rf"(?=\s+(?:of|in|for|that|which|on|to|at|by|with|from|per|between|among|after|before|when|used|{AUXILIARY})\b"
     rf"|\s*\?)", re.IGNORECASE)
-_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{_AUXILIARY}\b)", re.IGNORECASE)
+_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{AUXILIARY}\b)", re.IGNORECASE)
 #: nouns that say no more than "the thing": the noun of their "of" phrase, or their modifier, is asked for
 _VAGUE_NOUNS = frozenset("number amount kind type sort name value part way ways".split())
 _PARTICIPLES = frozenset("paid used made given required needed called named shown sent done written released added".split())
