@@ -982,30 +982,39 @@ def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
         return candidates
     best = candidates[0]
     if query.which and query.kind is None and not query.howto and not _names_any(best.unit, query):
-        same = next((c for c in candidates[1:] if c.score >= _TYPED_CLOSE * best.score and c.unit.rank == best.unit.rank
-                     and c.unit.block.section == best.unit.block.section and _names_any(c.unit, query)), None)
-        return [same, *(c for c in candidates if c is not same)] if same else candidates
+        same = _close_in_section(candidates, _TYPED_CLOSE, lambda c: _names_any(c.unit, query))
+        return _first(candidates, same) if same else candidates
     if query.asked and not query.howto and not query.list_wanted and not _says(best.unit.own, query.asked):
         # "What minimum age does X require of a senator?": "A senator must be thirty years of age", after
         # "… must have been a citizen nine years", which shares more of the question but not its noun
-        saying = next((c for c in candidates[1:] if c.score >= _ASKED_CLOSE * best.score and c.typed >= best.typed
-                       and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section
-                       and _says(c.unit.own, query.asked)), None)
+        saying = _close_in_section(candidates, _ASKED_CLOSE, lambda c: c.typed >= best.typed and _says(c.unit.own, query.asked))
         if saying is not None:
-            return [saying, *(c for c in candidates if c is not saying)]
+            return _first(candidates, saying)
     if (replaced := _replaced(query.form)) and not _INSTEAD.search(best.unit.text):
         # "What should I write instead of $?": "Avoid this by using parentheses instead of `$`", after
         # "One common pitfall is to use `runST` with the `$` operator", which says what not to do; the
         # sentence says what is replaced too ("instead of each" names nothing a sentence must say)
-        instead = next((c for c in candidates[1:] if c.score >= _TYPED_CLOSE * best.score
-                        and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section
-                        and _INSTEAD.search(c.unit.text) and _says_replaced(c.unit, replaced)), None)
+        instead = _close_in_section(candidates, _TYPED_CLOSE,
+                                    lambda c: bool(_INSTEAD.search(c.unit.text)) and _says_replaced(c.unit, replaced))
         if instead is not None:
-            return [instead, *(c for c in candidates if c is not instead)]
+            return _first(candidates, instead)
     if query.kind is None or candidates[0].typed:
         return candidates
     same = _close_typed(candidates, query)
-    return [same, *(c for c in candidates if c is not same)] if same else candidates
+    return _first(candidates, same) if same else candidates
+
+
+def _close_in_section(candidates: list[Candidate], share: float, test: Callable[[Candidate], bool]) -> Candidate | None:
+    """The best candidate after the first that passes ``test``, is of the first's passage and
+    section and scores at least ``share`` of the first's score."""
+    best = candidates[0]
+    return next((c for c in candidates[1:] if c.score >= share * best.score and c.unit.rank == best.unit.rank
+                 and c.unit.block.section == best.unit.block.section and test(c)), None)
+
+
+def _first(candidates: list[Candidate], chosen: Candidate) -> list[Candidate]:
+    """The candidates with ``chosen`` moved to the front."""
+    return [chosen, *(c for c in candidates if c is not chosen)]
 
 
 def _replaced(form: str) -> str:
@@ -1188,7 +1197,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
         typed = _close_typed(candidates, query, refusing=True)
         if typed is not None:  # a close one that holds it answers, wherever it is (not about another release)
-            candidates, refused = [typed, *(c for c in candidates if c is not typed)], ""
+            candidates, refused = _first(candidates, typed), ""
     else:
         refused = ""
     if refused and (defining := _defining([c.unit for c in candidates[:_DEFINING_DEPTH]], units, query)):
