@@ -290,3 +290,30 @@ def test_the_sentence_that_says_the_noun_asked_for_goes_first_when_it_scores_clo
                         {"source": "charter/wardens.md"})]
     answer = extractive_answer("What minimum age does the Tern charter require of a warden?", passages)
     assert answer.startswith("A warden must be forty years of age at least")
+
+
+
+def test_makes_is_no_word_a_sentence_must_share() -> None:
+    # "make" was a function word and "makes" was not: "Which company makes X?" wanted "makes" said
+    # ("made" stays a word: it names things, "Ledgers Made Plain")
+    passages = _passages(
+        ("## Kelp monitors\n\nKelp is a bedside monitoring system provided by Tidewell which archived readings "
+         "for the harbour clinic.", "sources/kelp.md"),
+        ("## Brine\n\nBrine replaced the older system in 2008. The company behind it keeps the schema stable.",
+         "sources/brine.md"),
+        ("## Access\n\nYour company email address is helpful but not required. Readings are shifted in time.",
+         "access.md"),
+        ("## Tables\n\nThe readings table holds one row per reading; the company column is left empty.",
+         "tables.md"),
+    )
+    assert "Tidewell" in extractive_answer("Which company makes Kelp?", passages)
+
+
+def test_a_standard_or_requirement_is_stated_by_what_one_must_do() -> None:
+    passages = _passages(
+        ("## Skippers and eyesight\n\n**Vision.** Skippers **MUST** be able to read a vessel's name board from a "
+         "distance of 20 metres. The harbour master may ask for a sight test.", "rules/skippers.md"),
+        ("## Lights\n\nLights MUST be shown between sunset and sunrise.", "rules/lights.md"),
+        ("## Anchoring\n\nDo not anchor in the fairway. Skippers should keep a lookout.", "rules/anchoring.md"),
+    )
+    assert "20 metres" in extractive_answer("What is the eyesight standard for skippers?", passages)

@@ -144,3 +144,23 @@ def test_two_questions_joined_without_a_comma_are_both_answered() -> None:
     answer = extractive_answer(
         "What minimum age and how many years of service does the Tern charter require of a warden?", passages)
     assert "forty years of age" in answer and "nine years" in answer
+
+
+def test_the_second_part_asks_another_fact_than_the_first_parts_sentence() -> None:
+    # the second part's own words ("document", "certificate") are weaker than the first's context
+    # ("training"), whose sentence would answer it again: the sentence that says them answers it
+    passages = [Passage(1, "### Application rejected\n\n- Ensure all required fields are completed\n"
+                           "- Include the correct Tern course: make sure it is \"Harbour Safety Basics\"\n"
+                           "- Include the Tern *Completion Report*, not just the certificate\n"
+                           "- Contact the registrar if issues persist", {"source": "faq/access.md"})]
+    answer = extractive_answer("My Tern application was rejected. Which Tern course should I have taken, and which "
+                               "Tern document do I need to upload rather than just the certificate?", passages)
+    assert "Harbour Safety Basics" in answer and "Completion Report" in answer
+
+
+def test_a_second_question_under_a_condition_keeps_it() -> None:
+    assert question_parts("What is the eyesight standard for wardens, and if I need glasses to meet it, when do I "
+                          "have to wear them?") == ("What is the eyesight standard for wardens?",
+                                                    "If I need glasses to meet it, when do I have to wear them?")
+    assert question_parts("Does Tern support ARM, and if not, what should I use?") == (
+        "Does Tern support ARM?", "What should I use?")

@@ -414,6 +414,15 @@ def says_obligation(sentence: str) -> bool:
     return bool(_OBLIGATION.search(sentence))
 
 
+_MUST = re.compile(r"\b(?:must|shall|(?:has|have|need|needs)\s+to)\b", re.IGNORECASE)
+
+
+def states_rule(sentence: str) -> bool:
+    """Whether ``sentence`` states a rule: what one must, shall or has to do, or whether a thing
+    is obliged ("You MUST be able to read a number plate …" states an eyesight standard)."""
+    return bool(_MUST.search(sentence)) or says_obligation(sentence)
+
+
 _CONDITIONAL = re.compile(r"^\W*(?:if|when|once|unless)\b[^,?]{3,100},\s*\w", re.IGNORECASE)
 
 

@@ -157,6 +157,7 @@ from ragkit.rag.extractive.answer_type import (
     says_obligation,
     says_size,
     says_state,
+    states_rule,
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
@@ -282,6 +283,9 @@ _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less ne
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
 _SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or storage answers
+#: nouns for what one is obliged to do, which a sentence saying "must" or "required" states
+#: (``states_rule``): "What is the eyesight standard for drivers?": "You MUST be able to read …"
+_RULE_NOUNS = frozenset(stem(w) for w in ("standard", "requirement", "rule", "obligation"))
 _KINDS_BY_MEANING = frozenset({"number", "date"})  # kinds a sentence near in meaning may answer (a "person" is any capital)
 _DEFINING_DEPTH = 3  # the best candidates whose terms may be defined, with a value, by another sentence
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
@@ -1141,8 +1145,12 @@ def extractive_answer(
 
 
 def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: int, min_coverage: float,
-                  context: str, similarity: Similarity | None) -> str:
-    """``extractive_answer`` for a question that asks one thing."""
+                  context: str, similarity: Similarity | None, answered: tuple[str, frozenset[str]] = ("", frozenset())) -> str:
+    """``extractive_answer`` for a question that asks one thing. ``answered``: for the second part of
+    two questions asked as one, the first part's answer and the words only the second part asks; a
+    sentence that answer quotes answers the second part only if it says one of those words or holds
+    the kind of answer the second part asks for (its date: "In which release, and on what date …?");
+    otherwise the second asks another fact ("Which course …, and which document …?")."""
     question = first_release_numbered(question, (str(p.meta.get("source", "")) for p in passages))
     query = read_question(question, context)
     if query.author:
@@ -1185,6 +1193,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
     candidates = _read_on(_typed_first(_first_copies(candidates), query), units, query)
+    if answered[0]:
+        candidates = [c for c in candidates if c.unit.text not in answered[0] or c.unit.own & answered[1]
+                      or query.kind and c.typed]  # or holds the kind asked: its date, its other number
     for c in candidates[:5]:
         log.debug("candidate %.3f [%d] %s", c.score, c.unit.number, c.unit.text[:100])
     if not candidates:
@@ -1241,9 +1252,12 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     first = asked_part(first)
     pieces = [whole]
     room = max_sentences + 1 - len(_MARKER_END.findall(whole))
+    answered: tuple[str, frozenset[str]] = ("", frozenset())
     for part, leaning in ((first, context), (second, f"{context} {first}".strip())):
         answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
-                               similarity=similarity)
+                               similarity=similarity, answered=answered)
+        if answer != REFUSAL:  # the second part asks another fact than the sentence that answers the first
+            answered = (answer, frozenset(terms(second)) - frozenset(terms(first)))
         bare = _MARKERS.sub("", answer).strip()  # a sentence the whole answer quotes within its run
         if answer == REFUSAL or any(answer in p or bare in _MARKERS.sub("", p) for p in pieces):
             continue
@@ -1467,6 +1481,8 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # "How much time …?": "10-15 minutes"
     if query.asked in _SIZE_NOUNS and says_size(_MARKER.sub(" ", answer)):
         return False  # "What is the maximum length …?": "no more than 300 characters"
+    if query.asked in _RULE_NOUNS and states_rule(_MARKER.sub(" ", answer)):
+        return False  # "What is the eyesight standard …?": "You MUST be able to read …"
     best = candidate.unit
     around = best.own | best.near | best.section | best.scope | best.document
     if query.kind == "value" and candidate.typed and not query.own - {query.asked} - around:

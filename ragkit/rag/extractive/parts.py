@@ -18,9 +18,11 @@ QUESTION_WORD = r"(?:how|what|which|where|when|who|whom|why)"
 _ASKING = rf"(?:(?:on|in|at|by|for|about|since|until|from|to|with)\s+)?{QUESTION_WORD}"
 #: ", and how long …", ", but is it …", ", and on what date?": a second question after a comma
 #: (without one, "Where and when …?", "How do I pin and lock …?" ask one thing); "…, and if not
-#: what should I use?" asks the second whatever the first's answer
+#: what should I use?" asks the second whatever the first's answer; "…, and if I need glasses to
+#: meet it, when do I have to wear them?" asks the second under its condition, which it keeps
 _SECOND = re.compile(
-    rf",\s*(?:and|but)\s+(?:if\s+(?:not|so)\s*,?\s*)?(?P<second>(?:{_ASKING}|is|are|does|do|did|can|could|"
+    rf",\s*(?:and|but)\s+(?:if\s+(?:not|so)\s*,?\s*|(?P<condition>if\s+[^,?]{{3,80}}),\s*)?"
+    rf"(?P<second>(?:{_ASKING}|is|are|does|do|did|can|could|"
     r"should|will|would|was|were|has|have)\b[^?]{3,}\??)\s*$",
     re.IGNORECASE,
 )
@@ -66,6 +68,8 @@ def question_parts(question: str) -> tuple[str, str] | None:
     elif (match := _SECOND.search(text)) is not None:
         first = text[: match.start()].rstrip(" ,") + "?"
         second = match.group("second").rstrip("?").strip() + "?"
+        if match.group("condition"):
+            second = f"{match.group('condition')}, {second}"
         second = second[0].upper() + second[1:]
     elif (joined := _JOINED.search(text)) is not None:
         asked, second = joined.group("first").strip(), joined.group("second").rstrip("?").strip()

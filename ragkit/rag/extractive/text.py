@@ -29,8 +29,8 @@ STOPWORDS = frozenset(
 a about above after again against all also am an and any are as at be because been before being below
 between both but by can could did do does doing done down during each else few for from further get gets
 got had has have having he her here hers him his how i if in into is it its itself just know let like
-make me more most much must my need no nor not now of off on once only or other our ours out over own
-please same say says long take takes many often she should show so some such tell than that the their theirs them then there these
+make makes making me more most much must my need no nor not now of off on once only or other our ours out over own
+please rather same say says long take takes many often she should show so some such tell than that the their theirs them then there these
 they this those through to too under until up us use used using very want was way we were what when
 where which while who whom whose why will with would you your yours explain describe give find list s t
 """.split()
