@@ -561,6 +561,22 @@ def test_a_numbered_name_in_the_question_passes_over_the_others_of_its_name() ->
     assert all(name in answer for name in ("Raku", "Celadon", "Majolica")), answer
 
 
+def test_a_name_numbered_in_roman_numerals_passes_over_its_other_numbers() -> None:
+    from ragkit.rag.extractive.query import another_numbered, numbered_names
+
+    assert numbered_names("How does TIDE-IV keep a stay?") == {("tide", "4")}
+    assert numbered_names("Is Part II longer?") == {("part", "2")}
+    assert numbered_names("I read it. V is a letter.") == frozenset()  # "I" and "V" are words and letters too
+    assert another_numbered("In the TIDE-III archive a stay is kept", frozenset({("tide", "4")}))
+    assert not another_numbered("Both TIDE-III and TIDE-IV keep it", frozenset({("tide", "4")}))
+    stays = passages(
+        ("iii/stays.md", "Stays", "In the TIDE-III archive, a ward stay is kept when the patient stays longer than "
+                                  "four hours in the ward."),
+        ("iv/stays.md", "TIDE-IV ward log", "A ward stay is kept when a pulse reading exists for it in the ward log."),
+    )
+    assert "pulse reading" in extractive_answer("How does TIDE-IV decide which ward stays are kept?", stays)
+
+
 #: a book's chapter that uses its term in many sentences and defines it in one, further down
 TIDY = passages(
     ("ch04.md", "Chapter 04: Tidy Tables",

@@ -289,14 +289,25 @@ _NUMBERED = re.compile(
 )
 
 
+#: a name numbered in Roman numerals of two letters or more: "MIMIC-III", "MIMIC-IV", "Part II"
+#: (not "I" or "V", which are words and letters too)
+_ROMAN_NUMBERED = re.compile(r"\b([A-Z][A-Za-z]+)[-\s](II|III|IV|VI|VII|VIII|IX|XI|XII)\b")
+_ROMAN = {"II": "2", "III": "3", "IV": "4", "VI": "6", "VII": "7", "VIII": "8", "IX": "9", "XI": "11", "XII": "12"}
+
+
 def numbered_names(text: str) -> frozenset[tuple[str, str]]:
     """The numbered names ``text`` writes, lower-cased with their numbers ("Tier 2" -> ("tier",
-    "2")); a stopword before a number names nothing ("In 2024")."""
-    return _names_of(_NUMBERED.finditer(text))
+    "2"), "MIMIC-IV" -> ("mimic", "4")); a stopword before a number names nothing ("In 2024")."""
+    return _names_of(_NUMBERED.finditer(text)) | _roman_names(text)
 
 
 def _names_of(matches: Iterable[re.Match[str]]) -> frozenset[tuple[str, str]]:
     return frozenset((m.group(1).lower(), m.group(2)) for m in matches if m.group(1).lower() not in STOPWORDS)
+
+
+def _roman_names(text: str) -> frozenset[tuple[str, str]]:
+    return frozenset((m.group(1).lower(), _ROMAN[m.group(2)]) for m in _ROMAN_NUMBERED.finditer(text)
+                     if m.group(1).lower() not in STOPWORDS)
 
 
 def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
@@ -308,7 +319,7 @@ def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
     matches = list(_NUMBERED.finditer(text))
     if any(m.group("on") for m in matches):
         return False  # "Windows 7 and later" may be about Windows 10
-    found = _names_of(matches)
+    found = _names_of(matches) | _roman_names(text)
     names = {name for name, _ in numbered}
     return any(name in names for name, _ in found) and not (found & numbered)
 
