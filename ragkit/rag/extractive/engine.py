@@ -179,6 +179,7 @@ from ragkit.rag.extractive.releases import (
     under_release,
 )
 from ragkit.rag.extractive.text import (
+    CODE_SPAN,
     STOPWORDS,
     WORD,
     Block,
@@ -1061,7 +1062,6 @@ def _close_typed(candidates: list[Candidate], query: Query, *, refusing: bool = 
     return None
 
 
-_CODE_SPAN = re.compile(r"`[^`\n]+`")  # code written inline: what a how-to's sentence tells to use
 _READ_ON = 2  # how many sentences after an answer of the wrong kind are read for one of the right kind
 
 
@@ -1087,7 +1087,7 @@ def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -
             return _says(u.own, query.asked) and _names_thing(u.text, query)
         if query.kind:
             return _typed(u, query)
-        return names_literal(" ".join(_CODE_SPAN.findall(u.text)) if query.howto else u.text, query.said)
+        return names_literal(" ".join(CODE_SPAN.findall(u.text)) if query.howto else u.text, query.said)
 
     if not query.kind and holds(candidates[0].unit):
         return candidates

@@ -279,14 +279,15 @@ _LONE_BULLET = re.compile(rf"^\s*[{_BULLETS}]\s*$")
 _CONTENTS_ENTRY = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\[\]\n]{1,300}\]\(#[^()\s]{0,300}\)")
 
 
-_CODE_SPANS = re.compile(r"`[^`\n]*`")
+#: code written inline: "the `|>` operator", what a how-to's sentence tells to use
+CODE_SPAN = re.compile(r"`[^`\n]+`")
 
 
 def table_cells(line: str) -> list[str] | None:
     """The cells of a table row (``a | b`` or ``| a | b |``), or None for any other line."""
     if "|" not in line or line.strip().startswith("`"):
         return None
-    if not line.lstrip().startswith("|") and "|" not in _CODE_SPANS.sub("", line):
+    if not line.lstrip().startswith("|") and "|" not in CODE_SPAN.sub("", line):
         return None  # a sentence whose pipes are code ("the `|>` operator", "`string | number`")
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     return cells if len(cells) >= 2 else None
