@@ -73,6 +73,8 @@ when the best candidate holds none, a close one of its section that does is quot
 paragraph, two sentences at most, to one that holds it (for a "What/Which NOUN …?" question, a
 literal: the best says the case, "… if no explicit charset is present …", the next the value; for a
 how-to question, the code written inline: "… rather than …", then "In this case you should use `…`").
+Those reorderings are ``ragkit.rag.extractive.leading``'s; whether a unit holds the kind asked
+for, names a thing or says the noun asked for, ``ragkit.rag.extractive.holds``'s.
 
 The answer is composed by ``ragkit.rag.extractive.compose``: the best 1-3 sentences each followed
 by its ``[n]`` marker; a whole list when the question asks for one or the best sentence introduces
@@ -137,19 +139,13 @@ from functools import lru_cache
 
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
-    NAMING_KINDS,
     asks_columns,
     asks_conditional,
     asks_frequency,
     asks_mechanism,
     asks_replacement,
     asks_why,
-    counts,
-    counts_other,
     defines,
-    expands,
-    gives_frequency,
-    gives_naming,
     has_answer_type,
     in_measure,
     negates,
@@ -161,8 +157,24 @@ from ragkit.rag.extractive.answer_type import (
 )
 from ragkit.rag.extractive.compose import columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
+from ragkit.rag.extractive.holds import (
+    counts_asked,
+    holds_kind,
+    names_any,
+    names_thing,
+    prefix_match,
+    says,
+)
+from ragkit.rag.extractive.leading import close_typed, put_first, read_on, typed_first
 from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
-from ragkit.rag.extractive.query import Query, another_numbered, asked_part, dotted_numbers, read_question
+from ragkit.rag.extractive.query import (
+    SAYS_KIND,
+    Query,
+    another_numbered,
+    asked_part,
+    dotted_numbers,
+    read_question,
+)
 from ragkit.rag.extractive.reasons import sentence_pairs
 from ragkit.rag.extractive.releases import (
     another_file_release,
@@ -179,7 +191,6 @@ from ragkit.rag.extractive.releases import (
     under_release,
 )
 from ragkit.rag.extractive.text import (
-    CODE_SPAN,
     STOPWORDS,
     WORD,
     Block,
@@ -192,12 +203,9 @@ from ragkit.rag.extractive.text import (
     terms,
     word_terms,
 )
-from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
+from ragkit.rag.extractive.units import Candidate, Unit
 from ragkit.rag.extractive.values import (
-    declares_default,
-    holds_value,
     named_heading,
-    names_literal,
     serves_address,
     writes_new_identifier,
 )
@@ -224,7 +232,6 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
-_HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)  # asks for a count of a noun (not "how far", "how old")
 _LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of time, unless a passage says "N … long"
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
@@ -265,15 +272,6 @@ _COMPOUND = re.compile(rf"\band\s+{QUESTION_WORD}\b|\?\s+\S[^?]*\?", re.IGNORECA
 _MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
 _MARKERS = re.compile(r"\s*\[\d+\](?=\s|$)")  # an answer's citation markers, with the space before each
 _FOLD_WORDS = 4  # a part's sentence of at least this many words, quoted already, gets only its label
-_LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
-#: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
-#: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"
-#: by "daily", "What date format …?" by a format)
-_SAYS_KIND = re.compile(
-    r"^\W*(?:(?:on|in)\s+)?(?:what|which)\s+(?:date|year|day|month)\s+(?:is|was|were|did|does|do|will)\b"
-    r"|^\W*when\s+(?:was|were|did|will)\b|\bhow\s+(?:many|much)\b",
-    re.IGNORECASE,
-)
 _MARKER = re.compile(r"\[\d+\]")
 #: a version note alone ("Changed in version 23.3.", "New in version 1.1."): it dates the text
 #: after it, and says nothing itself, but the version when a question asks for one ("Since which
@@ -295,9 +293,6 @@ _NEAR_ENOUGH_ANY = 0.7  # ... for a question that asks for no kind (a how-to, a 
 _ABOVE = 3  # how many headings above a sentence may supply the value it lacks (a release's version)
 
 
-_PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
-
-
 def _candidate_order(c: Candidate) -> tuple[float, int, int]:
     """A candidate's place: best score first, then retrieval rank, then position. Scores are sums
     over sets of words, whose order varies from run to run, so two equal sums may differ in their
@@ -312,15 +307,10 @@ def _aliases(wanted: frozenset[str], passages: Sequence[Passage]) -> dict[str, s
     seen = {t for p in passages for t in terms(f"{p.text} {p.meta.get('heading', '')}")} - wanted
     aliases: dict[str, str] = {}
     for t in seen:
-        matched = [q for q in wanted if _prefix_match(t, q) and not q.isdigit()]
+        matched = [q for q in wanted if prefix_match(t, q) and not q.isdigit()]
         if matched:
             aliases[t] = min(matched, key=lambda q: (len(q), q))
     return aliases
-
-
-def _prefix_match(a: str, b: str) -> bool:
-    """Whether one stem begins the other, both at least ``_PREFIX`` long (marri/marriag)."""
-    return min(len(a), len(b)) >= _PREFIX and (a.startswith(b) or b.startswith(a))
 
 
 def _with_aliases(found: frozenset[str], aliases: dict[str, str]) -> frozenset[str]:
@@ -568,12 +558,6 @@ def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     }
 
 
-def _counts_asked(query: Query, text: str) -> bool:
-    """Whether ``text`` gives a number of what the question counts: of its noun ("8 heads"), or
-    of the noun before it ("8 defers" for "How many defer statements …?")."""
-    return counts(query.counted, text) or bool(query.counted_also) and counts(query.counted_also, text)
-
-
 def _named_release(passage: Passage) -> str:
     """The releases the passage's file name writes, as words: a release notes file named for its
     release ("release-notes-0.16.1.md") may say it nowhere else, so they count as written in it."""
@@ -650,7 +634,7 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     if (u.kind == "code" and not query.howto or _INJECTION.search(u.text)
             or _VERSION_NOTE.match(u.text) and query.value_kind != "version"):
         return None  # code answers only how-to questions; text addressed to an AI is never quoted
-    typed = _typed(u, query)
+    typed = holds_kind(u, query)
     # the release heading above it, for a version asked for even when the sentence holds one of its
     # own ("… the final release of the 0.12 series and the last version to support Python 3.7"
     # under "v0.12.2 (December 2022)")
@@ -780,29 +764,6 @@ def _of_asked_release(candidates: list[Candidate], query: Query) -> list[Candida
 _LITERAL_HEADING = re.compile(r"`[^`\s]{1,60}`(?:\s*\(\))?")
 
 
-def _typed(u: Unit, query: Query) -> bool:
-    if query.acronym:  # "Immediately Invoked Function Expression (IIFE)"
-        return expands(query.acronym, u.text)
-    if query.kind in NAMING_KINDS:  # "a polyfill (aka "shim")", "is referred to as an *embargo*"
-        return gives_naming(query.kind, u.text)
-    if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
-        # longer description line only introduces an example, whatever literals it holds)
-        labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
-        text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
-        # an item of a list led by "Defaults to one of:" holds a default ("- macOS: `~/Library/Caches/app`")
-        default = query.default and not declares_default(u.lead)
-        return holds_value(query.value_kind, text, query.said, default=default)
-    text = _row_values(u.text) if u.kind == "row" else u.text
-    if query.counted_given and not _counts_asked(query, text):
-        return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
-    if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text) \
-            and not _counts_asked(query, text):
-        return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
-    return (query.kind is not None and (has_answer_type(query.kind, text, query.words, query.common)
-                                        or query.kind == "number" and gives_frequency(query.form, text))
-            and in_measure(query.measure, text))
-
-
 _PLAIN = re.compile(r"[a-z]+(?:-[a-z]+)*")  # a word in lower case, not part of an address or a path
 _EDGE = ".,;:!?()[]{}\"'`*_"
 
@@ -816,19 +777,12 @@ def _lower_case_words(units: Sequence[Unit]) -> frozenset[str]:
         if _PLAIN.fullmatch(word := token.strip(_EDGE)) for part in word.split("-"))
 
 
-def _row_values(row: str) -> str:
-    """A table row's cells without their column labels ("Appendix Material for Tidal Ledgers:
-    harbours PNR; Before calibration: 12.5" -> "harbours PNR; 12.5"): a column's label names
-    what the cells below it are, so it never holds the person, date or number a row gives."""
-    return "; ".join(cell.split(": ", 1)[-1] for cell in row.split("; "))
-
-
 def _typed_above(u: Unit, query: Query) -> str:
     """The nearest heading above ``u`` that holds the version (or port) asked for ("Which release dropped Python 3.8?": "Removed: Drop Python 3.8 support" under
     "## 0.45.0 (December 2024)"), else its document's title when that holds it (a release's notes
     in a file of their own, ``2.44.0.adoc``, whose middle passages show no heading), else ""."""
     for heading in u.above:
-        if _typed(replace(u, text=heading, code_after=""), query):
+        if holds_kind(replace(u, text=heading, code_after=""), query):
             return heading
     return ""
 
@@ -857,7 +811,7 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         # how-to's description line: what it adds is the command or the list after it, "delete
         # entire line:" before "- vim: `dd`" and "- helix: `xd`"; nor "Default: 'session'"
         # for SESSION_COOKIE_NAME: the value asked for, though it is one of the question's words)
-    if query.which and query.kind is None and not query.howto and _names_any(u, query):
+    if query.which and query.kind is None and not query.howto and names_any(u, query):
         fit *= _NAMES_THING  # "Software Freedom Conservancy … and Open Collective are examples of …"
     if query.yes_no and negates(u.text):
         fit *= _NEGATES  # "uv does not support the --user flag": the answer "no", said
@@ -965,159 +919,12 @@ def _unsupported_share(u: Unit, query: Query) -> float:
     return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
 
 
-_TYPED_CLOSE = 0.5  # a typed unit of the best one's section goes first when it scores this share of it
-_TYPED_NEAR = 0.9  # ... and one of any passage, for a question an answer without the kind leaves unanswered
-_TYPED_RESCUE = 0.7  # ... and one of any passage, before a refusal for want of the kind
-#: what a question that asks for a replacement says, and a sentence that names one
-_INSTEAD = re.compile(r"\b(?:instead|rather\s+than|in\s+place\s+of)\b", re.IGNORECASE)
-#: what a question asks to replace: the words after "instead of" (to a clause's end)
-_REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^?,;.]{1,60})", re.IGNORECASE)
-_VAGUE_OBJECTS = frozenset("each either both all one ones it them this that these those".split())
-_ASKED_CLOSE = 0.8  # a sentence of the best one's section that says the noun asked for goes first at this share of it
-
-
-def _typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
-    """The candidates, with the best one that holds the kind of answer asked for first when the
-    best holds none and that one is of the same section of the same passage and scores close:
-    the untyped sentence describes the subject ("Text for link anchors beside each title"), the
-    typed one states what is asked ("Default: '§'"). For a "Which …?" question, the one that
-    names a thing (or leads a list) goes first when the best names none: "… by sending specific
-    signals to the main process", then "`SIGTTIN`: Increase the number of worker processes by one"."""
-    if not candidates:
-        return candidates
-    best = candidates[0]
-    if query.which and query.kind is None and not query.howto and not _names_any(best.unit, query):
-        same = _close_in_section(candidates, _TYPED_CLOSE, lambda c: _names_any(c.unit, query))
-        return _first(candidates, same) if same else candidates
-    if query.asked and not query.howto and not query.list_wanted and not _says(best.unit.own, query.asked):
-        # "What minimum age does X require of a senator?": "A senator must be thirty years of age", after
-        # "… must have been a citizen nine years", which shares more of the question but not its noun
-        saying = _close_in_section(candidates, _ASKED_CLOSE, lambda c: c.typed >= best.typed and _says(c.unit.own, query.asked))
-        if saying is not None:
-            return _first(candidates, saying)
-    if (replaced := _replaced(query.form)) and not _INSTEAD.search(best.unit.text):
-        # "What should I write instead of $?": "Avoid this by using parentheses instead of `$`", after
-        # "One common pitfall is to use `runST` with the `$` operator", which says what not to do; the
-        # sentence says what is replaced too ("instead of each" names nothing a sentence must say)
-        instead = _close_in_section(candidates, _TYPED_CLOSE,
-                                    lambda c: bool(_INSTEAD.search(c.unit.text)) and _says_replaced(c.unit, replaced))
-        if instead is not None:
-            return _first(candidates, instead)
-    if query.kind is None or candidates[0].typed:
-        return candidates
-    same = _close_typed(candidates, query)
-    return _first(candidates, same) if same else candidates
-
-
-def _close_in_section(candidates: list[Candidate], share: float, test: Callable[[Candidate], bool]) -> Candidate | None:
-    """The best candidate after the first that passes ``test``, is of the first's passage and
-    section and scores at least ``share`` of the first's score."""
-    best = candidates[0]
-    return next((c for c in candidates[1:] if c.score >= share * best.score and c.unit.rank == best.unit.rank
-                 and c.unit.block.section == best.unit.block.section and test(c)), None)
-
-
-def _first(candidates: list[Candidate], chosen: Candidate) -> list[Candidate]:
-    """The candidates with ``chosen`` moved to the front."""
-    return [chosen, *(c for c in candidates if c is not chosen)]
-
-
-def _replaced(form: str) -> str:
-    """What a question asks to replace: "$" of "What should I write instead of $?", "reverting" of
-    "… return zero instead of reverting on …"; "" when it asks for no replacement or names nothing
-    ("instead of each")."""
-    found = _REPLACED.search(form)
-    if found is None:
-        return ""
-    words = [w for w in WORD.findall(found.group(1)) if w.lower() not in STOPWORDS and w.lower() not in _VAGUE_OBJECTS]
-    if words:
-        return words[0]
-    symbols = found.group(1).strip().strip("`'\"")
-    return symbols if symbols and not WORD.search(symbols) else ""
-
-
-def _says_replaced(u: Unit, replaced: str) -> bool:
-    """Whether sentence ``u`` says the thing replaced: its word (a stem of it), or the symbol as written."""
-    return bool(set(word_terms(replaced)) & u.own) if WORD.search(replaced) else replaced in u.text
-
-
-def _close_typed(candidates: list[Candidate], query: Query, *, refusing: bool = False) -> Candidate | None:
-    """The best candidate after the first (which holds no answer of the kind asked for) that holds
-    one and scores close to the first: of the first's section, at ``_TYPED_CLOSE`` of its score; of
-    any passage at ``_TYPED_NEAR`` for "When …?" and "How many …?", whose answer without the kind
-    is refused (``lacks_asked_kind``: "May 15, 2025" under a release); ``refusing`` (the first
-    would be refused for want of the kind), of any passage at ``_TYPED_RESCUE``, when not about
-    another release than the question's."""
-    best = candidates[0]
-    anywhere = query.kind in ("date", "number") and bool(_SAYS_KIND.search(query.form))
-    for c in candidates[1:]:
-        if not c.typed:
-            continue
-        if refusing:
-            if c.score >= _TYPED_RESCUE * best.score and not (query.versions and another_release(c.unit.text, query.versions)):
-                return c
-        elif anywhere and c.score >= _TYPED_NEAR * best.score or c.score >= _TYPED_CLOSE * best.score \
-                and c.unit.rank == best.unit.rank and c.unit.block.section == best.unit.block.section:
-            return c
-    return None
-
-
-_READ_ON = 2  # how many sentences after an answer of the wrong kind are read for one of the right kind
-
-
-def _read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) -> list[Candidate]:
-    """The candidates, with the sentence that holds the kind of answer asked for quoted after the
-    best one when the best holds none and that sentence follows it in its paragraph (at most
-    ``_READ_ON`` sentences on): the best states the case the question describes ("… if no
-    explicit charset is present …"), the one after it the fact ("… the default charset must be
-    ISO-8859-1"); for a how-to question, the sentence that writes the code to use ("Occasionally
-    you might want to test … rather than …", then "In this case you should use `…`"); for "Which
-    *university* …?", the sentence that says the noun and names one, when the best says neither
-    ("There is a memory exhaustion attack in …", then "These issues were reported by … of Arizona
-    State University")."""
-    if not candidates or candidates[0].typed or candidates[0].unit.kind != "prose":
-        return candidates
-    # "Which *university* …?" and the best names no university: the sentence after it may
-    unnamed = (bool(query.asked) and query.which and not query.kind and not query.howto
-               and not _says(candidates[0].unit.own, query.asked))
-    if not (query.kind or query.instance or query.howto or unnamed):
-        return candidates
-    def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
-        if unnamed:
-            return _says(u.own, query.asked) and _names_thing(u.text, query)
-        if query.kind:
-            return _typed(u, query)
-        return names_literal(" ".join(CODE_SPAN.findall(u.text)) if query.howto else u.text, query.said)
-
-    if not query.kind and holds(candidates[0].unit):
-        return candidates
-    best = candidates[0]
-    last = last_position(best.unit)
-    blocks = 1 if unnamed else 0  # the names may be in the next paragraph ("These issues were reported by …")
-    after = sorted((v for v in passage_of(units, best.unit) if v.kind == "prose"
-                    and 0 <= v.paragraph - best.unit.paragraph <= blocks and v.block.section == best.unit.block.section
-                    and 0 < v.position - last <= _READ_ON), key=lambda v: v.position)
-    found = next((v for v in after if holds(v)), None)
-    if found is None:
-        return candidates
-    read = [v for v in after if v.position <= found.position]  # the sentences up to the one found, once
-    run = (*(best.unit.run or (best.unit.text,)), *(v.text for v in read))
-    joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)),
-                     leads_code=read[-1].leads_code)
-    return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
-
-
-def _says(words: frozenset[str], noun: str) -> bool:
-    """Whether ``words`` (stems) say ``noun`` (a stem), or a word that begins with it or that it begins."""
-    return any(t == noun or _prefix_match(t, noun) for t in words)
-
-
 def _off_kind(c: Candidate, query: Query) -> bool:
     """Whether candidate ``c`` holds nothing of the kind of answer asked for, not even a number
     of another thing than the passages count or in another measure ("seven built-in, primitive
     value types" is a number, though too far from its noun to count "types"; "1.42 million
     pounds" is one, though not written as an amount of money is)."""
-    return not c.typed and not _typed(c.unit, replace(query, counted_given=False, measure=None))
+    return not c.typed and not holds_kind(c.unit, replace(query, counted_given=False, measure=None))
 
 
 def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
@@ -1166,7 +973,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
             or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
         # the question's year, quantity, version or name (or most of it) is in no passage
         return _refuse("the question's number, version, name or most of its words are in no passage")
-    if query.counted and any(_counts_asked(query, u.text) for u in units if u.kind != "code"):
+    if query.counted and any(counts_asked(query, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
@@ -1192,7 +999,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     candidates = _under_asked_release_first(candidates, query)
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
-    candidates = _read_on(_typed_first(_first_copies(candidates), query), units, query)
+    candidates = read_on(typed_first(_first_copies(candidates), query), units, query)
     if answered[0]:
         candidates = [c for c in candidates if c.unit.text not in answered[0] or c.unit.own & answered[1]
                       or query.kind and c.typed]  # or holds the kind asked: its date, its other number
@@ -1206,9 +1013,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         refused = "how often is asked and no candidate says a number or a frequency"  # a pointer to where it is said
     elif query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
-        typed = _close_typed(candidates, query, refusing=True)
+        typed = close_typed(candidates, query, refusing=True)
         if typed is not None:  # a close one that holds it answers, wherever it is (not about another release)
-            candidates, refused = _first(candidates, typed), ""
+            candidates, refused = put_first(candidates, typed), ""
     else:
         refused = ""
     if refused and (defining := _defining([c.unit for c in candidates[:_DEFINING_DEPTH]], units, query)):
@@ -1339,7 +1146,7 @@ def _defining(best: Sequence[Unit], units: Sequence[Unit], query: Query) -> Cand
         return None
     said = " ".join(f" {' '.join(WORD.findall(u.text.lower()))} " for u in best if u.kind == "prose")
     found = [u for u in units if u.kind == "prose" and (m := _DEFINES_VALUE.match(u.text))
-             and f" {' '.join(WORD.findall(m.group('term').lower()))} " in said and _typed(u, query)]
+             and f" {' '.join(WORD.findall(m.group('term').lower()))} " in said and holds_kind(u, query)]
     return Candidate(0.0, found[0], 0.0, True) if len({u.text for u in found}) == 1 else None
 
 
@@ -1357,7 +1164,7 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
     pool = [Candidate(0.0, u, sum(weight[t] for t in u.own & weight.keys()) / total, typed)
             for u in sorted(units, key=lambda u: (u.rank, u.position))
             if u.kind in ("prose", "item", "row") and not _INJECTION.search(u.text)
-            and (u.own - query.numbers) & weight.keys() and (not typed or _typed(u, query))]
+            and (u.own - query.numbers) & weight.keys() and (not typed or holds_kind(u, query))]
     pool = _answering(pool, query, present, shared, half=False)
     pool = (_of_asked_release(pool, query) if release_files else pool)[:_MEANING_POOL]
     if not pool:
@@ -1377,7 +1184,7 @@ def _nearest_in_document(units: Sequence[Unit], query: Query, best: Unit, questi
     "lacto-fermented". The pool and bound differ from ``_nearest_of_kind``'s (one document, any
     words; nearer than the best sentence rather than ``_NEAR_ENOUGH``)."""
     pool = [u for u in units if u.source == best.source and u.kind in ("prose", "item", "row")
-            and not _INJECTION.search(u.text) and _typed(u, query)][:_MEANING_POOL]
+            and not _INJECTION.search(u.text) and holds_kind(u, query)][:_MEANING_POOL]
     if not pool:
         return None
     *near, own = similarity(question, [*(u.text for u in pool), best.text])
@@ -1450,11 +1257,6 @@ def unsaid_names(question: str, passages: Sequence[Passage]) -> list[str]:
     return list(dict.fromkeys(words))
 
 
-#: a name written inside a sentence (not the capital that opens it): "uses *PostgreSQL* 15", ORDPATH
-_NAME_INSIDE = re.compile(r"(?<![.!?:\]]\s)(?<!^)\b[A-Z][\w-]*[A-Za-z]")
-_NUMBER_ALONE = re.compile(r"(?<![\w.-])\d+(?:[.,]\d+)*(?![\w.])")  # a number alone names no thing
-
-
 #: nouns that name one thing, as reference docs use them in turn: a call's "arguments" are its "parameters"
 _ALIKE = {noun: alike for alike in [(stem("argument"), stem("parameter"))] for noun in alike}
 #: nouns for what identifies a thing: "What is the advisory *ID* …?" is answered by the identifier
@@ -1489,27 +1291,12 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # a value of the very thing the question names, all of it: "Default: 2048" for the backlog's "size"
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
-    named = (query.which or query.asked in _IDENTIFYING) and _names_thing(said, query)
-    if named and query.qualifier and not _says(have | around, query.qualifier):
+    named = (query.which or query.asked in _IDENTIFYING) and names_thing(said, query)
+    if named and query.qualifier and not says(have | around, query.qualifier):
         return True  # "Which Rust crate …?": a thing of another name's kind, from a passage that never says Rust
-    if any(_says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):
+    if any(says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):
         return False
     return not named
-
-
-def _names_any(u: Unit, query: Query) -> bool:
-    """Whether ``u`` names things for a "Which …?" question: it names one, or it leads a list."""
-    return u.leads_list or _names_thing(u.text, query)
-
-
-def _names_thing(text: str, query: Query) -> bool:
-    """Whether ``text`` names a thing the question does not: a literal (``itsdangerous``,
-    'SKU-4563', lamp_red) or a capitalised name inside a sentence (ORDPATH, Open Collective); a number
-    alone names none."""
-    named = _NUMBER_ALONE.sub(" ", " ".join(text.split()))  # one space: "time.  All" (a marker taken out) opens a sentence
-    return names_literal(named, query.said) or any(i not in query.said for i in snake_identifiers(named)) or any(
-        w.lower() not in query.words for w in _NAME_INSIDE.findall(named))
-
 
 
 def lacks_asked_kind(question: str, answer: str) -> bool:
@@ -1519,18 +1306,18 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
     sentences are to the question."""
     query = read_question(question)
     said = _MARKER.sub(" ", answer)
-    if answer != REFUSAL and _ASKS_NAME.search(query.form) and not _names_thing(said, query):
+    if answer != REFUSAL and _ASKS_NAME.search(query.form) and not names_thing(said, query):
         return True  # "What is the name of the tool …?": an answer that names nothing
     if answer != REFUSAL and query.value_kind == "version" and not re.search(r"\d", said):
         return True  # "Which version of libsodium is bundled?": an answer that writes no number
     # "How many stages does it run by default …?" asks a default that is a number
     kind = "number" if query.kind == "value" and _OPENS_HOW_MANY.search(query.form) else query.kind
-    if kind == "number" and query.measure == "money" and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL \
+    if kind == "number" and query.measure == "money" and bool(SAYS_KIND.search(query.form)) and answer != REFUSAL \
             and not in_measure("money", said):
         # "How much does a membership cost?": "2 blogs per year" counts blogs, no price; a bare
         # number may be one (a table's "30,675" under a heading in dollars)
         return len(_COUNTED_NUMBER.findall(said)) == len(_NUMBER.findall(said))
-    return (kind in ("date", "number") and bool(_SAYS_KIND.search(query.form)) and answer != REFUSAL
+    return (kind in ("date", "number") and bool(SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
 

@@ -69,6 +69,15 @@ _ARRIVAL = frozenset(t for w in "first shipped introduced added arrived landed a
 _ARRIVAL_WEIGHT = 0.5
 _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules*"): the items need not say it
 
+#: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
+#: did …?", "How many …?" ("When does the teardown run?" is answered by an event, "How often …?"
+#: by "daily", "What date format …?" by a format)
+SAYS_KIND = re.compile(
+    r"^\W*(?:(?:on|in)\s+)?(?:what|which)\s+(?:date|year|day|month)\s+(?:is|was|were|did|does|do|will)\b"
+    r"|^\W*when\s+(?:was|were|did|will)\b|\bhow\s+(?:many|much)\b",
+    re.IGNORECASE,
+)
+
 
 @dataclass(frozen=True)
 class Query:
