@@ -81,3 +81,33 @@ def test_which_recipe_is_answered_by_its_title() -> None:
     passages[1].meta["document_title"] = "White Bloomer"
     answer = extractive_answer("All I have is rye flour, caraway seeds and salt. Which recipe can I make?", passages)
     assert "Dark Rye Loaf" in answer
+
+
+def test_a_comparison_stated_in_one_sentence_is_not_answered_by_another_passages_list() -> None:
+    passages = [
+        Passage(1, "## Sieving\n\nYou will want to sieve cores used for pots or nutrient tests. Typically 6 mm is "
+                   "right for pot soil, 3 mm for soil nutrient tests. Clean the sieve between cores.",
+                {"source": "field/coring.md", "heading": "Sieving"}),
+        Passage(2, "## Steps\n\n1. Knead the soil in its bag by hand\n2. Keep soil for pots on ice\n3. Note where "
+                   "the core was taken\n4. Store the bags at 4C in the lab, soil for nutrient tests as well as pot soil",
+                {"source": "field/coring.md", "heading": "Steps"}),
+    ]
+    answer = extractive_answer("After coring, what sieve size is usual for soil going into pots versus soil "
+                               "for nutrient tests?", passages)
+    assert "6 mm" in answer and "3 mm" in answer
+    assert "Knead" not in answer
+
+
+def test_a_counted_thing_in_a_later_how_clause_asks_for_no_list() -> None:
+    from ragkit.rag.extractive.answer_type import wants_list
+
+    assert wants_list("How long is the vector it returns, and how should two vectors be compared?") == (False, False)
+    assert wants_list("How should two vectors be compared?") == (False, False)
+    assert wants_list("What are the three rules, and how do I apply them?")[0]
+
+
+def test_a_score_asked_for_is_a_number() -> None:
+    from ragkit.rag.extractive.query import read_question
+
+    assert read_question("What F1 score does the tagger reach on the dev set?").kind == "number"
+    assert read_question("What BLEU score does it get?").kind == "number"

@@ -11,7 +11,7 @@ from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD, stem
 _QUANTITY_NOUNS = (
     "share|percentage|percent|proportion|fraction|number|amount|price|cost|size|length|height|"
     "depth|distance|speed|rate|temperature|capacity|output|total|sum|value|frequency|age|weight|"
-    "area|volume|duration|population|count|commission|discount|fee|salary|tax|accuracy|precision|recall"
+    "area|volume|duration|population|count|commission|discount|fee|salary|tax|accuracy|precision|recall|score"
 )
 # what bounds a quantity: "the column limit", "the request timeout" ask for a number too
 _LIMIT_NOUNS = "limit|limits|timeout|width|threshold|quota|interval"
@@ -178,14 +178,18 @@ _NOT_PLURALS = r"(?:was|is|has|does|this|its|his|us|as|yes|thus|plus|less|unless
 _PLURAL = rf"(?!{_NOT_PLURALS}\b)(?!\w*(?:ss|us|is)\b)\w+s\b"
 _PLURAL_WORD = re.compile(_PLURAL, re.IGNORECASE)
 _COUNTED = re.compile(rf"(?<![\d.,])\b{_COUNT}\s+(?:[\w-]+\s+)?{_PLURAL}", re.IGNORECASE)  # "the three rules"
+#: one thing's and the other's: "… on the read-only role compared with the read+write role?" (not a
+#: ratio or a difference: "How many times smaller … compared with …?"; nor what a question
+#: opening "Compared with the first version, …" asks)
+_COMPARISON = re.compile(
+    r"^(?!\W*(?:compared|versus|vs)\b)(?!.*\b(?:times|[a-z]{3,}er\s+than|more|less|fewer|smaller|larger|bigger|faster|slower|higher|lower|"
+    r"better|worse|cheaper)\b).*(?:\bcompared\s+(?:with|to)\b|\b(?:versus|vs)\b)",
+    re.IGNORECASE,
+)
 _LIST = re.compile(
     rf"\b(?:what|which)\s+(?:are|were)\s+(?:the\s+|its\s+|their\s+)?(?:{_COUNT}\s+)?(?:[\w-]+\s+){{0,2}}\w+s\b"
     rf"|{_COUNTED.pattern}|\blist\b|\b(?:steps|stages|phases|ingredients|requirements)\b"
-    # one thing's and the other's: "… on the read-only role compared with the read+write role?" (not a
-    # ratio or a difference: "How many times smaller … compared with …?"; nor what a question
-    # opening "Compared with the first version, …" asks)
-    r"|^(?!\W*(?:compared|versus|vs)\b)(?!.*\b(?:times|[a-z]{3,}er\s+than|more|less|fewer|smaller|larger|bigger|faster|slower|higher|lower|"
-    r"better|worse|cheaper)\b).*(?:\bcompared\s+(?:with|to)\b|\b(?:versus|vs)\b)"
+    rf"|{_COMPARISON.pattern}"
     rf"|^\W*(?:what|which)\s+(?:[\w-]+\s+){{0,2}}{_PLURAL}\s+(?:do|does|did|should|must|are|were|can)\b"
     r"|^\W*what\s+(?:\w+\s+)?can\s+(?:\w+\s+){1,4}?do\b",  # what a thing can do: its options, its powers
     re.IGNORECASE,
@@ -460,6 +464,12 @@ def asks_mechanism(question: str) -> bool:
     return bool(_MECHANISM.search(question))
 
 
+def asks_comparison(question: str) -> bool:
+    """Whether a question asks one thing's value and the other's ("… for pot soil versus soil for
+    nutrient tests?", "… on the read-only role compared with the read+write role?")."""
+    return bool(_COMPARISON.search(question))
+
+
 def asks_columns(question: str) -> bool:
     """Whether a question asks for a table's columns ("What are the column headers of the first
     spreadsheet?", "Which columns does the inventory table have?"): the labels of its cells."""
@@ -473,6 +483,9 @@ def is_howto(question: str) -> bool:
 
 #: a question that asks how something works or is done (not "How many …?")
 _HOW_DOES = re.compile(r"^\W*how\s+(?:do|does|did|can|could|should|would|will|is|are)\b", re.IGNORECASE)
+#: ... in a clause after the first: ", and how should …", "; how does …" (to the clause's end)
+_HOW_DOES_CLAUSE = re.compile(r"(?<=[,;])\s*(?:and\s+|but\s+)?how\s+(?:do|does|did|can|could|should|would|will|is|are)\b[^,;?]*",
+                              re.IGNORECASE)
 
 
 def wants_list(question: str) -> tuple[bool, bool]:
@@ -483,6 +496,8 @@ def wants_list(question: str) -> tuple[bool, bool]:
     asked = _COUNTED_CONDITION.sub(" ", asked)  # "after five years of service": when, not what is listed
     if _HOW_DOES.match(asked) or asks_yes_no(asked):  # "How does X let several threads write …?" asks
         asked = _COUNTED.sub(" ", asked)  # how, "Can I run several workers …?" whether, of things it counts
+    # so does a later clause: "How long is the embedding, and how should two embeddings be compared?"
+    asked = _HOW_DOES_CLAUSE.sub(lambda m: _COUNTED.sub(" ", m.group()), asked)
     wanted = bool(_LIST.search(asked)) and not asks_why(question)
     return wanted, wanted and bool(_ORDERED.search(asked))
 

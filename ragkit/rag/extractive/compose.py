@@ -311,6 +311,7 @@ def _joined(a: Unit, b: Unit) -> Unit:
 _ITEM = r"[`'\"*]*(?<![\w.-])[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
 _SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+[`'\"*]*\w")
 #: the items named after a colon that ends the sentence: "… two new callback props: `onCommit` and `onPostCommit`."
+_NUMBERS = re.compile(r"(?<![\w.,])\d[\d.,]*")  # the numbers a sentence gives
 _NAMED_AFTER_COLON = re.compile(rf":\s+{_ITEM}(?:,\s+{_ITEM})?,?\s+(?:and|or)\s+{_ITEM}\s*\.?$")
 
 
@@ -328,10 +329,12 @@ def _table_after(u: Unit, units: Sequence[Unit]) -> list[Unit]:
     return rows
 
 
-def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool) -> str | None:
+def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: bool,
+               compared: bool = False) -> str | None:
     """The list that answers a list question: one the good candidates belong to or introduce,
     or one in the best candidate's passage (a recipe's steps need not repeat the question's
-    words), a numbered one first for a question about steps."""
+    words), a numbered one first for a question about steps; ``compared``: the question asks
+    one thing's value and the other's (a sentence that gives both answers it)."""
     options = []
     best = candidates[0]
     if best.unit.kind == "prose" and best.unit.text.rstrip().endswith(":") \
@@ -352,9 +355,11 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     score, _, (intro, items) = max(options, key=lambda o: (o[0], o[1]))
     if any(c.score > score and c.unit.kind == "prose" and _SERIES.search(c.unit.text) for c in candidates):
         return None  # a sentence that names the items itself scores better than any list
-    if best.unit.kind == "prose" and (_SERIES.search(best.unit.text) or _NAMED_AFTER_COLON.search(best.unit.text)) \
+    if best.unit.kind == "prose" and (_SERIES.search(best.unit.text) or _NAMED_AFTER_COLON.search(best.unit.text)
+                                      or compared and best.typed and len(_NUMBERS.findall(best.unit.text)) > 1) \
             and items[0].rank != best.unit.rank:
-        return None  # the best sentence names the items itself ("… variables a, b, c and d"): another page's list is no answer
+        return None  # the best sentence names the items itself ("… variables a, b, c and d"), or gives the values
+        # a comparison asks for ("6 mm … for pot soil, 3 mm for …"): another page's list is no answer
     return _render_list(intro, items, units)
 
 
@@ -381,15 +386,16 @@ def columns_answer(units: Sequence[Unit]) -> str | None:
 
 def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bool, list_wanted: bool,
             ordered: bool, max_sentences: int, code_units: Sequence[Unit] = (), why: bool = False,
-            person: bool = False) -> str:
+            person: bool = False, compared: bool = False) -> str:
     """The answer text (see the module docstring); ``candidates`` best first; ``code_units``: the
     code blocks that share a word with a how-to question, best first; ``why``: the question asks
     for a reason (a sentence without one brings the next when that gives it); ``person``: for a
-    person (a sentence naming one by a pronoun brings the sentence before that names them)."""
+    person (a sentence naming one by a pronoun brings the sentence before that names them);
+    ``compared``: it asks one thing's value and the other's (a sentence giving both answers it)."""
     best = candidates[0].unit
     if list_wanted and (rows := _table_after(best, units)):  # "… implies the following:" and its table
         return f"{best.text} [{best.number}]\n" + "\n".join(f"- {r.text}" for r in rows)
-    if list_wanted and (listed := _best_list(candidates, units, ordered)):
+    if list_wanted and (listed := _best_list(candidates, units, ordered, compared)):
         return listed
     if best.kind in ("prose", "heading") and best.text.rstrip().endswith(":") and (found := _list_of(best, units)):
         return _render_list(*found, units)

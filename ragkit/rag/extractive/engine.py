@@ -140,6 +140,7 @@ from functools import lru_cache
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
+    asks_comparison,
     asks_conditional,
     asks_frequency,
     asks_mechanism,
@@ -1035,7 +1036,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     ) if query.howto else []
     answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
                    ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
-                   why=asks_why(query.form), person=query.kind == "person")
+                   why=asks_why(query.form), person=query.kind == "person", compared=asks_comparison(query.form))
     if _lacks_asked_noun(query, answer, candidates[0]):
         return _refuse(f"the answer never says what is asked for ({query.asked!r})")
     return answer
