@@ -19,7 +19,11 @@ the answer to the extractive answer engine (``ragkit.rag.extractive``).
   from the first passages and those (when these give no answer, the draft's stands: the file's
   other passages, all about its topic, make each line weigh less, never withdraw an answer): the
   passage that answers is often another part of the file that matched best (the sentence before
-  the one that matched, a foreword's signature at its end). When the answer then quotes a list
+  the one that matched, a foreword's signature at its end). Two questions asked as one ("Which
+  address does it use, and how often does it measure?") are then searched part by part, ``PARTS``
+  (5) passages each, which that part's own answer reads beside the others when they give it none
+  (the whole question's answer never reads them): the whole question's search ranks the passages
+  of the part most of its words ask. When the answer then quotes a list
   (or a sentence ending with a colon) from a passage that stops inside that list, it asks the
   tool for the passages that follow that one (``after``) and answers from the passage joined to
   them (``ragkit.rag.read_on``): a list whose items run into the next chunks keeps them all.
@@ -69,6 +73,8 @@ from ragkit.providers.params import resolve_refs, stop_sequences
 from ragkit.rag.elision import elided_question
 from ragkit.rag.extractive import REFUSAL, extractive_answer, lacks_asked_kind, terms, unsaid_names
 from ragkit.rag.extractive.engine import Similarity
+from ragkit.rag.extractive.parts import question_parts
+from ragkit.rag.extractive.query import asked_part
 from ragkit.rag.passages import Passage, parse_passages
 from ragkit.rag.read_on import FOLLOWING, ends_in_list, stitched, wants_reading_on
 from ragkit.rag.tool import MAX_TOP_K
@@ -221,6 +227,9 @@ FURTHER = 10
 #: passages of the best passage's document searched for after the first search, and read with
 #: the first ``passages`` (those not among them): the answer is often another part of that file
 WITHIN = 10
+#: passages each part of two questions asked as one is searched for, alone, and read with the first
+#: ``passages``: the whole question's search ranks the passages of the part most of its words ask
+PARTS = 5
 
 
 @providers.register("local")
@@ -280,6 +289,8 @@ class LocalProvider(BaseProvider):
             if tools and (scoped := _scoped_call(follow_up_query(question, earlier), list(tools), results, answer,
                                                  self.passages)):
                 return self._response(messages, tools, "", (scoped,))
+            if tools and (searches := _parts_calls(follow_up_query(question, earlier), list(tools), results)):
+                return self._response(messages, tools, "", searches)
             if tools and (more := _read_on_call(follow_up_query(question, earlier), list(tools), results, answer)):
                 return self._response(messages, tools, "", (more,))
             if tools and (check := _names_call(question, list(tools), results, answer)):
@@ -307,7 +318,9 @@ class LocalProvider(BaseProvider):
     def _answer(self, question: str, results: Sequence[Message], context: str = "") -> str:
         searched = [m for m in results if not m.content.startswith("error:")]
         read_on = [c for m in searched if _is_read_on(m) for c in m.citations]  # joined to the passage they continue
-        searched = [m for m in searched if not _is_read_on(m) and not _is_names_check(m)]
+        # each part's own search (two questions asked as one) is read for that part's answer alone
+        parts = tuple([p for p in _passages(m, read_on)] for m in searched if _is_part(m)) or None
+        searched = [m for m in searched if not _is_read_on(m) and not _is_names_check(m) and not _is_part(m)]
         passages = [p for m in searched[:1] for p in _passages(m, read_on)]
         within = [p for m in searched[1:] for p in _passages(m, read_on)]  # the cited file's, from the second search
         if passages or within:
@@ -316,8 +329,9 @@ class LocalProvider(BaseProvider):
             passages += [p for p in within if p.number not in {f.number for f in passages}]
 
             def answer_from(ps: Sequence[Passage]) -> str:
-                return extractive_answer(question, ps, max_sentences=self.max_sentences,
-                                         min_coverage=self.min_coverage, context=context, similarity=self.similarity)
+                return extractive_answer(question, ps, max_sentences=self.max_sentences, min_coverage=self.min_coverage,
+                                         context=context, similarity=self.similarity,
+                                         part_passages=parts if parts and len(parts) == 2 else None)
 
             answer = answer_from(first)
             if answer == REFUSAL and len(first) < len(passages):  # no answer in the first ones: read on
@@ -475,6 +489,32 @@ def _read_on_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Messa
     return ToolCall(id=f"call_{digest}{_READ_ON}", name=spec.name, arguments=args)
 
 
+def _parts_calls(query: str, tools: Sequence[ToolSpec], results: Sequence[Message]) -> tuple[ToolCall, ...]:
+    """For two questions asked as one ("Which I²C address does the SCD41 use by default, and how
+    often does it measure in low-power mode?", ``question_parts``), one search for each part alone
+    (the second with the first's subject for its pronoun, as a chat follow-up's: ``follow_up_query``),
+    ``PARTS`` passages each: the whole question's search ranks the passages of the part that most of
+    its words ask, and the other part's passage may be none of them. After the first search (and
+    the search within its cited file), once; none for a question that asks one thing, a failed
+    first search, or a tool that is not a search."""
+    if not results or any(_is_part(m) for m in results) or not _looks_like_search(results[0].name or "") \
+            or results[0].content.startswith("error:") or (parts := question_parts(query)) is None:
+        return ()
+    spec = next((t for t in tools if t.name == results[0].name), None)
+    if spec is None:
+        return ()
+    first, second = parts
+    calls = []
+    for n, part in enumerate((first, follow_up_query(second, [asked_part(first)])), 1):
+        args = tool_arguments(part, spec)
+        if "top_k" in spec.parameters.get("properties", {}):
+            args["top_k"] = PARTS
+        digest = hashlib.sha256(f"{query}\0{n}\0{spec.name}".encode()).hexdigest()[:16]
+        calls.append(ToolCall(id=f"call_{digest}{_PART}{n}", name=spec.name, arguments=args))
+    return tuple(calls)
+
+
+_PART = "_part"  # the id suffix of a part's search (and of its result), before the part's number
 _READ_ON = "_after"  # the id suffix of a read-on search's call (and so of its result)
 _NAMES = "_names"  # the id suffix of the search for names the passages read do not say
 NAMES = 10  # passages that search asks for
@@ -511,6 +551,10 @@ def _read(results: Sequence[Message]) -> list[Passage]:
 
 def _is_names_check(m: Message) -> bool:
     return (m.tool_call_id or "").endswith(_NAMES)
+
+
+def _is_part(m: Message) -> bool:
+    return bool(re.search(rf"{_PART}\d$", m.tool_call_id or ""))
 
 
 def _is_read_on(m: Message) -> bool:

@@ -940,14 +940,17 @@ def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
 def extractive_answer(
     question: str, passages: Sequence[Passage], *, max_sentences: int = 3, min_coverage: float = 0.3,
     context: str = "", similarity: Similarity | None = None,
+    part_passages: tuple[Sequence[Passage], Sequence[Passage]] | None = None,
 ) -> str:
     """The best sentences with ``[n]`` markers, or the refusal (see the module docstring).
 
     ``context`` is text the question leans on (an earlier question of the conversation, for a
-    follow-up such as "And how do I add elements to it?"): its words count at half weight."""
+    follow-up such as "And how do I add elements to it?"): its words count at half weight.
+    ``part_passages``: for two questions asked as one, the passages each part's own search found,
+    read beside ``passages`` for that part's answer (not the whole question's)."""
     if (parts := question_parts(question)) is not None:
         return _both_parts(question, parts, passages, max_sentences=max_sentences, min_coverage=min_coverage,
-                           context=context, similarity=similarity)
+                           context=context, similarity=similarity, part_passages=part_passages)
     return _one_question(question, passages, max_sentences=max_sentences, min_coverage=min_coverage,
                          context=context, similarity=similarity)
 
@@ -1043,11 +1046,13 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
 
 
 def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passage], *, max_sentences: int,
-                min_coverage: float, context: str, similarity: Similarity | None) -> str:
+                min_coverage: float, context: str, similarity: Similarity | None,
+                part_passages: tuple[Sequence[Passage], Sequence[Passage]] | None = None) -> str:
     """The answer to two questions asked as one: the whole question's, then the best sentence of
     each part's own answer (the second part read with the first as its context) that it does not
-    already quote, one more than a question gets at most. When the whole question has no answer
-    here, none: the caller may read more passages (the parts alone answer from fewer of the
+    already quote, one more than a question gets at most; a part these passages give no answer
+    reads those of its own search beside them (``part_passages``). When the whole question has no
+    answer here, none: the caller may read more passages (the parts alone answer from fewer of the
     question's words, and more often wrongly)."""
     whole = _one_question(question, passages, max_sentences=max_sentences, min_coverage=min_coverage,
                           context=context, similarity=similarity)
@@ -1061,9 +1066,14 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     pieces = [whole]
     room = max_sentences + 1 - len(_MARKER_END.findall(whole))
     answered: tuple[str, frozenset[str]] = ("", frozenset())
-    for part, leaning in ((first, context), (second, f"{context} {first}".strip())):
+    read = {p.number for p in passages}
+    for n, (part, leaning) in enumerate(((first, context), (second, f"{context} {first}".strip()))):
         answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
                                similarity=similarity, answered=answered)
+        own = [p for p in (part_passages[n] if part_passages else ()) if p.number not in read]
+        if answer == REFUSAL and own:  # not in the passages of the whole question: in those of the part's search
+            answer = _one_question(part, [*passages, *own], max_sentences=1, min_coverage=min_coverage,
+                                   context=leaning, similarity=similarity, answered=answered)
         if answer != REFUSAL:  # the second part asks another fact than the sentence that answers the first
             answered = (answer, frozenset(terms(second)) - frozenset(terms(first)))
         bare = _MARKERS.sub("", answer).strip()  # a sentence the whole answer quotes within its run
