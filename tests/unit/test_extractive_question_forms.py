@@ -111,3 +111,16 @@ def test_a_score_asked_for_is_a_number() -> None:
 
     assert read_question("What F1 score does the tagger reach on the dev set?").kind == "number"
     assert read_question("What BLEU score does it get?").kind == "number"
+
+
+def test_a_score_is_not_answered_by_a_number_of_things() -> None:
+    passages = [
+        Passage(1, "# kelp-tagger\n\n## Use case\n\n`kelp-tagger` is a fine-tuned model that tags entities in "
+                   "text and reaches strong results on the tagging task. It has been trained to recognize four "
+                   "types of entities: places, groups, people and others.",
+                {"source": "kelp-tagger/README.md", "heading": "kelp-tagger > Use case"}),
+        Passage(2, "## Accuracy\n\nMeasured on the dev set of the Harbour corpus.\n\n| Metric | Value |\n|---|---|\n"
+                   "| F1 | 91.2% |", {"source": "kelp-tagger/README.md", "heading": "kelp-tagger > Accuracy"}),
+    ]
+    answer = extractive_answer("What F1 score does the kelp-tagger model reach on the tagging task?", passages)
+    assert "91.2%" in answer, answer

@@ -17,12 +17,14 @@ from ragkit.rag.extractive.answer_type import (
     in_measure,
 )
 from ragkit.rag.extractive.query import Query
-from ragkit.rag.extractive.text import snake_identifiers
+from ragkit.rag.extractive.text import snake_identifiers, stem
 from ragkit.rag.extractive.units import Unit
 from ragkit.rag.extractive.values import declares_default, holds_value, names_literal
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)  # asks for a count of a noun (not "how far", "how old")
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
+#: nouns for a measure, not a count: "What F1 score …?" is not answered by a number of things
+_MEASURE_NOUNS = frozenset(stem(w) for w in ("score", "accuracy", "precision", "recall", "rate", "ratio"))
 _PREFIX = 5  # a stem that begins another (both at least this long) matches it: marri/marriag
 
 
@@ -64,6 +66,8 @@ def holds_kind(u: Unit, query: Query) -> bool:
     if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text) \
             and not counts_asked(query, text):
         return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
+    if query.kind == "number" and query.asked in _MEASURE_NOUNS and counts_other(query.asked, text):
+        return False  # "What F1 score …?": "four types of entities" counts things, it is no score
     return (query.kind is not None and (has_answer_type(query.kind, text, query.words, query.common)
                                         or query.kind == "number" and gives_frequency(query.form, text))
             and in_measure(query.measure, text))
