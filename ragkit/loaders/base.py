@@ -84,12 +84,16 @@ COMPOUND_LOADERS: dict[str, str] = {".rst.inc": "rst", ".rest.inc": "rst", ".md.
 #: plain-text formats read as text (never through ``unstructured``, which is slow for them and needs
 #: spaCy): source code, scripts, configuration and data written as text; also files without an
 #: extension (``LICENSE``, ``Dockerfile``)
-TEXT_EXTENSIONS = (
-    "", ".py", ".pyi", ".pyx", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".toml", ".ini", ".cfg", ".conf",
-    ".yaml", ".yml", ".json", ".properties", ".rs", ".go", ".java", ".kt", ".kts", ".scala",
+#: source code and configuration among them: their text is code, not sentences (``ragkit.rag.extractive``
+#: reads such a file's passage as one code block: a model's ``model.yml`` beside its README is no prose
+#: to quote); JSON is left out, since it often holds records of text (a sanctions list's entries)
+CODE_EXTENSIONS = (
+    ".py", ".pyi", ".pyx", ".sh", ".bash", ".zsh", ".fish", ".ps1", ".toml", ".ini", ".cfg", ".conf",
+    ".yaml", ".yml", ".properties", ".rs", ".go", ".java", ".kt", ".kts", ".scala",
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
-    ".hs", ".ex", ".exs", ".erl", ".clj", ".bib", ".log", ".diff", ".patch", ".srt", ".vtt",
+    ".hs", ".ex", ".exs", ".erl", ".clj", ".diff", ".patch",
 )
+TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".json", ".bib", ".log", ".srt", ".vtt")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})

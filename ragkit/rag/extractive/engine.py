@@ -136,7 +136,9 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from functools import lru_cache
+from pathlib import PurePosixPath
 
+from ragkit.loaders.base import CODE_EXTENSIONS
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
@@ -339,7 +341,11 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         released = _named_release(p)
         title = " ".join([p.meta.get("title", ""), released, *parents])
         titled = [w.lower() for w in WORD.findall(p.meta.get("document_title", "")[:_TITLE_CHARS])]  # read once
-        blocks = parse_blocks(_without_title_lines(p.text, titled) if "page" in p.meta else p.text, p.meta.get("heading", ""))
+        if PurePosixPath(str(p.meta.get("source", ""))).suffix.lower() in CODE_EXTENSIONS:  # a program, a config file
+            blocks = [Block("code", p.text.strip("\n"), p.meta.get("heading", "").split(" > ")[-1].strip())]
+        else:
+            blocks = parse_blocks(_without_title_lines(p.text, titled) if "page" in p.meta else p.text,
+                                  p.meta.get("heading", ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
         paragraph = _paragraphs(blocks, paged="page" in p.meta)
@@ -386,7 +392,8 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
                 near |= own[pos + 1]
             term = _term_above(blocks, b_index) if kind == "prose" else ""
             near |= terms_of(term)  # a definition's term is its sentences' neighbour
-            near |= terms_of(commented.get(pos, ""))  # and a comment the line of code it is above
+            if pos in commented:  # a line of code says what the comment above it says ("# the port the
+                own[pos] |= terms_of(commented[pos])  # sidecar listens on" over "port: 7411")
             opening = pos < _OPENING_LINES and p.meta.get("page", "1") == "1" and p.meta.get("start", "0") == "0"
             above = (tuple(h.text for h in reversed(blocks[:b_index]) if h.kind == "heading") + tuple(reversed(parents)))[:_ABOVE]
             above += (p.meta["document_title"],) if p.meta.get("document_title") else ()  # last: a release's file name
