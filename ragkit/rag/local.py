@@ -319,7 +319,8 @@ class LocalProvider(BaseProvider):
         searched = [m for m in results if not m.content.startswith("error:")]
         read_on = [c for m in searched if _is_read_on(m) for c in m.citations]  # joined to the passage they continue
         # each part's own search (two questions asked as one) is read for that part's answer alone
-        parts = tuple([p for p in _passages(m, read_on)] for m in searched if _is_part(m)) or None
+        parts = tuple(_passages(m, read_on) for m in sorted((m for m in searched if _is_part(m)),
+                                                            key=lambda m: (m.tool_call_id or "")[-1])) or None
         searched = [m for m in searched if not _is_read_on(m) and not _is_names_check(m) and not _is_part(m)]
         passages = [p for m in searched[:1] for p in _passages(m, read_on)]
         within = [p for m in searched[1:] for p in _passages(m, read_on)]  # the cited file's, from the second search
@@ -490,8 +491,8 @@ def _read_on_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Messa
 
 
 def _parts_calls(query: str, tools: Sequence[ToolSpec], results: Sequence[Message]) -> tuple[ToolCall, ...]:
-    """For two questions asked as one ("Which I²C address does the SCD41 use by default, and how
-    often does it measure in low-power mode?", ``question_parts``), one search for each part alone
+    """For two questions asked as one ("How often does the sensor measure in its slow mode, and
+    what is the sensor's bus address?", ``question_parts``), one search for each part alone
     (the second with the first's subject for its pronoun, as a chat follow-up's: ``follow_up_query``),
     ``PARTS`` passages each: the whole question's search ranks the passages of the part that most of
     its words ask, and the other part's passage may be none of them. After the first search (and

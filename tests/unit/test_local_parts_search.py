@@ -48,3 +48,14 @@ def test_a_question_that_asks_one_thing_is_searched_once() -> None:
                                                                  "periodic mode?")
     calls = [c for m in run.messages if m.role == "assistant" for c in m.tool_calls]
     assert len(calls) == 1 and "30 seconds" in run.content, run.content
+
+
+def test_the_parts_results_are_read_by_their_part_whatever_their_order() -> None:
+    question = "How often does the Kelp41 take a reading in the slow periodic mode, and what is the sensor's bus address?"
+    run = Agent(LocalProvider(), tools=[search_sensors]).run(question)
+    tools = [m for m in run.messages if m.role == "tool"]
+    first, parts = run.messages[:3], [m for m in tools if "_part" in (m.tool_call_id or "")]
+    asked = next(m for m in run.messages if m.role == "assistant" and len(m.tool_calls) == 2)
+    swapped = [*first, asked, *reversed(parts)]  # a client may return the two results in either order
+    answer = LocalProvider().complete(swapped, tools=[search_sensors.to_spec()]).content
+    assert "0x62" in answer and "30 seconds" in answer, answer
