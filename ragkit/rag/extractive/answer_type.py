@@ -482,10 +482,10 @@ def is_howto(question: str) -> bool:
 
 
 #: a question that asks how something works or is done (not "How many …?")
-_HOW_DOES = re.compile(r"^\W*how\s+(?:do|does|did|can|could|should|would|will|is|are)\b", re.IGNORECASE)
+_HOW_AUXILIARY = r"how\s+(?:do|does|did|can|could|should|would|will|is|are)\b"
+_HOW_DOES = re.compile(rf"^\W*{_HOW_AUXILIARY}", re.IGNORECASE)
 #: ... in a clause after the first: ", and how should …", "; how does …" (to the clause's end)
-_HOW_DOES_CLAUSE = re.compile(r"(?<=[,;])\s*(?:and\s+|but\s+)?how\s+(?:do|does|did|can|could|should|would|will|is|are)\b[^,;?]*",
-                              re.IGNORECASE)
+_HOW_DOES_CLAUSE = re.compile(rf"(?<=[,;])\s*(?:and\s+|but\s+)?{_HOW_AUXILIARY}[^,;?]*", re.IGNORECASE)
 
 
 def wants_list(question: str) -> tuple[bool, bool]:

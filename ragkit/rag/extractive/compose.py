@@ -44,7 +44,7 @@ from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import has_answer_type
 from ragkit.rag.extractive.reasons import consequent, grounds
-from ragkit.rag.extractive.text import stem
+from ragkit.rag.extractive.text import NUMBER, stem
 from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
 from ragkit.rag.extractive.values import gloss
 
@@ -311,7 +311,6 @@ def _joined(a: Unit, b: Unit) -> Unit:
 _ITEM = r"[`'\"*]*(?<![\w.-])[\w.-]+[`'\"*]*"  # a word of a series, quoted or as code or not ("`second`")
 _SERIES = re.compile(rf"(?:{_ITEM},\s+){{2}}(?:{_ITEM}\s+)?(?:and|or)\s+[`'\"*]*\w")
 #: the items named after a colon that ends the sentence: "… two new callback props: `onCommit` and `onPostCommit`."
-_NUMBERS = re.compile(r"(?<![\w.,])\d[\d.,]*")  # the numbers a sentence gives
 _NAMED_AFTER_COLON = re.compile(rf":\s+{_ITEM}(?:,\s+{_ITEM})?,?\s+(?:and|or)\s+{_ITEM}\s*\.?$")
 
 
@@ -356,7 +355,7 @@ def _best_list(candidates: Sequence[Candidate], units: Sequence[Unit], ordered: 
     if any(c.score > score and c.unit.kind == "prose" and _SERIES.search(c.unit.text) for c in candidates):
         return None  # a sentence that names the items itself scores better than any list
     if best.unit.kind == "prose" and (_SERIES.search(best.unit.text) or _NAMED_AFTER_COLON.search(best.unit.text)
-                                      or compared and best.typed and len(_NUMBERS.findall(best.unit.text)) > 1) \
+                                      or compared and best.typed and len(NUMBER.findall(best.unit.text)) > 1) \
             and items[0].rank != best.unit.rank:
         return None  # the best sentence names the items itself ("… variables a, b, c and d"), or gives the values
         # a comparison asks for ("6 mm … for pot soil, 3 mm for …"): another page's list is no answer

@@ -194,6 +194,7 @@ from ragkit.rag.extractive.releases import (
     under_release,
 )
 from ragkit.rag.extractive.text import (
+    NUMBER,
     STOPWORDS,
     WORD,
     Block,
@@ -1334,13 +1335,12 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
             and not in_measure("money", said):
         # "How much does a membership cost?": "2 blogs per year" counts blogs, no price; a bare
         # number may be one (a table's "30,675" under a heading in dollars)
-        return len(_COUNTED_NUMBER.findall(said)) == len(_NUMBER.findall(said))
+        return len(_COUNTED_NUMBER.findall(said)) == len(NUMBER.findall(said))
     return (kind in ("date", "number") and bool(SAYS_KIND.search(query.form)) and answer != REFUSAL
             and not has_answer_type(kind, said, query.words)
             and not (query.measure is not None and in_measure(query.measure, said)))
 
 
-_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*")
 #: a number of things: "2 blogs", "4 on-demand webinars" (not "2 million", an amount)
 _COUNTED_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*\s+(?!(?:million|billion|thousand|hundred|dollars|euros|pounds|cents)\b)"
                              r"(?:[a-z-]+\s+)?[a-z-]+s\b")

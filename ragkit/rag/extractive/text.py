@@ -281,6 +281,8 @@ _CONTENTS_ENTRY = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\[\]\n]{1,300}\]\(
 
 #: code written inline: "the `|>` operator", what a how-to's sentence tells to use
 CODE_SPAN = re.compile(r"`[^`\n]+`")
+#: a number as a passage writes it ("3", "1,024", "94.45"), not one inside a word ("S3") or a version's tail
+NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*")
 
 
 def table_cells(line: str) -> list[str] | None:
