@@ -1,7 +1,9 @@
 """A how-to's description line that leads a list (a cheat sheet for users of another tool:
 "delete entire line:" then "- oldvi: `dd`" and "- quill: `xd`") answers with its list, though
 its own words only restate the question: what it adds is the list after it. Written for the
-shape of an editor's "coming from Vim" page."""
+shape of an editor's "coming from Vim" page. A question that asks for the ways to do a thing reads on
+from a sentence that states the case to the sentence after it that leads the commands ("To silence
+it, use any of these methods:")."""
 
 from __future__ import annotations
 
@@ -31,3 +33,24 @@ def test_the_list_a_howto_line_leads_answers() -> None:
         passages)
     assert "`xd`" in answer and "delete entire line" in answer
     assert "vgld" not in answer
+
+_SOUND_PAGE = [
+    Passage(1, "## Control sound\n\nquaver plays a chime when a build finishes. To silence it, use any of these methods:\n\n"
+               "```bash\n# Via environment variable\nQUAVER_MUTE=1 quaver build\n\n# Via CLI flag\nquaver build --chime off\n```\n",
+            {"source": "how-to/usage.md", "heading": "Control sound"}),
+    Passage(2, "## Builds\n\nquaver builds each target in its own folder and keeps the logs of the last ten builds.",
+            {"source": "how-to/builds.md", "heading": "Builds"}),
+]
+
+
+def test_a_list_question_reads_on_to_the_sentence_that_leads_the_methods() -> None:
+    answer = extractive_answer("What are the ways to silence quaver's chime?", _SOUND_PAGE)
+    assert "QUAVER_MUTE=1" in answer and "--chime off" in answer, answer
+
+
+def test_a_list_question_reads_on_to_the_sentence_that_leads_a_list() -> None:
+    page = [Passage(1, "## Control sound\n\nquaver plays a chime when a build finishes. To silence it, use one of:\n\n"
+                       "- the environment variable `QUAVER_MUTE=1`\n- the flag `--chime off`\n",
+                    {"source": "how-to/usage.md", "heading": "Control sound"}), _SOUND_PAGE[1]]
+    answer = extractive_answer("What are the ways to silence quaver's chime?", page)
+    assert "QUAVER_MUTE=1" in answer and "--chime off" in answer, answer

@@ -1037,7 +1037,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
                                    release_files=release_files, shared=shared) if similarity else None
         if nearest is None:
             return _refuse(refused)
-        candidates = [nearest]
+        candidates = read_on([nearest], units, query)
     elif similarity is not None and query.kind in _KINDS_BY_MEANING and _off_kind(candidates[0], query) \
             and (kin := _nearest_in_document(units, query, candidates[0].unit, question, similarity)) is not None:
         candidates = [kin, *candidates]  # "How long should it ferment?": "Culture … for at least 2 weeks"

@@ -131,9 +131,15 @@ def read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) ->
     # "Which *university* …?" and the best names no university: the sentence after it may
     unnamed = (bool(query.asked) and query.which and not query.kind and not query.howto
                and not says(candidates[0].unit.own, query.asked))
-    if not (query.kind or query.instance or query.howto or unnamed):
+    # "What are the ways to …?" and the best leads no code: the sentence after it may ("To disable it,
+    # use any of these methods:" and the commands); a list after the paragraph is compose's (``_list_of``)
+    listing = (query.list_wanted and not (query.kind or query.instance or query.howto or unnamed)
+               and not candidates[0].unit.leads_code)
+    if not (query.kind or query.instance or query.howto or unnamed or listing):
         return candidates
     def holds(u: Unit) -> bool:  # the kind asked for; for an instance of what the question names, a literal
+        if listing:
+            return u.leads_code
         if unnamed:
             return says(u.own, query.asked) and names_thing(u.text, query)
         if query.kind:
@@ -154,5 +160,5 @@ def read_on(candidates: list[Candidate], units: Sequence[Unit], query: Query) ->
     read = [v for v in after if v.position <= found.position]  # the sentences up to the one found, once
     run = (*(best.unit.run or (best.unit.text,)), *(v.text for v in read))
     joined = replace(best.unit, text=" ".join(run), run=run, own=best.unit.own.union(*(v.own for v in read)),
-                     leads_code=read[-1].leads_code)
+                     leads_code=read[-1].leads_code, code_after=read[-1].code_after)
     return [replace(best, unit=joined), *(c for c in candidates[1:] if c.unit not in read)]
