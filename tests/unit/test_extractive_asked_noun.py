@@ -1,8 +1,11 @@
 """An answer says what was asked: a question that names the thing it asks for ("Which *university*
 …?", "How many stock *options* …?", "What is the maximum *size* …?") is refused when the answer,
 its section and its neighbours never say that noun (and a "Which …?" answer names no thing of its
-own); a how-to answer reads on to the sentence that writes the code to use. Each document is
-written for the test, in the shape of a page where the answerer went wrong."""
+own, and a qualifier written with hyphens, "USB-to-serial", is said by its words apart); "What is
+the *cause*?" asks why, and the reason answers it; the quantity a number question asks for
+("What *temperature* range …?") still counts as a word; a how-to answer reads on to the sentence
+that writes the code to use. Each document is written for the test, in the shape of a page where
+the answerer went wrong."""
 
 from __future__ import annotations
 
@@ -317,3 +320,51 @@ def test_a_standard_or_requirement_is_stated_by_what_one_must_do() -> None:
         ("## Anchoring\n\nDo not anchor in the fairway. Skippers should keep a lookout.", "rules/anchoring.md"),
     )
     assert "20 metres" in extractive_answer("What is the eyesight standard for skippers?", passages)
+
+# asked noun: a "what is the cause?" question is a why question
+BOARD = [
+    Passage(1, "Some of the Wren 2 boards were accidentally flashed with the Finch loader. It works, but has a longer "
+               "delay (9-12 seconds) after a reset because the Finch loader waits for an upload first. You can tell "
+               "a Wren 2 has the Finch loader when its status LED flashes four times after a reset.",
+            {"source": "wren-slow-start.md", "title": "The Wren 2 takes long to start"}),
+    Passage(2, "## Status LED\n\nThe Wren 2 status LED glows green while the board is powered.",
+            {"source": "wren-leds.md", "heading": "Status LED"}),
+]
+
+
+def test_what_is_the_cause_is_answered_by_the_reason_the_passage_gives() -> None:
+    answer = extractive_answer("My Wren 2 takes 9 to 12 seconds to start after a reset and the status LED flashes "
+                               "four times. What is the cause?", BOARD)
+    assert "Finch loader" in answer, answer
+
+
+
+# a "Which X-to-Y chip" qualifier is said by "X to Y"
+BRIDGE = [
+    Passage(1, "## Echo test\n\nThe echo test sends bytes from RX to TX. This test will always fail for the QX7 "
+               "USB to serial chip used on some clone boards.", {"source": "echo-test.md", "heading": "Echo test"}),
+]
+
+
+def test_a_hyphenated_qualifier_is_said_by_its_words_apart() -> None:
+    answer = extractive_answer("The echo test always fails on my clone board. Which USB-to-serial chip is known to "
+                               "make that test fail every time?", BRIDGE)
+    assert "QX7" in answer, answer
+
+
+
+# the quantity noun a number question asks with still counts
+SHED = [
+    Passage(1, "## Sharing boards\n\nIf you intend to share your Kestrel board with other people, we recommend a "
+               "220 nm ultraviolet cabinet for safe cleaning of Kestrel boards.",
+            {"source": "cleaning.md", "heading": "Sharing boards"}),
+    Passage(2, "## Recommended temperature range\n\nOther parts of a circuit may damage a Kestrel board even inside the operating "
+               "range.\n\n**Recommended temperature range: -20°C to +60°C.**",
+            {"source": "temperature.md", "heading": "Recommended temperature range"}),
+]
+
+
+def test_the_quantity_noun_of_a_number_question_still_counts() -> None:
+    answer = extractive_answer("I want to leave a Kestrel running in a cold shed. What temperature range does "
+                               "Kestrel recommend for running its boards safely?", SHED)
+    assert "-20°C" in answer, answer

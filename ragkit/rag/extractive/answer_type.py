@@ -18,6 +18,10 @@ _LIMIT_NOUNS = "limit|limits|timeout|width|threshold|quota|interval"
 # heads of a compound asking for a quantity; not "number" or "value", which name what is no
 # quantity as often ("the telephone number", "the default value of docs_dir")
 _HEAD_NOUNS = "|".join(n for n in f"{_QUANTITY_NOUNS}|{_LIMIT_NOUNS}".split("|") if n not in {"number", "value"})
+#: the physical quantities a sentence giving one names too ("Recommended temperature range: -25°C to
+#: +70°C"): matched at a lower weight rather than left out, as "which *year*" is ("size", "length",
+#: "limit" name too many things in technical text to be matched)
+MEASURED_NOUNS = frozenset("temperature speed distance height depth weight area volume capacity frequency population".split())
 # words that cannot modify the head noun of a compound ("What is the reason the population fell?")
 _NOT_MODIFIERS = "|".join(sorted(STOPWORDS | {"what", "which", "who", "how", "whose"}))
 _DATE_NOUNS = "year|years|date|dates|day|days|month|months|decade|century|period|season|time"
@@ -333,13 +337,13 @@ def gives_naming(kind: str, sentence: str) -> bool:
     return bool(NAMING_KINDS[kind][1].search(sentence))
 
 
-_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:reason|point|purpose)\b"
-                  r"|\bfor\s+what\s+reason\b", re.IGNORECASE)
+_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:likely\s+|probable\s+|main\s+)?"
+                  r"(?:reason|point|purpose|cause)s?\b|\bfor\s+what\s+reason\b|\bwhat\s+(?:causes|caused)\b", re.IGNORECASE)
 
 
 def asks_why(question: str) -> bool:
     """Whether a question asks for a reason ("Why should the cache …?", "What is the reason for …?",
-    "When I reload saved patterns, why …?")."""
+    "What is the cause?", "What causes …?", "When I reload saved patterns, why …?")."""
     return bool(_WHY.search(_CASE_FIRST.sub("", question)))
 
 

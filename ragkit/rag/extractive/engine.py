@@ -289,6 +289,8 @@ _SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or
 #: nouns for what one is obliged to do, which a sentence saying "must" or "required" states
 #: (``states_rule``): "What is the eyesight standard for drivers?": "You MUST be able to read …"
 _RULE_NOUNS = frozenset(stem(w) for w in ("standard", "requirement", "rule", "obligation"))
+#: nouns a why question asks with ("What is the *cause*?"): its answer gives the reason, rarely the noun
+_REASON_NOUNS = frozenset(stem(w) for w in ("reason", "cause", "purpose", "point"))
 _KINDS_BY_MEANING = frozenset({"number", "date"})  # kinds a sentence near in meaning may answer (a "person" is any capital)
 _DEFINING_DEPTH = 3  # the best candidates whose terms may be defined, with a value, by another sentence
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
@@ -1283,6 +1285,13 @@ _ALIKE = {noun: alike for alike in [(stem("argument"), stem("parameter"))] for n
 _IDENTIFYING = frozenset(stem(w) for w in ("id", "identifier", "code"))
 
 
+def _says_joined(words: frozenset[str], name: str) -> bool:
+    """Whether ``words`` (stems) say ``name``, or each word of a name joined by hyphens
+    ("usb-to-serial" by a sentence's "USB to serial")."""
+    parts = [t for p in name.split("-") for t in word_terms(p)]
+    return says(words, name) or len(parts) > 1 and all(says(words, p) for p in parts)
+
+
 def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     """Whether ``answer`` never says the noun that names what the question asks for ("Which
     *university* …?", "What *licence* is …?", "What is the maximum *size* …?", "How many stock
@@ -1302,6 +1311,8 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # "How much time …?": "10-15 minutes"
     if query.asked in _SIZE_NOUNS and says_size(_MARKER.sub(" ", answer)):
         return False  # "What is the maximum length …?": "no more than 300 characters"
+    if query.asked in _REASON_NOUNS and asks_why(query.form):
+        return False  # "What is the cause?": "… because the NG doesn't have an automatic reset"
     if query.asked in _RULE_NOUNS and states_rule(_MARKER.sub(" ", answer)):
         return False  # "What is the eyesight standard …?": "You MUST be able to read …"
     best = candidate.unit
@@ -1311,7 +1322,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
     named = (query.which or query.asked in _IDENTIFYING) and names_thing(said, query)
-    if named and query.qualifier and not says(have | around, query.qualifier):
+    if named and query.qualifier and not _says_joined(have | around, query.qualifier):
         return True  # "Which Rust crate …?": a thing of another name's kind, from a passage that never says Rust
     if any(says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):
         return False

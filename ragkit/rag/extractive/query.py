@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
     AUTHORSHIP_WORDS,
+    MEASURED_NOUNS,
     answer_type,
     asked_acronym,
     asked_state,
@@ -67,6 +68,7 @@ _IDENTIFIER_BOOST = 1.5  # weight of a snake_case identifier the question writes
 _ARRIVAL = frozenset(t for w in "first shipped introduced added arrived landed appeared released release version"
                      .split() for t in word_terms(w))
 _ARRIVAL_WEIGHT = 0.5
+_MEASURED_NOUN = 0.5  # weight of the quantity noun a number question asks for ("What *temperature* …?")
 _LIST_NOUN = 0.5  # weight of the noun a list question counts ("the three *rules*"): the items need not say it
 
 #: a question whose answer is a date or a number and nothing else: "On what date was …?", "When
@@ -255,6 +257,9 @@ def read_question(question: str, context: str = "") -> Query:
     boosts, names = _question_terms(question, form, drop)
     for t in word_terms(list_noun) if list_noun else []:
         boosts[t] = boosts.get(t, 1.0) * _LIST_NOUN
+    for noun in type_nouns & MEASURED_NOUNS if kind == "number" else ():  # "What *temperature* range …?"
+        for t in word_terms(noun):
+            boosts.setdefault(t, _MEASURED_NOUN)
     if value_kind == "version":  # "Which release first *shipped* generics?": notes say "Go 1.18 includes …"
         for t in _ARRIVAL & boosts.keys():
             boosts[t] *= _ARRIVAL_WEIGHT
