@@ -368,3 +368,8 @@ def test_the_quantity_noun_of_a_number_question_still_counts() -> None:
     answer = extractive_answer("I want to leave a Kestrel running in a cold shed. What temperature range does "
                                "Kestrel recommend for running its boards safely?", SHED)
     assert "-20°C" in answer, answer
+
+
+def test_a_modal_verb_ends_the_noun_a_which_question_asks_for() -> None:
+    assert asked_noun("Which language may have been the first to write binary numbers with a 0b prefix?") == "language"
+    assert asked_noun("Which port might the relay use?") == "port"

@@ -1,5 +1,6 @@
 """Answers shaped by the kind of question: a yes/no question answered by two sentences of one
-paragraph, an identifier the question writes read whole. Each document is written for the test,
+paragraph, an identifier the question writes read whole, "What colour …?" answered by a sentence
+that names a colour. Each document is written for the test,
 in the shape of a documentation page where the answerer quoted a sentence that did not answer."""
 
 from __future__ import annotations
@@ -363,3 +364,14 @@ def test_a_sentence_that_names_the_items_as_code_answers_a_list_question() -> No
     got = extractive_answer("Which time units can I use when writing a tide rate?", passages)
     assert all(f"`{unit}`" in got for unit in ("second", "minute", "hour", "day")), got
     assert "GAUGE_RATES" not in got, got
+
+LOADER = [
+    Passage(1, "## Loader mode\n\nPressing RESET twice puts a Heron board in loader mode, and its LED shows that the "
+               "board is waiting for a sketch. While in loader mode, an amber light pulses slowly.",
+            {"source": "reset-heron.md", "heading": "Loader mode"}),
+]
+
+
+def test_what_colour_is_answered_by_the_sentence_that_names_a_colour() -> None:
+    answer = extractive_answer("Which colour LED shows that a Heron board is in loader mode?", LOADER)
+    assert "amber" in answer, answer

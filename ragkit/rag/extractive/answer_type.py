@@ -33,6 +33,8 @@ _DATE_COMPOUNDS = ("units?|zones?|formats?|stamps?|frames?|ranges?|windows?|span
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("owner", re.compile(r"^\W*whose\b", re.IGNORECASE)),
     ("person", re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)),
+    # "What colour LED shows …?", "which colour of cable …": a colour is named, "colour" rarely said
+    ("colour", re.compile(r"\b(?:what|which)\s+(?P<noun>colou?rs?)\b", re.IGNORECASE)),
     (
         "date",
         re.compile(rf"^\W*when\b|\bsince when\b|\b(?:what|which)\s+(?P<noun>{_DATE_NOUNS})\b(?!\s+(?:{_DATE_COMPOUNDS})\b)",
@@ -64,6 +66,8 @@ _MONTHS = frozenset(
     """january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec""".split()
 )
+_COLOURS = frozenset("""red orange yellow green blue purple violet pink brown black white grey gray amber cyan
+magenta turquoise gold silver""".split())
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
 # words that make a capitalised phrase a place or an organisation rather than a person
 _DESIGNATORS = frozenset(
@@ -148,7 +152,7 @@ def without_case(question: str) -> str:
 
 
 def answer_type(question: str) -> tuple[str | None, frozenset[str]]:
-    """The kind of answer a question asks for (``owner``, ``person``, ``date``, ``number`` or
+    """The kind of answer a question asks for (``owner``, ``person``, ``colour``, ``date``, ``number`` or
     None) and the type noun to leave out of matching ("which *year*"): classic answer-type
     detection, on what follows a case the question states first ("When both …, which mode …?")."""
     asked = _CASE_FIRST.sub("", question)  # "When both … could satisfy it, which mode …?" asks for a mode
@@ -733,6 +737,8 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         )
+    if kind == "colour":  # "an orange LED", "the green wire"
+        return any(w.lower() in _COLOURS for w in novel)
     if kind == "person" and question_words & _CONTACT_WORDS and _EMAIL.search(sentence):
         return True  # "Who do I contact?": "please contact adjustments@turing.ac.uk"
     if kind == "person" and question_words & _PERMISSION_WORDS and _GROUP.search(sentence):
