@@ -111,7 +111,6 @@ loaders: Registry[type] = Registry(
         "xls": "ragkit.loaders.xls",
         "rtf": "ragkit.loaders.rtf",
         "org": "ragkit.loaders.org",
-        "subtitles": "ragkit.loaders.subtitles",
         "manpage": "ragkit.loaders.manpage",
         "asciidoc": "ragkit.loaders.asciidoc",
         "fb2": "ragkit.loaders.fictionbook",

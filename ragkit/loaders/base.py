@@ -50,7 +50,6 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".doc": "doc",
     ".rtf": "rtf",
     ".org": "org",
-    **{ext: "subtitles" for ext in (".srt", ".vtt", ".sbv")},  # captions: the spoken text, no timing
     ".adoc": "asciidoc",
     ".asciidoc": "asciidoc",
     ".asc": "asciidoc",  # Pro Git's and other books' AsciiDoc (an armored OpenPGP file is skipped)
@@ -94,7 +93,7 @@ CODE_EXTENSIONS = (
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
     ".hs", ".ex", ".exs", ".erl", ".clj", ".diff", ".patch",
 )
-TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".json", ".bib", ".log")
+TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".json", ".bib", ".log", ".srt", ".vtt")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})

@@ -36,11 +36,6 @@ def org_seed() -> bytes:
             ).encode("utf-8")
 
 
-def subtitles_seed() -> bytes:
-    cues = [f"{n + 1}\n00:00:{2 * n:02d},000 --> 00:00:{2 * n + 1:02d},500\n{text}\n" for n, text in enumerate(PARAGRAPHS)]
-    return "\n".join(cues).encode("utf-8")
-
-
 def manpage_seed() -> bytes:
     body = "\n.PP\n".join(PARAGRAPHS)
     return ('.\\" generated\n.de1 INDENT\n. RS \\\\$1\n..\n.TH "harbour" "1" "2025-04-01"\n.SH NAME\n'
@@ -339,7 +334,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
-    ".ppt": ppt_seed, ".xml": xml_seed, ".srt": subtitles_seed,
+    ".ppt": ppt_seed, ".xml": xml_seed,
 }
 
 
