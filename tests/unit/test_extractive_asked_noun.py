@@ -373,3 +373,4 @@ def test_the_quantity_noun_of_a_number_question_still_counts() -> None:
 def test_a_modal_verb_ends_the_noun_a_which_question_asks_for() -> None:
     assert asked_noun("Which language may have been the first to write binary numbers with a 0b prefix?") == "language"
     assert asked_noun("Which port might the relay use?") == "port"
+    assert asked_noun("Which release in May added the flag?") != "in"  # "May" the month is no verb

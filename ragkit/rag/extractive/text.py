@@ -36,8 +36,8 @@ where which while who whom whose why will with would you your yours explain desc
 """.split()
 )
 WORD = re.compile(r"[A-Za-z0-9]+(?:['’][A-Za-z]+)?")
-#: the verbs a question's other words lean on ("does" of "Which port does X use?")
-AUXILIARY = r"(?:do|does|did|is|are|was|were|should|shall|can|could|will|would|may|might|must|has|have|had)"
+#: the verbs a question's other words lean on ("does" of "Which port does X use?"; "may" in lower case only: "May" is a month)
+AUXILIARY = r"(?:do|does|did|is|are|was|were|should|can|could|will|would|(?-i:may|might|shall)|must|has|have|had)"
 #: how a question asking which one opens: "Which …", "What …", "In which …", "Since what …"
 WHICH_OPENING = r"^\W*(?:(?:since|in|from|for|on|at|to|with|by)\s+)?(?:what|which)"
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
