@@ -3,7 +3,8 @@
 its own words only restate the question: what it adds is the list after it. Written for the
 shape of an editor's "coming from Vim" page. A question that asks for the ways to do a thing reads on
 from a sentence that states the case to the sentence after it that leads the commands ("To silence
-it, use any of these methods:")."""
+it, use any of these methods:"); a how-to answer shows no code of a later section of its page (a
+page's EEPROM sketch under its double-tap reset)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,18 @@ def test_a_list_question_reads_on_to_the_sentence_that_leads_a_list() -> None:
                     {"source": "how-to/usage.md", "heading": "Control sound"}), _SOUND_PAGE[1]]
     answer = extractive_answer("What are the ways to silence quaver's chime?", page)
     assert "QUAVER_MUTE=1" in answer and "--chime off" in answer, answer
+
+RESET_PAGE = [
+    Passage(1, "## Double-tap reset\n\nOn Heron boards, pressing the RESET button twice in quick succession puts the "
+               "board in loader mode. Instead of running a sketch, the board waits for an upload.",
+            {"source": "reset-heron.md", "heading": "Reset your board > Double-tap reset", "start": "100"}),
+    Passage(2, "## Clear the EEPROM\n\nUpload this sketch to set every byte of the EEPROM to 0:\n\n```cpp\n"
+               "#include <EEPROM.h>\nvoid setup() {\n  for (int i = 0; i < EEPROM.length(); i++) EEPROM.write(i, 0);\n"
+               "  pinMode(13, OUTPUT); // the board's LED\n}\n```\n",
+            {"source": "reset-heron.md", "heading": "Reset your board > Clear the EEPROM", "start": "900"}),
+]
+
+
+def test_a_howto_answer_shows_no_code_of_a_later_section() -> None:
+    answer = extractive_answer("How do I put a Heron board into loader mode with the RESET button?", RESET_PAGE)
+    assert "twice in quick succession" in answer and "EEPROM" not in answer, answer

@@ -130,13 +130,16 @@ def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = 
 
 def _code_for(anchor: Unit, units: Sequence[Unit], code_units: Sequence[Unit]) -> Unit | None:
     """The code block of the anchor's section: the first after it, else the last before it; in a
-    passage without code, the next code block of the same document among ``code_units`` (those
-    that share a word with the question; the splitter cuts a page at its headings, so an
-    introduction and its example part ways), else the best of them."""
+    passage without code, the next code block of the same document and section (or a section
+    under it) among ``code_units`` (those that share a word with the question; the splitter cuts a
+    page at its headings, so an introduction and its example part ways), else the best of them."""
     if anchor.kind == "code":
         return anchor
     if not any(v.kind == "code" for v in passage_of(units, anchor)):
-        related = [v for v in code_units if v.source == anchor.source]
+        # of the anchor's section or one under it: a later section's code is another task's
+        section = anchor.block.section
+        related = [v for v in code_units if v.source == anchor.source
+                   and (not section or section in (v.block.section, *v.above))]
         following = sorted((v for v in related if v.start > anchor.start), key=lambda v: (v.start, v.position))
         return following[0] if following else related[0] if related else None
     same = [v for v in passage_of(units, anchor) if v.kind == "code" and v.block.section == anchor.block.section]
