@@ -1,6 +1,7 @@
 """Markdown files (``.md``, ``.markdown``, ``.mdx``, Quarto's ``.qmd``, R Markdown's ``.Rmd``,
 Middleman's ``.html.md.erb``): one document per file, YAML front matter stripped, title extracted;
-a heading's attribute block (``## Setup {#setup}``) left out; ERB tags filled from the front matter
+a heading's attribute block (``## Setup {#setup}``) and kramdown's attribute and extension lines
+(``{: .no_toc}``, ``{:toc}`` and the ``* TOC`` item it replaces) left out; ERB tags filled from the front matter
 or taken out (``ragkit.loaders.erb``); mdBook's ``{{#include …}}`` directives resolved against the book
 (``ragkit.loaders.mdbook``); MDX's imports, exports, JSX components and comments removed, and
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
@@ -22,7 +23,7 @@ from ragkit.loaders.bylines import closing_signature, field_authors, front_matte
 from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
 from ragkit.loaders.erb import render_erb
 from ragkit.loaders.included import files_read
-from ragkit.loaders.markdown_html import html_headings
+from ragkit.loaders.markdown_html import FENCE, html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
 from ragkit.loaders.myst import render_myst
@@ -56,6 +57,37 @@ def _without_attributes(match: re.Match[str]) -> str:
     return match.group(0)
 
 
+#: a line that is only a kramdown block attribute list or extension (``{: .no_toc }``, ``{:toc}``,
+#: ``{::options parse_block_html="true" /}``): styling for a Jekyll site, no text of the page
+_KRAMDOWN_LINE = re.compile(r"[ \t]*\{::?[^{}\n]{0,300}\}[ \t]*")
+#: the list item a ``{:toc}`` line turns into the page's table of contents
+_TOC_ITEM = re.compile(r"[ \t]*(?:[-*+]|1\.)[ \t]+(?:TOC|Table of contents)[ \t]*", re.IGNORECASE)
+
+
+def _without_kramdown_lines(text: str) -> str:
+    """``text`` without kramdown's attribute and extension lines outside fenced code, and without
+    the ``* TOC`` item a ``{:toc}`` line stands under."""
+    if "{:" not in text:
+        return text
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    fence = ""
+    for line in lines:
+        opened = FENCE.match(line)
+        if fence:  # inside fenced code: as written, up to the closing fence
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not line.strip(" `~\r\n"):
+                fence = ""
+        elif opened:
+            fence = opened.group(1)
+        elif _KRAMDOWN_LINE.fullmatch(line.rstrip("\r\n")):
+            if line.replace(" ", "").startswith("{:toc") and out and _TOC_ITEM.fullmatch(out[-1].rstrip("\r\n")):
+                out.pop()
+            continue
+        out.append(line)
+    return "".join(out)
+
+
 @loaders.register("markdown")
 class MarkdownLoader(Loader):
     """Reads a Markdown or MDX file. ``title`` comes from front matter ``title:`` or the first
@@ -71,8 +103,9 @@ class MarkdownLoader(Loader):
     #: 6: front matter with a tab after a value read (Hugo's and Jekyll's reading), not ignored; 7: a
     #: heading's attribute block left out, ERB tags filled or taken out; 8: an "Author:" field in italics read;
     #: 9: read again so that the Markdown splitter's joining of a run of empty headings applies;
-    #: 10: ``authors`` from the signature under the last paragraph too; 11: wiki links read as the text they show
-    version = 11
+    #: 10: ``authors`` from the signature under the last paragraph too; 11: wiki links read as the text they show;
+    #: 12: kramdown's attribute and extension lines (``{: .no_toc}``, ``{:toc}``) left out
+    version = 12
 
     include_marker = "{{#"
 
@@ -87,7 +120,7 @@ class MarkdownLoader(Loader):
         elif path.name.lower().endswith(ERB_SUFFIX):
             body = render_erb(body, front)
         body = render_wikilinks(render_admonitions(render_myst(body, where=str(path))))
-        body = _HEADING.sub(_without_attributes, html_headings(body))
+        body = _HEADING.sub(_without_attributes, html_headings(_without_kramdown_lines(body)))
         if not body.strip():
             raise LoaderError(
                 f"{path}: empty file (no text beside YAML front matter, imports or components)",

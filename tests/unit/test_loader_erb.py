@@ -1,6 +1,7 @@
 """Markdown written for other builders: Middleman's ``.html.md.erb`` pages (ERB tags filled from
 the front matter or taken out), Quarto's ``.qmd`` and R Markdown's ``.Rmd`` (read as Markdown, not
-plain text), and a heading's attribute block (``{#id}``), which is no part of its title."""
+plain text), a heading's attribute block (``{#id}``), which is no part of its title, and a Jekyll
+site's kramdown attribute and extension lines (``{: .no_toc}``, ``{:toc}``), which are no text."""
 
 from __future__ import annotations
 
@@ -68,3 +69,15 @@ def test_erb_tags_are_read_in_one_pass_and_an_unclosed_tag_is_text() -> None:
     # end of the page took seconds on the first and minutes on longer ones)
     assert render_erb("<%" * 50_000, {}) == "<%" * 50_000
     assert render_erb("<%a%>\n" * 50_000 + "<%= " + "x" * 100_000, {}) == "<%= " + "x" * 100_000
+
+
+def test_kramdown_attribute_and_extension_lines_go_outside_code(tmp_path: Path) -> None:
+    page = tmp_path / "paho_dengue.md"
+    page.write_text("# Harbour counts\n{: .no_toc}\n\n## Table of contents\n{: .no_toc .text-delta}\n\n1. TOC\n{:toc}\n\n"
+                    "## Overview\n{: .no_toc }\n\nWeekly counts per harbour. A {: inline} brace stays.\n"
+                    "{::options parse_block_html=\"true\" /}\n\n```liquid\n{: .kept-in-code}\n```\n", encoding="utf-8")
+    text, title = _load(page)
+    assert title == "Harbour counts"
+    assert "no_toc" not in text and "{:toc}" not in text and "TOC" not in text and "::options" not in text
+    assert "## Overview\n\nWeekly counts per harbour. A {: inline} brace stays." in text
+    assert "{: .kept-in-code}" in text
