@@ -23,7 +23,7 @@ from ragkit.loaders.bylines import closing_signature, field_authors, front_matte
 from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
 from ragkit.loaders.erb import render_erb
 from ragkit.loaders.included import files_read
-from ragkit.loaders.markdown_html import FENCE, html_headings
+from ragkit.loaders.markdown_html import fenced_lines, html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
 from ragkit.loaders.myst import render_myst
@@ -69,18 +69,9 @@ def _without_kramdown_lines(text: str) -> str:
     the ``* TOC`` item a ``{:toc}`` line stands under."""
     if "{:" not in text:
         return text
-    lines = text.splitlines(keepends=True)
     out: list[str] = []
-    fence = ""
-    for line in lines:
-        opened = FENCE.match(line)
-        if fence:  # inside fenced code: as written, up to the closing fence
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                    and not line.strip(" `~\r\n"):
-                fence = ""
-        elif opened:
-            fence = opened.group(1)
-        elif _KRAMDOWN_LINE.fullmatch(line.rstrip("\r\n")):
+    for line, code in fenced_lines(text):
+        if not code and _KRAMDOWN_LINE.fullmatch(line.rstrip("\r\n")):
             if line.replace(" ", "").startswith("{:toc") and out and _TOC_ITEM.fullmatch(out[-1].rstrip("\r\n")):
                 out.pop()
             continue

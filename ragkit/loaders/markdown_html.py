@@ -18,9 +18,29 @@ from __future__ import annotations
 
 import html
 import re
+from collections.abc import Iterator
 
 MAX_HEADING_LINES = 6
 FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")  # a code fence's line: its run of backticks or tildes
+
+
+def fenced_lines(text: str) -> Iterator[tuple[str, bool]]:
+    """Each line of ``text`` (with its line end) and whether it is fenced code: a fence's own lines
+    and those between them, up to a fence of the same character, at least as long, with nothing
+    after it (as ``html_headings`` reads them)."""
+    fence = ""
+    for line in text.splitlines(keepends=True):
+        opened = FENCE.match(line)
+        if fence:
+            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
+                    and not line.strip(" `~\r\n"):
+                fence = ""
+            yield line, True
+        elif opened:
+            fence = opened.group(1)
+            yield line, True
+        else:
+            yield line, False
 _OPEN = re.compile(r"^[ \t]{0,3}<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 #: tags of HTML's own vocabulary that show no text of their own (their content is kept)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 
-from ragkit.loaders.markdown_html import FENCE, code_spans
+from ragkit.loaders.markdown_html import code_spans, fenced_lines
 
 #: a link's target and label together; longer ``[[ … ]]`` runs are text
 MAX_LINK_CHARS = 300
@@ -34,20 +34,7 @@ def render_wikilinks(text: str) -> str:
     """``text`` (Markdown) with its wiki links replaced by the text they show."""
     if "[[" not in text:
         return text
-    out: list[str] = []
-    fence = ""
-    for line in text.splitlines(keepends=True):
-        opened = FENCE.match(line)
-        if fence:  # inside fenced code: as written, up to the closing fence (as ``html_headings`` reads it)
-            if opened and opened.group(1)[0] == fence[0] and len(opened.group(1)) >= len(fence) \
-                    and not line.strip(" `~\r\n"):
-                fence = ""
-            out.append(line)
-        elif opened:
-            fence = opened.group(1)
-            out.append(line)
-        else:
-            out.append(_outside_code_spans(line))
+    out = [line if code else _outside_code_spans(line) for line, code in fenced_lines(text)]
     return "".join(out)
 
 
