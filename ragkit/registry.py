@@ -98,6 +98,7 @@ loaders: Registry[type] = Registry(
         "pdf": "ragkit.loaders.pdf",
         "html": "ragkit.loaders.html",
         "docx": "ragkit.loaders.docx",
+        "json": "ragkit.loaders.json_document",
         "jsonl": "ragkit.loaders.tabular",
         "csv": "ragkit.loaders.tabular",
         "tsv": "ragkit.loaders.tabular",

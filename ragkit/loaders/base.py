@@ -93,8 +93,9 @@ CODE_EXTENSIONS = (
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
     ".hs", ".ex", ".exs", ".erl", ".clj", ".diff", ".patch",
 )
-TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".json", ".bib", ".log", ".srt", ".vtt")
+TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".bib", ".log", ".srt", ".vtt")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
+DEFAULT_LOADERS[".json"] = "json"  # its fields as ``name: value`` lines (``ragkit.loaders.json_document``)
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 
