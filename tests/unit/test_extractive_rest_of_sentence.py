@@ -6,7 +6,7 @@ hand-written documents with the shapes found in real documentation."""
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer
-from ragkit.rag.extractive.text import stem
+from ragkit.rag.extractive.text import split_prose, stem
 from ragkit.rag.passages import Passage
 
 
@@ -114,3 +114,16 @@ def test_a_list_question_is_answered_by_the_items_nested_under_the_item_that_int
                                _passage("version4.md", "v4.0.0", text))
     assert answer.startswith("Pluggable gauges") and all(f"`{v}`" in answer for v in ("auto", "float", "none"))
     assert "Smart charts" not in answer and "Tide rasterizer" not in answer
+
+
+def test_a_time_of_day_with_pm_does_not_end_the_sentence_its_date_goes_on() -> None:
+    """"… no later than 5:00 p.m. Monday, May 12, 2025, …": the date after the time was cut off
+    as a sentence of its own, and the answer to "By what date …?" stopped at "p.m."."""
+    text = ("## Public meeting\n\nThe harbour board will meet on Wednesday, May 14, 2025. Anyone who wishes to "
+            "speak must give advance notice to the clerk no later than 5:00 p.m. Monday, May 12, 2025, Eastern "
+            "Time. The notice must name the speaker. Doors open at 9 a.m. Bring photo identification.")
+    answer = extractive_answer("By what date must a speaker give the clerk advance notice?",
+                               _passage("2025-05-meeting.md", "Public meeting", text))
+    assert "May 12, 2025" in answer
+    assert split_prose("Doors open at 9 a.m. Bring photo identification.") == [
+        "Doors open at 9 a.m.", "Bring photo identification."]

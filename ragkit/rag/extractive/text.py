@@ -642,11 +642,21 @@ def _last_text(blocks: list[Block]) -> Block:
     return next((b for b in reversed(blocks) if b.text), Block("prose", "", ""))
 
 
+#: a time of day written with "a.m."/"p.m." ("5:00 p.m."), and what goes on from it: its day, its
+#: date or its time zone ("Monday, July 21", "on Monday", "Eastern Time"), or a word in lower case
+_CLOCK_END = re.compile(r"\d(?::\d\d)?\s*[ap]\.m\.$", re.IGNORECASE)
+_CLOCK_GOES_ON = re.compile(
+    r"(?:[a-z(]|\d|(?:Mon|Tues|Wednes|Thurs|Fri|Satur|Sun)day\b|(?:January|February|March|April|May|June|July|"
+    r"August|September|October|November|December)\b|(?:Eastern|Central|Mountain|Pacific|[A-Z]{2,4}T)\b)")
+
+
 def split_prose(block: str) -> list[str]:
-    """Split at sentence ends, but not after an abbreviation or an initial ("Dr. Halloran")."""
+    """Split at sentence ends, but not after an abbreviation or an initial ("Dr. Halloran"), nor
+    after a time of day's "p.m." that its day or date follows ("5:00 p.m. Monday, July 21")."""
     pieces: list[str] = []
     for piece in _SENT_SPLIT.split(block):
-        if pieces and _ABBREVIATION.search(pieces[-1]):
+        if pieces and (_ABBREVIATION.search(pieces[-1])
+                       or _CLOCK_END.search(pieces[-1]) and _CLOCK_GOES_ON.match(piece.lstrip())):
             pieces[-1] += " " + piece
         else:
             pieces.append(piece)
