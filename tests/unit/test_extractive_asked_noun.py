@@ -57,6 +57,7 @@ CATALOG = _passages(
     ("What is the maximum speed allowed on the quay?", "speed"),  # a noun that ends in "-ed"
     ("What is the salary floor at the company?", "floor"),
     ("How long a sabbatical does the crew give after five years of service?", "sabbatical"),
+    ("How much per milestone did the crew ask to be paid?", ""),  # a rate: the amount is asked for
     ("What is the name of the framework?", ""),
     ("What does the scheduler do?", ""),
     ("How do I install it?", ""),
@@ -374,3 +375,19 @@ def test_a_modal_verb_ends_the_noun_a_which_question_asks_for() -> None:
     assert asked_noun("Which language may have been the first to write binary numbers with a 0b prefix?") == "language"
     assert asked_noun("Which port might the relay use?") == "port"
     assert asked_noun("Which release in May added the flag?") != "in"  # "May" the month is no verb
+
+
+GRANT = _passages(
+    ("# Tide sensors for the harbour\n\n## Development roadmap\n\n- Port the tide model to the new runtime "
+     "(weeks 0-4).\n- Add the `tide-sensors` integration to the harbour node (weeks 4-8).\n\nIdeally, our team "
+     "receives part payment at the end of each milestone: $1800. Total cost: $7200.", "proposals/tide_sensors.md"),
+)
+
+
+def test_how_much_per_a_thing_asks_the_amount_not_the_thing() -> None:
+    """"How much per milestone …?" asks an amount paid at each milestone: the sentence that gives
+    it need not say "milestone" as a noun of its own. Before, "milestone" was taken for the noun
+    asked for, and an answer that did not repeat it was refused."""
+    answer = extractive_answer("How much per milestone did the team want to be paid for bringing tide sensors "
+                               "integration to the harbour node?", GRANT)
+    assert "$1800" in answer

@@ -188,6 +188,9 @@ def test_value_questions_and_what_holds_a_value() -> None:
     assert value_question("What port does Waitress listen on by default?") == (True, "port")
     assert value_question("Since which version are Setext headers supported?") == (True, "version")
     assert value_question("Who founded the observatory?") == (False, None)
+    # "the latest I can …" names no product: "I" is no release's name
+    assert value_question("What penalty will I get, and what is the latest I can still hand it in?") == (False, None)
+    assert value_question("What is the latest Harbour release?") == (True, "version")
     none: frozenset[str] = frozenset()
     assert holds_value("port", "Serving on http://127.0.0.1:8080", none)
     assert not holds_value("port", "The --host option binds to local 127.0.0.1 only.", none)

@@ -375,3 +375,15 @@ LOADER = [
 def test_what_colour_is_answered_by_the_sentence_that_names_a_colour() -> None:
     answer = extractive_answer("Which colour LED shows that a Heron board is in loader mode?", LOADER)
     assert "amber" in answer, answer
+
+
+def test_a_decade_is_a_date_and_a_web_address_holds_no_date_or_number() -> None:
+    """"In which decade …?": "showing up in the 1960s" answers it; a talk's address
+    (``https://2019.example.org/talks/…``) holds no year and no count, though its words have digits."""
+    words = frozenset({"which", "decade"})
+    assert has_answer_type("date", "The language showed up in the 1960s.", words)
+    assert not has_answer_type("date", "recorded: 2019-08-04", words)  # a day is no decade
+    assert not has_answer_type("date", "https://2019.example.org/talks/the-new-tide", words)
+    assert not has_answer_type("number", "See www.example.org/2019/tides for more.", frozenset())
+    assert has_answer_type("number", "See www.example.org for the 3 tides.", frozenset())
+

@@ -524,3 +524,31 @@ def test_a_name_the_knowledge_base_never_says_is_searched_for_then_refused() -> 
     objc = Agent(LocalProvider(), tools=[search_guides]).run("What is the maximum line length for Objective-C files?")
     assert "100 columns" in objc.content
     assert sum(len(m.tool_calls) for m in objc.messages if m.role == "assistant") == 1
+
+
+LICENCES = {
+    "tidewater-public.txt": "Tidewater Public License. The licensed code changes to the Harbour License after "
+                            "three years.",
+    "open-source.txt": "Open Source License. You must keep the notice for at least two years after you last "
+                       "share the code.",
+}
+
+
+@tool
+def search_licences(query: str, top_k: int = 5) -> ToolOutput:
+    """Search the knowledge base for passages relevant to the query."""
+    cites = [Citation(number=n, source=s, chunk_id=s, text=LICENCES[s], score=1 - n / 100)
+             for n, s in enumerate(LICENCES, 1)][:top_k]
+    return ToolOutput(content=PASSAGES_HEADER + "\n\n" + "\n\n".join(format_passage(c) for c in cites), citations=cites)
+
+
+def test_a_name_of_several_words_no_passage_writes_is_refused() -> None:
+    """Each word of "Tidewater Source License" is in some passage, the name is in none: the
+    answer about the Tidewater Public License, or the Open Source License, is no answer about it.
+    Before, "two years" from the Open Source License was the answer."""
+    question = "Under the Tidewater Source License, after how many years does the code switch licence?"
+    run = Agent(LocalProvider(), tools=[search_licences]).run(question)
+    assert run.content == REFUSAL
+    named = Agent(LocalProvider(), tools=[search_licences]).run(
+        "Under the Tidewater Public License, after how many years does the code switch licence?")
+    assert "three years" in named.content

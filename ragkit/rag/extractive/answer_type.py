@@ -80,7 +80,7 @@ department agency office bank hospital club association foundation network group
 east west northern southern eastern western new great upper lower saint st county city town village district
 kingdom republic state states united national royal international the""".split()
 )  # and an article: "The Ferry" heads a chapter, no person is called "The"
-_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})$")
+_YEAR = re.compile(r"^(?:1[0-9]{3}|20[0-9]{2})s?$")  # a year, or a decade ("the 1960s")
 _CLOCK = re.compile(r"\b\d{1,2}:\d{2}\b")
 _HONORIFIC = re.compile(
     r"\b(?:Dr|Mr|Mrs|Ms|Mx|Prof|Professor|Sir|Dame|Lord|Lady|Captain|Capt|Rev|Father|Sister)"
@@ -114,7 +114,8 @@ def quantity_measure(question: str) -> str | None:
     if answer_type(question)[0] != "number" or _HOW_MANY.search(question) or _HOW_LONG.search(question):
         return None  # "after how long is it considered low interest?" asks for a time, not a rate
     much = _HOW_MUCH_OF.search(question)  # "how much unpaid leave …" asks for leave, whatever else is paid
-    asked = much.group("phrase") if much else question
+    # (not "how much per milestone …": a rate, whose amount the rest of the question says the measure of)
+    asked = much.group("phrase") if much and not _PER.match(much.group("phrase")) else question
     return next((measure for measure, pattern in _MEASURES if pattern.search(asked)), None)
 
 
@@ -122,6 +123,8 @@ def quantity_measure(question: str) -> str | None:
 _HOW_MUCH_OF = re.compile(r"\bhow\s+much\s+(?P<phrase>(?:[\w-]+\s+){0,3}?[\w-]+)\s+(?:can|could|do|does|did|is|are|was|"
                           r"were|will|would|should|may|might|must|has|have|had)\b", re.IGNORECASE)
 
+
+_PER = re.compile(r"(?:per|each|every|a|an)\b", re.IGNORECASE)  # "how much *per* milestone": a rate, no thing
 
 #: a number question that asks for a time or a distance, whatever else it says
 _HOW_LONG = re.compile(r"\bhow\s+(?:long|often|old|soon|far|late|early)\b", re.IGNORECASE)
@@ -641,8 +644,9 @@ def counts_other(noun: str, sentence: str) -> bool:
 
 #: a point in time counted in units ("at the 3-month mark", "after 6 weeks", "within 48 hours"):
 #: what "When do new employees have reviews?" is answered with, though it names no date
-_UNITS_OF_TIME = r"\b\d+(?:\.\d+)?(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"
-_TIME_POINT = re.compile(_UNITS_OF_TIME.format(kind=""), re.IGNORECASE)
+_UNITS_OF_TIME = r"\b{number}(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"
+_DIGITS = r"\d+(?:\.\d+)?"
+_TIME_POINT = re.compile(_UNITS_OF_TIME.format(number=_DIGITS, kind=""), re.IGNORECASE)
 #: a point in a sequence of play or of work, which answers "When …?" as a date does when no date
 #: noun is asked ("at the start of the second round", "on your next turn", "each round"; not "a
 #: first step in …", a figure of speech)
@@ -657,17 +661,28 @@ _DATE_NOUN_WORDS = frozenset(_DATE_NOUNS.split("|"))
 #: ("returns immediately", for "How soon …?")
 _SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
                             r"fortnight|month|quarter|year|decade)s?\b|\bimmediately\b", re.IGNORECASE)
+#: the words of a question "immediately" answers: how soon a thing happens or how long it takes, not
+#: how long a state must last ("How long must the maintainer be unreachable …?")
+_SOON_WORDS = frozenset("soon quickly fast take takes wait delay".split())
 
 
 #: a number of units of time, perhaps of a kind ("3.7 hours", "a 7-calendar-day period", "5 business days")
-_DURATION = re.compile(_UNITS_OF_TIME.format(kind=r"(?:(?:calendar|business|working|work|consecutive|full)(?:-|\s+))?"),
-                       re.IGNORECASE)
+#: (in figures or in words: "for a period of six months"; a point in time is counted in figures only:
+#: "arrives five months after 4.1" says no date)
+_DURATION = re.compile(_UNITS_OF_TIME.format(
+    number=rf"(?:{_DIGITS}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|fifteen|twenty|thirty|"
+           r"forty|fifty|sixty|ninety)",
+    kind=r"(?:(?:calendar|business|working|work|consecutive|full)(?:-|\s+))?"), re.IGNORECASE)
+
+
+#: a record's field that gives a length of time as a bare number ("duration: 1643", "Running time: 95")
+_DURATION_FIELD = re.compile(r"^\W*(?:duration|length|runtime|running\s+time)\s*:\s*\d", re.IGNORECASE)
 
 
 def says_duration(sentence: str) -> bool:
     """Whether ``sentence`` gives a length of time ("for 3.7 hours", "a 7-calendar-day waiting
-    period", "a week"): what "How long did …?" asks for."""
-    return bool(_DURATION.search(sentence) or _SPAN_IN_WORDS.search(sentence))
+    period", "a week", a record's "duration: 1643"): what "How long did …?" asks for."""
+    return bool(_DURATION.search(sentence) or _SPAN_IN_WORDS.search(sentence) or _DURATION_FIELD.search(sentence))
 
 
 #: an amount of text or storage ("at least 50 characters", "2 GB", "65,535 bytes", "80 columns"):
@@ -706,15 +721,22 @@ def gives_frequency(question: str, sentence: str) -> bool:
 
 #: what a number in a sentence may be besides a count or an amount: a release ("0.7.x", "2.0.1",
 #: "v3.5"), a date ("Oct 2016", "March 3, 2021", "2021-03-03"), or the number of an issue or a
-#: pull request a change log's entry ends with ("(753)", "#753")
+#: pull request a change log's entry ends with ("(753)", "#753"), or a reference to a part of a
+#: text ("as in 2b) above", "section 4.2", "§ 3")
 _NOT_AMOUNTS = re.compile(
     r"(?<![\w.])(?:v\d++(?:\.\d++)*+|\d++(?:\.\d++){2,}+|\d++(?:\.\d++)*+\.x)(?!\w|\.\w)"
     r"|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*+\.?\s++(?:\d{1,2}(?:st|nd|rd|th)?,?\s++)?"
     r"(?:1[0-9]{3}|20[0-9]{2})\b"
     r"|\b(?:1[0-9]{3}|20[0-9]{2})-\d{2}-\d{2}\b"
-    r"|(?<![\w&])#\d+\b|\((?:#|gh-|GH-)?\d+\)(?=[.;]?\s*$)",  # an issue or a pull request: "#753", "… (753)." at the end
+    r"|(?<![\w&])#\d+\b|\((?:#|gh-|GH-)?\d+\)(?=[.;]?\s*$)"  # an issue or a pull request: "#753", "… (753)." at the end
+    r"|(?<![\w.])\d+[a-z]\)|(?:\b(?:sections?|clauses?|paragraphs?)|§)\s*\d+(?:\.\d+)*[a-z]?\b",
     re.IGNORECASE,
 )
+
+
+#: a web address: its digits are a path's, no year or count of a sentence's
+_DECADE = re.compile(r"\b(?:1[0-9]|20)[0-9]0s\b|['’][0-9]0s\b")  # "the 1960s", "the '90s"
+_URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 
 
 def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[str],
@@ -724,12 +746,18 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     ``common``: the stems of words written in lower case around it, which name no one."""
     if kind is None:
         return True
+    sentence = _URL.sub(" ", sentence)  # "https://2019.example.org/talks" holds no year, no number
     novel = [w for w in WORD.findall(sentence) if w.lower() not in question_words]
     if kind == "number":  # a word that starts with a digit ("37", "3.5", "2nd"), not a name with one ("S3", "Wang1"),
         # nor a part of a release ("0.7.x", "v2.1") or of a date ("Oct 2016"): a count or an amount is neither
         amounts = [w for w in WORD.findall(_NOT_AMOUNTS.sub(" ", sentence)) if w.lower() not in question_words]
-        return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in amounts) \
-            or bool(_SPAN_IN_WORDS.search(sentence))
+        span = _SPAN_IN_WORDS.search(sentence)
+        return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in amounts) or bool(span) and (
+            span.group().lower() != "immediately" or bool(question_words & _SOON_WORDS))
+    if kind == "date" and _DURATION_FIELD.search(sentence):
+        return False  # "duration: 1554" is a length in seconds, no year
+    if kind == "date" and "decade" in question_words:
+        return bool(_DECADE.search(sentence))  # "Which decade …?": "the 1960s", not a day of 2019
     if kind == "date":  # a time of day, a year, a month, a weekday, or a point a number of units in ("the 3-month mark")
         if "when" in question_words and not question_words & _DATE_NOUN_WORDS and _RELATIVE_TIME.search(sentence):
             return True  # "When does the GM first set the die?": "at the start of the second round"

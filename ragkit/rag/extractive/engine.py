@@ -171,6 +171,7 @@ from ragkit.rag.extractive.holds import (
 from ragkit.rag.extractive.leading import close_typed, put_first, read_on, typed_first
 from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
 from ragkit.rag.extractive.query import (
+    ASKS_NAME,
     SAYS_KIND,
     Query,
     another_numbered,
@@ -237,6 +238,8 @@ _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
 _LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of time, unless a passage says "N … long"
+#: a question that asks how long, and no amount or count with it ("How much salt …, and how long …?")
+_ASKS_HOW_LONG = re.compile(r"^(?!.*\bhow\s+(?:much|many)\b).*\bhow\s+long\b", re.IGNORECASE | re.DOTALL)
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
 _NAMED = 1.5  # ... for one under the heading the question names ("dev_addr")
 _NAMED_PAGE = 1.2  # ... for one on the page whose title the question names ("Waitress")
@@ -935,7 +938,7 @@ def _off_kind(c: Candidate, query: Query) -> bool:
     of another thing than the passages count or in another measure ("seven built-in, primitive
     value types" is a number, though too far from its noun to count "types"; "1.42 million
     pounds" is one, though not written as an amount of money is)."""
-    return not c.typed and not holds_kind(c.unit, replace(query, counted_given=False, measure=None))
+    return not c.typed and not holds_kind(c.unit, replace(query, counted_given=False, duration_given=False, measure=None))
 
 
 def _unmet_share(u: Unit, query: Query, weight: dict[str, float]) -> float:
@@ -989,6 +992,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         return _refuse("the question's number, version, name or most of its words are in no passage")
     if query.counted and any(counts_asked(query, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
+    elif query.counted == _LONG and _ASKS_HOW_LONG.search(query.form) and any(
+            says_duration(u.text) for u in units if u.kind != "code"):
+        query = replace(query, duration_given=True)  # "… for a period of six months": not "version 1.3"
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
     if query.kind in ("person", "owner"):
@@ -1220,7 +1226,7 @@ def _free_form(query: Query) -> bool:
     how-to, a reason, a place, a description; not a person, a date, a number, a value, a name, a
     release, a "Which …?" thing or a yes or no. Those are found by what a sentence holds; these
     by what it means, as well as by the words it shares."""
-    return query.kind is None and not (query.versions or query.which or query.yes_no or _ASKS_NAME.search(query.form))
+    return query.kind is None and not (query.versions or query.which or query.yes_no or ASKS_NAME.search(query.form))
 
 
 def _by_meaning(candidates: list[Candidate], question: str, similarity: Similarity) -> list[Candidate]:
@@ -1275,7 +1281,32 @@ def unsaid_names(question: str, passages: Sequence[Passage]) -> list[str]:
     missing = query.names - said
     words = [raw for raw in WORD.findall(question) if (word_terms(raw) or [""])[0] in missing]
     words += [i for i in snake_identifiers(question) if i in missing]
+    if not words:  # each word said somewhere; a name of several words must be said as one
+        held = _SQUASH.sub("", " ".join(f"{p.text} {p.meta.get('title', '')} {p.meta.get('heading', '')} "
+                                        f"{p.meta.get('source', '')}" for p in passages).lower())
+        words = [n for n in _long_names(question) if _SQUASH.sub("", n.lower()) not in held]
     return list(dict.fromkeys(words))
+
+
+#: a name of several capitalised words ("Business Source License"), not the word that opens a sentence;
+#: of three words at least (a question's "Intel Mac" or "Kotlin Duration" is said apart as often as not)
+_LONG_NAME_WORDS = 3
+_LONG_NAME = re.compile(r"(?<![\w'’])[A-Z][a-z][\w-]*(?:\s+[A-Z][a-z][\w-]*)+")
+_OPENING = re.compile(r"(?:^|[.?!:;]\s+)(\S+)")
+
+
+def _long_names(question: str) -> list[str]:
+    """The names of ``_LONG_NAME_WORDS`` capitalised words or more ``question`` writes ("Under the
+    *Business Source License*, …"), without a word that opens a sentence of it ("What", "I'm") or a
+    possessive's "'s"."""
+    openers = {m.start(1) for m in _OPENING.finditer(question)}
+    names = []
+    for m in _LONG_NAME.finditer(question):
+        words = [w for w in re.finditer(r"\S+", m.group())]
+        kept = [w.group() for w in words if m.start() + w.start() not in openers]
+        if len(kept) >= _LONG_NAME_WORDS:
+            names.append(re.sub(r"['’]s$", "", " ".join(kept)))
+    return names
 
 
 #: nouns that name one thing, as reference docs use them in turn: a call's "arguments" are its "parameters"
@@ -1336,7 +1367,7 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
     sentences are to the question."""
     query = read_question(question)
     said = _MARKER.sub(" ", answer)
-    if answer != REFUSAL and _ASKS_NAME.search(query.form) and not names_thing(said, query):
+    if answer != REFUSAL and ASKS_NAME.search(query.form) and not names_thing(said, query):
         return True  # "What is the name of the tool …?": an answer that names nothing
     if answer != REFUSAL and query.value_kind == "version" and not re.search(r"\d", said):
         return True  # "Which version of libsodium is bundled?": an answer that writes no number
@@ -1358,10 +1389,6 @@ _COUNTED_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*\s+(?!(?:million|billion|thou
 _OPENS_HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\b", re.IGNORECASE)  # the question opens with it
 
 
-#: a question that asks for a name: "What is the name of …?", "What's X called?", "What name …?"
-_ASKS_NAME = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+the\s+names?\s+of\b"
-                        r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.-]+\s+){1,6}?called\s*\?"
-                        r"|^\W*what\s+names?\b", re.IGNORECASE)
 
 
 __all__ = ["REFUSAL", "STOPWORDS", "extractive_answer", "lacks_asked_kind", "unsaid_names"]

@@ -15,6 +15,8 @@ from ragkit.rag.extractive.answer_type import (
     gives_naming,
     has_answer_type,
     in_measure,
+    says_duration,
+    says_size,
 )
 from ragkit.rag.extractive.query import Query
 from ragkit.rag.extractive.text import snake_identifiers, stem
@@ -63,6 +65,8 @@ def holds_kind(u: Unit, query: Query) -> bool:
     text = row_values(u.text) if u.kind == "row" else u.text
     if query.counted_given and not counts_asked(query, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
+    if query.duration_given and not (says_duration(text) or says_size(text)):
+        return False  # "How long must …?" and a passage says "for six months": "version 1.3" is no length
     if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text) \
             and not counts_asked(query, text):
         return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things

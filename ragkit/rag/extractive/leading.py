@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.rag.extractive.holds import holds_kind, names_any, names_thing, says
-from ragkit.rag.extractive.query import SAYS_KIND, Query
+from ragkit.rag.extractive.query import ASKS_NAME, SAYS_KIND, Query
 from ragkit.rag.extractive.releases import another_release
 from ragkit.rag.extractive.text import CODE_SPAN, STOPWORDS, WORD, word_terms
 from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
@@ -37,7 +37,8 @@ def typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     if not candidates:
         return candidates
     best = candidates[0]
-    if query.which and query.kind is None and not query.howto and not names_any(best.unit, query):
+    if (query.which or ASKS_NAME.search(query.form)) and query.kind is None and not query.howto \
+            and not names_any(best.unit, query):
         same = _close_in_section(candidates, _TYPED_CLOSE, lambda c: names_any(c.unit, query))
         return put_first(candidates, same) if same else candidates
     if query.asked and not query.howto and not query.list_wanted and not says(best.unit.own, query.asked):

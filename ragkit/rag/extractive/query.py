@@ -117,6 +117,7 @@ class Query:
     obliged: bool = False  # it asks whether a thing is obliged ("Do I have to …?"): "optional" answers it
     state: str = ""  # the state a yes/no question asks about ("Am I *affected* …?"): "unaffected" answers it
     counted_given: bool = False  # some passage gives a number of it ("8 heads"): only such a unit is typed
+    duration_given: bool = False  # "How long …?" and some passage gives a length of time: only a length is typed
     instance: bool = False  # "What charset does …?": no kind, but the answer names one thing, often a literal
     which: bool = False  # "Which agency handled …?": a form's field labelled with its noun may answer it
     document: bool = False  # "Which recipe can I make …?": the answer names its document by its title
@@ -356,4 +357,10 @@ def said_words(question: str) -> frozenset[str]:
     return frozenset(w.lower() for w in WORD.findall(_IDENTIFIER.sub(" ", question))) | frozenset(idents)
 
 
-__all__ = ["Query", "asked_part", "dotted_numbers", "read_question", "said_words"]
+#: a question that asks for a name: "What is the name of …?", "What's X called?", "What name …?"
+ASKS_NAME = re.compile(r"^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+the\s+names?\s+of\b"
+                       r"|^\W*what(?:'s|’s|\s+is|\s+was|\s+are|\s+were)\s+(?:[\w'’.-]+\s+){1,6}?called\s*\?"
+                       r"|^\W*what\s+names?\b", re.IGNORECASE)
+
+
+__all__ = ["ASKS_NAME", "Query", "asked_part", "dotted_numbers", "read_question", "said_words"]

@@ -148,7 +148,9 @@ _THE_NOUN = re.compile(
     rf"^\W*what\s+(?:is|was|are|were)\s+(?:the|a|an)\s+((?:[\w'’.-]+\s+){{0,4}}?[\w'’-]+)"
     rf"(?=\s+(?:of|in|for|that|which|on|to|at|by|with|from|per|between|among|after|before|when|used|{AUXILIARY})\b"
     rf"|\s*\?)", re.IGNORECASE)
-_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{AUXILIARY}\b)", re.IGNORECASE)
+#: a preposition after "how much": "How much *per milestone* …?" asks an amount, the noun is its rate
+_RATE = r"(?:per|each|a|an|in|of|for|at|on|by|from|with|over|under)"
+_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+(?!{_RATE}\b)((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{AUXILIARY}\b)", re.IGNORECASE)
 #: nouns that say no more than "the thing": the noun of their "of" phrase, or their modifier, is asked for
 _VAGUE_NOUNS = frozenset("number amount kind type sort name value part way ways".split())
 _PARTICIPLES = frozenset("paid used made given required needed called named shown sent done written released added".split())
@@ -217,7 +219,7 @@ def writes_new_identifier(sentence: str, question_words: frozenset[str]) -> bool
 #: Python it works with?" (not "Who was the oldest …?", nor "the highest score", no name)
 _OLDEST_OF_PRODUCT = re.compile(
     r"^(?!\W*(?i:who|whom|whose)\b).*\b(?i:oldest|newest|latest|earliest|lowest|highest|minimum|maximum)\s+"
-    r"(?:(?i:supported)\s+)?[A-Z][\w+-]*\b")
+    r"(?:(?i:supported)\s+)?(?!I\b)[A-Z][\w+-]*\b")  # a product's name, not "I" ("the latest I can …")
 
 
 def value_question(question: str) -> tuple[bool, str | None]:
@@ -293,6 +295,8 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
     literals += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)]
     literals += [w for w in WORD.findall(sentence) if any(c.isdigit() for c in w)]
     literals += _CONSTANT.findall(sentence) + _NUMBER_WORD.findall(sentence)
+    # a dotted name ("FTC.gov", ``os.path``; not "e.g"): a domain, a module, a setting
+    literals += [i for i in _IDENTIFIER.findall(sentence) if "." in i and min(map(len, i.split("."))) >= 2]
     if any(_new(lit, question_words) for lit in literals):
         return True
     after = re.split(r"\bdefaults?(?:\s+to)?\s*[:=]", sentence, maxsplit=1, flags=re.IGNORECASE)

@@ -1,0 +1,43 @@
+"""A "How long …?" question is answered by a length of time when the passages give one: a sentence
+with another number ("version 1.3", a clause "2b)") or with "immediately" (which answers how soon a
+thing happens, not how long a state lasts) does not hold the kind asked for; a length written in
+words ("for a period of six months") is one. Each document is written for the test, in the shape
+of a licence whose answer was passed over."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.extractive.answer_type import has_answer_type, says_duration
+
+from .test_extractive_said_kind import _passages
+
+LICENCE = _passages(
+    ("## Keepers of the work\n\nIf the Chart Work is unkept and you become the Keeper of the Chart Work, you "
+     "should immediately state, within the Chart Work, that you are its Keeper. You should also tell the chart "
+     "makers' list, as in 2b) above.", "chart-licence-2.1.txt"),
+    ("## Notice\n\nThis chart work may be shared under the Chart Licence, either version 2.1 of this "
+     "licence or any later version.", "chart-licence-2.1.txt"),
+    ("## Upkeep\n\nA Chart Work is no longer looked after when its Keeper cannot be reached by the stated "
+     "means for a period of nine months. Another person then takes over.",
+     "chart-licence-2.1.txt"),
+)
+
+
+def test_how_long_is_answered_by_the_length_of_time_not_another_number() -> None:
+    """Before, the sentence that says "immediately" (and "2b)") shared most words and was taken to
+    hold the length asked for; the sentence with "nine months" was passed over."""
+    answer = extractive_answer("How long must the Keeper of a chart be unreachable before the Chart Work "
+                               "counts as unkept under the Chart Licence?", LICENCE)
+    assert "nine months" in answer
+
+
+def test_a_clause_reference_is_no_number_and_words_count_as_lengths() -> None:
+    words = frozenset({"how", "long"})
+    assert not has_answer_type("number", "Tell the list, as in 2b) above.", words)
+    assert not has_answer_type("number", "As section 4.2 says, it is kept.", words)
+    assert not has_answer_type("number", "You should immediately state it.", words)
+    assert has_answer_type("number", "It returns immediately.", frozenset({"how", "soon"}))
+    assert says_duration("for a period of nine months")
+    assert says_duration("duration: 1643")  # a record's field: a length of time as a bare number
+    assert not says_duration("tide gauges: 1643")
+    assert not has_answer_type("date", "duration: 1554", frozenset({"which", "decade"}))
