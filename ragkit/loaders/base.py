@@ -95,7 +95,7 @@ CODE_EXTENSIONS = (
 )
 TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".bib", ".log", ".srt", ".vtt")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
-DEFAULT_LOADERS[".json"] = "json"  # its fields as ``name: value`` lines (``ragkit.loaders.json_document``)
+DEFAULT_LOADERS[".json"] = "json"  # its fields as ``- name: value`` items (``ragkit.loaders.json_document``)
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 

@@ -734,8 +734,8 @@ _NOT_AMOUNTS = re.compile(
 )
 
 
-#: a web address: its digits are a path's, no year or count of a sentence's
 _DECADE = re.compile(r"\b(?:1[0-9]|20)[0-9]0s\b|['’][0-9]0s\b")  # "the 1960s", "the '90s"
+#: a web address: its digits are a path's, no year or count of a sentence's
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
 
 

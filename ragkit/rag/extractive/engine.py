@@ -1302,8 +1302,7 @@ def _long_names(question: str) -> list[str]:
     openers = {m.start(1) for m in _OPENING.finditer(question)}
     names = []
     for m in _LONG_NAME.finditer(question):
-        words = [w for w in re.finditer(r"\S+", m.group())]
-        kept = [w.group() for w in words if m.start() + w.start() not in openers]
+        kept = [w.group() for w in re.finditer(r"\S+", m.group()) if m.start() + w.start() not in openers]
         if len(kept) >= _LONG_NAME_WORDS:
             names.append(re.sub(r"['’]s$", "", " ".join(kept)))
     return names
@@ -1387,8 +1386,6 @@ def lacks_asked_kind(question: str, answer: str) -> bool:
 _COUNTED_NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*\s+(?!(?:million|billion|thousand|hundred|dollars|euros|pounds|cents)\b)"
                              r"(?:[a-z-]+\s+)?[a-z-]+s\b")
 _OPENS_HOW_MANY = re.compile(r"^\W*how\s+(?:many|much)\b", re.IGNORECASE)  # the question opens with it
-
-
 
 
 __all__ = ["REFUSAL", "STOPWORDS", "extractive_answer", "lacks_asked_kind", "unsaid_names"]
