@@ -6,10 +6,12 @@ field is a ``- name: value`` item, as the XML loader writes a definition (each i
 CSV row's ``column: value`` lines are each a cell, ``ragkit.loaders.table_rows``): a name's
 underscores and hyphens read as spaces (``related urls``), a list of short values joined by commas
 (``speakers: Ada Quill, Tom Reed``), a small object of short values on its line (``input: start:
-09:00; mode: NOW``: a record's parts stay together), an empty value left out. A long or several-line text
-(a description, an abstract) is a section of its own under its name as a heading, so its sentences
-are sentences; so is a nested object or a list of objects, its heading one level down per level
-(at most ``######``), each object of a list a paragraph of lines. A file whose top level is a list
+09:00; mode: NOW``: a record's parts stay together), an empty value left out. A long or several-line
+text (a description, an abstract) is a paragraph of its own that its name leads ("description: …"),
+so its sentences are sentences and stay under the object they describe (a heading of its own put a
+schema's ``description`` beside its property at the sixth level, not under it); a nested object or a
+list of objects is a section under its name as a heading, one level down per level (at most
+``######``), each object of a list a paragraph of lines. A file whose top level is a list
 is its items in turn. An object's ``title`` or ``name`` (a short text) is its heading, over its
 other fields, so they are about it; the top-level one is the document's ``title`` (else the file
 stem).
@@ -52,7 +54,9 @@ class JsonLoader(Loader):
 
     name = "json"
     mime = "application/json"
-    version = 2  # 2: fields as "- name: value" items, each its own sentence, under the object's title; small objects on one line
+    # 2: fields as "- name: value" items, each its own sentence, under the object's title; small
+    # objects on one line; 3: a long text as a paragraph its name leads, not a section
+    version = 3
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = read_text(path)
@@ -70,10 +74,20 @@ def _written_out(text: str, path: Path) -> tuple[str, str] | None:
         return None
     try:
         value = json.loads(text)
-        lines = _lines(value, level=1)
-    except (ValueError, RecursionError, _TooDeep) as exc:
-        reason = "nested too deeply" if isinstance(exc, (RecursionError, _TooDeep)) else f"not valid JSON ({exc})"
+    except (ValueError, RecursionError) as exc:
+        reason = "nested too deeply" if isinstance(exc, RecursionError) else f"not valid JSON ({exc})"
         log.info("%s: %s: read as text", path, reason)
+        return None
+    return write_out(value, path)
+
+
+def write_out(value: Any, path: Path) -> tuple[str, str] | None:
+    """Parsed data (JSON's, or a YAML document's) written out as this module describes, with its
+    title ("" for none); None when it is nested deeper than ``MAX_DEPTH``."""
+    try:
+        lines = _lines(value, level=1)
+    except (RecursionError, _TooDeep):
+        log.info("%s: nested too deeply: read as text", path)
         return None
     key = _title_key(value) if isinstance(value, dict) else None
     return "\n".join(lines).strip() + "\n", value[key].strip() if key else ""
@@ -101,9 +115,11 @@ def _lines(value: Any, *, level: int, depth: int = 0) -> list[str]:
 def _fields(record: dict[str, Any], *, level: int, depth: int) -> list[str]:
     """An object's title (its ``title`` or ``name``, a short text) as a heading, so its fields are
     about it ("- speakers: …" under the talk's title); its other short fields as ``- name: value``
-    items, then each long text, nested object and list of objects as a section under its name."""
+    items, each long text as a paragraph its name leads ("description: …"), then each nested object
+    and list of objects as a section under its name."""
     title_key = _title_key(record)
     lines = [f"{'#' * min(level, 6)} {record[title_key].strip()}", ""] if title_key else []
+    texts: list[str] = []
     sections: list[str] = []
     for key, value in record.items():
         if key == title_key:
@@ -114,10 +130,14 @@ def _fields(record: dict[str, Any], *, level: int, depth: int) -> list[str]:
             if short:
                 lines.append(f"- {name}: {short}")
             continue
+        if isinstance(value, str):  # a long text stays with the fields it describes, its name leading it
+            text = value.strip()
+            texts += ["", f"{name}: {text}" if "\n\n" not in text else f"{name}:\n\n{text}"]
+            continue
         inner = _lines(value, level=level + 1, depth=depth + 1)
         if inner:
             sections += ["", f"{'#' * min(level + 1, 6)} {name}", "", *inner]
-    return [*lines, *sections]
+    return [*lines, *texts, *sections]
 
 
 def _title_key(record: dict[str, Any]) -> str | None:
@@ -158,4 +178,4 @@ def _scalar(value: Any) -> str:
     return str(value).strip()
 
 
-__all__ = ["MAX_DEPTH", "MAX_PARSED_MB", "JsonLoader"]
+__all__ = ["MAX_DEPTH", "MAX_PARSED_MB", "JsonLoader", "write_out"]

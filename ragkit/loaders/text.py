@@ -3,7 +3,8 @@
 A ``.txt`` file inside a Sphinx source folder (a ``conf.py`` beside its root document, in its own
 folder or one above: ``ragkit.loaders.sphinx_project``) is that project's reStructuredText source
 and is read by the reStructuredText loader, so ``:class:`` roles and ````literals```` do not reach
-the chunks.
+the chunks. A ``.yaml`` file that declares an OpenAPI, Swagger or AsyncAPI description is written
+out as documentation (``ragkit.loaders.api_description``), not kept as configuration.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
+from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
 from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.registry import loaders
@@ -20,11 +22,13 @@ from ragkit.types import Document
 @loaders.register("text")
 class TextLoader(Loader):
     """Reads a UTF-8 (or UTF-16 with BOM) text file as one document titled by its file stem; a
-    Sphinx project's ``.txt`` source as reStructuredText."""
+    Sphinx project's ``.txt`` source as reStructuredText; an API description in YAML written out."""
 
     name = "text"
     mime = "text/plain"
-    version = 2  # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it
+    # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it; 3: an API
+    # description in YAML is written out as documentation
+    version = 3
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -39,4 +43,8 @@ class TextLoader(Loader):
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
+        if path.suffix.lower() in YAML_SUFFIXES and declares_api(text) and (api := api_document(text, path)):
+            body, title = api
+            return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,
+                                                                    markup="markdown"))])
         return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])

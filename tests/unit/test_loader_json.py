@@ -44,8 +44,8 @@ def test_a_record_is_written_out_as_fields_and_sections(tmp_path: Path) -> None:
     assert "- speakers: Ada Quill, Tom Reed" in lines  # a list of short values joined
     assert "related urls" in text and "copyright text" not in text  # a name's underscores; no empty field
     assert "tags:" not in text
-    assert "## description" in lines  # a long text is a section: its sentences stay sentences
-    assert "Tide gauges log the sea level every six minutes." in lines
+    # a long text is a paragraph its name leads: its sentences stay sentences, under the talk's title
+    assert "description:" in lines and "Tide gauges log the sea level every six minutes." in lines
     assert "- label: Talk schedule" in lines  # a list of objects: each a paragraph of items
     assert '"' not in text and "{" not in text
 

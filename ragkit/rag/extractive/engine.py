@@ -347,7 +347,9 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         released = _named_release(p)
         title = " ".join([p.meta.get("title", ""), released, *parents])
         titled = [w.lower() for w in WORD.findall(p.meta.get("document_title", "")[:_TITLE_CHARS])]  # read once
-        if PurePosixPath(str(p.meta.get("source", ""))).suffix.lower() in CODE_EXTENSIONS:  # a program, a config file
+        # a program, a config file; not one its loader wrote out as a document with headings (an
+        # OpenAPI description in YAML: ``ragkit.loaders.api_description``), whose passages carry a heading path
+        if PurePosixPath(str(p.meta.get("source", ""))).suffix.lower() in CODE_EXTENSIONS and not p.meta.get("heading"):
             blocks = [Block("code", p.text.strip("\n"), p.meta.get("heading", "").split(" > ")[-1].strip())]
         else:
             blocks = parse_blocks(_without_title_lines(p.text, titled) if "page" in p.meta else p.text,
@@ -992,9 +994,11 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         return _refuse("the question's number, version, name or most of its words are in no passage")
     if query.counted and any(counts_asked(query, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
-    elif query.counted == _LONG and _ASKS_HOW_LONG.search(query.form) and any(
+    elif (query.counted == _LONG or query.kind == "value") and _ASKS_HOW_LONG.search(query.form) and any(
             says_duration(u.text) for u in units if u.kind != "code"):
-        query = replace(query, duration_given=True)  # "… for a period of six months": not "version 1.3"
+        # "… for a period of six months": not "version 1.3"; "How long … by default?" asks a default
+        # that is a length of time: "The default is 14400 seconds", not "the default Status is `connected`"
+        query = replace(query, duration_given=True)
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
     if query.kind in ("person", "owner"):
