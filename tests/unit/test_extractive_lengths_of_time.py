@@ -41,3 +41,19 @@ def test_a_clause_reference_is_no_number_and_words_count_as_lengths() -> None:
     assert says_duration("duration: 1643")  # a record's field: a length of time as a bare number
     assert not says_duration("tide gauges: 1643")
     assert not has_answer_type("date", "duration: 1554", frozenset({"which", "decade"}))
+
+
+ROOMS = _passages(
+    ("## Participants\n\nFor `in-progress` rooms the default Status of a participant is `connected`; a "
+     "participant may stay in the room list.", "harbour_rooms_v1.yaml"),
+    ("## MaxParticipantDuration\n\nThe maximum time a participant can stay connected to a room, in seconds. "
+     "The default is 14400 seconds (4 hours).", "harbour_rooms_v1.yaml"),
+)
+
+
+def test_how_long_by_default_is_answered_by_a_default_that_is_a_length() -> None:
+    """"How long … by default?" asks a default that is a length of time: before, the default
+    status `connected` (a value, and the words "default", "connected", "participants") was quoted."""
+    answer = extractive_answer("Participants in my harbour rooms get cut off after a few hours. How long may a "
+                               "participant stay connected to a room by default?", ROOMS)
+    assert "14400 seconds" in answer and "in-progress" not in answer

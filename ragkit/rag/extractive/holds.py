@@ -55,6 +55,10 @@ def holds_kind(u: Unit, query: Query) -> bool:
         return expands(query.acronym, u.text)
     if query.kind in NAMING_KINDS:  # "a polyfill (aka "shim")", "is referred to as an *embargo*"
         return gives_naming(query.kind, u.text)
+    if query.duration_given and not (says_duration(u.text) or says_size(u.text)):
+        # "How long must …?" and a passage says "for six months": "version 1.3" is no length; nor is
+        # "the default Status is `connected`" one for "How long may a participant stay … by default?"
+        return False
     if query.kind == "value":  # "The default is:" states the code block after it (a how-to's
         # longer description line only introduces an example, whatever literals it holds)
         labels = u.code_after and len(u.text.split()) <= _LABEL_WORDS and (not query.default or declares_default(u.text))
@@ -65,8 +69,6 @@ def holds_kind(u: Unit, query: Query) -> bool:
     text = row_values(u.text) if u.kind == "row" else u.text
     if query.counted_given and not counts_asked(query, text):
         return False  # "How many heads…?" and a passage says "8 heads": a sentence with another number is not typed
-    if query.duration_given and not (says_duration(text) or says_size(text)):
-        return False  # "How long must …?" and a passage says "for six months": "version 1.3" is no length
     if query.counted and _HOW_MANY.search(query.form) and counts_other(query.counted, text) \
             and not counts_asked(query, text):
         return False  # "How many integrations …?": "There are 4 scaled tiers" counts other things
