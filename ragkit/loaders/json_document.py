@@ -14,7 +14,8 @@ list of objects is a section under its name as a heading, one level down per lev
 ``######``), each object of a list a paragraph of lines. A file whose top level is a list
 is its items in turn. An object's ``title`` or ``name`` (a short text) is its heading, over its
 other fields, so they are about it; the top-level one is the document's ``title`` (else the file
-stem).
+stem). The document is marked ``markup: markdown``, so its chunks carry their heading path (the
+record's title, a nested object's name), as an API description's do (``ragkit.loaders.api_description``).
 
 Bounded: a file of more than ``MAX_PARSED_MB`` of text, one that is not valid JSON and one nested
 deeper than ``MAX_DEPTH`` are read as the text loader reads them (the file as it is), with the
@@ -38,7 +39,7 @@ log = logging.getLogger(__name__)
 
 MAX_PARSED_MB = 8.0  # a larger file is read as text: parsed, JSON takes several times its size in memory
 MAX_DEPTH = 32  # containers nested deeper are read as text (a parser's recursion is bounded too)
-_LINE = 160  # a text longer than this, or with a line break, is a section of its own, not a field line
+_LINE = 160  # a text longer than this, or with a line break, is a paragraph its name leads, not a field line
 _TITLE = 200  # a top-level title or name longer than this is no title
 _NAME_GAPS = re.compile(r"[_\-\s]+")
 
@@ -49,14 +50,15 @@ class _TooDeep(Exception):
 
 @loaders.register("json")
 class JsonLoader(Loader):
-    """Reads a JSON file as its fields' ``- name: value`` items and its long texts' sections; a file
+    """Reads a JSON file as its fields' ``- name: value`` items and its long texts' paragraphs; a file
     too large, malformed or too deeply nested as plain text."""
 
     name = "json"
     mime = "application/json"
     # 2: fields as "- name: value" items, each its own sentence, under the object's title; small
-    # objects on one line; 3: a long text as a paragraph its name leads, not a section
-    version = 3
+    # objects on one line; 3: a long text as a paragraph its name leads, not a section; 4: marked
+    # Markdown, so its chunks carry their heading path
+    version = 4
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         text = read_text(path)
@@ -64,7 +66,8 @@ class JsonLoader(Loader):
         if written is None:
             return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])
         body, title = written
-        return iter([Document(text=strip_encoded_data(body), metadata=self._metadata(source, title=title or path.stem))])
+        meta = self._metadata(source, title=title or path.stem, markup="markdown")
+        return iter([Document(text=strip_encoded_data(body), metadata=meta)])
 
 
 def _written_out(text: str, path: Path) -> tuple[str, str] | None:

@@ -1,5 +1,5 @@
 """The JSON loader writes a record's values out as a reader says them: short fields as ``name:
-value`` items, long texts and nested objects as sections under their names; a file it cannot or
+value`` items, long texts as paragraphs their names lead, nested objects as sections under their names; a file it cannot or
 should not parse is read as the text loader reads it. Each file is written for the test, in the
 shape of a talk record whose answers came quoted with their braces and quotes."""
 
@@ -39,6 +39,7 @@ def test_a_record_is_written_out_as_fields_and_sections(tmp_path: Path) -> None:
     text, meta = _load(tmp_path, "tides.json", json.dumps(TALK, indent=2))
     assert loader_name_for(tmp_path / "tides.json") == "json"
     assert meta["title"] == "Reading tide gauges with Python"
+    assert meta["markup"] == "markdown"  # split as Markdown: its chunks carry the record's heading path
     lines = text.splitlines()
     assert lines[0] == "# Reading tide gauges with Python"  # the fields below are about it
     assert "- speakers: Ada Quill, Tom Reed" in lines  # a list of short values joined
@@ -69,6 +70,7 @@ def test_a_list_at_the_top_is_its_items_and_scalars_are_items(tmp_path: Path) ->
 def test_malformed_deep_or_large_json_is_read_as_text(tmp_path: Path) -> None:
     broken = '{"title": "unterminated'
     assert _load(tmp_path, "broken.json", broken)[0] == broken
+    assert "markup" not in _load(tmp_path, "broken.json", broken)[1]  # text, not Markdown
     deep = "[" * (MAX_DEPTH + 5) + "1" + "]" * (MAX_DEPTH + 5)
     assert _load(tmp_path, "deep.json", deep)[0] == deep
     very_deep = "[" * 100_000 + "]" * 100_000  # the parser's own recursion bound
