@@ -15,7 +15,10 @@ comparing words, with no list of known names:
   ``responses`` or ``index`` names nothing), and stand together in the query, as a name does (no
   other word among them but function words: "the notes of the release" names ``release-notes.md``,
   "install packages into site-packages with uv pip" does not name ``pip/packages.md``); its score is the share of the path's words the query holds
-  (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match).
+  (``get-started/foreword`` in full: 1.0; another book's ``foreword`` alone: no match);
+- a date or year that opens a file name is not among the words a query must hold, when two words
+  or more follow it: "Jimmy Carter" names ``1977-jimmy-carter.txt`` (a share of 2/3), as a post's
+  title words name ``2019-06-01-weekly-update.md``; ``2023-04-05.md`` is still named by its date.
 
 A ``NameIndex`` keeps a set of sources by their file-name words, so a query reads only the files
 whose file name it holds, not every file of the index. A file whose name has only words that most
@@ -63,6 +66,8 @@ _ORDINALS = {w: str(n) for n, w in enumerate(
 #: the nouns of a collection's numbered parts, one file each: "the third lecture", "the second paper"
 _ORDINAL = re.compile(rf"\b({'|'.join(_ORDINALS)})\s+(paper|essay|chapter|lecture|lesson|episode|article|letter|"
                       r"volume|talk|exercise|part|tutorial|module|unit|week|day)s?\b", re.IGNORECASE)
+#: a date or year that opens a file name ("1977-", "2023-04-05-", "2019_06_"): a query need not write it
+_LEADING_DATE = re.compile(r"(?:1[5-9]|20)\d\d(?:[-_.]\d{1,2}){0,2}[-_ ]+(?=[^\W\d_])")
 MAX_PATH_WORDS = 12  # a longer path names nothing in particular
 MAX_NAMED = 10  # the best-named files a query brings in
 MIN_SHARING = 4  # files a collection needs before words most file names share name nothing
@@ -114,8 +119,12 @@ def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
     parts = [p for p in re.split(r"[\\/]", source) if p]
     if not parts:
         return frozenset(), ()
-    stem = name_words(dotted_releases(_EXTENSION.sub("", parts[-1])))
+    name = dotted_releases(_EXTENSION.sub("", parts[-1]))
+    stem = name_words(name)
     words = tuple(w for part in parts[:-1] for w in name_words(part)) + tuple(stem)
+    dated = _LEADING_DATE.match(name)
+    if dated and sum(not w.isdigit() for w in name_words(name[dated.end():])) >= 2:
+        stem = name_words(name[dated.end():])  # "Jimmy Carter" names ``1977-jimmy-carter.txt``
     if any("." in w for w in stem):  # a release's file
         stem = [w for w in stem if w not in _RELEASE_FILE_WORDS]
         words = tuple(w for w in words if w not in _RELEASE_FILE_WORDS)

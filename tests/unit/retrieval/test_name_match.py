@@ -49,6 +49,13 @@ def _words(query: str) -> list[str]:
     ("Which colormaps came in Tern 0.8?", "v0.8.1.rst", 0.0),
     ("What changed in Tern 0.10?", "0.1.0.rst", 0.0),
     ("What are the top 2 reasons?", "2.0.0.rst", 0.0),  # a number alone names no release
+    # a date that opens a file name need not be written; the share still counts it
+    ("Which teacher did Ada Quill quote in her address?", "1977-ada-quill.txt", 2 / 3),
+    ("Which teacher did Ada Quill quote in her address?", "addresses/1977-ada-quill.txt", 0.5),
+    ("Which teacher did Quill quote in her address?", "1977-ada-quill.txt", 0.0),  # one ordinary word
+    ("What did the weekly update of 2019-06-01 say?", "2019-06-01-weekly-update.md", 1.0),
+    ("Who chaired the 2025-08-29 meeting?", "minutes/2025-08-29.md", 0.75),  # a date alone is the name
+    ("What changed in Tern 1977?", "1977-notes.md", 0.0),  # one word after the date: still required
 ])
 def test_path_score(query: str, source: str, want: float) -> None:
     assert path_score(_words(query), source) == pytest.approx(want)
