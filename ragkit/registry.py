@@ -117,6 +117,7 @@ loaders: Registry[type] = Registry(
         "fb2": "ragkit.loaders.fictionbook",
         "xml": "ragkit.loaders.xml_markup",
         "latex": "ragkit.loaders.latex",
+        "subtitles": "ragkit.loaders.subtitles",
         "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",

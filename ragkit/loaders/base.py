@@ -93,9 +93,10 @@ CODE_EXTENSIONS = (
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
     ".hs", ".ex", ".exs", ".erl", ".clj", ".diff", ".patch",
 )
-TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".bib", ".log", ".srt", ".vtt")
+TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".bib", ".log")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 DEFAULT_LOADERS[".json"] = "json"  # its fields as ``- name: value`` items (``ragkit.loaders.json_document``)
+DEFAULT_LOADERS.update({".srt": "subtitles", ".vtt": "subtitles", ".sbv": "subtitles"})  # the cues' text as paragraphs
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 

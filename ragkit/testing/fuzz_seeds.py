@@ -72,6 +72,13 @@ def tex_seed() -> bytes:
             + "\n\\begin{tabular}{lr}Port & Fare \\\\ Bergen & 40\\end{tabular}\n\\end{document}\n").encode()
 
 
+def vtt_seed() -> bytes:
+    """WebVTT captions: a header, a NOTE, numbered cues with settings and a voice tag."""
+    cues = [f"{i + 1}\n00:00:{2 * i:02d}.000 --> 00:00:{2 * i + 2:02d}.000 line:15%\n<v Ann>{p}</v>\n"
+            for i, p in enumerate(PARAGRAPHS)]
+    return ("WEBVTT - Harbour notes\n\nNOTE a seed\n\n" + "\n".join(cues)).encode("utf-8")
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -334,7 +341,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
-    ".ppt": ppt_seed, ".xml": xml_seed,
+    ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed,
 }
 
 
