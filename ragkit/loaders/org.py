@@ -6,7 +6,9 @@ keyword and the tags dropped), ``#+begin_src``/``#+begin_example`` blocks become
 ``*`` or ``#`` line inside them is code, not a heading), other ``#+begin_…``/``#+end_…`` lines
 and ``#+KEYWORD:`` lines are dropped (``#+title:`` becomes the ``title``), as are comment lines
 (``# …``) and drawers (``:PROPERTIES:`` … ``:END:``). A link ``[[target][description]]`` reads as
-its description, ``[[target]]`` as its target. One pass over the lines.
+its description, ``[[target]]`` as its target; ``=verbatim=`` and ``~code~`` read as Markdown code
+spans (`` `org-eval-light` ``), so a setting's name is a literal, as in the other markups. One pass
+over the lines.
 """
 
 from __future__ import annotations
@@ -23,6 +25,10 @@ _BLOCK = re.compile(r"\s*#\+(begin|end)_(\w+)", re.IGNORECASE)
 _DRAWER = re.compile(r"\s*:[\w-]+:\s*")
 _LINK = re.compile(r"\[\[([^][\n]{1,4000})\](?:\[([^][\n]{0,4000})\])?\]")  # no bracket inside: one try per "[["
 _CODE_BLOCKS = frozenset({"src", "example"})
+#: Org's verbatim and code markup, ``=org-eval-light=`` and ``~C-c C-c~``: a marker after a line's
+#: start, a space or an opening mark, text that neither begins nor ends with a space, the same marker
+#: before a space, punctuation or the line's end (bounded: one try per marker)
+_INLINE_CODE = re.compile(r"(?<![^\s\-({'\"])([=~])(?=\S)([^\n]{0,300}?\S)\1(?=[\s\-.,:!?;'\")}\[]|$)")
 
 
 @loaders.register("org")
@@ -31,7 +37,7 @@ class OrgLoader(MarkupLoader):
 
     name = "org"
     mime = "text/x-org"
-    version = 2  # 2: ``authors`` from a signature under the last paragraph
+    version = 3  # 2: ``authors`` from a signature under the last paragraph; 3: ``=verbatim=`` as a code span
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         return org_to_markdown(text)
@@ -74,6 +80,7 @@ def org_to_markdown(org: str) -> tuple[str, str | None]:
 
 def _line(line: str) -> str:
     line = _LINK.sub(lambda m: m.group(2) or m.group(1), line)
+    line = _INLINE_CODE.sub(_code_span, line)
     stars = len(line) - len(line.lstrip("*"))
     if not stars or not line[stars:stars + 1].isspace():
         return line
@@ -83,3 +90,9 @@ def _line(line: str) -> str:
     if words and _TAGS.fullmatch(words[-1]):
         words = words[:-1]
     return f"{'#' * min(stars, 6)} {' '.join(words)}"
+
+
+def _code_span(m: re.Match[str]) -> str:
+    """Org's ``=verbatim=`` or ``~code~`` as a Markdown code span (two backticks around text holding one)."""
+    text = m.group(2)
+    return f"`` {text} ``" if "`" in text else f"`{text}`"

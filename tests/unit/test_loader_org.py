@@ -80,3 +80,18 @@ def test_a_run_of_open_brackets_is_read_in_one_pass_and_the_link_after_it_still_
     # 500,000 of them when a part could run over the brackets that follow)
     text, _ = org_to_markdown("Notes " + "[[" * 200_000 + " see [[https://example.org][the harbour site]].")
     assert text.rstrip().endswith("see the harbour site.") and text.count("[[") == 200_000
+
+
+def test_verbatim_and_code_markup_read_as_code_spans() -> None:
+    """``=gauge-interval=`` had stayed in the text with its equals signs; it is a literal, as a
+    Markdown code span is, and an equation or a path is left as written."""
+    from ragkit.loaders.org import org_to_markdown
+
+    text, _ = org_to_markdown("* Setting =gauge-interval=\n"
+                              "Larger logs (the cutoff defaults to 10 lines, see =gauge-cutoff=) go to ~C-c C-c~.\n"
+                              "a = b, x=1= y, /usr/bin/ and =a`b=.\n")
+    assert text.splitlines() == [
+        "# Setting `gauge-interval`",
+        "Larger logs (the cutoff defaults to 10 lines, see `gauge-cutoff`) go to `C-c C-c`.",
+        "a = b, x=1= y, /usr/bin/ and `` a`b ``.",
+    ]
