@@ -179,6 +179,52 @@ def test_an_indented_code_block_is_code() -> None:
     assert [b.kind for b in notes] == ["prose", "item", "prose"] and notes[0].text.startswith("If you want")
 
 
+CURFEW = _passages(
+    ("## 9.10 Harbour curfew\n\n1. _(a)_ No child, unless accompanied by an adult, shall remain on any quay\n"
+     "during the following hours:\n\n    1. _(1)_ A child under the age of sixteen between 11:00 p.m. and 6:00 a.m.;"
+     "\n\n    2. _(2)_ A child the age of sixteen or seventeen, between 1:00 a.m. and 6:00\n    a.m.\n\n"
+     "2. _(b)_ A child who violates subsection (a) is deemed unruly.\n", "harbour-code.md"),
+)
+
+
+def test_a_list_indented_under_an_item_is_its_nested_list_not_code() -> None:
+    """Four spaces under a list item are the item's content (CommonMark, and Python-Markdown's
+    four-space rule), so a nested list of hours is items, not a code block; before, the answer to
+    the curfew was the sentence "during the following hours:" and the hours as a code block, and
+    a question on one age group was refused. Code under an item needs four columns more."""
+    from ragkit.rag.extractive.text import parse_blocks
+
+    blocks = parse_blocks(CURFEW[0].text)
+    assert [b.kind for b in blocks if b.kind != "prose"] == ["heading", "item", "item", "item", "item"]
+    assert blocks[3].text == "(2) A child the age of sixteen or seventeen, between 1:00 a.m. and 6:00 a.m."
+    answer = extractive_answer("From what time does the harbour curfew start for sixteen- and seventeen-year-olds?", CURFEW)
+    assert "1:00 a.m." in answer and "```" not in answer
+    nested = parse_blocks("- Add the key:\n\n        key: 1\n        other: 2\n")
+    assert [b.kind for b in nested] == ["item", "code"]  # eight spaces: code inside the item
+
+
+GAUGE_RELEASE = _passages(
+    ("# Release 3.0 (2019-05-14)\n\nThis release has the following new features:\n\n"
+     "  - It introduces a new command named `gauge`, which replaces the `tide-*` commands. It has the\n"
+     "    following major features:\n\n      - It reads every buoy with one syntax:\n\n"
+     "            gauge read --buoy=north --since=2019-05-01\n\n        By contrast, `tide-read` only took one port.\n\n"
+     "      - It is self-documenting.\n", "rl-3.0.md"),
+)
+
+
+def test_an_item_that_leads_its_nested_items_says_its_section() -> None:
+    """A list nested under an item (six spaces under "  - ", CommonMark's item content) was read
+    as code, and code nested deeper (twelve spaces) inside it too; read as items, the item that
+    leads them is quoted with its section heading, as a single item is: the release's date."""
+    from ragkit.rag.extractive.text import parse_blocks
+
+    kinds = [(b.kind, b.text.split()[0]) for b in parse_blocks(GAUGE_RELEASE[0].text) if b.text]
+    assert ("item", "It") in kinds and ("code", "gauge") in kinds and ("prose", "By") in kinds
+    answer = extractive_answer("On what date was the release that introduced the new `gauge` command published?",
+                               GAUGE_RELEASE)
+    assert answer.startswith("Release 3.0 (2019-05-14): It introduces a new command")
+
+
 CACHE = _passages(
     ("## HTTP caching\n\nThe tool keeps a cache of the pages it downloads from the index.\n\n"
      "Changed in version 23.3.\n\nThe HTTP cache now lives in the `web-v2` folder of the cache "

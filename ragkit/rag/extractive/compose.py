@@ -122,7 +122,9 @@ def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = 
     number = items[0].number
     closing = _closing(items, units)
     tail = f"\n{closing.text} [{number}]" if closing else ""
-    head = intro.text if intro else f"{items[0].block.section}:" if items[0].block.section else ""
+    # an item that leads its nested items is prefixed with its section, as a single item is (``_sentence``)
+    head = (_sentence(intro, False) if intro.kind == "item" else intro.text) if intro \
+        else f"{items[0].block.section}:" if items[0].block.section else ""
     if not head:
         return "\n".join(lines) + f" [{number}]" + tail
     return f"{head} [{number}]\n" + "\n".join(lines) + tail

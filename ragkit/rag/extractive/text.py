@@ -422,6 +422,44 @@ def _prose_line(line: str) -> bool:
     return len(line.split()) >= 3 and letters >= 0.9 * len(line)
 
 
+#: a list item's marker and the spaces after it: how far its content is indented
+_ITEM_CONTENT = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)]) {1,4}(?=\S)")
+
+
+def _indent_of(line: str) -> int:
+    expanded = line.expandtabs(4)
+    return len(expanded) - len(expanded.lstrip())
+
+
+def _code_indent(lines: list[str], i: int) -> int:
+    """The indent line ``i`` (indented, after a blank line) needs to be code: four columns past the
+    content of the list item it is in, else four (CommonMark; Python-Markdown's four spaces too).
+    Indented less, it is the item's own content, a nested list ("1. _(a)_ No child … during the
+    following hours:" then "    1. _(1)_ A child under sixteen between 11:00 p.m. and 6:00 a.m.;")
+    or a paragraph, not code. The item is the nearest one above, less indented than the line, whose
+    paragraph (its first line; later lines may be lazy, not indented) the lines between belong to."""
+    own = _indent_of(lines[i])
+    floor = max(0, i - _CONTAINER_LINES)  # bounded: a passage of thousands of indented lines costs no more
+    k = i - 1
+    while k >= floor:
+        while k >= floor and (not lines[k].strip() or _indent_of(lines[k]) >= own):
+            k -= 1
+        if k < floor:
+            return 4
+        while k > floor and lines[k - 1].strip():
+            k -= 1  # the first line of that paragraph
+        item = _ITEM_CONTENT.match(lines[k])
+        if item is not None and _indent_of(lines[k]) < own:
+            return len(item.group().expandtabs(4)) + 4
+        if _indent_of(lines[k]) == 0:
+            return 4
+        k -= 1
+    return 4
+
+
+_CONTAINER_LINES = 400  # lines looked through, upwards, for the item a line is in
+
+
 def _indented_code(lines: list[str], taken: set[int]) -> list[tuple[int, int, str]]:
     """(first, last, ``_INDENTED``) line ranges of Markdown's indented code blocks: lines indented four
     spaces or a tab after a blank line (or a reStructuredText "::"), whose lines read as code,
@@ -432,8 +470,13 @@ def _indented_code(lines: list[str], taken: set[int]) -> list[tuple[int, int, st
         if i in taken or not lines[i].strip() or not _INDENT.match(lines[i]) or (i > 0 and lines[i - 1].strip()):
             i += 1
             continue
+        need = _code_indent(lines, i)
+        if _indent_of(lines[i]) < need:  # a list item's own content; code may be nested deeper in it
+            i += 1
+            continue
         end = i
-        while end + 1 < len(lines) and end + 1 not in taken and (not lines[end + 1].strip() or _INDENT.match(lines[end + 1])):
+        while end + 1 < len(lines) and end + 1 not in taken and (
+                not lines[end + 1].strip() or _indent_of(lines[end + 1]) >= need):
             end += 1
         while not lines[end].strip():
             end -= 1
