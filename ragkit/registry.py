@@ -118,6 +118,8 @@ loaders: Registry[type] = Registry(
         "xml": "ragkit.loaders.xml_markup",
         "latex": "ragkit.loaders.latex",
         "subtitles": "ragkit.loaders.subtitles",
+        "mediawiki": "ragkit.loaders.mediawiki",
+        "texinfo": "ragkit.loaders.texinfo",
         "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",

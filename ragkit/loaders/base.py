@@ -97,6 +97,8 @@ TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".bib", ".log")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 DEFAULT_LOADERS[".json"] = "json"  # its fields as ``- name: value`` items (``ragkit.loaders.json_document``)
 DEFAULT_LOADERS.update({".srt": "subtitles", ".vtt": "subtitles", ".sbv": "subtitles"})  # the cues' text as paragraphs
+DEFAULT_LOADERS.update({ext: "mediawiki" for ext in (".mediawiki", ".wiki", ".wikitext")})  # a wiki's pages
+DEFAULT_LOADERS.update({ext: "texinfo" for ext in (".texi", ".texinfo", ".txi")})  # GNU manuals' sources
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 

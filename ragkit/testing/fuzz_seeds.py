@@ -79,6 +79,21 @@ def vtt_seed() -> bytes:
     return ("WEBVTT - Harbour notes\n\nNOTE a seed\n\n" + "\n".join(cues)).encode("utf-8")
 
 
+def mediawiki_seed() -> bytes:
+    """A MediaWiki page: an infobox template, headings, links, a list and a table."""
+    body = "\n\n".join(PARAGRAPHS)
+    return ("{{Infobox port\n| name = Alpha Point\n| keeper = [[Thomas Reid]]\n}}\n== History ==\n" + body
+            + "\n* '''ferry''': [[Tuesdays]]\n{| class=\"wikitable\"\n! Port !! Fare\n|-\n| Bergen || 40\n|}\n").encode()
+
+
+def texinfo_seed() -> bytes:
+    """A Texinfo chapter: a node, a chapter, an option table, an example and inline commands."""
+    body = "\n\n".join(PARAGRAPHS)
+    return ("\\input texinfo\n@settitle Harbour notes\n@node Ferries\n@chapter Ferries\n@cindex ferry\n" + body
+            + "\n@table @code\n@item --port\nThe port, default @code{6923}.\n@end table\n"
+            "@example\nharbour --port 6923 @{x@}\n@end example\n@bye\n").encode()
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -341,7 +356,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
-    ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed,
+    ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
 }
 
 
