@@ -69,7 +69,6 @@ def mediawiki_to_markdown(wiki: str) -> str:
     lines = _without_templates(wiki.split("\n"))
     code_end: str | None = None  # the closing tag of the code block we are in
     table: list[list[str]] | None = None  # the rows of the table we are in
-    header_rows: set[int] = set()
     spaced = False  # inside lines indented by a space (preformatted)
     for line in lines:
         if code_end is not None:
@@ -82,10 +81,10 @@ def mediawiki_to_markdown(wiki: str) -> str:
             continue
         if table is not None:
             if line.strip().startswith("|}"):
-                out += _table_lines(table, header_rows)
+                out += _table_lines(table)
                 table = None
                 continue
-            _table_line(line.strip(), table, header_rows, out)
+            _table_line(line.strip(), table, out)
             continue
         if line.startswith(" ") and line.strip():  # preformatted text
             if not spaced:
@@ -108,13 +107,13 @@ def mediawiki_to_markdown(wiki: str) -> str:
                 code_end = tag
             continue
         if line.strip().startswith("{|"):
-            table, header_rows = [], set()
+            table = []
             continue
         out.append(_line(line))
     if code_end is not None or spaced:
         out.append("```")
     if table is not None:
-        out += _table_lines(table, header_rows)
+        out += _table_lines(table)
     text = re.sub(r"\n{3,}", "\n\n", "\n".join(out))
     return text.strip() + "\n"
 
@@ -189,7 +188,7 @@ def _without_templates(lines: list[str]) -> list[str]:
     return out if depth == 0 else lines
 
 
-def _table_line(line: str, table: list[list[str]], header_rows: set[int], out: list[str]) -> None:
+def _table_line(line: str, table: list[list[str]], out: list[str]) -> None:
     """One line of a table: a new row, a caption, or cells of the current row."""
     if line.startswith("|-"):
         table.append([])
@@ -197,11 +196,9 @@ def _table_line(line: str, table: list[list[str]], header_rows: set[int], out: l
     if line.startswith("|+"):
         out.append(_inline(line[2:].strip()))
         return
-    if line.startswith("!"):
-        header = True
+    if line.startswith("!"):  # header cells: the first row is the header
         cells = re.split(r"!!|\|\|", line[1:])
     elif line.startswith("|"):
-        header = False
         cells = line[1:].split("||")
     else:  # a cell's text goes on over lines
         if table and table[-1]:
@@ -209,12 +206,10 @@ def _table_line(line: str, table: list[list[str]], header_rows: set[int], out: l
         return
     if not table:
         table.append([])
-    if header:
-        header_rows.add(len(table) - 1)
     table[-1] += [_inline(_CELL_ATTRIBUTES.sub("", cell, count=1)).strip() for cell in cells]
 
 
-def _table_lines(table: list[list[str]], header_rows: set[int]) -> list[str]:
+def _table_lines(table: list[list[str]]) -> list[str]:
     """A table's rows as a Markdown table (its first row the header), between blank lines."""
     rows = [row for row in table if any(row)]
     if not rows:

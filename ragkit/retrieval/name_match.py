@@ -123,8 +123,9 @@ def _path_words(source: str) -> tuple[frozenset[str], tuple[str, ...]]:
     stem = name_words(name)
     words = tuple(w for part in parts[:-1] for w in name_words(part)) + tuple(stem)
     dated = _LEADING_DATE.match(name)
-    if dated and sum(not w.isdigit() for w in name_words(name[dated.end():])) >= 2:
-        stem = name_words(name[dated.end():])  # "Jimmy Carter" names ``1977-jimmy-carter.txt``
+    after = name_words(name[dated.end():]) if dated else []
+    if sum(not w.isdigit() for w in after) >= 2:
+        stem = after  # "Jimmy Carter" names ``1977-jimmy-carter.txt``
     if any("." in w for w in stem):  # a release's file
         stem = [w for w in stem if w not in _RELEASE_FILE_WORDS]
         words = tuple(w for w in words if w not in _RELEASE_FILE_WORDS)
