@@ -15,6 +15,7 @@ from pathlib import Path
 from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
 from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.sphinx_project import sphinx_source_root
+from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -27,8 +28,8 @@ class TextLoader(Loader):
     name = "text"
     mime = "text/plain"
     # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it; 3: an API
-    # description in YAML is written out as documentation
-    version = 3
+    # description in YAML is written out as documentation; 4: a Vim help file is written out
+    version = 4
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -43,6 +44,9 @@ class TextLoader(Loader):
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
+        if path.suffix.lower() == ".txt" and is_vim_help(text):
+            body, title = vim_help_to_markdown(text)
+            return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem, markup="markdown"))])
         if path.suffix.lower() in YAML_SUFFIXES and declares_api(text) and (api := api_document(text, path)):
             body, title = api
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,
