@@ -31,6 +31,7 @@ _LINK = re.compile(r"\|([^|\s]{1,200})\|")
 _COLUMN_HEADING = re.compile(r"^(\S.*?)\s+~$")
 _EXAMPLE = re.compile(r"(?:^|\s)>([a-z]{0,12})$")
 _CODE_END = re.compile(r"^<")
+_HEADING_CHARS = 300  # a help file's heading fits its text width (78) with room to spare
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,3}[.)])\s+\S")
 
 
@@ -77,7 +78,8 @@ def vim_help_to_markdown(text: str) -> tuple[str, str | None]:
             out.append("")
             ruled = ""  # a heading stands right under its rule
             continue
-        example = _EXAMPLE.search(line)
+        tail = max(0, len(line) - 20)  # an example's mark ends its line: ">" or ">lua"
+        example = _EXAMPLE.search(line, tail)
         if example:
             line = line[:example.start()].rstrip()
             code = True
@@ -97,7 +99,10 @@ def vim_help_to_markdown(text: str) -> tuple[str, str | None]:
 
 
 def _heading(line: str, ruled: str) -> str:
-    """The Markdown heading a line is, or ""."""
+    """The Markdown heading a line is, or "" (a line longer than ``_HEADING_CHARS`` is none: the
+    patterns below would take time quadratic in a hostile line's length)."""
+    if len(line) > _HEADING_CHARS:
+        return ""
     column = _COLUMN_HEADING.match(line)
     if column:
         return f"#### {_inline(column.group(1).lstrip('# '))}"

@@ -95,3 +95,14 @@ def test_a_default_in_an_example_is_answered_with_its_comment() -> None:
                                [Passage(1, text, {"source": "tide-gauge.txt", "title": title or ""})])
     # before: "TideGauge.config = { delay = { -- Delay … show = 250, }, } < TideGauge.read({opts}) …"
     assert "```lua" in answer and "show = 250," in answer and "TideGauge.read({opts})" not in answer
+
+
+def test_hostile_lines_are_read_in_linear_time() -> None:
+    """A heading's patterns on a line of a million characters took time quadratic in its length
+    (20,000 spaces: six seconds); a line longer than a heading can be is no heading."""
+    import time
+
+    start = time.perf_counter()
+    for line in ("*a* " * 250_000 + "x", "a" + " " * 1_000_000 + "b", "a" * 2_000_000 + ">"):
+        vim_help_to_markdown(f"*x.txt* t\n{line}\n")
+    assert time.perf_counter() - start < 5
