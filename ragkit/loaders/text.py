@@ -4,7 +4,9 @@ A ``.txt`` file inside a Sphinx source folder (a ``conf.py`` beside its root doc
 folder or one above: ``ragkit.loaders.sphinx_project``) is that project's reStructuredText source
 and is read by the reStructuredText loader, so ``:class:`` roles and ````literals```` do not reach
 the chunks. A ``.yaml`` file that declares an OpenAPI, Swagger or AsyncAPI description is written
-out as documentation (``ragkit.loaders.api_description``), not kept as configuration.
+out as documentation (``ragkit.loaders.api_description``), not kept as configuration. A ``.txt``
+file in Vim's help format (``*name.txt*`` on its first line, or a ``ft=help`` modeline) is written
+out with its headings, examples and links (``ragkit.loaders.vim_help``).
 """
 
 from __future__ import annotations
@@ -23,7 +25,8 @@ from ragkit.types import Document
 @loaders.register("text")
 class TextLoader(Loader):
     """Reads a UTF-8 (or UTF-16 with BOM) text file as one document titled by its file stem; a
-    Sphinx project's ``.txt`` source as reStructuredText; an API description in YAML written out."""
+    Sphinx project's ``.txt`` source as reStructuredText; an API description in YAML and a Vim help
+    file written out as Markdown."""
 
     name = "text"
     mime = "text/plain"
@@ -44,11 +47,13 @@ class TextLoader(Loader):
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
+        written: tuple[str, str | None] | None = None  # a format the text holds, written out as Markdown
         if path.suffix.lower() == ".txt" and is_vim_help(text):
-            body, title = vim_help_to_markdown(text)
-            return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem, markup="markdown"))])
-        if path.suffix.lower() in YAML_SUFFIXES and declares_api(text) and (api := api_document(text, path)):
-            body, title = api
+            written = vim_help_to_markdown(text)
+        elif path.suffix.lower() in YAML_SUFFIXES and declares_api(text):
+            written = api_document(text, path)
+        if written is not None:
+            body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,
                                                                     markup="markdown"))])
         return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])

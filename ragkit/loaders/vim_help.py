@@ -41,7 +41,8 @@ def is_vim_help(text: str) -> bool:
     first = text.lstrip("\ufeff").split("\n", 1)[0]
     if (tag := _FIRST_TAG.match(first)) and tag.group(1).endswith(".txt"):
         return True
-    return any("ft=help" in line.replace(" ", "") and "vim" in line for line in text.rstrip().split("\n")[-3:])
+    last = text.rstrip().rsplit("\n", 3)[-3:]  # the last lines only: every .txt file is asked
+    return any("ft=help" in line.replace(" ", "") and "vim" in line for line in last)
 
 
 def vim_help_to_markdown(text: str) -> tuple[str, str | None]:
