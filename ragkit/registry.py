@@ -120,6 +120,7 @@ loaders: Registry[type] = Registry(
         "subtitles": "ragkit.loaders.subtitles",
         "mediawiki": "ragkit.loaders.mediawiki",
         "texinfo": "ragkit.loaders.texinfo",
+        "pod": "ragkit.loaders.pod",
         "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",

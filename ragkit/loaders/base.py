@@ -99,6 +99,7 @@ DEFAULT_LOADERS[".json"] = "json"  # its fields as ``- name: value`` items (``ra
 DEFAULT_LOADERS.update({".srt": "subtitles", ".vtt": "subtitles", ".sbv": "subtitles"})  # the cues' text as paragraphs
 DEFAULT_LOADERS.update({ext: "mediawiki" for ext in (".mediawiki", ".wiki", ".wikitext")})  # a wiki's pages
 DEFAULT_LOADERS.update({ext: "texinfo" for ext in (".texi", ".texinfo", ".txi")})  # GNU manuals' sources
+DEFAULT_LOADERS.update({".pod": "pod", ".pm": "pod"})  # Perl's documentation, and a module's POD beside its code
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 

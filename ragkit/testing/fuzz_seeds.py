@@ -94,6 +94,15 @@ def texinfo_seed() -> bytes:
             "@example\nharbour --port 6923 @{x@}\n@end example\n@bye\n").encode()
 
 
+def pod_seed() -> bytes:
+    """A Perl module with POD: a NAME line, a heading, an option list, a verbatim example,
+    formatting codes, and code after ``=cut``."""
+    body = "\n\n".join(PARAGRAPHS)
+    return ("package Harbour::Notes;\nuse strict;\n\n=head1 NAME\n\nHarbour::Notes - the keeper's log\n\n"
+            "=head1 FERRIES\n\n" + body + "\n\n=over 4\n\n=item B<--port>\n\nThe port, default C<6923>.\n\n"
+            "=back\n\n    harbour --port 6923\n\n=cut\n\nsub port { 6923 }\n\n1;\n").encode()
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -357,6 +366,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
+    ".pm": pod_seed,
 }
 
 
