@@ -121,6 +121,7 @@ loaders: Registry[type] = Registry(
         "mediawiki": "ragkit.loaders.mediawiki",
         "texinfo": "ragkit.loaders.texinfo",
         "pod": "ragkit.loaders.pod",
+        "rd": "ragkit.loaders.rd",
         "ppt": "ragkit.loaders.powerpoint_binary",
         "eml": "ragkit.loaders.mail",
         "mbox": "ragkit.loaders.mail",

@@ -100,6 +100,7 @@ DEFAULT_LOADERS.update({".srt": "subtitles", ".vtt": "subtitles", ".sbv": "subti
 DEFAULT_LOADERS.update({ext: "mediawiki" for ext in (".mediawiki", ".wiki", ".wikitext")})  # a wiki's pages
 DEFAULT_LOADERS.update({ext: "texinfo" for ext in (".texi", ".texinfo", ".txi")})  # GNU manuals' sources
 DEFAULT_LOADERS.update({".pod": "pod", ".pm": "pod"})  # Perl's documentation, and a module's POD beside its code
+DEFAULT_LOADERS[".rd"] = "rd"  # R packages' help pages (man/*.Rd; extensions are matched lower-cased)
 # images are read through OCR (discovery passes them on only while OCR is on: ``ragkit.loaders.ocr``)
 DEFAULT_LOADERS.update({ext: "image" for ext in IMAGE_EXTENSIONS})
 

@@ -103,6 +103,15 @@ def pod_seed() -> bytes:
             "=back\n\n    harbour --port 6923\n\n=cut\n\nsub port { 6923 }\n\n1;\n").encode()
 
 
+def rd_seed() -> bytes:
+    """An R help page: a comment, its name and title, an argument item, usage and examples as R code."""
+    body = "\n\n".join(PARAGRAPHS)
+    return ("% harbour package\n\\name{ferry_times}\n\\alias{ferry_times}\n\\title{Harbour notes}\n"
+            "\\description{\n" + body + "\n}\n\\usage{ferry_times(port, \\dots)}\n"
+            "\\arguments{\\item{port}{The port, default \\code{\"Bergen\"}.}}\n"
+            "\\examples{\nferry_times(\"Bergen\") # 50\\% full\n\\dontrun{plot(1)}\n}\n\\keyword{ferry}\n").encode()
+
+
 def text_seed() -> bytes:
     return "\n\n".join(PARAGRAPHS).encode("utf-8")
 
@@ -367,6 +376,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
+    ".Rd": rd_seed,
 }
 
 

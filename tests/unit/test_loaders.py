@@ -386,6 +386,7 @@ def test_importing_every_loader_module_stays_light() -> None:
         "import ragkit.loaders.unstructured, ragkit.loaders.rst, ragkit.loaders.notebook, ragkit.loaders.xlsx\n"
         "import ragkit.loaders.pptx, ragkit.loaders.epub, ragkit.loaders.mail\n"
         "import ragkit.loaders.subtitles, ragkit.loaders.mediawiki, ragkit.loaders.texinfo, ragkit.loaders.pod\n"
+        "import ragkit.loaders.rd\n"
         "heavy = ('pypdf', 'bs4', 'docx', 'unstructured', 'spacy', 'yaml', 'torch', 'docutils', 'openpyxl',\n"
         "         'pptx', 'ebooklib', 'lxml')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in heavy))\n"
