@@ -76,6 +76,13 @@ _SECTIONS = {
     "seealso": "See Also",
 }
 _CODE_SECTIONS = {"usage": "Usage", "synopsis": "Usage", "examples": "Examples"}
+#: the order R's help shows the sections in, whatever order the file writes them (roxygen2 writes
+#: the usage and arguments first): the description right under the title, so the page's first
+#: chunk says what the topic is ("`sentences` is a collection of …" under "Sample character vectors")
+_ORDER = {name: rank for rank, name in enumerate((
+    "description", "usage", "synopsis", "arguments", "format", "details", "value", "section", "note", "author",
+    "source", "references", "seealso", "examples"))}
+_OTHER = _ORDER["section"]  # a page's own sections, and any other command, keep their place among them
 _DROPPED = frozenset({
     "alias", "keyword", "concept", "docType", "encoding", "Rdversion", "RdOpts", "newcommand", "renewcommand",
     "out", "Sexpr", "figure", "dontshow", "testonly",
@@ -562,6 +569,17 @@ def _fenced(lines: list[str], language: str) -> list[str]:
     return [fence + language, *lines, fence]
 
 
+def _in_order(nodes: list[_Node]) -> list[_Node]:
+    """The page's top-level nodes with its sections in R's order (``_ORDER``); text between them
+    (a stray brace) stays after the section before it, text before the first at the top."""
+    ranked, rank = [], -1
+    for node in nodes:
+        if isinstance(node, _Command):
+            rank = _ORDER.get(node.name, _OTHER)
+        ranked.append((rank, node))
+    return [node for _, node in sorted(ranked, key=lambda pair: pair[0])]
+
+
 def _render(root: _Group) -> tuple[str, str | None]:
     name = title = None
     for node in root.nodes:
@@ -572,7 +590,8 @@ def _render(root: _Group) -> tuple[str, str | None]:
             elif node.name == "title" and title is None:
                 title = text
     writer = _Writer(1, top=True)
-    writer.walk([node for node in root.nodes if not (isinstance(node, _Command) and node.name in ("name", "title"))])
+    body = [node for node in root.nodes if not (isinstance(node, _Command) and node.name in ("name", "title"))]
+    writer.walk(_in_order(body))
     out: list[str] = []
     heading = f"{name}: {title}" if name and title and name != title else (title or name)
     if heading:

@@ -193,8 +193,8 @@ def test_other_inline_commands() -> None:
 def test_r_strings_hold_braces_and_comments_do_not_open_strings() -> None:
     text, _ = rd_to_markdown('\\examples{\nx <- "}" # it\'s a brace\ny <- \'{\'\nz <- c("50\\% full")\n}\n'
                              "\\description{After.}")
-    assert text == ('## Examples\n\n```r\nx <- "}" # it\'s a brace\ny <- \'{\'\nz <- c("50% full")\n```\n\n'
-                    "## Description\n\nAfter.\n")
+    assert text == ("## Description\n\nAfter.\n\n"  # in R's order: the description first
+                    '## Examples\n\n```r\nx <- "}" # it\'s a brace\ny <- \'{\'\nz <- c("50% full")\n```\n')
 
 
 def test_an_rd_file_picks_the_rd_loader_and_loads_as_markdown(tmp_path: Path) -> None:
