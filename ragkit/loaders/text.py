@@ -6,7 +6,8 @@ and is read by the reStructuredText loader, so ``:class:`` roles and ````literal
 the chunks. A ``.yaml`` file that declares an OpenAPI, Swagger or AsyncAPI description is written
 out as documentation (``ragkit.loaders.api_description``), not kept as configuration. A ``.txt``
 file in Vim's help format (``*name.txt*`` on its first line, or a ``ft=help`` modeline) is written
-out with its headings, examples and links (``ragkit.loaders.vim_help``).
+out with its headings, examples and links (``ragkit.loaders.vim_help``). A ``.log`` or ``.txt`` chat log
+(IRC, MeetBot, Pidgin) is written out a message to a paragraph (``ragkit.loaders.chat_log``).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from pathlib import Path
 
 from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
 from ragkit.loaders.base import Included, Loader, read_text
+from ragkit.loaders.chat_log import chat_log_to_markdown, is_chat_log
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
 from ragkit.registry import loaders
@@ -25,14 +27,15 @@ from ragkit.types import Document
 @loaders.register("text")
 class TextLoader(Loader):
     """Reads a UTF-8 (or UTF-16 with BOM) text file as one document titled by its file stem; a
-    Sphinx project's ``.txt`` source as reStructuredText; an API description in YAML and a Vim help
-    file written out as Markdown."""
+    Sphinx project's ``.txt`` source as reStructuredText; an API description in YAML, a Vim help
+    file and a chat log written out as Markdown."""
 
     name = "text"
     mime = "text/plain"
     # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it; 3: an API
-    # description in YAML is written out as documentation; 4: a Vim help file is written out
-    version = 4
+    # description in YAML is written out as documentation; 4: a Vim help file is written out; 5: a
+    # chat log is written out a message to a paragraph
+    version = 5
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -52,6 +55,8 @@ class TextLoader(Loader):
             written = vim_help_to_markdown(text)
         elif path.suffix.lower() in YAML_SUFFIXES and declares_api(text):
             written = api_document(text, path)
+        elif path.suffix.lower() in (".log", ".txt") and is_chat_log(text):
+            written = chat_log_to_markdown(text), None
         if written is not None:
             body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,
