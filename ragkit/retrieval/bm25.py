@@ -141,6 +141,21 @@ class _Analyzer:
         return [[stems[t] for t in toks] for toks in out]
 
 
+#: a month a query names in full, also as the abbreviations tables and logs write it ("Month: Jan",
+#: "Sep 2019"); only the query is widened, so no index is tokenized again
+_MONTH_ABBREVIATIONS = {
+    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "june": "jun", "july": "jul",
+    "august": "aug", "september": "sep sept", "october": "oct", "november": "nov", "december": "dec",
+}
+
+
+def _query_tokens(analyzer: _Analyzer, query: str) -> list[str]:
+    """``query``'s tokens, with the abbreviations of the months it names in full."""
+    tokens = analyzer.tokenize([query])[0]
+    short = [_MONTH_ABBREVIATIONS[w] for w in _Analyzer._PATTERN.findall(query.lower()) if w in _MONTH_ABBREVIATIONS]
+    return tokens + analyzer.tokenize([" ".join(short)])[0] if short else tokens
+
+
 class BM25Index:
     """An upsertable BM25 index of (id, text, metadata) rows, searchable with filters.
 
@@ -260,7 +275,7 @@ class BM25Index:
         if k < 1:
             raise StoreError(f"k must be at least 1 (got {k})")
         norm = normalize(filter)
-        hashes = [term_hash(t) for t in self._analyzer.tokenize([query])[0] if t]
+        hashes = [term_hash(t) for t in _query_tokens(self._analyzer, query) if t]
         if not hashes:
             return []
         segs = self._log.live_segments()
@@ -278,7 +293,7 @@ class BM25Index:
         """``search(query, k=1, filter=filter)``'s hit (None for none), found among the rows holding
         the query's less common terms when one of them outscores what the others can reach, so
         the long postings of common words are read only for those rows."""
-        hashes = [term_hash(t) for t in self._analyzer.tokenize([query])[0] if t]
+        hashes = [term_hash(t) for t in _query_tokens(self._analyzer, query) if t]
         if not hashes:
             return None
         segs = self._log.live_segments()
@@ -301,7 +316,7 @@ class BM25Index:
         if k < 1:
             raise StoreError(f"k must be at least 1 (got {k})")
         norm = normalize(filter)
-        hashes = sorted({term_hash(t) for t in self._analyzer.tokenize([query])[0] if t})
+        hashes = sorted({term_hash(t) for t in _query_tokens(self._analyzer, query) if t})
         segs = self._log.live_segments()
         if not hashes:
             return []

@@ -187,6 +187,7 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
     premise = _PREMISE.match(text)
     given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
+    lowered = {w for w in words if w.islower()}
     asking = WORD.findall(_IDIOM.sub(_idiom_words, form))  # the asking sentence's verb
     at = _howto_verb(asking) if is_howto(form) else -1
     verb = len(words) - len(asking) + at if at >= 0 else -1
@@ -194,7 +195,9 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
         if raw.lower() in drop:
             continue
         digit = any(c.isdigit() for c in raw)
-        name = i > 0 and raw[0].isupper() or any(c.isupper() for c in raw[1:])
+        # a capital the question also writes in lower case marks no name ("treats 'Apple' and 'apple' as
+        # different": two spellings of an example)
+        name = i > 0 and raw[0].isupper() and raw.lower() not in lowered or any(c.isupper() for c in raw[1:])
         for k, key in enumerate(word_terms(raw)):
             boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
                      else _VERB if i == verb else 1.0) * (_PART if k or i in parts else 1.0) * (

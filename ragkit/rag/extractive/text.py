@@ -96,6 +96,7 @@ def stem(word: str) -> str:
 def _stem(word: str) -> str:
     w = american(word.lower().replace("’", "'").split("'")[0])
     w = _BOUNDS.get(w, w)
+    w = _MONTH_NAMES.get(w, w)
     ate = bool(_ATE.search(w))
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
@@ -115,6 +116,12 @@ def _stem(word: str) -> str:
 #: a bound's abbreviation read as its word: "the max size" asks for "a maximum of 64 KiB" ("highest"
 #: is not read as "maximum": "the highest priority" says nothing of a maximum number)
 _BOUNDS = {"max": "maximum", "min": "minimum"}
+
+#: a month's abbreviation read as its name: "January 1855" asks for the row whose "Month: Jan"
+_MONTH_NAMES = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
+           "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
+           "dec": "december"}
+MONTHS = frozenset(_MONTH_NAMES.values()) | {"may"}  # the months' terms
 
 #: a verb's forms in -ate ("rotate", "rotated", "rotates", "rotating") and its adverb ("separately"),
 #: whose -at a noun in -ation ("rotation") loses with its suffix; not a verb in -eat or -oat ("treated",
