@@ -195,6 +195,7 @@ from ragkit.rag.extractive.releases import (
     under_release,
 )
 from ragkit.rag.extractive.text import (
+    MONTHS,
     NUMBER,
     STOPWORDS,
     WORD,
@@ -903,6 +904,47 @@ def _file_terms(source: str) -> frozenset[str]:
     return frozenset(terms(re.sub(r"[_.-]+", " ", f"{name} {kind}")))
 
 
+def _names_table(query: Query, passages: Sequence[Passage]) -> bool:
+    """Whether the question names, by every word of its file's name, a table whose rows (written
+    as documents of their own, ``table: NAME`` and its cells) are among the passages ("… in January 1855, according to Nightingale's monthly figures?" of
+    ``Nightingale.csv``): its rows give values, not the description of what they count, so the
+    question's names that describe it ("the British army in the East") are no other subject."""
+    for source in {str(p.meta.get("source", "")) for p in passages if p.text.startswith("table: ")}:
+        name = re.split(r"[\\/]", source)[-1]
+        words = WORD.findall(re.sub(r"[_.-]+", " ", name[: name.rfind(".")] if "." in name else name))
+        if any(not w.isdigit() for w in words) and all(_word_asked(w, query) for w in words):
+            return True
+    return False
+
+
+def _holds_number(text: str, number: str) -> bool:
+    """Whether ``text`` writes ``number`` whole, not as a part of another ("9" in "9.25"), or as
+    the year of an ISO date ("1855" in "1855-01-01")."""
+    whole = rf"(?<![\w.-]){re.escape(number)}(?![\w]|[.-]\d)"
+    return re.search(whole, text) is not None or len(number) == 4 and number in _iso_dates(text)
+
+
+_ISO_DATE = re.compile(r"(?<![\w.-])(\d{4})-(0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w.-]|-\d)")
+_MONTH_TERMS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
+                "november", "december")
+
+
+def _iso_dates(text: str) -> frozenset[str]:
+    """The years of ``text``'s ISO dates."""
+    return frozenset(m.group(1) for m in _ISO_DATE.finditer(text))
+
+
+def _iso_months(text: str) -> frozenset[str]:
+    """The months of ``text``'s ISO dates, as their names' terms ("1855-01-01": january)."""
+    return frozenset(_MONTH_TERMS[int(m.group(2)) - 1] for m in _ISO_DATE.finditer(text))
+
+
+def _word_asked(word: str, query: Query) -> bool:
+    """Whether the question says ``word``, or each part of it (``Langren1644``: "Langren", "1644")."""
+    stems = word_terms(word)
+    return bool(stems) and (stems[0] in query.boosts or len(stems) > 1 and all(t in query.boosts for t in stems[1:]))
+
+
 def _said_anywhere(units: Sequence[Unit]) -> frozenset[str]:
     """Every term the passages say (their text, titles and headings) and their files' names (a
     menu that never writes the pub's name is ``the-dorset-food-menu.pdf``, as ``unsaid_names``
@@ -988,7 +1030,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     if asks_columns(query.form) and not query.names - present and (columns := columns_answer(units)):
         return columns  # a table's columns: the labels of its rows' cells (of the table it names, if any)
     missing = _missing_share(query, present)
-    if (query.asked_numbers - present or missing >= _MISSING or (query.names - present and missing >= _OFF_TOPIC)
+    table = _names_table(query, passages)
+    if (query.asked_numbers - present or missing >= _MISSING
+            or (query.names - present and missing >= _OFF_TOPIC and not table)
             or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
         # the question's year, quantity, version or name (or most of it) is in no passage
         return _refuse("the question's number, version, name or most of its words are in no passage")
@@ -1004,6 +1048,8 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     if query.kind in ("person", "owner"):
         query = replace(query, common=_lower_case_words(units))
     weight = _term_weights(query, units)
+    if table:  # a table's rows are weighed by the words some passage says: the others describe the table
+        weight = {t: w for t, w in weight.items() if t in present} or weight
     label = _label_weight(query, units)
     # a yes/no, why or conditional question: two neighbouring sentences of a paragraph are one candidate too (``reasons``)
     paired = (query.yes_no or asks_why(query.form) or asks_conditional(query.form)
@@ -1017,7 +1063,15 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         key=_candidate_order,
     )
     shared = _collection_names(query.names & present, units)
-    candidates = _answering(candidates, query, present, shared)
+    # the rows of a table the question names need not hold half of it: they give values, not the
+    # words that describe what the table counts
+    candidates = _answering(candidates, query, present, shared, half=not table)
+    if table:  # a row answers only with every month the question gives (in a month's name or an ISO
+        # date) and every number that the passages say, whole: "February 1854" is not answered by
+        # the row of December 1854, nor "pump number 9" by the row whose "y: 9.25"
+        months, numbers = query.boosts.keys() & MONTHS, query.numbers & present
+        candidates = [c for c in candidates if c.unit.kind != "row" or months <= c.unit.own | _iso_months(c.unit.text)
+                      and all(n in _file_terms(c.unit.source) or _holds_number(c.unit.text, n) for n in numbers)]
     if release_files := _release_files(query, passages):  # another release's notes answer nothing
         candidates = _of_asked_release(candidates, query)
     candidates = _under_asked_release_first(candidates, query)
@@ -1275,7 +1329,7 @@ def unsaid_names(question: str, passages: Sequence[Passage]) -> list[str]:
     unless the knowledge base never names the thing in the passage that answers ("Which release
     of Kiln …?" over Kiln's change log): the caller can look for the name itself."""
     query = read_question(question)
-    if not query.names:
+    if not query.names or _names_table(query, passages):  # its rows do not describe what they count
         return []
     aliases = _aliases(frozenset(query.boosts), passages)
     said: set[str] = set()
