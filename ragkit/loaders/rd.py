@@ -4,15 +4,18 @@ Rd is the LaTeX-like markup of an R package's help pages (``man/*.Rd``; "Writing
 section 2, and "Parsing Rd files"): ``\\name{…}`` commands with brace groups, ``%`` comments and the
 escapes ``\\{ \\} \\\\ \\%``. Read as plain text, an answer quoted the markup (``\\item{interval}{…}``,
 ``\\code{\\link{tide_height}}``) and a usage block ran into the prose. The loader writes a page out as
-Markdown-structured text, so the splitter cuts at its sections and names them:
+Markdown-structured text under one heading, the page's:
 
 - The page opens with ``# topic: Title`` (``\\name``, then ``\\title``): the heading path of every
-  section's chunks names the function it documents, which a page's own title often does not
-  ("Tide Height at a Station"); the ``title`` is the ``\\title`` text (else the topic name).
+  chunk names the function it documents, which a page's own title often does not ("Tide Height
+  at a Station"); the ``title`` is the ``\\title`` text (else the topic name).
 - ``\\description``, ``\\usage``, ``\\arguments``, ``\\value``, ``\\details``, ``\\format``,
-  ``\\source``, ``\\note``, ``\\author``, ``\\references``, ``\\seealso`` and ``\\examples`` become
-  ``##`` sections in the order the file writes them; ``\\section{Title}{…}`` a ``## Title`` section,
-  ``\\subsection`` one level below the section it is in. ``\\alias``, ``\\keyword``, ``\\concept``,
+  ``\\source``, ``\\note``, ``\\author``, ``\\references``, ``\\seealso`` and ``\\examples`` are
+  labelled by their name ("Value: A numeric vector …", "Arguments:" over the items), in the order
+  R's help shows them (the description first, whatever order roxygen2 wrote), as are
+  ``\\section{Title}{…}`` and ``\\subsection``. Labels, not headings: a help page is short, and cut
+  at every section its chunks were a line each ("Value: …"), apart from the function they are of
+  and from each other (a note and the usage it qualifies). ``\\alias``, ``\\keyword``, ``\\concept``,
   ``\\docType``, ``\\encoding`` and ``\\newcommand`` definitions are left out.
 - ``\\usage`` and ``\\examples`` are fenced ``r`` code, written as R writes them in its text help:
   ``\\method{print}{tide}(x)`` as ``print(x)`` under ``## S3 method for class 'tide'``, ``\\dots`` as
@@ -330,7 +333,7 @@ def _command(command: _Command, how: str) -> str:
     if name == "item" and len(args) == 2:
         return _arg(command, 0, how) + ": " + _arg(command, 1, how)
     if name in _BLOCKS and how != "code":  # a list or a table inside a sentence: its lines run on
-        writer = _Writer(2)
+        writer = _Writer()
         writer.walk([command])
         return " ".join(line.strip() for _, lines in writer.finish() for line in lines)
     if not args:
@@ -364,17 +367,16 @@ _BLOCKS = frozenset({"itemize", "enumerate", "describe", "tabular", "preformatte
                      "deqn", "item", *_SECTIONS, *_CODE_SECTIONS})
 _KNOWN = frozenset({*_BLOCKS, *_DROPPED, *_SPANS, *_SYMBOLS, "link", "emph", "strong", "bold", "dfn", "cite",
                     "acronym", "var", "pkg", "CRANpkg", "url", "email", "name", "title", "donttest", "dontrun"})
-_Block = tuple[str, list[str]]  # ("para" | "list" | "items" | "code" | "table" | "heading", its lines)
+_Block = tuple[str, list[str]]  # ("para" | "list" | "items" | "code" | "table", its lines)
 _INDENT = "    "
 
 
 class _Writer:
-    """The blocks of one run of markup: paragraphs, lists, tables, code and headings (``level``:
-    the level of the section they are in; ``code_terms``: an item's term reads as code, as in
+    """The blocks of one run of markup: paragraphs, lists, tables and code (``code_terms``: an item's term reads as code, as in
     ``\\arguments`` and ``\\value``; ``top``: the page itself, whose commands are its sections)."""
 
-    def __init__(self, level: int, *, code_terms: bool = False, top: bool = False) -> None:
-        self.level, self.code_terms, self.top = level, code_terms, top
+    def __init__(self, *, code_terms: bool = False, top: bool = False) -> None:
+        self.code_terms, self.top = code_terms, top
         self.blocks: list[_Block] = []
         self.para: list[str] = []
         self.items: list[str] | None = None  # the lines of the item list the last item opened
@@ -426,17 +428,17 @@ class _Writer:
         elif self.top and name in _CODE_SECTIONS:
             code = _code_lines(_text(body, "code"))
             if code:
-                self.add("heading", [f"## {_CODE_SECTIONS[name]}"])
+                self.add("para", [f"{_CODE_SECTIONS[name]}:"])
                 self.add("code", _fenced(code, "r"))
         elif name in ("section", "subsection"):
             title = _plain(args[0]) if args else ""
-            self.section(title or "Section", body, level=min(self.level + 1, 6))
+            self.section(title or "Section", body)
         elif name in _SECTIONS or name in _CODE_SECTIONS:
             self.walk(body.nodes)  # a section command inside a section: its text
         elif name in _LISTS:
             self.list(body, ordered=name == "enumerate")
         elif name == "describe":
-            writer = _Writer(self.level)
+            writer = _Writer()
             writer.walk(body.nodes)
             for kind, lines in writer.finish():
                 self.add(kind, lines)
@@ -454,12 +456,16 @@ class _Writer:
             self.para.append(_command(command, "inline"))
             self.flush()
 
-    def section(self, title: str, body: _Group, *, level: int = 2, code_terms: bool = False) -> None:
-        writer = _Writer(level, code_terms=code_terms)
+    def section(self, title: str, body: _Group, *, code_terms: bool = False) -> None:
+        writer = _Writer(code_terms=code_terms)
         writer.walk(body.nodes)
         blocks = writer.finish()
         if blocks:
-            self.add("heading", [f"{'#' * level} {title}"])
+            kind, lines = blocks[0]
+            if kind == "para":  # "Value: A numeric vector …"
+                blocks = [("para", [f"{title}: {lines[0]}", *lines[1:]]), *blocks[1:]]
+            else:  # "Arguments:" over its items
+                blocks = [("para", [f"{title}:"]), *blocks]
             self.blocks.extend(blocks)
             self.items = None
 
@@ -469,7 +475,7 @@ class _Writer:
         term = _plain(command.args[0]) if self.code_terms else _inline(command.args[0])
         if self.code_terms:
             term = _span(term) or term
-        writer = _Writer(self.level)
+        writer = _Writer()
         if len(command.args) > 1:
             writer.walk(command.args[1].nodes)
         blocks = writer.finish()
@@ -496,7 +502,7 @@ class _Writer:
         lines: list[str] = []
         number = 0
         for nodes in items:
-            writer = _Writer(self.level)
+            writer = _Writer()
             writer.walk(nodes)
             blocks = writer.finish()
             if blocks:  # an \item with nothing after it (a file cut short) is no item
@@ -589,7 +595,7 @@ def _render(root: _Group) -> tuple[str, str | None]:
                 name = text
             elif node.name == "title" and title is None:
                 title = text
-    writer = _Writer(1, top=True)
+    writer = _Writer(top=True)
     body = [node for node in root.nodes if not (isinstance(node, _Command) and node.name in ("name", "title"))]
     writer.walk(_in_order(body))
     out: list[str] = []
