@@ -7,7 +7,9 @@ the chunks. A ``.yaml`` file that declares an OpenAPI, Swagger or AsyncAPI descr
 out as documentation (``ragkit.loaders.api_description``), not kept as configuration. A ``.txt``
 file in Vim's help format (``*name.txt*`` on its first line, or a ``ft=help`` modeline) is written
 out with its headings, examples and links (``ragkit.loaders.vim_help``). A ``.log`` or ``.txt`` chat log
-(IRC, MeetBot, Pidgin) is written out a message to a paragraph (``ragkit.loaders.chat_log``).
+(IRC, MeetBot, Pidgin) is written out a message to a paragraph (``ragkit.loaders.chat_log``), and
+a Python module with docstrings with them as prose under its classes' and functions' headings
+(``ragkit.loaders.python_source``).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from pathlib import Path
 from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
 from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.chat_log import chat_log_to_markdown, is_chat_log
+from ragkit.loaders.python_source import python_to_markdown
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
 from ragkit.registry import loaders
@@ -34,8 +37,9 @@ class TextLoader(Loader):
     mime = "text/plain"
     # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it; 3: an API
     # description in YAML is written out as documentation; 4: a Vim help file is written out; 5: a
-    # chat log is written out a message to a paragraph
-    version = 5
+    # chat log is written out a message to a paragraph; 6: a Python module with docstrings is written
+    # out with them as prose
+    version = 6
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -57,6 +61,8 @@ class TextLoader(Loader):
             written = api_document(text, path)
         elif path.suffix.lower() in (".log", ".txt") and is_chat_log(text):
             written = chat_log_to_markdown(text), None
+        elif path.suffix.lower() == ".py" and (module := python_to_markdown(text, path.stem)) is not None:
+            written = module, None
         if written is not None:
             body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,

@@ -1,0 +1,110 @@
+"""Python modules documented in their docstrings: written out with each class and function a
+heading, its docstring prose under it and the code fenced, so a default or a reason a docstring
+states is a sentence the answerer quotes; a script without docstrings stays code. The module is
+invented for the test."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from ragkit.loaders.python_source import python_to_markdown
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
+from ragkit.registry import loaders
+from ragkit.splitters.markdown import MarkdownSplitter
+
+MODULE = '''"""Tide helpers for the harbour office.
+
+The ``tides`` module reads gauge logs.
+"""
+
+import time
+
+DEFAULT_WINDOW = 45  # minutes
+
+
+class TideGauge(object):
+    """Reads one harbour gauge.
+
+    Args:
+        port (str): The harbour's code.
+        window (int): The minutes averaged for each reading. Defaults to 45 minutes.
+    """
+
+    unit = "metres"
+
+    @property
+    def height(self):
+        """The last reading, in metres."""
+        return self._height
+
+    def _helper(self):
+        return 1
+
+
+def warn_on_surge(level=3.5):
+    """Rings the bell when the water rises past *level*.
+
+    The default of 3.5 metres is the quay's height, since the quay floods first.
+    """
+    def ring():
+        return "bell"
+    return ring
+
+
+def undocumented():
+    pass
+'''
+
+
+def test_a_module_is_written_out_with_its_docstrings_as_prose_and_its_code_fenced() -> None:
+    text = python_to_markdown(MODULE, "tides")
+    assert text is not None
+    assert text.startswith("# tides\n\nTide helpers for the harbour office.\n\nThe ``tides`` module reads gauge logs.\n\n"
+                           "```python\nimport time\n\nDEFAULT_WINDOW = 45  # minutes\n```\n")
+    assert "## class TideGauge(object)\n\nReads one harbour gauge.\n" in text
+    assert "### def TideGauge.height(self)\n\nThe last reading, in metres.\n\n```python\n    @property\n    def height(self):\n" in text
+    assert "### def TideGauge._helper(self)\n\n```python\n    def _helper(self):\n        return 1\n```" in text
+    assert "## def warn_on_surge(level=3.5)\n\nRings the bell" in text
+    assert "def ring():" in text  # a nested function is its enclosing one's code
+    assert "## def undocumented()" in text
+    for line in ('unit = "metres"', "return self._height", "return ring"):  # nothing of the code is lost
+        assert line in text
+    assert '"""' not in text
+
+
+def test_a_script_or_a_broken_module_is_read_as_it_is() -> None:
+    assert python_to_markdown("import sys\n\nprint(sys.argv)\n", "run") is None  # no docstring: code
+    assert python_to_markdown('def f(:\n    """Doc."""\n', "broken") is None
+    assert python_to_markdown("x = " + "(" * 100_000 + ")" * 100_000 + "\n", "deep") is None
+
+
+def test_the_text_loader_writes_out_a_documented_module(tmp_path: Path) -> None:
+    path = tmp_path / "tides.py"
+    path.write_text(MODULE, encoding="utf-8")
+    [doc] = loaders.get("text")().load(path, source="tides.py")
+    assert doc.metadata["markup"] == "markdown" and doc.text.startswith("# tides\n")
+    script = tmp_path / "run.py"
+    script.write_text("import sys\nprint(sys.argv)\n", encoding="utf-8")
+    [doc] = loaders.get("text")().load(script, source="run.py")
+    assert doc.text == "import sys\nprint(sys.argv)\n" and "markup" not in doc.metadata
+
+
+def test_an_answer_quotes_the_docstring_that_states_the_default() -> None:
+    from ragkit.types import Document
+
+    text = python_to_markdown(MODULE, "tides")
+    chunks = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars").split(
+        Document(text=text, metadata={"source": "tides.py", "markup": "markdown"}))
+    passages = [Passage(n, c.text, {"source": "tides.py", "heading": c.metadata["heading"]})
+                for n, c in enumerate(chunks, 1)]
+    answer = extractive_answer("Why does warn_on_surge default to 3.5 metres?", passages)
+    assert "quay floods first" in answer
+
+
+def test_a_long_module_is_written_out_in_linear_time() -> None:
+    body = "".join(f'def f{i}(a, b=1):\n    """Doc {i}."""\n    return a\n\n' for i in range(20_000))
+    start = time.perf_counter()
+    assert python_to_markdown(body, "many") is not None
+    assert time.perf_counter() - start < 10
