@@ -1033,7 +1033,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     table = _names_table(query, passages)
     if (query.asked_numbers - present or missing >= _MISSING
             or (query.names - present and missing >= _OFF_TOPIC and not table)
-            or not _versions_present(query, passages) or not _marks_present(query.text, passages)):
+            or not _versions_present(query, passages) or not _marks_present(query.form, passages)):
         # the question's year, quantity, version or name (or most of it) is in no passage
         return _refuse("the question's number, version, name or most of its words are in no passage")
     if query.counted and any(counts_asked(query, u.text) for u in units if u.kind != "code"):
