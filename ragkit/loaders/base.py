@@ -270,6 +270,15 @@ class MarkupLoader(Loader):
         return iter([Document(text=text, metadata=meta)])
 
 
+def code_fence(code: str) -> str:
+    """The fence for a Markdown code block holding ``code``: three backticks, or one more than the
+    longest run of backticks the code writes, so no line of it closes the block."""
+    return "`" * max(3, max((len(run) for run in _BACKTICKS.findall(code)), default=0) + 1)
+
+
+_BACKTICKS = re.compile(r"`+")
+
+
 def read_text(path: Path) -> str:
     """Read a text file: UTF-8 (a BOM is stripped), UTF-16 or UTF-32 (with or without a BOM:
     ``ragkit.loaders.encoding``); newlines become ``\\n``.

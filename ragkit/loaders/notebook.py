@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from ragkit.errors import ConfigError, LoaderError
-from ragkit.loaders.base import Loader, read_text, strip_encoded_data
+from ragkit.loaders.base import Loader, code_fence, read_text, strip_encoded_data
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -163,8 +163,7 @@ def _joined(value: Any) -> str:
 
 
 def _fence(code: str, language: str) -> str:
-    runs = re.findall(r"`+", code)
-    fence = "`" * max(3, max((len(r) for r in runs), default=0) + 1)
+    fence = code_fence(code)
     return f"{fence}{language}\n{code}\n{fence}"
 
 

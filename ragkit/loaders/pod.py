@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.base import MarkupLoader, code_fence
 from ragkit.registry import loaders
 
 _COMMAND = re.compile(r"=([A-Za-z][A-Za-z0-9_]*)")  # a line that opens a command paragraph
@@ -53,7 +53,6 @@ _OPENER = re.compile(r"[A-Z](<+)([ \t\n]*)")
 #: "=item *", "=item 3." or "=item 3" alone (else a term: "=item 2005 release" is no number)
 _BULLET = re.compile(r"(?:\*|([0-9]{1,9})\.)(?:[ \t]+|$)|([0-9]{1,9})$")
 _TICKS = re.compile(r"`+")
-_FENCE_RUN = re.compile(r"^[ \t]*(`{3,})", re.MULTILINE)
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:[^\s:]")
 #: text that Markdown would read as a heading or a fence when a paragraph starts with it
 _MARKDOWN_START = re.compile(r"#{1,6}(?:[ \t]|$)|```|~~~")
@@ -366,9 +365,7 @@ class _Converter:
             self._fence(lines, self.code, "")
 
     def _fence(self, lines: list[str], language: str, indent: str) -> None:
-        body = "\n".join(lines)
-        longest = max((len(run) for run in _FENCE_RUN.findall(body)), default=0)
-        fence = "`" * max(3, longest + 1)
+        fence = code_fence("\n".join(lines))
         self.blocks.append(_Block("\n".join(indent + line if line else "" for line in
                                             [fence + language, *lines, fence])))
 

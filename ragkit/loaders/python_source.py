@@ -23,6 +23,8 @@ import inspect
 import re
 from dataclasses import dataclass
 
+from ragkit.loaders.base import code_fence
+
 MAX_BYTES = 2 * 1024 * 1024  # a larger module (generated tables) is read as it is
 _SIGNATURE_CHARS = 160
 _MARKDOWN_START = re.compile(r"^(#{1,6}\s|```|~~~)")
@@ -125,8 +127,7 @@ def _fenced(lines: list[str]) -> list[str]:
         lines = lines[:-1]
     if not lines:
         return []
-    longest = max((len(run) for line in lines for run in re.findall(r"`{3,}", line)), default=2)
-    fence = "`" * max(3, longest + 1)
+    fence = code_fence("\n".join(lines))
     return [f"{fence}python", *lines, fence, ""]
 
 

@@ -48,7 +48,7 @@ import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.base import MarkupLoader, code_fence
 from ragkit.registry import loaders
 
 #: nested brace groups parsed as markup; deeper ones are written out as they are
@@ -69,7 +69,6 @@ _NEXT_ARG = re.compile(r"[ \t]{0,40}\n?[ \t]{0,40}\{")  # \item{x} {…}: a late
 _BLANK_LINE = re.compile(r"\n[ \t]*\n")
 _SPACES = re.compile(r"[ \t\n]+")
 _NOTE_TEXT = re.compile(_NOTE + "([^" + _END_NOTE + "]*)" + _END_NOTE)
-_FENCE_RUN = re.compile(r"`{3,}")
 _FORMATS = re.compile(r"[\s,]+")
 
 #: the page's sections and their headings
@@ -570,8 +569,7 @@ def _code_lines(code: str) -> list[str]:
 
 
 def _fenced(lines: list[str], language: str) -> list[str]:
-    longest = max((len(run) for line in lines for run in _FENCE_RUN.findall(line)), default=2)
-    fence = "`" * max(3, longest + 1)
+    fence = code_fence("\n".join(lines))
     return [fence + language, *lines, fence]
 
 

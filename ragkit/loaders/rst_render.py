@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from docutils import nodes
 
+from ragkit.loaders.base import code_fence
 from ragkit.loaders.rst_sphinx import object_desc
 from ragkit.loaders.sphinx_names import ADMONITIONS
 
@@ -141,7 +142,7 @@ class Renderer:
         language = node.get("language") or (classes[0] if classes else "")
         if isinstance(node, nodes.doctest_block):
             language = language or "pycon"
-        fence = "`" * max(3, _longest_run(code, "`") + 1)
+        fence = code_fence(code)
         self.blocks.append(f"{fence}{language}\n{code}\n{fence}")
 
     def _list(self, node: nodes.Node, depth: int) -> None:
@@ -296,11 +297,6 @@ def _default_role_text(text: str) -> str:
 def _file_wide(fields: nodes.field_list) -> bool:
     names = [inline_text(f.children[0]).lower() for f in fields.children if f.children]
     return bool(names) and all(n in _FILE_FIELDS for n in names)
-
-
-def _longest_run(text: str, char: str) -> int:
-    runs = re.findall(f"{re.escape(char)}+", text)
-    return max((len(r) for r in runs), default=0)
 
 
 __all__ = ["Renderer", "inline_text"]
