@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from ragkit.errors import MissingDependencyError, StoreDamagedError, StoreError
+from ragkit.month_names import ABBREVIATIONS
 from ragkit.registry import retrievers
 from ragkit.retrieval._bm25_segments import Bm25Kind, postings, score, score_rarer, stats, term_hash
 from ragkit.stores._segments import Rows, Segment, SegmentLog
@@ -143,16 +144,14 @@ class _Analyzer:
 
 #: a month a query names in full, also as the abbreviations tables and logs write it ("Month: Jan",
 #: "Sep 2019"); only the query is widened, so no index is tokenized again
-_MONTH_ABBREVIATIONS = {
-    "january": "jan", "february": "feb", "march": "mar", "april": "apr", "june": "jun", "july": "jul",
-    "august": "aug", "september": "sep sept", "october": "oct", "november": "nov", "december": "dec",
-}
+_MONTH_ABBREVIATIONS = {name: [short for short, full in ABBREVIATIONS.items() if full == name]
+                        for name in set(ABBREVIATIONS.values())}
 
 
 def _query_tokens(analyzer: _Analyzer, query: str) -> list[str]:
     """``query``'s tokens, with the abbreviations of the months it names in full."""
     tokens = analyzer.tokenize([query])[0]
-    short = [_MONTH_ABBREVIATIONS[w] for w in _Analyzer._PATTERN.findall(query.lower()) if w in _MONTH_ABBREVIATIONS]
+    short = [a for w in _Analyzer._PATTERN.findall(query.lower()) for a in _MONTH_ABBREVIATIONS.get(w, ())]
     return tokens + analyzer.tokenize([" ".join(short)])[0] if short else tokens
 
 

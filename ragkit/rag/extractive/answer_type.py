@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from ragkit.month_names import ABBREVIATIONS, MONTH_NAMES
 from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD, stem
 
 _QUANTITY_NOUNS = (
@@ -62,10 +63,7 @@ _NUMBER_WORDS = frozenset(
 fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
 million billion dozen half twice once single""".split()
 )
-_MONTHS = frozenset(
-    """january february march april may june july august september october november december
-jan feb mar apr jun jul aug sep sept oct nov dec""".split()
-)
+_MONTHS = frozenset(MONTH_NAMES) | ABBREVIATIONS.keys()
 _COLOURS = frozenset("""red orange yellow green blue purple violet pink brown black white grey gray amber cyan
 magenta turquoise gold silver""".split())
 _WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())

@@ -139,6 +139,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ragkit.loaders.base import CODE_EXTENSIONS
+from ragkit.month_names import MONTH_NAMES
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
     asks_columns,
@@ -925,8 +926,6 @@ def _holds_number(text: str, number: str) -> bool:
 
 
 _ISO_DATE = re.compile(r"(?<![\w.-])(\d{4})-(0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])(?![\w.-]|-\d)")
-_MONTH_TERMS = ("january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-                "november", "december")
 
 
 def _iso_dates(text: str) -> frozenset[str]:
@@ -936,7 +935,7 @@ def _iso_dates(text: str) -> frozenset[str]:
 
 def _iso_months(text: str) -> frozenset[str]:
     """The months of ``text``'s ISO dates, as their names' terms ("1855-01-01": january)."""
-    return frozenset(_MONTH_TERMS[int(m.group(2)) - 1] for m in _ISO_DATE.finditer(text))
+    return frozenset(MONTH_NAMES[int(m.group(2)) - 1] for m in _ISO_DATE.finditer(text))
 
 
 def _word_asked(word: str, query: Query) -> bool:

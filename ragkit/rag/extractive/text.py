@@ -24,6 +24,8 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ragkit.month_names import ABBREVIATIONS, MONTH_NAMES
+
 STOPWORDS = frozenset(
     """
 a about above after again against all also am an and any are as at be because been before being below
@@ -96,7 +98,7 @@ def stem(word: str) -> str:
 def _stem(word: str) -> str:
     w = american(word.lower().replace("’", "'").split("'")[0])
     w = _BOUNDS.get(w, w)
-    w = _MONTH_NAMES.get(w, w)
+    w = ABBREVIATIONS.get(w, w)
     ate = bool(_ATE.search(w))
     if w.endswith("ings") and len(w) >= 7:
         w = w[:-1]  # "settings", "listings": the plural of a gerund, read as the gerund
@@ -117,11 +119,9 @@ def _stem(word: str) -> str:
 #: is not read as "maximum": "the highest priority" says nothing of a maximum number)
 _BOUNDS = {"max": "maximum", "min": "minimum"}
 
-#: a month's abbreviation read as its name: "January 1855" asks for the row whose "Month: Jan"
-_MONTH_NAMES = {"jan": "january", "feb": "february", "mar": "march", "apr": "april", "jun": "june", "jul": "july",
-           "aug": "august", "sep": "september", "sept": "september", "oct": "october", "nov": "november",
-           "dec": "december"}
-MONTHS = frozenset(_MONTH_NAMES.values()) | {"may"}  # the months' terms
+#: the months' terms (a month's abbreviation is read as its name: "January 1855" asks for the row
+#: whose "Month: Jan")
+MONTHS = frozenset(MONTH_NAMES)
 
 #: a verb's forms in -ate ("rotate", "rotated", "rotates", "rotating") and its adverb ("separately"),
 #: whose -at a noun in -ation ("rotation") loses with its suffix; not a verb in -eat or -oat ("treated",
