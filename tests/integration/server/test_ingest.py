@@ -143,3 +143,31 @@ def test_fresh_server_on_an_empty_index_dir(tmp_path: Path) -> None:
         assert httpx.get(s.url + "/documents").json()["data"] == []
         job = wait_job(s, httpx.post(s.url + "/documents", json={"documents": [{"name": "a.md", "text": WINTER}]}).json()["id"])
         assert job["status"] == "succeeded" and job["result"]["added"] == ["a.md"]
+
+
+def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> None:
+    """An R help page, Perl POD, a documented Python module and an IRC log, uploaded through the
+    API, are read by their writers: search returns their facts without the format's markup."""
+    log = "".join(f"10:0{i} <ann> morning {i}\n" for i in range(6)) + "10:09 <@bo> the breakwater repair is at 60%\n"
+    docs = [
+        {"name": "man/tide_height.Rd", "text": "\\name{tide_height}\n\\title{Tide Height}\n"
+         "\\arguments{\\item{interval}{Minutes between gauge readings; the default is 12 minutes.}}\n"},
+        {"name": "lib/Harbour/Ferry.pod", "text": "=head1 NAME\n\nHarbour::Ferry - the ferry timetable\n\n"
+         "=head1 OPTIONS\n\n=over\n\n=item B<--berth>\n\nThe ferry's berth, default C<north quay>.\n\n=back\n"},
+        {"name": "harbour/gauge.py", "text": '"""Gauge helpers."""\n\n\ndef drain(level=4):\n'
+         '    """Opens the sluice when the basin passes *level*, as the lock keeper asked."""\n    return level\n'},
+        {"name": "meetings/042.log", "text": log},
+    ]
+    r = httpx.post(server.url + "/documents", json={"documents": docs})
+    assert r.status_code == 202, r.text
+    job = wait_job(server, r.json()["id"])
+    assert job["status"] == "succeeded" and job["result"]["counts"]["added"] == 4, job
+    for query, source, fact, markup in (
+        ("tide_height interval between gauge readings", "man/tide_height.Rd", "12 minutes", "\\item"),
+        ("Harbour::Ferry berth default", "lib/Harbour/Ferry.pod", "north quay", "C<"),
+        ("drain sluice basin lock keeper", "harbour/gauge.py", "lock keeper", '"""'),
+        ("breakwater repair", "meetings/042.log", "bo: the breakwater repair is at 60%", "<@bo>"),
+    ):
+        hits = httpx.post(server.url + "/search", json={"query": query, "top_k": 5}).json()["data"]
+        found = [h for h in hits if h["source"] == source]
+        assert found and fact in found[0]["text"] and markup not in found[0]["text"], (source, hits)
