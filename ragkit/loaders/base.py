@@ -279,6 +279,20 @@ def code_fence(code: str) -> str:
 _BACKTICKS = re.compile(r"`+")
 
 
+def escape_markdown_line(line: str) -> str:
+    """``line`` kept as written, escaped with a backslash where Markdown (and ragkit's splitter and
+    answerer) would read its start as structure: a heading (``# Note``) or a code fence, also
+    when indented up to three spaces. A loader writing a format's text into Markdown calls this for
+    each line of prose it copies; the answerer shows the escaped character as written."""
+    match = _MARKDOWN_STRUCTURE.match(line)
+    if match is None:
+        return line
+    return f"{match.group(1)}\\{line[match.end(1):]}"
+
+
+_MARKDOWN_STRUCTURE = re.compile(r"( {0,3})(?:#{1,6}(?:[ \t]|$)|```|~~~)")
+
+
 def read_text(path: Path) -> str:
     """Read a text file: UTF-8 (a BOM is stripped), UTF-16 or UTF-32 (with or without a BOM:
     ``ragkit.loaders.encoding``); newlines become ``\\n``.

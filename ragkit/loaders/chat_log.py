@@ -25,6 +25,8 @@ from __future__ import annotations
 
 import re
 
+from ragkit.loaders.base import escape_markdown_line
+
 #: a time stamp: "13:06", "13:06:59", "[13:06]", "(03:01:04 PM)", "2020-11-03 15:01:04", also a date before it
 _TIME = (r"(?:\[|\()?(?:\d{4}-\d\d-\d\d[ T])?\d{1,2}:\d\d(?::\d\d)?(?:\s?[AaPp][Mm])?(?:\]|\))?")
 _NICK = r"[^\s<>()\[\]:]{1,40}"
@@ -85,14 +87,14 @@ def chat_log_to_markdown(text: str) -> str:
             continue
         read = _message(line)
         if read is None:
-            out.append(_escaped(line))
+            out.append(escape_markdown_line(line))
             continue
         nick, said = read
         if not nick or not said.strip():
             continue  # a notice, or an empty message
         said = said.strip()
         if nick == "*":
-            out.append(_escaped(said))
+            out.append(escape_markdown_line(said))
             continue
         command = _MEETBOT.match(said)
         if command and command.group(1).lower() in ("startmeeting", "topic", "endmeeting"):
@@ -103,11 +105,6 @@ def chat_log_to_markdown(text: str) -> str:
             said = f"{_MEETBOT_LABEL[command.group(1).lower()]}: {command.group(2)}"
         out.append(f"{nick}: {said}")
     return "\n\n".join(out) + "\n"
-
-
-def _escaped(line: str) -> str:
-    """A line kept as written, with a leading mark that Markdown would read as structure escaped."""
-    return f"\\{line}" if line[0] in "#`|~" else line
 
 
 __all__ = ["chat_log_to_markdown", "is_chat_log"]

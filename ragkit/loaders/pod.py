@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ragkit.loaders.base import MarkupLoader, code_fence
+from ragkit.loaders.base import MarkupLoader, code_fence, escape_markdown_line
 from ragkit.registry import loaders
 
 _COMMAND = re.compile(r"=([A-Za-z][A-Za-z0-9_]*)")  # a line that opens a command paragraph
@@ -54,8 +54,6 @@ _OPENER = re.compile(r"[A-Z](<+)([ \t\n]*)")
 _BULLET = re.compile(r"(?:\*|([0-9]{1,9})\.)(?:[ \t]+|$)|([0-9]{1,9})$")
 _TICKS = re.compile(r"`+")
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]{0,30}:[^\s:]")
-#: text that Markdown would read as a heading or a fence when a paragraph starts with it
-_MARKDOWN_START = re.compile(r"#{1,6}(?:[ \t]|$)|```|~~~")
 _ENTITY_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]{0,31}")
 _NUMBER = re.compile(r"0[xX][0-9A-Fa-f]{1,8}|[0-9]{1,10}")
 
@@ -75,6 +73,7 @@ class PodLoader(MarkupLoader):
 
     name = "pod"
     mime = "text/x-pod"
+    version = 2  # 2: a line indented up to three spaces that starts like a heading or a fence is escaped
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         code = None if path.suffix.lower() == ".pod" else "perl"
@@ -319,16 +318,14 @@ class _Converter:
             else:  # a term: "- term: description"
                 self.blocks.append(_Block(marker + (" " if marker.endswith(":") else ": ") + text, item=True))
             return
-        if _MARKDOWN_START.match(text):
-            text = "\\" + text
-        self.blocks.append(_Block(self._indent() + text))
+        self.blocks.append(_Block(self._indent() + escape_markdown_line(text)))
 
     def _data(self, lines: list[str]) -> None:
         """A paragraph of a ``text`` or ``markdown`` region: its lines as written."""
         self.name_next = False
         markdown = bool(self.regions) and self.regions[-1].format.lower() == "markdown"
         if not markdown:
-            lines = ["\\" + line if _MARKDOWN_START.match(line) else line for line in lines]
+            lines = [escape_markdown_line(line) for line in lines]
         if self.pending is not None:
             self._ordinary(lines[0])
             lines = lines[1:]

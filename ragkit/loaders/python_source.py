@@ -20,14 +20,12 @@ from __future__ import annotations
 
 import ast
 import inspect
-import re
 from dataclasses import dataclass
 
-from ragkit.loaders.base import code_fence
+from ragkit.loaders.base import code_fence, escape_markdown_line
 
 MAX_BYTES = 2 * 1024 * 1024  # a larger module (generated tables) is read as it is
 _SIGNATURE_CHARS = 160
-_MARKDOWN_START = re.compile(r"^(#{1,6}\s|```|~~~)")
 
 
 @dataclass(frozen=True)
@@ -116,8 +114,8 @@ def _docstring(node: ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunc
 
 
 def _prose(text: str) -> list[str]:
-    """A docstring's lines, a line Markdown would read as a heading or a fence escaped."""
-    return [f"\\{line}" if _MARKDOWN_START.match(line) else line for line in text.split("\n")]
+    """A docstring's lines, a start Markdown would read as structure escaped."""
+    return [escape_markdown_line(line) for line in text.split("\n")]
 
 
 def _fenced(lines: list[str]) -> list[str]:

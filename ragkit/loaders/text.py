@@ -38,8 +38,10 @@ class TextLoader(Loader):
     # 2: a Sphinx project's .txt source is read as the rst loader's version 4 reads it; 3: an API
     # description in YAML is written out as documentation; 4: a Vim help file is written out; 5: a
     # chat log is written out a message to a paragraph; 6: a Python module with docstrings is written
-    # out with them as prose
-    version = 6
+    # out with them as prose; 7: a chat log's and a docstring's lines are escaped by one rule
+    # (``escape_markdown_line``): a chat line starting "#name", "`" or "|" is no longer escaped, an
+    # indented docstring line starting like a heading or a fence is
+    version = 7
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
