@@ -9,7 +9,8 @@ file in Vim's help format (``*name.txt*`` on its first line, or a ``ft=help`` mo
 out with its headings, examples and links (``ragkit.loaders.vim_help``). A ``.log`` or ``.txt`` chat log
 (IRC, MeetBot, Pidgin) is written out a message to a paragraph (``ragkit.loaders.chat_log``), and
 a Python module with docstrings with them as prose under its classes' and functions' headings
-(``ragkit.loaders.python_source``).
+(``ragkit.loaders.python_source``), and a C-family source file (Java, Kotlin, C, C++, C#, Rust,
+…) with its documentation comments likewise (``ragkit.loaders.doc_comments``).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from pathlib import Path
 from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
 from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.chat_log import chat_log_to_markdown, is_chat_log
+from ragkit.loaders.doc_comments import doc_comments_to_markdown
 from ragkit.loaders.python_source import python_to_markdown
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
@@ -40,8 +42,9 @@ class TextLoader(Loader):
     # chat log is written out a message to a paragraph; 6: a Python module with docstrings is written
     # out with them as prose; 7: a chat log's and a docstring's lines are escaped by one rule
     # (``escape_markdown_line``): a chat line starting "#name", "`" or "|" is no longer escaped, an
-    # indented docstring line starting like a heading or a fence is
-    version = 7
+    # indented docstring line starting like a heading or a fence is; 8: a C-family source file with
+    # documentation comments (Javadoc, ``///``) is written out with them as prose
+    version = 8
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -65,6 +68,8 @@ class TextLoader(Loader):
             written = chat_log_to_markdown(text), None
         elif path.suffix.lower() == ".py" and (module := python_to_markdown(text, path.stem)) is not None:
             written = module, None
+        elif (documented := doc_comments_to_markdown(text, path.stem, path.suffix)) is not None:
+            written = documented, None
         if written is not None:
             body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,

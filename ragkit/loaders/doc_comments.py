@@ -1,0 +1,486 @@
+"""Source files of C-family languages with documentation comments, written out as Markdown with
+the comments as prose.
+
+A library documented in Javadoc (or KDoc, Doxygen, PHPDoc, C#'s and Rust's ``///``) keeps its
+reference in its source: read as it is, a passage was a run of `` * ``-prefixed lines with
+``{@code …}`` and ``<p>`` in them, and "This class is conditionally thread-safe" was no sentence the
+answerer could quote. The text loader hands such a file here (``.java``, ``.kt``, ``.scala``,
+``.c``, ``.h``, ``.cpp``, ``.cs``, ``.php``, ``.swift``, ``.rs``, …), which writes it out in the
+order of its lines:
+
+- a ``# name`` title (the file's name);
+- each documented declaration a heading (``## public final class JsonCodec``, ``### JsonCodec.read(
+  Reader in)``: the declaration up to its ``{`` or ``;`` with annotations left out, a member named
+  with its type's name, the level one deeper for each enclosing brace), its comment as prose
+  under it:
+
+  - the comment's markers (``/**``, ``*/``, a line's leading ``*``, ``///``, ``//!``) removed;
+  - inline tags as text: ``{@code x}`` and ``{@link Type#member label}`` as a code span or the
+    label, ``{@literal x}`` as ``x``, ``{@inheritDoc}`` dropped;
+  - HTML (``<p>``, ``<ul><li>``, ``<pre>``, ``<code>``, entities) as paragraphs, ``- `` items,
+    a fenced block and code spans; C#'s XML tags (``<summary>``, ``<param name="x">``) likewise;
+  - block tags as a list of labelled items: ``@param x …`` as ``- Parameter `x`: …``,
+    ``@return …`` as ``- Returns: …``, ``@throws E …`` as ``- Throws `E`: …``, ``@since 2.1`` as
+    ``- Since: 2.1`` (Doxygen's ``\\param`` and ``\\return`` too);
+
+- the code between them, other comments included, fenced with the language, so nothing of the
+  file is lost.
+
+One pass over the characters finds the comments, skipping strings and other comments, and
+tracks the braces; nothing is compiled. A file over 2 MB, or one with no documentation comment,
+is read as it is.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from dataclasses import dataclass
+
+from ragkit.loaders.base import code_fence, escape_markdown_line
+
+MAX_BYTES = 2 * 1024 * 1024  # a larger file (generated tables) is read as it is
+#: suffixes this writer reads, and the language their code blocks are fenced with
+LANGUAGES = {
+    ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".groovy": "groovy",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".cs": "csharp", ".php": "php", ".swift": "swift", ".rs": "rust", ".dart": "dart",
+}
+_SIGNATURE_CHARS = 160
+_DECLARATION_CHARS = 600  # how far after a comment its declaration is looked for
+_MAX_DEPTH = 64  # braces deeper than this are still counted, but no longer name an owner
+
+_TYPE_HEAD = re.compile(
+    r"\b(?:class|interface|enum|record|struct|union|trait|object|impl|namespace|protocol|extension)"
+    r"\s+(?:[\w:]+\s+for\s+)?([A-Za-z_]\w{0,100})")
+_ANNOTATION = re.compile(r"(?:@[\w.]{1,200}(?:\([^()\n]{0,400}\))?|#!?\[[^\]\n]{0,400}\]|\[[\w.(), \"=]{1,400}\])\s*")
+_MEMBER_NAME = re.compile(r"([A-Za-z_]\w{0,100})\s*(?:<[^<>()]{0,200}>\s*)?\(")
+_FIELD_NAME = re.compile(r"([A-Za-z_]\w{0,100})\s*(?:=|$)")
+_LEADING_STAR = re.compile(r"^[ \t]*\*(?![*/])[ \t]?")
+_INLINE_TAG = re.compile(r"\{@(\w{1,30})[ \t\n]*")
+_TAG = re.compile(r"<(/?)([A-Za-z][\w:-]{0,30})((?:[^<>\"']|\"[^\"]{0,400}\"|'[^']{0,400}'){0,400})>")
+_ATTRIBUTE = re.compile(r"\b(?:name|cref|langword|href)\s*=\s*[\"']([^\"']{0,300})[\"']")
+_BLOCK_TAG = re.compile(r"^[ \t]*[@\\](\w{1,30})\b[ \t]*(.*)$")
+_SPACES = re.compile(r"[ \t]+")
+
+
+@dataclass(frozen=True)
+class _Comment:
+    start: int  # offset of its ``/**`` or first ``///``
+    end: int  # offset just past it
+    text: str  # its raw text, markers included
+    depth: int  # braces open where it starts
+    owner: str  # the name of the type it is declared in ("" at the top)
+
+
+def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
+    """``source`` as Markdown (see the module docstring), or None to read it as it is."""
+    language = LANGUAGES.get(suffix.lower())
+    if language is None or len(source) > MAX_BYTES:
+        return None
+    comments = [c for c in _scan(source) if _prose_lines(c.text)]
+    if not comments:
+        return None
+    out = [f"# {name}", ""]
+    cursor = 0
+    for comment in comments:
+        out += _fenced(source[cursor:comment.start], language)
+        prose = _prose_lines(comment.text)
+        inner = comment.text.startswith("//!") or language == "rust" and comment.text.startswith("/*!")
+        declaration = "" if inner else _declaration(source[comment.end : comment.end + _DECLARATION_CHARS])
+        if declaration:  # (Rust's ``//!`` documents the module it is in, not what follows)
+            out += [f"{'#' * min(2 + comment.depth, 6)} {_heading(declaration, comment.owner)}", ""]
+        out += [*prose, ""]
+        cursor = comment.end
+    out += _fenced(source[cursor:], language)
+    while out and not out[-1]:
+        out.pop()
+    return "\n".join(out) + "\n"
+
+
+def _scan(source: str) -> list[_Comment]:
+    """The documentation comments of ``source``, in one pass that skips strings, character
+    literals and other comments and counts braces."""
+    found: list[_Comment] = []
+    owners: list[str] = []  # the type each open brace belongs to ("" for a block or a method)
+    head_start = 0  # where the statement or declaration before the next brace starts
+    i, n = 0, len(source)
+    while i < n:
+        c = source[i]
+        if c == "/" and source.startswith("//", i):
+            end = source.find("\n", i)
+            end = n if end < 0 else end
+            if source.startswith(("///", "//!"), i) and not source.startswith("////", i):
+                end = _line_comment_run(source, i)
+                found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners)))
+            i = end
+        elif c == "/" and source.startswith("/*", i):
+            end = source.find("*/", i + 2)
+            end = n if end < 0 else end + 2
+            if source.startswith(("/**", "/*!"), i) and source[i + 3 : i + 4] not in ("*", "/"):
+                found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners)))
+            i = end
+            head_start = i
+        elif c == '"':
+            i = _string_end(source, i)
+        elif c == "'":
+            i = _char_end(source, i)
+        elif c == "{":
+            head = _TYPE_HEAD.search(source, head_start, i) if i - head_start < 2000 else None
+            owners.append(head.group(1) if head and len(owners) < _MAX_DEPTH else "")
+            i += 1
+            head_start = i
+        elif c == "}":
+            if owners:
+                owners.pop()
+            i += 1
+            head_start = i
+        elif c == ";":
+            i += 1
+            head_start = i
+        else:
+            i += 1
+    return found
+
+
+def _owner(owners: list[str]) -> str:
+    return ".".join(o for o in owners if o)
+
+
+def _line_comment_run(source: str, i: int) -> int:
+    """The end of the run of ``///`` (or ``//!``) lines starting at ``i``."""
+    marker = source[i : i + 3]
+    n = len(source)
+    while True:
+        end = source.find("\n", i)
+        if end < 0:
+            return n
+        j = end + 1
+        while j < n and source[j] in " \t":
+            j += 1
+        if not source.startswith(marker, j) or source.startswith("////", j):
+            return end
+        i = j
+
+
+def _string_end(source: str, i: int) -> int:
+    """The offset past the string literal opening at ``i`` (a text block ``\"\"\"…\"\"\"`` too); an
+    unterminated one ends at its line's end, so one stray quote cannot swallow the file."""
+    if source.startswith('"""', i):
+        end = source.find('"""', i + 3)
+        return len(source) if end < 0 else end + 3
+    j = i + 1
+    n = len(source)
+    while j < n:
+        c = source[j]
+        if c == "\\":
+            j += 2
+            continue
+        if c == '"':
+            return j + 1
+        if c == "\n":
+            return j
+        j += 1
+    return n
+
+
+def _char_end(source: str, i: int) -> int:
+    """The offset past a character literal at ``i`` (``'a'``, ``'\\n'``, ``'\\u00e9'``); a quote
+    that opens none (Rust's lifetime ``'a``) is passed over alone."""
+    if source.startswith("\\", i + 1):
+        end = source.find("'", i + 2, i + 12)
+        return i + 1 if end < 0 else end + 1
+    return i + 3 if source[i + 2 : i + 3] == "'" else i + 1
+
+
+def _declaration(after: str) -> str:
+    """The declaration a comment documents: the code after it up to its ``{`` or ``;`` (or the
+    line's end for a macro), its annotations left out, on one line."""
+    lines = []
+    for line in after.split("\n"):
+        code = line.split("//", 1)[0].strip()
+        if not code:
+            if lines:
+                break
+            continue
+        if code.startswith(("/*", "*")):
+            break
+        lines.append(code)
+        if any(mark in code for mark in "{;") or code.startswith("#") and not code.startswith("#["):
+            break
+    text = " ".join(lines)
+    while match := _ANNOTATION.match(text):
+        if not match.end():
+            break
+        text = text[match.end():]
+    text = re.split(r"[{;]", text, maxsplit=1)[0]
+    text = _SPACES.sub(" ", text).strip().removesuffix(" where").strip()
+    return text.removesuffix(",").rstrip()  # an enum's constant, ``PIER_ONE,``
+
+
+def _heading(declaration: str, owner: str) -> str:
+    """The declaration as a heading, a member named with its type (``JsonCodec.read(Reader in)``)."""
+    if owner and not _TYPE_HEAD.search(declaration):
+        member = _MEMBER_NAME.search(declaration) or _FIELD_NAME.search(declaration.split("=", 1)[0].strip())
+        if member and member.group(1) != owner.rsplit(".", 1)[-1]:
+            declaration = f"{declaration[: member.start(1)]}{owner}.{declaration[member.start(1):]}"
+    if len(declaration) > _SIGNATURE_CHARS:
+        declaration = declaration[: _SIGNATURE_CHARS - 1] + "…"
+    return declaration
+
+
+# ---------------------------------------------------------------- the comment's text
+def _prose_lines(raw: str) -> list[str]:
+    """A documentation comment's text as Markdown lines (see the module docstring); empty when
+    it says nothing."""
+    text = _unmarked(raw)
+    text = _inline_tags(text)
+    lines = _html_to_lines(text)
+    lines = _block_tags(lines)
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    return lines if any(any(ch.isalpha() for ch in line) for line in lines) else []
+
+
+def _unmarked(raw: str) -> str:
+    """The comment without its markers: ``/**``, ``*/``, a leading ``*`` or ``///`` on each line."""
+    if raw.startswith(("///", "//!")):
+        return "\n".join(re.sub(r"^[ \t]*//[/!][ \t]?", "", line) for line in raw.split("\n"))
+    body = raw[3:]
+    body = body[:-2] if body.endswith("*/") else body
+    lines = body.split("\n")
+    starred = sum(1 for line in lines[1:] if _LEADING_STAR.match(line))
+    if starred >= max(1, (len(lines) - 1) // 2):
+        lines = [_LEADING_STAR.sub("", line, count=1) for line in lines]
+    lines = _dedent(lines)
+    return "\n".join(lines)
+
+
+def _dedent(lines: list[str]) -> list[str]:
+    indents = [len(line) - len(line.lstrip(" ")) for line in lines[1:] if line.strip()]
+    cut = min(indents, default=0)
+    return [lines[0].strip(), *(line[cut:].rstrip() for line in lines[1:])] if lines else []
+
+
+def _inline_tags(text: str) -> str:
+    """``{@code x}``, ``{@link A#b label}`` and the other inline tags as text; braces are matched
+    with a counter, so ``{@code Map<String, List<Integer>>}`` and ``{@code {}}`` stay whole."""
+    closing = _closing_braces(text)
+    out: list[str] = []
+    i = 0
+    while (match := _INLINE_TAG.search(text, i)) is not None:
+        out.append(text[i : match.start()])
+        end = closing.get(match.start())
+        if end is None:  # unterminated: kept as written
+            out.append(text[match.start() : match.end()])
+            i = match.end()
+            continue
+        out.append(_inline_tag(match.group(1), text[match.end() : end].strip()))
+        i = end + 1
+    out.append(text[i:])
+    return "".join(out)
+
+
+def _closing_braces(text: str) -> dict[int, int]:
+    """Where each ``{`` of ``text`` that is closed is closed, in one pass."""
+    closing: dict[int, int] = {}
+    open_at: list[int] = []
+    for i, char in enumerate(text):
+        if char == "{":
+            open_at.append(i)
+        elif char == "}" and open_at:
+            closing[open_at.pop()] = i
+    return closing
+
+
+def _inline_tag(tag: str, body: str) -> str:
+    if tag in ("inheritDoc", "docRoot"):
+        return ""
+    if tag in ("code", "value"):
+        return body if "\n" in body else _code_span(body) if body else ""  # a block's code stays as written
+    if tag in ("link", "linkplain"):
+        target, label = _link_parts(body)
+        if label.strip():
+            return label.strip()
+        target = target.lstrip("#").replace("#", ".")
+        return _code_span(target) if target else ""
+    return body  # {@literal x}, {@index word}, {@summary …}
+
+
+def _link_parts(body: str) -> tuple[str, str]:
+    """A link's target and label: ``Type#m(A, B) the label``; the target's spaces in parentheses
+    are its own."""
+    depth = 0
+    for i, char in enumerate(body):
+        depth += {"(": 1, ")": -1}.get(char, 0)
+        if char in " \t\n" and depth <= 0:
+            return body[:i], body[i + 1 :]
+    return body, ""
+
+
+def _code_span(code: str) -> str:
+    code = " ".join(code.split())
+    ticks = "`" * (max((len(run) for run in re.findall(r"`+", code)), default=0) + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{ticks}{pad}{code}{pad}{ticks}"
+
+
+_PARAGRAPH_TAGS = {"p", "para", "br", "div", "summary", "remarks", "dl", "table", "blockquote",
+                   "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "tr"}
+_CODE_TAGS = {"code", "tt", "c", "var", "kbd", "samp"}
+_XML_DOC_TAGS = {"param", "typeparam", "exception", "returns", "value", "see", "seealso", "paramref"}
+#: the tags read as HTML; any other ``<T>`` is text (``List<T>`` in a sentence)
+_KNOWN_TAGS = _PARAGRAPH_TAGS | _CODE_TAGS | _XML_DOC_TAGS | {
+    "pre", "li", "dt", "dd", "td", "th", "item", "b", "i", "em", "strong", "u", "a", "span", "small", "sup",
+    "sub", "font", "img", "hr", "list", "term", "description", "example", "thead", "tbody", "caption", "center"}
+
+
+def _html_to_lines(text: str) -> list[str]:
+    """The comment's HTML (and C#'s XML doc tags) as Markdown lines: paragraphs, items, fenced
+    ``<pre>`` blocks and code spans; the other tags left out, entities decoded."""
+    out: list[str] = [""]
+    pre: list[str] | None = None
+    i = 0
+    for match in _TAG.finditer(text):
+        closing, tag, attributes = match.group(1) == "/", match.group(2).lower(), match.group(3)
+        if tag not in _KNOWN_TAGS:
+            continue  # text, taken with the piece before the next tag
+        piece = text[i : match.start()]
+        i = match.end()
+        if pre is not None:
+            if tag == "pre" and closing:
+                out += _fenced_pre("".join(pre) + piece)
+                pre = None
+            else:
+                pre.append(piece + ("" if tag in _CODE_TAGS else match.group(0)))
+            continue
+        out[-1] += piece
+        if tag == "pre" and not closing:
+            pre = []
+        elif tag in _PARAGRAPH_TAGS:
+            out += ["", ""] if tag != "br" else [""]
+        elif tag in ("li", "dt", "item"):
+            if not closing:
+                out += ["", "- "]
+        elif tag == "dd":
+            out[-1] += ": " if not closing else ""
+        elif tag in ("td", "th"):
+            out[-1] += " | " if not closing and not out[-1].endswith("| ") and out[-1].strip() else ""
+        elif tag in _CODE_TAGS:
+            out[-1] += "`"
+        elif tag in _XML_DOC_TAGS:
+            out[-1] += _xml_doc_tag(tag, closing, attributes)
+    rest = text[i:]
+    if pre is not None:
+        out += _fenced_pre("".join(pre) + rest)
+    else:
+        out[-1] += rest
+    lines: list[str] = []
+    for chunk in out:
+        for line in chunk.split("\n"):
+            lines.append(html.unescape(line) if not line.startswith(("```", "~~~")) else line)
+    return _squeezed(lines)
+
+
+def _xml_doc_tag(tag: str, closing: bool, attributes: str) -> str:
+    """C#'s XML documentation tags: ``<param name="x">`` as ``- Parameter `x`: ``, ``<returns>``
+    as ``Returns: ``, ``<see cref="T"/>`` as ``T`` in a code span."""
+    named = _ATTRIBUTE.search(attributes)
+    name = named.group(1).split(":")[-1] if named else ""
+    if closing:
+        return ""
+    if tag in ("param", "typeparam"):
+        return f"\n- Parameter {_code_span(name)}: " if name else ""
+    if tag == "exception":
+        return f"\n- Throws {_code_span(name)}: " if name else "\n- Throws: "
+    if tag in ("returns", "value"):
+        return "\n- Returns: " if tag == "returns" else "\n- Value: "
+    return _code_span(name) if name else ""
+
+
+def _fenced_pre(code: str) -> list[str]:
+    code = html.unescape(code).strip("\n")
+    if not code.strip():
+        return [""]
+    lines = _dedent(["", *code.split("\n")])[1:]
+    fence = code_fence("\n".join(lines))
+    return ["", fence, *lines, fence, ""]
+
+
+_LABELS = {"return": "Returns", "returns": "Returns", "throws": "Throws", "exception": "Throws",
+           "throw": "Throws", "since": "Since", "deprecated": "Deprecated", "see": "See", "author": "Author",
+           "version": "Version", "brief": "", "details": "", "note": "Note", "warning": "Warning",
+           "default": "Default", "sa": "See", "retval": "Returns", "pre": "Precondition", "post": "Postcondition",
+           "apinote": "API note", "implnote": "Implementation note", "implspec": "Implementation requirements"}
+_NAMED = {"param": "Parameter", "tparam": "Type parameter", "property": "Property", "constructor": "Constructor",
+          "throws": "Throws", "exception": "Throws", "throw": "Throws"}
+
+
+def _block_tags(lines: list[str]) -> list[str]:
+    """Javadoc's and Doxygen's block tags (``@param x …``, ``\\return …``) as labelled items, a
+    tag's description continuing on the lines after it joined to it."""
+    out: list[str] = []
+    fenced = False
+    tagged = False  # the line before belongs to a tag's description
+    for line in lines:
+        if line.startswith(("```", "~~~")):
+            fenced = not fenced
+            out.append(line)
+            continue
+        if fenced:
+            out.append(line)
+            continue
+        match = _BLOCK_TAG.match(line)
+        tag = match.group(1).lower() if match else ""
+        if match and (tag in _LABELS or tag in _NAMED or tag.startswith("param")):
+            if out and out[-1].strip() and not out[-1].startswith("- "):
+                out.append("")  # the tags are a list after the description
+            out.append(_labelled(tag, match.group(2).strip()))
+            tagged = True
+            continue
+        if tagged and line.strip():
+            out[-1] = f"{out[-1]} {line.strip()}".rstrip()
+            continue
+        tagged = False
+        out.append(escape_markdown_line(line) if not line.startswith("- ") else line)
+    return [line.rstrip() for line in _squeezed(out)]
+
+
+def _labelled(tag: str, rest: str) -> str:
+    if tag.startswith("param") and tag not in _NAMED:  # Doxygen's \param[in]
+        tag = "param"
+    if tag in _NAMED:
+        rest = re.sub(r"^\[[a-z, ]{1,12}\][ \t]*", "", rest)  # Doxygen's direction, \param[in]
+        name, _, description = rest.partition(" ")
+        label = _NAMED[tag]
+        return f"- {label} {_code_span(name)}: {description.strip()}".rstrip(": ") if name else f"- {label}"
+    label = _LABELS[tag]
+    return f"- {label}: {rest}".rstrip(": ") if label else rest
+
+
+def _squeezed(lines: list[str]) -> list[str]:
+    """Lines with their trailing spaces removed and no more than one blank line in a row."""
+    out: list[str] = []
+    for line in lines:
+        line = line.rstrip()
+        if not line.strip() and out and not out[-1].strip():
+            continue
+        out.append(line if line.strip() else "")
+    return out
+
+
+def _fenced(code: str, language: str) -> list[str]:
+    lines = code.split("\n")
+    while lines and not lines[0].strip():
+        lines = lines[1:]
+    while lines and not lines[-1].strip():
+        lines = lines[:-1]
+    if not lines:
+        return []
+    fence = code_fence("\n".join(lines))
+    return [f"{fence}{language}", *lines, fence, ""]
+
+
+__all__ = ["LANGUAGES", "doc_comments_to_markdown"]

@@ -1,0 +1,203 @@
+"""C-family sources documented in their comments (Javadoc, KDoc, Doxygen, C#'s XML and Rust's
+``///``): written out with each documented declaration a heading, its comment as prose without
+markers, tags or HTML, and the code fenced, so a sentence a comment states is one the answerer
+quotes; a file without documentation comments stays code. The sources are invented for the test."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import pytest
+
+from ragkit.loaders.doc_comments import doc_comments_to_markdown
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
+from ragkit.registry import loaders
+from ragkit.splitters.markdown import MarkdownSplitter
+from ragkit.types import Document
+
+JAVA = '''/*
+ * Copyright (C) 2031 The Harbour authors.
+ */
+package org.harbour.tides;
+
+import java.util.List;
+
+/**
+ * Reads tide gauges along the quay.
+ *
+ * <p>This class is <b>not</b> thread-safe: give each worker thread its own
+ * {@code TideReader}, or lock on it yourself.
+ *
+ * <pre>{@code
+ * TideReader reader = new TideReader("pier-3");
+ * double height = reader.height();
+ * }</pre>
+ *
+ * <ul>
+ *   <li>Heights are in metres above chart datum.
+ *   <li>Readings older than {@value #MAX_AGE} minutes are stale.
+ * </ul>
+ *
+ * @author Ann Pilot
+ * @since 2.1
+ */
+public final class TideReader implements AutoCloseable {
+  /** How long a reading stays fresh, in minutes. */
+  public static final int MAX_AGE = 45;
+
+  private final String gauge; // "/** not a comment */" in a string: "{"
+
+  /**
+   * Opens the gauge named {@code gauge}. The default gauge is {@link Gauges#PIER_ONE the first pier}.
+   *
+   * @param gauge the gauge's name, such as {@code "pier-3"}; {@code null} means the first pier
+   * @throws IllegalArgumentException if no gauge has that
+   *     name
+   */
+  @Deprecated(since = "3.0")
+  public TideReader(String gauge) {
+    this.gauge = gauge == null ? "pier-1" : gauge;
+  }
+
+  /**
+   * Returns the last height read, smoothed over {@code List<Double>} samples.
+   *
+   * @return the height in metres; never negative
+   */
+  public double height() {
+    return 0.0;
+  }
+
+  @Override
+  public void close() {}
+}
+'''
+
+
+def written(source: str = JAVA, name: str = "TideReader", suffix: str = ".java") -> str:
+    text = doc_comments_to_markdown(source, name, suffix)
+    assert text is not None
+    return text
+
+
+def test_a_class_and_its_members_are_headings_with_their_comments_as_prose() -> None:
+    text = written()
+    assert text.startswith("# TideReader\n\n```java\n/*\n * Copyright (C) 2031 The Harbour authors.\n */\npackage")
+    assert ("## public final class TideReader implements AutoCloseable\n\nReads tide gauges along the quay.\n\n"
+            "This class is not thread-safe: give each worker thread its own\n`TideReader`, or lock on it yourself.\n") in text
+    assert "### public static final int TideReader.MAX_AGE = 45\n\nHow long a reading stays fresh, in minutes.\n" in text
+    assert "### public TideReader(String gauge)\n\nOpens the gauge named `gauge`. The default gauge is the first pier.\n" in text
+    assert "### public double TideReader.height()\n" in text
+    for code in ("public final class TideReader implements AutoCloseable {", '  @Deprecated(since = "3.0")',
+                 "    return 0.0;", "  @Override\n  public void close() {}"):
+        assert code in text  # nothing of the code is lost
+    assert text.count("/**") == 1 and "{@" not in text  # the one in a string and "<p>" not in text and "\n *" not in text.split("package")[1]
+
+
+def test_tags_html_and_examples_become_items_and_fenced_code() -> None:
+    text = written()
+    assert "\n- Author: Ann Pilot\n- Since: 2.1\n" in text
+    assert ('- Parameter `gauge`: the gauge\'s name, such as `"pier-3"`; `null` means the first pier\n'
+            "- Throws `IllegalArgumentException`: if no gauge has that name\n") in text
+    assert "- Returns: the height in metres; never negative" in text
+    assert "```\nTideReader reader = new TideReader(\"pier-3\");\ndouble height = reader.height();\n```" in text
+    assert "- Heights are in metres above chart datum." in text
+    assert "- Readings older than `#MAX_AGE` minutes are stale." in text
+    assert "smoothed over `List<Double>` samples" in text  # a type's brackets are no HTML
+
+
+def test_comment_markers_in_strings_and_line_comments_are_code() -> None:
+    text = written()
+    assert 'private final String gauge; // "/** not a comment */" in a string: "{"' in text
+    assert text.count("### ") == 3  # the string's "{" opened no scope, its "/**" no comment
+
+
+def test_other_languages_doc_comments() -> None:
+    csharp = written('''namespace Harbour {
+    public class Ferry {
+        /// <summary>Boards a passenger.</summary>
+        /// <param name="ticket">The ticket, checked at the gangway.</param>
+        /// <returns>The seat, or <c>null</c> when the ferry is full.</returns>
+        /// <exception cref="System.InvalidOperationException">The ferry has left.</exception>
+        public Seat Board(Ticket ticket) { return null; }
+    }
+}
+''', "Ferry", ".cs")
+    assert "#### public Seat Harbour.Ferry.Board(Ticket ticket)\n\nBoards a passenger.\n" in csharp
+    assert "- Parameter `ticket`: The ticket, checked at the gangway." in csharp
+    assert "- Returns: The seat, or `null` when the ferry is full." in csharp
+    assert "- Throws `System.InvalidOperationException`: The ferry has left." in csharp
+    rust = written('''//! Tide tables for the harbour.
+
+/// The height at `hour`, in metres.
+///
+/// # Panics
+///
+/// When `hour` is 24 or more.
+pub fn height<'a>(table: &'a Table, hour: u8) -> f64 {
+    let quote = '"';
+    0.0
+}
+''', "tides", ".rs")
+    assert rust.startswith("# tides\n\nTide tables for the harbour.\n")
+    assert "## pub fn height<'a>(table: &'a Table, hour: u8) -> f64\n\nThe height at `hour`, in metres.\n\n\\# Panics\n" in rust
+    header = written('''#ifndef TIDES_H
+/**
+ * @brief Height of the tide.
+ * @param[in] hour the hour, 0 to 23
+ * @return metres above chart datum
+ */
+double tide_height(int hour);
+
+/** Gauges the harbour has. */
+#define TIDE_GAUGES 4
+#endif
+''', "tides", ".h")
+    assert "## double tide_height(int hour)\n\nHeight of the tide.\n\n- Parameter `hour`: the hour, 0 to 23\n- Returns: metres above chart datum\n" in header
+    assert "## #define TIDE_GAUGES 4\n\nGauges the harbour has.\n" in header
+
+
+def test_a_file_without_documentation_comments_is_read_as_it_is(tmp_path: Path) -> None:
+    assert doc_comments_to_markdown("int main(void) {\n  /* a comment */\n  return 0; // done\n}\n", "main", ".c") is None
+    assert doc_comments_to_markdown("/*************\n * banner\n *************/\nint x;\n", "x", ".c") is None
+    assert doc_comments_to_markdown("/** Docs. */\nclass A {}\n", "A", ".js") is None  # not a suffix it reads
+    path = tmp_path / "Main.java"
+    path.write_text("class Main { public static void main(String[] a) {} }\n", encoding="utf-8")
+    [doc] = loaders.get("text")().load(path, source="Main.java")
+    assert "markup" not in doc.metadata and doc.text.startswith("class Main")
+
+
+def test_the_text_loader_writes_out_a_documented_source(tmp_path: Path) -> None:
+    path = tmp_path / "TideReader.java"
+    path.write_text(JAVA, encoding="utf-8")
+    [doc] = loaders.get("text")().load(path, source="TideReader.java")
+    assert doc.metadata["markup"] == "markdown" and doc.metadata["title"] == "TideReader"
+    assert doc.text.startswith("# TideReader\n")
+
+
+def test_an_answer_quotes_the_comment_that_states_it() -> None:
+    chunks = MarkdownSplitter(chunk_size=500, chunk_overlap=0, unit="chars").split(
+        Document(text=written(), metadata={"source": "TideReader.java", "markup": "markdown"}))
+    passages = [Passage(n, c.text, {"source": "TideReader.java", "heading": c.metadata["heading"]})
+                for n, c in enumerate(chunks, 1)]
+    answer = extractive_answer("Can I share one TideReader between threads?", passages)
+    assert "not thread-safe" in answer and "*" not in answer.split("[")[0]
+
+
+@pytest.mark.parametrize("source", [
+    "/**" * 200_000,
+    "/** " + "{@code " * 100_000,
+    "/** " + "<pre>" * 100_000 + " */ class A {}",
+    "/** Doc. */\n" + "{" * 100_000 + "}" * 100_000,
+    "/** Doc. */\nclass A " + '"' * 500_000,
+    "/// Doc.\n" * 100_000 + "fn f() {}",
+    "/** " + "<a href=\"" * 100_000 + " */ int x;",
+    "/** Doc. */ " + "'" * 500_000,
+    "/** " + "@param " * 100_000 + "*/ int x;",
+])
+def test_hostile_sources_are_written_out_in_linear_time(source: str) -> None:
+    start = time.perf_counter()
+    doc_comments_to_markdown(source, "hostile", ".java")
+    assert time.perf_counter() - start < 10
