@@ -19,7 +19,7 @@ import re
 import stat
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterator, Mapping
-from pathlib import Path
+from pathlib import Path, PurePath
 from typing import Any, ClassVar
 
 from ragkit.errors import ConfigError, LoaderError
@@ -276,6 +276,14 @@ def code_fence(code: str) -> str:
     return "`" * max(3, max((len(run) for run in _BACKTICKS.findall(code)), default=0) + 1)
 
 
+def code_span(code: str) -> str:
+    """``code`` as an inline Markdown code span: its delimiter longer than any run of backticks in
+    it, padded with a space when the code starts or ends with one."""
+    ticks = "`" * (max((len(run) for run in _BACKTICKS.findall(code)), default=0) + 1)
+    pad = " " if code.startswith("`") or code.endswith("`") else ""
+    return f"{ticks}{pad}{code}{pad}{ticks}"
+
+
 _BACKTICKS = re.compile(r"`+")
 
 
@@ -333,6 +341,20 @@ def default_inner_loader(path: Path) -> tuple[str, Loader] | None:
     return (name, loaders.get(name)()) if name is not None else None
 
 
+#: the endings of a file kept as a sample or template of another, read as that file
+#: (``rtp.conf.sample`` as a ``.conf``, ``settings.ini.example``, ``app.cfg.dist``)
+SAMPLE_SUFFIXES = (".sample", ".example", ".dist", ".default", ".template")
+
+
+def format_suffix(path: Path | PurePath) -> str:
+    """The lower-cased suffix that tells ``path``'s format: its own, or for a sample of another
+    file (``rtp.conf.sample``) the suffix before the sample's ending, when that is one ragkit reads."""
+    ext = path.suffix.lower()
+    if ext in SAMPLE_SUFFIXES and (inner := PurePath(path.stem).suffix.lower()) and inner in DEFAULT_LOADERS:
+        return inner
+    return ext
+
+
 def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> str | None:
     """The registry name of the loader for ``path``, or ``None`` when there is none.
 
@@ -347,7 +369,7 @@ def loader_name_for(path: Path, overrides: Mapping[str, str] | None = None) -> s
     lowered = path.name.lower()
     if compound := next((name for end, name in COMPOUND_LOADERS.items() if lowered.endswith(end)), None):
         return compound
-    if ext in DEFAULT_LOADERS:
+    if (ext := format_suffix(path)) in DEFAULT_LOADERS:
         return DEFAULT_LOADERS[ext]
     if unstructured_available():
         return "unstructured"

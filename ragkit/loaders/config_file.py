@@ -27,6 +27,8 @@ describes. The text loader hands a file whose lines are mostly comments and sett
   (``\\t# who commits`` in a git config) is prose again;
 - an inline comment is a ``;`` or ``#`` after whitespace, outside quotes
   (``url=http://x#frag`` is a value);
+- two or more lines of a paragraph that each name a value and say what it means
+  (``ringall - ring all channels``) are a list of ``- `` items;
 - any other line is kept as written, its own paragraph.
 
 Every prose line goes through ``escape_markdown_line``, so a comment reading ``# Tides`` after
@@ -42,8 +44,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragkit.loaders.base import escape_markdown_line
+from ragkit.loaders.base import code_span, escape_markdown_line
 
+#: the suffixes of the files the text loader asks ``is_config_file`` about
+CONFIG_SUFFIXES = (".conf", ".ini", ".cfg", ".cnf", ".properties", ".toml")
 _SAMPLE = 400  # non-blank lines looked at to tell a configuration file
 _COMMENT_SHARE = 0.25  # ... of which at least this share must be comments
 _SETTING_SHARE = 0.8  # ... and of the other lines at least this share settings, sections or continuations
@@ -291,15 +295,9 @@ def is_config_file(text: str) -> bool:
     return not (yaml >= 2 and colons >= sum(r.kind == "setting" and not r.colon for r in others))
 
 
-def _code(text: str) -> str:
-    """``text`` as an inline code span, its delimiter longer than any run of backticks in it."""
-    ticks = "`" * (max((len(run) for run in _BACKTICKS.findall(text)), default=0) + 1)
-    pad = " " if text.startswith("`") or text.endswith("`") else ""
-    return f"{ticks}{pad}{text}{pad}{ticks}"
-
-
-_BACKTICKS = re.compile(r"`+")
 _BACKSLASH = "\\"
+#: a comment line that names a value and says what it means: "ringall - ring all channels"
+_TERM_LINE = re.compile(r"[\w.*+<>/-]{1,40} {1,3}-{1,2} +\S")
 
 
 class _Writer:
@@ -311,11 +309,14 @@ class _Writer:
 
     def flush(self) -> None:
         if self.prose:
+            terms = [_TERM_LINE.match(line) is not None for line in self.prose]
+            if sum(terms) >= 2:  # "ringall - ring all channels", "random - ring one": a list of values
+                self.prose = [f"- {line}" if term else line for line, term in zip(self.prose, terms, strict=True)]
             self.blocks.append("\n".join(self.prose))
         if self.kept:
             self.blocks.append("\n".join(self.kept))
         if self.items:
-            self.blocks.append("\n".join(f"- {_code(' '.join(code))}" + (f": {' '.join(note)}" if note else "")
+            self.blocks.append("\n".join(f"- {code_span(' '.join(code))}" + (f": {' '.join(note)}" if note else "")
                                          for code, note in self.items))
         self.prose, self.kept, self.items = [], [], []
 
@@ -385,4 +386,4 @@ def config_to_markdown(text: str, name: str) -> str:
     return "\n\n".join(head + w.blocks) + "\n"
 
 
-__all__ = ["config_to_markdown", "is_config_file"]
+__all__ = ["CONFIG_SUFFIXES", "config_to_markdown", "is_config_file"]

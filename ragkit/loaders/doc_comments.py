@@ -37,7 +37,7 @@ import html
 import re
 from dataclasses import dataclass
 
-from ragkit.loaders.base import code_fence, escape_markdown_line
+from ragkit.loaders.base import code_fence, code_span, escape_markdown_line
 
 MAX_BYTES = 2 * 1024 * 1024  # a larger file (generated tables) is read as it is
 #: suffixes this writer reads, and the language their code blocks are fenced with
@@ -321,10 +321,7 @@ def _link_parts(body: str) -> tuple[str, str]:
 
 
 def _code_span(code: str) -> str:
-    code = " ".join(code.split())
-    ticks = "`" * (max((len(run) for run in re.findall(r"`+", code)), default=0) + 1)
-    pad = " " if code.startswith("`") or code.endswith("`") else ""
-    return f"{ticks}{pad}{code}{pad}{ticks}"
+    return code_span(" ".join(code.split()))
 
 
 _PARAGRAPH_TAGS = {"p", "para", "br", "div", "summary", "remarks", "dl", "table", "blockquote",

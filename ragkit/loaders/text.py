@@ -9,8 +9,10 @@ file in Vim's help format (``*name.txt*`` on its first line, or a ``ft=help`` mo
 out with its headings, examples and links (``ragkit.loaders.vim_help``). A ``.log`` or ``.txt`` chat log
 (IRC, MeetBot, Pidgin) is written out a message to a paragraph (``ragkit.loaders.chat_log``), and
 a Python module with docstrings with them as prose under its classes' and functions' headings
-(``ragkit.loaders.python_source``), and a C-family source file (Java, Kotlin, C, C++, C#, Rust,
-…) with its documentation comments likewise (``ragkit.loaders.doc_comments``).
+(``ragkit.loaders.python_source``), a C-family source file (Java, Kotlin, C, C++, C#, Rust, …)
+with its documentation comments likewise (``ragkit.loaders.doc_comments``), and a commented
+configuration file (``.conf``, ``.ini``, ``.toml``, …; also a sample of one, ``rtp.conf.sample``)
+with each setting an item beside the comments that describe it (``ragkit.loaders.config_file``).
 """
 
 from __future__ import annotations
@@ -19,8 +21,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
-from ragkit.loaders.base import Included, Loader, read_text
+from ragkit.loaders.base import Included, Loader, format_suffix, read_text
 from ragkit.loaders.chat_log import chat_log_to_markdown, is_chat_log
+from ragkit.loaders.config_file import CONFIG_SUFFIXES, config_to_markdown, is_config_file
 from ragkit.loaders.doc_comments import doc_comments_to_markdown
 from ragkit.loaders.python_source import python_to_markdown
 from ragkit.loaders.sphinx_project import sphinx_source_root
@@ -43,8 +46,9 @@ class TextLoader(Loader):
     # out with them as prose; 7: a chat log's and a docstring's lines are escaped by one rule
     # (``escape_markdown_line``): a chat line starting "#name", "`" or "|" is no longer escaped, an
     # indented docstring line starting like a heading or a fence is; 8: a C-family source file with
-    # documentation comments (Javadoc, ``///``) is written out with them as prose
-    version = 8
+    # documentation comments (Javadoc, ``///``) is written out with them as prose; 9: a commented
+    # configuration file is written out, its settings as items with the comments that describe them
+    version = 9
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -59,17 +63,20 @@ class TextLoader(Loader):
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
+        suffix = format_suffix(path)  # "rtp.conf.sample" is a .conf
         written: tuple[str, str | None] | None = None  # a format the text holds, written out as Markdown
-        if path.suffix.lower() == ".txt" and is_vim_help(text):
+        if suffix == ".txt" and is_vim_help(text):
             written = vim_help_to_markdown(text)
-        elif path.suffix.lower() in YAML_SUFFIXES and declares_api(text):
+        elif suffix in YAML_SUFFIXES and declares_api(text):
             written = api_document(text, path)
-        elif path.suffix.lower() in (".log", ".txt") and is_chat_log(text):
+        elif suffix in (".log", ".txt") and is_chat_log(text):
             written = chat_log_to_markdown(text), None
-        elif path.suffix.lower() == ".py" and (module := python_to_markdown(text, path.stem)) is not None:
+        elif suffix == ".py" and (module := python_to_markdown(text, path.stem)) is not None:
             written = module, None
-        elif (documented := doc_comments_to_markdown(text, path.stem, path.suffix)) is not None:
+        elif (documented := doc_comments_to_markdown(text, path.stem, suffix)) is not None:
             written = documented, None
+        elif suffix in CONFIG_SUFFIXES and is_config_file(text):
+            written = config_to_markdown(text, path.name), path.name
         if written is not None:
             body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,

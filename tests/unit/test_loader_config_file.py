@@ -293,3 +293,36 @@ def test_hostile_lines_are_read_in_linear_time():
         is_config_file(text)
         config_to_markdown(text, "big.conf")
         assert time.perf_counter() - start < 1, line[:20]
+
+
+def test_the_text_loader_writes_out_a_configuration_and_a_sample_of_one(tmp_path):
+    from ragkit.loaders.base import loader_name_for
+    from ragkit.registry import loaders
+
+    for name in ("ferryd.conf", "ferryd.conf.sample", "ferryd.ini.example"):
+        path = tmp_path / name
+        path.write_text(FERRYD, encoding="utf-8")
+        assert loader_name_for(path) == "text"
+        [doc] = loaders.get("text")().load(path, source=name)
+        assert doc.metadata["markup"] == "markdown" and doc.metadata["title"] == name
+        assert doc.text.startswith(f"# {name}\n") and "\n## [general]\n" in doc.text
+    script = tmp_path / "run.conf"
+    script.write_text("exec ferryd --port 8080\nexit 0\n", encoding="utf-8")
+    [doc] = loaders.get("text")().load(script, source="run.conf")
+    assert doc.text == "exec ferryd --port 8080\nexit 0\n" and "markup" not in doc.metadata
+
+
+def test_lines_naming_values_and_their_meanings_are_a_list():
+    text = config_to_markdown("""[booking]
+; How seats are offered.  Valid orders include:
+;
+; fifo - first booked, first boarded (default)
+; priority - holders of season tickets first,
+;            then everyone else
+; random - any order
+;order = fifo
+; This line - with a dash - is prose.
+""", "ferryd.conf")
+    assert ("- fifo - first booked, first boarded (default)\n- priority - holders of season tickets first,\n"
+            "           then everyone else\n- random - any order\n") in text
+    assert "\nThis line - with a dash - is prose.\n" in text
