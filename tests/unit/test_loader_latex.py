@@ -108,3 +108,49 @@ def test_inline_math_of_a_number_or_a_name_reads_as_its_text() -> None:
                                 r"The height is $h = \frac{a}{2}$, the ratio $\tau$ and $10^6$ samples; $$k$$ stays.")
     assert "occupies 6.2 kB, so m logs need 6.2m kB; keep the n youngest." in text
     assert "$h = \\frac{a}{2}$" in text and "$\\tau$" in text and "$10^6$" in text and "$$k$$" in text
+
+
+DECK = r"""\documentclass[12pt,t]{beamer}
+\usetheme{default}
+\definecolor{lolit}{rgb}{0.5,0.5,0.5}
+\setbeamertemplate{footline}{}
+\title{Harbour safety}
+\begin{document}
+\frame{\titlepage}
+\section{Berthing}
+\begin{frame}[fragile]{Mooring lines}
+\begin{itemize}
+\item<1-> Use two bow lines
+\item<2-| handout:0> Check them \alert<2>{every hour}
+\end{itemize}
+\end{frame}
+\begin{frame}
+\frametitle{Tides}
+Spring tides reach 4.2 metres.
+\end{frame}
+\begin{frame}{\only<1>{Before the storm}\only<2|handout 0>{After the storm}}
+Double the lines.
+\end{frame}
+\end{document}
+"""
+
+
+def test_a_beamer_decks_slides_are_headings_without_overlays_or_theme_settings() -> None:
+    from ragkit.loaders.latex import latex_to_markdown
+
+    text, title = latex_to_markdown(DECK)
+    assert title == "Harbour safety"
+    assert "# Berthing\n\n## Mooring lines\n\n- Use two bow lines\n\n- Check them every hour\n" in text
+    assert "## Tides\n\nSpring tides reach 4.2 metres." in text
+    assert "## Before the storm After the storm\n\nDouble the lines." in text
+    for leaked in ("<", "lolit", "rgb", "footline", "default", "fragile"):
+        assert leaked not in text
+
+
+def test_a_line_break_keeps_its_paragraph_and_printed_characters_are_text() -> None:
+    from ragkit.loaders.latex import latex_to_markdown
+
+    text, _ = latex_to_markdown("\\begin{document}\nThe tide is the {\\bf harbour's} clock,\\\\\n"
+                                "every sailor says. \\\\[4pt]\nAsk ``first''.\n\n"
+                                "{\\textendash} Ann Pilot\\ldots\n\\end{document}\n")
+    assert text == "The tide is the harbour's clock,\nevery sailor says.\nAsk “first”.\n\n– Ann Pilot…\n"
