@@ -277,7 +277,7 @@ def _inline_tags(text: str) -> str:
             out.append(text[match.start() : match.end()])
             i = match.end()
             continue
-        out.append(_inline_tag(match.group(1), text[match.end() : end].strip()))
+        out.append(_inline_tag(match.group(1), text[match.end() : end]))
         i = end + 1
     out.append(text[i:])
     return "".join(out)
@@ -298,8 +298,11 @@ def _closing_braces(text: str) -> dict[int, int]:
 def _inline_tag(tag: str, body: str) -> str:
     if tag in ("inheritDoc", "docRoot"):
         return ""
+    if tag in ("code", "value") and "\n" in body:
+        return body.strip("\n")  # a block's code (``<pre>{@code …}</pre>``) stays as written
+    body = body.strip()
     if tag in ("code", "value"):
-        return body if "\n" in body else _code_span(body) if body else ""  # a block's code stays as written
+        return _code_span(body) if body else ""
     if tag in ("link", "linkplain"):
         target, label = _link_parts(body)
         if label.strip():

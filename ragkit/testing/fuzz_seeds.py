@@ -72,6 +72,22 @@ def tex_seed() -> bytes:
             + "\n\\begin{tabular}{lr}Port & Fare \\\\ Bergen & 40\\end{tabular}\n\\end{document}\n").encode()
 
 
+def java_seed() -> bytes:
+    """A Java class documented in Javadoc: HTML, inline and block tags, a ``<pre>`` example."""
+    doc = "\n *\n * <p>".join(PARAGRAPHS)
+    return ("package org.harbour;\n\n/**\n * " + doc + "\n *\n * <pre>{@code\n * new Notes().port();\n * }</pre>\n"
+            " * @author Ann Pilot\n */\npublic final class Notes {\n  /**\n   * The port, default {@code 6923}.\n"
+            "   * @return the port\n   */\n  public int port() { return 6923; }\n}\n").encode()
+
+
+def conf_seed() -> bytes:
+    """A commented configuration: a banner, a section, comment paragraphs and settings, one
+    commented out with an inline comment."""
+    body = "\n;\n".join("; " + p for p in PARAGRAPHS)
+    return (";;;;;;;;;;;;\n;; Harbour\n;;;;;;;;;;;;\n\n[general]\n" + body + "\n;port=6923   ; the port (default 6923)\n"
+            "bindaddr = 0.0.0.0\n").encode()
+
+
 def vtt_seed() -> bytes:
     """WebVTT captions: a header, a NOTE, numbered cues with settings and a voice tag."""
     cues = [f"{i + 1}\n00:00:{2 * i:02d}.000 --> 00:00:{2 * i + 2:02d}.000 line:15%\n<v Ann>{p}</v>\n"
@@ -376,7 +392,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
-    ".Rd": rd_seed,
+    ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed,
 }
 
 

@@ -106,6 +106,8 @@ def test_tags_html_and_examples_become_items_and_fenced_code() -> None:
     assert "- Heights are in metres above chart datum." in text
     assert "- Readings older than `#MAX_AGE` minutes are stale." in text
     assert "smoothed over `List<Double>` samples" in text  # a type's brackets are no HTML
+    one_line = written("/**\n * Example:\n * <pre>{@code\n * new TideReader(null).close();\n * }</pre>\n */\nclass A {}\n")
+    assert "```\nnew TideReader(null).close();\n```" in one_line
 
 
 def test_comment_markers_in_strings_and_line_comments_are_code() -> None:
