@@ -5,8 +5,10 @@ A library documented in Javadoc (or KDoc, Doxygen, PHPDoc, C#'s and Rust's ``///
 reference in its source: read as it is, a passage was a run of `` * ``-prefixed lines with
 ``{@code …}`` and ``<p>`` in them, and "This class is conditionally thread-safe" was no sentence the
 answerer could quote. The text loader hands such a file here (``.java``, ``.kt``, ``.scala``,
-``.c``, ``.h``, ``.cpp``, ``.cs``, ``.php``, ``.swift``, ``.rs``, …), which writes it out in the
-order of its lines:
+``.c``, ``.h``, ``.cpp``, ``.cs``, ``.php``, ``.swift``, ``.rs``, ``.go``, …), which writes it out
+in the order of its lines (Go marks no doc comment: the ``//`` lines right above a top-level
+``func``, ``type``, ``var``, ``const`` or ``package`` are one, their indented lines code and a
+``[Name]`` link its name):
 
 - a ``# name`` title (the file's name);
 - each documented declaration a heading (``## public final class JsonCodec``, ``### JsonCodec.read(
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import html
 import re
+import textwrap
 from dataclasses import dataclass
 
 from ragkit.loaders.base import code_fence, code_span, escape_markdown_line
@@ -44,8 +47,14 @@ MAX_BYTES = 2 * 1024 * 1024  # a larger file (generated tables) is read as it is
 LANGUAGES = {
     ".java": "java", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".groovy": "groovy",
     ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
-    ".cs": "csharp", ".php": "php", ".swift": "swift", ".rs": "rust", ".dart": "dart",
+    ".cs": "csharp", ".php": "php", ".swift": "swift", ".rs": "rust", ".dart": "dart", ".go": "go",
 }
+#: a Go declaration a ``//`` comment right above it documents (Go has no marker of its own)
+_GO_DECLARATION = re.compile(r"[ \t]*(?:func|type|var|const|package)\b")
+_GO_ITEM = re.compile(r"[ \t]+(?:[-*+•]|\d{1,3}[.)])[ \t]")  # an indented list item, not code
+#: a Go doc link, ``[Equal]``, ``[*Options]``, ``[cmp.Diff]``, ``[example.com/x/cmpopts.Equate]``: the
+#: name it shows (not ``[text](url)`` or a link definition ``[text]: url``)
+_GO_LINK = re.compile(r"\[(\*?[A-Za-z_][\w./-]{0,200})\](?![(:])")
 _SIGNATURE_CHARS = 160
 _DECLARATION_CHARS = 600  # how far after a comment its declaration is looked for
 _MAX_DEPTH = 64  # braces deeper than this are still counted, but no longer name an owner
@@ -78,7 +87,7 @@ def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
     language = LANGUAGES.get(suffix.lower())
     if language is None or len(source) > MAX_BYTES:
         return None
-    comments = [c for c in _scan(source) if _prose_lines(c.text)]
+    comments = [c for c in _scan(source, go=language == "go") if _prose_lines(c.text)]
     if not comments:
         return None
     out = [f"# {name}", ""]
@@ -98,9 +107,10 @@ def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
     return "\n".join(out) + "\n"
 
 
-def _scan(source: str) -> list[_Comment]:
+def _scan(source: str, *, go: bool = False) -> list[_Comment]:
     """The documentation comments of ``source``, in one pass that skips strings, character
-    literals and other comments and counts braces."""
+    literals and other comments and counts braces. In Go (``go``), a run of ``//`` lines right
+    above a top-level declaration (``func``, ``type``, ``var``, ``const``, ``package``) is one."""
     found: list[_Comment] = []
     owners: list[str] = []  # the type each open brace belongs to ("" for a block or a method)
     head_start = 0  # where the statement or declaration before the next brace starts
@@ -113,6 +123,10 @@ def _scan(source: str) -> list[_Comment]:
             if source.startswith(("///", "//!"), i) and not source.startswith("////", i):
                 end = _line_comment_run(source, i)
                 found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners)))
+            elif go and not owners and _line_start(source, i):
+                end = _line_comment_run(source, i, "//")
+                if _GO_DECLARATION.match(source, end + 1):
+                    found.append(_Comment(i, end, source[i:end], 0, ""))
             i = end
         elif c == "/" and source.startswith("/*", i):
             end = source.find("*/", i + 2)
@@ -123,6 +137,9 @@ def _scan(source: str) -> list[_Comment]:
             head_start = i
         elif c == '"':
             i = _string_end(source, i)
+        elif c == "`" and go:  # a raw string
+            end = source.find("`", i + 1)
+            i = n if end < 0 else end + 1
         elif c == "'":
             i = _char_end(source, i)
         elif c == "{":
@@ -147,9 +164,15 @@ def _owner(owners: list[str]) -> str:
     return ".".join(o for o in owners if o)
 
 
-def _line_comment_run(source: str, i: int) -> int:
-    """The end of the run of ``///`` (or ``//!``) lines starting at ``i``."""
-    marker = source[i : i + 3]
+def _line_start(source: str, i: int) -> bool:
+    """Whether only spaces stand before ``i`` on its line."""
+    start = source.rfind("\n", 0, i) + 1
+    return not source[start:i].strip(" \t")
+
+
+def _line_comment_run(source: str, i: int, marker: str = "") -> int:
+    """The end of the run of ``///`` (or ``//!``, or ``marker``) lines starting at ``i``."""
+    marker = marker or source[i : i + 3]
     n = len(source)
     while True:
         end = source.find("\n", i)
@@ -248,6 +271,8 @@ def _unmarked(raw: str) -> str:
     """The comment without its markers: ``/**``, ``*/``, a leading ``*`` or ``///`` on each line."""
     if raw.startswith(("///", "//!")):
         return "\n".join(re.sub(r"^[ \t]*//[/!][ \t]?", "", line) for line in raw.split("\n"))
+    if raw.startswith("//"):  # Go: its indented lines are code, ``[Name]`` a link to a name
+        return _go_text([re.sub(r"^[ \t]*// ?", "", line) for line in raw.split("\n")])
     body = raw[3:]
     body = body[:-2] if body.endswith("*/") else body
     lines = body.split("\n")
@@ -256,6 +281,27 @@ def _unmarked(raw: str) -> str:
         lines = [_LEADING_STAR.sub("", line, count=1) for line in lines]
     lines = _dedent(lines)
     return "\n".join(lines)
+
+
+def _go_text(lines: list[str]) -> str:
+    """A Go doc comment's lines (markers removed) as text: a run of indented lines a fenced block."""
+    out: list[str] = []
+    code: list[str] = []
+    for line in [*lines, None]:
+        if line is not None and (line[:1] in ("\t", " ") and line.strip() and not _GO_ITEM.match(line)
+                                 or code and not line.strip()):
+            code.append(line)
+            continue
+        while code and not code[-1].strip():
+            code.pop()
+        if code:
+            block = textwrap.dedent("\n".join(code)).split("\n")
+            fence = code_fence("\n".join(block))
+            out += ["", fence, *block, fence, ""]
+            code = []
+        if line is not None:
+            out.append(_GO_LINK.sub(r"\1", line.strip() if _GO_ITEM.match(line) else line))
+    return "\n".join(out)
 
 
 def _dedent(lines: list[str]) -> list[str]:

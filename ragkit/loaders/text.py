@@ -47,8 +47,9 @@ class TextLoader(Loader):
     # (``escape_markdown_line``): a chat line starting "#name", "`" or "|" is no longer escaped, an
     # indented docstring line starting like a heading or a fence is; 8: a C-family source file with
     # documentation comments (Javadoc, ``///``) is written out with them as prose; 9: a commented
-    # configuration file is written out, its settings as items with the comments that describe them
-    version = 9
+    # configuration file is written out, its settings as items with the comments that describe them;
+    # 10: Go's doc comments (the // lines right above a top-level declaration) likewise
+    version = 10
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 

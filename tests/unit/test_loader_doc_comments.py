@@ -161,6 +161,57 @@ double tide_height(int hour);
     assert "## #define TIDE_GAUGES 4\n\nGauges the harbour has.\n" in header
 
 
+GO = """// Copyright 2031 The Harbour authors.
+
+// Package tides reads the harbour's gauges.
+//
+// Heights are in metres; see [Reader], [*Gauge] and [example.com/sea.Level].
+package tides
+
+import "fmt"
+
+const quote = `// not a comment {`
+
+// DefaultWindow is how long a reading stays fresh.
+const DefaultWindow = 45
+
+// Reader reads one gauge. It is safe for concurrent use by
+// several goroutines.
+//
+// Options it understands:
+//   - [WithWindow] sets the window
+//   - [WithGauge] picks the gauge
+//
+// For example:
+//
+//\tr := tides.NewReader("pier-3")
+//\th := r.Height()
+type Reader struct {
+\t// gauge names the gauge; this field's comment is code.
+\tgauge string
+}
+
+func helper() {
+\t// a comment inside a function is code
+\tfmt.Println("x")
+}
+"""
+
+
+def test_go_doc_comments_are_the_comments_right_above_top_level_declarations() -> None:
+    text = written(GO, "tides", ".go")
+    assert text.startswith("# tides\n\n```go\n// Copyright 2031 The Harbour authors.\n```\n\n"
+                           "## package tides\n\nPackage tides reads the harbour's gauges.\n\n"
+                           "Heights are in metres; see Reader, *Gauge and example.com/sea.Level.\n")
+    assert "## const DefaultWindow = 45\n\nDefaultWindow is how long a reading stays fresh.\n" in text
+    assert ("## type Reader struct\n\nReader reads one gauge. It is safe for concurrent use by\nseveral goroutines.\n\n"
+            "Options it understands:\n- WithWindow sets the window\n- WithGauge picks the gauge\n\nFor example:\n\n"
+            "```\nr := tides.NewReader(\"pier-3\")\nh := r.Height()\n```\n") in text
+    assert "\t// gauge names the gauge; this field's comment is code." in text
+    assert "\t// a comment inside a function is code" in text and text.count("## ") == 3
+    assert "const quote = `// not a comment {`" in text  # a raw string opens no comment or scope
+
+
 def test_a_file_without_documentation_comments_is_read_as_it_is(tmp_path: Path) -> None:
     assert doc_comments_to_markdown("int main(void) {\n  /* a comment */\n  return 0; // done\n}\n", "main", ".c") is None
     assert doc_comments_to_markdown("/*************\n * banner\n *************/\nint x;\n", "x", ".c") is None
@@ -198,8 +249,13 @@ def test_an_answer_quotes_the_comment_that_states_it() -> None:
     "/** " + "<a href=\"" * 100_000 + " */ int x;",
     "/** Doc. */ " + "'" * 500_000,
     "/** " + "@param " * 100_000 + "*/ int x;",
+    "// Doc.\n" * 100_000 + "func f() {}\n",
+    "// Doc.\n//\t" + "x\n//\t" * 100_000 + "\ntype T int\n",
+    "// Doc.\nfunc f() " + "`" * 500_001,
+    "// [" * 200_000 + "\nvar x int\n",
 ])
 def test_hostile_sources_are_written_out_in_linear_time(source: str) -> None:
-    start = time.perf_counter()
-    doc_comments_to_markdown(source, "hostile", ".java")
-    assert time.perf_counter() - start < 10
+    for suffix in (".java", ".go"):
+        start = time.perf_counter()
+        doc_comments_to_markdown(source, "hostile", suffix)
+        assert time.perf_counter() - start < 10
