@@ -276,6 +276,22 @@ def code_fence(code: str) -> str:
     return "`" * max(3, max((len(run) for run in _BACKTICKS.findall(code)), default=0) + 1)
 
 
+def fenced_block(lines: list[str], language: str) -> list[str]:
+    """``lines`` of code as a fenced Markdown block in ``language`` (its fence from
+    :func:`code_fence`) and a blank line after it; blank lines around the code are left out, and
+    code of blank lines alone is no block."""
+    start, end = 0, len(lines)
+    while start < end and not lines[start].strip():
+        start += 1
+    while end > start and not lines[end - 1].strip():
+        end -= 1
+    if start == end:
+        return []
+    code = lines[start:end]
+    fence = code_fence("\n".join(code))
+    return [f"{fence}{language}", *code, fence, ""]
+
+
 def code_span(code: str) -> str:
     """``code`` as an inline Markdown code span: its delimiter longer than any run of backticks in
     it, padded with a space when the code starts or ends with one."""

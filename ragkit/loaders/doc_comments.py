@@ -40,7 +40,7 @@ import re
 import textwrap
 from dataclasses import dataclass
 
-from ragkit.loaders.base import code_fence, code_span, escape_markdown_line
+from ragkit.loaders.base import code_fence, code_span, escape_markdown_line, fenced_block
 
 MAX_BYTES = 2 * 1024 * 1024  # a larger file (generated tables) is read as it is
 #: suffixes this writer reads, and the language their code blocks are fenced with
@@ -93,7 +93,7 @@ def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
     out = [f"# {name}", ""]
     cursor = 0
     for comment in comments:
-        out += _fenced(source[cursor:comment.start], language)
+        out += fenced_block(source[cursor:comment.start].split("\n"), language)
         prose = _prose_lines(comment.text)
         inner = comment.text.startswith("//!") or language == "rust" and comment.text.startswith("/*!")
         declaration = "" if inner else _declaration(source[comment.end : comment.end + _DECLARATION_CHARS])
@@ -101,7 +101,7 @@ def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
             out += [f"{'#' * min(2 + comment.depth, 6)} {_heading(declaration, comment.owner)}", ""]
         out += [*prose, ""]
         cursor = comment.end
-    out += _fenced(source[cursor:], language)
+    out += fenced_block(source[cursor:].split("\n"), language)
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n"
@@ -515,18 +515,6 @@ def _squeezed(lines: list[str]) -> list[str]:
             continue
         out.append(line if line.strip() else "")
     return out
-
-
-def _fenced(code: str, language: str) -> list[str]:
-    lines = code.split("\n")
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    if not lines:
-        return []
-    fence = code_fence("\n".join(lines))
-    return [f"{fence}{language}", *lines, fence, ""]
 
 
 __all__ = ["LANGUAGES", "doc_comments_to_markdown"]

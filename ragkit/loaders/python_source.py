@@ -22,7 +22,7 @@ import ast
 import inspect
 from dataclasses import dataclass
 
-from ragkit.loaders.base import code_fence, escape_markdown_line
+from ragkit.loaders.base import escape_markdown_line, fenced_block
 
 MAX_BYTES = 2 * 1024 * 1024  # a larger module (generated tables) is read as it is
 _SIGNATURE_CHARS = 160
@@ -57,14 +57,14 @@ def python_to_markdown(source: str, stem: str) -> str | None:
         out += [*_prose(module_doc[2]), ""]
         cursor = module_doc[1] + 1
     for d in definitions:
-        out += _fenced(code + lines[cursor - 1 : d.start - 1])
+        out += fenced_block(code + lines[cursor - 1 : d.start - 1], "python")
         out += [f"{'#' * d.level} {d.heading}", ""]
         if d.doc is None:
             code, cursor = [], d.start
             continue
         out += [*_prose(d.text), ""]
         code, cursor = lines[d.start - 1 : d.doc[0] - 1], d.doc[1] + 1
-    out += _fenced(code + lines[cursor - 1 :])
+    out += fenced_block(code + lines[cursor - 1 :], "python")
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n"
@@ -116,17 +116,6 @@ def _docstring(node: ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunc
 def _prose(text: str) -> list[str]:
     """A docstring's lines, a start Markdown would read as structure escaped."""
     return [escape_markdown_line(line) for line in text.split("\n")]
-
-
-def _fenced(lines: list[str]) -> list[str]:
-    while lines and not lines[0].strip():
-        lines = lines[1:]
-    while lines and not lines[-1].strip():
-        lines = lines[:-1]
-    if not lines:
-        return []
-    fence = code_fence("\n".join(lines))
-    return [f"{fence}python", *lines, fence, ""]
 
 
 __all__ = ["python_to_markdown"]
