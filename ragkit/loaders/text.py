@@ -28,6 +28,7 @@ from ragkit.loaders.doc_comments import doc_comments_to_markdown
 from ragkit.loaders.python_source import python_to_markdown
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
+from ragkit.loaders.yaml_comments import is_commented_yaml, yaml_to_markdown
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -48,8 +49,9 @@ class TextLoader(Loader):
     # indented docstring line starting like a heading or a fence is; 8: a C-family source file with
     # documentation comments (Javadoc, ``///``) is written out with them as prose; 9: a commented
     # configuration file is written out, its settings as items with the comments that describe them;
-    # 10: Go's doc comments (the // lines right above a top-level declaration) likewise
-    version = 10
+    # 10: Go's doc comments (the // lines right above a top-level declaration) likewise; 11: a
+    # commented YAML configuration is written out, each key's path beside its comments
+    version = 11
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -70,6 +72,8 @@ class TextLoader(Loader):
             written = vim_help_to_markdown(text)
         elif suffix in YAML_SUFFIXES and declares_api(text):
             written = api_document(text, path)
+        elif suffix in YAML_SUFFIXES and is_commented_yaml(text):
+            written = yaml_to_markdown(text, path.name), path.name
         elif suffix in (".log", ".txt") and is_chat_log(text):
             written = chat_log_to_markdown(text), None
         elif suffix == ".py" and (module := python_to_markdown(text, path.stem)) is not None:

@@ -88,6 +88,13 @@ def conf_seed() -> bytes:
             "bindaddr = 0.0.0.0\n").encode()
 
 
+def yaml_seed() -> bytes:
+    """A chart's commented values.yaml: a section, nested keys, a list and a block scalar."""
+    notes = "".join(f"  # {p}\n" for p in PARAGRAPHS)
+    return ("## Harbour chart\nharbour:\n" + notes + "  port: 6923  # the port\n  quays:\n    - north\n"
+            "motd: |\n  Welcome aboard.\n").encode()
+
+
 def vtt_seed() -> bytes:
     """WebVTT captions: a header, a NOTE, numbered cues with settings and a voice tag."""
     cues = [f"{i + 1}\n00:00:{2 * i:02d}.000 --> 00:00:{2 * i + 2:02d}.000 line:15%\n<v Ann>{p}</v>\n"
@@ -392,7 +399,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
-    ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed,
+    ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed, ".yaml": yaml_seed,
 }
 
 
