@@ -146,9 +146,9 @@ def test_fresh_server_on_an_empty_index_dir(tmp_path: Path) -> None:
 
 
 def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> None:
-    """An R help page, Perl POD, a documented Python module, an IRC log, Javadoc, a Go doc comment
-    and a sample configuration file, uploaded through the API, are read by their writers: search
-    returns their facts without the format's markup."""
+    """An R help page, Perl POD, a documented Python module, an IRC log, Javadoc, a Go doc comment,
+    a sample configuration file and a chart's commented values.yaml, uploaded through the API, are
+    read by their writers: search returns their facts without the format's markup."""
     log = "".join(f"10:0{i} <ann> morning {i}\n" for i in range(6)) + "10:09 <@bo> the breakwater repair is at 60%\n"
     docs = [
         {"name": "man/tide_height.Rd", "text": "\\name{tide_height}\n\\title{Tide Height}\n"
@@ -164,11 +164,13 @@ def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> N
          "// it is safe for concurrent use by several goroutines.\nfunc Flood() bool { return false }\n"},
         {"name": "etc/ferryd.conf.sample", "text": "[general]\n; The port the booking desk listens on.\n"
          ";deskport=7311   ; the booking desk's port (default 7311)\nbindaddr = 0.0.0.0\n"},
+        {"name": "chart/values.yaml", "text": "## Ferry chart\ningress:\n  # Enable the ingress\n  enabled: false\n"
+         "  ## Largest tide table upload\n  maxBodySize: 4m\nreplicas: 1\n"},
     ]
     r = httpx.post(server.url + "/documents", json={"documents": docs})
     assert r.status_code == 202, r.text
     job = wait_job(server, r.json()["id"])
-    assert job["status"] == "succeeded" and job["result"]["counts"]["added"] == 7, job
+    assert job["status"] == "succeeded" and job["result"]["counts"]["added"] == 8, job
     for query, source, fact, markup in (
         ("tide_height interval between gauge readings", "man/tide_height.Rd", "12 minutes", "\\item"),
         ("Harbour::Ferry berth default", "lib/Harbour/Ferry.pod", "north quay", "C<"),
@@ -177,6 +179,7 @@ def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> N
         ("Lock gates threads", "src/Lock.java", "a `Lock` is not safe\nfor use by several threads", "{@code"),
         ("Flood basin goroutines", "tides/gauge.go", "Flood reports whether the basin floods", "// Flood"),
         ("booking desk port default", "etc/ferryd.conf.sample", "`deskport=7311`: the booking desk's port", ";deskport"),
+        ("largest tide table upload", "chart/values.yaml", "`ingress.maxBodySize`: Largest tide table upload. Default: `4m`", "##"),
     ):
         hits = httpx.post(server.url + "/search", json={"query": query, "top_k": 5}).json()["data"]
         found = [h for h in hits if h["source"] == source]
