@@ -303,6 +303,28 @@ def code_span(code: str) -> str:
 _BACKTICKS = re.compile(r"`+")
 
 
+def split_inline_comment(value: str, markers: str = "#") -> tuple[str, str]:
+    """A setting's value and the comment beside it, without the comment's markers: the comment opens
+    at one of ``markers`` after a space or tab, outside quotes (``8080  # the port`` -> ``("8080",
+    "the port")``; an INI file's markers are ``";#"``)."""
+    if not any(marker in value for marker in markers):
+        return value.rstrip(), ""
+    for match in _inline_comment(markers).finditer(value):
+        if match.group()[0] not in "\"'":
+            return value[: match.start()].rstrip(), value[match.end():].lstrip(f"{markers}/ \t").strip()
+    return value.rstrip(), ""
+
+
+def _inline_comment(markers: str) -> re.Pattern[str]:
+    """A quoted string, or a space or tab and a comment marker."""
+    if markers not in _INLINE_COMMENTS:
+        _INLINE_COMMENTS[markers] = re.compile(rf"\"[^\"\n]*\"|'[^'\n]*'|[ \t][{re.escape(markers)}]")
+    return _INLINE_COMMENTS[markers]
+
+
+_INLINE_COMMENTS: dict[str, re.Pattern[str]] = {}
+
+
 def escape_markdown_line(line: str) -> str:
     """``line`` kept as written, escaped with a backslash where Markdown (and ragkit's splitter and
     answerer) would read its start as structure: a heading (``# Note``) or a code fence, also

@@ -44,7 +44,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragkit.loaders.base import code_span, escape_markdown_line
+from ragkit.loaders.base import code_span, escape_markdown_line, split_inline_comment
 
 #: the suffixes of the files the text loader asks ``is_config_file`` about
 CONFIG_SUFFIXES = (".conf", ".ini", ".cfg", ".cnf", ".properties", ".toml")
@@ -70,8 +70,6 @@ _COMMENTED_SETTING = re.compile(rf"({_KEY})(?:[ \t]*(=>|=)|(:)(?=[^\s/:]))(.*)")
 _COMMENTED_WORDS = 3  # a commented-out setting's value has at most this many words outside quotes
 _COMMENTED_CHARS = 120
 _QUOTED = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'")
-#: a quoted string, or what opens an inline comment
-_QUOTED_OR_COMMENT = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|\s[;#]")
 _ALNUM = re.compile(r"[^\W_]")
 #: what frames a banner's title: rules of these characters
 _FRAME = "=-*#~_+;/|<> \t"
@@ -110,16 +108,6 @@ def _comment_text(text: str) -> str:
     return text.lstrip(";#/ \t").strip()
 
 
-def _split_value(value: str) -> tuple[str, str]:
-    """A value and its inline comment (a ``;`` or ``#`` after whitespace, outside quotes)."""
-    if "#" not in value and ";" not in value:
-        return value.rstrip(), ""
-    for m in _QUOTED_OR_COMMENT.finditer(value):
-        if m.group()[0] not in "\"'":
-            return value[: m.start()].rstrip(), _comment_text(value[m.start():])
-    return value.rstrip(), ""
-
-
 def _opens(value: str, state: _State) -> None:
     """Note what ``value`` leaves open (brackets, a triple-quoted string, a trailing backslash)."""
     for quote in ('"""', "'''"):
@@ -139,7 +127,7 @@ def _commented_setting(body: str) -> tuple[str, str] | None:
     m = _COMMENTED_SETTING.match(body)
     if m is None:
         return None
-    value, note = _split_value(m.group(4))
+    value, note = split_inline_comment(m.group(4), ";#")
     if len(value) > _COMMENTED_CHARS or len(_QUOTED.sub("q", value).split()) > _COMMENTED_WORDS:
         return None
     return body[: m.start(4)] + value, note
@@ -176,7 +164,7 @@ def _classify(lines: list[str]) -> list[_Line]:
         stripped = line.strip()
         lead = line[: len(line) - len(line.lstrip())]
         if _is_open(state) and not (not lead and stripped and _starts_anew(line, stripped)):
-            value, note = _split_value(stripped) if not state.triple else (stripped, "")
+            value, note = split_inline_comment(stripped, ";#") if not state.triple else (stripped, "")
             _opens(value, state)
             if stripped:
                 out.append(_Line("value", value, note))
@@ -194,7 +182,7 @@ def _classify(lines: list[str]) -> list[_Line]:
             continue
         following = state.indent >= 0 and _indent(lead) > state.indent
         if following and state.empty and state.active:
-            value, note = _split_value(stripped)
+            value, note = split_inline_comment(stripped, ";#")
             out.append(_Line("value", value, note))
             continue
         if section := _SECTION.match(line):
@@ -206,7 +194,7 @@ def _classify(lines: list[str]) -> list[_Line]:
                                                     or setting.group(4).lstrip().startswith("//")):
             setting = None  # "server:" opens a YAML mapping; "http://…" is no key
         if setting:
-            value, note = _split_value(setting.group(4))
+            value, note = split_inline_comment(setting.group(4), ";#")
             state.indent, state.active = _indent(setting.group(1)), True
             state.empty, state.depth, state.triple, state.backslash = not value.strip(), 0, "", False
             _opens(value, state)
@@ -214,7 +202,7 @@ def _classify(lines: list[str]) -> list[_Line]:
             out.append(_Line("setting", code.strip(), note, colon=setting.group(3) == ":"))
             continue
         if following:
-            value, note = _split_value(stripped)
+            value, note = split_inline_comment(stripped, ";#")
             out.append(_Line("value", value, note))
             continue
         state.indent = -1

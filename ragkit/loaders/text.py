@@ -3,28 +3,25 @@
 A ``.txt`` file inside a Sphinx source folder (a ``conf.py`` beside its root document, in its own
 folder or one above: ``ragkit.loaders.sphinx_project``) is that project's reStructuredText source
 and is read by the reStructuredText loader, so ``:class:`` roles and ````literals```` do not reach
-the chunks. A ``.yaml`` file that declares an OpenAPI, Swagger or AsyncAPI description is written
-out as documentation (``ragkit.loaders.api_description``), not kept as configuration. A ``.txt``
-file in Vim's help format (``*name.txt*`` on its first line, or a ``ft=help`` modeline) is written
-out with its headings, examples and links (``ragkit.loaders.vim_help``). A ``.log`` or ``.txt`` chat log
-(IRC, MeetBot, Pidgin) is written out a message to a paragraph (``ragkit.loaders.chat_log``), and
-a Python module with docstrings with them as prose under its classes' and functions' headings
-(``ragkit.loaders.python_source``), a C-family source file (Java, Kotlin, C, C++, C#, Rust, …)
-with its documentation comments likewise (``ragkit.loaders.doc_comments``), and a commented
-configuration file (``.conf``, ``.ini``, ``.toml``, …; also a sample of one, ``rtp.conf.sample``)
-with each setting an item beside the comments that describe it (``ragkit.loaders.config_file``).
+the chunks. Other formats a text file can hold are written out as Markdown, each by its module, in
+the order of ``_FORMATS``: a Vim help file (``vim_help``), an OpenAPI, Swagger or AsyncAPI
+description in YAML (``api_description``), a commented YAML configuration such as a Helm chart's
+``values.yaml`` (``yaml_comments``), an IRC, MeetBot or Pidgin chat log (``chat_log``), a Python
+module with docstrings (``python_source``), a C-family or Go source file with documentation comments
+(``doc_comments``) and a commented configuration file, also a sample of one such as
+``rtp.conf.sample`` (``config_file``). Any other text is kept as it is.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ragkit.loaders.api_description import YAML_SUFFIXES, api_document, declares_api
 from ragkit.loaders.base import Included, Loader, format_suffix, read_text
 from ragkit.loaders.chat_log import chat_log_to_markdown, is_chat_log
 from ragkit.loaders.config_file import CONFIG_SUFFIXES, config_to_markdown, is_config_file
-from ragkit.loaders.doc_comments import doc_comments_to_markdown
+from ragkit.loaders.doc_comments import LANGUAGES, doc_comments_to_markdown
 from ragkit.loaders.python_source import python_to_markdown
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
@@ -66,24 +63,64 @@ class TextLoader(Loader):
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
-        suffix = format_suffix(path)  # "rtp.conf.sample" is a .conf
-        written: tuple[str, str | None] | None = None  # a format the text holds, written out as Markdown
-        if suffix == ".txt" and is_vim_help(text):
-            written = vim_help_to_markdown(text)
-        elif suffix in YAML_SUFFIXES and declares_api(text):
-            written = api_document(text, path)
-        elif suffix in YAML_SUFFIXES and is_commented_yaml(text):
-            written = yaml_to_markdown(text, path.name), path.name
-        elif suffix in (".log", ".txt") and is_chat_log(text):
-            written = chat_log_to_markdown(text), None
-        elif suffix == ".py" and (module := python_to_markdown(text, path.stem)) is not None:
-            written = module, None
-        elif (documented := doc_comments_to_markdown(text, path.stem, suffix)) is not None:
-            written = documented, None
-        elif suffix in CONFIG_SUFFIXES and is_config_file(text):
-            written = config_to_markdown(text, path.name), path.name
+        written = _written(text, path, format_suffix(path))  # "rtp.conf.sample" is a .conf
         if written is not None:
             body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,
                                                                     markup="markdown"))])
         return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])
+
+
+#: A format a text file can hold, written out as Markdown: ``(body, title)``, or None when the
+#: text is not in that format. Title None means the file's stem.
+Written = tuple[str, str | None] | None
+
+
+def _vim_help(text: str, path: Path) -> Written:
+    return vim_help_to_markdown(text) if is_vim_help(text) else None
+
+
+def _api_description(text: str, path: Path) -> Written:
+    return api_document(text, path) if declares_api(text) else None
+
+
+def _commented_yaml(text: str, path: Path) -> Written:
+    return (yaml_to_markdown(text, path.name), path.name) if is_commented_yaml(text) else None
+
+
+def _chat_log(text: str, path: Path) -> Written:
+    return (chat_log_to_markdown(text), None) if is_chat_log(text) else None
+
+
+def _python_module(text: str, path: Path) -> Written:
+    module = python_to_markdown(text, path.stem)
+    return (module, None) if module is not None else None
+
+
+def _doc_comments(text: str, path: Path) -> Written:
+    documented = doc_comments_to_markdown(text, path.stem, format_suffix(path))
+    return (documented, None) if documented is not None else None
+
+
+def _config_file(text: str, path: Path) -> Written:
+    return (config_to_markdown(text, path.name), path.name) if is_config_file(text) else None
+
+
+#: Each format by the suffixes it may have, in the order they are tried.
+_FORMATS: tuple[tuple[tuple[str, ...], Callable[[str, Path], Written]], ...] = (
+    ((".txt",), _vim_help),
+    (YAML_SUFFIXES, _api_description),
+    (YAML_SUFFIXES, _commented_yaml),
+    ((".log", ".txt"), _chat_log),
+    ((".py",), _python_module),
+    (tuple(LANGUAGES), _doc_comments),
+    (CONFIG_SUFFIXES, _config_file),
+)
+
+
+def _written(text: str, path: Path, suffix: str) -> Written:
+    """The first format that the file's suffix allows and its text holds, written out."""
+    for suffixes, write in _FORMATS:
+        if suffix in suffixes and (written := write(text, path)) is not None:
+            return written
+    return None

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 
-from ragkit.loaders.base import code_span, escape_markdown_line, fenced_block
+from ragkit.loaders.base import code_span, escape_markdown_line, fenced_block, split_inline_comment
 
 MAX_BYTES = 2 * 1024 * 1024
 _SAMPLE = 400  # non-blank lines looked at to tell a commented configuration
@@ -42,7 +42,6 @@ _COMMENT = re.compile(r"([ \t]*)#+(?:[ \t](.*)|(.*))$")
 _KEY = re.compile(r"([ ]*)(-[ ]+)?([A-Za-z0-9_$@][\w.\-/$@]{0,119}|\"[^\"\n]{1,120}\"|'[^'\n]{1,120}')[ \t]*:(?:[ \t]+(.*)|$)")
 _ITEM = re.compile(r"([ ]*)-(?:[ \t]+(.*)|$)")
 _DECOR = re.compile(r"[\W_]*")
-_INLINE = re.compile(r"\"[^\"\n]*\"|'[^'\n]*'|[ \t]#")
 _BLOCK = re.compile(r"[|>][-+0-9]*$")
 
 
@@ -95,7 +94,7 @@ def yaml_to_markdown(text: str, name: str) -> str:
             item = _ITEM.match(raw)
             path = ".".join(k for _, k in open_keys[-_PATH_KEYS:])
             if item and item.group(2):
-                value, beside = _split_comment(item.group(2))
+                value, beside = split_inline_comment(item.group(2))
                 out.append(_item(f"{path}[]: {value}" if path else value, notes, beside))
             else:  # a flow value going on, a stray line: kept as code under its key
                 block, block_indent = [raw], indent - 1
@@ -104,7 +103,7 @@ def yaml_to_markdown(text: str, name: str) -> str:
         if key.group(2):  # "- name: x": a list entry that is a mapping, its keys under the list
             open_keys.append((indent, "[]"))
             indent += len(key.group(2))
-        value, beside = _split_comment(key.group(4) or "")
+        value, beside = split_inline_comment(key.group(4) or "")
         name_ = key.group(3).strip("\"'")
         path = ".".join([*(k for _, k in open_keys[-_PATH_KEYS:]), name_]).replace(".[]", "[]")
         if not value or _BLOCK.match(value):
@@ -127,16 +126,6 @@ def yaml_to_markdown(text: str, name: str) -> str:
         out += fenced_block(block, "yaml")
     out += notes
     return "\n".join(_tidy(out)).strip() + "\n"
-
-
-def _split_comment(value: str) -> tuple[str, str]:
-    """A value and the comment beside it (``#`` after whitespace, outside quotes)."""
-    if "#" not in value:
-        return value.strip(), ""
-    for match in _INLINE.finditer(value):
-        if match.group().endswith("#"):
-            return value[: match.start()].strip(), value[match.end():].lstrip("#").strip()
-    return value.strip(), ""
 
 
 def _item(code: str, notes: list[str], beside: str, *, default: str = "") -> str:
