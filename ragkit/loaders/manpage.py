@@ -54,13 +54,21 @@ _MDOC_TEXT = frozenset({"Nm", "Ar", "Cm", "Ic", "Va", "Ev", "Pa", "Em", "Sy", "L
                         "Xr", "Ql", "Dq", "Sq", "Pq", "Aq", "Op", "Nd", "Tn", "Lk", "Mt", "Ad", "An", "Lb", "St"})
 
 
+#: mdoc's delimiters: an argument of these alone is punctuation, set against its neighbour
+_MDOC_DELIMITER = re.compile(r"[.,:;)\]?!(\[|]")
+_CLOSING_DELIMITERS = re.compile(r" ([.,:;)\]?!]+)(?= |$)")
+_OPENING_DELIMITERS = re.compile(r"(^| )([(\[]) ")
+
+
 @loaders.register("manpage")
 class ManPageLoader(MarkupLoader):
     """One document of a manual page: its troff markup turned into Markdown."""
 
     name = "manpage"
     mime = "text/troff"
-    version = 2  # 2: ``authors`` from a signature under the last paragraph
+    # 2: ``authors`` from a signature under the last paragraph; 3: mdoc's bare ``.Nm`` shows the
+    # page's name, and its delimiters (``Fl c ) ,``) are set against their neighbours
+    version = 3
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if not is_troff(text):
@@ -91,23 +99,40 @@ def _words(args: str) -> list[str]:
 
 
 def _mdoc(words: list[str]) -> list[str]:
-    """mdoc macro words as the text they show: ``Fl p Ar port`` -> ``-p port`` (a macro name
-    is not text; ``Fl`` puts a dash before the word after it)."""
+    """mdoc macro words as the text they show: ``Fl p Ar port`` -> ``-p port``, ``Xr pkg 8`` ->
+    ``pkg(8)`` (a macro name is not text; ``Fl`` puts a dash before the word after it, past an
+    opening delimiter)."""
     shown: list[str] = []
     dash = False
+    reference = False  # after ``Xr``: a page's name, then its section
     for w in words:
         if w == "Fl":
             if dash:
                 shown.append("-")
             dash = True
+            reference = False
+        elif w == "Xr":
+            reference = True
         elif w in _MDOC_TEXT or w in ("Ns", "No"):
-            continue
+            reference = False
+        elif dash and w in ("(", "["):
+            shown.append(w)
+        elif reference and shown and w.isdigit() and len(w) == 1 and shown[-1] not in ("(", "["):
+            shown[-1] = f"{shown[-1]}({w})"
+            reference = False
         else:
             shown.append(f"-{w}" if dash else w)
             dash = False
     if dash:
         shown.append("-")
     return shown
+
+
+def _attached_delimiters(text: str) -> str:
+    """mdoc's delimiter arguments set as ``man`` shows them: a closing one against the word before
+    (``-c ) ,`` is ``-c),``), an opening one against the word after (``( x`` is ``(x``)."""
+    text = _CLOSING_DELIMITERS.sub(r"\1", text)
+    return _OPENING_DELIMITERS.sub(r"\1\2", text)
 
 
 def man_to_markdown(troff: str) -> tuple[str, str | None]:
@@ -120,6 +145,7 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
     defining = False  # inside .de … ..
     table: int | None = None  # inside .TS: 0 while reading its format lines, 1 in its rows
     name_section = False
+    page_name = ""  # mdoc: the first ``.Nm``'s name, which a bare ``.Nm`` repeats
     para: list[str] = []
 
     def flush() -> None:
@@ -192,7 +218,7 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
             words = _words(args)
             tag = inline(words[0]).strip() if words else ""
             if request == "It":
-                tag = inline(" ".join(_mdoc(words))).strip()
+                tag = _attached_delimiters(inline(" ".join(_mdoc(words))).strip())
             para.append(f"- {tag}:" if tag and tag not in ("•", "-", "*", "o") else "-")
         elif request in _CODE_START:
             flush()
@@ -202,9 +228,16 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
             flush()
             table = 0
         elif request in _FONTS or request in _MDOC_TEXT or request == "Fl":
-            words = _mdoc([request, *_words(args)]) if request in _MDOC_TEXT or request == "Fl" else _words(args)
+            words = _words(args)
+            if request == "Nm":
+                named = [w for w in words if not _MDOC_DELIMITER.fullmatch(w)]
+                page_name = page_name or inline(" ".join(named)).strip()
+                words = words if named else [page_name, *words]
+            mdoc = request in _MDOC_TEXT or request == "Fl"
+            words = _mdoc([request, *words]) if mdoc else words
             joined = "".join(words) if request in _ALTERNATING else " ".join(words)
             text = inline(joined).strip()
+            text = _attached_delimiters(text) if mdoc else text
             if text:
                 tag_next = add(text, tag_next)
                 if name_section:  # mdoc's .Nd is the summary itself

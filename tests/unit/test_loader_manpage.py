@@ -92,6 +92,47 @@ def test_a_bsd_mdoc_page_reads_too() -> None:
     assert "kilnctl" in text and "control the kiln daemon" in text
 
 
+MDOC_NAMED = r""".Dd March 2, 2026
+.Dt KILN-LOCK 8
+.Os
+.Sh NAME
+.Nm "kiln lock" ,
+.Nm "kiln unlock"
+.Nd lock or unlock kilns
+.Sh DESCRIPTION
+.Nm
+is used to keep a kiln from being fired.
+In dry mode (without
+.Fl n ) ,
+nothing is locked; see
+.Xr kiln.conf 5
+for the defaults.
+.Sh OPTIONS
+The following options are supported by
+.Nm :
+.Bl -tag -width Ds
+.It Fl a , Fl -all
+Lock every kiln.
+.It Fl -has-locked-kilns
+Return 0 if at least one kiln is locked, 1 otherwise.
+.It Fl x
+Match the name as a regular expression
+.Fl ( x ) .
+.El
+"""
+
+
+def test_a_bare_nm_shows_the_pages_name_and_delimiters_are_set_as_man_sets_them() -> None:
+    text, _ = man_to_markdown(MDOC_NAMED)
+    assert "kiln lock, kiln unlock" in text
+    assert "kiln lock is used to keep a kiln from being fired." in text
+    assert "In dry mode (without -n), nothing is locked; see kiln.conf(5) for the defaults." in text
+    assert "The following options are supported by kiln lock:" in text
+    assert "- -a, --all: Lock every kiln." in text
+    assert "- --has-locked-kilns: Return 0 if at least one kiln is locked, 1 otherwise." in text
+    assert "regular expression (-x)." in text
+
+
 def test_escapes_read_as_their_characters() -> None:
     assert inline(r"\fBa\fR\-b \(lqc\(rq \[em] d\e \*(lq") == "a-b “c” — d\\ "
 
