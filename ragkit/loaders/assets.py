@@ -46,6 +46,13 @@ ASSET_EXTENSIONS: dict[str, str] = {ext: kind for kind, exts in _KINDS.items() f
 ASSET_FOLDERS = frozenset({"img", "imgs", "image", "images", "_images", "icon", "icons", "static", "_static",
                            "asset", "assets", "media", "public", "fonts", "css", "js", "node_modules"})
 
+#: scripts that are assets only as a site's files (``_web_script``), else a library's source
+SCRIPT_EXTENSIONS = frozenset({".js", ".mjs", ".cjs"})
+#: folders of built or vendored code, whose scripts are never a library's source
+_BUILD_FOLDERS = frozenset({"dist", "build", "_build", "_site", "site", "vendor", "vendors", "bower_components",
+                            "coverage", "javascripts", "scripts", "htmlcov"})
+_BUILT_SCRIPT_ENDINGS = (".min.js", "-min.js", ".bundle.js", ".chunk.js", ".min.mjs", ".min.cjs")
+
 #: how many extensions the summary line names before "…"
 _SUMMARY_EXTS = 6
 
@@ -57,11 +64,25 @@ def normalize_extension(ext: str) -> str:
 
 
 def is_asset(path: str | Path, opted_in: Iterable[str] = ()) -> bool:
-    """Whether ``path`` is an asset that is not indexed (its extension was not opted in)."""
-    ext = Path(path).suffix.lower()
+    """Whether ``path`` (relative to its root) is an asset that is not indexed (its extension was
+    not opted in). A script (``.js``, ``.mjs``, ``.cjs``) is one only in a site's folders
+    (``static/``, ``js/``, ``dist/``, ``node_modules/``, ...) or when minified or bundled
+    (``app.min.js``): elsewhere it is a library's or a book's source, read with its comments."""
+    path = PurePath(path)
+    ext = path.suffix.lower()
     if ext not in ASSET_EXTENSIONS:
         return False
+    if ext in SCRIPT_EXTENSIONS and not _web_script(path):
+        return False
     return ext not in {normalize_extension(e) for e in opted_in}
+
+
+def _web_script(path: PurePath) -> bool:
+    """Whether a script is a site's (in a site's folder, or minified or bundled) and not source."""
+    name = path.name.lower()
+    if name.endswith(_BUILT_SCRIPT_ENDINGS):
+        return True
+    return any(part.lower() in ASSET_FOLDERS or part.lower() in _BUILD_FOLDERS for part in path.parts[:-1])
 
 
 def ocr_image(name: str | Path) -> bool:
@@ -97,8 +118,8 @@ class AssetTally:
         example = ".svg" if ".svg" in self.by_extension else ranked[0][0]
         noun = "file" if self.total == 1 else "files"
         return (
-            f"skipped {self.total} asset {noun} ({', '.join(parts)}): images, fonts, SVG, CSS/JS, "
-            f"archives and binaries are not indexed by default; opt in per extension under loaders: "
+            f"skipped {self.total} asset {noun} ({', '.join(parts)}): images, fonts, SVG, CSS, a site's "
+            f"scripts, archives and binaries are not indexed by default; opt in per extension under loaders: "
             f"in the pipeline, e.g. loaders: {{{example}: unstructured}}"
         )
 
@@ -123,7 +144,7 @@ def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: Asse
     allowed = frozenset(normalize_extension(e) for e in opted_in)
     counts = tally if tally is not None else AssetTally()
     for f in files:
-        if is_asset(f.path, allowed) and not (ocr_images and ocr_image(f.source)):
+        if is_asset(f.source, allowed) and not (ocr_images and ocr_image(f.source)):
             counts.add(f.path)
             continue
         yield f
@@ -132,5 +153,5 @@ def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: Asse
         log.warning("%s", summary)
 
 
-__all__ = ["ASSET_EXTENSIONS", "ASSET_FOLDERS", "AssetTally", "is_asset", "normalize_extension", "ocr_image",
+__all__ = ["ASSET_EXTENSIONS", "ASSET_FOLDERS", "SCRIPT_EXTENSIONS", "AssetTally", "is_asset", "normalize_extension", "ocr_image",
            "skip_assets"]

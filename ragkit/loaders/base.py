@@ -92,6 +92,7 @@ CODE_EXTENSIONS = (
     ".yaml", ".yml", ".properties", ".rs", ".go", ".java", ".kt", ".kts", ".scala",
     ".c", ".h", ".cc", ".cpp", ".hpp", ".cs", ".rb", ".php", ".swift", ".sql", ".r", ".jl", ".lua", ".pl",
     ".hs", ".ex", ".exs", ".erl", ".clj", ".diff", ".patch",
+    ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".proto",
 )
 TEXT_EXTENSIONS = ("", *CODE_EXTENSIONS, ".bib", ".log")
 DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})

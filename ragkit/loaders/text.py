@@ -7,8 +7,8 @@ the chunks. Other formats a text file can hold are written out as Markdown, each
 the order of ``_FORMATS``: a Vim help file (``vim_help``), an OpenAPI, Swagger or AsyncAPI
 description in YAML (``api_description``), a commented YAML configuration such as a Helm chart's
 ``values.yaml`` (``yaml_comments``), an IRC, MeetBot or Pidgin chat log (``chat_log``), a Python
-module with docstrings (``python_source``), a C-family or Go source file with documentation comments
-(``doc_comments``) and a commented configuration file, also a sample of one such as
+module with docstrings (``python_source``), a C-family, Go, JavaScript, TypeScript or Protocol
+Buffers source file with documentation comments (``doc_comments``) and a commented configuration file, also a sample of one such as
 ``rtp.conf.sample`` (``config_file``). Any other text is kept as it is.
 """
 
@@ -47,8 +47,10 @@ class TextLoader(Loader):
     # documentation comments (Javadoc, ``///``) is written out with them as prose; 9: a commented
     # configuration file is written out, its settings as items with the comments that describe them;
     # 10: Go's doc comments (the // lines right above a top-level declaration) likewise; 11: a
-    # commented YAML configuration is written out, each key's path beside its comments
-    version = 11
+    # commented YAML configuration is written out, each key's path beside its comments; 12:
+    # JavaScript's and TypeScript's JSDoc and a .proto file's comments likewise, and a declaration
+    # ends at its first brace outside parentheses (an annotation's ``{…}`` no longer cuts it)
+    version = 12
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 

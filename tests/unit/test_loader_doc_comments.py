@@ -215,7 +215,7 @@ def test_go_doc_comments_are_the_comments_right_above_top_level_declarations() -
 def test_a_file_without_documentation_comments_is_read_as_it_is(tmp_path: Path) -> None:
     assert doc_comments_to_markdown("int main(void) {\n  /* a comment */\n  return 0; // done\n}\n", "main", ".c") is None
     assert doc_comments_to_markdown("/*************\n * banner\n *************/\nint x;\n", "x", ".c") is None
-    assert doc_comments_to_markdown("/** Docs. */\nclass A {}\n", "A", ".js") is None  # not a suffix it reads
+    assert doc_comments_to_markdown("/** Docs. */\nclass A {}\n", "A", ".lua") is None  # not a suffix it reads
     path = tmp_path / "Main.java"
     path.write_text("class Main { public static void main(String[] a) {} }\n", encoding="utf-8")
     [doc] = loaders.get("text")().load(path, source="Main.java")

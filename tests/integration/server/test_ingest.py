@@ -147,8 +147,9 @@ def test_fresh_server_on_an_empty_index_dir(tmp_path: Path) -> None:
 
 def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> None:
     """An R help page, Perl POD, a documented Python module, an IRC log, Javadoc, a Go doc comment,
-    a sample configuration file and a chart's commented values.yaml, uploaded through the API, are
-    read by their writers: search returns their facts without the format's markup."""
+    a sample configuration file, a chart's commented values.yaml, a JSDoc'd script, a .proto file
+    and an mdoc page, uploaded through the API, are read by their writers: search returns their
+    facts without the format's markup."""
     log = "".join(f"10:0{i} <ann> morning {i}\n" for i in range(6)) + "10:09 <@bo> the breakwater repair is at 60%\n"
     docs = [
         {"name": "man/tide_height.Rd", "text": "\\name{tide_height}\n\\title{Tide Height}\n"
@@ -166,11 +167,17 @@ def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> N
          ";deskport=7311   ; the booking desk's port (default 7311)\nbindaddr = 0.0.0.0\n"},
         {"name": "chart/values.yaml", "text": "## Ferry chart\ningress:\n  # Enable the ingress\n  enabled: false\n"
          "  ## Largest tide table upload\n  maxBodySize: 4m\nreplicas: 1\n"},
+        {"name": "src/berth.js", "text": "/**\n * Books a berth.\n * @param {boolean} [opts.overnight=false] - If true,"
+         " the berth is held until the morning tide.\n */\nexport function book(opts = {}) {}\n"},
+        {"name": "api/ferry.proto", "text": "syntax = \"proto3\";\n\nmessage Sailing {\n  // Minutes that boarding"
+         " stays open before the ferry casts off.\n  int32 boarding_window = 1;\n}\n"},
+        {"name": "man/kiln-cool.8", "text": ".Dd March 2, 2026\n.Dt KILN-COOL 8\n.Os\n.Sh NAME\n.Nm kiln-cool\n"
+         ".Nd cool kilns\n.Sh DESCRIPTION\n.Nm\nlets a kiln cool slowly after the night shift's firing.\n"},
     ]
     r = httpx.post(server.url + "/documents", json={"documents": docs})
     assert r.status_code == 202, r.text
     job = wait_job(server, r.json()["id"])
-    assert job["status"] == "succeeded" and job["result"]["counts"]["added"] == 8, job
+    assert job["status"] == "succeeded" and job["result"]["counts"]["added"] == 11, job
     for query, source, fact, markup in (
         ("tide_height interval between gauge readings", "man/tide_height.Rd", "12 minutes", "\\item"),
         ("Harbour::Ferry berth default", "lib/Harbour/Ferry.pod", "north quay", "C<"),
@@ -180,8 +187,13 @@ def test_uploads_in_the_newer_formats_are_read_without_their_markup(server) -> N
         ("Flood basin goroutines", "tides/gauge.go", "Flood reports whether the basin floods", "// Flood"),
         ("booking desk port default", "etc/ferryd.conf.sample", "`deskport=7311`: the booking desk's port", ";deskport"),
         ("largest tide table upload", "chart/values.yaml", "`ingress.maxBodySize`: Largest tide table upload. Default: `4m`", "##"),
+        ("berth held until the morning tide", "src/berth.js",
+         "`opts.overnight` (`boolean`, default `false`): If true, the berth is held", "@param"),
+        ("boarding stays open before the ferry casts off", "api/ferry.proto",
+         "Minutes that boarding stays open", "// Minutes"),
+        ("kiln cool slowly after the night shift's firing", "man/kiln-cool.8", "kiln-cool lets a kiln cool", ".Nm"),
     ):
-        hits = httpx.post(server.url + "/search", json={"query": query, "top_k": 5}).json()["data"]
+        hits = httpx.post(server.url + "/search", json={"query": query, "top_k": 8}).json()["data"]
         found = [h for h in hits if h["source"] == source]
         assert found and any(fact in h["text"] for h in found), (source, hits)
         assert not any(markup in h["text"] for h in found), (source, hits)
