@@ -67,8 +67,9 @@ class ManPageLoader(MarkupLoader):
     name = "manpage"
     mime = "text/troff"
     # 2: ``authors`` from a signature under the last paragraph; 3: mdoc's bare ``.Nm`` shows the
-    # page's name, and its delimiters (``Fl c ) ,``) are set against their neighbours
-    version = 3
+    # page's name, and its delimiters (``Fl c ) ,``) are set against their neighbours; 4: ``.Ex
+    # -std``/``.Rv -std`` are the sentences they stand for
+    version = 4
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if not is_troff(text):
@@ -126,6 +127,19 @@ def _mdoc(words: list[str]) -> list[str]:
     if dash:
         shown.append("-")
     return shown
+
+
+def _standard_sentence(request: str, names: list[str]) -> str:
+    """The sentence mdoc's ``.Ex -std`` (a utility's exit status) or ``.Rv -std`` (a function's
+    return value) stands for, as ``man`` writes it."""
+    if request == "Ex":
+        if len(names) > 1:
+            return f"The {', '.join(names[:-1])} and {names[-1]} utilities exit 0 on success, and >0 if an error occurs."
+        return f"The {names[0] if names else 'utility'} utility exits 0 on success, and >0 if an error occurs."
+    shown = " and ".join(f"{n}()" for n in names) or "function"
+    noun = "functions return" if len(names) > 1 else "function returns"
+    return (f"The {shown} {noun} the value 0 if successful; otherwise the value -1 is returned and the "
+            "global variable errno is set to indicate the error.")
 
 
 def _attached_delimiters(text: str) -> str:
@@ -227,6 +241,9 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
         elif request == "TS":
             flush()
             table = 0
+        elif request in ("Ex", "Rv") and "-std" in (words := _words(args)):
+            names = [inline(w).strip() for w in words if w != "-std"] or [page_name]
+            tag_next = add(_standard_sentence(request, [n for n in names if n]), tag_next)
         elif request in _FONTS or request in _MDOC_TEXT or request == "Fl":
             words = _words(args)
             if request == "Nm":

@@ -119,6 +119,8 @@ Return 0 if at least one kiln is locked, 1 otherwise.
 Match the name as a regular expression
 .Fl ( x ) .
 .El
+.Sh EXIT STATUS
+.Ex -std
 """
 
 
@@ -131,6 +133,7 @@ def test_a_bare_nm_shows_the_pages_name_and_delimiters_are_set_as_man_sets_them(
     assert "- -a, --all: Lock every kiln." in text
     assert "- --has-locked-kilns: Return 0 if at least one kiln is locked, 1 otherwise." in text
     assert "regular expression (-x)." in text
+    assert "## EXIT STATUS\n\nThe kiln lock utility exits 0 on success, and >0 if an error occurs." in text
 
 
 def test_escapes_read_as_their_characters() -> None:
