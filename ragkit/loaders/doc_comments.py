@@ -19,9 +19,6 @@ or an RPC, without Google's API linter's ``(-- … --)`` notes):
   enclosing brace), its comment as prose under it:
 
   - the comment's markers (``/**``, ``*/``, a line's leading ``*``, ``///``, ``//!``) removed;
-  - where comments are Markdown (Rust, Kotlin, Swift, Dart, Go, JavaScript, TypeScript), the
-    comment's headings (``# Panics``, ``## Example``) headings one level under the declaration's,
-    and an intra-doc link (``[`Builder`]``) its code span;
   - inline tags as text: ``{@code x}`` and ``{@link Type#member label}`` as a code span or the
     label, ``{@literal x}`` as ``x``, ``{@inheritDoc}`` dropped;
   - HTML (``<p>``, ``<ul><li>``, ``<pre>``, ``<code>``, entities) as paragraphs, ``- `` items,
@@ -79,10 +76,6 @@ _PROTO_TYPE_HEAD = re.compile(r"\b(?:message|enum|service|oneof|extend)\s+([A-Za
 #: Google's API linter's notes in a .proto comment, ``(-- api-linter: core::0140=disabled --)``
 _PROTO_NOTE = re.compile(r"\(--.{0,2000}?--\)", re.DOTALL)
 _MAX_TEMPLATE_DEPTH = 16
-#: languages whose doc comments are Markdown: their ``# Examples`` is a heading, ``[`Name`]`` a link
-_MARKDOWN_COMMENTS = frozenset({"rust", "kotlin", "swift", "dart", "go", *_SCRIPT_LANGUAGES})
-_COMMENT_HEADING = re.compile(r"(#{1,6})[ \t]+(\S.{0,200})$")
-_DOC_LINK = re.compile(r"\[(`[^`\n]{1,200}`)\](?![(\[:])")
 #: JSDoc's ``@example <caption>Title</caption>``, and the mark that keeps the title from the HTML reader
 _CAPTION = re.compile(r"(@example)[ \t]*<caption>([^<\n]{0,300})</caption>")
 _CAPTION_MARK = "\x00"  # template literals nested in ``${…}`` deeper than this end the scan
@@ -134,12 +127,12 @@ def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
     cursor = 0
     for comment in comments:
         out += fenced_block(source[cursor:comment.start].split("\n"), language)
+        prose = _prose_lines(comment.text, language)
         inner = comment.text.startswith("//!") or language == "rust" and comment.text.startswith("/*!")
         declaration = "" if inner else _declaration(source[comment.end : comment.end + _DECLARATION_CHARS])
-        level = min(2 + comment.depth, 6) if declaration else 1 + comment.depth  # the comment's own headings go under it
         if declaration:  # (Rust's ``//!`` documents the module it is in, not what follows)
-            out += [f"{'#' * level} {_heading(declaration, comment.owner)}", ""]
-        out += [*_prose_lines(comment.text, language, level), ""]
+            out += [f"{'#' * min(2 + comment.depth, 6)} {_heading(declaration, comment.owner)}", ""]
+        out += [*prose, ""]
         cursor = comment.end
     out += fenced_block(source[cursor:].split("\n"), language)
     while out and not out[-1]:
@@ -368,19 +361,15 @@ def _heading(declaration: str, owner: str) -> str:
 
 
 # ---------------------------------------------------------------- the comment's text
-def _prose_lines(raw: str, language: str = "", level: int = 1) -> list[str]:
+def _prose_lines(raw: str, language: str = "") -> list[str]:
     """A documentation comment's text as Markdown lines (see the module docstring); empty when
-    it says nothing. In a language whose comments are Markdown, a heading of the comment (Rust's
-    ``# Panics``) is one under ``level``, the comment's own, and an intra-doc link (``[`Builder`]``)
-    its code span."""
+    it says nothing."""
     text = _unmarked(raw, language)
-    if language in _MARKDOWN_COMMENTS:
-        text = _DOC_LINK.sub(r"\1", text)
     if language in _SCRIPT_LANGUAGES:  # an example's caption, before the HTML is read
         text = _CAPTION.sub(lambda m: f"{m.group(1)} {_CAPTION_MARK}{m.group(2).strip()}{_CAPTION_MARK}", text)
     text = _inline_tags(text)
     lines = _html_to_lines(text)
-    lines = _block_tags(lines, language, level)
+    lines = _block_tags(lines, language)
     while lines and not lines[0].strip():
         lines = lines[1:]
     while lines and not lines[-1].strip():
@@ -597,13 +586,12 @@ _SCRIPT_MARKERS = frozenset({"private", "public", "protected", "package", "ignor
                              "lends", "namespace", "enum", "hideconstructor", "generator", "license"})
 
 
-def _block_tags(lines: list[str], language: str = "", level: int = 1) -> list[str]:
+def _block_tags(lines: list[str], language: str = "") -> list[str]:
     """Javadoc's, Doxygen's and JSDoc's block tags (``@param x …``, ``\\return …``, ``@param
     {Type} [x=1] - …``) as labelled items, a tag's description continuing on the lines after it
     joined to it; in a script, an ``@example``'s lines a fenced block and the tags that only
     classify (``@private``) left out."""
     script = language in _SCRIPT_LANGUAGES
-    top = _top_heading(lines) if language in _MARKDOWN_COMMENTS else 1  # the comment's first level: one under ``level``
     out: list[str] = []
     fenced = False
     tagged = False  # the line before belongs to a tag's description
@@ -646,24 +634,8 @@ def _block_tags(lines: list[str], language: str = "", level: int = 1) -> list[st
                 out[-1] = f"{out[-1]} {line.strip()}".rstrip()
             continue
         tagged = False
-        heading = _COMMENT_HEADING.match(line) if language in _MARKDOWN_COMMENTS else None
-        if heading:
-            out += ["", f"{'#' * min(level + 1 + len(heading.group(1)) - top, 6)} {heading.group(2).strip()}", ""]
-            continue
         out.append(escape_markdown_line(line) if not line.startswith("- ") else line)
     return [line.rstrip() for line in _squeezed(out)]
-
-
-def _top_heading(lines: list[str]) -> int:
-    """The level of a Markdown comment's highest headings (``## Example`` alone: 2), outside fences."""
-    fenced = False
-    levels = []
-    for line in lines:
-        if line.startswith(("```", "~~~")):
-            fenced = not fenced
-        elif not fenced and (heading := _COMMENT_HEADING.match(line)):
-            levels.append(len(heading.group(1)))
-    return min(levels, default=1)
 
 
 def _example_block(lines: list[str], language: str) -> list[str]:
