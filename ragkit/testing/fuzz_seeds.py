@@ -80,6 +80,23 @@ def java_seed() -> bytes:
             "   * @return the port\n   */\n  public int port() { return 6923; }\n}\n").encode()
 
 
+def js_seed() -> bytes:
+    """A JavaScript module documented in JSDoc: a typed optional parameter, an example, a regular
+    expression and a template literal."""
+    doc = "\n *\n * ".join(PARAGRAPHS)
+    return ("const QUOTE = /['\"{]/g;\nconst NOTE = `port ${6923}`;\n\n/**\n * " + doc + "\n * @param {Object} opts"
+            " - options\n * @param {number} [opts.port=6923] - the port\n * @example connect({ port: 6923 })\n */\n"
+            "export function connect(opts = {}) {\n  return opts.port / 2;\n}\n").encode()
+
+
+def proto_seed() -> bytes:
+    """Protocol Buffers definitions with comments on a message, its fields, an enum and an RPC."""
+    notes = "".join(f"  // {p}\n" for p in PARAGRAPHS)
+    return ("syntax = \"proto3\";\n\n// Harbour notes.\nmessage Notes {\n" + notes + "  int32 port = 1;\n"
+            "  string quay = 2; // the quay\n}\n\nenum Tide {\n  // High water.\n  TIDE_HIGH = 0;\n}\n\n"
+            "service Harbour {\n  // Opens the port.\n  rpc Open (Notes) returns (Notes) {}\n}\n").encode()
+
+
 def conf_seed() -> bytes:
     """A commented configuration: a banner, a section, comment paragraphs and settings, one
     commented out with an inline comment."""
@@ -399,7 +416,8 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
-    ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed, ".yaml": yaml_seed,
+    ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed, ".yaml": yaml_seed, ".js": js_seed,
+    ".proto": proto_seed,
 }
 
 
