@@ -153,5 +153,5 @@ def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: Asse
         log.warning("%s", summary)
 
 
-__all__ = ["ASSET_EXTENSIONS", "ASSET_FOLDERS", "SCRIPT_EXTENSIONS", "AssetTally", "is_asset", "normalize_extension", "ocr_image",
-           "skip_assets"]
+__all__ = ["ASSET_EXTENSIONS", "ASSET_FOLDERS", "SCRIPT_EXTENSIONS", "AssetTally", "is_asset", "normalize_extension",
+           "ocr_image", "skip_assets"]

@@ -34,8 +34,8 @@ or an RPC, without Google's API linter's ``(-- … --)`` notes):
   file is lost.
 
 One pass over the characters finds the comments, skipping strings and other comments (in a script
-also template literals and regular expressions), and tracks the braces; nothing is compiled. A file over 2 MB, or one with no documentation comment,
-is read as it is.
+also template literals and regular expressions), and tracks the braces; nothing is compiled. A
+file over 2 MB, or one with no documentation comment, is read as it is.
 """
 
 from __future__ import annotations
@@ -75,10 +75,10 @@ _PROTO_DECLARATION = re.compile(r"[ \t]*(?![ \t]|//|/\*|\}|\n|$)")
 _PROTO_TYPE_HEAD = re.compile(r"\b(?:message|enum|service|oneof|extend)\s+([A-Za-z_][\w.]{0,100})")
 #: Google's API linter's notes in a .proto comment, ``(-- api-linter: core::0140=disabled --)``
 _PROTO_NOTE = re.compile(r"\(--.{0,2000}?--\)", re.DOTALL)
-_MAX_TEMPLATE_DEPTH = 16
+_MAX_TEMPLATE_DEPTH = 16  # template literals nested in ``${…}`` deeper than this end the scan
 #: JSDoc's ``@example <caption>Title</caption>``, and the mark that keeps the title from the HTML reader
 _CAPTION = re.compile(r"(@example)[ \t]*<caption>([^<\n]{0,300})</caption>")
-_CAPTION_MARK = "\x00"  # template literals nested in ``${…}`` deeper than this end the scan
+_CAPTION_MARK = "\x00"
 #: a Go declaration a ``//`` comment right above it documents (Go has no marker of its own)
 _GO_DECLARATION = re.compile(r"[ \t]*(?:func|type|var|const|package)\b")
 _GO_ITEM = re.compile(r"[ \t]+(?:[-*+•]|\d{1,3}[.)])[ \t]")  # an indented list item, not code
@@ -571,7 +571,8 @@ def _fenced_pre(code: str) -> list[str]:
 _LABELS = {"return": "Returns", "returns": "Returns", "throws": "Throws", "exception": "Throws",
            "throw": "Throws", "since": "Since", "deprecated": "Deprecated", "see": "See", "author": "Author",
            "version": "Version", "brief": "", "details": "", "note": "Note", "warning": "Warning",
-           "default": "Default", "defaultvalue": "Default", "sa": "See", "retval": "Returns", "pre": "Precondition", "post": "Postcondition",
+           "default": "Default", "defaultvalue": "Default", "sa": "See", "retval": "Returns",
+           "pre": "Precondition", "post": "Postcondition",
            "apinote": "API note", "implnote": "Implementation note", "implspec": "Implementation requirements"}
 _NAMED = {"param": "Parameter", "tparam": "Type parameter", "property": "Property", "constructor": "Constructor",
           "throws": "Throws", "exception": "Throws", "throw": "Throws"}

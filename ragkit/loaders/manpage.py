@@ -134,8 +134,10 @@ def _standard_sentence(request: str, names: list[str]) -> str:
     return value) stands for, as ``man`` writes it."""
     if request == "Ex":
         if len(names) > 1:
-            return f"The {', '.join(names[:-1])} and {names[-1]} utilities exit 0 on success, and >0 if an error occurs."
-        return f"The {names[0] if names else 'utility'} utility exits 0 on success, and >0 if an error occurs."
+            subject = f"The {', '.join(names[:-1])} and {names[-1]} utilities exit"
+        else:
+            subject = f"The {names[0]} utility exits" if names else "The utility exits"
+        return f"{subject} 0 on success, and >0 if an error occurs."
     shown = " and ".join(f"{n}()" for n in names) or "function"
     noun = "functions return" if len(names) > 1 else "function returns"
     return (f"The {shown} {noun} the value 0 if successful; otherwise the value -1 is returned and the "

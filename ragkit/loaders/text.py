@@ -8,8 +8,9 @@ the order of ``_FORMATS``: a Vim help file (``vim_help``), an OpenAPI, Swagger o
 description in YAML (``api_description``), a commented YAML configuration such as a Helm chart's
 ``values.yaml`` (``yaml_comments``), an IRC, MeetBot or Pidgin chat log (``chat_log``), a Python
 module with docstrings (``python_source``), a C-family, Go, JavaScript, TypeScript or Protocol
-Buffers source file with documentation comments (``doc_comments``) and a commented configuration file, also a sample of one such as
-``rtp.conf.sample`` (``config_file``). Any other text is kept as it is.
+Buffers source file with documentation comments (``doc_comments``) and a commented configuration
+file, also a sample of one such as ``rtp.conf.sample`` (``config_file``). Any other text is kept as
+it is.
 """
 
 from __future__ import annotations
