@@ -12,9 +12,7 @@ import pytest
 
 from ragkit.loaders.config_file import config_to_markdown, is_config_file
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.passages import Passage
-from ragkit.splitters.markdown import MarkdownSplitter
-from ragkit.types import Document
+from tests.unit.markdown_passages import markdown_passages
 
 FERRYD = """;
 ; ferryd.conf - the harbour ferry booking server
@@ -252,10 +250,7 @@ def test_scripts_yaml_and_prose_are_no_configuration(text: str):
 
 def test_an_answer_quotes_the_default_a_comment_states():
     text = _written()
-    chunks = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars").split(
-        Document(text=text, metadata={"source": "ferryd.conf", "markup": "markdown"}))
-    passages = [Passage(n, c.text, {"source": "ferryd.conf", "heading": c.metadata["heading"]})
-                for n, c in enumerate(chunks, 1)]
+    passages = markdown_passages(text, "ferryd.conf")
     answer = extractive_answer("Which port does the tide service use if none is given?", passages)
     assert "9125" in answer
     assert ";" not in answer

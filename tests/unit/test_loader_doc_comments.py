@@ -12,10 +12,8 @@ import pytest
 
 from ragkit.loaders.doc_comments import doc_comments_to_markdown
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.passages import Passage
 from ragkit.registry import loaders
-from ragkit.splitters.markdown import MarkdownSplitter
-from ragkit.types import Document
+from tests.unit.markdown_passages import markdown_passages
 
 JAVA = '''/*
  * Copyright (C) 2031 The Harbour authors.
@@ -231,10 +229,7 @@ def test_the_text_loader_writes_out_a_documented_source(tmp_path: Path) -> None:
 
 
 def test_an_answer_quotes_the_comment_that_states_it() -> None:
-    chunks = MarkdownSplitter(chunk_size=500, chunk_overlap=0, unit="chars").split(
-        Document(text=written(), metadata={"source": "TideReader.java", "markup": "markdown"}))
-    passages = [Passage(n, c.text, {"source": "TideReader.java", "heading": c.metadata["heading"]})
-                for n, c in enumerate(chunks, 1)]
+    passages = markdown_passages(written(), "TideReader.java", chunk_size=500)
     answer = extractive_answer("Can I share one TideReader between threads?", passages)
     assert "not thread-safe" in answer and "*" not in answer.split("[")[0]
 

@@ -10,9 +10,8 @@ from pathlib import Path
 
 from ragkit.loaders.python_source import python_to_markdown
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.passages import Passage
 from ragkit.registry import loaders
-from ragkit.splitters.markdown import MarkdownSplitter
+from tests.unit.markdown_passages import markdown_passages
 
 MODULE = '''"""Tide helpers for the harbour office.
 
@@ -92,13 +91,9 @@ def test_the_text_loader_writes_out_a_documented_module(tmp_path: Path) -> None:
 
 
 def test_an_answer_quotes_the_docstring_that_states_the_default() -> None:
-    from ragkit.types import Document
 
     text = python_to_markdown(MODULE, "tides")
-    chunks = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars").split(
-        Document(text=text, metadata={"source": "tides.py", "markup": "markdown"}))
-    passages = [Passage(n, c.text, {"source": "tides.py", "heading": c.metadata["heading"]})
-                for n, c in enumerate(chunks, 1)]
+    passages = markdown_passages(text, "tides.py")
     answer = extractive_answer("Why does warn_on_surge default to 3.5 metres?", passages)
     assert "quay floods first" in answer
 

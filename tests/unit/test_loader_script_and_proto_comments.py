@@ -15,10 +15,8 @@ from ragkit.loaders.assets import is_asset
 from ragkit.loaders.base import loader_name_for
 from ragkit.loaders.doc_comments import doc_comments_to_markdown
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.passages import Passage
 from ragkit.registry import loaders
-from ragkit.splitters.markdown import MarkdownSplitter
-from ragkit.types import Document
+from tests.unit.markdown_passages import markdown_passages
 
 JS = r'''/* Ferry timetables. (c) 2031 The Harbour authors. */
 import { Zone } from "./zone.js";
@@ -176,10 +174,7 @@ def test_scripts_are_read_unless_they_are_a_sites(tmp_path: Path) -> None:
     (JS, ".js"), (PROTO, ".proto")])
 def test_an_answer_quotes_the_comment_that_states_it(source: str, suffix: str) -> None:
     name = f"sailing{suffix}"
-    chunks = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars").split(
-        Document(text=written(source, "sailing", suffix), metadata={"source": name, "markup": "markdown"}))
-    passages = [Passage(n, c.text, {"source": name, "heading": c.metadata["heading"]})
-                for n, c in enumerate(chunks, 1)]
+    passages = markdown_passages(written(source, "sailing", suffix), name)
     question, fact = {
         ".js": ("Which option keeps the boarding time on the clock face when a sailing moves to another pier?",
                 "keepBoardingTime"),

@@ -12,10 +12,8 @@ import pytest
 
 from ragkit.loaders.yaml_comments import is_commented_yaml, yaml_to_markdown
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.passages import Passage
 from ragkit.registry import loaders
-from ragkit.splitters.markdown import MarkdownSplitter
-from ragkit.types import Document
+from tests.unit.markdown_passages import markdown_passages
 
 VALUES = """## Default values for the ferry booking chart
 
@@ -87,10 +85,7 @@ def test_the_text_loader_writes_out_a_commented_yaml_file(tmp_path: Path) -> Non
 
 
 def test_an_answer_quotes_the_comment_with_its_key() -> None:
-    chunks = MarkdownSplitter(chunk_size=300, chunk_overlap=0, unit="chars").split(
-        Document(text=yaml_to_markdown(VALUES, "values.yaml"), metadata={"source": "values.yaml", "markup": "markdown"}))
-    passages = [Passage(n, c.text, {"source": "chart/values.yaml", "heading": c.metadata["heading"]})
-                for n, c in enumerate(chunks, 1)]
+    passages = markdown_passages(yaml_to_markdown(VALUES, "values.yaml"), "chart/values.yaml", chunk_size=300)
     answer = extractive_answer("What is the maximal upload size for tide tables through the ingress by default?", passages)
     assert "4m" in answer and "##" not in answer
 
