@@ -14,7 +14,7 @@ import html
 import re
 import textwrap
 
-from ragkit.loaders.base import code_fence, code_span, escape_markdown_line, fenced_block
+from ragkit.loaders.base import code_span, escape_markdown_line, fenced_block
 
 #: languages whose ``'…'`` is a string, ``\`…\``` a template literal and ``/…/`` a regular expression
 SCRIPT_LANGUAGES = frozenset({"javascript", "jsx", "typescript", "tsx"})
@@ -81,9 +81,7 @@ def _go_text(lines: list[str]) -> str:
         while code and not code[-1].strip():
             code.pop()
         if code:
-            block = textwrap.dedent("\n".join(code)).split("\n")
-            fence = code_fence("\n".join(block))
-            out += ["", fence, *block, fence, ""]
+            out += ["", *fenced_block(textwrap.dedent("\n".join(code)).split("\n"), "")]
             code = []
         if line is not None:
             out.append(_GO_LINK.sub(r"\1", line.strip() if _GO_ITEM.match(line) else line))
@@ -91,9 +89,11 @@ def _go_text(lines: list[str]) -> str:
 
 
 def _dedent(lines: list[str]) -> list[str]:
-    indents = [len(line) - len(line.lstrip(" ")) for line in lines[1:] if line.strip()]
-    cut = min(indents, default=0)
-    return [lines[0].strip(), *(line[cut:].rstrip() for line in lines[1:])] if lines else []
+    """The first line stripped (it follows the comment's opening marker), the others without the
+    indentation they share; each without trailing blanks."""
+    if len(lines) < 2:
+        return [line.strip() for line in lines]
+    return [lines[0].strip(), *(line.rstrip() for line in textwrap.dedent("\n".join(lines[1:])).split("\n"))]
 
 
 def _inline_tags(text: str) -> str:
@@ -236,9 +236,7 @@ def _fenced_pre(code: str) -> list[str]:
     code = html.unescape(code).strip("\n")
     if not code.strip():
         return [""]
-    lines = _dedent(["", *code.split("\n")])[1:]
-    fence = code_fence("\n".join(lines))
-    return ["", fence, *lines, fence, ""]
+    return ["", *fenced_block(_dedent(["", *code.split("\n")])[1:], "")]
 
 
 _LABELS = {"return": "Returns", "returns": "Returns", "throws": "Throws", "exception": "Throws",

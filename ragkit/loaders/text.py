@@ -75,42 +75,43 @@ class TextLoader(Loader):
 
 
 #: A format a text file can hold, written out as Markdown: ``(body, title)``, or None when the
-#: text is not in that format. Title None means the file's stem.
+#: text is not in that format. Title None means the file's stem. Each writer takes the text, the
+#: path and the suffix its format is named by (``format_suffix``: "rtp.conf.sample" is a .conf).
 Written = tuple[str, str | None] | None
 
 
-def _vim_help(text: str, path: Path) -> Written:
+def _vim_help(text: str, path: Path, suffix: str) -> Written:
     return vim_help_to_markdown(text) if is_vim_help(text) else None
 
 
-def _api_description(text: str, path: Path) -> Written:
+def _api_description(text: str, path: Path, suffix: str) -> Written:
     return api_document(text, path) if declares_api(text) else None
 
 
-def _commented_yaml(text: str, path: Path) -> Written:
+def _commented_yaml(text: str, path: Path, suffix: str) -> Written:
     return (yaml_to_markdown(text, path.name), path.name) if is_commented_yaml(text) else None
 
 
-def _chat_log(text: str, path: Path) -> Written:
+def _chat_log(text: str, path: Path, suffix: str) -> Written:
     return (chat_log_to_markdown(text), None) if is_chat_log(text) else None
 
 
-def _python_module(text: str, path: Path) -> Written:
+def _python_module(text: str, path: Path, suffix: str) -> Written:
     module = python_to_markdown(text, path.stem)
     return (module, None) if module is not None else None
 
 
-def _doc_comments(text: str, path: Path) -> Written:
-    documented = doc_comments_to_markdown(text, path.stem, format_suffix(path))
+def _doc_comments(text: str, path: Path, suffix: str) -> Written:
+    documented = doc_comments_to_markdown(text, path.stem, suffix)
     return (documented, None) if documented is not None else None
 
 
-def _config_file(text: str, path: Path) -> Written:
+def _config_file(text: str, path: Path, suffix: str) -> Written:
     return (config_to_markdown(text, path.name), path.name) if is_config_file(text) else None
 
 
 #: Each format by the suffixes it may have, in the order they are tried.
-_FORMATS: tuple[tuple[tuple[str, ...], Callable[[str, Path], Written]], ...] = (
+_FORMATS: tuple[tuple[tuple[str, ...], Callable[[str, Path, str], Written]], ...] = (
     ((".txt",), _vim_help),
     (YAML_SUFFIXES, _api_description),
     (YAML_SUFFIXES, _commented_yaml),
@@ -124,6 +125,6 @@ _FORMATS: tuple[tuple[tuple[str, ...], Callable[[str, Path], Written]], ...] = (
 def _written(text: str, path: Path, suffix: str) -> Written:
     """The first format that the file's suffix allows and its text holds, written out."""
     for suffixes, write in _FORMATS:
-        if suffix in suffixes and (written := write(text, path)) is not None:
+        if suffix in suffixes and (written := write(text, path, suffix)) is not None:
             return written
     return None
