@@ -73,7 +73,8 @@ DEFAULT_LOADERS: dict[str, str] = {
     ".mbox": "mbox",
     ".msg": "msg",
     # manual pages (troff): a section number, bare or with a suffix (``printf.3``, ``Digest.3pm``)
-    **{ext: "manpage" for ext in (*(f".{n}" for n in range(1, 10)), ".man", ".1p", ".3p", ".3pm", ".1ssl", ".3ssl")},
+    **{ext: "manpage" for ext in (*(f".{n}" for n in range(1, 10)), ".man", ".1p", ".3p", ".3pm", ".1ssl", ".3ssl",
+                                  ".ms")},
 }
 
 #: file names ending so are read by the loader named, whatever their last extension: the

@@ -1,5 +1,5 @@
-"""Manual pages (``borg-serve.1``, ``git.1``, ``printf.3``; loader ``manpage``), read with no extra
-package and no ``groff``.
+"""Manual pages (``borg-serve.1``, ``git.1``, ``printf.3``) and papers written with troff's ms
+macros (``mk.ms``); loader ``manpage``, read with no extra package and no ``groff``.
 
 A man page is troff source: request lines (``.SH DESCRIPTION``, ``.TP``, ``.IP \\(bu 2``) and
 inline escapes (``\\fBbold\\fP``, ``\\-``, ``\\(em``). Read as plain text, its chunks and answers
@@ -9,6 +9,12 @@ become headings, ``.TP``/``.IP`` (``.It``) list items with their tag, ``.nf``/``
 fenced code, ``.TS`` tables rows of cells, the font macros (``.B``, ``.BR``, ``.Fl`` …) their text;
 macro definitions (``.de`` … ``..``), comments and layout requests (``.sp``, ``.nr``, ``.in`` …)
 are gone. The title is ``.TH``'s (``borg-serve(1)``), with the ``NAME`` line's summary.
+
+A paper or manual written with the ms macros (``mk.ms``: ``.TL``, ``.AU``, ``.AB``, ``.NH``,
+``.PP``, ``.CW``, ``.P1``/``.P2``, ``.DS``/``.DE``) is read by the same pass: ``.TL``'s lines are
+the title, ``.NH n``'s (numbered as ms numbers them, "12. Parallel processing") and a bare
+``.SH``'s the heading after it, the abstract a section, displays fenced code; equations
+(``.EQ``), reference lists (``.[``) and footnote marks are left out.
 
 A file with a man page's name whose text is not troff (no request line among its first lines)
 is read as it is. One pass over the lines; a line's escapes in one regular-expression pass.
@@ -23,7 +29,7 @@ from ragkit.loaders.base import MarkupLoader
 from ragkit.registry import loaders
 
 _HEAD_LINES = 40  # a troff page has a request line among its first lines
-_TROFF_START = re.compile(r'^(?:[.\'][ \t]*\\"|\.(?:TH|Dd|Dt|SH|Sh|de|so)\b)')
+_TROFF_START = re.compile(r'^(?:[.\'][ \t]*\\"|\.(?:TH|Dd|Dt|SH|Sh|de|so|TL|NH|PP|LP)\b)')
 _ARG = re.compile(r'"((?:[^"]|"")*)"?|((?:\\.|[^\s\\])+)')
 _INLINE_COMMENT = re.compile(r'(?<!\\)\\".*$')
 _REQUEST = re.compile(r"^[.'][ \t]*([A-Za-z\\][\w\\\"]*)?[ \t]*(.*)$")
@@ -44,10 +50,18 @@ _SPECIAL = {
 }
 _SINGLE = {"-": "-", "e": "\\", "\\": "\\", " ": " ", "~": " ", "0": " ", "'": "'", "`": "`", ".": ".", "t": "\t"}
 _HEADING = {"SH": "##", "Sh": "##", "SS": "###", "Ss": "###"}
-_BREAK = frozenset({"PP", "LP", "P", "sp", "Pp", "br", "ne", "bp", "HP"})
-_CODE_START = frozenset({"nf", "EX", "Bd"})
-_CODE_END = frozenset({"fi", "EE", "Ed"})
-_FONTS = frozenset({"B", "I", "BI", "BR", "IB", "IR", "RB", "RI", "SM", "SB", "R"})
+_BREAK = frozenset({"PP", "LP", "P", "sp", "Pp", "br", "ne", "bp", "HP", "QP", "XP", "FS", "FE", "AE", "AU", "AI"})
+_CODE_START = frozenset({"nf", "EX", "Bd", "P1", "DS", "ID", "LD", "CD", "BD"})
+_CODE_END = frozenset({"fi", "EE", "Ed", "P2", "DE"})
+#: ms requests whose lines after them, up to the next request, are a heading (a bare ``.SH`` too)
+_HEADING_LINES = frozenset({"TL", "NH"})
+_NH_LEVELS = 5  # the levels of ``.NH``'s numbers
+_SKIP_LINES = 200  # an equation or reference list longer than this is taken as never closed
+#: blocks with no text a reader is shown as prose: eqn's equations, refer's references
+_SKIPPED = {"EQ": "EN", "[": "]"}
+_FONTS = frozenset({"B", "I", "BI", "BR", "IB", "IR", "RB", "RI", "SM", "SB", "R", "CW", "UL", "BX"})
+#: ms's font macros: ``.CW word post pre``, the second argument set right after the word
+_MS_FONTS = frozenset({"CW", "UL", "BX"})
 _ALTERNATING = frozenset({"BI", "BR", "IB", "IR", "RB", "RI"})
 # mdoc's inline macros: their words are text (``.Fl v`` is "-v", ``.Ar file`` is "file")
 _MDOC_TEXT = frozenset({"Nm", "Ar", "Cm", "Ic", "Va", "Ev", "Pa", "Em", "Sy", "Li", "Dv", "Er", "Fn", "Fa", "Ft",
@@ -68,8 +82,9 @@ class ManPageLoader(MarkupLoader):
     mime = "text/troff"
     # 2: ``authors`` from a signature under the last paragraph; 3: mdoc's bare ``.Nm`` shows the
     # page's name, and its delimiters (``Fl c ) ,``) are set against their neighbours; 4: ``.Ex
-    # -std``/``.Rv -std`` are the sentences they stand for
-    version = 4
+    # -std``/``.Rv -std`` are the sentences they stand for; 5: an ms paper or manual (``.TL``,
+    # ``.NH``, ``.CW``, displays) is read, and a bare ``.SH``'s heading is the line after it
+    version = 5
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if not is_troff(text):
@@ -163,6 +178,11 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
     name_section = False
     page_name = ""  # mdoc: the first ``.Nm``'s name, which a bare ``.Nm`` repeats
     para: list[str] = []
+    heading: list[str] | None = None  # ms: the lines after ``.TL``/``.NH``/a bare ``.SH``, the heading
+    heading_mark = ""  # its Markdown mark ("#" for the title) and number ("12.")
+    numbers = [0] * _NH_LEVELS  # ``.NH``'s section numbers, one a level
+    skip_until = ""  # inside ``.EQ`` … ``.EN`` or ``.[`` … ``.]``: the request that ends it
+    skipped = 0  # the lines of that block so far
 
     def flush() -> None:
         if para:
@@ -180,14 +200,35 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
             para.append(text)
         return False
 
+    def close_heading() -> None:
+        nonlocal heading, title
+        text = " ".join(heading or ()).strip()
+        if text:
+            if heading_mark == "#":
+                title = title or text
+            out.extend([f"{heading_mark} {text}", ""])
+        heading = None
+
     for raw in troff.splitlines():
         if defining:
             defining = raw.strip() != ".."
+            continue
+        opener = raw[1:].strip()[:2] if raw[:1] in ".'" else ""
+        if skip_until and skipped < _SKIP_LINES:  # an unclosed block loses no more than this
+            skip_until, skipped = ("", 0) if opener.startswith(skip_until) else (skip_until, skipped + 1)
+            continue
+        if (block := "[" if opener.startswith("[") else opener) in _SKIPPED:
+            skip_until, skipped = _SKIPPED[block], 0
             continue
         m = _REQUEST.match(raw) if raw[:1] in ".'" else None
         request, args = (m.group(1) or "", m.group(2)) if m else ("", "")
         if request.startswith('\\"') or raw.startswith(('.\\"', "'\\\"")):
             continue  # a comment
+        if heading is not None:
+            if not m:
+                heading.append(inline(raw).strip())
+                continue
+            close_heading()
         if table is not None:
             if request == "TE":
                 table = None
@@ -221,9 +262,25 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
                 title = f"{inline(words[0])}({inline(words[1])})" if len(words) > 1 else inline(words[0])
         elif request in _HEADING:
             flush()
-            heading = inline(" ".join(_words(args))).strip()
-            name_section = heading.upper() == "NAME"
-            out.extend([f"{_HEADING[request]} {heading}", ""])
+            text = inline(" ".join(_words(args))).strip()
+            name_section = text.upper() == "NAME"
+            if text:
+                out.extend([f"{_HEADING[request]} {text}", ""])
+            else:  # its heading is the line after it
+                heading, heading_mark = [], _HEADING[request]
+        elif request in _HEADING_LINES:
+            flush()
+            heading, heading_mark = [], "#"
+            if request == "NH":
+                words = _words(args)
+                level = min(max(int(words[0]), 1), _NH_LEVELS) if words and words[0].isdigit() else 1
+                numbers[level - 1] += 1
+                numbers[level:] = [0] * (_NH_LEVELS - level)
+                heading_mark = f"{'#' * min(level + 1, 6)} {'.'.join(str(n) for n in numbers[:level])}."
+        elif request == "AB":
+            flush()
+            if _words(args)[:1] != ["no"]:
+                out.extend(["## Abstract", ""])
         elif request in _BREAK:
             flush()
         elif request == "TP":
@@ -254,6 +311,10 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
                 words = words if named else [page_name, *words]
             mdoc = request in _MDOC_TEXT or request == "Fl"
             words = _mdoc([request, *words]) if mdoc else words
+            if words and (request in _MS_FONTS or request in ("B", "I", "R") and len(words) in (2, 3)
+                          and _MDOC_DELIMITER.fullmatch(words[1])):
+                # ms's ``.CW mk\fR'\fPs``, ``.I prerequisites .``: the word, what follows it, what comes before
+                words = [f"{words[2] if len(words) > 2 else ''}{words[0]}{words[1] if len(words) > 1 else ''}"]
             joined = "".join(words) if request in _ALTERNATING else " ".join(words)
             text = inline(joined).strip()
             text = _attached_delimiters(text) if mdoc else text
@@ -261,7 +322,9 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
                 tag_next = add(text, tag_next)
                 if name_section:  # mdoc's .Nd is the summary itself
                     summary = f" - {text}" if request == "Nd" else f"{summary} {text}".strip()
-        # any other request (layout: .nr .in .RS .RE .ft .ad .INDENT …) has no text of its own
+        # any other request (layout: .nr .in .RS .RE .ft .ad .INDENT .KS …) has no text of its own
+    if heading is not None:
+        close_heading()
     flush()
     text = "\n".join(out).strip() + "\n"
     if title and summary:

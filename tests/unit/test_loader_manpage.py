@@ -1,5 +1,7 @@
 """Manual pages read as ``man`` shows them: sections are headings, options list items with their
-tag, examples code, and no troff markup reaches the text; each case from a page written for it."""
+tag, examples code, and no troff markup reaches the text; a paper written with the ms macros reads
+as its typeset copy does (title, numbered headings, abstract, displays); each case from a page
+written for it."""
 
 from __future__ import annotations
 
@@ -154,11 +156,72 @@ def test_man_pages_go_to_the_man_page_loader_and_plain_text_stays_plain(tmp_path
     assert doc.text.startswith("Release 1") and ".5 percent faster." in doc.text
 
 
+KILN_MS = r""".TL
+Building Harbours with Kiln
+.AU
+Ada Quill
+.AB
+.CW Kiln
+builds harbour charts in parallel.
+.AE
+.NH 1
+Introduction
+.PP
+.CW Kiln\fR'\fPs
+rules are read once [Quill87].
+.NH 1
+Parallel work
+.PP
+When possible,
+.CW kiln
+runs recipes in parallel.
+The variable
+.CW $NPROC
+sets the maximum number of recipes running at once
+.I "at one time" .
+.EQ
+delim $$
+.EN
+.P1
+kiln -n chart
+.P2
+.NH 2
+Archives
+.LP
+An archive is updated at the end.
+.[
+Quill87
+.]
+.SH
+Appendix
+.PP
+Differences from make.
+"""
+
+
+def test_an_ms_paper_reads_as_its_typeset_copy() -> None:
+    """``.TL`` is the title, ``.NH`` headings numbered as ms numbers them, ``.CW`` words text (with
+    what follows them set against them), displays code, equations and references gone."""
+    text, title = man_to_markdown(KILN_MS)
+    assert title == "Building Harbours with Kiln"
+    assert text.startswith("# Building Harbours with Kiln\n")
+    assert "## Abstract\n\nKiln builds harbour charts in parallel." in text
+    assert "## 1. Introduction\n\nKiln's rules are read once [Quill87]." in text
+    assert "## 2. Parallel work" in text and "### 2.1. Archives" in text and "## Appendix" in text
+    assert "The variable $NPROC sets the maximum number of recipes running at once at one time." in text
+    assert "```\nkiln -n chart\n```" in text
+    assert "delim" not in text and "\nQuill87" not in text and ".CW" not in text and ".NH" not in text
+    assert loader_name_for(Path("doc/kiln.ms")) == "manpage" and is_troff(KILN_MS)
+    unclosed, _ = man_to_markdown(".TL\nKiln\n.EQ\nx sup 2\n" + "x\n" * 300 + ".PP\nThe end of the paper.\n")
+    assert "The end of the paper." in unclosed  # an equation never closed loses no more than its bound
+
+
 def test_random_troff_never_breaks_the_reader() -> None:
     import random
 
     rng = random.Random(7)
     pieces = [".TH", ".SH", ".TP", ".IP", ".B", ".BI", ".nf", ".fi", ".TS", ".TE", ".de", "..", ".It Fl", '.\\"',
+              ".TL", ".NH", ".NH 9", ".CW", ".AB", ".EQ", ".EN", ".[", ".]", ".P1", ".P2",
               "\\f", "\\fB", "\\(", "\\[", "\\*(", "\\s+", "\\", '"', '""', "\t", " ", "\n", "word", "-", "."]
     for _ in range(300):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(1, 60)))
