@@ -43,6 +43,15 @@ def manpage_seed() -> bytes:
             ".nf\nharbour \\-\\-route north\n.fi\n").encode("utf-8")
 
 
+def ms_seed() -> bytes:
+    """A paper in troff's ms macros: a title, an abstract, numbered headings, a display, an
+    equation and a reference list."""
+    body = "\n.PP\n".join(PARAGRAPHS)
+    return (".TL\nHarbour notes\n.AU\nAda Quill\n.AB\nFerry times.\n.AE\n.NH 1\nFerries\n.PP\n" + body
+            + "\n.CW harbour ,\n.EQ\nx sup 2\n.EN\n.P1\nharbour -route north\n.P2\n.NH 2\nFares\n.LP\n"
+            "Forty kroner.\n.[\nQuill87\n.]\n").encode("utf-8")
+
+
 def asciidoc_seed() -> bytes:
     body = "\n\n".join(PARAGRAPHS)
     return ("= Harbour notes\n:fare: 40 kroner\n\n== Ferries\n\n" + body + "\n\n[source,sh]\n----\n* not a list\n----\n\n"
@@ -413,7 +422,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".mbox": mbox_seed, ".pdf": pdf_seed, ".docx": docx_seed, ".xlsx": xlsx_seed, ".pptx": pptx_seed,
     ".epub": epub_seed, ".msg": msg_seed, ".odt": odt_seed, ".ods": ods_seed,
     ".doc": doc_seed, ".xls": xls_seed, ".rtf": rtf_seed,
-    ".org": org_seed, ".1": manpage_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
+    ".org": org_seed, ".1": manpage_seed, ".ms": ms_seed, ".adoc": asciidoc_seed, ".fb2": fb2_seed, ".tex": tex_seed,
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
     ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed, ".yaml": yaml_seed, ".js": js_seed,
