@@ -139,7 +139,9 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 _CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless|to|besides|(?:apart|aside)\s+from|other\s+than|except(?:\s+for)?)\b"
                          r"[^,?]{3,100},\s*"
                          r"(?=(?:(?:on|in|at|for|from|to|with|by|since|under|after|before)\s+)?"
-                         r"(?:what|which|who|whom|whose|how|when|where|why)\b)", re.IGNORECASE)
+                         r"(?:what|which|who|whom|whose|how|when|where|why"
+                         # or a yes/no or either/or question: "When I give a range like 3:7, *are* the indexes one-based?"
+                         r"|is|are|was|were|do|does|did|can|could|will|would|should|must|has|have)\b)", re.IGNORECASE)
 
 
 _OPENS_WITH_WHICH = re.compile(rf"{WHICH_OPENING}\b", re.IGNORECASE)

@@ -296,6 +296,11 @@ _SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or
 _RULE_NOUNS = frozenset(stem(w) for w in ("standard", "requirement", "rule", "obligation"))
 #: nouns a why question asks with ("What is the *cause*?"): its answer gives the reason, rarely the noun
 _REASON_NOUNS = frozenset(stem(w) for w in ("reason", "cause", "purpose", "point"))
+#: nouns for a program's exit status ("What exit *code* …?", "which exit *status* …?"), which a
+#: sentence saying how the program exits or what it returns, with a number, states: "exits 0 on success"
+_STATUS_NOUNS = frozenset(stem(w) for w in ("code", "status", "value"))
+_ASKS_EXIT = re.compile(r"\b(?:exit|return)\b", re.IGNORECASE)
+_SAYS_EXIT = re.compile(r"\b(?:exits?|exited|returns?|returned)\b[^.;]*?(?<![\w.])[<>]?-?\d", re.IGNORECASE)
 _KINDS_BY_MEANING = frozenset({"number", "date"})  # kinds a sentence near in meaning may answer (a "person" is any capital)
 _DEFINING_DEPTH = 3  # the best candidates whose terms may be defined, with a value, by another sentence
 _MEANING_POOL = 64  # the sentences, in rank order, looked through for the nearest of the kind asked for
@@ -967,9 +972,10 @@ def _unsupported_share(u: Unit, query: Query) -> float:
     unit's passage, its section, the other retrieved passages of its document and its file's name
     (and what its format is called: "the sample PowerPoint deck") do not have; the words of a
     sentence that sets the scene before the one that asks count half ("My Zoom meetings keep
-    getting cut off. How long can a meeting last …?": the handbook need not say "cut off")."""
+    getting cut off. How long can a meeting last …?": the handbook need not say "cut off"), and
+    so do its illustrations ("…, like an interval?")."""
     asking = frozenset(terms(query.form)) if query.form and query.form != query.text else None
-    own = {t: b * (_SCENE if asking is not None and t not in asking else 1.0)
+    own = {t: b * (_SCENE if asking is not None and t not in asking or t in query.examples else 1.0)
            for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
     have = u.scope | u.document | u.section | _file_terms(u.source)
@@ -1402,6 +1408,8 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # "What is the cause?": "… because the NG doesn't have an automatic reset"
     if query.asked in _RULE_NOUNS and states_rule(_MARKER.sub(" ", answer)):
         return False  # "What is the eyesight standard …?": "You MUST be able to read …"
+    if query.asked in _STATUS_NOUNS and _ASKS_EXIT.search(query.form) and _SAYS_EXIT.search(_MARKER.sub(" ", answer)):
+        return False  # "What exit code does mhdr return …?": "The mhdr utility exits 0 on success, 1 if …"
     best = candidate.unit
     around = best.own | best.near | best.section | best.scope | best.document
     if query.kind == "value" and candidate.typed and not query.own - {query.asked} - around:

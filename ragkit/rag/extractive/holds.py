@@ -24,6 +24,10 @@ from ragkit.rag.extractive.units import Unit
 from ragkit.rag.extractive.values import declares_default, holds_value, names_literal
 
 _HOW_MANY = re.compile(r"\bhow\s+many\b", re.IGNORECASE)  # asks for a count of a noun (not "how far", "how old")
+_SAYS_DEFAULT = re.compile(r"\bdefault", re.IGNORECASE)
+_DIGIT = re.compile(r"\d")
+_RELEASE = re.compile(r"\b(?:versions?|releases?|v)\s*\d+(?:\.\d+)*|\b\d+\.\d+\.\d+", re.IGNORECASE)
+_HOW_MUCH = re.compile(r"\bhow\s+(?:many|much)\b", re.IGNORECASE)  # a number, though the question asks a default
 _LABEL_WORDS = 8  # a line ending with a colon of at most this many words labels the code block after it
 #: nouns for a measure, not a count: "What F1 score …?" is not answered by a number of things
 _MEASURE_NOUNS = frozenset(stem(w) for w in ("score", "accuracy", "precision", "recall", "rate", "ratio"))
@@ -65,6 +69,13 @@ def holds_kind(u: Unit, query: Query) -> bool:
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         # an item of a list led by "Defaults to one of:" holds a default ("- macOS: `~/Library/Caches/app`")
         default = query.default and not declares_default(u.lead)
+        if _HOW_MUCH.search(query.form):  # a default that is a number: "By default, how much extra load
+            # does the budget allow?": "All policies default to including a retry budget that permits 20%
+            # extra requests", not an example's "0.3", nor "the [`Builder`] … by default" (no number)
+            if (has_answer_type("number", text, query.words, query.common)
+                    and bool(_DIGIT.search(_RELEASE.sub(" ", text)))  # not "a new one", nor "before version 4.2"
+                    and (not query.default or bool(_SAYS_DEFAULT.search(text)))):
+                return True
         return holds_value(query.value_kind, text, query.said, default=default)
     text = row_values(u.text) if u.kind == "row" else u.text
     if query.counted_given and not counts_asked(query, text):

@@ -124,11 +124,16 @@ class Query:
     asked: str = ""  # the stem of the noun that names what is asked ("Which *university* …?"): an answer says it
     qualifier: str = ""  # the stem of the name that qualifies that noun ("Which *Rust* crate …?")
     form: str = ""  # the sentence that asks (``asked_part``): the question's form is read from it
+    examples: frozenset[str] = frozenset()  # the stems of its illustrations ("…, like an interval?",
+    # "takeLast(3)"): a passage need not say them to be about the question
     common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
     # case, which are no one's name ("Utility-Preserving Formulation" in a title)
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
+#: the numbers a call is written with ("takeLast(3)", "retry(2, 5)"): an example's arguments, which
+#: scope nothing a passage must say and weigh as any word
+_CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z_])\(\s*-?\d+(?:\s*,\s*-?\d+)*\s*\)")
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!])\s+(?=[A-Z])")
 #: how a question opens: a question word or an auxiliary verb, perhaps after a preposition
 _ASKS = re.compile(
@@ -183,6 +188,7 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
     tokens = list(WORD.finditer(text))
     words = [m.group() for m in tokens]
     spans = [m.span() for m in SNAKE.finditer(text)]
+    arguments = [m.span() for m in _CALL_ARGUMENTS.finditer(text)]
     parts = {i for i, m in enumerate(tokens) if any(a <= m.start() < b for a, b in spans)}
     premise = _PREMISE.match(text)
     given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
@@ -194,7 +200,7 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
     for i, raw in enumerate(words):
         if raw.lower() in drop:
             continue
-        digit = any(c.isdigit() for c in raw)
+        digit = any(c.isdigit() for c in raw) and not any(a <= tokens[i].start() < b for a, b in arguments)
         # a capital the question also writes in lower case marks no name ("treats 'Apple' and 'apple' as
         # different": two spellings of an example)
         name = i > 0 and raw[0].isupper() and raw.lower() not in lowered or any(c.isupper() for c in raw[1:])
@@ -284,6 +290,7 @@ def read_question(question: str, context: str = "") -> Query:
         yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)), document=asks_document(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
         qualifier=next(iter(word_terms(asked_qualifier(form))), ""),
+        examples=_examples(question),
     )
 
 
@@ -342,10 +349,23 @@ def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
     return any(name in names for name, _ in found) and not (found & numbered)
 
 
+#: an illustration that closes a clause: "…, like an interval?", "…, such as GitHub or GitLab."
+_ILLUSTRATION = re.compile(r",\s*(?:like|such\s+as|e\.g\.|for\s+example|for\s+instance)\s+([^,;?!]+)", re.IGNORECASE)
+
+
+def _examples(question: str) -> frozenset[str]:
+    """The stems of the words that illustrate the question rather than say what it is about: a
+    closing "…, like an interval" or "…, such as X", and a call's numbers ("takeLast(3)")."""
+    found = [m.group(1) for m in _ILLUSTRATION.finditer(question)]
+    found += [m.group() for m in _CALL_ARGUMENTS.finditer(question)]
+    return frozenset(t for text in found for t in terms(text))
+
+
 def _numbers(question: str, boosts: dict[str, float]) -> frozenset[str]:
     """The numbers the question writes in digits (a year, a quantity): they scope it. A number
     word ("one at a time", "which one") matches digits but scopes nothing; a dotted number
     ("3.13", which a passage may write "v3.13") scopes it whole (``dotted_numbers``)."""
+    question = _CALL_ARGUMENTS.sub(" ", question)  # "takeLast(3)": an example's argument
     written = {t for raw in WORD.findall(question) if any(c.isdigit() for c in raw) for t in word_terms(raw)}
     return frozenset(t for t in boosts if t.isdigit() and t in written)
 

@@ -39,7 +39,8 @@ _MODIFIER = r"(?<=version)\s+control\b|(?<=release)\s+(?:notes|cycle|process|sch
 _VALUE = re.compile(
     rf"{WHICH_OPENING}\b(?:\s+[\w.-]+){{0,3}}?\s+"
     rf"(?P<noun>(?:{_VALUE_NOUNS})s?|{_CODE_NOUNS})\b(?!-|{_MODIFIER})"
-    r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*\bdefaults?\b",
+    # not "What error …, assuming no default value was passed?": a default it rules out
+    r"|\bby default\b|^\W*(?:what|which|does|is|are|how)\b.*(?<!\bno )(?<!\bwithout )(?<!\bwithout a )\bdefaults?\b",
     re.IGNORECASE,
 )
 _MEASURE = re.compile(r"\bhow\s+(?:long|many|much|old|big|large|far|often|high|tall|wide|deep)\b", re.IGNORECASE)

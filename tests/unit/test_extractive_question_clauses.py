@@ -1,0 +1,97 @@
+"""What a question's clauses say about what it asks: a scene set first ("When I give a range like
+3:7, *are* the indexes one-based?") asks no date; a default the question rules out ("…, assuming no
+default value was passed?") asks no value; an illustration ("…, like an interval?", "takeLast(3)")
+names nothing a passage must say; an exit code is stated by how a program exits ("exits 0 on
+success, 1 if …"); and "how many …" asked of a default wants the number the default is, not an
+example's. Each document is written for the test, in the shape of a page where the answerer went
+wrong; the embedding model's nearness, where the answerer reads it, is a stand-in that finds the
+answering sentence near."""
+
+from __future__ import annotations
+
+from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.answer_type import answer_type
+from ragkit.rag.extractive.query import read_question
+from ragkit.rag.extractive.values import value_question
+
+from .test_extractive_meaning import Nearness
+from .test_extractive_said_kind import _passages
+
+MANUAL = _passages(
+    ("## EXIT STATUS\n\nThe mhead utility exits 0 on success, 1 if no field was printed, and >1 if an "
+     "error occurs.", "mhead.1"),
+    ("## EXIT STATUS\n\nThe mlist utility exits 0 on success, and >0 if an error occurs.", "mlist.1"),
+    ("## NAME\n\nmhead print message fields", "mhead.1"),
+)
+
+RANGES = _passages(
+    ("## Ranges\n\nA message argument may be a range. Ranges have the format start:stop, where start and "
+     "stop are one-based indexes into the sequence. Negative numbers count from the end.", "mrange.7"),
+)
+
+OPERATORS = _passages(
+    ("## function keepLast(count)\n\nWaits for the source to complete, then emits the last `count` values. "
+     "Warning: Using `keepLast` with a stream that never completes will result in a stream that never "
+     "emits a value.", "operators/keepLast.md"),
+    ("## function keep(count)\n\nEmits only the first `count` values.\n\n- See: `keepLast`", "operators/keep.md"),
+    ("```ts\nconst ticks = interval(1000);\nconst firstThree = ticks.pipe(keep(3));\n```", "operators/keep.md"),
+)
+
+BUDGET = _passages(
+    ("## Retries\n\nThe [`Planner`] makes it easier to say which requests to retry, with good practice by\n"
+     "default, such as a retry budget.\n\nThe default retry behaviour of a client is to retry only requests\n"
+     "known to be safe.\n\nAll policies default to including a retry budget that permits 20% extra\n"
+     "requests to be sent.", "retries.md"),
+    ("## fn Planner.max_extra_load(extra: f32)\n\nSets the max extra load the budget will allow.\n\nFor "
+     "example, if you send 1,000 requests per second, a maximum extra load value of `0.3` would allow 300\n"
+     "more requests per second in retries.", "retries.md"),
+)
+
+
+def test_an_exit_code_is_stated_by_how_the_program_exits() -> None:
+    """"What exit code …?": the page never says "code"; "exits 0 on success, 1 if no field was
+    printed" states it, and is no answer to another question."""
+    answer = extractive_answer("What exit code does mhead return when none of the requested fields was printed?",
+                               MANUAL, similarity=Nearness("1 if no field"))
+    assert "1 if no field was printed" in answer
+
+
+def test_a_scene_set_before_a_yes_no_question_asks_no_date() -> None:
+    """"When I give a range …, are the indexes zero-based or one-based?" opens with "When" but asks
+    which of two: the clause before the comma sets the scene (a time asked for is still one)."""
+    assert answer_type("When I give a range like 3:7, are the indexes zero-based or one-based?")[0] is None
+    assert answer_type("When was the range syntax added?")[0] == "date"
+    answer = extractive_answer("When I give a range as a message argument, are the indexes zero-based or "
+                               "one-based?", RANGES, similarity=Nearness("one-based"))
+    assert "one-based" in answer
+
+
+def test_a_default_ruled_out_asks_no_value() -> None:
+    """"…, assuming no default value was passed?" asks what happens without one, not a default."""
+    assert value_question("What error does pick deliver when the index is negative, assuming no default "
+                          "value was passed?") == (False, None)
+    assert value_question("What is the default value of the index?")[0]
+
+
+def test_an_illustration_names_nothing_a_passage_must_say() -> None:
+    """"What will I get if I apply keepLast(3) to a stream that never completes, like an interval?":
+    the 3 and the interval only illustrate; the warning of keepLast's page answers, not the page of
+    keep that writes "keep(3)" in its example and points to keepLast."""
+    query = read_question("What will I get if I apply keepLast(3) to a stream that never completes, like an "
+                          "interval?")
+    assert not query.numbers and not query.asked_numbers
+    assert {"3", "interval"} <= query.examples
+    answer = extractive_answer("What will I get if I apply keepLast(3) to a stream that never completes, like "
+                               "an interval?", OPERATORS, similarity=Nearness("never emits"))
+    assert "never emits a value" in answer
+
+
+def test_how_much_of_a_default_wants_the_number_the_default_is() -> None:
+    """"By default, how much extra load …?": the sentence that says the default and a number
+    answers, not an example's "0.3" nor a sentence that says "by default" of a type's name."""
+    answer = extractive_answer("By default, how much extra load on top of normal traffic does a client's retry "
+                               "budget allow?", BUDGET)
+    assert answer != REFUSAL
+    assert "20%" in answer
+    assert "0.3" not in answer
+
