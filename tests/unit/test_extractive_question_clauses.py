@@ -2,10 +2,12 @@
 3:7, *are* the indexes one-based?") asks no date; a default the question rules out ("…, assuming no
 default value was passed?") asks no value; an illustration ("…, like an interval?", "takeLast(3)")
 names nothing a passage must say; an exit code is stated by how a program exits ("exits 0 on
-success, 1 if …"); and "how many …" asked of a default wants the number the default is, not an
-example's. Each document is written for the test, in the shape of a page where the answerer went
-wrong; the embedding model's nearness, where the answerer reads it, is a stand-in that finds the
-answering sentence near."""
+success, 1 if …"); "how many …" asked of a default wants the number the default is, not an
+example's; and a sentence that says what does not serve reads on to the one after it that says
+what does ("For that, …"); "Who may …?" is answered by a restriction ("limited to authorized source
+IP addresses"), as by a group of people. Each document is written for the test, in the shape of a page where the
+answerer went wrong; the embedding model's nearness, where the answerer reads it, is a stand-in
+that finds the answering sentence near."""
 
 from __future__ import annotations
 
@@ -45,6 +47,18 @@ BUDGET = _passages(
     ("## fn Planner.max_extra_load(extra: f32)\n\nSets the max extra load the budget will allow.\n\nFor "
      "example, if you send 1,000 requests per second, a maximum extra load value of `0.3` would allow 300\n"
      "more requests per second in retries.", "retries.md"),
+)
+
+PROFILERS = _passages(
+    ("## Profiling\n\nThere are three application profilers in the kit: prof, cprof and mprof. Note that none "
+     "of these tools give kernel profile statistics. For that, the memdev driver should be used. All the "
+     "tools share one library module.", "profiling.md"),
+)
+
+GUARDRAILS = _passages(
+    ("## Network Security Services\n\nKey considerations:\n\n- Perimeter security services must be enabled "
+     "in alignment with the Harbour Secure Connectivity Requirements and HSR-22.\n- Access to cloud storage "
+     "shall be limited to authorized source IP addresses only.", "09_Network-Security.docx"),
 )
 
 
@@ -95,3 +109,18 @@ def test_how_much_of_a_default_wants_the_number_the_default_is() -> None:
     assert "20%" in answer
     assert "0.3" not in answer
 
+
+def test_a_sentence_that_rules_a_tool_out_reads_on_to_what_serves_instead() -> None:
+    """"Note that none of these tools give kernel profile statistics." alone answers "What should I
+    use …?" with what not to use; "For that, the memdev driver should be used." is the answer."""
+    answer = extractive_answer("The profilers only show what my application does. What should I use if I want "
+                               "profile statistics for the kernel?", PROFILERS, similarity=Nearness("none of these"))
+    assert "For that, the memdev driver should be used." in answer
+
+
+def test_who_may_is_answered_by_a_restriction() -> None:
+    """"Who should be allowed to reach our cloud storage …?": the item that limits access to
+    authorized addresses answers, not the one naming a requirements document in capitals."""
+    answer = extractive_answer("Who should be allowed to reach our cloud storage over the network?", GUARDRAILS)
+    assert "limited to authorized source IP addresses" in answer
+    assert "Requirements" not in answer

@@ -787,7 +787,9 @@ _PERMISSION_WORDS = frozenset({"allowed", "permitted", "can", "may", "access", "
 _GROUP = re.compile(
     r"\b(?:any|every|all|only)\s+(?:[\w-]+\s+){0,2}?(?:members?|users?|staff|employees?|maintainers?|admins?|"
     r"administrators?|owners?|contributors?|developers?|teams?|people|persons?)\b"
-    r"|\bmembers?\s+of\b|\b(?:anyone|anybody|everyone|everybody)\b",
+    r"|\bmembers?\s+of\b|\b(?:anyone|anybody|everyone|everybody)\b"
+    # a restriction names who may: "Access … shall be limited to authorized source IP addresses only"
+    r"|\b(?:limited|restricted|reserved)\s+to\s+(?:the\s+)?(?!\d)[a-z]",
     re.IGNORECASE,
 )
 #: a name in the possessive ("Chesterton's fence" for "Whose fence …?"; not "It's", "Here's")

@@ -43,7 +43,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import has_answer_type
-from ragkit.rag.extractive.reasons import consequent, grounds
+from ragkit.rag.extractive.reasons import consequent, grounds, sequel
 from ragkit.rag.extractive.text import NUMBER, stem
 from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
 from ragkit.rag.extractive.values import gloss
@@ -438,7 +438,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
     said = [
         (u, f"{termed.get(id(u), '')}{_context(u, units, quoted, why, person)}"
             f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
-            f"{consequent(u, units, quoted) if why else ''}"
+            f"{consequent(u, units, quoted) if why else sequel(u, units, quoted)}"
             f"{' ' + rest if (rest := _completion(u, units)) else ''}") for u in chosen]
     # a heading already said as the context of a sentence quoted before it is not said again
     text = " ".join(f"{line} [{u.number}]" for n, (u, line) in enumerate(said)

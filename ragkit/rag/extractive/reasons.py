@@ -66,6 +66,24 @@ def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     return f" {after[0].text}" if after and (_CONSEQUENCE.match(after[0].text) or _REASON.search(after[0].text)) else ""
 
 
+#: a sentence that opens by pointing at what the one before it lacks or rules out and says what
+#: serves instead ("Note that none of these tools give kernel profile statistics." "For that, the
+#: devmem driver should be used.")
+_SEQUEL = re.compile(r"^(?:For\s+(?:that|this)(?:\s+purpose)?|To\s+do\s+(?:that|this|so)|Instead|In\s+that\s+case),")
+
+
+def sequel(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """The sentence after ``u`` in its paragraph, with a space before it, when it opens by pointing
+    back at ``u`` for what to do ("For that, …", "Instead, …"): without it ``u`` says only what
+    does not serve; "" otherwise."""
+    if u.kind != "prose":
+        return ""
+    following = last_position(u) + 1
+    after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
+             and v.paragraph == u.paragraph and id(v) not in quoted]
+    return f" {after[0].text}" if after and _SEQUEL.match(after[0].text) else ""
+
+
 #: a sentence that advises rather than states ("make sure their main routine is protected …")
 _ADVICE = re.compile(r"\b(?:make sure|be sure|ensure|should|must|need to|have to|remember to|always|never|"
                      r"do not|don't|it is (?:important|recommended|advisable))\b", re.IGNORECASE)
@@ -89,4 +107,4 @@ def grounds(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     return f"{before[0].text} "
 
 
-__all__ = ["consequent", "grounds", "sentence_pairs"]
+__all__ = ["consequent", "grounds", "sentence_pairs", "sequel"]
