@@ -71,7 +71,7 @@ def holds_kind(u: Unit, query: Query) -> bool:
         default = query.default and not declares_default(u.lead)
         if _HOW_MUCH.search(query.form):  # a default that is a number: "By default, how much extra load
             # does the budget allow?": "All policies default to including a retry budget that permits 20%
-            # extra requests", not an example's "0.3", nor "the [`Builder`] … by default" (no number)
+            # extra requests" (an example's "0.3" says no default); a literal still holds one below
             if (has_answer_type("number", text, query.words, query.common)
                     and bool(_DIGIT.search(_RELEASE.sub(" ", text)))  # not "a new one", nor "before version 4.2"
                     and (not query.default or bool(_SAYS_DEFAULT.search(text)))):

@@ -59,11 +59,19 @@ def consequent(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     otherwise."""
     if u.kind != "prose" or _REASON.search(u.text):
         return ""
-    following = last_position(u) + 1  # after the last sentence of a joined run
-    after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
-             and v.paragraph in (u.paragraph, u.paragraph + 1) and v.block.section == u.block.section
-             and id(v) not in quoted]  # its paragraph's next sentence, or the next line's ("Otherwise, …")
-    return f" {after[0].text}" if after and (_CONSEQUENCE.match(after[0].text) or _REASON.search(after[0].text)) else ""
+    # its paragraph's next sentence, or the next line's ("Otherwise, …")
+    after = _next_sentence(u, units, quoted, next_paragraph=True)
+    return f" {after.text}" if after and (_CONSEQUENCE.match(after.text) or _REASON.search(after.text)) else ""
+
+
+def _next_sentence(u: Unit, units: Sequence[Unit], quoted: set[int], *, next_paragraph: bool) -> Unit | None:
+    """The prose sentence right after ``u`` (after the last of a joined run), in its paragraph or,
+    with ``next_paragraph``, opening the next one of its section; None when there is none or it
+    is quoted already."""
+    following = last_position(u) + 1
+    paragraphs = (u.paragraph, u.paragraph + 1) if next_paragraph else (u.paragraph,)
+    return next((v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
+                 and v.paragraph in paragraphs and v.block.section == u.block.section and id(v) not in quoted), None)
 
 
 #: a sentence that opens by pointing at what the one before it lacks or rules out and says what
@@ -78,10 +86,8 @@ def sequel(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     does not serve; "" otherwise."""
     if u.kind != "prose":
         return ""
-    following = last_position(u) + 1
-    after = [v for v in passage_of(units, u) if v.position == following and v.kind == "prose"
-             and v.paragraph == u.paragraph and id(v) not in quoted]
-    return f" {after[0].text}" if after and _SEQUEL.match(after[0].text) else ""
+    after = _next_sentence(u, units, quoted, next_paragraph=False)
+    return f" {after.text}" if after and _SEQUEL.match(after.text) else ""
 
 
 #: a sentence that advises rather than states ("make sure their main routine is protected …")
