@@ -39,6 +39,7 @@ followed by that passage's ``[n]`` marker.
 from __future__ import annotations
 
 import re
+import textwrap
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -55,6 +56,7 @@ _ORDERED_BONUS = 1.3  # a numbered list for a question about steps
 _TABLE_ROWS = 20  # at most this many rows of the table after a sentence answer a list question
 _COMPLETING_LINES = 2  # how many lines after a sentence ending with a colon complete it
 _COMPLETING_WORDS = 25  # ... each of at most this many words
+_ITEM_CODE_LINES = 8  # a list item's code block of at most this many lines is quoted with it
 
 
 def _list_of(u: Unit, units: Sequence[Unit], *, paragraph: bool = False) -> tuple[Unit | None, list[Unit]] | None:
@@ -112,13 +114,29 @@ def _closing(items: list[Unit], units: Sequence[Unit]) -> Unit | None:
     return None
 
 
-def _item_lines(items: list[Unit]) -> list[str]:
+def _item_lines(items: list[Unit], units: Sequence[Unit] = ()) -> list[str]:
+    """The items as list lines; an item that introduces a short code block keeps it ("- Format
+    volumes … by customising the StorageClass:" and its two lines of YAML): never cut at the colon."""
     ordered = items[0].block.ordered
-    return [f"{i}. {v.text}" if ordered else f"- {v.text}" for i, v in enumerate(items, 1)]
+    lines = []
+    for i, v in enumerate(items, 1):
+        line = f"{i}. {v.text}" if ordered else f"- {v.text}"
+        if code := item_code(v, units):
+            line += "\n" + textwrap.indent(_render_code(replace(code, text=textwrap.dedent(code.text))), "  ")
+        lines.append(line)
+    return lines
+
+
+def item_code(item: Unit, units: Sequence[Unit]) -> Unit | None:
+    """The code block a list item introduces, when it is short enough to quote in a list."""
+    if not item.leads_code:
+        return None
+    code = next((v for v in passage_of(units, item) if v.position == last_position(item) + 1), None)
+    return code if code is not None and code.kind == "code" and len(code.text.splitlines()) <= _ITEM_CODE_LINES else None
 
 
 def _render_list(intro: Unit | None, items: list[Unit], units: Sequence[Unit] = ()) -> str:
-    lines = _item_lines(items)
+    lines = _item_lines(items, units)
     number = items[0].number
     closing = _closing(items, units)
     tail = f"\n{closing.text} [{number}]" if closing else ""
@@ -445,7 +463,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
                     if not (u.kind == "heading" and any(o.number == u.number and other.startswith(f"{line}: ")
                                                         for o, other in said[:n])))
     if listed:
-        return f"{text}\n" + "\n".join(_item_lines(listed))
+        return f"{text}\n" + "\n".join(_item_lines(listed, units))
     if code is not None:
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"

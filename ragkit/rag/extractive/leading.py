@@ -24,6 +24,7 @@ _INSTEAD = re.compile(r"\b(?:instead|rather\s+than|in\s+place\s+of)\b", re.IGNOR
 #: what a question asks to replace: the words after "instead of" (to a clause's end)
 _REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^?,;.]{1,60})", re.IGNORECASE)
 _VAGUE_OBJECTS = frozenset("each either both all one ones it them this that these those".split())
+_ASKING_WORDS = 2  # the asking sentence's words, fewer of which say too little to sort by ("How do I fix it?")
 _ASKED_CLOSE = 0.8  # a sentence of the best one's section that says the noun asked for goes first at this share of it
 
 
@@ -59,6 +60,23 @@ def typed_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
         return candidates
     same = close_typed(candidates, query)
     return put_first(candidates, same) if same else candidates
+
+
+def asking_words_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """The candidates, with the best one that says a word of the sentence that asks first, when the
+    question sets a scene before asking and neither the best one nor its headings say any: it
+    restates the scene ("… but only when DefaultRoot is enabled. Which environment variable should I
+    set?": not "these wrong timestamps go away when the DefaultRoot directive is removed", but the
+    sentence on the TZ environment variable). The asking sentence's names are left out: they say
+    what the question is about, which the scene's sentence may say too."""
+    if not candidates or query.form == query.text:
+        return candidates
+    asking = {t for w in WORD.findall(query.form) for t in word_terms(w)} & query.boosts.keys() - query.names
+    best = candidates[0].unit
+    if len(asking) < _ASKING_WORDS or (best.own | best.section) & asking:
+        return candidates
+    saying = next((c for c in candidates[1:] if c.unit.own & asking), None)
+    return put_first(candidates, saying) if saying else candidates
 
 
 def _close_in_section(candidates: list[Candidate], share: float, test: Callable[[Candidate], bool]) -> Candidate | None:
