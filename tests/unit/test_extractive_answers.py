@@ -354,6 +354,24 @@ def test_how_many_is_answered_by_the_number_of_what_it_counts() -> None:
     assert not counts("flag", "2 Flag-level Signalling") and not counts("flag", "(2b and 2c) show that flag-level")
 
 
+EXCHANGE = _passages(
+    ("# Overview\n\nReef is a protocol made of an ERC20 token (ReefToken), a Burner contract and a Migrator "
+     "contract. The token is a fork of the ShellToken. The idea is to let users migrate ShellToken tokens to "
+     "ReefToken tokens where 1 ShellToken == 50 ReefToken.", {"source": "Reef-review.pdf"}),
+    ("# Findings\n\nThe admin can mint an arbitrary amount of tokens. A user who burns 10 tokens can have them "
+     "minted again.", {"source": "Reef-review.pdf"}),
+)
+
+
+def test_a_compound_name_counts_its_last_part() -> None:
+    """"How many Reef tokens …?": "50 ReefToken" counts tokens, as "10 tokens" does; a capitalised
+    word alone after a number is still no count ("2 Flag-level Signalling")."""
+    assert counts("token", "1 ShellToken == 50 ReefToken") and not counts("token", "2 Token Reviews")
+    got = extractive_answer("If I migrate a single ShellToken through the Reef migrator, how many Reef tokens do I "
+                            "get back?", EXCHANGE)
+    assert "50 ReefToken" in got
+
+
 GATHERINGS = _passages((
     "# Our Gatherings\n\n## Summer camps\n\nThe whole crew gathers at the summer camp twice a year. "
     "Newcomers meet their mentor at the 1-month, 3-month and 1-year marks.\n\n"

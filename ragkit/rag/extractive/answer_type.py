@@ -606,6 +606,8 @@ def counts(noun: str, sentence: str) -> bool:
         for k, v in enumerate(words[i + 1:i + 2 + _COUNT_GAP], i + 1):
             if stem(v) == noun and (v[0].islower() or not digits):
                 return True
+            if (parts := _CAMEL_PART.findall(v)) and len(parts) > 1 and stem(parts[-1]) == noun:
+                return True  # a compound name whose last part is the noun: "100 BeamToken" counts tokens
             if v.lower() == "of" and k > i + 1 and k + 1 < len(words) and stem(words[k + 1]) == noun:
                 return True  # a measure of it: "65,535 bytes of code", "2 GB of memory"
             if v.lower() in STOPWORDS or v.lower() in _RATE_WORDS or not v[0].islower():
@@ -613,6 +615,7 @@ def counts(noun: str, sentence: str) -> bool:
     return False
 
 
+_CAMEL_PART = re.compile(r"[A-Z][a-z]+")  # the parts of a compound name written in CamelCase ("BeamToken")
 _ONE = frozenset({"one", "1", "single"})  # a count of one is followed by its noun in the singular
 
 
