@@ -57,6 +57,7 @@ _CODE_END = frozenset({"fi", "EE", "Ed", "P2", "DE"})
 _HEADING_LINES = frozenset({"TL", "NH"})
 _NH_LEVELS = 5  # the levels of ``.NH``'s numbers
 _SKIP_LINES = 200  # an equation or reference list longer than this is taken as never closed
+_HEADING_LINES_MAX = 4  # the lines after ``.TL``/``.NH`` a heading takes at most; the rest is text
 #: blocks with no text a reader is shown as prose: eqn's equations, refer's references
 _SKIPPED = {"EQ": "EN", "[": "]"}
 _FONTS = frozenset({"B", "I", "BI", "BR", "IB", "IR", "RB", "RI", "SM", "SB", "R", "CW", "UL", "BX"})
@@ -84,7 +85,7 @@ class ManPageLoader(MarkupLoader):
     # page's name, and its delimiters (``Fl c ) ,``) are set against their neighbours; 4: ``.Ex
     # -std``/``.Rv -std`` are the sentences they stand for; 5: an ms paper or manual (``.TL``,
     # ``.NH``, ``.CW``, displays) is read, and a bare ``.SH``'s heading is the line after it
-    version = 5
+    version = 6
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if not is_troff(text):
@@ -225,10 +226,10 @@ def man_to_markdown(troff: str) -> tuple[str, str | None]:
         if request.startswith('\\"') or raw.startswith(('.\\"', "'\\\"")):
             continue  # a comment
         if heading is not None:
-            if not m:
+            if not m and len(heading) < _HEADING_LINES_MAX:
                 heading.append(inline(raw).strip())
                 continue
-            close_heading()
+            close_heading()  # the next request, or a line past the bound: text of its own
         if table is not None:
             if request == "TE":
                 table = None

@@ -214,6 +214,8 @@ def test_an_ms_paper_reads_as_its_typeset_copy() -> None:
     assert loader_name_for(Path("doc/kiln.ms")) == "manpage" and is_troff(KILN_MS)
     unclosed, _ = man_to_markdown(".TL\nKiln\n.EQ\nx sup 2\n" + "x\n" * 300 + ".PP\nThe end of the paper.\n")
     assert "The end of the paper." in unclosed  # an equation never closed loses no more than its bound
+    endless, _ = man_to_markdown(".TL\nKiln\n" + "A line of a paper that sends no other request.\n" * 50)
+    assert endless.startswith("# Kiln A line") and endless.count("\n\n") >= 1  # a heading takes at most 4 lines
 
 
 def test_random_troff_never_breaks_the_reader() -> None:
