@@ -2,7 +2,8 @@
 words restates the scene ("these wrong times go away when the HomeJail directive is removed"),
 and the best one that says some of them answers first. A list item that introduces a short code
 block keeps it ("Format volumes … in the storage class:" and its YAML), never cut at the colon.
-Each document is written for the test, in the shape of a page where the answerer went wrong."""
+The row of a table that writes the identifier the question names leads, not a sentence sharing
+the question's other words. Each document is written for the test, in the shape of a page where the answerer went wrong."""
 
 from __future__ import annotations
 
@@ -34,6 +35,24 @@ XFS = _passages(
      "storage class:\n\n  ```yaml\n  parameters:\n    mkfsParams: \"-m crc=0,finobt=0\"\n  ```\n",
      "kb/xfs-mount.md"),
 )
+
+
+UPGRADING = _passages(
+    ("## Upgrading from v3 to v4\n\nThe last image of the Harbord container with v3 components was "
+     "`2024.01.0`. Images after it are based on v4 components.\n\nBy default, Harbord v4 no longer reads files "
+     "from `/etc/harbord.d/`.", "upgrading/v3-v4.md"),
+    ("## Changed Environment Variables\n\nMost environment variables of v3 were removed; set their new names "
+     "instead.\n\n| Old | New |\n|---|---|\n| `LEASE_TIME` | `HBCONF_lease_time` |\n| `LEASE_START` | "
+     "`HBCONF_lease_start` |\n| `LEASE_END` | `HBCONF_lease_end` |\n", "upgrading/v3-v4.md"),
+)
+
+
+def test_the_row_that_writes_the_named_identifier_leads() -> None:
+    """"… still sets LEASE_TIME. What is the replacement variable?": the row of `LEASE_TIME`, not
+    the sentences that share "v3" and "v4" and score higher."""
+    answer = extractive_answer("I'm moving my Harbord container from v3 to v4 and my compose file still sets "
+                               "LEASE_TIME. What is the replacement variable?", UPGRADING)
+    assert answer.startswith("Old: `LEASE_TIME`; New: `HBCONF_lease_time`")
 
 
 def test_a_candidate_that_restates_the_scene_does_not_lead() -> None:

@@ -169,7 +169,14 @@ from ragkit.rag.extractive.holds import (
     prefix_match,
     says,
 )
-from ragkit.rag.extractive.leading import asking_words_first, close_typed, put_first, read_on, typed_first
+from ragkit.rag.extractive.leading import (
+    asking_words_first,
+    close_typed,
+    identifier_first,
+    put_first,
+    read_on,
+    typed_first,
+)
 from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
 from ragkit.rag.extractive.query import (
     ASKS_NAME,
@@ -1082,7 +1089,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     candidates = _under_asked_release_first(candidates, query)
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
-    candidates = read_on(typed_first(asking_words_first(_first_copies(candidates), query), query), units, query)
+    candidates = read_on(typed_first(identifier_first(asking_words_first(_first_copies(candidates), query), query), query), units, query)
     if answered[0]:
         candidates = [c for c in candidates if c.unit.text not in answered[0] or c.unit.own & answered[1]
                       or query.kind and c.typed]  # or holds the kind asked: its date, its other number

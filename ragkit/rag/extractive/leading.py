@@ -12,7 +12,7 @@ from dataclasses import replace
 from ragkit.rag.extractive.holds import holds_kind, names_any, names_thing, says
 from ragkit.rag.extractive.query import ASKS_NAME, SAYS_KIND, Query
 from ragkit.rag.extractive.releases import another_release
-from ragkit.rag.extractive.text import CODE_SPAN, STOPWORDS, WORD, word_terms
+from ragkit.rag.extractive.text import CODE_SPAN, STOPWORDS, WORD, snake_identifiers, word_terms
 from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
 from ragkit.rag.extractive.values import names_literal
 
@@ -25,6 +25,7 @@ _INSTEAD = re.compile(r"\b(?:instead|rather\s+than|in\s+place\s+of)\b", re.IGNOR
 _REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^?,;.]{1,60})", re.IGNORECASE)
 _VAGUE_OBJECTS = frozenset("each either both all one ones it them this that these those".split())
 _ASKING_WORDS = 2  # the asking sentence's words, fewer of which say too little to sort by ("How do I fix it?")
+_IDENTIFIER_CLOSE = 0.5  # a candidate writing the question's identifier goes first at this share of the best
 _ASKED_CLOSE = 0.8  # a sentence of the best one's section that says the noun asked for goes first at this share of it
 
 
@@ -77,6 +78,25 @@ def asking_words_first(candidates: list[Candidate], query: Query) -> list[Candid
         return candidates
     saying = next((c for c in candidates[1:] if c.unit.own & asking), None)
     return put_first(candidates, saying) if saying else candidates
+
+
+def identifier_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """The candidates, with the best one that writes the snake_case identifiers the question writes
+    (``DHCP_LEASETIME``) first when the best one does not and it scores at least half as well:
+    the table row of the setting the question names ("Old: `DHCP_LEASETIME`; New: …"), not a
+    sentence that shares the question's other words ("v5", "v6")."""
+    wanted = set(snake_identifiers(query.text))
+    if not candidates or not wanted:
+        return candidates
+
+    def writes(c: Candidate) -> bool:  # every one of them, in a sentence, an item or a row (not a console line)
+        return c.unit.kind not in ("line", "code") and wanted <= set(snake_identifiers(c.unit.text))
+
+    if writes(candidates[0]):
+        return candidates
+    floor = _IDENTIFIER_CLOSE * candidates[0].score
+    chosen = next((c for c in candidates[1:] if c.score >= floor and writes(c)), None)
+    return put_first(candidates, chosen) if chosen else candidates
 
 
 def _close_in_section(candidates: list[Candidate], share: float, test: Callable[[Candidate], bool]) -> Candidate | None:
