@@ -1089,7 +1089,10 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     candidates = _under_asked_release_first(candidates, query)
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
-    candidates = read_on(typed_first(identifier_first(asking_words_first(_first_copies(candidates), query), query), query), units, query)
+    candidates = _first_copies(candidates)
+    for leads in (asking_words_first, identifier_first, typed_first):  # which candidate leads (``leading``)
+        candidates = leads(candidates, query)
+    candidates = read_on(candidates, units, query)
     if answered[0]:
         candidates = [c for c in candidates if c.unit.text not in answered[0] or c.unit.own & answered[1]
                       or query.kind and c.typed]  # or holds the kind asked: its date, its other number
