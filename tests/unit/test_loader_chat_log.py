@@ -100,7 +100,7 @@ def test_hostile_lines_are_read_in_linear_time():
     for line in ("13:06 <" + "@" * 200_000, "(" * 200_000, "13:06 " + " " * 200_000 + "x",
                  "1:" * 200_000, "<a> " * 200_000, "* " * 200_000, "#topic " + "x" * 1_000_000):
         text = "13:06 <a> hi\n" * 10 + line + "\n"
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU time: other processes' load does not count
         is_chat_log(text)
         chat_log_to_markdown(text)
-        assert time.perf_counter() - start < 5
+        assert time.process_time() - start < 5

@@ -284,10 +284,10 @@ def test_hostile_lines_are_read_in_linear_time():
                  "; " + "=" * 1_000_000 + " x " + "=" * 1_000_000, "a" * 1_000_000 + " = 1",
                  "; key = " + "a " * 500_000, "key = " + "[" * 1_000_000, "#" + " x=" * 300_000):
         text = "[general]\n; comment\nport = 1\n" + line + "\n"
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU time: other processes' load does not count
         is_config_file(text)
         config_to_markdown(text, "big.conf")
-        assert time.perf_counter() - start < 1, line[:20]
+        assert time.process_time() - start < 1, line[:20]
 
 
 def test_the_text_loader_writes_out_a_configuration_and_a_sample_of_one(tmp_path):

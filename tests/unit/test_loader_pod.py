@@ -272,7 +272,7 @@ def test_hostile_inputs_run_in_linear_time() -> None:
         "=pod\n\n    " + "`" * 1_000_000 + "\n",
     ]
     for pod in hostile:
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU time: other processes' load does not count
         text, _ = pod_to_markdown(pod, name="h")
-        assert time.perf_counter() - start < 2, pod[:40]
+        assert time.process_time() - start < 2, pod[:40]
         assert text.startswith("# ")

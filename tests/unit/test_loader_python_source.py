@@ -100,6 +100,6 @@ def test_an_answer_quotes_the_docstring_that_states_the_default() -> None:
 
 def test_a_long_module_is_written_out_in_linear_time() -> None:
     body = "".join(f'def f{i}(a, b=1):\n    """Doc {i}."""\n    return a\n\n' for i in range(20_000))
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: other processes' load does not count
     assert python_to_markdown(body, "many") is not None
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10

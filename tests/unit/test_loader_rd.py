@@ -266,6 +266,6 @@ def test_nesting_past_the_cap_is_kept_as_written() -> None:
     "  % a comment\n" * 100_000,
 ])
 def test_hostile_input_is_read_in_linear_time(hostile: str) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: other processes' load does not count
     rd_to_markdown(hostile)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5

@@ -197,6 +197,6 @@ def test_an_answer_quotes_the_comment_that_states_it(source: str, suffix: str) -
 ])
 def test_hostile_scripts_and_protos_are_written_out_in_linear_time(source: str) -> None:
     for suffix in (".js", ".ts", ".proto"):
-        start = time.perf_counter()
+        start = time.process_time()  # this process's CPU time: other processes' load does not count
         doc_comments_to_markdown(source, "hostile", suffix)
-        assert time.perf_counter() - start < 10
+        assert time.process_time() - start < 10

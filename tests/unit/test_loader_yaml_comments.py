@@ -99,7 +99,7 @@ def test_an_answer_quotes_the_comment_with_its_key() -> None:
     "#" * 1_000_000 + "\na: 1\nb: 2\nc: 3\n",
 ])
 def test_hostile_yaml_is_written_out_in_linear_time(text: str) -> None:
-    start = time.perf_counter()
+    start = time.process_time()  # this process's CPU time: other processes' load does not count
     yaml_to_markdown(text, "values.yaml")
     is_commented_yaml(text)
-    assert time.perf_counter() - start < 10
+    assert time.process_time() - start < 10
