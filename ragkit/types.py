@@ -6,6 +6,8 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from ragkit.markdown_tables import TABLE_HEADER
+
 Metadata = dict[str, Any]
 
 #: the chunk metadata key of its contextual header: where the passage sits (the document's title
@@ -108,6 +110,9 @@ class Citation:
     authors: str | None = None
     references: bool = False  # the passage is part of a reference list (weighed down in answers)
     ocr: bool = False  # the passage's text was read by OCR (a scanned page or an image)
+    #: the header row of the Markdown table the passage starts in, below that header (the chunk's
+    #: ``table_header``, ``ragkit.markdown_tables``): what labels the cells of the rows it opens with
+    table_header: str | None = None
 
     @classmethod
     def from_hit(cls, number: int, hit: SearchHit) -> Citation:
@@ -118,7 +123,7 @@ class Citation:
             end=m.get("end"), heading=m.get("heading"), score=round(float(hit.score), 4), text=hit.text,
             page_unit=str(m.get("page_unit") or "page"), title=_text_or_none(m.get("title")),
             authors=_text_or_none(m.get("authors") or m.get("author")), references=bool(m.get("references")),
-            ocr=bool(m.get("ocr")),
+            ocr=bool(m.get("ocr")), table_header=_text_or_none(m.get(TABLE_HEADER)),
         )
 
     def to_dict(self) -> dict[str, Any]:

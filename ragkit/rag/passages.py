@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ragkit.markdown_tables import TABLE_HEADER
 from ragkit.types import Citation
 
 _FAKE_HEADER = re.compile(r"^(\s*)\[(\d+)\]", re.MULTILINE)
@@ -38,6 +39,8 @@ class Passage:
         meta.update({key: value for key, value in (("document_title", c.title), ("authors", c.authors)) if value})
         if c.references:
             meta["references"] = "yes"
+        if c.table_header:
+            meta[TABLE_HEADER] = c.table_header
         return cls(c.number, _plain(c.text), meta)
 
 

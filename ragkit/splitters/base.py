@@ -23,6 +23,7 @@ from itertools import takewhile
 from typing import Any, NamedTuple, Protocol, runtime_checkable
 
 from ragkit import ids
+from ragkit.markdown_tables import TABLE_HEADER, table_bodies
 from ragkit.types import CONTEXT_HEADER, Chunk, Document, indexed_text
 
 
@@ -126,11 +127,15 @@ def make_chunks(
     ``page_offsets`` metadata (``[offset, page]`` pairs): each chunk gets the page it starts on.
     ``header``: the parts of the document's contextual header (see the module docstring); an
     extra ``header`` key of a span's metadata gives that span's own parts. The id covers the text
-    that is embedded (header included), so a chunk whose heading changed is embedded again.
+    that is embedded (header included), so a chunk whose heading changed is embedded again. A chunk
+    that starts among a Markdown table's rows, below its header, records that header row in its
+    ``table_header`` metadata (shown to no one, not embedded: the answerer labels the rows with it).
     """
     source, part = doc.source, chunk_part(doc)
     offsets = doc.metadata.get("page_offsets")
     base = {k: v for k, v in doc.metadata.items() if k != "page_offsets"}
+    tables = table_bodies(doc.text)
+    table_starts = [t.start for t in tables]
     chunks: list[Chunk] = []
     for span, extra in spans:
         start, end = strip_span(doc.text, span.start, span.end)
@@ -139,6 +144,8 @@ def make_chunks(
         text = doc.text[start:end]
         ordinal = len(chunks)
         metadata = {**base, **{k: v for k, v in extra.items() if k != "header"}, "chunk_index": ordinal}
+        if (k := bisect.bisect_right(table_starts, start) - 1) >= 0 and start < tables[k].end:
+            metadata[TABLE_HEADER] = tables[k].header
         if offsets:
             part = metadata["page"] = page_at(offsets, start)
         parts = extra.get("header", header)

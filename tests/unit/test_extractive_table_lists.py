@@ -5,8 +5,8 @@ Written for the shape of a standards draft's recommendations table."""
 
 from __future__ import annotations
 
+from ragkit.markdown_tables import table_cells
 from ragkit.rag.extractive import extractive_answer
-from ragkit.rag.extractive.text import table_cells
 from ragkit.rag.passages import Passage
 
 _DRAFT = [

@@ -85,7 +85,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 #: may import its own layer and those below, never one above; packages import in no circle.
 LAYERS: dict[int, set[str]] = {
     1: {"errors", "types", "messages", "ids", "registry", "provider_names", "wiring", "option_values", "retry",
-        "pricing", "model_info", "models", "connections", "tokens", "month_names"},  # values and vocabulary
+        "pricing", "model_info", "models", "connections", "tokens", "month_names",
+        "markdown_tables"},  # values and vocabulary
     2: {"loaders", "splitters", "embedders", "stores", "vendors", "providers", "tools", "guardrails", "sessions",
         "cache", "usage", "config"},  # components
     3: {"index", "retrieval", "agent"},  # engines

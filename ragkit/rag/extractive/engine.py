@@ -139,6 +139,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ragkit.loaders.base import CODE_EXTENSIONS
+from ragkit.markdown_tables import TABLE_HEADER
 from ragkit.month_names import MONTH_NAMES
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
@@ -367,7 +368,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
             blocks = [Block("code", p.text.strip("\n"), p.meta.get("heading", "").split(" > ")[-1].strip())]
         else:
             blocks = parse_blocks(_without_title_lines(p.text, titled) if "page" in p.meta else p.text,
-                                  p.meta.get("heading", ""))
+                                  p.meta.get("heading", ""), str(p.meta.get(TABLE_HEADER) or ""))
         scope = terms_of(f"{p.text} {title}")
         document = documents[p.meta.get("source", "")] - scope
         paragraph = _paragraphs(blocks, paged="page" in p.meta)

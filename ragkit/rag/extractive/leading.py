@@ -9,10 +9,11 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from ragkit.markdown_tables import CODE_SPAN
 from ragkit.rag.extractive.holds import holds_kind, names_any, names_thing, says
 from ragkit.rag.extractive.query import ASKS_NAME, SAYS_KIND, Query
 from ragkit.rag.extractive.releases import another_release
-from ragkit.rag.extractive.text import CODE_SPAN, STOPWORDS, WORD, snake_identifiers, word_terms
+from ragkit.rag.extractive.text import STOPWORDS, WORD, snake_identifiers, word_terms
 from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
 from ragkit.rag.extractive.values import names_literal
 

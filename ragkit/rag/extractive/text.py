@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
+from ragkit.markdown_tables import is_separator, table_cells
 from ragkit.month_names import ABBREVIATIONS, MONTH_NAMES
 
 STOPWORDS = frozenset(
@@ -275,7 +276,6 @@ _ABBREVIATION = re.compile(
     r"Sen|Sens|Rep|Reps|Gov|Pres|Hon|Atty|Supt|No|Nos|Fig|vs|approx|"
     r"ca|cf|e\.g|i\.e)|(?:^|[\s.])[A-Z])\.$"
 )
-_TABLE_SEPARATOR = re.compile(r"^:?-{2,}:?$")
 #: a list item's mark and the space after it (``- ``, ``* ``, ``• ``, ``1. ``, ``2) ``)
 _BULLETS = "•＊·▪◦‣●○■□►✓✔"
 ITEM_MARK = rf"(?:([-*+{_BULLETS}])|(\d{{1,2}})[.)])\s+"
@@ -286,20 +286,8 @@ _LONE_BULLET = re.compile(rf"^\s*[{_BULLETS}]\s*$")
 _CONTENTS_ENTRY = re.compile(r"(?:[-*+]|\d{1,3}[.)])[ \t]+\[[^\[\]\n]{1,300}\]\(#[^()\s]{0,300}\)")
 
 
-#: code written inline: "the `|>` operator", what a how-to's sentence tells to use
-CODE_SPAN = re.compile(r"`[^`\n]+`")
 #: a number as a passage writes it ("3", "1,024", "94.45"), not one inside a word ("S3") or a version's tail
 NUMBER = re.compile(r"(?<![\w.,])\d[\d,.]*")
-
-
-def table_cells(line: str) -> list[str] | None:
-    """The cells of a table row (``a | b`` or ``| a | b |``), or None for any other line."""
-    if "|" not in line or line.strip().startswith("`"):
-        return None
-    if not line.lstrip().startswith("|") and "|" not in CODE_SPAN.sub("", line):
-        return None  # a sentence whose pipes are code ("the `|>` operator", "`string | number`")
-    cells = [c.strip() for c in line.strip().strip("|").split("|")]
-    return cells if len(cells) >= 2 else None
 
 
 def _headless(row: str, after: str) -> bool:
@@ -307,7 +295,7 @@ def _headless(row: str, after: str) -> bool:
     separator row (``| --- | --- |``) under it, and a passage cut from the middle of a long table
     starts with a row of data."""
     cells = table_cells(clean_line(after))
-    return row.startswith("|") and not (cells and all(_TABLE_SEPARATOR.match(c) for c in cells if c))
+    return row.startswith("|") and not (cells and is_separator(cells))
 
 
 def _row_sentence(header: list[str] | None, cells: list[str]) -> str:
@@ -513,9 +501,11 @@ def _row_document(lines: list[str]) -> Block | None:
     return Block("row", "; ".join(body[1:]), "")
 
 
-def parse_blocks(text: str, heading: str = "") -> list[Block]:
+def parse_blocks(text: str, heading: str = "", table_header: str = "") -> list[Block]:
     """A passage as typed blocks (see the module docstring); ``heading`` is the section the
-    passage starts in (the chunk's heading, when the index keeps it)."""
+    passage starts in (the chunk's heading, when the index keeps it), ``table_header`` the header
+    row of the table it starts in, below that header (the chunk's ``table_header``): the rows it
+    opens with are labelled by it."""
     lines = _with_bullets(text.splitlines())
     row = _row_document(lines)
     if row is not None:
@@ -529,6 +519,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
     blocks: list[Block] = []
     section = heading.split(" > ")[-1].strip() if heading else ""
     header: list[str] | None = None
+    inherited = table_cells(clean_line(table_header)) if table_header else None  # until a line that is no row
     group, in_list, i = 0, False, 0
     while i < len(lines):
         if i in code_at:
@@ -538,7 +529,7 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
                 blocks.append(Block("code", "\n".join(_INDENT.sub("", ln) for ln in body).strip("\n")
                                     if lang == _INDENTED else "\n".join(body).strip("\n"), section,
                                     lang="" if lang == _INDENTED else lang))
-            i, in_list, header = end + 1, False, None
+            i, in_list, header, inherited = end + 1, False, None, None
             continue
         raw = lines[i]
         i += 1
@@ -547,20 +538,23 @@ def parse_blocks(text: str, heading: str = "") -> list[Block]:
         command = _COMMAND_LINE.match(raw)
         if command:  # "`git remote add {{name}} {{url}}`" alone on its line: a command, i.e. code
             blocks.append(Block("code", command.group(1).strip(), section))
-            in_list, header = False, None
+            in_list, header, inherited = False, None, None
             continue
         stripped = clean_line(raw)
         cells = table_cells(stripped)
         if cells is not None:
-            if all(_TABLE_SEPARATOR.match(c) for c in cells if c):
+            if is_separator(cells):
                 continue
             if header is None and not _headless(stripped, lines[i] if i < len(lines) else ""):
                 header = cells
             else:
+                header = header if header is not None else inherited  # a table whose header another chunk holds
                 blocks.append(Block("row", _row_sentence(header, cells), section))
                 header = header or []  # rows of a table whose header is in another passage: cells alone
             continue
         header = None
+        if stripped:
+            inherited = None
         if not stripped:
             blocks.append(Block("prose", "", section))  # a paragraph break
             continue
