@@ -53,6 +53,16 @@ _LABEL_WORDS = 6  # a labelled value has at most this many words
 _MAX_DEPTH = 200  # deeper containers are read as one paragraph (lxml refuses trees past 256)
 _SPACE = re.compile(r"\s+")
 _LITERAL_TAG = re.compile(r"(?<!`)</?[A-Za-z][\w:.-]*(?:\s[^<>`]*)?/?>(?!`)")
+#: a named element's attributes that say what it holds (``<member name="speed" type="float" default="2.0">``)
+_NAMED_VALUES = ("type", "default", "value")
+# Godot's BBCode (``_bbcode_blocks``)
+_BB_CODEBLOCK = re.compile(r"\[codeblocks?\](.*?)\[/codeblocks?\]", re.S)
+_BB_LANGUAGE = re.compile(r"\[/?(?:gdscript|csharp|text)[^\]]*\]")
+_BB_CODE = re.compile(r"\[(?:code|kbd)(?: [^\]]*)?\](.*?)\[/(?:code|kbd)\]")
+_BB_FORMAT = re.compile(r"\[/?(?:b|i|u|s|br|center|url|color|font)(?:=[^\]]*)?\]")
+_BB_REFERENCE = re.compile(
+    r"\[(?:member|method|signal|constant|enum|param|annotation|constructor|operator|theme_item) ([^\]\s]+)\]")
+_BB_CLASS = re.compile(r"\[([A-Z@][\w.]*)\]")
 _TERMS = frozenset({"dt", "term"})  # a definition list's term, then its definition
 _DEFINITIONS = frozenset({"dd", "definition", "listitem"})
 
@@ -63,6 +73,9 @@ class XmlLoader(Loader):
 
     name = "xml"
     mime = "application/xml"
+    # 2: an element named by a ``name`` attribute heads its text (a section, or a labelled value);
+    # a Godot class reference's BBCode is read as its rendered page shows it
+    version = 2
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         root = _parse(path)
@@ -70,7 +83,7 @@ class XmlLoader(Loader):
             text, title = read_text(path).strip(), ""
         else:
             blocks: list[str] = []
-            _blocks(root, 0, blocks)
+            _blocks(root, 0, blocks, bbcode=_godot_class(root))
             text = strip_encoded_data("\n\n".join(b for b in blocks if b.strip()))
             title = next((t for el in root.iter() if isinstance(el.tag, str) and _local(el.tag) == "title"
                           and (t := _inline(el))), "")
@@ -145,8 +158,9 @@ def _code(el: Any) -> str:
     return f"{fence}\n{text}\n{fence}" if text.strip() else ""
 
 
-def _blocks(el: Any, depth: int, out: list[str]) -> None:
-    """Append the Markdown blocks of ``el``, a section in ``depth`` sections."""
+def _blocks(el: Any, depth: int, out: list[str], bbcode: bool = False) -> None:
+    """Append the Markdown blocks of ``el``, a section in ``depth`` sections (``bbcode``: its text
+    is a Godot class reference's, see ``_bbcode_blocks``)."""
     name = _local(el.tag)
     children = _element_children(el)
     if name in _CODE:
@@ -161,10 +175,20 @@ def _blocks(el: Any, depth: int, out: list[str]) -> None:
         text = _inline(el)
         if not text:
             return
-        if name in _ITEMS:
+        named = (el.get("name") or "").strip()
+        if named and (len(text.split()) > _LABEL_WORDS or text.endswith(".")):
+            # a member, a parameter, a target the element documents: its name heads its text
+            out.append(f"{'#' * min(depth + 1, 6)} {_SPACE.sub(' ', named)}")
+            out.extend(f"{key}: {value}" for key in _NAMED_VALUES if (value := (el.get(key) or "").strip()))
+            out.extend(_bbcode_blocks(el) if bbcode else [text])
+            return
+        if bbcode and name not in _ITEMS:
+            out.extend(_bbcode_blocks(el))
+        elif name in _ITEMS:
             out.append(f"- {text}")
-        elif name not in _PROSE and len(text.split()) <= _LABEL_WORDS and not text.endswith("."):
-            out.append(f"{name}: {text}")
+        elif (label := named or (name if name not in _PROSE else "")) and len(text.split()) <= _LABEL_WORDS \
+                and not text.endswith("."):
+            out.append(f"{label}: {text}")
         else:
             out.append(text)
         return
@@ -172,14 +196,48 @@ def _blocks(el: Any, depth: int, out: list[str]) -> None:
     if names and names[0] in _TERMS and all(n in _TERMS | _DEFINITIONS for n in names):
         out.extend(_definitions(children))  # "<dt>max-bytes</dt><dd>Contains …</dd>": one item each
         return
-    heading = (el.get("topic") or el.get("title") or "").strip()
+    heading = (el.get("topic") or el.get("title") or el.get("name") or "").strip()
     first = children[0]
     if not heading and _local(first.tag) in _TITLES and not _element_children(first) and len(children) > 1:
         heading, children = _inline(first), children[1:]
     if heading:
         out.append(f"{'#' * min(depth + 1, 6)} {_SPACE.sub(' ', heading)}")
     for child in children:
-        _blocks(child, depth + 1 if heading else depth, out)
+        _blocks(child, depth + 1 if heading else depth, out, bbcode)
+
+
+def _godot_class(root: Any) -> bool:
+    """Whether the file is a Godot class reference (``<class name=…>`` with a
+    ``<brief_description>``: the engine's and every extension's ``doc_classes``), whose text is
+    written in Godot's BBCode."""
+    return _local(root.tag) == "class" and any(_local(c.tag) == "brief_description" for c in _element_children(root))
+
+
+def _bbcode_blocks(el: Any) -> list[str]:
+    """A Godot class reference's text as a reader of the rendered page sees it: each line a
+    paragraph, ``[codeblock]`` fenced, ``[code]x[/code]`` a code span, ``[member x]``,
+    ``[method x]`` and ``[ClassName]`` the name, ``[b]``, ``[i]``, ``[url=…]`` their text."""
+    raw = "".join(el.itertext())
+    out: list[str] = []
+    at = 0
+    for m in _BB_CODEBLOCK.finditer(raw):
+        out += _bbcode_lines(raw[at : m.start()])
+        code = textwrap.dedent(_BB_LANGUAGE.sub("", m.group(1)).strip("\n")).strip("\n")
+        if code.strip():
+            out.append(f"```\n{code}\n```")
+        at = m.end()
+    return out + _bbcode_lines(raw[at:])
+
+
+def _bbcode_lines(text: str) -> list[str]:
+    out = []
+    for line in text.splitlines():
+        line = _BB_CODE.sub(lambda m: f"`{m.group(1)}`", _SPACE.sub(" ", line).strip())
+        line = _BB_REFERENCE.sub(r"\1", _BB_FORMAT.sub("", line))
+        line = _BB_CLASS.sub(r"\1", line).replace("[lb]", "[").replace("[rb]", "]")
+        if line:
+            out.append(line)
+    return out
 
 
 def _table(el: Any, children: list[Any]) -> list[str]:

@@ -145,3 +145,47 @@ def test_a_file_without_text_is_skipped_with_its_reason(tmp_path: Path, data: by
 def test_the_encoding_the_declaration_names_is_read(tmp_path: Path, declared: str, encoding: str) -> None:
     xml = f'<?xml version="1.0" encoding="{declared}"?>\n<memo><p>Die F\u00e4hre f\u00e4hrt dienstags.</p></memo>'
     assert _load(tmp_path, xml.encode(encoding)).text.strip() == "Die F\u00e4hre f\u00e4hrt dienstags."
+
+
+GAUGE_CLASS = """<?xml version="1.0" encoding="UTF-8" ?>
+<class name="TideGauge" inherits="Node" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance">
+	<brief_description>
+		Reads one harbour gauge.
+	</brief_description>
+	<description>
+		TideGauge samples the water level and emits [signal reading_taken]. See [member window] and [TideTable].
+		[b]Note:[/b] Readings are in metres; call [method calibrate] first. Use [code]reset()[/code] to clear them.
+		[codeblock]
+		var g = TideGauge.new()
+		g.calibrate()
+		[/codeblock]
+	</description>
+	<members>
+		<member name="window" type="int" setter="set_window" getter="get_window" default="45">
+			The minutes averaged for each reading. If not explicitly set, the gauge averages over the last tide.
+		</member>
+	</members>
+	<constants>
+		<constant name="EBB" value="0" enum="Phase">
+			The tide is going out.
+		</constant>
+	</constants>
+</class>
+"""
+
+
+def test_a_named_element_heads_its_text_and_a_godot_class_reference_reads_as_rendered(tmp_path: Path) -> None:
+    """A member, a constant, a method an element documents by its ``name`` attribute is a section
+    of its own with its type and default; Godot's BBCode is read as its page shows it."""
+    text = _load(tmp_path, GAUGE_CLASS, "TideGauge.xml").text
+    assert text.startswith("# TideGauge\n\nReads one harbour gauge.")
+    assert "TideGauge samples the water level and emits reading_taken. See window and TideTable." in text
+    assert "Note: Readings are in metres; call calibrate first. Use `reset()` to clear them." in text
+    assert "```\nvar g = TideGauge.new()\ng.calibrate()\n```" in text
+    assert ("## window\n\ntype: int\n\ndefault: 45\n\nThe minutes averaged for each reading. If not explicitly "
+            "set, the gauge averages over the last tide.") in text
+    assert "## EBB\n\nvalue: 0\n\nThe tide is going out." in text
+    assert "[" not in text
+    # another XML file's named elements: a short value labelled by its name, no BBCode read
+    other = _load(tmp_path, "<resources><string name='app_name'>Tide [b]Log[/b]</string></resources>", "strings.xml").text
+    assert other.strip() == "app_name: Tide [b]Log[/b]"
