@@ -10,7 +10,9 @@ loader hands a ``.py`` file here, which writes it out in the order of its lines:
   (``## class BufferedSocket(object)``, ``### def BufferedSocket.recv(self, size, flags=0,
   timeout=_UNSET)``, the signature cut at 160 characters), its docstring as prose under it;
 - the code between them, signatures and comments included, fenced as ``python``, so nothing of
-  the file is lost.
+  the file is lost;
+- an Ansible plugin's documentation, the YAML strings assigned to ``DOCUMENTATION``, ``EXAMPLES``
+  and ``RETURN`` at the module's level, as its rendered page shows it (``ansible_docs``).
 
 The module is parsed with ``ast`` (nothing is run or imported). A file that does not parse, one
 over 2 MB, or one with no docstring at all is read as it is: a script is code.
@@ -22,6 +24,7 @@ import ast
 import inspect
 from dataclasses import dataclass
 
+from ragkit.loaders.ansible_docs import DOC_NAMES, ansible_markdown
 from ragkit.loaders.base import escape_markdown_line, fenced_block
 
 MAX_BYTES = 2 * 1024 * 1024  # a larger module (generated tables) is read as it is
@@ -35,6 +38,7 @@ class _Definition:
     heading: str
     doc: tuple[int, int] | None  # the docstring's first and last line
     text: str  # the docstring, cleaned
+    markdown: tuple[str, ...] = ()  # lines written in place of the heading and docstring (``doc`` its lines)
 
 
 def python_to_markdown(source: str, stem: str) -> str | None:
@@ -46,7 +50,7 @@ def python_to_markdown(source: str, stem: str) -> str | None:
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return None
     module_doc = _docstring(tree)
-    definitions = sorted(_definitions(tree.body, 2, ""), key=lambda d: d.start)
+    definitions = sorted(_definitions(tree.body, 2, "") + _plugin_docs(tree.body), key=lambda d: d.start)
     if module_doc is None and not any(d.doc for d in definitions):
         return None
     lines = source.split("\n")
@@ -58,6 +62,10 @@ def python_to_markdown(source: str, stem: str) -> str | None:
         cursor = module_doc[1] + 1
     for d in definitions:
         out += fenced_block(code + lines[cursor - 1 : d.start - 1], "python")
+        if d.markdown and d.doc:
+            out += d.markdown
+            code, cursor = [], d.doc[1] + 1
+            continue
         out += [f"{'#' * d.level} {d.heading}", ""]
         if d.doc is None:
             code, cursor = [], d.start
@@ -83,6 +91,19 @@ def _definitions(body: list[ast.stmt], level: int, owner: str) -> list[_Definiti
                                  doc[:2] if doc else None, doc[2] if doc else ""))
         if isinstance(node, ast.ClassDef):
             found += _definitions(node.body, level + 1, f"{owner}{node.name}.")
+    return found
+
+
+def _plugin_docs(body: list[ast.stmt]) -> list[_Definition]:
+    """An Ansible plugin's documentation strings at the module's level (``ansible_docs``)."""
+    found = []
+    for node in body:
+        if (isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in DOC_NAMES and isinstance(node.value, ast.Constant)
+                and isinstance(node.value.value, str) and node.end_lineno is not None
+                and (markdown := ansible_markdown(node.targets[0].id, node.value.value))):
+            found.append(_Definition(node.lineno, 2, node.targets[0].id, (node.lineno, node.end_lineno), "",
+                                     tuple(markdown)))
     return found
 
 

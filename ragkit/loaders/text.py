@@ -50,8 +50,9 @@ class TextLoader(Loader):
     # 10: Go's doc comments (the // lines right above a top-level declaration) likewise; 11: a
     # commented YAML configuration is written out, each key's path beside its comments; 12:
     # JavaScript's and TypeScript's JSDoc and a .proto file's comments likewise, and a declaration
-    # ends at its first brace outside parentheses (an annotation's ``{…}`` no longer cuts it)
-    version = 12
+    # ends at its first brace outside parentheses (an annotation's ``{…}`` no longer cuts it); 13: an
+    # Ansible plugin's DOCUMENTATION, EXAMPLES and RETURN strings are written out as its page shows them
+    version = 13
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 

@@ -103,3 +103,93 @@ def test_a_long_module_is_written_out_in_linear_time() -> None:
     start = time.process_time()  # this process's CPU time: other processes' load does not count
     assert python_to_markdown(body, "many") is not None
     assert time.process_time() - start < 10
+
+
+PLUGIN = '''#!/usr/bin/python
+# -*- coding: utf-8 -*-
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+---
+module: harbour_berth
+short_description: Book a berth in a harbour
+description:
+  - Books, moves or frees a berth through the harbour office's API.
+options:
+  length:
+    description:
+      - The vessel's length in metres. Berths shorter than C(length) are skipped.
+    type: int
+    required: true
+  force_move:
+    description:
+      - Move an existing booking to the new berth.
+      - A booked berth is not changed on later runs without setting this to V(true).
+    type: bool
+    default: false
+  tides:
+    description: The tide windows to book.
+    type: list
+    suboptions:
+      phase:
+        description: Which tide.
+        choices: [ebb, flood]
+notes:
+  - The office's API refuses bookings made less than I(two hours) ahead.
+requirements:
+  - python >= 3.9
+"""
+
+EXAMPLES = r"""
+- name: Book a berth
+  harbour_berth:
+    length: 12
+"""
+
+RETURN = r"""
+berth:
+  description: The booked berth's number.
+  returned: success
+  type: int
+  sample: 7
+"""
+
+RETURN_ALIAS = "not documentation"
+
+
+def main():
+    pass
+'''
+
+
+def test_an_ansible_plugins_documentation_strings_read_as_its_page() -> None:
+    """DOCUMENTATION, EXAMPLES and RETURN (YAML strings) are the plugin's page: options under
+    headings with their descriptions as prose and their defaults, examples fenced, return values."""
+    text = python_to_markdown(PLUGIN, "harbour_berth")
+    assert text is not None
+    assert "## Documentation\n\nBook a berth in a harbour\n\nBooks, moves or frees a berth" in text
+    assert ("### force_move\n\nMove an existing booking to the new berth.\n\nA booked berth is not changed on later "
+            "runs without setting this to `true`.\n\ndefault: false\n\ntype: bool") in text
+    assert "### length\n\nThe vessel's length in metres. Berths shorter than `length` are skipped." in text
+    assert "#### tides.phase\n\nWhich tide.\n\nchoices: ebb, flood" in text
+    assert "## Notes\n\n- The office's API refuses bookings made less than two hours ahead." in text
+    assert "## Requirements\n\n- python >= 3.9" in text
+    assert "## Examples\n\n```yaml\n- name: Book a berth\n  harbour_berth:\n    length: 12\n```" in text
+    assert "## Return values\n\n### berth\n\nThe booked berth's number.\n\nreturned: success\n\ntype: int\n\nsample: 7" in text
+    assert 'RETURN_ALIAS = "not documentation"' in text and "def main():" in text  # the rest is code
+    assert "DOCUMENTATION = r" not in text
+    passages = markdown_passages(text, "harbour_berth.py")
+    answer = extractive_answer("Rerunning harbour_berth leaves our booking where it was. Which option moves it?", passages)
+    assert "force_move" in answer, answer
+
+
+def test_a_documentation_string_that_is_no_plugins_stays_code() -> None:
+    for source in ('DOCUMENTATION = "just a sentence"\n', 'DOCUMENTATION = "a: [unclosed"\n',
+                   'RETURN = """\n"""\n', "EXAMPLES = ''\n"):
+        assert python_to_markdown(source, "m") is None  # no docstring and no documentation: a script
+
+
+def test_yaml_aliases_do_not_make_a_small_plugin_page_large() -> None:
+    aliases = "a: &a {description: x, suboptions: {b: *a, c: *a}}\n"
+    text = python_to_markdown(f'DOCUMENTATION = """\nmodule: m\noptions:\n  {aliases}"""\n', "m")
+    assert text is not None and len(text) < 20_000
