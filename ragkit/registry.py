@@ -119,6 +119,7 @@ loaders: Registry[type] = Registry(
         "latex": "ragkit.loaders.latex",
         "subtitles": "ragkit.loaders.subtitles",
         "mediawiki": "ragkit.loaders.mediawiki",
+        "tiddlywiki": "ragkit.loaders.tiddlywiki",
         "texinfo": "ragkit.loaders.texinfo",
         "pod": "ragkit.loaders.pod",
         "rd": "ragkit.loaders.rd",

@@ -40,7 +40,7 @@ _RETRY_REASONS = ("install", "ragkit[", "requires", "required", "limits.max_text
 #: length): run in the loading thread, like plugin loaders; ragkit's other loaders run in the loader
 #: process (``load_worker.py``), under the time limit and the memory ceiling
 IN_PROCESS_LOADERS = frozenset({"text", "markdown", "json", "jsonl", "csv", "tsv", "org", "asciidoc", "latex", "manpage",
-                                "subtitles", "mediawiki", "texinfo", "pod", "rd"})
+                                "subtitles", "mediawiki", "tiddlywiki", "texinfo", "pod", "rd"})
 #: files sent to the loader process before the first of them is taken back
 LOAD_AHEAD = 8
 

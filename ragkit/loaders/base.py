@@ -100,6 +100,7 @@ DEFAULT_LOADERS.update({ext: "text" for ext in TEXT_EXTENSIONS})
 DEFAULT_LOADERS[".json"] = "json"  # its fields as ``- name: value`` items (``ragkit.loaders.json_document``)
 DEFAULT_LOADERS.update({".srt": "subtitles", ".vtt": "subtitles", ".sbv": "subtitles"})  # the cues' text as paragraphs
 DEFAULT_LOADERS.update({ext: "mediawiki" for ext in (".mediawiki", ".wiki", ".wikitext")})  # a wiki's pages
+DEFAULT_LOADERS[".tid"] = "tiddlywiki"  # TiddlyWiki tiddlers: fields, then wikitext
 DEFAULT_LOADERS.update({ext: "texinfo" for ext in (".texi", ".texinfo", ".txi")})  # GNU manuals' sources
 DEFAULT_LOADERS.update({".pod": "pod", ".pm": "pod"})  # Perl's documentation, and a module's POD beside its code
 DEFAULT_LOADERS[".rd"] = "rd"  # R packages' help pages (man/*.Rd; extensions are matched lower-cased)
