@@ -372,6 +372,22 @@ def test_a_compound_name_counts_its_last_part() -> None:
     assert "50 ReefToken" in got
 
 
+READINGS = _passages(
+    ("# Tide gauge\n\nPressing the gauge icon opens the tide log. Right of the gauge there is another icon, "
+     "which when clicked shows you a menu which gives you access to four different types of reading: "
+     "high water, low water, surge and swell.", {"source": "gauge.md"}),
+    ("# Log\n\nThe log keeps 12 entries a page and 3 pages per tide.", {"source": "log.md"}),
+)
+
+
+def test_how_many_kinds_of_a_thing_counts_the_thing() -> None:
+    """"How many kinds of reading …?" counts readings, and "four different types of reading" gives
+    that count (it counted "kinds", which no sentence says, and refused)."""
+    assert counted_noun("How many kinds of reading does the gauge menu offer?") == "read"
+    got = extractive_answer("How many kinds of reading can I pick from the menu next to the gauge icon?", READINGS)
+    assert "four different types of reading" in got, got
+
+
 GATHERINGS = _passages((
     "# Our Gatherings\n\n## Summer camps\n\nThe whole crew gathers at the summer camp twice a year. "
     "Newcomers meet their mentor at the 1-month, 3-month and 1-year marks.\n\n"

@@ -550,7 +550,8 @@ _AS_LONG = frozenset({"soon", "quickly"})
 def counted_noun(question: str) -> str:
     """The stem of the noun a "how many" question counts ("How many parallel attention *heads*
     does it use?" -> "head"): the last word of the phrase after "how many", or its first plural
-    that a word other than a plural follows ("How many pull *requests* went into …?"); for "how long", "how
+    that a word other than a plural follows ("How many pull *requests* went into …?"), or the thing
+    whose sorts it counts ("How many kinds of *preview* …?"); for "how long", "how
     old" and the like, the adjective a measure ends with ("1 week *long*", "10 years *old*"), and "long"
     for "how soon" and "how quickly", which ask a length of time too; ""
     for other questions."""
@@ -559,7 +560,23 @@ def counted_noun(question: str) -> str:
         return "long" if adjective.group(1).lower() in _AS_LONG else stem(adjective.group(1))
     match = _HOW_MANY.search(question) or _HOW_MUCH.search(question)
     words, cut = _counted_phrase(match)
+    if thing := _kinds_of(match, words, cut):  # "How many kinds of preview …?": "six different types of preview"
+        return thing
     return stem(words[cut]) if words else ""
+
+
+#: the words that count sorts of a thing ("How many *kinds* of preview …?"): the thing is counted
+_KIND_WORDS = frozenset(stem(w) for w in "kinds types sorts varieties categories flavors flavours styles".split())
+_OF_THING = re.compile(r"\s+of\s+(?:the\s+)?([A-Za-z][\w-]*)")
+
+
+def _kinds_of(match: re.Match[str] | None, words: list[str], cut: int) -> str:
+    """The stem of the thing whose sorts a "how many" question counts, when the counted noun is a
+    word for sorts ("kinds") the phrase ends with and "of" that thing follows; else ""."""
+    if match is None or not words or cut != len(words) - 1 or stem(words[cut]) not in _KIND_WORDS:
+        return ""
+    thing = _OF_THING.match(match.string, match.end())
+    return stem(thing.group(1)) if thing else ""
 
 
 def _counted_phrase(match: re.Match[str] | None) -> tuple[list[str], int]:
@@ -576,7 +593,10 @@ def counted_modifier(question: str) -> str:
     noun: documents count "8 defers" for "How many *defer* statements …?" and "4 workers" for "How
     many *worker* processes …?"; "" when there is none (or it is a stopword, a number or a word
     with a capital)."""
-    words, cut = _counted_phrase(_HOW_MANY.search(question))
+    match = _HOW_MANY.search(question)
+    words, cut = _counted_phrase(match)
+    if _kinds_of(match, words, cut):
+        return stem(words[cut])  # "three kinds: …" counts them too
     before = words[cut - 1] if 0 < cut < len(words) else ""
     if not before.isalpha() or not before.islower() or before in STOPWORDS or _plural(before):
         return ""
