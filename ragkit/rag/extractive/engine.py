@@ -221,6 +221,7 @@ from ragkit.rag.extractive.text import (
 from ragkit.rag.extractive.units import Candidate, Unit
 from ragkit.rag.extractive.values import (
     named_heading,
+    says_unset_default,
     serves_address,
     writes_new_identifier,
 )
@@ -1070,7 +1071,8 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     # a number asked for, or how a thing works ("How does X let …?"): a sentence that gives it of
     # "this" or "it" ("This allows …") is one candidate with the one before
     leaning = query.kind == "number" or asks_mechanism(query.form)
-    scored = [*units, *sentence_pairs(units, leaning=not paired)] if paired or leaning else units
+    # and for any question, a sentence with the example that follows it ("For instance: …")
+    scored = [*units, *sentence_pairs(units, leaning=leaning and not paired, examples=not paired)]
     candidates = sorted(
         (c for u in scored if (c := _score(u, query, weight, min_coverage, label))),
         key=_candidate_order,
@@ -1108,6 +1110,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     elif query.kind and _off_kind(candidates[0], query) and _unmet_share(candidates[0].unit, query, weight) >= _OFF_TOPIC:
         refused = f"the best sentence holds no {query.kind} and is about part of the question only"
         typed = close_typed(candidates, query, refusing=True)
+        if typed is None and query.default and query.kind == "value":  # a default said in words holds no
+            # literal: "If not explicitly set, the first child … will be considered the initial state"
+            typed = next((c for c in candidates[:_WORDED_DEFAULT_DEPTH] if says_unset_default(c.unit.text)), None)
         if typed is not None:  # a close one that holds it answers, wherever it is (not about another release)
             candidates, refused = put_first(candidates, typed), ""
     else:
@@ -1330,6 +1335,10 @@ def _first_copies(candidates: list[Candidate]) -> list[Candidate]:
             first[key] = c.unit
     return [c if first[(c.unit.kind, c.unit.text)] is c.unit else replace(c, unit=first[(c.unit.kind, c.unit.text)])
             for c in candidates]
+
+
+#: how far down the candidates a default said in words is looked for before refusing
+_WORDED_DEFAULT_DEPTH = 3
 
 
 def _refuse(reason: str) -> str:

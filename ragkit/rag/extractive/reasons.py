@@ -25,14 +25,22 @@ _GROUNDS_SENTENCES = 3  # a why question's advice brings the whole paragraph bef
 _LEANS_BACK = re.compile(r"^(?:This|That|It|These|Those|Such)\s+(?!is\s+because|is\s+why)")
 
 
-def sentence_pairs(units: Sequence[Unit], *, leaning: bool = False) -> list[Unit]:
+#: a sentence that gives an example of what the one before it says ("For instance: %s for string, …")
+_EXAMPLE_OF = re.compile(r"^(?:For (?:instance|example)|E\.g\.|e\.g\.)[,:]?\s")
+
+
+def sentence_pairs(units: Sequence[Unit], *, leaning: bool = False, examples: bool = False) -> list[Unit]:
     """Each prose sentence joined to the next one of its paragraph, as one unit (its words both
-    sentences' words); with ``leaning``, only to a next one that leans on it for its subject
-    ("… the timeout values are calculated relative to that. This works for about 500,000 years")."""
+    sentences' words); with ``leaning`` or ``examples``, only to a next one that leans on it for
+    its subject ("… the timeout values are calculated relative to that. This works for about
+    500,000 years") or, with ``examples``, that gives an example of it ("… placeholders to be
+    substituted with format arguments. For instance: %s for string, %d for integer")."""
     out: list[Unit] = []
     for u, v in zip(units, units[1:], strict=False):
+        joins = (not (leaning or examples) or leaning and _LEANS_BACK.match(v.text)
+                 or examples and _EXAMPLE_OF.match(v.text))
         if (u.kind == v.kind == "prose" and u.rank == v.rank and u.paragraph == v.paragraph
-                and v.position == u.position + 1 and (not leaning or _LEANS_BACK.match(v.text))):
+                and v.position == u.position + 1 and joins):
             out.append(replace(u, text=f"{u.text} {v.text}", own=u.own | v.own, near=u.near | v.near,
                                run=(u.text, v.text), leads_code=v.leads_code))
     return out

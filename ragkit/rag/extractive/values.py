@@ -86,6 +86,14 @@ _IMPLIED_DEFAULT = re.compile(
     r"|\b(?:if|when)\s+(?:it|that|this|the\s+[\w.-]+)\s+(?:is|was)\s+(?:left\s+)?(?:unset|not\s+set)\b",
     re.IGNORECASE,
 )
+#: a sentence that says in words what holds when nothing is set ("If not explicitly set, the first
+#: child … is the initial state", "When omitted, …", "If no region is given, …"): it states a default
+_UNSET_CLAUSE = re.compile(
+    r"\b(?:if|when)\s+(?:it\s+is\s+|this\s+is\s+)?(?:not\s+(?:explicitly\s+)?(?:set|specified|given|provided|"
+    r"configured|supplied|passed)|(?:left\s+)?(?:unset|omitted|unspecified))\b"
+    r"|\bif\s+no\s+[\w-]+(?:\s+[\w-]+)?\s+is\s+(?:set|specified|given|provided|supplied|passed)\b",
+    re.IGNORECASE,
+)
 
 
 def implied_default(question: str) -> str:
@@ -321,6 +329,12 @@ def declares_default(sentence: str) -> bool:
     X"), "(Default 100)", "X by default", and a documented signature with keyword values
     ("Signature: `form(max_files=1000)`"); and what happens when the user sets nothing ("If you
     don't configure a credential store, Docker stores credentials in `config.json`")."""
+
+
+def says_unset_default(sentence: str) -> bool:
+    """Whether ``sentence`` says in words what holds when nothing is set ("If not explicitly set,
+    the first child … will be considered the initial state"): a default with no literal."""
+    return bool(_UNSET_CLAUSE.search(sentence))
     return bool(_DEFAULT.search(sentence) or _IMPLIED_DEFAULT.search(sentence))
 
 
@@ -353,4 +367,5 @@ def gloss(text: str) -> str:
 
 
 __all__ = [
-    "asked_noun", "asked_qualifier", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "serves_address", "value_question"]
+    "asked_noun", "asked_qualifier", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "says_unset_default", "serves_address",
+    "value_question"]
