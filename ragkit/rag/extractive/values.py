@@ -329,13 +329,13 @@ def declares_default(sentence: str) -> bool:
     X"), "(Default 100)", "X by default", and a documented signature with keyword values
     ("Signature: `form(max_files=1000)`"); and what happens when the user sets nothing ("If you
     don't configure a credential store, Docker stores credentials in `config.json`")."""
+    return bool(_DEFAULT.search(sentence) or _IMPLIED_DEFAULT.search(sentence))
 
 
 def says_unset_default(sentence: str) -> bool:
     """Whether ``sentence`` says in words what holds when nothing is set ("If not explicitly set,
     the first child … will be considered the initial state"): a default with no literal."""
     return bool(_UNSET_CLAUSE.search(sentence))
-    return bool(_DEFAULT.search(sentence) or _IMPLIED_DEFAULT.search(sentence))
 
 
 def _normal(text: str) -> str:
