@@ -115,6 +115,9 @@ def deep_nesting(ext: str, data: bytes, rng: random.Random, seeds: Mapping[str, 
         ".tsv": lambda: b"a\tb\n" + b"[" * n + b"\tx\n",
         ".txt": lambda: b"(" * n + b"deep" + b")" * n,
         ".adoc": lambda: b"====\n" * n + b"*" * 5 + b" deep\n" + b"|===\n|a\n" * n + b"<<" * n + b"deep" + b">>" * n,
+        ".tid": lambda: b"title: deep\n\n" + b"*" * n + b" deep\n" + b"#>" * n + b"\n" + b"''" * n + b"[[" * n + b"{{" * n,
+        ".py": lambda: b'DOCUMENTATION = """\nmodule: m\noptions: ' + b"[" * n + b"]" * n + b'\n"""\n'
+                       b'RETURN = """\n' + b"".join(b"  " * i + b"k:\n" for i in range(min(n, 500))) + b'"""\n',
     }
     return Mutated("deep_nesting", ext, nested[ext]() if ext in nested else data)
 

@@ -135,6 +135,22 @@ def mediawiki_seed() -> bytes:
             + "\n* '''ferry''': [[Tuesdays]]\n{| class=\"wikitable\"\n! Port !! Fare\n|-\n| Bergen || 40\n|}\n").encode()
 
 
+def tiddler_seed() -> bytes:
+    """A TiddlyWiki tiddler: fields, a pragma, a heading, marks, links, lists, a table and a macro."""
+    body = "\n\n".join(PARAGRAPHS)
+    return ("created: 20240101000000000\ntags: [[Harbour notes]]\ntitle: Ferries\n\n\\define note() x\n! Ferries\n"
+            + body + "\n# ''Check'' the [[tide table|Tides]]\n#> `https://example.org/tides`\n"
+            "|!Port |!Fare |\n|Bergen |40 |\n<<note>> {{$:/core/images/ferry}}\n").encode()
+
+
+def ansible_seed() -> bytes:
+    """An Ansible module: its DOCUMENTATION, EXAMPLES and RETURN YAML strings, and code."""
+    return ('#!/usr/bin/python\nDOCUMENTATION = r"""\nmodule: harbour_berth\nshort_description: Book a berth\n'
+            "description:\n  - " + PARAGRAPHS[0] + "\noptions:\n  length:\n    description: C(length) in metres.\n"
+            '    type: int\n    default: 12\n"""\nEXAMPLES = r"""\n- harbour_berth:\n    length: 12\n"""\n'
+            'RETURN = r"""\nberth:\n  description: The berth.\n  type: int\n"""\n\ndef main():\n    pass\n').encode()
+
+
 def texinfo_seed() -> bytes:
     """A Texinfo chapter: a node, a chapter, an option table, an example and inline commands."""
     body = "\n\n".join(PARAGRAPHS)
@@ -426,7 +442,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
     ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed, ".yaml": yaml_seed, ".js": js_seed,
-    ".proto": proto_seed,
+    ".proto": proto_seed, ".tid": tiddler_seed, ".py": ansible_seed,
 }
 
 
