@@ -388,6 +388,21 @@ def test_how_many_kinds_of_a_thing_counts_the_thing() -> None:
     assert "four different types of reading" in got, got
 
 
+SCOPES = _passages(
+    ("# Ledger\n\nA Ledger can act as a parent scope for another Ledger. If an entry is not found in the active "
+     "scope, it looks in the parent Ledger. Importantly, there is no limit to how many Ledgers can be in this "
+     "chain, and a Ledger never changes entries of its parent scopes.", {"source": "Ledger.xml"}),
+    ("# Ledger > set_parent\n\nAssigns the parent scope of this Ledger.", {"source": "Ledger.xml"}),
+)
+
+
+def test_a_count_without_a_bound_answers_how_many() -> None:
+    """"How many Ledgers can be chained …?": "there is no limit to how many Ledgers can be in this
+    chain" gives the count (it holds no number and was refused)."""
+    got = extractive_answer("How many Ledgers can be chained together as parent scopes?", SCOPES)
+    assert "there is no limit to how many Ledgers" in got, got
+
+
 GATHERINGS = _passages((
     "# Our Gatherings\n\n## Summer camps\n\nThe whole crew gathers at the summer camp twice a year. "
     "Newcomers meet their mentor at the 1-month, 3-month and 1-year marks.\n\n"

@@ -757,6 +757,9 @@ _NOT_AMOUNTS = re.compile(
 )
 
 
+#: a count given as having no bound: "there is no limit to how many Blackboards can be in this
+#: chain", "an unlimited number of", "any number of"
+_UNBOUNDED = re.compile(r"\bno\s+(?:upper\s+)?(?:limit|maximum)\b|\bunlimited\b|\bany\s+number\s+of\b", re.IGNORECASE)
 _DECADE = re.compile(r"\b(?:1[0-9]|20)[0-9]0s\b|['’][0-9]0s\b")  # "the 1960s", "the '90s"
 #: a web address: its digits are a path's, no year or count of a sentence's
 _URL = re.compile(r"\b(?:https?|ftp)://\S+|\bwww\.\S+", re.IGNORECASE)
@@ -776,7 +779,7 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         amounts = [w for w in WORD.findall(_NOT_AMOUNTS.sub(" ", sentence)) if w.lower() not in question_words]
         span = _SPAN_IN_WORDS.search(sentence)
         return any(w[:1].isdigit() or w.lower() in _NUMBER_WORDS for w in amounts) or bool(span) and (
-            span.group().lower() != "immediately" or bool(question_words & _SOON_WORDS))
+            span.group().lower() != "immediately" or bool(question_words & _SOON_WORDS)) or bool(_UNBOUNDED.search(sentence))
     if kind == "date" and _DURATION_FIELD.search(sentence):
         return False  # "duration: 1554" is a length in seconds, no year
     if kind == "date" and "decade" in question_words:
