@@ -56,12 +56,15 @@ _LITERAL_TAG = re.compile(r"(?<!`)</?[A-Za-z][\w:.-]*(?:\s[^<>`]*)?/?>(?!`)")
 #: a named element's attributes that say what it holds (``<member name="speed" type="float" default="2.0">``)
 _NAMED_VALUES = ("type", "default", "value")
 # Godot's BBCode (``_bbcode_blocks``)
-_BB_CODEBLOCK = re.compile(r"\[codeblocks?\](.*?)\[/codeblocks?\]", re.S)
-_BB_LANGUAGE = re.compile(r"\[/?(?:gdscript|csharp|text)[^\]]*\]")
-_BB_CODE = re.compile(r"\[(?:code|kbd)(?: [^\]]*)?\](.*?)\[/(?:code|kbd)\]")
-_BB_FORMAT = re.compile(r"\[/?(?:b|i|u|s|br|center|url|color|font)(?:=[^\]]*)?\]")
+# (no pattern reaches past the next bracket it must not cross: a line of unclosed tags is read in
+# linear time)
+_BB_CODEBLOCK_OPEN = re.compile(r"\[codeblocks?\]")
+_BB_CODEBLOCK_CLOSE = re.compile(r"\[/codeblocks?\]")
+_BB_LANGUAGE = re.compile(r"\[/?(?:gdscript|csharp|text)[^\[\]]*\]")
+_BB_CODE = re.compile(r"\[(?:code|kbd)(?: [^\[\]]*)?\]((?:[^\[]|\[(?!/?(?:code|kbd)\b))*)\[/(?:code|kbd)\]")
+_BB_FORMAT = re.compile(r"\[/?(?:b|i|u|s|br|center|url|color|font)(?:=[^\[\]]*)?\]")
 _BB_REFERENCE = re.compile(
-    r"\[(?:member|method|signal|constant|enum|param|annotation|constructor|operator|theme_item) ([^\]\s]+)\]")
+    r"\[(?:member|method|signal|constant|enum|param|annotation|constructor|operator|theme_item) ([^\[\]\s]+)\]")
 _BB_CLASS = re.compile(r"\[([A-Z@][\w.]*)\]")
 _TERMS = frozenset({"dt", "term"})  # a definition list's term, then its definition
 _DEFINITIONS = frozenset({"dd", "definition", "listitem"})
@@ -220,12 +223,12 @@ def _bbcode_blocks(el: Any) -> list[str]:
     raw = "".join(el.itertext())
     out: list[str] = []
     at = 0
-    for m in _BB_CODEBLOCK.finditer(raw):
-        out += _bbcode_lines(raw[at : m.start()])
-        code = textwrap.dedent(_BB_LANGUAGE.sub("", m.group(1)).strip("\n")).strip("\n")
+    while (opened := _BB_CODEBLOCK_OPEN.search(raw, at)) and (closed := _BB_CODEBLOCK_CLOSE.search(raw, opened.end())):
+        out += _bbcode_lines(raw[at : opened.start()])
+        code = textwrap.dedent(_BB_LANGUAGE.sub("", raw[opened.end() : closed.start()]).strip("\n")).strip("\n")
         if code.strip():
             out.append(f"```\n{code}\n```")
-        at = m.end()
+        at = closed.end()
     return out + _bbcode_lines(raw[at:])
 
 
