@@ -9,8 +9,8 @@ its description, ``returned``, ``type`` and ``sample``. Ansible's inline markup 
 ``C(x)``, ``V(x)``, ``O(x)`` and ``RV(x)`` are code spans, ``I(x)``, ``B(x)`` and ``M(x)`` their
 text, ``L(text,url)`` its text, ``U(url)`` the address. YAML that does not parse, or a value of
 another shape, is no documentation (None: the string stays code). The output is bounded: at most
-``MAX_ENTRIES`` options and return values, nested at most ``MAX_DEPTH`` deep (YAML aliases can make
-a small string a large tree).
+``MAX_ENTRIES`` options and return values, nested at most ``MAX_DEPTH`` deep, ``MAX_ITEMS`` items
+of a list, and a nested list shown as no text (YAML aliases can make a small string a large tree).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from ragkit.loaders.base import escape_markdown_line
 DOC_NAMES = frozenset({"DOCUMENTATION", "EXAMPLES", "RETURN"})
 MAX_ENTRIES = 2000
 MAX_DEPTH = 4
+MAX_ITEMS = 200  # a list's items shown (choices, notes, aliases)
 _FIELDS = ("default", "type", "choices", "required", "aliases", "elements", "version_added")
 _RETURN_FIELDS = ("returned", "type", "sample")
 _CODE = re.compile(r"\b(?:C|V|O|RV)\(([^()]*)\)")
@@ -79,16 +80,19 @@ def _entries(entries: dict[Any, Any], level: int, owner: str, fields: tuple[str,
         out += _prose(spec.get("description"))
         for field in fields:
             if field in spec and spec[field] is not None and not isinstance(spec[field], dict):
-                shown = ", ".join(map(_inline, spec[field])) if isinstance(spec[field], list) else _inline(spec[field])
-                out += [f"{field}: {shown}", ""]
+                shown = ", ".join(_texts(spec[field])) if isinstance(spec[field], list) else _inline(spec[field])
+                if shown:
+                    out += [f"{field}: {shown}", ""]
         if isinstance(spec.get(nested), dict) and level - 2 < MAX_DEPTH:
             out += _entries(spec[nested], level + 1, f"{owner}{key}.", fields, nested, budget)
     return out
 
 
 def _texts(value: Any) -> list[str]:
+    """A value's or a list's scalar items as text (at most ``MAX_ITEMS``; a nested list or mapping,
+    which YAML aliases may make huge, is left out)."""
     items = value if isinstance(value, list) else [value] if value is not None else []
-    return [_inline(item) for item in items if item is not None and not isinstance(item, (dict, list))]
+    return [_inline(item) for item in items[:MAX_ITEMS] if item is not None and not isinstance(item, (dict, list))]
 
 
 def _prose(value: Any) -> list[str]:
@@ -99,9 +103,12 @@ def _prose(value: Any) -> list[str]:
 
 
 def _inline(value: Any) -> str:
-    """A value as its page shows it: Ansible's markup read (see the module docstring), one line."""
+    """A scalar as its page shows it: Ansible's markup read (see the module docstring), one line; a
+    list or a mapping is no scalar ("")."""
     if isinstance(value, bool):
         return "true" if value else "false"
+    if isinstance(value, (list, dict)):
+        return ""
     text = " ".join(str(value).split())
     text = _CODE.sub(lambda m: f"`{m.group(1)}`", text)
     return _URL.sub(r"\1", _LINK.sub(r"\1", _TEXT.sub(r"\1", text)))

@@ -193,3 +193,17 @@ def test_yaml_aliases_do_not_make_a_small_plugin_page_large() -> None:
     aliases = "a: &a {description: x, suboptions: {b: *a, c: *a}}\n"
     text = python_to_markdown(f'DOCUMENTATION = """\nmodule: m\noptions:\n  {aliases}"""\n', "m")
     assert text is not None and len(text) < 20_000
+
+
+def test_yaml_aliases_in_a_plugins_lists_do_not_expand() -> None:
+    """A billion-laughs list (each level nine aliases of the one below) in an option's choices is
+    no text: nested lists are left out, so the page stays small and is written at once."""
+    levels = ["a0: &a0 [x, x, x, x, x, x, x, x, x]"] + [
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]" for i in range(1, 9)]
+    options = "\n".join(f"  {line}" for line in levels)
+    source = (f'DOCUMENTATION = """\nmodule: m\nlaughs:\n{options}\noptions:\n  opt:\n    description: One.\n'
+              f'    choices: *a8\n"""\n')
+    started = time.process_time()
+    text = python_to_markdown(source, "m")
+    assert time.process_time() - started < 5
+    assert text is not None and len(text) < 20_000 and "### opt" in text
