@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from ragkit.loaders.markdown_html import without_html_comments
 from ragkit.loaders.pdf_paper import line_names
 
 #: how many lines after the title a byline field may start
@@ -81,7 +82,6 @@ _SIGNATURE_LINES = 5
 #: how long a signature's line after the name may be
 _SIGNATURE_LINE_CHARS = 60
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
-_HTML_COMMENT = re.compile(r"<!--.*?-->", re.DOTALL)
 _LINE_TAG = re.compile(r"<br\s*/?>|</?[a-zA-Z][^<>]{0,80}>")  # "Brian Holt<br>", "<em>MIT</em>"
 _LINE_BLOCK = re.compile(r"^\|[ \t]?")  # reStructuredText's line block: "| David Clark"
 _SENTENCE_END = re.compile(r"[.!?)\"\u201d\u2019]\s*$")
@@ -93,7 +93,7 @@ def closing_signature(text: str) -> str | None:
     "— Jane Doe"; "David Clark" / "MIT" / "October 2020") under a paragraph of prose, as a
     foreword, a preface or a letter ends; else None. A closing list of names (contributors, a
     credits list) is no signature: its lines are list items, or the paragraph before is no prose."""
-    tail = _HTML_COMMENT.sub("", text[-TAIL_CHARS:]).strip()
+    tail = without_html_comments(text[-TAIL_CHARS:]).strip()
     paragraphs = [p for p in _PARAGRAPH_BREAK.split(tail) if p.strip()]
     if len(paragraphs) < 2:
         return None

@@ -228,4 +228,17 @@ def _untagged(text: str, *, row: bool = False) -> str:
     return "\n".join(re.sub(r"[ \t]+", " ", part) for part in text.split("\n"))
 
 
-__all__ = ["FENCE", "code_spans", "html_headings", "html_text"]
+def without_html_comments(text: str) -> str:
+    """``text`` without its HTML comments (``<!-- … -->``, over as many lines as they span); an
+    ``<!--`` that nothing closes, and all after it, stays. Each comment's end is looked for once, so
+    a file of unclosed ``<!--`` is read in linear time (a lazy ``<!--.*?-->`` took quadratic time)."""
+    kept: list[str] = []
+    at = 0
+    while (start := text.find("<!--", at)) >= 0 and (end := text.find("-->", start + 4)) >= 0:
+        kept.append(text[at:start])
+        at = end + 3
+    kept.append(text[at:])
+    return "".join(kept)
+
+
+__all__ = ["FENCE", "code_spans", "html_headings", "html_text", "without_html_comments"]

@@ -30,7 +30,7 @@ import re
 from pathlib import Path
 
 from ragkit.loaders.base import MarkupLoader
-from ragkit.loaders.markdown_html import html_text
+from ragkit.loaders.markdown_html import html_text, without_html_comments
 from ragkit.registry import loaders
 
 _HEADING = re.compile(r"(={1,6})[ \t]*(.*?)[ \t]*\1[ \t]*$")
@@ -39,7 +39,6 @@ _INTERNAL = re.compile(r"\[\[([^\[\]|\n]{1,500})(?:\|([^\[\]\n]{0,500}))?\]\]")
 _DROPPED_LINK = re.compile(r"(?i)^:?(?:category|file|image|media)\s*:")
 _EXTERNAL = re.compile(r"\[((?:https?|ftp|mailto|irc|news):[^\s\[\]]{1,2000})(?:[ \t]+([^\[\]\n]{1,500}))?\]")
 _REF = re.compile(r"(?is)<ref\b[^>/]{0,300}/>|<ref\b[^>]{0,300}>.{0,5000}?</ref\s*>")
-_COMMENT = re.compile(r"(?s)<!--.*?-->")
 _MAGIC = re.compile(r"__[A-Z]{2,30}__")
 _CODE_TAG = re.compile(r"(?i)<(?:code|tt|kbd|var)>([^<\n]{0,500})</(?:code|tt|kbd|var)>")
 _NOWIKI = re.compile(r"(?i)</?nowiki\s*/?>")
@@ -64,7 +63,7 @@ class MediaWikiLoader(MarkupLoader):
 
 def mediawiki_to_markdown(wiki: str) -> str:
     """``wiki`` (MediaWiki markup) as Markdown-structured text."""
-    wiki = _REF.sub("", _COMMENT.sub("", wiki))
+    wiki = _REF.sub("", without_html_comments(wiki))
     out: list[str] = []
     lines = _without_templates(wiki.split("\n"))
     code_end: str | None = None  # the closing tag of the code block we are in

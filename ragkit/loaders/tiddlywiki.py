@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.markdown_html import without_html_comments
 from ragkit.registry import loaders
 
 _FIELD = re.compile(r"^([\w$.:/-]{1,80}):[ \t]?(.*)$")
@@ -49,7 +50,6 @@ _INTERNAL = re.compile(r"\[\[([^\[\]|\n]{1,500}?)(?:\|([^\[\]\n]{0,500}))?\]\]")
 _TRANSCLUSION = re.compile(r"\{\{\{[^{}\n]{0,2000}\}\}\}|\{\{[^{}\n]{0,500}\}\}")
 _MACRO = re.compile(r"<<[^<>\n]{0,500}>>")
 _WIDGET = re.compile(r"</?\$[\w.-]{1,80}(?:\s(?:\"[^\"\n]{0,2000}\"|'[^'\n]{0,2000}'|[^<>\"'\n]){0,2000})?/?>")
-_COMMENT = re.compile(r"(?s)<!--.*?-->")
 _UNLINKED = re.compile(r"~(?=[A-Z])")
 _ROW = re.compile(r"^\|(.*)\|([hcfk]?)\s*$")
 _CODE_TYPES = ("application/javascript", "application/json", "text/css", "text/javascript")
@@ -95,7 +95,7 @@ def split_fields(text: str) -> tuple[dict[str, str], str]:
 def tiddlywiki_to_markdown(wiki: str) -> str:
     """``wiki`` (TiddlyWiki wikitext) as Markdown-structured text (see the module docstring)."""
     out: list[str] = []
-    lines = _COMMENT.sub("", wiki).split("\n")
+    lines = without_html_comments(wiki).split("\n")
     i = _after_pragmas(lines)
     fenced, quoted, term = False, False, ""
     table: list[str] = []

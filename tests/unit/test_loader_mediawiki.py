@@ -68,8 +68,9 @@ def test_a_redirect_and_unbalanced_braces_read_as_text() -> None:
     assert mediawiki_to_markdown("#REDIRECT [[Tide tables]]\n") == "Redirects to Tide tables.\n"
     assert "== A ==" not in mediawiki_to_markdown("{{broken\n== A ==\ntext\n")  # still read, its heading a heading
     start = time.process_time()  # this process's CPU time: other processes' load does not count
-    mediawiki_to_markdown("{{" * 200_000 + "[[" * 100_000 + "'''" * 100_000)
-    assert time.process_time() - start < 5  # one pass: no blow-up on hostile markup
+    mediawiki_to_markdown("{{" * 200_000 + "[[" * 100_000 + "'''" * 100_000 + "<!--" * 100_000)
+    assert time.process_time() - start < 5  # one pass: no blow-up on hostile markup (unclosed comments too)
+    assert mediawiki_to_markdown("a <!-- hidden\nover lines --> b <!-- open") == "a  b <!-- open\n"
 
 
 def test_sections_cut_the_chunks_and_the_title_is_the_page_name(tmp_path: Path) -> None:
