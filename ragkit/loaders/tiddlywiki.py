@@ -25,6 +25,7 @@ is fenced as code; an image tiddler holds no text and is skipped with that reaso
 
 from __future__ import annotations
 
+import bisect
 import re
 from pathlib import Path
 
@@ -153,6 +154,7 @@ def tiddlywiki_to_markdown(wiki: str) -> str:
 def _after_pragmas(lines: list[str]) -> int:
     """The first line after the pragmas that open a tiddler's text (``\\define x() …`` on one line,
     or up to its ``\\end``; ``\\import``, ``\\rules``, …)."""
+    ends = [k for k, line in enumerate(lines) if _END.match(line.strip())]  # found once: no line is read twice
     i = 0
     while i < len(lines):
         line = lines[i].strip()
@@ -161,9 +163,9 @@ def _after_pragmas(lines: list[str]) -> int:
             continue
         if not _PRAGMA.match(line):
             break
-        if _MULTILINE_PRAGMA.match(line):  # its body follows, up to "\end"
-            end = next((k for k in range(i + 1, len(lines)) if _END.match(lines[k].strip())), None)
-            i = end + 1 if end is not None else i + 1
+        after = bisect.bisect_right(ends, i)
+        if _MULTILINE_PRAGMA.match(line) and after < len(ends):  # its body follows, up to "\end"
+            i = ends[after] + 1
         else:
             i += 1
     return i

@@ -104,7 +104,7 @@ def test_hostile_wikitext_is_read_in_linear_time() -> None:
     """Unclosed marks, brackets and macros on long lines: each pattern is bounded and lazy."""
     for line in ("''" * 50_000, "[[" * 50_000, "<<" * 50_000, "{{" * 50_000, "{{{" * 30_000, "//x" * 50_000,
                  "|a" * 50_000, "[img[" * 30_000, "<$x " * 30_000, '<$x "' * 30_000, "__a" * 50_000, "#>" * 50_000,
-                 "<!--" * 100_000):
+                 "<!--" * 100_000, "\\define a()\n" * 100_000):
         started = time.process_time()
         tiddlywiki_to_markdown(f"{line}\n" * 4)
         assert time.process_time() - started < 5, line[:10]
