@@ -31,18 +31,21 @@ _LEADING_STAR = re.compile(r"^[ \t]*\*(?![*/])[ \t]?")
 _INLINE_TAG = re.compile(r"\{@(\w{1,30})[ \t\n]*")
 _TAG = re.compile(r"<(/?)([A-Za-z][\w:-]{0,30})((?:[^<>\"']|\"[^\"]{0,400}\"|'[^']{0,400}'){0,400})>")
 _ATTRIBUTE = re.compile(r"\b(?:name|cref|langword|href)\s*=\s*[\"']([^\"']{0,300})[\"']")
+_HEADING = re.compile(r" {0,3}(#{1,6})[ \t]+(\S.*)$")  # a Markdown heading in a comment's prose
 _BLOCK_TAG = re.compile(r"^[ \t]*[@\\](\w{1,30})\b[ \t]*(.*)$")
 
 
-def prose_lines(raw: str, language: str = "") -> list[str]:
+def prose_lines(raw: str, language: str = "", *, headings_below: int = 0) -> list[str]:
     """A documentation comment's text as Markdown lines (see the module docstring); empty when
-    it says nothing."""
+    it says nothing. With ``headings_below``, a heading the comment writes (rustdoc's ``# Panics``,
+    Go's ``# Limits``) stays a heading, that many levels deeper (at most ``######``); without it,
+    such a line is escaped and read as text."""
     text = _unmarked(raw, language)
     if language in SCRIPT_LANGUAGES:  # an example's caption, before the HTML is read
         text = _CAPTION.sub(lambda m: f"{m.group(1)} {_CAPTION_MARK}{m.group(2).strip()}{_CAPTION_MARK}", text)
     text = _inline_tags(text)
     lines = _html_to_lines(text)
-    lines = _block_tags(lines, language)
+    lines = _block_tags(lines, language, headings_below)
     while lines and not lines[0].strip():
         lines = lines[1:]
     while lines and not lines[-1].strip():
@@ -258,7 +261,7 @@ _SCRIPT_MARKERS = frozenset({"private", "public", "protected", "package", "ignor
                              "lends", "namespace", "enum", "hideconstructor", "generator", "license"})
 
 
-def _block_tags(lines: list[str], language: str = "") -> list[str]:
+def _block_tags(lines: list[str], language: str = "", headings_below: int = 0) -> list[str]:
     """Javadoc's, Doxygen's and JSDoc's block tags (``@param x …``, ``\\return …``, ``@param
     {Type} [x=1] - …``) as labelled items, a tag's description continuing on the lines after it
     joined to it; in a script, an ``@example``'s lines a fenced block and the tags that only
@@ -306,8 +309,19 @@ def _block_tags(lines: list[str], language: str = "") -> list[str]:
                 out[-1] = f"{out[-1]} {line.strip()}".rstrip()
             continue
         tagged = False
+        heading = _HEADING.match(line) if headings_below else None
+        if heading:
+            level = min(len(heading.group(1)) + headings_below, 6)
+            out += ["", f"{'#' * level} {_without_closing_hashes(heading.group(2).strip())}", ""]
+            continue
         out.append(escape_markdown_line(line) if not line.startswith("- ") else line)
     return [line.rstrip() for line in _squeezed(out)]
+
+
+def _without_closing_hashes(title: str) -> str:
+    """A heading's text without its closing ``#`` run (``Panics ##``), not ``C#``'s."""
+    bare = title.rstrip("#")
+    return bare.rstrip() if bare != title and bare.endswith((" ", "\t")) else title
 
 
 def _example_block(lines: list[str], language: str) -> list[str]:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ragkit.loaders.base import fenced_block
+from ragkit.loaders.base import code_span, fenced_block
 from ragkit.loaders.doc_comment_text import SCRIPT_LANGUAGES, prose_lines
 
 MAX_BYTES = 2 * 1024 * 1024  # a larger file (generated tables) is read as it is
@@ -73,20 +73,31 @@ _PROTO_TYPE_HEAD = re.compile(r"\b(?:message|enum|service|oneof|extend)\s+([A-Za
 _MAX_TEMPLATE_DEPTH = 16  # template literals nested in ``${…}`` deeper than this end the scan
 #: a Go declaration a ``//`` comment right above it documents (Go has no marker of its own)
 _GO_DECLARATION = re.compile(r"[ \t]*(?:func|type|var|const|package)\b")
+#: what a Go ``//`` comment documents inside a struct or an interface, or in a ``const (`` group: an
+#: indented name (a field, a method, a constant)
+_GO_MEMBER = re.compile(r"\n?[ \t]+[A-Za-z_]")
+_GO_NAME = re.compile(r"([A-Za-z_]\w{0,100})")
+#: a line opening a Go group of declarations (``const (``, its parenthesis the group), or closing one
+_GO_GROUP = re.compile(r"^(?:(?:const|var|type)[ \t]*(\()[ \t]*$|\))", re.MULTILINE)
+#: a Go type with members: ``type Config struct``, ``type FSM interface``, a field's ``Inner struct``
+_GO_TYPE_HEAD = re.compile(
+    r"(?:\btype[ \t]+|^[ \t]+)([A-Za-z_]\w{0,100})(?:\[[^\[\]{}\n]{0,200}\])?[ \t]+(?:struct|interface)[ \t]*$",
+    re.MULTILINE)
 _SIGNATURE_CHARS = 160
 _DECLARATION_CHARS = 600  # how far after a comment its declaration is looked for
 _MAX_DEPTH = 64  # braces deeper than this are still counted, but no longer name an owner
 
 _TYPE_HEAD = re.compile(
     r"\b(?:class|interface|enum|record|struct|union|trait|object|impl|namespace|protocol|extension)"
-    r"\s+(?:[\w:]+\s+for\s+)?([A-Za-z_]\w{0,100})")
+    r"(?:<[^<>{};]{0,200}>)?\s+(?:[\w:]+(?:<[^{};]{0,200}?>)?\s+for\s+)?([A-Za-z_]\w{0,100})")
 _ANNOTATION = re.compile(r"(?:@[\w.]{1,200}(?:\([^()\n]{0,400}\))?|#!?\[[^\]\n]{0,400}\]|\[[\w.(), \"=]{1,400}\])\s*")
-_MEMBER_NAME = re.compile(r"([A-Za-z_]\w{0,100})\s*(?:<[^<>()]{0,200}>\s*)?\(")
+_MEMBER_NAME = re.compile(r"(?<!\w)(?!pub\()([A-Za-z_]\w{0,100})\s*(?:<[^<>()]{0,200}>\s*)?\(")
 #: a field declared name first, its type after a colon: TypeScript's ``pageSize?: number``, Kotlin's
 #: ``val depth: Int``, Rust's ``pub depth: u32`` (not C++'s ``std::size_t``)
 _TYPED_NAME = re.compile(r"(?:[a-z]{1,12}\s+){0,4}([A-Za-z_$][\w$]{0,100})[?!]?\s*:(?!:)")
 _FIELD_NAME = re.compile(r"([A-Za-z_]\w{0,100})\s*(?:=|$)")
 _SPACES = re.compile(r"[ \t]+")
+_BRACKETS = re.compile(r"[()\[\]{;]")
 
 
 @dataclass(frozen=True)
@@ -96,6 +107,8 @@ class _Comment:
     text: str  # its raw text, markers included
     depth: int  # braces open where it starts
     owner: str  # the name of the type it is declared in ("" at the top)
+    #: the named types it is declared in: (depth, where the type's head starts, its brace)
+    blocks: tuple[tuple[int, int, int], ...] = ()
 
 
 def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
@@ -103,24 +116,62 @@ def doc_comments_to_markdown(source: str, name: str, suffix: str) -> str | None:
     language = LANGUAGES.get(suffix.lower())
     if language is None or len(source) > MAX_BYTES:
         return None
-    comments = [c for c in _scan(source, language) if prose_lines(c.text, language)]
-    if not comments:
-        return None
     out = [f"# {name}", ""]
     cursor = 0
-    for comment in comments:
+    headed: dict[int, int] = {}  # the brace of the block each heading level was last written for
+    for comment in _scan(source, language):
+        declaration, brace = _documented(source, comment, language)
+        level = min(2 + comment.depth, 6) if declaration else 1 + comment.depth
+        prose = prose_lines(comment.text, language, headings_below=level)
+        if not prose:  # a comment that says nothing stays in the code
+            continue
+        for depth, head, opens in comment.blocks:  # a type with no comment of its own still heads
+            if headed.get(depth) != opens and (title := _group_title(source[head : opens + 1])):
+                line = source.rfind("\n", max(cursor, head - _SIGNATURE_CHARS), head) + 1 or head
+                if line > cursor:  # the code before the block, then the block's head under its heading
+                    out += fenced_block(source[cursor:line].split("\n"), language)
+                    cursor = line
+                out += [f"{'#' * min(2 + depth, 6)} {title}", ""]
+                headed = {d: b for d, b in headed.items() if d < depth} | {depth: opens}
         out += fenced_block(source[cursor:comment.start].split("\n"), language)
-        prose = prose_lines(comment.text, language)
-        inner = comment.text.startswith("//!") or language == "rust" and comment.text.startswith("/*!")
-        declaration = "" if inner else _declaration(source[comment.end : comment.end + _DECLARATION_CHARS])
+        if declaration and comment.depth == 1 and not comment.owner and language == "go" \
+                and not any(line.startswith(("```", "~~~")) for line in prose):
+            # one of a ``const (`` group's names: an item of the group's section, its line with it
+            out += [f"- {code_span(declaration)}: {' '.join(line.strip() for line in prose if line.strip())}", ""]
+            end = source.find("\n", comment.end + 1)
+            cursor = len(source) if end < 0 else end
+            continue
         if declaration:  # (Rust's ``//!`` documents the module it is in, not what follows)
-            out += [f"{'#' * min(2 + comment.depth, 6)} {_heading(declaration, comment.owner)}", ""]
+            out += [f"{'#' * level} {_heading(declaration, comment.owner, language)}", ""]
+            headed = {d: b for d, b in headed.items() if d < comment.depth} | {comment.depth: brace}
         out += [*prose, ""]
         cursor = comment.end
+    if cursor == 0:
+        return None
     out += fenced_block(source[cursor:].split("\n"), language)
     while out and not out[-1]:
         out.pop()
     return "\n".join(out) + "\n"
+
+
+def _documented(source: str, comment: _Comment, language: str) -> tuple[str, int]:
+    """The declaration ``comment`` documents ("" for a module's own comment) and the brace of
+    the block it opens (-1 for none)."""
+    if comment.text.startswith("//!") or language == "rust" and comment.text.startswith("/*!"):
+        return "", -1
+    after = source[comment.end : comment.end + _DECLARATION_CHARS]
+    if language == "go" and (group := _GO_GROUP.match(after, 1)) and group.group(1):
+        return _group_title(after[group.start() : group.end(1)]), comment.end + group.start(1)
+    end = _body_start(after)
+    brace = comment.end + end if after[end : end + 1] == "{" else -1
+    if language == "go" and comment.depth:
+        after = after[1:].split("\n", 1)[0]  # a field, a method of an interface, a group's name
+    return _declaration(after), brace
+
+
+def _group_title(head: str) -> str:
+    """A block's heading: its declaration, a Go group's ``const (`` as ``const``."""
+    return _declaration(head).removesuffix("(").rstrip()
 
 
 def _scan(source: str, language: str = "") -> list[_Comment]:
@@ -131,9 +182,12 @@ def _scan(source: str, language: str = "") -> list[_Comment]:
     go = language == "go"
     proto = language == "protobuf"
     script = language in SCRIPT_LANGUAGES
-    type_head = _PROTO_TYPE_HEAD if proto else _TYPE_HEAD
+    type_head = _PROTO_TYPE_HEAD if proto else _GO_TYPE_HEAD if go else _TYPE_HEAD
     found: list[_Comment] = []
     owners: list[str] = []  # the type each open brace belongs to ("" for a block or a method)
+    opened: list[tuple[int, int]] = []  # where each open brace's type head starts, and the brace
+    group: tuple[int, int] | None = None  # Go: the open ``const (`` group's start and parenthesis
+    looked = 0  # ... as read up to here
     head_start = 0  # where the statement or declaration before the next brace starts
     i, n = 0, len(source)
     while i < n:
@@ -143,21 +197,28 @@ def _scan(source: str, language: str = "") -> list[_Comment]:
             end = n if end < 0 else end
             if source.startswith(("///", "//!"), i) and not source.startswith("////", i):
                 end = _line_comment_run(source, i)
-                found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners)))
-            elif go and not owners and _line_start(source, i):
+                found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners), _blocks(owners, opened)))
+            elif go and _line_start(source, i) and (not owners or owners[-1]):
                 end = _line_comment_run(source, i, "//")
-                if _GO_DECLARATION.match(source, end + 1):
-                    found.append(_Comment(i, end, source[i:end], 0, ""))
+                member = _GO_MEMBER.match(source, end + 1)
+                if not owners and _GO_DECLARATION.match(source, end + 1) or owners and member:
+                    found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners), _blocks(owners, opened)))
+                elif not owners and member and source[i - 1 : i] in (" ", "\t"):
+                    for mark in _GO_GROUP.finditer(source, looked, i):  # the ``const (`` it is in, if any
+                        group = (mark.start(), mark.start(1)) if mark.group(1) else None
+                    looked = i
+                    if group is not None:  # one of a group's names: a level under the group
+                        found.append(_Comment(i, end, source[i:end], 1, "", ((0, *group),)))
             elif proto and _line_start(source, i):
                 end = _line_comment_run(source, i, "//")
                 if _PROTO_DECLARATION.match(source, end + 1):
-                    found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners)))
+                    found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners), _blocks(owners, opened)))
             i = end
         elif c == "/" and source.startswith("/*", i):
             end = source.find("*/", i + 2)
             end = n if end < 0 else end + 2
             if source.startswith(("/**", "/*!"), i) and source[i + 3 : i + 4] not in ("*", "/"):
-                found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners)))
+                found.append(_Comment(i, end, source[i:end], len(owners), _owner(owners), _blocks(owners, opened)))
             i = end
             head_start = i
         elif c == '"' or c == "'" and script:
@@ -174,12 +235,15 @@ def _scan(source: str, language: str = "") -> list[_Comment]:
             i = _char_end(source, i)
         elif c == "{":
             head = type_head.search(source, head_start, i) if i - head_start < 2000 else None
-            owners.append(head.group(1) if head and len(owners) < _MAX_DEPTH else "")
+            named = head is not None and len(owners) < _MAX_DEPTH
+            owners.append(head.group(1) if named else "")
+            opened.append((head.start() if named else i, i))
             i += 1
             head_start = i
         elif c == "}":
             if owners:
                 owners.pop()
+                opened.pop()
             i += 1
             head_start = i
         elif c == ";":
@@ -191,7 +255,12 @@ def _scan(source: str, language: str = "") -> list[_Comment]:
 
 
 def _owner(owners: list[str]) -> str:
-    return ".".join(o for o in owners if o)
+    return ".".join(o for o in owners[:_MAX_DEPTH] if o)  # (only the first levels are named)
+
+
+def _blocks(owners: list[str], opened: list[tuple[int, int]]) -> tuple[tuple[int, int, int], ...]:
+    """The named types a comment is declared in: each one's depth, head start and brace."""
+    return tuple((depth, *opened[depth]) for depth, owner in enumerate(owners[:_MAX_DEPTH]) if owner)
 
 
 def _line_start(source: str, i: int) -> bool:
@@ -321,21 +390,24 @@ def _body_start(code: str) -> int:
     """Where the declaration in ``code`` ends: its first ``{`` or ``;`` outside parentheses (a
     parameter's ``{ keepLocalTime = false } = {}`` is the declaration's), or -1."""
     depth = 0
-    for i, char in enumerate(code):
+    for match in _BRACKETS.finditer(code):
+        char = match.group()
         if char in "([":
             depth += 1
         elif char in ")]":
             depth = max(0, depth - 1)
-        elif char in "{;" and depth == 0:
-            return i
+        elif depth == 0:
+            return match.start()
     return -1
 
 
-def _heading(declaration: str, owner: str) -> str:
-    """The declaration as a heading, a member named with its type (``JsonCodec.read(Reader in)``)."""
+def _heading(declaration: str, owner: str, language: str = "") -> str:
+    """The declaration as a heading, a member named with its type (``JsonCodec.read(Reader in)``;
+    in Go the name comes first, ``Config.SnapshotThreshold uint64``)."""
     if owner and not _TYPE_HEAD.search(declaration):
-        member = (_MEMBER_NAME.search(declaration) or _TYPED_NAME.match(declaration)
-                  or _FIELD_NAME.search(declaration.split("=", 1)[0].strip()))
+        member = (_GO_NAME.match(declaration) if language == "go" else None) or (
+            _MEMBER_NAME.search(declaration) or _TYPED_NAME.match(declaration)
+            or _FIELD_NAME.search(declaration.split("=", 1)[0].strip()))
         if member and member.group(1) != owner.rsplit(".", 1)[-1]:
             declaration = f"{declaration[: member.start(1)]}{owner}.{declaration[member.start(1):]}"
     if len(declaration) > _SIGNATURE_CHARS:

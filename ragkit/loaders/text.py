@@ -51,8 +51,11 @@ class TextLoader(Loader):
     # commented YAML configuration is written out, each key's path beside its comments; 12:
     # JavaScript's and TypeScript's JSDoc and a .proto file's comments likewise, and a declaration
     # ends at its first brace outside parentheses (an annotation's ``{…}`` no longer cuts it); 13: an
-    # Ansible plugin's DOCUMENTATION, EXAMPLES and RETURN strings are written out as its page shows them
-    version = 13
+    # Ansible plugin's DOCUMENTATION, EXAMPLES and RETURN strings are written out as its page shows them;
+    # 14: Go's field, interface-method and grouped-name comments are prose too, a heading a doc comment
+    # writes (rustdoc's ``# Panics``) stays a heading under its item's, an undocumented ``impl<T> X<T>``
+    # block heads its members, and a Rust ``mod.rs`` is titled with its folder's name
+    version = 14
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -103,8 +106,9 @@ def _python_module(text: str, path: Path, suffix: str) -> Written:
 
 
 def _doc_comments(text: str, path: Path, suffix: str) -> Written:
-    documented = doc_comments_to_markdown(text, path.stem, suffix)
-    return (documented, None) if documented is not None else None
+    name = path.parent.name if path.name == "mod.rs" and path.parent.name else path.stem
+    documented = doc_comments_to_markdown(text, name, suffix)
+    return (documented, name) if documented is not None else None
 
 
 def _config_file(text: str, path: Path, suffix: str) -> Written:

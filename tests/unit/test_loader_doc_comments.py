@@ -142,7 +142,7 @@ pub fn height<'a>(table: &'a Table, hour: u8) -> f64 {
 }
 ''', "tides", ".rs")
     assert rust.startswith("# tides\n\nTide tables for the harbour.\n")
-    assert "## pub fn height<'a>(table: &'a Table, hour: u8) -> f64\n\nThe height at `hour`, in metres.\n\n\\# Panics\n" in rust
+    assert "## pub fn height<'a>(table: &'a Table, hour: u8) -> f64\n\nThe height at `hour`, in metres.\n\n### Panics\n" in rust
     header = written('''#ifndef TIDES_H
 /**
  * @brief Height of the tide.
@@ -185,7 +185,7 @@ const DefaultWindow = 45
 //\tr := tides.NewReader("pier-3")
 //\th := r.Height()
 type Reader struct {
-\t// gauge names the gauge; this field's comment is code.
+\t// gauge names the gauge the reader was opened on.
 \tgauge string
 }
 
@@ -205,9 +205,90 @@ def test_go_doc_comments_are_the_comments_right_above_top_level_declarations() -
     assert ("## type Reader struct\n\nReader reads one gauge. It is safe for concurrent use by\nseveral goroutines.\n\n"
             "Options it understands:\n- WithWindow sets the window\n- WithGauge picks the gauge\n\nFor example:\n\n"
             "```\nr := tides.NewReader(\"pier-3\")\nh := r.Height()\n```\n") in text
-    assert "\t// gauge names the gauge; this field's comment is code." in text
-    assert "\t// a comment inside a function is code" in text and text.count("## ") == 3
+    assert "### Reader.gauge string\n\ngauge names the gauge the reader was opened on.\n" in text
+    assert "\t// a comment inside a function is code" in text and text.count("\n## ") == 3
     assert "const quote = `// not a comment {`" in text  # a raw string opens no comment or scope
+
+
+GO_MEMBERS = """package quay
+
+// Berth is implemented by each mooring the harbour master assigns.
+type Berth interface {
+\t// Reserve holds the berth for a ship. It must return quickly, because the
+\t// tide clock is stopped while Reserve is running.
+\tReserve(ship string) error
+
+\t// Release frees the berth. The range of slots it frees is inclusive.
+\tRelease(first, last int) error
+}
+
+var (
+\t// ErrFull is returned when every berth is taken.
+\tErrFull = errors.New("quay is full")
+
+\t// ErrClosed is returned once the harbour has closed for the night.
+\tErrClosed = errors.New("harbour closed")
+)
+
+// Note: never renumber these, the numbers are written to the harbour log.
+const (
+\t// Moored is a ship tied up at a berth.
+\tMoored State = iota
+\t// Anchored is a ship waiting in the roads.
+\tAnchored
+)
+
+func wait() {
+\tcall(
+\t\t// a comment in a call's arguments is code
+\t\tx,
+\t)
+}
+"""
+
+
+def test_go_fields_methods_and_grouped_names_are_documented_by_the_comments_above_them() -> None:
+    text = written(GO_MEMBERS, "quay", ".go")
+    assert ("### Berth.Reserve(ship string) error\n\nReserve holds the berth for a ship. It must return quickly,"
+            " because the\ntide clock is stopped while Reserve is running.\n") in text
+    assert "### Berth.Release(first, last int) error\n\nRelease frees the berth. The range of slots it frees is inclusive.\n" in text
+    assert ('## var\n\n```go\nvar (\n```\n\n- `ErrFull = errors.New("quay is full")`: '
+            'ErrFull is returned when every berth is taken.\n') in text
+    assert '- `ErrClosed = errors.New("harbour closed")`: ErrClosed is returned once the harbour has closed for the night.\n' in text
+    assert ("## const\n\nNote: never renumber these, the numbers are written to the harbour log.\n\n```go\nconst (\n```\n\n"
+            "- `Moored State = iota`: Moored is a ship tied up at a berth.\n\n- `Anchored`: Anchored is a ship waiting in the roads.\n") in text
+    answer = extractive_answer("Why may the Moored and Anchored constants not be renumbered?",
+                               markdown_passages(text, "quay.go", chunk_size=400))
+    assert "written to the harbour log" in answer
+    assert "\t\t// a comment in a call's arguments is code" in text
+    answer = extractive_answer("When Release is called with first and last, is the last slot freed too?",
+                               markdown_passages(text, "quay.go", chunk_size=400))
+    assert "inclusive" in answer
+
+
+def test_members_of_a_block_without_a_comment_are_headed_by_its_declaration() -> None:
+    rust = written('''/// The largest tide on record.
+pub const MAX_TIDE: f64 = 9.5;
+
+impl<Tz: Zone> Tide<Tz> {
+    /// The tide as a harbour notice.
+    ///
+    /// # Panics
+    ///
+    /// Panics if the height is negative or has more than 3 digits.
+    pub fn notice(&self) -> String { String::new() }
+
+    /// Only the harbour crate sees this.
+    pub(crate) fn raw(&self) -> f64 { 0.0 }
+}
+''', "tide", ".rs")
+    assert "## pub const MAX_TIDE: f64 = 9.5\n\nThe largest tide on record.\n" in rust
+    assert ("## impl<Tz: Zone> Tide<Tz>\n\n```rust\nimpl<Tz: Zone> Tide<Tz> {\n```\n\n### pub fn Tide.notice(&self) -> String\n\n"
+            "The tide as a harbour notice.\n\n#### Panics\n\nPanics if the height is negative") in rust
+    assert "### pub(crate) fn Tide.raw(&self) -> f64\n" in rust
+    passages = markdown_passages(rust, "tide.rs", chunk_size=400)
+    notice = next(p for p in passages if "Panics if" in p.text)
+    assert notice.meta["heading"].endswith("impl<Tz: Zone> Tide<Tz> > pub fn Tide.notice(&self) -> String > Panics")
 
 
 def test_a_file_without_documentation_comments_is_read_as_it_is(tmp_path: Path) -> None:
@@ -248,6 +329,11 @@ def test_an_answer_quotes_the_comment_that_states_it() -> None:
     "// Doc.\n//\t" + "x\n//\t" * 100_000 + "\ntype T int\n",
     "// Doc.\nfunc f() " + "`" * 500_001,
     "// [" * 200_000 + "\nvar x int\n",
+    "type T struct {\n" + "\t// Doc.\n\tA int\n" * 50_000 + "}\n",
+    "var (\n" + "\t// Doc.\n" * 100_000 + "\tX = 1\n)\n",
+    "/// Doc.\nimpl" + "<" * 100_000 + " T {}",
+    "impl<T> A<T> {\n" * 2_000 + "/// Doc.\nfn f() {}\n" * 20_000,
+    "/// Doc.\nfn f() {}\n/// " + "# Panics #" * 100_000 + "\n",
 ])
 def test_hostile_sources_are_written_out_in_linear_time(source: str) -> None:
     for suffix in (".java", ".go"):
