@@ -23,6 +23,7 @@ from ragkit.loaders.bylines import closing_signature, field_authors, front_matte
 from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
 from ragkit.loaders.erb import render_erb
 from ragkit.loaders.included import files_read
+from ragkit.loaders.indented_blocks import render_indented_blocks
 from ragkit.loaders.markdown_html import fenced_lines, html_headings
 from ragkit.loaders.mdbook import resolve_includes
 from ragkit.loaders.mdx import render_admonitions, render_mdx
@@ -48,12 +49,16 @@ def _stem(path: Path) -> str:
 
 
 def _without_attributes(match: re.Match[str]) -> str:
-    """A heading line without its attribute block, Pandoc's and kramdown's (``## Bike rentals
-    {#bike-data}``, ``{.unnumbered}``)."""
+    """A heading line without its attribute block, Pandoc's, kramdown's and Python-Markdown's
+    (``## Bike rentals {#bike-data}``, ``{.unnumbered}``, ``## 1.6.1 ## {: #v1.6.1 }``), and
+    without the closing ``#`` run such a block may follow."""
     line = match.group(0).rstrip()
     brace = line.rfind("{")
-    if line.endswith("}") and brace > 0 and line[brace + 1:brace + 2] in ("#", ".") and line[brace - 1] in " \t":
-        return line[:brace].rstrip()
+    inside = line[brace + 1 :].lstrip(": \t")
+    if line.endswith("}") and brace > 0 and inside[:1] in ("#", ".") and line[brace - 1] in " \t":
+        line = line[:brace].rstrip()
+        bare = line.rstrip("#")
+        return bare.rstrip() if bare != line and bare.endswith((" ", "\t")) else line
     return match.group(0)
 
 
@@ -95,8 +100,10 @@ class MarkdownLoader(Loader):
     #: heading's attribute block left out, ERB tags filled or taken out; 8: an "Author:" field in italics read;
     #: 9: read again so that the Markdown splitter's joining of a run of empty headings applies;
     #: 10: ``authors`` from the signature under the last paragraph too; 11: wiki links read as the text they show;
-    #: 12: kramdown's attribute and extension lines (``{: .no_toc}``, ``{:toc}``) left out
-    version = 12
+    #: 12: kramdown's attribute and extension lines (``{: .no_toc}``, ``{:toc}``) left out; 13: a
+    #: heading's Python-Markdown attribute block (``{: #id }``) and the closing ``#`` run before it too,
+    #: and MkDocs' indented admonitions and content tabs (``!!! tip``, ``=== "Bash"``) as a label and text
+    version = 13
 
     include_marker = "{{#"
 
@@ -110,7 +117,7 @@ class MarkdownLoader(Loader):
             body = render_mdx(body)
         elif path.name.lower().endswith(ERB_SUFFIX):
             body = render_erb(body, front)
-        body = render_wikilinks(render_admonitions(render_myst(body, where=str(path))))
+        body = render_wikilinks(render_admonitions(render_myst(render_indented_blocks(body), where=str(path))))
         body = _HEADING.sub(_without_attributes, html_headings(_without_kramdown_lines(body)))
         if not body.strip():
             raise LoaderError(

@@ -277,14 +277,20 @@ def render_admonitions(text: str) -> str:
     return "\n".join(out)
 
 
+def admonition_label(kind: str) -> str | None:
+    """The label an admonition of ``kind`` shows (``caution`` is "Caution"), or None for a kind
+    neither Sphinx, Docusaurus nor Material for MkDocs knows."""
+    kind = kind.lower()
+    return ADMONITIONS.get(kind) or _MORE_KINDS.get(kind)
+
+
 def _admonition_label(line: str) -> list[str] | None:
     """The label line of the admonition ``line`` opens (none for a Pandoc div of another class),
     or None when it opens none: a kind named without braces must be one ragkit knows."""
     start = _ADMONITION.fullmatch(line)
     if start is None:
         return None
-    kind = (start.group("div") or start.group("name")).lower()
-    label = ADMONITIONS.get(kind) or _MORE_KINDS.get(kind)
+    label = admonition_label(start.group("div") or start.group("name"))
     if start.group("name") and label is None:
         return None
     title = (start.group("bracket") or start.group("attr") or start.group("rest") or "").strip().strip(":").strip()
@@ -293,4 +299,4 @@ def _admonition_label(line: str) -> list[str] | None:
     return [f"{label}:"] if label else []
 
 
-__all__ = ["MAX_DEPTH", "render_admonitions", "render_mdx"]
+__all__ = ["MAX_DEPTH", "admonition_label", "render_admonitions", "render_mdx"]
