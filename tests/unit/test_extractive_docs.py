@@ -141,6 +141,69 @@ def test_the_command_after_a_description_line_answers_a_how_to() -> None:
     assert [b.kind for b in parse_blocks(TLDR[1].text)][-2:] == ["item", "code"]
 
 
+COMPLETION = """# Ferry timetable tool
+
+## Shell completion
+
+Completion works by saving a script and running it when your shell starts.
+
+Bash:
+Save the script somewhere:
+
+```console
+_FERRY_COMPLETE=bash_source ferry > ~/.ferry-complete.bash
+```
+
+Z shell:
+Save the script somewhere:
+
+```console
+_FERRY_COMPLETE=zsh_source ferry > ~/.ferry-complete.zsh
+```
+
+fish:
+Save the script in `~/.config/fish/completions`:
+
+```console
+_FERRY_COMPLETE=fish_source ferry > ~/.config/fish/completions/ferry.fish
+```
+"""
+
+
+def test_a_description_line_is_chosen_by_the_words_of_the_command_it_introduces() -> None:
+    """Three shells' lines, two of them the same words: the question's shell is only in the
+    command under one of them. Before: the fish line, whose own words were the most specific."""
+    got = extractive_answer("I use zsh. What command do I run to produce the ferry tab-completion script for my shell?",
+                            passages(("cli.md", "Ferry timetable tool > Shell completion", COMPLETION)))
+    assert "zsh_source" in got and "fish_source" not in got
+
+
+def test_a_named_command_asked_for_is_answered_with_the_command() -> None:
+    """"What ssh command does the guide show …?" asks for a command as "How do I …?" does.
+    Before: the two sentences after the command, without it."""
+    text = ("## Remote debugging\n\nStart the gauge service with the inspector on the harbour server.\n\n"
+            "Then, on your own machine, open a tunnel to it:\n\n```bash\nssh -L 7001:localhost:7000 crew@quay.example.org\n```\n\n"
+            "This opens an ssh tunnel where a connection to port 7001 on your machine is forwarded to port 7000 "
+            "on quay.example.org. You can now attach your debugger to localhost:7001, as if the service ran locally.\n")
+    got = extractive_answer("The gauge service runs on a remote server. What ssh command does the guide show for "
+                            "forwarding a local port so my debugger can attach?",
+                            passages(("debugging.md", "Gauge service > Remote debugging", text)))
+    assert "ssh -L 7001:localhost:7000" in got
+
+
+def test_an_invocation_asked_for_is_a_command_not_a_version() -> None:
+    """"Which tide version invocation …?" asks for a command of the ``tide version`` tool, not for a
+    version. Before: refused, for an answer without a version number."""
+    text = ("## Updating\n\nYou can chain several segment updates with a comma. For example, to release a preview "
+            "of your project's first major version, you could do:\n\n```console\n$ tide version major,rc\nOld: 0.2.0\n"
+            "New: 1.0.0rc0\n```\n\nTo release the final version:\n\n```console\n$ tide version release\n"
+            "Old: 1.0.0rc0\nNew: 1.0.0\n```\n")
+    got = extractive_answer("We are at 0.2.0 and want a release candidate of the first major version in one step. "
+                            "Which tide version invocation does that?", passages(("version.md", "Versioning > Updating", text)))
+    assert "tide version major,rc" in got
+    assert value_question("Which tide version invocation does that?") == (False, None)
+
+
 def test_a_follow_up_is_searched_and_answered_as_what_the_earlier_question_named() -> None:
     """Before: "And how do I remove it?" after a git-remote question was searched as is and refused."""
     assert follow_up_query("And how do I remove it?", ["How do I add a git remote?"]) == "How do I remove a git remote?"

@@ -179,7 +179,9 @@ _HOWTO = re.compile(
     r"|(?:can|could|should)\s+i\b"
     # a command asked for: "What do I run to …?", "Which command do I use to …?"
     r"|what\s+(?:do|should|must|can)\s+(?:i|we|you|one)\s+(?:run|type|execute|invoke)\b"
-    r"|(?:what|which)\s+commands?\s+(?:do|does|should|must|can|will)\s+(?:i|we|you|one)\b)",
+    r"|(?:what|which)\s+commands?\s+(?:do|does|should|must|can|will)\s+(?:i|we|you|one)\b"
+    # ... or named: "What ssh command does the guide show for …?" (not a "command-line flag")
+    r"|(?:what|which)\s+(?:[\w.-]{1,30}\s+){0,2}(?:commands?|invocations?)\b(?![-\s]+line))",
     re.IGNORECASE,
 )
 _COUNT = r"(?:two|three|four|five|six|seven|eight|nine|ten|several|\d+)"

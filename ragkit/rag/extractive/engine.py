@@ -44,7 +44,8 @@ rate (CAGR)") says its words in every sentence of the document's passages that w
   a short line ending with a colon the value of the code block it introduces ("Default:", a
   literal block); a how-to's description line that a command follows ("- Add a remote:" and
   "`git remote add …`") counts more, the more when it opens with the question's verb, and the
-  command's words count as its neighbour's; "Who wrote the X paper?" (or "Who is its first
+  command's words count for it as its heading's would ("Save the script somewhere:" before the
+  ``zsh_source`` command, for "I use zsh. What command …?"; not for a yes/no question); "Who wrote the X paper?" (or "Who is its first
   author?") is answered by the byline under a document's title; a form's field labelled with the
   question's words ("Prepared By: …" for "Who prepared the report?", ``ragkit.rag.extractive.fields``)
   that holds the kind asked for is a candidate whatever else it shares, and counts double (so is a
@@ -576,6 +577,12 @@ def _introduces_code(sentence: str, blocks: Sequence[Block], index: int) -> bool
             and after.section == blocks[index].section)
 
 
+@lru_cache(maxsize=1024)
+def _code_terms(code: str) -> frozenset[str]:
+    """The terms of a code block a description line introduces."""
+    return frozenset(terms(code))
+
+
 def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
     """IDF over the retrieved sentences, times the question's boosts. For a how-to question the
     IDF has a floor: the retrieved pages are all about its topic ("cookie" in every sentence of
@@ -684,8 +691,11 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         return None  # a line of a console or code block answers only with the value asked for
     hits = u.own & wanted
     section_hits = (u.section - u.own) & wanted
-    near_hits = (u.near - u.own - u.section) & wanted
-    scope_hits = (u.scope - u.own - u.section - u.near) & wanted
+    # a description line's command is what it says: "Save the script somewhere:" before the zsh one
+    code_hits = ((_code_terms(u.code_after) - u.own - u.section) & wanted if u.leads_code and query.howto
+                 and not query.yes_no else frozenset())
+    near_hits = (u.near - u.own - u.section - code_hits) & wanted
+    scope_hits = (u.scope - u.own - u.section - u.near - code_hits) & wanted
     document_hits = u.document & wanted
     if byline and u.closing:  # a signature signs its whole section ("Foreword" of "Field Notes on
         # Tides"); its document's other passages scope it
@@ -707,14 +717,15 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         # "… renamed to skimage.filters" the identifier the question's "skimage.filter" became)
     coverage = (
         sum(weight[t] for t in hits)
-        + _SECTION * sum(weight[t] for t in section_hits)
+        + _SECTION * sum(weight[t] for t in section_hits | code_hits)
         + _NEAR * sum(weight[t] for t in near_hits)
         + sum(weight[t] * (1.0 if t in query.numbers else _SECTION if t in names else _SCOPE) for t in scope_hits)
         + _SCOPE * sum(weight[t] for t in document_hits)
     ) / total
     # a unit that holds the kind of answer asked for ("… the collection of tweets by Marta Quell",
     # "Default: '§'") may leave its subject to the sentence beside it: its neighbours' words count
-    matched = len(hits) + len(section_hits) + len(scope_hits & query.numbers) + (len(near_hits) if typed else 0)
+    matched = (len(hits) + len(section_hits) + len(code_hits) + len(scope_hits & query.numbers)
+               + (len(near_hits) if typed else 0))
     named = _named(u, query)
     # one shared word must carry most of the question's weight; two or more, a fair share; the
     # value asked for under the heading the question names is a candidate whatever else it shares

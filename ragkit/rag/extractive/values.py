@@ -34,8 +34,9 @@ _VALUE_NOUNS = (
     "option|flag|setting|extension|scheme|separator|value"
 )
 #: a value noun that only modifies the noun after it asks for no value ("Which *version control*
-#: system …?", "Which *release notes* …?")
-_MODIFIER = r"(?<=version)\s+control\b|(?<=release)\s+(?:notes|cycle|process|schedule|manager)\b"
+#: system …?", "Which *release notes* …?", "Which `hatch version` *invocation* …?": a command)
+_MODIFIER = (r"(?<=version)\s+(?:control|invocations?|subcommands?)\b"
+             r"|(?<=release)\s+(?:notes|cycle|process|schedule|manager)\b")
 _VALUE = re.compile(
     rf"{WHICH_OPENING}\b(?:\s+[\w.-]+){{0,3}}?\s+"
     rf"(?P<noun>(?:{_VALUE_NOUNS})s?|{_CODE_NOUNS})\b(?!-|{_MODIFIER})"
