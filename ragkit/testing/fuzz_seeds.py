@@ -89,6 +89,25 @@ def java_seed() -> bytes:
             "   * @return the port\n   */\n  public int port() { return 6923; }\n}\n").encode()
 
 
+def go_seed() -> bytes:
+    """A Go file documented in its comments: a package, a struct's fields, an interface's method and
+    a ``const (`` group."""
+    return ("// Package harbour reads the tide gauges.\npackage harbour\n\n// Config holds a gauge's settings.\n"
+            "type Config struct {\n\t// Window is how long a reading stays fresh.\n\tWindow int\n}\n\n"
+            "// Gauge reads the water.\ntype Gauge interface {\n\t// Read returns quickly, because " + PARAGRAPHS[0]
+            + "\n\tRead() (float64, error)\n}\n\n// Note: never renumber these.\nconst (\n\t// Low is the ebb.\n"
+            "\tLow State = iota\n\t// High is the flood.\n\tHigh\n)\n").encode()
+
+
+def rust_seed() -> bytes:
+    """A Rust module documented in ``//!`` and ``///`` comments: a section heading, a generic
+    ``impl`` block without a comment, an example."""
+    return ("//! " + PARAGRAPHS[1] + "\n\n/// The highest tide.\npub const MAX: f64 = 9.5;\n\nimpl<T: Zone> Tide<T> {\n"
+            "    /// The tide as a notice.\n    ///\n    /// # Panics\n    ///\n    /// If the height is negative.\n"
+            "    ///\n    /// ```\n    /// # use harbour::Tide;\n    /// ```\n    pub fn notice(&self) -> String { String::new() }\n}\n"
+            ).encode()
+
+
 def js_seed() -> bytes:
     """A JavaScript module documented in JSDoc: a typed optional parameter, an example, a regular
     expression and a template literal."""
@@ -182,12 +201,14 @@ def text_seed() -> bytes:
 
 
 def markdown_seed() -> bytes:
-    # MyST roles and directive fences, an eval-rst block, an HTML heading and wiki links: markup the loader rewrites
+    # MyST roles and directive fences, an eval-rst block, an HTML heading, wiki links, MkDocs' indented
+    # admonition and content tab and a heading's attribute block: markup the loader rewrites
     return ("# Harbour notes\n\n" + PARAGRAPHS[0] + " See {func}`~harbour.tide.level` and [[Rules/Tides|the tides]]."
             + "\n\n![[charts/harbour.png]] [[Ferry#Winter]]\n\n## Ferry\n\n- "
             + PARAGRAPHS[2] + "\n\n```{note}\n:class: tip\n" + PARAGRAPHS[1] + "\n```\n\n"
             + "```{eval-rst}\n.. versionadded:: 2.1\n   The :class:`Pier` opens.\n```\n\n"
-            + "<h3 name=\"tides\">\nWhen is high tide?\n</h3>\n\nAt noon.\n").encode("utf-8")
+            + "<h3 name=\"tides\">\nWhen is high tide?\n</h3>\n\nAt noon.\n\n!!! tip \"Before you sail\"\n    "
+            + PARAGRAPHS[1] + "\n\n=== \"Bash\"\n    ```console\n    ferry --tide\n    ```\n\n## 1.2 ## {: #v1.2 }\n").encode("utf-8")
 
 
 def mdx_seed() -> bytes:
@@ -442,7 +463,7 @@ BUILDERS: dict[str, Callable[[], bytes]] = {
     ".ppt": ppt_seed, ".xml": xml_seed, ".vtt": vtt_seed, ".mediawiki": mediawiki_seed, ".texi": texinfo_seed,
     ".pm": pod_seed,
     ".Rd": rd_seed, ".java": java_seed, ".conf": conf_seed, ".yaml": yaml_seed, ".js": js_seed,
-    ".proto": proto_seed, ".tid": tiddler_seed, ".py": ansible_seed,
+    ".proto": proto_seed, ".tid": tiddler_seed, ".py": ansible_seed, ".go": go_seed, ".rs": rust_seed,
 }
 
 
