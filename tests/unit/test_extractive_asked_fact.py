@@ -617,3 +617,62 @@ def test_a_question_asking_what_to_use_instead_is_answered_by_the_sentence_that_
     got = extractive_answer("I get LeakedLoom when I call runLoom using the $ operator. What should I write "
                             "instead of $?", SKEIN)
     assert got.startswith("Avoid this by using brackets instead of `$`."), got
+
+
+#: a style reference, one page per property: "line-height" and "height" are two styles
+HEIGHTS = passages(
+    ("styles/height.md", "Height > Syntax",
+     "## Syntax\n\nThe style `height` accepts two values that set the height of a widget: a number of rows or a "
+     "percentage.\n\nThe two values set the height in rows and as a share of the container, respectively."),
+    ("styles/line_height.md", "Line-height > Syntax > Values",
+     "### Values\n\n| Value | Description |\n| --- | --- |\n| `tight` | Lines of text sit close together. |\n"
+     "| `normal` | Lines of text are spaced as the terminal spaces them. |\n| `loose` | Lines of text get a blank row "
+     "between them. |"),
+    ("styles/line_height.md", "Line-height",
+     "# Line-height\n\nThe `line-height` style sets how far apart the lines of a text are."),
+)
+
+
+def test_code_that_names_part_of_a_hyphenated_name_is_about_another_thing() -> None:
+    from ragkit.rag.extractive.query import another_compound, hyphen_compounds
+
+    assert hyphen_compounds("Which values does the line-height style accept?") == {"line-height"}
+    assert another_compound("The style `height` accepts two values", frozenset({"line-height"})) == 1
+    assert another_compound("The style `height` accepts two values", frozenset({"line-height"}), ("Height",)) == 2
+    assert another_compound("Unlike `height`, `line-height` sets …", frozenset({"line-height"})) == 0
+    assert another_compound("The `height` of a row", frozenset({"line-height"}), ("Line-height",)) == 0
+    assert another_compound("The style `height` accepts two values", frozenset()) == 0
+    answer = extractive_answer("Which values does the line-height style accept?", HEIGHTS)
+    assert all(value in answer for value in ("tight", "normal", "loose")), answer
+
+
+#: a how-to whose first step lists the installer's output (a chunk of its own), and a step that runs
+#: the program asked about
+POOLS = passages(
+    ("ops/removing-a-pool.md", "Removing a default Tank install > Do not use the GUI",
+     "## Do not use the GUI\n\n1. Find the 3 pools that the Tank installer creates.\nRun the installer and quit at "
+     "the disk list.\n```\nPools on this server (srv0):\n  1: ZFS [Server HD] (380.00 GB, 6 datasets)\n"
+     "    OS: [B ] [Server HD] server v12 [srv0s1]\n  2: ZFS [Tank Linux] (2.50 GB, 4 datasets)\n"
+     "    OS: [ *] [Tank Linux] default install (server v12)\n  3: ZFS pool (System Recovery)\n```"),
+    ("ops/removing-a-pool.md", "Removing a default Tank install > Do not use the GUI",
+     "Note down the pool id beside the Tank Linux line.\n\n2. Delete the old pool\n```\nzpool destroy pool<num-here>\n```"),
+)
+
+
+def test_a_command_asked_for_by_its_program_runs_that_program() -> None:
+    from ragkit.rag.extractive.values import asked_program, runs_program
+
+    assert asked_program("When cleaning up, which zpool command gets rid of the old tank pool?") == "zpool"
+    assert asked_program("What git subcommand rewrites history?") == "git"
+    assert asked_program("What command do I run?") == ""
+    assert runs_program("zpool destroy old-tank", "zpool") and runs_program("$ sudo zpool list", "zpool")
+    assert runs_program("zfs list | zpool status", "zpool")
+    assert not runs_program("Pools on this server (srv0):\n  1: TANK", "zpool")
+    assert not runs_program("zpool-helper --list", "zpool")  # another program
+    # the listing holds most of the question's words but runs no zpool: never the answer (here, the
+    # one zpool command's step says too little of the question, so none is given)
+    answer = extractive_answer("When removing a default Tank install from the server, which zpool command gets rid "
+                               "of the Tank Linux ZFS pool?", POOLS)
+    assert "Pools on this server" not in answer, answer
+    # "Which single command …?": no code runs a program named "single", so no code is passed over
+    assert "zpool destroy" in extractive_answer("Which single command deletes the old pool?", POOLS)

@@ -164,3 +164,37 @@ def test_a_second_question_under_a_condition_keeps_it() -> None:
                                                     "If I need glasses to meet it, when do I have to wear them?")
     assert question_parts("Does Tern support ARM, and if not, what should I use?") == (
         "Does Tern support ARM?", "What should I use?")
+
+
+def test_two_things_each_with_its_article_are_two_questions() -> None:
+    assert question_parts("We set up a new box. What are the oldest Kiln compiler version and the oldest Glaze "
+                          "version it builds with?") == (
+        "We set up a new box. What are the oldest Kiln compiler version?",
+        "What are the oldest Glaze version it builds with?")
+    assert question_parts("What is the difference between the lexer and the parser?") is None  # a relation of the two
+    assert question_parts("What is the ratio of the kiln heat and the glaze heat?") is None
+    assert question_parts("What are the name of the tool and the version?") is None  # not a plain thing before "and"
+
+
+#: a getting-started page that gives both oldest versions, and a migration note about an old release
+VERSIONS = [
+    Passage(1, "## Glaze\n\nTo use Kiln, you need at least Glaze 3.1.",
+            {"source": "getting-started.md", "heading": "Getting started > Glaze"}),
+    Passage(2, "### Minimum compiler increased to Kiln 1.2\n\nKiln `0.5` makes use of new compiler features stabilized "
+               "between Kiln 1.0 and Kiln 1.2.\nIf you are using a Kiln compiler older than Kiln 1.2, you will need to "
+               "update your toolchain to be able to continue using Kiln.",
+            {"source": "migration.md", "heading": "Migrating > from 0.4 to 0.5 > Minimum compiler increased to Kiln 1.2"}),
+    Passage(3, "## Kiln\n\nFirst, make sure you have Kiln installed on your system. Kiln runs on both the stable and "
+               "nightly toolchains so you can choose whichever one fits you best. The minimum required Kiln version is "
+               "2.4.\n\nIf you can run `kiln --version` and the version is new enough you're good to go!",
+            {"source": "getting-started.md", "heading": "Getting started > Kiln"}),
+]
+
+
+def test_both_things_are_answered_from_the_page_that_gives_them_together() -> None:
+    # each thing is asked on its own, and from the page the first answer quotes: an old release's
+    # migration note says "older" and "compiler" too
+    answer = extractive_answer("I'm setting up a fresh build machine for a Kiln project. What are the oldest Kiln "
+                               "compiler version and the oldest Glaze version it will work with?", VERSIONS)
+    assert "Glaze 3.1" in answer and "version is 2.4" in answer, answer
+    assert "Kiln 1.2" not in answer, answer

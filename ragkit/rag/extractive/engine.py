@@ -184,6 +184,7 @@ from ragkit.rag.extractive.query import (
     ASKS_NAME,
     SAYS_KIND,
     Query,
+    another_compound,
     another_numbered,
     asked_part,
     dotted_numbers,
@@ -222,6 +223,7 @@ from ragkit.rag.extractive.text import (
 from ragkit.rag.extractive.units import Candidate, Unit
 from ragkit.rag.extractive.values import (
     named_heading,
+    runs_program,
     says_unset_default,
     serves_address,
     writes_new_identifier,
@@ -274,6 +276,7 @@ _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
 _OPENING_WORDS = 8  # ... each a short line
 _ADDRESS = 1.3  # ... for a host:port address, for a question about a port ("bind to port 80" is not one)
+_OTHER_PROGRAM = 0.5  # ... for code that runs no program of the one "Which diskutil command …?" names
 _LINE = 0.7  # ... for a line of a code block that holds the value asked for (prose that says it first)
 _PRODUCT_RELEASE = 1.3  # ... for a release written after the product whose version is asked for ("Kotlin 2.0.20")
 _HOWTO_IDF_FLOOR = 0.7  # a how-to question's words weigh at least this share of the rarest's
@@ -292,6 +295,9 @@ _MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
 _MARKERS = re.compile(r"\s*\[\d+\](?=\s|$)")  # an answer's citation markers, with the space before each
 _FOLD_WORDS = 4  # a part's sentence of at least this many words, quoted already, gets only its label
 _MARKER = re.compile(r"\[\d+\]")
+_MARKER_NUMBER = re.compile(r"\[(\d+)\]")
+_COMPOUNDS = True  # code naming a part of the question's hyphenated name is about another thing
+_PARTS_AGREE = True  # a part of a two-part question is answered from the whole answer's documents first
 #: a version note alone ("Changed in version 23.3.", "New in version 1.1."): it dates the text
 #: after it, and says nothing itself, but the version when a question asks for one ("Since which
 #: release is … deprecated?": "Deprecated since version 26.1.0.")
@@ -746,6 +752,8 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         fit *= _OTHER_RELEASE  # nor is a sentence of ``changelog-4.3.rst`` about Celery 5.5
     if another_numbered(u.text, query.numbered):
         fit *= _OTHER_RELEASE  # nor is "uv has Tier 1 support" about Tier 2
+    if _COMPOUNDS and (other := another_compound(u.text, query.compounds, (u.title, u.block.section, *u.parents, *u.above))):
+        fit *= _OTHER_RELEASE ** other  # nor is "The style `overflow` accepts …" (under "Overflow") about text-overflow
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
     if not label and query.which and (query.kind is None or query.value_kind == "name") and u.kind in (
@@ -755,6 +763,11 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     if not label and query.document and u.title and u.title.lower() not in u.text.lower():
         label = u.title  # "Which recipe can I make …?": the recipe's title, which its lines never say
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)
+
+
+def _codes(u: Unit) -> list[str]:
+    """The code ``u`` writes: a code block's text or line, else its code spans."""
+    return [u.text] if u.kind in ("code", "line") else _CODE_SPAN.findall(u.text)
 
 
 def _about_release(query: Query) -> bool:
@@ -804,6 +817,7 @@ def _of_asked_release(candidates: list[Candidate], query: Query) -> list[Candida
 
 
 #: a heading that is one literal, the thing its section describes (``:execrows``, ``--dry-run``)
+_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _LITERAL_HEADING = re.compile(r"`[^`\s]{1,60}`(?:\s*\(\))?")
 
 
@@ -872,6 +886,9 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
     if named:
         fit *= _NAMED if named[-1] == u.block.section and len(named) == 1 else _NAMED_PAGE
+    if query.program and (u.kind in ("code", "line") or u.leads_code) and not runs_program(
+            u.code_after if u.leads_code else u.text, query.program):
+        fit *= _OTHER_PROGRAM  # "Which diskutil command …?": not a listing of the installer's output
     if query.howto and u.leads_code:
         fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
         if query.action and terms(u.text)[:1] == [query.action]:
@@ -1070,6 +1087,8 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         query = replace(query, duration_given=True)
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
+    if query.program and not any(runs_program(code, query.program) for u in units for code in _codes(u)):
+        query = replace(query, program="")  # "Which single command …?": no code runs a program named so
     if query.kind in ("person", "owner"):
         query = replace(query, common=_lower_case_words(units))
     weight = _term_weights(query, units)
@@ -1173,9 +1192,20 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     room = max_sentences + 1 - len(_MARKER_END.findall(whole))
     answered: tuple[str, frozenset[str]] = ("", frozenset())
     read = {p.number for p in passages}
+    # two things asked in one breath are said together: a part is answered from the documents the
+    # whole answer quotes when they answer it ("the oldest Rust version and the oldest Python
+    # version": the getting-started page's, not a migration note's of an old release)
+    quoted = {int(n) for n in _MARKER_NUMBER.findall(whole)}
+    sources = {p.meta.get("source") for p in passages if p.number in quoted}
+    agreeing = [p for p in passages if p.meta.get("source") in sources]
     for n, (part, leaning) in enumerate(((first, context), (second, f"{context} {first}".strip()))):
-        answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
-                               similarity=similarity, answered=answered)
+        answer = REFUSAL
+        if _PARTS_AGREE and agreeing and len(agreeing) < len(passages):
+            answer = _one_question(part, agreeing, max_sentences=1, min_coverage=min_coverage, context=leaning,
+                                   similarity=similarity, answered=answered)
+        if answer == REFUSAL:
+            answer = _one_question(part, passages, max_sentences=1, min_coverage=min_coverage, context=leaning,
+                                   similarity=similarity, answered=answered)
         own = [p for p in (part_passages[n] if part_passages else ()) if p.number not in read]
         if answer == REFUSAL and own:  # not in the passages of the whole question: in those of the part's search
             answer = _one_question(part, [*passages, *own], max_sentences=1, min_coverage=min_coverage,

@@ -41,6 +41,14 @@ _YES_NO = re.compile(r"(?:^|(?<=[.!]\s))(?P<asked>(?:is|are|was|were|does|do|did
 #: goes before the name?"; a bare question word ("Where and when is it held?") asks one thing
 _JOINED = re.compile(rf"(?:^|(?<=[.!?:]\s))(?P<first>{_ASKING}\s[^,?.!]{{1,80}}?)\s+and\s+"
                      rf"(?P<second>{_ASKING}\b[^?]{{3,}}\??)\s*$", re.IGNORECASE)
+#: two things of one question, each with its article: "What are the oldest Rust version and the
+#: oldest Python version it works with?" asks each ("What are the oldest Rust version?"); not a
+#: relation of the two ("What is the difference between the lexer and the parser?")
+_NOUNS = re.compile(r"(?:^|(?<=[.!?:]\s))(?P<lead>(?:what|which)\s+(?:is|are|was|were)\s+)"
+                    r"(?P<first>(?:the|its|their)\s+[^,?.!]{1,60}?)\s+and\s+(?P<second>(?:the|its|their)\s+[^,?.!]{3,100})\?\s*$",
+                    re.IGNORECASE)
+_RELATION = re.compile(r"\b(?:between|difference|differences|relation|relationship|ratio|distance|gap|link|"
+                       r"connection|trade-?offs?|overlap|order)\b|\s(?:the|a|an|of)\s", re.IGNORECASE)
 #: the verb a question's words lean on ("does" of "how many years … does X require"), and what follows
 _AUXILIARY = re.compile(rf"\b{AUXILIARY}\b", re.IGNORECASE)
 _NOUN_WORDS = 4  # a first part of at most this many words, with no verb of its own, is the asked thing only
@@ -78,6 +86,11 @@ def question_parts(question: str) -> tuple[str, str] | None:
             asked = f"{asked} {second[verb.start():]}"  # "What minimum age" asks what the second part's verb says
         first = text[: joined.start()] + asked + "?"
         second = second[0].upper() + second[1:] + "?"
+    elif (nouns := _NOUNS.search(text)) is not None and not _RELATION.search(
+            " " + nouns.group("first").split(None, 1)[1]):
+        lead = nouns.group("lead")
+        first = text[: nouns.start()] + lead + nouns.group("first") + "?"
+        second = lead[0].upper() + lead[1:] + nouns.group("second") + "?"
     else:
         return None
     if len(first.split()) < _MIN_WORDS:

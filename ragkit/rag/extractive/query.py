@@ -44,6 +44,7 @@ from ragkit.rag.extractive.text import (
 )
 from ragkit.rag.extractive.values import (
     asked_noun,
+    asked_program,
     asked_qualifier,
     asks_document,
     asks_instance,
@@ -128,6 +129,10 @@ class Query:
     # "takeLast(3)"): a passage need not say them to be about the question
     common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
     # case, which are no one's name ("Utility-Preserving Formulation" in a title)
+    compounds: frozenset[str] = frozenset()  # its lower-case hyphenated names ("text-overflow"):
+    # code naming a part of one ("`overflow`") and never it names another thing
+    program: str = ""  # the program "Which diskutil command …?" names (``values.asked_program``), kept by the
+    # answerer when some code of the passages runs it: code that does not is another program's
 
 
 _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
@@ -290,7 +295,7 @@ def read_question(question: str, context: str = "") -> Query:
         yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)), document=asks_document(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
         qualifier=next(iter(word_terms(asked_qualifier(form))), ""),
-        examples=_examples(question),
+        examples=_examples(question), program=asked_program(form), compounds=hyphen_compounds(question),
     )
 
 
@@ -347,6 +352,35 @@ def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
     found = _names_of(matches) | _roman_names(text)
     names = {name for name, _ in numbered}
     return any(name in names for name, _ in found) and not (found & numbered)
+
+
+_COMPOUND = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
+_SPAN = re.compile(r"`([^`\n]{1,80})`")
+
+
+def hyphen_compounds(question: str) -> frozenset[str]:
+    """The lower-case hyphenated names the question writes ("the text-overflow style")."""
+    return frozenset(_COMPOUND.findall(question))
+
+
+def another_compound(text: str, compounds: frozenset[str], headings: tuple[str, ...] = ()) -> int:
+    """How many ways ``text`` is about a part of one of the question's hyphenated names rather than
+    the name, when neither it nor its ``headings`` write the name: it names the part in code ("The
+    style `overflow` accepts two values"), and one of its headings (its section's, its document's
+    title) is the part ("Overflow"); 0, 1 or 2. Both are about another style than "text-overflow"."""
+    if not compounds:
+        return 0
+    lower = " ".join((text, *headings)).lower()
+    spans = {m.group(1).strip().lower() for m in _SPAN.finditer(text)}
+    titles = {h.strip().strip("`").strip().lower() for h in headings}
+    found = 0
+    for compound in compounds:
+        if compound in lower or compound.replace("-", "_") in lower:
+            continue
+        parts = compound.split("-")
+        pieces = {"-".join(parts[i:j]) for i in range(len(parts)) for j in range(i + 1, len(parts) + 1)} - {compound}
+        found = max(found, bool(spans & pieces) + bool(titles & pieces))
+    return found
 
 
 #: an illustration that closes a clause: "…, like an interval?", "…, such as GitHub or GitLab."

@@ -209,6 +209,29 @@ def asked_qualifier(question: str) -> str:
     return ""
 
 
+#: "which diskutil command", "what git subcommand": the word before the noun may name the program
+_PROGRAM_NOUN = re.compile(r"\b(?:which|what)\s+([A-Za-z][\w.+-]{0,40})\s+(?:sub-?)?(?:command|invocation)s?\b",
+                           re.IGNORECASE)
+
+
+def asked_program(question: str) -> str:
+    """The word before the noun of "Which diskutil command …?", "What git subcommand …?", lower-cased:
+    the program the command runs when some code of the passages runs it (``runs_program``); an
+    adjective ("Which single command …?") is no program, as no code line starts with it."""
+    match = _PROGRAM_NOUN.search(question)
+    return match.group(1).lower() if match else ""
+
+
+def runs_program(code: str, program: str) -> bool:
+    """Whether a line of ``code`` runs ``program``: starts with it, after a prompt (``$``, ``>``,
+    ``%``) or ``sudo``, or after a pipe, ``&&``, ``;`` or ``$(``."""
+    if not program:
+        return False
+    name = re.escape(program)
+    return re.search(rf"(?:^|\n|&&|\||;|\$\()[ \t]*(?:[$>%#][ \t]*)?(?:sudo[ \t]+)?{name}(?![\w.-])",
+                     code, re.IGNORECASE) is not None
+
+
 def names_literal(sentence: str, question_words: frozenset[str]) -> bool:
     """Whether ``sentence`` writes a literal the question does not say: a code span, a quoted
     string or a word with a digit ("ISO-8859-1", ``socks5h``); not a number word ("in one step")."""
@@ -368,5 +391,5 @@ def gloss(text: str) -> str:
 
 
 __all__ = [
-    "asked_noun", "asked_qualifier", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "says_unset_default", "serves_address",
+    "asked_noun", "asked_program", "asked_qualifier", "asks_document", "asks_instance", "declares_default", "names_literal", "gloss", "holds_value", "implied_default", "named_heading", "runs_program", "says_unset_default", "serves_address",
     "value_question"]
