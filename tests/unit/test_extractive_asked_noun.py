@@ -437,3 +437,33 @@ def test_how_much_per_a_thing_asks_the_amount_not_the_thing() -> None:
     answer = extractive_answer("How much per milestone did the team want to be paid for bringing tide sensors "
                                "integration to the harbour node?", GRANT)
     assert "$1800" in answer
+
+
+#: a guide whose introduction restates the question's scene, and whose bullet gives the reason
+_REHEARSAL = ("# Rehearsal session\n\n## Introduction\n\nThis guide helps you set up made-up material to show your "
+              "clients. The rehearsal session includes two calls:\n\n- First, a shared mail thread will be written for use "
+              "in the mail demos.\n\n- Second, a video call will be held and recorded, which can be used in the call "
+              "demos.\n\nIt is highly recommended that someone on the crew hosts the rehearsal. The host should read this "
+              "whole guide before the rehearsal session. IMPORTANT considerations:\n\n- We strongly suggest you set up "
+              "these made-up calls with your sandbox workspace. We do not recommend using your staff account given you "
+              "can accidentally leak private client data, which could result in a breach report.\n")
+
+
+def test_a_why_question_is_answered_by_the_close_sentence_that_gives_a_reason() -> None:
+    passages = [Passage(1, _REHEARSAL, {"source": "rehearsal.md", "heading": "Rehearsal session > Introduction"})]
+    answer = extractive_answer("Our crew wants to write the made-up demo mail thread and record the video call from our "
+                               "staff accounts. Why does the rehearsal-session guide advise against that?", passages)
+    assert answer.startswith("Introduction: We strongly suggest") and "leak private client data" in answer, answer
+
+
+def test_a_name_does_not_answer_for_a_length_of_time() -> None:
+    # "What warranty period …?": the launch sentence names the drone and a season, not a period
+    passages = _passages(
+        ("# Skylift Announces the Launch of a New Delivery Drone\n\nThe drone, named Hopper, will be available for "
+         "customers in summer 2024 and will offer faster, safer and greener delivery options. Hopper uses advanced "
+         "Computer Vision to navigate crowded streets.", "press-release.docx"),
+    )
+    assert extractive_answer("What warranty period does Skylift give buyers of its Hopper delivery drone?",
+                             passages) == REFUSAL
+    warranty = _passages(("## Warranty\n\nEvery Skylift Hopper comes with a warranty period of 24 months from delivery.", "faq.docx"))
+    assert "24 months" in extractive_answer("What warranty period does Skylift give buyers of its Hopper drone?", warranty)

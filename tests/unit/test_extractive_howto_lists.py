@@ -70,3 +70,36 @@ RESET_PAGE = [
 def test_a_howto_answer_shows_no_code_of_a_later_section() -> None:
     answer = extractive_answer("How do I put a Heron board into loader mode with the RESET button?", RESET_PAGE)
     assert "twice in quick succession" in answer and "EEPROM" not in answer, answer
+
+
+_TIMER_PAGE = """## Schedule it
+
+Finally, set up 2 timer jobs to run every 30 seconds. To edit your timer table run:
+
+```bash
+timertab -e
+```
+
+And add the following content:
+
+```bash
+* * * * * /opt/guard/check.sh
+* * * * * ( sleep 30 ; /opt/guard/check.sh )
+```
+
+Note that you need to change the path to the script.
+"""
+
+
+def test_a_howto_answer_goes_on_to_the_step_after_its_command() -> None:
+    # the command that opens the table is half the step: "And add the following content:" and its
+    # block say what the question asks
+    passages = [Passage(1, _TIMER_PAGE, {"source": "guard.md", "heading": "Guard > Schedule it"})]
+    answer = extractive_answer("The guard script should check the load every 30 seconds, but the timer runs jobs once "
+                               "a minute. How does the guide's timer table get the second run in each minute?", passages)
+    assert "timertab -e" in answer and "And add the following content:" in answer and "sleep 30" in answer, answer
+    # a line after the code that starts nothing new adds nothing
+    alone = _TIMER_PAGE.replace("And add the following content:", "The table opens in your editor.")
+    answer = extractive_answer("How do I edit the timer table to run the guard every 30 seconds?",
+                               [Passage(1, alone, {"source": "guard.md", "heading": "Guard > Schedule it"})])
+    assert "timertab -e" in answer and "sleep 30" not in answer, answer

@@ -468,5 +468,28 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
         if not chosen:
             text = f"{code.block.section or 'Example'}: [{code.number}]"
         cited = code.number in {u.number for u in chosen} or not chosen
-        return f"{text}\n\n{_render_code(code)}" + ("" if cited else f" [{code.number}]")
+        more = ""
+        if _STEP_GOES_ON and (found := _next_step(code, units)) is not None:
+            step, then = found  # "And add the following content:" and its block, after ``crontab -e``
+            more = f"\n\n{step.text} [{step.number}]\n\n{_render_code(then)}"
+        return f"{text}\n\n{_render_code(code)}" + ("" if cited else f" [{code.number}]") + more
     return text
+
+
+_STEP_GOES_ON = True  # a how-to's code block is followed by the line and block that go on with its step
+#: a line that goes on with the step its code block began: "And add the following content:"
+_GOES_ON = re.compile(r"^(?:and|then|next|now|after\s+that|finally)\b[^.!?]{0,120}:$", re.IGNORECASE)
+
+
+def _next_step(code: Unit, units: Sequence[Unit]) -> tuple[Unit, Unit] | None:
+    """The line right after ``code`` that goes on with its step ("And add the following content:",
+    after ``crontab -e``) and the code block it introduces, in the same section: one step, whose
+    first command alone does not do it."""
+    after = [v for v in passage_of(units, code) if v.position > code.position and v.kind != "line"]
+    if len(after) < 2:
+        return None
+    step, then = after[0], after[1]
+    if (step.kind not in ("prose", "item") or not _GOES_ON.match(step.text.strip()) or then.kind != "code"
+            or step.block.section != code.block.section or then.block.section != code.block.section):
+        return None
+    return step, then

@@ -177,6 +177,7 @@ from ragkit.rag.extractive.leading import (
     identifier_first,
     put_first,
     read_on,
+    reason_first,
     typed_first,
 )
 from ragkit.rag.extractive.parts import QUESTION_WORD, question_parts
@@ -307,6 +308,7 @@ _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less ne
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
 _SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or storage answers
+_LENGTHS_NAMED_NOT = True  # a name does not answer for a length of time or a size
 #: nouns for what one is obliged to do, which a sentence saying "must" or "required" states
 #: (``states_rule``): "What is the eyesight standard for drivers?": "You MUST be able to read …"
 _RULE_NOUNS = frozenset(stem(w) for w in ("standard", "requirement", "rule", "obligation"))
@@ -1123,7 +1125,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     if similarity is not None and _free_form(query):
         candidates = _by_meaning(candidates, question, similarity)
     candidates = _first_copies(candidates)
-    for leads in (asking_words_first, identifier_first, typed_first):  # which candidate leads (``leading``)
+    for leads in (asking_words_first, identifier_first, reason_first, typed_first):  # which candidate leads (``leading``)
         candidates = leads(candidates, query)
     candidates = read_on(candidates, units, query)
     if answered[0]:
@@ -1477,7 +1479,9 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # a value of the very thing the question names, all of it: "Default: 2048" for the backlog's "size"
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
-    named = (query.which or query.asked in _IDENTIFYING) and names_thing(said, query)
+    # a length of time or a size is no thing a name gives ("What warranty period …?": not "ReleFly … in summer 2024")
+    named = ((query.which or query.asked in _IDENTIFYING) and names_thing(said, query)
+             and not (_LENGTHS_NAMED_NOT and query.asked in _TIME_NOUNS | _SIZE_NOUNS))
     if named and query.qualifier and not _says_joined(have | around, query.qualifier):
         return True  # "Which Rust crate …?": a thing of another name's kind, from a passage that never says Rust
     if any(says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):

@@ -10,8 +10,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.markdown_tables import CODE_SPAN
+from ragkit.rag.extractive.answer_type import asks_why
 from ragkit.rag.extractive.holds import holds_kind, names_any, names_thing, says
 from ragkit.rag.extractive.query import ASKS_NAME, SAYS_KIND, Query
+from ragkit.rag.extractive.reasons import gives_reason
 from ragkit.rag.extractive.releases import another_release
 from ragkit.rag.extractive.text import STOPWORDS, WORD, snake_identifiers, word_terms
 from ragkit.rag.extractive.units import Candidate, Unit, last_position, passage_of
@@ -27,6 +29,7 @@ _REPLACED = re.compile(r"\b(?:instead\s+of|rather\s+than|in\s+place\s+of)\s+([^?
 _VAGUE_OBJECTS = frozenset("each either both all one ones it them this that these those".split())
 _ASKING_WORDS = 2  # the asking sentence's words, fewer of which say too little to sort by ("How do I fix it?")
 _IDENTIFIER_CLOSE = 0.5  # a candidate writing the question's identifier goes first at this share of the best
+_REASON_CLOSE = 0.8  # for "Why …?", a candidate that gives a reason goes first at this share of the best
 _ASKED_CLOSE = 0.8  # a sentence of the best one's section that says the noun asked for goes first at this share of it
 
 
@@ -79,6 +82,22 @@ def asking_words_first(candidates: list[Candidate], query: Query) -> list[Candid
         return candidates
     saying = next((c for c in candidates[1:] if c.unit.own & asking), None)
     return put_first(candidates, saying) if saying else candidates
+
+
+def reason_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """For a question that asks why, the candidates with the best one that gives a reason by its
+    words ("… given you can accidentally expose confidential information", "because …") first,
+    when the best gives none and that one scores close to it: the best describes the case the
+    question sets ("A Teams meeting will be set up …"), the other says why."""
+    if not _REASONS_FIRST or not candidates or not asks_why(query.form) or gives_reason(candidates[0].unit.text):
+        return candidates
+    floor = _REASON_CLOSE * candidates[0].score
+    chosen = next((c for c in candidates[1:] if c.score >= floor and c.unit.kind in ("prose", "item")
+                   and gives_reason(c.unit.text)), None)
+    return put_first(candidates, chosen) if chosen else candidates
+
+
+_REASONS_FIRST = True
 
 
 def identifier_first(candidates: list[Candidate], query: Query) -> list[Candidate]:

@@ -54,7 +54,9 @@ _CONSEQUENCE = re.compile(
 )
 #: words by which a sentence gives a reason itself
 _REASON = re.compile(r"\b(?:because|since|so that|in order to|to (?:avoid|prevent|ensure|keep|protect|allow|make sure)|"
-                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result)\b"
+                     r"otherwise|the (?:reason|intent|purpose|goal|point) (?:is|was)|due to|as a result|"
+                     # "We do not recommend using your work account given you can expose …"
+                     r"given\s+(?:that|you|we|they|it|there)|could result in|would result in)\b"
                      # "… very few dependencies and log4j is not one of them, therefore it does not …"
                      r"|,\s*(?:and\s+)?(?:therefore|hence|thus)\b", re.IGNORECASE)
 
@@ -121,4 +123,11 @@ def grounds(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     return f"{before[0].text} "
 
 
-__all__ = ["consequent", "grounds", "sentence_pairs", "sequel"]
+
+
+def gives_reason(text: str) -> bool:
+    """Whether ``text`` gives a reason by its words ("because", "so that", "given you can …")."""
+    return _REASON.search(text) is not None
+
+
+__all__ = ["consequent", "gives_reason", "grounds", "sentence_pairs", "sequel"]
