@@ -676,3 +676,50 @@ def test_a_command_asked_for_by_its_program_runs_that_program() -> None:
     assert "Pools on this server" not in answer, answer
     # "Which single command …?": no code runs a program named "single", so no code is passed over
     assert "zpool destroy" in extractive_answer("Which single command deletes the old pool?", POOLS)
+
+
+SAFETY = passages(
+    ("health_and_safety.md", "Health and safety > Managing the risks",
+     "**Managing the risks**\n\nIt is the role of the Treasurer to ensure that the risk reduction measures suggested "
+     "by members on the Hazards Log are put in place, or to explain why the suggestions were not put in place.\n\n"
+     "**Monitoring**\n\nThe Safety Circle will also, once a year, audit the hazards log to see if the risk reduction "
+     "measures were put in place."),
+)
+
+
+def test_whose_job_a_thing_is_is_answered_by_a_role() -> None:
+    # "Whose job is it …?" asks for whoever holds the duty: a role answers as a name does
+    got = extractive_answer("Someone logged a loose cable in the hall on the Hazards Log. Whose job is it to see that "
+                            "the suggested risk reduction is actually put in place?", SAFETY)
+    assert "role of the Treasurer" in got, got
+    from ragkit.rag.extractive.answer_type import has_answer_type
+
+    words = frozenset({"who", "is", "responsible", "for", "the", "log"})
+    assert has_answer_type("person", "The Safety Circle is responsible for the log.", words)
+    assert not has_answer_type("person", "The log is kept for a year.", words)
+
+
+#: a two-column paper whose reference list runs into the reply printed after it
+REPLY = passages(
+    ("wolf-2008.pdf", "",
+     "Slatkin, M. Character displacement in finches. Ecology 61, 163–177 (1980). doi:10.1038/nature06743 Kestrel "
+     "et al. reply Replying to: F. Lark & P. Crow Nature 451, doi:10.1038/nature06744 (2008). The more a bird stands to lose, the more careful that bird should be. We have shown "
+     "that this principle gives rise to consistent differences between "
+     "birds."),
+    ("wolf-2007.pdf", "",
+     "Max Kestrel, Ann Wren. Our argument is based on the trade-off between current and future breeding. Birds with high future "
+     "expectations (who have much to lose) should be more risk-averse than birds with low expectations."),
+)
+
+
+def test_a_reference_entry_run_into_the_next_article_is_not_the_answer() -> None:
+    from ragkit.rag.extractive.engine import _REFERENCE_ENTRY
+
+    assert _REFERENCE_ENTRY.match("Slatkin, M. Character displacement in finches. Ecology 61, 163–177 (1980).")
+    assert _REFERENCE_ENTRY.match("12. Wolf, M., van Doorn, G. S. Animal personalities. Nature 447, 581 (2007).")
+    assert _REFERENCE_ENTRY.match("Ecology 61, 163–177 (1980). doi:10.1038/nature06743")
+    assert not _REFERENCE_ENTRY.match("Smith, J. (2010) showed that birds with much to lose are careful.")
+    assert not _REFERENCE_ENTRY.match("Python 3, released in 2008 (2008) broke it.")
+    got = extractive_answer("In Kestrel et al.'s argument, should a bird with high expectations of future breeding "
+                            "take more or fewer risks, and why?", REPLY)
+    assert got.startswith("Birds with high future expectations"), got

@@ -154,6 +154,11 @@ def test_a_question_after_a_statement_is_read_from_the_sentence_that_asks() -> N
     assert asked_part(question) == "How do I fix it?"
     assert read_question(question).howto
     assert asked_part("How did the court decide Knowles v. Mirzayance?").startswith("How did")
+    # a short phrase and its comma may come before the question word
+    assert asked_part("Our proxy cuts idle connections. By default, how often does Tern send a ping?") == (
+        "By default, how often does Tern send a ping?")
+    assert asked_part("It broke. In practice, which flag do people set?") == "In practice, which flag do people set?"
+    assert asked_part("It broke. Sadly, the fix is unknown?") == "It broke. Sadly, the fix is unknown?"
     assert "PYTHONUTF8=1" in extractive_answer(question, ENCODING)
 
 

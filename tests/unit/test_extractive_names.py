@@ -242,6 +242,9 @@ BROKERS = _passages(
      "rustup target add wasm32-unknown-unknown\n```\n", "whatsnew-4.0.md"),
     ("## Models\n\nThe large model, BERTLARGE, has 340M parameters.", "models.md"),
     ("## Protocols\n\nThe Skiff server speaks HTTP/1.1 and HTTP/2 over TLS.", "protocols.md"),
+    ("## Index\n\nSkiff can write an index page that lets the reader navigate the document output by keyword, "
+     "and PDF files tagged for screen readers in any language. Its "
+     "TCP/IP tuning is in the server guide.", "index.md"),
 )
 
 
@@ -249,6 +252,7 @@ BROKERS = _passages(
     "Which Skiff release added ZMQ as a supported message broker?",  # an acronym no passage writes
     "How do I build Skiff for the wasm32-wasi target?",  # a code no passage writes
     "Does the Skiff server speak HTTP/3?",  # a protocol's version no passage writes
+    "Does Skiff write tagged PDF/UA output so that screen readers can navigate the document?",  # two acronyms as one
 ])
 def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
     """The question names a thing by an exact code or acronym; the retriever ranks a passage that
@@ -261,6 +265,7 @@ def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
     ("Which Skiff release added SQS as a supported message broker?", "3.1"),
     ("How many parameters does BERT-Large have?", "340M"),  # read without case, space or hyphen
     ("Does the Skiff server speak HTTP/2?", "HTTP/2"),
+    ("Where is the TCP/IP tuning of Skiff described?", "server guide"),
 ])
 def test_a_code_or_acronym_a_passage_holds_is_answered(question: str, expected: str) -> None:
     assert expected in extractive_answer(question, BROKERS)

@@ -799,6 +799,8 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         return True  # "Who do I contact?": "please contact adjustments@turing.ac.uk"
     if kind == "person" and question_words & _PERMISSION_WORDS and _GROUP.search(sentence):
         return True  # "Who is allowed to log in?": "any member of the GitHub organisation can"
+    if kind in ("owner", "person") and question_words & _DUTY_WORDS and _DUTY_HOLDER.search(sentence):
+        return True  # "Whose job is it to …?": "It is the role of the Company Secretary to ensure …"
     if kind == "owner" and (_OWNER.search(sentence) or any(
             m[1].lower() not in question_words for m in _POSSESSOR.finditer(sentence))):
         return True  # "from the Astral `python-build-standalone` project"; "Chesterton's fence"
@@ -819,6 +821,14 @@ _GROUP = re.compile(
     # a restriction names who may: "Access … shall be limited to authorized source IP addresses only"
     r"|\b(?:limited|restricted|reserved)\s+to\s+(?:the\s+)?(?!\d)[a-z]",
     re.IGNORECASE,
+)
+#: a question that asks whose duty a thing is ("Whose job is it to …?", "Who is responsible for …?")
+#: is answered by a role as by a name: "It is the role of the Company Secretary to …", "The Board is
+#: responsible for …"
+_DUTY_WORDS = frozenset({"job", "role", "responsibility", "duty", "task", "responsible", "accountable"})
+_DUTY_HOLDER = re.compile(
+    r"\b(?:role|job|responsibility|duty|task)\s+of\s+(?:the\s+|a\s+|an\s+|our\s+)?[A-Z][\w-]*"
+    r"|\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}\s+(?:is|are)\s+(?:responsible|accountable|in\s+charge)\b"
 )
 #: a name in the possessive ("Chesterton's fence" for "Whose fence …?"; not "It's", "Here's")
 _POSSESSOR = re.compile(r"\b(?!(?:It|That|There|Here|What|Who|Where|Let|He|She|This)['’])([A-Z][\w-]*[a-z])['’]s\b")

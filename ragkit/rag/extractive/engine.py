@@ -272,6 +272,13 @@ _FUNCTION_WORDS = STOPWORDS - frozenset(
 _BYLINE = 2.0  # ... for the names under a document's title, for "Who wrote the Raft paper?"
 _FIELD_FIT = 2.0  # ... for a form's field labelled with the question's words ("Prepared By: Sarah Quill")
 _OTHER_RELEASE = 0.5  # ... for a sentence that names another release than the one the question names
+#: a bibliographic entry: "Slatkin, M. Ecological character displacement. Ecology 61, 163–177 (1980)."
+#: (its number first, perhaps), or the journal, volume and pages it ends with ("Ecology 61, 163–177
+#: (1980)."); not "Smith, J. (2010) showed …", a sentence that cites
+_REFERENCE_ENTRY = re.compile(r"(?:\[?\d{1,3}[.\]]\s+)?[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}(?:(?:,|&|and)\s+[^()]{0,80})?"
+                              r"[A-Z][^()]{10,200}\((?:1[89]|20)\d\d\)"
+                              r"|[A-Z][\w.&' -]{0,60}\s\d{1,4},\s*[A-Za-z]?\d{1,6}(?:[–-][A-Za-z]?\d{1,6})?\s*\((?:1[89]|20)\d\d\)")
+_REFERENCE_OPENINGS = True
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
@@ -629,8 +636,8 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
 #: retriever's exact-match side ranks a passage that holds it high when any document does
 # the whole of a token: an acronym ("HTTP/3"), an upper-case code of hyphenated parts ("DNS-PERSIST-01"), a code in
 # lower case with a digit ("h2c")
-_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*|(?:-[A-Z0-9]+)+)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")
-_TOKEN = re.compile(r"[A-Z][A-Z0-9]+/\d[\d.]*|[\w.-]+")  # "HTTP/3" is one
+_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*|/[A-Z][A-Z0-9]+|(?:-[A-Z0-9]+)+)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")
+_TOKEN = re.compile(r"[A-Z][A-Z0-9]+/(?:\d[\d.]*|[A-Z][A-Z0-9]+)|[\w.-]+")  # "HTTP/3" and "PDF/UA" are one
 _SQUASH = re.compile(r"[^a-z0-9]+")
 
 
@@ -895,8 +902,9 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
         if query.action and terms(u.text)[:1] == [query.action]:
             fit *= _LEADS_CODE  # ... that starts with the action asked about ("add"), not "Change the URL"
-    if u.references:
-        fit *= _REFERENCE_LIST  # an entry of a paper's reference list names a topic, rarely answers
+    if u.references or _REFERENCE_OPENINGS and _REFERENCE_ENTRY.match(u.text):
+        fit *= _REFERENCE_LIST  # an entry of a paper's reference list names a topic, rarely answers (so
+        # does a sentence that opens with one: a reference list run into the next article's text)
     if u.kind == "line":
         fit *= _LINE  # a console's output line: when no sentence says the value
     if query.value_kind == "port" and serves_address(u.text):

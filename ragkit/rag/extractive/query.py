@@ -239,7 +239,21 @@ def asked_part(question: str) -> str:
     v. Mirzayance?")."""
     parts = _SENTENCE_END.split(question.strip())
     last = parts[-1]
-    return last if len(parts) > 1 and _ASKS.match(last) else question
+    return last if len(parts) > 1 and _opens_question(last) else question
+
+
+#: a short phrase and its comma before a question word: "By default, how often …?", "In practice, which …?"
+_LEADING_PHRASE = re.compile(r"[A-Z][\w'’-]*(?:\s+[\w'’-]+){0,3},\s+")
+_LEADING_PHRASES = True
+
+
+def _opens_question(text: str) -> bool:
+    """Whether ``text`` opens as a question does: with a question word or an auxiliary verb, perhaps
+    after a short phrase and its comma ("By default, how often does …?")."""
+    if _ASKS.match(text):
+        return True
+    lead = _LEADING_PHRASE.match(text) if _LEADING_PHRASES else None
+    return lead is not None and _ASKS.match(text, lead.end()) is not None
 
 
 #: "What is X called …?" asks for a name: "called" says how the answer is asked for, not what about
