@@ -723,3 +723,31 @@ def test_a_reference_entry_run_into_the_next_article_is_not_the_answer() -> None
     got = extractive_answer("In Kestrel et al.'s argument, should a bird with high expectations of future breeding "
                             "take more or fewer risks, and why?", REPLY)
     assert got.startswith("Birds with high future expectations"), got
+
+
+#: a troubleshooting article: what goes wrong, why, and what to do
+KIOSK = [
+    Passage(1, "This article provides an explanation and fix for the Kelp 2.3 issue where the kiosk gets stuck if Tern "
+               "Pay is used, with the 'Cannot read field 'token' of null' error message in the browser console.\n\n"
+               "## Issue\n\nA spinner is displayed, and the page never loads. The following error is displayed in the "
+               "browser console: 'Uncaught TypeError: Cannot read field 'token' of null at pay.js:1'",
+            {"source": "kiosk-stuck-with-tern-pay.md", "heading": "Issue", "start": "0"}),
+    Passage(2, "## Cause\n\nOne of the most common reasons for this issue is the Merchant Key not being set in the Tern "
+               "Pay settings of the Kelp back office.",
+            {"source": "kiosk-stuck-with-tern-pay.md", "heading": "Cause", "start": "900"}),
+    Passage(3, "## Solution\n\nUnder Settings > Payments, in the Tern Pay section, check that the Merchant Key field "
+               "has a value.", {"source": "kiosk-stuck-with-tern-pay.md", "heading": "Solution", "start": "1200"}),
+]
+
+
+def test_a_question_that_states_its_issue_is_answered_from_the_cause_and_solution() -> None:
+    # the question describes the issue, as the article's Issue section and its opening line do:
+    # its Cause says what is asked
+    answer = extractive_answer("We run Kelp 2.3 and the kiosk just spins after a shopper picks Tern Pay; the browser "
+                               "console shows \"Cannot read field 'token' of null\" from pay.js. Which Tern Pay field in "
+                               "the back office is most likely empty?", KIOSK)
+    assert answer.startswith("One of the most common reasons") and "Merchant Key" in answer, answer
+    # asked without its case, the issue is what the question asks about
+    answer = extractive_answer("What error does the browser console show when the Kelp kiosk gets stuck with Tern Pay?",
+                               KIOSK)
+    assert "Uncaught TypeError" in answer, answer

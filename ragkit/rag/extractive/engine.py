@@ -279,6 +279,17 @@ _REFERENCE_ENTRY = re.compile(r"(?:\[?\d{1,3}[.\]]\s+)?[A-Z][\w'’-]+,\s+(?:[A-
                               r"[A-Z][^()]{10,200}\((?:1[89]|20)\d\d\)"
                               r"|[A-Z][\w.&' -]{0,60}\s\d{1,4},\s*[A-Za-z]?\d{1,6}(?:[–-][A-Za-z]?\d{1,6})?\s*\((?:1[89]|20)\d\d\)")
 _REFERENCE_OPENINGS = True
+#: a troubleshooting article's sections: those that say what goes wrong (a question that states its
+#: case says it already) and those that say why and what to do
+_SYMPTOM_HEADING = re.compile(r"(?:the\s+)?(?:issues?|symptoms?|problems?|steps\s+to\s+reproduce|(?:expected|actual)\s+"
+                              r"(?:results?|behaviou?rs?)|error\s+messages?)", re.IGNORECASE)
+_REMEDY_HEADING = re.compile(r"(?:the\s+)?(?:causes?|solutions?|workarounds?|fix(?:es)?|resolutions?|remed(?:y|ies)|"
+                             r"how\s+to\s+fix(?:\s+it)?)", re.IGNORECASE)
+#: a sentence about its own document ("This article provides an explanation and fix for …")
+_ABOUT_DOCUMENT = re.compile(r"(?:this|the\s+following)\s+(?:article|document|page|guide|topic|section|tutorial|post|"
+                             r"chapter|note)\s+(?:provides|describes|explains|covers|shows|contains|gives|lists|discusses|"
+                             r"is\s+about|will\s+(?:show|explain|describe|cover|help))\b", re.IGNORECASE)
+_SYMPTOMS_PASS = True
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
@@ -761,6 +772,11 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         fit *= _OTHER_RELEASE  # nor is a sentence of ``changelog-4.3.rst`` about Celery 5.5
     if another_numbered(u.text, query.numbered):
         fit *= _OTHER_RELEASE  # nor is "uv has Tier 1 support" about Tier 2
+    if _SYMPTOMS_PASS and not query.document and _ABOUT_DOCUMENT.match(u.text):
+        fit *= _OTHER_RELEASE  # "This article provides a fix for …" says what its page is about, not the fix
+    if u.source in query.remedied and _SYMPTOM_HEADING.fullmatch(u.block.section.strip()):
+        fit *= _OTHER_RELEASE  # nor is a troubleshooting article's "Issue" the answer to a question that
+        # states that issue: its "Cause" and "Solution" are, and they are among the passages
     if _COMPOUNDS and (other := another_compound(u.text, query.compounds, (u.title, u.block.section, *u.parents, *u.above))):
         fit *= _OTHER_RELEASE ** other  # nor is "The style `overflow` accepts …" (under "Overflow") about text-overflow
     own_share = sum(weight[t] for t in hits) / total
@@ -772,6 +788,24 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     if not label and query.document and u.title and u.title.lower() not in u.text.lower():
         label = u.title  # "Which recipe can I make …?": the recipe's title, which its lines never say
     return Candidate(coverage * fit * max(0.5, 1.0 - _RANK_DECAY * u.standing), u, own_share, typed, label)
+
+
+def _remedy_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
+    """For a question that states its case first, the best sentence of a troubleshooting article's
+    Cause or Solution section first, when the best is of its Issue section (or says what the article
+    is about) and it scores at least ``_REMEDY_CLOSE`` of it: the question describes the issue already."""
+    if not candidates or candidates[0].unit.source not in query.remedied:
+        return candidates
+    best = candidates[0].unit
+    if not (_SYMPTOM_HEADING.fullmatch(best.block.section.strip()) or _ABOUT_DOCUMENT.match(best.text)):
+        return candidates
+    floor = _REMEDY_CLOSE * candidates[0].score
+    remedy = next((c for c in candidates[1:] if c.score >= floor and c.unit.source == best.source
+                   and _REMEDY_HEADING.fullmatch(c.unit.block.section.strip())), None)
+    return put_first(candidates, remedy) if remedy else candidates
+
+
+_REMEDY_CLOSE = 0.3
 
 
 def _codes(u: Unit) -> list[str]:
@@ -1099,6 +1133,8 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         return _refuse("a price, share or rate is asked for and no passage gives one")
     if query.program and not any(runs_program(code, query.program) for u in units for code in _codes(u)):
         query = replace(query, program="")  # "Which single command …?": no code runs a program named so
+    if _SYMPTOMS_PASS and query.form != query.text:  # a case stated first: its symptoms are the question's
+        query = replace(query, remedied=frozenset(u.source for u in units if _REMEDY_HEADING.fullmatch(u.block.section.strip())))
     if query.kind in ("person", "owner"):
         query = replace(query, common=_lower_case_words(units))
     weight = _term_weights(query, units)
@@ -1135,6 +1171,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     candidates = _first_copies(candidates)
     for leads in (asking_words_first, identifier_first, reason_first, typed_first):  # which candidate leads (``leading``)
         candidates = leads(candidates, query)
+    candidates = _remedy_first(candidates, query)
     candidates = read_on(candidates, units, query)
     if answered[0]:
         candidates = [c for c in candidates if c.unit.text not in answered[0] or c.unit.own & answered[1]

@@ -129,6 +129,8 @@ class Query:
     # "takeLast(3)"): a passage need not say them to be about the question
     common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
     # case, which are no one's name ("Utility-Preserving Formulation" in a title)
+    remedied: frozenset[str] = frozenset()  # the documents whose Cause or Solution section is among the
+    # passages, set by the answerer for a question that states its case first (``engine._symptoms``)
     compounds: frozenset[str] = frozenset()  # its lower-case hyphenated names ("text-overflow"):
     # code naming a part of one ("`overflow`") and never it names another thing
     program: str = ""  # the program "Which diskutil command …?" names (``values.asked_program``), kept by the
