@@ -469,14 +469,13 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
             text = f"{code.block.section or 'Example'}: [{code.number}]"
         cited = code.number in {u.number for u in chosen} or not chosen
         more = ""
-        if _STEP_GOES_ON and (found := _next_step(code, units)) is not None:
+        if (found := _next_step(code, units)) is not None:
             step, then = found  # "And add the following content:" and its block, after ``crontab -e``
             more = f"\n\n{step.text} [{step.number}]\n\n{_render_code(then)}"
         return f"{text}\n\n{_render_code(code)}" + ("" if cited else f" [{code.number}]") + more
     return text
 
 
-_STEP_GOES_ON = True  # a how-to's code block is followed by the line and block that go on with its step
 #: a line that goes on with the step its code block began: "And add the following content:"
 _GOES_ON = re.compile(r"^(?:and|then|next|now|after\s+that|finally)\b[^.!?]{0,120}:$", re.IGNORECASE)
 

@@ -140,7 +140,7 @@ from functools import lru_cache
 from pathlib import PurePosixPath
 
 from ragkit.loaders.base import CODE_EXTENSIONS
-from ragkit.markdown_tables import TABLE_HEADER
+from ragkit.markdown_tables import CODE_SPAN, TABLE_HEADER
 from ragkit.month_names import MONTH_NAMES
 from ragkit.rag.extractive.acronyms import acronyms_in, with_defined
 from ragkit.rag.extractive.answer_type import (
@@ -278,7 +278,6 @@ _OTHER_RELEASE = 0.5  # ... for a sentence that names another release than the o
 _REFERENCE_ENTRY = re.compile(r"(?:\[?\d{1,3}[.\]]\s+)?[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}(?:(?:,|&|and)\s+[^()]{0,80})?"
                               r"[A-Z][^()]{10,200}\((?:1[89]|20)\d\d\)"
                               r"|[A-Z][\w.&' -]{0,60}\s\d{1,4},\s*[A-Za-z]?\d{1,6}(?:[–-][A-Za-z]?\d{1,6})?\s*\((?:1[89]|20)\d\d\)")
-_REFERENCE_OPENINGS = True
 #: a troubleshooting article's sections: those that say what goes wrong (a question that states its
 #: case says it already) and those that say why and what to do
 _SYMPTOM_HEADING = re.compile(r"(?:the\s+)?(?:issues?|symptoms?|problems?|steps\s+to\s+reproduce|(?:expected|actual)\s+"
@@ -289,7 +288,6 @@ _REMEDY_HEADING = re.compile(r"(?:the\s+)?(?:causes?|solutions?|workarounds?|fix
 _ABOUT_DOCUMENT = re.compile(r"(?:this|the\s+following)\s+(?:article|document|page|guide|topic|section|tutorial|post|"
                              r"chapter|note)\s+(?:provides|describes|explains|covers|shows|contains|gives|lists|discusses|"
                              r"is\s+about|will\s+(?:show|explain|describe|cover|help))\b", re.IGNORECASE)
-_SYMPTOMS_PASS = True
 _REFERENCE_LIST = 0.5  # ... for a sentence of a paper's reference list (``references`` metadata)
 _OPENING_LINES = 4  # a document's byline is among its first lines
 _SIGNATURE_LINES = 5  # ... a foreword's or a letter's signature: a name and a few lines of role at its end
@@ -314,9 +312,6 @@ _MARKER_END = re.compile(r"\[\d+\](?=\s|$)")
 _MARKERS = re.compile(r"\s*\[\d+\](?=\s|$)")  # an answer's citation markers, with the space before each
 _FOLD_WORDS = 4  # a part's sentence of at least this many words, quoted already, gets only its label
 _MARKER = re.compile(r"\[\d+\]")
-_MARKER_NUMBER = re.compile(r"\[(\d+)\]")
-_COMPOUNDS = True  # code naming a part of the question's hyphenated name is about another thing
-_PARTS_AGREE = True  # a part of a two-part question is answered from the whole answer's documents first
 #: a version note alone ("Changed in version 23.3.", "New in version 1.1."): it dates the text
 #: after it, and says nothing itself, but the version when a question asks for one ("Since which
 #: release is … deprecated?": "Deprecated since version 26.1.0.")
@@ -326,7 +321,6 @@ _MEANING = 1.5  # a candidate's score falls by e**(-_MEANING × how much less ne
 _MEANING_DEPTH = 12  # how many of the best candidates are reordered by meaning
 _TIME_NOUNS = frozenset(word_terms("time duration period"))  # nouns a length of time answers
 _SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or storage answers
-_LENGTHS_NAMED_NOT = True  # a name does not answer for a length of time or a size
 #: nouns for what one is obliged to do, which a sentence saying "must" or "required" states
 #: (``states_rule``): "What is the eyesight standard for drivers?": "You MUST be able to read …"
 _RULE_NOUNS = frozenset(stem(w) for w in ("standard", "requirement", "rule", "obligation"))
@@ -772,12 +766,12 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
         fit *= _OTHER_RELEASE  # nor is a sentence of ``changelog-4.3.rst`` about Celery 5.5
     if another_numbered(u.text, query.numbered):
         fit *= _OTHER_RELEASE  # nor is "uv has Tier 1 support" about Tier 2
-    if _SYMPTOMS_PASS and not query.document and _ABOUT_DOCUMENT.match(u.text):
+    if not query.document and _ABOUT_DOCUMENT.match(u.text):
         fit *= _OTHER_RELEASE  # "This article provides a fix for …" says what its page is about, not the fix
     if u.source in query.remedied and _SYMPTOM_HEADING.fullmatch(u.block.section.strip()):
         fit *= _OTHER_RELEASE  # nor is a troubleshooting article's "Issue" the answer to a question that
         # states that issue: its "Cause" and "Solution" are, and they are among the passages
-    if _COMPOUNDS and (other := another_compound(u.text, query.compounds, (u.title, u.block.section, *u.parents, *u.above))):
+    if (other := another_compound(u.text, query.compounds, (u.title, u.block.section, *u.parents, *u.above))):
         fit *= _OTHER_RELEASE ** other  # nor is "The style `overflow` accepts …" (under "Overflow") about text-overflow
     own_share = sum(weight[t] for t in hits) / total
     label = dated or (" > ".join(named) if typed and named and not set(terms(" ".join(named))) <= u.own else "")
@@ -810,7 +804,7 @@ _REMEDY_CLOSE = 0.3
 
 def _codes(u: Unit) -> list[str]:
     """The code ``u`` writes: a code block's text or line, else its code spans."""
-    return [u.text] if u.kind in ("code", "line") else _CODE_SPAN.findall(u.text)
+    return [u.text] if u.kind in ("code", "line") else [span.strip("`") for span in CODE_SPAN.findall(u.text)]
 
 
 def _about_release(query: Query) -> bool:
@@ -860,7 +854,6 @@ def _of_asked_release(candidates: list[Candidate], query: Query) -> list[Candida
 
 
 #: a heading that is one literal, the thing its section describes (``:execrows``, ``--dry-run``)
-_CODE_SPAN = re.compile(r"`([^`\n]{1,200})`")
 _LITERAL_HEADING = re.compile(r"`[^`\s]{1,60}`(?:\s*\(\))?")
 
 
@@ -936,7 +929,7 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _LEADS_CODE  # "- Add a remote:" and the command after it
         if query.action and terms(u.text)[:1] == [query.action]:
             fit *= _LEADS_CODE  # ... that starts with the action asked about ("add"), not "Change the URL"
-    if u.references or _REFERENCE_OPENINGS and _REFERENCE_ENTRY.match(u.text):
+    if u.references or _REFERENCE_ENTRY.match(u.text):
         fit *= _REFERENCE_LIST  # an entry of a paper's reference list names a topic, rarely answers (so
         # does a sentence that opens with one: a reference list run into the next article's text)
     if u.kind == "line":
@@ -1133,7 +1126,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         return _refuse("a price, share or rate is asked for and no passage gives one")
     if query.program and not any(runs_program(code, query.program) for u in units for code in _codes(u)):
         query = replace(query, program="")  # "Which single command …?": no code runs a program named so
-    if _SYMPTOMS_PASS and query.form != query.text:  # a case stated first: its symptoms are the question's
+    if query.form != query.text:  # a case stated first: its symptoms are the question's
         query = replace(query, remedied=frozenset(u.source for u in units if _REMEDY_HEADING.fullmatch(u.block.section.strip())))
     if query.kind in ("person", "owner"):
         query = replace(query, common=_lower_case_words(units))
@@ -1242,12 +1235,12 @@ def _both_parts(question: str, parts: tuple[str, str], passages: Sequence[Passag
     # two things asked in one breath are said together: a part is answered from the documents the
     # whole answer quotes when they answer it ("the oldest Rust version and the oldest Python
     # version": the getting-started page's, not a migration note's of an old release)
-    quoted = {int(n) for n in _MARKER_NUMBER.findall(whole)}
+    quoted = {int(marker[1:-1]) for marker in _MARKER.findall(whole)}
     sources = {p.meta.get("source") for p in passages if p.number in quoted}
     agreeing = [p for p in passages if p.meta.get("source") in sources]
     for n, (part, leaning) in enumerate(((first, context), (second, f"{context} {first}".strip()))):
         answer = REFUSAL
-        if _PARTS_AGREE and agreeing and len(agreeing) < len(passages):
+        if agreeing and len(agreeing) < len(passages):
             answer = _one_question(part, agreeing, max_sentences=1, min_coverage=min_coverage, context=leaning,
                                    similarity=similarity, answered=answered)
         if answer == REFUSAL:
@@ -1526,7 +1519,7 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
     # a length of time or a size is no thing a name gives ("What warranty period …?": not "ReleFly … in summer 2024")
     named = ((query.which or query.asked in _IDENTIFYING) and names_thing(said, query)
-             and not (_LENGTHS_NAMED_NOT and query.asked in _TIME_NOUNS | _SIZE_NOUNS))
+             and query.asked not in _TIME_NOUNS | _SIZE_NOUNS)
     if named and query.qualifier and not _says_joined(have | around, query.qualifier):
         return True  # "Which Rust crate …?": a thing of another name's kind, from a passage that never says Rust
     if any(says(have, noun) for noun in _ALIKE.get(query.asked, (query.asked,))):

@@ -89,15 +89,12 @@ def reason_first(candidates: list[Candidate], query: Query) -> list[Candidate]:
     words ("… given you can accidentally expose confidential information", "because …") first,
     when the best gives none and that one scores close to it: the best describes the case the
     question sets ("A Teams meeting will be set up …"), the other says why."""
-    if not _REASONS_FIRST or not candidates or not asks_why(query.form) or gives_reason(candidates[0].unit.text):
+    if not candidates or not asks_why(query.form) or gives_reason(candidates[0].unit.text):
         return candidates
     floor = _REASON_CLOSE * candidates[0].score
     chosen = next((c for c in candidates[1:] if c.score >= floor and c.unit.kind in ("prose", "item")
                    and gives_reason(c.unit.text)), None)
     return put_first(candidates, chosen) if chosen else candidates
-
-
-_REASONS_FIRST = True
 
 
 def identifier_first(candidates: list[Candidate], query: Query) -> list[Candidate]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ragkit.markdown_tables import CODE_SPAN
 from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
     AUTHORSHIP_WORDS,
@@ -246,7 +247,6 @@ def asked_part(question: str) -> str:
 
 #: a short phrase and its comma before a question word: "By default, how often …?", "In practice, which …?"
 _LEADING_PHRASE = re.compile(r"[A-Z][\w'’-]*(?:\s+[\w'’-]+){0,3},\s+")
-_LEADING_PHRASES = True
 
 
 def _opens_question(text: str) -> bool:
@@ -254,7 +254,7 @@ def _opens_question(text: str) -> bool:
     after a short phrase and its comma ("By default, how often does …?")."""
     if _ASKS.match(text):
         return True
-    lead = _LEADING_PHRASE.match(text) if _LEADING_PHRASES else None
+    lead = _LEADING_PHRASE.match(text)
     return lead is not None and _ASKS.match(text, lead.end()) is not None
 
 
@@ -371,7 +371,6 @@ def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:
 
 
 _COMPOUND = re.compile(r"(?<![\w-])[a-z][a-z0-9]*(?:-[a-z0-9]+)+(?![\w-])")
-_SPAN = re.compile(r"`([^`\n]{1,80})`")
 
 
 def hyphen_compounds(question: str) -> frozenset[str]:
@@ -387,7 +386,7 @@ def another_compound(text: str, compounds: frozenset[str], headings: tuple[str, 
     if not compounds:
         return 0
     lower = " ".join((text, *headings)).lower()
-    spans = {m.group(1).strip().lower() for m in _SPAN.finditer(text)}
+    spans = {span.strip("`").strip().lower() for span in CODE_SPAN.findall(text)}
     titles = {h.strip().strip("`").strip().lower() for h in headings}
     found = 0
     for compound in compounds:
