@@ -131,7 +131,7 @@ class Query:
     common: frozenset[str] = frozenset()  # for "Who …?": the stems of words the passages write in lower
     # case, which are no one's name ("Utility-Preserving Formulation" in a title)
     remedied: frozenset[str] = frozenset()  # the documents whose Cause or Solution section is among the
-    # passages, set by the answerer for a question that states its case first (``engine._symptoms``)
+    # passages, set by the answerer for a question that states its case first (read by ``engine._remedy_first``)
     compounds: frozenset[str] = frozenset()  # its lower-case hyphenated names ("text-overflow"):
     # code naming a part of one ("`overflow`") and never it names another thing
     program: str = ""  # the program "Which diskutil command …?" names (``values.asked_program``), kept by the
