@@ -103,7 +103,7 @@ class MarkdownLoader(Loader):
     #: 12: kramdown's attribute and extension lines (``{: .no_toc}``, ``{:toc}``) left out; 13: a
     #: heading's Python-Markdown attribute block (``{: #id }``) and the closing ``#`` run before it too,
     #: and MkDocs' indented admonitions and content tabs (``!!! tip``, ``=== "Bash"``) as a label and text
-    version = 13
+    version = 14  # 14: a MyST eval-rst block's inline literals as code spans
 
     include_marker = "{{#"
 

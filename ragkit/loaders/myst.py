@@ -32,6 +32,7 @@ from ragkit.loaders.sphinx_names import (
     ADMONITIONS,
     AUTHORS,
     CODE,
+    CODE_ROLES,
     DROP,
     LABELS,
     TITLED,
@@ -65,9 +66,6 @@ _CHUNK_LANGUAGES = frozenset({
     "r", "python", "julia", "bash", "sh", "sql", "ojs", "dot", "mermaid", "js", "javascript", "rust",
     "c", "cpp", "stan", "scala", "octave", "matlab", "powershell", "ruby", "perl", "go", "java",
 })  # fmt: skip
-#: roles whose text is an identifier (shown as inline code, as Sphinx shows it)
-_CODE_ROLES = re.compile(r"^(?:py:|c:|cpp:|js:)?(?:func|meth|class|attr|mod|obj|exc|data|const|"
-                         r"envvar|option|samp|file|command|program|kbd|code|setting|confval)$")
 
 
 def has_myst(text: str) -> bool:
@@ -194,7 +192,7 @@ def _roles(line: str) -> str:
             return m.group()
         name = m.group("name").lower()
         shown = role_text(name, m.group("text"))
-        return f"`{shown}`" if _CODE_ROLES.match(name) else shown
+        return f"`{shown}`" if CODE_ROLES.match(name) else shown
 
     return _ROLE.sub(replace, line) if "{" in line else line
 

@@ -2,7 +2,8 @@
 
 Sections and object descriptions become ATX headings (``#`` per level), so the Markdown splitter
 gives every chunk its heading path; code becomes fenced blocks (a ``#`` comment in code is never a
-heading); everything else is plain text without markup: lists as ``-``/``1.`` items, tables as
+heading); inline literals and code roles are code spans (a heading's are its text); everything
+else is plain text without markup: lists as ``-``/``1.`` items, tables as
 ``" | "``-joined rows, admonitions as ``Note: ...``, field lists as ``term: text`` lines (a
 documented object's ``:param x:``/``:type x:`` fields as one ``- x (type): text`` item each, as
 Sphinx shows them) and definition lists as ``- term: text`` items. Comments, targets, substitution
@@ -16,7 +17,7 @@ from collections.abc import Callable
 
 from docutils import nodes
 
-from ragkit.loaders.base import code_fence
+from ragkit.loaders.base import code_fence, code_span
 from ragkit.loaders.rst_sphinx import object_desc
 from ragkit.loaders.sphinx_names import ADMONITIONS
 
@@ -32,12 +33,16 @@ _SILENT = (
 _FILE_FIELDS = frozenset({"orphan", "tocdepth", "nocomments", "nosearch"})
 
 
-def inline_text(node: nodes.Node) -> str:
-    """The text of an inline run, markup gone and whitespace collapsed."""
-    return _SPACES.sub(" ", "".join(_inline(node))).strip()
+def inline_text(node: nodes.Node, *, code: bool = False) -> str:
+    """The text of an inline run, markup gone and whitespace collapsed; with ``code``, an inline
+    literal (````WARNING````, a Sphinx role's ``:func:`x```) stays a code span, as the Markdown of
+    a page shows it (a heading's or a field name's literal is its text)."""
+    return _SPACES.sub(" ", "".join(_inline(node, code))).strip()
 
 
-def _inline(node: nodes.Node) -> list[str]:
+def _inline(node: nodes.Node, code: bool) -> list[str]:
+    if code and isinstance(node, nodes.literal):
+        return [code_span(_SPACES.sub(" ", node.astext()).strip())]
     if isinstance(node, nodes.Text):
         return [node.astext()]  # backslash escapes resolved
     if isinstance(node, _SILENT):
@@ -48,7 +53,7 @@ def _inline(node: nodes.Node) -> list[str]:
         return [node.get("refname", node.astext())]
     if isinstance(node, nodes.title_reference):  # `x`: Sphinx's default role, shown as its target
         return [_default_role_text(node.astext())]
-    return [piece for child in node.children for piece in _inline(child)]
+    return [piece for child in node.children for piece in _inline(child, code)]
 
 
 class Renderer:
@@ -78,7 +83,7 @@ class Renderer:
         elif isinstance(node, nodes.Admonition):
             self._admonition(node, depth)
         elif isinstance(node, (nodes.TextElement, nodes.Text)):
-            self._para(inline_text(node))
+            self._para(inline_text(node, code=True))
         else:  # containers: compound, container, block_quote, line_block, topic, sidebar, ...
             self._children(node, depth)
 
@@ -163,13 +168,13 @@ class Renderer:
         reads one (``:param int max_msg_size: maximum size of read websocket message, 4`` then
         ``MB by default.``): its lines are one paragraph (``_wrapped_field``)."""
         if _wrapped_field(node):
-            said = (inline_text(c) if isinstance(c, (nodes.term, nodes.classifier)) else self._sub(c, depth)
+            said = (inline_text(c, code=True) if isinstance(c, (nodes.term, nodes.classifier)) else self._sub(c, depth)
                     for item in node.children for c in item.children)
             self._para(" ".join(" ".join(said).split()))
             return
         lines = []
         for item in node.children:
-            term = " ".join(inline_text(c) for c in item.children if isinstance(c, (nodes.term, nodes.classifier)))
+            term = " ".join(inline_text(c, code=True) for c in item.children if isinstance(c, (nodes.term, nodes.classifier)))
             definition = next((c for c in item.children if isinstance(c, nodes.definition)), None)
             body = self._sub(definition, depth) if definition is not None else ""
             text = f"{term}: {body}" if term and body else term or body
@@ -212,7 +217,7 @@ class Renderer:
         self._children(node, depth)
 
     def _lines(self, node: nodes.Node, depth: int) -> None:
-        self.blocks.append("\n".join(inline_text(line) for line in node.findall(nodes.line)))
+        self.blocks.append("\n".join(inline_text(line, code=True) for line in node.findall(nodes.line)))
 
     def _admonition(self, node: nodes.Node, depth: int) -> None:
         title = next((c for c in node.children if isinstance(c, nodes.title)), None)

@@ -39,6 +39,7 @@ from ragkit.loaders.sphinx_names import (
     CHANGE,
     CHANGELOG,
     CODE,
+    CODE_ROLES,
     DROP,
     LABELS,
     TITLED,
@@ -182,7 +183,8 @@ def _code(content: Any, language: str) -> nodes.literal_block:
 
 def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                  options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
-    return [nodes.literal(rawtext, role_text(name.lower(), utils.unescape(text)))], []
+    shown = role_text(name.lower(), utils.unescape(text))
+    return [nodes.literal(rawtext, shown) if CODE_ROLES.match(name.lower()) else nodes.inline(rawtext, shown)], []
 
 
 @contextmanager

@@ -47,6 +47,10 @@ SHOWN_OPTIONS = {"type": "Type", "default": "Default", "value": "Value"}
 TITLED = frozenset({"tab", "group-tab", "tab-item", "dropdown", "card", "grid-item-card", "tab-set-code"})
 #: roles whose target is a callable: Sphinx writes ``name()``
 CALLABLE_ROLES = frozenset({"func", "meth", "py:func", "py:meth", "c:func", "cpp:func", "js:func", "js:meth"})
+#: roles whose text is an identifier (shown as inline code, as Sphinx shows it); the others
+#: (``:ref:``, ``:doc:``, ``:term:``, a project's ``:issue:``) show words
+CODE_ROLES = re.compile(r"^(?:py:|c:|cpp:|js:)?(?:func|meth|class|attr|mod|obj|exc|data|const|"
+                        r"envvar|option|samp|file|command|program|kbd|code|setting|confval)$")
 _EMAIL = re.compile(r"<[^<>]*>")
 _TITLE_TARGET = re.compile(r"^(.*?)\s*<([^<>]*)>$", re.DOTALL)
 #: admonition directives and the label their text is shown with (``Note: ...``)

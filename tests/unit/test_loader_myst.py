@@ -76,7 +76,7 @@ def test_directives_give_their_content_or_nothing() -> None:
     assert "```python\nlamp = ignite(hours=3)\n```" in text
     assert "caption" not in text and "depth: 2" not in text and "maxdepth" not in text
     assert "winter" not in text  # the toctree's entries are navigation, not text
-    assert "New in version 2.1: The Foghorn sounds at FOG_LEVEL." in " ".join(text.split())
+    assert "New in version 2.1: The `Foghorn` sounds at `FOG_LEVEL`." in " ".join(text.split())
 
 
 def test_a_project_example_directive_with_code_stays_code() -> None:
@@ -113,7 +113,7 @@ def test_rst_example_directive_written_without_a_blank_line_is_code() -> None:
 
 def test_rst_object_descriptions_still_describe() -> None:
     text, _ = rst_to_markdown("Intro.\n\n.. py:function:: blink(times)\n\n   Flashes the lamp ``times`` times.\n")
-    assert "blink" in text and "Flashes the lamp times times." in " ".join(text.split())
+    assert "blink" in text and "Flashes the lamp `times` times." in " ".join(text.split())
     assert "```" not in text
 
 

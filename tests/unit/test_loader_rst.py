@@ -140,11 +140,11 @@ def test_rst_and_rest_files_go_to_the_rst_loader() -> None:
 def test_sphinx_roles_and_directives_leave_no_markup(config_doc: Document) -> None:
     text = config_doc.text
     assert RST_MARKUP.search(prose(text)) is None, RST_MARKUP.search(prose(text))
-    assert "The config attribute of the Flask object holds the configuration." in text
-    assert "Read the quickstart and sessions first; call send_file() or Flask.run()." in text
-    assert "The --debug option of project matters." in text
-    assert "Default: timedelta(days=31) (2678400 seconds)" in text
-    assert "Changed in version 0.8: This can also be an integer, see SESSION_COOKIE_NAME." in text
+    assert "The `config` attribute of the `Flask` object holds the configuration." in text
+    assert "Read the quickstart and sessions first; call `send_file()` or `Flask.run()`." in text
+    assert "The `--debug` option of project matters." in text
+    assert "Default: `timedelta(days=31)` (`2678400` seconds)" in text
+    assert "Changed in version 0.8: This can also be an integer, see `SESSION_COOKIE_NAME`." in text
     assert "- path_or_file: The path to the file to send." in text
     assert "Words inside an unknown directive survive." in text
     assert "An unknown role and a Werkzeug link keep their words." in text
@@ -181,7 +181,7 @@ def test_a_field_wrapped_with_deeper_indented_lines_is_one_paragraph(tmp_path: P
         "      .. versionadded:: 2.1\n\n"
         "   :param int shelves: How many shelves it holds.\n", encoding="utf-8")
     text = load(path).text
-    assert ("- max_load (int): the heaviest load a shelf carries, 4 kg by default. To lift the limit use 0. "
+    assert ("- max_load (int): the heaviest load a shelf carries, 4 kg by default. To lift the limit use `0`. "
             "New in version 2.1.\n- shelves (int): How many shelves it holds.") in text, text
     assert "4: kg" not in text
 
@@ -190,7 +190,7 @@ def test_escapes_inside_roles_are_resolved(tmp_path: Path) -> None:
     path = tmp_path / "esc.rst"
     path.write_text("Use :func:`send\\_file` and :attr:`the config <Flask.config\\_x>`, many :func:`f`\\s.\n",
                     encoding="utf-8")
-    assert load(path).text == "Use send_file() and the config, many f()s.\n"
+    assert load(path).text == "Use `send_file()` and `the config`, many `f()`s.\n"
 
 
 def test_navigation_includes_and_raw_html_leave_nothing(config_doc: Document) -> None:
@@ -203,7 +203,7 @@ def test_navigation_includes_and_raw_html_leave_nothing(config_doc: Document) ->
 def test_code_blocks_stay_code_with_their_language(config_doc: Document) -> None:
     text = config_doc.text
     assert '```python\n# a comment, not a heading\napp.config["TESTING"] = True\n```' in text
-    assert "app.py:" in text  # the caption, its markup gone
+    assert "`app.py`:" in text  # the caption, its literal a code span
     assert "```text\n> py -3 -m venv .venv\n```" in text
 
 
@@ -352,8 +352,8 @@ def test_an_objects_type_default_and_value_are_text_under_its_heading(tmp_path: 
     def chunk_of(words: str) -> Document:
         return next(c for c in chunks if words in c.text)
 
-    assert "Type: str\n\nDefault: 'tables/tide.csv'" in chunk_of("Default: 'tables").text
-    assert chunk_of("Default: 'tables").metadata["heading"] == "Harbour settings > tide_table_path"
+    assert "Type: str\n\nDefault: `'tables/tide.csv'`" in chunk_of("Default: `'tables").text
+    assert chunk_of("Default: `'tables").metadata["heading"] == "Harbour settings > tide_table_path"
     assert "Type: int\n\nValue: 12" in chunk_of("Value: 12").text
     assert chunk_of("Value: 12").metadata["heading"] == "Harbour settings > Pier.berths"
     assert chunk_of("Value: 9").metadata["heading"] == "Harbour settings > harbour.Pier.depth"
@@ -405,12 +405,12 @@ def test_a_changelog_release_is_a_version_heading_over_its_date_and_tagged_chang
     doc = load(path)
     assert RST_MARKUP.search(prose(doc.text)) is None, RST_MARKUP.search(prose(doc.text))
     assert doc.text.startswith("# 1.0 Changelog\n\n## 1.0.1\n\n## 1.0.0\n\nReleased: March 3, 2025\n\n"
-                               "[bug] [tide tables] Fixed the TideTable reader, which skipped the last row.\n\n"
-                               "References: #812, #813\n\n[feature] Added Ferry.timetable()."), doc.text
+                               "[bug] [tide tables] Fixed the `TideTable` reader, which skipped the last row.\n\n"
+                               "References: #812, #813\n\n[feature] Added `Ferry.timetable()`."), doc.text
     chunks = splitters.get("markdown")(chunk_size=400, chunk_overlap=0, unit="chars").split(doc)
     dated = next(c for c in chunks if "Released: March 3, 2025" in c.text)
     assert dated.metadata["heading"] == "1.0 Changelog > 1.0.0" and "## 1.0.0" in dated.text
-    assert loaders.get("rst").version >= 2  # indexes read their reStructuredText again
+    assert loaders.get("rst").version >= 8  # indexes read their reStructuredText again
 
 
 def test_a_definition_list_is_one_list_that_answers_a_list_question(tmp_path: Path) -> None:
@@ -433,3 +433,14 @@ def test_a_definition_list_is_one_list_that_answers_a_list_question(tmp_path: Pa
     got = extractive_answer("What are the three kinds of tide reports?", [Passage(1, text, {"source": "community.rst"})])
     assert all(kind in got for kind in ("Standard", "Storm", "Survey")), got
     assert loaders.get("rst").version >= 3  # indexes read their reStructuredText again
+
+
+def test_inline_literals_and_code_roles_are_code_spans_and_headings_plain_text(tmp_path: Path) -> None:
+    """``WARNING`` and :option:`--dry-run` are code in the page Sphinx builds, so they are code spans
+    (the answerer reads a code span as a value); a heading's literal and a link's role are words."""
+    path = tmp_path / "logging.rst"
+    path.write_text("The ``ferry`` log\n=================\n\nInside import stages the default is ``WARNING`` and above; "
+                    "pass :option:`--dry-run` (see :ref:`the guide <guide>` and :issue:`12`).\n", encoding="utf-8")
+    text = load(path).text
+    assert text.startswith("# The ferry log\n\n")
+    assert "the default is `WARNING` and above; pass `--dry-run` (see the guide and 12)." in text, text
