@@ -213,6 +213,7 @@ from ragkit.rag.extractive.text import (
     WORD,
     Block,
     code_lines,
+    doer_verbs,
     is_sentence,
     parse_blocks,
     snake_identifiers,
@@ -1047,13 +1048,14 @@ def _unsupported_share(u: Unit, query: Query) -> float:
     (and what its format is called: "the sample PowerPoint deck") do not have; the words of a
     sentence that sets the scene before the one that asks count half ("My Zoom meetings keep
     getting cut off. How long can a meeting last …?": the handbook need not say "cut off"), and
-    so do its illustrations ("…, like an interval?")."""
+    so do its illustrations ("…, like an interval?"). A doer is said by its verb: "Scala's creator"
+    by "Scala was created by …" (``doer_verbs``)."""
     asking = frozenset(terms(query.form)) if query.form and query.form != query.text else None
     own = {t: b * (_SCENE if asking is not None and t not in asking or t in query.examples else 1.0)
            for t, b in query.boosts.items() if t in query.own}
     total = sum(own.values())
     have = u.scope | u.document | u.section | _file_terms(u.source)
-    return sum(w for t, w in own.items() if t not in have) / total if total else 0.0
+    return sum(w for t, w in own.items() if t not in have and not doer_verbs(t) & have) / total if total else 0.0
 
 
 def _off_kind(c: Candidate, query: Query) -> bool:

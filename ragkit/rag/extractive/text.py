@@ -116,6 +116,15 @@ def _stem(word: str) -> str:
     return w[:-2] if ate and w.endswith("at") and len(w) >= 5 else w
 
 
+def doer_verbs(term: str) -> frozenset[str]:
+    """The stems of the verb an agent noun's stem ``term`` names the doer of ("creator": "created"
+    and "creates" say it; "teacher": "teaches"); none for a short word ("user", "order")."""
+    if len(term) < 6 or not term.endswith(("er", "or")):
+        return frozenset()
+    verb = term[:-2]
+    return frozenset({stem(verb), stem(verb + "e")})
+
+
 #: a bound's abbreviation read as its word: "the max size" asks for "a maximum of 64 KiB" ("highest"
 #: is not read as "maximum": "the highest priority" says nothing of a maximum number)
 _BOUNDS = {"max": "maximum", "min": "minimum"}
