@@ -138,3 +138,23 @@ def test_a_passage_cut_from_the_middle_of_a_table_reads_its_first_row_as_data() 
     assert headed == ["Date: 2022-11; Reviewer: Quay Audit"]
     plain = [b.text for b in parse_blocks("Date | Reviewer\n2022-11 | Quay Audit\n")]  # a table read from reST
     assert plain == ["Date: 2022-11; Reviewer: Quay Audit"]
+
+
+AGENDA = _passages(
+    ("TIDE Agenda HARB 12\n\nWhen: 9:00 - 11:00 (+01), Tuesday 6 November 2018\n\n"
+     "Where: Quay Room 1/2, Harbour Hotel, Penzance\n\nChairs: Ada Quill, Ben Marsh\n\nWorking Group Documents\n\n"
+     "Lightning Talks",
+     {"source": "agenda.html", "start": "0"}),
+    ("TIDE Agenda / HARB 12 Penzance\nTuesday 6 November 2018 — 9:00-11:00 UTC+1", {"source": "chairs.pdf", "page": "2"}),
+    ("TIDE Minutes HARB 12\n\nMain Agenda Minutes\n\nWhen: 9:00 - 11:00 (+01), Tuesday 6 November 2018\n\n"
+     "Where: Quay Room 1/2, Harbour Hotel, Penzance\n\nChairs: Ada Quill, Ben Marsh\n\nNotes:\n\nWelcome, Agenda",
+     {"source": "minutes.html", "start": "0"}),
+)
+
+
+def test_an_agendas_where_line_says_the_room() -> None:
+    """"Which meeting room …?" asks what an agenda's "Where:" labels ("where" is a function word, no
+    term to match). Before: the line of two empty headings followed it, sharing "working group"."""
+    got = extractive_answer("I'm going to the TIDE working group session at HARB 12 in Penzance. Which meeting room "
+                            "is it in?", AGENDA)
+    assert got.startswith("Where: Quay Room 1/2") and "Lightning Talks" not in got, got

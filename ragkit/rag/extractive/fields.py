@@ -66,20 +66,23 @@ def signed_line(blocks: Sequence[Block], index: int) -> str | None:
 _LATER_FIELD = re.compile(r"(?<=\s)(?P<label>[A-Z][\w./#&'-]*(?: [\w./#&'-]+){0,3}):\s+\S")
 
 
-#: a label word and the question's words that ask for its value: a mail's "From:" says who sent it
-_LABEL_ASKED = {"from": frozenset(terms("sent sender send sends")), "to": frozenset(terms("recipient recipients"))}
+#: a label word and the question's words that ask for its value: a mail's "From:" says who sent it,
+#: an agenda's "Where:" in which room or venue it is held, its "When:" at what time or on what date
+_LABEL_ASKED = {"from": frozenset(terms("sent sender send sends")), "to": frozenset(terms("recipient recipients")),
+                "where": frozenset(terms("room venue location place held")),
+                "when": frozenset(terms("time date day held"))}
 
 
 def fills_field(line: str, question_terms: Collection[str], names: Collection[str]) -> bool:
     """Whether ``line`` is a form's field, or holds one further along (a form's line of several),
     whose label is made of the question's terms (``question_terms``), one at least not among the
     ``names`` the question is about; a mail header's "From:" is labelled "sent" ("Who sent the
-    test email …?"), its "To:" "recipient"."""
+    test email …?"), its "To:" "recipient", an agenda's "Where:" "room" ("Which meeting room …?")."""
     first = _FIELD.match(line)
     labels = ([first.group("label")] if first else []) + [m.group("label") for m in _LATER_FIELD.finditer(line)]
     asked = set(question_terms)
     for label in labels:
-        # "From" and "To" are function words, which ``terms`` leaves out: read as the words they answer
+        # "From", "To", "Where" and "When" are function words, which ``terms`` leaves out: read as the words they answer
         said = _LABEL_ASKED.get(label.lower(), frozenset()) & asked
         words = set(said) if said else set(terms(label))
         if len(label.split()) <= _LABEL_WORDS and words - set(names) and words <= set(question_terms):
