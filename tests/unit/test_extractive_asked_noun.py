@@ -472,3 +472,20 @@ def test_a_name_does_not_answer_for_a_length_of_time() -> None:
                              passages) == REFUSAL
     warranty = _passages(("## Warranty\n\nEvery Skylift Hopper comes with a warranty period of 24 months from delivery.", "faq.docx"))
     assert "24 months" in extractive_answer("What warranty period does Skylift give buyers of its Hopper drone?", warranty)
+
+
+GAUGE = _passages(
+    ("## Exporting tide times\n\n1. Create a gauge feed in the harbour console.\n"
+     "   Make sure the clock of the gauge feed is set to UTC. You will get tide times shifted by an hour if "
+     "not. The clock of the console does not matter.\n2. Add the feed's key to your configuration as "
+     "export.key.", "export.md"),
+    ("## Settings\n\n- export.key: Key to read your gauge feed.", "settings.md"),
+)
+
+
+def test_a_misconfiguration_is_answered_by_the_advice_that_puts_it_right() -> None:
+    """"What is the likely misconfiguration …?" is answered by "Make sure … is set to UTC", which
+    never says the noun. Before: refused, the answer never said "misconfiguration"."""
+    answer = extractive_answer("I set up the tide export, but every exported tide time is shifted by an hour. "
+                               "What is the likely misconfiguration of the gauge feed?", GAUGE)
+    assert "set to UTC" in answer, answer

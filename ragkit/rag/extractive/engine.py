@@ -191,7 +191,7 @@ from ragkit.rag.extractive.query import (
     dotted_numbers,
     read_question,
 )
-from ragkit.rag.extractive.reasons import sentence_pairs
+from ragkit.rag.extractive.reasons import advises, sentence_pairs
 from ragkit.rag.extractive.releases import (
     another_file_release,
     another_release,
@@ -327,6 +327,9 @@ _SIZE_NOUNS = frozenset(word_terms("length size"))  # nouns an amount of text or
 _RULE_NOUNS = frozenset(stem(w) for w in ("standard", "requirement", "rule", "obligation"))
 #: nouns a why question asks with ("What is the *cause*?"): its answer gives the reason, rarely the noun
 _REASON_NOUNS = frozenset(stem(w) for w in ("reason", "cause", "purpose", "point"))
+#: nouns for what was set or done wrong ("What is the likely *misconfiguration*?"): the answer is the
+#: advice that puts it right ("Make sure the region … is set to Global"), rarely the noun
+_FAULT_NOUNS = frozenset(stem(w) for w in ("misconfiguration", "mistake", "misstep", "pitfall"))
 #: nouns for a program's exit status ("What exit *code* …?", "which exit *status* …?"), which a
 #: sentence saying how the program exits or what it returns, with a number, states: "exits 0 on success"
 _STATUS_NOUNS = frozenset(stem(w) for w in ("code", "status", "value"))
@@ -1509,6 +1512,8 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # "What is the maximum length …?": "no more than 300 characters"
     if query.asked in _REASON_NOUNS and asks_why(query.form):
         return False  # "What is the cause?": "… because the NG doesn't have an automatic reset"
+    if query.asked in _FAULT_NOUNS and advises(_MARKER.sub(" ", answer)):
+        return False  # "What is the likely misconfiguration …?": "Make sure the region … is set to Global"
     if query.asked in _RULE_NOUNS and states_rule(_MARKER.sub(" ", answer)):
         return False  # "What is the eyesight standard …?": "You MUST be able to read …"
     if query.asked in _STATUS_NOUNS and _ASKS_EXIT.search(query.form) and _SAYS_EXIT.search(_MARKER.sub(" ", answer)):

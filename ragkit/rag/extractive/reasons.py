@@ -105,12 +105,17 @@ _ADVICE = re.compile(r"\b(?:make sure|be sure|ensure|should|must|need to|have to
                      r"do not|don't|it is (?:important|recommended|advisable))\b", re.IGNORECASE)
 
 
+def advises(text: str) -> bool:
+    """Whether ``text`` advises ("Make sure the region is set to Global", "do not …")."""
+    return bool(_ADVICE.search(text))
+
+
 def grounds(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
     """For a question that asks why: the sentence before ``u`` in its section, with a space after
     it, when ``u`` advises without giving a reason ("If you document scripts, make sure their main
     routine is protected …" after "… these will be executed when the build runs."): advice follows
     the fact that motivates it; "" otherwise (or when a consequence after ``u`` gives the reason)."""
-    if u.kind != "prose" or _REASON.search(u.text) or not _ADVICE.search(u.text):
+    if u.kind != "prose" or _REASON.search(u.text) or not advises(u.text):
         return ""
     before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
               and v.block.section == u.block.section and id(v) not in quoted]
@@ -130,4 +135,4 @@ def gives_reason(text: str) -> bool:
     return _REASON.search(text) is not None
 
 
-__all__ = ["consequent", "gives_reason", "grounds", "sentence_pairs", "sequel"]
+__all__ = ["advises", "consequent", "gives_reason", "grounds", "sentence_pairs", "sequel"]
