@@ -172,6 +172,25 @@ def test_a_count_in_words_may_name_a_defined_term_in_capitals() -> None:
     assert not counts("warden", "2 Wardens and Keepers")
 
 
+def test_a_defined_term_the_question_capitalises_is_counted_after_digits() -> None:
+    """"How many Tech Leads must a group have?" writes its noun as a defined term, so "2 or 3 Tech
+    Leads in a group are required" counts it, as "seven Wardens" does in words. Before: the
+    sentence counted nothing, and "more than 8 PRs" (another thing) answered."""
+    from ragkit.rag.extractive.answer_type import counts
+
+    pages = [
+        Passage(1, ("## Lamp groups\n\nTo join a lamp group, a Keeper needs to trim more than 8 wicks for the "
+                    "group within 1 year. A lamp group leads the upkeep of one lighthouse, and its members "
+                    "get guidance from Tech Leads.\n"), {"source": "groups.md"}),
+        Passage(2, ("## Group roles\n\n- Tech Lead\n  - 2 or 3 Tech Leads in a lamp group are required\n"
+                    "  - Responsible for training the group's members\n"), {"source": "groups.md"}),
+    ]
+    answer = extractive_answer("We are setting up a new lamp group. How many Tech Leads must it have?", pages)
+    assert answer.startswith("Group roles: 2 or 3 Tech Leads"), answer
+    assert counts("lead", "2 or 3 Tech Leads are required", defined=True)
+    assert not counts("lead", "2 or 3 Tech Leads are required")  # a heading's number, unless the question says so
+
+
 def test_an_issue_or_pull_request_number_is_no_amount() -> None:
     """A change log's entry ends with its pull request ("… smaller than `offset` (753).") and a
     page points at an issue ("see #15201"): neither number answers "How many …?" nor "How

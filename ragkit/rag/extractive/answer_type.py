@@ -615,24 +615,26 @@ def _plural(word: str) -> bool:
                                and low not in STOPWORDS)  # not "its", "has", "this"
 
 
-def counts(noun: str, sentence: str) -> bool:
+def counts(noun: str, sentence: str, *, defined: bool = False) -> bool:
     """Whether ``sentence`` gives a number of ``noun`` (a stem): a number, then the noun in lower
     case after at most two modifiers ("70 characters", "a stack of N = 6 identical layers", "8
     million documents"; not a section number, "2 Character-level Networks", nor "3e) show that
     characters"). After a number in words the noun may be capitalised, as bylaws write their
-    defined terms ("Quorum … is five Members"): no section is numbered in words."""
+    defined terms ("Quorum … is five Members"): no section is numbered in words; so may it after
+    digits when the question writes it capitalised too (``defined``: "How many Tech Leads …?" is
+    answered by "2 or 3 Tech Leads in an SIG are required")."""
     words = WORD.findall(_BROKEN_WORD.sub("", sentence))
     for i, w in enumerate(words):
         if not (digits := any(c.isdigit() for c in w)) and w.lower() not in _NUMBER_WORDS:
             continue
         for k, v in enumerate(words[i + 1:i + 2 + _COUNT_GAP], i + 1):
-            if stem(v) == noun and (v[0].islower() or not digits):
+            if stem(v) == noun and (v[0].islower() or not digits or defined):
                 return True
             if (parts := _CAMEL_PART.findall(v)) and len(parts) > 1 and stem(parts[-1]) == noun:
                 return True  # a compound name whose last part is the noun: "100 BeamToken" counts tokens
             if v.lower() == "of" and k > i + 1 and k + 1 < len(words) and stem(words[k + 1]) == noun:
                 return True  # a measure of it: "65,535 bytes of code", "2 GB of memory"
-            if v.lower() in STOPWORDS or v.lower() in _RATE_WORDS or not v[0].islower():
+            if v.lower() in STOPWORDS or v.lower() in _RATE_WORDS or not (v[0].islower() or defined):
                 break
     return False
 
