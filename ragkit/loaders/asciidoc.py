@@ -12,8 +12,10 @@ and names them, one pass over the lines:
   anchor lines (``[source,yaml]``, ``[[id]]``, ``[#148]``), ``include::``, ``ifdef::``/``endif::``
   and ``toc::`` lines, and the delimiters of example, sidebar, quote, open and passthrough blocks.
 - ``* item`` and ``. item`` lists (``**``, ``..`` nested) become Markdown lists; a block title
-  (``.Title``) a paragraph of its own; a table's rows lines of cells joined by ``|``, a row every
-  ``cols`` cells (else as many as its first line has), whether a row or a cell is written a line.
+  (``.Title``) a paragraph of its own; a table with a header row (``%header``, or a first line
+  holding a whole row with a blank line after it) a Markdown pipe table, any other table's rows lines
+  of cells joined by ``|``; a row every ``cols`` cells (else as many as its first line has),
+  whether a row or a cell is written a line.
 - Attribute entries (``:name: value``) are read and left out, and a reference (``{name}``) to one
   is replaced by its value, to a character attribute (``{nbsp}``, ``{plus}``) by the character;
   one defined elsewhere (a book's index file) stays as written, as Asciidoctor shows it.
@@ -79,8 +81,8 @@ class AsciiDocLoader(MarkupLoader):
 
     name = "asciidoc"
     mime = "text/asciidoc"
-    version = 4  # 2: index terms dropped, curved quotes as quotes; 3: HTML in ``pass:[…]`` read as its text;
-    # 4: ``authors`` from a signature under the last paragraph
+    version = 5  # 2: index terms dropped, curved quotes as quotes; 3: HTML in ``pass:[…]`` read as its text;
+    # 4: ``authors`` from a signature under the last paragraph; 5: a table with a header row as a pipe table
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         if _ARMOR.match(text):  # ``.asc`` is also the extension of an armored key or signature
@@ -120,9 +122,9 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
             continue
         if _TABLE.fullmatch(stripped):
             if table is None:
-                table = _Table(_columns(attributes))
+                table = _Table(_columns(attributes), _header_option(attributes))
             else:
-                out.extend(_row_lines(table.close(), values))
+                out.extend(_table_lines(table, values))
                 table = None
             out.append("")
             continue
@@ -149,13 +151,13 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
             out.append("")  # a list continuation: the block after it belongs to the item
             continue
         if table is not None:
-            out.extend(_row_lines(table.add(stripped), values))
+            table.add(stripped)
             continue
         out.append(_line(line, values))
         if title is None and out[-1].startswith("# "):
             title = out[-1][2:]
     if table is not None:
-        out.extend(_row_lines(table.close(), values))
+        out.extend(_table_lines(table, values))
     if block and not block.startswith("/"):
         out.append("```")
     return re.sub(r"\n{3,}", "\n\n", "\n".join(out)).strip() + "\n", title
@@ -164,29 +166,38 @@ def asciidoc_to_markdown(adoc: str) -> tuple[str, str | None]:
 class _Table:
     """The rows of a table being read: cells gathered across lines (a row a line, ``|a |b``, or a
     cell a line, ``|a``), a row every ``width`` cells (the ``cols`` attribute's count, else the
-    first line's); a line that starts no cell goes on with the last one."""
+    first line's); a line that starts no cell goes on with the last one. Its first row is a header
+    when the block's options say so (``%header``), or, unless they say ``noheader``, when the
+    table's first line holds a whole row and a blank line follows it, as Asciidoctor reads it."""
 
-    def __init__(self, width: int) -> None:
+    def __init__(self, width: int, header: bool | None = None) -> None:
         self.width = width
+        self.header = header
+        self.lines = 0
+        self.first = 0  # the cells of the table's first line
         self.cells: list[list[str]] = []  # each cell's lines
+        self.rows: list[list[str]] = []
 
-    def add(self, stripped: str) -> list[list[str]]:
-        """The rows that ``stripped``, the next line of the table, completes."""
+    def add(self, stripped: str) -> None:
+        """Read ``stripped``, the next line of the table."""
+        self.lines += 1
+        if self.lines == 2 and self.header is None:
+            self.header = not stripped and self.first >= 2 and self.first == self.width
         line = _CELL_SPEC.sub("", stripped)
         if not line.startswith("|"):
             if stripped and self.cells:
                 self.cells[-1].append(stripped)
             elif stripped:
                 self.cells.append([stripped])
-            return []
-        rows = self._rows()
+            return
+        self.rows.extend(self._rows())
         cells = [[c.strip()] for c in line.split("|")[1:]]
         self.width = self.width or len(cells)
+        self.first = self.first or (len(cells) if self.lines == 1 else 0)
         self.cells.extend(cells)
-        return rows
 
     def close(self) -> list[list[str]]:
-        rows = self._rows()
+        rows = [*self.rows, *self._rows()]
         return [*rows, [" ".join(c) for c in self.cells]] if self.cells else rows
 
     def _rows(self) -> list[list[str]]:
@@ -206,9 +217,26 @@ def _columns(attributes: str) -> int:
     return min(sum(counts), 1000) if spec.group(1).strip() else 0
 
 
-def _row_lines(rows: list[list[str]], values: dict[str, str]) -> list[str]:
-    """A table's rows as lines of cells joined by ``|``, each a paragraph of its own."""
-    joined = (" | ".join(_inline(c, values) for c in row if c) for row in rows)
+def _header_option(attributes: str) -> bool | None:
+    """Whether a table's block attributes make its first row a header (``%header``,
+    ``options="header"``) or not (``noheader``); None when they say neither."""
+    if "noheader" in attributes:
+        return False
+    return True if _HEADER_OPTION.search(attributes) else None
+
+
+_HEADER_OPTION = re.compile(r"%header\b|\boptions\s*=\s*[\"']?[^\"'\]]*\bheader\b|\bopts\s*=\s*[\"']?[^\"'\]]*\bheader\b")
+
+
+def _table_lines(table: _Table, values: dict[str, str]) -> list[str]:
+    """A table as Markdown: a pipe table under its header row when it has one (so each row's
+    cells are read with their columns' names: "Package Name: libaio1t64"), else its rows as lines
+    of cells joined by ``|``, each a paragraph of its own."""
+    rows = [[_inline(c, values).replace("|", "\\|") for c in row] for row in table.close()]
+    if table.header and len(rows) >= 2 and all(len(row) == len(rows[0]) for row in rows):
+        lines = [f"| {' | '.join(row)} |" for row in rows]
+        return [lines[0], "|" + " --- |" * len(rows[0]), *lines[1:], ""]
+    joined = (" | ".join(c for c in row if c) for row in rows)
     return [part for text in joined if text for part in (text, "")]
 
 

@@ -11,6 +11,8 @@ import pytest
 
 from ragkit.loaders.asciidoc import asciidoc_to_markdown
 from ragkit.loaders.base import loader_name_for
+from ragkit.rag.extractive import extractive_answer
+from ragkit.rag.passages import Passage
 from ragkit.registry import loaders
 from ragkit.splitters.markdown import MarkdownSplitter
 from ragkit.types import Document
@@ -128,10 +130,26 @@ def test_an_unclosed_block_is_closed_and_hostile_lines_are_read_in_one_pass() ->
 def test_a_table_written_a_cell_a_line_reads_a_row_a_line() -> None:
     """The `cols` attribute gives the row's width; a line that starts no cell goes on with the
     last one; an empty cell is left out of the row's line."""
-    text, _ = asciidoc_to_markdown('[cols="2*,30%"]\n|===\n|Attribute |Default |Notes\n\n|`fare-caption`\n|Fare\n|\n\n'
-                                   "|`lamp-caption`\n|_not set_\n|Off by default.\nSet it to show lamps.\n|===\n")
+    text, _ = asciidoc_to_markdown('[%noheader,cols="2*,30%"]\n|===\n|Attribute |Default |Notes\n\n|`fare-caption`\n'
+                                   "|Fare\n|\n\n|`lamp-caption`\n|_not set_\n|Off by default.\nSet it to show lamps.\n|===\n")
     assert text == ("Attribute | Default | Notes\n\n`fare-caption` | Fare\n\n"
                     "`lamp-caption` | _not set_ | Off by default. Set it to show lamps.\n")
+
+
+def test_a_table_with_a_header_row_is_a_pipe_table_whose_rows_answer_with_their_columns() -> None:
+    """A first line holding a whole row with a blank line after it is the header (Asciidoctor's
+    implicit header), as is the first row under ``%header``: the table is a Markdown pipe table, so
+    "Which package on Ubuntu 24.04?" reads the row with its columns' names. Before: rows as lines
+    of their own, which no answer took ("Ubuntu 24.04 (and later) | libaio1t64" is no sentence)."""
+    text, _ = asciidoc_to_markdown("== Runtime\n\nThe package name depends on the release:\n\n|===\n|Release |Package Name\n\n"
+                                   "|Tern 22 (and earlier)\n|libtide1\n\n|Tern 24 (and later)\n|libtide1t64\n|===\n")
+    assert ("| Release | Package Name |\n| --- | --- |\n| Tern 22 (and earlier) | libtide1 |\n"
+            "| Tern 24 (and later) | libtide1t64 |\n") in text, text
+    explicit, _ = asciidoc_to_markdown('[%header,cols="1,1"]\n|===\n|Port\n|Use\n|8161\n|console\n|===\n')
+    assert explicit == "| Port | Use |\n| --- | --- |\n| 8161 | console |\n"
+    passages = [Passage(1, text, {"source": "runtime.adoc"})]
+    answer = extractive_answer("Our gauges run Tern 24. Which libtide package do we install there?", passages)
+    assert "libtide1t64" in answer, answer
 
 
 def test_index_terms_and_curved_quotes_read_as_asciidoctor_shows_them(tmp_path: Path) -> None:
