@@ -1,7 +1,8 @@
 """Markdown files (``.md``, ``.markdown``, ``.mdx``, Quarto's ``.qmd``, R Markdown's ``.Rmd``,
 Middleman's ``.html.md.erb``): one document per file, YAML front matter stripped, title extracted;
 a heading's attribute block (``## Setup {#setup}``) and kramdown's attribute and extension lines
-(``{: .no_toc}``, ``{:toc}`` and the ``* TOC`` item it replaces) left out; ERB tags filled from the front matter
+(``{: .no_toc}``, ``{:toc}`` and the ``* TOC`` item it replaces) and link reference definitions
+(``[guide]: https://…``) left out; ERB tags filled from the front matter
 or taken out (``ragkit.loaders.erb``); mdBook's ``{{#include …}}`` directives resolved against the book
 (``ragkit.loaders.mdbook``); MDX's imports, exports, JSX components and comments removed, and
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
@@ -69,13 +70,21 @@ _KRAMDOWN_LINE = re.compile(r"[ \t]*\{::?[^{}\n]{0,300}\}[ \t]*")
 _TOC_ITEM = re.compile(r"[ \t]*(?:[-*+]|1\.)[ \t]+(?:TOC|Table of contents)[ \t]*", re.IGNORECASE)
 
 
-def _without_kramdown_lines(text: str) -> str:
-    """``text`` without kramdown's attribute and extension lines outside fenced code, and without
-    the ``* TOC`` item a ``{:toc}`` line stands under."""
-    if "{:" not in text:
+#: a link reference definition (``[REPL session]: https://…``, ``[1]: /docs/``): a page shows nothing
+#: of it (a footnote, ``[^1]: text``, is text)
+_LINK_DEFINITION = re.compile(r" {0,3}\[(?!\^)[^\]\n]{1,999}\]:[ \t]+\S.*")
+
+
+def _without_markup_lines(text: str) -> str:
+    """``text`` without the lines outside fenced code that a page shows nothing of: kramdown's
+    attribute and extension lines (and the ``* TOC`` item a ``{:toc}`` line stands under) and link
+    reference definitions."""
+    if "{:" not in text and "]:" not in text:
         return text
     out: list[str] = []
     for line, code in fenced_lines(text):
+        if not code and _LINK_DEFINITION.fullmatch(line.rstrip("\r\n")):
+            continue
         if not code and _KRAMDOWN_LINE.fullmatch(line.rstrip("\r\n")):
             if line.replace(" ", "").startswith("{:toc") and out and _TOC_ITEM.fullmatch(out[-1].rstrip("\r\n")):
                 out.pop()
@@ -103,7 +112,8 @@ class MarkdownLoader(Loader):
     #: 12: kramdown's attribute and extension lines (``{: .no_toc}``, ``{:toc}``) left out; 13: a
     #: heading's Python-Markdown attribute block (``{: #id }``) and the closing ``#`` run before it too,
     #: and MkDocs' indented admonitions and content tabs (``!!! tip``, ``=== "Bash"``) as a label and text
-    version = 14  # 14: a MyST eval-rst block's inline literals as code spans
+    #: 14: a MyST eval-rst block's inline literals as code spans; 15: link reference definitions left out
+    version = 15
 
     include_marker = "{{#"
 
@@ -118,7 +128,7 @@ class MarkdownLoader(Loader):
         elif path.name.lower().endswith(ERB_SUFFIX):
             body = render_erb(body, front)
         body = render_wikilinks(render_admonitions(render_myst(render_indented_blocks(body), where=str(path))))
-        body = _HEADING.sub(_without_attributes, html_headings(_without_kramdown_lines(body)))
+        body = _HEADING.sub(_without_attributes, html_headings(_without_markup_lines(body)))
         if not body.strip():
             raise LoaderError(
                 f"{path}: empty file (no text beside YAML front matter, imports or components)",

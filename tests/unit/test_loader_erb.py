@@ -81,3 +81,17 @@ def test_kramdown_attribute_and_extension_lines_go_outside_code(tmp_path: Path) 
     assert "no_toc" not in text and "{:toc}" not in text and "TOC" not in text and "::options" not in text
     assert "## Overview\n\nWeekly counts per harbour. A {: inline} brace stays." in text
     assert "{: .kept-in-code}" in text
+
+
+def test_link_reference_definitions_are_left_out_and_footnotes_kept(tmp_path: Path) -> None:
+    """A page shows nothing of ``[label]: url`` lines (a book's chapters end with dozens), so they
+    are no text to answer from: "[REPL session]: {% link … %}" was quoted as an answer. A
+    footnote's definition is text, and code keeps what it holds."""
+    page = tmp_path / "worksheets.md"
+    page.write_text("# Worksheets\n\nA worksheet has no [program entry point]; its statements run from top to "
+                    "bottom.[^1]\n\n[program entry point]: {% link methods-main.md %}\n  [REPL]: https://tern.example/repl "
+                    "\"The REPL\"\n[^1]: As in a REPL session.\n\n```ini\n[section]: kept in code\n```\n", encoding="utf-8")
+    text, _ = _load(page)
+    assert "{% link" not in text and "tern.example" not in text
+    assert "A worksheet has no [program entry point]; its statements run from top to bottom.[^1]" in text
+    assert "[^1]: As in a REPL session." in text and "[section]: kept in code" in text
