@@ -19,7 +19,7 @@ from ragkit.rag.extractive.answer_type import (
     says_size,
 )
 from ragkit.rag.extractive.query import Query
-from ragkit.rag.extractive.text import WORD, snake_identifiers, stem
+from ragkit.rag.extractive.text import snake_identifiers, stem
 from ragkit.rag.extractive.units import Unit
 from ragkit.rag.extractive.values import declares_default, holds_value, names_literal
 
@@ -48,8 +48,7 @@ def counts_asked(query: Query, text: str) -> bool:
     """Whether ``text`` gives a number of what the question counts: of its noun ("8 heads"), or
     of the noun before it ("8 defers" for "How many defer statements …?"); a noun the question
     writes capitalised, a defined term, may be so in the text ("2 or 3 Tech Leads")."""
-    defined = any(w[0].isupper() and stem(w) == query.counted for w in WORD.findall(query.form))
-    return (counts(query.counted, text, defined=defined)
+    return (counts(query.counted, text, defined=query.counted_defined)
             or bool(query.counted_also) and counts(query.counted_also, text))
 
 

@@ -40,6 +40,7 @@ from ragkit.rag.extractive.text import (
     WORD,
     signed_names,
     snake_identifiers,
+    stem,
     terms,
     word_terms,
 )
@@ -115,6 +116,7 @@ class Query:
     numbered: frozenset[tuple[str, str]] = frozenset()  # the numbered names it writes ("Tier 2": ("tier", "2"))
     counted: str = ""  # the stem of the noun a "how many" question counts ("How many *heads*…?")
     counted_also: str = ""  # the noun before it, which documents may count instead ("8 defers" for "defer statements")
+    counted_defined: bool = False  # the question writes that noun capitalised, a defined term ("How many Tech Leads …?")
     yes_no: bool = False  # the question is answered by yes or no ("Can I …?", "Does X support …?")
     obliged: bool = False  # it asks whether a thing is obliged ("Do I have to …?"): "optional" answers it
     state: str = ""  # the state a yes/no question asks about ("Am I *affected* …?"): "unaffected" answers it
@@ -308,11 +310,19 @@ def read_question(question: str, context: str = "") -> Query:
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
         versions=dotted_numbers(question), asked_numbers=_numbers(_DOTTED.sub(" ", form), boosts), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
         counted_also=counted_modifier(form) if kind == "number" else "",
+        counted_defined=kind == "number" and _counts_defined(form),
         yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)), document=asks_document(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
         qualifier=next(iter(word_terms(asked_qualifier(form))), ""),
         examples=_examples(question), program=asked_program(form), compounds=hyphen_compounds(question),
     )
+
+
+def _counts_defined(form: str) -> bool:
+    """Whether the noun a "How many …?" question counts is written capitalised: a defined term, which a
+    passage may count so ("2 or 3 Tech Leads")."""
+    counted = counted_noun(form)
+    return bool(counted) and any(w[0].isupper() and stem(w) == counted for w in WORD.findall(form))
 
 
 _DOTTED = re.compile(r"(?<![\d.])\d+(?:\.\d+)+(?![\d]|\.\d)")
