@@ -57,3 +57,20 @@ def test_how_long_by_default_is_answered_by_a_default_that_is_a_length() -> None
     answer = extractive_answer("Participants in my harbour rooms get cut off after a few hours. How long may a "
                                "participant stay connected to a room by default?", ROOMS)
     assert "14400 seconds" in answer and "in-progress" not in answer
+
+
+CHORES = _passages(
+    ("## Chores\n\nChores are started with the `add_chore` method of the kiln and run while it serves. "
+     "The kiln waits for its chores when it stops, up to 30 seconds by default.", "chores.md"),
+    ("## Stopping\n\nWhen the kiln stops, every chore still running is awaited. A chore that does not finish "
+     "within the config `CHORE_STOP_GRACE` is cancelled.", "chores.md"),
+)
+
+
+def test_which_setting_controls_how_long_is_answered_by_the_setting_not_a_length() -> None:
+    """"Which config setting controls how long …?" asks the setting's name: before, a passage's
+    length of time ("30 seconds") made every sentence without one hold no answer, and the sentence
+    that names the setting was refused."""
+    answer = extractive_answer("When we stop the kiln, some chores we started with add_chore get cancelled half "
+                               "way. Which config setting controls how long the kiln waits for them to finish?", CHORES)
+    assert "CHORE_STOP_GRACE" in answer

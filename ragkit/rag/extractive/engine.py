@@ -1122,10 +1122,11 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         return _refuse("the question's number, version, name or most of its words are in no passage")
     if query.counted and any(counts_asked(query, u.text) for u in units if u.kind != "code"):
         query = replace(query, counted_given=True)  # the passages agree on what a number of it looks like
-    elif (query.counted == _LONG or query.kind == "value") and _ASKS_HOW_LONG.search(query.form) and any(
-            says_duration(u.text) for u in units if u.kind != "code"):
+    elif (query.counted == _LONG or query.kind == "value" and query.value_kind != "name") and _ASKS_HOW_LONG.search(
+            query.form) and any(says_duration(u.text) for u in units if u.kind != "code"):
         # "… for a period of six months": not "version 1.3"; "How long … by default?" asks a default
-        # that is a length of time: "The default is 14400 seconds", not "the default Status is `connected`"
+        # that is a length of time: "The default is 14400 seconds", not "the default Status is `connected`";
+        # "Which setting controls how long …?" asks the setting's name, not a length
         query = replace(query, duration_given=True)
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
