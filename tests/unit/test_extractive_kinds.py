@@ -278,6 +278,19 @@ def test_a_sentence_about_another_release_is_no_answer_about_the_one_asked() -> 
     assert "1.10.4" in got, got
 
 
+def test_a_version_the_asker_states_as_their_case_need_not_be_in_a_passage() -> None:
+    """"Our kilns still run Python 3.10. What is the oldest Python …?": 3.10 is the asker's case, not
+    what is asked; before, its absence from every passage refused the question. A version the asking
+    sentence writes still must be in a passage."""
+    passages = _passages(("Python version support\n\nThe main branch and releases >= 0.20.0 onwards of Kiln "
+                          "only support Python 3.11.0 or greater.", {"source": "python_versions.rst"}),)
+    got = extractive_answer("Our kilns still run Python 3.10. What is the oldest Python that current Kiln "
+                            "supports, and from which Kiln release on does that apply?", passages)
+    assert "3.11.0" in got and "0.20.0" in got, got
+    refused = extractive_answer("What is the oldest Python that Kiln 0.30.1 supports?", passages)
+    assert "does not contain" in refused, refused
+
+
 def test_how_many_counts_the_noun_before_the_verb() -> None:
     """"How many pull requests went into …?" counts requests, not "into": the phrase after "how
     many" ends at a plural that a word other than a plural follows."""

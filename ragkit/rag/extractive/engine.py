@@ -628,17 +628,20 @@ def _named_release(passage: Passage) -> str:
 
 
 def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
-    """Whether every dotted number the question writes ("Git 2.44") is in some passage as a whole,
-    or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words "2" and "44"."""
-    if not query.versions:
+    """Whether every dotted number the asking sentence writes ("Git 2.44") is in some passage as a
+    whole, or with zeros after it ("2.44.0"): "v2.44.3" is another release, though it has the words
+    "2" and "44". A statement before it tells the asker's case ("Our servers still run Python 3.10."),
+    which the answer need not repeat ("… only support Python 3.11.0 or greater")."""
+    asked = query.versions & dotted_numbers(query.form)
+    if not asked:
         return True
     texts = [f"{_named_release(p)} {p.text} {p.meta.get('heading', '')} {p.meta.get('title', '')}" for p in passages]
     found = {same_release(v) for text in texts for v in dotted_numbers(text)}
-    if not all(same_release(v) in found for v in query.versions):
+    if not all(same_release(v) in found for v in asked):
         return False
     # "Gammapy 3.0" is not in passages that write 3.0 only as another product's ("Astropy 3.0")
     return all(any(of_product(text, product, version) for text in texts)
-               for product, version in product_releases(query.text))
+               for product, version in product_releases(query.form))
 
 
 #: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the
