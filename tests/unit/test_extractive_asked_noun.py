@@ -159,6 +159,10 @@ def test_a_question_after_a_statement_is_read_from_the_sentence_that_asks() -> N
         "By default, how often does Tern send a ping?")
     assert asked_part("It broke. In practice, which flag do people set?") == "In practice, which flag do people set?"
     assert asked_part("It broke. Sadly, the fix is unknown?") == "It broke. Sadly, the fix is unknown?"
+    # a preposition may come before the question word ("Under which …?", "After how long …?")
+    assert asked_part("A script opens our server. Under which query parameter does the token go?") == (
+        "Under which query parameter does the token go?")
+    assert asked_part("Jobs hang. After how long is a job force-quit?") == "After how long is a job force-quit?"
     assert "PYTHONUTF8=1" in extractive_answer(question, ENCODING)
 
 

@@ -147,7 +147,8 @@ _CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z_])\(\s*-?\d+(?:\s*,\s*-?\d+)*\s*\)")
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!])\s+(?=[A-Z])")
 #: how a question opens: a question word or an auxiliary verb, perhaps after a preposition
 _ASKS = re.compile(
-    r"(?:(?:in|on|at|from|for|to|by|with|since|and|so|but|then)\s+)?"
+    r"(?:(?:in|on|at|from|for|to|by|with|since|and|so|but|then|under|into|through|after|before|of|about|within|"
+    r"during|over|via|against|between|across|onto|upon|toward|towards)\s+)?"
     r"(?:how|what|which|who|whom|whose|when|where|why|am|can|could|do|does|did|is|are|was|were|should|will|would|may|must|has|have)\b",
     re.IGNORECASE)
 
