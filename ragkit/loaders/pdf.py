@@ -87,7 +87,7 @@ class PdfLoader(Loader):
     #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``); 9: the
     #: running headers and footers (lines that frame many pages) are said once (``pdf_running``); 10: a
     #: page whose words run together is read again with the gaps its text layer draws (``pdf_word_gaps``)
-    version = 10
+    version = 11
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:
@@ -288,7 +288,8 @@ def _open(path: Path) -> Any:
 
 
 def _declared_encodings(reader: Any) -> Any:
-    """``reader`` with its subset Type 1 fonts read by the encoding the PDF declares (``pdf_fonts``)."""
+    """``reader`` with its subset Type 1 fonts read by the encoding the PDF declares, and its Type 3
+    fonts named by character codes mapped (``pdf_fonts``)."""
     if mapped := map_declared_encodings(reader):
         log.debug("%d font(s) read by their declared encoding", mapped)
     return reader

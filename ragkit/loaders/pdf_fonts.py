@@ -10,11 +10,21 @@ specify …" and "takes PPx longer" for "data sets. Users specify …" and "take
 :func:`map_declared_encodings` gives each such font the ``/ToUnicode`` map its declared encoding
 defines, in memory, before the text is read; a font whose differences name a glyph with no Unicode
 meaning (``/g12``) is left as it is.
+
+A Type 3 font drawn by dvips (old TeX papers and reports) names each glyph by its character code
+(``/Differences [12 /#0C /#0D 44 /, /- …]``) and measures its glyphs in its own units
+(``/FontMatrix [1 0 0 -1 0 0]``), and has no space glyph. pypdf cannot map such names, so it writes
+"/#0Cle" for "file", and it takes widths in thousandths of an em and a missing space as 200 of
+them, so every kern splits a word ("Adv anced T ransaction Pro cessing"). :func:`map_type3_font`
+gives it a ``/ToUnicode`` map from those names (the codes below 32 and a few others in TeX's OT1
+text encoding: 0x0C is "fi", 0x7B an en dash), its widths in thousandths of an em, and a space as
+wide as half its median glyph, on a code it does not draw.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -27,7 +37,8 @@ _NESTING = 4  # how deep form XObjects inside form XObjects are followed for the
 
 def map_declared_encodings(reader: Any) -> int:
     """Give every embedded Type 1 font of ``reader``'s pages that has a declared encoding and no
-    ``/ToUnicode`` map the map that encoding defines. Returns how many fonts were mapped; a font
+    ``/ToUnicode`` map the map that encoding defines, and every Type 3 font whose glyph names are
+    its character codes its map and widths (``map_type3_font``). Returns how many fonts were mapped; a font
     that cannot be read is left to pypdf."""
     seen: set[int] = set()
     mapped = 0
@@ -65,6 +76,8 @@ def _fonts(resources: Any, depth: int, seen: set[int]) -> Iterator[Any]:
 def _map_font(font: Any) -> int:
     from pypdf.generic import DecodedStreamObject, NameObject
 
+    if font.get("/Subtype") == "/Type3":
+        return map_type3_font(font)
     if font.get("/Subtype") not in ("/Type1", "/MMType1") or "/ToUnicode" in font:
         return 0
     descriptor = font.get("/FontDescriptor")
@@ -115,6 +128,69 @@ def declared_encoding(base: str, differences: Any) -> dict[int, str] | None:
     return {c: t for c, t in codes.items() if t and t.isprintable() or t == " "}
 
 
+#: TeX's OT1 text encoding where it is not ASCII: ligatures, accents and dashes (TeXbook, appendix F)
+_OT1 = {0x0B: "ff", 0x0C: "fi", 0x0D: "fl", 0x0E: "ffi", 0x0F: "ffl", 0x10: "ı", 0x11: "ȷ", 0x12: "`",
+        0x13: "´", 0x14: "ˇ", 0x15: "˘", 0x16: "¯", 0x17: "˚", 0x18: "¸", 0x19: "ß", 0x1A: "æ", 0x1B: "œ",
+        0x1C: "ø", 0x1D: "Æ", 0x1E: "Œ", 0x1F: "Ø", 0x22: "”", 0x5C: "“", 0x7B: "–", 0x7C: "—", 0x7D: "˝",
+        0x7E: "˜", 0x7F: "¨"}
+_ESCAPE = re.compile(r"#([0-9A-Fa-f]{2})")  # a PDF name's escaped byte: "/#0C"
+_THOUSANDTHS = 1000.0  # pypdf's unit of glyph widths: thousandths of an em
+
+
+def map_type3_font(font: Any) -> int:
+    """Give a Type 3 font whose glyphs are named by their character codes (dvips': "/#0C", "/,",
+    "/a") a ``/ToUnicode`` map, its ``/Widths`` in thousandths of an em and a space width, as the
+    module says. Returns 1 when the font was mapped; a font with a map of its own, or whose names
+    are not characters ("/g12", "/a0"), is left to pypdf."""
+    from pypdf.generic import ArrayObject, DecodedStreamObject, FloatObject, NameObject, NumberObject
+
+    encoding = font.get("/Encoding")
+    encoding = encoding.get_object() if encoding is not None else None
+    widths = font.get("/Widths")
+    widths = widths.get_object() if widths is not None else None
+    if "/ToUnicode" in font or not hasattr(encoding, "get") or "/Differences" not in encoding \
+            or not isinstance(widths, list) or "/FirstChar" not in font:
+        return 0
+    codes: dict[int, str] = {}
+    code = 0
+    for item in encoding["/Differences"].get_object():
+        if isinstance(item, int) or str(item).lstrip("-").isdigit():
+            code = int(item)
+            continue
+        name = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), str(item)[1:])
+        if len(name) != 1:
+            return 0  # "/g12": the names are no characters
+        codes[code] = _OT1.get(ord(name), name if name.isprintable() else "")
+        code += 1
+    codes = {c: t for c, t in codes.items() if t and 0 <= c <= 255}
+    if not codes:
+        return 0
+    try:
+        scale = float(font.get("/FontMatrix", [0.001])[0]) * _THOUSANDTHS
+        first = int(font["/FirstChar"])
+        sizes = [float(w) * scale for w in widths]
+    except (TypeError, ValueError, IndexError):
+        return 0
+    drawn = sorted(w for w in sizes if w > 0)
+    if not drawn:
+        return 0
+    # a code the font does not draw becomes its space, half its median glyph wide (TeX's word space
+    # is a third of an em, its letters about two thirds); past the last code when every one is drawn
+    free = next((c for c in range(first, first + len(sizes)) if c not in codes and sizes[c - first] == 0), None)
+    if free is None and first + len(sizes) <= 255:
+        free = first + len(sizes)
+        sizes.append(0.0)
+        font[NameObject("/LastChar")] = NumberObject(free)
+    if free is not None:
+        sizes[free - first] = drawn[len(drawn) // 2] / 2
+        codes[free] = " "
+    font[NameObject("/Widths")] = ArrayObject(FloatObject(w) for w in sizes)
+    stream = DecodedStreamObject()
+    stream.set_data(to_unicode_cmap(codes))
+    font[NameObject("/ToUnicode")] = stream
+    return 1
+
+
 def to_unicode_cmap(codes: dict[int, str]) -> bytes:
     """A ``/ToUnicode`` CMap of one-byte codes."""
     lines = [f"<{c:02X}> <{t.encode('utf-16-be').hex().upper()}>" for c, t in sorted(codes.items())]
@@ -126,4 +202,4 @@ def to_unicode_cmap(codes: dict[int, str]) -> bytes:
             f"{body}\nendcmap\nCMapName currentdict /CMap defineresource pop\nend\nend\n").encode("ascii")
 
 
-__all__ = ["declared_encoding", "map_declared_encodings", "to_unicode_cmap"]
+__all__ = ["declared_encoding", "map_declared_encodings", "map_type3_font", "to_unicode_cmap"]
