@@ -333,3 +333,16 @@ def test_a_language_named_by_a_letter_and_a_sign_is_a_name() -> None:
     assert "`_camelCase`" in answer and "trailing underscore" not in answer
     # a language no passage names is no answer's subject
     assert extractive_answer("How should private fields be named in C++ code?", guides) == REFUSAL
+
+
+def test_a_paper_is_named_by_its_authors() -> None:
+    """"… the decomposition in the work of Quell, Tarn and Voss": the names are the paper's byline
+    (``authors`` metadata), which its later pages never write; before, no passage said them and the
+    question was refused."""
+    meta = {"source": "berths.pdf", "title": "Decomposing Harbour Transactions", "page": 4,
+            "authors": "Mara Quell, Ivo Tarn, Lena Voss"}
+    passages = [Passage(1, "Suppose we break the Booking transaction into three steps. In the first step, "
+                           "Booking increments the number of reserved berths.", meta)]
+    got = extractive_answer("We are splitting our Booking transaction into steps, following the decomposition in "
+                            "the work of Quell, Tarn and Voss. What does the first step do?", passages)
+    assert "increments the number of reserved berths" in got, got

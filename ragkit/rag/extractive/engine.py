@@ -395,7 +395,7 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         else:
             blocks = parse_blocks(_without_title_lines(p.text, titled) if "page" in p.meta else p.text,
                                   p.meta.get("heading", ""), str(p.meta.get(TABLE_HEADER) or ""))
-        scope = terms_of(f"{p.text} {title}")
+        scope = terms_of(f"{p.text} {title} {_authors(p)}")
         document = documents[p.meta.get("source", "")] - scope
         paragraph = _paragraphs(blocks, paged="page" in p.meta)
         raw: list[tuple[str, str, int]] = []  # (kind, text, block index)
@@ -619,6 +619,13 @@ def _term_weights(query: Query, units: Sequence[Unit]) -> dict[str, float]:
         t: query.boosts[t] * (max(floor, math.log((n + 1) / (df[t] + 0.5))) if df[t] else rare)
         for t in query.boosts
     }
+
+
+def _authors(passage: Passage) -> str:
+    """The authors of the passage's document (its byline, ``authors`` metadata): they name it as its
+    title does ("the naive decomposition in the work of Ammann, Jajodia and Ray")."""
+    authors = passage.meta.get("authors") or ""
+    return " ".join(map(str, authors)) if isinstance(authors, list) else str(authors)
 
 
 def _named_release(passage: Passage) -> str:
