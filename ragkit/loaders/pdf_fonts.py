@@ -114,18 +114,24 @@ def declared_encoding(base: str, differences: Any) -> dict[int, str] | None:
         codes = {c: toUnicode(name) for c, name in enumerate(StandardEncoding) if name != ".notdef"}
     else:
         return None
-    code = 0
-    for item in differences:
-        if isinstance(item, int) or str(item).lstrip("-").isdigit():
-            code = int(item)
-            continue
-        name = str(item).lstrip("/")
-        text = toUnicode(name)
+    for code, name in _differences(differences):
+        text = toUnicode(name.lstrip("/"))
         if not text or not 0 <= code <= 255:
             return None  # "/g12", "/C0052": a name that means nothing (the font program's own map may)
         codes[code] = text
-        code += 1
     return {c: t for c, t in codes.items() if t and t.isprintable() or t == " "}
+
+
+def _differences(items: Any) -> Iterator[tuple[int, str]]:
+    """(code, glyph name) of an encoding's ``/Differences`` array: a number sets the code of the
+    name after it, and each name after that takes the next code (``[12 /#0C /#0D 44 /,]``)."""
+    code = 0
+    for item in items:
+        if isinstance(item, int) or str(item).lstrip("-").isdigit():
+            code = int(item)
+            continue
+        yield code, str(item)
+        code += 1
 
 
 #: TeX's OT1 text encoding where it is not ASCII: ligatures, accents and dashes (TeXbook, appendix F)
@@ -152,16 +158,11 @@ def map_type3_font(font: Any) -> int:
             or not isinstance(widths, list) or "/FirstChar" not in font:
         return 0
     codes: dict[int, str] = {}
-    code = 0
-    for item in encoding["/Differences"].get_object():
-        if isinstance(item, int) or str(item).lstrip("-").isdigit():
-            code = int(item)
-            continue
-        name = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), str(item)[1:])
+    for code, name in _differences(encoding["/Differences"].get_object()):
+        name = _ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), name[1:])
         if len(name) != 1:
             return 0  # "/g12": the names are no characters
         codes[code] = _OT1.get(ord(name), name if name.isprintable() else "")
-        code += 1
     codes = {c: t for c, t in codes.items() if t and 0 <= c <= 255}
     if not codes:
         return 0

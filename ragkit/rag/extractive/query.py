@@ -300,6 +300,7 @@ def read_question(question: str, context: str = "") -> Query:
     own = frozenset(boosts) - {p for raw in WORD.findall(question) for p in word_terms(raw)[1:]}
     for t in terms(context):
         boosts.setdefault(t, _CONTEXT_BOOST)
+    counted = counted_noun(form) if kind == "number" else ""
     return Query(
         kind, is_howto(form), listed, ordered, boosts,
         _numbers(_DOTTED.sub(" ", question), boosts), frozenset(names),
@@ -309,9 +310,9 @@ def read_question(question: str, context: str = "") -> Query:
         default=bool(re.search(r"\bdefault", question, re.IGNORECASE) or unset), said=said_words(question),
         measure=quantity_measure(form) if kind == "number" else None, acronym=acronym,
         type_noun=next(iter(type_nouns)) if kind in ("number", "date") and len(type_nouns) == 1 else "",
-        versions=dotted_numbers(question), asked_numbers=_numbers(_DOTTED.sub(" ", form), boosts), numbered=numbered_names(question), counted=counted_noun(form) if kind == "number" else "",
+        versions=dotted_numbers(question), asked_numbers=_numbers(_DOTTED.sub(" ", form), boosts), numbered=numbered_names(question), counted=counted,
         counted_also=counted_modifier(form) if kind == "number" else "",
-        counted_defined=kind == "number" and _counts_defined(form),
+        counted_defined=_counts_defined(form, counted),
         yes_no=asks_yes_no(form), obliged=asks_obligation(form), state=asked_state(form), instance=kind is None and asks_instance(form), which=asks_which(without_case(form)), document=asks_document(without_case(form)),
         asked=next(iter(word_terms(asked_noun(without_case(form)))), ""),
         qualifier=next(iter(word_terms(asked_qualifier(form))), ""),
@@ -319,10 +320,9 @@ def read_question(question: str, context: str = "") -> Query:
     )
 
 
-def _counts_defined(form: str) -> bool:
-    """Whether the noun a "How many …?" question counts is written capitalised: a defined term, which a
-    passage may count so ("2 or 3 Tech Leads")."""
-    counted = counted_noun(form)
+def _counts_defined(form: str, counted: str) -> bool:
+    """Whether ``counted``, the noun a "How many …?" question counts, is written capitalised in it: a
+    defined term, which a passage may count so ("2 or 3 Tech Leads")."""
     return bool(counted) and any(w[0].isupper() and stem(w) == counted for w in WORD.findall(form))
 
 
