@@ -8,7 +8,8 @@ or taken out (``ragkit.loaders.erb``); mdBook's ``{{#include …}}`` directives 
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
 read as the text they stand for (``ragkit.loaders.myst``); HTML headings as ``#`` headings and other
 HTML as the text it shows, ``<li>`` a list item, comments as nothing (``ragkit.loaders.markdown_html``);
-wiki links (``[[Note|label]]``, Obsidian's and others') as the text they show (``ragkit.loaders.wikilinks``)."""
+wiki links (``[[Note|label]]``, Obsidian's and others') as the text they show (``ragkit.loaders.wikilinks``);
+Hugo's shortcodes (``{{< figure title="…" >}}``) as the text they show (``ragkit.loaders.hugo_shortcodes``)."""
 
 from __future__ import annotations
 
@@ -23,6 +24,7 @@ from ragkit.loaders.base import Included, Loader, read_text
 from ragkit.loaders.bylines import closing_signature, field_authors, front_matter_authors
 from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
 from ragkit.loaders.erb import render_erb
+from ragkit.loaders.hugo_shortcodes import render_shortcodes
 from ragkit.loaders.included import files_read
 from ragkit.loaders.indented_blocks import render_indented_blocks
 from ragkit.loaders.markdown_html import fenced_lines, html_headings
@@ -112,8 +114,9 @@ class MarkdownLoader(Loader):
     #: 12: kramdown's attribute and extension lines (``{: .no_toc}``, ``{:toc}``) left out; 13: a
     #: heading's Python-Markdown attribute block (``{: #id }``) and the closing ``#`` run before it too,
     #: and MkDocs' indented admonitions and content tabs (``!!! tip``, ``=== "Bash"``) as a label and text
-    #: 14: a MyST eval-rst block's inline literals as code spans; 15: link reference definitions left out
-    version = 15
+    #: 14: a MyST eval-rst block's inline literals as code spans; 15: link reference definitions left out;
+    #: 16: Hugo's shortcodes as the text they show
+    version = 16
 
     include_marker = "{{#"
 
@@ -127,7 +130,8 @@ class MarkdownLoader(Loader):
             body = render_mdx(body)
         elif path.name.lower().endswith(ERB_SUFFIX):
             body = render_erb(body, front)
-        body = render_wikilinks(render_admonitions(render_myst(render_indented_blocks(body), where=str(path))))
+        body = render_indented_blocks(render_shortcodes(body))
+        body = render_wikilinks(render_admonitions(render_myst(body, where=str(path))))
         body = _HEADING.sub(_without_attributes, html_headings(_without_markup_lines(body)))
         if not body.strip():
             raise LoaderError(
