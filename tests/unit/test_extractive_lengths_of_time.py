@@ -74,3 +74,20 @@ def test_which_setting_controls_how_long_is_answered_by_the_setting_not_a_length
     answer = extractive_answer("When we stop the kiln, some chores we started with add_chore get cancelled half "
                                "way. Which config setting controls how long the kiln waits for them to finish?", CHORES)
     assert "CHORE_STOP_GRACE" in answer
+
+
+SHARE = _passages(
+    ("## Synopsis\n\nCreate, list or withdraw a shared link to the given chart. If successful, the last line "
+     "of the output holds the link. Exact powers depend on the chart store, but by default the link is always "
+     "made with the fewest limits - e.g. no password, readable without an account.", "tidectl_share.md"),
+    ("## Synopsis\n\nIf you supply the --ttl flag, it will set the time the link lasts, otherwise it will use "
+     "the default (30 days). Not all chart stores honour --ttl.", "tidectl_share.md"),
+)
+
+
+def test_how_long_by_default_is_answered_by_the_default_length_in_brackets() -> None:
+    """Before, "the default (30 days)" was no default and a length of time no value, so the
+    sentences about the link's limits were the best and the question was refused."""
+    answer = extractive_answer("If I share a chart with tidectl share and don't pass --ttl, how long does "
+                               "the link stay valid by default?", SHARE)
+    assert "30 days" in answer

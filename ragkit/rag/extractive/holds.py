@@ -71,6 +71,8 @@ def holds_kind(u: Unit, query: Query) -> bool:
         text = f"{u.text} `{' '.join(u.code_after.split())}`" if labels else u.text
         # an item of a list led by "Defaults to one of:" holds a default ("- macOS: `~/Library/Caches/app`")
         default = query.default and not declares_default(u.lead)
+        if query.duration_given and (not query.default or declares_default(text)):
+            return True  # "How long … by default?": the length of time it gives is the value ("the default (100 years)")
         if _HOW_MUCH.search(query.form):  # a default that is a number: "By default, how much extra load
             # does the budget allow?": "All policies default to including a retry budget that permits 20%
             # extra requests" (an example's "0.3" says no default); a literal still holds one below

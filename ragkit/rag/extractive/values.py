@@ -68,6 +68,8 @@ _DEFAULT = re.compile(
     r"\bdefault[*_`]*\s*[:=]|\bdefaults\s+to\b|\bdefaults?\s+(?:is|are|value\s+is|of)\b|\bdefaults?\s+\d"
     # "the default … is", and so its owner's: "Poetry's default HTTP request timeout is 15 seconds"
     r"|(?:\bthe|\bits|\btheir|['’]s)\s+default\b[^.;]{0,40}?\b(?:is|are)\b|\(\s*(?:the\s+)?defaults?\b|\bby default\b"
+    # the default given in brackets after it: "otherwise it will use the default (100 years)"
+    r"|\bdefault\s*\(\s*[^()\s]"
     # a documented signature's keyword values are its defaults: "Signature: `form(max_files=1000)`"
     r"|\bsignature\s*:\s*`?[\w.]+\([^)]*\b\w+\s*=\s*[^,)\s]",
     re.IGNORECASE,
@@ -350,7 +352,7 @@ def serves_address(sentence: str) -> bool:
 
 def declares_default(sentence: str) -> bool:
     """"Default: X", "defaults to X", "the default is X" (and "its default …", "Poetry's default … is
-    X"), "(Default 100)", "X by default", and a documented signature with keyword values
+    X"), "(Default 100)", "the default (100 years)", "X by default", and a documented signature with keyword values
     ("Signature: `form(max_files=1000)`"); and what happens when the user sets nothing ("If you
     don't configure a credential store, Docker stores credentials in `config.json`")."""
     return bool(_DEFAULT.search(sentence) or _IMPLIED_DEFAULT.search(sentence))
