@@ -108,10 +108,50 @@ def closing_signature(text: str) -> str | None:
     return names_line(lines[0].lstrip("\u2014\u2013-~ "))
 
 
+#: a section of the document's authors: "## Authors", "### Author(s)", "## Written by"
+_AUTHORS_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?:Authors?|Author\(s\)|Written by)[ \t#]*$", re.IGNORECASE | re.MULTILINE)
+#: how many lines of names an authors section may have
+_AUTHORS_LINES = 12
+_ITEM_MARK = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+")
+_REFERENCE_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")  # "[Russell R. Rutledge][]"
+#: where a name ends and what is said of it begins: "Tim Yao, Nokia", "**Jo Ng**. Author, maintainer"
+_AFTER_NAME = re.compile(r",|\.\s|\s[-\u2013\u2014]\s|\s(?:from|at)\s")
+
+
+def section_authors(body: str) -> str | None:
+    """The names listed under the text's one "Authors" heading ("## Author(s)" over "- Tim Yao,
+    Nokia" and "- Diogo Fregonese (Robert Bosch GmbH)", as a pattern catalogue or a design
+    record closes), each item a person, or None: when the section says anything but names (a
+    sentence, code, a field's description), or the text has no such heading or several (a
+    change log's "### Authors" under each release)."""
+    found = _AUTHORS_HEADING.findall(body)
+    if len(found) != 1:
+        return None
+    start = _AUTHORS_HEADING.search(body)
+    assert start is not None
+    names: list[str] = []
+    for line in body[start.end():start.end() + 4096].splitlines():
+        line = line.strip()
+        if not line:
+            continue
+        if line.startswith("#") or len(names) == _AUTHORS_LINES:
+            break
+        text = _REFERENCE_LINK.sub(r"\1", _LINK.sub(r"\1", _EMAIL.sub("", _ITEM_MARK.sub("", line))))
+        text = text.replace("**", "").replace("__", "").strip()
+        first = _AFTER_NAME.split(text, maxsplit=1)[0]
+        # an item is one person, what follows a comma their organisation ("Tim Yao, Nokia"); a line
+        # of its own may name several ("Ada Quill, Tom Reed")
+        named = names_line(first) or names_line(text) if _ITEM_MARK.match(line) else names_line(text) or names_line(first)
+        if named is None:
+            return None  # not a list of people
+        names.append(" ".join(_BRACKETED.sub("", named).split()))
+    return _clean(", ".join(names)) if names else None
+
+
 def _clean(names: str) -> str | None:
     names = _EMAIL.sub("", _LINK.sub(r"\1", names)).replace("**", "").replace("__", "").strip(" \t,;*_")
     return names if names and len(names) <= MAX_CHARS else None
 
 
 __all__ = ["FIELD_LINES", "HEAD_CHARS", "MAX_CHARS", "TAIL_CHARS", "closing_signature", "field_authors",
-           "front_matter_authors", "names_line"]
+           "front_matter_authors", "names_line", "section_authors"]

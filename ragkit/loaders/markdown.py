@@ -21,7 +21,7 @@ from typing import Any
 
 from ragkit.errors import LoaderError
 from ragkit.loaders.base import Included, Loader, read_text
-from ragkit.loaders.bylines import closing_signature, field_authors, front_matter_authors
+from ragkit.loaders.bylines import closing_signature, field_authors, front_matter_authors, section_authors
 from ragkit.loaders.erb import SUFFIX as ERB_SUFFIX
 from ragkit.loaders.erb import render_erb
 from ragkit.loaders.hugo_shortcodes import render_shortcodes
@@ -99,8 +99,9 @@ def _without_markup_lines(text: str) -> str:
 class MarkdownLoader(Loader):
     """Reads a Markdown or MDX file. ``title`` comes from front matter ``title:`` or the first
     ``# `` heading (else the file stem); the front matter block is removed from the text.
-    ``authors`` comes from front matter ``author(s):``, an "Author:" field under the title or the
-    signature under the last paragraph (``ragkit.loaders.bylines``)."""
+    ``authors`` comes from front matter ``author(s):``, an "Author:" field under the title, the
+    names under the text's one "Authors" heading or the signature under the last paragraph
+    (``ragkit.loaders.bylines``)."""
 
     name = "markdown"
     mime = "text/markdown"
@@ -115,8 +116,8 @@ class MarkdownLoader(Loader):
     #: heading's Python-Markdown attribute block (``{: #id }``) and the closing ``#`` run before it too,
     #: and MkDocs' indented admonitions and content tabs (``!!! tip``, ``=== "Bash"``) as a label and text
     #: 14: a MyST eval-rst block's inline literals as code spans; 15: link reference definitions left out;
-    #: 16: Hugo's shortcodes as the text they show
-    version = 16
+    #: 16: Hugo's shortcodes as the text they show; 17: ``authors`` from the names under an "Authors" heading too
+    version = 17
 
     include_marker = "{{#"
 
@@ -143,7 +144,7 @@ class MarkdownLoader(Loader):
         if not title:
             match = _H1.search(body)
             title = match.group(1).strip() if match else _stem(path)
-        authors = front_matter_authors(front) or field_authors(body) or closing_signature(body)
+        authors = front_matter_authors(front) or field_authors(body) or section_authors(body) or closing_signature(body)
         return iter([Document(text=body, metadata=self._metadata(source, title=title, authors=authors))])
 
 

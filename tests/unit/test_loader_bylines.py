@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ragkit.loaders.bylines import field_authors, front_matter_authors
+from ragkit.loaders.bylines import field_authors, front_matter_authors, section_authors
 from ragkit.loaders.markdown import MarkdownLoader
 from ragkit.rag.extractive import extractive_answer
 from ragkit.rag.passages import Passage
@@ -134,3 +134,73 @@ def test_who_wrote_a_foreword_is_answered_by_its_signature_when_search_misses_it
     ]
     got = extractive_answer("Who wrote the foreword of Afloat?", passages)
     assert got.startswith("Ada Quill [1]"), got
+
+
+PATTERN = """## Title
+
+Lantern Rota
+
+## Patlet
+
+Keepers take turns lighting the harbour lanterns, so no harbour goes dark when one keeper is ill.
+
+## Solution
+
+Each keeper signs the rota for one night a week; a missed night passes to the next name.
+
+## Known Instances
+
+* Port Elling
+
+## Authors
+
+- Mara Quist (Harbour Board)
+- Tobin Vey, Elling Lights
+- [Ada Fenn](https://example.org/ada)
+
+## Status
+
+Structured
+"""
+
+
+def test_the_names_under_an_authors_heading_are_the_documents_byline(tmp_path: Path) -> None:
+    """A pattern catalogue's page ends with its authors under a heading: each item a person, with
+    an organisation in brackets or after a comma, or a link to a profile."""
+    assert _load(tmp_path, "lantern-rota.md", PATTERN)["authors"] == "Mara Quist, Tobin Vey, Ada Fenn"
+    assert section_authors("## Author(s)\n\n* [Jo Ng][]\n\n[Jo Ng]: https://example.org\n") is None  # a link definition is no name
+    assert section_authors("## Authors\n\n- **Tomas Kalin**. Author, maintainer.\n") == "Tomas Kalin"
+
+
+def test_an_authors_section_that_says_more_than_names_is_no_byline() -> None:
+    # a field's description, code, a sentence, and a change log's section under every release
+    assert section_authors("### Author\n\nThis is the GitHub author of the integration.\n") is None
+    assert section_authors("## Author\n\n```toml\nname = \"...\"\n```\n") is None
+    assert section_authors("## Authors\n\nWe welcome any authors who would like to contribute.\n") is None
+    assert section_authors("## 2.1\n\n### Authors\n\n* Ada Quill\n\n## 2.0\n\n### Authors\n\n* Tom Reed\n") is None
+
+
+def test_who_wrote_a_pattern_is_answered_from_its_authors_section_when_search_finds_its_patlet(tmp_path: Path) -> None:
+    """Before, the authors' section was not among the passages search found, and the question was
+    refused: the patlet names no one."""
+    authors = _load(tmp_path, "lantern-rota.md", PATTERN)["authors"]
+    patlet = Passage(1, "## Patlet\n\nKeepers take turns lighting the harbour lanterns, so no harbour goes dark "
+                        "when one keeper is ill.", {"source": "lantern-rota.md", "heading": "Patlet", "start": "20",
+                                                     "document_title": "Lantern Rota", "authors": authors})
+    got = extractive_answer("Who is the author of the pattern about keepers taking turns lighting the harbour "
+                            "lanterns?", [patlet])
+    assert "Mara Quist" in got, got
+
+
+def test_one_author_of_a_page_titled_by_its_file_name_answers_who_wrote_it() -> None:
+    """A page with no title of its own is titled by its file's name, and one author's name alone on
+    a line looks like a title too: the byline passage is written as a heading and the names under it,
+    so the names are still read as the byline under the title. Before, they were read as a heading
+    at the passage's start, and the question was refused."""
+    meta = {"source": "patterns/lantern-rota.md", "heading": "Patlet", "start": "20",
+            "document_title": "lantern-rota", "authors": "Mara Quist"}
+    patlet = Passage(1, "## Patlet\n\nKeepers take turns lighting the harbour lanterns, so no harbour goes dark "
+                        "when one keeper is ill.", meta)
+    got = extractive_answer("Who is the author of the pattern about keepers taking turns lighting the harbour "
+                            "lanterns?", [patlet])
+    assert got == "Mara Quist [1]", got

@@ -963,7 +963,9 @@ def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
     "Who wrote the Raft paper?" is answered from any retrieved passage of the paper, and with
     every author, also when its first page is among them (a page's text layer interleaves the
     names with their affiliations, and only the first few lines of it are read as a byline). The
-    added passage cites the passage it follows."""
+    added passage cites the passage it follows; it is written as a heading, the title, with the
+    names under it, so that a title that is a file's name ("lantern-rota") is one still, and one
+    name alone on its line is not read as the heading."""
     out: list[Passage] = []
     done: set[str] = set()
     for p in passages:
@@ -971,7 +973,7 @@ def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
         source, authors = p.meta.get("source", ""), p.meta.get("authors", "")
         if authors and source not in done:
             title = p.meta.get("document_title", "") or source
-            out.append(Passage(p.number, f"{title}\n{authors}", {"source": source, "page": "1", "start": "0"}))
+            out.append(Passage(p.number, f"# {title}\n\n{authors}", {"source": source, "page": "1", "start": "0"}))
         done.add(source)
     return out
 
