@@ -379,6 +379,24 @@ def test_the_oldest_of_a_product_asks_for_its_version() -> None:
     assert got.startswith("Tidekit is now strictly compatible with Python 3.6+."), got
 
 
+def test_the_minimum_version_of_a_tool_named_in_lower_case_asks_for_a_version() -> None:
+    """"What is the minimum tidectl version …?": a tool's name in lower case before "version" names
+    the product too. Before, the question asked for no kind, and the sentence with "2.4.1 or later"
+    was refused for never saying "version"."""
+    assert value_question("What is the minimum tidectl version that works with harbourd?") == (True, "version")
+    assert value_question("What is the minimum size of a berth?") == (False, None)
+    pages = passages(
+        ("harbourd_serve_tide.md", "harbourd serve tide > Setting up tidectl to use harbourd",
+         "## Setting up tidectl to use harbourd\n\nNow you can follow the tidectl instructions on setting up "
+         "the store. Note that you will need tidectl 2.4.1 or later to interoperate with harbourd."),
+        ("harbourd_serve_tide.md", "harbourd serve tide > Synopsis",
+         "## Synopsis\n\nRun a basic tide server to serve a remote over HTTP, so tidectl can use it as a "
+         "backend for its backups."))
+    got = extractive_answer("We want tidectl to back up through harbourd serve tide. Our build machines ship an "
+                            "old tidectl. What is the minimum tidectl version that works with harbourd?", pages)
+    assert "2.4.1 or later" in got, got
+
+
 LOGBOOKS = passages(
     ("logbook.md", "Logbook files",
      "## Logbook files\n\nThe harbour office reads its settings from a logbook file. In each dock it will look "

@@ -254,7 +254,8 @@ def writes_new_identifier(sentence: str, question_words: frozenset[str]) -> bool
 #: Python it works with?" (not "Who was the oldest …?", nor "the highest score", no name)
 _OLDEST_OF_PRODUCT = re.compile(
     r"^(?!\W*(?i:who|whom|whose)\b).*\b(?i:oldest|newest|latest|earliest|lowest|highest|minimum|maximum)\s+"
-    r"(?:(?i:supported)\s+)?(?!I\b)[A-Z][\w+-]*\b")  # a product's name, not "I" ("the latest I can …")
+    r"(?:(?i:supported)\s+)?(?:(?!I\b)[A-Z][\w+-]*\b"  # a product's name, not "I" ("the latest I can …")
+    r"|[\w.+-]+\s+(?i:versions?)\b)")  # or any name before "version": "the minimum restic version"
 
 
 def value_question(question: str) -> tuple[bool, str | None]:
