@@ -186,8 +186,12 @@ def _idiom_words(m: re.Match[str]) -> str:
     return "at" if _AT_ONCE.fullmatch(m.group()) else m.group().rsplit(None, 1)[0]
 
 
+#: the end of a sentence and the start of the next: ". ", "? ", "! " (closing and opening quotes or brackets)
+_SENTENCE_BREAK = re.compile(r"[.!?][\"')\]’”]*\s+[\"'(\[‘“]*")
+
+
 def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dict[str, float], set[str]]:
-    """Boost factors (numbers and quoted words x2, capitalised names not opening the question
+    """Boost factors (numbers and quoted words x2, capitalised names not opening a sentence of it
     x1.5, possessive ones x0.7, a how-to question's verb x0.5, else 1; a snake_case identifier
     whole x1.5, its words as parts; the verb is read in ``form``, the sentence that asks) and the name-like stems
     (not short acronyms such as CSS or API: documentation often spells those out). Words in ``drop`` (the answer-type noun, "which *year*") are not matched:
@@ -205,6 +209,10 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
     given = {i for i, m in enumerate(tokens) if premise and m.start() < premise.end()}
     owner = _owners(words)
     lowered = {w for w in words if w.islower()}
+    # the first word of each sentence is capitalised as a sentence's first word is, as the question's
+    # own first word is: "I applied … but was not chosen. According to the notice, what …?"
+    starts = {m.end() for m in _SENTENCE_BREAK.finditer(text)}
+    openers = {i for i, m in enumerate(tokens) if m.start() in starts}
     asking = WORD.findall(_IDIOM.sub(_idiom_words, form))  # the asking sentence's verb
     at = _howto_verb(asking) if is_howto(form) else -1
     verb = len(words) - len(asking) + at if at >= 0 else -1
@@ -214,7 +222,8 @@ def _question_terms(question: str, form: str, drop: frozenset[str]) -> tuple[dic
         digit = any(c.isdigit() for c in raw) and not any(a <= tokens[i].start() < b for a, b in arguments)
         # a capital the question also writes in lower case marks no name ("treats 'Apple' and 'apple' as
         # different": two spellings of an example)
-        name = i > 0 and raw[0].isupper() and raw.lower() not in lowered or any(c.isupper() for c in raw[1:])
+        name = (i > 0 and i not in openers and raw[0].isupper() and raw.lower() not in lowered
+                or any(c.isupper() for c in raw[1:]))
         for k, key in enumerate(word_terms(raw)):
             boost = (2.0 if digit or raw.lower() in quoted else _OWNER if i in owner else 1.5 if name
                      else _VERB if i == verb else 1.0) * (_PART if k or i in parts else 1.0) * (
