@@ -346,3 +346,18 @@ def test_a_paper_is_named_by_its_authors() -> None:
     got = extractive_answer("We are splitting our Booking transaction into steps, following the decomposition in "
                             "the work of Quell, Tarn and Voss. What does the first step do?", passages)
     assert "increments the number of reserved berths" in got, got
+
+
+def test_a_contributors_handle_answers_who_did_a_change() -> None:
+    """Change logs credit people by their handle on the code host ("@orlaq changed …"): for "Who
+    fixed …?" that is a person. Before, no sentence held a person, words of the scene were missing,
+    and the question was refused. An e-mail address's domain and a decorator in code are no handle."""
+    notes = _passages(("## v3.2.1 (11 Mar 2022)\n\n- @orlaq changed tide_offsets() so that it uses the datum attribute "
+                       "of the given chart instead of creating a new datum object. Tidekit can now handle non-marine "
+                       "tidal ranges, as discussed in 4582 (4605).", "whatsnew/3.2.rst"))
+    got = extractive_answer("We chart a lake whose tides are not marine, and Tidekit used to ignore the datum of our "
+                            "chart when computing tide offsets. Who fixed that?", notes)
+    assert "@orlaq changed tide_offsets()" in got, got
+    words = frozenset({"who", "wrote", "it"})
+    assert not has_answer_type("person", "Write to harbour@example.org for help.", words)
+    assert not has_answer_type("person", "Mark it with the `@cached` decorator.", words)
