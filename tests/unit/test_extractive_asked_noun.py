@@ -58,6 +58,8 @@ CATALOG = _passages(
     ("What is the salary floor at the company?", "floor"),
     ("How long a sabbatical does the crew give after five years of service?", "sabbatical"),
     ("How much per milestone did the crew ask to be paid?", ""),  # a rate: the amount is asked for
+    ("How much faster did loading get in the benchmarks?", ""),  # a comparative: the difference is asked for
+    ("How many more workers do I need?", "workers"),
     ("What is the name of the framework?", ""),
     ("What does the scheduler do?", ""),
     ("How do I install it?", ""),
@@ -493,3 +495,13 @@ def test_a_misconfiguration_is_answered_by_the_advice_that_puts_it_right() -> No
     answer = extractive_answer("I set up the tide export, but every exported tide time is shifted by an hour. "
                                "What is the likely misconfiguration of the gauge feed?", GAUGE)
     assert "set to UTC" in answer, answer
+
+
+def test_how_much_faster_is_answered_by_the_difference_without_the_word() -> None:
+    """Before, "faster" was read as the noun asked for, and the sentence that gives the difference
+    ("improves loading … between 20-40%") was refused for never saying it."""
+    notes = _passages(("## Performance\n\nNote that `libtide` version 4.10.0 improves chart loading and saving "
+                       "performance, measured between 20-40% in Tidekit's benchmarks.", "whatsnew/3.15.rst"))
+    got = extractive_answer("How much faster did chart loading and saving get in the Tidekit benchmarks once "
+                            "libtide 4.10.0 came out?", notes)
+    assert "20-40%" in got, got

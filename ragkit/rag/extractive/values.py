@@ -162,7 +162,10 @@ _THE_NOUN = re.compile(
     rf"|\s*\?)", re.IGNORECASE)
 #: a preposition after "how much": "How much *per milestone* …?" asks an amount, the noun is its rate
 _RATE = r"(?:per|each|a|an|in|of|for|at|on|by|from|with|over|under)"
-_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+(?!{_RATE}\b)((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{AUXILIARY}\b)", re.IGNORECASE)
+#: a comparative after "how much" asks a difference ("How much *faster* did loading get?"), no noun
+_COMPARATIVE = ("(?:faster|slower|quicker|bigger|smaller|larger|longer|shorter|higher|lower|cheaper|dearer|greater|"
+                "wider|narrower|heavier|lighter|older|newer|earlier|later|more|less|fewer|better|worse|further)")
+_MANY_NOUN = re.compile(rf"^\W*how\s+(?:many|much|(?:long|big|large|old|far)\s+an?)\s+(?!{_RATE}\b)(?!{_COMPARATIVE}\s+{AUXILIARY}\b)((?:[\w'’-]+\s+){{0,2}}?[\w'’-]+)(?=\s+{AUXILIARY}\b)", re.IGNORECASE)
 #: nouns that say no more than "the thing": the noun of their "of" phrase, or their modifier, is asked for
 _VAGUE_NOUNS = frozenset("number amount kind type sort name value part way ways".split())
 _PARTICIPLES = frozenset("paid used made given required needed called named shown sent done written released added".split())
