@@ -110,8 +110,9 @@ def closing_signature(text: str) -> str | None:
 
 #: a section of the document's authors: "## Authors", "### Author(s)", "## Written by"
 _AUTHORS_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(?:Authors?|Author\(s\)|Written by)[ \t#]*$", re.IGNORECASE | re.MULTILINE)
-#: how many lines of names an authors section may have
+#: how many lines of names an authors section may have, and how much of the text after its heading is read
 _AUTHORS_LINES = 12
+_AUTHORS_CHARS = 4096
 _ITEM_MARK = re.compile(r"^(?:[-*+]|\d{1,3}[.)])[ \t]+")
 _REFERENCE_LINK = re.compile(r"\[([^\]]*)\]\[[^\]]*\]")  # "[Russell R. Rutledge][]"
 #: where a name ends and what is said of it begins: "Tim Yao, Nokia", "**Jo Ng**. Author, maintainer"
@@ -124,13 +125,12 @@ def section_authors(body: str) -> str | None:
     record closes), each item a person, or None: when the section says anything but names (a
     sentence, code, a field's description), or the text has no such heading or several (a
     change log's "### Authors" under each release)."""
-    found = _AUTHORS_HEADING.findall(body)
+    found = list(_AUTHORS_HEADING.finditer(body))
     if len(found) != 1:
         return None
-    start = _AUTHORS_HEADING.search(body)
-    assert start is not None
+    end = found[0].end()
     names: list[str] = []
-    for line in body[start.end():start.end() + 4096].splitlines():
+    for line in body[end:end + _AUTHORS_CHARS].splitlines():
         line = line.strip()
         if not line:
             continue

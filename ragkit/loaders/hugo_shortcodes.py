@@ -24,7 +24,9 @@ from ragkit.loaders.markdown_html import fenced_lines
 #: parameters, an optional ``/`` (self-closing) and the matching ``>}}`` or ``%}}``
 _TAG = re.compile(r"\{\{([<%])[ \t]*(/?)[ \t]*([A-Za-z_][\w.-]{0,80})((?:[^{}\n\"]|\"[^\"\n]{0,2000}\"){0,4000}?)"
                   r"[ \t]*/?[ \t]*([>%])\}\}")
-_ESCAPED = re.compile(r"\{\{([<%])/\*([^{}\n]{0,4000}?)\*/([>%])\}\}")  # no brace inside: a scan stops at the next tag
+#: an escaped tag, ``{{</* figure */>}}``, which a page shows as the tag (no brace inside: a scan
+#: stops at the next tag), or a tag
+_ESCAPED_OR_TAG = re.compile(r"\{\{(?P<open>[<%])/\*(?P<inside>[^{}\n]{0,4000}?)\*/(?P<close>[>%])\}\}|" + _TAG.pattern)
 #: a parameter: ``name="value"``, ``name=value``, ``"value"`` or ``value``
 _PARAM = re.compile(r"(?:([A-Za-z_][\w-]*)[ \t]*=[ \t]*)?(?:\"([^\"]*)\"|([^\s\"]+))")
 #: named parameters whose value a page shows as text
@@ -65,20 +67,14 @@ def _render_line(line: str) -> str:
 
 
 def _render_text(text: str, alone: bool) -> str:
-    escaped: list[str] = []
-
-    def hold(match: re.Match[str]) -> str:  # an escaped tag, kept out of the reading below
-        escaped.append("{{" + match.group(1) + match.group(2) + match.group(3) + "}}")
-        return f"\x00{len(escaped) - 1}\x00"
-
-    text = _ESCAPED.sub(hold, text)
-    text = _TAG.sub(lambda m: _shown(m, alone), text)
-    return re.sub(r"\x00(\d+)\x00", lambda m: escaped[int(m.group(1))], text)
+    return _ESCAPED_OR_TAG.sub(lambda m: _shown(m, alone), text)
 
 
 def _shown(match: re.Match[str], alone: bool) -> str:
-    """What a page shows of one shortcode tag."""
-    opener, closing, name, params, closer = match.groups()
+    """What a page shows of one shortcode tag, or of an escaped one: the tag it writes."""
+    if match.group("inside") is not None:
+        return "{{" + match.group("open") + match.group("inside") + match.group("close") + "}}"
+    opener, closing, name, params, closer = match.groups()[3:]
     if (opener == "<") != (closer == ">"):
         return match.group(0)  # "{{< … %}}": not a shortcode
     if closing:

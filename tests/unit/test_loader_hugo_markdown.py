@@ -82,6 +82,7 @@ def test_shortcodes_read_as_the_text_a_page_shows(tmp_path: Path) -> None:
     ("| {{< download linux amd64 >}} | x |\n", "|  | x |\n"),
     ("{{< figure src=a.png >}} and {{% x >}}\n", " and {{% x >}}\n"),  # mismatched brackets are no tag
     ("{{< unclosed\n", "{{< unclosed\n"),
+    ("a \x0012\x00 {{</* x */>}}\n", "a \x0012\x00 {{< x >}}\n"),  # text that looks like nothing special stays
 ])
 def test_shortcode_shapes(text: str, read: str) -> None:
     assert render_shortcodes(text) == read
