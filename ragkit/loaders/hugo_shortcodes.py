@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 
-from ragkit.loaders.markdown_html import fenced_lines
+from ragkit.loaders.markdown_html import code_spans, fenced_lines
 
 #: a shortcode tag: ``{{<`` or ``{{%``, an optional ``/`` (a closing tag), the name, the
 #: parameters, an optional ``/`` (self-closing) and the matching ``>}}`` or ``%}}``
@@ -33,7 +33,6 @@ _PARAM = re.compile(r"(?:([A-Za-z_][\w-]*)[ \t]*=[ \t]*)?(?:\"([^\"]*)\"|([^\s\"
 _TEXT_PARAMS = frozenset({"title", "caption", "name", "label", "alt", "text", "header", "summary"})
 #: a positional value that is a path, an address or a file, not words
 _PATH = re.compile(r"[/#\\]|^\w+:|\.[A-Za-z][A-Za-z0-9]{0,4}$")
-_CODE_SPAN = re.compile(r"(`+)(?:(?!\1).)+?\1")
 
 
 def render_shortcodes(text: str) -> str:
@@ -55,10 +54,10 @@ def _render_line(line: str) -> str:
     alone = bool(_TAG.fullmatch(body.strip()))
     pieces: list[str] = []
     last = 0
-    for span in _CODE_SPAN.finditer(body):
-        pieces.append(_render_text(body[last:span.start()], alone))
-        pieces.append(span.group(0))
-        last = span.end()
+    for begin, stop in code_spans(body):
+        pieces.append(_render_text(body[last:begin], alone))
+        pieces.append(body[begin:stop])
+        last = stop
     pieces.append(_render_text(body[last:], alone))
     rendered = "".join(pieces)
     if alone and not rendered.strip():

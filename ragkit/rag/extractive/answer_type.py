@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+from ragkit.markdown_tables import CODE_SPAN
 from ragkit.month_names import ABBREVIATIONS, MONTH_NAMES
 from ragkit.rag.extractive.text import STOPWORDS, WHICH_OPENING, WORD, stem
 
@@ -799,7 +800,7 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         return any(w.lower() in _COLOURS for w in novel)
     if kind == "person" and question_words & _CONTACT_WORDS and _EMAIL.search(sentence):
         return True  # "Who do I contact?": "please contact adjustments@turing.ac.uk"
-    if kind == "person" and _HANDLE.search(_CODE_SPANS.sub(" ", sentence)):
+    if kind == "person" and _HANDLE.search(CODE_SPAN.sub(" ", sentence)):
         return True  # "Who fixed …?": "@dennissergeev changed …", a change log's contributor by their handle
     if kind == "person" and question_words & _PERMISSION_WORDS and _GROUP.search(sentence):
         return True  # "Who is allowed to log in?": "any member of the GitHub organisation can"
@@ -814,7 +815,6 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
 #: a person's handle on a code host, as change logs credit people ("@dennissergeev"), not an e-mail
 #: address's domain; a decorator in code (`@property`) is none (code spans are left out first)
 _HANDLE = re.compile(r"(?<![\w@.+-])@[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})(?![\w@-]|\.\w)")
-_CODE_SPANS = re.compile(r"`[^`\n]*`")
 #: a question that asks whom to write to ("Who do I contact?", "Whom should I email?") is answered
 #: by a mailbox as by a name
 _CONTACT_WORDS = frozenset({"contact", "email", "e-mail", "mail", "reach", "notify", "write"})
