@@ -599,3 +599,53 @@ def test_a_setting_in_code_is_read_with_the_comment_above_it() -> None:
                     {"source": "containers.md", "heading": "Containers", "start": "0"})]
     answer = extractive_answer("Which environment variable turns off the usage report?", page)
     assert "LANTERN_REPORT" in answer
+
+
+def test_a_which_answer_names_the_plain_identifier_its_section_is_headed_by() -> None:
+    """A settings page heads each setting by its name written plain ("### ropeLocker"), not as
+    code; its sentences never repeat it. Before: the sentences alone, which do not say which
+    setting. A heading in plain words labels nothing."""
+    doc = ("### ropeLocker\n\nAdded in: v4.2.0\n\nLets the winch run against a spool that lives on a read-only "
+           "drum, for example a sealed reel.")
+    got = extractive_answer("Our spool sits on a read-only drum. Which setting lets the winch run against it?",
+                            passages(("settings/winch.md", "Winch > ropeLocker", doc)))
+    assert got.startswith("ropeLocker: Lets the winch run"), got
+    plain = doc.replace("### ropeLocker", "### Rope locker")
+    got = extractive_answer("Our spool sits on a read-only drum. Which setting lets the winch run against it?",
+                            passages(("settings/winch.md", "Winch > Rope locker", plain)))
+    assert got.startswith("Lets the winch run"), got
+
+
+def test_which_day_is_answered_by_the_day_of_the_month_the_question_names() -> None:
+    """The question names the month and year ("In June 2020 …"); the day is what it asks. Before,
+    "expired … on June 4, 2020" held no date the question did not say, and an earlier incident's
+    "fixed on February 29, 2020" was quoted instead."""
+    audit = ("The issue was confirmed and fixed on February 29, 2020, and the harbour halted lamp issuance until a "
+             "fix was deployed.\n\nThe harbour disclosed an incident on June 8, 2020, in which its lamp signing "
+             "certificate expired four days prior on June 4, 2020, and buoys checking their lamps failed.")
+    got = extractive_answer("In June 2020 our buoys failed their lamp checks. On which day had the harbour's lamp "
+                            "signing certificate expired?", passages(("audit-2020.pdf", "", audit)))
+    assert "June 4, 2020" in got and "February" not in got, got
+
+
+def test_a_sentence_two_reports_share_is_quoted_once_however_its_words_are_spaced() -> None:
+    """Two audit reports repeat a paragraph; one PDF's text layer splits words ("inci dent").
+    Before, both copies were quoted, as two sentences."""
+    text = "The harbour disclosed an {} on June 8, 2020, in which its lamp certificate expired on June 4, 2020."
+    got = extractive_answer("On which day had the harbour's lamp certificate expired?",
+                            passages(("report-a.pdf", "", text.format("incident")),
+                                     ("report-b.pdf", "", text.format("inci dent"))))
+    assert got.count("expired on June 4") == 1, got
+
+
+def test_an_indented_block_of_prompted_commands_is_code() -> None:
+    """"    > conda update conda": four spaces in, after a prompt, is a command, not a line of prose
+    (Markdown's indented code block). Before, its words read as prose and the sentence that
+    introduces it was quoted alone."""
+    doc = ("After installing be sure to check for updates before going on. With the Tidekit package this is done "
+           "by executing the following two commands in a terminal window:\n\n    > tide update tide\n"
+           "    > tide update tidekit\n\nTidekit includes a navigator that manages the update process.")
+    assert [b.kind for b in parse_blocks(doc)] == ["prose", "code", "prose"]
+    got = extractive_answer("I've just installed Tidekit. Which commands should I run in a terminal to check for "
+                            "updates?", passages(("getting-started.md", "Installing", doc)))
+    assert "> tide update tide\n> tide update tidekit" in got, got

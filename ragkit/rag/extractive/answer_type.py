@@ -795,7 +795,7 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence)) or any(
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
-        )
+        ) or any(day not in question_words for day in _days_of_month(sentence))
     if kind == "colour":  # "an orange LED", "the green wire"
         return any(w.lower() in _COLOURS for w in novel)
     if kind == "person" and question_words & _CONTACT_WORDS and _EMAIL.search(sentence):
@@ -816,6 +816,22 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
 #: address's domain; a decorator in code (`@property`) is none (code spans are left out first)
 _HANDLE = re.compile(r"(?<![\w@.+-])@[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})(?![\w@-]|\.\w)")
 #: a question that asks whom to write to ("Who do I contact?", "Whom should I email?") is answered
+#: a day of a month, beside the month's name: "June 4", "4 June", "the 4th of June"
+_DAY_MONTH = re.compile(r"\b(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b(?!:)"
+                        r"|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>[A-Z][a-z]{2,8})\b")
+
+
+def _days_of_month(sentence: str) -> list[str]:
+    """The days a sentence dates to the day: a month asked for already ("In June 2020 …, on which
+    day …?") is still answered by "expired … on June 4, 2020", its day the novel part."""
+    days = []
+    for m in _DAY_MONTH.finditer(sentence):
+        month, day = (m["month"], m["day"]) if m["month"] else (m["month2"], m["day2"])
+        if month.lower() in _MONTHS and 1 <= int(day) <= 31:
+            days.append(day)
+    return days
+
+
 #: by a mailbox as by a name
 _CONTACT_WORDS = frozenset({"contact", "email", "e-mail", "mail", "reach", "notify", "write"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")

@@ -296,14 +296,20 @@ def _sentences(candidates: Sequence[Candidate], max_sentences: int, *, first: Un
             continue  # a further sentence must match on its own words, not only its neighbours' (unless it is
             # another document's, for a question that asks for several things: "… on the native aarch64 backend"
             # under "Sign extension error in the AArch64 NCG", beside the PPC64le advisory's sentence)
-        if c.unit.kind == "code" or any(c.unit.text.lower() in u.text.lower() for u in chosen):
-            continue
+        if c.unit.kind == "code" or any(_squeezed(c.unit.text) in _squeezed(u.text) for u in chosen):
+            continue  # said already, perhaps spaced otherwise (a PDF's copy: "an inci dent", "Let ’s")
         within = [i for i, u in enumerate(chosen) if u.text.lower() in c.unit.text.lower() or _overlap(u, c.unit)]
         if within:  # it quotes a chosen sentence and the next one of its paragraph (a yes/no's answer)
             chosen[within[0]] = _joined(chosen[within[0]], c.unit)
         else:
             chosen.append(c.unit)
     return chosen
+
+
+def _squeezed(text: str) -> str:
+    """``text`` in lower case without its white space: two copies of a sentence compare equal
+    however a PDF's text layer spaced their words."""
+    return "".join(text.lower().split())
 
 
 def _sentences_of(u: Unit) -> dict[int, str]:
@@ -458,10 +464,7 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
             f"{_sentence(u, id(u) in bare, labels.get(id(u), ''))}"
             f"{consequent(u, units, quoted) if why else sequel(u, units, quoted)}"
             f"{' ' + rest if (rest := _completion(u, units)) else ''}") for u in chosen]
-    # a heading already said as the context of a sentence quoted before it is not said again
-    text = " ".join(f"{line} [{u.number}]" for n, (u, line) in enumerate(said)
-                    if not (u.kind == "heading" and any(o.number == u.number and other.startswith(f"{line}: ")
-                                                        for o, other in said[:n])))
+    text = " ".join(f"{line} [{u.number}]" for n, (u, line) in enumerate(said) if not _heading_said(n, said))
     if listed:
         return f"{text}\n" + "\n".join(_item_lines(listed, units))
     if code is not None:
@@ -474,6 +477,14 @@ def compose(candidates: Sequence[Candidate], units: Sequence[Unit], *, howto: bo
             more = f"\n\n{step.text} [{step.number}]\n\n{_render_code(then)}"
         return f"{text}\n\n{_render_code(code)}" + ("" if cited else f" [{code.number}]") + more
     return text
+
+
+def _heading_said(n: int, said: Sequence[tuple[Unit, str]]) -> bool:
+    """Whether the ``n``-th quote is a heading that another quote of its passage says already as
+    its sentence's context ("ropeLocker: Lets the winch run …" beside the heading "ropeLocker")."""
+    u, line = said[n]
+    return u.kind == "heading" and any(o.number == u.number and other.startswith(f"{line}: ")
+                                       for k, (o, other) in enumerate(said) if k != n)
 
 
 #: a line that goes on with the step its code block began: "And add the following content:"

@@ -867,8 +867,11 @@ def _of_asked_release(candidates: list[Candidate], query: Query) -> list[Candida
     return [c for c in candidates if not another_file_release(c.unit.source, query.versions)]
 
 
-#: a heading that is one literal, the thing its section describes (``:execrows``, ``--dry-run``)
-_LITERAL_HEADING = re.compile(r"`[^`\s]{1,60}`(?:\s*\(\))?")
+#: a heading that is one literal, the thing its section describes (``:execrows``, ``--dry-run``), or
+#: one identifier written plain, as a settings page heads each setting ("frozenStore", "max_connections",
+#: "--frozen-store"): no word of prose is in camelCase or snake_case
+_LITERAL_HEADING = re.compile(r"(?:`[^`\s]{1,60}`|[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+|[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+"
+                              r"|--?[a-z][a-z0-9]*(?:-[a-z0-9]+)*)(?:\s*\(\))?")
 
 
 _PLAIN = re.compile(r"[a-z]+(?:-[a-z]+)*")  # a word in lower case, not part of an address or a path

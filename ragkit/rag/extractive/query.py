@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from ragkit.markdown_tables import CODE_SPAN
+from ragkit.month_names import ABBREVIATIONS, MONTH_NAMES
 from ragkit.rag.extractive.answer_type import (
     ACRONYM_WORDS,
     AUTHORSHIP_WORDS,
@@ -368,12 +369,17 @@ def numbered_names(text: str) -> frozenset[tuple[str, str]]:
 
 
 def _names_of(matches: Iterable[re.Match[str]]) -> frozenset[tuple[str, str]]:
-    return frozenset((m.group(1).lower(), m.group(2)) for m in matches if m.group(1).lower() not in STOPWORDS)
+    return frozenset((m.group(1).lower(), m.group(2)) for m in matches if m.group(1).lower() not in _NOT_NUMBERED)
+
+
+#: words a number after them does not name: a stopword ("In 2024"), a month ("June 2020" is a date,
+#: and "on June 8, 2020" no other June)
+_NOT_NUMBERED = STOPWORDS | frozenset(MONTH_NAMES) | ABBREVIATIONS.keys()
 
 
 def _roman_names(text: str) -> frozenset[tuple[str, str]]:
     return frozenset((m.group(1).lower(), _ROMAN[m.group(2)]) for m in _ROMAN_NUMBERED.finditer(text)
-                     if m.group(1).lower() not in STOPWORDS)
+                     if m.group(1).lower() not in _NOT_NUMBERED)
 
 
 def another_numbered(text: str, numbered: frozenset[tuple[str, str]]) -> bool:

@@ -421,9 +421,13 @@ _INDENTED_PROSE = re.compile(r"^\s*(?:!!!|\?\?\?|===)")
 
 def _prose_line(line: str) -> bool:
     """Three words or more, nearly all letters and spaces (code is full of marks: ``$ wp --all``,
-    ``add_hook( 'x', function() {``)."""
+    ``add_hook( 'x', function() {``), not after a prompt (``> conda update conda``: a command)."""
     letters = sum(c.isalpha() or c == " " for c in line)
-    return len(line.split()) >= 3 and letters >= 0.9 * len(line)
+    return len(line.split()) >= 3 and letters >= 0.9 * len(line) and not _PROMPTED.match(line)
+
+
+#: a command line's prompt: ``$``, ``>``, ``%`` or ``>>>`` and a space
+_PROMPTED = re.compile(r"^(?:[$>%]|>>>) ")
 
 
 #: a list item's marker and the spaces after it: how far its content is indented
