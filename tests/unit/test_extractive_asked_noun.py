@@ -165,6 +165,12 @@ def test_a_question_after_a_statement_is_read_from_the_sentence_that_asks() -> N
     assert asked_part("A script opens our server. Under which query parameter does the token go?") == (
         "Under which query parameter does the token go?")
     assert asked_part("Jobs hang. After how long is a job force-quit?") == "After how long is a job force-quit?"
+    # a statement may end with an identifier in capitals; an initial or an abbreviation ends none
+    assert asked_part("Install fails with ERR_REEL_TARBALL_INTEGRITY. What command should we run?") == (
+        "What command should we run?")
+    assert asked_part("The relay drops packets over the VPN. Which port is it?") == "Which port is it?"
+    assert asked_part("Which novel did J. R. Tolkien write first?").startswith("Which novel")
+    assert asked_part("Our crew joined the U.S. Navy. Which rank is highest?") == "Which rank is highest?"
     assert "PYTHONUTF8=1" in extractive_answer(question, ENCODING)
 
 

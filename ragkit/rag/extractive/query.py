@@ -145,7 +145,10 @@ _QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]")
 #: the numbers a call is written with ("takeLast(3)", "retry(2, 5)"): an example's arguments, which
 #: scope nothing a passage must say and weigh as any word
 _CALL_ARGUMENTS = re.compile(r"(?<=[A-Za-z_])\(\s*-?\d+(?:\s*,\s*-?\d+)*\s*\)")
-_SENTENCE_END = re.compile(r"(?<=[a-z0-9)][.!])\s+(?=[A-Z])")
+#: the end of a statement before the next sentence of a question: after a lower-case word, a number, a
+#: closing bracket or an identifier in capitals ("… fails with ERR_PNPM_TARBALL_INTEGRITY. What …"),
+#: not after an initial or an abbreviation's capital ("J. R. R. Tolkien", "the U.S. Army")
+_SENTENCE_END = re.compile(r"(?:(?<=[a-z0-9)][.!])|(?<=[A-Z0-9_]{3}[.!]))\s+(?=[A-Z])")
 #: how a question opens: a question word or an auxiliary verb, perhaps after a preposition
 _ASKS = re.compile(
     r"(?:(?:in|on|at|from|for|to|by|with|since|and|so|but|then|under|into|through|after|before|of|about|within|"
