@@ -400,3 +400,21 @@ def test_a_decade_is_a_date_and_a_web_address_holds_no_date_or_number() -> None:
     assert not has_answer_type("number", "See www.example.org/2019/tides for more.", frozenset())
     assert has_answer_type("number", "See www.example.org for the 3 tides.", frozenset())
 
+
+
+def test_why_after_a_scene_setting_phrase_and_a_paragraph_that_ends_on_a_question() -> None:
+    """"In the histogram discussion, why …?" asks why as "Why …?" does. The answer's paragraph ends
+    on a rhetorical question; its statements are still answers (a short paragraph that ends on a
+    question asks it). Before: no why question, and the statements weighed as half a question each."""
+    assert asks_why("In the tide table discussion, why was 2 picked as the base?")
+    assert asks_why("According to the log, why did the lamp fail?")
+    assert not asks_why("In 2020, which lamp failed?")
+    passages = _passages((
+        "## Bases\n\nThe comment in the tide review has more details on why 2 was chosen as the reference base. "
+        "In summary, \"harbour clocks like binary numbers\". If we are going to pick a reference base, why not "
+        "make it 2?\n\n## Base ten\n\nBase ten tables give exact answers at 10, 100 and 1000 metres, and a tide "
+        "table in base ten is merged with another by hand, whichever base the other one uses.",
+        {"source": "tide-tables.md"}))
+    got = extractive_answer("In the tide table discussion, why was 2 suggested as the reference base instead of "
+                            "another number?", passages)
+    assert "harbour clocks like binary numbers" in got, got

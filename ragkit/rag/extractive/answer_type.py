@@ -347,7 +347,9 @@ def gives_naming(kind: str, sentence: str) -> bool:
     return bool(NAMING_KINDS[kind][1].search(sentence))
 
 
-_WHY = re.compile(r"^\W*(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:likely\s+|probable\s+|main\s+)?"
+#: "Why …?", perhaps after a phrase that sets the scene ("In the histogram discussion, why …?")
+_WHY = re.compile(r"^\W*(?:(?:in|on|at|for|from|with|by|given|after|before|during|under|according\s+to)\s[^,?]{2,80},\s*)?"
+                  r"(?:and\s+|so\s+|but\s+)?why\b|\bwhat\s+(?:is|was|are)\s+the\s+(?:likely\s+|probable\s+|main\s+)?"
                   r"(?:reason|point|purpose|cause)s?\b|\bfor\s+what\s+reason\b|\bwhat\s+(?:causes|caused)\b", re.IGNORECASE)
 
 

@@ -935,7 +935,7 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
         fit *= _COUNTED  # "for 3.7 hours" for "How long did it keep flying?": a length of time
     if query.defined and defines(query.defined, u.text):
         fit *= _DEFINES
-    if u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?"):
+    if _asks(u):
         fit *= _QUESTION  # a question, or part of a paragraph that asks one, is not an answer
     if named:
         fit *= _NAMED if named[-1] == u.block.section and len(named) == 1 else _NAMED_PAGE
@@ -958,6 +958,18 @@ def _fit(u: Unit, query: Query, typed: bool, named: list[str]) -> float:
     same = len(query.words & {w.lower() for w in WORD.findall(u.text)} - _FUNCTION_WORDS)
     fit *= 1.0 + _SURFACE * min(same, 5)  # a tie-break on the very words, quantifiers included ("all")
     return fit
+
+
+def _asks(u: Unit) -> bool:
+    """Whether ``u`` is a question, or a sentence of a short paragraph that asks one ("My build
+    fails on Windows. What should I do?"); a longer paragraph that ends on a question argues (its
+    statements: "… more details on why 2 was chosen. In summary, "computers like binary numbers".
+    If we are going to choose a reference base, why not make it 2?")."""
+    return u.text.rstrip().endswith("?") or u.block.text.rstrip().endswith("?") and len(
+        split_prose(u.block.text)) <= _ASKING_SENTENCES
+
+
+_ASKING_SENTENCES = 2  # a paragraph of at most this many sentences that ends on a question asks it
 
 
 def _with_bylines(passages: Sequence[Passage]) -> list[Passage]:
