@@ -540,3 +540,15 @@ def test_a_price_asked_is_not_answered_by_a_count_of_things() -> None:
     assert not lacks_asked_kind(question, "Purchases of property and equipment: 30,675 [1]")
     assert not lacks_asked_kind(question, "Silver membership costs $7,000 a year. [1]")
     assert not lacks_asked_kind(question, "Membership is free for non-profits. [1]")
+
+
+def test_a_one_time_cleanup_counts_nothing() -> None:
+    """"How many approvals …?" and the passages say only "more approvals than …": no count. "A
+    one-time cleanup" holds no number either (before, its "one" was read as the count, and the
+    comparison was quoted as the answer)."""
+    doc = _passage("0266-move-tide-notes.md", "Internal details",
+                   "A one-time cleanup of tide note markdown upon import to the harbour repository.\n\n"
+                   "Tide notes require more approvals than harbour pull requests.")
+    assert extractive_answer("How many approvals does a pull request for a new tide note need before it is "
+                             "merged?", doc) == REFUSAL
+    assert has_answer_type("number", "It needs two approvals.", frozenset())

@@ -759,7 +759,9 @@ _NOT_AMOUNTS = re.compile(
     r"(?:1[0-9]{3}|20[0-9]{2})\b"
     r"|\b(?:1[0-9]{3}|20[0-9]{2})-\d{2}-\d{2}\b"
     r"|(?<![\w&])#\d+\b|\((?:#|gh-|GH-)?\d+\)(?=[.;]?\s*$)"  # an issue or a pull request: "#753", "… (753)." at the end
-    r"|(?<![\w.])\d+[a-z]\)|(?:\b(?:sections?|clauses?|paragraphs?)|§)\s*\d+(?:\.\d+)*[a-z]?\b",
+    r"|(?<![\w.])\d+[a-z]\)|(?:\b(?:sections?|clauses?|paragraphs?)|§)\s*\d+(?:\.\d+)*[a-z]?\b"
+    # an idiom that counts nothing: "a one-time cleanup", "a two-way sync", "one-off"
+    r"|\b(?:one|two)-(?:time|off|way|stop|click|liners?|to-one|to-many)\b",
     re.IGNORECASE,
 )
 
