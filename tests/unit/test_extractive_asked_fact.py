@@ -769,3 +769,15 @@ def test_a_question_that_states_its_issue_is_answered_from_the_cause_and_solutio
     answer = extractive_answer("What error does the browser console show when the Kelp kiosk gets stuck with Tern Pay?",
                                KIOSK)
     assert "Uncaught TypeError" in answer, answer
+
+
+def test_a_verb_that_doubles_its_consonant_meets_its_plain_form() -> None:
+    """"running" is "run", "stopped" "stop", "programming" "program": the consonant a verb's
+    ending doubles is one. Not after one letter ("added" is "add", not "ad") nor of l, s, f or z
+    ("called", "passed", "staffed", "buzzing" keep theirs, as "call", "pass", "staff" do). Before,
+    "Is running the command once enough?" met no sentence that says "run the command"."""
+    assert stem("running") == stem("run") == stem("runs")
+    assert stem("stopped") == stem("stop") and stem("programming") == stem("program")
+    assert stem("committed") == stem("commit") and stem("mapped") == stem("map")
+    assert stem("added") == stem("add") and stem("staffed") == stem("staff") and stem("called") == stem("call")
+    assert stem("passed") == stem("pass") and stem("buzzing") == stem("buzz") and stem("installing") == stem("install")

@@ -87,9 +87,15 @@ def american(word: str) -> str:
     return word
 
 
+_VERB_ENDINGS = frozenset({"ing", "ed", "edly"})
+#: a consonant doubled before a verb's ending ("runn-ing", "stopp-ed"), not l, s, f or z ("call",
+#: "pass", "staff", "buzz") and not after one letter ("add", "egg")
+_DOUBLED = re.compile(r"(?<=[a-z][a-z])([bcdghjkmnpqrtvwxy])\1$")
+
+
 def stem(word: str) -> str:
-    """A light, deterministic suffix stripper (install/installed/installing -> install; a
-    gerund's plural as the gerund: settings/setting), after British spellings are read as
+    """A light, deterministic suffix stripper (install/installed/installing -> install;
+    running/stopped -> run/stop; a gerund's plural as the gerund: settings/setting), after British spellings are read as
     American ones (``american``). Words of ordinary length are remembered (the memory is
     bounded: at most 65,536 words of at most 64 characters)."""
     return _stem(word) if len(word) <= 64 else _stem.__wrapped__(word)
@@ -110,6 +116,8 @@ def _stem(word: str) -> str:
             and not w.endswith("ss" if suffix == "s" else "\0")
         ):
             w = w[: -len(suffix)] + repl
+            if suffix in _VERB_ENDINGS and _DOUBLED.search(w):
+                w = w[:-1]  # "running", "stopped" as "run", "stop" (not "added", "staffed", "called")
             break
     w = w[:-1] if w.endswith("e") and len(w) >= 4 else w
     # a verb in -ate as its noun in -ation is stemmed ("rotate", "rotating" as "rotation": "rot")
