@@ -816,10 +816,6 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     return bool(_HONORIFIC.search(sentence)) or _has_personal_name(sentence, question_words, common)
 
 
-#: a person's handle on a code host, as change logs credit people ("@dennissergeev"), not an e-mail
-#: address's domain; a decorator in code (`@property`) is none (code spans are left out first)
-_HANDLE = re.compile(r"(?<![\w@.+-])@[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})(?![\w@-]|\.\w)")
-#: a question that asks whom to write to ("Who do I contact?", "Whom should I email?") is answered
 #: a day of a month, beside the month's name: "June 4", "4 June", "the 4th of June"
 _DAY_MONTH = re.compile(r"\b(?P<month>[A-Z][a-z]{2,8})\.?\s+(?P<day>\d{1,2})(?:st|nd|rd|th)?\b(?!:)"
                         r"|\b(?P<day2>\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?(?P<month2>[A-Z][a-z]{2,8})\b")
@@ -836,6 +832,10 @@ def _days_of_month(sentence: str) -> list[str]:
     return days
 
 
+#: a person's handle on a code host, as change logs credit people ("@dennissergeev"), not an e-mail
+#: address's domain; a decorator in code (`@property`) is none (code spans are left out first)
+_HANDLE = re.compile(r"(?<![\w@.+-])@[A-Za-z0-9](?:[A-Za-z0-9_-]{0,38})(?![\w@-]|\.\w)")
+#: a question that asks whom to write to ("Who do I contact?", "Whom should I email?") is answered
 #: by a mailbox as by a name
 _CONTACT_WORDS = frozenset({"contact", "email", "e-mail", "mail", "reach", "notify", "write"})
 _EMAIL = re.compile(r"\b[\w.+-]+@[\w-]+(?:\.[\w-]+)+\b")
