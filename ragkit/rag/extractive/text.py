@@ -95,9 +95,9 @@ _DOUBLED = re.compile(r"(?<=[a-z][a-z])([bcdghjkmnpqrtvwxy])\1$")
 
 def stem(word: str) -> str:
     """A light, deterministic suffix stripper (install/installed/installing -> install;
-    running/stopped -> run/stop; a gerund's plural as the gerund: settings/setting), after British spellings are read as
-    American ones (``american``). Words of ordinary length are remembered (the memory is
-    bounded: at most 65,536 words of at most 64 characters)."""
+    running/stopped -> run/stop; a gerund's plural as the gerund: settings/setting), after
+    British spellings are read as American ones (``american``). Words of ordinary length are
+    remembered (the memory is bounded: at most 65,536 words of at most 64 characters)."""
     return _stem(word) if len(word) <= 64 else _stem.__wrapped__(word)
 
 
