@@ -383,8 +383,9 @@ def default_inner_loader(path: Path) -> tuple[str, Loader] | None:
 
 
 #: the endings of a file kept as a sample or template of another, read as that file
-#: (``rtp.conf.sample`` as a ``.conf``, ``settings.ini.example``, ``app.cfg.dist``)
-SAMPLE_SUFFIXES = (".sample", ".example", ".dist", ".default", ".template")
+#: (``rtp.conf.sample`` as a ``.conf``, ``settings.ini.example``, ``app.cfg.dist``, a build's
+#: template ``ip-netns.8.in`` as a manual page)
+SAMPLE_SUFFIXES = (".sample", ".example", ".dist", ".default", ".template", ".in")
 
 
 def format_suffix(path: Path | PurePath) -> str:

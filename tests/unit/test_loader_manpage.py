@@ -156,6 +156,19 @@ def test_man_pages_go_to_the_man_page_loader_and_plain_text_stays_plain(tmp_path
     assert doc.text.startswith("Release 1") and ".5 percent faster." in doc.text
 
 
+def test_a_build_template_of_a_man_page_is_a_man_page(tmp_path: Path) -> None:
+    """``ip-netns.8.in``, the page a build fills in (``@NETNS_RUN_DIR@``), reads as the page it
+    becomes. Before, its ``.in`` ending sent it to the generic reader, and its requests (``.TP``,
+    ``.B``) were indexed and quoted as written. A template of no format ragkit reads stays so."""
+    assert loader_name_for(Path("man/man8/kiln-trim.8.in")) == "manpage"
+    assert loader_name_for(Path("config.h.in")) == loader_name_for(Path("config.h"))
+    assert loader_name_for(Path("Makefile.in")) == loader_name_for(Path("Makefile.unknown-ending"))
+    page = tmp_path / "kiln-trim.8.in"
+    page.write_text(KILN_1.replace("kiln-trim", "kiln-trim @VERSION@"), encoding="utf-8")
+    [doc] = list(loaders.get("manpage")().load(page, source=page.name))
+    assert doc.metadata["markup"] == "markdown" and not re.search(r"^\.(?:TP|B|SH) ", doc.text, re.MULTILINE)
+
+
 KILN_MS = r""".TL
 Building Harbours with Kiln
 .AU
