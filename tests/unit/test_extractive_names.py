@@ -261,6 +261,16 @@ def test_a_code_or_acronym_no_passage_holds_is_refused(question: str) -> None:
     assert extractive_answer(question, BROKERS) == REFUSAL
 
 
+def test_a_system_named_by_a_letter_a_slash_and_capitals_is_one_code() -> None:
+    """"z/OS" is one name, as "PDF/UA" is: a question about it is refused when no passage writes it,
+    even when every other word of it is there. Before, its "OS" was the code looked for, and the
+    letters "os" are in almost any text."""
+    servers = _passages(("## Running\n\nYou can run the Skiff server on a mainframe, or on a laptop running "
+                         "macOS, with `skiff serve`.", "running.md"))
+    assert extractive_answer("How do I run the Skiff server on a mainframe running z/OS?", servers) == REFUSAL
+    assert "skiff serve" in extractive_answer("How do I run the Skiff server on a mainframe?", servers)
+
+
 @pytest.mark.parametrize(("question", "expected"), [
     ("Which Skiff release added SQS as a supported message broker?", "3.1"),
     ("How many parameters does BERT-Large have?", "340M"),  # read without case, space or hyphen

@@ -654,9 +654,11 @@ def _versions_present(query: Query, passages: Sequence[Passage]) -> bool:
 #: a code or an acronym the question writes (NATS, XL, ``wasm32-wasi``, HTTP/3): rare and exact, so the
 #: retriever's exact-match side ranks a passage that holds it high when any document does
 # the whole of a token: an acronym ("HTTP/3"), an upper-case code of hyphenated parts ("DNS-PERSIST-01"), a code in
-# lower case with a digit ("h2c")
-_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*|/[A-Z][A-Z0-9]+|(?:-[A-Z0-9]+)+)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*")
-_TOKEN = re.compile(r"[A-Z][A-Z0-9]+/(?:\d[\d.]*|[A-Z][A-Z0-9]+)|[\w.-]+")  # "HTTP/3" and "PDF/UA" are one
+# lower case with a digit ("h2c"), a letter and a slash before capitals ("z/OS")
+_MARK = re.compile(r"[A-Z][A-Z0-9]+(?:/\d[\d.]*|/[A-Z][A-Z0-9]+|(?:-[A-Z0-9]+)+)?|[a-z]+\d[a-z0-9_]*(?:-[a-z0-9]+)*"
+                   r"|[a-z]/[A-Z][A-Z0-9]+")
+#: "HTTP/3", "PDF/UA" and "z/OS" are one token each
+_TOKEN = re.compile(r"[A-Z][A-Z0-9]+/(?:\d[\d.]*|[A-Z][A-Z0-9]+)|(?<![\w/])[a-z]/[A-Z][A-Z0-9]+|[\w.-]+")
 _SQUASH = re.compile(r"[^a-z0-9]+")
 
 
