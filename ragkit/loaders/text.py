@@ -26,7 +26,7 @@ from ragkit.loaders.doc_comments import LANGUAGES, doc_comments_to_markdown
 from ragkit.loaders.python_source import python_to_markdown
 from ragkit.loaders.sphinx_project import sphinx_source_root
 from ragkit.loaders.vim_help import is_vim_help, vim_help_to_markdown
-from ragkit.loaders.yaml_comments import is_commented_yaml, yaml_to_markdown
+from ragkit.loaders.yaml_comments import has_prose_values, is_commented_yaml, yaml_to_markdown
 from ragkit.registry import loaders
 from ragkit.types import Document
 
@@ -54,8 +54,9 @@ class TextLoader(Loader):
     # Ansible plugin's DOCUMENTATION, EXAMPLES and RETURN strings are written out as its page shows them;
     # 14: Go's field, interface-method and grouped-name comments are prose too, a heading a doc comment
     # writes (rustdoc's ``# Panics``) stays a heading under its item's, an undocumented ``impl<T> X<T>``
-    # block heads its members, and a Rust ``mod.rs`` is titled with its folder's name
-    version = 14
+    # block heads its members, and a Rust ``mod.rs`` is titled with its folder's name; 15: a YAML
+    # record whose values are prose (a security advisory's ``description: |``) is written out too
+    version = 15
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -93,7 +94,9 @@ def _api_description(text: str, path: Path, suffix: str) -> Written:
 
 
 def _commented_yaml(text: str, path: Path, suffix: str) -> Written:
-    return (yaml_to_markdown(text, path.name), path.name) if is_commented_yaml(text) else None
+    if is_commented_yaml(text) or has_prose_values(text):
+        return yaml_to_markdown(text, path.name), path.name
+    return None
 
 
 def _chat_log(text: str, path: Path, suffix: str) -> Written:

@@ -16,12 +16,17 @@ share comments (``is_commented_yaml``) here, which writes it out in one pass ove
   ``- `ingress.maxBodySize`: Maximal body size. Default: `2m```;
   a nested key that opens a mapping is an item with its path alone;
 - a list's entries (``- a``) and a block's lines (``key: |``) are items or code under their key;
+  a block that is prose (an advisory's ``description: |``, a changelog entry's text) is its text,
+  unfenced, after its key's item, and a one-line value that is a sentence or more of prose is said
+  after its key (``- `summary`: Fixes a crash when ...``);
 - a comment separated from the next key by a blank line is a paragraph of its own; decorative
   comment lines (``#######``, ``# ----``) go.
 
 Comment text goes through ``escape_markdown_line``. Linear in the file (a stack of the open keys,
 bounded by the lines' indentation); nothing is parsed as YAML, so no alias or tag is expanded.
-A file over 2 MB, or one with few comments, is read as it is.
+A file is written out so when its keys are documented in comments (``is_commented_yaml``) or when
+its values hold prose (``has_prose_values``: a record whose text is in its strings, as a security
+advisory's is); a file over 2 MB, or one with neither, is read as it is (its passages code).
 """
 
 from __future__ import annotations
@@ -43,6 +48,16 @@ _KEY = re.compile(r"([ ]*)(-[ ]+)?([A-Za-z0-9_$@][\w.\-/$@]{0,119}|\"[^\"\n]{1,1
 _ITEM = re.compile(r"([ ]*)-(?:[ \t]+(.*)|$)")
 _DECOR = re.compile(r"[\W_]*")
 _BLOCK = re.compile(r"[|>][-+0-9]*$")
+#: prose: this many plain words or more, most of them in lines of words (a script's lines,
+#: ``echo "Done."`` among them, are mostly commands, paths and options)
+_PROSE_WORDS = 12
+_LINE_WORDS = 4
+_WORD_SHARE = 0.6  # of a prose line's tokens
+_LINE_SHARE = 0.5  # of a prose block's tokens, in its prose lines
+_TEMPLATED = re.compile(r"\{\{|\{%|\$\{")  # Go's, Jinja's, a shell's substitutions: code
+_LINK = re.compile(r"\[([^\[\]\n]{0,200})\]\([^()\s]{0,500}\)")  # Markdown's [text](url), read as its text
+_MARKUP = re.compile(r"[*_`]+|^[ \t]*(?:[-+>]|#{1,6}|\d{1,3}\.)[ \t]")  # emphasis, code, a list's or heading's mark
+_WORD = re.compile(r"[\"'(“‘]?[A-Za-z][A-Za-z'’-]*[.,;:!?)\"'”’]*")
 
 
 def is_commented_yaml(text: str) -> bool:
@@ -59,6 +74,53 @@ def is_commented_yaml(text: str) -> bool:
         line[: len(line) - len(line.lstrip())] for line in lines)
 
 
+def has_prose_values(text: str) -> bool:
+    """Whether ``text`` is YAML some of whose values are prose: among its first 400 non-blank
+    lines three or more are keys, and a block scalar (``description: |``) or a one-line value is
+    prose (``is_prose``)."""
+    if len(text) > MAX_BYTES:
+        return False
+    lines = text.split("\n")[: _SAMPLE * 4]
+    if sum(1 for line in lines if _KEY.match(line)) < _MIN_KEYS or any(line.startswith("\t") for line in lines):
+        return False
+    block: list[str] = []
+    block_indent = -1
+    for line in lines:
+        indent = len(line) - len(line.lstrip(" "))
+        if block_indent >= 0 and (not line.strip() or indent > block_indent):
+            block.append(line)
+            continue
+        if block and is_prose(block):
+            return True
+        block, block_indent = [], -1
+        key = _KEY.match(line)
+        value = split_inline_comment(key.group(4) or "")[0] if key else ""
+        if _BLOCK.match(value):
+            block_indent = indent
+        elif value and is_prose([value.strip("\"'")]):
+            return True
+    return bool(block) and is_prose(block)
+
+
+def is_prose(lines: list[str]) -> bool:
+    """Whether ``lines`` (a block scalar's, or one value) read as prose: no script (``#!``) and no
+    template's substitution (``{{``, ``{%``, ``${``), twelve plain words or more, and half or more
+    of their tokens in prose lines (``_prose_line``), a Markdown link and emphasis read as text."""
+    said = [_MARKUP.sub("", _LINK.sub(r"\1", line)).split() for line in lines if line.strip()]
+    if not said or _TEMPLATED.search(" ".join(lines)) or lines[0].lstrip().startswith("#!"):
+        return False  # a template's text, a script
+    if sum(len(_WORD.findall(" ".join(line))) for line in said) < _PROSE_WORDS:
+        return False
+    return sum(len(line) for line in said if _prose_line(line)) >= _LINE_SHARE * sum(len(line) for line in said)
+
+
+def _prose_line(tokens: list[str]) -> bool:
+    """Four plain words or more, three fifths or more of the line's whitespace-parted tokens (a
+    script's ``mkdir -p /data/conf`` or ``echo "Done."`` is not)."""
+    words = sum(1 for token in tokens if _WORD.fullmatch(token))
+    return words >= _LINE_WORDS and words >= _WORD_SHARE * len(tokens)
+
+
 def yaml_to_markdown(text: str, name: str) -> str:
     """The commented YAML ``text`` (named ``name``) as Markdown (see the module docstring)."""
     out: list[str] = [f"# {' '.join(name.split())}", ""]
@@ -73,7 +135,7 @@ def yaml_to_markdown(text: str, name: str) -> str:
             block.append(raw)
             continue
         if block:
-            out += fenced_block(block, "yaml")
+            out += _block(block)
             block = []
         block_indent = -1
         if not raw.strip():
@@ -118,14 +180,25 @@ def yaml_to_markdown(text: str, name: str) -> str:
                 out.append(_item(path, notes, beside))
             if not _BLOCK.match(value):
                 open_keys.append((indent, name_))
+        elif not defaults and is_prose([value.strip("\"'")]):
+            out.append(_item(path, [*notes, escape_markdown_line(value.strip("\"'"))], beside))
         else:
             out.append(_item(f"{path}: {value}", notes, beside) if not defaults else
                        _item(path, notes, beside, default=value))
         notes = []
     if block:
-        out += fenced_block(block, "yaml")
+        out += _block(block)
     out += notes
     return "\n".join(_tidy(out)).strip() + "\n"
+
+
+def _block(lines: list[str]) -> list[str]:
+    """A block scalar's lines: its text as it is, dedented, when it is prose (its own Markdown),
+    else fenced as YAML."""
+    if not is_prose(lines):
+        return fenced_block(lines, "yaml")
+    margin = min(len(line) - len(line.lstrip(" ")) for line in lines if line.strip())
+    return ["", *(line[margin:].rstrip() for line in lines), ""]
 
 
 def _item(code: str, notes: list[str], beside: str, *, default: str = "") -> str:
@@ -154,4 +227,4 @@ def _tidy(lines: list[str]) -> list[str]:
     return out
 
 
-__all__ = ["is_commented_yaml", "yaml_to_markdown"]
+__all__ = ["has_prose_values", "is_commented_yaml", "is_prose", "yaml_to_markdown"]
