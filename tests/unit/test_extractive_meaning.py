@@ -176,3 +176,24 @@ def test_a_number_is_taken_from_the_sentence_of_the_document_nearest_in_meaning(
     answer = extractive_answer(question, RYE, max_sentences=1, similarity=near)
     assert "14 hours" in answer
     assert "14 hours" not in extractive_answer(question, RYE, max_sentences=1, similarity=Nearness("230°C"))
+
+
+#: twin pages of a framework's two flavours, the one whose title the question names ranked first
+TWINS = [
+    Passage(1, "# How to Include Harbour Desk Server Quay\n\nTo include Harbour Desk Server Quay, use the "
+               "`harbour-desk-server-quay` starter.\n\nIf you include the starter, but you do not want the desk "
+               "to be enabled, set `harbour.desk.server.quay.enabled=false`.",
+            {"source": "server-quay/starter.adoc", "heading": "How to Include Harbour Desk Server Quay"}),
+    Passage(2, "# How to Include Harbour Desk\n\nTo include Harbour Desk, use the `harbour-desk-server-tide` "
+               "starter.\n\nIf you include the starter, but you do not want the desk to be enabled, set "
+               "`harbour.desk.enabled=false`.",
+            {"source": "server-tide/starter.adoc", "heading": "How to Include Harbour Desk"}),
+]
+
+
+def test_of_twin_sentences_meaning_cannot_tell_apart_the_better_ranked_page_answers() -> None:
+    question = ("One of our services pulls in the Harbour Desk Server Quay starter only for its helpers, and "
+                "we don't want the desk itself to run there. Which property turns it off?")
+    near = Nearness("harbour.desk.enabled=false")  # meaning leans, a little, to the other flavour's key
+    answer = extractive_answer(question, TWINS, max_sentences=1, similarity=near)
+    assert "`harbour.desk.server.quay.enabled=false`" in answer and answer.endswith("[1]")

@@ -1392,9 +1392,23 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
     if not pool:
         return None
     near = list(similarity(question, [c.unit.text for c in pool]))
-    best = max(range(len(pool)), key=lambda i: (near[i], -i))
-    log.debug("nearest of its kind %.2f [%d] %s", near[best], pool[best].unit.number, pool[best].unit.text[:80])
-    return replace(pool[best], score=near[best]) if near[best] >= (_NEAR_ENOUGH if typed else _NEAR_ENOUGH_ANY) else None
+    top = max(range(len(pool)), key=lambda i: (near[i], -i))
+    best = _ranked_twin(pool, top)  # as near as its twin: what meaning reads of them is the same
+    log.debug("nearest of its kind %.2f [%d] %s", near[top], pool[best].unit.number, pool[best].unit.text[:80])
+    return replace(pool[best], score=near[top]) if near[top] >= (_NEAR_ENOUGH if typed else _NEAR_ENOUGH_ANY) else None
+
+
+def _ranked_twin(pool: Sequence[Candidate], best: int) -> int:
+    """The first of ``pool`` (ranked as retrieved) that says what ``pool[best]`` says but for its
+    code spans: twin pages (a framework's two flavours) write "set `x.enabled=false`" with another
+    key each, a difference meaning reads as noise, while the retrieval's rank weighed the page's
+    title against the question ("Server Web MVC")."""
+    said = _twin_text(pool[best].unit.text)
+    return next((i for i in range(best) if _twin_text(pool[i].unit.text) == said), best)
+
+
+def _twin_text(text: str) -> str:
+    return " ".join(CODE_SPAN.sub("`…`", text).lower().split())
 
 
 def _nearest_in_document(units: Sequence[Unit], query: Query, best: Unit, question: str,
