@@ -91,3 +91,11 @@ def test_how_long_by_default_is_answered_by_the_default_length_in_brackets() -> 
     answer = extractive_answer("If I share a chart with tidectl share and don't pass --ttl, how long does "
                                "the link stay valid by default?", SHARE)
     assert "30 days" in answer
+
+
+def test_a_second_before_a_noun_is_an_ordinal_not_a_length() -> None:
+    assert not says_duration("Require re-authentication with both the password and a second factor.")
+    assert not says_duration("Keep a second copy of the tide tables on a second device.")
+    assert says_duration("Wait a second, then retry the harbour gate.")
+    assert says_duration("The gate stays open for a few seconds before it closes.")
+    assert says_duration("It takes a second or two to raise the barrier.")

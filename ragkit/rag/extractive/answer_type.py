@@ -689,8 +689,11 @@ _RELATIVE_TIME = re.compile(
 _DATE_NOUN_WORDS = frozenset(_DATE_NOUNS.split("|"))
 #: a length of time said in words, which answers "how long" as a number does ("wait a week"), or none
 #: ("returns immediately", for "How soon …?")
-_SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:second|minute|hour|day|week|"
-                            r"fortnight|month|quarter|year|decade)s?\b|\bimmediately\b", re.IGNORECASE)
+#: ("a second" is an ordinal before a noun: "a second factor", "a second device")
+_SPAN_IN_WORDS = re.compile(r"\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+(?:minute|hour|day|week|"
+                            r"fortnight|month|quarter|year|decade)s?\b|\bimmediately\b"
+                            r"|\b(?:a|an|a\s+few|a\s+couple\s+of|half\s+an?)\s+seconds?(?![ \t]+(?!(?:or|and|to|of|for|"
+                            r"in|before|after|later|between|until|at|so|per)\b)[A-Za-z])\b", re.IGNORECASE)
 #: the words of a question "immediately" answers: how soon a thing happens or how long it takes, not
 #: how long a state must last ("How long must the maintainer be unreachable …?")
 _SOON_WORDS = frozenset("soon quickly fast take takes wait delay".split())
