@@ -440,19 +440,27 @@ def _fill(schema: dict[str, Any], answer: str, sources: list[str], state: dict[s
     return schema.get("default", {"integer": 0, "number": 0.0, "boolean": False, "null": None}.get(kind))
 
 
+#: after a refusal, search within the first-ranked document (``_scoped_call``)
+_SCOPE_REFUSAL = True
+
+
 def _scoped_call(query: str, tools: Sequence[ToolSpec], results: Sequence[Message], answer: str,
                  read: int | None = None) -> ToolCall | None:
     """After the first search and a draft answer from it, a second search within the document the
     draft cites first (the search tool's ``source`` glob, matching that file alone): the passage
     that answers is often another part of that file (the sentence before the one that matched, a
-    foreword's signature at its end). None when that search was made, the draft is a refusal (a
-    refusal stands), the first search failed or gave no structured citations (passage numbers
-    that hold across searches), or the tool cannot be limited to a source."""
-    if len(results) != 1 or not _looks_like_search(results[0].name or "") or answer == REFUSAL:
+    foreword's signature at its end). After a refusal, within the document the first search ranked
+    first: a short page cut at its headings answers in a section the search did not return (its
+    "Cause" under the "Symptoms" that matched). None when that search was made, the first search
+    failed or gave no structured citations (passage numbers that hold across searches), or the
+    tool cannot be limited to a source."""
+    if len(results) != 1 or not _looks_like_search(results[0].name or "") or (answer == REFUSAL and not _SCOPE_REFUSAL):
         return None
     # numbered by chunk across searches (the search tool's structured citations), not per call
     sources = {c.number: c.source for c in results[0].citations}
     cited = [sources.get(int(n), "") for n in re.findall(r"\[(\d+)\]", answer)][:1]
+    if answer == REFUSAL:  # the first-ranked document's other parts (a short page's "Cause" section)
+        cited = [results[0].citations[0].source] if results[0].citations else []
     if not cited or not cited[0]:
         return None
     spec = next((t for t in tools if t.name == results[0].name), None)
