@@ -66,9 +66,26 @@ _LIGATURE_NAME = re.compile(r"/((?:[A-Za-z]_)+[A-Za-z])")
 
 
 def _clean(text: str) -> str:
-    """Page text without control characters (unmapped glyphs, a math font's minus: never text)
-    and with ligature glyph names read as their letters ("/Q_u" -> "Qu")."""
-    return _LIGATURE_NAME.sub(lambda m: m.group(1).replace("_", ""), _CONTROL.sub("", text))
+    """Page text without control characters (unmapped glyphs, a math font's minus: never text),
+    with ligature glyph names read as their letters ("/Q_u" -> "Qu") and a line drawn twice read
+    once (``_undoubled``)."""
+    text = _LIGATURE_NAME.sub(lambda m: m.group(1).replace("_", ""), _CONTROL.sub("", text))
+    return "\n".join(_undoubled(line) for line in text.split("\n"))
+
+
+_DOUBLED_CHARS = 6  # a line drawn twice has at least this many characters in each copy
+
+
+def _undoubled(line: str) -> str:
+    """A line whose two halves are the same text read once: a slide deck draws a title twice, a
+    shadow under it, and the text layer gives both copies run together ("PROPOSALSPROPOSALS",
+    "WITX - WIT WITH EXTENSIONSWITX - WIT WITH EXTENSIONS"); a shorter one ("murmur") is a word,
+    and halves a space parts ("FIELDS FIELDS ") are two cells of a table."""
+    half = len(line) // 2
+    if (len(line) % 2 or half < _DOUBLED_CHARS or line[half - 1].isspace() or line[half].isspace()
+            or line[:half] != line[half:] or not any(c.isalpha() for c in line)):
+        return line  # "Index Index ": a table's two cells of one value, parted by a space
+    return line[:half]
 
 
 @loaders.register("pdf")
@@ -86,8 +103,9 @@ class PdfLoader(Loader):
     #: the PDF declares for it, not by the font program's own (``pdf_fonts``); 8: a page whose text
     #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``); 9: the
     #: running headers and footers (lines that frame many pages) are said once (``pdf_running``); 10: a
-    #: page whose words run together is read again with the gaps its text layer draws (``pdf_word_gaps``)
-    version = 11
+    #: page whose words run together is read again with the gaps its text layer draws (``pdf_word_gaps``);
+    #: 12: a line drawn twice, its copies run together, is read once (``_undoubled``)
+    version = 12
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:

@@ -15,7 +15,7 @@ from ragkit.cli.main import cli
 from ragkit.errors import LoaderError
 from ragkit.loaders.textcheck import garbage_reason
 from ragkit.registry import loaders
-from ragkit.testing.fuzz_seeds import pdf_file
+from ragkit.testing.fuzz_seeds import helvetica_page_pdf, pdf_file
 
 ROOT = Path(__file__).resolve().parents[2]
 SOUP = "!\"#$%&'()*+,-./ 0#3G+G(3#3/@1 %*#! 7&(#@ $%3G <=>?@ [\\]^_` {|}~ +,-./:;<=>?@ " * 6
@@ -153,3 +153,34 @@ def test_real_text_is_words(text: str) -> None:
 @pytest.mark.parametrize("text", [SOUP, "\x03\x04\x05\x06 \x07\x08\x0e\x0f \x10\x11\x12\x13 \x14\x15\x16" * 5])
 def test_soup_and_control_characters_are_not_words(text: str) -> None:
     assert garbage_reason(text) is not None
+
+
+def shadowed_title_pdf(path: Path, title: bytes, body: bytes) -> Path:
+    """A slide whose title is drawn twice, the second copy a shadow a point and a half off, as
+    presentation programs export a title with a shadow."""
+    path.write_bytes(helvetica_page_pdf(
+        b"BT /F1 24 Tf 72 720 Td (" + title + b") Tj ET BT /F1 24 Tf 73.5 718.5 Td (" + title + b") Tj ET "
+        b"BT /F1 12 Tf 72 600 Td (" + body + b") Tj ET"))
+    return path
+
+
+def test_a_title_drawn_twice_is_read_once(tmp_path: Path) -> None:
+    path = shadowed_title_pdf(tmp_path / "deck.pdf", b"HARBOUR TIDE TABLES", b"The harbour opens at dawn.")
+    [doc] = load(path)
+    assert doc.text == "HARBOUR TIDE TABLES\nThe harbour opens at dawn."  # not "…TABLESHARBOUR TIDE TABLES"
+
+
+@pytest.mark.parametrize(("line", "read"), [
+    ("PROPOSALSPROPOSALS", "PROPOSALS"),
+    ("WITX - WIT WITH EXTENSIONSWITX - WIT WITH EXTENSIONS", "WITX - WIT WITH EXTENSIONS"),
+    ("murmur", "murmur"),  # a word of two same halves, too short to be a line drawn twice
+    ("couscouscouscous", "couscous"),
+    ("1234512345 1234512345", "1234512345 1234512345"),  # odd length: as it is
+    ("------------", "------------"),  # no letter: a rule
+    ("DEPT.DNO DEPT.DNO ", "DEPT.DNO DEPT.DNO "),  # a table's two cells of one value
+    (" /noteheads.s2 /noteheads.s2", " /noteheads.s2 /noteheads.s2"),
+])
+def test_a_line_of_two_same_halves_is_read_once(line: str, read: str) -> None:
+    from ragkit.loaders.pdf import _undoubled
+
+    assert _undoubled(line) == read
