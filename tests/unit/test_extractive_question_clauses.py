@@ -124,3 +124,22 @@ def test_who_may_is_answered_by_a_restriction() -> None:
     answer = extractive_answer("Who should be allowed to reach our cloud storage over the network?", GUARDRAILS)
     assert "limited to authorized source IP addresses" in answer
     assert "Requirements" not in answer
+
+
+BERTHS = _passages(
+    ("# Unresponsive berth\n\nThe harbour console may report UnresponsiveBerthDetected.\n\n## Diagnose\n\n"
+     "1. Log in to the berth reported as the destination.\n2. Once you have logged in, check that "
+     "the mooring service is working by a local ping. Use the port defined as mooringEndpointPort\n"
+     "run `Test-Berth localhost -Port <port-number>`\n3. If the local ping succeeds, log in to the berth that "
+     "reported the event. Run the same steps as in 2, but replace localhost with the address of the berth "
+     "reported as destination.", "Unresponsive berth.md"),
+)
+
+
+def test_a_case_stated_first_after_a_statement_leaves_the_question_that_follows_it() -> None:
+    question = ("The harbour console reports UnresponsiveBerthDetected. After I log in to the destination berth, "
+                "which command do I use to ping the mooringEndpointPort locally?")
+    asked = read_question(question)
+    assert asked.kind == "value" and asked.form.startswith("After I log in")
+    answer = extractive_answer(question, BERTHS, max_sentences=1)
+    assert "`Test-Berth localhost -Port <port-number>`" in answer

@@ -136,8 +136,10 @@ def in_measure(measure: str | None, sentence: str) -> bool:
 
 
 #: a case the question states before it asks ("When both … could satisfy a requirement, which …?",
-#: "If the cache is full, what …?"): the question is what follows it
-_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless|to|besides|(?:apart|aside)\s+from|other\s+than|except(?:\s+for)?)\b"
+#: "If the cache is full, what …?", "After I log in to the node, which command …?"): the question is
+#: what follows it
+_CASE_FIRST = re.compile(r"^\W*(?:when|if|once|unless|to|besides|(?:apart|aside)\s+from|other\s+than|except(?:\s+for)?"
+                         r"|after|before|while|now\s+that|as\s+soon\s+as)\b"
                          r"[^,?]{3,100},\s*"
                          r"(?=(?:(?:on|in|at|for|from|to|with|by|since|under|after|before)\s+)?"
                          r"(?:what|which|who|whom|whose|how|when|where|why"

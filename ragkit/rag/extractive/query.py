@@ -267,8 +267,9 @@ _LEADING_PHRASE = re.compile(r"[A-Z][\w'’-]*(?:\s+[\w'’-]+){0,3},\s+")
 
 def _opens_question(text: str) -> bool:
     """Whether ``text`` opens as a question does: with a question word or an auxiliary verb, perhaps
-    after a short phrase and its comma ("By default, how often does …?")."""
-    if _ASKS.match(text):
+    after a short phrase and its comma ("By default, how often does …?") or a case it states
+    first ("After I log in to the node, which command …?")."""
+    if _ASKS.match(text) or _ASKS.match(without_case(text)):
         return True
     lead = _LEADING_PHRASE.match(text)
     return lead is not None and _ASKS.match(text, lead.end()) is not None
