@@ -143,3 +143,11 @@ def test_a_case_stated_first_after_a_statement_leaves_the_question_that_follows_
     assert asked.kind == "value" and asked.form.startswith("After I log in")
     answer = extractive_answer(question, BERTHS, max_sentences=1)
     assert "`Test-Berth localhost -Port <port-number>`" in answer
+
+
+def test_a_heading_that_ends_with_a_colon_labels_an_answer_with_one_colon() -> None:
+    question = ("The harbour console reports UnresponsiveBerthDetected. After I log in to the destination berth, "
+                "which command do I use to ping the mooringEndpointPort locally?")
+    passages = _passages((BERTHS[0].text.replace("## Diagnose\n", "## Diagnose:\n"), "Unresponsive berth.md"))
+    answer = extractive_answer(question, passages, max_sentences=1)
+    assert answer.startswith("Diagnose: ") and "::" not in answer

@@ -185,10 +185,15 @@ def _sentence(u: Unit, bare: bool, label: str = "") -> str:
     line of a console block is quoted as code. A code-like duration gets its plain reading."""
     text = f"`{u.text}`" if u.kind == "line" else u.text
     if label and u.kind != "heading":
-        return gloss(f"{label}: {text}")
+        return gloss(f"{_labelled(label)} {text}")
     if (u.kind == "item" or bare) and u.block.section and u.kind != "heading":
-        return gloss(f"{u.block.section}: {text}")
+        return gloss(f"{_labelled(u.block.section)} {text}")
     return gloss(text)
+
+
+def _labelled(heading: str) -> str:
+    """A heading as the label before a sentence: with one colon ("Diagnose:" is not "Diagnose::")."""
+    return f"{heading.rstrip().rstrip(':：').rstrip()}:"
 
 
 #: a sentence whose subject is a pronoun pointing back ("This is …", "It lets …"); "This pattern is
