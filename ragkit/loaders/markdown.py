@@ -8,7 +8,11 @@ or taken out (``ragkit.loaders.erb``); mdBook's ``{{#include …}}`` directives 
 ``:::note`` admonitions read as their text (``ragkit.loaders.mdx``); MyST's roles and directives
 read as the text they stand for (``ragkit.loaders.myst``); HTML headings as ``#`` headings and other
 HTML as the text it shows, ``<li>`` a list item, comments as nothing (``ragkit.loaders.markdown_html``);
-wiki links (``[[Note|label]]``, Obsidian's and others') as the text they show (``ragkit.loaders.wikilinks``);
+wiki links (``[[Note|label]]``, Obsidian's and others') as the text they show (``ragkit.loaders.wikilinks``),
+but a heading's anchor id glued to its end as Hugging Face's doc-builder writes it
+(``## Who are we?[[who-are-we]]``) left out; GitHub's alerts (``> [!NOTE]``) as a label line
+(``ragkit.loaders.mdx``); character references (``&#39;``, ``&quot;``) outside code as the characters
+they name (``ragkit.loaders.markdown_html``);
 Hugo's shortcodes (``{{< figure title="…" >}}``) as the text they show (``ragkit.loaders.hugo_shortcodes``)."""
 
 from __future__ import annotations
@@ -27,9 +31,9 @@ from ragkit.loaders.erb import render_erb
 from ragkit.loaders.hugo_shortcodes import render_shortcodes
 from ragkit.loaders.included import files_read
 from ragkit.loaders.indented_blocks import render_indented_blocks
-from ragkit.loaders.markdown_html import fenced_lines, html_headings
+from ragkit.loaders.markdown_html import character_references, fenced_lines, html_headings
 from ragkit.loaders.mdbook import resolve_includes
-from ragkit.loaders.mdx import render_admonitions, render_mdx
+from ragkit.loaders.mdx import render_admonitions, render_alerts, render_mdx
 from ragkit.loaders.myst import render_myst
 from ragkit.loaders.wikilinks import render_wikilinks
 from ragkit.registry import loaders
@@ -63,6 +67,26 @@ def _without_attributes(match: re.Match[str]) -> str:
         bare = line.rstrip("#")
         return bare.rstrip() if bare != line and bare.endswith((" ", "\t")) else line
     return match.group(0)
+
+
+#: a heading's anchor id as Hugging Face's doc-builder writes it, glued to the heading's end
+#: (``## Who are we?[[who-are-we]]``): a link target, not text (read as a wiki link, it was
+#: "Who are we?who-are-we" in every heading path)
+_ANCHOR_ID = re.compile(r"[a-z0-9][a-z0-9_-]{0,200}")
+
+
+def _without_anchor_ids(text: str) -> str:
+    """``text`` without the anchor ids glued to its headings' ends, outside fenced code."""
+    if "]]" not in text:
+        return text
+    out: list[str] = []
+    for line, code in fenced_lines(text):
+        body = line.rstrip()
+        start = body.rfind("[[") if not code and body.endswith("]]") and _HEADING.match(body) else -1
+        if start > 0 and not body[start - 1].isspace() and _ANCHOR_ID.fullmatch(body[start + 2 : -2]):
+            line = body[:start] + line[len(body) :]
+        out.append(line)
+    return "".join(out)
 
 
 #: a line that is only a kramdown block attribute list or extension (``{: .no_toc }``, ``{:toc}``,
@@ -116,8 +140,10 @@ class MarkdownLoader(Loader):
     #: heading's Python-Markdown attribute block (``{: #id }``) and the closing ``#`` run before it too,
     #: and MkDocs' indented admonitions and content tabs (``!!! tip``, ``=== "Bash"``) as a label and text
     #: 14: a MyST eval-rst block's inline literals as code spans; 15: link reference definitions left out;
-    #: 16: Hugo's shortcodes as the text they show; 17: ``authors`` from the names under an "Authors" heading too
-    version = 17
+    #: 16: Hugo's shortcodes as the text they show; 17: ``authors`` from the names under an "Authors" heading too;
+    #: 18: a heading's glued anchor id (``[[who-are-we]]``) left out, GitHub's alerts as a label line,
+    #: character references read as their characters
+    version = 18
 
     include_marker = "{{#"
 
@@ -132,8 +158,10 @@ class MarkdownLoader(Loader):
         elif path.name.lower().endswith(ERB_SUFFIX):
             body = render_erb(body, front)
         body = render_indented_blocks(render_shortcodes(body))
-        body = render_wikilinks(render_admonitions(render_myst(body, where=str(path))))
+        body = render_alerts(render_admonitions(render_myst(body, where=str(path))))
+        body = render_wikilinks(_without_anchor_ids(body))
         body = _HEADING.sub(_without_attributes, html_headings(_without_markup_lines(body)))
+        body = character_references(body)
         if not body.strip():
             raise LoaderError(
                 f"{path}: empty file (no text beside YAML front matter, imports or components)",

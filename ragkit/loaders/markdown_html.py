@@ -12,7 +12,14 @@
   an autolink (``<https://…>``) and anything in a code span or block (fenced, or indented after a
   blank line) are left as written; a line that held only tags leaves nothing.
 - **Comments** (``<!-- … -->``, a licence header, a hidden test listing) show nothing and are taken
-  out, over as many lines as they span; an unclosed ``<!--`` is kept as text."""
+  out, over as many lines as they span; an unclosed ``<!--`` is kept as text.
+- **Character references** (``&#39;``, ``&quot;``, ``&amp;``, ``&#x2014;``) outside code are the
+  characters they name (``character_references``), as CommonMark shows them: "Google&#39;s" was
+  quoted as written and searched as "Google", "39", "s". A reference that names a character of
+  Markdown's or HTML's own syntax (``&lt;``, ``&#35;``, ``&#96;``) stays as written, so it opens no
+  tag, heading or code span for a later reader; so do an unknown or invalid one and one without its
+  ``;``. A space (``&nbsp;``) is a space.
+  (A line with HTML tags has its references read with its tags.)"""
 
 from __future__ import annotations
 
@@ -41,6 +48,46 @@ def fenced_lines(text: str) -> Iterator[tuple[str, bool]]:
             yield line, True
         else:
             yield line, False
+#: a character reference, named or numeric, with its closing ``;`` (``&para`` in a URL's query is none)
+_REFERENCE = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+#: characters a reference keeps as written: decoded, they would be read as markup
+_SYNTAX = frozenset("<>#`*_[]|\\~")
+
+
+def _character(match: re.Match[str]) -> str:
+    """The character(s) a reference names, or the reference when it names markup or nothing."""
+    shown = html.unescape(match.group())
+    if shown.isspace():
+        return " "  # ``&nbsp;``, ``&#9;``: a space between words
+    if not shown or shown == match.group() or "\ufffd" in shown or not shown.isprintable() or any(c in _SYNTAX for c in shown):
+        return match.group()  # unknown, invalid (``&#0;``), a control character or markup
+    return shown
+
+
+def character_references(text: str) -> str:
+    """``text`` (Markdown) with its character references outside code (fenced, indented after a
+    blank line, or an inline code span) read as the characters they name (module docstring)."""
+    if "&" not in text or ";" not in text:
+        return text
+    out: list[str] = []
+    code = False  # the line before was of an indented code block
+    blank = True
+    for line, fenced in fenced_lines(text):
+        indented = not fenced and line.startswith(("    ", "\t")) and (blank or code)
+        code = indented
+        blank = not line.strip()
+        if fenced or indented or "&" not in line:
+            out.append(line)
+            continue
+        pieces, pos = [], 0
+        for start, end in code_spans(line):
+            pieces += [_REFERENCE.sub(_character, line[pos:start]), line[start:end]]
+            pos = end
+        pieces.append(_REFERENCE.sub(_character, line[pos:]))
+        out.append("".join(pieces))
+    return "".join(out)
+
+
 _OPEN = re.compile(r"^[ \t]{0,3}<h([1-6])\b", re.IGNORECASE)
 _TAG = re.compile(r"<[^<>]{0,2000}>")
 #: tags of HTML's own vocabulary that show no text of their own (their content is kept)

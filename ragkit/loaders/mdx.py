@@ -19,6 +19,10 @@ kind: ``Caution:``) followed by its text; the fence lines go (a Pandoc div of an
 its text without a label). A kind written without braces must be a known one, so mkdocstrings'
 ``::: package.module`` lines stay as written. MyST's ``:::{note}`` directives are
 ``ragkit.loaders.myst``'s.
+
+``render_alerts`` reads GitHub's alerts (``> [!NOTE]``, ``> [!WARNING]``: a blockquote whose first
+line names its kind) as the quote with a label line (``> Note:``), outside code; written as it is,
+"[!TIP]" opened the quote's first sentence in answers.
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ import re
 import textwrap
 from typing import NamedTuple
 
+from ragkit.loaders.markdown_html import fenced_lines
 from ragkit.loaders.sphinx_names import ADMONITIONS
 
 #: components nested deeper than this lose their tags; their children are kept as written
@@ -55,6 +60,8 @@ _ADMONITION = re.compile(
     r"(?:\[(?P<bracket>[^\]\n]*)\]|\{title=[\"'](?P<attr>[^\"'\n]*)[\"']\}|[ \t]+(?P<rest>[^\n]*))?)[ \t]*"
 )
 _CLOSE = re.compile(r"[ \t]{0,3}:{3,}[ \t]*")
+#: a GitHub alert's first line: a quote marker, its kind in ``[!…]``, nothing after it
+_ALERT = re.compile(r"(?P<quote>[ \t]{0,3}>[ \t]?)\[!(?P<kind>[A-Za-z]{2,20})\][ \t]*(?P<end>\r?\n?)")
 #: admonition kinds beyond Sphinx's (Docusaurus's, Material for MkDocs')
 _MORE_KINDS = {"info": "Info", "success": "Success", "question": "Question", "example": "Example",
                "abstract": "Abstract", "quote": "Quote", "bug": "Bug", "failure": "Failure"}
@@ -277,6 +284,19 @@ def render_admonitions(text: str) -> str:
     return "\n".join(out)
 
 
+def render_alerts(text: str) -> str:
+    """``text`` (Markdown) with each GitHub alert's ``[!KIND]`` line read as its label (``> Note:``),
+    outside fenced code (module docstring); a kind no admonition has stays as written."""
+    if "[!" not in text:
+        return text
+    out: list[str] = []
+    for line, code in fenced_lines(text):
+        alert = None if code else _ALERT.fullmatch(line)
+        label = admonition_label(alert.group("kind")) if alert else None
+        out.append(f"{alert.group('quote')}{label}:{alert.group('end')}" if alert and label else line)
+    return "".join(out)
+
+
 def admonition_label(kind: str) -> str | None:
     """The label an admonition of ``kind`` shows (``caution`` is "Caution"), or None for a kind
     neither Sphinx, Docusaurus nor Material for MkDocs knows."""
@@ -299,4 +319,4 @@ def _admonition_label(line: str) -> list[str] | None:
     return [f"{label}:"] if label else []
 
 
-__all__ = ["MAX_DEPTH", "admonition_label", "render_admonitions", "render_mdx"]
+__all__ = ["MAX_DEPTH", "admonition_label", "render_admonitions", "render_alerts", "render_mdx"]
