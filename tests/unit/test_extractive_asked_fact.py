@@ -338,6 +338,30 @@ def test_a_person_named_by_a_pronoun_brings_the_sentence_that_names_them() -> No
     assert "Ilse Marten" in got and "she came up with the idea" in got
 
 
+SPEAKERS = passages(
+    ("events/launch.md", "Launch event > Day 1",
+     "## Day 1\n\nOrla Penhallow is a harbour engineer working on tidal locks, currently focused on the gates "
+     "of small ports. She has published over 30 papers on sluices and silt. She previously worked at the Port "
+     "Authority as a Senior Engineer, where she founded and co-led the Authority's Tide Safety group. "
+     "She likes gardening.\n\nBram Oduya is a ferry captain. He has sailed the northern route since 2009."),
+)
+
+
+def test_which_speaker_asks_for_a_person_named_two_sentences_before() -> None:
+    """"Which speaker … founded …?" asks who, as "Who …?" does; the sentence that says it names
+    her by a pronoun, and the name is two sentences before. Before, the question asked for nothing
+    in particular and the answer quoted "She previously worked …" alone."""
+    from ragkit.rag.extractive.answer_type import answer_type
+    assert answer_type("Which speaker at the launch founded the Tide Safety group?")[0] == "person"
+    assert answer_type("In the 2021 vote, which member abstained?")[0] == "person"
+    assert answer_type("Which developer skills does the project list?")[0] is None  # a modifier
+    assert answer_type("What members does a Kelp class have?")[0] is None  # a program's members
+    assert answer_type("Which editor is used for commit messages?")[0] is None  # a program
+    got = extractive_answer("Which speaker at the launch event founded and co-led the Tide Safety group?", SPEAKERS)
+    assert "Orla Penhallow" in got and "founded and co-led" in got
+    assert "Bram Oduya" not in got
+
+
 HISTORY = passages(
     ("history.adoc", "A Short History of Kelp",
      "== A Short History of Kelp\n\nDuring the early years (1991–2002), changes were passed around as patches. "

@@ -32,9 +32,20 @@ _DATE_COMPOUNDS = ("units?|zones?|formats?|stamps?|frames?|ranges?|windows?|span
                    "fields?|types?|strings?|values?|objects?|class(?:es)?|modules?|functions?|columns?|settings?|options?|"
                    "parameters?|arguments?|intervals?|resolutions?|precision|complexity|standards?|systems?|servers?|"
                    "conventions?")
+#: nouns that name a person by their part: "Which *speaker* at the launch event founded …?" asks who
+_PERSON_NOUNS = ("people|speakers?|presenters?|researchers?|members?|contributors?|maintainers?|authors?|"
+                 "engineers?|employees?|professors?|lecturers?|instructors?|reviewers?|officers?|chairpersons?|"
+                 "founders?|inventors?|panell?ists?|volunteers?|mentors?|judges?|winners?")
+#: what follows such a noun when it is the one asked about, not a compound's modifier ("which
+#: *developer skills* …"): a preposition, an auxiliary or a verb in the past; not "do" ("What
+#: members does a class have?" asks for a program's parts; "Which person does …?" asks who). "Editor"
+#: and "chair" are left out: "Which editor …?" asks for a program as often, and a chair is furniture
+_PERSON_NEXT = (r"at|of|in|on|from|for|to|with|who|is|are|was|were|has|have|had|can|will|would|should|"
+                r"must|left|won|led|wrote|gave|took|said|made|ran|held|spoke|came|[a-z]{2,}ed")
 _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("owner", re.compile(r"^\W*whose\b", re.IGNORECASE)),
-    ("person", re.compile(r"^\W*(?:who|whom)\b", re.IGNORECASE)),
+    ("person", re.compile(rf"^\W*(?:who|whom)\b|(?:^\W*|[,;]\s+)(?:which|what)\s+(?:(?:{_PERSON_NOUNS})\b(?=\s+(?:{_PERSON_NEXT})\b)|person\b)",
+                          re.IGNORECASE)),
     # "What colour LED shows …?", "which colour of cable …": a colour is named, "colour" rarely said
     ("colour", re.compile(r"\b(?:what|which)\s+(?P<noun>colou?rs?)\b", re.IGNORECASE)),
     (

@@ -210,6 +210,11 @@ _NAMED_BACK = 2  # how many sentences back that sentence may be
 
 #: a person named by a pronoun ("Inspired by his daughter's toys, he came up with the idea")
 _PERSONAL_PRONOUN = re.compile(r"\b(?:he|she|they|him|her|them)\b", re.IGNORECASE)
+_OPENS_WITH_PRONOUN = re.compile(r"^\W*(?:he|she|they|his|her|their)\b", re.IGNORECASE)
+#: a sentence whose subject is a person's name ("Margaret Mitchell is a researcher …", "Ada J. Quill
+#: joined …"): two or three capitalised words, an initial allowed, before a verb
+_NAMED_SUBJECT = re.compile(r"(?:[A-Z][a-z'-]+[ \t]+(?:[A-Z]\.[ \t]+)?){1,2}[A-Z][a-z'-]+[ \t]+"
+                            r"(?:is|was|has|had|holds|held|leads|led|works|worked|joined|received|serves|served)\b")
 
 
 def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool = False) -> str:
@@ -223,11 +228,23 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
         return _named_before(u, units, quoted, stem(named.group(1)))
     if u.kind != "prose" or not (_BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
         return ""
+    if not _BACK_REFERENCE.match(u.text):  # a person's pronoun: the nearest sentence before that names them
+        return _named_person_before(u, units, quoted)
     before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
               and v.paragraph == u.paragraph and id(v) not in quoted]
-    if before and not _BACK_REFERENCE.match(u.text) and not has_answer_type("person", before[0].text, frozenset()):
-        return ""  # a pronoun for no one the sentence before names
     return f"{before[0].text} " if before else ""
+
+
+def _named_person_before(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
+    """The nearest of the ``_NAMED_BACK`` sentences before ``u`` in its paragraph that names a
+    person and does not itself open with a pronoun for one ("Margaret Mitchell is a researcher …"
+    two sentences before "She previously worked at Google AI …, where she founded …"), with a
+    space; "" when none does or it is quoted already."""
+    earlier = sorted((v for v in passage_of(units, u) if v.kind == "prose" and v.paragraph == u.paragraph
+                      and 0 < u.position - v.position <= _NAMED_BACK), key=lambda v: -v.position)
+    found = next((v for v in earlier if not _OPENS_WITH_PRONOUN.match(v.text)
+                  and (_NAMED_SUBJECT.match(v.text) or has_answer_type("person", v.text, frozenset()))), None)
+    return f"{found.text} " if found is not None and id(found) not in quoted else ""
 
 
 def _named_before(u: Unit, units: Sequence[Unit], quoted: set[int], noun: str) -> str:
