@@ -362,6 +362,37 @@ def test_which_speaker_asks_for_a_person_named_two_sentences_before() -> None:
     assert "Bram Oduya" not in got
 
 
+CACHES = passages(
+    ("completion.md", "kelp completion bash > Synopsis",
+     "### Synopsis\n\nGenerate the autocompletion script for Kelp for the bash shell.\n\n"
+     "To load completions in your current shell session:\n\n    source <(kelp completion bash)\n\n"
+     "To load completions for every new session, execute once:\n- Linux:\n\n"
+     "      kelp completion bash > /etc/bash_completion.d/kelp\n\n- MacOS:\n\n"
+     "      kelp completion bash > /usr/local/etc/bash_completion.d/kelp\n"),
+)
+
+
+def test_where_a_program_keeps_something_asks_for_a_path() -> None:
+    """"Where should I write …?", "Where does … keep its cache?" ask for a path. Before, the
+    question asked for nothing in particular and the answer quoted the current session's
+    command, which writes no file."""
+    from ragkit.rag.extractive.values import holds_value
+    assert value_question("Where does Kelp keep its cache on a Mac?") == (True, "path")
+    assert value_question("On a Mac, where should I write the output of the completion command?") == (True, "path")
+    assert value_question("Where should Kelp keep passwords, in Vault or in a file?") == (False, None)  # a choice
+    assert value_question("Where are payments deposited?") == (False, None)
+    words = frozenset("where does kelp keep its cache".split())
+    for path in ("~/Library/Caches/kelp", "/etc/kelp/site.crt", "src/bin/", ".kelp_cache", "%APPDATA%\\kelp",
+                 "C:\\Kelp\\cache"):
+        assert holds_value("path", f"It is kept in {path}.", words), path
+    for text in ("Use TCP/IP and/or UDP.", "Read 1/2 of it.", "See https://kelp.example/a/b for more.",
+                 "It is kept in the cache."):
+        assert not holds_value("path", text, words), text
+    got = extractive_answer("On macOS, where should I write the output of the bash completion command so that "
+                            "every new shell session picks up Kelp completions?", CACHES)
+    assert "/usr/local/etc/bash_completion.d/kelp" in got
+
+
 HISTORY = passages(
     ("history.adoc", "A Short History of Kelp",
      "== A Short History of Kelp\n\nDuring the early years (1991–2002), changes were passed around as patches. "

@@ -101,7 +101,7 @@ class Query:
     text: str = ""  # the question
     own: frozenset[str] = frozenset()  # the stems of the question's own words (not the conversation's,
     # nor the parts of an identifier: "MkDocs" counts once), for the share of it no passage has
-    value_kind: str | None = None  # for a value question: port, version or None (any literal)
+    value_kind: str | None = None  # for a value question: port, version, path or None (any literal)
     default: bool = False  # the question asks for a default
     author: bool = False  # the question asks who wrote a document: the byline under its title
     action: str = ""  # a how-to question's verb, stemmed ("How do I add a remote?" -> "add")

@@ -53,6 +53,11 @@ _PORT = re.compile(
 _PORT_WORD = re.compile(r"\bports?\b", re.IGNORECASE)
 _BARE_PORT = re.compile(r"(?<![\w.:/=-])\d{2,5}(?![\w.:/-]|\.\d)")  # not another key's "backlog=128"
 _VERSION = re.compile(r"\bv?\d+\.\d+(?:\.\d+)*\+?(?!\.?\d)|\bv\d+\b\+?(?!\.\d)|\bversion\s+\d+\b", re.IGNORECASE)
+#: a file system path, or a word that may be one (``_is_path`` tells): parts with slashes between,
+#: a root, a home, a drive, "$HOME" or "%APPDATA%" before them allowed; a URL is none
+_PATH = re.compile(r"(?<![\w/\\.%$~-])(?:(?:~|\$\w{1,40}|%\w{1,40}%|[A-Za-z]:)?[/\\])?(?:[\w.@{}<>-]{1,100}[/\\]){0,30}"
+                   r"[\w.@*{}<>-]{0,100}")
+_URL = re.compile(r"\b[a-z][a-z0-9+.-]{1,20}://\S{0,2000}", re.IGNORECASE)
 _CODE = re.compile(r"`([^`]+)`")
 _QUOTED = re.compile(r"'([^'\s][^']*)'|\"([^\"]+)\"")
 #: a name in code written without code markup: dotted, snake_case or camelCase, or an option
@@ -261,12 +266,38 @@ _OLDEST_OF_PRODUCT = re.compile(
     r"|[\w.+-]+\s+(?i:versions?)\b)")  # or any name before "version": "the minimum restic version"
 
 
+#: a question that asks where a program keeps, writes or puts something: a path answers it ("Where
+#: does mypy keep its incremental cache …?", "On a Mac, where should I write the output of …?").
+#: Not "placed", "moved to", "end up" or "create": a host's ingress, a module, a parameter, a named
+#: maildir ("Where will mcom create my drafts?": "in Outbox") answer those as often
+_WHERE_KEPT = re.compile(
+    r"(?:^\W*|[,;]\s+)where\s+(?:does|do|did|is|are|was|were|should|can|will|must|would)\s+(?:[\w.'’/-]+\s+){0,8}?"
+    r"(?:keep|store|stored|save|saved|write|written|put|cache|cached|located|live|go|install|installed)\b"
+    r"(?![^?]*\bor\b)",  # not "… in Vault or in AWS Secrets Manager?"
+    re.IGNORECASE,
+)
+
+
+def _is_path(found: str) -> bool:
+    """Whether a ``_PATH`` match is a path: one that starts at a root, a home, a drive or a
+    variable, ends with a slash, names a file (a dot in its last part) or has two slashes or more;
+    or a dot-directory (".mypy_cache"). Not two words with a slash between ("and/or", "TCP/IP", "1/2")."""
+    found = found.rstrip(".")  # a sentence's full stop
+    parts = re.split(r"[/\\]", found)
+    if len(parts) == 1:
+        return bool(re.fullmatch(r"\.[a-z][\w-]{1,60}", found))
+    return any(c.isalnum() for c in found) and (
+        found[:1] in "/\\~$%." or found[1:2] == ":" or found.endswith(("/", "\\")) or "." in parts[-1] or len(parts) > 2)
+
+
 def value_question(question: str) -> tuple[bool, str | None]:
-    """Whether ``question`` asks for a value, and the kind when it names one (``port`` or
-    ``version``; None: any literal); a question that asks for a default in other words
+    """Whether ``question`` asks for a value, and the kind when it names one (``port``,
+    ``version`` or ``path``; None: any literal); a question that asks for a default in other words
     (``implied_default``) asks for one too."""
     if _OLDEST_OF_PRODUCT.search(question):
         return True, "version"
+    if _WHERE_KEPT.search(question):
+        return True, "path"
     match = _VALUE.search(question)
     if not match or (not match.group("noun") and _MEASURE.search(question) and _DEFAULT_PLACE.search(question)
                      and len(re.findall(r"\bdefault", question, re.IGNORECASE)) == 1):
@@ -325,6 +356,9 @@ def holds_value(kind: str | None, sentence: str, question_words: frozenset[str],
         return bool(_PORT_WORD.search(sentence)) and any(_new(n, question_words) for n in _BARE_PORT.findall(sentence))
     if kind == "version":
         return any(_new(m.group(), question_words) for m in _VERSION.finditer(sentence))
+    if kind == "path":  # "~/Library/Caches/pypoetry", "/etc/cups/ssl/site.crt", "src/bin/", ".mypy_cache"
+        return any(_is_path(m.group()) and m.group().strip("/\\.").lower() not in question_words
+                   for m in _PATH.finditer(_URL.sub(" ", sentence)))
     if kind == "name":  # an identifier: `code`, init.defaultBranch, validate_default, defineAsyncComponent, --dry-run
         names = [m.group(1) for m in _CODE.finditer(sentence) if not _NUMERIC.fullmatch(m.group(1))]
         names += [m.group(1) or m.group(2) for m in _QUOTED.finditer(sentence)] + _IDENTIFIER.findall(sentence)
