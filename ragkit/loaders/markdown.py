@@ -142,8 +142,9 @@ class MarkdownLoader(Loader):
     #: 14: a MyST eval-rst block's inline literals as code spans; 15: link reference definitions left out;
     #: 16: Hugo's shortcodes as the text they show; 17: ``authors`` from the names under an "Authors" heading too;
     #: 18: a heading's glued anchor id (``[[who-are-we]]``) left out, GitHub's alerts as a label line,
-    #: character references read as their characters
-    version = 18
+    #: character references read as their characters; 19: read again so that the Markdown splitter's
+    #: heading path says a heading written wholly in bold or italics (``## **Cause**``) as its words
+    version = 19
 
     include_marker = "{{#"
 

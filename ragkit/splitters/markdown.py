@@ -4,7 +4,8 @@ The document is cut into sections at ATX headings (``#`` to ``######``; a ``#`` 
 fenced code block is not a heading, and a fence that no later line closes fences nothing). Each
 section, heading line included, is split with the recursive algorithm, so no chunk spans two
 sections and every chunk's metadata carries the heading path: ``headings`` (e.g. ``["Guide", "Install", "Linux"]``) and ``heading``
-(``"Guide > Install > Linux"``). Text before the first heading has an empty path. Setext
+(``"Guide > Install > Linux"``); a heading written wholly in bold or italics (``## **Cause**``) is
+its words there. Text before the first heading has an empty path. Setext
 headings (underlined with ``===``/``---``) are not recognised. A heading is not a chunk of its
 own: a heading with nothing under it opens the section that follows it ("# Chapter 22" then "##
 Scheme: An Uncommon Lisp" are one section, with the second's path; so does a run of them), and when a section's text
@@ -74,7 +75,19 @@ def _headings(text: str) -> Iterator[tuple[int, int, str]]:
             continue
         heading = HEADING_LINE.match(line)
         if heading:
-            yield offset, len(heading.group(1)), (heading.group(2) or "").strip()
+            yield offset, len(heading.group(1)), _unemphasised((heading.group(2) or "").strip())
+
+
+#: a heading written wholly in bold or italics (``## **Cause**``, ``### _Mitigation_``): its
+#: emphasis is styling, and the path says the words alone
+_EMPHASISED = re.compile(r"(\*\*|__|\*|_)(?=\S)(.{1,500}?)(?<=\S)\1")
+
+
+def _unemphasised(title: str) -> str:
+    """``title`` without emphasis that wraps all of it ("**Cause**" -> "Cause"); a title that is
+    emphasised in part ("**Note:** on proxies") stays as written."""
+    whole = _EMPHASISED.fullmatch(title)
+    return whole.group(2).strip() if whole and whole.group(1) not in whole.group(2) else title
 
 
 def _closes(fence_match: re.Match[str] | None, fence: str) -> bool:

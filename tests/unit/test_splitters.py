@@ -279,6 +279,19 @@ def test_markdown_sections_and_heading_paths() -> None:
     ]
 
 
+def test_a_heading_written_wholly_in_bold_or_italics_is_its_words_in_the_path() -> None:
+    """A troubleshooting guide's "## **Cause**" gave chunks the path "Phantom nodes > **Cause**",
+    which answers quoted as their label; emphasis on part of a heading is the author's wording."""
+    text = ("# Phantom nodes\n\n## **Symptoms**\n\nNodes show as down.\n\n### _Cause_\n\nA stale seed list.\n\n"
+            "## **Note:** on proxies\n\nProxies cache.\n\n## snake_case_name\n\nA name.\n")
+    assert [s.headings for s in sections(text)] == [
+        ("Phantom nodes", "Symptoms"),
+        ("Phantom nodes", "Symptoms", "Cause"),
+        ("Phantom nodes", "**Note:** on proxies"),
+        ("Phantom nodes", "snake_case_name"),
+    ]
+
+
 def test_markdown_chunks_carry_heading_and_never_span_sections() -> None:
     splitter = MarkdownSplitter(chunk_size=400, chunk_overlap=0, unit="chars")
     chunks = splitter.split(doc(GUIDE))
