@@ -73,6 +73,24 @@ def test_single_and_once_are_numbers() -> None:
     assert has_answer_type("number", "The hook runs once per commit.", frozenset())
 
 
+def test_one_or_more_and_one_of_the_count_nothing() -> None:
+    """"forwarded through one or more intermediaries" gives no size: the number question "Up to
+    what event size …?" quoted it as the nearest sentence of its kind, before the rule that gives
+    the size."""
+    for idiom in ("Events are forwarded through one or more intermediaries.", "The nodes talk to one another.",
+                  "It is one of the ways to pass events.", "Rows are read one by one.", "No one reads the log."):
+        assert not has_answer_type("number", idiom, frozenset()), idiom
+    assert has_answer_type("number", "One intermediary is enough.", frozenset())
+    assert has_answer_type("number", "Intermediaries MUST forward events of 64 KiB or less.", frozenset())
+    spec = _passage("spec.md", "Size limits",
+                    "In many scenarios, events will be forwarded through one or more generic intermediaries, each of "
+                    "which might impose limits on the size of forwarded events.\n\n"
+                    "- Intermediaries MUST forward events of a size of 64 KiB or less.\n"
+                    "- Consumers SHOULD accept events of a size of at least 64 KiB.")
+    got = extractive_answer("Up to what size must intermediaries forward events?", spec)
+    assert "64 KiB" in got
+
+
 def test_the_largest_limit_asks_for_a_number() -> None:
     """"the largest limit" is a bound: a number. Before: no kind, and the sentence that introduces
     the endpoint outscored the one that gives the maximum."""

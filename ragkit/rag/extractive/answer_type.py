@@ -777,7 +777,11 @@ _NOT_AMOUNTS = re.compile(
     r"|(?<![\w&])#\d+\b|\((?:#|gh-|GH-)?\d+\)(?=[.;]?\s*$)"  # an issue or a pull request: "#753", "… (753)." at the end
     r"|(?<![\w.])\d+[a-z]\)|(?:\b(?:sections?|clauses?|paragraphs?)|§)\s*\d+(?:\.\d+)*[a-z]?\b"
     # an idiom that counts nothing: "a one-time cleanup", "a two-way sync", "one-off"
-    r"|\b(?:one|two)-(?:time|off|way|stop|click|liners?|to-one|to-many)\b",
+    r"|\b(?:one|two)-(?:time|off|way|stop|click|liners?|to-one|to-many)\b"
+    # ... nor do "one or more", "one another", "no one", "one by one" and "one of the": "forwarded
+    # through one or more intermediaries" gives no size
+    r"|\bone\s+(?:or\s+more|another|by\s+one)\b|\bno\s+one\b"
+    r"|\bone\s+of\s+(?:the|a|an|its|their|our|your|these|those|them|us|many|several)\b",
     re.IGNORECASE,
 )
 
