@@ -91,6 +91,21 @@ def test_one_or_more_and_one_of_the_count_nothing() -> None:
     assert "64 KiB" in got
 
 
+def test_what_a_thing_costs_asks_for_an_amount_of_money() -> None:
+    """"What does a single-core licence … cost?" asks for money as "How much does … cost?" does.
+    Before, it asked for nothing in particular, and a manual that names no price was quoted."""
+    assert answer_type("What does a single-core licence of the tide gauge core cost?")[0] == "number"
+    assert quantity_measure("What does a test run cost per virtual user hour?") == "money"
+    assert answer_type("What does the cost factor mean?")[0] is None
+    manual = _passage("gauge/manual.pdf", "Tide gauge core",
+                      "The tide gauge core is intended to be connected to any tide sensor which can handle a single "
+                      "ended signal. A single-core configuration reads one sensor.")
+    assert extractive_answer("What does a single-core licence of the tide gauge core cost?", manual) == REFUSAL
+    priced = _passage("gauge/prices.md", "Tide gauge core",
+                      "A single-core licence of the tide gauge core costs EUR 1,200 per year.")
+    assert "EUR 1,200" in extractive_answer("What does a single-core licence of the tide gauge core cost?", priced)
+
+
 def test_the_largest_limit_asks_for_a_number() -> None:
     """"the largest limit" is a bound: a number. Before: no kind, and the sentence that introduces
     the endpoint outscored the one that gives the maximum."""

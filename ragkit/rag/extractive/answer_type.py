@@ -65,7 +65,9 @@ _ANSWER_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
             # among them), the head ending the phrase
             rf"|\b(?:what|which)(?:'s)?(?:\s+(?:is|are|was|were|the|a|an|\w+est|maximum|minimum|default)){{0,3}}"
             rf"(?:\s+(?!(?:{_NOT_MODIFIERS})\b)[a-z][a-z0-9-]*(?:['\u2019]s)?){{1,2}}\s+(?P<head>{_HEAD_NOUNS})"
-            rf"(?=\s*(?:[?,.]|$|(?:in|for|of|on|at|per|when|that|allowed|used|set|does|do|is|and|or)\b))",
+            rf"(?=\s*(?:[?,.]|$|(?:in|for|of|on|at|per|when|that|allowed|used|set|does|do|is|and|or)\b))"
+            # what a thing costs: "What does a single-core licence cost?", "… cost per virtual user hour?"
+            r"|^\W*what\s+(?:does|do|did|would|will|should)\s+(?:[\w.'’-]+\s+){1,12}?cost\b(?!\s+(?:of|factor)\b)",
             re.IGNORECASE,
         ),
     ),
@@ -111,7 +113,8 @@ _MEASURES: tuple[tuple[str, re.Pattern[str]], ...] = (
 _PERCENT = re.compile(r"\d\s*%|\bper\s*cent\b|\bpercent\b", re.IGNORECASE)
 _MONEY = re.compile(
     r"[$€£¥]\s*\d|\d\s*(?:usd|eur|gbp|dollars?|euros?|pounds?|cents?|k|m|bn)?\s*[$€£¥]|\b\d[\d,.]*\s*(?:usd|eur|gbp|dollars?|euros?|"
-    r"pounds?|cents?)\b|\bfree\b|\bno charge\b",
+    r"pounds?|cents?)\b|\bfree\b|\bno charge\b"
+    r"|\b(?:usd|eur|gbp|chf|jpy|cad|aud|nzd|sek|nok|dkk|inr|cny)\s?\d",  # a currency's code before it: "EUR 1,200"
     re.IGNORECASE,
 )
 _IN_MEASURE = {"percent": (_PERCENT,), "money": (_MONEY,), "rate": (_PERCENT, _MONEY)}
