@@ -106,6 +106,18 @@ def test_what_a_thing_costs_asks_for_an_amount_of_money() -> None:
     assert "EUR 1,200" in extractive_answer("What does a single-core licence of the tide gauge core cost?", priced)
 
 
+def test_how_many_people_is_refused_when_no_passage_counts_people() -> None:
+    """"How many people attended …?" over an agenda that gives days and session lengths only:
+    before, "Tuesday June 29 (1h55m)" was quoted for its numbers. A count by another noun for
+    people ("11 contributors") still answers."""
+    agenda = _passage("meeting/opening.md", "Agenda",
+                      "- Open Day: Monday June 28 (1h55m)\n- Architecture: Tuesday June 29 (1h55m)")
+    assert extractive_answer("How many people attended the open day on 28 June?", agenda) == REFUSAL
+    release = _passage("blog/release.md", "Ballast 54.0.0",
+                       "The Ballast 54.0.0 release had 11 contributors, who merged 80 pull requests.")
+    assert "11 contributors" in extractive_answer("How many people contributed to the Ballast 54.0.0 release?", release)
+
+
 def test_the_largest_limit_asks_for_a_number() -> None:
     """"the largest limit" is a bound: a number. Before: no kind, and the sentence that introduces
     the endpoint outscored the one that gives the maximum."""

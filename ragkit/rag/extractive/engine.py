@@ -254,6 +254,13 @@ _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
 _LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of time, unless a passage says "N … long"
+#: what "How many people …?" counts: a number of people, which a passage that answers says with the
+#: noun ("about 300 attendees"); a day of the month or a session's length counts no one
+_PEOPLE_COUNTED = frozenset(stem(w) for w in "people persons attendees participants delegates visitors registrants".split())
+#: a number of people by any noun for them ("11 contributors", "about 300 attendees")
+_PEOPLE_NUMBER = re.compile(
+    r"\b\d[\d,]*\+?\s+(?:[a-z-]+\s+)?(?:people|persons|attendees|participants|delegates|visitors|registrants|"
+    r"contributors|volunteers|respondents)\b", re.IGNORECASE)
 #: a question that asks how long, and no amount or count with it ("How much salt …, and how long …?")
 _ASKS_HOW_LONG = re.compile(r"^(?!.*\bhow\s+(?:much|many)\b).*\bhow\s+long\b", re.IGNORECASE | re.DOTALL)
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
@@ -1157,6 +1164,9 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         # that is a length of time: "The default is 14400 seconds", not "the default Status is `connected`";
         # "Which setting controls how long …?" asks the setting's name, not a length
         query = replace(query, duration_given=True)
+    if query.counted in _PEOPLE_COUNTED and not query.counted_given and not any(
+            _PEOPLE_NUMBER.search(u.text) for u in units if u.kind != "code"):
+        return _refuse("a number of people is asked for and no passage counts them")
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
     if query.program and not any(runs_program(code, query.program) for u in units for code in _codes(u)):
