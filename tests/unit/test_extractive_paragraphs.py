@@ -83,3 +83,19 @@ def test_a_passage_that_starts_in_a_code_blocks_last_markup_line_reads_its_prose
     cut = ('<lantern @click="lightWick">Light</lantern>\n```\n\nThese frameworks read the markup outside the script, '
            "so the compiler drops the import. With Wick 4.5, you can use `keepValueImports` to avoid this.\n")
     assert [b.kind for b in parse_blocks(cut)] == ["code", "prose"]
+
+
+def test_a_sentence_that_points_back_is_matched_with_the_words_of_the_one_before() -> None:
+    """"This can be done by setting `mode=True`." shares no word with the question; the sentence
+    before it says what "this" is. Before, a note on another parameter that shared "chord" and
+    "active" was quoted."""
+    page = [
+        Passage(1, ("## Chords\n\nChords can optionally persist until a user presses escape. This can be done by "
+                    "setting `mode=True`. This can be useful for configuring a subset of commands, similar to vim "
+                    "modes.\n"), {"source": "config/keys.rst", "heading": "Key chords"}),
+        Passage(2, ("## Chord widget\n\nNote: The Chord widget (`Chord`) will display the name of the active chord "
+                    "(as set by the `name` parameter).\n"), {"source": "config/keys.rst", "heading": "Key chords"}),
+    ]
+    answer = extractive_answer("Which chord setting keeps the key chord active until I press escape?", page)
+    assert answer.startswith("Chords can optionally persist until a user presses escape. This can be done by "
+                             "setting `mode=True`."), answer

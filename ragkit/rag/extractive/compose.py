@@ -198,7 +198,7 @@ def _labelled(heading: str) -> str:
 
 #: a sentence whose subject is a pronoun pointing back ("This is …", "It lets …"); "This pattern is
 #: called …" names what it points at, and stands alone
-_BACK_REFERENCE = re.compile(r"^(?:This|That|These|Those|It)\s+(?:is|was|are|were|means|makes|lets|allows|gives|"
+BACK_REFERENCE = re.compile(r"^(?:This|That|These|Those|It)\s+(?:is|was|are|were|means|makes|lets|allows|gives|"
                              r"has|have|can|will|would|should|does|did)\b")
 
 
@@ -224,11 +224,11 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
     names one by a pronoun and the sentence before names someone ("… architect Matt Butcher was
     looking for …" before "…, he came up with the idea"); "" otherwise (or when that sentence is
     quoted already)."""
-    if u.kind == "prose" and not _BACK_REFERENCE.match(u.text) and (named := _DEMONSTRATIVE.match(u.text)):
+    if u.kind == "prose" and not BACK_REFERENCE.match(u.text) and (named := _DEMONSTRATIVE.match(u.text)):
         return _named_before(u, units, quoted, stem(named.group(1)))
-    if u.kind != "prose" or not (_BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
+    if u.kind != "prose" or not (BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
         return ""
-    if not _BACK_REFERENCE.match(u.text):  # a person's pronoun: the nearest sentence before that names them
+    if not BACK_REFERENCE.match(u.text):  # a person's pronoun: the nearest sentence before that names them
         return _named_person_before(u, units, quoted)
     before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
               and v.paragraph == u.paragraph and id(v) not in quoted]

@@ -161,7 +161,7 @@ from ragkit.rag.extractive.answer_type import (
     says_state,
     states_rule,
 )
-from ragkit.rag.extractive.compose import columns_answer, compose
+from ragkit.rag.extractive.compose import BACK_REFERENCE, columns_answer, compose
 from ragkit.rag.extractive.fields import field_line, fills_field, signed_line
 from ragkit.rag.extractive.holds import (
     counts_asked,
@@ -253,6 +253,10 @@ _NEAR = 0.5  # ... in a neighbouring sentence of the same section
 _SCOPE = 0.3  # ... elsewhere in the passage (a question's numbers count in full: they scope it)
 _RESTATES = 0.7  # score factor for a sentence with no word beyond the question's and its heading's
 _COUNTED = 1.5  # ... for one that gives a number of what a "how many" question counts ("70 characters")
+#: a sentence that points back at the one before with "This" or "That" ("This can be done by setting
+#: `mode=True`.") is matched with that sentence's words as well: compose quotes the two together
+#: (``_antecedent``). Not "It …": its "it" is as often a noun of its own sentence's before
+_BACK_WORDS = True
 _LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of time, unless a passage says "N … long"
 #: what "How many people …?" counts: a number of people, which a passage that answers says with the
 #: noun ("about 300 attendees"); a day of the month or a session's length counts no one
@@ -430,6 +434,10 @@ def _units(passages: Sequence[Passage], wanted: frozenset[str] = frozenset(), *,
         raw += fields
         defined = spelled[p.meta.get("source", "")]  # "a CAGR of 6.2%" says "compound annual growth rate"
         own = [terms_of(" ".join([text, *acronyms_in(text, defined)])) for _, text, _ in raw]
+        if _BACK_WORDS:  # "This can be done by setting `mode=True`." says what the sentence before it says
+            own = [own[i] | own[i - 1] if kind == "prose" and i and raw[i - 1][0] == "prose" and BACK_REFERENCE.match(text)
+                   and not text.startswith("It ") and paragraph[b_index] == paragraph[raw[i - 1][2]] else own[i]
+                   for i, (kind, text, b_index) in enumerate(raw)]
         # the sections the passage shows (a figure's labels head none: ``Block.label``)
         labels = {b.section for b in blocks if b.kind == "heading" and b.label}
         headings = terms_of(" ".join({b.section for b in blocks} - labels))
