@@ -40,7 +40,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ragkit.rag.extractive.answer_type import has_answer_type
@@ -236,24 +236,26 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
 
 
 def _named_person_before(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
-    """The nearest of the ``_NAMED_BACK`` sentences before ``u`` in its paragraph that names a
-    person and does not itself open with a pronoun for one ("Margaret Mitchell is a researcher …"
-    two sentences before "She previously worked at Google AI …, where she founded …"), with a
-    space; "" when none does or it is quoted already."""
-    earlier = sorted((v for v in passage_of(units, u) if v.kind == "prose" and v.paragraph == u.paragraph
-                      and 0 < u.position - v.position <= _NAMED_BACK), key=lambda v: -v.position)
-    found = next((v for v in earlier if not _OPENS_WITH_PRONOUN.match(v.text)
-                  and (_NAMED_SUBJECT.match(v.text) or has_answer_type("person", v.text, frozenset()))), None)
-    return f"{found.text} " if found is not None and id(found) not in quoted else ""
+    """The nearest sentence before ``u`` (``_nearest_before``) that names a person and does not
+    itself open with a pronoun for one ("Margaret Mitchell is a researcher …" two sentences before
+    "She previously worked at Google AI …, where she founded …")."""
+    return _nearest_before(u, units, quoted, lambda v: not _OPENS_WITH_PRONOUN.match(v.text) and bool(
+        _NAMED_SUBJECT.match(v.text) or has_answer_type("person", v.text, frozenset())))
 
 
 def _named_before(u: Unit, units: Sequence[Unit], quoted: set[int], noun: str) -> str:
-    """The nearest of the ``_NAMED_BACK`` sentences before ``u`` in its paragraph that says
-    ``noun`` (a stem), with a space, when ``u`` opens with "This <noun>" ("HTTP_REFERER is a HTTP
-    header …" for "This header could leak a URL …"); "" when none does or it is quoted already."""
+    """The nearest sentence before ``u`` (``_nearest_before``) that says ``noun`` (a stem), when
+    ``u`` opens with "This <noun>" ("HTTP_REFERER is a HTTP header …" for "This header could leak
+    a URL …")."""
+    return _nearest_before(u, units, quoted, lambda v: noun in v.own)
+
+
+def _nearest_before(u: Unit, units: Sequence[Unit], quoted: set[int], wanted: Callable[[Unit], bool]) -> str:
+    """The nearest of the ``_NAMED_BACK`` sentences before ``u`` in its paragraph that is
+    ``wanted``, with a space; "" when none is or it is quoted already."""
     earlier = sorted((v for v in passage_of(units, u) if v.kind == "prose" and v.paragraph == u.paragraph
                       and 0 < u.position - v.position <= _NAMED_BACK), key=lambda v: -v.position)
-    found = next((v for v in earlier if noun in v.own), None)
+    found = next((v for v in earlier if wanted(v)), None)
     return f"{found.text} " if found is not None and id(found) not in quoted else ""
 
 
