@@ -151,6 +151,7 @@ from ragkit.rag.extractive.answer_type import (
     asks_mechanism,
     asks_replacement,
     asks_why,
+    counts,
     defines,
     has_answer_type,
     in_measure,
@@ -261,10 +262,10 @@ _LONG = "long"  # what "How long …?" counts (``counted_noun``): a length of ti
 #: what "How many people …?" counts: a number of people, which a passage that answers says with the
 #: noun ("about 300 attendees"); a day of the month or a session's length counts no one
 _PEOPLE_COUNTED = frozenset(stem(w) for w in "people persons attendees participants delegates visitors registrants".split())
-#: a number of people by any noun for them ("11 contributors", "about 300 attendees")
-_PEOPLE_NUMBER = re.compile(
-    r"\b\d[\d,]*\+?\s+(?:[a-z-]+\s+)?(?:people|persons|attendees|participants|delegates|visitors|registrants|"
-    r"contributors|volunteers|respondents)\b", re.IGNORECASE)
+#: the nouns a number of people is said with ("11 contributors", "about 300 attendees"), read by
+#: ``answer_type.counts`` as any count is
+_PEOPLE_NOUNS = frozenset(stem(w) for w in "people persons attendees participants delegates visitors registrants "
+                          "contributors volunteers respondents".split())
 #: a question that asks how long, and no amount or count with it ("How much salt …, and how long …?")
 _ASKS_HOW_LONG = re.compile(r"^(?!.*\bhow\s+(?:much|many)\b).*\bhow\s+long\b", re.IGNORECASE | re.DOTALL)
 _DEFINES = 1.2  # score factor for a sentence that defines what a "What is X?" question asks about
@@ -1173,7 +1174,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
         # "Which setting controls how long …?" asks the setting's name, not a length
         query = replace(query, duration_given=True)
     if query.counted in _PEOPLE_COUNTED and not query.counted_given and not any(
-            _PEOPLE_NUMBER.search(u.text) for u in units if u.kind != "code"):
+            counts(noun, u.text) for u in units if u.kind != "code" for noun in _PEOPLE_NOUNS):
         return _refuse("a number of people is asked for and no passage counts them")
     if query.measure and not any(in_measure(query.measure, u.text) for u in units if u.kind != "code"):
         return _refuse("a price, share or rate is asked for and no passage gives one")
