@@ -124,3 +124,20 @@ def test_a_score_is_not_answered_by_a_number_of_things() -> None:
     ]
     answer = extractive_answer("What F1 score does the kelp-tagger model reach on the tagging task?", passages)
     assert "91.2%" in answer, answer
+
+
+def test_who_made_a_list_asks_for_a_person_not_a_list() -> None:
+    from ragkit.rag.extractive.answer_type import wants_list
+
+    assert wants_list("Who started the list of known bugs before the wiki moved?") == (False, False)
+    assert wants_list("Who put together the word list the game reads?") == (False, False)
+    assert wants_list("Who is on the staff list?")[0]  # the people on a list are a list
+    passages = [
+        Passage(1, "# Tern Radio Notes\n\n## Contents\n\n- tern-datasheet.pdf (June 2014) - the datasheet.\n"
+                   "- tern-guide.pdf (May 2015) - the programming guide.\n\n## Thanks\n\nWith thanks to Mirela "
+                   "Ostrova for first hosting these notes and starting a list of known bugs.",
+                {"source": "README.md", "heading": "Tern Radio Notes"}),
+    ]
+    answer = extractive_answer("Who first hosted the Tern radio notes and started the list of known bugs?", passages)
+    assert "Mirela Ostrova" in answer
+

@@ -225,6 +225,13 @@ _LIST = re.compile(
     re.IGNORECASE,
 )
 _VERB_LIST = re.compile(r"\b(?:i|we|you|to)\s+list\b", re.IGNORECASE)
+#: a list some one made, kept or ran ("Who … started the list of issues?", "Who put together the
+#: word list …?"): the list is what the asker's subject did, not what is asked for
+_MADE_LIST = re.compile(
+    r"\b(?:start|started|starts|began|begun|begin|begins|create|created|creates|made|make|makes|compiled?|compiles|"
+    r"maintain|maintained|maintains|keep|keeps|kept|wrote|write|writes|curated?|curates|put\s+together|"
+    r"hosted|hosts|host|ran|runs|run)\s+(?:the|a|an|this|that|its|their|our|his|her)\s+(?:[\w-]+\s+){0,2}list\b",
+    re.IGNORECASE)
 #: a number of things after a preposition states a condition or a span ("after five years", "for two
 #: weeks", "within three days"), not the things asked for
 _COUNTED_CONDITION = re.compile(rf"\b(?:after|for|within|over|than|every|past|last|across|between|among)\s+{_COUNT}\b",
@@ -525,6 +532,7 @@ def wants_list(question: str) -> tuple[bool, bool]:
     for an ordered one (steps, a procedure). A why question asks for a reason, whatever plural it
     names ("Why doesn't mypy merge the settings of several config files?")."""
     asked = _VERB_LIST.sub(" ", question)  # "How do I list the contents of …": a verb, not a list asked for
+    asked = _MADE_LIST.sub(" ", asked)  # "Who started the list of issues?": who made it, not the list
     asked = _COUNTED_CONDITION.sub(" ", asked)  # "after five years of service": when, not what is listed
     if _HOW_DOES.match(asked) or asks_yes_no(asked):  # "How does X let several threads write …?" asks
         asked = _COUNTED.sub(" ", asked)  # how, "Can I run several workers …?" whether, of things it counts
