@@ -141,3 +141,19 @@ def test_who_made_a_list_asks_for_a_person_not_a_list() -> None:
     answer = extractive_answer("Who first hosted the Tern radio notes and started the list of known bugs?", passages)
     assert "Mirela Ostrova" in answer
 
+
+def test_a_day_of_every_month_dates_a_recurring_deadline() -> None:
+    from ragkit.rag.extractive.answer_type import has_answer_type
+
+    assert has_answer_type("date", "You have until the 5th of the month to send the prior month's log.", frozenset())
+    assert has_answer_type("date", "Claims are due by the last working day of each month.", frozenset())
+    assert not has_answer_type("date", "The month is short, so plan ahead.", frozenset())
+    passages = [
+        Passage(1, "## Boat logs\n\nAll fuel logs of the survey boat must be sent to the harbour office monthly. "
+                   "You have until the 5th of the month to send in the prior month. Use one sheet per month.\n\n"
+                   "## Crossing\n\nOn Friday morning we load the boat and cross to the island.",
+                {"source": "field/boat.md", "heading": "Boat logs"}),
+    ]
+    answer = extractive_answer("I took the survey boat out a lot last month. By what day must I send in its fuel log?",
+                               passages)
+    assert "5th of the month" in answer

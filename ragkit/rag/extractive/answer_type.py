@@ -701,6 +701,11 @@ def counts_other(noun: str, sentence: str) -> bool:
 _UNITS_OF_TIME = r"\b{number}(?:-|\s+){kind}(?:second|minute|hour|day|week|month|quarter|year)s?\b"
 _DIGITS = r"\d+(?:\.\d+)?"
 _TIME_POINT = re.compile(_UNITS_OF_TIME.format(number=_DIGITS, kind=""), re.IGNORECASE)
+#: a day of every month, which dates a deadline that recurs ("until the 5th of the month", "on the
+#: 15th of each month", "by the last day of the month")
+_DAY_OF_EVERY_MONTH = re.compile(
+    r"\b(?:\d{1,2}(?:st|nd|rd|th)|first|last|final)\s+(?:(?:business|working|calendar)\s+)?(?:day\s+)?"
+    r"of\s+(?:the|each|every)\s+(?:following\s+|next\s+|calendar\s+)?month\b", re.IGNORECASE)
 #: a point in a sequence of play or of work, which answers "When …?" as a date does when no date
 #: noun is asked ("at the start of the second round", "on your next turn", "each round"; not "a
 #: first step in …", a figure of speech)
@@ -827,7 +832,7 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
     if kind == "date":  # a time of day, a year, a month, a weekday, or a point a number of units in ("the 3-month mark")
         if "when" in question_words and not question_words & _DATE_NOUN_WORDS and _RELATIVE_TIME.search(sentence):
             return True  # "When does the GM first set the die?": "at the start of the second round"
-        return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence)) or any(
+        return bool(_CLOCK.search(sentence) or _TIME_POINT.search(sentence) or _DAY_OF_EVERY_MONTH.search(sentence)) or any(
             _YEAR.match(w) or (w.lower() in _MONTHS and w[0].isupper()) or w.lower().rstrip("s") in _WEEKDAYS
             for w in novel
         ) or any(day not in question_words for day in _days_of_month(sentence))
