@@ -53,12 +53,13 @@ class RstLoader(MarkupLoader):
 
     name = "rst"
     mime = "text/x-rst"
-    version = 8  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
+    version = 9  # 2: the changelog extension's releases and changes (a version heading, ``Released: …``);
     # 3: a definition list is one list, an item per term; 4: a documented object's ``:param x:`` and
     # ``:type x:`` fields one item, and `~a.b` in the default role shown as Sphinx shows it (``b``);
     # 5: a field's text wrapped with its next lines indented deeper is one paragraph, not a list;
     # 6: ``.. include::`` resolved inside the documentation folder; 7: ``authors`` from a signature;
-    # 8: inline literals and code roles (``:func:``, ``:option:``) as code spans
+    # 8: inline literals and code roles (``:func:``, ``:option:``) as code spans; 9: the ``releases``
+    # extension's ``:release:`3.0.0 <2026-04-05>``` bullets as headings with their dates
 
     include_marker = "include::"
 

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from docutils import nodes
 
 from ragkit.loaders.base import code_fence, code_span
-from ragkit.loaders.rst_sphinx import object_desc
+from ragkit.loaders.rst_sphinx import object_desc, release_line
 from ragkit.loaders.sphinx_names import ADMONITIONS
 
 _SPACES = re.compile(r"\s+")
@@ -154,6 +154,12 @@ class Renderer:
         start = int(node.get("start", 1))
         lines = []
         for i, item in enumerate(node.children):
+            if (release := _release_of(item)) is not None:  # a changelog's release: a heading over
+                if lines:  # the bullets after it, as the ``releases`` extension shows the page
+                    self.blocks.append("\n".join(lines))
+                    lines = []
+                self._heading(depth + 1, release)
+                continue
             marker = f"{start + i}. " if isinstance(node, nodes.enumerated_list) else "- "
             body = self._sub(item, depth)
             if body:
@@ -232,6 +238,14 @@ class Renderer:
             if child is not skip:
                 inner.block(child, depth)
         return "\n".join(b for b in inner.blocks if b.strip())
+
+
+def _release_of(item: nodes.Node) -> str | None:
+    """A list item that holds only a ``:release:`` role: its version and date; else None."""
+    if len(item.children) != 1 or not isinstance(item[0], nodes.paragraph):
+        return None
+    inner = [c for c in item[0].children if not (isinstance(c, nodes.Text) and not c.astext().strip())]
+    return inner[0].astext() if len(inner) == 1 and isinstance(inner[0], release_line) else None
 
 
 def _wrapped_field(node: nodes.Node) -> bool:

@@ -18,6 +18,9 @@ so no file fails and no markup is left in the text:
 - the ``changelog`` extension's ``changelog`` (a release: its ``:version:`` a heading over
   ``Released: …``) and ``change`` (its ``:tags:`` in brackets before its text, ``:tickets:`` as
   ``References: #…`` after it);
+- the ``releases`` extension's ``:release:`3.0.0 <2026-04-05>``` (a changelog's bullet that opens a
+  release, as Invoke, Fabric and Paramiko write them) becomes a :class:`release_line` node, which
+  the renderer writes as a heading over the bullets after it, with the release's date;
 - code directives (``code-block`` and friends, with any option) become literal blocks;
 - navigation and build directives (``toctree``, ``index``, ``literalinclude``...) disappear;
 - any other directive keeps its content, parsed as reStructuredText.
@@ -181,8 +184,19 @@ def _code(content: Any, language: str) -> nodes.literal_block:
     return node
 
 
+class release_line(nodes.Inline, nodes.TextElement):  # noqa: N801 - docutils names node classes in lower case
+    """The ``releases`` extension's ``:release:`VERSION <DATE>``` role: its text is the version and
+    its date as the changelog page shows them ("3.0.0 (2026-04-05)")."""
+
+
+#: the ``releases`` extension's ``:release:`` role's text: a version and the date it came out
+_RELEASED = re.compile(r"^\s*(?P<version>[^<>\s]+)\s*<(?P<date>[^<>]+)>\s*$")
+
+
 def _sphinx_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
                  options: Any = None, content: Any = None) -> tuple[list[nodes.Node], list[Any]]:
+    if name.lower() == "release" and (released := _RELEASED.match(utils.unescape(text))):
+        return [release_line(rawtext, f"{released['version']} ({' '.join(released['date'].split())})")], []
     shown = role_text(name.lower(), utils.unescape(text))
     return [nodes.literal(rawtext, shown) if CODE_ROLES.match(name.lower()) else nodes.inline(rawtext, shown)], []
 
@@ -212,4 +226,4 @@ def sphinx_lookups() -> Iterator[None]:
             directives.directive, roles.role = find_directive, find_role
 
 
-__all__ = ["object_desc", "object_name", "role_text", "sphinx_lookups"]
+__all__ = ["object_desc", "object_name", "release_line", "role_text", "sphinx_lookups"]

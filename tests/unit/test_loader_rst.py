@@ -413,6 +413,36 @@ def test_a_changelog_release_is_a_version_heading_over_its_date_and_tagged_chang
     assert loaders.get("rst").version >= 8  # indexes read their reStructuredText again
 
 
+FERRY_RELEASES_RST = """\
+=========
+Changelog
+=========
+
+- :release:`2.1.0 <2025-06-02>`
+- :bug:`812` Fixed the tide table reader, which skipped the last row.
+- :feature:`790` Added a timetable export.
+- :release:`2.0.0 <2025-03-03>`
+- :support:`-` Dropped support for the old harbour API.
+"""
+
+
+def test_a_releases_changelog_bullet_is_a_version_heading_with_its_date(tmp_path: Path) -> None:
+    """The ``releases`` extension's ``:release:`2.0.0 <2025-03-03>``` bullet opens a release: a
+    heading with the version and its date over the bullets after it, as the changelog page shows
+    it (before: the version alone, a bullet among the changes, its date lost)."""
+    path = tmp_path / "changelog.rst"
+    path.write_text(FERRY_RELEASES_RST, encoding="utf-8")
+    doc = load(path)
+    assert RST_MARKUP.search(prose(doc.text)) is None, RST_MARKUP.search(prose(doc.text))
+    assert doc.text.startswith("# Changelog\n\n## 2.1.0 (2025-06-02)\n\n- 812 Fixed the tide table reader, which "
+                               "skipped the last row.\n- 790 Added a timetable export.\n\n## 2.0.0 (2025-03-03)\n\n"), doc.text
+    assert "Dropped support for the old harbour API." in doc.text
+    chunks = splitters.get("markdown")(chunk_size=400, chunk_overlap=0, unit="chars").split(doc)
+    fixed = next(c for c in chunks if "tide table reader" in c.text)
+    assert fixed.metadata["heading"] == "Changelog > 2.1.0 (2025-06-02)"
+    assert loaders.get("rst").version >= 9  # indexes read their reStructuredText again
+
+
 def test_a_definition_list_is_one_list_that_answers_a_list_question(tmp_path: Path) -> None:
     """Each term of a definition list is an item of one list ("- Standards: …"), so the offline
     answerer quotes every term for "What are the three kinds of …?". Before: each term and its
