@@ -157,3 +157,20 @@ def test_a_day_of_every_month_dates_a_recurring_deadline() -> None:
     answer = extractive_answer("I took the survey boat out a lot last month. By what day must I send in its fuel log?",
                                passages)
     assert "5th of the month" in answer
+
+
+def test_a_mail_link_keeps_its_address_and_answers_whom_to_contact() -> None:
+    from ragkit.rag.extractive.text import clean_line
+
+    assert clean_line("[Mirela Ostrova](mailto:mo@example.org) can help.") == "Mirela Ostrova (mo@example.org) can help."
+    assert clean_line("Write to [mo@example.org](mailto:mo@example.org).") == "Write to mo@example.org."
+    assert clean_line("See [the guide](https://example.org/guide).") == "See the guide."
+    passages = [
+        Passage(1, "### Payment\n\nThe harbour office's mail plan is a standard plan. The plan is paid by the town. "
+                   "[Mirela Ostrova](mailto:mo@example.org) is the point of contact if we need help with billing.",
+                {"source": "MAIL.md", "heading": "Payment"}),
+    ]
+    answer = extractive_answer("Something is wrong with the invoice for the harbour office's mail plan. Who is the "
+                               "person to contact about billing?", passages)
+    assert "Mirela Ostrova" in answer
+

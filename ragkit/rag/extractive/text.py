@@ -239,6 +239,19 @@ _QUOTE = re.compile(r"^(?:>\s?)+")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\([^)]*\)")
 _ALT_WORDS = 4  # an image's alt text of this many words or more describes it in words: kept as text
 _LINK = re.compile(r"\[([^\]]+)\](?:\([^)]*\)|\[[^\]\s][^\]]*\]|\[\])")  # inline and reference links: [text](url), [text][ref], [text][]
+#: a mail link's address ("[Mary Quell](mailto:mquell@example.org)"): whom to write to, which the
+#: page shows on hover and a reader asking whom to contact needs; kept after the link's text
+_MAILTO = re.compile(r"\(mailto:([^()?\s]+)")
+
+
+def _link_text(match: re.Match[str]) -> str:
+    """A link's text (of ``_LINK``), with a mail link's address after it when the text does not
+    say it: "Mary Quell (mquell@example.org)"."""
+    text = match.group(1)
+    mail = _MAILTO.match(match.group(0), len(text) + 2)
+    return f"{text} ({mail.group(1)})" if mail and mail.group(1).lower() not in text.lower() else text
+
+
 _REFERENCE = re.compile(r"\[(?:\d+|\^[\w-]+)\]")  # "[3]", "[^note]": a document's own references
 # a command reference's mnemonic letters: "[c]reate a g[z]ipped archive" (tldr pages)
 _MNEMONIC = re.compile(r"\[([A-Za-z])\](?=[A-Za-z])|(?<=[A-Za-z])\[([A-Za-z])\]")
@@ -262,7 +275,7 @@ def clean_line(line: str) -> str:
     "*"; inline code is kept)."""
     line = _QUOTE.sub("", line.strip())
     line = _IMAGE.sub(lambda m: m.group(1) if len(m.group(1).split()) >= _ALT_WORDS else "", line)
-    line = _LINK.sub(r"\1", line)
+    line = _LINK.sub(_link_text, line)
     pieces = re.split(r"(`[^`]*`)", line)  # leave inline code alone
     for i in range(0, len(pieces), 2):
         text = _INLINE_TAG.sub("", pieces[i])
@@ -677,7 +690,7 @@ def _joined_lines(text: str, line: str) -> str:
     """Two lines of one paragraph or item as one, without a link that runs over the line break
     ("a [Common Expression Language" and "(CEL)](https://…) expression")."""
     joined = f"{text} {line}"
-    return _LINK.sub(r"\1", joined) if "](" in line else joined
+    return _LINK.sub(_link_text, joined) if "](" in line else joined
 
 
 def _without_comments(text: str) -> str:
