@@ -174,3 +174,15 @@ def test_a_mail_link_keeps_its_address_and_answers_whom_to_contact() -> None:
                                "person to contact about billing?", passages)
     assert "Mirela Ostrova" in answer
 
+
+def test_the_first_sentence_under_a_heading_points_back_at_the_heading() -> None:
+    passages = [
+        Passage(1, "## Boards\n\nEach crew keeps a board of its repair requests.\n\n#### `Drydock` Column\n\nThis is the "
+                   "intake column for new repair requests which nobody has looked at yet. This is also the column for "
+                   "repairs too large to start this season.\n\n#### `Slipway` Column\n\nRepairs that are planned and "
+                   "staffed sit here.",
+                {"source": "BOARDS.md", "heading": "Boards"}),
+    ]
+    answer = extractive_answer("A new repair request just landed on our board and nobody has looked at it yet. "
+                               "Which column should it sit in?", passages)
+    assert "Drydock" in answer

@@ -222,17 +222,23 @@ def _antecedent(u: Unit, units: Sequence[Unit], quoted: set[int], person: bool =
     at it ("This is the recommended method …" after "… set the file to a StringIO."): alone it
     would not say what "this" is; for a question that asks for a person (``person``), when ``u``
     names one by a pronoun and the sentence before names someone ("… architect Matt Butcher was
-    looking for …" before "…, he came up with the idea"); "" otherwise (or when that sentence is
-    quoted already)."""
+    looking for …" before "…, he came up with the idea"); the heading over ``u``, as a label, when
+    ``u`` is the first sentence under it ("`Icebox` Column: This is the intake column …"); "" otherwise
+    (or when that sentence is quoted already)."""
     if u.kind == "prose" and not BACK_REFERENCE.match(u.text) and (named := _DEMONSTRATIVE.match(u.text)):
         return _named_before(u, units, quoted, stem(named.group(1)))
     if u.kind != "prose" or not (BACK_REFERENCE.match(u.text) or person and _PERSONAL_PRONOUN.search(u.text)):
         return ""
     if not BACK_REFERENCE.match(u.text):  # a person's pronoun: the nearest sentence before that names them
         return _named_person_before(u, units, quoted)
-    before = [v for v in passage_of(units, u) if v.position == u.position - 1 and v.kind == "prose"
-              and v.paragraph == u.paragraph and id(v) not in quoted]
-    return f"{before[0].text} " if before else ""
+    before = [v for v in passage_of(units, u) if v.position == u.position - 1 and id(v) not in quoted
+              and (v.kind == "prose" and v.paragraph == u.paragraph
+                   # the first sentence under a heading points back at the heading: "This is the
+                   # intake column for new issues …" under "`Icebox` Column"
+                   or v.kind == "heading" and v.text == u.block.section)]
+    if not before:
+        return ""
+    return f"{_labelled(before[0].text)} " if before[0].kind == "heading" else f"{before[0].text} "
 
 
 def _named_person_before(u: Unit, units: Sequence[Unit], quoted: set[int]) -> str:
