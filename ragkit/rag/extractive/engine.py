@@ -196,6 +196,7 @@ from ragkit.rag.extractive.reasons import advises, sentence_pairs
 from ragkit.rag.extractive.releases import (
     another_file_release,
     another_release,
+    anothers_releases,
     asked_product,
     asks_release,
     file_date,
@@ -225,6 +226,7 @@ from ragkit.rag.extractive.text import (
 )
 from ragkit.rag.extractive.units import Candidate, Unit
 from ragkit.rag.extractive.values import (
+    declares_default,
     named_heading,
     runs_program,
     says_unset_default,
@@ -532,6 +534,7 @@ _TITLE_CHARS = 1000  # a title is read up to this many characters (a metadata ti
 #: a definition list's term alone on its line, as the AsciiDoc loader writes a man page's options
 #: ("`--cached`:", "`lfs.url`:"); the reStructuredText loader writes a term and its definition on one line
 _TERM_LINE = re.compile(r"^`[^`\n]{1,80}`:$")
+_TERM_NAME = re.compile(r"[^\s`]{1,80}")  # one word: a setting, a flag, a signal
 
 
 def _term_above(blocks: Sequence[Block], index: int) -> str:
@@ -539,9 +542,12 @@ def _term_above(blocks: Sequence[Block], index: int) -> str:
     cached locks … Contrary to `--local`, this will include locks of other users as well."): a
     sentence of a definition does not say what it defines; "" when there is none."""
     above = blocks[index - 1] if index > 0 else None
-    if above is None or above.kind != "prose" or above.section != blocks[index].section:
+    if above is None or above.section != blocks[index].section:
         return ""
-    return above.text if _TERM_LINE.match(above.text.strip()) else ""
+    if above.kind == "code":  # a name in code alone on its line, the definition's paragraph under it
+        # (reStructuredText's "``stopasgroup``", a blank line, then its indented text)
+        return f"`{above.text}`" if _TERM_NAME.fullmatch(above.text) else ""
+    return above.text if above.kind == "prose" and _TERM_LINE.match(above.text.strip()) else ""
 
 
 def _paragraphs(blocks: Sequence[Block], *, paged: bool) -> list[int]:
@@ -711,6 +717,13 @@ def _labels(u: Unit, query: Query) -> bool:
         re.search(rf"\b{noun}(?:e?s)?\b[^\w\n]{{0,4}}[$€£¥]?\d", u.text, re.IGNORECASE))
 
 
+def _asking_terms(query: Query) -> frozenset[str]:
+    """The question's terms that the sentence that asks says (all of them when it is the only one)."""
+    if not query.form or query.form == query.text:
+        return frozenset(query.boosts)
+    return frozenset(query.boosts) & frozenset(terms(query.form))
+
+
 def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
            label: tuple[str, float] = ("", 0.0)) -> Candidate | None:
     """A unit's score, or None when it cannot be an answer (see the module docstring). ``label``:
@@ -736,7 +749,9 @@ def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
     # (a sentence of the opening paragraph is neither: "When Ada asked me to write this foreword, …")
     byline = query.author and typed and (u.opening and u.position > 0 and not _prose_sentence(u.text) or u.closing)
     # "Prepared By: …" for "Who prepared …?"; "Agency: …" for "Which agency handled …?"
-    field = (typed if query.kind is not None else query.which) and fills_field(u.text, query.boosts, query.names)
+    # (labelled with words of the sentence that asks: "I want to copy the author's setup. Which directory …?"
+    # is not answered by ";; Author: …")
+    field = (typed if query.kind is not None else query.which) and fills_field(u.text, _asking_terms(query), query.names)
     if u.kind == "heading" and not (typed and query.kind in ("date", "number", "value") or byline or field):
         return None  # a heading answers only when it holds the wanted date, number or value (or a byline)
     if u.kind == "line" and not typed:
@@ -1259,7 +1274,7 @@ def _one_question(question: str, passages: Sequence[Passage], *, max_sentences: 
     answer = compose(candidates, units, howto=query.howto, list_wanted=query.list_wanted,
                    ordered=query.ordered, max_sentences=max_sentences, code_units=code_units,
                    why=asks_why(query.form), person=query.kind == "person", compared=asks_comparison(query.form))
-    if _lacks_asked_noun(query, answer, candidates[0]):
+    if _lacks_asked_noun(query, answer, candidates[0], units):
         return _refuse(f"the answer never says what is asked for ({query.asked!r})")
     return answer
 
@@ -1554,7 +1569,10 @@ def _says_joined(words: frozenset[str], name: str) -> bool:
     return says(words, name) or len(parts) > 1 and all(says(words, p) for p in parts)
 
 
-def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
+_DEFAULT_LINE_WORDS = 6  # a line that declares a default and says no more ("Default: 1024")
+
+
+def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate, units: Sequence[Unit] = ()) -> bool:
     """Whether ``answer`` never says the noun that names what the question asks for ("Which
     *university* …?", "What *licence* is …?", "What is the maximum *size* …?", "How many stock
     *options* …?"), nor does the best sentence's section, its neighbours or the headings above
@@ -1562,9 +1580,14 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
     options of a new hire). A "Which …?" answer that names a thing the question does not (a
     literal, ``itsdangerous``, 'SKU-4563', an upper-case name: ORDPATH) may leave its noun
     unsaid; so may a list, which its items answer, a how-to's steps, a price ("free"), a date,
-    and a value of the very kind the noun names ("Python 3.10 or newer" for "What Python version …?")."""
+    and a value of the very kind the noun names ("Python 3.10 or newer" for "What Python version …?"),
+    but not one of another product ("Welcome to Mantid 4.0" for it). A line that declares a default
+    and no more ("Default: 1024") is of what the paragraph above it describes (among ``units``)."""
     if not query.asked or query.howto or query.list_wanted or query.measure and in_measure(query.measure, answer):
         return False
+    product = asked_product(query.form) if query.value_kind == "version" else ""
+    if product and anothers_releases(_MARKER.sub(" ", answer), product):
+        return True  # "Which Python version …?": "Welcome to Mantid 4.0" gives another product's
     if candidate.typed and (query.kind == "date" or query.value_kind == "version"
                             or query.asked in word_terms(query.value_kind or "")):
         return False  # "In which year …?": "in 2015"; "What Python version …?", "the oldest Node.js
@@ -1587,6 +1610,10 @@ def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate) -> bool:
         return False  # a value of the very thing the question names, all of it: "Default: 2048" for the backlog's "size"
     said = _MARKER.sub(" ", answer)
     have = frozenset(terms(said)) | best.near | best.section | frozenset(terms(" ".join(best.above)))
+    if declares_default(best.text) and len(best.text.split()) <= _DEFAULT_LINE_WORDS:
+        # "Default: 1024" gives the default of what the paragraph above it describes ("The minimum
+        # number of file descriptors that must be available …")
+        have |= frozenset().union(*(u.own for u in units if u.rank == best.rank and u.paragraph == best.paragraph - 1))
     # a length of time or a size is no thing a name gives ("What warranty period …?": not "ReleFly … in summer 2024")
     named = ((query.which or query.asked in _IDENTIFYING) and names_thing(said, query)
              and query.asked not in _TIME_NOUNS | _SIZE_NOUNS)

@@ -184,8 +184,17 @@ def of_product(text: str, product: str, version: str) -> bool:
     return False
 
 
+def anothers_releases(text: str, product: str) -> bool:
+    """Whether ``text`` writes releases and each right after another capitalised name ("Welcome to
+    Mantid 4.0" for "Which Python version …?"; not "releases >= 0.20.0 of Kiln")."""
+    found = [m.group(1) for m in _DOTTED_RELEASE.finditer(text)]
+    named = {version: name for name, version in _PRODUCT_RELEASE.findall(text)
+             if name[:1].isupper() and name.lower() not in _NOT_PRODUCTS}
+    return bool(found) and all(version in named and named[version].lower() != product.lower() for version in found)
+
+
 __all__ = [
-    "another_file_release", "another_release", "asked_product", "asks_release", "file_releases", "first_release_numbered",
+    "another_file_release", "another_release", "anothers_releases", "asked_product", "asks_release", "file_releases", "first_release_numbered",
     "of_product",
     "product_releases", "releases_of", "same_release", "under_release",
 ]
