@@ -1,12 +1,14 @@
 """The offline answerer on the shapes of reference pages met on unseen folders: an option's name
 alone on its line above its description (reStructuredText's "``stopasgroup``", a blank line, then
-the indented text), a "Default: N" line under the paragraph that says what N is of, a field
-labelled with a word of the question's scene, and a version of another product. The passages are
-small hand-written documents with those shapes."""
+the indented text), a "Default: N" line under the paragraph that says what N is of, minutes filed
+in folders that name the meeting, their action items ("Helen to continue …"), a field labelled
+with a word of the question's scene, and a version of another product. The passages are small
+hand-written documents with those shapes."""
 
 from __future__ import annotations
 
 from ragkit.rag.extractive import REFUSAL, extractive_answer
+from ragkit.rag.extractive.answer_type import has_answer_type
 from tests.unit.test_extractive_asked_fact import passages
 
 #: options as the reStructuredText loader writes a term, a blank line and an indented definition
@@ -51,6 +53,33 @@ def test_a_default_line_is_of_what_the_paragraph_above_it_describes() -> None:
                             "configure anything, how many berths does harbourd require to be free?", BERTH_OPTIONS,
                             max_sentences=1)
     assert "Default: 1024" in got, got
+
+
+#: a meeting's minutes, named for their day in a folder named for the committee
+MINUTES = passages(
+    ("Dredging_Committee/Meetings/March_3rd_2014.md", "Actions",
+     "Actions\n=======\n* Pilots to gather soundings and share them with the board.\n"
+     "* Marta to continue to drive the survey of the north channel against the old charts.\n"
+     "* Tom and Ade to order new buoys for the east quay."),
+)
+
+
+def test_minutes_in_a_folder_named_for_the_meeting_answer_who_was_tasked() -> None:
+    """The committee is named by the minutes' folder only, and the person tasked opens an action
+    item ("Marta to continue …"). Before: refused, the committee's name being in no passage, and
+    the item holding no person (a capital that opens a sentence is read as none)."""
+    got = extractive_answer("After the March 2014 Dredging Committee meeting, who was tasked with driving the survey "
+                            "of the north channel against the old charts?", MINUTES)
+    assert "Marta" in got, got
+
+
+def test_an_action_item_names_the_person_tasked_unless_its_first_word_is_a_common_one() -> None:
+    asked = frozenset({"who", "was", "tasked", "with", "the", "survey"})
+    assert has_answer_type("person", "Marta to continue to drive the survey.", asked)
+    assert has_answer_type("person", "Tom and Ade to order new buoys.", asked)
+    assert not has_answer_type("person", "Click to open the survey.", asked, frozenset({"click"}))
+    assert not has_answer_type("person", "Marta to continue to drive the survey.",
+                               frozenset({"who", "drives", "the", "survey"}))
 
 
 #: a literate configuration whose code opens with its author's field

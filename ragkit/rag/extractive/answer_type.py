@@ -846,6 +846,9 @@ def has_answer_type(kind: str | None, sentence: str, question_words: frozenset[s
         return True  # "Who is allowed to log in?": "any member of the GitHub organisation can"
     if kind in ("owner", "person") and question_words & _DUTY_WORDS and _DUTY_HOLDER.search(sentence):
         return True  # "Whose job is it to …?": "It is the role of the Company Secretary to ensure …"
+    if (kind == "person" and question_words & _DUTY_WORDS and (item := _ACTION_ITEM.match(sentence))
+            and item.group(1).lower() not in common | question_words):
+        return True  # "Who was tasked with …?": minutes' action item "Helen to continue to drive the validation work"
     if kind == "owner" and (_OWNER.search(sentence) or any(
             m[1].lower() not in question_words for m in _POSSESSOR.finditer(sentence))):
         return True  # "from the Astral `python-build-standalone` project"; "Chesterton's fence"
@@ -889,7 +892,12 @@ _GROUP = re.compile(
 #: a question that asks whose duty a thing is ("Whose job is it to …?", "Who is responsible for …?")
 #: is answered by a role as by a name: "It is the role of the Company Secretary to …", "The Board is
 #: responsible for …"
-_DUTY_WORDS = frozenset({"job", "role", "responsibility", "duty", "task", "responsible", "accountable"})
+_DUTY_WORDS = frozenset({"job", "role", "responsibility", "duty", "task", "responsible", "accountable", "tasked",
+                         "assigned", "actioned"})
+#: an action item of minutes: a name, then "to" and what they are to do ("Helen to continue to drive
+#: the validation work", "Owen and Doug to draft the syntax"); the first name is read against the
+#: passages' lower-case words ("Click to open" is no one's task)
+_ACTION_ITEM = re.compile(r"^\W*([A-Z][a-z]+)(?:\s+(?:and\s+)?[A-Z][a-z]+)*\s+to\s+[a-z]")
 _DUTY_HOLDER = re.compile(
     r"\b(?:role|job|responsibility|duty|task)\s+of\s+(?:the\s+|a\s+|an\s+|our\s+)?[A-Z][\w-]*"
     r"|\b[A-Z][\w-]*(?:\s+[A-Z][\w-]*){0,3}\s+(?:is|are)\s+(?:responsible|accountable|in\s+charge)\b"

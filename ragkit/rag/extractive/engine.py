@@ -1041,11 +1041,12 @@ _FORMAT_WORDS = {
 
 @lru_cache(maxsize=4096)
 def _file_terms(source: str) -> frozenset[str]:
-    """The words of a source's file name ("test_outlook_msg.msg" -> test, outlook, msg) and of
+    """The words of a source's path, its folders' names and its file's ("VATES_Meetings/October_20th_2014.md"
+    -> vates, meeting, october, 20th, 2014, md: minutes filed under their meeting's name), and of
     what its format is called (a ``.pptx`` is a PowerPoint deck, an ``.eml`` an email)."""
-    name = re.split(r"[\\/]", source)[-1]
+    *folders, name = re.split(r"[\\/]", source)
     kind = _FORMAT_WORDS.get(name[name.rfind("."):].lower(), "") if "." in name else ""
-    return frozenset(terms(re.sub(r"[_.-]+", " ", f"{name} {kind}")))
+    return frozenset(terms(re.sub(r"[_.-]+", " ", " ".join([*folders, name, kind]))))
 
 
 def _names_table(query: Query, passages: Sequence[Passage]) -> bool:
@@ -1088,9 +1089,9 @@ def _word_asked(word: str, query: Query) -> bool:
 
 
 def _said_anywhere(units: Sequence[Unit]) -> frozenset[str]:
-    """Every term the passages say (their text, titles and headings) and their files' names (a
-    menu that never writes the pub's name is ``the-dorset-food-menu.pdf``, as ``unsaid_names``
-    reads them). A passage's units share its scope and document sets, so each set is joined once,
+    """Every term the passages say (their text, titles and headings) and their files' paths (a
+    menu that never writes the pub's name is ``the-dorset-food-menu.pdf``, minutes that never
+    write their meeting's are filed under it, as ``unsaid_names`` reads them). A passage's units share its scope and document sets, so each set is joined once,
     not once per unit (a passage of thousands of list items made as many copies of them)."""
     distinct = {id(s): s for u in units for s in (u.scope, u.document)}
     files = {_file_terms(source) for source in {u.source for u in units}}
