@@ -10,11 +10,14 @@ description in YAML (``api_description``), a commented YAML configuration such a
 module with docstrings (``python_source``), a C-family, Go, JavaScript, TypeScript or Protocol
 Buffers source file with documentation comments (``doc_comments``) and a commented configuration
 file, also a sample of one such as ``rtp.conf.sample`` (``config_file``). Any other text is kept as
-it is.
+it is, but for a typewriter's overstrikes: a character struck over itself or over an underscore
+with a backspace between ("P\\bPo\\bos\\bst\\btf\\bfi\\bix\\bx", a bold heading of ``nroff``'s output, as
+Postfix's README files are written) is read as the character once.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -55,8 +58,9 @@ class TextLoader(Loader):
     # 14: Go's field, interface-method and grouped-name comments are prose too, a heading a doc comment
     # writes (rustdoc's ``# Panics``) stays a heading under its item's, an undocumented ``impl<T> X<T>``
     # block heads its members, and a Rust ``mod.rs`` is titled with its folder's name; 15: a YAML
-    # record whose values are prose (a security advisory's ``description: |``) is written out too
-    version = 15
+    # record whose values are prose (a security advisory's ``description: |``) is written out too; 16: a
+    # character struck over with a backspace ("P\bP", nroff's bold) is read once
+    version = 16
 
     include_marker = "include::"  # a Sphinx folder's .txt source, read as reStructuredText
 
@@ -71,12 +75,19 @@ class TextLoader(Loader):
         if path.suffix.lower() == ".txt" and sphinx_source_root(path) is not None:
             return self.read_as("rst", path, source=source)  # with this loader's limits
         text = read_text(path)
+        if "\b" in text:
+            text = _OVERSTRUCK.sub("", text)
         written = _written(text, path, format_suffix(path))  # "rtp.conf.sample" is a .conf
         if written is not None:
             body, title = written
             return iter([Document(text=body, metadata=self._metadata(source, title=title or path.stem,
                                                                     markup="markdown"))])
         return iter([Document(text=text, metadata=self._metadata(source, title=path.stem))])
+
+
+#: a character a backspace strikes over (what follows it is what is shown: "P\bP" is a bold P,
+#: "_\bP" an underlined one)
+_OVERSTRUCK = re.compile(r"[^\n\b]\x08")
 
 
 #: A format a text file can hold, written out as Markdown: ``(body, title)``, or None when the

@@ -203,6 +203,16 @@ def test_text_loader_metadata(tmp_path: Path) -> None:
     assert doc.metadata == {"source": "sub/notes.txt", "mime": "text/plain", "title": "notes"}
 
 
+def test_text_loader_reads_a_typewriters_overstrikes_as_the_characters_shown(tmp_path: Path) -> None:
+    """nroff's output (Postfix's README files) writes a bold letter as the letter, a backspace and
+    the letter again, an underlined one after an underscore and a backspace: the text is the
+    letters shown, so "Ferry Timetable" is found by its words. Before: "F\\bFe\\ber…" as written."""
+    bold = "".join(f"{c}\b{c}" if c != " " else c for c in "Ferry Timetable")
+    underlined = "".join(f"_\b{c}" for c in "Tuesdays")
+    [doc] = load("text", write(tmp_path, "FERRY_README", f"{bold}\n\nThe ferry sails on {underlined}.\n"))
+    assert doc.text == "Ferry Timetable\n\nThe ferry sails on Tuesdays.\n"
+
+
 def test_markdown_title_from_front_matter_which_is_stripped(tmp_path: Path) -> None:
     text = "---\ntitle: Tide Tables\ntags: [sea]\n---\n\n# Heading One\n\nBody text.\n"
     [doc] = load("markdown", write(tmp_path, "tides.md", text))
