@@ -1041,9 +1041,10 @@ _FORMAT_WORDS = {
 
 @lru_cache(maxsize=4096)
 def _file_terms(source: str) -> frozenset[str]:
-    """The words of a source's path, its folders' names and its file's ("VATES_Meetings/October_20th_2014.md"
-    -> vates, meeting, october, 20th, 2014, md: minutes filed under their meeting's name), and of
-    what its format is called (a ``.pptx`` is a PowerPoint deck, an ``.eml`` an email)."""
+    """The words of a source's path, its folders' names and its file's
+    ("VATES_Meetings/October_20th_2014.md" -> vates, meeting, october, 20th, 2014, md: minutes
+    filed under their meeting's name), and of what its format is called (a ``.pptx`` is a
+    PowerPoint deck, an ``.eml`` an email)."""
     *folders, name = re.split(r"[\\/]", source)
     kind = _FORMAT_WORDS.get(name[name.rfind("."):].lower(), "") if "." in name else ""
     return frozenset(terms(re.sub(r"[_.-]+", " ", " ".join([*folders, name, kind]))))
@@ -1091,8 +1092,9 @@ def _word_asked(word: str, query: Query) -> bool:
 def _said_anywhere(units: Sequence[Unit]) -> frozenset[str]:
     """Every term the passages say (their text, titles and headings) and their files' paths (a
     menu that never writes the pub's name is ``the-dorset-food-menu.pdf``, minutes that never
-    write their meeting's are filed under it, as ``unsaid_names`` reads them). A passage's units share its scope and document sets, so each set is joined once,
-    not once per unit (a passage of thousands of list items made as many copies of them)."""
+    write their meeting's are filed under it, as ``unsaid_names`` reads them). A passage's units
+    share its scope and document sets, so each set is joined once, not once per unit (a passage of
+    thousands of list items made as many copies of them)."""
     distinct = {id(s): s for u in units for s in (u.scope, u.document)}
     files = {_file_terms(source) for source in {u.source for u in units}}
     return frozenset().union(*distinct.values(), *files)

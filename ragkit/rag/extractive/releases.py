@@ -194,7 +194,6 @@ def anothers_releases(text: str, product: str) -> bool:
 
 
 __all__ = [
-    "another_file_release", "another_release", "anothers_releases", "asked_product", "asks_release", "file_releases", "first_release_numbered",
-    "of_product",
-    "product_releases", "releases_of", "same_release", "under_release",
+    "another_file_release", "another_release", "anothers_releases", "asked_product", "asks_release", "file_releases",
+    "first_release_numbered", "of_product", "product_releases", "releases_of", "same_release", "under_release",
 ]
