@@ -721,7 +721,13 @@ def _asking_terms(query: Query) -> frozenset[str]:
     """The question's terms that the sentence that asks says (all of them when it is the only one)."""
     if not query.form or query.form == query.text:
         return frozenset(query.boosts)
-    return frozenset(query.boosts) & frozenset(terms(query.form))
+    return frozenset(query.boosts) & _form_terms(query.form)
+
+
+@lru_cache(maxsize=256)
+def _form_terms(form: str) -> frozenset[str]:
+    """The terms of the sentence that asks, read once per question, not once per unit scored."""
+    return frozenset(terms(form))
 
 
 def _score(u: Unit, query: Query, weight: dict[str, float], min_coverage: float,
@@ -1575,7 +1581,7 @@ def _says_joined(words: frozenset[str], name: str) -> bool:
 _DEFAULT_LINE_WORDS = 6  # a line that declares a default and says no more ("Default: 1024")
 
 
-def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate, units: Sequence[Unit] = ()) -> bool:
+def _lacks_asked_noun(query: Query, answer: str, candidate: Candidate, units: Sequence[Unit]) -> bool:
     """Whether ``answer`` never says the noun that names what the question asks for ("Which
     *university* …?", "What *licence* is …?", "What is the maximum *size* …?", "How many stock
     *options* …?"), nor does the best sentence's section, its neighbours or the headings above
