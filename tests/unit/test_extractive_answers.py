@@ -587,3 +587,18 @@ def test_a_question_for_several_things_quotes_each_parallel_document() -> None:
     got = extractive_answer("Which two compiler backends had sign extension bugs that could give wrong runtime values?",
                             BACKENDS)
     assert "Sparc64" in got and "riscv64" in got, got
+
+
+BYLAWS = _passages(
+    ("## Article I: Name\n\nThe name of this organization shall be the Harbour Area Chess Players Club (henceforth "
+     "known as HACPC).\n\n## Article II: Officers\n\nThe officers of HACPC are a President, a Treasurer and a "
+     "Secretary, elected each spring by the members present.", {"source": "bylaws.docx", "start": "0"}),
+)
+
+
+def test_an_organisation_s_name_is_no_person_s() -> None:
+    """Capitalised words that a designator ends ("… Chess Players Club") name a group, not the
+    person a "Who …?" question asks for: the bylaws name no one who holds an office."""
+    assert extractive_answer("Who is currently serving as the club's Treasurer?", BYLAWS) == REFUSAL
+    assert not has_answer_type("person", "It was funded by the Ada Lovelace Institute.", frozenset({"who"}))
+    assert has_answer_type("person", "The talk was given by Ada Lovelace at the Royal Society.", frozenset({"who"}))

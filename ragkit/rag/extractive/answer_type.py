@@ -940,10 +940,29 @@ def _has_personal_name(sentence: str, question_words: frozenset[str], common: fr
         for i, w in enumerate(words)
     ]
     novel = [w.lower() not in question_words and stem(w) not in common for w in words]
+    organised = _organisation_words(words, joined)
     return any(
-        name[i] and name[i + 1] and joined[i] and (novel[i] or novel[i + 1]) for i in range(len(words) - 1)
+        name[i] and name[i + 1] and joined[i] and (novel[i] or novel[i + 1]) and not organised[i]
+        for i in range(len(words) - 1)
     ) or any(m[1].lower() not in question_words and stem(m[1]) not in common and m[1].lower() not in _DESIGNATORS
              for m in _AGENT_SURNAME.finditer(sentence))
+
+
+def _organisation_words(words: list[str], joined: list[bool]) -> list[bool]:
+    """For each word, whether it is in a run of capitalised words, one after another, that a
+    designator ends or holds: "Capital Area SQL Server User Group" names a group, "Ada Lovelace
+    Institute" an institute, neither a person."""
+    organised = [False] * len(words)
+    start = 0
+    for i in range(len(words) + 1):
+        if i < len(words) and words[i][0].isupper() and (i == start or joined[i - 1]):
+            continue
+        run = range(start, i)
+        if any(words[k].lower() in _DESIGNATORS and words[k].lower() != "the" for k in run):
+            for k in run:
+                organised[k] = True
+        start = i if i < len(words) and words[i][0].isupper() else i + 1
+    return organised
 
 
 #: a surname alone as the one who did a scholar's deed: "Lumsdaine constructed the Hopf fibration",
