@@ -197,3 +197,16 @@ def test_of_twin_sentences_meaning_cannot_tell_apart_the_better_ranked_page_answ
     near = Nearness("harbour.desk.enabled=false")  # meaning leans, a little, to the other flavour's key
     answer = extractive_answer(question, TWINS, max_sentences=1, similarity=near)
     assert "`harbour.desk.server.quay.enabled=false`" in answer and answer.endswith("[1]")
+
+
+FAQ = [Passage(1, "## Frequently Asked Questions\n\nQ: How can I make the scheduler restart a job that uses too much "
+                  "memory automatically?\n\nA: The Watchdog package ships a console script, `memwatch`, for this task. "
+                  "It works on Linux and macOS.\n\nQ: Can I run the scheduler on Windows?\n\nA: Only under WSL.",
+               {"source": "faq.md", "heading": "Frequently Asked Questions", "start": "0"})]
+
+
+def test_the_question_an_faq_asks_is_answered_by_the_reply_after_it() -> None:
+    # nearest in meaning to the user's question is the FAQ's own question: its answer is the line after it
+    question = "I'd like the scheduler to restart a job automatically when it uses too much memory. What can do that?"
+    answer = extractive_answer(question, FAQ, max_sentences=1, similarity=Nearness("too much memory"))
+    assert "`memwatch`" in answer and "Q:" not in answer and answer.endswith("[1]"), answer

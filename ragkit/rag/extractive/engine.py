@@ -224,7 +224,7 @@ from ragkit.rag.extractive.text import (
     terms,
     word_terms,
 )
-from ragkit.rag.extractive.units import Candidate, Unit
+from ragkit.rag.extractive.units import Candidate, Unit, last_position
 from ragkit.rag.extractive.values import (
     declares_default,
     named_heading,
@@ -1438,7 +1438,23 @@ def _nearest_of_kind(units: Sequence[Unit], query: Query, weight: dict[str, floa
     top = max(range(len(pool)), key=lambda i: (near[i], -i))
     best = _ranked_twin(pool, top)  # as near as its twin: what meaning reads of them is the same
     log.debug("nearest of its kind %.2f [%d] %s", near[top], pool[best].unit.number, pool[best].unit.text[:80])
-    return replace(pool[best], score=near[top]) if near[top] >= (_NEAR_ENOUGH if typed else _NEAR_ENOUGH_ANY) else None
+    if near[top] < (_NEAR_ENOUGH if typed else _NEAR_ENOUGH_ANY):
+        return None
+    found = pool[best]
+    if _asks(found.unit):  # nearest in meaning to a question is the question an FAQ asks: its answer follows
+        reply = _reply(found.unit, units)
+        if reply is None or typed and not holds_kind(reply, query):
+            return None
+        found = replace(found, unit=reply)
+    return replace(found, score=near[top])
+
+
+def _reply(asking: Unit, units: Sequence[Unit]) -> Unit | None:
+    """The sentence or item right after ``asking`` in its passage and section when it asks
+    nothing itself: an FAQ's "A: The Superlance package contains … ``memmon`` …" after "Q: How can
+    I make Supervisor restart a process …?"; None when the passage ends there."""
+    return next((u for u in units if u.rank == asking.rank and u.position == last_position(asking) + 1
+                 and u.kind in ("prose", "item") and u.block.section == asking.block.section and not _asks(u)), None)
 
 
 def _ranked_twin(pool: Sequence[Candidate], best: int) -> int:
