@@ -104,8 +104,9 @@ class PdfLoader(Loader):
     #: layer gives one word to a line is read as lines from the words' positions (``pdf_lines``); 9: the
     #: running headers and footers (lines that frame many pages) are said once (``pdf_running``); 10: a
     #: page whose words run together is read again with the gaps its text layer draws (``pdf_word_gaps``);
-    #: 12: a line drawn twice, its copies run together, is read once (``_undoubled``)
-    version = 12
+    #: 12: a line drawn twice, its copies run together, is read once (``_undoubled``); 13: a page still
+    #: glued, each word set at a position of its own, is read by its glyphs' positions (``pdf_word_gaps``)
+    version = 13
     option_defaults = {"tables": True, "keep_table_text": True, "table_page_timeout_s": tables.TABLE_PAGE_TIMEOUT_S}
 
     def __init__(self, **options: Any) -> None:

@@ -9,7 +9,9 @@ that glyph is a letter, often as wide as two spaces, so the gaps of tightly set 
 words are not) is read again with every shift of ``WORD_GAP`` thousandths of an em or more split
 in two (``_widened``): one wide enough for any font's space, then its excess given back, so the
 shift in total and every position pypdf tracks stay as the page has them. The new text is kept
-when fewer of its letters run together (``respaced``)."""
+when fewer of its letters run together (``respaced``). A page still glued after that, whose
+writer set each word (or each glyph) at a position of its own, is read by those positions
+(``_laid_out``), kept on the same terms."""
 
 from __future__ import annotations
 
@@ -77,7 +79,29 @@ def respaced(page: Any, text: str) -> str:
 
     spaced = page.extract_text(visitor_operand_before=_widened(ArrayObject, FloatObject))
     again = unicodedata.normalize("NFKC", spaced or "").strip()
-    return again if again and glued_share(again) < share else text
+    if again and glued_share(again) < share:
+        text, share = again, glued_share(again)
+    if share < GLUED_SHARE:
+        return text
+    laid = _laid_out(page)  # each word placed on its own: the gaps are in the positions alone
+    return laid if laid and glued_share(laid) < share else text
+
+
+def _laid_out(page: Any) -> str:
+    """``page`` read by the positions of its glyphs (pypdf's layout mode, which parts two glyphs
+    a gap apart), its padding of runs of spaces and blank lines taken out: a writer that sets each
+    word, or each glyph, at a position of its own draws no gap a ``TJ`` array holds ("By thisway,
+    theamountofdatatransmitted" in a vendor's application note)."""
+    try:
+        laid = page.extract_text(extraction_mode="layout") or ""
+    except Exception:  # pypdf's layout reader fails on content its plain reader reads: keep that text
+        return ""
+    lines = [_SPACES.sub(" ", line).strip() for line in unicodedata.normalize("NFKC", laid).splitlines()]
+    return _BLANK_LINES.sub("\n\n", "\n".join(lines)).strip()
+
+
+_SPACES = re.compile(r"[ \t]{2,}")
+_BLANK_LINES = re.compile(r"\n{3,}")
 
 
 __all__ = ["GLUED_SHARE", "WORD_GAP", "glued_share", "respaced"]

@@ -30,9 +30,13 @@ LINES = [
 ]
 WORD_GAP = -211  # a tight line's gap between two words, in thousandths of an em
 KERN = -15  # a small kern inside a word
+PLACED_GAP = 300  # the gap before a word set at a position of its own, in thousandths of an em (a tight line's)
 
 
-def composite_font_pdf(path: Path, lines: list[str]) -> Path:
+def composite_font_pdf(path: Path, lines: list[str], *, placed: bool = False) -> Path:
+    """The PDF of ``lines``; ``placed``: each word set at a position of its own (a text object
+    and a text matrix each, as some office suites write), the gap between words in the
+    positions alone, else one ``TJ`` array a line."""
     chars = sorted({c for line in lines for c in line if c != " "})
     cid = {c: 20 + i for i, c in enumerate(chars)}  # a subset numbers its glyphs: code 32 is a letter
     assert 32 in cid.values()
@@ -71,15 +75,23 @@ def composite_font_pdf(path: Path, lines: list[str]) -> Path:
     })
     page[NameObject("/Resources")] = DictionaryObject(
         {NameObject("/Font"): DictionaryObject({NameObject("/F5"): writer._add_object(font)})})
-    ops = ["BT /F5 9 Tf 72 700 Td"]
-    for k, line in enumerate(lines):
+    ops = [] if placed else ["BT /F5 9 Tf 72 700 Td"]
+    if placed:  # each glyph moved to by ``TD`` in units of a text matrix that scales a large font down
+        ops.append("1 0 0 -1 0 792 cm")
+    for k, line in enumerate(lines * placed):
+        x = 72.0
+        for word in line.split():
+            glyphs = f" {480 * 0.18:.1f} 0 TD ".join(f"<{cid[c]:04X}>Tj" for c in word)
+            ops.append(f"BT /F5 180 Tf 0.05 0 0 -0.05 {x:.2f} {92 + 11 * k} Tm {glyphs} ET")
+            x += 9 * (0.48 * len(word) + PLACED_GAP / 1000)
+    for k, line in enumerate(lines * (not placed)):
         parts = []
         for word in line.split():
             half = len(word) // 2  # a kern inside each longer word, as a typesetter puts them
             pieces = [word[:half], word[half:]] if half > 1 else [word]
             parts.append(f" {KERN} ".join("<" + "".join(f"{cid[c]:04X}" for c in p) + ">" for p in pieces))
         ops.append(("" if k == 0 else "0 -11 Td ") + "[" + f" {WORD_GAP} ".join(parts) + "] TJ")
-    ops.append("ET")
+    ops += [] if placed else ["ET"]
     content = DecodedStreamObject()
     content.set_data("\n".join(ops).encode())
     page[NameObject("/Contents")] = writer._add_object(content)
@@ -105,3 +117,15 @@ def test_glued_words_are_told_from_long_words_and_names() -> None:
 def test_a_code_listing_set_in_fixed_columns_keeps_its_shifts() -> None:
     assert _letter_spaced([b"p", -180, b"a", -180, b"r", -180, b"a", -180, b"l", -180, b"l", -180, b"e", -180, b"l"])
     assert not _letter_spaced([b"matched", -211, b"circles", -211, b"in", -211, b"the", -15, b"cosmic"])
+
+
+def test_words_each_set_at_a_position_of_their_own_are_read_apart(tmp_path: Path) -> None:
+    """No TJ array holds the gaps: each word is its own text object, so the page is read by the
+    positions of its glyphs (a vendor's application note: "By thisway,theamountofdatatransmitted")."""
+    pdf = composite_font_pdf(tmp_path / "note.pdf", LINES, placed=True)
+    [doc] = loaders.get("pdf")().load(pdf, source="note.pdf")
+    assert glued_share(doc.text) == 0.0, doc.text
+    read = set(doc.text.split())
+    # positions are read on a grid of characters: a gap narrower than a cell may still join a pair
+    joined = [word for line in LINES for word in line.split() if word not in read]
+    assert len(joined) <= 2, doc.text
