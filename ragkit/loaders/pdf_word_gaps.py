@@ -79,8 +79,8 @@ def respaced(page: Any, text: str) -> str:
 
     spaced = page.extract_text(visitor_operand_before=_widened(ArrayObject, FloatObject))
     again = unicodedata.normalize("NFKC", spaced or "").strip()
-    if again and glued_share(again) < share:
-        text, share = again, glued_share(again)
+    if again and (share_again := glued_share(again)) < share:
+        text, share = again, share_again
     if share < GLUED_SHARE:
         return text
     laid = _laid_out(page)  # each word placed on its own: the gaps are in the positions alone
