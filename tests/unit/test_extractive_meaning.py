@@ -15,7 +15,7 @@ from ragkit.index.reader import KnowledgeBase
 from ragkit.index.writer import IndexingPipeline
 from ragkit.rag.agent import RAGAgent
 from ragkit.rag.extractive import REFUSAL, extractive_answer
-from ragkit.rag.extractive.text import clean_line
+from ragkit.rag.extractive.text import clean_line, parse_blocks
 from ragkit.rag.passages import Passage
 from ragkit.rag.similarity import embedding_similarity
 from ragkit.testing.hashing import HashingEmbedder
@@ -131,6 +131,16 @@ def test_arithmetic_is_not_read_as_emphasis() -> None:
     assert clean_line("3**3**3 is evaluated as (3**3)**3, not 3**(3**3).") == (
         "3**3**3 is evaluated as (3**3)**3, not 3**(3**3).")
     assert clean_line("This is **bold** and (*it*) works.") == "This is bold and (it) works."
+
+
+def test_inline_code_keeps_its_underscores_in_a_paragraph_of_several_lines() -> None:
+    # the lines of a paragraph are joined before emphasis that runs over the break is read: the
+    # code spans keep their marks ("`/_healthcheck_<app-name>`", "`__init__`"), emphasis goes
+    text = ("Each application has a dedicated\ntarget group, with a health check path following the format "
+            "`/_healthcheck_<app-name>`, set in *each*\napp's `__init__` method.")
+    [block] = parse_blocks(text, "", "")
+    assert block.text == ("Each application has a dedicated target group, with a health check path following the "
+                          "format `/_healthcheck_<app-name>`, set in each app's `__init__` method.")
 
 
 def test_a_markdown_escape_is_shown_as_its_character() -> None:

@@ -267,6 +267,9 @@ def _quote_depth(line: str) -> int:
     return quoted.group().count(">") if quoted else 0
 
 
+_CODE_PIECES = re.compile(r"(`[^`]*`)")  # inline code, kept as a piece of its own by ``split``
+
+
 def clean_line(line: str) -> str:
     """A prose line without markup: quote markers, HTML tags, images (an alt text of a few words
     stays: "A Prettier Printer by James Long", a video's cover), links, emphasis, a
@@ -276,13 +279,20 @@ def clean_line(line: str) -> str:
     line = _QUOTE.sub("", line.strip())
     line = _IMAGE.sub(lambda m: m.group(1) if len(m.group(1).split()) >= _ALT_WORDS else "", line)
     line = _LINK.sub(_link_text, line)
-    pieces = re.split(r"(`[^`]*`)", line)  # leave inline code alone
+    pieces = _CODE_PIECES.split(line)  # leave inline code alone
     for i in range(0, len(pieces), 2):
         text = _INLINE_TAG.sub("", pieces[i])
         text = _REFERENCE.sub("", text)
         text = _MNEMONIC.sub(lambda m: m.group(1) or m.group(2), text)
         pieces[i] = _ESCAPED.sub(r"\1", _EMPHASIS.sub(r"\2", text))
     return re.sub(r"\s{2,}", " ", "".join(pieces)).strip()
+
+
+def _without_emphasis(text: str) -> str:
+    """``text`` with its emphasis marks taken out, its inline code left alone: "`/_healthcheck_<app>`"
+    and "`__init__`" keep their underscores."""
+    pieces = _CODE_PIECES.split(text)
+    return "".join(piece if i % 2 else _EMPHASIS.sub(r"\2", piece) for i, piece in enumerate(pieces))
 
 
 # ---------------------------------------------------------------- blocks
@@ -628,8 +638,8 @@ def parse_blocks(text: str, heading: str = "", table_header: str = "") -> list[B
             continues = (last is not None and last.kind == "prose" and bool(last.text) and not label
                          and _quote_depth(raw) == _quote_depth(lines[i - 2]))  # a reply quoted deeper is another's
             blocks.append(Block("prose", stripped, section, continues=continues))
-        else:  # emphasis that runs over the line break is read once the lines are one
-            blocks[-1] = Block("prose", _EMPHASIS.sub(r"\2", _joined_lines(last.text, stripped)), section)
+        else:  # emphasis that runs over the line break is read once the lines are one (not in inline code)
+            blocks[-1] = Block("prose", _without_emphasis(_joined_lines(last.text, stripped)), section)
     # an HTML comment is the page's note to itself, taken out once an item's lines are joined
     # ("- <!-- https://go.dev/issue/59488 -->" and the item's text on the next line)
     blocks = [replace(b, text=_without_comments(b.text)) if b.kind != "code" and "<!--" in b.text else b
