@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import logging
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path, PurePath
 from typing import Protocol, TypeVar
 
@@ -52,6 +52,8 @@ SCRIPT_EXTENSIONS = frozenset({".js", ".mjs", ".cjs"})
 _BUILD_FOLDERS = frozenset({"dist", "build", "_build", "_site", "site", "vendor", "vendors", "bower_components",
                             "coverage", "javascripts", "scripts", "htmlcov"})
 _BUILT_SCRIPT_ENDINGS = (".min.js", "-min.js", ".bundle.js", ".chunk.js", ".min.mjs", ".min.cjs")
+#: pages whose folder's scripts are the site's (``site_folders``)
+PAGE_EXTENSIONS = frozenset({".html", ".htm", ".xhtml"})
 
 #: how many extensions the summary line names before "…"
 _SUMMARY_EXTS = 6
@@ -63,24 +65,28 @@ def normalize_extension(ext: str) -> str:
     return ext if ext.startswith(".") else f".{ext}"
 
 
-def is_asset(path: str | Path, opted_in: Iterable[str] = ()) -> bool:
+def is_asset(path: str | Path, opted_in: Iterable[str] = (), *, site_folders: Collection[PurePath] = ()) -> bool:
     """Whether ``path`` (relative to its root) is an asset that is not indexed (its extension was
     not opted in). A script (``.js``, ``.mjs``, ``.cjs``) is one only in a site's folders
-    (``static/``, ``js/``, ``dist/``, ``node_modules/``, ...) or when minified or bundled
-    (``app.min.js``): elsewhere it is a library's or a book's source, read with its comments."""
+    (``static/``, ``js/``, ``dist/``, ``node_modules/``, ...), in one of ``site_folders`` (folders
+    that hold HTML pages: a generated site's search data, ``search/all_0.js`` beside
+    ``search/all_0.html``, or Sphinx's ``searchindex.js`` beside ``index.html``) or when minified
+    or bundled (``app.min.js``): elsewhere it is a library's or a book's source, read with its
+    comments."""
     path = PurePath(path)
     ext = path.suffix.lower()
     if ext not in ASSET_EXTENSIONS:
         return False
-    if ext in SCRIPT_EXTENSIONS and not _web_script(path):
+    if ext in SCRIPT_EXTENSIONS and not _web_script(path, site_folders):
         return False
     return ext not in {normalize_extension(e) for e in opted_in}
 
 
-def _web_script(path: PurePath) -> bool:
-    """Whether a script is a site's (in a site's folder, or minified or bundled) and not source."""
+def _web_script(path: PurePath, site_folders: Collection[PurePath] = ()) -> bool:
+    """Whether a script is a site's (in a site's folder, beside its pages, or minified or bundled)
+    and not source."""
     name = path.name.lower()
-    if name.endswith(_BUILT_SCRIPT_ENDINGS):
+    if name.endswith(_BUILT_SCRIPT_ENDINGS) or path.parent in site_folders:
         return True
     return any(part.lower() in ASSET_FOLDERS or part.lower() in _BUILD_FOLDERS for part in path.parts[:-1])
 
@@ -138,13 +144,16 @@ F = TypeVar("F", bound=_HasPath)
 def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: AssetTally | None = None,
                 ocr_images: bool = False) -> Iterator[F]:
     """Pass through the discovered files that are not assets (with ``ocr_images``, the images OCR
-    reads: :func:`ocr_image`). The assets left out are counted into ``tally`` when one is given
+    reads: :func:`ocr_image`); the folders with HTML pages among them are a site's, whose scripts
+    are assets (:func:`is_asset`). The assets left out are counted into ``tally`` when one is given
     (the caller reports them: the index run puts the summary in its report); else, when the pass
     is over, one line summarizing them is logged."""
     allowed = frozenset(normalize_extension(e) for e in opted_in)
     counts = tally if tally is not None else AssetTally()
-    for f in files:
-        if is_asset(f.source, allowed) and not (ocr_images and ocr_image(f.source)):
+    found = list(files)
+    pages = {PurePath(f.source).parent for f in found if PurePath(f.source).suffix.lower() in PAGE_EXTENSIONS}
+    for f in found:
+        if is_asset(f.source, allowed, site_folders=pages) and not (ocr_images and ocr_image(f.source)):
             counts.add(f.path)
             continue
         yield f

@@ -24,6 +24,11 @@ from ragkit.types import Document
 #: never visible text; the head's own elements are dropped one by one, never the head as a whole: a
 #: page whose head is not closed (a stray ``</div>`` there) has its body inside it
 DROP_TAGS = ("script", "style", "nav", "title", "meta", "link", "base", "noscript", "template", "svg", "iframe")
+#: a generated site's search box and the status lines its script shows and hides, left out like
+#: DROP_TAGS: Doxygen's "Loading... Searching... No Matches" atop every page (a search result stub
+#: holds nothing else, so it has no text)
+SEARCH_UI_CLASSES = frozenset({"SRStatus"})
+SEARCH_UI_IDS = frozenset({"MSearchSelectWindow", "MSearchResultsWindow"})
 BLOCK_TAGS = (
     "p", "div", "section", "article", "main", "header", "footer", "aside", "h1", "h2", "h3",
     "h4", "h5", "h6", "li", "ul", "ol", "dl", "dt", "dd", "table", "blockquote", "pre",
@@ -50,8 +55,9 @@ class HtmlLoader(Loader):
     name = "html"
     mime = "text/html"
     #: 2: a table of words has its first row as header (``table_rows.split_header``); 3: a page's
-    #: text is its ``<main>`` when it has one; 4: a ``<pre>``'s lines are lines
-    version = 4
+    #: text is its ``<main>`` when it has one; 4: a ``<pre>``'s lines are lines; 5: a generated
+    #: site's search box and its status lines are left out
+    version = 5
 
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
         soup = _parse(read_text(path))
@@ -147,9 +153,14 @@ def html_to_text(soup: Any) -> str:
     return "\n\n".join(paragraphs)
 
 
+def _search_ui(tag: Any) -> bool:
+    return tag.get("id") in SEARCH_UI_IDS or not SEARCH_UI_CLASSES.isdisjoint(tag.get("class") or ())
+
+
 def _marked_text(soup: Any) -> str:
     """The text of ``soup`` with the paragraph, line and cell sentinels where blocks, ``<br>``,
-    rows and cells begin or end; the contents of :data:`DROP_TAGS` left out."""
+    rows and cells begin or end; the contents of :data:`DROP_TAGS` and of a search box
+    (:data:`SEARCH_UI_CLASSES`, :data:`SEARCH_UI_IDS`) left out."""
     from bs4 import CData, NavigableString, Tag
 
     out: list[str] = []
@@ -162,7 +173,7 @@ def _marked_text(soup: Any) -> str:
         elif isinstance(node, str) and not isinstance(node, NavigableString):  # a closing sentinel
             out.append(node)
         elif isinstance(node, Tag):
-            if node.name in DROP_TAGS:
+            if node.name in DROP_TAGS or _search_ui(node):
                 continue
             if node.name == "br":
                 out.append(_LINE)
