@@ -68,11 +68,10 @@ def normalize_extension(ext: str) -> str:
 def is_asset(path: str | Path, opted_in: Iterable[str] = (), *, site_folders: Collection[PurePath] = ()) -> bool:
     """Whether ``path`` (relative to its root) is an asset that is not indexed (its extension was
     not opted in). A script (``.js``, ``.mjs``, ``.cjs``) is one only in a site's folders
-    (``static/``, ``js/``, ``dist/``, ``node_modules/``, ...), in one of ``site_folders`` (folders
-    that hold HTML pages: a generated site's search data, ``search/all_0.js`` beside
-    ``search/all_0.html``, or Sphinx's ``searchindex.js`` beside ``index.html``) or when minified
-    or bundled (``app.min.js``): elsewhere it is a library's or a book's source, read with its
-    comments."""
+    (``static/``, ``js/``, ``dist/``, ``node_modules/``, ...), as a generated site's search
+    machinery (:func:`_site_search`; ``site_folders``: the folders that hold HTML pages) or when
+    minified or bundled (``app.min.js``): elsewhere it is a library's or a book's source, read
+    with its comments."""
     path = PurePath(path)
     ext = path.suffix.lower()
     if ext not in ASSET_EXTENSIONS:
@@ -83,12 +82,24 @@ def is_asset(path: str | Path, opted_in: Iterable[str] = (), *, site_folders: Co
 
 
 def _web_script(path: PurePath, site_folders: Collection[PurePath] = ()) -> bool:
-    """Whether a script is a site's (in a site's folder, beside its pages, or minified or bundled)
-    and not source."""
+    """Whether a script is a site's (in a site's folder, its search machinery, or minified or
+    bundled) and not source."""
     name = path.name.lower()
-    if name.endswith(_BUILT_SCRIPT_ENDINGS) or path.parent in site_folders:
+    if name.endswith(_BUILT_SCRIPT_ENDINGS) or _site_search(path, site_folders):
         return True
     return any(part.lower() in ASSET_FOLDERS or part.lower() in _BUILD_FOLDERS for part in path.parts[:-1])
+
+
+def _site_search(path: PurePath, site_folders: Collection[PurePath]) -> bool:
+    """Whether a script is a generated site's search data or code: any script of a ``search``
+    folder that holds the site's pages or sits beside them (Doxygen's ``search/all_0.js`` beside
+    ``search/all_0.html``, MkDocs' ``search/main.js``), or one named for search beside the pages
+    (Sphinx's ``searchindex.js``). A library's ``src/search/`` holds no pages: its scripts stay
+    source."""
+    folder = path.parent
+    if folder.name.lower() == "search":
+        return folder in site_folders or folder.parent in site_folders
+    return "search" in path.name.lower() and folder in site_folders
 
 
 def ocr_image(name: str | Path) -> bool:
@@ -144,8 +155,8 @@ F = TypeVar("F", bound=_HasPath)
 def skip_assets(files: Iterable[F], opted_in: Iterable[str] = (), *, tally: AssetTally | None = None,
                 ocr_images: bool = False) -> Iterator[F]:
     """Pass through the discovered files that are not assets (with ``ocr_images``, the images OCR
-    reads: :func:`ocr_image`); the folders with HTML pages among them are a site's, whose scripts
-    are assets (:func:`is_asset`). The assets left out are counted into ``tally`` when one is given
+    reads: :func:`ocr_image`); the folders with HTML pages among them are a site's, whose search
+    scripts are assets (:func:`is_asset`). The assets left out are counted into ``tally`` when one is given
     (the caller reports them: the index run puts the summary in its report); else, when the pass
     is over, one line summarizing them is logged."""
     allowed = frozenset(normalize_extension(e) for e in opted_in)

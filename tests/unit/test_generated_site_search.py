@@ -1,6 +1,6 @@
 """A generated HTML site's search machinery is not indexed: the search box's status lines on every
-page, the search result stub pages and the search data scripts beside the pages; a library's own
-scripts, in folders without pages, still are."""
+page, the search result stub pages and the search scripts beside the pages; a library's own
+scripts, a demo page beside them or not, still are."""
 
 from __future__ import annotations
 
@@ -63,9 +63,12 @@ def test_a_generated_sites_search_pages_and_data_are_not_indexed(tmp_path: Path)
     assert "No Matches" not in text and "Searching..." not in text and "Loading..." not in text
 
 
-def test_a_script_is_a_sites_only_beside_its_pages() -> None:
-    pages = {PurePath("book"), PurePath("book/search")}
+def test_only_a_sites_search_scripts_beside_its_pages_are_assets() -> None:
+    pages = {PurePath("book"), PurePath("book/search"), PurePath("demo")}
     assert is_asset("book/search/all_0.js", site_folders=pages) and is_asset("book/searchindex.js", site_folders=pages)
+    assert is_asset("mk/search/main.js", site_folders={PurePath("mk")})  # MkDocs: search/ beside the pages
     assert not is_asset("book/lib/tides.js", site_folders=pages)
+    assert not is_asset("demo/tides.js", site_folders=pages)  # a library's source beside its demo page
+    assert not is_asset("src/search/rank.js", site_folders=pages)  # a library's search module, no pages
     assert not is_asset("book/search/all_0.js", site_folders=pages, opted_in=[".js"])
     assert not is_asset("book/search/all_0.js")  # without its pages it is read as source
