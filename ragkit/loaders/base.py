@@ -260,16 +260,24 @@ def check_file(path: Path, *, max_bytes: int) -> None:
 class MarkupLoader(Loader):
     """A markup format written out as one Markdown-structured document (``markup: markdown``, so
     the Markdown splitter gives it a heading path), titled by the markup's own title, else the
-    file's stem, its ``authors`` the signature under its last paragraph if it is signed
-    (``ragkit.loaders.bylines.closing_signature``). A subclass gives ``to_markdown``."""
+    file's stem, its ``authors`` the ones the markup declares (``declared_authors``), else the
+    signature under its last paragraph if it is signed (``ragkit.loaders.bylines.closing_signature``).
+    A subclass gives ``to_markdown``."""
 
     @abstractmethod
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         """``text`` (the file at ``path``) as Markdown-structured text, and its title if it has one."""
 
+    def declared_authors(self, text: str) -> str | None:
+        """The authors ``text`` (the file's own) declares in its markup's author field, or None; a
+        markup with such a field reads it."""
+        return None
+
     def load(self, path: Path, *, source: str) -> Iterator[Document]:
-        text, title = self.to_markdown(read_text(path), path)
-        meta = self._metadata(source, title=title or path.stem, markup="markdown", authors=closing_signature(text))
+        raw = read_text(path)
+        text, title = self.to_markdown(raw, path)
+        authors = self.declared_authors(raw) or closing_signature(text)
+        meta = self._metadata(source, title=title or path.stem, markup="markdown", authors=authors)
         return iter([Document(text=text, metadata=meta)])
 
 

@@ -4,7 +4,8 @@ Org is plain text with light markup; the loader writes it out as Markdown-struct
 splitter cuts at its headings: ``** Heading :tag:`` becomes ``## Heading`` (a ``TODO``/``DONE``
 keyword and the tags dropped), ``#+begin_src``/``#+begin_example`` blocks become fenced code (a
 ``*`` or ``#`` line inside them is code, not a heading), other ``#+begin_…``/``#+end_…`` lines
-and ``#+KEYWORD:`` lines are dropped (``#+title:`` becomes the ``title``), as are comment lines
+and ``#+KEYWORD:`` lines are dropped (``#+title:`` becomes the ``title``, ``#+author:`` the
+``authors``), as are comment lines
 (``# …``) and drawers (``:PROPERTIES:`` … ``:END:``). A link ``[[target][description]]`` reads as
 its description, ``[[target]]`` as its target; ``=verbatim=`` and ``~code~`` read as Markdown code
 spans (`` `org-eval-light` ``), so a setting's name is a literal, as in the other markups. One pass
@@ -17,10 +18,14 @@ import re
 from pathlib import Path
 
 from ragkit.loaders.base import MarkupLoader
+from ragkit.loaders.bylines import front_matter_authors
 from ragkit.registry import loaders
 
 _TAGS = re.compile(r":[\w@#%:]+:")
 _KEYWORD = re.compile(r"\s*#\+(\w+):\s?(.*)", re.IGNORECASE)
+#: an ``#+author:`` line among the file's head (:data:`AUTHOR_HEAD` characters), its names
+_AUTHOR = re.compile(r"^[ \t]*#\+author:[ \t]*(\S[^\n]*)$", re.IGNORECASE | re.MULTILINE)
+AUTHOR_HEAD = 4000
 _BLOCK = re.compile(r"\s*#\+(begin|end)_(\w+)", re.IGNORECASE)
 _DRAWER = re.compile(r"\s*:[\w-]+:\s*")
 _LINK = re.compile(r"\[\[([^][\n]{1,4000})\](?:\[([^][\n]{0,4000})\])?\]")  # no bracket inside: one try per "[["
@@ -37,10 +42,15 @@ class OrgLoader(MarkupLoader):
 
     name = "org"
     mime = "text/x-org"
-    version = 3  # 2: ``authors`` from a signature under the last paragraph; 3: ``=verbatim=`` as a code span
+    version = 4  # 2: ``authors`` from a signature under the last paragraph; 3: ``=verbatim=`` as a code span;
+    # 4: ``authors`` from ``#+author:``
 
     def to_markdown(self, text: str, path: Path) -> tuple[str, str | None]:
         return org_to_markdown(text)
+
+    def declared_authors(self, text: str) -> str | None:
+        """The names of the ``#+author:`` lines in the file's head (``#+AUTHOR: Ann Lee``)."""
+        return front_matter_authors({"authors": [m.group(1) for m in _AUTHOR.finditer(text[:AUTHOR_HEAD])]})
 
 
 def org_to_markdown(org: str) -> tuple[str, str | None]:

@@ -95,3 +95,22 @@ def test_verbatim_and_code_markup_read_as_code_spans() -> None:
         "Larger logs (the cutoff defaults to 10 lines, see `gauge-cutoff`) go to `C-c C-c`.",
         "a = b, x=1= y, /usr/bin/ and `` a`b ``.",
     ]
+
+
+def test_the_author_line_is_the_documents_byline_and_answers_who_wrote_it(tmp_path: Path) -> None:
+    from ragkit.rag.extractive import extractive_answer
+    from ragkit.rag.passages import Passage
+
+    path = tmp_path / "tides.org"
+    path.write_text("#+TITLE: Tide Table Notes\n#+AUTHOR: Maren Solvik\n#+filetags: :tides:\n\n"
+                    "* Reading a tide table\nHigh water at the harbour comes about fifty minutes later each day.\n",
+                    encoding="utf-8")
+    [doc] = load(path)
+    assert doc.metadata["authors"] == "Maren Solvik"
+    assert "Maren Solvik" not in doc.text and "#+" not in doc.text
+    passage = Passage(1, doc.text, {"source": "tides.org", "start": "0", "document_title": "Tide Table Notes",
+                                    "authors": doc.metadata["authors"]})
+    assert "Maren Solvik" in extractive_answer("Who is listed as the author of the tide table notes?", [passage])
+    # a file without the line has no byline from it; an empty one names no one
+    (tmp_path / "bare.org").write_text("#+author:\n* Fares\nThe ferry costs forty kroner.\n", encoding="utf-8")
+    assert "authors" not in load(tmp_path / "bare.org")[0].metadata
