@@ -70,6 +70,14 @@ def test_a_byline_of_one_name_alone_on_its_line_answers_who_wrote_the_paper() ->
     assert not has_answer_type("person", "Clutter grows unnoticed.", frozenset({"who", "wrote"}))
 
 
+def test_who_is_listed_as_the_author_asks_who_wrote_it() -> None:
+    """"Listed", "credited", "named" as the author say where the name stands, not what the
+    document is about: the byline answers. Before: a refusal (no sentence says "listed")."""
+    for question in ("Who is listed as the author of Ledgers Made Plain?",
+                     "Who is credited as author of Ledgers Made Plain?"):
+        assert extractive_answer(question, PAPERS) == "Marta Quell [1]", question
+
+
 CHECKS = _passages(
     ("### Running Checks in Parallel or Consecutively\n\nWhen you run multiple checks, by default they run in "
      "parallel using threads, meaning they finish running faster and you get feedback quicker. Because the checks are "

@@ -294,14 +294,15 @@ def defines(term: str, sentence: str) -> bool:
 
 _AUTHORSHIP = re.compile(
     r"^\W*who\s+(?:wrote|authored|writes|has written|co-?authored)\b"
-    r"|\bwho\s+(?:is|are|was|were)\s+the\s+(?:(?:first|lead|main|last|senior)\s+)?(?:co-?)?authors?\b",
+    r"|\bwho\s+(?:is|are|was|were)\s+(?:(?:listed|named|credited|given|shown|mentioned|cited)\s+as\s+(?:the\s+|an?\s+)?"
+    r"|the\s+)(?:(?:first|lead|main|last|senior)\s+)?(?:co-?)?authors?\b",  # "Who is listed as the author of …?"
     re.IGNORECASE,
 )
 #: words that name the relation an authorship question asks about, not its subject
 AUTHORSHIP_WORDS = frozenset(
     "wrote written write writes authored author authors coauthored paper papers article book chapter report document "
     "proposal proposals rfc "
-    "first lead main last senior".split()
+    "first lead main last senior listed named credited given shown mentioned cited".split()
 )
 
 
